@@ -1,0 +1,44 @@
+# Fabric Twin — the two commands a fresh machine needs are `make demo` and `make test`.
+SHELL := /bin/bash
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha256sum requirements.txt | cut -c1-12)
+# make test runs on PostgreSQL and a real Redis broker (the machine has both; scripts/ensure-system.sh
+# starts or installs them when missing). make demo uses the embedded default: SQLite, in-process tasks.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/fabric_twin
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: venv sysdeps demo test lint bench golden clean
+
+$(STAMP): requirements.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements.txt
+	rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+venv: $(STAMP)
+
+sysdeps:
+	bash scripts/ensure-system.sh
+
+lint: venv
+	$(BIN)/ruff check .
+
+demo: venv
+	bash scripts/ensure-system.sh --demo
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo
+	$(BIN)/python manage.py runserver 127.0.0.1:8000 --noreload
+
+test: venv sysdeps lint
+	DATABASE_URL=$(TEST_DATABASE_URL) FT_TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest
+
+golden: venv
+	UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/golden -q
+
+bench: venv
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) out test-artifacts db.sqlite3

@@ -1,0 +1,70 @@
+"""The project's error hierarchy (pure; the Django side maps these to HTTP 400 / command errors).
+
+Every error names the field and the offending value so an engineer can fix the input without reading code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class FabricTwinError(Exception):
+    """Base of every error this project raises on purpose."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One problem with one input field. ``field`` is a dotted path, e.g. ``networks[net10].vlan_id``."""
+
+    field: str
+    value: object
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field}={self.value!r}: {self.message}"
+
+    def as_dict(self) -> dict:
+        return {"field": self.field, "value": _jsonable(self.value), "message": self.message}
+
+
+class IntentValidationError(FabricTwinError):
+    """The intent (or inventory it refers to) is invalid; carries every field error found, not just the first."""
+
+    def __init__(self, errors: list[FieldError] | FieldError):
+        self.errors = [errors] if isinstance(errors, FieldError) else list(errors)
+        super().__init__("; ".join(str(error) for error in self.errors))
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """Field -> messages, the shape DRF uses for 400 responses."""
+        out: dict[str, list[str]] = {}
+        for error in self.errors:
+            out.setdefault(error.field, []).append(f"{error.message} (got {error.value!r})")
+        return out
+
+
+class AllocationError(IntentValidationError):
+    """A pool is exhausted, overlaps another pool, or an allocation would collide."""
+
+
+class InventoryError(FabricTwinError):
+    """The inventory cannot be used as given (unknown device, interface in two cables, ...)."""
+
+
+class RenderError(FabricTwinError):
+    """A structured config cannot be rendered for the requested platform (e.g. unnumbered BGP on EOS)."""
+
+
+class TwinError(FabricTwinError):
+    """The live twin could not be built, queried or torn down."""
+
+
+class DriverError(FabricTwinError):
+    """A device driver failed to read from or write to a device."""
+
+
+def _jsonable(value: object) -> object:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    return str(value)

@@ -1,0 +1,7 @@
+"""Every app's API routes under /api/. Each app exposes ``api.urls.router`` (a DRF router) or urlpatterns."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("inventory.api.urls")),
+]
