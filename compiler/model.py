@@ -12,10 +12,10 @@ This module never imports Django.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Mapping
 
 
 class Role:

@@ -1,0 +1,86 @@
+"""The pure Clos planner: deterministic, growable, media by distance, clear errors."""
+
+import pytest
+
+from compiler.catalog import MEDIA, media_for, standard_length
+from compiler.clos import ClosParams, oversubscription, plan_clos
+from compiler.errors import IntentValidationError
+from compiler.model import CableType, Role
+
+
+def test_reference_fabric_shape():
+    inventory = plan_clos(ClosParams())
+    assert len(inventory.switches_with_role(Role.SPINE)) == 2
+    assert len(inventory.switches_with_role(Role.LEAF)) == 4
+    assert len(inventory.servers) == 8
+    assert len(inventory.cables) == 2 * 4 + 8
+    # every cabled interface has an optic whose media matches its cable type
+    for cable in inventory.cables:
+        for end in (cable.a, cable.b):
+            switch = inventory.switches_by_name.get(end.device)
+            optic = (switch.interfaces_by_name[end.interface] if switch else
+                     inventory.servers_by_name[end.device].nics_by_name[end.interface]).optic
+            assert optic is not None and MEDIA[optic.media].cable_type == cable.cable_type
+            assert cable.length_m <= optic.reach_m
+
+
+def test_planner_is_deterministic():
+    assert plan_clos(ClosParams()) == plan_clos(ClosParams())
+
+
+def test_growing_leaves_adds_only_new_objects():
+    small, grown = plan_clos(ClosParams(leaves=4)), plan_clos(ClosParams(leaves=6))
+    assert set(small.cables) <= set(grown.cables)
+    assert {s.hostname for s in small.switches} <= {s.hostname for s in grown.switches}
+    spine_small = small.switches_by_name["spine1"]
+    spine_grown = grown.switches_by_name["spine1"]
+    assert [i.name for i in spine_small.interfaces] == [i.name for i in spine_grown.interfaces]
+
+
+def test_oversubscription_reported_per_leaf():
+    inventory = plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=4))
+    assert oversubscription(inventory) == {"leaf1": 2.0, "leaf2": 2.0}
+
+
+def test_rail_optimised_groups_and_platform_names():
+    inventory = plan_clos(ClosParams(spines=2, leaves=4, rails_per_server=2, servers_per_leaf=2, platform="sonic"))
+    server = inventory.servers_by_name["gpu0001"]
+    peers = sorted(inventory.cable_at[(c := next(x for x in inventory.cable_at if x.device == server.name
+                                                    and x.interface == nic.name))].other_end(c).device
+                   for nic in server.nics)
+    assert peers == ["leaf1", "leaf2"]
+    assert inventory.switches_by_name["leaf1"].interfaces[0].name == "Ethernet0"
+
+
+def test_breakout_when_link_slower_than_port():
+    inventory = plan_clos(ClosParams(spines=2, leaves=2, leaf_model="DCS-7060X6-64PE", spine_model="DCS-7060X6-64PE"))
+    interface = inventory.switches_by_name["spine1"].interfaces[1]
+    assert (interface.name, interface.breakout_parent, interface.lane, interface.speed_gbps) == (
+        "Ethernet1/5", "Ethernet1", 2, 400)
+
+
+def test_media_choice_by_distance():
+    assert media_for(400, 2).cable_type == CableType.DAC
+    assert media_for(400, 15).cable_type == CableType.AOC
+    assert media_for(400, 80).name == "400G-SR8"
+    assert media_for(400, 400).name == "400G-DR4"
+    assert media_for(400, 1500).name == "400G-FR4"
+    assert standard_length(CableType.AOC, 12.3) == 15.0
+    with pytest.raises(ValueError, match="no optic"):
+        media_for(400, 5000)
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        (ClosParams(spines=0), "spines"),
+        (ClosParams(uplink_speed_gbps=300), "uplink_speed_gbps"),
+        (ClosParams(platform="junos"), "platform"),
+        (ClosParams(servers_per_leaf=80, leaf_model="DCS-7060DX5-64S"), "leaf_model"),
+        (ClosParams(leaf_model="nope"), "leaf_model"),
+    ],
+)
+def test_bad_parameters_name_the_field(params, field):
+    with pytest.raises(IntentValidationError) as error:
+        plan_clos(params)
+    assert error.value.errors[0].field == field
