@@ -1,0 +1,238 @@
+"""<Model>Serializer for every inventory model. Every write runs the model's full_clean() (unique and check
+constraints, clean()) so bad input is a 400 naming the field, never an IntegrityError 500."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+
+from compiler.clos import ClosParams, plan_clos
+from compiler.errors import IntentValidationError
+
+from ..choices import PlatformChoices
+from ..models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
+from ..services import cable_connect
+
+__all__ = (
+    "SiteSerializer", "FabricSerializer", "RackSerializer", "SwitchModelSerializer", "PlatformSerializer",
+    "SwitchSerializer", "InterfaceSerializer", "OpticSerializer", "CableSerializer", "ServerSerializer",
+    "NicPortSerializer", "FabricBuildSerializer",
+)
+
+
+def _drf_error(error: DjangoValidationError) -> serializers.ValidationError:
+    if hasattr(error, "error_dict"):
+        return serializers.ValidationError(
+            {("non_field_errors" if name == "__all__" else name): messages
+             for name, messages in error.message_dict.items()})
+    return serializers.ValidationError({"non_field_errors": error.messages})
+
+
+class ValidatedModelSerializer(serializers.ModelSerializer):
+    """Runs Model.full_clean() on the would-be instance (NetBox's ValidatedModelSerializer idea)."""
+
+    display = serializers.SerializerMethodField()
+
+    def get_display(self, obj) -> str:
+        return str(obj)
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        if self.instance is None:
+            instance = self.Meta.model(**attrs)
+        else:
+            instance = self.Meta.model.objects.get(pk=self.instance.pk)
+            for name, value in attrs.items():
+                setattr(instance, name, value)
+        try:
+            instance.full_clean()
+        except DjangoValidationError as error:
+            raise _drf_error(error) from None
+        return attrs
+
+
+class SiteSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Site
+        fields = ("id", "display", "name", "description")
+
+
+class FabricSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Fabric
+        fields = ("id", "display", "name", "site", "description")
+
+
+class RackSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Rack
+        fields = ("id", "display", "site", "fabric", "name", "row", "position", "height_u", "power_budget_kw")
+
+
+class SwitchModelSerializer(ValidatedModelSerializer):
+    breakout_modes = serializers.ListField(child=serializers.RegexField(r"^[1-8]x[0-9]{1,4}G$"), required=False)
+
+    class Meta:
+        model = SwitchModel
+        fields = ("id", "display", "vendor", "name", "asic", "port_count", "max_speed_gbps", "form_factor",
+                  "breakout_modes", "buffer_mb", "typical_power_w")
+
+
+class PlatformSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Platform
+        fields = ("id", "display", "slug", "name", "napalm_driver", "netmiko_device_type")
+
+
+class SwitchSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Switch
+        fields = ("id", "display", "fabric", "hostname", "role", "plane", "rack", "u_position", "model", "platform",
+                  "os_version", "mgmt_ip", "serial", "status")
+
+
+class InterfaceSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Interface
+        fields = ("id", "display", "switch", "name", "speed_gbps", "mtu", "enabled", "description",
+                  "breakout_parent", "lane", "cable", "cable_end")
+        read_only_fields = ("cable", "cable_end")
+
+
+class ServerSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Server
+        fields = ("id", "display", "fabric", "name", "rack", "u_position", "gpu_count", "power_w", "mgmt_ip",
+                  "serial")
+
+
+class NicPortSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = NicPort
+        fields = ("id", "display", "server", "name", "rail", "speed_gbps", "mtu", "cable", "cable_end")
+        read_only_fields = ("cable", "cable_end")
+
+
+class OpticSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Optic
+        fields = ("id", "display", "interface", "nic_port", "form_factor", "media", "speed_gbps", "reach_m",
+                  "vendor", "part_number", "serial")
+
+
+class CableSerializer(ValidatedModelSerializer):
+    """A cable and its two ends. Write exactly one of ``a_interface``/``a_nic_port`` and one of the B pair."""
+
+    a_interface = serializers.PrimaryKeyRelatedField(queryset=Interface.objects.all(), required=False, allow_null=True)
+    a_nic_port = serializers.PrimaryKeyRelatedField(queryset=NicPort.objects.all(), required=False, allow_null=True)
+    b_interface = serializers.PrimaryKeyRelatedField(queryset=Interface.objects.all(), required=False, allow_null=True)
+    b_nic_port = serializers.PrimaryKeyRelatedField(queryset=NicPort.objects.all(), required=False, allow_null=True)
+    a_end = serializers.SerializerMethodField()
+    b_end = serializers.SerializerMethodField()
+
+    END_FIELDS = ("a_interface", "a_nic_port", "b_interface", "b_nic_port")
+
+    class Meta:
+        model = Cable
+        fields = ("id", "display", "label", "cable_type", "length_m", "status", "peer_link", "a_interface",
+                  "a_nic_port", "b_interface", "b_nic_port", "a_end", "b_end")
+
+    def get_a_end(self, obj) -> str | None:
+        end = obj.end("A")
+        return str(end) if end else None
+
+    def get_b_end(self, obj) -> str | None:
+        end = obj.end("B")
+        return str(end) if end else None
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        for side in ("a", "b"):
+            end = instance.end(side.upper())
+            data[f"{side}_interface"] = end.pk if isinstance(end, Interface) else None
+            data[f"{side}_nic_port"] = end.pk if isinstance(end, NicPort) else None
+        return data
+
+    def validate(self, attrs):
+        ends = {name: attrs.pop(name, None) for name in self.END_FIELDS}
+        attrs = super().validate(attrs)
+        touched = self.instance is None or any(name in self.initial_data for name in self.END_FIELDS)
+        if touched:
+            errors = {}
+            for side in ("a", "b"):
+                chosen = [ends[f"{side}_interface"], ends[f"{side}_nic_port"]]
+                if sum(port is not None for port in chosen) != 1:
+                    errors[f"{side}_interface"] = [f"give exactly one of {side}_interface or {side}_nic_port"]
+                    continue
+                port = next(port for port in chosen if port is not None)
+                if port.cable_id is not None and (self.instance is None or port.cable_id != self.instance.pk):
+                    errors[f"{side}_{'interface' if isinstance(port, Interface) else 'nic_port'}"] = [
+                        f"{port} is already in cable {port.cable.label}"]
+            if not errors:
+                a_port = ends["a_interface"] or ends["a_nic_port"]
+                b_port = ends["b_interface"] or ends["b_nic_port"]
+                if a_port == b_port or _device_key(a_port) == _device_key(b_port):
+                    errors["b_interface" if isinstance(b_port, Interface) else "b_nic_port"] = [
+                        f"both ends are on the same device ({a_port} and {b_port})"]
+            if errors:
+                raise serializers.ValidationError(errors)
+            attrs["_ends"] = (ends["a_interface"] or ends["a_nic_port"], ends["b_interface"] or ends["b_nic_port"])
+        return attrs
+
+    def create(self, validated_data):
+        a_end, b_end = validated_data.pop("_ends")
+        cable = super().create(validated_data)
+        cable_connect(cable=cable, a_end=a_end, b_end=b_end)
+        return Cable.objects.prefetch_related("interfaces__switch", "nic_ports__server").get(pk=cable.pk)
+
+    def update(self, instance, validated_data):
+        ends = validated_data.pop("_ends", None)
+        cable = super().update(instance, validated_data)
+        if ends is not None:
+            cable_connect(cable=cable, a_end=ends[0], b_end=ends[1])
+        return Cable.objects.prefetch_related("interfaces__switch", "nic_ports__server").get(pk=cable.pk)
+
+
+def _device_key(port) -> str:
+    return f"switch:{port.switch_id}" if isinstance(port, Interface) else f"server:{port.server_id}"
+
+
+class FabricBuildSerializer(serializers.Serializer):
+    """Parameters of ``compiler.clos.ClosParams``; validated by planning (so a bad value is a 400 at once)."""
+
+    name = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}$")
+    site = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}$", default="dc1")
+    spines = serializers.IntegerField(min_value=1, max_value=512)
+    leaves = serializers.IntegerField(min_value=1, max_value=4096)
+    servers_per_leaf = serializers.IntegerField(min_value=0, max_value=512, default=2)
+    rails = serializers.IntegerField(min_value=1, max_value=16, default=1)
+    uplink_speed = serializers.ChoiceField(choices=[100, 200, 400, 800], default=400)
+    downlink_speed = serializers.ChoiceField(choices=[100, 200, 400, 800], default=400)
+    model = serializers.CharField(required=False, allow_null=True, default=None, max_length=100)
+    spine_model = serializers.CharField(required=False, allow_null=True, default=None, max_length=100)
+    platform = serializers.ChoiceField(choices=PlatformChoices.choices, default=PlatformChoices.EOS)
+    spine_platform = serializers.ChoiceField(choices=PlatformChoices.choices, required=False, allow_null=True,
+                                             default=None)
+    rack_power_budget_kw = serializers.FloatField(min_value=0.0, max_value=1000.0, default=40.0)
+
+    def validate(self, attrs):
+        params = clos_params_from(attrs)
+        if params.leaves * max(params.servers_per_leaf, 1) > 200_000:
+            raise serializers.ValidationError({"leaves": ["fabric too large for one request"]})
+        try:
+            plan_clos(params)
+        except IntentValidationError as error:
+            raise serializers.ValidationError(error.as_dict()) from None
+        return attrs
+
+
+def clos_params_from(data: dict) -> ClosParams:
+    """API/command field names -> ClosParams (the planner's names)."""
+    return ClosParams(
+        name=data["name"], site=data.get("site") or "dc1", spines=data["spines"], leaves=data["leaves"],
+        servers_per_leaf=data.get("servers_per_leaf", 2), rails_per_server=data.get("rails", 1),
+        uplink_speed_gbps=int(data.get("uplink_speed", 400)), downlink_speed_gbps=int(data.get("downlink_speed", 400)),
+        leaf_model=data.get("model") or None, spine_model=data.get("spine_model") or None,
+        platform=data.get("platform") or "eos", spine_platform=data.get("spine_platform") or None,
+        rack_power_budget_kw=float(data.get("rack_power_budget_kw", 40.0)),
+    )

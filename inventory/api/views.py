@@ -1,0 +1,135 @@
+"""<Model>ViewSet for every inventory model, plus the fabric build action. Views stay thin: querysets are
+shaped for a constant number of queries per list page, writes are atomic, and integrity races become 400s."""
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from .. import selectors
+from ..tasks import fabric_build_task
+from . import filtersets as f
+from . import serializers as s
+
+
+class InventoryModelViewSet(viewsets.ModelViewSet):
+    """CRUD with atomic writes; a database integrity error (e.g. a concurrent duplicate) is a 400, not a 500."""
+
+    def _atomic(self, method, *args, **kwargs):
+        try:
+            with transaction.atomic():
+                return method(*args, **kwargs)
+        except IntegrityError as error:
+            raise serializers.ValidationError({"non_field_errors": [f"conflicts with existing data: {error}"]}) \
+                from None
+
+    def create(self, request, *args, **kwargs):
+        return self._atomic(super().create, request, *args, **kwargs)
+
+    def update(self, request, *args, **kwargs):
+        return self._atomic(super().update, request, *args, **kwargs)
+
+    def destroy(self, request, *args, **kwargs):
+        return self._atomic(super().destroy, request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        from django.db.models import ProtectedError
+
+        try:
+            instance.delete()
+        except ProtectedError as error:
+            names = ", ".join(sorted({str(obj) for obj in error.protected_objects})[:10])
+            raise serializers.ValidationError({"non_field_errors": [f"still in use by: {names}"]}) from None
+
+
+class SiteViewSet(InventoryModelViewSet):
+    queryset = selectors.site_list()
+    serializer_class = s.SiteSerializer
+    filterset_class = f.SiteFilterSet
+    search_fields = ("name",)
+
+
+class FabricViewSet(InventoryModelViewSet):
+    queryset = selectors.fabric_list()
+    serializer_class = s.FabricSerializer
+    filterset_class = f.FabricFilterSet
+    search_fields = ("name", "description")
+
+    @extend_schema(request=s.FabricBuildSerializer,
+                   responses={201: OpenApiResponse(description="built (tasks run in-process)"),
+                              202: OpenApiResponse(description="queued on the Celery broker"),
+                              400: OpenApiResponse(description="invalid parameters")})
+    @action(detail=False, methods=["post"], url_path="build", serializer_class=s.FabricBuildSerializer)
+    def build(self, request):
+        """Plan a Clos fabric (compiler.clos) and persist it through a Celery task (eager by default)."""
+        serializer = s.FabricBuildSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = fabric_build_task.delay(dict(serializer.validated_data))
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            return Response(result.get(), status=status.HTTP_201_CREATED)
+        return Response({"task_id": result.id, "status": "queued"}, status=status.HTTP_202_ACCEPTED)
+
+
+class RackViewSet(InventoryModelViewSet):
+    queryset = selectors.rack_list()
+    serializer_class = s.RackSerializer
+    filterset_class = f.RackFilterSet
+    search_fields = ("name", "row")
+
+
+class SwitchModelViewSet(InventoryModelViewSet):
+    queryset = selectors.switch_model_list()
+    serializer_class = s.SwitchModelSerializer
+    filterset_class = f.SwitchModelFilterSet
+    search_fields = ("name", "vendor", "asic")
+
+
+class PlatformViewSet(InventoryModelViewSet):
+    queryset = selectors.platform_list()
+    serializer_class = s.PlatformSerializer
+    filterset_class = f.PlatformFilterSet
+    search_fields = ("slug", "name")
+
+
+class SwitchViewSet(InventoryModelViewSet):
+    queryset = selectors.switch_list()
+    serializer_class = s.SwitchSerializer
+    filterset_class = f.SwitchFilterSet
+    search_fields = ("hostname", "serial")
+
+
+class InterfaceViewSet(InventoryModelViewSet):
+    queryset = selectors.interface_list()
+    serializer_class = s.InterfaceSerializer
+    filterset_class = f.InterfaceFilterSet
+    search_fields = ("name", "description")
+
+
+class OpticViewSet(InventoryModelViewSet):
+    queryset = selectors.optic_list()
+    serializer_class = s.OpticSerializer
+    filterset_class = f.OpticFilterSet
+    search_fields = ("media", "serial", "part_number")
+
+
+class CableViewSet(InventoryModelViewSet):
+    queryset = selectors.cable_list()
+    serializer_class = s.CableSerializer
+    filterset_class = f.CableFilterSet
+    search_fields = ("label",)
+
+
+class ServerViewSet(InventoryModelViewSet):
+    queryset = selectors.server_list()
+    serializer_class = s.ServerSerializer
+    filterset_class = f.ServerFilterSet
+    search_fields = ("name", "serial")
+
+
+class NicPortViewSet(InventoryModelViewSet):
+    queryset = selectors.nic_port_list()
+    serializer_class = s.NicPortSerializer
+    filterset_class = f.NicPortFilterSet
+    search_fields = ("name",)

@@ -1,0 +1,33 @@
+"""Cables. Each end is one switch interface or one server NIC port; the ends point at the cable (NetBox's
+CabledObject shape), so the database itself keeps every port in at most one cable."""
+
+from django.core.validators import MinValueValidator
+from django.db import models
+
+from ..choices import CableStatusChoices, CableTypeChoices
+
+__all__ = ("Cable",)
+
+
+class Cable(models.Model):
+    label = models.CharField(max_length=100, unique=True)
+    cable_type = models.CharField(max_length=8, choices=CableTypeChoices.choices)
+    length_m = models.FloatField(validators=[MinValueValidator(0.0)])
+    status = models.CharField(max_length=20, choices=CableStatusChoices.choices, default=CableStatusChoices.PLANNED)
+    peer_link = models.BooleanField(default=False, help_text="leaf-leaf links are only legal as peer links")
+
+    class Meta:
+        ordering = ("label",)
+        constraints = [
+            models.CheckConstraint(condition=models.Q(length_m__gte=0), name="cable_length_non_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def end(self, side: str):
+        """The Interface or NicPort at end 'A' or 'B' (uses prefetched ``interfaces``/``nic_ports``)."""
+        for port in (*self.interfaces.all(), *self.nic_ports.all()):
+            if port.cable_end == side:
+                return port
+        return None
