@@ -1,0 +1,543 @@
+"""Live checks on a running twin: what the fabric actually does, as findings plus measured numbers.
+
+Every check records into a ``validators.findings.Report`` (the project's one report type) and returns the
+numbers it measured. Expectations come from the topology itself (cables, Linux plans, hosts' networks), so a
+twin booted from a compiled fabric is checked against its own intent:
+
+- ``twin.frr_config_load``  every frr.conf line was accepted by ``vtysh -b``
+- ``twin.bgp_sessions``     every fabric link has an Established session per address family (time-to-converge)
+- ``twin.evpn_flood_lists`` every VTEP's flood list per VNI holds every other VTEP of that VNI (EVPN type 3)
+- ``twin.ecmp_width``       kernel next hops from each VTEP loopback to each other VTEP loopback
+- ``twin.ping_*``           host reachability: same network (L2VNI), between networks of a tenant (IRB)
+- ``twin.tenant_isolation`` across tenants must fail; "static only" where the kernel has no VRF devices
+- ``twin.host_mtu`` / ``twin.link_mtu``  DF probes at exactly the MTU (must pass) and one byte more (must fail)
+- ``twin.failover_*``       failure injection: convergence and outage of a continuous ping, then restore
+- ``twin.pfc_ecn``          always skipped: veth has no PFC/ECN, verified statically only
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from dataclasses import dataclass
+
+from compiler.errors import TwinError
+from validators.findings import Finding, Report, Severity
+
+from . import collectors
+from .runtime import TwinState, vtep_of
+from .shell import parallel, run
+from .topology import TwinLink, TwinTopology
+
+# Outer headers a VXLAN packet adds over IPv4: Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 (RFC 7348 section 5).
+VXLAN_OVERHEAD = 50
+IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP 8: ping -s payload = MTU - 28
+IPV6_ICMP_HEADERS = 48  # IPv6 40 + ICMPv6 8
+PFC_ECN_REASON = ("verified statically only: veth devices support neither PFC (dcb pfc -> 'Operation not "
+                  "supported') nor ECN marking queues (no red qdisc in this kernel); see docs/twin.md")
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    host: str
+    ifname: str
+    address: str  # without prefix length
+    leaf: str
+    network: str
+    tenant: str
+    gateway: str | None
+    mtu: int
+
+
+def host_ports(topology: TwinTopology) -> list[HostPort]:
+    return [HostPort(host.name, i.ifname, i.address.split("/")[0], i.peer_node, i.network, i.tenant, i.gateway, i.mtu)
+            for host in topology.hosts for i in host.interfaces]
+
+
+def expected_sessions(topology: TwinTopology) -> dict[str, dict[str, int]]:
+    """Node -> address family -> sessions that must be Established: one per fabric link (numbered or
+    unnumbered), in ipv4 unicast and, when the node's frr.conf has it, in l2vpn evpn."""
+    per_node: dict[str, int] = {node.name: 0 for node in topology.nodes}
+    for link in topology.links:
+        per_node[link.a_node] += 1
+        per_node[link.b_node] += 1
+    expected = {}
+    for node in topology.nodes:
+        families = {"ipv4Unicast": per_node[node.name]}
+        if "address-family l2vpn evpn" in node.frr_conf:
+            families["l2VpnEvpn"] = per_node[node.name]
+        expected[node.name] = families
+    return expected
+
+
+def expected_ecmp_widths(topology: TwinTopology) -> dict[tuple[str, str], int]:
+    """(source VTEP node, destination VTEP node) -> equal-cost kernel next hops in a 2-tier Clos: every link
+    from the source to a switch that is also cabled to the destination is one path."""
+    neighbours: dict[str, dict[str, int]] = {node.name: {} for node in topology.nodes}
+    for link in topology.links:
+        neighbours[link.a_node][link.b_node] = neighbours[link.a_node].get(link.b_node, 0) + 1
+        neighbours[link.b_node][link.a_node] = neighbours[link.b_node].get(link.a_node, 0) + 1
+    vteps = [node.name for node in topology.nodes if vtep_of(node)]
+    widths = {}
+    for source, destination in itertools.permutations(vteps, 2):
+        widths[(source, destination)] = sum(count for middle, count in neighbours[source].items()
+                                            if destination in neighbours[middle])
+    return widths
+
+
+def expected_flood_lists(topology: TwinTopology) -> dict[str, dict[str, set[str]]]:
+    """Node -> VXLAN device -> remote VTEPs that carry the same VNI."""
+    members: dict[int, dict[str, tuple[str, str]]] = {}  # vni -> node -> (vxlan device, vtep)
+    for node in topology.nodes:
+        for bridge in node.linux_plan.get("bridges", []):
+            vxlan = bridge.get("vxlan")
+            if vxlan:
+                members.setdefault(int(vxlan["vni"]), {})[node.name] = (vxlan["name"], vxlan["local"])
+    out: dict[str, dict[str, set[str]]] = {}
+    for nodes in members.values():
+        for node, (device, _vtep) in nodes.items():
+            out.setdefault(node, {})[device] = {vtep for other, (_d, vtep) in nodes.items() if other != node}
+    return out
+
+
+def classify_pair(source: HostPort, destination: HostPort, vrf_devices: bool) -> str:
+    """What the intent says about source -> destination: 'bridged' (same network), 'routed' (same tenant,
+    different networks, both with a gateway), 'isolated' (different tenants; 'static_only' when the kernel
+    cannot build tenant VRFs, so the twin routes every tenant in one table) or 'unreachable' (no gateway)."""
+    if source.network == destination.network:
+        return "bridged"
+    if source.tenant != destination.tenant:
+        return "isolated" if vrf_devices else "static_only"
+    if source.gateway and destination.gateway:
+        return "routed"
+    return "unreachable"
+
+
+# --------------------------------------------------------------------------------------------- checks
+
+
+def check_config_load(state: TwinState, report: Report) -> None:
+    report.add("twin.frr_config_load", [
+        Finding("twin.frr_config_load", Severity.ERROR, node, "every frr.conf line accepted", error.splitlines()[-1],
+                f"vtysh -b rejected part of {node}'s frr.conf: {error[-300:]}")
+        for node, error in sorted(state.config_errors.items())
+    ])
+
+
+def check_bgp_sessions(state: TwinState, report: Report, timeout_s: float = 60.0, poll_s: float = 0.2) -> dict:
+    """Wait until every expected session is Established (or the timeout) and report what is missing.
+    The time is measured from daemon start, so right after ``up`` it is the boot-to-converged time."""
+    topology = state.topology_obj()
+    expected = expected_sessions(topology)
+    deadline = time.monotonic() + timeout_s
+    polls = 0
+    while True:
+        polls += 1
+        observed = dict(zip(expected, parallel(lambda node: _established_counts(state, node), expected), strict=True))
+        missing = {node: {afi: (want, observed[node][0].get(afi, 0)) for afi, want in families.items()
+                          if observed[node][0].get(afi, 0) < want}
+                   for node, families in expected.items()}
+        missing = {node: afis for node, afis in missing.items() if afis}
+        if not missing or time.monotonic() > deadline:
+            break
+        time.sleep(poll_s)
+    converged_at = time.time()
+    findings = []
+    for node, afis in sorted(missing.items()):
+        down_peers = observed[node][1]
+        for afi, (want, got) in sorted(afis.items()):
+            findings.append(Finding("twin.bgp_sessions", Severity.ERROR, node, f"{want} Established ({afi})",
+                                    f"{got} Established", f"{node}: {got}/{want} {afi} sessions Established after "
+                                    f"{timeout_s:.0f}s; not up: {', '.join(down_peers.get(afi, [])) or 'not configured'}"))
+    measured = {"sessions": sum(sum(families.values()) for families in expected.values()), "polls": polls}
+    if not missing and state.daemons_started_at:
+        measured["converged_s"] = round(converged_at - state.daemons_started_at, 2)
+        # Already converged at the first look: the number is an upper bound, not the convergence time.
+        measured["upper_bound_only"] = polls == 1
+        findings.append(Finding("twin.bgp_sessions", Severity.INFO, "fabric", "all sessions Established",
+                                measured["converged_s"], f"{measured['sessions']} sessions Established "
+                                f"{measured['converged_s']}s after daemon start"))
+    report.add("twin.bgp_sessions", findings)
+    return measured
+
+
+def _established_counts(state: TwinState, node: str) -> tuple[dict[str, int], dict[str, list[str]]]:
+    try:
+        sessions = collectors.collect_bgp_summary(state.node_netns[node])
+    except TwinError:
+        return {}, {}
+    counts: dict[str, int] = {}
+    down: dict[str, list[str]] = {}
+    for session in sessions:
+        if session.established:
+            counts[session.afi] = counts.get(session.afi, 0) + 1
+        else:
+            down.setdefault(session.afi, []).append(f"{session.peer} ({session.state})")
+    return counts, down
+
+
+def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 30.0) -> dict:
+    topology = state.topology_obj()
+    expected = expected_flood_lists(topology)
+    started = time.monotonic()
+    deadline = started + timeout_s
+    while True:
+        actual = dict(zip(expected, parallel(lambda node: collectors.collect_flood_lists(state.node_netns[node]),
+                                             expected), strict=True))
+        gaps = {(node, device): (want, actual[node].get(device, set()))
+                for node, devices in expected.items() for device, want in devices.items()
+                if not want <= actual[node].get(device, set())}
+        if not gaps or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    report.add("twin.evpn_flood_lists", [
+        Finding("twin.evpn_flood_lists", Severity.ERROR, f"{node}:{device}", sorted(want), sorted(got),
+                f"{node} {device} floods BUM traffic to {len(got)} of {len(want)} remote VTEPs; missing "
+                f"{', '.join(sorted(want - got))} (EVPN type-3 routes not received)")
+        for (node, device), (want, got) in sorted(gaps.items())
+    ])
+    return {"vxlan_devices": sum(len(devices) for devices in expected.values()),
+            "waited_s": round(time.monotonic() - started, 2)}
+
+
+def check_ecmp_width(state: TwinState, report: Report) -> dict:
+    """Kernel ECMP width from each VTEP to each other VTEP loopback (what the data plane hashes over)."""
+    topology = state.topology_obj()
+    widths = expected_ecmp_widths(topology)
+    nodes = topology.nodes_by_name
+    sources = sorted({source for source, _ in widths})
+    tables = dict(zip(sources, parallel(lambda node: collectors.collect_kernel_routes(state.node_netns[node]), sources),
+                      strict=True))
+    findings = []
+    actual_widths = []
+    for (source, destination), want in sorted(widths.items()):
+        vtep = vtep_of(nodes[destination])
+        got = collectors.ecmp_width(tables[source], f"{vtep}/32")
+        actual_widths.append(got)
+        if got != want:
+            findings.append(Finding("twin.ecmp_width", Severity.ERROR, f"{source}->{destination}", want, got,
+                                    f"{source} reaches {destination}'s VTEP {vtep} over {got} kernel next hops, "
+                                    f"the cabling gives {want}"))
+    report.add("twin.ecmp_width", findings)
+    return {"pairs": len(widths), "min_width": min(actual_widths, default=0), "max_width": max(actual_widths, default=0)}
+
+
+def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) -> dict:
+    """Ping between host ports and compare with what the intent allows (see ``classify_pair``)."""
+    topology = state.topology_obj()
+    ports = host_ports(topology)
+    vrf_devices = state.kernel.get("vrf", False)
+    _warm_up_hosts(state, ports)
+    pairs = [(a, b) for a, b in itertools.permutations(ports, 2) if a.host != b.host]
+    # Big fabrics: keep every class represented, then cap (the matrix is O(hosts^2)).
+    pairs.sort(key=lambda pair: (pair[0].leaf == pair[1].leaf, pair[0].host, pair[1].host))
+    pairs = pairs[:max_pairs]
+    classes = {pair: classify_pair(*pair, vrf_devices) for pair in pairs}
+    to_ping = [pair for pair in pairs if classes[pair] != "static_only"]
+    results = dict(zip(to_ping, parallel(lambda pair: collectors.ping(state.host_netns[pair[0].host],
+                                                                       pair[1].address, count=3, interval=0.2),
+                                         to_ping), strict=True))
+    findings: dict[str, list[Finding]] = {"twin.ping_bridged": [], "twin.ping_routed": [], "twin.tenant_isolation": []}
+    ran = {check: False for check in findings}
+    for (source, destination), result in results.items():
+        kind = classes[(source, destination)]
+        subject = f"{source.host}->{destination.host}"
+        if kind in ("bridged", "routed"):
+            check = f"twin.ping_{kind}"
+            ran[check] = True
+            if not result.ok:
+                findings[check].append(Finding(check, Severity.ERROR, subject, "3/3 replies",
+                                               f"{result.received}/{result.transmitted}",
+                                               f"{subject} ({source.network} -> {destination.network}) "
+                                               f"{result.local_error or 'lost replies'}"))
+        elif kind in ("isolated", "unreachable"):
+            ran["twin.tenant_isolation"] = True
+            if result.any_reply:
+                findings["twin.tenant_isolation"].append(Finding(
+                    "twin.tenant_isolation", Severity.ERROR, subject, "no reply", f"{result.received} replies",
+                    f"{source.host} ({source.tenant}/{source.network}) reached {destination.host} "
+                    f"({destination.tenant}/{destination.network}) although the intent separates them"))
+    for check, rows in findings.items():
+        if ran[check]:
+            report.add(check, rows)
+    static_only = sum(1 for kind in classes.values() if kind == "static_only")
+    if static_only:
+        report.skip("twin.tenant_isolation", f"static only: this kernel has no VRF devices, so the twin routes all "
+                    f"tenants in one table and cannot measure isolation ({static_only} cross-tenant pairs not pinged)")
+    return {"pairs": len(pairs), "pinged": len(to_ping), "static_only_pairs": static_only}
+
+
+def _warm_up_hosts(state: TwinState, ports: list[HostPort]) -> None:
+    """Each host ARPs its gateway first: the leaves learn and advertise the host (EVPN type 2), as real
+    servers do when they boot (TWIN-NOTES: asymmetric IRB needs the hosts to ARP first)."""
+    with_gateway = [port for port in ports if port.gateway]
+    parallel(lambda port: collectors.ping(state.host_netns[port.host], port.gateway, count=1, wait_s=1),
+             with_gateway)
+    time.sleep(0.5)
+
+
+def check_host_mtu(state: TwinState, report: Report, flows: int = 4) -> dict:
+    """End-to-end DF probe between hosts on different leaves in the same network: payload MTU-28 must pass on
+    several flows (each ping process has its own ICMP id, so ECMP spreads them over different spines), and
+    MTU-27 must fail. With the VXLAN device's ``df set`` an underlay too small for MTU+50 drops the packet."""
+    topology = state.topology_obj()
+    ports = host_ports(topology)
+    pairs = []
+    seen = set()
+    for source, destination in itertools.permutations(ports, 2):
+        if source.network == destination.network and source.leaf != destination.leaf and source.network not in seen:
+            seen.add(source.network)
+            pairs.append((source, destination))
+    if not pairs:
+        report.skip("twin.host_mtu", "no network has hosts on two different leaves")
+        return {}
+    findings = []
+    measured = {}
+    for source, destination in pairs:
+        mtu = min(source.mtu, destination.mtu)
+        payload = mtu - IPV4_ICMP_HEADERS
+        netns = state.host_netns[source.host]
+        fits = parallel(lambda _, netns=netns, address=destination.address, payload=payload: collectors.ping(
+            netns, address, count=2, size=payload, dont_fragment=True, interval=0.1), range(flows))
+        too_big = collectors.ping(netns, destination.address, count=1, size=payload + 1, dont_fragment=True)
+        subject = f"{source.host}->{destination.host}"
+        passed = sum(1 for result in fits if result.ok)
+        measured[subject] = {"mtu": mtu, "payload": payload, "flows_passed": passed, "flows": flows,
+                             "over_mtu_failed": not too_big.any_reply}
+        if passed != flows:
+            reasons = sorted({result.local_error or "no reply" for result in fits if not result.ok})
+            findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"{flows}/{flows} flows at {mtu} bytes",
+                                    f"{passed}/{flows}", f"{subject}: DF ping -s {payload} (IP {mtu}) failed on "
+                                    f"{flows - passed} flows ({'; '.join(reasons)}): a hop on the path is smaller"))
+        if too_big.any_reply:
+            findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"-s {payload + 1} fails",
+                                    "reply received", f"{subject}: a {mtu + 1}-byte DF packet got through, so "
+                                    f"the host MTU is larger than the intended {mtu}"))
+    report.add("twin.host_mtu", findings)
+    return measured
+
+
+def check_link_mtu(state: TwinState, report: Report) -> dict:
+    """Per cable and direction: a DF ping of exactly the intended link MTU to the peer's address on that link
+    must pass, one byte more must fail. Finds a single mis-set port that ECMP would hide from host probes."""
+    topology = state.topology_obj()
+    addresses = _port_addresses(state)
+    probes = []
+    for link in topology.links:
+        probes.append((link, link.a_node, link.a_ifname, link.b_node, link.b_ifname))
+        probes.append((link, link.b_node, link.b_ifname, link.a_node, link.a_ifname))
+    results = parallel(lambda probe: _probe_link(state, addresses, *probe), probes)
+    findings = []
+    for (link, node, ifname, _peer, _peer_if), (target, fits, too_big) in zip(probes, results, strict=True):
+        if target is None:
+            findings.append(Finding("twin.link_mtu", Severity.ERROR, link.subject, "peer address", None,
+                                    f"{node}:{ifname}: no IPv4 or link-local address to probe the peer"))
+            continue
+        if not fits.ok:
+            findings.append(Finding("twin.link_mtu", Severity.ERROR, link.subject, link.mtu, "smaller",
+                                    f"{node}:{ifname} -> {target}: DF ping of {link.mtu} bytes failed "
+                                    f"({fits.local_error or 'no reply'}); one end of the link is below {link.mtu}"))
+        if too_big.any_reply:
+            findings.append(Finding("twin.link_mtu", Severity.ERROR, link.subject, link.mtu, "larger",
+                                    f"{node}:{ifname} -> {target}: a {link.mtu + 1}-byte DF ping got through; "
+                                    f"the port MTU is above the intended {link.mtu}"))
+    report.add("twin.link_mtu", findings)
+    return {"links": len(topology.links), "probes": len(probes)}
+
+
+def _port_addresses(state: TwinState) -> dict[tuple[str, str], tuple[str | None, str | None]]:
+    """(node, ifname) -> (IPv4 address, IPv6 link-local address) from the kernel."""
+    out = {}
+    for node, netns in state.node_netns.items():
+        for link in json.loads(run(["ip", "-n", netns, "-j", "addr", "show"]).stdout or "[]"):
+            ipv4 = next((a["local"] for a in link.get("addr_info", []) if a["family"] == "inet"), None)
+            ll6 = next((a["local"] for a in link.get("addr_info", [])
+                        if a["family"] == "inet6" and a.get("scope") == "link"), None)
+            out[(node, link["ifname"])] = (ipv4, ll6)
+    return out
+
+
+def _probe_link(state, addresses, link: TwinLink, node: str, ifname: str, peer: str, peer_if: str):
+    netns = state.node_netns[node]
+    peer_v4, peer_ll = addresses.get((peer, peer_if), (None, None))
+    own_v4, _ = addresses.get((node, ifname), (None, None))
+    if own_v4 and peer_v4:
+        target, headers = peer_v4, IPV4_ICMP_HEADERS
+    elif peer_ll:
+        target, headers = f"{peer_ll}%{ifname}", IPV6_ICMP_HEADERS
+    else:
+        return None, None, None
+    payload = link.mtu - headers
+    fits = collectors.ping(netns, target, count=1, size=payload, dont_fragment=True, interface=ifname)
+    if not fits.ok:  # one retry: the first packet may wait for ARP/ND
+        fits = collectors.ping(netns, target, count=1, size=payload, dont_fragment=True, interface=ifname)
+    too_big = collectors.ping(netns, target, count=1, size=payload + 1, dont_fragment=True, interface=ifname)
+    return target, fits, too_big
+
+
+def check_pfc_ecn(report: Report) -> None:
+    report.skip("twin.pfc_ecn", PFC_ECN_REASON)
+
+
+# --------------------------------------------------------------------------------------------- failure injection
+
+
+def _width(state: TwinState, node: str, prefix: str) -> int:
+    return collectors.ecmp_width(collectors.collect_kernel_routes(state.node_netns[node], prefix), prefix)
+
+
+def _uplinks(topology: TwinTopology, node: str) -> list[tuple[str, str, str]]:
+    """(own ifname, peer node, peer ifname) of a node's switch-to-switch links."""
+    out = []
+    for link in topology.links:
+        if link.a_node == node:
+            out.append((link.a_ifname, link.b_node, link.b_ifname))
+        elif link.b_node == node:
+            out.append((link.b_ifname, link.a_node, link.a_ifname))
+    return out
+
+
+def _flow_endpoints(topology: TwinTopology) -> tuple[HostPort, HostPort]:
+    ports = host_ports(topology)
+    for source, destination in itertools.permutations(ports, 2):
+        if source.network == destination.network and source.leaf != destination.leaf:
+            return source, destination
+    raise TwinError("failure injection needs two hosts of one network on different leaves")
+
+
+def _busiest_uplink(state: TwinState, leaf: str, ifnames: list[str]) -> str:
+    netns = state.node_netns[leaf]
+    before = collectors.collect_tx_packets(netns, ifnames)
+    time.sleep(0.5)
+    after = collectors.collect_tx_packets(netns, ifnames)
+    return max(ifnames, key=lambda ifname: after[ifname] - before[ifname])
+
+
+def inject_failure(state: TwinState, report: Report, scope: str = "link", timeout_s: float = 30.0,
+                   max_outage_s: float = 2.0, flow_seconds: float = 4.0) -> dict:
+    """Cut the path a continuous host-to-host ping uses and measure, then restore and measure again.
+
+    scope="link": the source leaf's uplink carrying the flow goes down. scope="spine": every link of the spine
+    behind that uplink goes down (the spine side, as if the spine lost power). Convergence is the time until
+    the kernel on the source leaf (local) and on the destination leaf (remote, needs the BGP withdraw) lists
+    the reduced ECMP set toward the other VTEP; the outage is the largest gap between ping replies."""
+    check = f"twin.failover_{scope}"
+    topology = state.topology_obj()
+    nodes = topology.nodes_by_name
+    source, destination = _flow_endpoints(topology)
+    src_vtep, dst_vtep = f"{vtep_of(nodes[source.leaf])}/32", f"{vtep_of(nodes[destination.leaf])}/32"
+    widths = expected_ecmp_widths(topology)
+    full_local, full_remote = widths[(source.leaf, destination.leaf)], widths[(destination.leaf, source.leaf)]
+    uplinks = _uplinks(topology, source.leaf)
+    # -i 0.002: 500 pps gives ~2 ms resolution on the outage; bounded in count and time.
+    count = int(flow_seconds / 0.002)
+    flow = collectors.start_ping(state.host_netns[source.host], destination.address, count=count, interval=0.002,
+                                 wait_s=1)
+    try:
+        time.sleep(0.5)
+        cut = _busiest_uplink(state, source.leaf, [ifname for ifname, _, _ in uplinks])
+        spine = next(peer for ifname, peer, _ in uplinks if ifname == cut)
+        if scope == "link":
+            targets = [(source.leaf, cut)]
+        elif scope == "spine":
+            targets = [(spine, ifname) for ifname, _, _ in _uplinks(topology, spine)]
+        else:
+            raise TwinError(f"scope={scope!r}: use 'link' or 'spine'")
+        links_to_spine = {leaf: sum(1 for _, peer, _ in _uplinks(topology, leaf) if peer == spine)
+                          for leaf in (source.leaf, destination.leaf)}
+        lost_local = 1 if scope == "link" else links_to_spine[source.leaf]
+        # The destination leaf loses its paths through the spine once the spine has no link left to the source.
+        spine_cut_off = scope == "spine" or links_to_spine[source.leaf] == 1
+        want_local = full_local - lost_local
+        want_remote = full_remote - (links_to_spine[destination.leaf] if spine_cut_off else 0)
+        started = time.monotonic()
+        _set_links(state, targets, "down")
+        local_s, remote_s = _wait_widths(state, [(source.leaf, dst_vtep, want_local),
+                                                 (destination.leaf, src_vtep, want_remote)], started, timeout_s)
+        outage = collectors.finish_ping(flow, timeout=flow_seconds + 30)
+    except BaseException:
+        flow.kill()
+        raise
+    restored = time.monotonic()
+    _set_links(state, targets, "up")
+    local_back, remote_back = _wait_widths(state, [(source.leaf, dst_vtep, full_local),
+                                                   (destination.leaf, src_vtep, full_remote)], restored, 90.0)
+    what = f"{source.leaf}:{cut}" if scope == "link" else f"{spine} (all {len(targets)} links)"
+    measured = {
+        "cut": what, "flow": f"{source.host}->{destination.host}",
+        "local_converged_s": local_s, "remote_converged_s": remote_s,
+        "outage_s": round(outage.largest_gap_s, 3), "pings_sent": outage.transmitted,
+        "pings_lost": outage.transmitted - outage.received,
+        "restored_local_s": local_back, "restored_remote_s": remote_back,
+    }
+    findings = [Finding(check, Severity.INFO, what, None, measured,
+                        f"{what} down: {source.leaf} converged in {local_s}s, {destination.leaf} in {remote_s}s, "
+                        f"flow {measured['flow']} outage {measured['outage_s'] * 1000:.0f} ms; restored ECMP in "
+                        f"{local_back}s/{remote_back}s")]
+    for label, value, limit in (("local convergence", local_s, timeout_s), ("remote convergence", remote_s, timeout_s),
+                                ("ECMP restore (local)", local_back, 90.0),
+                                ("ECMP restore (remote)", remote_back, 90.0)):
+        if value is None:
+            findings.append(Finding(check, Severity.ERROR, what, f"within {limit:.0f}s", "not reached",
+                                    f"{label} after cutting {what} did not happen within {limit:.0f}s"))
+    if outage.received == 0:
+        findings.append(Finding(check, Severity.ERROR, measured["flow"], "flow survives", "no replies at all",
+                                f"the flow {measured['flow']} never got a reply while {what} was down"))
+    elif outage.largest_gap_s > max_outage_s:
+        findings.append(Finding(check, Severity.ERROR, measured["flow"], f"outage <= {max_outage_s}s",
+                                round(outage.largest_gap_s, 3), f"cutting {what} interrupted {measured['flow']} for "
+                                f"{outage.largest_gap_s:.3f}s"))
+    report.add(check, findings)
+    return measured
+
+
+def _set_links(state: TwinState, targets: list[tuple[str, str]], updown: str) -> None:
+    by_node: dict[str, list[str]] = {}
+    for node, ifname in targets:
+        by_node.setdefault(node, []).append(f"link set dev {ifname} {updown}")
+    for node, commands in by_node.items():
+        run(["ip", "-n", state.node_netns[node], "-batch", "-"], input="\n".join(commands) + "\n")
+
+
+def _wait_widths(state: TwinState, watches: list[tuple[str, str, int]], started: float, timeout_s: float
+                 ) -> list[float | None]:
+    """Poll kernel routes (~10 ms apart, plus fork/exec) until each (node, prefix) has the wanted width."""
+    reached: list[float | None] = [None] * len(watches)
+    while time.monotonic() - started < timeout_s and None in reached:
+        for index, (node, prefix, want) in enumerate(watches):
+            if reached[index] is None and _width(state, node, prefix) == want:
+                reached[index] = round(time.monotonic() - started, 3)
+        time.sleep(0.01)
+    return reached
+
+
+# --------------------------------------------------------------------------------------------- resources
+
+
+def measure_resources(state: TwinState) -> dict:
+    """RSS of the recorded FRR daemons (KiB), per switch and in total."""
+    per_switch = {node: sum(collectors.rss_kib(pid) for pid in daemons.values())
+                  for node, daemons in state.pids.items()}
+    total = sum(per_switch.values())
+    return {"switches": len(per_switch), "rss_total_mib": round(total / 1024, 1),
+            "rss_per_switch_mib": round(total / 1024 / max(len(per_switch), 1), 1)}
+
+
+def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float = 60.0) -> tuple[Report, dict]:
+    """Run every live check in order; returns the report and the measured numbers."""
+    report = Report(f"twin {state.prefix} ({state.label})")
+    measured: dict = {}
+    check_config_load(state, report)
+    measured["bgp"] = check_bgp_sessions(state, report, timeout_s=converge_timeout_s)
+    measured["evpn"] = check_evpn_flood_lists(state, report)
+    measured["ecmp"] = check_ecmp_width(state, report)
+    measured["ping"] = check_ping_matrix(state, report)
+    measured["host_mtu"] = check_host_mtu(state, report)
+    measured["link_mtu"] = check_link_mtu(state, report)
+    if failover:
+        measured["failover_link"] = inject_failure(state, report, scope="link")
+        measured["failover_spine"] = inject_failure(state, report, scope="spine")
+    check_pfc_ecn(report)
+    measured["resources"] = measure_resources(state)
+    return report, measured

@@ -1,0 +1,296 @@
+"""Read a running twin's state as plain data: FRR (vtysh JSON), kernel routes/links/FDB (iproute2 JSON), ping.
+
+Each source has a pure ``parse_*`` function (unit-tested on captured samples in tests/labs/data/) and a thin
+``collect_*`` wrapper that runs the command in the node's namespace or FRR pathspace from the root namespace.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+from compiler.errors import TwinError
+
+from .shell import ns_exec, run
+
+FLOOD_MAC = "00:00:00:00:00:00"  # EVPN type-3 (inclusive multicast) routes become all-zero-MAC FDB entries
+
+
+# --------------------------------------------------------------------------------------------- parsers
+
+
+@dataclass(frozen=True, slots=True)
+class BgpSession:
+    afi: str  # ipv4Unicast | l2VpnEvpn | ...
+    peer: str  # address, or interface name for unnumbered peers
+    state: str
+    peer_hostname: str = ""
+    prefixes_received: int = 0
+    uptime_ms: int = 0
+
+    @property
+    def established(self) -> bool:
+        return self.state == "Established"
+
+
+def parse_bgp_summary(data: dict) -> list[BgpSession]:
+    """``show bgp summary json`` (all address families) -> one row per (address family, peer)."""
+    sessions = []
+    for afi, summary in sorted(data.items()):
+        if not isinstance(summary, dict):
+            continue
+        for peer, info in sorted(summary.get("peers", {}).items()):
+            sessions.append(BgpSession(afi=afi, peer=peer, state=info.get("state", "unknown"),
+                                       peer_hostname=info.get("hostname", ""),
+                                       prefixes_received=int(info.get("pfxRcd", 0) or 0),
+                                       uptime_ms=int(info.get("peerUptimeMsec", 0) or 0)))
+    return sessions
+
+
+@dataclass(frozen=True, slots=True)
+class Nexthop:
+    gateway: str | None
+    dev: str | None
+
+
+def _prefix(dst: str) -> str:
+    if dst == "default":
+        return "0.0.0.0/0"
+    return str(ipaddress.ip_network(dst, strict=False))
+
+
+def parse_kernel_routes(data: list) -> dict[str, list[Nexthop]]:
+    """``ip -j route`` -> prefix -> kernel next hops (a multipath route lists them under ``nexthops``)."""
+    routes: dict[str, list[Nexthop]] = {}
+    for route in data:
+        if route.get("type") not in (None, "unicast"):
+            continue
+        hops = route.get("nexthops") or [route]
+        routes[_prefix(route["dst"])] = [Nexthop(hop.get("gateway"), hop.get("dev")) for hop in hops]
+    return routes
+
+
+def ecmp_width(routes: dict[str, list[Nexthop]], prefix: str) -> int:
+    """Number of kernel next hops for ``prefix`` (0: no route)."""
+    return len(routes.get(_prefix(prefix), []))
+
+
+def parse_ip_route(data: dict) -> dict[str, int]:
+    """``show ip route json`` (zebra RIB) -> prefix -> number of FIB-installed next hops of the selected route."""
+    out = {}
+    for prefix, entries in data.items():
+        for entry in entries:
+            if entry.get("selected"):
+                out[prefix] = sum(1 for hop in entry.get("nexthops", []) if hop.get("fib"))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class LinkState:
+    mtu: int
+    up: bool
+    kind: str  # veth | bridge | vxlan | loopback ...
+    master: str | None = None
+
+
+def parse_links(data: list) -> dict[str, LinkState]:
+    """``ip -j -d link`` (or plain ``ip -j link``) -> ifname -> MTU / admin+carrier state / kind / bridge master."""
+    out = {}
+    for link in data:
+        kind = (link.get("linkinfo") or {}).get("info_kind") or link.get("link_type", "")
+        out[link["ifname"]] = LinkState(mtu=int(link["mtu"]), up="UP" in link.get("flags", []) and
+                                        "LOWER_UP" in link.get("flags", []), kind=kind, master=link.get("master"))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class EvpnVni:
+    vni: int
+    type: str  # L2 | L3
+    vxlan_if: str
+    remote_vteps: tuple[str, ...] = ()
+    macs: int = 0
+
+
+def parse_evpn_vni(data: dict) -> dict[int, EvpnVni]:
+    """``show evpn vni json`` -> VNI -> type, VXLAN device and the remote VTEPs zebra knows."""
+    out = {}
+    for key, info in data.items():
+        if not isinstance(info, dict) or "vni" not in info:
+            continue
+        vni = int(info.get("vni", key))
+        out[vni] = EvpnVni(vni=vni, type=info.get("type", ""), vxlan_if=info.get("vxlanIf", ""),
+                           remote_vteps=tuple(sorted(info.get("remoteVteps", []) or [])),
+                           macs=int(info.get("numMacs", 0) or 0))
+    return out
+
+
+def parse_evpn_route_types(data: dict) -> dict[int, int]:
+    """``show bgp l2vpn evpn route json`` -> EVPN route type -> number of distinct routes (best paths)."""
+    counts: dict[int, int] = {}
+    for rd_block in data.values():
+        if not isinstance(rd_block, dict):
+            continue
+        for route in rd_block.values():
+            if not isinstance(route, dict) or "paths" not in route:
+                continue
+            paths = [path for group in route["paths"] for path in (group if isinstance(group, list) else [group])]
+            best = next((path for path in paths if path.get("bestpath")), paths[0] if paths else None)
+            if best is not None and "routeType" in best:
+                counts[best["routeType"]] = counts.get(best["routeType"], 0) + 1
+    return counts
+
+
+def parse_flood_lists(data: list) -> dict[str, set[str]]:
+    """``bridge -j fdb show`` -> VXLAN device -> remote VTEPs in its head-end-replication flood list."""
+    out: dict[str, set[str]] = {}
+    for entry in data:
+        if entry.get("mac") == FLOOD_MAC and entry.get("dst"):
+            out.setdefault(entry["ifname"], set()).add(entry["dst"])
+    return out
+
+
+@dataclass(slots=True)
+class PingResult:
+    transmitted: int = 0
+    received: int = 0
+    errors: int = 0
+    local_error: str = ""  # e.g. "message too long, mtu=9000" when DF forbids sending
+    reply_times: list[float] = field(default_factory=list)  # -D epoch timestamps of the replies
+
+    @property
+    def ok(self) -> bool:
+        return self.transmitted > 0 and self.received == self.transmitted
+
+    @property
+    def any_reply(self) -> bool:
+        return self.received > 0
+
+    @property
+    def largest_gap_s(self) -> float:
+        """Largest gap between consecutive replies: the data-plane outage (ping slows down while replies are
+        missing, so the lost-packet count understates it; TWIN-NOTES measurement traps)."""
+        times = self.reply_times
+        return max((b - a for a, b in zip(times, times[1:], strict=False)), default=0.0)
+
+
+_STATS = re.compile(r"(\d+) packets transmitted, (\d+) received(?:, \+(\d+) errors)?")
+_REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from")
+_LOCAL_ERROR = re.compile(r"(message too long, mtu=\d+|Frag needed and DF set \(mtu = \d+\)|Network is unreachable"
+                          r"|Destination Host Unreachable)")
+
+
+def parse_ping(text: str) -> PingResult:
+    """iputils ``ping`` output (run with -D for timestamps) -> counts, first local error, reply times."""
+    result = PingResult()
+    for line in text.splitlines():
+        reply = _REPLY.match(line)
+        if reply:
+            result.reply_times.append(float(reply.group(1)))
+            continue
+        stats = _STATS.search(line)
+        if stats:
+            result.transmitted, result.received = int(stats.group(1)), int(stats.group(2))
+            result.errors = int(stats.group(3) or 0)
+            continue
+        error = _LOCAL_ERROR.search(line)
+        if error and not result.local_error:
+            result.local_error = error.group(1)
+    return result
+
+
+# --------------------------------------------------------------------------------------------- collectors
+
+
+def vtysh_json(pathspace: str, command: str, timeout: float = 20.0) -> dict:
+    result = run(["vtysh", "-N", pathspace, "-c", command], check=False, timeout=timeout)
+    if result.returncode != 0:
+        raise TwinError(f"vtysh -N {pathspace} -c {command!r}: {(result.stderr or result.stdout).strip()}")
+    try:
+        return json.loads(result.stdout or "{}")
+    except json.JSONDecodeError as exc:
+        raise TwinError(f"vtysh -N {pathspace} -c {command!r} did not return JSON: {result.stdout[:200]!r}") from exc
+
+
+def collect_bgp_summary(pathspace: str) -> list[BgpSession]:
+    return parse_bgp_summary(vtysh_json(pathspace, "show bgp summary json"))
+
+
+def collect_evpn_route_types(pathspace: str) -> dict[int, int]:
+    return parse_evpn_route_types(vtysh_json(pathspace, "show bgp l2vpn evpn route json"))
+
+
+def collect_evpn_vni(pathspace: str) -> dict[int, EvpnVni]:
+    return parse_evpn_vni(vtysh_json(pathspace, "show evpn vni json"))
+
+
+def collect_rib(pathspace: str) -> dict[str, int]:
+    return parse_ip_route(vtysh_json(pathspace, "show ip route json"))
+
+
+def collect_kernel_routes(netns: str, prefix: str | None = None) -> dict[str, list[Nexthop]]:
+    args = ["ip", "-n", netns, "-j", "route", "show"] + ([prefix] if prefix else [])
+    return parse_kernel_routes(json.loads(run(args).stdout or "[]"))
+
+
+def collect_links(netns: str) -> dict[str, LinkState]:
+    return parse_links(json.loads(run(["ip", "-n", netns, "-j", "-d", "link", "show"]).stdout or "[]"))
+
+
+def collect_flood_lists(netns: str) -> dict[str, set[str]]:
+    return parse_flood_lists(json.loads(run(["bridge", "-n", netns, "-j", "fdb", "show"]).stdout or "[]"))
+
+
+def collect_tx_packets(netns: str, ifnames: list[str]) -> dict[str, int]:
+    out = {}
+    for ifname in ifnames:
+        result = ns_exec(netns, ["cat", f"/sys/class/net/{ifname}/statistics/tx_packets"], check=False)
+        out[ifname] = int(result.stdout.strip() or 0)
+    return out
+
+
+def ping_args(destination: str, *, count: int = 3, interval: float = 0.2, size: int | None = None,
+              dont_fragment: bool = False, wait_s: float = 1.0, interface: str | None = None) -> list[str]:
+    args = ["ping", "-n", "-D", "-c", str(count), "-i", str(interval), "-W", str(wait_s)]
+    if size is not None:
+        args += ["-s", str(size)]
+    if dont_fragment:
+        args += ["-M", "do"]  # set DF and never fragment locally: the probe must fit every hop
+    if interface:
+        args += ["-I", interface]
+    if ipaddress.ip_address(destination.split("%")[0]).version == 6:
+        args.insert(1, "-6")
+    return args + [destination]
+
+
+def ping(netns: str, destination: str, **kwargs) -> PingResult:
+    args = ping_args(destination, **kwargs)
+    timeout = kwargs.get("count", 3) * (kwargs.get("interval", 0.2) + kwargs.get("wait_s", 1.0)) + 10
+    result = ns_exec(netns, args, check=False, timeout=timeout)
+    return parse_ping(result.stdout + "\n" + result.stderr)
+
+
+def start_ping(netns: str, destination: str, **kwargs) -> subprocess.Popen:
+    """A background ping (continuous flow during failure injection); finish with ``finish_ping``."""
+    return subprocess.Popen(["ip", "netns", "exec", netns, *ping_args(destination, **kwargs)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def finish_ping(process: subprocess.Popen, timeout: float = 60.0) -> PingResult:
+    output, _ = process.communicate(timeout=timeout)
+    return parse_ping(output)
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of a process in KiB (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except FileNotFoundError:
+        pass
+    return 0

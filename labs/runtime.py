@@ -1,0 +1,586 @@
+"""Boot, inspect and tear down a twin: one netns per switch/host, veth cables, the Linux plan, zebra+bgpd.
+
+Recipe and pitfalls: /work/shared/TWIN-NOTES.md (measured on this machine kind). The public API is three
+functions the ``manage.py twin`` command wraps:
+
+    up(topology, state_dir=None) -> TwinState     # idempotent for the same topology
+    status(prefix, state_dir=None) -> dict
+    down(prefix, state_dir=None, force=False) -> dict
+
+Cleanup guarantee: everything the twin creates is named with its unique prefix (namespaces
+``<prefix>-<node>``, FRR pathspaces ``/etc/frr/<prefix>-<node>`` and ``/var/run/frr/<prefix>-<node>``) and is
+recorded in the JSON state file *before* it is created, so ``down`` removes exactly that, and
+``down(force=True)`` also works after a crash from the recorded state plus the prefix. Processes are stopped by
+recorded PID (checked against their ``-N <pathspace>`` command line) and by ``ip netns pids`` of the twin's own
+namespaces, never by process name: other twins may run concurrently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import ipaddress
+import json
+import os
+import shutil
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from compiler.errors import TwinError
+
+from .shell import FRR_BIN_DIR, ip_batch, ns_exec, parallel, run
+from .topology import TwinNode, TwinTopology, validate_topology
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ETC_FRR = Path("/etc/frr")
+RUN_FRR = Path("/var/run/frr")
+# Machine-wide bookkeeping shared by all twins (tmpfs: gone after a reboot, like the namespaces).
+SHARED_RUN_DIR = Path("/run/fabric-twin")
+NEIGH_GC_KEYS = tuple(f"net.ipv{family}.neigh.default.gc_thresh{level}" for family in (4, 6) for level in (1, 2, 3))
+# FRR 8.4 loses ECMP members after a link flap when zebra uses kernel nexthop objects (TWIN-NOTES pitfalls;
+# fixed upstream in FRR 9.x). The twin forces it off whatever the rendered config says.
+ZEBRA_NHG_WORKAROUND = "no zebra nexthop kernel enable"
+# Defaults every router namespace needs on top of the plan: forwarding, L3/L4 ECMP hashing so one host pair
+# can use several paths, and no reverse-path filtering (asymmetric ECMP paths are normal in a Clos).
+ROUTER_SYSCTLS = {
+    "net.ipv4.ip_forward": "1",
+    "net.ipv6.conf.all.forwarding": "1",
+    "net.ipv4.fib_multipath_hash_policy": "1",
+    "net.ipv6.fib_multipath_hash_policy": "1",
+    "net.ipv4.conf.all.rp_filter": "0",
+    "net.ipv4.conf.default.rp_filter": "0",
+}
+
+
+def default_state_dir() -> Path:
+    return Path(os.environ.get("FT_TWIN_STATE_DIR", REPO_ROOT / "out" / "twins"))
+
+
+@dataclass
+class TwinState:
+    """What a running twin consists of; persisted as ``<state_dir>/<prefix>.json``."""
+
+    prefix: str
+    label: str
+    digest: str
+    state_dir: str
+    status: str  # booting | up | failed
+    created_at: float
+    node_netns: dict[str, str]  # switch node -> namespace
+    host_netns: dict[str, str]  # host -> namespace
+    frr_dirs: list[str]
+    pids: dict[str, dict[str, int]] = field(default_factory=dict)  # node -> {zebra: pid, bgpd: pid}
+    daemons_started_at: float | None = None  # epoch seconds; convergence is measured from here
+    timings: dict[str, float] = field(default_factory=dict)
+    config_errors: dict[str, str] = field(default_factory=dict)  # node -> what vtysh -b rejected
+    kernel: dict[str, bool] = field(default_factory=dict)
+    topology: dict = field(default_factory=dict)
+
+    @property
+    def state_file(self) -> Path:
+        return Path(self.state_dir) / f"{self.prefix}.json"
+
+    @property
+    def namespaces(self) -> list[str]:
+        return list(self.node_netns.values()) + list(self.host_netns.values())
+
+    def topology_obj(self) -> TwinTopology:
+        return TwinTopology.from_dict(self.topology)
+
+    def save(self) -> None:
+        self.state_file.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.state_file.with_suffix(".tmp")
+        temporary.write_text(json.dumps(asdict(self), indent=1, sort_keys=True))
+        temporary.replace(self.state_file)  # atomic: a crash never leaves half a state file
+
+    @classmethod
+    def load(cls, prefix: str, state_dir: Path | str | None = None) -> TwinState | None:
+        path = Path(state_dir or default_state_dir()) / f"{prefix}.json"
+        if not path.exists():
+            return None
+        return cls(**json.loads(path.read_text()))
+
+
+# --------------------------------------------------------------------------------------------- public API
+
+
+def up(topology: TwinTopology, state_dir: Path | str | None = None) -> TwinState:
+    """Boot the twin. Returns once every daemon runs and its config is loaded (convergence is measured by
+    ``labs.checks``). Running ``up`` again with the same topology returns the running twin; with a different
+    topology under the same prefix it refuses. If anything fails, whatever was created is removed again."""
+    validate_topology(topology)
+    state_dir = Path(state_dir or default_state_dir())
+    with _prefix_lock(topology.name_prefix):
+        existing = TwinState.load(topology.name_prefix, state_dir)
+        if existing is not None:
+            return _existing_twin(existing, topology)
+        leftovers = _namespaces_with_prefix(topology.name_prefix)
+        if leftovers:
+            raise TwinError(f"namespaces {leftovers[:5]} with prefix {topology.name_prefix!r} exist but no state file; "
+                            f"run down({topology.name_prefix!r}, force=True)")
+        state = TwinState(
+            prefix=topology.name_prefix,
+            label=topology.label,
+            digest=topology.digest(),
+            state_dir=str(state_dir),
+            status="booting",
+            created_at=time.time(),
+            node_netns={node.name: topology.netns(node.name) for node in topology.nodes},
+            host_netns={host.name: topology.netns(host.name) for host in topology.hosts},
+            frr_dirs=[str(base / topology.netns(node.name)) for node in topology.nodes for base in (ETC_FRR, RUN_FRR)],
+            topology=topology.to_dict(),
+        )
+        state.save()  # recorded before anything exists, so a crash mid-boot can always be cleaned up
+        try:
+            _boot(topology, state)
+        except BaseException:
+            state.status = "failed"
+            state.save()
+            _teardown(state, force=True)
+            raise
+        return state
+
+
+def status(prefix: str, state_dir: Path | str | None = None) -> dict:
+    """Liveness of a twin from its state file: which namespaces exist and which recorded daemons run."""
+    state = TwinState.load(prefix, state_dir)
+    if state is None:
+        leftovers = _namespaces_with_prefix(prefix)
+        return {"prefix": prefix, "exists": False, "orphan_namespaces": leftovers}
+    existing = set(_namespaces_with_prefix(prefix))
+    missing_ns = sorted(ns for ns in state.namespaces if ns not in existing)
+    dead = {node: [daemon for daemon, pid in daemons.items() if not _is_our_daemon(pid, state.node_netns[node])]
+            for node, daemons in state.pids.items()}
+    dead = {node: daemons for node, daemons in dead.items() if daemons}
+    healthy = state.status == "up" and not missing_ns and not dead
+    return {
+        "prefix": prefix,
+        "exists": True,
+        "label": state.label,
+        "status": state.status,
+        "healthy": healthy,
+        "switches": len(state.node_netns),
+        "hosts": len(state.host_netns),
+        "missing_namespaces": missing_ns,
+        "dead_daemons": dead,
+        "config_errors": state.config_errors,
+        "timings": state.timings,
+        "kernel": state.kernel,
+        "uptime_s": round(time.time() - state.created_at, 1),
+        "state_file": str(state.state_file),
+    }
+
+
+def down(prefix: str, state_dir: Path | str | None = None, force: bool = False) -> dict:
+    """Remove the twin. Without ``force`` it needs the state file; with ``force`` it also removes leftovers
+    named with the prefix (after a crash or a lost state file)."""
+    state = TwinState.load(prefix, state_dir)
+    if state is None:
+        if not force:
+            raise TwinError(f"no twin {prefix!r} in {state_dir or default_state_dir()}; use force=True to remove "
+                            "leftover namespaces with this prefix")
+        state = TwinState(prefix=prefix, label="", digest="", state_dir=str(state_dir or default_state_dir()),
+                          status="unknown", created_at=time.time(), node_netns={}, host_netns={}, frr_dirs=[])
+    with _prefix_lock(prefix):
+        return _teardown(state, force=force)
+
+
+# --------------------------------------------------------------------------------------------- boot
+
+
+def _existing_twin(existing: TwinState, topology: TwinTopology) -> TwinState:
+    if existing.digest != topology.digest():
+        raise TwinError(f"twin {topology.name_prefix!r} is already running a different topology; "
+                        "run down() first or choose another name_prefix")
+    health = status(existing.prefix, existing.state_dir)
+    if not health["healthy"]:
+        raise TwinError(f"twin {existing.prefix!r} exists but is not healthy "
+                        f"(status={health['status']}, missing={health['missing_namespaces'][:3]}, "
+                        f"dead={health['dead_daemons']}); run down({existing.prefix!r}, force=True)")
+    return existing
+
+
+def _boot(topology: TwinTopology, state: TwinState) -> None:
+    started = time.monotonic()
+    _raise_neighbour_limits(topology.name_prefix, len(topology.links) + sum(len(h.interfaces) for h in topology.hosts))
+    state.kernel = detect_kernel_features(topology.name_prefix)
+    _create_namespaces(state)
+    _create_cables(topology)
+    parallel(lambda node: _apply_linux_plan(topology, node, state.kernel), topology.nodes)
+    parallel(lambda host: _configure_host(topology, host), topology.hosts)
+    state.timings["topology_s"] = round(time.monotonic() - started, 3)
+    state.save()
+
+    log_dir = Path(state.state_dir) / topology.name_prefix / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    shutil.chown(log_dir, "frr", "frr")
+    parallel(lambda node: _write_frr_files(topology, node), topology.nodes)
+    state.daemons_started_at = time.time()
+    daemons_started = time.monotonic()
+    results = parallel(lambda node: _start_frr(topology, node, log_dir), topology.nodes)
+    for node, (pids, config_error) in zip(topology.nodes, results, strict=True):
+        state.pids[node.name] = pids
+        if config_error:
+            state.config_errors[node.name] = config_error
+    state.timings["daemons_s"] = round(time.monotonic() - daemons_started, 3)
+    state.timings["boot_s"] = round(time.monotonic() - started, 3)
+    state.status = "up"
+    state.save()
+
+
+def detect_kernel_features(prefix: str) -> dict[str, bool]:
+    """Feature-detect in a scratch namespace (never assume): VRF devices decide whether tenant VRFs are real."""
+    scratch = f"{prefix}-probe"
+    run(["ip", "netns", "add", scratch])
+    try:
+        features = {}
+        for kind, args in (("vrf", ["type", "vrf", "table", "4242"]), ("dummy", ["type", "dummy"])):
+            result = run(["ip", "-n", scratch, "link", "add", "name", "probe0", *args], check=False)
+            features[kind] = result.returncode == 0
+            if features[kind]:
+                run(["ip", "-n", scratch, "link", "del", "probe0"], check=False)
+        return features
+    finally:
+        run(["ip", "netns", "del", scratch], check=False)
+
+
+def _create_namespaces(state: TwinState) -> None:
+    ip_batch([f"netns add {ns}" for ns in state.namespaces])
+    # Per-namespace sysctls need one exec per namespace; sysctl takes them all in one call.
+    router_sysctls = [f"{key}={value}" for key, value in ROUTER_SYSCTLS.items()]
+    parallel(lambda ns: ns_exec(ns, ["sysctl", "-qw", *router_sysctls]), state.node_netns.values())
+
+
+def _create_cables(topology: TwinTopology) -> None:
+    """One veth pair per cable, created directly in both namespaces with the intended MTU on both ends."""
+    commands = []
+    for link in topology.links:
+        commands.append(f"link add name {link.a_ifname} netns {topology.netns(link.a_node)} mtu {link.mtu} type veth "
+                        f"peer name {link.b_ifname} netns {topology.netns(link.b_node)} mtu {link.mtu}")
+    for host in topology.hosts:
+        for interface in host.interfaces:
+            commands.append(f"link add name {interface.ifname} netns {topology.netns(host.name)} mtu {interface.mtu} "
+                            f"type veth peer name {interface.peer_ifname} netns {topology.netns(interface.peer_node)} "
+                            f"mtu {interface.mtu}")
+    ip_batch(commands)
+
+
+def _apply_linux_plan(topology: TwinTopology, node: TwinNode, kernel: dict[str, bool]) -> None:
+    """Apply the node's linux-plan.json: sysctls, loopbacks, port MTUs/addresses, VRFs, bridges + VXLAN, SVIs."""
+    netns = topology.netns(node.name)
+    plan = node.linux_plan
+    if plan.get("sysctls"):
+        ns_exec(netns, ["sysctl", "-qw", *(f"{key}={value}" for key, value in plan["sysctls"].items())])
+    ip_cmds = ["link set lo up"]
+    bridge_cmds: list[str] = []
+    svi_bridges: list[str] = []
+    ip_cmds += [f"addr add {address} dev lo" for address in plan.get("loopback_addresses", [])]
+    cabled = _cabled_ports(topology, node.name)
+    # A plan port without a cable has no veth to configure (an unused port on real hardware): skipped.
+    for port in (port for port in plan.get("links", []) if port["name"] in cabled):
+        if port.get("mtu"):
+            ip_cmds.append(f"link set dev {port['name']} mtu {port['mtu']}")
+        if port.get("address"):
+            ip_cmds.append(f"addr add {port['address']} dev {port['name']}")
+    vrf_devices = kernel.get("vrf", False)
+    if vrf_devices:
+        # Only where the kernel has VRF devices (absent on the machine this was written on: see docs/twin.md).
+        for vrf in plan.get("vrfs", []):
+            ip_cmds += [f"link add name {vrf['name']} type vrf table {vrf['table']}", f"link set {vrf['name']} up"]
+            if vrf.get("bridge"):
+                _bridge_commands(vrf["bridge"], ip_cmds, bridge_cmds, master=vrf["name"], cabled=cabled)
+    for bridge in plan.get("bridges", []):
+        _bridge_commands(bridge, ip_cmds, bridge_cmds, master=bridge.get("vrf") if vrf_devices else None,
+                         cabled=cabled)
+        if bridge.get("svi"):
+            svi_bridges.append(bridge["name"])
+    # Every cabled port comes up, like a switch port without "shutdown"; the plan only adds MTU/address.
+    for port in sorted(cabled):
+        ip_cmds.append(f"link set dev {port} up")
+    ip_batch(ip_cmds, netns=netns)
+    ip_batch(bridge_cmds, netns=netns, tool="bridge")
+    if svi_bridges:
+        # Asymmetric IRB: the anycast gateway learns host MACs from gratuitous ARP too (TWIN-NOTES recipe).
+        ns_exec(netns, ["sysctl", "-qw", *(f"net.ipv4.conf.{name}.arp_accept=1" for name in svi_bridges)])
+
+
+def _cabled_ports(topology: TwinTopology, node_name: str) -> set[str]:
+    ports = {link.a_ifname for link in topology.links if link.a_node == node_name}
+    ports |= {link.b_ifname for link in topology.links if link.b_node == node_name}
+    ports |= {i.peer_ifname for host in topology.hosts for i in host.interfaces if i.peer_node == node_name}
+    return ports
+
+
+def _bridge_commands(bridge: dict, ip_cmds: list[str], bridge_cmds: list[str], master: str | None,
+                     cabled: set[str]) -> None:
+    name = bridge["name"]
+    ip_cmds.append(f"link add name {name} type bridge stp_state 0 mcast_snooping 0")
+    if bridge.get("mtu"):
+        ip_cmds.append(f"link set dev {name} mtu {bridge['mtu']}")
+    if master:
+        ip_cmds.append(f"link set dev {name} master {master}")
+    vxlan = bridge.get("vxlan")
+    if vxlan:
+        # nolearning: EVPN owns the FDB. df set: behave like hardware, drop instead of fragmenting the outer
+        # packet, otherwise underlay MTU faults stay hidden (TWIN-NOTES pitfalls).
+        ip_cmds.append(
+            f"link add name {vxlan['name']} mtu {vxlan.get('mtu', 1500)} type vxlan id {vxlan['vni']} "
+            f"local {vxlan['local']} dstport {vxlan.get('dstport', 4789)} nolearning df set"
+        )
+        ip_cmds += [f"link set dev {vxlan['name']} master {name}", f"link set dev {vxlan['name']} up"]
+        bridge_cmds.append(f"link set dev {vxlan['name']} learning off neigh_suppress on")
+    for member in (member for member in bridge.get("members", []) if member in cabled):
+        ip_cmds.append(f"link set dev {member} master {name}")
+    svi = bridge.get("svi")
+    if svi:
+        # Distributed anycast gateway: the same IP and MAC on every leaf.
+        if svi.get("mac"):
+            ip_cmds.append(f"link set dev {name} address {svi['mac']}")
+        ip_cmds.append(f"addr add {svi['address']} dev {name}")
+    ip_cmds.append(f"link set dev {name} up")
+
+
+def _configure_host(topology: TwinTopology, host) -> None:
+    netns = topology.netns(host.name)
+    commands = ["link set lo up"]
+    default_set = False
+    for interface in host.interfaces:
+        commands += [f"addr add {interface.address} dev {interface.ifname}", f"link set dev {interface.ifname} up"]
+    for interface in host.interfaces:
+        # One default route: via the first NIC that has a gateway (multi-rail hosts reach other rails locally).
+        if interface.gateway and not default_set:
+            commands.append(f"route add default via {interface.gateway} dev {interface.ifname}")
+            default_set = True
+    ip_batch(commands, netns=netns)
+
+
+def _write_frr_files(topology: TwinTopology, node: TwinNode) -> None:
+    pathspace = topology.netns(node.name)
+    for base in (ETC_FRR, RUN_FRR):
+        directory = base / pathspace
+        directory.mkdir(parents=True, exist_ok=True)
+        shutil.chown(directory, "frr", "frr")
+    frr_conf = node.frr_conf
+    if ZEBRA_NHG_WORKAROUND not in frr_conf:
+        frr_conf = f"{ZEBRA_NHG_WORKAROUND}\n{frr_conf}"
+    for name, text in (("frr.conf", frr_conf), ("vtysh.conf", "service integrated-vtysh-config\n")):
+        path = ETC_FRR / pathspace / name
+        path.write_text(text)
+        shutil.chown(path, "frr", "frr")
+        path.chmod(0o640)
+
+
+def _start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path) -> tuple[dict[str, int], str]:
+    """Start zebra then bgpd in the node's namespace and pathspace, then load frr.conf with ``vtysh -b``.
+
+    Each daemon runs under ``unshare --uts`` with the node's hostname: in a shared UTS namespace FRR 8.4 ignores
+    ``hostname`` from frr.conf (TWIN-NOTES). ``-P 0``: no TCP vty port (dozens of twins share the host)."""
+    pathspace = topology.netns(node.name)
+    pids = {}
+    for daemon, extra in (("zebra", ["-s", "16777216"]), ("bgpd", [])):
+        command = [f"{FRR_BIN_DIR}/{daemon}", "-N", pathspace, "-d", "-F", "datacenter", "-P", "0", *extra,
+                   "--log", f"file:{log_dir}/{node.name}.{daemon}.log"]
+        # "$1" is the hostname, the rest is the daemon's argv: no shell string is built from input.
+        ns_exec(pathspace, ["unshare", "--uts", "sh", "-c", 'hostname "$1"; shift; exec "$@"', "sh", node.name,
+                            *command], timeout=30)
+        pids[daemon] = _read_pid(RUN_FRR / pathspace / f"{daemon}.pid")
+    loaded = run(["vtysh", "-N", pathspace, "-b"], check=False, timeout=120)
+    config_error = ""
+    if loaded.returncode != 0:
+        config_error = (loaded.stdout + loaded.stderr).strip()[-2000:] or f"vtysh -b rc={loaded.returncode}"
+    return pids, config_error
+
+
+def _read_pid(path: Path, timeout: float = 10.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(FileNotFoundError, ValueError):
+            return int(path.read_text().strip())
+        time.sleep(0.02)
+    raise TwinError(f"{path} did not appear within {timeout}s: the daemon did not start (see the twin's logs)")
+
+
+# --------------------------------------------------------------------------------------------- teardown
+
+
+def _teardown(state: TwinState, force: bool) -> dict:
+    prefix = state.prefix
+    namespaces = set(state.namespaces)
+    frr_dirs = set(state.frr_dirs)
+    if force:
+        namespaces |= set(_namespaces_with_prefix(prefix))
+        for base in (ETC_FRR, RUN_FRR):
+            frr_dirs |= {str(path) for path in base.glob(f"{prefix}-*") if path.is_dir()}
+    existing = set(_namespaces_with_prefix(prefix))
+    # Recorded daemons first (they detach from the namespace's process list only if something is very wrong),
+    # then every process still inside the twin's own namespaces (pings, a restarted daemon).
+    victims: set[int] = set()
+    for node, daemons in state.pids.items():
+        for pid in daemons.values():
+            if _is_our_daemon(pid, state.node_netns.get(node, "")):
+                victims.add(pid)
+    if force:
+        for directory in frr_dirs:
+            pathspace = Path(directory).name
+            for pid_file in Path(directory).glob("*.pid"):
+                with contextlib.suppress(ValueError, OSError):
+                    pid = int(pid_file.read_text().strip())
+                    if _is_our_daemon(pid, pathspace):
+                        victims.add(pid)
+    for ns in namespaces & existing:
+        pids = run(["ip", "netns", "pids", ns], check=False).stdout.split()
+        victims |= {int(pid) for pid in pids if pid.isdigit()}
+    _terminate(victims)
+    survivors = sorted(pid for pid in victims if _alive(pid))
+    ip_batch([f"netns del {ns}" for ns in sorted(namespaces & existing)])
+    for directory in frr_dirs:
+        shutil.rmtree(directory, ignore_errors=True)
+    _release_neighbour_limits(prefix)
+    remaining = _namespaces_with_prefix(prefix)
+    if remaining or survivors:
+        raise TwinError(f"teardown of {prefix!r} incomplete: namespaces left {remaining[:5]}, live PIDs {survivors}")
+    with contextlib.suppress(FileNotFoundError):
+        state.state_file.unlink()
+    return {"prefix": prefix, "namespaces_removed": len(namespaces & existing), "processes_stopped": len(victims),
+            "frr_dirs_removed": len(frr_dirs)}
+
+
+def _terminate(pids: set[int], grace_s: float = 3.0) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        if _alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie (a zombie no longer holds sockets or memory)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def _is_our_daemon(pid: int, pathspace: str) -> bool:
+    """The PID is alive and really is an FRR daemon of this pathspace (PIDs get reused)."""
+    if not pathspace or not _alive(pid):
+        return False
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return any(argv[i] == b"-N" and argv[i + 1] == pathspace.encode() for i in range(len(argv) - 1))
+
+
+def _namespaces_with_prefix(prefix: str) -> list[str]:
+    listing = run(["ip", "netns", "list"], check=False).stdout
+    names = [line.split()[0] for line in listing.splitlines() if line.strip()]
+    return sorted(name for name in names if name.startswith(f"{prefix}-"))
+
+
+@contextlib.contextmanager
+def _prefix_lock(prefix: str):
+    SHARED_RUN_DIR.mkdir(parents=True, exist_ok=True)
+    with open(SHARED_RUN_DIR / f"{prefix}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# --------------------------------------------------------------------------------------------- neighbour limits
+
+
+def _read_sysctl(key: str) -> int:
+    return int(Path("/proc/sys", *key.split(".")).read_text().strip())
+
+
+def _write_sysctl(key: str, value: int) -> None:
+    Path("/proc/sys", *key.split(".")).write_text(f"{value}\n")
+
+
+def _raise_neighbour_limits(prefix: str, interfaces: int) -> None:
+    """The ARP/ND table is one kernel table shared by every namespace, its limits settable only in the root
+    namespace (default gc_thresh3=1024): beyond ~100 switches BGP unnumbered fails with "neighbor table
+    overflow" (TWIN-NOTES). Raise them while any twin runs; the originals are restored by the last twin down.
+    Holders are recorded machine-wide so concurrent twins do not restore each other's raised values."""
+    wanted_max = max(65536, 8 * interfaces)
+    wanted = {1: wanted_max // 4, 2: wanted_max // 2, 3: wanted_max}
+    with _shared_file_lock():
+        record = _load_neighbour_record()
+        if record is None:
+            record = {"original": {key: _read_sysctl(key) for key in NEIGH_GC_KEYS}, "holders": []}
+        if prefix not in record["holders"]:
+            record["holders"].append(prefix)
+        for key in NEIGH_GC_KEYS:
+            value = wanted[int(key[-1])]
+            if _read_sysctl(key) < value:
+                _write_sysctl(key, value)
+        _neighbour_record_path().write_text(json.dumps(record))
+
+
+def _release_neighbour_limits(prefix: str) -> None:
+    with _shared_file_lock():
+        record = _load_neighbour_record()
+        if record is None:
+            return
+        live = set(_all_namespaces())
+        # Drop this twin and any holder that crashed without tearing down (none of its namespaces remain).
+        record["holders"] = [holder for holder in record["holders"]
+                             if holder != prefix and any(ns.startswith(f"{holder}-") for ns in live)]
+        if record["holders"]:
+            _neighbour_record_path().write_text(json.dumps(record))
+            return
+        for key, value in record["original"].items():
+            _write_sysctl(key, value)
+        _neighbour_record_path().unlink()
+
+
+def neighbour_limits_record() -> dict | None:
+    """The machine-wide record (originals + holders), for status and tests."""
+    return _load_neighbour_record()
+
+
+def _neighbour_record_path() -> Path:
+    return SHARED_RUN_DIR / "neigh-gc.json"
+
+
+def _load_neighbour_record() -> dict | None:
+    path = _neighbour_record_path()
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _all_namespaces() -> list[str]:
+    listing = run(["ip", "netns", "list"], check=False).stdout
+    return [line.split()[0] for line in listing.splitlines() if line.strip()]
+
+
+@contextlib.contextmanager
+def _shared_file_lock():
+    SHARED_RUN_DIR.mkdir(parents=True, exist_ok=True)
+    with open(SHARED_RUN_DIR / "neigh-gc.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def vtep_of(node: TwinNode) -> str | None:
+    """The node's VTEP address (the ``local`` of its VXLAN devices), None on spines."""
+    for bridge in node.linux_plan.get("bridges", []):
+        if bridge.get("vxlan"):
+            return str(ipaddress.ip_address(bridge["vxlan"]["local"]))
+    return None

@@ -1,0 +1,82 @@
+"""Running the few host tools the twin needs (ip, bridge, vtysh, ping) with clear errors.
+
+Every command is an argument list (never a shell string built from input), and every failure raises
+``TwinError`` naming the command and what it printed, so a broken twin says why.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from compiler.errors import TwinError
+
+FRR_BIN_DIR = "/usr/lib/frr"
+REQUIRED_TOOLS = ("ip", "bridge", "vtysh", "unshare", "ping", "sysctl")
+# Subprocess-bound work: threads overlap the fork/exec and netlink waits; 2 cores still help.
+PARALLELISM = 8
+
+
+def run(args: Sequence[str], *, input: str | None = None, check: bool = True, timeout: float = 60.0
+        ) -> subprocess.CompletedProcess:
+    try:
+        result = subprocess.run(list(args), input=input, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError as exc:
+        raise TwinError(f"{args[0]}: not installed ({exc})") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise TwinError(f"{' '.join(args)}: timed out after {timeout}s") from exc
+    if check and result.returncode != 0:
+        raise TwinError(f"{' '.join(args)} failed (rc={result.returncode}): {(result.stderr or result.stdout).strip()}")
+    return result
+
+
+def ip_batch(commands: list[str], *, netns: str | None = None, tool: str = "ip") -> None:
+    """Run many ``ip``/``bridge`` commands in one process (fork/exec per command dominates big twins)."""
+    if not commands:
+        return
+    args = [tool] + (["-n", netns] if netns else []) + ["-batch", "-"]
+    run(args, input="\n".join(commands) + "\n", timeout=300)
+
+
+def ns_exec(netns: str, args: Sequence[str], **kwargs) -> subprocess.CompletedProcess:
+    return run(["ip", "netns", "exec", netns, *args], **kwargs)
+
+
+def parallel(function, items, workers: int = PARALLELISM) -> list:
+    """Map over items with threads; the first exception is re-raised after all work finished."""
+    items = list(items)
+    if not items:
+        return []
+    with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
+        futures = [pool.submit(function, item) for item in items]
+        results, first_error = [], None
+        for future in futures:
+            try:
+                results.append(future.result())
+            except Exception as exc:  # noqa: BLE001 - collected and re-raised below
+                results.append(None)
+                first_error = first_error or exc
+    if first_error:
+        raise first_error
+    return results
+
+
+def twin_prerequisites() -> list[str]:
+    """Reasons the twin cannot run on this machine (empty list: it can)."""
+    missing = []
+    if os.geteuid() != 0:
+        missing.append("needs root (network namespaces, veth, FRR daemons)")
+    for daemon in ("zebra", "bgpd"):
+        if not os.access(os.path.join(FRR_BIN_DIR, daemon), os.X_OK):
+            missing.append(f"{FRR_BIN_DIR}/{daemon} not found (apt-get install frr)")
+    for tool in REQUIRED_TOOLS:
+        if shutil.which(tool) is None:
+            missing.append(f"'{tool}' not on PATH")
+    if not missing:
+        probe = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            missing.append(f"'ip netns' does not work: {probe.stderr.strip()}")
+    return missing
