@@ -43,13 +43,19 @@ DSCP_VALUES_PER_LINE = 8
 
 def render(structured: dict) -> dict[str, str]:
     """Render one device's structured config as an EOS ``startup-config``."""
-    _check_expressible(structured)
-    text = _environment().get_template("startup-config.j2").render(
-        device=structured,
-        virtual_router_mac=_virtual_router_mac(structured),
-        dscp_map_lines=_dscp_map_lines(structured.get("qos") or {}),
-        watchdog_action=_watchdog_action(structured.get("qos") or {}),
-    )
+    try:
+        _check_expressible(structured)
+        text = _environment().get_template("startup-config.j2").render(
+            device=structured,
+            virtual_router_mac=_virtual_router_mac(structured),
+            dscp_map_lines=_dscp_map_lines(structured.get("qos") or {}),
+            watchdog_action=_watchdog_action(structured.get("qos") or {}),
+        )
+    except (jinja2.UndefinedError, KeyError, TypeError) as error:
+        # StrictUndefined: a field the contract promises is missing; say which instead of printing nothing.
+        raise RenderError(
+            f"{structured.get('hostname', '?')}: structured config does not match docs/structured-config.md: {error}"
+        ) from error
     return {"startup-config": text}
 
 

@@ -1,0 +1,384 @@
+"""SONiC ``config_db.json`` tables built from one device's structured config (docs/structured-config.md).
+
+One builder per table group; each names the SONiC YANG model it follows (sonic-net/sonic-buildimage,
+``src/sonic-yang-models/yang-models/``). Every value is a string, as CONFIG_DB stores them. Keys use SONiC's
+``|`` separator exactly as the YANG list keys define them ("Ethernet0|10.1.0.1/31", "Vlan10|Ethernet16",
+"Ethernet0|3"). Nothing here decides policy: values are copied or reformatted from the structured config, and
+anything SONiC cannot express raises :class:`compiler.errors.RenderError` naming the field and value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from compiler.errors import RenderError
+
+# SONiC names front-panel ports EthernetN (N = first SerDes lane index, from the platform's port_config.ini).
+PORT_NAME = re.compile(r"^Ethernet[0-9]+$")
+# sonic-vlan.yang VLAN_LIST name pattern: Vlan2..Vlan4095; vlanid range 2..4094.
+VLAN_ID_RANGE = range(2, 4095)
+# sonic-vrf.yang: VRF names must match "Vrf[a-zA-Z0-9_-]+"; they are Linux netdevs, so at most 15 characters.
+VRF_NAME = re.compile(r"^Vrf[a-zA-Z0-9_-]+$")
+LINUX_IFNAME_MAX = 15
+# sonic-port.yang: mtu range 68..9216.
+PORT_MTU_RANGE = range(68, 9217)
+# sonic-pfcwd.yang ranges (milliseconds).
+PFCWD_DETECTION_MS = range(100, 5001)
+PFCWD_RESTORATION_MS = range(100, 60001)
+PFCWD_ACTIONS = ("drop", "forward", "alert")
+# SONiC's conventional name for the device-wide QoS maps (used by its own qos/buffer templates).
+QOS_MAP_NAME = "AZURE"
+# SONiC programs VXLAN on the IANA port; CONFIG_DB has no per-tunnel UDP port (RFC 7348 section 5: 4789).
+VXLAN_UDP_PORT = 4789
+VXLAN_TUNNEL_NAME = "vtep"
+EVPN_NVO_NAME = "nvo"
+# IEEE 802.3bs/cd: 200G and 400G (and faster) PAM4 Ethernet PHYs mandate RS(544,514) FEC. Below 200G the FEC
+# depends on the optic (e.g. 100G-LR4 runs without FEC), so the platform default is kept.
+RS_FEC_MIN_SPEED_GBPS = 200
+# DEVICE_METADATA.type from our role. SONiC's buffer templates pick T0 (server-facing) or T1 profiles from this.
+DEVICE_TYPE_BY_ROLE = {
+    "leaf": "ToRRouter",
+    "border": "ToRRouter",
+    "spine": "LeafRouter",
+    "super-spine": "SpineRouter",
+}
+INGRESS_LOSSLESS_POOL = "ingress_lossless_pool"
+
+
+def sonic_vrf_name(name: str) -> str:
+    """SONiC VRF name for a structured-config VRF: ``TENANT_A`` -> ``Vrf_TENANT_A`` (YANG requires the prefix)."""
+    sonic_name = name if name.startswith("Vrf") else f"Vrf_{name}"
+    if not VRF_NAME.match(sonic_name) or len(sonic_name) > LINUX_IFNAME_MAX:
+        raise RenderError(
+            f"vrfs[{name}].name={name!r}: SONiC VRF {sonic_name!r} must match Vrf[a-zA-Z0-9_-]+ and be at most "
+            f"{LINUX_IFNAME_MAX} characters (a Linux netdev)"
+        )
+    return sonic_name
+
+
+def build_config_db(structured: dict) -> dict[str, dict]:
+    """All CONFIG_DB tables for one device, ready for ``json.dumps(sort_keys=True)``."""
+    _check_port_names(structured)
+    tables: dict[str, dict] = {}
+    tables.update(device_metadata_tables(structured))
+    tables.update(port_tables(structured))
+    tables.update(routed_interface_tables(structured))
+    tables.update(vlan_tables(structured))
+    tables.update(vxlan_tables(structured))
+    tables.update(qos_tables(structured))
+    return {name: table for name, table in tables.items() if table}
+
+
+def _check_port_names(structured: dict) -> None:
+    for interface in structured["interfaces"]:
+        if not PORT_NAME.match(interface["name"]):
+            raise RenderError(
+                f"{structured['hostname']}: interfaces[].name={interface['name']!r}: SONiC front-panel ports are "
+                "named EthernetN (N = first lane index, e.g. Ethernet0, Ethernet8)"
+            )
+
+
+def device_metadata_tables(structured: dict) -> dict:
+    """DEVICE_METADATA (sonic-device_metadata.yang) and DEVICE_NEIGHBOR (sonic-device_neighbor.yang).
+
+    ``docker_routing_config_mode`` is ``split-unified``: FRR runs from our single frr.conf and nothing in CONFIG_DB
+    is turned into FRR config, so BGP_NEIGHBOR/BGP_GLOBALS are deliberately absent (they would compete with it).
+    """
+    role = structured["role"]
+    if role not in DEVICE_TYPE_BY_ROLE:
+        raise RenderError(f"{structured['hostname']}: role={role!r}: expected one of {sorted(DEVICE_TYPE_BY_ROLE)}")
+    localhost = {
+        "hostname": structured["hostname"],
+        "bgp_asn": str(structured["bgp"]["asn"]),
+        "bgp_router_id": structured["bgp"]["router_id"],
+        "docker_routing_config_mode": "split-unified",
+        "type": DEVICE_TYPE_BY_ROLE[role],
+    }
+    if _has_headroom(structured):
+        # Lossless PGs use the headroom the compiler computed (override profiles); pool sizes are left to SONiC's
+        # dynamic buffer calculation, which sizes pools from the ports' speed, cable length and MTU.
+        localhost["buffer_model"] = "dynamic"
+    neighbors = {
+        interface["name"]: {"name": interface["peer_device"], "port": interface["peer_interface"]}
+        for interface in structured["interfaces"]
+        if interface.get("peer_device") and interface.get("peer_interface")
+    }
+    return {"DEVICE_METADATA": {"localhost": localhost}, "DEVICE_NEIGHBOR": neighbors}
+
+
+def port_tables(structured: dict) -> dict:
+    """PORT (sonic-port.yang): speed in Mb/s, MTU, admin status, FEC where IEEE mandates it.
+
+    ``lanes`` is omitted: lane numbers are platform wiring (port_config.ini / platform.json of the HwSKU) that the
+    structured config does not carry; SONiC merges this table onto the HwSKU's port definitions.
+    """
+    ports = {}
+    for interface in structured["interfaces"]:
+        mtu = interface.get("mtu")
+        if mtu is not None and mtu not in PORT_MTU_RANGE:
+            raise RenderError(
+                f"{structured['hostname']}: interfaces[{interface['name']}].mtu={mtu!r}: SONiC accepts 68..9216"
+            )
+        port = {"admin_status": "up" if interface["enabled"] else "down"}
+        if interface.get("speed_gbps"):
+            port["speed"] = str(int(interface["speed_gbps"] * 1000))
+            fec = interface.get("fec") or ("rs" if interface["speed_gbps"] >= RS_FEC_MIN_SPEED_GBPS else None)
+            if fec:
+                port["fec"] = fec
+        if mtu is not None:
+            port["mtu"] = str(mtu)
+        if interface.get("description"):
+            port["description"] = interface["description"][:255]
+        ports[interface["name"]] = port
+    return {"PORT": ports}
+
+
+def routed_interface_tables(structured: dict) -> dict:
+    """INTERFACE (sonic-interface.yang) for routed ports and LOOPBACK_INTERFACE (sonic-loopback-interface.yang).
+
+    A port in a VLAN must not appear in INTERFACE (sonic-vlan.yang: "Port is a router interface").
+    """
+    interfaces: dict[str, dict] = {}
+    for interface in structured["interfaces"]:
+        if interface["kind"] == "unused" or interface.get("access_vlan") or interface.get("trunk_vlans"):
+            continue
+        if interface.get("unnumbered"):
+            # BGP unnumbered (RFC 5549): the port routes with its IPv6 link-local address only.
+            interfaces[interface["name"]] = {"ipv6_use_link_local_only": "enable"}
+        elif interface.get("ip"):
+            interfaces[interface["name"]] = {}
+            interfaces[f"{interface['name']}|{interface['ip']}"] = {}
+    loopbacks: dict[str, dict] = {}
+    for loopback in structured["loopbacks"]:
+        loopbacks[loopback["name"]] = {}
+        loopbacks[f"{loopback['name']}|{loopback['ip']}"] = {}
+    return {"INTERFACE": interfaces, "LOOPBACK_INTERFACE": loopbacks}
+
+
+def vlan_tables(structured: dict) -> dict:
+    """VLAN, VLAN_MEMBER, VLAN_INTERFACE (sonic-vlan.yang) and VRF (sonic-vrf.yang).
+
+    Each VRF also gets its transit VLAN (structured ``vrfs[].transit_vlan``), bound to the VRF without an address:
+    SONiC maps the L3 VNI of symmetric IRB onto that VLAN in VXLAN_TUNNEL_MAP.
+    """
+    hostname = structured["hostname"]
+    vlans: dict[str, dict] = {}
+    vlan_interfaces: dict[str, dict] = {}
+    for vlan in structured["vlans"]:
+        name = _vlan_name(hostname, vlan["id"], f"vlans[{vlan['id']}].id")
+        entry = {"vlanid": str(vlan["id"])}
+        if vlan.get("name"):
+            entry["description"] = vlan["name"]
+        svi = vlan.get("svi")
+        entry["mtu"] = str(svi["mtu"] if svi else structured["mtu"]["host"])
+        vlans[name] = entry
+        if svi:
+            interface = {"mac_addr": svi["mac"].lower()}
+            if vlan.get("vrf"):
+                interface["vrf_name"] = sonic_vrf_name(vlan["vrf"])
+            vlan_interfaces[name] = interface
+            vlan_interfaces[f"{name}|{svi['ip']}"] = {}
+    vrfs: dict[str, dict] = {}
+    for vrf in structured["vrfs"]:
+        vrf_name = sonic_vrf_name(vrf["name"])
+        vrfs[vrf_name] = {"vni": str(vrf["l3vni"])}
+        if vrf.get("transit_vlan") is not None and structured["vxlan"]:
+            name = _vlan_name(hostname, vrf["transit_vlan"], f"vrfs[{vrf['name']}].transit_vlan")
+            vlans[name] = {
+                "vlanid": str(vrf["transit_vlan"]),
+                "description": f"L3VNI {vrf['l3vni']} {vrf['name']}",
+                "mtu": str(structured["vxlan"]["mtu"]),
+            }
+            vlan_interfaces[name] = {"vrf_name": vrf_name}
+    members: dict[str, dict] = {}
+    for interface in structured["interfaces"]:
+        if interface["kind"] == "unused":
+            continue
+        tagged = list(interface.get("trunk_vlans") or [])
+        untagged = interface.get("access_vlan")
+        if tagged and untagged in tagged:
+            tagged.remove(untagged)
+        for vlan_id, mode in [(untagged, "untagged")] + [(vlan_id, "tagged") for vlan_id in tagged]:
+            if vlan_id is None:
+                continue
+            name = f"Vlan{vlan_id}"
+            if name not in vlans:
+                raise RenderError(
+                    f"{hostname}: interfaces[{interface['name']}] VLAN {vlan_id}: not in the device's vlans"
+                )
+            members[f"{name}|{interface['name']}"] = {"tagging_mode": mode}
+    return {"VLAN": vlans, "VLAN_MEMBER": members, "VLAN_INTERFACE": vlan_interfaces, "VRF": vrfs}
+
+
+def _vlan_name(hostname: str, vlan_id: int, field: str) -> str:
+    if vlan_id not in VLAN_ID_RANGE:
+        raise RenderError(f"{hostname}: {field}={vlan_id!r}: SONiC VLAN ids are 2..4094")
+    return f"Vlan{vlan_id}"
+
+
+def vxlan_tables(structured: dict) -> dict:
+    """VXLAN_TUNNEL, VXLAN_TUNNEL_MAP, VXLAN_EVPN_NVO (sonic-vxlan.yang). Empty on spines (no VTEP)."""
+    vxlan = structured["vxlan"]
+    if not vxlan:
+        return {}
+    if int(vxlan["udp_port"]) != VXLAN_UDP_PORT:
+        raise RenderError(
+            f"{structured['hostname']}: vxlan.udp_port={vxlan['udp_port']!r}: SONiC VTEPs use UDP {VXLAN_UDP_PORT}"
+        )
+    maps: dict[str, dict] = {}
+    for vlan_id, vni in vxlan["vlan_vnis"].items():
+        maps[f"{VXLAN_TUNNEL_NAME}|map_{vni}_Vlan{vlan_id}"] = {"vlan": f"Vlan{vlan_id}", "vni": str(vni)}
+    for vrf in structured["vrfs"]:
+        if vrf.get("transit_vlan") is not None:
+            vlan = f"Vlan{vrf['transit_vlan']}"
+            maps[f"{VXLAN_TUNNEL_NAME}|map_{vrf['l3vni']}_{vlan}"] = {"vlan": vlan, "vni": str(vrf["l3vni"])}
+    return {
+        "VXLAN_TUNNEL": {VXLAN_TUNNEL_NAME: {"src_ip": vxlan["vtep_ip"]}},
+        "VXLAN_EVPN_NVO": {EVPN_NVO_NAME: {"source_vtep": VXLAN_TUNNEL_NAME}},
+        "VXLAN_TUNNEL_MAP": maps,
+    }
+
+
+def qos_tables(structured: dict) -> dict:
+    """RoCE QoS: classification maps, per-port bindings, ECN, lossless buffers, PFC watchdog, cable lengths.
+
+    Models: sonic-dscp-tc-map, sonic-tc-queue-map, sonic-tc-priority-group-map, sonic-pfc-priority-queue-map,
+    sonic-pfc-priority-priority-group-map, sonic-port-qos-map, sonic-wred-profile, sonic-queue,
+    sonic-buffer-pool, sonic-buffer-profile, sonic-buffer-pg, sonic-pfcwd, sonic-cable-length.
+    """
+    qos = structured["qos"]
+    if not qos:
+        return {}
+    hostname = structured["hostname"]
+    tc_to_queue = {int(tc): int(queue) for tc, queue in qos["tc_to_queue"].items()}
+    tc_to_pg = {int(tc): int(pg) for tc, pg in qos["tc_to_priority_group"].items()}
+    tc_to_priority = {int(tc): int(priority) for tc, priority in qos["tc_to_priority"].items()}
+    priority_to_tc = {priority: tc for tc, priority in sorted(tc_to_priority.items())}
+    dscp_to_tc = {int(dscp): int(tc) for dscp, tc in qos["dscp_to_tc"].items()}
+
+    tables: dict[str, dict] = {
+        # The contract sends every DSCP it does not list to traffic class 0; SONiC maps need every value listed.
+        "DSCP_TO_TC_MAP": {QOS_MAP_NAME: {str(dscp): str(dscp_to_tc.get(dscp, 0)) for dscp in range(64)}},
+        "TC_TO_QUEUE_MAP": {QOS_MAP_NAME: {str(tc): str(queue) for tc, queue in tc_to_queue.items()}},
+        "TC_TO_PRIORITY_GROUP_MAP": {QOS_MAP_NAME: {str(tc): str(pg) for tc, pg in tc_to_pg.items()}},
+        # PFC frames name a priority; these maps say which queue stops and which PG sends XOFF for it.
+        # Unlisted priorities keep SONiC's identity mapping.
+        "MAP_PFC_PRIORITY_TO_QUEUE": {
+            QOS_MAP_NAME: {
+                str(priority): str(tc_to_queue.get(priority_to_tc.get(priority, -1), priority))
+                for priority in range(8)
+            }
+        },
+        "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {
+            QOS_MAP_NAME: {str(priority): str(tc_to_pg[tc]) for priority, tc in priority_to_tc.items() if tc in tc_to_pg}
+        },
+        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": QOS_MAP_NAME}},
+        "WRED_PROFILE": {},
+        "QUEUE": {},
+        "BUFFER_POOL": {},
+        "BUFFER_PROFILE": {},
+        "BUFFER_PG": {},
+        "PFC_WD": {},
+        "CABLE_LENGTH": {},
+    }
+    watchdog = qos.get("pfc_watchdog") or {}
+    cable_lengths: dict[str, str] = {}
+    for interface in structured["interfaces"]:
+        name = interface["name"]
+        if interface.get("cable_length_m"):
+            # sonic-cable-length.yang wants whole metres ("[0-9]+m"). Round up: headroom grows with cable length,
+            # so rounding down would under-size the lossless buffer.
+            cable_lengths[name] = f"{math.ceil(interface['cable_length_m'])}m"
+        port_qos = interface.get("qos") or {}
+        if not port_qos:
+            continue
+        if port_qos.get("trust") not in (None, "dscp"):
+            raise RenderError(
+                f"{hostname}: interfaces[{name}].qos.trust={port_qos['trust']!r}: only DSCP trust is rendered"
+            )
+        binding = {
+            "dscp_to_tc_map": QOS_MAP_NAME,
+            "tc_to_queue_map": QOS_MAP_NAME,
+            "tc_to_pg_map": QOS_MAP_NAME,
+            "pfc_to_queue_map": QOS_MAP_NAME,
+            "pfc_to_pg_map": QOS_MAP_NAME,
+        }
+        pfc_priorities = sorted(int(priority) for priority in port_qos.get("pfc_priorities") or [])
+        if pfc_priorities:
+            binding["pfc_enable"] = ",".join(str(priority) for priority in pfc_priorities)
+            if port_qos.get("pfc_watchdog") and watchdog.get("enabled"):
+                binding["pfcwd_sw_enable"] = binding["pfc_enable"]
+                tables["PFC_WD"][name] = _pfc_watchdog_entry(hostname, watchdog)
+        tables["PORT_QOS_MAP"][name] = binding
+
+        for queue, ecn in sorted((port_qos.get("ecn") or {}).items(), key=lambda item: int(item[0])):
+            profile_name, profile = _wred_profile(ecn)
+            tables["WRED_PROFILE"][profile_name] = profile
+            tables["QUEUE"][f"{name}|{int(queue)}"] = {"wred_profile": profile_name}
+
+        for priority, headroom in sorted((port_qos.get("headroom") or {}).items(), key=lambda item: int(item[0])):
+            tc = priority_to_tc.get(int(priority))
+            if tc is None or tc not in tc_to_pg:
+                raise RenderError(
+                    f"{hostname}: interfaces[{name}].qos.headroom[{priority}]: priority {priority} has no traffic "
+                    "class / priority group in qos.tc_to_priority and qos.tc_to_priority_group"
+                )
+            profile_name, profile = _lossless_profile(hostname, name, priority, headroom)
+            tables["BUFFER_PROFILE"][profile_name] = profile
+            pg_key = f"{name}|{tc_to_pg[tc]}"
+            existing = tables["BUFFER_PG"].get(pg_key)
+            if existing and existing["profile"] != profile_name:
+                raise RenderError(
+                    f"{hostname}: interfaces[{name}].qos.headroom[{priority}]: priority group {tc_to_pg[tc]} "
+                    "already carries a different headroom for another priority"
+                )
+            tables["BUFFER_PG"][pg_key] = {"profile": profile_name}
+            tables["BUFFER_POOL"][INGRESS_LOSSLESS_POOL] = {"type": "ingress", "mode": "dynamic"}
+    if cable_lengths:
+        tables["CABLE_LENGTH"] = {QOS_MAP_NAME: cable_lengths}
+    return tables
+
+
+def _pfc_watchdog_entry(hostname: str, watchdog: dict) -> dict:
+    detect_ms, restore_ms, action = watchdog["detect_ms"], watchdog["restore_ms"], watchdog["action"]
+    if detect_ms not in PFCWD_DETECTION_MS:
+        raise RenderError(f"{hostname}: qos.pfc_watchdog.detect_ms={detect_ms!r}: SONiC accepts 100..5000 ms")
+    if restore_ms not in PFCWD_RESTORATION_MS:
+        raise RenderError(f"{hostname}: qos.pfc_watchdog.restore_ms={restore_ms!r}: SONiC accepts 100..60000 ms")
+    if action not in PFCWD_ACTIONS:
+        raise RenderError(f"{hostname}: qos.pfc_watchdog.action={action!r}: SONiC accepts {list(PFCWD_ACTIONS)}")
+    return {"action": action, "detection_time": str(detect_ms), "restoration_time": str(restore_ms)}
+
+
+def _wred_profile(ecn: dict) -> tuple[str, dict]:
+    """ECN-marking WRED profile, named by its values so identical settings share one profile (<= 32 chars)."""
+    minimum, maximum, probability = int(ecn["min_bytes"]), int(ecn["max_bytes"]), int(ecn["probability"])
+    profile = {"ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true"}
+    # Thresholds are bytes in SONiC (sonic-wred-profile.yang "units bytes"); all colours mark alike.
+    for colour in ("green", "yellow", "red"):
+        profile[f"{colour}_min_threshold"] = str(minimum)
+        profile[f"{colour}_max_threshold"] = str(maximum)
+        profile[f"{colour}_drop_probability"] = str(probability)
+    return f"ECN_{minimum}_{maximum}_{probability}", profile
+
+
+def _lossless_profile(hostname: str, port: str, priority: str, headroom: dict) -> tuple[str, dict]:
+    """Headroom-override ingress profile carrying the compiler's XOFF/XON/size, named by its values."""
+    xoff, xon, size = int(headroom["xoff_bytes"]), int(headroom["xon_bytes"]), int(headroom["size_bytes"])
+    profile = {"pool": INGRESS_LOSSLESS_POOL, "xoff": str(xoff), "xon": str(xon), "size": str(size)}
+    policy = headroom.get("policy", "dynamic")
+    if policy == "dynamic":
+        # Alpha 2^0 = 1: the PG may take as much shared buffer as is still free (SONiC's lossless default).
+        profile["dynamic_th"] = "0"
+    elif policy == "static":
+        profile["static_th"] = str(size)
+    else:
+        raise RenderError(
+            f"{hostname}: interfaces[{port}].qos.headroom[{priority}].policy={policy!r}: expected dynamic or static"
+        )
+    return f"pg_lossless_{xoff}_{xon}_{size}", profile
+
+
+def _has_headroom(structured: dict) -> bool:
+    return any((interface.get("qos") or {}).get("headroom") for interface in structured["interfaces"])
