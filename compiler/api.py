@@ -1,0 +1,81 @@
+"""The compiler's public API (pyavd-shaped pure functions; contract in docs/structured-config.md).
+
+    validate_intent(snapshot)                -> None or IntentValidationError (all field errors)
+    allocate(inventory, intent, existing)    -> Allocations (stable)
+    build_facts(snapshot)                    -> FabricFacts
+    structured_configs(snapshot, facts)      -> {hostname: structured config}
+    render_device(structured, platform)      -> {file name: text}
+    compile_fabric(snapshot, platforms=None) -> CompileResult
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from compiler.allocate import allocate
+from compiler.facts import FabricFacts, build_facts
+from compiler.model import Platform, Snapshot
+from compiler.render import render_device, supported_platforms
+from compiler.structured import build_structured_configs
+from compiler.validate import validate_intent
+
+__all__ = [
+    "CompileResult", "allocate", "build_facts", "compile_fabric", "render_device", "structured_configs",
+    "supported_platforms", "validate_intent", "platforms_for",
+]
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    snapshot: Snapshot
+    facts: FabricFacts
+    structured: Mapping[str, dict]
+    rendered: Mapping[str, Mapping[str, Mapping[str, str]]]  # host -> platform -> file -> text
+    hashes: Mapping[str, Mapping[str, str]]  # host -> platform -> sha256 over its files
+
+    __hash__ = None
+
+    @property
+    def allocations(self):
+        return self.facts.allocations
+
+
+def structured_configs(snapshot: Snapshot, facts: FabricFacts) -> dict[str, dict]:
+    return build_structured_configs(snapshot, facts)
+
+
+def files_sha256(files: Mapping[str, str]) -> str:
+    """One digest over a platform's files (names and contents, in name order)."""
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update(files[name].encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def platforms_for(own_platform: str, platforms: Iterable[str] | None) -> tuple[str, ...]:
+    """None: the device's own platform plus "frr" (the twin runs every switch as FRR)."""
+    if platforms is None:
+        return (own_platform,) if own_platform == Platform.FRR else (own_platform, Platform.FRR)
+    return tuple(dict.fromkeys(platforms))
+
+
+def compile_fabric(snapshot: Snapshot, platforms: Iterable[str] | None = None) -> CompileResult:
+    validate_intent(snapshot)
+    facts = build_facts(snapshot)
+    structured = structured_configs(snapshot, facts)
+    wanted = None if platforms is None else tuple(platforms)
+    rendered: dict[str, dict[str, dict[str, str]]] = {}
+    hashes: dict[str, dict[str, str]] = {}
+    for host, config in structured.items():
+        rendered[host] = {}
+        hashes[host] = {}
+        for platform in platforms_for(config["platform"], wanted):
+            files = render_device(config, platform)
+            rendered[host][platform] = files
+            hashes[host][platform] = files_sha256(files)
+    return CompileResult(snapshot=snapshot, facts=facts, structured=structured, rendered=rendered, hashes=hashes)

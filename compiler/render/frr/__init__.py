@@ -1,0 +1,158 @@
+"""FRR platform renderer: ``frr.conf`` (FRR 8.4 syntax) and ``linux-plan.json`` (what the twin applies to the
+Linux kernel: names, MTUs, addresses, bridges, VXLAN devices, VRFs).
+
+All decisions are made here in Python; ``templates/frr.conf.j2`` only prints the view built by
+:func:`frr_view`. :func:`render_frr_conf` takes an ``ifname`` mapping so the SONiC renderer reuses it with
+SONiC port names. Config proven on the twin (see /work/shared/TWIN-NOTES.md): ``frr defaults datacenter``,
+``no zebra nexthop kernel enable`` (FRR 8.4 kernel nexthop-group bug after link flaps), peer group with
+``advertisement-interval 0`` and short connect timers, ``advertise-all-vni`` on VTEPs only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from compiler.validate import TRANSIT_VLAN_BASE
+
+FRR_VERSION = "8.4"
+CONNECT_RETRY_S = 2  # fast session retry after a link flap (TWIN-NOTES: proven config)
+LINUX_IFNAME_MAX = 15
+LINUX_SYSCTLS = {
+    "net.ipv4.ip_forward": "1",
+    # Hash ECMP on the L4 5-tuple so RoCE flows (UDP 4791, varying source port) spread over all uplinks.
+    "net.ipv4.fib_multipath_hash_policy": "1",
+    "net.ipv6.conf.all.forwarding": "1",
+}
+VRF_TABLE_BASE = 1000  # kernel table of a tenant VRF = 1000 + (transit VLAN - 3000), as stable as the L3VNI
+
+
+@lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        autoescape=False,
+    )
+    return environment.get_template("frr.conf.j2")
+
+
+_ETHERNET = re.compile(r"^ethernet", re.IGNORECASE)
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@lru_cache(maxsize=65536)
+def linux_ifname(name: str) -> str:
+    """Inventory port name -> Linux-safe name: ``Ethernet1/1`` -> ``eth1_1``; at most 15 characters."""
+    candidate = _UNSAFE.sub("_", _ETHERNET.sub("eth", name))
+    if len(candidate) > LINUX_IFNAME_MAX:
+        candidate = "if" + hashlib.sha1(name.encode()).hexdigest()[:LINUX_IFNAME_MAX - 2]
+    return candidate
+
+
+def _identity(name: str) -> str:
+    return name
+
+
+def _address_families(neighbors: list[dict], groups: list[dict]) -> set[str]:
+    families: set[str] = set()
+    for item in groups + neighbors:
+        families.update(item["address_families"])
+    return families
+
+
+def frr_view(structured: dict, ifname: Callable[[str], str] = _identity) -> dict:
+    """Everything frr.conf prints, decided: names mapped, optional blocks resolved to lists/booleans."""
+    bgp = structured["bgp"]
+    neighbors = []
+    for neighbor in bgp["neighbors"]:
+        unnumbered = neighbor["address"] is None
+        neighbors.append({
+            "peer": ifname(neighbor["interface"]) if unnumbered else neighbor["address"],
+            "unnumbered": unnumbered, "remote_as": neighbor["remote_as"], "peer_group": neighbor["peer_group"],
+            "description": neighbor["description"],
+        })
+    families = _address_families(bgp["neighbors"], bgp["peer_groups"])
+    evpn = bgp["evpn"]
+    vni_blocks = [{"vni": vlan["vni"], "rd": vlan["rd"], "import": vlan["route_targets"]["import"],
+                   "export": vlan["route_targets"]["export"]} for vlan in structured["vlans"]]
+    interfaces = [{"name": ifname(item["name"]), "description": item["description"], "unnumbered": item["unnumbered"],
+                   "shutdown": not item["enabled"]}
+                  for item in structured["interfaces"] if item["kind"] != "unused"]
+    return {
+        "frr_version": FRR_VERSION,
+        "hostname": structured["hostname"],
+        "vrfs": [{"name": vrf["name"], "l3vni": vrf["l3vni"]} for vrf in structured["vrfs"]],
+        "interfaces": interfaces,
+        "bgp": {
+            "asn": bgp["asn"], "router_id": bgp["router_id"], "keepalive_s": bgp["keepalive_s"],
+            "hold_s": bgp["hold_s"], "maximum_paths": bgp["maximum_paths"],
+            "peer_groups": [{"name": group["name"], "bfd": group["bfd"], "connect_retry_s": CONNECT_RETRY_S,
+                             "evpn": "l2vpn_evpn" in group["address_families"]} for group in bgp["peer_groups"]],
+            "neighbors": neighbors,
+            "networks": bgp["networks"],
+            "ipv4_unicast": "ipv4_unicast" in families or not families,
+            "evpn": evpn["enabled"],
+            "advertise_all_vni": evpn["advertise_all_vni"],
+            "vnis": [block for block in vni_blocks if block["import"] or block["export"]],
+            "vrfs": [{"name": vrf["name"], "rd": vrf["rd"], "import": vrf["route_targets"]["import"],
+                      "export": vrf["route_targets"]["export"]} for vrf in bgp["vrfs"]],
+        },
+    }
+
+
+def render_frr_conf(structured: dict, ifname: Callable[[str], str] = _identity) -> str:
+    return _template().render(frr_view(structured, ifname))
+
+
+def linux_plan(structured: dict) -> dict:
+    """The kernel side of an FRR switch (docs/structured-config.md, "Linux plan")."""
+    vxlan = structured["vxlan"]
+    host_mtu = structured["mtu"]["host"]
+    links = [{"name": linux_ifname(item["name"]), "source_name": item["name"], "mtu": item["mtu"],
+              "address": item["ip"], "kind": item["kind"]}
+             for item in structured["interfaces"] if item["kind"] != "unused"]
+    members: dict[int, list[str]] = {}
+    for item in structured["interfaces"]:
+        if item["kind"] != "server":
+            continue
+        if item["access_vlan"] is not None:
+            members.setdefault(item["access_vlan"], []).append(linux_ifname(item["name"]))
+        for vlan_id in item["trunk_vlans"]:
+            # A port carrying several networks joins each bridge through an 802.1Q sub-interface.
+            members.setdefault(vlan_id, []).append(f"{linux_ifname(item['name'])}.{vlan_id}"[:LINUX_IFNAME_MAX])
+
+    def vxlan_device(vni: int) -> dict:
+        return {"name": f"vx{vni}", "vni": vni, "local": vxlan["vtep_ip"], "dstport": vxlan["udp_port"],
+                "mtu": vxlan["mtu"]}
+
+    bridges = [{"name": f"br{vlan['id']}", "vlan": vlan["id"],
+                "mtu": vlan["svi"]["mtu"] if vlan["svi"] else host_mtu,
+                "vxlan": vxlan_device(vlan["vni"]), "members": members.get(vlan["id"], []),
+                "svi": {"address": vlan["svi"]["ip"], "mac": vlan["svi"]["mac"]} if vlan["svi"] else None,
+                "vrf": vlan["vrf"]} for vlan in structured["vlans"]]
+    vrfs = [{"name": vrf["name"], "table": VRF_TABLE_BASE + vrf["transit_vlan"] - TRANSIT_VLAN_BASE,
+             "l3vni": vrf["l3vni"],
+             "bridge": {"name": f"br{vrf['transit_vlan']}", "mtu": vxlan["mtu"], "vxlan": vxlan_device(vrf["l3vni"])}}
+            for vrf in structured["vrfs"]]
+    return {
+        "hostname": structured["hostname"],
+        "sysctls": dict(LINUX_SYSCTLS),
+        "loopback_addresses": [loopback["ip"] for loopback in structured["loopbacks"]],
+        "links": links,
+        "bridges": bridges,
+        "vrfs": vrfs,
+    }
+
+
+def render(structured: dict) -> dict[str, str]:
+    return {
+        "frr.conf": render_frr_conf(structured, linux_ifname),
+        "linux-plan.json": json.dumps(linux_plan(structured), indent=2) + "\n",
+    }

@@ -1,0 +1,45 @@
+"""Structured config: one vendor-neutral dict per device, built by one module per feature.
+
+Each feature is a function ``apply(context, switch, config)`` that fills the keys it owns in ``config``;
+:data:`FEATURES` is the declared merge order (later features may annotate what earlier ones built, e.g.
+roce_qos adds ``qos`` to the interfaces that interfaces_mtu created). The shape is docs/structured-config.md;
+every key is present from the start (:func:`skeleton`), so consumers never guess.
+"""
+
+from __future__ import annotations
+
+from compiler.model import Snapshot
+from compiler.natural import natural_key
+from compiler.structured import base, evpn_overlay, interfaces_mtu, roce_qos, underlay_bgp, vxlan_vrf
+from compiler.structured.context import StructuredContext
+
+FEATURES = (
+    ("base", base.apply),
+    ("interfaces_mtu", interfaces_mtu.apply),
+    ("underlay_bgp", underlay_bgp.apply),
+    ("evpn_overlay", evpn_overlay.apply),
+    ("vxlan_vrf", vxlan_vrf.apply),
+    ("roce_qos", roce_qos.apply),
+)
+
+
+def skeleton(hostname: str) -> dict:
+    return {
+        "hostname": hostname, "role": None, "platform": None, "asn": None, "router_id": None,
+        "mtu": {}, "loopbacks": [], "interfaces": [],
+        "bgp": {"asn": None, "router_id": None, "maximum_paths": None, "keepalive_s": None, "hold_s": None,
+                "bfd": False, "peer_groups": [], "neighbors": [], "networks": [],
+                "evpn": {"enabled": False, "advertise_all_vni": False}, "vrfs": []},
+        "vlans": [], "vrfs": [], "vxlan": {}, "qos": {},
+    }
+
+
+def build_structured_configs(snapshot: Snapshot, facts) -> dict[str, dict]:
+    context = StructuredContext.build(snapshot, facts)
+    configs: dict[str, dict] = {}
+    for switch in sorted(snapshot.inventory.switches, key=lambda s: natural_key(s.hostname)):
+        config = skeleton(switch.hostname)
+        for _name, apply in FEATURES:
+            apply(context, switch, config)
+        configs[switch.hostname] = config
+    return configs

@@ -1,0 +1,43 @@
+"""Feature evpn_overlay: the EVPN address family and the per-tenant BGP VRFs (RD/RT) on VTEPs.
+
+Route distinguishers are type 1 (router-id:number, RFC 4364) so they are unique per device. Route targets
+follow the intent's scheme: ``vni`` writes ``<vni>:<vni>`` on every VTEP (works across per-leaf ASNs on all
+platforms); ``auto`` leaves both lists empty, meaning "the platform's auto-derived RT" (FRR/EOS: ASN:VNI).
+"""
+
+from __future__ import annotations
+
+from compiler.model import RouteTargetScheme
+from compiler.topology import VTEP_ROLES
+
+MAX_TWO_BYTE = 65535
+
+
+def route_targets(scheme: str, vni: int) -> dict:
+    if scheme != RouteTargetScheme.VNI:
+        return {"import": [], "export": []}
+    # Type-0 RT is 2-byte admin : 4-byte value; a VNI above 65535 cannot be the admin field, so use 1.
+    target = f"{vni}:{vni}" if vni <= MAX_TWO_BYTE else f"1:{vni}"
+    return {"import": [target], "export": [target]}
+
+
+def route_distinguisher(router_id: str, vni: int) -> str:
+    # Type-1 RD carries a 2-byte number; larger VNIs keep their low 16 bits (validate_intent rejects clashes).
+    return f"{router_id}:{vni if vni <= MAX_TWO_BYTE else vni & 0xFFFF}"
+
+
+def apply(context, switch, config: dict) -> None:
+    if not context.overlay_enabled:
+        return
+    is_vtep = switch.role in VTEP_ROLES
+    bgp = config["bgp"]
+    bgp["evpn"] = {"enabled": True, "advertise_all_vni": is_vtep}
+    if not is_vtep:
+        return
+    scheme = context.intent.route_target_scheme
+    l3vnis = context.facts.l3vnis_by_tenant
+    bgp["vrfs"] = [
+        {"name": tenant.vrf, "rd": route_distinguisher(config["router_id"], l3vnis[tenant.name]),
+         "l3vni": l3vnis[tenant.name], "route_targets": route_targets(scheme, l3vnis[tenant.name])}
+        for tenant in context.facts.placement.tenants_on[switch.hostname]
+    ]

@@ -1,0 +1,115 @@
+"""The fabric-wide RoCE QoS policy derived once from the intent's RoCE classes (used by roce_qos).
+
+DSCP -> traffic class -> queue/priority group/802.1p priority maps, the lossless priorities (PFC), ECN/WRED
+thresholds per queue (DCQCN marking), the CNP class and the PFC watchdog. Everything unmapped stays in TC 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from compiler.model import FabricIntent, RoceClass
+from compiler.natural import natural_key
+from compiler.qos_math import kib, pfc_headroom, static_headroom
+
+
+@dataclass(frozen=True)
+class FabricQos:
+    policy: dict  # the device-level ``qos`` block (copied per device)
+    lossless_classes: tuple[RoceClass, ...]
+    port_ecn: dict  # queue -> thresholds, shared by every port
+    watchdog_enabled: bool
+
+    __hash__ = None
+
+    def device_policy(self) -> dict:
+        policy = dict(self.policy)
+        policy["classes"] = [dict(item, dscp=list(item["dscp"]), ecn=dict(item["ecn"])) for item in policy["classes"]]
+        for key in ("dscp_to_tc", "tc_to_queue", "tc_to_priority_group", "tc_to_priority", "cnp", "pfc_watchdog"):
+            policy[key] = dict(policy[key])
+        policy["lossless_priorities"] = list(policy["lossless_priorities"])
+        return policy
+
+    def port_qos(self, speed_gbps: int, cable_length_m: float, mtu: int) -> dict:
+        return {
+            "trust": "dscp",
+            "pfc_priorities": list(self.policy["lossless_priorities"]),
+            "pfc_watchdog": self.watchdog_enabled,
+            "ecn": {queue: dict(thresholds) for queue, thresholds in self.port_ecn.items()},
+            "headroom": {str(roce.priority): _headroom(roce.headroom_policy, roce.headroom_bytes, speed_gbps,
+                                                       cable_length_m, mtu)
+                         for roce in self.lossless_classes},
+        }
+
+
+@lru_cache(maxsize=4096)
+def _headroom_cached(policy: str, headroom_bytes: int, speed_gbps: int, cable_length_m: float, mtu: int) -> tuple:
+    if policy == "static":
+        headroom = static_headroom(headroom_bytes, mtu)
+    else:
+        headroom = pfc_headroom(speed_gbps, cable_length_m, mtu)
+    return headroom.xoff_bytes, headroom.xon_bytes, headroom.size_bytes
+
+
+def _headroom(policy: str, headroom_bytes: int, speed_gbps: int, cable_length_m: float, mtu: int) -> dict:
+    xoff, xon, size = _headroom_cached(policy, headroom_bytes, speed_gbps, float(cable_length_m or 0.0), mtu)
+    return {"xoff_bytes": xoff, "xon_bytes": xon, "size_bytes": size, "policy": policy}
+
+
+def _ecn(roce: RoceClass) -> dict:
+    if roce.ecn_max_kb <= 0:
+        return {}
+    return {"min_bytes": kib(roce.ecn_min_kb), "max_bytes": kib(roce.ecn_max_kb),
+            "probability": roce.ecn_mark_probability}
+
+
+def _int_keyed(mapping: dict[int, int]) -> dict[str, int]:
+    return {str(key): mapping[key] for key in sorted(mapping)}
+
+
+def build_fabric_qos(intent: FabricIntent) -> FabricQos:
+    classes = sorted(intent.roce_classes, key=lambda roce: (roce.traffic_class, natural_key(roce.name)))
+    dscp_to_tc: dict[int, int] = {}
+    tc_to_queue: dict[int, int] = {0: 0}
+    tc_to_pg: dict[int, int] = {0: 0}
+    tc_to_priority: dict[int, int] = {0: 0}
+    for roce in classes:
+        for dscp in roce.dscp:
+            dscp_to_tc[dscp] = roce.traffic_class
+        tc_to_queue[roce.traffic_class] = roce.traffic_class  # one egress queue per traffic class
+        # Lossless traffic gets its own priority group (numbered like its priority) so it has its own headroom.
+        tc_to_pg[roce.traffic_class] = roce.priority if roce.lossless else 0
+        tc_to_priority[roce.traffic_class] = roce.priority
+    cnp = {}
+    cnp_class = next((roce for roce in classes if roce.cnp_dscp is not None), None)
+    if cnp_class is not None:
+        cnp_tc = cnp_class.cnp_priority
+        cnp = {"dscp": cnp_class.cnp_dscp, "priority": cnp_class.cnp_priority, "traffic_class": cnp_tc}
+        dscp_to_tc[cnp_class.cnp_dscp] = cnp_tc
+        tc_to_queue.setdefault(cnp_tc, cnp_tc)
+        tc_to_pg.setdefault(cnp_tc, 0)
+        tc_to_priority.setdefault(cnp_tc, cnp_class.cnp_priority)
+    lossless = tuple(roce for roce in classes if roce.lossless)
+    watched = [roce for roce in lossless if roce.pfc_watchdog]
+    watchdog = {"enabled": bool(watched),
+                # Strictest settings win when classes differ: detect soonest, restore latest.
+                "detect_ms": min((roce.watchdog_detect_ms for roce in watched), default=0),
+                "restore_ms": max((roce.watchdog_restore_ms for roce in watched), default=0),
+                "action": "drop"}
+    class_entries = [{"name": roce.name, "dscp": sorted(roce.dscp), "traffic_class": roce.traffic_class,
+                      "priority": roce.priority, "queue": roce.traffic_class, "lossless": roce.lossless,
+                      "ecn": _ecn(roce)} for roce in classes]
+    policy = {
+        "trust": "dscp",
+        "dscp_to_tc": _int_keyed(dscp_to_tc),
+        "tc_to_queue": _int_keyed(tc_to_queue),
+        "tc_to_priority_group": _int_keyed(tc_to_pg),
+        "tc_to_priority": _int_keyed(tc_to_priority),
+        "classes": class_entries,
+        "lossless_priorities": sorted({roce.priority for roce in lossless}),
+        "cnp": cnp,
+        "pfc_watchdog": watchdog,
+    }
+    port_ecn = {str(entry["queue"]): entry["ecn"] for entry in class_entries if entry["ecn"]}
+    return FabricQos(policy=policy, lossless_classes=lossless, port_ecn=port_ecn, watchdog_enabled=bool(watched))

@@ -1,0 +1,58 @@
+"""Feature vxlan_vrf: VLANs with their L2VNI and anycast gateway (SVI), tenant VRFs with their L3VNI and
+transit VLAN, and the VXLAN tunnel interface with its flood lists (the remote VTEPs carrying each VNI,
+which EVPN type-3 routes are expected to reproduce).
+
+The VXLAN/bridge MTU is the underlay MTU minus 50 bytes (RFC 7348 outer headers over IPv4).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from compiler.qos_math import VXLAN_UDP_PORT, vxlan_mtu
+from compiler.structured.evpn_overlay import route_distinguisher, route_targets
+from compiler.topology import VTEP_ROLES
+from compiler.validate import transit_vlan
+
+
+def apply(context, switch, config: dict) -> None:
+    if switch.role not in VTEP_ROLES:
+        return
+    intent, facts = context.intent, context.facts
+    placement = facts.placement
+    networks = placement.networks_on[switch.hostname]
+    tenants = placement.tenants_on[switch.hostname]
+    if not networks and not tenants:
+        return
+    vrf_of = {tenant.name: tenant.vrf for tenant in intent.tenants}
+    router_id = config["router_id"]
+    vlans = []
+    for network in networks:
+        vni = facts.l2vnis_by_network[network.name]
+        svi = None
+        if network.gateway:
+            prefix = ipaddress.IPv4Network(network.subnet).prefixlen
+            svi = {"ip": f"{network.gateway}/{prefix}", "mac": intent.anycast_gateway_mac, "mtu": intent.host_mtu}
+        vlans.append({"id": network.vlan_id, "name": network.name, "network": network.name, "vni": vni,
+                      "tenant": network.tenant, "vrf": vrf_of.get(network.tenant),
+                      "rd": route_distinguisher(router_id, vni),
+                      "route_targets": route_targets(intent.route_target_scheme, vni), "svi": svi})
+    config["vlans"] = vlans
+    l3vnis = facts.l3vnis_by_tenant
+    config["vrfs"] = [{"name": tenant.vrf, "tenant": tenant.name, "l3vni": l3vnis[tenant.name],
+                       "transit_vlan": transit_vlan(intent, l3vnis[tenant.name])} for tenant in tenants]
+    own_vtep = facts.allocations.vteps[switch.hostname]
+    vteps = facts.allocations.vteps
+    flood_lists = {}
+    for vlan in vlans:
+        flood_lists[str(vlan["vni"])] = [vteps[host] for host in facts.vtep_hosts_by_vni.get(vlan["vni"], ())
+                                         if host != switch.hostname]
+    config["vxlan"] = {
+        "source_interface": "Loopback1",
+        "vtep_ip": own_vtep,
+        "udp_port": VXLAN_UDP_PORT,
+        "mtu": vxlan_mtu(intent.underlay_mtu),
+        "vlan_vnis": {str(vlan["id"]): vlan["vni"] for vlan in vlans},
+        "vrf_vnis": {vrf["name"]: vrf["l3vni"] for vrf in config["vrfs"]},
+        "flood_lists": flood_lists,
+    }
