@@ -1,0 +1,199 @@
+"""The live twin on this machine: boot a 2x2 EVPN fabric on namespaces + FRR, measure it, break it, remove it.
+
+Needs root, FRR (/usr/lib/frr/zebra) and working ``ip netns``; skipped with the reason printed otherwise.
+Each twin gets its own random prefix and state directory, so the suite can run beside other twins.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+from twin_sample_fabric import sample_fabric
+
+from compiler.errors import TwinError
+from labs import checks, runtime
+from labs.topology import TwinTopology
+from validators.findings import CheckStatus, Report
+
+pytestmark = [pytest.mark.twin, pytest.mark.usefixtures("twin_required")]
+
+
+def _pid_alive(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def assert_twin_gone(state):
+    prefix = state.prefix
+    listing = runtime.run(["ip", "netns", "list"]).stdout
+    assert not [line for line in listing.splitlines() if line.startswith(f"{prefix}-")]
+    assert not [pid for daemons in state.pids.values() for pid in daemons.values() if _pid_alive(pid)]
+    assert not list(Path("/etc/frr").glob(f"{prefix}-*")) and not list(Path("/var/run/frr").glob(f"{prefix}-*"))
+    assert not state.state_file.exists()
+
+
+@pytest.fixture(scope="module")
+def twin(tmp_path_factory):
+    state_dir = tmp_path_factory.mktemp("twins")
+    topology = sample_fabric()
+    state = runtime.up(topology, state_dir)
+    yield topology, state
+    if runtime.TwinState.load(state.prefix, state_dir) is not None:
+        runtime.down(state.prefix, state_dir, force=True)
+
+
+def test_boot_records_everything_it_created(twin):
+    topology, state = twin
+    health = runtime.status(state.prefix, state.state_dir)
+    assert health["healthy"], health
+    assert health["switches"] == 4 and health["hosts"] == 3 and not health["config_errors"]
+    recorded = json.loads(state.state_file.read_text())
+    assert sorted(recorded["node_netns"].values()) == sorted(f"{state.prefix}-{n.name}" for n in topology.nodes)
+    assert all(set(daemons) == {"zebra", "bgpd"} for daemons in recorded["pids"].values())
+    # raised neighbour-table limits are held by this twin until it goes down
+    assert state.prefix in runtime.neighbour_limits_record()["holders"]
+    assert Path("/proc/sys/net/ipv4/neigh/default/gc_thresh3").read_text().strip() != "1024"
+    print(f"\nboot timings {state.timings}; kernel {state.kernel}")
+
+
+def test_up_twice_is_safe(twin):
+    topology, state = twin
+    again = runtime.up(topology, state.state_dir)
+    assert again.pids == state.pids  # the running twin, nothing started twice
+    different = TwinTopology(topology.name_prefix, topology.nodes, topology.links[:-1], topology.hosts)
+    with pytest.raises(TwinError, match="different topology"):
+        runtime.up(different, state.state_dir)
+
+
+def test_all_sessions_established_with_time_to_converge(twin):
+    _, state = twin
+    report = Report()
+    measured = checks.check_bgp_sessions(state, report, timeout_s=60)
+    assert report.checks["twin.bgp_sessions"].status == CheckStatus.PASSED, report.as_text()
+    assert measured["sessions"] == 16  # 4 links x 2 ends x (ipv4 unicast + l2vpn evpn)
+    assert 0 < measured["converged_s"] < 60
+    evpn = Report()
+    checks.check_evpn_flood_lists(state, evpn)
+    assert evpn.ok, evpn.as_text()
+    print(f"\nBGP converged {measured['converged_s']}s after daemon start (upper bound only: "
+          f"{measured['upper_bound_only']})")
+
+
+def test_kernel_ecmp_width_two_between_leaves(twin):
+    _, state = twin
+    report = Report()
+    measured = checks.check_ecmp_width(state, report)
+    assert report.ok, report.as_text()
+    assert measured == {"pairs": 2, "min_width": 2, "max_width": 2}
+
+
+def test_ping_across_leaves_bridged_and_routed(twin):
+    _, state = twin
+    report = Report()
+    measured = checks.check_ping_matrix(state, report)
+    assert report.checks["twin.ping_bridged"].status == CheckStatus.PASSED, report.as_text()
+    assert report.checks["twin.ping_routed"].status == CheckStatus.PASSED, report.as_text()
+    assert measured["pinged"] == 6 and measured["static_only_pairs"] == 0
+
+
+def test_mtu_probes_hit_the_exact_boundary(twin):
+    _, state = twin
+    report = Report()
+    host = checks.check_host_mtu(state, report)
+    checks.check_link_mtu(state, report)
+    assert report.ok, report.as_text()
+    # hosts at 9000: payload 8972 passes on every flow, 8973 does not leave the host
+    assert host["h1->h2"] == {"mtu": 9000, "payload": 8972, "flows_passed": 4, "flows": 4, "over_mtu_failed": True}
+
+
+def test_link_failure_is_measured_and_restored(twin):
+    _, state = twin
+    report = Report()
+    measured = checks.inject_failure(state, report, scope="link")
+    assert report.checks["twin.failover_link"].status == CheckStatus.PASSED, report.as_text()
+    assert measured["local_converged_s"] is not None and measured["remote_converged_s"] is not None
+    assert measured["restored_local_s"] is not None and measured["restored_remote_s"] is not None
+    assert measured["pings_sent"] > 1000
+    print(f"\nlink failure: {measured}")
+    # the fabric is whole again
+    ecmp = Report()
+    checks.check_ecmp_width(state, ecmp)
+    assert ecmp.ok, ecmp.as_text()
+
+
+def test_whole_spine_failure_is_measured_and_restored(twin):
+    _, state = twin
+    report = Report()
+    measured = checks.inject_failure(state, report, scope="spine")
+    assert report.checks["twin.failover_spine"].status == CheckStatus.PASSED, report.as_text()
+    assert measured["cut"].startswith("spine") and measured["restored_remote_s"] is not None
+    print(f"\nspine failure: {measured}")
+
+
+def test_pfc_ecn_is_never_reported_as_passed():
+    report = Report()
+    checks.check_pfc_ecn(report)
+    assert report.checks["twin.pfc_ecn"].status == CheckStatus.SKIPPED
+    assert "statically only" in report.checks["twin.pfc_ecn"].reason
+
+
+def test_teardown_leaves_nothing_behind(twin):
+    _, state = twin
+    rss = checks.measure_resources(state)
+    print(f"\nresources {rss}")
+    summary = runtime.down(state.prefix, state.state_dir)
+    assert summary["namespaces_removed"] == 7 and summary["processes_stopped"] >= 8
+    assert_twin_gone(state)
+    record = runtime.neighbour_limits_record()
+    assert record is None or state.prefix not in record["holders"]
+    with pytest.raises(TwinError, match="no twin"):
+        runtime.down(state.prefix, state.state_dir)
+
+
+def test_broken_fabric_is_detected_then_force_removed_after_lost_state(tmp_path):
+    """One spine port at MTU 9000 instead of 9216, a wrong BGP neighbour address on leaf2 and a line FRR rejects."""
+    topology = sample_fabric(link_mtu_override={("spine1", "eth2"): 9000})
+    leaf2 = topology.nodes_by_name["leaf2"]
+    leaf1 = topology.nodes_by_name["leaf1"]
+    nodes = [node for node in topology.nodes if node.name not in ("leaf1", "leaf2")]
+    nodes.append(type(leaf2)(leaf2.name, leaf2.frr_conf.replace("neighbor 10.1.0.6 ", "neighbor 10.1.0.66 "),
+                             leaf2.linux_plan, role="leaf"))
+    nodes.append(type(leaf1)(leaf1.name, leaf1.frr_conf + "router bgp 65101\n no-such-command 1\n!\n",
+                             leaf1.linux_plan, role="leaf"))
+    broken = TwinTopology(topology.name_prefix, nodes, topology.links, topology.hosts)
+    state = runtime.up(broken, tmp_path)
+    try:
+        report = Report()
+        checks.check_config_load(state, report)
+        checks.check_bgp_sessions(state, report, timeout_s=8)
+        checks.check_ecmp_width(state, report)
+        checks.check_link_mtu(state, report)
+        results = report.checks
+        assert [f.subject for f in results["twin.frr_config_load"].findings] == ["leaf1"]
+        assert {f.subject for f in results["twin.bgp_sessions"].findings if f.severity == "error"} == {
+            "leaf2", "spine2"}
+        assert {f.subject for f in results["twin.ecmp_width"].findings} == {"leaf1->leaf2", "leaf2->leaf1"}
+        # exactly the mis-set link, from both directions
+        mtu_findings = results["twin.link_mtu"].findings
+        assert {f.subject for f in mtu_findings} == {"leaf2:eth1<->spine1:eth2"} and len(mtu_findings) == 2
+    finally:
+        # simulate a crash that lost the state file: plain down refuses, force finds everything by prefix
+        state.state_file.unlink()
+        with pytest.raises(TwinError, match="no twin"):
+            runtime.down(state.prefix, tmp_path)
+        runtime.down(state.prefix, tmp_path, force=True)
+    assert_twin_gone(state)
+
+
+def test_failed_boot_removes_what_it_created(tmp_path):
+    topology = sample_fabric()
+    leaf1 = topology.nodes_by_name["leaf1"]
+    leaf1.linux_plan["bridges"][0]["vxlan"]["local"] = "10.0.4.999"  # iproute2 rejects it mid-boot
+    with pytest.raises(TwinError, match="10.0.4.999"):
+        runtime.up(topology, tmp_path)
+    listing = runtime.run(["ip", "netns", "list"]).stdout
+    assert topology.name_prefix not in listing
+    assert not (tmp_path / f"{topology.name_prefix}.json").exists()
+    assert not list(Path("/etc/frr").glob(f"{topology.name_prefix}-*"))
