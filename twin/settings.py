@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "inventory",
+    "intents",
+    "ui",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,167 @@
+"""<Model>Serializer for the intent models and the compile records.
+
+Writes go through ``services.intent_object_save`` (model checks naming the field, then the whole fabric is
+validated by the compiler, all in one transaction): a bad intent is a 400 naming the field, never a 500, and
+nothing is half-saved.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from compiler import model as core
+from inventory.models import Fabric, NicPort, Switch
+
+from .. import services
+from ..models import Allocation, CompileRun, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
+from ..services import ARCHIVE_KINDS
+
+__all__ = (
+    "FabricIntentSerializer", "TenantSerializer", "NetworkSerializer", "RoceClassSerializer", "AllocationSerializer",
+    "CompileRunSerializer", "DeviceConfigSerializer", "DeviceConfigSummarySerializer", "CompileRequestSerializer",
+    "BlastRadiusRequestSerializer",
+)
+
+
+class IntentModelSerializer(serializers.ModelSerializer):
+    """Creates/updates through the intents service; ``many_fields`` are the many-to-many fields it sets."""
+
+    many_fields: tuple[str, ...] = ()
+    display = serializers.SerializerMethodField()
+
+    def get_display(self, obj) -> str:
+        return str(obj)
+
+    def _split(self, validated_data: dict) -> tuple[dict, dict]:
+        many = {name: validated_data.pop(name) for name in self.many_fields if name in validated_data}
+        return validated_data, many
+
+    def create(self, validated_data):
+        values, many = self._split(validated_data)
+        return services.intent_object_save(instance=self.Meta.model(), values=values, many=many)
+
+    def update(self, instance, validated_data):
+        values, many = self._split(validated_data)
+        return services.intent_object_save(instance=instance, values=values, many=many)
+
+
+class FabricIntentSerializer(IntentModelSerializer):
+    fabric = serializers.SlugRelatedField(slug_field="name", queryset=Fabric.objects.all(),
+                                          help_text="Inventory fabric name")
+
+    class Meta:
+        model = FabricIntent
+        fields = ("id", "display", "name", "fabric", "description", "underlay", "asn_scheme", "route_target_scheme",
+                  "loopback_pool", "vtep_pool", "p2p_pool", "asn_first", "asn_last", "spine_asn", "l2vni_base",
+                  "l3vni_first", "l3vni_last", "underlay_mtu", "host_mtu", "bgp_maximum_paths", "bgp_keepalive_s",
+                  "bgp_hold_s", "bgp_bfd", "bgp_bfd_interval_ms", "bgp_bfd_multiplier", "anycast_gateway_mac",
+                  "created", "last_updated")
+
+
+class TenantSerializer(IntentModelSerializer):
+    class Meta:
+        model = Tenant
+        fields = ("id", "display", "fabric_intent", "name", "vrf", "l3vni")
+        validators = []  # per-intent uniqueness is checked by the model, naming the field
+
+
+class NicPortEndpointField(serializers.RelatedField):
+    """A server NIC port as "server:port" (the way engineers name it), read and written."""
+
+    default_error_messages = {
+        "format": "expected 'server:port', got {value!r}",
+        "missing": "no NIC port {value!r}",
+    }
+
+    def to_representation(self, value: NicPort) -> str:
+        return f"{value.server.name}:{value.name}"
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or ":" not in data:
+            self.fail("format", value=data)
+        server, name = data.split(":", 1)
+        port = self.get_queryset().filter(server__name=server, name=name).first()
+        if port is None:
+            self.fail("missing", value=data)
+        return port
+
+
+class NetworkSerializer(IntentModelSerializer):
+    many_fields = ("leaves", "attachments")
+    fabric_intent = serializers.PrimaryKeyRelatedField(read_only=True)
+    leaves = serializers.SlugRelatedField(slug_field="hostname", queryset=Switch.objects.all(), many=True,
+                                          required=False, help_text="Leaf hostnames; empty: every leaf")
+    attachments = NicPortEndpointField(queryset=NicPort.objects.select_related("server"), many=True,
+                                       required=False, help_text='Server NIC ports, "server:port"')
+
+    class Meta:
+        model = Network
+        fields = ("id", "display", "fabric_intent", "tenant", "name", "vlan_id", "l2vni", "subnet", "gateway",
+                  "leaves", "attachments")
+        validators = []
+
+
+class RoceClassSerializer(IntentModelSerializer):
+    dscp = serializers.ListField(child=serializers.IntegerField(), allow_empty=False,
+                                 help_text="DSCP values (0..63) mapped to this class")
+
+    class Meta:
+        model = RoceClass
+        fields = ("id", "display", "fabric_intent", "name", "dscp", "priority", "traffic_class", "lossless",
+                  "ecn_min_kb", "ecn_max_kb", "ecn_mark_probability", "cnp_dscp", "cnp_priority", "pfc_watchdog",
+                  "watchdog_detect_ms", "watchdog_restore_ms", "headroom_policy", "headroom_bytes")
+        validators = []
+
+
+class AllocationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Allocation
+        fields = ("id", "fabric_intent", "kind", "key", "value", "created")
+        read_only_fields = fields
+
+
+class CompileRunSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = CompileRun
+        fields = ("id", "fabric_intent", "status", "created", "started", "finished", "duration_s", "device_count",
+                  "platforms", "devices", "error", "error_fields", "task_id")
+        read_only_fields = fields
+
+
+class DeviceConfigSummarySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DeviceConfig
+        fields = ("id", "run", "hostname", "platform", "sha256")
+        read_only_fields = fields
+
+
+class DeviceConfigSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DeviceConfig
+        fields = ("id", "run", "hostname", "platform", "sha256", "files", "structured")
+        read_only_fields = fields
+
+
+class CompileRequestSerializer(serializers.Serializer):
+    platforms = serializers.ListField(child=serializers.ChoiceField(choices=core.Platform.ALL), required=False,
+                                      help_text="Default: each device's own platform plus frr")
+    devices = serializers.ListField(child=serializers.CharField(), required=False, help_text="Default: every switch")
+    background = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                          help_text="Force a Celery task (true) or an in-request compile (false); "
+                                                    "default: by fabric size")
+
+
+class ArchiveQuerySerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=tuple(ARCHIVE_KINDS), default="tar.gz")
+    run = serializers.IntegerField(required=False, help_text="Compile run id; default: the latest successful")
+
+
+class BlastChangeSerializer(serializers.Serializer):
+    op = serializers.ChoiceField(choices=("create", "update", "delete"))
+    object = serializers.ChoiceField(choices=("fabric_intent", "tenant", "network", "roce_class"))
+    id = serializers.IntegerField(required=False)
+    data = serializers.DictField(required=False, default=dict)
+
+
+class BlastRadiusRequestSerializer(serializers.Serializer):
+    changes = BlastChangeSerializer(many=True, allow_empty=False)

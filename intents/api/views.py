@@ -1,0 +1,294 @@
+"""<Model>ViewSet for the intent models and compile records, plus the fabric-intent actions (compile, config,
+diff, archive, blast-radius preview, RoCE defaults, allocation). Views stay thin: every write is a service call in
+a transaction; domain errors become 400s in twin/api.py; list querysets cost a constant number of queries."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.http import FileResponse, HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from compiler.errors import FieldError, IntentValidationError
+from inventory.models import Switch
+
+from .. import selectors, services
+from ..constants import SYNC_COMPILE_MAX_DEVICES
+from ..models import CompileRun, FabricIntent, Network, RoceClass, Tenant
+from ..tasks import compile_run_execute_task
+from . import filtersets as f
+from . import serializers as s
+
+
+class IntentModelViewSet(viewsets.ModelViewSet):
+    """CRUD whose writes are atomic service calls; a database integrity race is a 400, not a 500."""
+
+    def _atomic(self, method, *args, **kwargs):
+        try:
+            with transaction.atomic():
+                return method(*args, **kwargs)
+        except IntegrityError as error:
+            raise serializers.ValidationError({"non_field_errors": [f"conflicts with existing data: {error}"]}) \
+                from None
+
+    def create(self, request, *args, **kwargs):
+        return self._atomic(super().create, request, *args, **kwargs)
+
+    def update(self, request, *args, **kwargs):
+        return self._atomic(super().update, request, *args, **kwargs)
+
+    def destroy(self, request, *args, **kwargs):
+        return self._atomic(super().destroy, request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        services.intent_object_delete(instance=instance)
+
+
+def _query(request, name: str, choices=None) -> str | None:
+    value = request.query_params.get(name) or None
+    if value is not None and choices is not None and value not in choices:
+        raise IntentValidationError(FieldError(name, value, f"one of {', '.join(choices)}"))
+    return value
+
+
+def _run_of(fabric_intent: FabricIntent, run_id) -> CompileRun:
+    if run_id is not None:
+        run = fabric_intent.compile_runs.filter(pk=run_id).first()
+        if run is None:
+            raise IntentValidationError(FieldError("run", run_id, f"no compile run of {fabric_intent.name}"))
+        return run
+    run = selectors.compile_run_latest(fabric_intent=fabric_intent)
+    if run is None:
+        raise IntentValidationError(FieldError("run", None, f"{fabric_intent.name} has no successful compile yet: "
+                                                            f"POST .../compile/ first"))
+    return run
+
+
+def _archive_response(run: CompileRun, kind: str) -> FileResponse:
+    fileobj, filename = services.compile_run_archive(run=run, kind=kind)
+    return FileResponse(fileobj, as_attachment=True, filename=filename,
+                        content_type=services.ARCHIVE_KINDS[kind])
+
+
+class FabricIntentViewSet(IntentModelViewSet):
+    queryset = selectors.fabric_intent_list()
+    serializer_class = s.FabricIntentSerializer
+    filterset_class = f.FabricIntentFilterSet
+    search_fields = ("name", "description")
+
+    def perform_destroy(self, instance):
+        instance.delete()  # cascades to tenants, networks, classes, allocations and compile records
+
+    @extend_schema(request=s.CompileRequestSerializer, responses={201: s.CompileRunSerializer,
+                                                                   202: s.CompileRunSerializer})
+    @action(detail=True, methods=["post"])
+    def compile(self, request, pk=None):
+        """Compile now (fabrics under SYNC_COMPILE_MAX_DEVICES switches, 201) or in a Celery task (202 + run id;
+        poll GET /api/compile-runs/{id}/). A failed compile is a 400 carrying the run and the field errors."""
+        fabric_intent = self.get_object()
+        params = s.CompileRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        options = params.validated_data
+        background = options.get("background")
+        if background is None:
+            background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_COMPILE_MAX_DEVICES
+        run = services.compile_run_prepare(fabric_intent=fabric_intent, platforms=options.get("platforms"),
+                                           devices=options.get("devices"))
+        if background:
+            def enqueue(run_id=run.pk):
+                result = compile_run_execute_task.delay(run_id)
+                CompileRun.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")
+
+            transaction.on_commit(enqueue)
+            run.refresh_from_db()
+            return Response(s.CompileRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+        run = services.compile_run_execute(run=run)
+        body = s.CompileRunSerializer(run).data
+        if run.status != "succeeded":
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=[OpenApiParameter("device", str, required=True), OpenApiParameter("platform", str),
+                               OpenApiParameter("file", str), OpenApiParameter("run", int)],
+                   responses=s.DeviceConfigSerializer)
+    @action(detail=True, methods=["get"])
+    def config(self, request, pk=None):
+        """A device's rendered config from the latest successful compile (or ``run``); ``file`` returns the text."""
+        fabric_intent = self.get_object()
+        device = _query(request, "device")
+        if device is None:
+            raise IntentValidationError(FieldError("device", None, "name the device (?device=leaf1)"))
+        run = _run_of(fabric_intent, _query(request, "run"))
+        configs = run.device_configs.filter(hostname=device)
+        platform = _query(request, "platform")
+        if platform:
+            configs = configs.filter(platform=platform)
+        config = configs.order_by("platform").first()
+        if config is None:
+            raise IntentValidationError(FieldError("device", device, f"run {run.pk} has no config for {device}"
+                                                                     + (f" on {platform}" if platform else "")))
+        file_name = _query(request, "file")
+        if file_name is not None:
+            if file_name not in config.files:
+                raise IntentValidationError(FieldError("file", file_name, f"one of {', '.join(sorted(config.files))}"))
+            return HttpResponse(config.files[file_name], content_type="text/plain; charset=utf-8")
+        return Response(s.DeviceConfigSerializer(config).data)
+
+    @extend_schema(parameters=[OpenApiParameter("device", str), OpenApiParameter("platform", str),
+                               OpenApiParameter("changed_only", bool)])
+    @action(detail=True, methods=["get"])
+    def diff(self, request, pk=None):
+        """Compile the current intent in memory and diff it against what is deployed (or the last compile)."""
+        fabric_intent = self.get_object()
+        diffs = services.config_diff(fabric_intent=fabric_intent, device=_query(request, "device"),
+                                     platform=_query(request, "platform"))
+        if request.query_params.get("changed_only") in ("1", "true", "yes"):
+            diffs = [diff for diff in diffs if diff.changed]
+        return Response({"count": len(diffs), "results": [diff.as_dict() for diff in diffs]})
+
+    @extend_schema(parameters=[s.ArchiveQuerySerializer], responses={(200, "application/gzip"): bytes})
+    @action(detail=True, methods=["get"])
+    def archive(self, request, pk=None):
+        """Every device's files of the latest successful compile (or ``run``) as .tar.gz (default) or .zip."""
+        fabric_intent = self.get_object()
+        query = s.ArchiveQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return _archive_response(_run_of(fabric_intent, query.validated_data.get("run")),
+                                 query.validated_data["kind"])
+
+    @extend_schema(request=s.BlastRadiusRequestSerializer)
+    @action(detail=True, methods=["post"], url_path="blast-radius")
+    def blast_radius(self, request, pk=None):
+        """Preview a change (list of create/update/delete of the intent objects): devices, tenants, networks and
+        server ports it touches. The change is validated like a real save and then rolled back."""
+        fabric_intent = self.get_object()
+        body = s.BlastRadiusRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        changes = body.validated_data["changes"]
+        radius = services.blast_radius_preview(
+            fabric_intent=fabric_intent,
+            change=lambda: _apply_changes(fabric_intent, changes, self.get_serializer_context()))
+        return Response(services.blast_radius_as_dict(radius))
+
+    @extend_schema(request=None, responses=s.RoceClassSerializer(many=True))
+    @action(detail=True, methods=["post"], url_path="roce-defaults")
+    def roce_defaults(self, request, pk=None):
+        """Create (or reset) the typical RoCEv2 lossless class: DSCP 26 -> priority 3 with PFC + ECN, CNP 48 -> 6."""
+        classes = services.roce_defaults_apply(fabric_intent=self.get_object())
+        return Response(s.RoceClassSerializer(classes, many=True).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None)
+    @action(detail=True, methods=["post"])
+    def allocate(self, request, pk=None):
+        """Allocate ASNs, loopbacks, /31s and VNIs for whatever has none yet; stored values never move."""
+        result = services.allocations_sync(fabric_intent=self.get_object())
+        return Response({"created": result.created, "updated": result.updated})
+
+
+_CHANGE_TARGETS = {
+    "fabric_intent": (FabricIntent, s.FabricIntentSerializer),
+    "tenant": (Tenant, s.TenantSerializer),
+    "network": (Network, s.NetworkSerializer),
+    "roce_class": (RoceClass, s.RoceClassSerializer),
+}
+
+
+def _apply_changes(fabric_intent: FabricIntent, changes: list[dict], context: dict) -> None:
+    """Apply proposed changes through the same serializers and services as the CRUD endpoints."""
+    for index, change in enumerate(changes):
+        where = f"changes[{index}]"
+        model, serializer_class = _CHANGE_TARGETS[change["object"]]
+        op, data = change["op"], dict(change.get("data") or {})
+        instance = None
+        if model is FabricIntent:
+            if op != "update":
+                raise IntentValidationError(FieldError(f"{where}.op", op, "the fabric intent itself can only be updated"))
+            instance = fabric_intent
+        elif op in ("update", "delete"):
+            instance = model.objects.filter(pk=change.get("id"), fabric_intent=fabric_intent).first()
+            if instance is None:
+                raise IntentValidationError(FieldError(f"{where}.id", change.get("id"),
+                                                       f"no {change['object']} of {fabric_intent.name} with this id"))
+        elif model is not Network:
+            data["fabric_intent"] = fabric_intent.pk
+        if op == "delete":
+            services.intent_object_delete(instance=instance)
+            continue
+        serializer = serializer_class(instance, data=data, partial=op == "update", context=context)
+        if not serializer.is_valid():
+            raise serializers.ValidationError({f"{where}.{name}": errors for name, errors in serializer.errors.items()})
+        tenant = serializer.validated_data.get("tenant")
+        if tenant is not None and tenant.fabric_intent_id != fabric_intent.pk:
+            raise IntentValidationError(FieldError(f"{where}.tenant", tenant.pk, f"not a tenant of {fabric_intent.name}"))
+        serializer.save()
+
+
+class TenantViewSet(IntentModelViewSet):
+    queryset = selectors.tenant_list()
+    serializer_class = s.TenantSerializer
+    filterset_class = f.TenantFilterSet
+    search_fields = ("name", "vrf")
+
+
+class NetworkViewSet(IntentModelViewSet):
+    queryset = selectors.network_list()
+    serializer_class = s.NetworkSerializer
+    filterset_class = f.NetworkFilterSet
+    search_fields = ("name", "subnet")
+
+
+class RoceClassViewSet(IntentModelViewSet):
+    queryset = selectors.roce_class_list()
+    serializer_class = s.RoceClassSerializer
+    filterset_class = f.RoceClassFilterSet
+    search_fields = ("name",)
+
+
+class AllocationViewSet(viewsets.ReadOnlyModelViewSet):
+    """Stored allocations (read-only: they change only through allocation, never by hand)."""
+
+    queryset = selectors.allocation_list()
+    serializer_class = s.AllocationSerializer
+    filterset_class = f.AllocationFilterSet
+
+
+class CompileRunViewSet(mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = selectors.compile_run_list()
+    serializer_class = s.CompileRunSerializer
+    filterset_class = f.CompileRunFilterSet
+
+    @extend_schema(parameters=[s.ArchiveQuerySerializer])
+    @action(detail=True, methods=["get"])
+    def archive(self, request, pk=None):
+        run = self.get_object()
+        query = s.ArchiveQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return _archive_response(run, query.validated_data["kind"])
+
+    @action(detail=True, methods=["post"], url_path="mark-deployed")
+    def mark_deployed(self, request, pk=None):
+        """Record this run's configs (optionally ``devices``) as deployed: the baseline of later diffs."""
+        run = self.get_object()
+        if run.status != "succeeded":
+            raise IntentValidationError(FieldError("run", run.pk, f"only a succeeded run can be deployed ({run.status})"))
+        devices = request.data.get("devices") if hasattr(request.data, "get") else None
+        count = services.device_configs_mark_deployed(run=run, devices=devices)
+        return Response({"deployed": count})
+
+
+class DeviceConfigViewSet(viewsets.ReadOnlyModelViewSet):
+    """Rendered configs; lists carry hashes only (files and structured config on the detail view)."""
+
+    queryset = selectors.device_config_list()
+    filterset_class = f.DeviceConfigFilterSet
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        if self.action == "list":
+            queryset = queryset.only("id", "run_id", "hostname", "platform", "sha256")
+        return queryset
+
+    def get_serializer_class(self):
+        return s.DeviceConfigSummarySerializer if self.action == "list" else s.DeviceConfigSerializer

@@ -1,0 +1,47 @@
+"""Choice sets for intent fields (NetBox style: one class per field; values are the pure core's constants)."""
+
+from django.db import models
+
+from compiler import model as core
+
+
+class UnderlayChoices(models.TextChoices):
+    NUMBERED = core.Underlay.NUMBERED, "Numbered (/31 per link)"
+    UNNUMBERED = core.Underlay.UNNUMBERED, "Unnumbered (IPv6 link-local, RFC 5549)"
+
+
+class AsnSchemeChoices(models.TextChoices):
+    PER_LEAF = core.AsnScheme.PER_LEAF, "One ASN per leaf"
+    PER_RACK = core.AsnScheme.PER_RACK, "One ASN per rack"
+
+
+class RouteTargetSchemeChoices(models.TextChoices):
+    VNI = core.RouteTargetScheme.VNI, "<vni>:<vni> on every leaf"
+    AUTO = core.RouteTargetScheme.AUTO, "Automatic <asn>:<vni>"
+
+
+class HeadroomPolicyChoices(models.TextChoices):
+    DYNAMIC = "dynamic", "Computed per port from speed and cable length"
+    STATIC = "static", "Fixed headroom_bytes"
+
+
+class PlatformChoices(models.TextChoices):
+    EOS = core.Platform.EOS, "Arista EOS"
+    SONIC = core.Platform.SONIC, "SONiC"
+    FRR = core.Platform.FRR, "FRR on Linux"
+
+
+class AllocationKindChoices(models.TextChoices):
+    ASN = "asn", "ASN"
+    LOOPBACK = "loopback", "Router-id loopback"
+    VTEP = "vtep", "VTEP loopback"
+    P2P = "p2p", "Fabric link address"
+    L2VNI = "l2vni", "L2VNI"
+    L3VNI = "l3vni", "L3VNI"
+
+
+class CompileStatusChoices(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"

@@ -1,0 +1,123 @@
+"""The fabric intent: underlay/overlay design, pools, MTU targets and BGP policy of one inventory fabric.
+
+Fields mirror ``compiler.model.FabricIntent``, ``Pools`` and ``BgpPolicy`` one to one (defaults included), so
+``intents.adapters`` copies them without translation.
+"""
+
+import ipaddress
+import re
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+
+from compiler import model as core
+
+from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, UnderlayChoices
+from ..constants import ASN_MAX, ASN_MIN, BGP_HOLD_MIN_S, MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN
+
+__all__ = ("FabricIntent",)
+
+_POOLS = core.Pools()
+_BGP = core.BgpPolicy()
+_INTENT = core.FabricIntent(name="", inventory_fabric="")
+
+MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+
+
+def validate_ipv4_prefix(value: str) -> None:
+    try:
+        ipaddress.IPv4Network(value)
+    except ValueError as exc:
+        raise ValidationError(f"{value!r} is not an IPv4 prefix with host bits zero ({exc})") from exc
+
+
+def _asn_field(default: int, help_text: str) -> models.PositiveBigIntegerField:
+    return models.PositiveBigIntegerField(
+        default=default, validators=[MinValueValidator(ASN_MIN), MaxValueValidator(ASN_MAX)], help_text=help_text)
+
+
+def _vni_field(default: int, help_text: str) -> models.PositiveIntegerField:
+    return models.PositiveIntegerField(
+        default=default, validators=[MinValueValidator(VNI_MIN), MaxValueValidator(VNI_MAX)], help_text=help_text)
+
+
+class FabricIntent(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    fabric = models.ForeignKey("inventory.Fabric", on_delete=models.PROTECT, related_name="intents",
+                               help_text="The inventory fabric this intent configures")
+    description = models.CharField(max_length=200, blank=True)
+    underlay = models.CharField(max_length=16, choices=UnderlayChoices.choices, default=_INTENT.underlay)
+    asn_scheme = models.CharField(max_length=16, choices=AsnSchemeChoices.choices, default=_INTENT.asn_scheme)
+    route_target_scheme = models.CharField(max_length=8, choices=RouteTargetSchemeChoices.choices,
+                                           default=_INTENT.route_target_scheme)
+    # --- pools
+    loopback_pool = models.CharField(max_length=18, default=_POOLS.loopback, validators=[validate_ipv4_prefix],
+                                     help_text="Router-id loopbacks, one /32 per switch")
+    vtep_pool = models.CharField(max_length=18, default=_POOLS.vtep, validators=[validate_ipv4_prefix],
+                                 help_text="VTEP loopbacks, one /32 per leaf")
+    p2p_pool = models.CharField(max_length=18, default=_POOLS.p2p, validators=[validate_ipv4_prefix],
+                                help_text="Fabric links, one /31 per link (numbered underlay)")
+    asn_first = _asn_field(_POOLS.asn_first, "First leaf ASN (RFC 6996 private range by default)")
+    asn_last = _asn_field(_POOLS.asn_last, "Last leaf ASN")
+    spine_asn = _asn_field(_POOLS.spine_asn, "ASN of plane-0 spines (plane p uses spine_asn + p)")
+    l2vni_base = models.PositiveIntegerField(default=_POOLS.l2vni_base, validators=[MaxValueValidator(VNI_MAX)],
+                                             help_text="A network's default L2VNI is l2vni_base + VLAN ID")
+    l3vni_first = _vni_field(_POOLS.l3vni_first, "First L3VNI for tenants without an explicit one")
+    l3vni_last = _vni_field(_POOLS.l3vni_last, "Last L3VNI")
+    # --- MTU targets
+    underlay_mtu = models.PositiveIntegerField(default=_INTENT.underlay_mtu,
+                                               validators=[MinValueValidator(MTU_MIN), MaxValueValidator(MTU_MAX)])
+    host_mtu = models.PositiveIntegerField(default=_INTENT.host_mtu,
+                                           validators=[MinValueValidator(MTU_MIN), MaxValueValidator(MTU_MAX)])
+    # --- BGP policy
+    bgp_maximum_paths = models.PositiveSmallIntegerField(default=_BGP.maximum_paths,
+                                                         validators=[MinValueValidator(1), MaxValueValidator(512)])
+    bgp_keepalive_s = models.PositiveSmallIntegerField(default=_BGP.keepalive_s,
+                                                       validators=[MinValueValidator(1), MaxValueValidator(21845)])
+    bgp_hold_s = models.PositiveSmallIntegerField(default=_BGP.hold_s,
+                                                  validators=[MinValueValidator(BGP_HOLD_MIN_S),
+                                                              MaxValueValidator(65535)])
+    bgp_bfd = models.BooleanField(default=_BGP.bfd)
+    bgp_bfd_interval_ms = models.PositiveIntegerField(default=_BGP.bfd_interval_ms,
+                                                      validators=[MinValueValidator(50), MaxValueValidator(60000)])
+    bgp_bfd_multiplier = models.PositiveSmallIntegerField(default=_BGP.bfd_multiplier,
+                                                          validators=[MinValueValidator(2), MaxValueValidator(255)])
+    anycast_gateway_mac = models.CharField(
+        max_length=17, default=_INTENT.anycast_gateway_mac,
+        validators=[RegexValidator(MAC_RE, "expected a lower-case MAC like 00:1c:73:00:00:99")])
+    created = models.DateTimeField(auto_now_add=True)
+    last_updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("name",)
+        constraints = [
+            models.CheckConstraint(condition=models.Q(asn_first__lte=models.F("asn_last")),
+                                   name="fabricintent_asn_range_ordered"),
+            models.CheckConstraint(condition=models.Q(l3vni_first__lte=models.F("l3vni_last")),
+                                   name="fabricintent_l3vni_range_ordered"),
+            models.CheckConstraint(condition=models.Q(bgp_hold_s__gte=models.F("bgp_keepalive_s") * 3),
+                                   name="fabricintent_hold_at_least_3x_keepalive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        super().clean()
+        errors = {}
+        if self.asn_first is not None and self.asn_last is not None and self.asn_first > self.asn_last:
+            errors["asn_last"] = f"{self.asn_last} is below asn_first {self.asn_first}"
+        if self.l3vni_first is not None and self.l3vni_last is not None and self.l3vni_first > self.l3vni_last:
+            errors["l3vni_last"] = f"{self.l3vni_last} is below l3vni_first {self.l3vni_first}"
+        if self.bgp_hold_s is not None and self.bgp_keepalive_s and self.bgp_hold_s < 3 * self.bgp_keepalive_s:
+            # RFC 4271 section 10 suggests keepalive = hold / 3; less than 3 keepalives per hold time flaps.
+            errors["bgp_hold_s"] = f"{self.bgp_hold_s} s is less than 3 x keepalive ({self.bgp_keepalive_s} s)"
+        if self.host_mtu and self.underlay_mtu and self.host_mtu + 50 > self.underlay_mtu:
+            # VXLAN over IPv4 adds 50 bytes of outer headers (RFC 7348 section 5): the underlay must carry them.
+            errors["host_mtu"] = (f"{self.host_mtu} + 50 bytes of VXLAN overhead exceeds underlay_mtu "
+                                  f"{self.underlay_mtu}")
+        if self.anycast_gateway_mac:
+            self.anycast_gateway_mac = self.anycast_gateway_mac.lower()
+        if errors:
+            raise ValidationError(errors)

@@ -1,0 +1,106 @@
+"""Reads of the intents app: querysets shaped so API lists cost a constant number of queries."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django.db.models import Prefetch, QuerySet
+
+from compiler.errors import FieldError, IntentValidationError
+from inventory.models import NicPort
+
+from .adapters import intent_snapshot
+from .choices import CompileStatusChoices
+from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
+
+
+def fabric_intent_list() -> QuerySet[FabricIntent]:
+    return FabricIntent.objects.select_related("fabric")
+
+
+def fabric_intent_resolve(name: str | None) -> FabricIntent:
+    """A fabric intent by its name, or the only intent of the inventory fabric of that name (or the only one)."""
+    intents = fabric_intent_list()
+    if name is None:
+        found = list(intents[:2])
+        if len(found) == 1:
+            return found[0]
+        raise IntentValidationError(FieldError("fabric", None, f"{len(found) or 'no'} fabric intents exist: "
+                                                               "name one"))
+    match = intents.filter(name=name).first()
+    if match is not None:
+        return match
+    by_fabric = list(intents.filter(fabric__name=name)[:2])
+    if len(by_fabric) == 1:
+        return by_fabric[0]
+    known = ", ".join(intents.values_list("name", flat=True)[:20]) or "none"
+    raise IntentValidationError(FieldError("fabric", name, f"no fabric intent or inventory fabric with a single "
+                                                           f"intent of this name (fabric intents: {known})"))
+
+
+def tenant_list() -> QuerySet[Tenant]:
+    return Tenant.objects.select_related("fabric_intent")
+
+
+def network_list() -> QuerySet[Network]:
+    return Network.objects.select_related("tenant", "fabric_intent").prefetch_related(
+        "leaves", Prefetch("attachments", queryset=NicPort.objects.select_related("server")))
+
+
+def roce_class_list() -> QuerySet[RoceClass]:
+    return RoceClass.objects.select_related("fabric_intent")
+
+
+def allocation_list() -> QuerySet[Allocation]:
+    return Allocation.objects.all()
+
+
+def compile_run_list() -> QuerySet[CompileRun]:
+    return CompileRun.objects.select_related("fabric_intent")
+
+
+def compile_run_latest(*, fabric_intent: FabricIntent) -> CompileRun | None:
+    return fabric_intent.compile_runs.filter(status=CompileStatusChoices.SUCCEEDED).order_by("-created", "-id").first()
+
+
+def device_config_list() -> QuerySet[DeviceConfig]:
+    return DeviceConfig.objects.select_related("run")
+
+
+def device_config_baselines(*, fabric_intent: FabricIntent, hostnames=None, platforms=None) -> dict:
+    """(hostname, platform) -> (DeviceConfig, "deployed" | "compiled"): what a new compile is compared with.
+
+    The deployed config when the change pipelines recorded one, otherwise the latest successful compile.
+    Two queries whatever the fabric size.
+    """
+    deployed = DeployedConfig.objects.filter(fabric_intent=fabric_intent).select_related("device_config")
+    latest = compile_run_latest(fabric_intent=fabric_intent)
+    compiled = DeviceConfig.objects.filter(run=latest) if latest else DeviceConfig.objects.none()
+    if hostnames:
+        deployed, compiled = deployed.filter(hostname__in=hostnames), compiled.filter(hostname__in=hostnames)
+    if platforms:
+        deployed, compiled = deployed.filter(platform__in=platforms), compiled.filter(platform__in=platforms)
+    baselines = {(config.hostname, config.platform): (config, "compiled") for config in compiled}
+    for row in deployed:
+        baselines[(row.hostname, row.platform)] = (row.device_config, "deployed")
+    return baselines
+
+
+def fabric_intent_export(*, fabric_intent: FabricIntent) -> dict:
+    """The fabric intent in the scenario shape ``manage.py intent_apply`` reads (compiler.scenario)."""
+    intent = intent_snapshot(fabric_intent)
+    data = _plain(asdict(intent))
+    data["networks"] = [
+        {**network, "attachments": [str(nic) for nic in source.attachments]}
+        for network, source in zip(data["networks"], intent.networks, strict=True)
+    ]
+    return {"intent": data}
+
+
+def _plain(value):
+    """Tuples -> lists, recursively (YAML and JSON friendly)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
