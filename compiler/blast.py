@@ -66,9 +66,7 @@ def blast_radius(old, new) -> BlastRadius:
     for diff in changes.values():
         for path, _old, _new in diff:
             if path.startswith("vlans["):
-                vlan_id = path[len("vlans["):path.index("]")]
-                for configs in (old_configs, new_configs):
-                    networks.update(_networks_with_vlan(configs, vlan_id))
+                networks.add(path[len("vlans["):path.index("]")])  # VLAN entries are keyed by network name
             elif path.startswith(("vrfs[", "bgp.vrfs[")):
                 vrf = path[path.index("[") + 1:path.index("]")]
                 if vrf in vrf_tenant:
@@ -93,10 +91,3 @@ def blast_radius(old, new) -> BlastRadius:
         server_ports=tuple(sorted(server_ports, key=natural_key)), changes=changes,
     )
 
-
-def _networks_with_vlan(configs: dict, vlan_id: str) -> set[str]:
-    for config in configs.values():
-        for vlan in config["vlans"]:
-            if str(vlan["id"]) == vlan_id:
-                return {vlan["network"]}
-    return set()

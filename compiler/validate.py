@@ -412,8 +412,15 @@ def _check_roce(intent: FabricIntent, errors: list[FieldError]) -> None:
         errors.append(FieldError("roce_classes.cnp_dscp", sorted(cnp_settings, key=str),
                                  "classes disagree on the CNP DSCP/priority: one CNP class per fabric"))
     for dscp, priority in cnp_settings:
-        if dscp in dscp_owner:
-            errors.append(FieldError("roce_classes.cnp_dscp", dscp, f"CNP DSCP also carries class {dscp_owner[dscp]}"))
+        owner = next((c for c in intent.roce_classes if c.name == dscp_owner.get(dscp)), None)
+        # A class that carries the CNPs (the usual "cnp" class) is right when it is lossy and on the CNP
+        # priority; anything else would pause or mis-queue the congestion notifications.
+        if owner is not None and (owner.lossless or owner.priority != priority):
+            errors.append(FieldError(
+                "roce_classes.cnp_dscp", dscp,
+                f"CNP DSCP is carried by class {owner.name} (priority {owner.priority}, "
+                f"{'lossless' if owner.lossless else 'lossy'}); it must be lossy on the CNP priority {priority}",
+            ))
         if priority in lossless_priority:
             errors.append(FieldError("roce_classes.cnp_priority", priority,
                                      f"CNP priority is the lossless priority of class {lossless_priority[priority][1]}; "

@@ -84,9 +84,10 @@ def build_fabric_qos(intent: FabricIntent) -> FabricQos:
     cnp = {}
     cnp_class = next((roce for roce in classes if roce.cnp_dscp is not None), None)
     if cnp_class is not None:
-        cnp_tc = cnp_class.cnp_priority
+        # CNPs ride in their own lossy traffic class numbered like the CNP priority, unless a (lossy) class
+        # already carries the CNP DSCP (validate_intent checks it sits on the CNP priority): then use its TC.
+        cnp_tc = dscp_to_tc.setdefault(cnp_class.cnp_dscp, cnp_class.cnp_priority)
         cnp = {"dscp": cnp_class.cnp_dscp, "priority": cnp_class.cnp_priority, "traffic_class": cnp_tc}
-        dscp_to_tc[cnp_class.cnp_dscp] = cnp_tc
         tc_to_queue.setdefault(cnp_tc, cnp_tc)
         tc_to_pg.setdefault(cnp_tc, 0)
         tc_to_priority.setdefault(cnp_tc, cnp_class.cnp_priority)

@@ -1,0 +1,141 @@
+"""FRR renderer: every frr.conf passes FRR 8.4's own parsers; the linux plan matches the contract."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from compiler.api import build_facts, compile_fabric, render_device, structured_configs
+from compiler.errors import RenderError
+from compiler.render.frr import linux_ifname, render_frr_conf
+
+VTYSH = shutil.which("vtysh") or ("/usr/bin/vtysh" if Path("/usr/bin/vtysh").exists() else None)
+BGPD = "/usr/lib/frr/bgpd" if Path("/usr/lib/frr/bgpd").exists() else None
+# Lines bgpd -C reports as "No such command" because they belong to zebra or vtysh, not to bgpd.
+NOT_BGPD = ("service integrated-vtysh-config", "no zebra nexthop kernel enable", "vrf ", " vni ", "exit-vrf",
+            "interface ", " description", " ipv6 nd", " no ipv6 nd", " shutdown", "line vty", "exit")
+
+
+def vtysh_check(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([VTYSH, "-C", "-f", str(path)], capture_output=True, text=True, timeout=60)
+
+
+def bgpd_semantic_errors(path: Path) -> list[str]:
+    """bgpd -C loads the file into bgpd itself (peer-group/remote-as rules, not just syntax)."""
+    result = subprocess.run([BGPD, "-C", "-S", "-f", str(path)], capture_output=True, text=True, timeout=60)
+    problems = []
+    for line in (result.stdout + result.stderr).splitlines():
+        if "zclient" in line or not line.strip():
+            continue
+        if "No such command on config line" in line and line.split(": ", 2)[-1].startswith(NOT_BGPD):
+            continue
+        problems.append(line)
+    return problems
+
+
+SCENARIOS = {
+    "numbered": {},
+    "unnumbered": {"intent": {"underlay": "unnumbered"}},
+    "rt_auto": {"intent": {"route_target_scheme": "auto"}},
+    "no_overlay": {"intent": {"tenants": [], "networks": [], "roce_classes": []}},
+    "no_bfd": {"intent": {"bgp": {"bfd": False}}},
+}
+
+
+@pytest.fixture(params=sorted(SCENARIOS))
+def frr_configs(request, make_snapshot, tmp_path):
+    result = compile_fabric(make_snapshot(**SCENARIOS[request.param]), platforms=["frr"])
+    paths = []
+    for host, platforms in result.rendered.items():
+        path = tmp_path / f"{host}.conf"
+        path.write_text(platforms["frr"]["frr.conf"])
+        paths.append(path)
+    return paths
+
+
+def test_frr_conf_passes_vtysh(frr_configs):
+    if VTYSH is None:
+        pytest.skip("vtysh (FRR) is not installed on this machine: cannot run FRR's parser")
+    for path in frr_configs:
+        result = vtysh_check(path)
+        assert result.returncode == 0, f"{path.name}: {result.stdout}{result.stderr}"
+
+
+def test_frr_conf_passes_bgpd_dry_run(frr_configs):
+    if BGPD is None:
+        pytest.skip("/usr/lib/frr/bgpd is not installed: cannot dry-run the BGP configuration")
+    for path in frr_configs:
+        assert bgpd_semantic_errors(path) == [], path.name
+
+
+def test_parsers_reject_broken_config(snapshot, tmp_path):
+    if VTYSH is None or BGPD is None:
+        pytest.skip("FRR (vtysh, bgpd) is not installed on this machine")
+    text = compile_fabric(snapshot, platforms=["frr"]).rendered["leaf1"]["frr"]["frr.conf"]
+    broken = tmp_path / "broken.conf"
+    broken.write_text(text.replace("maximum-paths 64", "maximum-paths sixty-four", 1))
+    assert vtysh_check(broken).returncode != 0
+    semantic = tmp_path / "semantic.conf"
+    # Syntactically fine, but a peer-group member may not be iBGP and eBGP at once: bgpd must complain.
+    semantic.write_text(text.replace(" neighbor UNDERLAY peer-group\n",
+                                     " neighbor UNDERLAY peer-group\n neighbor UNDERLAY remote-as internal\n", 1))
+    assert bgpd_semantic_errors(semantic), "bgpd accepted a peer group mixing iBGP and eBGP members"
+
+
+def test_frr_conf_content(snapshot):
+    config = structured_configs(snapshot, build_facts(snapshot))["leaf1"]
+    text = render_frr_conf(config)
+    for line in ("frr defaults datacenter", "no zebra nexthop kernel enable", "router bgp 65100",
+                 " no bgp ebgp-requires-policy", " bgp bestpath as-path multipath-relax", "  maximum-paths 64",
+                 "  advertise-all-vni", "  vni 10010", "   route-target import 10010:10010", "vrf TENANT_A",
+                 " vni 50001", "router bgp 65100 vrf TENANT_A", "  advertise ipv4 unicast", " neighbor UNDERLAY bfd",
+                 " neighbor 10.1.0.0 remote-as 65000"):
+        assert line + "\n" in text, line
+    spine = render_frr_conf(structured_configs(snapshot, build_facts(snapshot))["spine1"])
+    assert "advertise-all-vni" not in spine and "address-family l2vpn evpn" in spine
+
+
+def test_unnumbered_uses_interfaces(make_snapshot):
+    snapshot = make_snapshot(intent={"underlay": "unnumbered"})
+    text = compile_fabric(snapshot, platforms=["frr"]).rendered["leaf1"]["frr"]["frr.conf"]
+    assert " neighbor swp63 interface peer-group UNDERLAY\n" in text
+    assert " neighbor swp63 remote-as 65000\n" in text
+    assert " no ipv6 nd suppress-ra\n" in text
+
+
+def test_ifname_mapping_for_sonic_reuse(snapshot):
+    config = structured_configs(snapshot, build_facts(snapshot))["leaf1"]
+    text = render_frr_conf(config, ifname=lambda name: name.replace("swp", "Ethernet"))
+    assert "interface Ethernet63\n" in text and "interface swp63" not in text
+
+
+def test_linux_plan(snapshot):
+    files = compile_fabric(snapshot, platforms=["frr"]).rendered["leaf1"]["frr"]
+    plan = json.loads(files["linux-plan.json"])
+    assert plan["loopback_addresses"] == ["10.0.0.3/32", "10.0.4.1/32"]
+    assert plan["sysctls"]["net.ipv4.fib_multipath_hash_policy"] == "1"
+    fabric = [link for link in plan["links"] if link["kind"] == "fabric"]
+    assert all(link["mtu"] == 9214 and link["address"].endswith("/31") for link in fabric)
+    br10 = next(bridge for bridge in plan["bridges"] if bridge["vlan"] == 10)
+    assert br10["vxlan"] == {"name": "vx10010", "vni": 10010, "local": "10.0.4.1", "dstport": 4789, "mtu": 9164}
+    assert br10["svi"] == {"address": "10.10.0.1/24", "mac": "00:1c:73:00:00:99"} and br10["members"]
+    assert plan["vrfs"][0]["table"] == 1001 and plan["vrfs"][0]["bridge"]["name"] == "br3001"
+    assert all(len(link["name"]) <= 15 for link in plan["links"])
+
+
+def test_linux_ifname():
+    assert linux_ifname("Ethernet1/1") == "eth1_1"
+    assert linux_ifname("Ethernet12") == "eth12"
+    assert linux_ifname("swp3") == "swp3"
+    long_name = linux_ifname("HundredGigabitEthernet1/0/1")
+    assert len(long_name) <= 15 and long_name == linux_ifname("HundredGigabitEthernet1/0/1")
+
+
+def test_dispatch_rejects_unknown_platform(snapshot):
+    config = structured_configs(snapshot, build_facts(snapshot))["leaf1"]
+    with pytest.raises(RenderError, match="platform='junos': unknown platform"):
+        render_device(config, "junos")
