@@ -179,3 +179,92 @@ def compare_semantics(ours: dict, avd: dict) -> list[str]:
         f"{key}: ours={ours[key]!r} avd={avd[key]!r}" for key in ("underlay_peers", "evpn_peers", "vlan_vni", "vrf_vni")
         if ours[key] != avd[key]
     ]
+
+
+# ------------------------------------------------------------------------------------------ the run
+
+
+def reference_intent_snapshot(spines: int, leaves: int) -> Snapshot:
+    """One tenant with a VRF, two routed networks and one L2 network: the same intent for both tools."""
+    from compiler.api import allocate
+    from compiler.clos import ClosParams, plan_clos
+    from compiler.model import Allocations, FabricIntent, Network, Tenant
+
+    inventory = plan_clos(ClosParams(name=f"avd{spines}x{leaves}", spines=spines, leaves=leaves, servers_per_leaf=2))
+    intent = FabricIntent(
+        name=f"avd{spines}x{leaves}", inventory_fabric=inventory.fabric,
+        tenants=(Tenant("A", "TENANT_A", 50001),),
+        networks=(
+            Network("net10", "A", 10, "10.10.0.0/24", "10.10.0.1"),
+            Network("net20", "A", 20, "10.20.0.0/24", "10.20.0.1"),
+            Network("net30", "A", 30, "10.30.0.0/24", None),
+        ),
+    )
+    return Snapshot(inventory, intent, allocate(inventory, intent, Allocations()))
+
+
+def compare(spines: int, leaves: int, sample: int = 3) -> dict:
+    from compiler.api import build_facts, render_device, structured_configs, validate_intent
+
+    snapshot = reference_intent_snapshot(spines, leaves)
+    devices = [switch.hostname for switch in snapshot.inventory.switches]
+
+    started = time.perf_counter()
+    validate_intent(snapshot)
+    facts = build_facts(snapshot)
+    ours_structured = structured_configs(snapshot, facts)
+    ours_configs = {host: render_device(ours_structured[host], "eos") for host in devices}
+    ours_seconds = time.perf_counter() - started
+
+    all_inputs = avd_inputs(snapshot)
+    avd, avd_timings = run_pyavd(all_inputs, devices)
+    avd_seconds = sum(avd_timings.values())
+
+    checked = devices[:1] + devices[spines:spines + sample - 1]
+    differences = {
+        host: compare_semantics(semantics_from_ours(ours_structured[host]),
+                                semantics_from_avd(avd["structured"][host]._as_dict()))
+        for host in checked
+    }
+    assert all(ours_configs[host]["startup-config"] for host in devices)
+    return {
+        "fabric": f"{spines}x{leaves}", "devices": len(devices),
+        "ours_s": round(ours_seconds, 4), "avd_s": round(avd_seconds, 3),
+        "ours_ms_per_device": round(ours_seconds * 1000 / len(devices), 3),
+        "avd_ms_per_device": round(avd_seconds * 1000 / len(devices), 2),
+        "ratio": round(avd_seconds / ours_seconds, 1) if ours_seconds else None,
+        "avd_phases_s": {name: round(value, 3) for name, value in avd_timings.items()},
+        "semantic_check": {host: (diffs or "same") for host, diffs in differences.items()},
+    }
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "EOS compile vs Arista AVD (pyavd): same intent, same devices",
+        f"{'fabric':<8} {'devices':>7} {'ours s':>8} {'pyavd s':>8} {'ours ms/dev':>11} {'pyavd ms/dev':>12} "
+        f"{'ratio':>6}  semantic check (BGP peers+AS, EVPN peers, VLAN->VNI, VRF->VNI)",
+    ]
+    for row in rows:
+        same = all(value == "same" for value in row["semantic_check"].values())
+        lines.append(
+            f"{row['fabric']:<8} {row['devices']:>7} {row['ours_s']:>8} {row['avd_s']:>8} "
+            f"{row['ours_ms_per_device']:>11} {row['avd_ms_per_device']:>12} {row['ratio']:>5}x  "
+            f"{'same on ' + ', '.join(row['semantic_check']) if same else row['semantic_check']}"
+        )
+    return "\n".join(lines)
+
+
+def run(sizes=((2, 4), (4, 16), (8, 64))) -> list[dict]:
+    try:
+        import pyavd  # noqa: F401
+    except ImportError:
+        return [{"skipped": "pyavd is not installed (make bench installs requirements-bench.txt)"}]
+    return [compare(spines, leaves) for spines, leaves in sizes]
+
+
+if __name__ == "__main__":
+    results = run()
+    if results and "skipped" in results[0]:
+        print(f"skipped: {results[0]['skipped']}")
+    else:
+        print(table(results))
