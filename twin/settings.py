@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "twin",  # project-level management commands (demo)
     "inventory",
     "intents",
     "ui",
