@@ -179,12 +179,26 @@ def spine_structured(platform: str = "eos") -> dict:
     }
 
 
-def synthetic_fleet(count: int, platform: str) -> list[dict]:
-    """``count`` renamed copies alternating leaf and spine, for the render speed measurement."""
+def widen(structured: dict, ports: int) -> dict:
+    """The device with ``ports`` front-panel ports: extra ports copy its last RoCE-enabled port (a full switch)."""
+    platform = structured["platform"]
+    wide = copy.deepcopy(structured)
+    used = {interface["name"] for interface in wide["interfaces"]}
+    model = next(interface for interface in reversed(wide["interfaces"]) if interface["qos"])
+    for index in range(1, ports + 1):
+        name = port_name(platform, index)
+        if name not in used:
+            wide["interfaces"].append({**copy.deepcopy(model), "name": name, "description": f"copy {index}"})
+    wide["interfaces"].sort(key=lambda interface: int(interface["name"].removeprefix("Ethernet")))
+    return wide
+
+
+def synthetic_fleet(count: int, platform: str, ports: int = 64) -> list[dict]:
+    """``count`` renamed ``ports``-port copies alternating leaf and spine, for the render speed measurement."""
+    templates = (widen(leaf_structured(platform), ports), widen(spine_structured(platform), ports))
     fleet = []
     for number in range(count):
-        template = leaf_structured(platform) if number % 2 == 0 else spine_structured(platform)
-        device = copy.deepcopy(template)
+        device = copy.deepcopy(templates[number % 2])
         device["hostname"] = f"{device['role']}{number}"
         fleet.append(device)
     return fleet

@@ -12,7 +12,8 @@ import pytest
 from render_structured_fixtures import HEADROOM_3M, HEADROOM_5M, ROCE2_ECN, ROCE_ECN, leaf_structured, spine_structured
 
 from compiler.errors import RenderError
-from compiler.render.sonic import render_config_db, sonic_structured
+from compiler.render.sonic import dumps_sorted_indented, render_config_db, sonic_structured
+from compiler.render.sonic.config_db import build_config_db
 
 # Key patterns from the YANG list keys (sonic-net/sonic-buildimage src/sonic-yang-models/yang-models).
 PORT = r"Ethernet\d+"
@@ -336,3 +337,33 @@ def test_frr_conf_passes_vtysh_dry_run(make, tmp_path):
     if result.returncode != 0 and "ermission denied" in result.stderr + result.stdout:
         pytest.skip(f"vtysh cannot run here: {result.stderr.strip()[:200]}")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.skipif(FRR_RENDERER_MISSING, reason="compiler.render.frr (shared FRR renderer) is not in the tree yet")
+def test_vtysh_dry_run_rejects_a_broken_frr_conf(tmp_path):
+    """The check above can fail: the same dry run refuses a frr.conf with one bad line appended."""
+    vtysh = shutil.which("vtysh")
+    if vtysh is None:
+        pytest.skip("vtysh (FRR) is not installed on this machine")
+    from compiler.render.sonic import render
+
+    path = tmp_path / "frr.conf"
+    path.write_text(render(leaf_structured("sonic"))["frr.conf"] + "router bgp 65101\n neighbor 10.9.9.9 remote-as banana\n")
+    result = subprocess.run([vtysh, "-C", "-f", str(path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{}, {"a": {}}, {"b": "x", "a": {"z": "1", "y": {"q": "é\"\\n"}}}, {"n": 1, "l": [1, "2", {"k": []}], "t": True, "0": None}, {"e": [], "f": 1.5}],
+)
+def test_fast_writer_matches_json_dumps(value):
+    parts: list[str] = []
+    dumps_sorted_indented(value, 0, parts)
+    assert "".join(parts) == json.dumps(value, sort_keys=True, indent=4)
+
+
+@pytest.mark.parametrize("make", [leaf_structured, spine_structured])
+def test_config_db_text_equals_standard_json_dumps(make):
+    structured = make("sonic")
+    assert render_config_db(structured) == json.dumps(build_config_db(structured), sort_keys=True, indent=4) + "\n"

@@ -10,10 +10,11 @@ Interface names are SONiC's own (``Ethernet0``) and are used as-is. DEVICE_METAD
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii
 
 from compiler.render.sonic.config_db import build_config_db, sonic_vrf_name
 
-__all__ = ["render", "render_config_db", "sonic_structured"]
+__all__ = ["render", "render_config_db", "sonic_structured", "dumps_sorted_indented"]
 
 
 def render(structured: dict) -> dict[str, str]:
@@ -28,8 +29,51 @@ def render(structured: dict) -> dict[str, str]:
 
 
 def render_config_db(structured: dict) -> str:
-    """``config_db.json`` text: sorted keys, 4-space indent, trailing newline (byte-for-byte deterministic)."""
-    return json.dumps(build_config_db(structured), sort_keys=True, indent=4) + "\n"
+    """``config_db.json`` text: sorted keys, 4-space indent, trailing newline (byte-for-byte deterministic).
+
+    The text is exactly ``json.dumps(tables, sort_keys=True, indent=4)``; see :func:`dumps_sorted_indented`.
+    """
+    parts: list[str] = []
+    dumps_sorted_indented(build_config_db(structured), 0, parts)
+    parts.append("\n")
+    return "".join(parts)
+
+
+def dumps_sorted_indented(value: object, level: int, parts: list[str]) -> None:
+    """Append ``json.dumps(value, sort_keys=True, indent=4)`` to ``parts``.
+
+    With ``indent`` set, the standard library falls back to its pure-Python encoder, which dominated SONiC render
+    time (about 2 ms of a 64-port switch's 3.5 ms). CONFIG_DB is nested dicts of strings (lists for leaf-lists), so this writer walks
+    them itself with C-accelerated string escaping and hands only other scalars to ``json.dumps``.
+    """
+    if isinstance(value, str):
+        parts.append(encode_basestring_ascii(value))
+    elif isinstance(value, dict):
+        if not value:
+            parts.append("{}")
+            return
+        indent = "\n" + "    " * (level + 1)
+        separator = "{" + indent
+        for key in sorted(value):
+            parts.append(separator)
+            parts.append(encode_basestring_ascii(key))
+            parts.append(": ")
+            dumps_sorted_indented(value[key], level + 1, parts)
+            separator = "," + indent
+        parts.append("\n" + "    " * level + "}")
+    elif isinstance(value, list):
+        if not value:
+            parts.append("[]")
+            return
+        indent = "\n" + "    " * (level + 1)
+        separator = "[" + indent
+        for item in value:
+            parts.append(separator)
+            dumps_sorted_indented(item, level + 1, parts)
+            separator = "," + indent
+        parts.append("\n" + "    " * level + "]")
+    else:
+        parts.append(json.dumps(value))
 
 
 def sonic_structured(structured: dict) -> dict:
