@@ -1,0 +1,56 @@
+"""Forms of the UI. Domain validation is not repeated here: forms only parse, then the owning service (the
+fabric builder, the intents services) decides, and its ``IntentValidationError`` field errors are shown inline
+next to the field they name (``field_errors_into``)."""
+
+from __future__ import annotations
+
+from django import forms
+
+from compiler.clos import ClosParams
+from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.model import Platform
+
+SPEEDS = [(speed, f"{speed}G") for speed in (100, 200, 400, 800)]
+PLATFORMS = [(platform, platform) for platform in Platform.ALL]
+
+
+def field_errors_into(form: forms.Form, error: FabricTwinError) -> None:
+    """Attach a service error to the form: each FieldError on its field when the form has it, else on the form.
+
+    Field paths like ``networks[net10].vlan_id`` are matched on their last component.
+    """
+    if not isinstance(error, IntentValidationError):
+        form.add_error(None, str(error))
+        return
+    for field_error in error.errors:
+        name = field_error.field.rsplit(".", 1)[-1]
+        message = f"{field_error.message} (got {field_error.value!r})"
+        if name in form.fields:
+            form.add_error(name, message)
+        else:
+            form.add_error(None, f"{field_error.field}: {message}")
+
+
+class FabricBuildForm(forms.Form):
+    name = forms.SlugField(max_length=60, initial="demo", help_text="Fabric name (inventory)")
+    site = forms.SlugField(max_length=60, initial="dc1")
+    spines = forms.IntegerField(min_value=1, max_value=512, initial=2)
+    leaves = forms.IntegerField(min_value=1, max_value=4096, initial=4)
+    servers_per_leaf = forms.IntegerField(min_value=0, max_value=256, initial=2)
+    rails_per_server = forms.IntegerField(min_value=1, max_value=16, initial=1,
+                                          help_text="1 = top-of-rack; 8 = rail-optimised, one leaf per NIC rail")
+    uplinks_per_spine = forms.IntegerField(min_value=1, max_value=16, initial=1)
+    uplink_speed_gbps = forms.TypedChoiceField(choices=SPEEDS, coerce=int, initial=400)
+    downlink_speed_gbps = forms.TypedChoiceField(choices=SPEEDS, coerce=int, initial=400)
+    platform = forms.ChoiceField(choices=PLATFORMS, initial=Platform.EOS)
+    rack_power_budget_kw = forms.FloatField(min_value=0, initial=40.0, help_text="0 = no budget recorded")
+
+    def clos_params(self) -> ClosParams:
+        data = self.cleaned_data
+        return ClosParams(
+            name=data["name"], site=data["site"], spines=data["spines"], leaves=data["leaves"],
+            servers_per_leaf=data["servers_per_leaf"], rails_per_server=data["rails_per_server"],
+            uplinks_per_spine=data["uplinks_per_spine"], uplink_speed_gbps=data["uplink_speed_gbps"],
+            downlink_speed_gbps=data["downlink_speed_gbps"], platform=data["platform"],
+            rack_power_budget_kw=data["rack_power_budget_kw"],
+        )

@@ -1,0 +1,65 @@
+"""Roles as Django groups: viewer reads everything, operator also runs things, admin also edits and approves.
+
+``roles_ensure()`` creates or repairs the three groups (idempotent); it runs after every migrate and from
+``manage.py ui_roles``. Views check single permissions (``ui.<codename>``), never group names, so a site can
+grant a capability to its own groups too.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import Group, Permission
+from django.db import transaction
+
+VIEW = "view_fabric_data"
+OPERATE = "operate_fabric"
+EDIT_INVENTORY = "edit_inventory"
+EDIT_INTENTS = "edit_intents"
+APPROVE_PRODUCTION = "approve_production_rollout"
+
+VIEWER, OPERATOR, ADMIN = "viewer", "operator", "admin"
+
+ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    VIEWER: (VIEW,),
+    OPERATOR: (VIEW, OPERATE),
+    ADMIN: (VIEW, OPERATE, EDIT_INVENTORY, EDIT_INTENTS, APPROVE_PRODUCTION),
+}
+
+
+def perm(codename: str) -> str:
+    """The full permission name a user is checked against, e.g. ``ui.operate_fabric``."""
+    return f"ui.{codename}"
+
+
+@transaction.atomic
+def roles_ensure() -> dict[str, list[str]]:
+    """Create the viewer/operator/admin groups with exactly their permissions; returns role -> codenames."""
+    from django.apps import apps
+    from django.contrib.auth.management import create_permissions
+
+    # Permissions are normally created after migrate; create them now so this also works mid-migration.
+    create_permissions(apps.get_app_config("ui"), verbosity=0)
+    permissions = {p.codename: p for p in Permission.objects.filter(content_type__app_label="ui")}
+    out: dict[str, list[str]] = {}
+    for role, codenames in ROLE_PERMISSIONS.items():
+        group, _ = Group.objects.get_or_create(name=role)
+        group.permissions.remove(*[p for p in permissions.values() if p.codename not in codenames])
+        group.permissions.add(*[permissions[codename] for codename in codenames])
+        out[role] = list(codenames)
+    return out
+
+
+def roles_ensure_after_migrate(sender, **kwargs) -> None:
+    roles_ensure()
+
+
+def user_role(user) -> str:
+    """The highest role the user holds, for display ("superuser" / "admin" / ... / "none")."""
+    if not user.is_authenticated:
+        return "anonymous"
+    if user.is_superuser:
+        return "superuser"
+    for role in (ADMIN, OPERATOR, VIEWER):
+        if user.has_perm(perm(ROLE_PERMISSIONS[role][-1])) and all(
+                user.has_perm(perm(code)) for code in ROLE_PERMISSIONS[role]):
+            return role
+    return "none"

@@ -1,0 +1,327 @@
+"""Pure SVG drawing for the UI: the Clos topology and rack elevations (no Django imports).
+
+Both pictures are built from the frozen snapshot (``compiler.model``) so they draw exactly what the compiler
+and the validators see. Links are coloured from validator findings (``validators.findings.Finding``): the
+worst severity among the findings whose subject names a port of the link, or the link itself.
+
+Readability at scale: parallel cables between the same two switches are drawn as one bundle (with a count),
+and servers are aggregated per leaf into one box ("24 servers"), so a 64-leaf fabric stays a picture rather
+than a hairball. The SVG uses a viewBox, so the page scales it; the minimum width keeps labels legible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from html import escape
+
+from compiler.model import Endpoint, Inventory, Role
+from compiler.natural import natural_key
+
+# Severity ranks: higher is worse. "ok" means a report exists and names nothing on this link.
+SEVERITY_RANK = {"unknown": 0, "ok": 1, "info": 2, "warning": 3, "error": 4}
+SEVERITY_COLOUR = {"unknown": "#9aa3ad", "ok": "#2f9e44", "info": "#1c7ed6", "warning": "#e8890c", "error": "#e03131"}
+
+# Heights in rack units of what the planner places (compiler.clos): switches 2U, 8-GPU servers 4U.
+SWITCH_HEIGHT_U = 2
+SERVER_HEIGHT_U = 4
+
+
+def worse(a: str, b: str) -> str:
+    return a if SEVERITY_RANK.get(a, 0) >= SEVERITY_RANK.get(b, 0) else b
+
+
+def _attr(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+# --------------------------------------------------------------------------------------------- findings
+
+
+def link_key(device_a: str, device_b: str) -> tuple[str, str]:
+    """Order-independent key of the bundle between two devices."""
+    return (device_a, device_b) if natural_key(device_a) <= natural_key(device_b) else (device_b, device_a)
+
+
+def _subject_endpoints(subject: str) -> list[Endpoint]:
+    """'leaf1:Ethernet1' -> one endpoint; 'a:x<->b:y' -> two; a bare device name -> none (node-level)."""
+    out = []
+    for part in subject.split("<->"):
+        device, sep, interface = part.strip().partition(":")
+        if sep and device and interface:
+            out.append(Endpoint(device, interface))
+    return out
+
+
+@dataclass
+class LinkHealth:
+    """Worst severity per device pair and per device, with the findings that decided it."""
+
+    links: dict[tuple[str, str], str] = field(default_factory=dict)
+    nodes: dict[str, str] = field(default_factory=dict)
+    findings_by_link: dict[tuple[str, str], list] = field(default_factory=dict)
+    has_report: bool = False
+
+
+def link_health(inventory: Inventory, findings: Iterable, checks: Iterable[str] | None = None,
+                has_report: bool = True) -> LinkHealth:
+    """Map findings (optionally only those of ``checks``) onto cabled device pairs and devices.
+
+    A finding on one port colours the link that port is cabled into; a finding on a whole device colours
+    the device box. Links without findings are "ok" when a report exists, "unknown" otherwise.
+    """
+    wanted = set(checks) if checks else None
+    health = LinkHealth(has_report=has_report)
+    base = "ok" if has_report else "unknown"
+    for cable in inventory.cables:
+        health.links.setdefault(link_key(cable.a.device, cable.b.device), base)
+    for finding in findings:
+        if wanted is not None and finding.check not in wanted:
+            continue
+        endpoints = _subject_endpoints(finding.subject)
+        if not endpoints:
+            device = finding.subject.strip()
+            if device in inventory.switches_by_name or device in inventory.servers_by_name:
+                health.nodes[device] = worse(health.nodes.get(device, base), finding.severity)
+            continue
+        keys = set()
+        if len(endpoints) == 2:
+            keys.add(link_key(endpoints[0].device, endpoints[1].device))
+        for endpoint in endpoints:
+            cable = inventory.cable_at.get(endpoint)
+            if cable is not None:
+                keys.add(link_key(cable.a.device, cable.b.device))
+        for key in keys:
+            health.links[key] = worse(health.links.get(key, base), finding.severity)
+            health.findings_by_link.setdefault(key, []).append(finding)
+    return health
+
+
+# --------------------------------------------------------------------------------------------- topology
+
+@dataclass(frozen=True, slots=True)
+class _Box:
+    name: str
+    role: str
+    x: float
+    y: float
+    width: float
+    height: float
+    label: str
+    href: str | None = None
+
+
+TIER_ROLES = ((Role.SUPER_SPINE,), (Role.SPINE,), (Role.LEAF, Role.BORDER))
+ROW_Y = {0: 30, 1: 150, 2: 330}
+SERVER_ROW_Y = 470
+MARGIN_X = 30
+
+
+def topology_svg(
+    inventory: Inventory,
+    health: LinkHealth,
+    *,
+    link_url: Callable[[str, str], str] | None = None,
+    device_url: Callable[[str], str] | None = None,
+    target: str = "#link-detail",
+) -> str:
+    """The Clos as SVG: tiers of switches, bundled links coloured by ``health``, servers aggregated per leaf.
+
+    ``link_url(a, b)`` gives the HTMX endpoint of a bundle's detail (both ends, optics, cables); clicking a
+    link loads it into ``target``. ``device_url(name)`` links each switch box to its page.
+    """
+    tiers = [
+        sorted((s for s in inventory.switches if s.role in roles), key=lambda s: natural_key(s.hostname))
+        for roles in TIER_ROLES
+    ]
+    tiers = [tier for tier in tiers if tier] or [[]]
+    widest = max(len(tier) for tier in tiers)
+    dense = widest > 16
+    pitch = 40 if dense else 96 if widest <= 8 else 64
+    box_w = 32 if dense else 84 if widest <= 8 else 56
+    box_h = 60 if dense else 34
+    width = max(640, MARGIN_X * 2 + widest * pitch)
+
+    boxes: dict[str, _Box] = {}
+    tier_y = {index: 30 + index * 170 for index in range(len(tiers))} if len(tiers) > 1 else {0: 30}
+    for index, tier in enumerate(tiers):
+        row_width = len(tier) * pitch
+        start = (width - row_width) / 2 + (pitch - box_w) / 2
+        for position, switch in enumerate(tier):
+            boxes[switch.hostname] = _Box(
+                switch.hostname, switch.role, start + position * pitch, tier_y[index], box_w, box_h,
+                switch.hostname, device_url(switch.hostname) if device_url else None,
+            )
+
+    # servers aggregated per leaf: count, and the worst health of the server links of that leaf
+    servers_per_leaf: dict[str, set[str]] = {}
+    server_link_health: dict[str, str] = {}
+    bundles: dict[tuple[str, str], int] = {}
+    for cable in inventory.cables:
+        a, b = cable.a.device, cable.b.device
+        a_switch, b_switch = a in inventory.switches_by_name, b in inventory.switches_by_name
+        if a_switch and b_switch:
+            key = link_key(a, b)
+            bundles[key] = bundles.get(key, 0) + 1
+        elif a_switch or b_switch:
+            leaf, server = (a, b) if a_switch else (b, a)
+            servers_per_leaf.setdefault(leaf, set()).add(server)
+            server_link_health[leaf] = worse(server_link_health.get(leaf, "unknown"),
+                                             health.links.get(link_key(a, b), "unknown"))
+
+    last_y = max(tier_y.values()) + box_h
+    server_y = last_y + 110
+    height = server_y + (box_h + 40 if servers_per_leaf else 10)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="topology" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'style="min-width:{min(width, 1400):.0f}px" role="img" aria-label="Fabric topology of {_attr(inventory.fabric)}">',
+        '<style>.link{stroke-width:2.5}.hit{stroke:transparent;stroke-width:12;cursor:pointer}'
+        '.hit:hover+.link,.bundle:hover .link{stroke-width:5}'
+        '.node rect{stroke:#1f2933;stroke-width:1}.node text{font:11px system-ui,sans-serif;fill:#fff}'
+        '.srv rect{fill:#e9ecef;stroke:#868e96}.srv text{font:10px system-ui,sans-serif;fill:#343a40}'
+        '.count{font:10px system-ui,sans-serif;fill:#495057}</style>',
+    ]
+    # links first so boxes sit on top
+    for (a, b), count in sorted(bundles.items(), key=lambda item: (natural_key(item[0][0]), natural_key(item[0][1]))):
+        if a not in boxes or b not in boxes:
+            continue
+        upper, lower = (boxes[a], boxes[b]) if boxes[a].y <= boxes[b].y else (boxes[b], boxes[a])
+        x1, y1 = upper.x + upper.width / 2, upper.y + upper.height
+        x2, y2 = lower.x + lower.width / 2, lower.y
+        state = health.links.get((a, b), "unknown")
+        colour = SEVERITY_COLOUR[state]
+        title = f"{a} ↔ {b}: {count} cable{'s' if count != 1 else ''}, {state}"
+        hx = ""
+        if link_url:
+            hx = f' hx-get="{_attr(link_url(a, b))}" hx-target="{_attr(target)}" hx-swap="innerHTML"'
+        # a thicker line says "several parallel cables" without drawing each one
+        bundle_width = "" if count == 1 else f' style="stroke-width:{min(2.5 + count, 7)}"'
+        parts.append(
+            f'<g class="bundle" data-link="{_attr(a)}--{_attr(b)}" data-state="{state}"{hx}>'
+            f'<title>{_attr(title)}</title>'
+            f'<line class="hit" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>'
+            f'<line class="link" stroke="{colour}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"'
+            f'{bundle_width}/></g>'
+        )
+    role_fill = {Role.SUPER_SPINE: "#5f3dc4", Role.SPINE: "#364fc7", Role.LEAF: "#0b7285", Role.BORDER: "#5c940d"}
+    for box in boxes.values():
+        node_state = health.nodes.get(box.name)
+        stroke = f' style="stroke:{SEVERITY_COLOUR[node_state]};stroke-width:3"' if node_state else ""
+        if dense:
+            cx, cy = box.x + box.width / 2, box.y + box.height / 2
+            text = (f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" dominant-baseline="middle" '
+                    f'transform="rotate(-90 {cx:.1f} {cy:.1f})">{_attr(box.label)}</text>')
+        else:
+            text = (f'<text x="{box.x + box.width / 2:.1f}" y="{box.y + box.height / 2:.1f}" text-anchor="middle" '
+                    f'dominant-baseline="middle">{_attr(box.label)}</text>')
+        node = (f'<g class="node" data-device="{_attr(box.name)}"><title>{_attr(box.name)} ({box.role})</title>'
+                f'<rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.width}" height="{box.height}" rx="4" '
+                f'fill="{role_fill.get(box.role, "#495057")}"{stroke}/>{text}</g>')
+        parts.append(f'<a href="{_attr(box.href)}">{node}</a>' if box.href else node)
+    for leaf, servers in sorted(servers_per_leaf.items(), key=lambda item: natural_key(item[0])):
+        box = boxes.get(leaf)
+        if box is None:
+            continue
+        state = server_link_health.get(leaf, "unknown")
+        x, y = box.x, server_y
+        hx = ""
+        if link_url:
+            hx = f' hx-get="{_attr(link_url(leaf, "servers"))}" hx-target="{_attr(target)}" hx-swap="innerHTML"'
+        label = f"{len(servers)}" if dense else f"{len(servers)} srv"
+        parts.append(
+            f'<g class="bundle srv" data-link="{_attr(leaf)}--servers" data-state="{state}"{hx}>'
+            f'<title>{_attr(leaf)}: {len(servers)} servers, links {state}</title>'
+            f'<line class="hit" x1="{x + box.width / 2:.1f}" y1="{box.y + box.height:.1f}" '
+            f'x2="{x + box.width / 2:.1f}" y2="{y:.1f}"/>'
+            f'<line class="link" stroke="{SEVERITY_COLOUR[state]}" x1="{x + box.width / 2:.1f}" '
+            f'y1="{box.y + box.height:.1f}" x2="{x + box.width / 2:.1f}" y2="{y:.1f}"/>'
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.width}" height="26" rx="3"/>'
+            f'<text x="{x + box.width / 2:.1f}" y="{y + 13:.1f}" text-anchor="middle" '
+            f'dominant-baseline="middle">{label}</text></g>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------------------------- racks
+
+@dataclass(frozen=True, slots=True)
+class RackDevice:
+    name: str
+    kind: str  # spine | leaf | super-spine | border | server
+    u_position: int  # lowest U the device occupies (1 = bottom)
+    height_u: int
+    power_w: float
+    href: str | None = None
+
+
+def rack_elevation_svg(name: str, height_u: int, devices: Iterable[RackDevice], power_budget_kw: float) -> str:
+    """Front elevation: U numbers on the left, devices at their U position, a power bar (used vs budget).
+
+    Devices that overlap or stick out of the rack are drawn in red so the picture shows the conflict.
+    """
+    devices = sorted(devices, key=lambda device: device.u_position)
+    unit = 16
+    top, left, rack_w = 30, 34, 240
+    rack_h = height_u * unit
+    power_x = left + rack_w + 40
+    width, height = power_x + 90, top + rack_h + 40
+    used_w = sum(device.power_w for device in devices)
+    occupied: dict[int, str] = {}
+    overlaps: set[str] = set()
+    for device in devices:
+        for u in range(device.u_position, device.u_position + device.height_u):
+            if u in occupied or u > height_u or u < 1:
+                overlaps.update({device.name, occupied.get(u, device.name)})
+            occupied.setdefault(u, device.name)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="rack" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" role="img" aria-label="Rack {_attr(name)} elevation">',
+        '<style>.u{font:9px ui-monospace,monospace;fill:#868e96}.dev text{font:11px system-ui,sans-serif;fill:#fff}'
+        '.pw{font:11px system-ui,sans-serif;fill:#343a40}</style>',
+        f'<text x="{left}" y="18" class="pw">{_attr(name)} · {height_u}U</text>',
+        f'<rect x="{left}" y="{top}" width="{rack_w}" height="{rack_h}" fill="#f1f3f5" stroke="#495057"/>',
+    ]
+    for u in range(1, height_u + 1):
+        y = top + (height_u - u) * unit
+        parts.append(f'<text class="u" x="{left - 4}" y="{y + 11}" text-anchor="end">{u}</text>')
+        parts.append(f'<line x1="{left}" x2="{left + rack_w}" y1="{y + unit}" y2="{y + unit}" stroke="#dee2e6"/>')
+    fill = {Role.SPINE: "#364fc7", Role.LEAF: "#0b7285", Role.BORDER: "#5c940d", Role.SUPER_SPINE: "#5f3dc4",
+            "server": "#495057"}
+    for device in devices:
+        top_u = device.u_position + device.height_u - 1
+        y = top + (height_u - min(top_u, height_u)) * unit
+        h = max(1, min(top_u, height_u) - max(device.u_position, 1) + 1) * unit
+        colour = "#e03131" if device.name in overlaps else fill.get(device.kind, "#495057")
+        label = f"{device.name} · {device.power_w / 1000:.1f} kW" if device.power_w else device.name
+        body = (f'<g class="dev" data-device="{_attr(device.name)}"><title>{_attr(device.name)} U{device.u_position}'
+                f'–U{top_u} ({device.kind})</title><rect x="{left + 3}" y="{y + 1}" width="{rack_w - 6}" '
+                f'height="{h - 2}" rx="2" fill="{colour}"/><text x="{left + 10}" y="{y + min(h, 32) / 2 + 4}">'
+                f'{_attr(label)}</text></g>')
+        parts.append(f'<a href="{_attr(device.href)}">{body}</a>' if device.href else body)
+    # power bar
+    budget_w = power_budget_kw * 1000
+    bar_h = rack_h
+    if budget_w > 0:
+        ratio = used_w / budget_w
+        fill_h = min(ratio, 1.0) * bar_h
+        colour = "#e03131" if ratio > 1 else "#e8890c" if ratio > 0.85 else "#2f9e44"
+        parts.append(f'<rect x="{power_x}" y="{top}" width="28" height="{bar_h}" fill="#fff" stroke="#495057"/>')
+        parts.append(f'<rect class="power-used" x="{power_x}" y="{top + bar_h - fill_h:.1f}" width="28" '
+                     f'height="{fill_h:.1f}" fill="{colour}"/>')
+        parts.append(f'<text class="pw" x="{power_x - 6}" y="{top + rack_h + 16}">{used_w / 1000:.1f} / '
+                     f'{power_budget_kw:.1f} kW</text>')
+        parts.append(f'<text class="pw" x="{power_x + 34}" y="{top + 12}">{ratio * 100:.0f}%</text>')
+    else:
+        parts.append(f'<text class="pw" x="{power_x - 6}" y="{top + 12}">{used_w / 1000:.1f} kW</text>')
+        parts.append(f'<text class="pw" x="{power_x - 6}" y="{top + 28}">no budget</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def power_summary(devices: Iterable[RackDevice], power_budget_kw: float) -> Mapping[str, float | None]:
+    used_kw = sum(device.power_w for device in devices) / 1000
+    return {"used_kw": used_kw, "budget_kw": power_budget_kw,
+            "ratio": used_kw / power_budget_kw if power_budget_kw > 0 else None}

@@ -1,0 +1,55 @@
+"""Small display helpers: status pills, roles, config highlighting."""
+
+from django import template
+from django.utils.html import format_html
+
+from ui.highlight import highlight_config, highlight_diff
+from ui.roles import user_role
+
+register = template.Library()
+
+
+@register.filter
+def pill(status) -> str:
+    """A coloured pill for any status word (passed, failed, running, error, ...)."""
+    text = str(status or "unknown")
+    css = text.lower().replace(" ", "_").replace("-", "_")
+    return format_html('<span class="pill {}">{}</span>', css, text.replace("_", " "))
+
+
+@register.filter
+def role(user) -> str:
+    return user_role(user)
+
+
+@register.filter
+def highlight(text: str, language: str = "eos"):
+    return highlight_config(text or "", language)
+
+
+@register.filter
+def diffhighlight(text: str):
+    return highlight_diff(text or "")
+
+
+@register.filter
+def get_item(mapping, key):
+    return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.simple_tag(takes_context=True)
+def query_with(context, **changes) -> str:
+    """The current query string with ``changes`` applied (for filter links and pagination)."""
+    query = context["request"].GET.copy()
+    for key, value in changes.items():
+        if value in (None, ""):
+            query.pop(key, None)
+        else:
+            query[key] = value
+    encoded = query.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+@register.filter
+def make_list_words(text: str) -> list[str]:
+    return text.split()

@@ -1,0 +1,50 @@
+"""What every UI view shares: the role checks and small helpers.
+
+Reads need ``ui.view_fabric_data``; writes name their capability. Anonymous users are redirected to the log-in
+page; a logged-in user without the capability gets 403 (checked here, server-side, whatever the page shows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+
+from inventory.models import Fabric
+from ui.roles import VIEW, perm
+
+PAGE_SIZE = 100
+
+
+def requires(codename: str, *, methods: tuple[str, ...] | None = None) -> Callable:
+    """Log-in plus one capability. With ``methods`` only those HTTP methods need it (GET shows, POST writes)."""
+
+    def decorator(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args, **kwargs):
+            if not request.user.has_perm(perm(VIEW)):
+                raise PermissionDenied("You need the viewer role to read Fabric Twin.")
+            if (methods is None or request.method in methods) and not request.user.has_perm(perm(codename)):
+                raise PermissionDenied(f"Your role may not do this (needs the {codename!r} permission).")
+            return view(request, *args, **kwargs)
+
+        return login_required(wrapped)
+
+    return decorator
+
+
+def viewer(view: Callable) -> Callable:
+    return requires(VIEW)(view)
+
+
+def fabric_or_404(name: str) -> Fabric:
+    return get_object_or_404(Fabric.objects.select_related("site"), name=name)
+
+
+def paginate(request: HttpRequest, queryset, size: int = PAGE_SIZE):
+    return Paginator(queryset, size).get_page(request.GET.get("page"))

@@ -1,0 +1,21 @@
+"""The dashboard: every fabric with its latest validation, twin state, running rollouts and drift."""
+
+from django.db.models import Count
+from django.shortcuts import render
+
+from inventory import selectors
+from ui import integrations
+
+from .common import viewer
+
+
+@viewer
+def dashboard(request):
+    fabrics = list(selectors.fabric_list().select_related("site").annotate(
+        switch_count=Count("switches", distinct=True), server_count=Count("servers", distinct=True)))
+    rows = [{"fabric": fabric, **integrations.fabric_status(fabric)} for fabric in fabrics]
+    return render(request, "ui/dashboard.html", {
+        "section": "dashboard", "title": "Dashboard", "rows": rows,
+        "intents": integrations.intent_summaries(),
+        "recent_rollouts": integrations.recent_rollouts(),
+    })

@@ -1,0 +1,388 @@
+"""Inventory pages: fabrics (and the fabric builder), racks with their elevation, switches, interfaces, optics,
+cables and servers. Lists search and filter on the server (one generic table template); every list costs a
+constant number of queries (select_related / prefetch_related / annotations)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.db.models import Count, Q, Sum
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from compiler.errors import FabricTwinError
+from inventory import selectors
+from inventory.choices import (
+    CableStatusChoices,
+    CableTypeChoices,
+    DeviceStatusChoices,
+    PlatformChoices,
+    SwitchRoleChoices,
+)
+from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
+from ui import svg
+from ui.forms import FabricBuildForm, field_errors_into
+from ui.roles import EDIT_INVENTORY
+
+from .common import fabric_or_404, paginate, requires, viewer
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: object
+    href: str | None = None
+    css: str = ""
+    pill: bool = False
+
+
+@dataclass(frozen=True)
+class Filter:
+    name: str
+    label: str
+    choices: list[tuple[str, str]]
+
+
+def _fabric_choices() -> list[tuple[str, str]]:
+    return [(name, name) for name in Fabric.objects.values_list("name", flat=True)]
+
+
+def _apply(request, queryset, search_fields: tuple[str, ...], filters: dict[str, str]):
+    """Apply ``?q=`` over ``search_fields`` and each ``?<filter>=`` present (filter name -> ORM lookup)."""
+    query = request.GET.get("q", "").strip()
+    if query:
+        condition = Q()
+        for field in search_fields:
+            condition |= Q(**{f"{field}__icontains": query})
+        queryset = queryset.filter(condition)
+    for name, lookup in filters.items():
+        value = request.GET.get(name, "").strip()
+        if value:
+            queryset = queryset.filter(**{lookup: value})
+    return queryset
+
+
+def _list_page(request, *, section: str, title: str, queryset, headers: list[str], row, filters: list[Filter],
+               numeric: set[int] = frozenset(), actions: list[tuple[str, str]] = ()):
+    page = paginate(request, queryset)
+    rows = [row(item) for item in page.object_list]
+    return render(request, "ui/inventory/list.html", {
+        "section": section, "title": title, "page": page, "rows": rows, "headers": headers, "filters": filters,
+        "numeric": numeric, "actions": actions, "query": request.GET.get("q", ""),
+    })
+
+
+# --------------------------------------------------------------------------------------------- fabrics
+
+
+@viewer
+def fabric_list(request):
+    fabrics = selectors.fabric_list().select_related("site").annotate(
+        switch_count=Count("switches", distinct=True), server_count=Count("servers", distinct=True),
+        rack_count=Count("racks", distinct=True))
+    return render(request, "ui/fabric_list.html", {"section": "fabrics", "title": "Fabrics", "fabrics": fabrics})
+
+
+@requires(EDIT_INVENTORY)
+def fabric_build(request):
+    """Plan a Clos from a few numbers and persist it (idempotent: building again only adds what is new)."""
+    from inventory.builder import fabric_build as build
+
+    form = FabricBuildForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = build(params=form.clos_params())
+        except FabricTwinError as error:
+            field_errors_into(form, error)
+        else:
+            counts = result.as_dict()
+            messages.success(request, f"Built fabric {counts['fabric']}: {counts['switches']} switches, "
+                                      f"{counts['servers']} servers, {counts['cables']} cables.")
+            return redirect("ui:fabric_detail", name=result.inventory.fabric)
+    return render(request, "ui/fabric_build.html", {"section": "fabrics", "title": "Build a fabric", "form": form})
+
+
+@viewer
+def fabric_detail(request, name: str):
+    fabric = fabric_or_404(name)
+    from ui import integrations
+
+    switches = fabric.switches.values("role").annotate(count=Count("id")).order_by("role")
+    context = {
+        "section": "fabrics", "title": f"Fabric {fabric.name}", "fabric": fabric,
+        "role_counts": {row["role"]: row["count"] for row in switches},
+        "server_count": fabric.servers.count(), "rack_count": fabric.racks.count(),
+        "cable_count": Cable.objects.filter(Q(interfaces__switch__fabric=fabric) | Q(nic_ports__server__fabric=fabric))
+        .distinct().count(),
+        "status": integrations.fabric_status(fabric),
+    }
+    return render(request, "ui/fabric_detail.html", context)
+
+
+# --------------------------------------------------------------------------------------------- racks
+
+
+@viewer
+def rack_list(request):
+    queryset = _apply(request, selectors.rack_list().select_related("site", "fabric").annotate(
+        switch_count=Count("switches", distinct=True), server_count=Count("servers", distinct=True),
+        server_power=Sum("servers__power_w")), ("name", "row"), {"fabric": "fabric__name", "row": "row"})
+    rows = lambda rack: [  # noqa: E731 - a row is a one-liner per list
+        Cell(rack.name, reverse("ui:rack_detail", args=[rack.pk])), Cell(rack.site.name),
+        Cell(rack.fabric.name if rack.fabric else "—"), Cell(rack.row), Cell(rack.position), Cell(f"{rack.height_u}U"),
+        Cell(rack.switch_count), Cell(rack.server_count),
+        Cell(f"{(rack.server_power or 0) / 1000:.1f} / {rack.power_budget_kw:.1f} kW"),
+    ]
+    return _list_page(request, section="racks", title="Racks", queryset=queryset,
+                      headers=["Rack", "Site", "Fabric", "Row", "Pos", "Height", "Switches", "Servers", "Server power"],
+                      row=rows, filters=[Filter("fabric", "Fabric", _fabric_choices())], numeric={4, 6, 7})
+
+
+def rack_devices(rack: Rack) -> list[svg.RackDevice]:
+    devices = [
+        svg.RackDevice(switch.hostname, switch.role, switch.u_position, svg.SWITCH_HEIGHT_U,
+                       switch.model.typical_power_w, reverse("ui:switch_detail", args=[switch.hostname]))
+        for switch in rack.switches.select_related("model").exclude(u_position=None)
+    ]
+    devices += [
+        svg.RackDevice(server.name, "server", server.u_position, svg.SERVER_HEIGHT_U, server.power_w,
+                       reverse("ui:server_detail", args=[server.name]))
+        for server in rack.servers.exclude(u_position=None)
+    ]
+    return devices
+
+
+@viewer
+def rack_detail(request, pk: int):
+    rack = get_object_or_404(Rack.objects.select_related("site", "fabric"), pk=pk)
+    devices = rack_devices(rack)
+    unplaced = list(rack.switches.filter(u_position=None).values_list("hostname", flat=True)) + list(
+        rack.servers.filter(u_position=None).values_list("name", flat=True))
+    return render(request, "ui/inventory/rack_detail.html", {
+        "section": "racks", "title": f"Rack {rack.name}", "rack": rack,
+        "elevation": svg.rack_elevation_svg(rack.name, rack.height_u, devices, rack.power_budget_kw),
+        "power": svg.power_summary(devices, rack.power_budget_kw), "devices": sorted(
+            devices, key=lambda device: -device.u_position), "unplaced": unplaced,
+    })
+
+
+# --------------------------------------------------------------------------------------------- switches
+
+
+@viewer
+def switch_list(request):
+    queryset = _apply(
+        request, selectors.switch_list().select_related("fabric", "rack", "model", "platform"),
+        ("hostname", "mgmt_ip", "serial", "model__name"),
+        {"fabric": "fabric__name", "role": "role", "platform": "platform__slug", "status": "status"})
+    row = lambda switch: [  # noqa: E731
+        Cell(switch.hostname, reverse("ui:switch_detail", args=[switch.hostname])), Cell(switch.role),
+        Cell(switch.fabric.name, reverse("ui:fabric_detail", args=[switch.fabric.name])),
+        Cell(switch.platform.slug), Cell(switch.model.name), Cell(switch.os_version),
+        Cell(switch.rack.name if switch.rack else "—", reverse("ui:rack_detail", args=[switch.rack_id])
+             if switch.rack_id else None),
+        Cell(f"U{switch.u_position}" if switch.u_position else "—"), Cell(switch.mgmt_ip or "—", css="mono"),
+        Cell(switch.status, pill=True),
+    ]
+    return _list_page(request, section="switches", title="Switches", queryset=queryset,
+                      headers=["Hostname", "Role", "Fabric", "Platform", "Model", "OS", "Rack", "U", "Mgmt IP", "Status"],
+                      row=row, filters=[
+                          Filter("fabric", "Fabric", _fabric_choices()),
+                          Filter("role", "Role", list(SwitchRoleChoices.choices)),
+                          Filter("platform", "Platform", list(PlatformChoices.choices)),
+                          Filter("status", "Status", list(DeviceStatusChoices.choices))])
+
+
+def _peer_of(port) -> tuple[str, str | None]:
+    """'device:port' at the other end of the port's cable and a link to that device (prefetched ends)."""
+    cable = port.cable
+    if cable is None:
+        return "—", None
+    for other in (*cable.interfaces.all(), *cable.nic_ports.all()):
+        if other.pk == port.pk and type(other) is type(port):
+            continue
+        if isinstance(other, Interface):
+            return f"{other.switch.hostname}:{other.name}", reverse("ui:switch_detail", args=[other.switch.hostname])
+        return f"{other.server.name}:{other.name}", reverse("ui:server_detail", args=[other.server.name])
+    return "(open end)", None
+
+
+@viewer
+def switch_detail(request, hostname: str):
+    switch = get_object_or_404(Switch.objects.select_related("fabric", "rack", "model", "platform"), hostname=hostname)
+    from ui import integrations
+
+    interfaces = list(switch.interfaces.select_related("cable", "optic").prefetch_related(
+        "cable__interfaces__switch", "cable__nic_ports__server"))
+    ports = [(interface, *_peer_of(interface)) for interface in interfaces]
+    return render(request, "ui/inventory/switch_detail.html", {
+        "section": "switches", "title": switch.hostname, "switch": switch, "ports": ports,
+        "cabled": sum(1 for interface in interfaces if interface.cable_id),
+        "findings": integrations.findings_for_device(switch.fabric, switch.hostname),
+    })
+
+
+@viewer
+def interface_list(request):
+    queryset = _apply(request, selectors.interface_list().select_related("switch__fabric", "cable", "optic"),
+                      ("name", "switch__hostname", "description"),
+                      {"fabric": "switch__fabric__name", "switch": "switch__hostname", "speed": "speed_gbps"})
+    cabled = request.GET.get("cabled", "")
+    if cabled in ("yes", "no"):
+        queryset = queryset.filter(cable__isnull=cabled == "no")
+    row = lambda interface: [  # noqa: E731
+        Cell(interface.switch.hostname, reverse("ui:switch_detail", args=[interface.switch.hostname])),
+        Cell(interface.name, reverse("ui:interface_detail", args=[interface.pk])),
+        Cell(f"{interface.speed_gbps}G"), Cell(interface.mtu), Cell("up" if interface.enabled else "shut", pill=True),
+        Cell(interface.breakout_parent or "—"), Cell(interface.optic.media if hasattr(interface, "optic") else "—"),
+        Cell(interface.cable.label if interface.cable else "—",
+             reverse("ui:cable_detail", args=[interface.cable_id]) if interface.cable_id else None),
+        Cell(interface.description or ""),
+    ]
+    speeds = sorted({str(s) for s in Interface.objects.values_list("speed_gbps", flat=True).distinct()}, key=int)
+    return _list_page(request, section="interfaces", title="Interfaces", queryset=queryset,
+                      headers=["Switch", "Interface", "Speed", "MTU", "State", "Breakout of", "Optic", "Cable",
+                               "Description"],
+                      row=row, filters=[Filter("fabric", "Fabric", _fabric_choices()),
+                                        Filter("speed", "Speed (Gb/s)", [(s, f"{s}G") for s in speeds]),
+                                        Filter("cabled", "Cabled", [("yes", "yes"), ("no", "no")])],
+                      numeric={3})
+
+
+@viewer
+def interface_detail(request, pk: int):
+    interface = get_object_or_404(Interface.objects.select_related("switch__fabric", "cable"), pk=pk)
+    optic = Optic.objects.filter(interface=interface).first()
+    peer, peer_href = "—", None
+    if interface.cable_id:
+        interface = Interface.objects.select_related("switch__fabric", "cable").prefetch_related(
+            "cable__interfaces__switch", "cable__nic_ports__server").get(pk=pk)
+        peer, peer_href = _peer_of(interface)
+    from ui import integrations
+
+    return render(request, "ui/inventory/interface_detail.html", {
+        "section": "interfaces", "title": f"{interface.switch.hostname}:{interface.name}", "interface": interface,
+        "optic": optic, "peer": peer, "peer_href": peer_href,
+        "findings": integrations.findings_for_device(interface.switch.fabric, interface.switch.hostname,
+                                                     interface=interface.name),
+    })
+
+
+# --------------------------------------------------------------------------------------------- optics, cables
+
+
+def _optic_place(optic: Optic) -> tuple[str, str | None]:
+    if optic.interface_id:
+        return str(optic.interface), reverse("ui:interface_detail", args=[optic.interface_id])
+    if optic.nic_port_id:
+        return str(optic.nic_port), reverse("ui:server_detail", args=[optic.nic_port.server.name])
+    return "spare", None
+
+
+@viewer
+def optic_list(request):
+    queryset = _apply(request, selectors.optic_list(), ("media", "serial", "part_number", "vendor"),
+                      {"media": "media", "form_factor": "form_factor"})
+    where = request.GET.get("fabric", "")
+    if where:
+        queryset = queryset.filter(Q(interface__switch__fabric__name=where) | Q(nic_port__server__fabric__name=where))
+    row = lambda optic: [  # noqa: E731
+        Cell(optic.serial or f"#{optic.pk}", reverse("ui:optic_detail", args=[optic.pk])), Cell(optic.media),
+        Cell(optic.form_factor), Cell(f"{optic.speed_gbps}G"), Cell(f"{optic.reach_m:g} m"),
+        Cell(*_optic_place(optic)), Cell(optic.vendor), Cell(optic.part_number),
+    ]
+    media = [(m, m) for m in Optic.objects.values_list("media", flat=True).distinct().order_by("media")]
+    return _list_page(request, section="optics", title="Optics", queryset=queryset,
+                      headers=["Serial", "Media", "Form factor", "Speed", "Reach", "Installed in", "Vendor", "Part"],
+                      row=row, filters=[Filter("fabric", "Fabric", _fabric_choices()), Filter("media", "Media", media)])
+
+
+@viewer
+def optic_detail(request, pk: int):
+    optic = get_object_or_404(selectors.optic_list(), pk=pk)
+    place, place_href = _optic_place(optic)
+    return render(request, "ui/inventory/optic_detail.html", {
+        "section": "optics", "title": f"Optic {optic.serial or optic.pk}", "optic": optic, "place": place,
+        "place_href": place_href})
+
+
+def _cable_ends(cable: Cable) -> dict[str, tuple[str, str | None, object]]:
+    """'A'/'B' -> (device:port, link, port) using the prefetched ends."""
+    ends = {}
+    for port in (*cable.interfaces.all(), *cable.nic_ports.all()):
+        if isinstance(port, Interface):
+            ends[port.cable_end] = (f"{port.switch.hostname}:{port.name}",
+                                    reverse("ui:interface_detail", args=[port.pk]), port)
+        else:
+            ends[port.cable_end] = (f"{port.server.name}:{port.name}",
+                                    reverse("ui:server_detail", args=[port.server.name]), port)
+    return ends
+
+
+@viewer
+def cable_list(request):
+    queryset = _apply(request, selectors.cable_list(), ("label",), {"type": "cable_type", "status": "status"})
+    fabric = request.GET.get("fabric", "")
+    if fabric:
+        queryset = queryset.filter(Q(interfaces__switch__fabric__name=fabric) | Q(nic_ports__server__fabric__name=fabric)
+                                   ).distinct()
+
+    def row(cable):
+        ends = _cable_ends(cable)
+        a, b = ends.get("A", ("—", None, None)), ends.get("B", ("—", None, None))
+        return [Cell(cable.label, reverse("ui:cable_detail", args=[cable.pk])), Cell(a[0], a[1]), Cell(b[0], b[1]),
+                Cell(cable.cable_type), Cell(f"{cable.length_m:g} m"), Cell(cable.status, pill=True),
+                Cell("peer link" if cable.peer_link else "")]
+
+    return _list_page(request, section="cables", title="Cables", queryset=queryset,
+                      headers=["Label", "A end", "B end", "Type", "Length", "Status", ""], row=row,
+                      filters=[Filter("fabric", "Fabric", _fabric_choices()),
+                               Filter("type", "Type", list(CableTypeChoices.choices)),
+                               Filter("status", "Status", list(CableStatusChoices.choices))])
+
+
+@viewer
+def cable_detail(request, pk: int):
+    cable = get_object_or_404(selectors.cable_list(), pk=pk)
+    ends = _cable_ends(cable)
+    optics = {o.interface_id or ("nic", o.nic_port_id): o for o in Optic.objects.filter(
+        Q(interface__cable=cable) | Q(nic_port__cable=cable))}
+    sides = []
+    for side in ("A", "B"):
+        text, href, port = ends.get(side, ("(not plugged)", None, None))
+        optic = None
+        if port is not None:
+            optic = optics.get(port.pk if isinstance(port, Interface) else ("nic", port.pk))
+        sides.append({"side": side, "text": text, "href": href, "port": port, "optic": optic})
+    return render(request, "ui/inventory/cable_detail.html", {
+        "section": "cables", "title": f"Cable {cable.label}", "cable": cable, "sides": sides})
+
+
+# --------------------------------------------------------------------------------------------- servers
+
+
+@viewer
+def server_list(request):
+    queryset = _apply(request, selectors.server_list().select_related("fabric", "rack").annotate(
+        nic_count=Count("nic_ports")).order_by("name"), ("name", "mgmt_ip", "serial"), {"fabric": "fabric__name", "rack": "rack__name"})
+    row = lambda server: [  # noqa: E731
+        Cell(server.name, reverse("ui:server_detail", args=[server.name])), Cell(server.fabric.name),
+        Cell(server.rack.name if server.rack else "—",
+             reverse("ui:rack_detail", args=[server.rack_id]) if server.rack_id else None),
+        Cell(f"U{server.u_position}" if server.u_position else "—"), Cell(server.gpu_count), Cell(server.nic_count),
+        Cell(f"{server.power_w / 1000:.1f} kW"), Cell(server.mgmt_ip or "—", css="mono"),
+    ]
+    return _list_page(request, section="servers", title="Servers", queryset=queryset,
+                      headers=["Server", "Fabric", "Rack", "U", "GPUs", "NICs", "Power", "Mgmt IP"], row=row,
+                      filters=[Filter("fabric", "Fabric", _fabric_choices())], numeric={4, 5, 6})
+
+
+@viewer
+def server_detail(request, name: str):
+    server = get_object_or_404(Server.objects.select_related("fabric", "rack"), name=name)
+    nics = list(NicPort.objects.filter(server=server).select_related("cable", "server").prefetch_related(
+        "cable__interfaces__switch", "cable__nic_ports__server"))
+    optics = {optic.nic_port_id: optic for optic in Optic.objects.filter(nic_port__server=server)}
+    ports = [(nic, *_peer_of(nic), optics.get(nic.pk)) for nic in nics]
+    return render(request, "ui/inventory/server_detail.html", {
+        "section": "servers", "title": server.name, "server": server, "ports": ports})

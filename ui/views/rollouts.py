@@ -1,0 +1,83 @@
+"""Rollouts: create (twin canary or production), approve, start, pause, cancel, and a live progress view of
+waves and steps that refreshes itself with HTMX polling while the rollout runs. The state machine lives in
+the changes services; each button here is one service call, permission-checked on the server."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+
+from ui import integrations
+from ui.roles import APPROVE_PRODUCTION, OPERATE
+
+from .common import requires, viewer
+
+ACTIONS = ("approve", "start", "pause", "resume", "cancel")
+
+
+@viewer
+def rollout_list(request):
+    return render(request, "ui/rollouts/list.html", {
+        "section": "rollouts", "title": "Rollouts", "rollouts": integrations.recent_rollouts(limit=200),
+        "create": integrations.rollout_create_options()})
+
+
+@requires(OPERATE)
+def rollout_create(request):
+    if request.method != "POST":
+        return redirect("ui:rollout_list")
+    target = request.POST.get("target", "twin")
+    if target != "twin" and not request.user.has_perm(f"ui.{APPROVE_PRODUCTION}"):
+        messages.error(request, "Only an admin may create a production rollout; operators roll out to the twin.")
+        return redirect("ui:rollout_list")
+    outcome = integrations.rollout_create(request.POST, user=request.user)
+    if isinstance(outcome, integrations.Unavailable):
+        messages.warning(request, f"{outcome.what} not available: {outcome.reason}.")
+        return redirect("ui:rollout_list")
+    if isinstance(outcome, Exception):
+        messages.error(request, f"Rollout not created: {outcome}")
+        return redirect("ui:rollout_list")
+    messages.success(request, f"Created rollout #{outcome.pk}.")
+    return redirect("ui:rollout_detail", pk=outcome.pk)
+
+
+def _progress_context(pk: int) -> dict:
+    rollout = integrations.rollout_get(pk)
+    if rollout is None:
+        raise Http404(f"no rollout #{pk}")
+    return {"rollout": rollout, **integrations.rollout_progress(rollout)}
+
+
+@viewer
+def rollout_detail(request, pk: int):
+    context = _progress_context(pk)
+    return render(request, "ui/rollouts/detail.html", {"section": "rollouts",
+                                                       "title": f"Rollout #{pk}", **context})
+
+
+@viewer
+def rollout_progress(request, pk: int):
+    """The HTMX-polled fragment; it stops polling itself once the rollout reaches a final state."""
+    return render(request, "ui/partials/rollout_progress.html", _progress_context(pk))
+
+
+@requires(OPERATE)
+def rollout_action(request, pk: int, action: str):
+    if action not in ACTIONS:
+        raise Http404(f"unknown rollout action {action!r}")
+    rollout = integrations.rollout_get(pk)
+    if rollout is None:
+        raise Http404(f"no rollout #{pk}")
+    if request.method != "POST":
+        return redirect("ui:rollout_detail", pk=pk)
+    if integrations.rollout_needs_admin(rollout, action) and not request.user.has_perm(f"ui.{APPROVE_PRODUCTION}"):
+        from django.core.exceptions import PermissionDenied
+
+        raise PermissionDenied("Production rollouts are approved and started by an admin.")
+    outcome = integrations.rollout_action(rollout, action, user=request.user)
+    if isinstance(outcome, Exception):
+        messages.error(request, f"Cannot {action} rollout #{pk}: {outcome}")
+    else:
+        messages.success(request, f"Rollout #{pk}: {action} done.")
+    return redirect("ui:rollout_detail", pk=pk)

@@ -1,0 +1,97 @@
+"""The fabric topology picture and its link detail partial (HTMX)."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from inventory.models import Fabric, Optic
+from ui import integrations, svg
+
+from .common import fabric_or_404, viewer
+
+# Which checks colour the links when the engineer picks a lens (names as the validators record them).
+LENSES = {
+    "all": None,
+    "mtu": ("mtu", "mtu_consistency", "mtu_path", "vxlan_mtu"),
+    "roce": ("roce", "pfc", "ecn", "pfc_headroom", "roce_consistency", "qos"),
+    "physical": ("cable_endpoints", "cable_speed", "optic_port", "cable_media", "cable_reach", "topology",
+                 "rack_power", "unique_identity", "physical"),
+}
+
+
+def _lens_checks(lens: str, findings: list) -> tuple[str, ...] | None:
+    """Check names of a lens; a lens also matches any check whose name starts with the lens word."""
+    names = LENSES.get(lens)
+    if names is None:
+        return None
+    seen = {finding.check for finding in findings}
+    return tuple(set(names) | {check for check in seen if check.startswith(lens)})
+
+
+@viewer
+def topology_pick(request):
+    first = Fabric.objects.order_by("name").first()
+    if first is None:
+        return render(request, "ui/pick.html", {"section": "topology", "title": "Topology", "fabrics": []})
+    return redirect("ui:topology", name=first.name)
+
+
+@viewer
+def topology(request, name: str):
+    fabric = fabric_or_404(name)
+    inventory = integrations.inventory_snapshot(fabric)
+    findings, source = integrations.latest_findings(fabric, inventory)
+    lens = request.GET.get("lens", "all")
+    health = svg.link_health(inventory, findings, _lens_checks(lens, findings))
+    picture = svg.topology_svg(
+        inventory, health,
+        link_url=lambda a, b: reverse("ui:topology_link", args=[fabric.name]) + f"?a={a}&b={b}",
+        device_url=lambda device: reverse("ui:switch_detail", args=[device]),
+    )
+    counts = {state: sum(1 for value in health.links.values() if value == state) for state in svg.SEVERITY_RANK}
+    return render(request, "ui/topology.html", {
+        "section": "topology", "title": f"Topology · {fabric.name}", "fabric": fabric, "picture": picture,
+        "source": source, "lens": lens, "lenses": list(LENSES), "counts": counts,
+        "fabrics": Fabric.objects.values_list("name", flat=True), "colours": svg.SEVERITY_COLOUR,
+        "switch_count": len(inventory.switches), "server_count": len(inventory.servers),
+    })
+
+
+@viewer
+def topology_link(request, name: str):
+    """Both ends, optics and cable of every cable between two devices ("servers": a leaf's server links)."""
+    fabric = fabric_or_404(name)
+    device_a, device_b = request.GET.get("a", ""), request.GET.get("b", "")
+    inventory = integrations.inventory_snapshot(fabric)
+    if device_a not in inventory.switches_by_name:
+        raise Http404(f"no switch {device_a!r} in fabric {fabric.name}")
+    if device_b == "servers":
+        servers = inventory.servers_by_name
+        cables = [c for c in inventory.cables if (c.a.device == device_a and c.b.device in servers)
+                  or (c.b.device == device_a and c.a.device in servers)]
+    else:
+        cables = [c for c in inventory.cables if {c.a.device, c.b.device} == {device_a, device_b}]
+    findings, source = integrations.latest_findings(fabric, inventory)
+    ends = {(end.device, end.interface) for cable in cables for end in (cable.a, cable.b)}
+    devices = {device for device, _ in ends}
+    optic_rows = Optic.objects.filter(
+        Q(interface__switch__hostname__in=devices) | Q(nic_port__server__name__in=devices)).select_related(
+        "interface__switch", "nic_port__server") if ends else []
+    optics = {}
+    for optic in optic_rows:
+        key = ((optic.interface.switch.hostname, optic.interface.name) if optic.interface_id
+               else (optic.nic_port.server.name, optic.nic_port.name))
+        if key in ends:
+            optics[key] = optic
+    rows = []
+    for cable in cables:
+        subjects = {str(cable.a), str(cable.b)}
+        related = [f for f in findings if subjects & {part.strip() for part in f.subject.split("<->")}]
+        rows.append({"cable": cable, "a_optic": optics.get((cable.a.device, cable.a.interface)),
+                     "b_optic": optics.get((cable.b.device, cable.b.interface)), "findings": related})
+    return render(request, "ui/partials/topology_link.html", {
+        "fabric": fabric, "a": device_a, "b": device_b, "rows": rows[:200], "total": len(rows), "source": source})
+

@@ -1,0 +1,75 @@
+"""The validation report: checks with pass/fail/skip, findings filterable by check and severity, each finding
+linked to the device or interface it is about."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, reverse
+
+from inventory.models import Fabric
+from ui import integrations
+from ui.roles import OPERATE
+
+from .common import fabric_or_404, requires, viewer
+
+
+def subject_links(subject: str, switches: set[str], servers: set[str]) -> list[tuple[str, str | None]]:
+    """Split a finding subject into (text, link) parts: 'leaf1:Ethernet1<->spine1:Ethernet3' gives two links."""
+    parts = []
+    for index, part in enumerate(subject.split("<->")):
+        part = part.strip()
+        device, _, interface = part.partition(":")
+        href = None
+        try:
+            if device in switches:
+                href = reverse("ui:switch_detail", args=[device]) + (f"#if-{interface}" if interface else "")
+            elif device in servers:
+                href = reverse("ui:server_detail", args=[device])
+        except NoReverseMatch:
+            href = None
+        if index:
+            parts.append(("↔", None))
+        parts.append((part, href))
+    return parts
+
+
+@viewer
+def validation_pick(request):
+    first = Fabric.objects.order_by("name").first()
+    if first is None:
+        return render(request, "ui/pick.html", {"section": "validation", "title": "Validation", "fabrics": []})
+    return redirect("ui:validation_report", name=first.name)
+
+
+@viewer
+def validation_report(request, name: str):
+    fabric = fabric_or_404(name)
+    report = integrations.validation_report(fabric)
+    check_filter = request.GET.get("check", "")
+    severity_filter = request.GET.get("severity", "")
+    switches = set(fabric.switches.values_list("hostname", flat=True))
+    servers = set(fabric.servers.values_list("name", flat=True))
+    findings = [
+        {"finding": finding, "links": subject_links(finding.subject, switches, servers)}
+        for finding in report.findings
+        if (not check_filter or finding.check == check_filter) and (not severity_filter or finding.severity == severity_filter)
+    ]
+    return render(request, "ui/validation.html", {
+        "section": "validation", "title": f"Validation · {fabric.name}", "fabric": fabric, "report": report,
+        "findings": findings[:2000], "finding_total": len(findings), "check_filter": check_filter,
+        "severity_filter": severity_filter, "severities": ("error", "warning", "info"),
+        "fabrics": Fabric.objects.values_list("name", flat=True),
+    })
+
+
+@requires(OPERATE)
+def validation_run(request, name: str):
+    fabric = fabric_or_404(name)
+    if request.method == "POST":
+        outcome = integrations.validation_start(fabric, user=request.user)
+        if isinstance(outcome, integrations.Unavailable):
+            messages.warning(request, f"{outcome.what} not available: {outcome.reason}.")
+        else:
+            messages.success(request, f"Validation run #{outcome.pk} {getattr(outcome, 'status', 'started')}.")
+    return redirect("ui:validation_report", name=fabric.name)
