@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from tqdm import tqdm
 
 from compiler import model as core
@@ -19,8 +19,22 @@ from compiler.errors import FieldError, IntentValidationError, InventoryError
 from .constants import PLATFORM_DEFAULTS
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
 
-BATCH_SIZE = 2000
+# Plain-column models (no JSON, no auto-now) that the COPY fast path may insert.
+_COPY_MODELS = (Cable, Interface, NicPort, Optic, Server, Switch)
+
+BATCH_SIZE = 5000
 DEFAULT_SITE = "default"
+
+_MODEL_FIELDS = ("vendor", "asic", "port_count", "max_speed_gbps", "form_factor", "breakout_modes", "buffer_mb",
+                 "typical_power_w")
+_SWITCH_FIELDS = ("fabric_id", "role", "plane", "rack_id", "u_position", "model_id", "platform_id", "os_version",
+                  "mgmt_ip", "serial", "status")
+_SERVER_FIELDS = ("fabric_id", "rack_id", "u_position", "gpu_count", "power_w", "mgmt_ip", "serial")
+_CABLE_FIELDS = ("cable_type", "length_m", "status", "peer_link")
+_INTERFACE_FIELDS = ("speed_gbps", "mtu", "enabled", "description", "breakout_parent", "lane", "cable_id",
+                     "cable_end")
+_NIC_FIELDS = ("rail", "speed_gbps", "mtu", "cable_id", "cable_end")
+_OPTIC_FIELDS = ("form_factor", "media", "speed_gbps", "reach_m", "vendor", "part_number", "serial")
 
 
 @dataclass
@@ -58,36 +72,60 @@ def _batches(items: list, progress: tqdm | None) -> Iterator[list]:
 
 
 def _bulk_create(model, rows: list, result: PersistResult, progress: tqdm | None) -> None:
-    for batch in _batches(rows, progress):
-        model.objects.bulk_create(batch)
+    """bulk_create; on PostgreSQL large inserts use COPY, which is ~10x faster than multi-row INSERTs."""
+    if connection.vendor == "postgresql" and len(rows) > BATCH_SIZE and model in _COPY_MODELS:
+        _copy_rows(model, rows, progress)
+    else:
+        for batch in _batches(rows, progress):
+            model.objects.bulk_create(batch)
     result.count("created", model.__name__, len(rows))
 
 
-def _sync_fields(obj, values: dict) -> bool:
-    """Set changed attributes; True when anything changed."""
-    changed = False
-    for name, value in values.items():
-        if getattr(obj, name) != value:
-            setattr(obj, name, value)
-            changed = True
-    return changed
+def _copy_rows(model, rows: list, progress: tqdm | None) -> None:
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    sql = f"COPY {connection.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for batch in _batches(rows, progress):
+            for obj in batch:
+                copy.write_row([f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields])
 
 
-def _upsert(model, existing: dict, wanted: dict[object, dict], make, result: PersistResult,
+def _upsert(model, existing: dict[object, dict], wanted: dict[object, dict], make, result: PersistResult,
             progress: tqdm | None = None) -> None:
-    """Create rows missing from ``existing`` (key -> row) and update the fields of rows that differ."""
-    to_create, to_update, fields = [], [], set()
+    """Create rows missing from ``existing`` and update the fields of rows that differ.
+
+    ``existing`` maps a natural key to the row as a values() dict including "id"; comparing plain dicts
+    (rather than model instances) keeps a no-op rebuild of a large fabric cheap.
+    """
+    to_create = []
+    to_update: dict[tuple[str, ...], list] = {}  # bulk_update writes every listed field: group by what changed
     for key, values in wanted.items():
         row = existing.get(key)
         if row is None:
             to_create.append(make(key, values))
-        elif _sync_fields(row, values):
-            to_update.append(row)
-            fields.update(values)
+            continue
+        changed = {name: value for name, value in values.items() if row[name] != value}
+        if changed:
+            to_update.setdefault(tuple(sorted(changed)), []).append(model(pk=row["id"], **changed))
     _bulk_create(model, to_create, result, progress)
-    if to_update:
-        model.objects.bulk_update(to_update, sorted(fields), batch_size=BATCH_SIZE)
-        result.count("updated", model.__name__, len(to_update))
+    for names, objs in to_update.items():
+        model.objects.bulk_update(objs, list(names), batch_size=BATCH_SIZE)
+        result.count("updated", model.__name__, len(objs))
+
+
+def _rows(queryset, key_fields: tuple[str, ...], value_fields, keys: list | None = None,
+          key_lookup: str | None = None) -> dict[object, dict]:
+    """values() rows keyed by ``key_fields``; ``keys`` are looked up in chunks (SQLite caps query parameters)."""
+    names = ("id", *key_fields, *value_fields)
+    rows = []
+    if keys is None:
+        rows = list(queryset.values(*names))
+    else:
+        for start in range(0, len(keys), 10_000):
+            rows.extend(queryset.filter(**{f"{key_lookup}__in": keys[start:start + 10_000]}).values(*names))
+    single = len(key_fields) == 1
+    return {(row[key_fields[0]] if single else tuple(row[k] for k in key_fields)): row for row in rows}
 
 
 def _optic_values(optic: core.Optic) -> dict:
@@ -123,7 +161,7 @@ def inventory_persist(*, inventory: core.Inventory, site: str | None = None, des
     try:
         _persist_models_and_racks(inventory, fabric, result)
         _persist_devices(inventory, fabric, result, bar)
-        _persist_ports_and_cables(inventory, result, bar)
+        _persist_ports_and_cables(inventory, fabric, result, bar)
     finally:
         bar.close()
     return result
@@ -158,7 +196,6 @@ def _dupes(names: Iterable[str]) -> set[str]:
 
 
 def _persist_models_and_racks(inventory: core.Inventory, fabric: Fabric, result: PersistResult) -> None:
-    existing_models = {m.name: m for m in SwitchModel.objects.filter(name__in=[m.name for m in inventory.switch_models])}
     wanted_models = {
         spec.name: {"vendor": spec.vendor, "asic": spec.asic, "port_count": spec.port_count,
                     "max_speed_gbps": spec.max_speed_gbps, "form_factor": spec.form_factor,
@@ -166,6 +203,7 @@ def _persist_models_and_racks(inventory: core.Inventory, fabric: Fabric, result:
                     "typical_power_w": spec.typical_power_w}
         for spec in inventory.switch_models
     }
+    existing_models = _rows(SwitchModel.objects.all(), ("name",), _MODEL_FIELDS, list(wanted_models), "name")
     _upsert(SwitchModel, existing_models, wanted_models, lambda name, values: SwitchModel(name=name, **values), result)
     for spec in inventory.switch_models:
         try:
@@ -183,8 +221,9 @@ def _persist_models_and_racks(inventory: core.Inventory, fabric: Fabric, result:
         if rack.site and rack.site not in sites:
             sites[rack.site] = Site.objects.create(name=rack.site)
             result.count("created", "Site", 1)
-    existing_racks = {(r.site.name, r.name): r for r in Rack.objects.select_related("site").filter(
-        name__in=[rack.name for rack in inventory.racks])}
+    existing_racks = _rows(Rack.objects.all(), ("site__name", "name"),
+                           ("fabric_id", "row", "position", "height_u", "power_budget_kw"),
+                           [rack.name for rack in inventory.racks], "name")
     wanted_racks = {
         (rack.site or fabric.site.name, rack.name): {
             "fabric_id": fabric.id, "row": rack.row, "position": rack.position, "height_u": rack.height_u,
@@ -200,8 +239,6 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
     models = {m.name: m.id for m in SwitchModel.objects.all()}
     platforms = {p.slug: p.id for p in Platform.objects.all()}
     hostnames = [s.hostname for s in inventory.switches]
-    existing = {s.hostname: s for s in Switch.objects.filter(hostname__in=hostnames)} if hostnames else {}
-    _foreign(existing.values(), fabric, "switch")
     wanted = {
         switch.hostname: {
             "fabric_id": fabric.id, "role": switch.role, "plane": switch.plane,
@@ -211,11 +248,11 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
             "status": switch.status}
         for switch in inventory.switches
     }
+    existing = _rows(Switch.objects.all(), ("hostname",), _SWITCH_FIELDS, hostnames, "hostname")
+    _foreign(existing, fabric, "switch")
     _upsert(Switch, existing, wanted, lambda name, values: Switch(hostname=name, **values), result, bar)
 
     names = [s.name for s in inventory.servers]
-    existing_servers = {s.name: s for s in Server.objects.filter(name__in=names)} if names else {}
-    _foreign(existing_servers.values(), fabric, "server")
     wanted_servers = {
         server.name: {
             "fabric_id": fabric.id, "rack_id": racks.get(server.rack) if server.rack else None,
@@ -223,29 +260,30 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
             "mgmt_ip": server.mgmt_ip or None, "serial": server.serial}
         for server in inventory.servers
     }
+    existing_servers = _rows(Server.objects.all(), ("name",), _SERVER_FIELDS, names, "name")
+    _foreign(existing_servers, fabric, "server")
     _upsert(Server, existing_servers, wanted_servers, lambda name, values: Server(name=name, **values), result, bar)
 
 
-def _foreign(rows: Iterable, fabric: Fabric, kind: str) -> None:
-    for row in rows:
-        if row.fabric_id != fabric.id:
-            name = getattr(row, "hostname", None) or row.name
+def _foreign(rows: dict[str, dict], fabric: Fabric, kind: str) -> None:
+    for name, row in rows.items():
+        if row["fabric_id"] != fabric.id:
             raise IntentValidationError(FieldError(kind, name, "already belongs to another fabric"))
 
 
-def _persist_ports_and_cables(inventory: core.Inventory, result: PersistResult, bar) -> None:
-    switch_ids = dict(Switch.objects.filter(hostname__in=[s.hostname for s in inventory.switches])
-                      .values_list("hostname", "id"))
-    server_ids = dict(Server.objects.filter(name__in=[s.name for s in inventory.servers]).values_list("name", "id"))
+def _persist_ports_and_cables(inventory: core.Inventory, fabric: Fabric, result: PersistResult, bar) -> None:
+    switch_ids = dict(Switch.objects.filter(fabric=fabric).values_list("hostname", "id"))
+    server_ids = dict(Server.objects.filter(fabric=fabric).values_list("name", "id"))
 
     # Cables first (a cable row has no foreign keys), so new ports can be created already plugged in.
     labels = [cable.label for cable in inventory.cables]
-    existing_cables = {c.label: c for c in Cable.objects.filter(label__in=labels)} if labels else {}
     wanted_cables = {cable.label: {"cable_type": cable.cable_type, "length_m": cable.length_m,
                                    "status": cable.status, "peer_link": cable.peer_link}
                      for cable in inventory.cables}
+    existing_cables = _rows(Cable.objects.all(), ("label",), _CABLE_FIELDS, labels, "label")
     _upsert(Cable, existing_cables, wanted_cables, lambda label, values: Cable(label=label, **values), result, bar)
-    cable_ids = dict(Cable.objects.filter(label__in=labels).values_list("label", "id")) if labels else {}
+    cable_ids = {label: row["id"] for label, row in
+                 _rows(Cable.objects.all(), ("label",), (), labels, "label").items()}
     plugged: dict[tuple[str, str], tuple[int, str]] = {}  # (device, port) -> (cable id, end)
     for cable in inventory.cables:
         for side, end in (("A", cable.a), ("B", cable.b)):
@@ -254,8 +292,8 @@ def _persist_ports_and_cables(inventory: core.Inventory, result: PersistResult, 
                 raise InventoryError(f"cable {cable.label}: {end} is already the end of another cable")
             plugged[key] = (cable_ids[cable.label], side)
 
-    existing_interfaces = {(i.switch_id, i.name): i
-                           for i in Interface.objects.filter(switch_id__in=switch_ids.values())}
+    existing_interfaces = _rows(Interface.objects.filter(switch__fabric=fabric), ("switch_id", "name"),
+                                _INTERFACE_FIELDS)
     wanted_interfaces = {}
     for switch in inventory.switches:
         for interface in switch.interfaces:
@@ -268,7 +306,7 @@ def _persist_ports_and_cables(inventory: core.Inventory, result: PersistResult, 
     _upsert(Interface, existing_interfaces, wanted_interfaces,
             lambda key, values: Interface(switch_id=key[0], name=key[1], **values), result, bar)
 
-    existing_nics = {(n.server_id, n.name): n for n in NicPort.objects.filter(server_id__in=server_ids.values())}
+    existing_nics = _rows(NicPort.objects.filter(server__fabric=fabric), ("server_id", "name"), _NIC_FIELDS)
     wanted_nics = {}
     for server in inventory.servers:
         for nic in server.nics:
@@ -280,15 +318,15 @@ def _persist_ports_and_cables(inventory: core.Inventory, result: PersistResult, 
     _upsert(NicPort, existing_nics, wanted_nics,
             lambda key, values: NicPort(server_id=key[0], name=key[1], **values), result, bar)
     _check_every_end_exists(inventory, plugged)
-    _persist_optics(inventory, switch_ids, server_ids, result)
+    _persist_optics(inventory, fabric, switch_ids, server_ids, result)
 
 
 def _check_cable_moves(existing: dict, wanted: dict, ids: dict[str, int]) -> None:
     names = {device_id: name for name, device_id in ids.items()}
     for key, values in wanted.items():
         row = existing.get(key)
-        if row is not None and row.cable_id is not None and row.cable_id != values["cable_id"]:
-            raise InventoryError(f"{names[key[0]]}:{key[1]} is already cabled (cable id {row.cable_id}); "
+        if row is not None and row["cable_id"] is not None and row["cable_id"] != values["cable_id"]:
+            raise InventoryError(f"{names[key[0]]}:{key[1]} is already cabled (cable id {row['cable_id']}); "
                                  "disconnect it before re-cabling")
 
 
@@ -301,16 +339,17 @@ def _check_every_end_exists(inventory: core.Inventory, plugged: dict) -> None:
                                      for end in sorted(missing)[:20]])
 
 
-def _persist_optics(inventory: core.Inventory, switch_ids: dict, server_ids: dict, result: PersistResult) -> None:
-    interface_ids = {(switch_id, name): pk for pk, switch_id, name in
-                     Interface.objects.filter(switch_id__in=switch_ids.values()).values_list("id", "switch_id", "name")}
-    nic_ids = {(server_id, name): pk for pk, server_id, name in
-               NicPort.objects.filter(server_id__in=server_ids.values()).values_list("id", "server_id", "name")}
+def _persist_optics(inventory: core.Inventory, fabric: Fabric, switch_ids: dict, server_ids: dict,
+                    result: PersistResult) -> None:
+    interface_ids = {(switch_id, name): pk for pk, switch_id, name in Interface.objects.filter(
+        switch__fabric=fabric).values_list("id", "switch_id", "name")}
+    nic_ids = {(server_id, name): pk for pk, server_id, name in NicPort.objects.filter(
+        server__fabric=fabric).values_list("id", "server_id", "name")}
     existing = {}
-    for optic in Optic.objects.filter(interface_id__in=interface_ids.values()):
-        existing[("interface", optic.interface_id)] = optic
-    for optic in Optic.objects.filter(nic_port_id__in=nic_ids.values()):
-        existing[("nic_port", optic.nic_port_id)] = optic
+    for row in Optic.objects.filter(interface__switch__fabric=fabric).values("id", "interface_id", *_OPTIC_FIELDS):
+        existing[("interface", row["interface_id"])] = row
+    for row in Optic.objects.filter(nic_port__server__fabric=fabric).values("id", "nic_port_id", *_OPTIC_FIELDS):
+        existing[("nic_port", row["nic_port_id"])] = row
     wanted = {}
     for switch in inventory.switches:
         for interface in switch.interfaces:

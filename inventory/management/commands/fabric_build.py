@@ -1,0 +1,55 @@
+"""manage.py fabric_build: plan a leaf-spine Clos (compiler.clos) and persist it (idempotent, growable)."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from compiler.clos import ClosParams
+from compiler.errors import FabricTwinError
+from validators.physical import physical_report
+
+from ...builder import fabric_build, oversubscription_table
+
+
+class Command(BaseCommand):
+    help = "Build (or grow) a fabric inventory from Clos parameters. Running it twice changes nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--name", required=True, help="inventory fabric name")
+        parser.add_argument("--site", default="dc1")
+        parser.add_argument("--spines", type=int, required=True)
+        parser.add_argument("--leaves", type=int, required=True)
+        parser.add_argument("--servers-per-leaf", type=int, default=2)
+        parser.add_argument("--rails", type=int, default=1, help="NICs per server, one leaf per rail")
+        parser.add_argument("--uplink-speed", type=int, default=400, help="Gb/s")
+        parser.add_argument("--downlink-speed", type=int, default=400, help="Gb/s")
+        parser.add_argument("--model", default=None, help="leaf switch model (default: picked per platform)")
+        parser.add_argument("--spine-model", default=None)
+        parser.add_argument("--platform", default="eos", choices=["eos", "sonic", "frr"])
+        parser.add_argument("--spine-platform", default=None, choices=["eos", "sonic", "frr"])
+        parser.add_argument("--rack-power-budget-kw", type=float, default=40.0)
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    def handle(self, *args, **options):
+        params = ClosParams(
+            name=options["name"], site=options["site"], spines=options["spines"], leaves=options["leaves"],
+            servers_per_leaf=options["servers_per_leaf"], rails_per_server=options["rails"],
+            uplink_speed_gbps=options["uplink_speed"], downlink_speed_gbps=options["downlink_speed"],
+            leaf_model=options["model"], spine_model=options["spine_model"], platform=options["platform"],
+            spine_platform=options["spine_platform"], rack_power_budget_kw=options["rack_power_budget_kw"],
+        )
+        try:
+            result = fabric_build(params=params, progress=not options["no_progress"])
+        except FabricTwinError as error:
+            raise CommandError(str(error)) from None
+        inventory = result.inventory
+        self.stdout.write(f"fabric {inventory.fabric}: {len(inventory.switches)} switches, "
+                          f"{len(inventory.servers)} servers, {len(inventory.cables)} cables")
+        created = ", ".join(f"{count} {name}" for name, count in result.persisted.created.items() if count)
+        updated = ", ".join(f"{count} {name}" for name, count in result.persisted.updated.items() if count)
+        self.stdout.write(f"created: {created or 'nothing'}; updated: {updated or 'nothing'}")
+        self.stdout.write("oversubscription per leaf (downlink / uplink capacity):")
+        self.stdout.write(oversubscription_table(result.capacities))
+        report = physical_report(inventory)
+        counts = report.counts()
+        self.stdout.write(f"physical checks: {counts['passed']} passed, {counts['failed']} failed")
+        if not report.ok:
+            self.stdout.write(report.as_text())

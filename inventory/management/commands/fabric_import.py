@@ -1,0 +1,32 @@
+"""manage.py fabric_import: load a YAML inventory written by fabric_export (idempotent upsert)."""
+
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from compiler.errors import FabricTwinError
+from validators.physical import physical_report
+
+from ...io_yaml import fabric_import_yaml, parse_inventory_yaml
+
+
+class Command(BaseCommand):
+    help = "Import a fabric inventory from YAML (one transaction; nothing is saved if anything is wrong)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="YAML file, or - for stdin")
+        parser.add_argument("--strict", action="store_true", help="refuse inventories that fail physical checks")
+
+    def handle(self, *args, **options):
+        text = sys.stdin.read() if options["path"] == "-" else Path(options["path"]).read_text()
+        try:
+            if options["strict"]:
+                report = physical_report(parse_inventory_yaml(text)[0])
+                if not report.ok:
+                    raise CommandError("physical checks failed:\n" + report.as_text())
+            inventory, result = fabric_import_yaml(text)
+        except FabricTwinError as error:
+            raise CommandError(str(error)) from None
+        created = ", ".join(f"{count} {name}" for name, count in result.created.items() if count)
+        self.stdout.write(f"imported fabric {inventory.fabric}: created {created or 'nothing'}")
