@@ -276,3 +276,21 @@ def test_missing_contract_field_is_a_render_error_not_silent_output():
     del structured["vlans"][0]["rd"]
     with pytest.raises(RenderError, match=r"leaf1: structured config does not match .*rd"):
         render(structured)
+
+
+def test_underlay_only_fabric_has_no_evpn():
+    structured = spine_structured()
+    structured["bgp"]["evpn"] = {"enabled": False, "advertise_all_vni": False}
+    structured["bgp"]["peer_groups"][0]["address_families"] = ["ipv4_unicast"]
+    for neighbor in structured["bgp"]["neighbors"]:
+        neighbor["address_families"] = ["ipv4_unicast"]
+    bgp = block(startup_config(structured), "router bgp 65000")
+    assert "address-family evpn" not in bgp and "send-community" not in bgp and "next-hop-unchanged" not in bgp
+    assert "   address-family ipv4\n      neighbor UNDERLAY activate" in bgp
+
+
+def test_speed_without_an_eos_keyword_is_refused():
+    structured = leaf_structured()
+    structured["interfaces"][4]["speed_gbps"] = 40
+    with pytest.raises(RenderError, match=r"interfaces\[Ethernet32\]\.speed_gbps=40"):
+        render(structured)
