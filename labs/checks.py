@@ -17,6 +17,7 @@ twin booted from a compiled fabric is checked against its own intent:
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import json
 import time
@@ -101,17 +102,27 @@ def expected_flood_lists(topology: TwinTopology) -> dict[str, dict[str, set[str]
     return out
 
 
-def classify_pair(source: HostPort, destination: HostPort, vrf_devices: bool) -> str:
+def classify_pair(source: HostPort, destination: HostPort, vrf_devices: bool,
+                  destination_svi_on_source_leaf: bool = True) -> str:
     """What the intent says about source -> destination: 'bridged' (same network), 'routed' (same tenant,
-    different networks, both with a gateway), 'isolated' (different tenants; 'static_only' when the kernel
-    cannot build tenant VRFs, so the twin routes every tenant in one table) or 'unreachable' (no gateway)."""
+    different networks, both with a gateway), 'isolated' (different tenants) or 'unreachable' (no gateway).
+    Without kernel VRF devices the twin routes every tenant in one table with asymmetric IRB, so it cannot
+    measure isolation, nor routing toward a network whose SVI is absent on the source leaf (that needs the
+    L3VNI): those pairs are 'static_only'."""
     if source.network == destination.network:
         return "bridged"
     if source.tenant != destination.tenant:
         return "isolated" if vrf_devices else "static_only"
     if source.gateway and destination.gateway:
-        return "routed"
+        return "routed" if vrf_devices or destination_svi_on_source_leaf else "static_only"
     return "unreachable"
+
+
+def svi_networks(topology: TwinTopology) -> dict[str, list]:
+    """Leaf -> subnets of its SVIs (anycast gateways)."""
+    return {node.name: [ipaddress.ip_interface(bridge["svi"]["address"]).network
+                        for bridge in node.linux_plan.get("bridges", []) if bridge.get("svi")]
+            for node in topology.nodes}
 
 
 # --------------------------------------------------------------------------------------------- checks
@@ -177,6 +188,39 @@ def _established_counts(state: TwinState, node: str) -> tuple[dict[str, int], di
     return counts, down
 
 
+def check_bfd_sessions(state: TwinState, report: Report, timeout_s: float = 30.0) -> dict:
+    """Where the config enables BFD (the twin then runs bfdd), every fabric link's BFD session must be up."""
+    topology = state.topology_obj()
+    links_per_node = {node: sum(1 for link in topology.links if node in (link.a_node, link.b_node))
+                      for node in state.pids}
+    with_bfd = sorted(node for node, daemons in state.pids.items() if "bfdd" in daemons)
+    if not with_bfd:
+        report.skip("twin.bfd_sessions", "no node's frr.conf enables BFD")
+        return {}
+    started = time.monotonic()
+    while True:
+        peers = dict(zip(with_bfd, parallel(lambda node: _bfd_or_empty(state, node), with_bfd), strict=True))
+        short = {node: rows for node, rows in peers.items()
+                 if sum(1 for row in rows if row.up) < links_per_node[node]}
+        if not short or time.monotonic() - started > timeout_s:
+            break
+        time.sleep(0.5)
+    report.add("twin.bfd_sessions", [
+        Finding("twin.bfd_sessions", Severity.ERROR, node, f"{links_per_node[node]} BFD sessions up",
+                f"{sum(1 for row in rows if row.up)} up",
+                f"{node}: BFD not up on {', '.join(f'{r.interface or r.peer} ({r.status})' for r in rows if not r.up) or 'any link (no sessions)'}")
+        for node, rows in sorted(short.items())
+    ])
+    return {"nodes": len(with_bfd), "waited_s": round(time.monotonic() - started, 2)}
+
+
+def _bfd_or_empty(state: TwinState, node: str) -> list:
+    try:
+        return collectors.collect_bfd_peers(state.node_netns[node])
+    except TwinError:
+        return []
+
+
 def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 30.0) -> dict:
     topology = state.topology_obj()
     expected = expected_flood_lists(topology)
@@ -233,7 +277,10 @@ def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) ->
     # Big fabrics: keep every class represented, then cap (the matrix is O(hosts^2)).
     pairs.sort(key=lambda pair: (pair[0].leaf == pair[1].leaf, pair[0].host, pair[1].host))
     pairs = pairs[:max_pairs]
-    classes = {pair: classify_pair(*pair, vrf_devices) for pair in pairs}
+    svis = svi_networks(topology)
+    classes = {(a, b): classify_pair(a, b, vrf_devices, any(ipaddress.ip_address(b.address) in subnet
+                                                            for subnet in svis.get(a.leaf, [])))
+               for a, b in pairs}
     to_ping = [pair for pair in pairs if classes[pair] != "static_only"]
     results = dict(zip(to_ping, parallel(lambda pair: collectors.ping(state.host_netns[pair[0].host],
                                                                        pair[1].address, count=3, interval=0.2),
@@ -261,11 +308,20 @@ def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) ->
     for check, rows in findings.items():
         if ran[check]:
             report.add(check, rows)
-    static_only = sum(1 for kind in classes.values() if kind == "static_only")
-    if static_only:
-        report.skip("twin.tenant_isolation", f"static only: this kernel has no VRF devices, so the twin routes all "
-                    f"tenants in one table and cannot measure isolation ({static_only} cross-tenant pairs not pinged)")
-    return {"pairs": len(pairs), "pinged": len(to_ping), "static_only_pairs": static_only}
+    static_only = [pair for pair, kind in classes.items() if kind == "static_only"]
+    cross_tenant = sum(1 for a, b in static_only if a.tenant != b.tenant)
+    for check, count, reason in (
+        ("twin.tenant_isolation", cross_tenant, f"static only: this kernel has no VRF devices, so the twin routes "
+         f"all tenants in one table and cannot measure isolation ({cross_tenant} cross-tenant pairs not pinged)"),
+        ("twin.ping_routed", len(static_only) - cross_tenant, f"static only: {len(static_only) - cross_tenant} "
+         "pairs need the L3VNI (destination network has no SVI on the source leaf) and this kernel has no VRF "
+         "devices"),
+    ):
+        if count and ran[check]:
+            report.add(check, [Finding(check, Severity.INFO, "fabric", None, count, reason)])
+        elif count:
+            report.skip(check, reason)
+    return {"pairs": len(pairs), "pinged": len(to_ping), "static_only_pairs": len(static_only)}
 
 
 def _warm_up_hosts(state: TwinState, ports: list[HostPort]) -> None:
@@ -378,6 +434,19 @@ def _probe_link(state, addresses, link: TwinLink, node: str, ifname: str, peer: 
 
 def check_pfc_ecn(report: Report) -> None:
     report.skip("twin.pfc_ecn", PFC_ECN_REASON)
+
+
+def check_not_modelled(state: TwinState, report: Report) -> None:
+    """Say plainly what the twin did not build, so nobody reads a missing check as a pass."""
+    topology = state.topology_obj()
+    tenant_vrfs = sorted({vrf["name"] for node in topology.nodes for vrf in node.linux_plan.get("vrfs", [])})
+    if tenant_vrfs and not state.kernel.get("vrf", False):
+        report.skip("twin.l3vni_vrfs", f"static only: this kernel has no VRF devices, so tenant VRFs "
+                    f"{', '.join(tenant_vrfs)} and their L3VNIs (symmetric IRB) are not built; routing between "
+                    "networks is measured as asymmetric IRB in the default table")
+    limitations = topology.extra.get("limitations", [])
+    if limitations:
+        report.skip("twin.not_modelled", "; ".join(limitations))
 
 
 # --------------------------------------------------------------------------------------------- failure injection
@@ -530,6 +599,7 @@ def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float
     measured: dict = {}
     check_config_load(state, report)
     measured["bgp"] = check_bgp_sessions(state, report, timeout_s=converge_timeout_s)
+    measured["bfd"] = check_bfd_sessions(state, report)
     measured["evpn"] = check_evpn_flood_lists(state, report)
     measured["ecmp"] = check_ecmp_width(state, report)
     measured["ping"] = check_ping_matrix(state, report)
@@ -539,5 +609,6 @@ def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float
         measured["failover_link"] = inject_failure(state, report, scope="link")
         measured["failover_spine"] = inject_failure(state, report, scope="spine")
     check_pfc_ecn(report)
+    check_not_modelled(state, report)
     measured["resources"] = measure_resources(state)
     return report, measured

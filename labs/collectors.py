@@ -144,6 +144,23 @@ def parse_evpn_route_types(data: dict) -> dict[int, int]:
     return counts
 
 
+@dataclass(frozen=True, slots=True)
+class BfdPeer:
+    peer: str
+    interface: str
+    status: str  # up | down | init | adminDown
+
+    @property
+    def up(self) -> bool:
+        return self.status == "up"
+
+
+def parse_bfd_peers(data: list) -> list[BfdPeer]:
+    """``show bfd peers json`` -> one row per BFD session."""
+    return [BfdPeer(peer=item.get("peer", ""), interface=item.get("interface", ""), status=item.get("status", ""))
+            for item in data]
+
+
 def parse_flood_lists(data: list) -> dict[str, set[str]]:
     """``bridge -j fdb show`` -> VXLAN device -> remote VTEPs in its head-end-replication flood list."""
     out: dict[str, set[str]] = {}
@@ -205,7 +222,7 @@ def parse_ping(text: str) -> PingResult:
 # --------------------------------------------------------------------------------------------- collectors
 
 
-def vtysh_json(pathspace: str, command: str, timeout: float = 20.0) -> dict:
+def vtysh_json(pathspace: str, command: str, timeout: float = 20.0) -> dict | list:
     result = run(["vtysh", "-N", pathspace, "-c", command], check=False, timeout=timeout)
     if result.returncode != 0:
         raise TwinError(f"vtysh -N {pathspace} -c {command!r}: {(result.stderr or result.stdout).strip()}")
@@ -229,6 +246,10 @@ def collect_evpn_vni(pathspace: str) -> dict[int, EvpnVni]:
 
 def collect_rib(pathspace: str) -> dict[str, int]:
     return parse_ip_route(vtysh_json(pathspace, "show ip route json"))
+
+
+def collect_bfd_peers(pathspace: str) -> list[BfdPeer]:
+    return parse_bfd_peers(vtysh_json(pathspace, "show bfd peers json"))
 
 
 def collect_kernel_routes(netns: str, prefix: str | None = None) -> dict[str, list[Nexthop]]:

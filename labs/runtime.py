@@ -22,6 +22,7 @@ import fcntl
 import ipaddress
 import json
 import os
+import re
 import shutil
 import signal
 import time
@@ -44,6 +45,7 @@ NEIGH_GC_KEYS = tuple(f"net.ipv{family}.neigh.default.gc_thresh{level}" for fami
 ZEBRA_NHG_WORKAROUND = "no zebra nexthop kernel enable"
 # Defaults every router namespace needs on top of the plan: forwarding, L3/L4 ECMP hashing so one host pair
 # can use several paths, and no reverse-path filtering (asymmetric ECMP paths are normal in a Clos).
+BFD_CONFIGURED = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
 ROUTER_SYSCTLS = {
     "net.ipv4.ip_forward": "1",
     "net.ipv6.conf.all.forwarding": "1",
@@ -379,7 +381,10 @@ def _start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path) -> tuple[d
     ``hostname`` from frr.conf (TWIN-NOTES). ``-P 0``: no TCP vty port (dozens of twins share the host)."""
     pathspace = topology.netns(node.name)
     pids = {}
-    for daemon, extra in (("zebra", ["-s", "16777216"]), ("bgpd", [])):
+    daemons = [("zebra", ["-s", "16777216"]), ("bgpd", [])]
+    if BFD_CONFIGURED.search(node.frr_conf):
+        daemons.append(("bfdd", []))  # BFD is configured: run it, so the twin tests what the config says
+    for daemon, extra in daemons:
         command = [f"{FRR_BIN_DIR}/{daemon}", "-N", pathspace, "-d", "-F", "datacenter", "-P", "0", *extra,
                    "--log", f"file:{log_dir}/{node.name}.{daemon}.log"]
         # "$1" is the hostname, the rest is the daemon's argv: no shell string is built from input.

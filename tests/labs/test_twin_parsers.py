@@ -98,3 +98,10 @@ def test_ping_args_ipv6_link_local_and_df():
     args = collectors.ping_args("fe80::1%eth1", count=1, size=9168, dont_fragment=True, interface="eth1")
     assert args[:2] == ["ping", "-6"] and ["-M", "do"] == args[args.index("-M"):args.index("-M") + 2]
     assert args[-1] == "fe80::1%eth1" and "-s" in args and "9168" in args
+
+
+def test_bfd_peers_up_and_down():
+    assert all(peer.up for peer in collectors.parse_bfd_peers(load("leaf1_bfd_peers_up.json")))
+    down = [(p.interface, p.status) for p in collectors.parse_bfd_peers(load("leaf1_bfd_peers_one_down.json"))
+            if not p.up]
+    assert down == [("swp64", "down")]
