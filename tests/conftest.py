@@ -1,0 +1,133 @@
+"""Project-wide pytest fixtures: an authenticated API client and a real Celery worker on Redis.
+
+The session header says which database engine and which Celery broker the run used.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_report_header(config):
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    engine = database["ENGINE"].rsplit(".", 1)[-1]
+    name = database.get("NAME")
+    broker = settings.CELERY_BROKER_URL or "none (tasks run eagerly in-process)"
+    worker_broker = os.environ.get("FT_TEST_REDIS_URL") or "unset (real-worker tests skip)"
+    return [f"database: {engine} ({name}; tests use test_<name>)",
+            f"celery broker: {broker}; real-worker broker (FT_TEST_REDIS_URL): {worker_broker}"]
+
+
+@pytest.fixture
+def api_user(db):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username="api-tester", password="not-used")
+
+
+@pytest.fixture
+def api_client(api_user):
+    """A DRF test client authenticated with a real token (``Authorization: Token <key>``)."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    token = Token.objects.create(user=api_user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.token = token.key
+    return client
+
+
+class CeleryWorker:
+    """A running worker subprocess and a client app that sends to its private queue."""
+
+    def __init__(self, app, queue: str, process: subprocess.Popen, log_path: Path):
+        self.app = app
+        self.queue = queue
+        self.process = process
+        self.log_path = log_path
+
+    def run(self, task_name: str, *args, timeout: float = 120, **kwargs):
+        """Send ``task_name`` to the worker and wait for its result (raises the task's error)."""
+        result = self.app.send_task(task_name, args=args, kwargs=kwargs, queue=self.queue)
+        return result.get(timeout=timeout)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def _database_url_of(settings_dict: dict) -> str:
+    user = quote(settings_dict.get("USER") or "")
+    password = quote(settings_dict.get("PASSWORD") or "")
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
+
+
+@pytest.fixture
+def celery_worker_redis(transactional_db, tmp_path):
+    """A REAL Celery worker (``celery -A twin worker -P solo``) on the Redis broker from FT_TEST_REDIS_URL.
+
+    The worker uses the same test database as the test (so the test must commit: ``transactional_db``), and a
+    private queue so no other worker on the same broker takes its tasks. Skips with the reason when Redis is
+    unreachable or the database is not PostgreSQL.
+    """
+    from celery import Celery
+    from django.db import connection
+
+    broker_url = os.environ.get("FT_TEST_REDIS_URL")
+    if not broker_url:
+        pytest.skip("FT_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379/1); no broker for a real worker")
+    try:
+        import redis
+
+        redis.Redis.from_url(broker_url, socket_connect_timeout=2).ping()
+    except Exception as error:  # noqa: BLE001 - any failure means the broker is not usable here
+        pytest.skip(f"Redis at {broker_url} is unreachable: {error}")
+    if connection.vendor != "postgresql":
+        pytest.skip("a real worker needs PostgreSQL: the SQLite test database lives in this process's memory")
+
+    queue = f"ft-test-{uuid.uuid4().hex[:10]}"
+    log_path = tmp_path / "celery-worker.log"
+    env = {**os.environ, "CELERY_BROKER_URL": broker_url, "CELERY_RESULT_BACKEND": broker_url,
+           "DATABASE_URL": _database_url_of(connection.settings_dict), "PYTHONPATH": str(REPO_ROOT)}
+    celery_bin = Path(sys.executable).with_name("celery")
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [str(celery_bin), "-A", "twin", "worker", "-P", "solo", "-Q", queue, "--loglevel=INFO",
+             "--without-gossip", "--without-mingle", "-n", f"{queue}@%h"],
+            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    app = Celery("ft-test-client", broker=broker_url, backend=broker_url)
+    app.conf.update(task_serializer="json", accept_content=["json"], result_serializer="json")
+    worker = CeleryWorker(app, queue, process, log_path)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"celery worker exited with {process.returncode}:\n{worker.log()}")
+            if app.control.ping(destination=[f"{queue}@{os.uname().nodename}"], timeout=1.0):
+                break
+        else:
+            pytest.fail(f"celery worker did not answer a ping within 60 s:\n{worker.log()}")
+        yield worker
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        app.close()
