@@ -1,0 +1,55 @@
+"""Admin views of the change records (read-mostly: rollouts are driven through the API or `manage.py rollout`)."""
+
+from django.contrib import admin
+
+from .models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
+
+
+class ChangeSetDeviceInline(admin.TabularInline):
+    model = ChangeSetDevice
+    fields = ("hostname", "role", "platform", "driver", "has_diff", "intended_hash", "running_hash")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(ChangeSet)
+class ChangeSetAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "fabric_name", "compile_run_id", "created_by", "created_at")
+    inlines = [ChangeSetDeviceInline]
+
+
+class StepInline(admin.TabularInline):
+    model = Step
+    fields = ("device", "wave", "phase", "result", "started_at", "finished_at", "config_hash")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Rollout)
+class RolloutAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "kind", "target", "state", "started_by", "approved_by", "created_at", "finished_at")
+    list_filter = ("state", "kind", "target")
+    readonly_fields = ("state", "plan", "report", "lease_owner", "lease_expires_at", "started_at", "finished_at",
+                       "approved_by", "approved_at", "error")
+    inlines = [StepInline]
+
+
+@admin.register(DeviceEndpoint)
+class DeviceEndpointAdmin(admin.ModelAdmin):
+    list_display = ("hostname", "driver", "address", "port", "username")
+    exclude = ("password_encrypted",)  # set through the service / command; never shown
+
+
+@admin.register(DriftRecord)
+class DriftRecordAdmin(admin.ModelAdmin):
+    list_display = ("hostname", "checked_at", "drifted", "error")
+    list_filter = ("drifted",)
+
+
+@admin.register(AuditLog)
+class AuditLogAdmin(admin.ModelAdmin):
+    list_display = ("at", "username", "action", "object_type", "object_id", "object_repr")
+    list_filter = ("action", "object_type")
+    search_fields = ("object_repr", "username", "message")

@@ -1,0 +1,109 @@
+"""Rollouts over HTTP: create, approve, start, pause, cancel, inspect (with steps and progress); drift; audit.
+
+Views are thin: they validate the request shape and call services. Domain errors become 400 (twin.api handler),
+approval by a non-admin becomes 403.
+"""
+
+from django.db import transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from .. import selectors, services
+from ..models import AuditLog, ChangeSet
+from .serializers import (
+    AuditLogSerializer,
+    ChangeSetCreateSerializer,
+    ChangeSetSerializer,
+    DriftRecordSerializer,
+    RolloutCreateSerializer,
+    RolloutDetailSerializer,
+    RolloutSerializer,
+    StepSerializer,
+)
+
+
+class ChangeSetViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = ChangeSet.objects.prefetch_related("devices")
+    serializer_class = ChangeSetSerializer
+
+    @extend_schema(request=ChangeSetCreateSerializer, responses=ChangeSetSerializer)
+    def create(self, request):
+        serializer = ChangeSetCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        change_set = services.changeset_create_from_compile_run(
+            compile_run_id=data["compile_run"], target=data["target"], name=data["name"],
+            twin_prefix=data["twin_prefix"], twin_state_dir=data["twin_state_dir"] or None, user=request.user)
+        return Response(ChangeSetSerializer(change_set).data, status=status.HTTP_201_CREATED)
+
+
+class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = selectors.rollout_list()
+    filterset_fields = ("state", "kind", "target")
+    ordering_fields = ("id", "created_at")
+
+    def get_serializer_class(self):
+        if self.action == "create":
+            return RolloutCreateSerializer
+        return RolloutDetailSerializer if self.action == "retrieve" else RolloutSerializer
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        return queryset.prefetch_related("steps") if self.action == "retrieve" else queryset
+
+    @extend_schema(request=RolloutCreateSerializer, responses=RolloutSerializer)
+    def create(self, request):
+        serializer = RolloutCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        rollout = services.rollout_create(user=request.user, **serializer.validated_data)
+        return Response(RolloutSerializer(rollout).data, status=status.HTTP_201_CREATED)
+
+    def _act(self, request, service):
+        rollout = self.get_object()
+        with transaction.atomic():
+            rollout = service(rollout=rollout, user=request.user)
+        return Response(RolloutSerializer(rollout).data)
+
+    @extend_schema(request=None, responses=RolloutSerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):
+        return self._act(request, services.rollout_approve)
+
+    @extend_schema(request=None, responses=RolloutSerializer)
+    @action(detail=True, methods=["post"])
+    def start(self, request, pk=None):
+        return self._act(request, services.rollout_start)
+
+    @extend_schema(request=None, responses=RolloutSerializer)
+    @action(detail=True, methods=["post"])
+    def pause(self, request, pk=None):
+        return self._act(request, services.rollout_pause)
+
+    @extend_schema(request=None, responses=RolloutSerializer)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        return self._act(request, services.rollout_cancel)
+
+    @extend_schema(responses=StepSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def steps(self, request, pk=None):
+        return Response(StepSerializer(selectors.step_list(rollout=self.get_object()), many=True).data)
+
+    @extend_schema(responses=dict)
+    @action(detail=True, methods=["get"])
+    def progress(self, request, pk=None):
+        return Response(selectors.rollout_progress(rollout=self.get_object()))
+
+
+class DriftViewSet(viewsets.ViewSet):
+    @extend_schema(responses=DriftRecordSerializer(many=True))
+    def list(self, request):
+        return Response(DriftRecordSerializer(selectors.drift_latest(), many=True).data)
+
+
+class AuditLogViewSet(viewsets.ReadOnlyModelViewSet):
+    queryset = AuditLog.objects.all()
+    serializer_class = AuditLogSerializer
+    filterset_fields = ("object_type", "object_id", "action", "username")

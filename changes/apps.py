@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class ChangesConfig(AppConfig):
+    name = "changes"
+    verbose_name = "Change pipelines"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Audit trail for inventory, intents and changes models without editing those apps (see changes.audit).
+        from .audit import connect_audit_signals
+
+        connect_audit_signals()

@@ -1,0 +1,41 @@
+"""Driver factory: which DeviceDriver reaches a device for a given rollout target."""
+
+from __future__ import annotations
+
+from compiler.errors import DriverError
+
+from ..choices import DriverChoices
+from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
+
+__all__ = ("ConfigFiles", "DeviceDriver", "Health", "config_diff", "config_hash", "driver_for_endpoint",
+           "driver_for_twin")
+
+
+def driver_for_twin(prefix: str, hostname: str, state_dir: str | None = None) -> DeviceDriver:
+    from .twin import TwinDriver
+
+    return TwinDriver(prefix, hostname, state_dir=state_dir)
+
+
+def driver_for_endpoint(endpoint) -> DeviceDriver:
+    """A production driver from a DeviceEndpoint row (the password is decrypted here, in memory only)."""
+    from ..credentials import endpoint_password
+
+    password = endpoint_password(endpoint)
+    if endpoint.driver in (DriverChoices.NAPALM_EOS, DriverChoices.NAPALM_MOCK):
+        from .napalm_eos import NapalmEosDriver
+
+        return NapalmEosDriver(endpoint.hostname, endpoint.address, endpoint.username, password,
+                               napalm_driver="mock" if endpoint.driver == DriverChoices.NAPALM_MOCK else "eos",
+                               optional_args=endpoint.optional_args)
+    if endpoint.driver == DriverChoices.NETMIKO_SONIC:
+        from .netmiko_sonic import NetmikoSonicDriver
+
+        return NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, password,
+                                  port=endpoint.port, key_file=endpoint.key_file, optional_args=endpoint.optional_args)
+    if endpoint.driver == DriverChoices.TWIN:
+        options = endpoint.optional_args or {}
+        if "twin_prefix" not in options:
+            raise DriverError(f"{endpoint.hostname}: optional_args.twin_prefix is required for the twin driver")
+        return driver_for_twin(options["twin_prefix"], endpoint.hostname, options.get("twin_state_dir"))
+    raise DriverError(f"{endpoint.hostname}: driver={endpoint.driver!r} is not known")

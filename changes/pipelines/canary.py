@@ -1,0 +1,149 @@
+"""Canary push: pre-checks, the canary wave, post-checks, soak, then the remaining waves.
+
+Any failed check or push rolls back every device this rollout already pushed (in reverse order, to the config it
+ran before, kept in the change set) and the rollout ends rolled back; the checks run again after the rollback
+and the report says whether the fabric is green again. Resumable at any point: a push step that finished ok is
+never redone, and before every push the device's running config is compared with the intended one (the crash
+may have happened between the commit and the step row update).
+"""
+
+from __future__ import annotations
+
+from compiler.errors import DriverError, FabricTwinError
+
+from ..choices import RolloutStateChoices, StepPhaseChoices, StepResultChoices
+from ..errors import CheckFailed
+from ..selectors import pushed_devices
+from .checks import fabric_checks
+
+Phase = StepPhaseChoices
+Result = StepResultChoices
+ROLLBACK_WAVE = 9999  # steps of the rollback phase sort after every wave
+
+
+class CanaryPipeline:
+    def __init__(self, context):
+        self.ctx = context
+        self.rollout = context.rollout
+
+    def run(self) -> None:
+        reason = self.rollout.report.get("rolling_back")
+        if reason:  # a previous runner decided to roll back and died doing it
+            self.rollback(reason)
+            return
+        waves = self.rollout.plan.get("waves", [])
+        try:
+            self.check(Phase.PRE_CHECK, 0, "pre-checks (baseline before any push)", include_static=True)
+        except CheckFailed as exc:
+            self.ctx.finish(RolloutStateChoices.FAILED, error=f"pre-checks failed, nothing pushed: {exc}",
+                            outcome=self.outcomes())
+            return
+        for index, wave in enumerate(waves, start=1):
+            try:
+                for device in wave:
+                    self.push(index, device)
+                self.check(Phase.VERIFY, index, f"post-checks after wave {index} ({', '.join(wave)})",
+                           devices=self.done_devices(waves[:index]))
+                soak_s = self.rollout.policy.get("soak_s", 0)
+                if soak_s and not self.ctx.completed(Phase.SOAK, "", index):
+                    with self.ctx.step(Phase.SOAK, wave=index) as step:
+                        self.ctx.sleep(soak_s)
+                        step.output = f"soaked {soak_s}s"
+                    self.check(Phase.VERIFY, index, f"post-soak checks after wave {index}", tag="soak",
+                               devices=self.done_devices(waves[:index]))
+            except (CheckFailed, DriverError, FabricTwinError) as exc:
+                reason = f"wave {index} ({', '.join(wave)}): {exc}"
+                self.ctx.report_update(rolling_back=reason)
+                self.rollback(reason)
+                return
+        self.ctx.finish(RolloutStateChoices.SUCCEEDED, outcome=self.outcomes())
+
+    # --------------------------------------------------------------------------------------------- steps
+
+    def done_devices(self, waves: list[list[str]]) -> list[str]:
+        return [device for wave in waves for device in wave]
+
+    def push(self, wave: int, device: str) -> None:
+        if self.ctx.completed(Phase.PUSH, device):
+            return  # a push that finished is never redone
+        row = self.ctx.change_set_device(device)
+        with self.ctx.step(Phase.PUSH, device, wave, config_hash=row.intended_hash) as step:
+            driver = self.ctx.driver(device)
+            if driver.is_at(row.intended_files):
+                step.result = Result.SKIPPED
+                step.output = f"already runs the intended config (sha256 {row.intended_hash[:12]}); not pushed again"
+                return
+            diff = driver.push(row.intended_files)
+            step.output = diff or "no difference reported by the device"
+            step.detail = {"pushed": True}
+
+    def check(self, phase: str, wave: int, title: str, *, include_static: bool = False, tag: str = "",
+              devices: list[str] | None = None) -> None:
+        if self.rollout.steps.filter(phase=phase, wave=wave, device="", result=Result.OK, detail__tag=tag).exists():
+            return  # this check already passed before a resume
+        with self.ctx.step(phase, wave=wave) as step:
+            report = fabric_checks(self.ctx, title=title, include_static=include_static, devices=devices)
+            step.detail = {"tag": tag, "report": report.as_dict()}
+            step.output = report.as_text()
+            if not report.ok:
+                step.result = Result.FAILED
+        if not report.ok:
+            failed = [name for name, result in report.checks.items() if result.status == "failed"]
+            raise CheckFailed(f"{title}: failed checks {failed}", report.as_dict())
+
+    def rollback(self, reason: str) -> None:
+        errors = []
+        for device in reversed(pushed_devices(rollout=self.rollout)):
+            if self.ctx.completed(Phase.ROLLBACK, device):
+                continue
+            row = self.ctx.change_set_device(device)
+            try:
+                with self.ctx.step(Phase.ROLLBACK, device, ROLLBACK_WAVE, config_hash=row.running_hash) as step:
+                    driver = self.ctx.driver(device)
+                    if driver.is_at(row.running_files):
+                        step.result = Result.SKIPPED
+                        step.output = "already back on the previous config"
+                    else:
+                        driver.rollback(row.running_files)
+                        step.output = f"restored the previous config (sha256 {row.running_hash[:12]})"
+            except (DriverError, FabricTwinError) as exc:
+                errors.append(f"{device}: {exc}")
+        green = False
+        if not errors:
+            try:
+                self.check(Phase.VERIFY, ROLLBACK_WAVE, "checks after rollback", tag="after_rollback")
+                green = True
+            except CheckFailed as exc:
+                errors.append(str(exc))
+        outcome = self.outcomes()
+        if errors:
+            self.ctx.finish(RolloutStateChoices.FAILED, error=f"rolling back after: {reason}; rollback problems: "
+                            f"{'; '.join(errors)}", outcome=outcome, green_after_rollback=green)
+        else:
+            self.ctx.finish(RolloutStateChoices.ROLLED_BACK, error=reason, outcome=outcome, green_after_rollback=True)
+
+    def outcomes(self) -> dict:
+        """Per device: unchanged | pushed | already_at_intended | rolled_back | rollback_failed | not_reached."""
+        steps = {}
+        for step in self.rollout.steps.filter(phase__in=[Phase.PUSH, Phase.ROLLBACK]).order_by("id"):
+            steps.setdefault(step.device, {})[step.phase] = step
+        out = {}
+        for row in self.rollout.change_set.devices.all():
+            device_steps = steps.get(row.hostname, {})
+            push, rollback = device_steps.get(Phase.PUSH), device_steps.get(Phase.ROLLBACK)
+            if not row.has_diff:
+                outcome = "unchanged"
+            elif rollback is not None:
+                outcome = "rolled_back" if rollback.result in (Result.OK, Result.SKIPPED) else "rollback_failed"
+            elif push is None:
+                outcome = "not_reached"
+            elif push.result == Result.OK:
+                outcome = "pushed"
+            elif push.result == Result.SKIPPED:
+                outcome = "already_at_intended"
+            else:
+                outcome = f"push_{push.result}"
+            out[row.hostname] = {"outcome": outcome, "intended_sha256": row.intended_hash,
+                                 "previous_sha256": row.running_hash}
+        return out
+

@@ -1,0 +1,106 @@
+"""The checks a rollout runs before and after touching devices, as one ``validators.findings.Report``.
+
+- ``static``: the project's static validators over the change set's structured configs (when it came from a
+  compile run and ``validators.validate_fabric`` exists; otherwise skipped with the reason).
+- Twin target: ``labs.checks`` live checks (BGP sessions, EVPN flood lists, ping matrix), with expectations from the
+  configs the nodes run NOW (read through the drivers), so a network added by the change is expected too.
+- Production target: ``health`` per device through its driver (BGP established/total, routes); EVPN and ping
+  are twin-only and reported as skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+
+from compiler.errors import DriverError, TwinError
+from validators.findings import Finding, Report, Severity
+
+from ..choices import RolloutTargetChoices
+
+TWIN_CHECKS = ("bgp", "evpn", "ping")
+
+
+def static_checks(change_set, report: Report) -> None:
+    structured = {row.hostname: row.structured for row in change_set.devices.all() if row.structured}
+    if not structured:
+        report.skip("static", "the change set has no structured configs (not built from a compile run)")
+        return
+    try:
+        from validators import validate_fabric
+    except ImportError:
+        report.skip("static", "validators.validate_fabric is not available in this build")
+        return
+    static = validate_fabric(structured)
+    for result in static.checks.values():
+        if result.status == "skipped":
+            report.skip(f"static.{result.name}", result.reason)
+        else:
+            report.add(f"static.{result.name}", result.findings)
+
+
+def twin_checks(context, names: list[str], report: Report, timeout_s: float) -> None:
+    from labs import checks as live
+    from labs.runtime import TwinState
+    from labs.topology import TwinNode
+
+    policy = context.rollout.policy
+    state = TwinState.load(policy["twin_prefix"], policy.get("twin_state_dir"))
+    if state is None:
+        raise TwinError(f"twin {policy['twin_prefix']!r} is not running")
+    topology = state.topology_obj()
+    nodes = []
+    for node in topology.nodes:
+        running = context.driver(node.name).get_running_config()
+        nodes.append(TwinNode(node.name, running["frr.conf"], json.loads(running["linux-plan.json"]), node.role,
+                              node.kind))
+    current = dataclasses.replace(state, topology=dataclasses.replace(topology, nodes=tuple(nodes)).to_dict())
+    if "bgp" in names:
+        live.check_bgp_sessions(current, report, timeout_s=timeout_s)
+    if "evpn" in names:
+        live.check_evpn_flood_lists(current, report, timeout_s=timeout_s)
+    if "ping" in names:
+        live.check_ping_matrix(current, report)
+
+
+def health_checks(context, devices: list[str], report: Report, timeout_s: float) -> dict:
+    """Every device's BGP sessions Established (polled until the timeout: sessions take seconds to come up)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        findings, measured = [], {}
+        for device in devices:
+            try:
+                health = context.driver(device).health()
+            except DriverError as exc:
+                findings.append(Finding("health", Severity.ERROR, device, "reachable", "error", str(exc)))
+                continue
+            measured[device] = health.as_dict()
+            if not health.all_established:
+                findings.append(Finding("health", Severity.ERROR, device, f"{health.bgp_total}/{health.bgp_total}",
+                                        f"{health.bgp_established}/{health.bgp_total}",
+                                        f"{device}: BGP sessions down: {', '.join(health.down_peers) or 'none configured'}"))
+        if not findings or time.monotonic() > deadline:
+            report.add("health", findings)
+            return measured
+        context.checkpoint()
+        time.sleep(1.0)
+
+
+def fabric_checks(context, *, title: str, include_static: bool = False, devices: list[str] | None = None) -> Report:
+    policy = context.rollout.policy
+    names = list(policy.get("checks", []))
+    timeout_s = float(policy.get("converge_timeout_s", 60))
+    report = Report(title)
+    if include_static and "static" in names and context.rollout.change_set is not None:
+        static_checks(context.rollout.change_set, report)
+    if context.rollout.target == RolloutTargetChoices.TWIN:
+        twin_checks(context, [name for name in names if name in TWIN_CHECKS], report, timeout_s)
+        if "health" in names and devices:
+            health_checks(context, devices, report, timeout_s)
+    else:
+        health_checks(context, devices or [], report, timeout_s)
+        for name in names:
+            if name in TWIN_CHECKS:
+                report.skip(name, "measured in the twin only; production devices report health (BGP, routes)")
+    return report

@@ -1,0 +1,76 @@
+"""Reads of the change pipelines: rollouts with their steps, progress, outcomes, drift."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Max, Q, QuerySet
+
+from .choices import RolloutStateChoices, StepPhaseChoices, StepResultChoices
+from .models import ChangeSet, ChangeSetDevice, DriftRecord, Rollout, Step
+
+
+def rollout_list() -> QuerySet[Rollout]:
+    return Rollout.objects.select_related("change_set", "started_by", "approved_by").annotate(
+        step_count=Count("steps"))
+
+
+def rollout_get(*, rollout_id: int) -> Rollout:
+    return Rollout.objects.select_related("change_set", "started_by", "approved_by").get(pk=rollout_id)
+
+
+def step_list(*, rollout: Rollout) -> QuerySet[Step]:
+    return Step.objects.filter(rollout=rollout).order_by("id")
+
+
+def changeset_list() -> QuerySet[ChangeSet]:
+    return ChangeSet.objects.annotate(device_count=Count("devices"),
+                                      diff_count=Count("devices", filter=Q(devices__has_diff=True)))
+
+
+def changeset_devices(*, change_set: ChangeSet) -> QuerySet[ChangeSetDevice]:
+    return change_set.devices.order_by("hostname")
+
+
+def pushed_devices(*, rollout: Rollout) -> list[str]:
+    """Devices this rollout committed a config to (a push step ok, or interrupted: the outcome was unknown)."""
+    rows = Step.objects.filter(rollout=rollout, phase=StepPhaseChoices.PUSH,
+                               result__in=[StepResultChoices.OK, StepResultChoices.INTERRUPTED])
+    return sorted(set(rows.values_list("device", flat=True)))
+
+
+def rollout_progress(*, rollout: Rollout) -> dict:
+    """Counts for a live display: devices planned, pushed/upgraded, steps by result, the step running now."""
+    steps = Step.objects.filter(rollout=rollout)
+    by_result = dict(steps.values_list("result").annotate(n=Count("id")).values_list("result", "n"))
+    devices = [device for wave in rollout.plan.get("waves", []) for device in wave]
+    done_phase = StepPhaseChoices.PUSH if rollout.kind == "canary_push" else StepPhaseChoices.UNDRAIN
+    done = set(steps.filter(phase=done_phase, result__in=[StepResultChoices.OK, StepResultChoices.SKIPPED])
+               .values_list("device", flat=True))
+    current = steps.filter(result=StepResultChoices.RUNNING).order_by("-id").first()
+    return {
+        "state": rollout.state,
+        "devices_total": len(devices),
+        "devices_done": len(done & set(devices)),
+        "waves": len(rollout.plan.get("waves", [])),
+        "steps": by_result,
+        "current": None if current is None else {"device": current.device, "phase": current.phase,
+                                                 "wave": current.wave},
+        "finished": rollout.state not in (RolloutStateChoices.PENDING, RolloutStateChoices.AWAITING_APPROVAL,
+                                          RolloutStateChoices.RUNNING, RolloutStateChoices.PAUSED),
+    }
+
+
+def drift_latest() -> list[DriftRecord]:
+    """The newest drift record per device."""
+    latest_ids = (DriftRecord.objects.values("hostname").annotate(last=Max("id"))
+                  .values_list("last", flat=True))
+    return list(DriftRecord.objects.filter(id__in=list(latest_ids)).order_by("hostname"))
+
+
+def intended_configs_latest() -> dict[str, tuple[int, dict]]:
+    """hostname -> (change set id, intended files) from the newest change set that a rollout completed."""
+    out: dict[str, tuple[int, dict]] = {}
+    rows = (ChangeSetDevice.objects.filter(change_set__rollouts__state=RolloutStateChoices.SUCCEEDED)
+            .order_by("hostname", "-change_set_id").values_list("hostname", "change_set_id", "intended_files"))
+    for hostname, change_set_id, files in rows:
+        out.setdefault(hostname, (change_set_id, files))
+    return out
