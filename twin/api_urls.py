@@ -5,4 +5,5 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("inventory.api.urls")),
     path("", include("intents.api.urls")),
+    path("", include("changes.api.urls")),
 ]

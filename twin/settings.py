@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "twin",  # project-level management commands (demo)
     "inventory",
     "intents",
+    "changes",
     "ui",
 ]
 
@@ -56,6 +57,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "changes.audit.AuditActorMiddleware",  # attributes audit rows to request.user (changes app)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -114,7 +116,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    # changes app: drift of running configs against the last rolled-out intent; resume rollouts whose worker died.
+    "changes-drift-detect": {"task": "changes.drift_detect", "schedule": float(os.environ.get("FT_DRIFT_INTERVAL_S", 900))},
+    "changes-resume-stalled": {"task": "changes.rollouts_resume_stalled", "schedule": 60.0},
+}
 
 # Batfish adapter is used only when BATFISH_HOST is set.
 BATFISH_HOST = os.environ.get("BATFISH_HOST", "")
