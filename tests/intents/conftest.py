@@ -19,6 +19,12 @@ def build_fabric(leaves: int = 4, **params) -> Fabric:
 
 
 @pytest.fixture
+def fabric_builder(db):
+    """build_fabric(leaves=N): persist (or grow) the reference Clos."""
+    return build_fabric
+
+
+@pytest.fixture
 def fabric(db):
     return build_fabric()
 

@@ -1,0 +1,27 @@
+"""Shared by the intents commands: domain errors become CommandError with every field named."""
+
+from contextlib import contextmanager
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import CommandError
+
+from compiler.errors import FabricTwinError, IntentValidationError
+
+
+def error_lines(error: Exception) -> str:
+    if isinstance(error, IntentValidationError):
+        return "\n".join(f"  {item.field}: {item.message} (got {item.value!r})" for item in error.errors)
+    if isinstance(error, ValidationError) and hasattr(error, "error_dict"):
+        return "\n".join(f"  {field}: {' '.join(messages)}" for field, messages in error.message_dict.items())
+    if isinstance(error, ValidationError):
+        return "\n".join(f"  {message}" for message in error.messages)
+    return f"  {error}"
+
+
+@contextmanager
+def command_errors(what: str):
+    """Turn our domain errors into a CommandError listing each field (exit status 1, no traceback)."""
+    try:
+        yield
+    except (FabricTwinError, ValidationError) as error:
+        raise CommandError(f"{what} failed:\n{error_lines(error)}") from None
