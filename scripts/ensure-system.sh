@@ -18,6 +18,7 @@ fi
 
 want frr
 want frr-pythontools
+want iputils-ping  # the live twin's reachability, MTU and failover probes
 if [ "$mode" != "--demo" ]; then
   want chromium
   want openssh-server
