@@ -6,7 +6,18 @@ from django.db import models
 
 from ..choices import CableStatusChoices, CableTypeChoices
 
-__all__ = ("Cable",)
+__all__ = ("Cable", "unplug_on_cable_delete")
+
+
+def unplug_on_cable_delete(collector, field, sub_objs, using):
+    """on_delete for a port's cable FK: unplug the port, clearing the cable and the cable end in ONE update.
+
+    SET_NULL would clear only the FK (and two separate updates would each break the cable_end_iff_cable check
+    halfway), so the ports are updated here, while the cable is being collected for deletion.
+    """
+    manager = field.model._base_manager.using(using)
+    pks = list(sub_objs.values_list("pk", flat=True)) if hasattr(sub_objs, "values_list") else [o.pk for o in sub_objs]
+    manager.filter(pk__in=pks).update(**{field.name: None, "cable_end": ""})
 
 
 class Cable(models.Model):

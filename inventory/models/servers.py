@@ -6,6 +6,7 @@ from django.db import models
 
 from ..choices import CableEndChoices
 from ..constants import INTERFACE_MTU_MAX, INTERFACE_MTU_MIN, NIC_MTU_DEFAULT, PORT_SPEEDS_GBPS
+from .cables import unplug_on_cable_delete
 
 __all__ = ("Server", "NicPort")
 
@@ -50,7 +51,7 @@ class NicPort(models.Model):
     mtu = models.PositiveIntegerField(default=NIC_MTU_DEFAULT,
                                       validators=[MinValueValidator(INTERFACE_MTU_MIN),
                                                   MaxValueValidator(INTERFACE_MTU_MAX)])
-    cable = models.ForeignKey("inventory.Cable", on_delete=models.SET_NULL, related_name="nic_ports",
+    cable = models.ForeignKey("inventory.Cable", on_delete=unplug_on_cable_delete, related_name="nic_ports",
                               null=True, blank=True, editable=False)
     cable_end = models.CharField(max_length=1, choices=CableEndChoices.choices, blank=True, editable=False)
 

@@ -19,6 +19,7 @@ from ..constants import (
     PLANE_MAX,
     PORT_SPEEDS_GBPS,
 )
+from .cables import unplug_on_cable_delete
 
 __all__ = ("SwitchModel", "Platform", "Switch", "Interface")
 
@@ -130,7 +131,7 @@ class Interface(models.Model):
                                             validators=[MinValueValidator(1), MaxValueValidator(BREAKOUT_LANES_MAX)])
     # NetBox-style cabled object: the cable plugged in here and which end of it this is. One FK means an
     # interface can be in at most one cable, and (cable, cable_end) is unique, both enforced by the database.
-    cable = models.ForeignKey("inventory.Cable", on_delete=models.SET_NULL, related_name="interfaces",
+    cable = models.ForeignKey("inventory.Cable", on_delete=unplug_on_cable_delete, related_name="interfaces",
                               null=True, blank=True, editable=False)
     cable_end = models.CharField(max_length=1, choices=CableEndChoices.choices, blank=True, editable=False)
 

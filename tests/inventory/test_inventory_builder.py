@@ -1,0 +1,121 @@
+"""The fabric builder and the snapshot adapter: plan -> persist -> snapshot round trip, idempotence, growth."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from compiler.clos import ClosParams, plan_clos
+from compiler.errors import IntentValidationError, InventoryError
+from inventory.adapters import inventory_snapshot
+from inventory.builder import fabric_build, leaf_capacities
+from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
+from inventory.services import inventory_persist
+
+pytestmark = pytest.mark.django_db
+
+SMALL = ClosParams(name="lab", spines=2, leaves=4, servers_per_leaf=2)
+
+
+def _counts():
+    return {model.__name__: model.objects.count()
+            for model in (Fabric, Rack, Switch, Interface, Optic, Cable, Server, NicPort)}
+
+
+def test_build_persists_the_plan_and_the_snapshot_equals_it():
+    result = fabric_build(params=SMALL)
+    assert result.persisted.created["Switch"] == 6
+    assert result.persisted.created["Cable"] == 4 * 2 + 4 * 2
+    assert inventory_snapshot("lab") == plan_clos(SMALL)
+
+
+def test_build_twice_changes_nothing():
+    fabric_build(params=SMALL)
+    before = _counts()
+    again = fabric_build(params=SMALL)
+    assert not again.persisted.changed, again.persisted.as_dict()
+    assert _counts() == before
+
+
+def test_growing_adds_only_new_objects_and_renames_nothing():
+    fabric_build(params=SMALL)
+    old_ids = dict(Switch.objects.values_list("hostname", "id"))
+    old_cables = set(Cable.objects.values_list("label", flat=True))
+    grown = fabric_build(params=ClosParams(name="lab", spines=2, leaves=6, servers_per_leaf=2))
+    assert grown.persisted.created["Switch"] == 2
+    assert grown.persisted.updated == {"Interface": 4}  # spine ports now cabled to leaf5/leaf6
+    assert {h: i for h, i in Switch.objects.values_list("hostname", "id") if h in old_ids} == old_ids
+    assert old_cables < set(Cable.objects.values_list("label", flat=True))
+    snapshot = inventory_snapshot("lab")
+    plan = plan_clos(ClosParams(name="lab", spines=2, leaves=6, servers_per_leaf=2))
+    # Rows come back in creation order, so the grown fabric lists its new cables last; the sets are equal.
+    assert set(snapshot.cables) == set(plan.cables)
+    assert (snapshot.switches, snapshot.servers, snapshot.racks) == (plan.switches, plan.servers, plan.racks)
+
+
+def test_rewiring_an_existing_port_is_refused_and_nothing_is_saved():
+    fabric_build(params=SMALL)
+    before = _counts()
+    # More spines moves every leaf's uplink block: the builder refuses to silently re-cable existing ports.
+    with pytest.raises(InventoryError, match="already cabled"):
+        fabric_build(params=ClosParams(name="lab", spines=3, leaves=4, servers_per_leaf=2))
+    assert _counts() == before
+
+
+def test_devices_of_another_fabric_are_not_taken_over():
+    fabric_build(params=SMALL)
+    with pytest.raises(IntentValidationError, match="already belongs to another fabric"):
+        fabric_build(params=ClosParams(name="other", spines=2, leaves=4, servers_per_leaf=2))
+    assert not Fabric.objects.filter(name="other").exists()
+
+
+def test_unknown_rack_reference_is_a_field_error():
+    inventory = plan_clos(SMALL)
+    from dataclasses import replace
+
+    broken = replace(inventory, switches=(replace(inventory.switches[0], rack="nowhere"), *inventory.switches[1:]))
+    with pytest.raises(IntentValidationError) as error:
+        inventory_persist(inventory=broken)
+    assert "switches[spine1].rack" in error.value.as_dict()
+    assert Switch.objects.count() == 0
+
+
+def test_oversubscription_per_leaf():
+    capacities = leaf_capacities(plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=8)))
+    assert [(c.leaf, c.downlink_gbps, c.uplink_gbps) for c in capacities] == [("leaf1", 3200, 800),
+                                                                             ("leaf2", 3200, 800)]
+    assert capacities[0].ratio == 4.0
+
+
+def test_snapshot_query_count_does_not_grow_with_the_fabric():
+    fabric_build(params=SMALL)
+    with CaptureQueriesContext(connection) as small:
+        inventory_snapshot("lab")
+    fabric_build(params=ClosParams(name="lab", spines=2, leaves=12, servers_per_leaf=2))
+    with CaptureQueriesContext(connection) as large:
+        snapshot = inventory_snapshot("lab")
+    assert len(snapshot.switches) == 14
+    assert len(large.captured_queries) == len(small.captured_queries) <= 10
+
+
+def test_fabric_build_command_prints_oversubscription_and_is_idempotent():
+    out = io.StringIO()
+    args = ["--name", "cmd", "--spines", "2", "--leaves", "2", "--servers-per-leaf", "4", "--platform", "sonic",
+            "--no-progress"]
+    call_command("fabric_build", *args, stdout=out)
+    text = out.getvalue()
+    assert "fabric cmd: 4 switches, 8 servers" in text
+    assert "leaf1" in text and "2.00:1" in text
+    out = io.StringIO()
+    call_command("fabric_build", *args, stdout=out)
+    assert "created: nothing; updated: nothing" in out.getvalue()
+    assert set(Switch.objects.values_list("platform__slug", flat=True)) == {"sonic"}
+
+
+def test_fabric_build_command_reports_bad_parameters():
+    with pytest.raises(CommandError, match="uplink_speed_gbps=300"):
+        call_command("fabric_build", "--name", "x", "--spines", "2", "--leaves", "2", "--uplink-speed", "300",
+                     "--no-progress", stdout=io.StringIO())
