@@ -143,13 +143,16 @@ def check_bgp_sessions(state: TwinState, report: Report, timeout_s: float = 60.0
     expected = expected_sessions(topology)
     deadline = time.monotonic() + timeout_s
     polls = 0
+    slowest_poll = 0.0
     while True:
         polls += 1
+        poll_started = time.monotonic()
         observed = dict(zip(expected, parallel(lambda node: _established_counts(state, node), expected), strict=True))
         missing = {node: {afi: (want, observed[node][0].get(afi, 0)) for afi, want in families.items()
                           if observed[node][0].get(afi, 0) < want}
                    for node, families in expected.items()}
         missing = {node: afis for node, afis in missing.items() if afis}
+        slowest_poll = max(slowest_poll, time.monotonic() - poll_started)
         if not missing or time.monotonic() > deadline:
             break
         time.sleep(poll_s)
@@ -161,9 +164,12 @@ def check_bgp_sessions(state: TwinState, report: Report, timeout_s: float = 60.0
             findings.append(Finding("twin.bgp_sessions", Severity.ERROR, node, f"{want} Established ({afi})",
                                     f"{got} Established", f"{node}: {got}/{want} {afi} sessions Established after "
                                     f"{timeout_s:.0f}s; not up: {', '.join(down_peers.get(afi, [])) or 'not configured'}"))
-    measured = {"sessions": sum(sum(families.values()) for families in expected.values()), "polls": polls}
+    measured = {"sessions": sum(sum(families.values()) for families in expected.values()), "polls": polls,
+                "resolution_s": round(slowest_poll + poll_s, 2)}  # one poll of every node + the pause
     if not missing and state.daemons_started_at:
         measured["converged_s"] = round(converged_at - state.daemons_started_at, 2)
+        # Daemons start node after node; this is the part after the last one was started.
+        measured["after_last_daemon_s"] = round(measured["converged_s"] - state.timings.get("daemons_s", 0.0), 2)
         # Already converged at the first look: the number is an upper bound, not the convergence time.
         measured["upper_bound_only"] = polls == 1
         findings.append(Finding("twin.bgp_sessions", Severity.INFO, "fabric", "all sessions Established",

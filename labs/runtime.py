@@ -186,7 +186,10 @@ def down(prefix: str, state_dir: Path | str | None = None, force: bool = False) 
         state = TwinState(prefix=prefix, label="", digest="", state_dir=str(state_dir or default_state_dir()),
                           status="unknown", created_at=time.time(), node_netns={}, host_netns={}, frr_dirs=[])
     with _prefix_lock(prefix):
-        return _teardown(state, force=force)
+        summary = _teardown(state, force=force)
+    with contextlib.suppress(FileNotFoundError):
+        (SHARED_RUN_DIR / f"{prefix}.lock").unlink()
+    return summary
 
 
 # --------------------------------------------------------------------------------------------- boot
@@ -443,6 +446,7 @@ def _teardown(state: TwinState, force: bool) -> dict:
     for directory in frr_dirs:
         shutil.rmtree(directory, ignore_errors=True)
     _release_neighbour_limits(prefix)
+    shutil.rmtree(Path(state.state_dir) / prefix, ignore_errors=True)  # daemon logs of this twin
     remaining = _namespaces_with_prefix(prefix)
     if remaining or survivors:
         raise TwinError(f"teardown of {prefix!r} incomplete: namespaces left {remaining[:5]}, live PIDs {survivors}")

@@ -1,0 +1,112 @@
+"""Command line for the twin (the Django ``manage.py twin`` command wraps the same functions).
+
+    python -m labs up --scenario fabric.yaml [--verify]      # compile a scenario, boot it (root + FRR)
+    python -m labs up --topology twin.json                    # a TwinTopology as JSON
+    python -m labs status ft3fa91c
+    python -m labs verify ft3fa91c [--no-failover] [--json]
+    python -m labs down ft3fa91c [--force]
+    python -m labs list
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from compiler.errors import FabricTwinError, IntentValidationError
+
+from . import checks, runtime
+from .topology import TwinTopology, new_prefix
+
+
+def _topology(args) -> TwinTopology:
+    if args.topology:
+        data = json.loads(Path(args.topology).read_text())
+        if args.prefix:
+            data["name_prefix"] = args.prefix
+        data.setdefault("name_prefix", new_prefix())
+        return TwinTopology.from_dict(data)
+    from compiler.api import compile_fabric
+    from compiler.scenario import snapshot_from_scenario
+
+    from .from_compile import topology_from_compile
+
+    scenario = yaml.safe_load(Path(args.scenario).read_text())
+    result = compile_fabric(snapshot_from_scenario(scenario))
+    return topology_from_compile(result, name_prefix=args.prefix, max_servers_per_leaf=args.max_servers_per_leaf)
+
+
+def _print(data) -> None:
+    print(json.dumps(data, indent=2, sort_keys=True, default=str))
+
+
+def _verify(state, args) -> int:
+    report, measured = checks.verify(state, failover=not args.no_failover)
+    if args.json:
+        _print({"report": report.as_dict(), "measured": measured})
+    else:
+        print(report.as_text())
+        _print(measured)
+    return 0 if report.ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m labs", description="Fabric Twin live twin (netns + FRR)")
+    parser.add_argument("--state-dir", default=None, help="where twin state files live (default out/twins)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="boot a twin")
+    source = up.add_mutually_exclusive_group(required=True)
+    source.add_argument("--scenario", help="scenario YAML (compiler.scenario format)")
+    source.add_argument("--topology", help="TwinTopology JSON")
+    up.add_argument("--prefix", help="twin prefix (default: random ft<6 hex>)")
+    up.add_argument("--max-servers-per-leaf", type=int, default=None)
+    up.add_argument("--verify", action="store_true", help="run the live checks after boot")
+    for name in ("status", "down"):
+        command = sub.add_parser(name)
+        command.add_argument("prefix")
+    sub.choices["down"].add_argument("--force", action="store_true", help="also remove leftovers by prefix")
+    verify = sub.add_parser("verify", help="run the live checks on a running twin")
+    verify.add_argument("prefix")
+    for command in (up, verify):
+        command.add_argument("--no-failover", action="store_true", help="skip failure injection")
+        command.add_argument("--json", action="store_true")
+    sub.add_parser("list", help="twins with a state file")
+    args = parser.parse_args(argv)
+
+    try:
+        if args.command == "up":
+            state = runtime.up(_topology(args), args.state_dir)
+            _print({"prefix": state.prefix, "label": state.label, "timings": state.timings,
+                    "config_errors": state.config_errors, "state_file": str(state.state_file)})
+            return _verify(state, args) if args.verify else 0
+        if args.command == "status":
+            _print(runtime.status(args.prefix, args.state_dir))
+            return 0
+        if args.command == "verify":
+            state = runtime.TwinState.load(args.prefix, args.state_dir)
+            if state is None:
+                print(f"no twin {args.prefix!r}", file=sys.stderr)
+                return 2
+            return _verify(state, args)
+        if args.command == "down":
+            _print(runtime.down(args.prefix, args.state_dir, force=args.force))
+            return 0
+        if args.command == "list":
+            state_dir = Path(args.state_dir or runtime.default_state_dir())
+            _print([runtime.status(path.stem, state_dir) for path in sorted(state_dir.glob("*.json"))])
+            return 0
+    except IntentValidationError as error:
+        _print({"error": "invalid input", "fields": error.as_dict()})
+        return 2
+    except FabricTwinError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
