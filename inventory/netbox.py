@@ -242,7 +242,8 @@ def netbox_to_inventory(data: dict[str, list[dict]], *, fabric: str) -> NetboxIm
     used_racks = {s.rack for s in switches} | {s.rack for s in servers}
     inventory = core.Inventory(
         fabric=fabric, switches=tuple(switches), servers=tuple(servers), cables=tuple(cables),
-        racks=tuple(rack for rack in racks.values() if rack.name in used_racks),
+        racks=tuple(sorted((rack for rack in racks.values() if rack.name in used_racks),
+                           key=lambda rack: (rack.row, rack.position, rack.name))),  # the adapter's order
         switch_models=tuple(sorted(models.values(), key=lambda m: m.name)))
     return NetboxImport(inventory=inventory, skipped=skipped)
 
