@@ -152,12 +152,15 @@ class TwinDriver(DeviceDriver):
         frr_conf = candidate["frr.conf"]
         if runtime.ZEBRA_NHG_WORKAROUND not in frr_conf:  # as labs.runtime does at boot (FRR 8.4 NHG bug)
             frr_conf = f"{runtime.ZEBRA_NHG_WORKAROUND}\n{frr_conf}"
-        self._write_etc("frr.conf", frr_conf)
-        reload = run([FRR_RELOAD, "--reload", "--pathspace", self.netns, "--stdout", str(self.etc / "frr.conf")],
+        # frr-reload ends with "write memory" (FRR renders its own frr.conf: version line, defaults), so it reads
+        # the candidate from a separate file and the intended text is written as frr.conf afterwards.
+        self._write_etc("ft-candidate.conf", frr_conf)
+        reload = run([FRR_RELOAD, "--reload", "--pathspace", self.netns, "--stdout", str(self.etc / "ft-candidate.conf")],
                      check=False, timeout=120)
         if reload.returncode != 0:
             raise DriverError(f"{self.hostname}: frr-reload failed (rc={reload.returncode}): "
                               f"{(reload.stderr or reload.stdout).strip()[-800:]}")
+        self._write_etc("frr.conf", frr_conf)
         if self.is_drained():
             self._apply_drain()  # a replace must not silently undrain a node that is in maintenance
         with open(self.etc / "ft-push-journal.log", "a") as journal:

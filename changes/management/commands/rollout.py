@@ -1,0 +1,161 @@
+"""`manage.py rollout create|approve|start|status|pause|cancel|list ...` with a live progress display.
+
+Examples:
+  manage.py rollout create --name add-net30 --kind canary_push --target twin --change-set 3 \
+      --policy '{"twin_prefix": "ft3fa91c", "soak_s": 10}'
+  manage.py rollout approve 7 --user alice        # production only; alice must be in group "admin"
+  manage.py rollout start 7 --user bob --follow   # --follow: live progress until it ends (Ctrl-C only stops watching)
+  manage.py rollout status 7 --steps
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from compiler.errors import FabricTwinError, IntentValidationError
+
+from ... import selectors, services
+from ...audit import audit_actor
+from ...choices import RolloutKindChoices, RolloutTargetChoices
+from ...models import ChangeSet, Rollout
+
+
+class Command(BaseCommand):
+    help = "Create, approve, start, pause, cancel and watch rollouts."
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True)
+        create = sub.add_parser("create")
+        create.add_argument("--name", required=True)
+        create.add_argument("--kind", required=True, choices=RolloutKindChoices.values)
+        create.add_argument("--target", required=True, choices=RolloutTargetChoices.values)
+        create.add_argument("--change-set", type=int)
+        create.add_argument("--policy", default="{}", help="JSON object (see docs/changes.md)")
+        create.add_argument("--user", default="")
+        for name in ("approve", "start", "pause", "cancel"):
+            action = sub.add_parser(name)
+            action.add_argument("rollout", type=int)
+            action.add_argument("--user", default="")
+            if name == "start":
+                action.add_argument("--follow", action="store_true")
+                action.add_argument("--inline", action="store_true",
+                                    help="run in this process instead of on a Celery worker")
+        status = sub.add_parser("status")
+        status.add_argument("rollout", type=int)
+        status.add_argument("--steps", action="store_true")
+        status.add_argument("--follow", action="store_true")
+        sub.add_parser("list")
+
+    def handle(self, *args, **options):
+        user = self._user(options.get("user", ""))
+        try:
+            with audit_actor(user):
+                getattr(self, f"do_{options['action']}")(options, user)
+        except IntentValidationError as exc:
+            raise CommandError("; ".join(str(error) for error in exc.errors)) from exc
+        except (FabricTwinError, PermissionError) as exc:
+            raise CommandError(str(exc)) from exc
+        except Rollout.DoesNotExist as exc:
+            raise CommandError(f"rollout {options.get('rollout')} does not exist") from exc
+
+    def _user(self, username: str):
+        if not username:
+            return None
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(f"--user {username!r}: no such user")
+        return user
+
+    def _rollout(self, options) -> Rollout:
+        return Rollout.objects.get(pk=options["rollout"])
+
+    def do_create(self, options, user):
+        try:
+            policy = json.loads(options["policy"])
+        except ValueError as exc:
+            raise CommandError(f"--policy is not JSON: {exc}") from exc
+        change_set = None
+        if options.get("change_set"):
+            change_set = ChangeSet.objects.filter(pk=options["change_set"]).first()
+            if change_set is None:
+                raise CommandError(f"--change-set {options['change_set']}: no such change set")
+        rollout = services.rollout_create(name=options["name"], kind=options["kind"], target=options["target"],
+                                          change_set=change_set, policy=policy, user=user)
+        self.stdout.write(f"rollout {rollout.pk} created: state {rollout.state}, {len(rollout.plan['waves'])} waves")
+        for index, wave in enumerate(rollout.plan["waves"], start=1):
+            self.stdout.write(f"  wave {index}: {', '.join(wave)}")
+
+    def do_approve(self, options, user):
+        from django.core.exceptions import PermissionDenied
+
+        try:
+            rollout = services.rollout_approve(rollout=self._rollout(options), user=user)
+        except PermissionDenied as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"rollout {rollout.pk} approved by {user}: state {rollout.state}")
+
+    def do_start(self, options, user):
+        rollout = services.rollout_start(rollout=self._rollout(options), user=user, enqueue=not options["inline"])
+        self.stdout.write(f"rollout {rollout.pk} {rollout.state}")
+        if options["inline"]:
+            from ...pipelines.runner import rollout_execute
+
+            rollout_execute(rollout_id=rollout.pk, owner=services.new_runner_id())
+            self._status(rollout.pk, steps=True)
+        elif options["follow"]:
+            self._follow(rollout.pk)
+
+    def do_pause(self, options, user):
+        rollout = services.rollout_pause(rollout=self._rollout(options), user=user)
+        self.stdout.write(f"rollout {rollout.pk} {rollout.state} (takes effect at the next step boundary)")
+
+    def do_cancel(self, options, user):
+        rollout = services.rollout_cancel(rollout=self._rollout(options), user=user)
+        self.stdout.write(f"rollout {rollout.pk} {rollout.state}")
+
+    def do_status(self, options, user):
+        if options["follow"]:
+            self._follow(options["rollout"])
+        else:
+            self._status(options["rollout"], steps=options["steps"])
+
+    def do_list(self, options, user):
+        for rollout in selectors.rollout_list()[:50]:
+            self.stdout.write(f"{rollout.pk:>5}  {rollout.state:<17} {rollout.kind:<16} {rollout.target:<10} "
+                              f"{rollout.name}")
+
+    def _status(self, rollout_id: int, steps: bool) -> None:
+        rollout = selectors.rollout_get(rollout_id=rollout_id)
+        progress = selectors.rollout_progress(rollout=rollout)
+        self.stdout.write(f"rollout {rollout.pk} '{rollout.name}' ({rollout.kind}, {rollout.target}): {rollout.state}; "
+                          f"{progress['devices_done']}/{progress['devices_total']} devices done")
+        if rollout.error:
+            self.stdout.write(f"  error: {rollout.error.splitlines()[0][:300]}")
+        if steps:
+            for step in selectors.step_list(rollout=rollout):
+                self.stdout.write(f"  w{step.wave:<4} {step.device or '*':<12} {step.phase:<10} {step.result:<11} "
+                                  f"{(step.output.splitlines() or [''])[0][:80]}")
+        for device, outcome in sorted(rollout.report.get("outcome", {}).items()):
+            self.stdout.write(f"  {device:<12} {outcome['outcome']}")
+
+    def _follow(self, rollout_id: int) -> None:
+        """Live progress: one line per change, until the rollout stops (pause/terminal)."""
+        last = None
+        while True:
+            rollout = selectors.rollout_get(rollout_id=rollout_id)
+            progress = selectors.rollout_progress(rollout=rollout)
+            current = progress["current"]
+            line = (f"[{rollout.state}] {progress['devices_done']}/{progress['devices_total']} devices"
+                    + (f" | wave {current['wave']} {current['device'] or 'fabric'} {current['phase']}" if current else ""))
+            if line != last:
+                self.stdout.write(line)
+                self.stdout.flush()
+                last = line
+            if progress["finished"] or rollout.state == "paused":
+                self._status(rollout_id, steps=False)
+                return
+            time.sleep(0.5)
