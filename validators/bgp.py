@@ -1,0 +1,134 @@
+"""BGP configuration checks: session compatibility from both ends, timers and BFD, router-id and ASN uniqueness.
+
+Session pairing is :mod:`validators.sessions`; this module adds what does not stop a session from coming up
+but breaks the design: mismatched timers (the lower hold time wins silently), BFD on one end only (that end
+never gets fast failure detection), duplicate router IDs (RFC 4271 6.2/6.8: the OPEN is rejected or the
+collision resolution misbehaves) and ASNs reused where the ASN scheme does not allow it (RFC 7938 5.2.1: each
+leaf -- or each rack in the per-rack scheme -- has its own ASN; eBGP loop prevention then drops the routes of
+any other leaf sharing it).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from validators.context import CORE_ROLES, VTEP_ROLES, as_context
+from validators.findings import Finding, Severity
+
+SESSIONS = "bgp.sessions"
+TIMERS_BFD = "bgp.timers_bfd"
+ROUTER_IDS = "bgp.router_ids"
+ASNS = "bgp.asns"
+
+
+def check_sessions(fabric) -> list[Finding]:
+    return list(as_context(fabric).sessions.findings)
+
+
+def _effective_settings(structured) -> dict[tuple[str, str], tuple]:
+    """(device, local interface) -> (keepalive, hold, bfd) as the neighbor will run them."""
+    result = {}
+    for host, config in structured.items():
+        bgp = config["bgp"]
+        keepalive, hold, bfd = bgp.get("keepalive_s"), bgp.get("hold_s"), bool(bgp.get("bfd"))
+        group_bfd = {group.get("name"): bool(group["bfd"]) for group in bgp.get("peer_groups") or ()
+                     if group.get("bfd") is not None}
+        for neighbor in bgp["neighbors"]:
+            neighbor_bfd = neighbor.get("bfd")
+            result[(host, neighbor["interface"])] = (
+                neighbor.get("keepalive_s", keepalive), neighbor.get("hold_s", hold),
+                bool(neighbor_bfd) if neighbor_bfd is not None else group_bfd.get(neighbor.get("peer_group"), bfd))
+    return result
+
+
+def check_timers_bfd(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    settings = _effective_settings(ctx.structured)
+    findings: list[Finding] = []
+    for session in ctx.sessions.established:
+        a = settings[(session.a, session.a_interface)]
+        b = settings[(session.b, session.b_interface)]
+        if a == b:
+            continue
+        if a[:2] != b[:2]:
+            findings.append(Finding(TIMERS_BFD, Severity.WARNING, str(session), list(a[:2]), list(b[:2]),
+                                    f"keepalive/hold differ ({session.a} {a[0]}/{a[1]} s, {session.b} "
+                                    f"{b[0]}/{b[1]} s): the session runs on the lower hold time"))
+        if a[2] != b[2]:
+            on, off = (session.a, session.b) if a[2] else (session.b, session.a)
+            findings.append(Finding(TIMERS_BFD, Severity.ERROR, str(session), True, False,
+                                    f"BFD enabled on {on} but not on {off}: the BFD session never comes up and "
+                                    "link failures are detected only by the BGP hold timer"))
+    return findings
+
+
+def check_router_ids(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    owners: dict[str, list[str]] = defaultdict(list)
+    findings: list[Finding] = []
+    for host, config in ctx.structured.items():
+        router_id = config["bgp"].get("router_id") or config.get("router_id")
+        if not router_id:
+            if config["bgp"]["neighbors"]:
+                findings.append(Finding(ROUTER_IDS, Severity.ERROR, host, "a router ID", None,
+                                        f"{host} runs BGP without a router ID"))
+            continue
+        owners[router_id].append(host)
+    for router_id, hosts in owners.items():
+        if len(hosts) > 1:
+            for host in hosts:
+                findings.append(Finding(ROUTER_IDS, Severity.ERROR, host, "a unique router ID", router_id,
+                                        f"router ID {router_id} is used by {', '.join(hosts)}"))
+    return findings
+
+
+def _asn_group(ctx, host: str, scheme: str) -> str:
+    """Devices in one group may share an ASN: spines of one plane, leaves of one rack under per_rack."""
+    config = ctx.structured[host]
+    role = config.get("role")
+    inventory = ctx.inventory
+    switch = inventory.switches_by_name.get(host) if inventory is not None else None
+    if role == "spine":
+        return f"spine plane {switch.plane if switch is not None else 0}"
+    if role == "super-spine":
+        return "super-spines"
+    if role in VTEP_ROLES and scheme == "per_rack" and switch is not None and switch.rack:
+        return f"rack {switch.rack}"
+    return host
+
+
+def check_asns(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    scheme = ctx.intent.asn_scheme if ctx.intent is not None else "per_leaf"
+    groups_of_asn: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    findings: list[Finding] = []
+    for host, config in ctx.structured.items():
+        asn = config["bgp"].get("asn") if config["bgp"].get("asn") is not None else config.get("asn")
+        if asn is None:
+            continue
+        if config.get("asn") is not None and config["bgp"].get("asn") not in (None, config["asn"]):
+            findings.append(Finding(ASNS, Severity.ERROR, host, config["asn"], config["bgp"]["asn"],
+                                    f"{host}: router bgp {config['bgp']['asn']} differs from the device ASN "
+                                    f"{config['asn']}"))
+        groups_of_asn[asn][_asn_group(ctx, host, scheme)].append(host)
+    for asn, groups in groups_of_asn.items():
+        if len(groups) < 2:
+            continue
+        names = sorted(groups)
+        core = [group for group in names if group.startswith(("spine", "super"))]
+        for group in names:
+            hosts = groups[group]
+            others = [host for other in names if other != group for host in groups[other]]
+            kind = "a core ASN" if core and group not in core else "an ASN of another ASN group"
+            for host in hosts:
+                role = ctx.structured[host].get("role")
+                if role in CORE_ROLES and not any(ctx.structured[o].get("role") in VTEP_ROLES for o in others):
+                    continue  # spines of two planes sharing an ASN is a design choice, not a collision
+                findings.append(Finding(ASNS, Severity.ERROR, host, f"an ASN unique to {group}", asn,
+                                        f"{host} uses AS {asn}, {kind} also used by {', '.join(others[:4])}"
+                                        f"{' and more' if len(others) > 4 else ''} (scheme {scheme}): eBGP loop "
+                                        "prevention drops routes between them"))
+    return findings
+
+
+CHECKS = {SESSIONS: check_sessions, TIMERS_BFD: check_timers_bfd, ROUTER_IDS: check_router_ids, ASNS: check_asns}

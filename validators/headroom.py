@@ -1,0 +1,95 @@
+"""PFC headroom per lossless port: required (from link speed, the inventory's cable length, port MTU and the
+peer's PFC response time) versus the buffer profile in the config.
+
+The formula is :func:`compiler.qos_math.pfc_headroom` -- the same code the compiler uses, documented there with
+its sources (IEEE 802.1Qbb delay model, IEEE 802.3 Annex 31B.3.7 response quanta, SONiC's dynamic headroom
+calculation): ``xoff = 2*MTU + 1.25 B/(m*Gb/s) * length * speed + response_quanta * 64 B``, rounded up to
+1024-byte cells. If the configured XOFF is smaller, frames already in flight when the port sends PAUSE overflow
+the headroom and are dropped: a lossless class that loses packets. A static profile sized for 3 m cables fails
+on a 100 m run at 400G.
+
+The cable length comes from the inventory (the physical truth), not from the config, so a profile computed
+for the wrong cable is caught. The sum of all reservations must also fit the switch buffer (warning).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from compiler.model import Endpoint
+from compiler.qos_math import pfc_headroom
+from validators.context import as_context
+from validators.findings import Finding, Severity
+
+CHECK = "roce.headroom"
+QOS_KINDS = frozenset({"fabric", "server", "peer_link"})
+
+
+@lru_cache(maxsize=4096)
+def required_headroom(speed_gbps: int, cable_length_m: float, mtu: int):
+    return pfc_headroom(speed_gbps, cable_length_m, mtu)
+
+
+def _cable_lengths(ctx) -> dict[str, float]:
+    """Cable label -> length from the inventory (the physical truth)."""
+    if ctx.inventory is None:
+        return {}
+    return {cable.label: cable.length_m for cable in ctx.inventory.cables}
+
+
+def _cable_length(ctx, lengths: dict[str, float], host: str, interface: dict) -> float | None:
+    length = lengths.get(interface.get("cable") or "")
+    if length is None and ctx.inventory is not None:
+        cable = ctx.inventory.cable_at.get(Endpoint(host, interface["name"]))
+        length = cable.length_m if cable is not None else None
+    return length if length is not None else interface.get("cable_length_m")
+
+
+def check_headroom(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    buffers = {}
+    if ctx.inventory is not None:
+        models = ctx.inventory.models_by_name
+        buffers = {s.hostname: models[s.model].buffer_mb * 1_000_000 for s in ctx.inventory.switches
+                   if s.model in models and models[s.model].buffer_mb}
+    lengths = _cable_lengths(ctx)
+    for host, config in ctx.structured.items():
+        lossless = (config.get("qos") or {}).get("lossless_priorities") or []
+        if not lossless:
+            continue
+        reserved = 0
+        for interface in config["interfaces"]:
+            qos = interface.get("qos") or {}
+            if interface["kind"] not in QOS_KINDS or not interface["enabled"] or not qos:
+                continue
+            length = _cable_length(ctx, lengths, host, interface)
+            if length is None:
+                continue
+            need = required_headroom(interface["speed_gbps"], float(length), interface["mtu"])
+            headroom = qos.get("headroom") or {}
+            for priority in lossless:
+                profile = headroom.get(str(priority))
+                subject = f"{host}:{interface['name']}"
+                if not profile:
+                    findings.append(Finding(CHECK, Severity.ERROR, subject, need.size_bytes, None,
+                                            f"no headroom reserved for lossless priority {priority} on {subject}"))
+                    continue
+                reserved += profile.get("size_bytes") or 0
+                xoff, size = profile.get("xoff_bytes") or 0, profile.get("size_bytes") or 0
+                if xoff < need.xoff_bytes or size < need.size_bytes:
+                    findings.append(Finding(
+                        CHECK, Severity.ERROR, subject, {"xoff_bytes": need.xoff_bytes, "size_bytes": need.size_bytes},
+                        {"xoff_bytes": xoff, "size_bytes": size},
+                        f"priority {priority} headroom on {subject} ({interface['speed_gbps']}G, {length:g} m cable, "
+                        f"MTU {interface['mtu']}) is {size} bytes (xoff {xoff}, {profile.get('policy')}); it needs "
+                        f"{need.size_bytes} (xoff {need.xoff_bytes}): in-flight frames overflow after PAUSE"))
+        buffer = buffers.get(host)
+        if buffer and reserved > buffer:
+            findings.append(Finding(CHECK, Severity.WARNING, host, int(buffer), reserved,
+                                    f"{host} reserves {reserved} bytes of PFC headroom, more than its {int(buffer)} "
+                                    "byte buffer: nothing is left for shared and lossy traffic"))
+    return findings
+
+
+CHECKS = {CHECK: check_headroom}

@@ -1,0 +1,169 @@
+"""MTU checks: link ends agree, the overlay fits in the underlay, SVIs agree.
+
+* ``mtu.links`` -- both ends of every switch-to-switch link have the same MTU (a mismatch drops or fragments
+  the larger frames one way only, and OSPF/IS-IS would not even adjacent; BGP just loses big UPDATEs), and a
+  server-facing port is at least the NIC's MTU (inventory).
+* ``mtu.overlay_budget`` -- per network: host MTU + 50 bytes of VXLAN encapsulation (outer Ethernet 14 + IPv4 20
+  + UDP 8 + VXLAN 8, RFC 7348 section 5; :data:`compiler.qos_math.VXLAN_OVERHEAD_BYTES`) must fit the smallest
+  underlay MTU on every path between the leaves carrying it: the fabric ports of those leaves, their peers,
+  and the core-to-core links. The VXLAN interface MTU must hold the host MTU and fit the underlay as well.
+* ``mtu.svi`` -- the anycast gateway (SVI) MTU of a network is the same on every leaf and equals the host MTU
+  (a gateway with a smaller MTU drops or fragments routed jumbo frames; a larger one sends what hosts reject).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from compiler.qos_math import VXLAN_OVERHEAD_BYTES
+from validators.context import CORE_ROLES, VTEP_ROLES, as_context
+from validators.findings import Finding, Severity
+
+LINKS = "mtu.links"
+OVERLAY_BUDGET = "mtu.overlay_budget"
+SVI = "mtu.svi"
+SWITCH_KINDS = frozenset({"fabric", "peer_link"})
+
+
+def check_links(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    index = ctx.interface_index
+    servers = ctx.inventory.servers_by_name if ctx.inventory is not None else {}
+    findings: list[Finding] = []
+    for host, config in ctx.structured.items():
+        for interface in config["interfaces"]:
+            kind = interface["kind"]
+            if kind in SWITCH_KINDS:
+                peer_key = (interface["peer_device"], interface["peer_interface"])
+                peer = index.get(peer_key)
+                if peer is None or peer["mtu"] == interface["mtu"] or peer_key < (host, interface["name"]):
+                    continue  # equal, or reported from the link's lower end
+                findings.append(Finding(
+                    LINKS, Severity.ERROR, f"{host}:{interface['name']}<->{peer_key[0]}:{peer_key[1]}",
+                    interface["mtu"], peer["mtu"],
+                    f"MTU {interface['mtu']} on {host}:{interface['name']} but {peer['mtu']} on "
+                    f"{peer_key[0]}:{peer_key[1]}: the larger frames are dropped in one direction"))
+            elif kind == "server" and servers:
+                server = servers.get(interface["peer_device"])
+                nic = server.nics_by_name.get(interface["peer_interface"]) if server else None
+                if nic is not None and interface["mtu"] < nic.mtu:
+                    findings.append(Finding(
+                        LINKS, Severity.ERROR, f"{host}:{interface['name']}", nic.mtu, interface["mtu"],
+                        f"{host}:{interface['name']} MTU {interface['mtu']} is below the MTU {nic.mtu} of "
+                        f"{server.name}:{nic.name}: the switch drops the host's largest frames"))
+    return findings
+
+
+def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | None]:
+    """Per VTEP: (smallest MTU on its fabric links incl. the peer end, where); and the core-to-core minimum."""
+    index = ctx.interface_index
+    structured = ctx.structured
+    per_leaf: dict[str, tuple] = {}
+    core = None
+    for host, config in structured.items():
+        role = config.get("role")
+        is_vtep = role in VTEP_ROLES
+        if not is_vtep and role not in CORE_ROLES:
+            continue
+        smallest = None
+        for interface in config["interfaces"]:
+            if interface["kind"] != "fabric" or not interface["enabled"]:
+                continue
+            peer_key = (interface["peer_device"], interface["peer_interface"])
+            if not is_vtep and (structured.get(peer_key[0]) or {}).get("role") not in CORE_ROLES:
+                continue
+            peer = index.get(peer_key)
+            mtu = interface["mtu"]
+            if peer is not None and peer["mtu"] < mtu:
+                candidate = (peer["mtu"], peer_key)
+            else:
+                candidate = (mtu, (host, interface["name"]))
+            if smallest is None or candidate < smallest:
+                smallest = candidate
+        if smallest is None:
+            continue
+        located = (smallest[0], f"{smallest[1][0]}:{smallest[1][1]}")
+        if is_vtep:
+            per_leaf[host] = located
+        elif core is None or located < core:
+            core = located
+    return per_leaf, core
+
+
+def check_overlay_budget(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    per_leaf, core = _bottlenecks(ctx)
+    carriers: dict[str, list[str]] = defaultdict(list)
+    host_mtu: dict[str, int] = defaultdict(int)
+    findings: list[Finding] = []
+    for host, config in ctx.structured.items():
+        if not config["vlans"] and not config.get("vxlan"):
+            continue
+        vlan_networks = {vlan["id"]: vlan["network"] for vlan in config["vlans"]}
+        for vlan in config["vlans"]:
+            carriers[vlan["network"]].append(host)
+            host_mtu[vlan["network"]] = max(host_mtu[vlan["network"]], (config.get("mtu") or {}).get("host") or 0)
+        for interface in config["interfaces"]:
+            if interface["kind"] == "server" and interface["enabled"]:
+                for vlan_id in [interface["access_vlan"], *interface["trunk_vlans"]]:
+                    if vlan_id in vlan_networks:
+                        network = vlan_networks[vlan_id]
+                        host_mtu[network] = max(host_mtu[network], interface["mtu"])
+        vxlan = config.get("vxlan") or {}
+        if vxlan.get("mtu") and host in per_leaf:
+            largest_host = max([(config.get("mtu") or {}).get("host") or 0] +
+                               [i["mtu"] for i in config["interfaces"] if i["kind"] == "server" and i["enabled"]])
+            underlay, where = per_leaf[host]
+            if vxlan["mtu"] + VXLAN_OVERHEAD_BYTES > underlay:
+                findings.append(Finding(OVERLAY_BUDGET, Severity.ERROR, f"{host}:vxlan", underlay - VXLAN_OVERHEAD_BYTES,
+                                        vxlan["mtu"], f"VXLAN MTU {vxlan['mtu']} + {VXLAN_OVERHEAD_BYTES} exceeds the "
+                                                      f"underlay MTU {underlay} at {where}"))
+            if vxlan["mtu"] < largest_host:
+                findings.append(Finding(OVERLAY_BUDGET, Severity.ERROR, f"{host}:vxlan", largest_host, vxlan["mtu"],
+                                        f"VXLAN MTU {vxlan['mtu']} is below the host MTU {largest_host}: the tunnel "
+                                        "drops the hosts' largest frames"))
+    for network, hosts in sorted(carriers.items()):
+        bottleneck = [per_leaf[host] for host in hosts if host in per_leaf]
+        if core is not None and len(hosts) > 1:
+            bottleneck.append(core)
+        if not bottleneck:
+            continue
+        underlay, where = min(bottleneck)
+        needed = host_mtu[network] + VXLAN_OVERHEAD_BYTES
+        if needed > underlay:
+            findings.append(Finding(
+                OVERLAY_BUDGET, Severity.ERROR, f"network {network}", needed, underlay,
+                f"host MTU {host_mtu[network]} + {VXLAN_OVERHEAD_BYTES} (VXLAN over IPv4, RFC 7348) = {needed} "
+                f"exceeds the underlay MTU {underlay} at {where}"))
+    return findings
+
+
+def check_svi(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    per_network: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    findings: list[Finding] = []
+    for host, config in ctx.structured.items():
+        expected_host = (config.get("mtu") or {}).get("host")
+        for vlan in config["vlans"]:
+            svi = vlan.get("svi")
+            if not svi:
+                continue
+            per_network[vlan["network"]].append((host, svi.get("mtu")))
+            if expected_host and svi.get("mtu") != expected_host:
+                findings.append(Finding(SVI, Severity.ERROR, f"{host}:Vlan{vlan['id']}", expected_host, svi.get("mtu"),
+                                        f"SVI of {vlan['network']} has MTU {svi.get('mtu')}, the host MTU is "
+                                        f"{expected_host}"))
+    for network, entries in sorted(per_network.items()):
+        counts = Counter(mtu for _host, mtu in entries)
+        if len(counts) < 2:
+            continue
+        usual = counts.most_common(1)[0][0]
+        for host, mtu in entries:
+            if mtu != usual:
+                findings.append(Finding(SVI, Severity.ERROR, f"{host}:{network}", usual, mtu,
+                                        f"SVI MTU of {network} is {mtu} on {host} but {usual} on "
+                                        f"{counts[usual]} other leaves"))
+    return findings
+
+
+CHECKS = {LINKS: check_links, OVERLAY_BUDGET: check_overlay_budget, SVI: check_svi}

@@ -1,0 +1,320 @@
+"""EVPN/VXLAN overlay checks over the structured configs, and the host reachability matrix.
+
+* ``overlay.vlan_vni`` -- a network has one VLAN and one L2VNI on every leaf carrying it, the VXLAN interface
+  maps exactly the configured VLANs, and no VNI serves two networks (or a network and a tenant's L3VNI).
+* ``overlay.route_targets`` -- per VNI, every leaf imports a route target that each other leaf carrying the VNI
+  exports (RFC 7432 section 7.9; with the platform's auto-derived RTs the lists are empty everywhere).
+* ``overlay.flood_lists`` -- per VNI, every VTEP carrying it is in the flood list of every other (what EVPN
+  type-3 inclusive-multicast routes must produce, RFC 8365 section 5.1.3); a VTEP not carrying it is not.
+* ``overlay.l3vni`` -- one L3VNI and VRF per tenant everywhere; the BGP VRF, the VRF list and the VXLAN VRF map
+  agree; a VLAN's VRF belongs to its own tenant (anything else leaks routes between tenants).
+* ``overlay.host_reachability`` -- :func:`host_reachability` builds which attached server ports can reach
+  which (same network: bridged over the L2VNI; another network of the same tenant: routed through the tenant
+  VRF when both have gateways; another tenant: never) and reports where the configs deviate from the intent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from validators.context import as_context, short_list
+from validators.findings import Finding, Severity
+
+VLAN_VNI = "overlay.vlan_vni"
+ROUTE_TARGETS = "overlay.route_targets"
+FLOOD_LISTS = "overlay.flood_lists"
+L3VNI = "overlay.l3vni"
+HOST_REACHABILITY = "overlay.host_reachability"
+
+
+def _carriers(structured) -> dict[str, list[tuple[str, dict]]]:
+    """network -> [(leaf, vlan entry)]"""
+    result: dict[str, list[tuple[str, dict]]] = defaultdict(list)
+    for host, config in structured.items():
+        for vlan in config["vlans"]:
+            result[vlan["network"]].append((host, vlan))
+    return result
+
+
+def _majority(values):
+    return Counter(values).most_common(1)[0][0]
+
+
+def check_vlan_vni(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    vni_owner: dict[int, set[str]] = defaultdict(set)
+    for network, entries in sorted(_carriers(ctx.structured).items()):
+        usual = _majority((vlan["id"], vlan["vni"]) for _host, vlan in entries)
+        for host, vlan in entries:
+            vni_owner[vlan["vni"]].add(f"network {network}")
+            if (vlan["id"], vlan["vni"]) != usual:
+                findings.append(Finding(VLAN_VNI, Severity.ERROR, f"{host}:{network}", f"VLAN {usual[0]} <-> VNI {usual[1]}",
+                                        f"VLAN {vlan['id']} <-> VNI {vlan['vni']}",
+                                        f"{network} is VLAN {vlan['id']} / VNI {vlan['vni']} on {host} but VLAN "
+                                        f"{usual[0]} / VNI {usual[1]} elsewhere: hosts on {host} are cut off"))
+    for host, config in ctx.structured.items():
+        vxlan = config.get("vxlan") or {}
+        for vrf in config["vrfs"]:
+            vni_owner[vrf["l3vni"]].add(f"tenant {vrf['tenant']}")
+        if not config["vlans"] and not vxlan:
+            continue
+        configured = {str(vlan["id"]): vlan["vni"] for vlan in config["vlans"]}
+        mapped = dict(vxlan.get("vlan_vnis") or {})
+        if configured != mapped:
+            wrong = sorted(set(configured.items()) ^ set(mapped.items()))
+            findings.append(Finding(VLAN_VNI, Severity.ERROR, f"{host}:vxlan", configured, mapped,
+                                    f"VXLAN VLAN-to-VNI map differs from the VLANs configured on {host}: {wrong}"))
+    for vni, owners in sorted(vni_owner.items()):
+        if len(owners) > 1:
+            findings.append(Finding(VLAN_VNI, Severity.ERROR, f"VNI {vni}", "one owner", sorted(owners),
+                                    f"VNI {vni} is used by {', '.join(sorted(owners))}: their traffic would merge"))
+    return findings
+
+
+def _vni_route_targets(structured) -> dict[int, list[tuple[str, frozenset, frozenset]]]:
+    result: dict[int, list] = defaultdict(list)
+    for host, config in structured.items():
+        for vlan in config["vlans"]:
+            targets = vlan.get("route_targets") or {}
+            result[vlan["vni"]].append((host, frozenset(targets.get("import") or ()),
+                                        frozenset(targets.get("export") or ())))
+        for vrf in config["bgp"].get("vrfs") or ():
+            targets = vrf.get("route_targets") or {}
+            result[vrf["l3vni"]].append((host, frozenset(targets.get("import") or ()),
+                                         frozenset(targets.get("export") or ())))
+    return result
+
+
+def check_route_targets(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    for vni, entries in sorted(_vni_route_targets(ctx.structured).items()):
+        exports = Counter(export for _host, _import, export in entries)
+        if set(exports) == {frozenset()} and all(not imported for _h, imported, _e in entries):
+            continue  # auto-derived route targets everywhere
+        for host, imported, exported in entries:
+            if not exported:
+                findings.append(Finding(ROUTE_TARGETS, Severity.ERROR, f"{host}:VNI {vni}", "an export RT", [],
+                                        f"{host} exports no route target for VNI {vni} while others do"))
+            for export_set, count in exports.items():
+                others = count - (1 if export_set == exported else 0)
+                if others and not imported & export_set:
+                    findings.append(Finding(
+                        ROUTE_TARGETS, Severity.ERROR, f"{host}:VNI {vni}", sorted(export_set), sorted(imported),
+                        f"{host} imports {sorted(imported)} for VNI {vni} but {others} other VTEP(s) export "
+                        f"{sorted(export_set)}: it never learns their MAC/IP routes"))
+    return findings
+
+
+def _vteps_by_vni(structured) -> dict[int, dict[str, str]]:
+    """VNI -> {leaf: its VTEP IP} for every leaf whose VXLAN interface maps the VNI."""
+    result: dict[int, dict[str, str]] = defaultdict(dict)
+    for host, config in structured.items():
+        vxlan = config.get("vxlan") or {}
+        if not vxlan.get("vtep_ip"):
+            continue
+        for vni in (vxlan.get("vlan_vnis") or {}).values():
+            result[vni][host] = vxlan["vtep_ip"]
+    return result
+
+
+def check_flood_lists(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    structured = ctx.structured
+    findings: list[Finding] = []
+    for vni, vteps in sorted(_vteps_by_vni(structured).items()):
+        everyone = set(vteps.values())
+        owner = {ip: host for host, ip in vteps.items()}
+        for host, own in vteps.items():
+            flood = (structured[host]["vxlan"].get("flood_lists") or {}).get(str(vni)) or []
+            expected_size = len(everyone) - 1
+            flood_set = set(flood)
+            if len(flood) == expected_size and own not in flood_set and flood_set <= everyone:
+                continue
+            missing = sorted(everyone - flood_set - {own})
+            extra = sorted(flood_set - everyone)
+            if missing:
+                findings.append(Finding(FLOOD_LISTS, Severity.ERROR, f"{host}:VNI {vni}", expected_size,
+                                        expected_size - len(missing),
+                                        f"{host} does not flood VNI {vni} to {short_list(missing)} "
+                                        f"({short_list(owner[ip] for ip in missing)}): BUM traffic never reaches them"))
+            if extra:
+                findings.append(Finding(FLOOD_LISTS, Severity.WARNING, f"{host}:VNI {vni}", [], extra,
+                                        f"{host} floods VNI {vni} to {short_list(extra)} which do not carry it"))
+            if own in flood_set:
+                findings.append(Finding(FLOOD_LISTS, Severity.WARNING, f"{host}:VNI {vni}", "not itself", own,
+                                        f"{host} lists its own VTEP {own} in the flood list of VNI {vni}"))
+    return findings
+
+
+def check_l3vni(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    per_tenant: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    vrf_tenant: dict[str, str] = {}
+    for host, config in ctx.structured.items():
+        bgp_vrfs = {vrf["name"]: vrf.get("l3vni") for vrf in config["bgp"].get("vrfs") or ()}
+        vxlan_vrfs = dict((config.get("vxlan") or {}).get("vrf_vnis") or {})
+        for vrf in config["vrfs"]:
+            per_tenant[vrf["tenant"]].append((host, vrf["name"], vrf["l3vni"]))
+            vrf_tenant.setdefault(vrf["name"], vrf["tenant"])
+            for where, value in (("router bgp vrf", bgp_vrfs.get(vrf["name"])),
+                                 ("VXLAN vrf map", vxlan_vrfs.get(vrf["name"]))):
+                if value != vrf["l3vni"]:
+                    findings.append(Finding(L3VNI, Severity.ERROR, f"{host}:{vrf['name']}", vrf["l3vni"], value,
+                                            f"{where} of {vrf['name']} on {host} has L3VNI {value}, the VRF has "
+                                            f"{vrf['l3vni']}"))
+    for tenant, entries in sorted(per_tenant.items()):
+        usual = _majority((name, vni) for _host, name, vni in entries)
+        for host, name, vni in entries:
+            if (name, vni) != usual:
+                findings.append(Finding(L3VNI, Severity.ERROR, f"{host}:{name}", f"VRF {usual[0]} L3VNI {usual[1]}",
+                                        f"VRF {name} L3VNI {vni}",
+                                        f"tenant {tenant} is VRF {name} / L3VNI {vni} on {host} but VRF {usual[0]} / "
+                                        f"L3VNI {usual[1]} elsewhere: routed traffic to {host} is lost"))
+    for host, config in ctx.structured.items():
+        for vlan in config["vlans"]:
+            owner = vrf_tenant.get(vlan.get("vrf"))
+            if vlan.get("vrf") and owner is not None and owner != vlan["tenant"]:
+                findings.append(Finding(L3VNI, Severity.ERROR, f"{host}:{vlan['network']}",
+                                        f"a VRF of tenant {vlan['tenant']}", vlan["vrf"],
+                                        f"{vlan['network']} (tenant {vlan['tenant']}) is placed in VRF {vlan['vrf']} of "
+                                        f"tenant {owner} on {host}: routes leak between tenants"))
+    return findings
+
+
+# ---------------------------------------------------------------------------------------------- host matrix
+
+
+@dataclass
+class HostMatrix:
+    ports: dict[str, str | None] = field(default_factory=dict)  # "gpu0001:eth0" -> network (None: in none)
+    networks: dict[str, dict] = field(default_factory=dict)  # name -> tenant, vni, vrf, gateway, leaves
+    reachable: dict[tuple[str, str], bool] = field(default_factory=dict)  # (network a, network b) -> can talk
+    reasons: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def can_reach(self, port_a: str, port_b: str) -> bool:
+        net_a, net_b = self.ports.get(port_a), self.ports.get(port_b)
+        if net_a is None or net_b is None:
+            return False
+        return self.reachable.get((net_a, net_b), False)
+
+    def as_dict(self) -> dict:
+        names = sorted(self.networks)
+        return {"ports": dict(sorted(self.ports.items())), "networks": self.networks,
+                "matrix": {a: {b: self.reachable.get((a, b), False) for b in names} for a in names},
+                "reasons": {f"{a}->{b}": reason for (a, b), reason in sorted(self.reasons.items())}}
+
+
+def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
+    """Which attached server ports reach which, from the configs; findings where that contradicts the intent."""
+    ctx = as_context(fabric)
+    structured = ctx.structured
+    matrix = HostMatrix()
+    findings: list[Finding] = []
+    vlan_at: dict[str, dict[int, dict]] = {host: {vlan["id"]: vlan for vlan in config["vlans"]}
+                                           for host, config in structured.items()}
+    leaves_with_ports: dict[str, set[str]] = defaultdict(set)
+    for host, config in structured.items():
+        for interface in config["interfaces"]:
+            if interface["kind"] != "server":
+                continue
+            port = f"{interface['peer_device']}:{interface['peer_interface']}"
+            vlan = vlan_at[host].get(interface["access_vlan"]) if interface["access_vlan"] is not None else None
+            network = vlan["network"] if vlan is not None and interface["enabled"] else None
+            matrix.ports[port] = network
+            if network:
+                leaves_with_ports[network].add(host)
+    if ctx.intent is not None:
+        for network in ctx.intent.networks:
+            for endpoint in network.attachments:
+                port = f"{endpoint.device}:{endpoint.interface}"
+                actual = matrix.ports.get(port)
+                if actual != network.name:
+                    findings.append(Finding(HOST_REACHABILITY, Severity.ERROR, port, network.name, actual,
+                                            f"{port} should be in {network.name} but its leaf port puts it in "
+                                            f"{actual or 'no network'}"))
+    carriers = _carriers(structured)
+    for name, entries in carriers.items():
+        first = entries[0][1]
+        matrix.networks[name] = {
+            "tenant": first["tenant"], "vni": first["vni"], "vrf": first.get("vrf"),
+            "gateway_on": sorted(host for host, vlan in entries if vlan.get("svi")),
+            "leaves": sorted(host for host, _vlan in entries)}
+    # Leaves involved in an unreachable VTEP pair (from the routing simulation).
+    pair_matrix = ctx.leaf_pairs
+    cut_pairs: set[tuple[str, str]] = set()
+    if pair_matrix.leaves:
+        for origin_class, receiver_class, _count in pair_matrix.class_pairs():
+            if pair_matrix.widths[(origin_class, receiver_class)][0] == 0:
+                for o, r in pair_matrix.pairs_in(origin_class, receiver_class):
+                    if not pair_matrix.overrides.get((o, r)):
+                        cut_pairs.add((pair_matrix.leaves[r], pair_matrix.leaves[o]))
+    vni_by_leaf = {name: {host: vlan["vni"] for host, vlan in entries} for name, entries in carriers.items()}
+    flood = _vteps_by_vni(structured)
+
+    def bridged(name: str) -> tuple[bool, str]:
+        hosts = sorted(leaves_with_ports.get(name, ()))
+        vnis = {vni_by_leaf[name].get(host) for host in hosts}
+        if len(vnis) > 1:
+            return False, f"leaves disagree on the VNI of {name}: {sorted(map(str, vnis))}"
+        vni = next(iter(vnis), None)
+        for a in hosts if cut_pairs else ():
+            for b in hosts:
+                if a != b and (a, b) in cut_pairs:
+                    return False, f"{a} has no route to the VTEP of {b}"
+        if vni is not None and len(hosts) > 1:
+            members = flood.get(vni, {})
+            for host in hosts:
+                if host not in members:
+                    return False, f"{host} does not map VNI {vni} on its VXLAN interface"
+        return True, "bridged over the L2VNI"
+
+    intra = {name: bridged(name) for name in matrix.networks}
+    for a, info_a in matrix.networks.items():
+        for b, info_b in matrix.networks.items():
+            if a == b:
+                ok, reason = intra[a]
+            elif info_a["tenant"] != info_b["tenant"]:
+                ok, reason = False, "different tenants"
+                if info_a["vrf"] and info_a["vrf"] == info_b["vrf"]:
+                    ok, reason = True, f"tenants {info_a['tenant']} and {info_b['tenant']} share VRF {info_a['vrf']}"
+                    findings.append(Finding(HOST_REACHABILITY, Severity.ERROR, f"network {a}<->network {b}", False,
+                                            True, f"{a} (tenant {info_a['tenant']}) and {b} (tenant "
+                                                  f"{info_b['tenant']}) can reach each other: {reason}"))
+            else:
+                missing = [n for n, info in ((a, info_a), (b, info_b))
+                           if set(leaves_with_ports.get(n, ())) - set(info["gateway_on"])]
+                if missing:
+                    ok, reason = False, f"no gateway for {', '.join(missing)} on the leaves of its ports"
+                elif not (intra[a][0] and intra[b][0]):
+                    ok, reason = False, "the networks themselves are split"
+                else:
+                    ok, reason = True, f"routed in VRF {info_a['vrf']}"
+            matrix.reachable[(a, b)] = ok
+            matrix.reasons[(a, b)] = reason
+    for name, (ok, reason) in sorted(intra.items()):
+        if not ok:
+            findings.append(Finding(HOST_REACHABILITY, Severity.ERROR, f"network {name}", True, False,
+                                    f"ports of {name} cannot all reach each other: {reason}"))
+    if ctx.intent is not None:
+        for network in ctx.intent.networks:
+            info = matrix.networks.get(network.name)
+            if network.gateway and info is not None:
+                lacking = sorted(set(info["leaves"]) - set(info["gateway_on"]))
+                if lacking:
+                    findings.append(Finding(HOST_REACHABILITY, Severity.ERROR, f"network {network.name}",
+                                            "an anycast gateway on every leaf", short_list(lacking),
+                                            f"{network.name} has gateway {network.gateway} in the intent but no SVI "
+                                            f"on {short_list(lacking)}: its hosts there cannot route"))
+    return matrix, findings
+
+
+def check_host_reachability(fabric) -> list[Finding]:
+    return host_reachability(fabric)[1]
+
+
+CHECKS = {VLAN_VNI: check_vlan_vni, ROUTE_TARGETS: check_route_targets, FLOOD_LISTS: check_flood_lists,
+          L3VNI: check_l3vni, HOST_REACHABILITY: check_host_reachability}

@@ -1,0 +1,289 @@
+"""RoCEv2 lossless-fabric checks along every server-to-server path (NIC -> leaf -> spine -> leaf -> NIC).
+
+A RoCE flow stays lossless only if every hop classifies it the same way and pauses it on every link it crosses:
+
+* ``roce.chain`` -- DSCP -> traffic class -> priority group -> queue -> 802.1p priority is the same on every
+  device and matches the intent (DSCP and priority of each class); a lossless class has a priority group of
+  its own (a group shared with lossy traffic shares its headroom and its pause). The hop is named: leaves are
+  hops 2 and 4, spines hop 3 of the path.
+* ``roce.pfc`` -- PFC (IEEE 802.1Qbb) is on for every lossless priority and off for every lossy class on both
+  ends of every link a flow can take (fabric, peer and server ports); the device lists the same lossless
+  priorities as the intent.
+* ``roce.ecn`` -- ECN/WRED marking (DCQCN) thresholds exist for each class that asks for them, min < max, max
+  fits the switch buffer, and they are equal across a tier (same role): DCQCN reacts to the first marking hop,
+  so a hop with different thresholds changes the fabric's behaviour.
+* ``roce.cnp`` -- the congestion notification packets' DSCP is mapped to its own class (not best effort, where
+  CNPs would queue behind the traffic they are meant to slow down).
+* ``roce.watchdog`` -- the PFC watchdog is enabled (device and every lossless port) with a positive detection
+  time, so a PFC storm or deadlock is broken instead of freezing the fabric.
+* ``roce.trust`` -- every device and port trusts DSCP (RoCEv2 is routed; 802.1p does not survive L3 hops).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from validators.context import as_context
+from validators.findings import Finding, Severity
+
+CHAIN = "roce.chain"
+PFC = "roce.pfc"
+ECN = "roce.ecn"
+CNP = "roce.cnp"
+WATCHDOG = "roce.watchdog"
+TRUST = "roce.trust"
+QOS_KINDS = frozenset({"fabric", "server", "peer_link"})
+HOP = {"leaf": "hop 2/4 (source or destination leaf)", "border": "hop 2/4 (border leaf)",
+       "spine": "hop 3 (spine)", "super-spine": "hop 3 (super-spine)"}
+
+
+def roce_applies(fabric) -> bool:
+    ctx = as_context(fabric)
+    if ctx.intent is not None:
+        return bool(ctx.intent.roce_classes)
+    return any(config.get("qos") for config in ctx.structured.values())
+
+
+def _classes(ctx) -> list[dict]:
+    """The RoCE classes to check: the intent's when there is one, else the most common device definition."""
+    if ctx.intent is not None:
+        return [{"name": roce.name, "dscp": sorted(roce.dscp), "traffic_class": roce.traffic_class,
+                 "priority": roce.priority, "lossless": roce.lossless,
+                 "ecn": roce.ecn_max_kb > 0, "watchdog": roce.pfc_watchdog,
+                 "cnp_dscp": roce.cnp_dscp, "cnp_priority": roce.cnp_priority}
+                for roce in ctx.intent.roce_classes]
+    definitions = Counter(repr(config["qos"].get("classes")) for config in ctx.structured.values() if config.get("qos"))
+    if not definitions:
+        return []
+    sample = next(config["qos"]["classes"] for config in ctx.structured.values()
+                  if config.get("qos") and repr(config["qos"].get("classes")) == definitions.most_common(1)[0][0])
+    cnp = next((config["qos"].get("cnp") for config in ctx.structured.values() if config.get("qos")), {}) or {}
+    return [dict(entry, ecn=bool(entry.get("ecn")), watchdog=True, cnp_dscp=cnp.get("dscp"),
+                 cnp_priority=cnp.get("priority")) for entry in sample]
+
+
+def _chain(qos: dict, dscp: int) -> tuple:
+    tc = (qos.get("dscp_to_tc") or {}).get(str(dscp), 0)  # unmapped DSCPs fall into TC 0 (contract)
+    key = str(tc)
+    return (tc, (qos.get("tc_to_priority_group") or {}).get(key), (qos.get("tc_to_queue") or {}).get(key),
+            (qos.get("tc_to_priority") or {}).get(key))
+
+
+def _describe(dscp: int, chain: tuple) -> str:
+    tc, pg, queue, priority = chain
+    return f"DSCP {dscp} -> TC {tc} -> PG {pg} -> queue {queue} -> priority {priority}"
+
+
+def _qos_devices(ctx):
+    for host, config in ctx.structured.items():
+        if any(interface["kind"] in QOS_KINDS for interface in config["interfaces"]):
+            yield host, config
+
+
+def check_chain(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    classes = _classes(ctx)
+    devices = list(_qos_devices(ctx))
+    for roce in classes:
+        for dscp in roce["dscp"]:
+            chains = {host: _chain(config.get("qos") or {}, dscp) for host, config in devices}
+            usual = Counter(chains.values()).most_common(1)[0][0] if chains else None
+            for host, chain in chains.items():
+                config = ctx.structured[host]
+                role = config.get("role")
+                wrong = []
+                if not config.get("qos"):
+                    wrong.append("no QoS policy at all")
+                if chain[0] != roce["traffic_class"]:
+                    wrong.append(f"TC {chain[0]} instead of {roce['traffic_class']}")
+                if chain[3] != roce["priority"]:
+                    wrong.append(f"priority {chain[3]} instead of {roce['priority']}")
+                if chain != usual and not wrong:
+                    wrong.append(f"differs from the {sum(1 for c in chains.values() if c == usual)} other devices "
+                                 f"({_describe(dscp, usual)})")
+                if wrong:
+                    findings.append(Finding(
+                        CHAIN, Severity.ERROR, host, _describe(dscp, usual) if usual else None, _describe(dscp, chain),
+                        f"class {roce['name']}: {_describe(dscp, chain)} on {host}, {HOP.get(role, role)} of every "
+                        f"path through it: {'; '.join(wrong)}"))
+        if roce["lossless"]:
+            for host, config in devices:
+                qos = config.get("qos") or {}
+                pg_map = qos.get("tc_to_priority_group") or {}
+                pg = pg_map.get(str(roce["traffic_class"]))
+                lossy_tcs = {0} | {c["traffic_class"] for c in classes if not c["lossless"]}
+                shared = sorted(tc for tc in lossy_tcs if pg_map.get(str(tc), 0) == pg and pg is not None)
+                if shared:
+                    findings.append(Finding(
+                        CHAIN, Severity.ERROR, host, f"a priority group of {roce['name']} alone", pg,
+                        f"class {roce['name']}: lossless TC {roce['traffic_class']} shares priority group {pg} with "
+                        f"lossy TC {shared} on {host} ({HOP.get(config.get('role'), '')})"))
+    return findings
+
+
+def _port_issue(findings, check, host, interface, expected, actual, message):
+    findings.append(Finding(check, Severity.ERROR, f"{host}:{interface['name']}", expected, actual, message))
+
+
+def check_pfc(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    classes = _classes(ctx)
+    lossless = sorted({c["priority"] for c in classes if c["lossless"]})
+    lossy = sorted({c["priority"] for c in classes if not c["lossless"]} - set(lossless))
+    index = ctx.interface_index
+    for host, config in _qos_devices(ctx):
+        device_lossless = sorted((config.get("qos") or {}).get("lossless_priorities") or [])
+        if device_lossless != lossless:
+            findings.append(Finding(PFC, Severity.ERROR, host, lossless, device_lossless,
+                                    f"{host} declares lossless priorities {device_lossless}, the intent {lossless}"))
+        for interface in config["interfaces"]:
+            if interface["kind"] not in QOS_KINDS or not interface["enabled"]:
+                continue
+            configured = (interface.get("qos") or {}).get("pfc_priorities") or []
+            if configured == lossless:
+                continue  # the common case: exactly the lossless priorities
+            enabled = set(configured)
+            missing = [p for p in lossless if p not in enabled]
+            extra = [p for p in lossy if p in enabled]
+            where = f"{host}:{interface['name']} (towards {interface['peer_device']}:{interface['peer_interface']})"
+            if missing:
+                _port_issue(findings, PFC, host, interface, lossless, sorted(enabled),
+                            f"PFC is off for lossless priority {missing} on {where}: RoCE frames are dropped there "
+                            "under congestion")
+            if extra:
+                _port_issue(findings, PFC, host, interface, lossless, sorted(enabled),
+                            f"PFC is on for lossy priority {extra} on {where}: lossy traffic can pause the link")
+            peer = index.get((interface["peer_device"], interface["peer_interface"]))
+            if interface["kind"] != "server" and peer is not None and peer.get("enabled"):
+                peer_enabled = set((peer.get("qos") or {}).get("pfc_priorities") or ())
+                if peer_enabled != enabled:
+                    findings.append(Finding(
+                        PFC, Severity.ERROR,
+                        f"{host}:{interface['name']}<->{interface['peer_device']}:{interface['peer_interface']}",
+                        sorted(enabled), sorted(peer_enabled),
+                        f"PFC priorities differ between the ends of the link: {sorted(enabled)} on {host}, "
+                        f"{sorted(peer_enabled)} on {interface['peer_device']}: the sender ignores the pauses"))
+    return findings
+
+
+def _buffer_bytes(ctx, host: str) -> float | None:
+    inventory = ctx.inventory
+    if inventory is None:
+        return None
+    switch = inventory.switches_by_name.get(host)
+    model = inventory.models_by_name.get(switch.model) if switch else None
+    return model.buffer_mb * 1_000_000 if model and model.buffer_mb else None  # datasheet MB are decimal
+
+
+def check_ecn(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    queues = sorted({str(c["traffic_class"]) for c in _classes(ctx) if c["ecn"]})
+    if not queues:
+        return findings
+    per_tier: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    seen: list[tuple] = []
+    for host, config in _qos_devices(ctx):
+        buffer = _buffer_bytes(ctx, host)
+        role = config.get("role") or ""
+        for interface in config["interfaces"]:
+            if interface["kind"] not in QOS_KINDS or not interface["enabled"]:
+                continue
+            ecn = (interface.get("qos") or {}).get("ecn") or {}
+            for queue in queues:
+                thresholds = ecn.get(queue)
+                if not thresholds:
+                    _port_issue(findings, ECN, host, interface, "ECN thresholds", None,
+                                f"no ECN marking on queue {queue} of {host}:{interface['name']}: DCQCN gets no "
+                                "congestion signal there and PFC becomes the only brake")
+                    continue
+                low, high = thresholds.get("min_bytes") or 0, thresholds.get("max_bytes") or 0
+                if not 0 < low < high:
+                    _port_issue(findings, ECN, host, interface, "0 < min < max", [low, high],
+                                f"ECN on queue {queue} of {host}:{interface['name']}: min {low} must be below max {high}")
+                elif buffer and high > buffer:
+                    _port_issue(findings, ECN, host, interface, f"<= {int(buffer)}", high,
+                                f"ECN max threshold {high} bytes on queue {queue} of {host}:{interface['name']} exceeds "
+                                f"the switch buffer {int(buffer)} bytes: marking never starts")
+                key = (low, high, thresholds.get("probability"))
+                per_tier[(role, queue)][key] += 1
+                seen.append((host, interface, role, queue, key))
+    usual = {tier: counts.most_common(1)[0][0] for tier, counts in per_tier.items()}
+    for host, interface, role, queue, key in seen:
+        if key != usual[(role, queue)]:
+            expected = usual[(role, queue)]
+            _port_issue(findings, ECN, host, interface, list(expected), list(key),
+                        f"ECN on queue {queue} of {host}:{interface['name']} is min/max/probability {list(key)}, "
+                        f"every other {role} port has {list(expected)}")
+    return findings
+
+
+def check_cnp(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    wanted = next(((c["cnp_dscp"], c["cnp_priority"]) for c in _classes(ctx) if c.get("cnp_dscp") is not None), None)
+    if wanted is None:
+        return findings
+    dscp, priority = wanted
+    for host, config in _qos_devices(ctx):
+        qos = config.get("qos") or {}
+        cnp = qos.get("cnp") or {}
+        tc = (qos.get("dscp_to_tc") or {}).get(str(dscp))
+        if not cnp or cnp.get("dscp") != dscp:
+            findings.append(Finding(CNP, Severity.ERROR, host, dscp, cnp.get("dscp"),
+                                    f"{host} has no CNP class for DSCP {dscp}"))
+        elif tc is None or tc == 0:
+            findings.append(Finding(CNP, Severity.ERROR, host, cnp.get("traffic_class"), tc,
+                                    f"CNP DSCP {dscp} falls into best-effort TC 0 on {host}: congestion notifications "
+                                    "queue behind the traffic they should slow down"))
+        elif tc != cnp.get("traffic_class") or (qos.get("tc_to_priority") or {}).get(str(tc)) != priority:
+            findings.append(Finding(CNP, Severity.ERROR, host, [cnp.get("traffic_class"), priority],
+                                    [tc, (qos.get("tc_to_priority") or {}).get(str(tc))],
+                                    f"CNP DSCP {dscp} maps to TC {tc} on {host}, the CNP class says TC "
+                                    f"{cnp.get('traffic_class')} / priority {priority}"))
+    return findings
+
+
+def check_watchdog(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    classes = _classes(ctx)
+    if not any(c["lossless"] and c["watchdog"] for c in classes):
+        return findings
+    for host, config in _qos_devices(ctx):
+        watchdog = (config.get("qos") or {}).get("pfc_watchdog") or {}
+        if not watchdog.get("enabled") or not (watchdog.get("detect_ms") or 0) > 0:
+            findings.append(Finding(WATCHDOG, Severity.ERROR, host, {"enabled": True, "detect_ms": "> 0"},
+                                    watchdog, f"PFC watchdog is not active on {host}: a PFC storm or deadlock there "
+                                              "stops lossless traffic indefinitely"))
+        for interface in config["interfaces"]:
+            qos = interface.get("qos") or {}
+            if interface["kind"] in QOS_KINDS and interface["enabled"] and qos.get("pfc_priorities") \
+                    and not qos.get("pfc_watchdog"):
+                _port_issue(findings, WATCHDOG, host, interface, True, qos.get("pfc_watchdog"),
+                            f"PFC watchdog is off on {host}:{interface['name']} while PFC is on")
+    return findings
+
+
+def check_trust(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    for host, config in _qos_devices(ctx):
+        trust = (config.get("qos") or {}).get("trust")
+        if trust != "dscp":
+            findings.append(Finding(TRUST, Severity.ERROR, host, "dscp", trust,
+                                    f"{host} trusts {trust}: RoCEv2 is marked by DSCP, other markings are lost at L3"))
+        for interface in config["interfaces"]:
+            if interface["kind"] in QOS_KINDS and interface["enabled"]:
+                port_trust = (interface.get("qos") or {}).get("trust")
+                if port_trust != "dscp":
+                    _port_issue(findings, TRUST, host, interface, "dscp", port_trust,
+                                f"{host}:{interface['name']} trusts {port_trust}, not DSCP: RoCE traffic entering "
+                                "there is classified best effort")
+    return findings
+
+
+CHECKS = {CHAIN: check_chain, PFC: check_pfc, ECN: check_ecn, CNP: check_cnp, WATCHDOG: check_watchdog,
+          TRUST: check_trust}

@@ -1,0 +1,175 @@
+"""BGP sessions as configured: pair every neighbor statement with its mirror on the peer and decide which
+sessions would establish.
+
+A numbered session needs: the local interface up with an address, the neighbor address in the same subnet,
+a device that owns that address on the cabled peer port, a neighbor statement on that device pointing back at
+our address, each side's ``remote_as`` equal to the other's ASN, both interfaces enabled and a common IPv4
+unicast address family. Unnumbered sessions (RFC 5549) pair on the cable instead of addresses. Timer and BFD
+differences do not stop a session from establishing (hold time is negotiated down, RFC 4271 4.2) and are
+reported separately by :mod:`validators.bgp`.
+
+``build_sessions`` is O(neighbors) with integer address arithmetic so it runs on 65,536-link fabrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from validators.context import ip_to_int
+from validators.findings import Finding, Severity
+
+CHECK = "bgp.sessions"
+IPV4_UNICAST = "ipv4_unicast"
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One established (or establishable) session, stored once with ``a`` < ``b`` by (device, interface)."""
+
+    a: str
+    a_interface: str
+    b: str
+    b_interface: str
+
+    def __str__(self) -> str:
+        return f"{self.a}:{self.a_interface}<->{self.b}:{self.b_interface}"
+
+
+@dataclass
+class SessionTable:
+    established: list[Session] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # sessions that cannot establish, with the reason
+    neighbor_count: int = 0
+
+
+def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
+    if remote_as == "external":
+        return peer_asn != local_asn
+    if remote_as == "internal":
+        return peer_asn == local_asn
+    return remote_as == peer_asn
+
+
+def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
+    table = SessionTable()
+    findings = table.findings
+    interfaces: dict[tuple[str, str], dict] = {}  # switch-facing or addressed ports only
+    address_owner: dict[int, tuple[str, str]] = {}  # interface address -> (device, interface)
+    parsed: dict[tuple[str, str], tuple[int, int, str]] = {}  # port -> (address, prefix length, bare address)
+    for host, config in structured.items():
+        for interface in config["interfaces"]:
+            ip = interface["ip"]
+            if ip or interface["kind"] in ("fabric", "peer_link"):
+                key = (host, interface["name"])
+                interfaces[key] = interface
+                if ip:
+                    bare, _, length = ip.partition("/")
+                    address = ip_to_int(bare)
+                    parsed[key] = (address, int(length) if length else 32, bare)
+                    address_owner[address] = key
+    by_address: dict[tuple[str, str], dict] = {}  # (device, neighbor address) -> neighbor
+    by_interface: dict[tuple[str, str], dict] = {}  # (device, local interface) -> unnumbered neighbor
+    for host, config in structured.items():
+        for neighbor in config["bgp"]["neighbors"]:
+            table.neighbor_count += 1
+            if neighbor["address"]:
+                by_address[(host, neighbor["address"])] = neighbor
+            elif neighbor["interface"]:
+                by_interface[(host, neighbor["interface"])] = neighbor
+
+    def error(subject: str, expected, actual, message: str) -> None:
+        findings.append(Finding(CHECK, Severity.ERROR, subject, expected, actual, message))
+
+    established = table.established
+    for host, config in structured.items():
+        bgp = config["bgp"]
+        local_asn = bgp.get("asn") if bgp.get("asn") is not None else config.get("asn")
+        for neighbor in bgp["neighbors"]:
+            local_name = neighbor["interface"]
+            local_key = (host, local_name)
+            local = interfaces.get(local_key) if local_name else None
+            if local is None:
+                subject = f"{host}:{local_name}" if local_name else f"{host} neighbor {neighbor.get('address')}"
+                error(subject, "an existing local interface", local_name,
+                      f"{host}: BGP neighbor {neighbor.get('address') or local_name} is on no configured interface")
+                continue
+            address = neighbor["address"]
+            if address:
+                local_parsed = parsed.get(local_key)
+                if local_parsed is None:
+                    error(f"{host}:{local_name}", "an interface address", None,
+                          f"{host}:{local_name} has no IP address for numbered neighbor {address}")
+                    continue
+                local_ip, length, local_bare = local_parsed
+                peer_ip = ip_to_int(address)
+                if peer_ip == local_ip or peer_ip >> (32 - length) != local_ip >> (32 - length):
+                    error(f"{host}:{local_name}", f"an address in {local['ip']}", address,
+                          f"{host}:{local_name} neighbor {address} is not in the interface subnet {local['ip']}")
+                    continue
+                owner = address_owner.get(peer_ip)
+                if owner is None:
+                    error(f"{host}:{local_name}", f"a device owning {address}", None,
+                          f"{host}:{local_name} neighbor {address} is dangling: no device has that address")
+                    continue
+                peer, peer_interface_name = owner
+                if local["peer_device"] is not None and (local["peer_device"] != peer or
+                                                         local["peer_interface"] != peer_interface_name):
+                    error(f"{host}:{local_name}", f"{local['peer_device']}:{local['peer_interface']}",
+                          f"{peer}:{peer_interface_name}",
+                          f"{host}:{local_name} neighbor {address} belongs to {peer}:{peer_interface_name} "
+                          f"but the port is cabled to {local['peer_device']}:{local['peer_interface']}")
+                    continue
+                mirror = by_address.get((peer, local_bare))
+            else:
+                peer, peer_interface_name = local["peer_device"], local["peer_interface"]
+                if peer is None or peer not in structured:
+                    error(f"{host}:{local_name}", "a cabled switch peer", peer,
+                          f"{host}:{local_name} unnumbered neighbor has no switch at the other end of the cable")
+                    continue
+                mirror = by_interface.get((peer, peer_interface_name))
+            if mirror is None:
+                error(f"{host}:{local_name}<->{peer}:{peer_interface_name}", f"a neighbor on {peer}:{peer_interface_name}",
+                      None, f"one-sided session: {host}:{local_name} peers with {peer} but {peer} has no neighbor "
+                            f"statement for {host} on {peer_interface_name}")
+                continue
+            if mirror["interface"] and mirror["interface"] != peer_interface_name:
+                error(f"{host}:{local_name}<->{peer}:{peer_interface_name}", peer_interface_name, mirror["interface"],
+                      f"{peer} peers with {host} from {mirror['interface']}, not the cabled {peer_interface_name}")
+                continue
+            if (peer, peer_interface_name) < local_key:
+                continue  # each session is judged once, from its lower end; the other end was or will be seen
+            peer_bgp = structured[peer]["bgp"]
+            peer_asn = peer_bgp.get("asn") if peer_bgp.get("asn") is not None else structured[peer].get("asn")
+            peer_port = interfaces.get((peer, peer_interface_name)) or {}
+            families_a, families_b = neighbor["address_families"] or [], mirror["address_families"] or []
+            if (neighbor["remote_as"] == peer_asn and mirror["remote_as"] == local_asn and local["enabled"]
+                    and peer_port.get("enabled") and families_a == families_b and IPV4_UNICAST in families_a
+                    and local_asn != peer_asn):
+                established.append(Session(host, local_name, peer, peer_interface_name))  # the common case
+                continue
+            link = f"{host}:{local_name}<->{peer}:{peer_interface_name}"
+            problems = []
+            if not _remote_as_ok(neighbor.get("remote_as"), local_asn, peer_asn):
+                problems.append((peer_asn, neighbor.get("remote_as"),
+                                 f"{host} expects {peer} in AS {neighbor.get('remote_as')} but {peer} is AS {peer_asn}"))
+            if not _remote_as_ok(mirror.get("remote_as"), peer_asn, local_asn):
+                problems.append((local_asn, mirror.get("remote_as"),
+                                 f"{peer} expects {host} in AS {mirror.get('remote_as')} but {host} is AS {local_asn}"))
+            for device, port_name, port in ((host, local_name, local), (peer, peer_interface_name, peer_port)):
+                if not port.get("enabled", False):
+                    problems.append((True, False, f"{device}:{port_name} is shut down"))
+            set_a, set_b = set(families_a), set(families_b)
+            if IPV4_UNICAST not in set_a or IPV4_UNICAST not in set_b:
+                problems.append((IPV4_UNICAST, sorted(set_a & set_b), "no common ipv4_unicast address family"))
+            elif set_a != set_b:
+                missing = sorted(set_a ^ set_b)
+                findings.append(Finding(CHECK, Severity.ERROR, link, sorted(set_a | set_b), sorted(set_a & set_b),
+                                        f"address families differ ({', '.join(missing)} on one end only): "
+                                        "those routes are not exchanged"))
+            if problems:
+                for expected, actual, message in problems:
+                    error(link, expected, actual, f"session down: {message}")
+                continue
+            established.append(Session(host, local_name, peer, peer_interface_name))
+    return table
