@@ -17,6 +17,7 @@ twin booted from a compiled fabric is checked against its own intent:
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import itertools
 import json
@@ -247,8 +248,15 @@ def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 
                 f"{', '.join(sorted(want - got))} (EVPN type-3 routes not received)")
         for (node, device), (want, got) in sorted(gaps.items())
     ])
-    return {"vxlan_devices": sum(len(devices) for devices in expected.values()),
-            "waited_s": round(time.monotonic() - started, 2)}
+    measured = {"vxlan_devices": sum(len(devices) for devices in expected.values()),
+                "waited_s": round(time.monotonic() - started, 2)}
+    if expected:
+        # A sample of what BGP carries (type 2 MAC/IP, type 3 flood, type 5 prefix) on the first VTEP.
+        sample = sorted(expected)[0]
+        with contextlib.suppress(TwinError):
+            types = collectors.collect_evpn_route_types(state.node_netns[sample])
+            measured["route_types"] = {"node": sample, **{f"type{kind}": count for kind, count in sorted(types.items())}}
+    return measured
 
 
 def check_ecmp_width(state: TwinState, report: Report) -> dict:
