@@ -107,27 +107,6 @@ def fabric_status(fabric) -> dict:
     }
 
 
-def twin_status(fabric):
-    services = module("labs", "services")
-    if services is None or not hasattr(services, "twin_status"):
-        return unavailable("labs", "Twin status")
-    return services.twin_status(fabric=fabric)
-
-
-def running_rollouts(fabric):
-    selectors = module("changes", "selectors")
-    if selectors is None or not hasattr(selectors, "rollout_list"):
-        return unavailable("changes", "Rollouts")
-    return list(selectors.rollout_list(fabric=fabric, running=True))
-
-
-def drift(fabric):
-    services = module("intents", "selectors")
-    if services is None or not hasattr(services, "fabric_drift"):
-        return unavailable("intents", "Drift")
-    return services.fabric_drift(fabric=fabric)
-
-
 # --------------------------------------------------------------------------------------------- intents
 
 
@@ -162,16 +141,6 @@ def blast_radius(fabric_intent, change):
         after = fabric_snapshot(type(fabric_intent).objects.get(pk=fabric_intent.pk))
         transaction.set_rollback(True)
     return compare(before, after)
-
-
-# --------------------------------------------------------------------------------------------- rollouts
-
-
-def recent_rollouts(limit: int = 8):
-    selectors = module("changes", "selectors")
-    if selectors is None or not hasattr(selectors, "rollout_list"):
-        return unavailable("changes", "Rollouts")
-    return list(selectors.rollout_list()[:limit])
 
 
 # --------------------------------------------------------------------------------------------- validation
@@ -218,101 +187,167 @@ def validation_start(fabric, *, user=None):
 # --------------------------------------------------------------------------------------------- twin
 
 
-def _twin_services():
-    return module("labs", "services")
+def twin_status(fabric):
+    from ui import twin_ops
+
+    return twin_ops.twin_status(fabric=fabric)
 
 
 def twin_ping_matrix(fabric):
-    services = _twin_services()
-    if services is None or not hasattr(services, "twin_ping_matrix"):
-        return unavailable("labs", "Ping matrix")
-    return services.twin_ping_matrix(fabric=fabric)
+    from ui import twin_ops
+
+    return twin_ops.twin_latest(fabric=fabric, kind="ping")
 
 
 def twin_fidelity(fabric):
-    services = _twin_services()
-    if services is None or not hasattr(services, "twin_fidelity"):
-        return unavailable("labs", "Fidelity result")
-    return services.twin_fidelity(fabric=fabric)
+    from ui import twin_ops
+
+    return twin_ops.twin_latest(fabric=fabric, kind="fidelity")
 
 
-def twin_failure_choices(fabric) -> list:
-    """Fabric links an operator may fail on the twin: (value, label) of every switch-to-switch cable."""
-    inventory = inventory_snapshot(fabric)
-    from compiler.topology import fabric_cables
+def twin_failover(fabric):
+    from ui.models import TwinOperation
 
-    return [(cable.label, f"{cable.a} ↔ {cable.b}") for cable in fabric_cables(inventory)[:500]]
+    return TwinOperation.objects.filter(fabric=fabric.name, kind__in=("fail_link", "fail_spine")).first()
 
 
-def twin_action(fabric, action: str, data, *, user=None):
-    services = _twin_services()
-    name = f"twin_{action}"
-    if services is None or not hasattr(services, name):
-        return unavailable("labs", f"Twin {action}")
+def twin_action(fabric, action: str, *, user=None):
+    """Record the operation and run it (a Celery task: in-process when no broker is configured)."""
+    from compiler.errors import FabricTwinError
+    from ui import twin_ops
+    from ui.tasks import twin_operation_run
+
     try:
-        return getattr(services, name)(fabric=fabric, **({"link": data.get("link")} if data.get("link") else {}))
-    except Exception as error:  # shown to the operator; the labs service logs the details
-        from compiler.errors import FabricTwinError
-
-        if isinstance(error, FabricTwinError):
-            return error
-        raise
+        operation = twin_ops.twin_operation_create(fabric=fabric, kind=action, user=user)
+    except FabricTwinError as error:
+        return error
+    twin_operation_run.delay(operation.pk)
+    operation.refresh_from_db()
+    return operation
 
 
 # --------------------------------------------------------------------------------------------- rollouts
 
 
+def _changes():
+    services, selectors = module("changes", "services"), module("changes", "selectors")
+    if services is None or selectors is None:
+        return None
+    return services, selectors
+
+
+def recent_rollouts(limit: int = 8):
+    if _changes() is None:
+        return unavailable("changes", "Rollouts")
+    from changes.selectors import rollout_list
+
+    return list(rollout_list().order_by("-created_at", "-id")[:limit])
+
+
+def running_rollouts(fabric):
+    """Unfinished rollouts of change sets compiled from this fabric's intents."""
+    if _changes() is None:
+        return unavailable("changes", "Rollouts")
+    from changes.selectors import rollout_list
+
+    intents = list(fabric.intents.values_list("name", flat=True)) if hasattr(fabric, "intents") else []
+    return list(rollout_list().filter(change_set__fabric_name__in=intents,
+                                      state__in=("pending", "awaiting_approval", "running", "paused")))
+
+
+def drift(fabric):
+    """Newest drift record per device of this fabric: {"drifted": n, "checked": n} or None when never checked."""
+    if _changes() is None:
+        return unavailable("changes", "Drift")
+    from changes.selectors import drift_latest
+
+    hostnames = set(fabric.switches.values_list("hostname", flat=True))
+    records = [record for record in drift_latest() if record.hostname in hostnames]
+    if not records:
+        return None
+    return {"drifted": sum(1 for record in records if record.drifted), "checked": len(records)}
+
+
 def rollout_create_options():
-    services = module("changes", "services")
-    if services is None or not hasattr(services, "rollout_create"):
+    if _changes() is None:
         return unavailable("changes", "Creating rollouts")
     from intents.selectors import fabric_intent_list
 
-    return {"intents": list(fabric_intent_list().values_list("name", flat=True))}
+    return {"intents": list(fabric_intent_list().order_by("name").values_list("name", flat=True))}
 
 
 def rollout_create(data, *, user=None):
-    services = module("changes", "services")
-    if services is None or not hasattr(services, "rollout_create"):
+    """A canary push of the intent's newest compile run, to its fabric's twin or to production devices.
+
+    Returns the rollout, or the domain error (named field and value) to show."""
+    if _changes() is None:
         return unavailable("changes", "Creating rollouts")
-    return services.rollout_create(data=data, user=user)
+    from changes import services
+    from compiler.errors import FabricTwinError, FieldError, IntentValidationError
+    from intents.selectors import compile_run_latest, fabric_intent_list
+    from ui.twin_ops import twin_prefix
+
+    intent = fabric_intent_list().filter(name=data.get("intent", "")).first()
+    target = data.get("target", "twin")
+    try:
+        if intent is None:
+            raise IntentValidationError(FieldError("intent", data.get("intent"), "no fabric intent of this name"))
+        run = compile_run_latest(fabric_intent=intent)
+        if run is None:
+            raise IntentValidationError(FieldError("intent", intent.name, "never compiled: compile it first"))
+        prefix = twin_prefix(intent.fabric.name) if target == "twin" else ""
+        change_set = services.changeset_create_from_compile_run(
+            compile_run_id=run.pk, target=target, twin_prefix=prefix, user=user)
+        return services.rollout_create(
+            name=f"{intent.name} canary → {target} (compile #{run.pk})", kind="canary_push", target=target,
+            policy={"twin_prefix": prefix} if prefix else {}, change_set=change_set, user=user)
+    except FabricTwinError as error:
+        return error
 
 
 def rollout_get(pk: int):
-    if not apps.is_installed("changes"):
+    if _changes() is None:
         return None
-    from changes.models import Rollout
+    from changes.selectors import rollout_list
 
-    return Rollout.objects.filter(pk=pk).first()
+    return rollout_list().filter(pk=pk).first()
+
+
+FINAL_ROLLOUT_STATES = ("succeeded", "failed", "cancelled", "rolled_back")
 
 
 def rollout_progress(rollout) -> dict:
-    """Waves with their steps (one query), counts and whether the view should keep polling."""
-    steps = list(rollout.steps.order_by("wave", "id"))
-    waves: dict[int, list] = {}
-    for step in steps:
-        waves.setdefault(step.wave, []).append(step)
-    final = rollout.state in FINAL_ROLLOUT_STATES
-    done = sum(1 for step in steps if step.result not in ("running", "pending"))
-    return {"waves": sorted(waves.items()), "steps_done": done, "steps_total": len(steps), "final": final,
-            "percent": round(100 * done / len(steps)) if steps else 0}
+    """Planned waves with each device's steps (one query) and the changes app's progress counts."""
+    from changes.selectors import rollout_progress as progress
+    from changes.selectors import step_list
 
-
-FINAL_ROLLOUT_STATES = ("succeeded", "failed", "cancelled", "rolled_back", "aborted")
+    steps_by_device: dict[str, list] = {}
+    rollout_wide = []
+    for step in step_list(rollout=rollout):
+        (steps_by_device.setdefault(step.device, []) if step.device else rollout_wide).append(step)
+    waves = [(index, [{"device": device, "steps": steps_by_device.get(device, [])} for device in devices])
+             for index, devices in enumerate(rollout.plan.get("waves", []))]
+    counts = progress(rollout=rollout)
+    total = counts["devices_total"]
+    return {"waves": waves, "rollout_steps": rollout_wide, "counts": counts, "final": counts["finished"],
+            "percent": round(100 * counts["devices_done"] / total) if total else (100 if counts["finished"] else 0),
+            "unchanged": rollout.plan.get("unchanged", [])}
 
 
 def rollout_needs_admin(rollout, action: str) -> bool:
-    return getattr(rollout, "target", "twin") != "twin" and action in ("approve", "start", "resume")
+    return rollout.target != "twin" and action in ("approve", "start", "resume")
 
 
 def rollout_action(rollout, action: str, *, user=None):
-    services = module("changes", "services")
-    name = f"rollout_{action}"
-    if services is None or not hasattr(services, name):
-        return unavailable("changes", f"Rollout {action}")
+    """approve | start | resume | pause | cancel through the changes services; returns the error to show."""
+    from django.core.exceptions import PermissionDenied
+
+    from changes import services
     from compiler.errors import FabricTwinError
 
+    calls = {"approve": services.rollout_approve, "start": services.rollout_start, "resume": services.rollout_start,
+             "pause": services.rollout_pause, "cancel": services.rollout_cancel}
     try:
-        return getattr(services, name)(rollout=rollout, user=user)
-    except FabricTwinError as error:
+        return calls[action](rollout=rollout, user=user)
+    except (FabricTwinError, PermissionDenied) as error:
         return error

@@ -39,7 +39,7 @@ def config_list(request, name: str):
     rows = []
     if run is not None:
         query = request.GET.get("q", "").strip()
-        configs = selectors.device_config_list().filter(run=run).only("hostname", "platform", "sha256")
+        configs = selectors.device_config_list().filter(run=run).only("hostname", "platform", "sha256", "run")
         if query:
             configs = configs.filter(hostname__icontains=query)
         for config in sorted(configs, key=lambda c: (natural_key(c.hostname), c.platform)):

@@ -1,6 +1,6 @@
 """The live twin of a fabric: start/stop, status, the ping matrix as a heat map, failure injection and the
-fidelity result (twin measurements vs. the static model). The work is done by the labs services; this page
-only shows and asks."""
+fidelity result (the twin's measurements vs. the compiled model). The work is done by ``ui.twin_ops`` over the
+labs runtime; this page only shows and asks, and polls itself while an operation runs."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ from django.shortcuts import redirect, render
 
 from inventory.models import Fabric
 from ui import integrations
+from ui.models import TwinOperation
 from ui.roles import OPERATE
 
 from .common import fabric_or_404, requires, viewer
-
-ACTIONS = ("up", "down", "inject", "restore", "fidelity", "ping")
 
 
 @viewer
@@ -26,11 +25,10 @@ def twin_pick(request):
 
 
 def _context(fabric) -> dict:
-    status = integrations.twin_status(fabric)
     return {
-        "fabric": fabric, "status": status, "ping": integrations.twin_ping_matrix(fabric),
-        "fidelity": integrations.twin_fidelity(fabric), "failures": integrations.twin_failure_choices(fabric),
-        "running": bool(status) and getattr(status, "get", lambda key, default=None: default)("running", False),
+        "fabric": fabric, "status": integrations.twin_status(fabric), "ping": integrations.twin_ping_matrix(fabric),
+        "fidelity": integrations.twin_fidelity(fabric), "failover": integrations.twin_failover(fabric),
+        "operations": TwinOperation.objects.filter(fabric=fabric.name)[:8],
     }
 
 
@@ -51,14 +49,16 @@ def twin_status_partial(request, name: str):
 @requires(OPERATE)
 def twin_action(request, name: str, action: str):
     fabric = fabric_or_404(name)
-    if action not in ACTIONS:
+    if action not in TwinOperation.Kind.values:
         raise Http404(f"unknown twin action {action!r}")
     if request.method == "POST":
-        outcome = integrations.twin_action(fabric, action, request.POST, user=request.user)
-        if isinstance(outcome, integrations.Unavailable):
-            messages.warning(request, f"{outcome.what} not available: {outcome.reason}.")
-        elif isinstance(outcome, Exception):
-            messages.error(request, f"Twin {action} failed: {outcome}")
+        outcome = integrations.twin_action(fabric, action, user=request.user)
+        if isinstance(outcome, Exception):
+            messages.error(request, f"Twin: {outcome}")
+        elif outcome.status == TwinOperation.Status.FAILED:
+            messages.error(request, f"{outcome.get_kind_display()} failed: {outcome.error.splitlines()[0]}")
+        elif outcome.status == TwinOperation.Status.OK:
+            messages.success(request, f"{outcome.get_kind_display()}: done.")
         else:
-            messages.success(request, f"Twin {action}: {outcome}")
+            messages.info(request, f"{outcome.get_kind_display()} started; this page updates itself.")
     return redirect("ui:twin_detail", name=fabric.name)

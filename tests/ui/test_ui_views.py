@@ -1,0 +1,237 @@
+"""Every UI page renders for a viewer, anonymous users are sent to log in, and writes are role-checked."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group
+
+from inventory.models import Cable, Interface, Optic, Rack
+from tests.ui.conftest import FABRIC, INTENT
+
+pytestmark = pytest.mark.django_db
+
+
+def read_pages() -> list[str]:
+    interface = Interface.objects.filter(cable__isnull=False, switch__hostname="leaf1").first()
+    return [
+        "/", "/fabrics/", f"/fabrics/{FABRIC}/", f"/fabrics/{FABRIC}/topology/", f"/fabrics/{FABRIC}/topology/?lens=mtu",
+        f"/fabrics/{FABRIC}/topology/link/?a=leaf1&b=spine1", f"/fabrics/{FABRIC}/topology/link/?a=leaf1&b=servers",
+        "/inventory/racks/", f"/inventory/racks/{Rack.objects.filter(switches__isnull=False).first().pk}/",
+        "/inventory/switches/", "/inventory/switches/?role=leaf&q=leaf1", "/inventory/switches/leaf1/",
+        "/inventory/interfaces/", "/inventory/interfaces/?cabled=yes", f"/inventory/interfaces/{interface.pk}/",
+        "/inventory/optics/", f"/inventory/optics/{Optic.objects.first().pk}/",
+        "/inventory/cables/", f"/inventory/cables/?fabric={FABRIC}", f"/inventory/cables/{Cable.objects.first().pk}/",
+        "/inventory/servers/", "/inventory/servers/gpu0001/",
+        "/intents/", f"/intents/{INTENT}/", f"/configs/{INTENT}/", f"/validation/{FABRIC}/",
+        f"/validation/{FABRIC}/?severity=error", f"/twin/{FABRIC}/", f"/twin/{FABRIC}/status/", "/rollouts/",
+    ]
+
+
+def test_every_page_renders_for_a_viewer(viewer, fabric_intent):
+    for url in read_pages():
+        response = viewer.get(url)
+        assert response.status_code == 200, url
+
+
+def test_picker_pages_redirect_to_the_first_fabric(viewer, fabric_intent):
+    assert viewer.get("/topology/")["Location"] == f"/fabrics/{FABRIC}/topology/"
+    assert viewer.get("/validation/")["Location"] == f"/validation/{FABRIC}/"
+    assert viewer.get("/twin/")["Location"] == f"/twin/{FABRIC}/"
+    assert viewer.get("/configs/")["Location"] == f"/configs/{INTENT}/"
+
+
+def test_anonymous_is_redirected_to_log_in(client, fabric_intent):
+    for url in read_pages() + ["/fabrics/build/", f"/intents/{INTENT}/tenants/new/"]:
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/login/?next="), url
+    assert client.get("/login/").status_code == 200
+
+
+def test_user_without_a_role_gets_403(nobody, fabric_intent):
+    assert nobody.get("/").status_code == 403
+    assert nobody.get("/inventory/switches/").status_code == 403
+
+
+def write_requests() -> list[tuple[str, dict, str]]:
+    """(url, form data, capability the write needs)."""
+    return [
+        ("/fabrics/build/", {"name": "x"}, "edit_inventory"),
+        ("/intents/new/", {"name": "x"}, "edit_intents"),
+        (f"/intents/{INTENT}/tenants/new/", {"name": "B", "vrf": "TENANT_B"}, "edit_intents"),
+        (f"/intents/{INTENT}/networks/preview/", {"name": "n"}, "edit_intents"),
+        (f"/intents/{INTENT}/roce-defaults/", {}, "edit_intents"),
+        (f"/intents/{INTENT}/compile/", {}, "operate_fabric"),
+        (f"/validation/{FABRIC}/run/", {}, "operate_fabric"),
+        (f"/twin/{FABRIC}/down/", {}, "operate_fabric"),  # not "up": that boots a real twin (test_ui_twin)
+        (f"/twin/{FABRIC}/ping/", {}, "operate_fabric"),
+        ("/rollouts/new/", {"target": "twin"}, "operate_fabric"),
+    ]
+
+
+def test_viewer_gets_403_on_every_write(viewer, fabric_intent):
+    for url, data, _ in write_requests() + [(f"/twin/{FABRIC}/up/", {}, "operate_fabric")]:
+        assert viewer.post(url, data).status_code == 403, url
+
+
+def test_operator_gets_403_on_admin_writes_only(operator, fabric_intent):
+    for url, data, capability in write_requests():
+        status = operator.post(url, data).status_code
+        if capability == "operate_fabric":
+            assert status in (200, 302), url
+        else:
+            assert status == 403, url
+
+
+def test_write_buttons_are_hidden_from_viewers(viewer, admin, fabric_intent):
+    page = viewer.get(f"/intents/{INTENT}/").content.decode()
+    assert "Add tenant" not in page and ">Compile<" not in page
+    page = admin.get(f"/intents/{INTENT}/").content.decode()
+    assert "Add tenant" in page and ">Compile<" in page
+
+
+def test_csrf_is_enforced(fabric_intent, django_user_model):
+    from django.test import Client
+
+    user = django_user_model.objects.create_user(username="csrf-admin")
+    user.groups.set([Group.objects.get(name="admin")])
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    assert client.post(f"/intents/{INTENT}/tenants/new/", {"name": "B", "vrf": "TENANT_B"}).status_code == 403
+
+
+# --------------------------------------------------------------------------------------------- intents
+
+
+def test_admin_creates_a_tenant_and_network(admin, fabric_intent):
+    response = admin.post(f"/intents/{INTENT}/tenants/new/", {"name": "B", "vrf": "TENANT_B", "l3vni": ""})
+    assert response.status_code == 302
+    tenant = fabric_intent.tenants.get(name="B")
+    response = admin.post(f"/intents/{INTENT}/networks/new/", {
+        "tenant": tenant.pk, "name": "net20", "vlan_id": 20, "subnet": "10.20.0.0/24", "gateway": "10.20.0.1"})
+    assert response.status_code == 302
+    assert fabric_intent.networks.get(name="net20").tenant == tenant
+
+
+def test_inline_errors_come_from_the_intents_validation(admin, fabric_intent):
+    tenant = fabric_intent.tenants.get(name="A")
+    response = admin.post(f"/intents/{INTENT}/networks/new/", {
+        "tenant": tenant.pk, "name": "net11", "vlan_id": 10, "subnet": "10.11.0.1/24", "gateway": ""})
+    assert response.status_code == 200
+    assert "host bits" in " ".join(response.context["form"].errors["subnet"])
+    assert 'class="field-error"' in response.content.decode()
+    response = admin.post(f"/intents/{INTENT}/networks/new/", {
+        "tenant": tenant.pk, "name": "net11", "vlan_id": 10, "subnet": "10.11.0.0/24", "gateway": ""})
+    assert "already used by network net10" in " ".join(response.context["form"].errors["vlan_id"])
+    assert not fabric_intent.networks.filter(name="net11").exists()  # nothing half-saved
+
+
+def test_fabric_level_errors_are_shown_on_the_form(admin, fabric_intent):
+    """A RoCE class on the priority of another class is refused by the compiler's validate_intent."""
+    response = admin.post(f"/intents/{INTENT}/roce/new/", {
+        "name": "roce2", "dscp": "26", "priority": 3, "traffic_class": 3, "lossless": "on", "ecn_min_kb": 150,
+        "ecn_max_kb": 1500, "ecn_mark_probability": 10, "watchdog_detect_ms": 200, "watchdog_restore_ms": 400,
+        "headroom_policy": "dynamic", "headroom_bytes": 0})
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert form.errors, "the duplicate DSCP/priority must be refused"
+    assert not fabric_intent.roce_classes.filter(name="roce2").exists()
+
+
+def test_blast_radius_preview_saves_nothing(admin, fabric_intent):
+    tenant = fabric_intent.tenants.get(name="A")
+    response = admin.post(f"/intents/{INTENT}/networks/preview/", {
+        "tenant": tenant.pk, "name": "net30", "vlan_id": 30, "subnet": "10.30.0.0/24", "gateway": "10.30.0.1"})
+    assert response.status_code == 200
+    radius = response.context["radius"]
+    assert radius is not None and set(radius.devices) == {"leaf1", "leaf2", "leaf3", "leaf4"}
+    assert radius.networks == ("net30",)
+    assert "Blast radius: 4 devices" in response.content.decode()
+    assert not fabric_intent.networks.filter(name="net30").exists()
+
+
+def test_blast_radius_preview_reports_refusals(admin, fabric_intent):
+    tenant = fabric_intent.tenants.get(name="A")
+    response = admin.post(f"/intents/{INTENT}/networks/preview/", {
+        "tenant": tenant.pk, "name": "net10", "vlan_id": 10, "subnet": "10.10.0.0/24", "gateway": "10.10.0.1"})
+    assert response.context["radius"] is None
+    assert any("already used" in error for error in response.context["errors"])
+
+
+def test_compile_then_configs_and_diff(operator, fabric_intent):
+    from intents import services
+
+    response = operator.post(f"/intents/{INTENT}/compile/")
+    assert response.status_code == 302 and response["Location"] == f"/configs/{INTENT}/"
+    listing = operator.get(f"/configs/{INTENT}/").content.decode()
+    assert "leaf1" in listing and "not deployed" in listing
+    page = operator.get(f"/configs/{INTENT}/leaf1/").content.decode()
+    assert '<span class="kw">interface</span>' in page and "Nothing deployed yet" in page
+    # mark deployed, change the intent, recompile: the diff shows the new VLAN
+    run = fabric_intent.compile_runs.latest("created")
+    services.device_configs_mark_deployed(run=run)
+    tenant = fabric_intent.tenants.get(name="A")
+    services.network_create(tenant=tenant, name="net40", vlan_id=40, subnet="10.40.0.0/24", gateway="10.40.0.1")
+    operator.post(f"/intents/{INTENT}/compile/")
+    page = operator.get(f"/configs/{INTENT}/leaf1/?platform=frr&file=frr.conf").content.decode()
+    assert re.search(r'<span class="add">\+[^<]*10040', page), "the diff shows the new VNI"
+    assert "changed" in operator.get(f"/configs/{INTENT}/").content.decode()
+
+
+# --------------------------------------------------------------------------------------------- pictures
+
+
+def test_topology_page_and_link_detail(viewer, fabric_intent):
+    page = viewer.get(f"/fabrics/{FABRIC}/topology/").content.decode()
+    assert "<svg" in page and 'data-link="leaf1--spine1"' in page and 'hx-get="/fabrics/' in page
+    detail = viewer.get(f"/fabrics/{FABRIC}/topology/link/?a=leaf1&b=spine1").content.decode()
+    assert "leaf1:" in detail and "spine1:" in detail and "400G" in detail  # both ends and their optics
+    assert viewer.get(f"/fabrics/{FABRIC}/topology/link/?a=nope&b=spine1").status_code == 404
+
+
+def test_rack_page_shows_elevation_and_power(viewer, fabric_intent):
+    rack = Rack.objects.filter(switches__hostname="leaf1").first()
+    page = viewer.get(f"/inventory/racks/{rack.pk}/").content.decode()
+    assert 'class="rack"' in page and 'data-device="leaf1"' in page and 'data-device="gpu0001"' in page
+    assert "kW" in page
+
+
+def test_validation_findings_link_to_devices(viewer, fabric_intent):
+    """A broken inventory (an optic whose reach is shorter than its cable) shows up with a link to the port."""
+    interface = Interface.objects.filter(switch__hostname="leaf1", cable__isnull=False).first()
+    interface.cable.length_m = 5000
+    interface.cable.save()
+    response = viewer.get(f"/validation/{FABRIC}/")
+    findings = response.context["findings"]
+    assert findings, "a 5 km cable must produce a physical finding"
+    page = response.content.decode()
+    assert f'href="/inventory/switches/leaf1/#if-{interface.name}"' in page
+    errors_only = viewer.get(f"/validation/{FABRIC}/?severity=error").context["findings"]
+    assert all(item["finding"].severity == "error" for item in errors_only)
+
+
+def test_list_search_and_filters(viewer, fabric_intent):
+    response = viewer.get("/inventory/switches/?role=spine")
+    names = [row[0].text for row in response.context["rows"]]
+    assert names == ["spine1", "spine2"]
+    response = viewer.get("/inventory/switches/?q=leaf3")
+    assert [row[0].text for row in response.context["rows"]] == ["leaf3"]
+
+
+def test_list_pages_use_a_constant_number_of_queries(viewer, fabric_intent, django_assert_max_num_queries):
+    for url in ("/inventory/switches/", "/inventory/interfaces/", "/inventory/cables/", "/inventory/optics/",
+                "/inventory/servers/", "/inventory/racks/"):
+        with django_assert_max_num_queries(15):
+            assert viewer.get(url).status_code == 200
+
+
+def test_fabric_build_form(admin, db):
+    response = admin.post("/fabrics/build/", {
+        "name": "built", "site": "dc9", "spines": 2, "leaves": 2, "servers_per_leaf": 1, "rails_per_server": 1,
+        "uplinks_per_spine": 1, "uplink_speed_gbps": 400, "downlink_speed_gbps": 400, "platform": "sonic",
+        "rack_power_budget_kw": 40})
+    assert response.status_code == 302 and response["Location"] == "/fabrics/built/"
+    response = admin.post("/fabrics/build/", {
+        "name": "bad", "site": "dc9", "spines": 3, "leaves": 2, "servers_per_leaf": 1, "rails_per_server": 1,
+        "uplinks_per_spine": 1, "uplink_speed_gbps": 400, "downlink_speed_gbps": 400, "platform": "eos",
+        "rack_power_budget_kw": -1})
+    assert response.status_code == 200 and "rack_power_budget_kw" in response.context["form"].errors
