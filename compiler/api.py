@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from compiler.allocate import allocate
@@ -19,7 +21,7 @@ from compiler.facts import FabricFacts, build_facts
 from compiler.model import Platform, Snapshot
 from compiler.render import render_device, supported_platforms
 from compiler.structured import build_structured_configs
-from compiler.validate import validate_intent
+from compiler.validate import check_intent, validate_intent
 
 __all__ = [
     "CompileResult", "allocate", "build_facts", "compile_fabric", "render_device", "structured_configs",
@@ -64,9 +66,30 @@ def platforms_for(own_platform: str, platforms: Iterable[str] | None) -> tuple[s
     return tuple(dict.fromkeys(platforms))
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building millions of small dicts and lists.
+
+    Compiling creates no reference cycles (refcounting frees everything), but the collector's generation-2
+    passes over ever more live containers cost ~1.5 s of 5 s at 1,088 switches. Restores the previous state.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def compile_fabric(snapshot: Snapshot, platforms: Iterable[str] | None = None) -> CompileResult:
-    validate_intent(snapshot)
-    facts = build_facts(snapshot)
+    with gc_paused():
+        return _compile(snapshot, platforms)
+
+
+def _compile(snapshot: Snapshot, platforms: Iterable[str] | None) -> CompileResult:
+    allocations = check_intent(snapshot)
+    facts = build_facts(snapshot, allocations)
     structured = structured_configs(snapshot, facts)
     wanted = None if platforms is None else tuple(platforms)
     rendered: dict[str, dict[str, dict[str, str]]] = {}

@@ -35,7 +35,13 @@ TRANSIT_VLAN_BASE = 3000  # tenant transit VLAN = 3000 + (l3vni - l3vni_first + 
 
 
 def validate_intent(snapshot: Snapshot) -> None:
+    check_intent(snapshot)
+
+
+def check_intent(snapshot: Snapshot) -> Allocations:
+    """validate_intent that also returns the completed allocations it had to compute (compile_fabric reuses them)."""
     errors: list[FieldError] = []
+    allocations = None
     inventory, intent = snapshot.inventory, snapshot.intent
     _check_inventory(inventory, intent, errors)
     _check_fabric(intent, errors)
@@ -54,6 +60,7 @@ def validate_intent(snapshot: Snapshot) -> None:
             _check_allocated(intent, allocations, errors)
     if errors:
         raise IntentValidationError(errors)
+    return allocations
 
 
 def _check_allocated(intent: FabricIntent, allocations: Allocations, errors: list[FieldError]) -> None:

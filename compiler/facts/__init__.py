@@ -89,9 +89,11 @@ def _address_only(address: str | None) -> str | None:
     return address.split("/")[0] if address else None
 
 
-def build_facts(snapshot: Snapshot) -> FabricFacts:
+def build_facts(snapshot: Snapshot, allocations: Allocations | None = None) -> FabricFacts:
+    """``allocations``: already completed allocations (from check_intent); computed from the snapshot if None."""
     inventory, intent = snapshot.inventory, snapshot.intent
-    allocations = allocate(inventory, intent, snapshot.allocations)
+    if allocations is None:
+        allocations = allocate(inventory, intent, snapshot.allocations)
     numbered = intent.underlay == Underlay.NUMBERED
     switches = inventory.switches_by_name
     links: list[FabricLink] = []

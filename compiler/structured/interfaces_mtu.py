@@ -5,47 +5,51 @@ largest frame a host may send); unused ports are shut and keep their inventory M
 
 from __future__ import annotations
 
-from compiler.model import Endpoint
 from compiler.natural import natural_key
 
 KIND_FABRIC, KIND_SERVER, KIND_PEER_LINK, KIND_UNUSED = "fabric", "server", "peer_link", "unused"
 
 
 def apply(context, switch, config: dict) -> None:
-    inventory, intent, facts = context.inventory, context.intent, context.facts
-    cable_at = inventory.cable_at
-    switches = inventory.switches_by_name
-    port_networks = facts.placement.port_networks
-    numbered = intent.underlay == "numbered"
+    intent = context.intent
+    hostname = switch.hostname
+    cabled = context.ports[hostname]
+    switches = context.inventory.switches_by_name
+    link_addresses = context.link_addresses
+    port_networks = context.port_networks
+    unnumbered = intent.underlay != "numbered"
+    underlay_mtu, host_mtu = intent.underlay_mtu, intent.host_mtu
     interfaces = []
     for port in sorted(switch.interfaces, key=lambda item: natural_key(item.name)):
-        endpoint = Endpoint(switch.hostname, port.name)
-        cable = cable_at.get(endpoint)
-        entry = {
-            "name": port.name, "kind": KIND_UNUSED, "speed_gbps": port.speed_gbps, "mtu": port.mtu, "enabled": False,
-            "description": port.description, "peer_device": None, "peer_interface": None, "cable": None,
-            "cable_length_m": None, "ip": None, "unnumbered": False, "access_vlan": None, "trunk_vlans": [],
-            "qos": {},
-        }
-        if cable is not None:
-            peer = cable.other_end(endpoint)
-            entry.update(enabled=port.enabled, peer_device=peer.device, peer_interface=peer.interface,
-                         cable=cable.label, cable_length_m=cable.length_m)
-            if peer.device in switches:
-                if cable.peer_link:
-                    entry.update(kind=KIND_PEER_LINK, mtu=intent.underlay_mtu,
-                                 description=f"PEER_LINK {peer.device} {peer.interface}")
-                else:
-                    link = facts.links_at[endpoint]
-                    entry.update(kind=KIND_FABRIC, mtu=intent.underlay_mtu, unnumbered=not numbered,
-                                 description=f"P2P {peer.device} {peer.interface}",
-                                 ip=link.upper_address if link.upper == endpoint else link.lower_address)
+        name = port.name
+        found = cabled.get(name)
+        if found is None:
+            interfaces.append({
+                "name": name, "kind": KIND_UNUSED, "speed_gbps": port.speed_gbps, "mtu": port.mtu, "enabled": False,
+                "description": port.description, "peer_device": None, "peer_interface": None, "cable": None,
+                "cable_length_m": None, "ip": None, "unnumbered": False, "access_vlan": None, "trunk_vlans": [],
+                "qos": {},
+            })
+            continue
+        cable, peer_device, peer_interface = found
+        access_vlan, trunk_vlans, ip, is_unnumbered = None, [], None, False
+        if peer_device in switches:
+            if cable.peer_link:
+                kind, mtu, description = KIND_PEER_LINK, underlay_mtu, f"PEER_LINK {peer_device} {peer_interface}"
             else:
-                networks = port_networks.get(endpoint, ())
-                entry.update(kind=KIND_SERVER, mtu=intent.host_mtu, description=f"SERVER {peer.device} {peer.interface}")
-                if len(networks) == 1:
-                    entry["access_vlan"] = networks[0].vlan_id
-                elif networks:
-                    entry["trunk_vlans"] = sorted({network.vlan_id for network in networks})
-        interfaces.append(entry)
+                kind, mtu, description = KIND_FABRIC, underlay_mtu, f"P2P {peer_device} {peer_interface}"
+                ip, is_unnumbered = link_addresses[(hostname, name)], unnumbered
+        else:
+            kind, mtu, description = KIND_SERVER, host_mtu, f"SERVER {peer_device} {peer_interface}"
+            networks = port_networks.get((hostname, name), ())
+            if len(networks) == 1:
+                access_vlan = networks[0].vlan_id
+            elif networks:
+                trunk_vlans = sorted({network.vlan_id for network in networks})
+        interfaces.append({
+            "name": name, "kind": kind, "speed_gbps": port.speed_gbps, "mtu": mtu, "enabled": port.enabled,
+            "description": description, "peer_device": peer_device, "peer_interface": peer_interface,
+            "cable": cable.label, "cable_length_m": cable.length_m, "ip": ip, "unnumbered": is_unnumbered,
+            "access_vlan": access_vlan, "trunk_vlans": trunk_vlans, "qos": {},
+        })
     config["interfaces"] = interfaces

@@ -6,8 +6,7 @@ thresholds per queue (DCQCN marking), the CNP class and the PFC watchdog. Everyt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 
 from compiler.model import FabricIntent, RoceClass
 from compiler.natural import natural_key
@@ -20,6 +19,7 @@ class FabricQos:
     lossless_classes: tuple[RoceClass, ...]
     port_ecn: dict  # queue -> thresholds, shared by every port
     watchdog_enabled: bool
+    _port_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     __hash__ = None
 
@@ -32,29 +32,28 @@ class FabricQos:
         return policy
 
     def port_qos(self, speed_gbps: int, cable_length_m: float, mtu: int) -> dict:
-        return {
-            "trust": "dscp",
-            "pfc_priorities": list(self.policy["lossless_priorities"]),
-            "pfc_watchdog": self.watchdog_enabled,
-            "ecn": {queue: dict(thresholds) for queue, thresholds in self.port_ecn.items()},
-            "headroom": {str(roce.priority): _headroom(roce.headroom_policy, roce.headroom_bytes, speed_gbps,
-                                                       cable_length_m, mtu)
-                         for roce in self.lossless_classes},
-        }
+        """The port QoS block. Ports with equal speed, cable length and MTU share ONE dict object (131k ports at
+        64x1024 would otherwise cost seconds): structured configs are read-only once built."""
+        key = (speed_gbps, float(cable_length_m or 0.0), mtu)
+        cached = self._port_cache.get(key)
+        if cached is None:
+            cached = self._port_cache[key] = {
+                "trust": "dscp",
+                "pfc_priorities": list(self.policy["lossless_priorities"]),
+                "pfc_watchdog": self.watchdog_enabled,
+                "ecn": {queue: dict(thresholds) for queue, thresholds in self.port_ecn.items()},
+                "headroom": {str(roce.priority): _headroom(roce.headroom_policy, roce.headroom_bytes, *key)
+                             for roce in self.lossless_classes},
+            }
+        return cached
 
 
-@lru_cache(maxsize=4096)
-def _headroom_cached(policy: str, headroom_bytes: int, speed_gbps: int, cable_length_m: float, mtu: int) -> tuple:
+def _headroom(policy: str, headroom_bytes: int, speed_gbps: int, cable_length_m: float, mtu: int) -> dict:
     if policy == "static":
         headroom = static_headroom(headroom_bytes, mtu)
     else:
         headroom = pfc_headroom(speed_gbps, cable_length_m, mtu)
-    return headroom.xoff_bytes, headroom.xon_bytes, headroom.size_bytes
-
-
-def _headroom(policy: str, headroom_bytes: int, speed_gbps: int, cable_length_m: float, mtu: int) -> dict:
-    xoff, xon, size = _headroom_cached(policy, headroom_bytes, speed_gbps, float(cable_length_m or 0.0), mtu)
-    return {"xoff_bytes": xoff, "xon_bytes": xon, "size_bytes": size, "policy": policy}
+    return headroom.as_dict(policy)
 
 
 def _ecn(roce: RoceClass) -> dict:
