@@ -398,7 +398,19 @@ def check_link_mtu(state: TwinState, report: Report) -> dict:
         probes.append((link, link.a_node, link.a_ifname, link.b_node, link.b_ifname))
         probes.append((link, link.b_node, link.b_ifname, link.a_node, link.a_ifname))
     results = parallel(lambda probe: _probe_link(state, addresses, *probe), probes)
+    link_nodes = sorted({link.a_node for link in topology.links} | {link.b_node for link in topology.links})
+    kernel_links = dict(zip(link_nodes, parallel(lambda node: collectors.collect_links(state.node_netns[node]),
+                                                 link_nodes), strict=True))
     findings = []
+    # The configured MTU of each end, read back from the kernel: finds an end set *larger* than intended,
+    # which no probe can see (the smaller peer simply drops what it cannot take).
+    for link in topology.links:
+        for node, ifname in ((link.a_node, link.a_ifname), (link.b_node, link.b_ifname)):
+            configured = kernel_links[node].get(ifname)
+            if configured is not None and configured.mtu != link.mtu:
+                findings.append(Finding("twin.link_mtu", Severity.ERROR, f"{node}:{ifname}", link.mtu,
+                                        configured.mtu, f"{node}:{ifname} has MTU {configured.mtu} in the kernel, "
+                                        f"the link {link.subject} is meant to carry {link.mtu}"))
     for (link, node, ifname, _peer, _peer_if), (target, fits, too_big) in zip(probes, results, strict=True):
         if target is None:
             findings.append(Finding("twin.link_mtu", Severity.ERROR, link.subject, "peer address", None,

@@ -140,7 +140,9 @@ def up(topology: TwinTopology, state_dir: Path | str | None = None) -> TwinState
         except BaseException:
             state.status = "failed"
             state.save()
-            _teardown(state, force=True)
+            # Keep the original error; if cleanup itself fails the state file stays for down(force=True).
+            with contextlib.suppress(TwinError):
+                _teardown(state, force=True)
             raise
         return state
 
