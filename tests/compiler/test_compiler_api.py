@@ -106,3 +106,19 @@ def test_blast_radius_of_growth(make_snapshot):
     assert set(radius.devices) == {"leaf1", "leaf2", "leaf3", "leaf4", "leaf5", "spine1", "spine2"}
     assert all(not path.startswith(("asn", "router_id", "loopbacks")) for path, _o, _n in radius.changes["leaf1"])
     assert any(port.startswith("leaf5:") for port in radius.server_ports)
+
+
+def test_rendering_never_mutates_structured(make_snapshot):
+    """Port QoS blocks are shared between ports, so every renderer must treat structured configs as read-only."""
+    import copy
+
+    from compiler.api import build_facts, render_device, structured_configs
+    from compiler.render import supported_platforms
+
+    snapshot = make_snapshot(clos={"platform": "sonic"})
+    configs = structured_configs(snapshot, build_facts(snapshot))
+    before = copy.deepcopy(configs)
+    for config in configs.values():
+        for platform in supported_platforms():
+            render_device(config, platform)
+    assert configs == before
