@@ -34,7 +34,7 @@ def pytest_report_header(config):
 def api_user(db):
     from django.contrib.auth import get_user_model
 
-    return get_user_model().objects.create_user(username="api-tester", password="not-used")
+    return get_user_model().objects.create_user(username="api-tester")  # no password: nothing to hash
 
 
 @pytest.fixture
