@@ -314,11 +314,17 @@ def rollout_start(*, rollout: Rollout, user=None, enqueue: bool = True) -> Rollo
     return rollout
 
 
+def task_options() -> dict:
+    """FT_CHANGES_QUEUE routes rollout tasks to a dedicated queue (a worker started with ``-Q <queue>``)."""
+    queue = os.environ.get("FT_CHANGES_QUEUE", "")
+    return {"queue": queue} if queue else {}
+
+
 def rollout_enqueue(*, rollout: Rollout, countdown: float = 0) -> None:
     from .tasks import rollout_run
 
     # After commit: the worker must see the running state (and never a rollback of it).
-    transaction.on_commit(lambda: rollout_run.apply_async(args=[rollout.pk], countdown=countdown))
+    transaction.on_commit(lambda: rollout_run.apply_async(args=[rollout.pk], countdown=countdown, **task_options()))
 
 
 def rollout_pause(*, rollout: Rollout, user=None) -> Rollout:
@@ -367,7 +373,7 @@ def rollouts_resume_stalled() -> list[int]:
 def rollout_enqueue_now(*, rollout_id: int, countdown: float = 0) -> None:
     from .tasks import rollout_run
 
-    rollout_run.apply_async(args=[rollout_id], countdown=countdown)
+    rollout_run.apply_async(args=[rollout_id], countdown=countdown, **task_options())
 
 
 def new_runner_id() -> str:

@@ -197,14 +197,23 @@ class TwinDriver(DeviceDriver):
         bridge_cmds: list[str] = []
         old_bridges = {bridge["name"]: bridge for bridge in old.get("bridges", [])}
         new_bridges = {bridge["name"]: bridge for bridge in new.get("bridges", [])}
+        # A commit interrupted by a crash may have done part of this already: act on what exists now.
+        existing = {link.get("ifname") for link in json.loads(run(["ip", "-n", self.netns, "-j", "link", "show"],
+                                                                  timeout=30).stdout or "[]")}
+        addresses = {(entry.get("ifname"), f"{info.get('local')}/{info.get('prefixlen')}")
+                     for entry in json.loads(run(["ip", "-n", self.netns, "-j", "addr", "show"], timeout=30).stdout
+                                             or "[]") for info in entry.get("addr_info", [])}
+        deleted: set[str] = set()
         for name, bridge in old_bridges.items():
             if new_bridges.get(name) != bridge:
-                if bridge.get("vxlan"):
-                    ip_cmds.append(f"link del {bridge['vxlan']['name']}")
-                ip_cmds.append(f"link del {name}")
+                for device in (bridge.get("vxlan", {}).get("name"), name):
+                    if device and device in existing:
+                        ip_cmds.append(f"link del {device}")
+                        deleted.add(device)
         old_loopbacks, new_loopbacks = set(old.get("loopback_addresses", [])), set(new.get("loopback_addresses", []))
-        ip_cmds += [f"addr del {address} dev lo" for address in sorted(old_loopbacks - new_loopbacks)]
-        ip_cmds += [f"addr add {address} dev lo" for address in sorted(new_loopbacks - old_loopbacks)]
+        ip_cmds += [f"addr del {address} dev lo" for address in sorted(old_loopbacks - new_loopbacks)
+                    if ("lo", address) in addresses]
+        ip_cmds += [f"addr replace {address} dev lo" for address in sorted(new_loopbacks - old_loopbacks)]
         old_ports = {port["name"]: port for port in old.get("links", [])}
         for port in new.get("links", []):
             if port["name"] not in cabled:
@@ -213,12 +222,15 @@ class TwinDriver(DeviceDriver):
             if port.get("mtu") and port.get("mtu") != before.get("mtu"):
                 ip_cmds.append(f"link set dev {port['name']} mtu {port['mtu']}")
             if port.get("address") != before.get("address"):
-                if before.get("address"):
+                if before.get("address") and (port["name"], before["address"]) in addresses:
                     ip_cmds.append(f"addr del {before['address']} dev {port['name']}")
                 if port.get("address"):
-                    ip_cmds.append(f"addr add {port['address']} dev {port['name']}")
+                    ip_cmds.append(f"addr replace {port['address']} dev {port['name']}")
         for name, bridge in new_bridges.items():
             if old_bridges.get(name) != bridge:
+                for device in (bridge.get("vxlan", {}).get("name"), name):
+                    if device and device in existing and device not in deleted:
+                        ip_cmds.append(f"link del {device}")
                 _bridge_commands(bridge, ip_cmds, bridge_cmds, cabled)
         svi_bridges = [name for name, bridge in new_bridges.items()
                        if bridge.get("svi") and old_bridges.get(name) != bridge]
