@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("status", "down"):
         command = sub.add_parser(name)
         command.add_argument("prefix")
+    sub.choices["status"].add_argument("--sessions", action="store_true", help="also count BGP sessions")
     sub.choices["down"].add_argument("--force", action="store_true", help="also remove leftovers by prefix")
     verify = sub.add_parser("verify", help="run the live checks on a running twin")
     verify.add_argument("prefix")
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                     "config_errors": state.config_errors, "state_file": str(state.state_file)})
             return _verify(state, args) if args.verify else 0
         if args.command == "status":
-            _print(runtime.status(args.prefix, args.state_dir))
+            _print(runtime.status(args.prefix, args.state_dir, sessions=args.sessions))
             return 0
         if args.command == "verify":
             state = runtime.TwinState.load(args.prefix, args.state_dir)

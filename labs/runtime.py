@@ -147,8 +147,9 @@ def up(topology: TwinTopology, state_dir: Path | str | None = None) -> TwinState
         return state
 
 
-def status(prefix: str, state_dir: Path | str | None = None) -> dict:
-    """Liveness of a twin from its state file: which namespaces exist and which recorded daemons run."""
+def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = False) -> dict:
+    """Liveness of a twin from its state file: which namespaces exist and which recorded daemons run.
+    ``sessions=True`` also asks each switch's FRR how many BGP sessions are Established (one vtysh per node)."""
     state = TwinState.load(prefix, state_dir)
     if state is None:
         leftovers = _namespaces_with_prefix(prefix)
@@ -159,6 +160,18 @@ def status(prefix: str, state_dir: Path | str | None = None) -> dict:
             for node, daemons in state.pids.items()}
     dead = {node: daemons for node, daemons in dead.items() if daemons}
     healthy = state.status == "up" and not missing_ns and not dead
+    extra = {}
+    if sessions and healthy:
+        from .collectors import collect_bgp_summary
+
+        def established(node: str) -> dict[str, int]:
+            try:
+                rows = collect_bgp_summary(state.node_netns[node])
+            except TwinError as error:
+                return {"error": str(error)}
+            return {"established": sum(1 for row in rows if row.established), "configured": len(rows)}
+
+        extra["bgp"] = dict(zip(state.node_netns, parallel(established, state.node_netns), strict=True))
     return {
         "prefix": prefix,
         "exists": True,
@@ -174,6 +187,7 @@ def status(prefix: str, state_dir: Path | str | None = None) -> dict:
         "kernel": state.kernel,
         "uptime_s": round(time.time() - state.created_at, 1),
         "state_file": str(state.state_file),
+        **extra,
     }
 
 

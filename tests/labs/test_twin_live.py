@@ -56,8 +56,10 @@ def twin(tmp_path_factory):
 
 def test_boot_records_everything_it_created(twin):
     topology, state = twin
-    health = runtime.status(state.prefix, state.state_dir)
+    health = runtime.status(state.prefix, state.state_dir, sessions=True)
     assert health["healthy"], health
+    assert set(health["bgp"]) == {"spine1", "spine2", "leaf1", "leaf2"}
+    assert all(row["configured"] == 4 for row in health["bgp"].values())  # 2 peers x (ipv4 + evpn)
     assert health["switches"] == 4 and health["hosts"] == 3 and not health["config_errors"]
     recorded = json.loads(state.state_file.read_text())
     assert sorted(recorded["node_netns"].values()) == sorted(f"{state.prefix}-{n.name}" for n in topology.nodes)
