@@ -116,11 +116,13 @@ def plan_clos(params: ClosParams) -> Inventory:
     # --- spines: network racks in row 0
     spine_ports = _logical_ports(spine_model, spine_platform, params.uplink_speed_gbps, 1, spine_model.port_count)
     spine_names = []
+    # Fixed 1-2U spines share network racks; a modular chassis (more than 64 ports) fills a rack of its own.
+    spines_per_rack = SPINES_PER_NETWORK_RACK if spine_model.port_count <= 64 else 1
     for spine_index in range(1, params.spines + 1):
-        rack_index = (spine_index - 1) // SPINES_PER_NETWORK_RACK + 1
+        rack_index = (spine_index - 1) // spines_per_rack + 1
         rack_name = f"{params.site}-net{rack_index:02d}"
         add_rack(rack_name, 0, rack_index)
-        slot = (spine_index - 1) % SPINES_PER_NETWORK_RACK
+        slot = (spine_index - 1) % spines_per_rack
         hostname = f"spine{spine_index}"
         spine_names.append(hostname)
         switches.append(

@@ -175,7 +175,9 @@ def check_optic_port(inventory: Inventory) -> list[Finding]:
                     f"(supports {', '.join(model.breakout_modes)})"))
         for interface in switch.interfaces:
             subject = f"{switch.hostname}:{interface.name}"
-            lanes = children.get(interface.name, [])  # non-empty when the optic sits in a broken-out cage
+            # Non-empty when the optic sits in a broken-out cage. A breakout child is never a cage itself, even
+            # when it shares the cage's name (SONiC names the first lane of Ethernet0 "Ethernet0" too).
+            lanes = children.get(interface.name, []) if interface.breakout_parent is None else []
             optic = interface.optic
             if optic is None:
                 continue

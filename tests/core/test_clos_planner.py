@@ -84,3 +84,21 @@ def test_bad_parameters_name_the_field(params, field):
     with pytest.raises(IntentValidationError) as error:
         plan_clos(params)
     assert error.value.errors[0].field == field
+
+
+def test_chassis_spines_get_a_rack_each_and_fit_the_power_budget():
+    from validators.physical import check_physical
+
+    inventory = plan_clos(ClosParams(spines=2, leaves=200, servers_per_leaf=1))
+    spines = inventory.switches_with_role(Role.SPINE)
+    assert spines[0].model == "DCS-7816R4" and spines[0].rack != spines[1].rack
+    assert not [f for f in check_physical(inventory) if f.check == "physical.rack_power"]
+
+
+def test_sonic_breakout_lanes_are_not_mistaken_for_their_cage():
+    from validators.physical import check_physical
+
+    inventory = plan_clos(ClosParams(spines=2, leaves=2, platform="sonic", spine_model="SN5600", leaf_model="SN5600"))
+    lane = inventory.switches_by_name["spine1"].interfaces[0]
+    assert (lane.name, lane.breakout_parent) == ("Ethernet0", "Ethernet0")
+    assert [f for f in check_physical(inventory) if f.check == "physical.optic_port"] == []

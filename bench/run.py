@@ -1,0 +1,195 @@
+"""`make bench`: every benchmark, one Markdown + JSON report (bench/results/latest.md and latest.json).
+
+- Scaling: fabrics 2x4 .. 64x1024 (spines x leaves, 2 servers per leaf), each size in its own process
+  (bench/scale.py): plan, compile for every platform, full validation including N-1 what-ifs; min and median of
+  several runs, peak RSS; the growth exponent k of time ∝ devices^k fitted on the sizes with >= 20 devices.
+- Side by side with Arista AVD (pyavd, bench-only dependency): bench/avd_compare.py.
+- The live twin: boot-to-converged and memory (bench/twin_bench.py; needs root + FRR).
+- The API: p50/p95 latency and query counts (bench/api_bench.py).
+Each part that cannot run here says "skipped: <reason>" in the report. Benchmarks are not timed tests.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+SIZES = (("2x4", 5), ("4x16", 5), ("8x64", 3), ("16x256", 3), ("64x1024", 2))  # (size, repeats)
+TARGETS = {
+    "compile_1088_s": 10.0,
+    "validate_1088_s": 10.0,
+    "validate_1088_rss_mb": 2048.0,
+    "eos_vs_pyavd_ratio": 20.0,
+    "twin_4x64_converged_s": 60.0,
+    "api_list_p95_ms": 200.0,
+}
+
+
+def machine() -> dict:
+    cpu = ""
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(memory_gib, 1),
+            "python": platform.python_version(), "kernel": platform.release(),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def scaling() -> list[dict]:
+    rows = []
+    for size, repeats in SIZES:
+        completed = subprocess.run(
+            [sys.executable, "-m", "bench.scale", size, "--repeats", str(repeats)],
+            cwd=ROOT, capture_output=True, text=True, timeout=3600,
+        )
+        if completed.returncode != 0:
+            rows.append({"size": size, "error": completed.stderr.strip()[-500:]})
+        else:
+            rows.append(json.loads(completed.stdout.strip().splitlines()[-1]))
+        print(f"  scale {size}: done", file=sys.stderr, flush=True)
+    return rows
+
+
+def growth_exponent(rows: list[dict], key: str) -> float | None:
+    """Least-squares slope of log(time) over log(devices), sizes with >= 20 devices."""
+    points = [(math.log(row["devices"]), math.log(row[key])) for row in rows
+              if "error" not in row and row["devices"] >= 20 and row.get(key) and row[key] == row[key] and row[key] > 0]
+    if len(points) < 2:
+        return None
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    numerator = sum((x - mean_x) * (y - mean_y) for x, y in points)
+    denominator = sum((x - mean_x) ** 2 for x, _ in points)
+    return round(numerator / denominator, 2) if denominator else None
+
+
+def scaling_table(rows: list[dict], exponents: dict) -> str:
+    lines = [
+        "| spines x leaves | devices | cables | build s (min) | compile s min / median | "
+        "validate+N-1 s min / median | peak RSS MB |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if "error" in row:
+            lines.append(f"| {row['size']} | error: {row['error'][:80]} | | | | | |")
+            continue
+        validate = ("skipped" if row["validate_s_min"] != row["validate_s_min"]
+                    else f"{row['validate_s_min']:.2f} / {row['validate_s_median']:.2f}")
+        lines.append(
+            f"| {row['size']} | {row['devices']} | {row['cables']} | {row['build_s_min']:.2f} | "
+            f"{row['compile_s_min']:.2f} / {row['compile_s_median']:.2f} | {validate} | {row['peak_rss_mb']:.0f} |"
+        )
+    lines.append("")
+    lines.append(f"Growth exponent (time ∝ devices^k, sizes >= 20 devices): compile k = {exponents['compile']}, "
+                 f"validation k = {exponents['validate']}")
+    return "\n".join(lines)
+
+
+def optional(module: str, call: str = "run"):
+    """Run bench.<module>.run(); a skip reason when it cannot run here."""
+    try:
+        imported = __import__(f"bench.{module}", fromlist=[call])
+    except ImportError as error:
+        return None, f"skipped: {error}"
+    try:
+        result = getattr(imported, call)()
+    except Exception as error:  # noqa: BLE001 - report any failure of an optional part, keep benchmarking
+        return None, f"skipped: {error.__class__.__name__}: {error}"
+    return (imported, result), None
+
+
+def targets(scale_rows: list[dict], avd_rows, twin_rows, api_result) -> list[tuple[str, str, str, str]]:
+    big = next((row for row in scale_rows if row.get("size") == "64x1024" and "error" not in row), None)
+    out = []
+
+    def add(name, target, measured, met):
+        out.append((name, target, measured, "met" if met else ("MISSED" if met is not None else "not measured")))
+
+    if big:
+        add("1,088-switch fabric compiles for all platforms", "< 10 s", f"{big['compile_s_min']:.2f} s",
+            big["compile_s_min"] < TARGETS["compile_1088_s"])
+        validated = big["validate_s_min"] == big["validate_s_min"]
+        add("full validation with N-1 on 1,088 switches", "< 10 s and < 2 GB",
+            f"{big['validate_s_min']:.2f} s, peak RSS {big['peak_rss_mb']:.0f} MB" if validated else "skipped",
+            (big["validate_s_min"] < TARGETS["validate_1088_s"] and big["peak_rss_mb"] < TARGETS["validate_1088_rss_mb"])
+            if validated else None)
+    if avd_rows and "skipped" not in avd_rows[0]:
+        worst = min(row["ratio"] for row in avd_rows)
+        add("EOS per device faster than pyavd", ">= 20x", f"{worst}x (worst size)", worst >= TARGETS["eos_vs_pyavd_ratio"])
+    else:
+        add("EOS per device faster than pyavd", ">= 20x", "skipped", None)
+    row_4x64 = next((row for row in (twin_rows or []) if row.get("size") == "4x64" and row.get("converged_s")), None)
+    add("twin 4x64 converged", "< 60 s", f"{row_4x64['converged_s']:.1f} s" if row_4x64 else "skipped",
+        row_4x64["converged_s"] < TARGETS["twin_4x64_converged_s"] if row_4x64 else None)
+    if api_result:
+        list_rows = [row for row in api_result["rows"] if row["queries_limit10"] is not None]
+        worst = max(row["p95_ms"] for row in list_rows)
+        constant = all(row["queries_limit10"] == row["queries_limit500"] for row in list_rows)
+        add("API list endpoints", "p95 < 200 ms, constant queries",
+            f"worst p95 {worst} ms, queries {'constant' if constant else 'NOT constant'}",
+            worst < TARGETS["api_list_p95_ms"] and constant)
+    return out
+
+
+def main() -> int:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    report: dict = {"machine": machine()}
+    sections = [f"# Fabric Twin benchmarks\n\nMachine: {report['machine']['cores']} cores, "
+                f"{report['machine']['memory_gib']} GiB, {report['machine']['cpu']}, Python "
+                f"{report['machine']['python']}, {report['machine']['date']}.\n"]
+
+    print("scaling ...", file=sys.stderr, flush=True)
+    scale_rows = scaling()
+    exponents = {"compile": growth_exponent(scale_rows, "compile_s_min"),
+                 "validate": growth_exponent(scale_rows, "validate_s_min")}
+    report["scaling"] = {"rows": scale_rows, "growth_exponent": exponents}
+    sections.append("## Scaling (build, compile for eos+sonic+frr, validation with N-1)\n\n"
+                    + scaling_table(scale_rows, exponents))
+
+    print("pyavd side by side ...", file=sys.stderr, flush=True)
+    avd, skip = optional("avd_compare")
+    avd_rows = avd[1] if avd else [{"skipped": skip}]
+    report["avd"] = avd_rows
+    if avd and "skipped" not in avd_rows[0]:
+        sections.append("## Side by side with Arista AVD (pyavd)\n\n```\n" + avd[0].table(avd_rows) + "\n```")
+    else:
+        sections.append(f"## Side by side with Arista AVD (pyavd)\n\n{avd_rows[0]['skipped']}")
+
+    print("twin ...", file=sys.stderr, flush=True)
+    twin, skip = optional("twin_bench")
+    twin_rows = twin[1] if twin else None
+    report["twin"] = twin_rows if twin else skip
+    sections.append("## Live twin (netns + FRR)\n\n" + ("```\n" + twin[0].table(twin_rows) + "\n```" if twin else skip))
+
+    print("api ...", file=sys.stderr, flush=True)
+    api, skip = optional("api_bench")
+    api_result = api[1] if api else None
+    report["api"] = api_result if api else skip
+    sections.append("## API latency\n\n" + ("```\n" + api[0].table(api_result) + "\n```" if api else skip))
+
+    target_rows = targets(scale_rows, avd_rows, twin_rows, api_result)
+    report["targets"] = [dict(zip(("target", "goal", "measured", "status"), row, strict=True)) for row in target_rows]
+    sections.append("## Targets\n\n| target | goal | measured | status |\n|---|---|---|---|\n" + "\n".join(
+        f"| {name} | {goal} | {measured} | {status} |" for name, goal, measured, status in target_rows))
+
+    markdown = "\n\n".join(sections) + "\n"
+    (RESULTS / "latest.md").write_text(markdown)
+    (RESULTS / "latest.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print(markdown)
+    print(f"written: {RESULTS / 'latest.md'} and {RESULTS / 'latest.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
