@@ -37,7 +37,9 @@ test: venv sysdeps lint
 golden: venv
 	UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/golden -q
 
+# pyavd is a bench-only dependency (requirements-bench.txt), never a runtime one.
 bench: venv
+	$(BIN)/pip install -q -r requirements-bench.txt
 	$(BIN)/python -m bench.run
 
 clean:
