@@ -54,6 +54,7 @@ def check_headroom(fabric) -> list[Finding]:
         buffers = {s.hostname: models[s.model].buffer_mb * 1_000_000 for s in ctx.inventory.switches
                    if s.model in models and models[s.model].buffer_mb}
     lengths = _cable_lengths(ctx)
+    sufficient: dict[tuple, int] = {}
     for host, config in ctx.structured.items():
         lossless = (config.get("qos") or {}).get("lossless_priorities") or []
         if not lossless:
@@ -68,6 +69,12 @@ def check_headroom(fabric) -> list[Finding]:
                 continue
             need = required_headroom(interface["speed_gbps"], float(length), interface["mtu"])
             headroom = qos.get("headroom") or {}
+            memo_key = (id(headroom), need)
+            if memo_key in sufficient:  # ports sharing one profile dict and one requirement: judged once
+                reserved += sufficient[memo_key]
+                continue
+            problems_before = len(findings)
+            reserved_before = reserved
             for priority in lossless:
                 profile = headroom.get(str(priority))
                 subject = f"{host}:{interface['name']}"
@@ -84,6 +91,8 @@ def check_headroom(fabric) -> list[Finding]:
                         f"priority {priority} headroom on {subject} ({interface['speed_gbps']}G, {length:g} m cable, "
                         f"MTU {interface['mtu']}) is {size} bytes (xoff {xoff}, {profile.get('policy')}); it needs "
                         f"{need.size_bytes} (xoff {need.xoff_bytes}): in-flight frames overflow after PAUSE"))
+            if len(findings) == problems_before:
+                sufficient[memo_key] = reserved - reserved_before
         buffer = buffers.get(host)
         if buffer and reserved > buffer:
             findings.append(Finding(CHECK, Severity.WARNING, host, int(buffer), reserved,

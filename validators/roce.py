@@ -183,8 +183,9 @@ def check_ecn(fabric) -> list[Finding]:
     queues = sorted({str(c["traffic_class"]) for c in _classes(ctx) if c["ecn"]})
     if not queues:
         return findings
-    per_tier: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    seen: list[tuple] = []
+    # Ports with identical thresholds usually share one dict: judge each distinct dict once.
+    judged: dict[int, tuple] = {}
+    ports_by_setting: dict[tuple[str, tuple], list[tuple[str, dict]]] = defaultdict(list)
     for host, config in _qos_devices(ctx):
         buffer = _buffer_bytes(ctx, host)
         role = config.get("role") or ""
@@ -192,32 +193,54 @@ def check_ecn(fabric) -> list[Finding]:
             if interface["kind"] not in QOS_KINDS or not interface["enabled"]:
                 continue
             ecn = (interface.get("qos") or {}).get("ecn") or {}
-            for queue in queues:
-                thresholds = ecn.get(queue)
-                if not thresholds:
+            verdict = judged.get(id(ecn))
+            if verdict is None:
+                verdict = judged[id(ecn)] = _judge_ecn(ecn, queues)
+            keys, problems = verdict
+            for queue, problem, low, high in problems:
+                if problem == "missing":
                     _port_issue(findings, ECN, host, interface, "ECN thresholds", None,
                                 f"no ECN marking on queue {queue} of {host}:{interface['name']}: DCQCN gets no "
                                 "congestion signal there and PFC becomes the only brake")
-                    continue
-                low, high = thresholds.get("min_bytes") or 0, thresholds.get("max_bytes") or 0
-                if not 0 < low < high:
+                else:
                     _port_issue(findings, ECN, host, interface, "0 < min < max", [low, high],
                                 f"ECN on queue {queue} of {host}:{interface['name']}: min {low} must be below max {high}")
-                elif buffer and high > buffer:
-                    _port_issue(findings, ECN, host, interface, f"<= {int(buffer)}", high,
-                                f"ECN max threshold {high} bytes on queue {queue} of {host}:{interface['name']} exceeds "
-                                f"the switch buffer {int(buffer)} bytes: marking never starts")
-                key = (low, high, thresholds.get("probability"))
-                per_tier[(role, queue)][key] += 1
-                seen.append((host, interface, role, queue, key))
-    usual = {tier: counts.most_common(1)[0][0] for tier, counts in per_tier.items()}
-    for host, interface, role, queue, key in seen:
-        if key != usual[(role, queue)]:
-            expected = usual[(role, queue)]
-            _port_issue(findings, ECN, host, interface, list(expected), list(key),
-                        f"ECN on queue {queue} of {host}:{interface['name']} is min/max/probability {list(key)}, "
-                        f"every other {role} port has {list(expected)}")
+            if buffer:
+                for queue, key in zip(queues, keys, strict=True):
+                    if key is not None and key[1] > buffer:
+                        _port_issue(findings, ECN, host, interface, f"<= {int(buffer)}", key[1],
+                                    f"ECN max threshold {key[1]} bytes on queue {queue} of {host}:{interface['name']} "
+                                    f"exceeds the switch buffer {int(buffer)} bytes: marking never starts")
+            ports_by_setting[(role, keys)].append((host, interface))
+    per_tier: dict[str, Counter] = defaultdict(Counter)
+    for (role, keys), ports in ports_by_setting.items():
+        per_tier[role][keys] += len(ports)
+    for (role, keys), ports in ports_by_setting.items():
+        usual = per_tier[role].most_common(1)[0][0]
+        if keys == usual:
+            continue
+        for host, interface in ports:
+            for queue, key, expected in zip(queues, keys, usual, strict=True):
+                if key != expected and key is not None and expected is not None:
+                    _port_issue(findings, ECN, host, interface, list(expected), list(key),
+                                f"ECN on queue {queue} of {host}:{interface['name']} is min/max/probability "
+                                f"{list(key)}, every other {role} port has {list(expected)}")
     return findings
+
+
+def _judge_ecn(ecn: dict, queues: list[str]) -> tuple[tuple, list]:
+    keys, problems = [], []
+    for queue in queues:
+        thresholds = ecn.get(queue)
+        if not thresholds:
+            keys.append(None)
+            problems.append((queue, "missing", None, None))
+            continue
+        low, high = thresholds.get("min_bytes") or 0, thresholds.get("max_bytes") or 0
+        if not 0 < low < high:
+            problems.append((queue, "order", low, high))
+        keys.append((low, high, thresholds.get("probability")))
+    return tuple(keys), problems
 
 
 def check_cnp(fabric) -> list[Finding]:
