@@ -1,0 +1,29 @@
+"""``python -m labs``: errors are messages and exit codes, never tracebacks (no twin is booted here)."""
+
+import json
+
+from labs.__main__ import main
+
+
+def test_status_of_unknown_twin(tmp_path, capsys):
+    assert main(["--state-dir", str(tmp_path), "status", "ftnone1"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"prefix": "ftnone1", "exists": False, "orphan_namespaces": []}
+
+
+def test_down_of_unknown_twin_is_an_error_not_a_traceback(tmp_path, capsys):
+    assert main(["--state-dir", str(tmp_path), "down", "ftnone2"]) == 2
+    assert "no twin 'ftnone2'" in capsys.readouterr().err
+
+
+def test_invalid_topology_names_the_fields(tmp_path, capsys):
+    topology = tmp_path / "bad.json"
+    topology.write_text(json.dumps({"name_prefix": "BAD PREFIX", "nodes": [], "links": [
+        {"a_node": "leaf1", "a_ifname": "eth1", "b_node": "spine1", "b_ifname": "eth1"}]}))
+    assert main(["--state-dir", str(tmp_path), "up", "--topology", str(topology)]) == 2
+    fields = json.loads(capsys.readouterr().out)["fields"]
+    assert "name_prefix" in fields and "links[0].a_node" in fields and "links[0].b_node" in fields
+
+
+def test_list_is_empty_without_state_files(tmp_path, capsys):
+    assert main(["--state-dir", str(tmp_path), "list"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
