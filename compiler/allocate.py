@@ -14,7 +14,14 @@ from collections.abc import Iterable, Mapping
 from compiler.errors import AllocationError, FieldError
 from compiler.model import Allocations, AsnScheme, FabricIntent, Inventory, Role, Underlay
 from compiler.natural import natural_key
-from compiler.topology import FABRIC_ASN_ROLES, VTEP_ROLES, fabric_cables, orient, switch_order_key
+from compiler.topology import (
+    FABRIC_ASN_ROLES,
+    VTEP_ROLES,
+    fabric_cables,
+    is_fabric_cable,
+    orient,
+    switch_order_key,
+)
 
 RESERVED_ASNS = frozenset({0, 23456, 65535, 4294967295})  # RFC 7607 (0), RFC 6793 (AS_TRANS), RFC 7300 (last)
 MAX_VNI = 16777215  # 24-bit VNI, RFC 7348
@@ -219,7 +226,8 @@ def needed_counts(inventory: Inventory, intent: FabricIntent) -> dict[str, int]:
     return {
         "loopback": len(inventory.switches),
         "vtep": sum(1 for s in inventory.switches if s.role in VTEP_ROLES),
-        "p2p": len(fabric_cables(inventory)) if intent.underlay == Underlay.NUMBERED else 0,
+        "p2p": (sum(1 for cable in inventory.cables if is_fabric_cable(inventory, cable))
+                if intent.underlay == Underlay.NUMBERED else 0),
         "asn": len(asn_groups),
         "l3vni": sum(1 for t in intent.tenants if t.l3vni is None),
     }

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from compiler.allocate import allocate
 from compiler.model import Allocations, Endpoint, Role, Snapshot, Underlay
 from compiler.natural import natural_key
-from compiler.topology import VTEP_ROLES, OverlayPlacement, fabric_cables, orient, place_overlay
+from compiler.topology import VTEP_ROLES, OverlayPlacement, is_fabric_cable, orient, place_overlay
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +100,10 @@ def build_facts(snapshot: Snapshot, allocations: Allocations | None = None) -> F
     links_at: dict[Endpoint, FabricLink] = {}
     peers: dict[str, list[BgpPeer]] = {switch.hostname: [] for switch in inventory.switches}
     uplinks: dict[str, set[str]] = {s.hostname: set() for s in inventory.switches if s.role in VTEP_ROLES}
-    for cable in fabric_cables(inventory):
+    # Inventory order (deterministic for a given snapshot); per-device lists are sorted below.
+    for cable in inventory.cables:
+        if not is_fabric_cable(inventory, cable):
+            continue
         upper, lower = orient(inventory, cable)
         upper_address = lower_address = None
         if numbered:
