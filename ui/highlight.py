@@ -18,7 +18,7 @@ SECTION_KEYWORDS = (
     "neighbor", "network", "redistribute", "vni", "vxlan", "qos", "priority-flow-control", "policy-map",
     "class-map", "platform", "service-policy", "mtu", "description", "shutdown", "no", "bgp", "maximum-paths",
     "timers", "bfd", "evpn", "rd", "route-target", "advertise-all-vni", "exit", "exit-address-family", "end",
-    "spanning-tree", "management", "username", "daemon", "switchport", "mac", "tx-queue", "random-detect",
+    "spanning-tree", "exit-vrf", "exit-vni", "management", "username", "daemon", "switchport", "mac", "tx-queue", "random-detect",
     "speed", "frr", "log", "line", "agent", "hardware", "transceiver", "router-id", "peer", "remote-as",
 )
 _KEYWORD_RE = re.compile(r"^(\s*)(" + "|".join(re.escape(word) for word in sorted(SECTION_KEYWORDS, key=len,

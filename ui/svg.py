@@ -70,7 +70,7 @@ def link_health(inventory: Inventory, findings: Iterable, checks: Iterable[str] 
     A finding on one port colours the link that port is cabled into; a finding on a whole device colours
     the device box. Links without findings are "ok" when a report exists, "unknown" otherwise.
     """
-    wanted = set(checks) if checks else None
+    wanted = set(checks) if checks is not None else None
     health = LinkHealth(has_report=has_report)
     base = "ok" if has_report else "unknown"
     for cable in inventory.cables:
@@ -138,20 +138,24 @@ def topology_svg(
     widest = max(len(tier) for tier in tiers)
     dense = widest > 16
     pitch = 40 if dense else 96 if widest <= 8 else 64
-    box_w = 32 if dense else 84 if widest <= 8 else 56
-    box_h = 60 if dense else 34
     width = max(640, MARGIN_X * 2 + widest * pitch)
 
     boxes: dict[str, _Box] = {}
-    tier_y = {index: 30 + index * 170 for index in range(len(tiers))} if len(tiers) > 1 else {0: 30}
+    gap = 230 if dense else 170  # more height between tiers keeps a dense mesh from flattening into a band
+    tier_y = {index: 30 + index * gap for index in range(len(tiers))}
     for index, tier in enumerate(tiers):
-        row_width = len(tier) * pitch
-        start = (width - row_width) / 2 + (pitch - box_w) / 2
+        # each tier spreads over the full width (8 spines above 64 leaves, not clustered in a corner)
+        slot = (width - 2 * MARGIN_X) / max(len(tier), 1) if len(tier) > 1 else width - 2 * MARGIN_X
+        slot = min(slot, 4 * pitch) if not dense else slot
+        row_width = slot * len(tier)
+        box_w = min(84.0, slot - 8)
         for position, switch in enumerate(tier):
+            x = (width - row_width) / 2 + position * slot + (slot - box_w) / 2
             boxes[switch.hostname] = _Box(
-                switch.hostname, switch.role, start + position * pitch, tier_y[index], box_w, box_h,
+                switch.hostname, switch.role, x, tier_y[index], box_w, 60 if box_w < 50 else 34,
                 switch.hostname, device_url(switch.hostname) if device_url else None,
             )
+    box_h = max((box.height for box in boxes.values()), default=34)
 
     # servers aggregated per leaf: count, and the worst health of the server links of that leaf
     servers_per_leaf: dict[str, set[str]] = {}
@@ -174,16 +178,24 @@ def topology_svg(
     height = server_y + (box_h + 40 if servers_per_leaf else 10)
 
     parts = [
+        # never scaled up (a 2-leaf fabric stays small) and never scaled below its natural size when dense
+        # (64 leaves scroll sideways instead of shrinking their labels to nothing)
         f'<svg xmlns="http://www.w3.org/2000/svg" class="topology" viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'style="min-width:{min(width, 1400):.0f}px" role="img" aria-label="Fabric topology of {_attr(inventory.fabric)}">',
+        f'style="max-width:{width:.0f}px;min-width:{width if dense else min(width, 720):.0f}px" role="img" '
+        f'aria-label="Fabric topology of {_attr(inventory.fabric)}">',
         '<style>.link{stroke-width:2.5}.hit{stroke:transparent;stroke-width:12;cursor:pointer}'
-        '.hit:hover+.link,.bundle:hover .link{stroke-width:5}'
+        '.bundle:hover .link{stroke-width:5!important;stroke-opacity:1!important}'
         '.node rect{stroke:#1f2933;stroke-width:1}.node text{font:11px system-ui,sans-serif;fill:#fff}'
         '.srv rect{fill:#e9ecef;stroke:#868e96}.srv text{font:10px system-ui,sans-serif;fill:#343a40}'
         '.count{font:10px system-ui,sans-serif;fill:#495057}</style>',
     ]
     # links first so boxes sit on top
-    for (a, b), count in sorted(bundles.items(), key=lambda item: (natural_key(item[0][0]), natural_key(item[0][1]))):
+    # worst links last so they are drawn on top; in a dense mesh healthy links are faint so problems stand out
+    def draw_order(item):
+        (a, b), _ = item
+        return SEVERITY_RANK.get(health.links.get((a, b), "unknown"), 0), natural_key(a), natural_key(b)
+
+    for (a, b), count in sorted(bundles.items(), key=draw_order):
         if a not in boxes or b not in boxes:
             continue
         upper, lower = (boxes[a], boxes[b]) if boxes[a].y <= boxes[b].y else (boxes[b], boxes[a])
@@ -196,7 +208,9 @@ def topology_svg(
         if link_url:
             hx = f' hx-get="{_attr(link_url(a, b))}" hx-target="{_attr(target)}" hx-swap="innerHTML"'
         # a thicker line says "several parallel cables" without drawing each one
-        bundle_width = "" if count == 1 else f' style="stroke-width:{min(2.5 + count, 7)}"'
+        faint = dense and SEVERITY_RANK.get(state, 0) <= SEVERITY_RANK["ok"]
+        stroke_width = (1.0 if faint else 3.5) if dense else min(2.5 + count - 1, 7)
+        bundle_width = f' style="stroke-width:{stroke_width}{";stroke-opacity:.35" if faint else ""}"'
         parts.append(
             f'<g class="bundle" data-link="{_attr(a)}--{_attr(b)}" data-state="{state}"{hx}>'
             f'<title>{_attr(title)}</title>'
@@ -208,7 +222,7 @@ def topology_svg(
     for box in boxes.values():
         node_state = health.nodes.get(box.name)
         stroke = f' style="stroke:{SEVERITY_COLOUR[node_state]};stroke-width:3"' if node_state else ""
-        if dense:
+        if box.width < 50:  # narrow boxes of a dense tier: vertical labels
             cx, cy = box.x + box.width / 2, box.y + box.height / 2
             text = (f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" dominant-baseline="middle" '
                     f'transform="rotate(-90 {cx:.1f} {cy:.1f})">{_attr(box.label)}</text>')

@@ -38,7 +38,7 @@ def twin_prerequisites() -> list[str]:
 
 
 def twin_status(*, fabric) -> dict:
-    """labs.runtime.status of the fabric's twin plus a display state: up | degraded | booting | down | unavailable."""
+    """labs.runtime.status of the fabric's twin plus a display state: up | degraded | booting | stopped | failed."""
     from labs import runtime
 
     missing = twin_prerequisites()
@@ -46,7 +46,7 @@ def twin_status(*, fabric) -> dict:
     status = runtime.status(prefix)
     running_op = TwinOperation.objects.filter(fabric=fabric.name, status=TwinOperation.Status.RUNNING).first()
     if not status["exists"]:
-        state = "booting" if running_op and running_op.kind == TwinOperation.Kind.UP else "down"
+        state = "booting" if running_op and running_op.kind == TwinOperation.Kind.UP else "stopped"
     elif status["status"] == "up":
         state = "up" if status["healthy"] else "degraded"
     else:
@@ -103,10 +103,21 @@ def _down(fabric) -> dict:
 
 def _ping(fabric) -> dict:
     """The ping matrix as a heat map: every host pair the labs check pings, with its outcome."""
-    from labs.checks import check_ping_matrix, classify_pair, host_ports, svi_networks
+    from labs.checks import (
+        check_bgp_sessions,
+        check_evpn_flood_lists,
+        check_ping_matrix,
+        classify_pair,
+        host_ports,
+        svi_networks,
+    )
 
     state = _state(fabric)
     report = Report(f"ping matrix {fabric.name}")
+    # Ping only once the control plane has converged (the checks poll until then or time out); right after a
+    # boot or a rollout, cross-leaf pairs would otherwise fail for a few seconds and say nothing about the intent.
+    check_bgp_sessions(state, report)
+    check_evpn_flood_lists(state, report)
     summary = check_ping_matrix(state, report, max_pairs=PING_MAX_PAIRS)
     topology = state.topology_obj()
     ports = host_ports(topology)

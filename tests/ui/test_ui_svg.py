@@ -62,3 +62,11 @@ def test_rack_elevation_power_and_overlap():
 def test_svg_escapes_names():
     picture = svg.rack_elevation_svg("<r&1>", 4, [svg.RackDevice("<b>", "server", 1, 1, 0)], 0)
     assert "<b>" not in picture and "&lt;b&gt;" in picture and "&lt;r&amp;1&gt;" in picture
+
+
+def test_a_lens_without_matching_checks_shows_everything_ok():
+    inventory = plan_clos(ClosParams(spines=1, leaves=2, servers_per_leaf=1))
+    cable = next(c for c in inventory.cables if {c.a.device, c.b.device} == {"leaf1", "spine1"})
+    findings = [Finding("physical.cable_reach", "error", str(cable.a), 100, 500, "too long")]
+    assert svg.link_health(inventory, findings, checks=()).links[("leaf1", "spine1")] == "ok"
+    assert svg.link_health(inventory, findings, checks=None).links[("leaf1", "spine1")] == "error"

@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from compiler.errors import FabricTwinError, IntentValidationError
 from intents import selectors, services
 from intents.models import FabricIntent, Network, RoceClass, Tenant
-from inventory.models import Fabric, Switch
+from inventory.models import Fabric, NicPort, Switch
 from ui import integrations
 from ui.forms import field_errors_into
 from ui.roles import EDIT_INTENTS, OPERATE
@@ -34,8 +34,9 @@ class TenantForm(forms.ModelForm):
 class NetworkForm(forms.ModelForm):
     class Meta:
         model = Network
-        fields = ("tenant", "name", "vlan_id", "subnet", "gateway", "l2vni", "leaves")
-        widgets = {"leaves": forms.SelectMultiple(attrs={"size": 8})}
+        fields = ("tenant", "name", "vlan_id", "subnet", "gateway", "l2vni", "leaves", "attachments")
+        widgets = {"leaves": forms.SelectMultiple(attrs={"size": 8}),
+                   "attachments": forms.SelectMultiple(attrs={"size": 8})}
 
     def __init__(self, *args, fabric_intent: FabricIntent, **kwargs):
         super().__init__(*args, **kwargs)
@@ -43,6 +44,10 @@ class NetworkForm(forms.ModelForm):
         self.fields["leaves"].queryset = Switch.objects.filter(fabric_id=fabric_intent.fabric_id,
                                                                role__in=("leaf", "border")).order_by("hostname")
         self.fields["leaves"].required = False
+        self.fields["attachments"].queryset = NicPort.objects.filter(
+            server__fabric_id=fabric_intent.fabric_id).select_related("server").order_by("server__name", "name")
+        self.fields["attachments"].required = False
+        self.fields["attachments"].label = "Server NIC ports"
 
 
 class RoceClassForm(forms.ModelForm):
@@ -189,8 +194,9 @@ def _new_instance(kind: str, intent: FabricIntent):
 
 def _save(form: forms.ModelForm):
     """Save through the intents service; raises what the service raises (rolls back on error)."""
-    values = {name: value for name, value in form.cleaned_data.items() if name not in ("leaves",)}
-    many = {"leaves": form.cleaned_data["leaves"]} if "leaves" in form.cleaned_data else None
+    many_fields = ("leaves", "attachments")
+    values = {name: value for name, value in form.cleaned_data.items() if name not in many_fields}
+    many = {name: form.cleaned_data[name] for name in many_fields if name in form.cleaned_data} or None
     return services.intent_object_save(instance=form.instance, values=values, many=many)
 
 
