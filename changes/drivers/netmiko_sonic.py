@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shlex
 import uuid
 
@@ -33,7 +34,7 @@ DEFAULTS = {
     "version_command": "cat /etc/sonic/sonic_version.yml",
 }
 FILES = ("config_db.json", "frr.conf")
-CHUNK = 48 * 1024  # base64 characters per shell line, well under ARG_MAX and the SSH channel's comfort
+CHUNK = 4096  # base64 characters per shell line: well under ARG_MAX and the terminal's line editor limits
 
 
 class NetmikoSonicDriver(DeviceDriver):
@@ -76,16 +77,22 @@ class NetmikoSonicDriver(DeviceDriver):
                 self._connection = None
 
     def run(self, command: str, *, check: bool = True, timeout: float = 120) -> str:
-        """Run one shell command; with ``check`` a non-zero exit status raises DriverError with the output."""
+        """Run one shell command; with ``check`` a non-zero exit status raises DriverError with the output.
+
+        The output is cut out between two markers the command prints itself, so terminal echo and line wrapping
+        of long commands (the echo is wrapped with carriage returns at 80 columns) never leak into it."""
         self.open()
-        marker = f"__ft_rc_{uuid.uuid4().hex[:8]}__"
-        output = self._connection.send_command(f"{command}; echo {marker}$?", read_timeout=timeout,
-                                               strip_prompt=True, strip_command=True)
-        body, _, rc_text = output.rpartition(marker)
-        rc_digits = "".join(ch for ch in rc_text.strip().split()[0] if ch.isdigit()) if rc_text.strip() else ""
-        rc = int(rc_digits) if rc_digits else -1
+        token = uuid.uuid4().hex[:8]
+        start, end = f"__ft_out_{token}__", f"__ft_rc_{token}__"
+        output = self._connection.send_command(f"echo {start}; {command}; echo {end}$?", read_timeout=timeout,
+                                               strip_prompt=True, strip_command=False, cmd_verify=False)
+        output = output.replace("\r\n", "\n")
+        match = re.search(re.escape(start) + r"\n(.*)" + re.escape(end) + r"(\d+)", output, re.DOTALL)
+        if match is None:
+            raise DriverError(f"{self.hostname}: could not read the result of {command[:80]!r}: {output[-300:]!r}")
+        body, rc = match.group(1), int(match.group(2))
         if check and rc != 0:
-            raise DriverError(f"{self.hostname}: {command!r} failed (rc={rc}): {body.strip()[-800:]}")
+            raise DriverError(f"{self.hostname}: {command[:200]!r} failed (rc={rc}): {body.strip()[-800:]}")
         return body.rstrip("\n")
 
     # --------------------------------------------------------------------------------------------- config
@@ -132,7 +139,8 @@ class NetmikoSonicDriver(DeviceDriver):
             raise DriverError(f"{self.hostname}: commit without a loaded candidate")
         self._write_file(self.options["config_db_path"], self._candidate["config_db.json"])
         if self.options["config_reload_command"]:
-            self.run(self.options["config_reload_command"], timeout=600)
+            command = self.options["config_reload_command"].format(path=shlex.quote(self.options["config_db_path"]))
+            self.run(command, timeout=600)
         if "frr.conf" in self._candidate:
             path = self.options["frr_conf_path"]
             self._write_file(path, self._candidate["frr.conf"])
