@@ -21,6 +21,7 @@ import contextlib
 import ipaddress
 import itertools
 import json
+import random
 import time
 from dataclasses import dataclass
 
@@ -142,6 +143,9 @@ def check_bgp_sessions(state: TwinState, report: Report, timeout_s: float = 60.0
     The time is measured from daemon start, so right after ``up`` it is the boot-to-converged time."""
     topology = state.topology_obj()
     expected = expected_sessions(topology)
+    if not any(count for families in expected.values() for count in families.values()):
+        report.skip("twin.bgp_sessions", "no switch-to-switch links, so no BGP session is expected")
+        return {}
     deadline = time.monotonic() + timeout_s
     polls = 0
     slowest_poll = 0.0
@@ -231,6 +235,9 @@ def _bfd_or_empty(state: TwinState, node: str) -> list:
 def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 30.0) -> dict:
     topology = state.topology_obj()
     expected = expected_flood_lists(topology)
+    if not any(expected.values()):
+        report.skip("twin.evpn_flood_lists", "no VNI is carried by two or more VTEPs")
+        return {}
     started = time.monotonic()
     deadline = started + timeout_s
     while True:
@@ -263,6 +270,9 @@ def check_ecmp_width(state: TwinState, report: Report) -> dict:
     """Kernel ECMP width from each VTEP to each other VTEP loopback (what the data plane hashes over)."""
     topology = state.topology_obj()
     widths = expected_ecmp_widths(topology)
+    if not widths:
+        report.skip("twin.ecmp_width", "fewer than two VTEPs: no VTEP-to-VTEP paths to measure")
+        return {}
     nodes = topology.nodes_by_name
     sources = sorted({source for source, _ in widths})
     tables = dict(zip(sources, parallel(lambda node: collectors.collect_kernel_routes(state.node_netns[node]), sources),
@@ -287,10 +297,10 @@ def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) ->
     ports = host_ports(topology)
     vrf_devices = state.kernel.get("vrf", False)
     _warm_up_hosts(state, ports)
-    pairs = [(a, b) for a, b in itertools.permutations(ports, 2) if a.host != b.host]
-    # Big fabrics: keep every class represented, then cap (the matrix is O(hosts^2)).
-    pairs.sort(key=lambda pair: (pair[0].leaf == pair[1].leaf, pair[0].host, pair[1].host))
-    pairs = pairs[:max_pairs]
+    pairs = sample_pairs([(a, b) for a, b in itertools.permutations(ports, 2) if a.host != b.host], max_pairs)
+    if not pairs:
+        report.skip("twin.ping_bridged", "fewer than two hosts in the topology")
+        return {}
     svis = svi_networks(topology)
     classes = {(a, b): classify_pair(a, b, vrf_devices, any(ipaddress.ip_address(b.address) in subnet
                                                             for subnet in svis.get(a.leaf, [])))
@@ -336,6 +346,31 @@ def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) ->
         elif count:
             report.skip(check, reason)
     return {"pairs": len(pairs), "pinged": len(to_ping), "static_only_pairs": len(static_only)}
+
+
+def sample_pairs(pairs: list[tuple[HostPort, HostPort]], limit: int) -> list[tuple[HostPort, HostPort]]:
+    """At most ``limit`` pairs, taken round-robin over the classes (source network, destination network,
+    same leaf or not) so every class is represented, each class in a fixed shuffled order so many different
+    hosts and leaves are used. The full matrix is O(hosts^2); small fabrics get all of it."""
+    if len(pairs) <= limit:
+        return pairs
+    groups: dict[tuple, list] = {}
+    for pair in pairs:
+        groups.setdefault((pair[0].network, pair[1].network, pair[0].leaf == pair[1].leaf), []).append(pair)
+    shuffler = random.Random(0)  # deterministic: the same topology always gets the same sample
+    queues = []
+    for key in sorted(groups):
+        shuffler.shuffle(groups[key])
+        queues.append(iter(groups[key]))
+    chosen: list = []
+    while len(chosen) < limit and queues:
+        for queue in list(queues):
+            pair = next(queue, None)
+            if pair is None:
+                queues.remove(queue)
+            elif len(chosen) < limit:
+                chosen.append(pair)
+    return chosen
 
 
 def _warm_up_hosts(state: TwinState, ports: list[HostPort]) -> None:
@@ -392,6 +427,9 @@ def check_link_mtu(state: TwinState, report: Report) -> dict:
     """Per cable and direction: a DF ping of exactly the intended link MTU to the peer's address on that link
     must pass, one byte more must fail. Finds a single mis-set port that ECMP would hide from host probes."""
     topology = state.topology_obj()
+    if not topology.links:
+        report.skip("twin.link_mtu", "no switch-to-switch links")
+        return {}
     addresses = _port_addresses(state)
     probes = []
     for link in topology.links:
@@ -520,7 +558,11 @@ def inject_failure(state: TwinState, report: Report, scope: str = "link", timeou
     check = f"twin.failover_{scope}"
     topology = state.topology_obj()
     nodes = topology.nodes_by_name
-    source, destination = _flow_endpoints(topology)
+    try:
+        source, destination = _flow_endpoints(topology)
+    except TwinError as error:
+        report.skip(check, str(error))
+        return {}
     src_vtep, dst_vtep = f"{vtep_of(nodes[source.leaf])}/32", f"{vtep_of(nodes[destination.leaf])}/32"
     widths = expected_ecmp_widths(topology)
     full_local, full_remote = widths[(source.leaf, destination.leaf)], widths[(destination.leaf, source.leaf)]

@@ -76,3 +76,18 @@ def test_classify_pairs_and_static_only_isolation():
     # without kernel VRFs the twin cannot separate tenants: never "passed", always static only
     assert classify_pair(a10, b30, vrf_devices=False) == "static_only"
     assert classify_pair(a10, b30, vrf_devices=True) == "isolated"
+
+
+def test_ping_sample_keeps_every_class_and_the_limit():
+    from labs.checks import sample_pairs
+
+    ports = [HostPort(f"h{i}", "eth0", f"10.{net}.0.{i}", f"leaf{i % 4}", f"net{net}", "A", None, 9000)
+             for net in (10, 20) for i in range(1, 21)]
+    pairs = [(a, b) for a in ports for b in ports if a.host != b.host]
+    sample = sample_pairs(pairs, 40)
+    assert len(sample) == 40 and len(set(sample)) == 40
+    classes = {(a.network, b.network, a.leaf == b.leaf) for a, b in sample}
+    assert len(classes) == 8  # 2 x 2 networks x (same leaf, different leaf)
+    assert len({a.host for a, _ in sample}) > 10  # spread over many sources, not h1 -> everyone
+    assert sample == sample_pairs(pairs, 40)  # deterministic
+    assert sample_pairs(pairs[:5], 40) == pairs[:5]
