@@ -210,3 +210,25 @@ def test_failed_boot_removes_what_it_created(tmp_path):
     assert topology.name_prefix not in listing
     assert not (tmp_path / f"{topology.name_prefix}.json").exists()
     assert not list(Path("/etc/frr").glob(f"{topology.name_prefix}-*"))
+
+
+def test_two_twins_side_by_side_do_not_touch_each_other(tmp_path):
+    """Same node names and addresses in both: only the prefix separates them, and down removes only its own."""
+    first, second = sample_fabric(spines=1, leaves=2), sample_fabric(spines=1, leaves=2)
+    state_a = runtime.up(first, tmp_path)
+    try:
+        state_b = runtime.up(second, tmp_path)
+        try:
+            runtime.down(state_a.prefix, tmp_path)
+            assert_twin_gone(state_a)
+            health = runtime.status(state_b.prefix, tmp_path)
+            assert health["healthy"], health
+            assert state_b.prefix in runtime.neighbour_limits_record()["holders"]
+            report = Report()
+            checks.check_bgp_sessions(state_b, report, timeout_s=30)
+            assert report.ok, report.as_text()
+        finally:
+            runtime.down(state_b.prefix, tmp_path, force=True)
+        assert_twin_gone(state_b)
+    finally:
+        runtime.down(state_a.prefix, tmp_path, force=True)
