@@ -6,4 +6,6 @@ urlpatterns = [
     path("", include("inventory.api.urls")),
     path("", include("intents.api.urls")),
     path("", include("changes.api.urls")),
+    path("", include("twins.api.urls")),
+    path("", include("validation.api.urls")),
 ]

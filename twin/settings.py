@@ -47,7 +47,9 @@ INSTALLED_APPS = [
     "inventory",
     "intents",
     "changes",
+    "validation",
     "ui",
+    "twins",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,146 @@
+"""`manage.py twin up|status|down|check|inject|fidelity`: the live twin of a fabric intent from the shell.
+
+    manage.py twin up --fabric ref [--engine netns|containerlab] [--failover]
+    manage.py twin status --fabric ref --format json
+    manage.py twin check --fabric ref [--failover]              # exit 1 when a live check failed
+    manage.py twin inject --fabric ref --kind spine [--target spine2]
+    manage.py twin fidelity --fabric ref [--n-minus-1 all]      # exit 1 when twin and validators disagree
+    manage.py twin down --fabric ref [--force]
+
+Where the machine cannot run the twin (no root, no FRR, no `ip netns`) every action prints
+"skipped: <reason>" and exits 0: a skip is never reported as passed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from compiler.errors import FabricTwinError, IntentValidationError
+from twins import services
+from twins.choices import InjectionKindChoices, TwinEngineChoices
+
+ACTIONS = ("up", "status", "down", "check", "inject", "fidelity")
+
+
+class Command(BaseCommand):
+    help = "Boot, inspect, check, break, compare with the validators, and remove a fabric intent's live twin."
+
+    def add_arguments(self, parser):
+        parser.add_argument("action", choices=ACTIONS)
+        parser.add_argument("--fabric", help="fabric intent name (or inventory fabric with one intent); "
+                                             "default: the only intent")
+        parser.add_argument("--engine", choices=TwinEngineChoices.values, default=TwinEngineChoices.NETNS)
+        parser.add_argument("--force", action="store_true", help="down: also remove leftovers by prefix")
+        parser.add_argument("--failover", action="store_true", help="up/check: also inject link and spine failures")
+        parser.add_argument("--kind", choices=InjectionKindChoices.values, default=InjectionKindChoices.LINK)
+        parser.add_argument("--target", help="inject: leaf1:Ethernet63/1 (link) or spine2 (spine)")
+        parser.add_argument("--n-minus-1", dest="n_minus_1", choices=("sample", "all", "none"), default="sample",
+                            help="fidelity: which static what-if failures to repeat in the twin")
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+
+    def handle(self, *args, **options):
+        from intents.selectors import fabric_intent_resolve
+
+        self.format = options["format"]
+        try:
+            fabric_intent = fabric_intent_resolve(options["fabric"])
+            outcome = getattr(self, f"do_{options['action']}")(fabric_intent, options)
+        except services.TwinUnavailable as error:
+            self._emit({"skipped": True, "reason": str(error)}, str(error))
+            return
+        except IntentValidationError as error:
+            raise CommandError(f"invalid input: {error}") from error
+        except FabricTwinError as error:
+            raise CommandError(str(error)) from error
+        if outcome is False:
+            raise CommandError(f"twin {options['action']}: failed (see above)")
+
+    # ------------------------------------------------------------------------------------------------ output
+
+    def _emit(self, data, text: str) -> None:
+        if self.format == "json":
+            self.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str))
+        else:
+            self.stdout.write(text)
+
+    def _twin(self, fabric_intent, options):
+        from twins.selectors import twin_for
+
+        twin = twin_for(fabric_intent=fabric_intent, engine=options["engine"])
+        if twin is None:
+            raise FabricTwinError(f"{fabric_intent.name} has no {options['engine']} twin: run `twin up` first")
+        return twin
+
+    def _report_text(self, twin) -> str:
+        report = twin.last_report or {}
+        lines = [f"twin {twin.prefix} ({twin.fabric_intent.name}, {twin.engine}): {twin.status}; "
+                 f"{twin.switches} switches, {twin.hosts} hosts; boot {twin.boot_s}s, converged {twin.converge_s}s "
+                 f"after daemon start, FRR RSS {twin.rss_mb} MiB"]
+        for check in report.get("checks", []):
+            detail = f" ({check['reason']})" if check.get("reason") else ""
+            lines.append(f"  [{check['status'].upper():7}] {check['name']}{detail}")
+            for finding in check["findings"]:
+                if finding["severity"] != "info" or check["status"] != "passed":
+                    lines.append(f"      {finding['severity']:7} {finding['subject']}: {finding['message']}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------------------------ actions
+
+    def do_up(self, fabric_intent, options):
+        twin = services.twin_up(fabric_intent=fabric_intent, engine=options["engine"], failover=options["failover"])
+        self._emit(self._as_dict(twin), self._report_text(twin))
+        return twin.status != "failed"
+
+    def do_status(self, fabric_intent, options):
+        from twins.selectors import twin_for
+
+        twin = twin_for(fabric_intent=fabric_intent, engine=options["engine"])
+        if twin is None:
+            self._emit({"fabric_intent": fabric_intent.name, "status": "down", "twin": None},
+                       f"{fabric_intent.name}: no {options['engine']} twin (down)")
+            return True
+        live = services.twin_status(twin=twin)
+        twin.refresh_from_db()
+        text = (f"twin {twin.prefix} ({fabric_intent.name}, {twin.engine}): {twin.status}; "
+                f"healthy={live.get('healthy')} switches={live.get('switches')} hosts={live.get('hosts')} "
+                f"uptime={live.get('uptime_s')}s dead={live.get('dead_daemons') or {}} "
+                f"missing={live.get('missing_namespaces') or []}")
+        self._emit(live, text)
+        return True
+
+    def do_down(self, fabric_intent, options):
+        summary = services.twin_down(twin=self._twin(fabric_intent, options), force=options["force"])
+        self._emit(summary, " ".join(f"{key}={value}" for key, value in summary.items()))
+        return True
+
+    def do_check(self, fabric_intent, options):
+        twin = services.twin_check(twin=self._twin(fabric_intent, options), failover=options["failover"])
+        self._emit(self._as_dict(twin), self._report_text(twin))
+        return twin.last_report.get("ok", False)
+
+    def do_inject(self, fabric_intent, options):
+        result = services.twin_inject(twin=self._twin(fabric_intent, options), kind=options["kind"],
+                                      target=options["target"])
+        lines = [f"{check['name']}: {check['status']}" + "".join(f"\n  {f['severity']} {f['message']}"
+                                                                   for f in check["findings"])
+                 for check in result["report"]["checks"]]
+        self._emit(result, "\n".join(lines))
+        return result["report"]["ok"]
+
+    def do_fidelity(self, fabric_intent, options):
+        result = services.twin_fidelity(twin=self._twin(fabric_intent, options), n_minus_1=options["n_minus_1"])
+        lines = [f"fidelity: {result['disagreements']} disagreements, {result['agreed_failures']} faults both "
+                 f"sides agree on; static validators: {result['static']['counts']}"]
+        for check in result["report"]["checks"]:
+            lines.append(f"  [{check['status'].upper():7}] {check['name']}")
+            lines += [f"      {f['severity']:7} {f['subject']}: {f['message']}" for f in check["findings"]]
+        self._emit(result, "\n".join(lines))
+        return result["disagreements"] == 0
+
+    @staticmethod
+    def _as_dict(twin) -> dict:
+        from twins.api.serializers import TwinSerializer
+
+        return dict(TwinSerializer(twin).data)

@@ -1,0 +1,50 @@
+"""A Twin: one live copy of a fabric intent's compiled configs, and what was last measured on it.
+
+The runtime state (namespaces, PIDs) lives in labs.runtime's state file named by ``prefix``; this row is the
+durable, queryable record: which compile run was booted, when it converged, how much memory it takes, the last
+live-check report, the last fidelity comparison and what the twin cannot measure on this machine.
+"""
+
+from django.db import models
+
+from .choices import TwinEngineChoices, TwinStatusChoices
+
+__all__ = ("Twin",)
+
+
+class Twin(models.Model):
+    fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE, related_name="twins")
+    engine = models.CharField(max_length=16, choices=TwinEngineChoices.choices, default=TwinEngineChoices.NETNS)
+    prefix = models.CharField(max_length=12, unique=True,
+                              help_text="Namespace/FRR pathspace prefix of this twin (labs.runtime)")
+    state_dir = models.CharField(max_length=255, blank=True,
+                                 help_text="Where labs.runtime keeps the state file; empty: its default (out/twins)")
+    status = models.CharField(max_length=16, choices=TwinStatusChoices.choices, default=TwinStatusChoices.DOWN)
+    compile_run = models.ForeignKey("intents.CompileRun", on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="twins", help_text="The compile whose frr rendering was booted")
+    started = models.DateTimeField(null=True, blank=True)
+    converged = models.DateTimeField(null=True, blank=True)
+    boot_s = models.FloatField(null=True, blank=True, help_text="Namespaces, cables, plans and daemons started")
+    converge_s = models.FloatField(null=True, blank=True,
+                                   help_text="Daemon start until every BGP session was Established")
+    rss_mb = models.FloatField(null=True, blank=True, help_text="Sum of the RSS of the twin's FRR daemons (MiB)")
+    switches = models.PositiveIntegerField(default=0)
+    hosts = models.PositiveIntegerField(default=0)
+    last_report = models.JSONField(default=dict, blank=True, help_text="Last live-check report (labs.checks)")
+    last_measured = models.JSONField(default=dict, blank=True, help_text="Numbers the live checks measured")
+    last_injection = models.JSONField(default=dict, blank=True, help_text="Last failure injection")
+    last_fidelity = models.JSONField(default=dict, blank=True, help_text="Last twin vs validators comparison")
+    limitations = models.JSONField(default=list, blank=True,
+                                   help_text="What this twin cannot measure here (static only), with the reason")
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("fabric_intent", "engine")
+        constraints = [
+            models.UniqueConstraint(fields=("fabric_intent", "engine"), name="twin_unique_intent_engine"),
+        ]
+
+    def __str__(self) -> str:
+        return f"twin {self.prefix} of {self.fabric_intent_id} ({self.engine}, {self.status})"

@@ -1,0 +1,352 @@
+"""Writes of the twins app: boot, check, break, compare and remove a fabric intent's live twin.
+
+HackSoft style: ``twin_<action>(*, ...)`` with keyword-only arguments; views, tasks and the ``manage.py twin``
+command stay thin and call these. The work itself is labs/ (runtime, checks, fidelity); these functions pick
+the compile run, record every outcome on the Twin row and turn "this machine cannot run a twin" into a clear
+:class:`TwinUnavailable` (callers report it as *skipped*, never as passed).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from compiler.api import CompileResult
+from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
+from intents.adapters import fabric_snapshot
+from intents.models import CompileRun, FabricIntent
+
+from .choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
+from .models import Twin
+
+# A twin of a big fabric keeps a few hosts per leaf: enough for bridging, routing, ECMP and MTU probes; the full
+# host matrix of a 1,000-leaf fabric is the static validators' job.
+DEFAULT_SERVERS_PER_LEAF = 2
+RUNNING = (TwinStatusChoices.UP, TwinStatusChoices.DEGRADED)
+
+
+class TwinUnavailable(TwinError):
+    """This machine cannot run the netns twin (no root, no FRR, no ``ip netns``). Reported as skipped."""
+
+
+def twin_prerequisites() -> list[str]:
+    from labs.shell import twin_prerequisites as missing
+
+    return missing()
+
+
+def _require_twin_host() -> None:
+    missing = twin_prerequisites()
+    if missing:
+        raise TwinUnavailable(f"skipped: needs root and FRR ({'; '.join(missing)})")
+
+
+def twin_prefix_for(*, fabric_intent: FabricIntent, engine: str) -> str:
+    """Stable across processes (API, Celery worker, command): 'tw' + 6 hex of the intent name and engine."""
+    return "tw" + hashlib.sha256(f"{fabric_intent.name}/{engine}".encode()).hexdigest()[:6]
+
+
+def _check_engine(engine: str) -> None:
+    if engine not in TwinEngineChoices.values:
+        raise IntentValidationError(FieldError("engine", engine, f"one of {', '.join(TwinEngineChoices.values)}"))
+
+
+@transaction.atomic
+def twin_get_or_create(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETNS,
+                       prefix: str | None = None, state_dir: str = "") -> Twin:
+    """The Twin row of (intent, engine); created 'down' when missing. ``prefix``/``state_dir`` only apply to a
+    new row (tests use their own so they can run beside other twins)."""
+    _check_engine(engine)
+    twin, _created = Twin.objects.select_for_update().get_or_create(
+        fabric_intent=fabric_intent, engine=engine,
+        defaults={"prefix": prefix or twin_prefix_for(fabric_intent=fabric_intent, engine=engine),
+                  "state_dir": state_dir})
+    return twin
+
+
+# --------------------------------------------------------------------------------------------- compile
+
+
+def compile_result_for_run(*, run: CompileRun) -> CompileResult:
+    """The CompileResult of a stored run: exactly the structured configs and renderings that run stored (so a
+    twin boots what the run says, even when a row was edited on purpose), with the intent's snapshot."""
+    if run.status != "succeeded":
+        raise TwinError(f"compile run #{run.pk} is {run.status}, not succeeded: {run.error or 'no error recorded'}")
+    snapshot = fabric_snapshot(run.fabric_intent)
+    structured: dict[str, dict] = {}
+    rendered: dict[str, dict[str, dict[str, str]]] = {}
+    hashes: dict[str, dict[str, str]] = {}
+    for row in run.device_configs.all().only("hostname", "platform", "files", "structured", "sha256"):
+        structured[row.hostname] = row.structured
+        rendered.setdefault(row.hostname, {})[row.platform] = row.files
+        hashes.setdefault(row.hostname, {})[row.platform] = row.sha256
+    switches = set(snapshot.inventory.switches_by_name)
+    if set(structured) != switches:
+        stale = sorted(switches ^ set(structured))
+        raise TwinError(f"compile run #{run.pk} does not match the fabric's switches any more ({', '.join(stale[:5])}"
+                        f"{' ...' if len(stale) > 5 else ''}); compile again")
+    without_frr = sorted(host for host, platforms in rendered.items() if "frr" not in platforms)
+    if without_frr:
+        raise TwinError(f"compile run #{run.pk} has no frr rendering for {', '.join(without_frr[:5])}; the twin runs "
+                        "every switch as FRR: compile with the default platforms (own + frr)")
+    return CompileResult(snapshot=snapshot, facts=None, structured=structured, rendered=rendered, hashes=hashes)
+
+
+def _compile_run(fabric_intent: FabricIntent, compile_run: CompileRun | None) -> CompileRun:
+    from intents.services import compile_run_create
+
+    if compile_run is not None:
+        if compile_run.fabric_intent_id != fabric_intent.pk:
+            raise IntentValidationError(FieldError("compile_run", compile_run.pk,
+                                                   f"belongs to another fabric intent than {fabric_intent.name}"))
+        return compile_run
+    run = compile_run_create(fabric_intent=fabric_intent)
+    if run.status != "succeeded":
+        if run.error_fields:
+            raise IntentValidationError([FieldError(field, None, "; ".join(messages))
+                                         for field, messages in run.error_fields.items()])
+        raise TwinError(f"compile of {fabric_intent.name} failed: {run.error}")
+    return run
+
+
+# --------------------------------------------------------------------------------------------- lifecycle
+
+
+def _state_dir(twin: Twin) -> str | None:
+    return twin.state_dir or None
+
+
+def _runtime_state(twin: Twin):
+    from labs.runtime import TwinState
+
+    state = TwinState.load(twin.prefix, _state_dir(twin))
+    if state is None or state.status != "up":
+        raise TwinError(f"twin {twin.prefix} of {twin.fabric_intent.name} is not running: run `twin up` first")
+    return state
+
+
+def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETNS,
+            compile_run: CompileRun | None = None, prefix: str | None = None, state_dir: str = "",
+            max_servers_per_leaf: int | None = DEFAULT_SERVERS_PER_LEAF, checks: bool = True,
+            failover: bool = False) -> Twin:
+    """Boot the intent's twin (compiling first when no ``compile_run`` is given), wait for convergence, run the
+    live checks and store the report. Safe to run twice: a healthy running twin is returned as it is.
+
+    Engine ``containerlab`` exports the same compile as a containerlab topology and deploys it with the
+    ``containerlab`` binary (a clear TwinError where it is not installed)."""
+    twin = twin_get_or_create(fabric_intent=fabric_intent, engine=engine, prefix=prefix, state_dir=state_dir)
+    if engine == TwinEngineChoices.CONTAINERLAB:
+        return _containerlab_up(twin, fabric_intent, compile_run)
+    _require_twin_host()
+    from labs import runtime
+
+    if twin.status in RUNNING and compile_run in (None, twin.compile_run):
+        if runtime.status(twin.prefix, _state_dir(twin)).get("healthy"):
+            return twin  # already up: nothing to do (idempotent)
+    run = _compile_run(fabric_intent, compile_run)
+    result = compile_result_for_run(run=run)
+    from labs.from_compile import topology_from_compile
+
+    topology = topology_from_compile(result, name_prefix=twin.prefix, max_servers_per_leaf=max_servers_per_leaf)
+    Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="")
+    twin.refresh_from_db()
+    try:
+        state = runtime.up(topology, _state_dir(twin))
+    except FabricTwinError as error:
+        _mark(twin, status=TwinStatusChoices.FAILED, error=str(error))
+        raise
+    twin.started = dt.datetime.fromtimestamp(state.created_at, tz=dt.UTC)
+    twin.boot_s = state.timings.get("boot_s")
+    twin.switches, twin.hosts = len(state.node_netns), len(state.host_netns)
+    twin.limitations = list(topology.extra.get("limitations", []))
+    twin.status = TwinStatusChoices.UP
+    twin.save()
+    if checks:
+        _store_checks(twin, state, failover=failover)
+    return twin
+
+
+def _containerlab_up(twin: Twin, fabric_intent: FabricIntent, compile_run: CompileRun | None) -> Twin:
+    from labs import containerlab
+
+    run = _compile_run(fabric_intent, compile_run)
+    result = compile_result_for_run(run=run)
+    out_dir = Path(settings.FT_OUTPUT_DIR) / "containerlab" / twin.prefix
+    topology_file = containerlab.export(result, out_dir)
+    twin.compile_run = run
+    twin.limitations = [f"containerlab topology exported to {topology_file}"]
+    try:
+        containerlab.deploy(topology_file)
+    except FabricTwinError as error:
+        twin.status, twin.error = TwinStatusChoices.FAILED, str(error)
+        twin.save()
+        raise
+    twin.status, twin.error, twin.started = TwinStatusChoices.UP, "", timezone.now()
+    twin.save()
+    return twin
+
+
+def _mark(twin: Twin, **fields) -> None:
+    for name, value in fields.items():
+        setattr(twin, name, value)
+    twin.save()
+
+
+def _store_checks(twin: Twin, state, *, failover: bool) -> None:
+    from labs import checks
+
+    report, measured = checks.verify(state, failover=failover)
+    twin.last_report = report.as_dict()
+    twin.last_measured = measured
+    bgp = measured.get("bgp") or {}
+    if bgp.get("converged_s") is not None and state.daemons_started_at:
+        twin.converge_s = bgp["converged_s"]
+        twin.converged = dt.datetime.fromtimestamp(state.daemons_started_at + bgp["converged_s"], tz=dt.UTC)
+    twin.rss_mb = (measured.get("resources") or {}).get("rss_total_mib")
+    skipped = [f"{result.name}: {result.reason}" for result in report.checks.values() if result.status == "skipped"]
+    modelled = [item for item in twin.limitations if not item.startswith("twin.")]
+    twin.limitations = modelled + skipped
+    twin.status = TwinStatusChoices.UP if report.ok else TwinStatusChoices.DEGRADED
+    twin.save()
+
+
+def twin_status(*, twin: Twin) -> dict:
+    """Liveness from the runtime (namespaces present, recorded daemons alive), reconciled into the row."""
+    if twin.engine != TwinEngineChoices.NETNS:
+        return {"prefix": twin.prefix, "engine": twin.engine, "status": twin.status, "exists": None,
+                "detail": "status of containerlab labs: `containerlab inspect`"}
+    from labs import runtime
+
+    live = runtime.status(twin.prefix, _state_dir(twin))
+    if not live["exists"]:
+        status = TwinStatusChoices.FAILED if live.get("orphan_namespaces") else TwinStatusChoices.DOWN
+        if twin.status != TwinStatusChoices.BOOTING and twin.status != status:
+            _mark(twin, status=status)
+    elif live["status"] == "up" and not live["healthy"] and twin.status == TwinStatusChoices.UP:
+        _mark(twin, status=TwinStatusChoices.DEGRADED, error=f"dead daemons {live['dead_daemons']}, missing "
+                                                             f"namespaces {live['missing_namespaces'][:5]}")
+    return {**live, "twin": twin.pk, "engine": twin.engine, "status_recorded": twin.status,
+            "converge_s": twin.converge_s, "rss_mb": twin.rss_mb, "limitations": twin.limitations}
+
+
+def twin_down(*, twin: Twin, force: bool = False) -> dict:
+    """Remove the twin (exactly what it created). Idempotent: a twin that is already gone is just marked down."""
+    if twin.engine == TwinEngineChoices.CONTAINERLAB:
+        from labs import containerlab
+
+        topology = next(iter((Path(settings.FT_OUTPUT_DIR) / "containerlab" / twin.prefix).glob("*.clab.yml")), None)
+        summary = {"prefix": twin.prefix, "destroyed": False}
+        if topology is not None and twin.status in RUNNING:
+            containerlab.deploy(topology, destroy=True)
+            summary["destroyed"] = True
+        _mark(twin, status=TwinStatusChoices.DOWN)
+        return summary
+    from labs import runtime
+
+    live = runtime.status(twin.prefix, _state_dir(twin))
+    if not live["exists"] and not live.get("orphan_namespaces"):
+        _mark(twin, status=TwinStatusChoices.DOWN)
+        return {"prefix": twin.prefix, "already_down": True}
+    _require_twin_host()
+    try:
+        summary = runtime.down(twin.prefix, _state_dir(twin), force=force or not live["exists"])
+    except FabricTwinError as error:
+        _mark(twin, status=TwinStatusChoices.FAILED, error=f"down: {error}")
+        raise
+    _mark(twin, status=TwinStatusChoices.DOWN, error="")
+    return summary
+
+
+def twin_check(*, twin: Twin, failover: bool = False) -> Twin:
+    """Run every live check again on the running twin and store the report."""
+    _require_twin_host()
+    _store_checks(twin, _runtime_state(twin), failover=failover)
+    return twin
+
+
+def twin_inject(*, twin: Twin, kind: str = InjectionKindChoices.LINK, target: str | None = None) -> dict:
+    """Fail one link or one spine and measure. Without ``target`` the twin cuts what a continuous host-to-host
+    flow uses (local/remote convergence, outage of the flow, restore: labs.checks.inject_failure); with a target
+    ('leaf1:Ethernet63/1' or 'leaf1:eth63_1' for a link, 'spine2' for a spine) exactly that is cut and the ECMP
+    matrix is measured after it settled, then restored."""
+    if kind not in InjectionKindChoices.values:
+        raise IntentValidationError(FieldError("kind", kind, f"one of {', '.join(InjectionKindChoices.values)}"))
+    _require_twin_host()
+    state = _runtime_state(twin)
+    from labs import checks, fidelity
+    from validators.findings import Finding, Report, Severity
+
+    report = Report(f"failure injection on twin {twin.prefix}")
+    if target is None:
+        measured = checks.inject_failure(state, report, scope=kind)
+    else:
+        scenario = _scenario_for_target(state, kind, target)
+        notes: list[str] = []
+        measured = fidelity.inject_scenario(state, scenario, notes=notes)
+        check = f"twin.inject_{kind}"
+        findings = [Finding(check, Severity.INFO, scenario["subject"], None,
+                            {"min_ecmp": measured["min_ecmp"], "unreachable_pairs": measured["unreachable_pairs"]},
+                            f"{kind} {scenario['subject']} down: minimum ECMP {measured['min_ecmp']}, "
+                            f"{measured['unreachable_pairs']} VTEP pairs unreachable; restored in "
+                            f"{measured['restored_s']}s")]
+        findings += [Finding(check, Severity.ERROR, scenario["subject"], "ECMP restored", None, note) for note in notes]
+        report.add(check, findings)
+    twin.last_injection = {"kind": kind, "target": target, "measured": measured, "report": report.as_dict(),
+                           "at": timezone.now().isoformat()}
+    twin.save(update_fields=["last_injection", "updated"])
+    return twin.last_injection
+
+
+def _scenario_for_target(state, kind: str, target: str) -> dict:
+    from compiler.render.frr import linux_ifname
+    from labs.fidelity import link_key
+
+    topology = state.topology_obj()
+    if kind == InjectionKindChoices.SPINE:
+        if target not in state.node_netns:
+            raise IntentValidationError(FieldError("target", target, f"no switch {target} in twin {state.prefix}"))
+        targets = [[link.a_node, link.a_ifname] if link.a_node == target else [link.b_node, link.b_ifname]
+                   for link in topology.links if target in (link.a_node, link.b_node)]
+        return {"kind": kind, "subject": target, "targets": targets}
+    node, _, ifname = target.partition(":")
+    for candidate in {ifname, linux_ifname(ifname)}:
+        for link in topology.links:
+            for end_node, end_if in ((link.a_node, link.a_ifname), (link.b_node, link.b_ifname)):
+                if (end_node, end_if) == (node, candidate):
+                    return {"kind": kind, "subject": link_key(link.a_node, link.a_ifname, link.b_node, link.b_ifname),
+                            "targets": [[end_node, end_if]]}
+    raise IntentValidationError(FieldError("target", target, "no fabric link at this switch:interface in the twin "
+                                                             "(use e.g. leaf1:Ethernet63/1 or leaf1:eth63_1)"))
+
+
+def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
+    """Compare the twin's measurements with the static validators' predictions for the compile it booted
+    (labs.fidelity). Stores and returns the comparison; zero disagreements is the goal."""
+    _require_twin_host()
+    state = _runtime_state(twin)
+    if twin.compile_run is None:
+        raise TwinError(f"twin {twin.prefix} has no recorded compile run; run `twin up` again")
+    from labs import fidelity
+    from validators.run import validate_fabric
+
+    result = compile_result_for_run(run=twin.compile_run)
+    static_report = validate_fabric(result)
+    prediction = fidelity.predict(getattr(static_report, "context", result))  # reuses its what-if run
+    observation = fidelity.observe(state, prediction, n_minus_1=n_minus_1)
+    compared = fidelity.compare(prediction, observation, title=f"fidelity of twin {twin.prefix} "
+                                                              f"(compile run #{twin.compile_run_id})")
+    twin.last_fidelity = {
+        **compared.as_dict(),
+        "static": {"ok": static_report.ok, "counts": static_report.counts(),
+                   "failed": [name for name, check in static_report.checks.items() if check.status == "failed"]},
+        "observation_seconds": observation.seconds,
+        "notes": observation.notes,
+        "at": timezone.now().isoformat(),
+    }
+    twin.save(update_fields=["last_fidelity", "updated"])
+    return twin.last_fidelity
