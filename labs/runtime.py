@@ -113,7 +113,7 @@ def up(topology: TwinTopology, state_dir: Path | str | None = None) -> TwinState
     ``labs.checks``). Running ``up`` again with the same topology returns the running twin; with a different
     topology under the same prefix it refuses. If anything fails, whatever was created is removed again."""
     validate_topology(topology)
-    state_dir = Path(state_dir or default_state_dir())
+    state_dir = Path(state_dir or default_state_dir()).resolve()
     with _prefix_lock(topology.name_prefix):
         existing = TwinState.load(topology.name_prefix, state_dir)
         if existing is not None:
@@ -253,7 +253,7 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
 
 def detect_kernel_features(prefix: str) -> dict[str, bool]:
     """Feature-detect in a scratch namespace (never assume): VRF devices decide whether tenant VRFs are real."""
-    scratch = f"{prefix}-probe"
+    scratch = f"{prefix}-.kernelprobe"  # node names start with a letter or digit: never collides
     run(["ip", "netns", "add", scratch])
     try:
         features = {}
