@@ -75,7 +75,7 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
             kept_per_leaf[address.leaf].add(server.name)
             interfaces.append(HostInterface(ifname=nic.name, peer_node=address.leaf,
                                             peer_ifname=linux_ifname(address.leaf_interface), address=address.address,
-                                            gateway=address.gateway, mtu=min(nic.mtu, intent.host_mtu),
+                                            gateway=address.gateway, mtu=nic.mtu,  # as the server has it
                                             network=address.network, tenant=address.tenant))
         if interfaces:
             hosts.append(TwinHost(name=server.name, interfaces=tuple(interfaces)))
