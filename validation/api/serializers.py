@@ -1,0 +1,37 @@
+from rest_framework import serializers
+
+from intents.models import FabricIntent
+
+from ..models import SeverityChoices, ValidationFinding, ValidationRun
+
+
+class ValidationRunSerializer(serializers.ModelSerializer):
+    fabric_intent_name = serializers.CharField(source="fabric_intent.name", read_only=True)
+
+    class Meta:
+        model = ValidationRun
+        fields = ["id", "fabric_intent", "fabric_intent_name", "created", "started", "finished", "status", "checks",
+                  "task_id", "ok", "device_count", "checks_passed", "checks_failed", "checks_skipped", "error_count",
+                  "warning_count", "info_count", "duration_s", "error", "error_fields", "summary"]
+        read_only_fields = fields
+
+
+class ValidationRequestSerializer(serializers.Serializer):
+    fabric_intent = serializers.PrimaryKeyRelatedField(queryset=FabricIntent.objects.all())
+    checks = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list,
+                                   help_text="Check names or prefixes (bgp, mtu.links, roce ...); empty: all")
+    background = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                          help_text="Run in a Celery task (default: only for large fabrics)")
+
+
+class ValidationFindingSerializer(serializers.ModelSerializer):
+    check = serializers.CharField(source="check_name")
+
+    class Meta:
+        model = ValidationFinding
+        fields = ["id", "check", "severity", "subject", "expected", "actual", "message"]
+
+
+class ReportFilterSerializer(serializers.Serializer):
+    check = serializers.CharField(required=False, max_length=64)
+    severity = serializers.ChoiceField(choices=SeverityChoices.choices, required=False)

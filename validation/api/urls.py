@@ -1,0 +1,10 @@
+"""Validation API routes (mounted under /api/ by twin/api_urls.py)."""
+
+from rest_framework.routers import DefaultRouter
+
+from . import views
+
+router = DefaultRouter()
+router.register("validation-runs", views.ValidationRunViewSet)
+
+urlpatterns = router.urls

@@ -1,0 +1,73 @@
+"""ValidationRunViewSet: POST runs a validation (now for small fabrics, in a Celery task for large ones),
+GET lists runs and returns a run's report or findings filtered by check and severity. Thin: services and
+selectors do the work; domain errors become 400s in twin/api.py."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from inventory.models import Switch
+
+from .. import selectors, services
+from ..models import ValidationRun
+from ..tasks import validation_run_execute_task
+from . import serializers as s
+
+SYNC_VALIDATE_MAX_DEVICES = 200  # larger fabrics compile + validate in a worker (tens of seconds at 1,000+)
+FILTERS = [OpenApiParameter("check", str, description="check name or prefix (bgp, mtu.links)"),
+           OpenApiParameter("severity", str, enum=["error", "warning", "info"])]
+
+
+class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = ValidationRun.objects.select_related("fabric_intent").order_by("-created", "-id")
+    serializer_class = s.ValidationRunSerializer
+    filterset_fields = ["fabric_intent", "status", "ok"]
+
+    @extend_schema(request=s.ValidationRequestSerializer, responses={201: s.ValidationRunSerializer,
+                                                                      202: s.ValidationRunSerializer})
+    def create(self, request, *args, **kwargs):
+        """Validate now (201) or, for fabrics of SYNC_VALIDATE_MAX_DEVICES switches or more, in a Celery task
+        (202; poll GET /api/validation-runs/{id}/). A run that could not complete is a 400 carrying its errors."""
+        params = s.ValidationRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        options = params.validated_data
+        fabric_intent = options["fabric_intent"]
+        background = options.get("background")
+        if background is None:
+            background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_VALIDATE_MAX_DEVICES
+        run = services.validation_run_prepare(fabric_intent=fabric_intent, checks=options.get("checks"))
+        if background:
+            def enqueue(run_id=run.pk):
+                result = validation_run_execute_task.delay(run_id)
+                ValidationRun.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")
+
+            transaction.on_commit(enqueue)
+            run.refresh_from_db()
+            return Response(s.ValidationRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+        run = services.validation_run_execute(run=run)
+        body = s.ValidationRunSerializer(run).data
+        return Response(body, status=status.HTTP_400_BAD_REQUEST if run.status == "failed"
+                        else status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=FILTERS, responses={200: dict})
+    @action(detail=True, methods=["get"])
+    def report(self, request, pk=None):
+        """The run's report: per check status, reason, counts and findings (filtered by check and severity)."""
+        params = s.ReportFilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        return Response(selectors.validation_report(run=self.get_object(), **params.validated_data))
+
+    @extend_schema(parameters=FILTERS, responses=s.ValidationFindingSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def findings(self, request, pk=None):
+        params = s.ReportFilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        findings = selectors.validation_findings(run=self.get_object(), **params.validated_data)
+        page = self.paginate_queryset(findings)
+        if page is not None:
+            return self.get_paginated_response(s.ValidationFindingSerializer(page, many=True).data)
+        return Response(s.ValidationFindingSerializer(findings, many=True).data)

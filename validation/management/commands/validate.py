@@ -1,0 +1,44 @@
+"""manage.py validate: compile a fabric intent, run the static checks, print the report, store the run.
+
+Exits with status 1 when any finding has error severity (or the run could not complete), 0 otherwise, so CI
+can gate on it.
+"""
+
+import json
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from intents import selectors as intent_selectors
+from intents.management.commands._common import command_errors
+from validators.run import check_names
+
+from ... import selectors, services
+
+
+class Command(BaseCommand):
+    help = "Statically validate a fabric intent (BGP, routing/ECMP, N-1, overlay, MTU, RoCE, headroom, physical)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--fabric", help="Fabric intent name (or inventory fabric with one intent); "
+                                             "default: the only fabric intent")
+        parser.add_argument("--checks", nargs="+", metavar="CHECK",
+                            help=f"Check names or prefixes (default: all): {', '.join(check_names())}")
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument("--severity", choices=("error", "warning", "info"), help="Only show these findings")
+
+    def handle(self, *args, **options):
+        with command_errors("validate"):
+            fabric_intent = intent_selectors.fabric_intent_resolve(options["fabric"])
+            run = services.validation_run_create(fabric_intent=fabric_intent, checks=options["checks"])
+        report = selectors.validation_report(run=run, severity=options["severity"])
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(report, indent=2, default=str))
+        else:
+            self.stdout.write(selectors.validation_report_text(report))
+        if run.status == "failed":
+            detail = "\n".join(f"  {field}: {' '.join(messages)}" for field, messages in run.error_fields.items())
+            raise CommandError(f"validation run {run.pk} could not complete:\n{detail or '  ' + run.error}")
+        if run.error_count:
+            self.stderr.write(f"validation run {run.pk}: {run.error_count} error finding(s)")
+            sys.exit(1)

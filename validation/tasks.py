@@ -1,0 +1,13 @@
+"""Celery task of the validation app: thin, loads the run by id and calls the service."""
+
+from celery import shared_task
+
+from . import services
+from .models import ValidationRun
+
+
+@shared_task(name="validation.validation_run_execute")
+def validation_run_execute_task(run_id: int) -> dict:
+    run = ValidationRun.objects.select_related("fabric_intent__fabric").get(pk=run_id)
+    run = services.validation_run_execute(run=run)
+    return {"run": run.pk, "status": run.status, "ok": run.ok, "errors": run.error_count}
