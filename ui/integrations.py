@@ -83,15 +83,25 @@ def _mentions(subject: str, prefix: str, exact_port: bool) -> bool:
 
 
 def latest_validation_run(fabric):
-    selectors = module("validation", "selectors")
-    if selectors is None or not hasattr(selectors, "validation_run_latest"):
+    """The newest validation run of any intent of ``fabric`` (None when never validated)."""
+    if not apps.is_installed("validation"):
         return unavailable("validation", "Validation runs")
-    return selectors.validation_run_latest(fabric=fabric)
+    from validation.models import ValidationRun
+
+    return ValidationRun.objects.select_related("fabric_intent").filter(
+        fabric_intent__fabric=fabric).order_by("-created", "-id").first()
+
+
+def _finding(row: dict):
+    from validators.findings import Finding
+
+    return Finding(row["check"], row["severity"], row["subject"], row["expected"], row["actual"], row["message"])
 
 
 def run_findings(run) -> list:
-    selectors = module("validation", "selectors")
-    return list(selectors.validation_run_findings(run=run))
+    from validation.selectors import validation_findings
+
+    return [_finding(row.as_dict()) for row in validation_findings(run=run)]
 
 
 # --------------------------------------------------------------------------------------------- status
@@ -159,11 +169,17 @@ class ReportView:
 
 
 def validation_report(fabric) -> ReportView:
-    """The newest validation run of ``fabric``; live physical checks when the validation app has none."""
+    """The newest validation run of ``fabric``; the physical checks run live when there is none."""
     run = latest_validation_run(fabric)
     if run is not None and not isinstance(run, Unavailable):
-        report = run_report(run)
-        return ReportView(f"validation run #{run.pk}", list(report.checks.values()), report.findings, run, report.ok)
+        from validation.selectors import validation_report as stored_report
+
+        report = stored_report(run=run)
+        checks = [{**check, "findings": [_finding(row) for row in check["findings"]]} for check in report["checks"]]
+        findings = [finding for check in checks for finding in check["findings"]]
+        notice = f"the run itself failed: {run.error}" if run.status == "failed" else ""
+        return ReportView(f"validation run #{run.pk} of {run.fabric_intent.name} ({run.created:%Y-%m-%d %H:%M})",
+                          checks, findings, run, bool(run.ok), notice)
     from validators.physical import physical_report
 
     report = physical_report(inventory_snapshot(fabric))
@@ -172,16 +188,24 @@ def validation_report(fabric) -> ReportView:
     return ReportView("live physical checks", list(report.checks.values()), report.findings, None, report.ok, notice)
 
 
-def run_report(run):
-    selectors = module("validation", "selectors")
-    return selectors.validation_run_report(run=run)
-
-
 def validation_start(fabric, *, user=None):
-    services = module("validation", "services")
-    if services is None or not hasattr(services, "validation_run_create"):
+    """Validate the fabric's intent (a Celery task; in-process without a broker). Returns the run or the error."""
+    if not apps.is_installed("validation"):
         return unavailable("validation", "Validation runs")
-    return services.validation_run_create(fabric=fabric, user=user)
+    from compiler.errors import FabricTwinError, FieldError, IntentValidationError
+    from validation import services
+    from validation.tasks import validation_run_execute_task
+
+    intent = fabric.intents.order_by("name").first()
+    if intent is None:
+        return IntentValidationError(FieldError("fabric", fabric.name, "has no fabric intent to validate"))
+    try:
+        run = services.validation_run_prepare(fabric_intent=intent)
+    except FabricTwinError as error:
+        return error
+    validation_run_execute_task.delay(run.pk)
+    run.refresh_from_db()
+    return run
 
 
 # --------------------------------------------------------------------------------------------- twin

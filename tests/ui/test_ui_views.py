@@ -235,3 +235,22 @@ def test_fabric_build_form(admin, db):
         "uplinks_per_spine": 1, "uplink_speed_gbps": 400, "downlink_speed_gbps": 400, "platform": "eos",
         "rack_power_budget_kw": -1})
     assert response.status_code == 200 and "rack_power_budget_kw" in response.context["form"].errors
+
+
+def test_validation_run_drives_the_report_and_the_topology(operator, fabric_intent):
+    """The operator runs validation from the UI; the stored run's findings fill the report and colour the link."""
+    interface = Interface.objects.filter(switch__hostname="leaf1", cable__interfaces__switch__hostname="spine1").first()
+    interface.cable.length_m = 5000  # far beyond any 400G optic's reach
+    interface.cable.save()
+    response = operator.post(f"/validation/{FABRIC}/run/", follow=True)
+    assert response.status_code == 200
+    assert any("failed" in str(message) for message in response.context["messages"])
+    report = response.context["report"]
+    assert report.source.startswith("validation run #") and not report.ok
+    reach = [item for item in response.context["findings"] if "reach" in item["finding"].check]
+    assert reach and any(f"#if-{interface.name}" in (href or "") for item in reach for _, href in item["links"])
+    page = operator.get(f"/fabrics/{FABRIC}/topology/").content.decode()
+    assert 'data-link="leaf1--spine1" data-state="error"' in page
+    assert 'data-link="leaf2--spine1" data-state="ok"' in page
+    dashboard = operator.get("/").content.decode()
+    assert '<span class="pill failed">failed</span>' in dashboard

@@ -53,3 +53,16 @@ def query_with(context, **changes) -> str:
 @register.filter
 def make_list_words(text: str) -> list[str]:
     return text.split()
+
+
+@register.filter
+def verdict(run) -> str:
+    """A validation run as one pill: passed / failed (the fabric), or the run's own state (running, error)."""
+    if run is None:
+        return format_html('<span class="pill none">never run</span>')
+    status = getattr(run, "status", "")
+    if status == "succeeded":
+        return pill("passed" if run.ok else "failed")
+    if status == "failed":
+        return format_html('<span class="pill error" title="{}">run error</span>', getattr(run, "error", ""))
+    return pill(status)

@@ -53,7 +53,8 @@ def validation_report(request, name: str):
     findings = [
         {"finding": finding, "links": subject_links(finding.subject, switches, servers)}
         for finding in report.findings
-        if (not check_filter or finding.check == check_filter) and (not severity_filter or finding.severity == severity_filter)
+        if (not check_filter or finding.check == check_filter or finding.check.startswith(f"{check_filter}."))
+        and (not severity_filter or finding.severity == severity_filter)
     ]
     return render(request, "ui/validation.html", {
         "section": "validation", "title": f"Validation · {fabric.name}", "fabric": fabric, "report": report,
@@ -70,6 +71,15 @@ def validation_run(request, name: str):
         outcome = integrations.validation_start(fabric, user=request.user)
         if isinstance(outcome, integrations.Unavailable):
             messages.warning(request, f"{outcome.what} not available: {outcome.reason}.")
+        elif isinstance(outcome, Exception):
+            messages.error(request, f"Validation refused: {outcome}")
+        elif outcome.status == "succeeded":
+            verdict = "passed" if outcome.ok else "failed"
+            messages.success(request, f"Validation run #{outcome.pk} {verdict}: {outcome.checks_passed} checks "
+                                      f"passed, {outcome.checks_failed} failed, {outcome.checks_skipped} skipped "
+                                      f"({outcome.duration_s:.2f} s).")
+        elif outcome.status == "failed":
+            messages.error(request, f"Validation run #{outcome.pk} could not complete: {outcome.error}")
         else:
-            messages.success(request, f"Validation run #{outcome.pk} {getattr(outcome, 'status', 'started')}.")
+            messages.info(request, f"Validation run #{outcome.pk} {outcome.status}.")
     return redirect("ui:validation_report", name=fabric.name)
