@@ -345,7 +345,12 @@ def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) ->
             report.add(check, [Finding(check, Severity.INFO, "fabric", None, count, reason)])
         elif count:
             report.skip(check, reason)
-    return {"pairs": len(pairs), "pinged": len(to_ping), "static_only_pairs": len(static_only)}
+    # Per sampled pair: what the intent says and whether it replied (None: not pinged, static only). Pairs
+    # outside the sample are absent, so a caller never mistakes "not measured" for "reachable".
+    outcomes = {f"{a.host}->{b.host}": {"kind": classes[(a, b)],
+                                         "replied": results[(a, b)].any_reply if (a, b) in results else None}
+                for a, b in pairs}
+    return {"pairs": len(pairs), "pinged": len(to_ping), "static_only_pairs": len(static_only), "outcomes": outcomes}
 
 
 def sample_pairs(pairs: list[tuple[HostPort, HostPort]], limit: int) -> list[tuple[HostPort, HostPort]]:

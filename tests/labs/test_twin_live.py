@@ -106,6 +106,8 @@ def test_ping_across_leaves_bridged_and_routed(twin):
     assert report.checks["twin.ping_bridged"].status == CheckStatus.PASSED, report.as_text()
     assert report.checks["twin.ping_routed"].status == CheckStatus.PASSED, report.as_text()
     assert measured["pinged"] == 6 and measured["static_only_pairs"] == 0
+    assert measured["outcomes"]["h1->h2b"] == {"kind": "routed", "replied": True}
+    assert measured["outcomes"]["h2->h1"] == {"kind": "bridged", "replied": True}
 
 
 def test_mtu_probes_hit_the_exact_boundary(twin):
