@@ -202,7 +202,7 @@ def _store_checks(twin: Twin, state, *, failover: bool) -> None:
 
     report, measured = checks.verify(state, failover=failover)
     twin.last_report = report.as_dict()
-    twin.last_measured = measured
+    twin.last_measured = {**measured, "kernel": state.kernel}
     bgp = measured.get("bgp") or {}
     if bgp.get("converged_s") is not None and state.daemons_started_at:
         twin.converge_s = bgp["converged_s"]
