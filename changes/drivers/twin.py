@@ -21,6 +21,7 @@ recorded PID, start like labs.runtime does, load frr.conf plus the drain in one 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -119,12 +120,25 @@ class TwinDriver(DeviceDriver):
         return self._boot_node().linux_plan
 
     def get_running_config(self) -> ConfigFiles:
+        """The deployed files, checked against the live node: if FRR's running config changed since our last
+        commit (someone used vtysh), frr.conf is what FRR runs now; plan bridges whose kernel devices are gone are
+        left out. So drift detection sees out-of-band changes, not just the files we wrote."""
         self._state()
         conf_path = self.etc / "frr.conf"
         if not conf_path.exists():
             raise DriverError(f"{self.hostname}: {conf_path} missing")
-        return {"frr.conf": normalize_frr_conf(conf_path.read_text()),
-                "linux-plan.json": json.dumps(self._applied_plan(), indent=2, sort_keys=True) + "\n"}
+        frr_conf = normalize_frr_conf(conf_path.read_text())
+        recorded = self.etc / "ft-live.sha256"
+        if recorded.exists():
+            live = self._vtysh("show running-config")
+            if _sha256(live) != recorded.read_text().strip():
+                frr_conf = normalize_frr_conf(live)
+        plan = self._applied_plan()
+        existing = {link.get("ifname") for link in json.loads(run(["ip", "-n", self.netns, "-j", "link", "show"],
+                                                                  timeout=30).stdout or "[]")}
+        plan = {**plan, "bridges": [bridge for bridge in plan.get("bridges", []) if bridge["name"] in existing
+                                    and (not bridge.get("vxlan") or bridge["vxlan"]["name"] in existing)]}
+        return {"frr.conf": frr_conf, "linux-plan.json": json.dumps(plan, indent=2, sort_keys=True) + "\n"}
 
     def load_candidate(self, config: ConfigFiles) -> None:
         if set(config) != {"frr.conf", "linux-plan.json"}:
@@ -163,9 +177,14 @@ class TwinDriver(DeviceDriver):
         self._write_etc("frr.conf", frr_conf)
         if self.is_drained():
             self._apply_drain()  # a replace must not silently undrain a node that is in maintenance
+        self._record_live()
         with open(self.etc / "ft-push-journal.log", "a") as journal:
             journal.write(f"{time.time():.3f} {config_hash(candidate)}\n")
         self._candidate = None
+
+    def _record_live(self) -> None:
+        """Remember how FRR renders the config we applied, to tell later whether someone changed it."""
+        self._write_etc("ft-live.sha256", _sha256(self._vtysh("show running-config")) + "\n")
 
     def push_count(self) -> int:
         """Commits recorded on the node itself (driver side, independent of the database)."""
@@ -271,6 +290,8 @@ class TwinDriver(DeviceDriver):
         self._write_etc("ft-drain.conf", "\n".join(commands) + "\n")
         self._vtysh("configure terminal", *(command.strip() for command in commands))
         self._vtysh("clear bgp ipv4 unicast * soft out")
+        if (self.etc / "ft-live.sha256").exists():
+            self._record_live()
 
     def drain(self) -> None:
         self._apply_drain()
@@ -280,6 +301,8 @@ class TwinDriver(DeviceDriver):
         with contextlib.suppress(FileNotFoundError):
             (self.etc / "ft-drain.conf").unlink()
         self._vtysh("clear bgp ipv4 unicast * soft out")
+        if (self.etc / "ft-live.sha256").exists():
+            self._record_live()
 
     def is_drained(self) -> bool:
         return (self.etc / "ft-drain.conf").exists()
@@ -353,6 +376,8 @@ class TwinDriver(DeviceDriver):
         staged = self.etc / "ft-version.staged"
         if staged.exists():
             staged.replace(self.etc / "ft-version")
+        if (self.etc / "ft-live.sha256").exists():
+            self._record_live()  # the restart reloaded the deployed files: that is the config now
 
     # --------------------------------------------------------------------------------------------- health
 
@@ -388,6 +413,10 @@ class TwinDriver(DeviceDriver):
             out[int(vni["vni"])] = sorted(entry.get("ip", "") if isinstance(entry, dict) else str(entry)
                                           for entry in remotes)
         return out
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _bridge_commands(bridge: dict, ip_cmds: list[str], bridge_cmds: list[str], cabled: set[str]) -> None:

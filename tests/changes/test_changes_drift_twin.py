@@ -1,0 +1,52 @@
+"""Drift detection on the live twin (root + FRR; skipped otherwise): after a rollout, the beat task reads every
+node's running config through the twin driver and finds nothing; an out-of-band vtysh change on one leaf and a
+deleted VXLAN device on another are then each reported as drift with a diff, and exposed by the API."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from changes_fabric import BASE_NETWORKS, fabric
+
+from changes import services
+from changes.choices import RolloutStateChoices as State
+from changes.pipelines.runner import rollout_execute
+from changes.tasks import drift_detect
+from labs import runtime
+from labs.shell import run
+
+pytestmark = [pytest.mark.twin, pytest.mark.django_db]
+
+
+def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_client):
+    prefix = "ftr" + uuid.uuid4().hex[:6]
+    topology, _, roles = fabric(prefix, spines=1, leaves=2)
+    runtime.up(topology, state_dir=tmp_path)
+    try:
+        _, new_files, _ = fabric(prefix, spines=1, leaves=2, networks={**BASE_NETWORKS, "net30": (30, 10030, "10.30.0")})
+        change_set = services.changeset_create_for_twin(name="net30", prefix=prefix, state_dir=str(tmp_path),
+                                                        intended_files=new_files, roles=roles)
+        rollout = services.rollout_create(name="net30", kind="canary_push", target="twin", change_set=change_set,
+                                          policy={"twin_prefix": prefix, "twin_state_dir": str(tmp_path),
+                                                  "checks": ["bgp"], "soak_s": 0, "converge_timeout_s": 30})
+        services.rollout_start(rollout=rollout, enqueue=False)
+        assert rollout_execute(rollout_id=rollout.pk, owner="t") == State.SUCCEEDED
+        for node in new_files:
+            services.endpoint_create(hostname=node, driver="twin", address=f"{prefix}-{node}",
+                                     optional_args={"twin_prefix": prefix, "twin_state_dir": str(tmp_path)})
+
+        first = drift_detect.delay().get()
+        assert first == {"checked": 3, "drifted": 0, "errors": 0}
+
+        run(["vtysh", "-N", f"{prefix}-leaf1", "-c", "configure terminal", "-c", "router bgp 65101",
+             "-c", "neighbor FABRIC description rogue-change"])
+        run(["ip", "-n", f"{prefix}-leaf2", "link", "del", "vx10030"])
+        second = drift_detect.delay().get()
+        assert second == {"checked": 3, "drifted": 2, "errors": 0}
+        latest = {row["hostname"]: row for row in api_client.get("/api/drift/").json()}
+        assert latest["leaf1"]["drifted"] and "rogue-change" in latest["leaf1"]["diff"]
+        assert latest["leaf2"]["drifted"] and "vx10030" in latest["leaf2"]["diff"]
+        assert not latest["spine1"]["drifted"]
+    finally:
+        runtime.down(prefix, state_dir=tmp_path, force=True)

@@ -1,0 +1,155 @@
+"""Records and interfaces: the state machine table, approval rules, API (400/403, never 500), credentials never in
+clear, the audit trail of inventory/intents/rollout changes."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+
+import pytest
+from cryptography.fernet import Fernet
+from django.contrib.auth.models import Group, User
+from django.db import connection
+
+from changes import services
+from changes.audit import audit_actor
+from changes.choices import ROLLOUT_TRANSITIONS, TERMINAL_STATES
+from changes.choices import RolloutStateChoices as State
+from changes.credentials import endpoint_password
+from changes.drivers import driver_for_endpoint
+from changes.errors import RolloutStateError
+from changes.models import AuditLog, DeviceEndpoint, Rollout
+from compiler.errors import DriverError, IntentValidationError
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "Tr0ub4dor&3-never-in-clear"
+
+
+def _rollout(**fields) -> Rollout:
+    return Rollout.objects.create(name="r", kind="rolling_upgrade", target="twin", policy={}, plan={"waves": []},
+                                  **fields)
+
+
+@pytest.mark.parametrize(("current", "wanted"), list(itertools.product(State.values, State.values)))
+def test_transition_table_is_enforced_in_one_place(current, wanted):
+    rollout = _rollout(state=current)
+    if wanted in ROLLOUT_TRANSITIONS[current]:
+        assert services.rollout_transition(rollout_id=rollout.pk, to_state=wanted).state == wanted
+    else:
+        with pytest.raises(RolloutStateError, match=f"state='{current}'"):
+            services.rollout_transition(rollout_id=rollout.pk, to_state=wanted)
+        rollout.refresh_from_db()
+        assert rollout.state == current
+
+
+def test_terminal_states_have_no_exit():
+    assert TERMINAL_STATES == {State.SUCCEEDED, State.FAILED, State.ROLLED_BACK, State.CANCELLED}
+
+
+def test_policy_errors_name_field_and_value():
+    with pytest.raises(IntentValidationError) as error:
+        services.rollout_create(name="x", kind="rolling_upgrade", target="twin",
+                                policy={"wave_size": 0, "checks": ["bgp", "telepathy"], "twin_prefix": "ftx"})
+    fields = error.value.as_dict()
+    assert "policy.wave_size" in fields and "got 0" in fields["policy.wave_size"][0]
+    assert "policy.checks" in fields and "policy.target_version" in fields
+
+
+@pytest.fixture
+def users():
+    admin = User.objects.create_user("alice")
+    admin.groups.add(Group.objects.get_or_create(name="admin")[0])
+    return {"admin": admin, "operator": User.objects.create_user("bob")}
+
+
+def _production_upgrade(user):
+    return services.rollout_create(
+        name="up", kind="rolling_upgrade", target="production", user=user, policy={"target_version": "4.33.2F"},
+        topology={"roles": {"spine1": "spine", "spine2": "spine", "leaf1": "leaf", "leaf2": "leaf"},
+                  "links": [["leaf1", "spine1"], ["leaf1", "spine2"], ["leaf2", "spine1"], ["leaf2", "spine2"]]})
+
+
+def test_production_needs_admin_approval_twin_does_not(users):
+    rollout = _production_upgrade(users["operator"])
+    assert rollout.state == State.AWAITING_APPROVAL
+    with pytest.raises(RolloutStateError):
+        services.rollout_transition(rollout_id=rollout.pk, to_state=State.RUNNING)
+    from django.core.exceptions import PermissionDenied
+
+    with pytest.raises(PermissionDenied):
+        services.rollout_approve(rollout=rollout, user=users["operator"])
+    approved = services.rollout_approve(rollout=rollout, user=users["admin"])
+    assert approved.state == State.PENDING and approved.approved_by == users["admin"]
+    assert services.rollout_start(rollout=approved, user=users["operator"], enqueue=False).state == State.RUNNING
+    twin = _rollout(state=State.PENDING)
+    assert services.rollout_start(rollout=twin, enqueue=False).state == State.RUNNING
+
+
+def test_api_create_approve_start_and_errors(api_client, api_user, users):
+    bad = api_client.post("/api/rollouts/", {"name": "x", "kind": "canary_push", "target": "twin",
+                                             "policy": {"wave_size": "big"}}, format="json")
+    assert bad.status_code == 400
+    assert "policy.wave_size" in bad.json() and "change_set" in bad.json()
+    created = api_client.post("/api/rollouts/", {
+        "name": "up", "kind": "rolling_upgrade", "target": "production", "policy": {"target_version": "4.33.2F"},
+        "topology": {"roles": {"spine1": "spine", "spine2": "spine", "leaf1": "leaf", "leaf2": "leaf"},
+                     "links": [["leaf1", "spine1"], ["leaf1", "spine2"], ["leaf2", "spine1"], ["leaf2", "spine2"]]}},
+        format="json")
+    assert created.status_code == 201, created.json()
+    rollout_id = created.json()["id"]
+    assert created.json()["state"] == "awaiting_approval" and created.json()["plan"]["waves"] == [["spine1"], ["spine2"]]
+    assert api_client.post(f"/api/rollouts/{rollout_id}/start/").status_code == 400  # not approved yet
+    assert api_client.post(f"/api/rollouts/{rollout_id}/approve/").status_code == 403  # api_user is no admin
+    api_user.groups.add(Group.objects.get_or_create(name="admin")[0])
+    assert api_client.post(f"/api/rollouts/{rollout_id}/approve/").json()["state"] == "pending"
+    assert api_client.post(f"/api/rollouts/{rollout_id}/pause/").status_code == 400  # pending cannot pause
+    assert api_client.post(f"/api/rollouts/{rollout_id}/cancel/").json()["state"] == "cancelled"
+    detail = api_client.get(f"/api/rollouts/{rollout_id}/").json()
+    assert detail["steps"] == [] and detail["approved_by"] == "api-tester"
+    assert api_client.get(f"/api/rollouts/{rollout_id}/progress/").json()["finished"] is True
+    assert api_client.get("/api/rollouts/999999/").status_code == 404
+    trail = api_client.get("/api/audit-log/", {"object_type": "changes.rollout"}).json()["results"]
+    assert [row["message"] for row in trail][:3] == ["cancelled", "approved", "created"]
+    assert all(row["username"] == "api-tester" for row in trail)
+
+
+def test_credentials_encrypted_at_rest_and_never_logged(caplog, monkeypatch, tmp_path):
+    caplog.set_level(logging.DEBUG)
+    with audit_actor(User.objects.create_user("carol")):
+        endpoint = services.endpoint_create(hostname="leaf9", driver="napalm_mock", address="192.0.2.9",
+                                            username="admin", password=PASSWORD,
+                                            optional_args={"path": str(tmp_path), "fail_on_open": True})
+    assert endpoint.password_encrypted and PASSWORD not in endpoint.password_encrypted
+    assert endpoint_password(DeviceEndpoint.objects.get(pk=endpoint.pk)) == PASSWORD
+    with connection.cursor() as cursor:  # no column of any changes table holds the clear text
+        for table in connection.introspection.table_names():
+            if table.startswith("changes_"):
+                cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - table names from introspection
+                assert PASSWORD not in repr(cursor.fetchall()), table
+    audit = AuditLog.objects.get(object_type="changes.deviceendpoint")
+    assert audit.username == "carol" and "password_encrypted" not in audit.changes
+    with pytest.raises(DriverError) as error:
+        driver_for_endpoint(endpoint).open()
+    assert PASSWORD not in str(error.value) and PASSWORD not in caplog.text
+    # A configured key is used instead of the SECRET_KEY derivation; the wrong key gives a clear error.
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", Fernet.generate_key().decode())
+    with pytest.raises(DriverError, match="cannot be decrypted"):
+        endpoint_password(endpoint)
+    monkeypatch.setenv("LEAF9_PASSWORD", PASSWORD)
+    endpoint.password_env = "LEAF9_PASSWORD"
+    assert endpoint_password(endpoint) == PASSWORD
+
+
+def test_audit_trail_of_inventory_changes_via_api(api_client):
+    response = api_client.post("/api/platforms/", {"slug": "eos", "name": "Arista EOS"}, format="json")
+    assert response.status_code == 201, response.json()
+    row = AuditLog.objects.get(object_type="inventory.platform", action="create")
+    assert row.username == "api-tester" and row.changes["name"] == "Arista EOS"
+    from inventory.models import Platform
+
+    platform = Platform.objects.get(slug="eos")
+    platform.name = "EOS"
+    platform.save()
+    platform.delete()
+    actions = list(AuditLog.objects.filter(object_type="inventory.platform").order_by("id").values_list("action", flat=True))
+    assert actions == ["create", "update", "delete"]
