@@ -41,7 +41,7 @@ def test_hash_covers_every_file(snapshot):
 
 
 def test_invalid_intent_stops_before_compiling(make_snapshot):
-    from conftest import scenario
+    from compiler_scenarios import scenario
 
     from compiler.scenario import snapshot_from_scenario
 
@@ -78,7 +78,7 @@ def test_structured_diff_matches_by_name():
 
 
 def test_blast_radius_of_network_change(make_snapshot):
-    from conftest import scenario
+    from compiler_scenarios import scenario
 
     from compiler.scenario import snapshot_from_scenario
 

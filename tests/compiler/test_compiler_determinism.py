@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = """
 import json, sys
 sys.path.insert(0, {tests!r})
-from conftest import scenario
+from compiler_scenarios import scenario
 from compiler.api import compile_fabric
 from compiler.scenario import snapshot_from_scenario
 data = scenario(clos={{"platform": "eos", "leaf_platforms": ["eos", "sonic", "frr"], "leaves": 6}})

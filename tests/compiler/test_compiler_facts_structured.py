@@ -118,7 +118,7 @@ def test_roce_qos_on_every_used_port(snapshot):
 
 
 def test_static_headroom_policy(make_snapshot):
-    from conftest import scenario
+    from compiler_scenarios import scenario
 
     from compiler.scenario import snapshot_from_scenario
 

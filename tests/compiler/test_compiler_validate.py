@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from conftest import BASE_SCENARIO
+from compiler_scenarios import BASE_SCENARIO
 
 from compiler.errors import IntentValidationError
 from compiler.model import Allocations, Snapshot
