@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from types import SimpleNamespace
 
 from compiler.errors import DriverError, TwinError
 from validators.findings import Finding, Report, Severity
@@ -23,16 +24,26 @@ TWIN_CHECKS = ("bgp", "evpn", "ping")
 
 
 def static_checks(change_set, report: Report) -> None:
+    """The project's static validators over the NEW compile (the change set's structured configs), with the
+    intent's snapshot when the change set came from a compile run (physical and RoCE checks need it)."""
     structured = {row.hostname: row.structured for row in change_set.devices.all() if row.structured}
     if not structured:
         report.skip("static", "the change set has no structured configs (not built from a compile run)")
         return
     try:
-        from validators import validate_fabric
+        from validators.run import validate_fabric
     except ImportError:
-        report.skip("static", "validators.validate_fabric is not available in this build")
+        report.skip("static", "validators.run.validate_fabric is not available in this build")
         return
-    static = validate_fabric(structured)
+    snapshot = None
+    if change_set.compile_run_id:
+        from intents.adapters import fabric_snapshot
+        from intents.models import CompileRun
+
+        run = CompileRun.objects.select_related("fabric_intent").filter(pk=change_set.compile_run_id).first()
+        snapshot = fabric_snapshot(run.fabric_intent) if run is not None else None
+    static = validate_fabric(SimpleNamespace(structured=structured, snapshot=snapshot),
+                             title=f"static checks of change set {change_set.pk}")
     for result in static.checks.values():
         if result.status == "skipped":
             report.skip(f"static.{result.name}", result.reason)
