@@ -82,10 +82,13 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
         findings.append(Finding(CHECK, Severity.ERROR, subject, expected, actual, message))
 
     established = table.established
+    verified_mirrors: set[int] = set()  # neighbor statements already judged from the other end
     for host, config in structured.items():
         bgp = config["bgp"]
         local_asn = bgp.get("asn") if bgp.get("asn") is not None else config.get("asn")
         for neighbor in bgp["neighbors"]:
+            if id(neighbor) in verified_mirrors:
+                continue
             local_name = neighbor["interface"]
             local_key = (host, local_name)
             local = interfaces.get(local_key) if local_name else None
@@ -147,6 +150,12 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
                     and peer_port.get("enabled") and families_a == families_b and IPV4_UNICAST in families_a
                     and local_asn != peer_asn):
                 established.append(Session(host, local_name, peer, peer_interface_name))  # the common case
+                # The mirror needs no second look when everything it would check on its side holds too.
+                peer_key = (peer, peer_interface_name)
+                if peer_port.get("peer_device") == host and peer_port.get("peer_interface") == local_name and (
+                        not address or (peer_key in parsed and parsed[peer_key][1] == length
+                                        and address_owner.get(local_ip) == local_key)):
+                    verified_mirrors.add(id(mirror))
                 continue
             link = f"{host}:{local_name}<->{peer}:{peer_interface_name}"
             problems = []
