@@ -15,6 +15,7 @@ class TwinSerializer(serializers.ModelSerializer):
                   "converged", "boot_s", "converge_s", "rss_mb", "switches", "hosts", "limitations", "error",
                   "last_report", "last_measured", "last_injection", "last_fidelity", "created", "updated")
         read_only_fields = tuple(name for name in fields if name not in ("fabric_intent", "engine"))
+        validators = []  # creating the twin of an (intent, engine) that has one returns it (idempotent)
 
 
 class TwinUpSerializer(serializers.Serializer):

@@ -1,0 +1,131 @@
+"""The twins app without booting anything: skipped (never passed) without root/FRR, clear errors for the
+containerlab engine and bad input, API and command plumbing. Runs on any machine."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from compiler.errors import IntentValidationError, TwinError
+from twins import services, tasks
+from twins.models import Twin
+
+MISSING = ["needs root (network namespaces, veth, FRR daemons)", "/usr/lib/frr/zebra not found (apt-get install frr)"]
+
+
+@pytest.fixture
+def no_twin_host(monkeypatch):
+    """Pretend this machine has neither root nor FRR."""
+    monkeypatch.setattr(services, "twin_prerequisites", lambda: list(MISSING))
+
+
+@pytest.fixture
+def twin_host(monkeypatch):
+    """Pretend the prerequisites are met (the calls below fail before touching the kernel)."""
+    monkeypatch.setattr(services, "twin_prerequisites", lambda: [])
+
+
+def test_up_without_root_or_frr_is_skipped_with_the_reason(twin_intent, no_twin_host):
+    with pytest.raises(services.TwinUnavailable, match=r"^skipped: needs root and FRR \(needs root"):
+        services.twin_up(fabric_intent=twin_intent)
+    twin = Twin.objects.get()
+    assert twin.status == "down" and twin.compile_run is None  # nothing booted, nothing claimed
+
+
+def test_command_prints_skipped_and_exits_zero(twin_intent, no_twin_host, capsys):
+    call_command("twin", "up", "--fabric", twin_intent.name)  # no CommandError: exit status 0
+    out = capsys.readouterr().out
+    assert out.startswith("skipped: needs root and FRR") and "passed" not in out
+    call_command("twin", "up", "--fabric", twin_intent.name, "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    assert data["skipped"] is True and "zebra" in data["reason"]
+
+
+def test_command_status_of_a_fabric_without_twin_and_unknown_fabric(twin_intent, capsys):
+    call_command("twin", "status", "--fabric", twin_intent.name)
+    assert "no netns twin (down)" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="invalid input: fabric='nope'"):
+        call_command("twin", "status", "--fabric", "nope")
+    with pytest.raises(CommandError, match="has no netns twin: run `twin up` first"):
+        call_command("twin", "check", "--fabric", twin_intent.name)
+
+
+def test_containerlab_engine_exports_then_fails_clearly_without_the_binary(twin_intent, settings, tmp_path):
+    if shutil.which("containerlab") or shutil.which("clab"):
+        pytest.skip("containerlab is installed here: this test covers the machine without it")
+    settings.FT_OUTPUT_DIR = tmp_path
+    with pytest.raises(TwinError, match="needs the `containerlab` binary"):
+        services.twin_up(fabric_intent=twin_intent, engine="containerlab")
+    twin = Twin.objects.get(engine="containerlab")
+    assert twin.status == "failed" and "containerlab" in twin.error and twin.compile_run is not None
+    exported = list((tmp_path / "containerlab" / twin.prefix).glob("*.clab.yml"))
+    assert len(exported) == 1 and "kind: arista_ceos" in exported[0].read_text()
+
+
+def test_compile_run_without_frr_rendering_is_refused(twin_intent, twin_host):
+    from intents.services import compile_run_create
+
+    run = compile_run_create(fabric_intent=twin_intent, platforms=["eos"])
+    with pytest.raises(TwinError, match=rf"compile run #{run.pk} has no frr rendering for leaf1"):
+        services.twin_up(fabric_intent=twin_intent, compile_run=run)
+
+
+def test_compile_run_of_another_intent_is_refused(twin_intent, twin_host):
+    from intents import services as intent_services
+
+    other = intent_services.fabric_intent_create(fabric=twin_intent.fabric, name="other-intent")
+    run = intent_services.compile_run_create(fabric_intent=other)
+    with pytest.raises(IntentValidationError, match="compile_run="):
+        services.twin_up(fabric_intent=twin_intent, compile_run=run)
+
+
+def test_unknown_engine_and_injection_kind_name_the_field(twin_intent, twin_host):
+    with pytest.raises(IntentValidationError, match="engine='docker'"):
+        services.twin_up(fabric_intent=twin_intent, engine="docker")
+    twin = services.twin_get_or_create(fabric_intent=twin_intent)
+    with pytest.raises(IntentValidationError, match="kind='rack'"):
+        services.twin_inject(twin=twin, kind="rack")
+
+
+def test_actions_on_a_twin_that_is_not_running(twin_intent, twin_host, tmp_path):
+    twin = services.twin_get_or_create(fabric_intent=twin_intent, prefix="twnotup", state_dir=str(tmp_path))
+    for action in (lambda: services.twin_check(twin=twin), lambda: services.twin_fidelity(twin=twin),
+                   lambda: services.twin_inject(twin=twin)):
+        with pytest.raises(TwinError, match="twin twnotup of twinref-intent is not running"):
+            action()
+    assert services.twin_down(twin=twin) == {"prefix": "twnotup", "already_down": True}
+    status = services.twin_status(twin=twin)
+    assert status["exists"] is False and status["status_recorded"] == "down"
+    with pytest.raises(TwinError, match="not running"):  # the Celery task is the same service, eagerly
+        tasks.twin_check_task.delay(twin.pk)
+
+
+def test_api_create_status_and_errors(api_client, twin_intent, twin_host, tmp_path):
+    response = api_client.post("/api/twins/", {"fabric_intent": twin_intent.pk, "engine": "netns"}, format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "down" and body["prefix"].startswith("tw") and body["engine"] == "netns"
+    again = api_client.post("/api/twins/", {"fabric_intent": twin_intent.pk, "engine": "netns"}, format="json")
+    assert again.json()["id"] == body["id"]  # one twin per intent and engine
+    Twin.objects.filter(pk=body["id"]).update(state_dir=str(tmp_path))
+
+    assert api_client.post("/api/twins/", {"fabric_intent": twin_intent.pk, "engine": "docker"},
+                           format="json").status_code == 400
+    bad_kind = api_client.post(f"/api/twins/{body['id']}/inject/", {"kind": "rack"}, format="json")
+    assert bad_kind.status_code == 400 and "kind" in bad_kind.json()
+    not_running = api_client.post(f"/api/twins/{body['id']}/check/", {}, format="json")
+    assert not_running.status_code == 400 and "is not running" in not_running.json()["detail"]
+    status = api_client.get(f"/api/twins/{body['id']}/status/")
+    assert status.status_code == 200 and status.json()["exists"] is False
+    listing = api_client.get("/api/twins/?engine=netns")
+    assert listing.status_code == 200 and listing.json()["count"] == 1
+
+
+def test_api_up_without_root_or_frr_is_503_skipped(api_client, twin_intent, no_twin_host):
+    twin = services.twin_get_or_create(fabric_intent=twin_intent)
+    response = api_client.post(f"/api/twins/{twin.pk}/up/", {}, format="json")
+    assert response.status_code == 503
+    assert response.json()["skipped"] is True and "needs root and FRR" in response.json()["detail"]
