@@ -31,7 +31,23 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 
-def run(spines: int, leaves: int, platform: str, servers_per_leaf: int = 2) -> dict:
+def inject_faults(structured: dict) -> None:
+    """Two classic faults: leaf7 loses its uplink to spine3 (shut), leaf9 is renumbered into leaf8's ASN."""
+    for port in structured["leaf7"]["interfaces"]:
+        if port["peer_device"] == "spine3":
+            structured["leaf7"]["interfaces"] = [dict(p, enabled=False) if p is port else p
+                                                 for p in structured["leaf7"]["interfaces"]]
+            break
+    asn = structured["leaf8"]["asn"]
+    structured["leaf9"] = dict(structured["leaf9"], asn=asn, bgp=dict(structured["leaf9"]["bgp"], asn=asn))
+    for host, config in structured.items():
+        if any(n["peer_device"] == "leaf9" for n in config["bgp"]["neighbors"]):
+            neighbors = [dict(n, remote_as=asn) if n["peer_device"] == "leaf9" else n
+                         for n in config["bgp"]["neighbors"]]
+            structured[host] = dict(config, bgp=dict(config["bgp"], neighbors=neighbors))
+
+
+def run(spines: int, leaves: int, platform: str, servers_per_leaf: int = 2, faults: bool = False) -> dict:
     name = f"vbench{spines}x{leaves}"
     started = time.perf_counter()
     inventory = plan_clos(ClosParams(name=name, spines=spines, leaves=leaves, servers_per_leaf=servers_per_leaf,
@@ -40,6 +56,8 @@ def run(spines: int, leaves: int, platform: str, servers_per_leaf: int = 2) -> d
     facts = build_facts(snapshot)
     structured = structured_configs(snapshot, facts)
     compile_s = time.perf_counter() - started
+    if faults:
+        inject_faults(structured)
     gc.collect()
     rss_before = peak_rss_mb()
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -47,14 +65,15 @@ def run(spines: int, leaves: int, platform: str, servers_per_leaf: int = 2) -> d
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     whatif = getattr(report.context, "whatif_result", None)
     matrix = report.context.leaf_pairs
-    return {"size": f"{spines}x{leaves}", "devices": len(inventory.switches),
+    return {"size": f"{spines}x{leaves}" + (" with faults" if faults else ""), "devices": len(inventory.switches),
             "fabric_links": sum(1 for c in inventory.cables if c.a.device in inventory.switches_by_name
                                 and c.b.device in inventory.switches_by_name),
             "compile_s": compile_s, "validate_wall_s": wall, "validate_cpu_s": cpu,
             "timings": report.timings, "cpu_timings": report.cpu_timings,
             "engine": matrix.mode, "leaf_classes": len(matrix.members),
             "scenarios": len(whatif.scenarios) if whatif else 0, "worst": whatif.worst() if whatif else None,
-            "counts": report.counts(), "rss_before_mb": rss_before, "peak_rss_mb": peak_rss_mb(),
+            "counts": report.counts(), "failed": [n for n, r in report.checks.items() if r.status == "failed"],
+            "rss_before_mb": rss_before, "peak_rss_mb": peak_rss_mb(),
             "load": os.getloadavg()[0]}
 
 
@@ -72,7 +91,7 @@ def print_table(row: dict) -> None:
         worst = row["worst"]
         print(f"worst single failure: {worst.kind} {worst.subject} -> min ECMP {worst.min_ecmp}, "
               f"{worst.capacity_lost_fraction:.2%} capacity lost")
-    print(f"checks: {row['counts']}")
+    print(f"checks: {row['counts']}" + (f", failed: {', '.join(row['failed'])}" if row["failed"] else ""))
     print(f"peak RSS: {row['peak_rss_mb']:.0f} MB (before validation: {row['rss_before_mb']:.0f} MB)")
     # validate_fabric is single-threaded: on an idle machine wall ~= CPU; on a loaded one wall is inflated.
     verdict = "OK" if row["validate_cpu_s"] < TARGET_SECONDS and row["peak_rss_mb"] < TARGET_RSS_MB else "OVER"
@@ -84,10 +103,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", default=["64x1024"], help="SPINESxLEAVES, e.g. 4x16 64x1024")
     parser.add_argument("--platform", default="sonic", choices=("eos", "sonic", "frr"))
+    parser.add_argument("--faults", action="store_true",
+                        help="shut leaf7's uplink to spine3 and put leaf9 in leaf8's ASN (needs >= 3 spines, 9 leaves)")
     args = parser.parse_args()
     for size in args.sizes:
         spines, leaves = (int(part) for part in size.lower().split("x"))
-        print_table(run(spines, leaves, args.platform))
+        print_table(run(spines, leaves, args.platform, faults=args.faults))
 
 
 if __name__ == "__main__":
