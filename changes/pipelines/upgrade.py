@@ -51,36 +51,57 @@ def _distances(graph: dict[str, dict[str, int]], source: str, removed: set[str])
     return distance
 
 
+class FabricGraph:
+    """The cabling graph for N-1 what-ifs, built once per plan. Leaves with identical cabling (same neighbours,
+    same link counts) are equivalent, so one representative per class is checked: a regular Clos of 1,000 leaves
+    has a handful of classes. Two-tier fabrics (leaves only cabled to spines) use the direct formula, every
+    other shape a BFS per destination class."""
+
+    def __init__(self, roles: dict[str, str], links: Iterable[tuple[str, str]]):
+        self.roles = roles
+        self.graph = _adjacency(links)
+        leaves = sorted(name for name, role in roles.items() if role in LEAF_ROLES)
+        self.classes: dict[tuple, list[str]] = {}
+        for leaf in leaves:
+            self.classes.setdefault(tuple(sorted(self.graph.get(leaf, {}).items())), []).append(leaf)
+        # Two-tier: leaves are cabled only to spines and those spines only to leaves (no super-spine layer), so
+        # every leaf-to-leaf shortest path is leaf-spine-leaf.
+        uplinks = {neighbour for leaf in leaves for neighbour in self.graph.get(leaf, {})}
+        self.two_tier = all(roles.get(spine) in SPINE_ROLES and all(roles.get(n) in LEAF_ROLES for n in self.graph[spine])
+                            for spine in uplinks)
+
+    def min_leaf_pair_ecmp(self, removed: Iterable[str]) -> tuple[int, tuple[str, str] | None, int]:
+        """(smallest ECMP width over leaf pairs, the worst pair, class pairs checked) with ``removed`` drained.
+        Pairs involving a removed leaf are not counted: its own single-homed hosts are down whatever the plan."""
+        removed = set(removed)
+        classes = [[leaf for leaf in members if leaf not in removed] for members in self.classes.values()]
+        classes = [members for members in classes if members]
+        worst, worst_pair, checked = None, None, 0
+        for index, destination_class in enumerate(classes):
+            destination = destination_class[0]
+            sources = [members[0] for members in classes[index + 1:]]
+            if len(destination_class) > 1:
+                sources.append(destination_class[1])
+            distance = None if self.two_tier else _distances(self.graph, destination, removed)
+            for source in sources:
+                checked += 1
+                if self.two_tier:
+                    targets = self.graph[destination]
+                    width = sum(count for spine, count in self.graph[source].items()
+                                if spine not in removed and spine in targets)
+                elif source not in distance:
+                    width = 0
+                else:
+                    width = sum(count for neighbour, count in self.graph[source].items()
+                                if neighbour not in removed and distance.get(neighbour) == distance[source] - 1)
+                if worst is None or width < worst:
+                    worst, worst_pair = width, (source, destination)
+        return (worst if worst is not None else 1), worst_pair, checked
+
+
 def leaf_pair_min_ecmp(roles: dict[str, str], links: Iterable[tuple[str, str]], removed: Iterable[str]
                        ) -> tuple[int, tuple[str, str] | None, int]:
-    """(smallest ECMP width over leaf pairs, the worst pair, pairs checked) with ``removed`` drained.
-
-    Leaves with identical cabling (same neighbours, same link counts) are equivalent, so one representative per
-    class is enough: a regular Clos of 1,000 leaves has a handful of classes, which keeps planning fast."""
-    graph = _adjacency(links)
-    removed = set(removed)
-    leaves = sorted(name for name, role in roles.items() if role in LEAF_ROLES and name not in removed)
-    classes: dict[tuple, list[str]] = {}
-    for leaf in leaves:
-        classes.setdefault(tuple(sorted(graph.get(leaf, {}).items())), []).append(leaf)
-    representatives = list(classes.values())
-    worst, worst_pair, checked = None, None, 0
-    for index, destination_class in enumerate(representatives):
-        destination = destination_class[0]
-        distance = _distances(graph, destination, removed)
-        sources = [cls[0] for cls in representatives[index + 1:]]
-        if len(destination_class) > 1:
-            sources.append(destination_class[1])
-        for source in sources:
-            checked += 1
-            if source not in distance:
-                width = 0
-            else:
-                width = sum(count for neighbour, count in graph[source].items()
-                            if neighbour not in removed and distance.get(neighbour) == distance[source] - 1)
-            if worst is None or width < worst:
-                worst, worst_pair = width, (source, destination)
-    return (worst if worst is not None else 1), worst_pair, checked
+    return FabricGraph(roles, links).min_leaf_pair_ecmp(removed)
 
 
 def plan_upgrade(*, roles: dict[str, str], links: list[tuple[str, str]], devices: list[str] | None = None,
@@ -98,6 +119,7 @@ def plan_upgrade(*, roles: dict[str, str], links: list[tuple[str, str]], devices
         partner.setdefault(a, set()).add(b)
         partner.setdefault(b, set()).add(a)
     devices.sort(key=lambda name: (ROLE_ORDER.get(roles[name], 9), name))
+    fabric_graph = FabricGraph(roles, links)
     waves: list[list[str]] = []
     whatif: list[dict] = []
 
@@ -108,7 +130,7 @@ def plan_upgrade(*, roles: dict[str, str], links: list[tuple[str, str]], devices
             return False, 0, None
         if partner.get(device, set()) & set(wave):
             return False, 0, None
-        width, pair, _ = leaf_pair_min_ecmp(roles, links, wave + [device])
+        width, pair, _ = fabric_graph.min_leaf_pair_ecmp(wave + [device])
         return width >= 1, width, pair
 
     for device in devices:
@@ -118,14 +140,14 @@ def plan_upgrade(*, roles: dict[str, str], links: list[tuple[str, str]], devices
                 wave.append(device)
                 break
         else:
-            width, pair, _ = leaf_pair_min_ecmp(roles, links, [device])
+            width, pair, _ = fabric_graph.min_leaf_pair_ecmp([device])
             if width < 1:
                 raise IntentValidationError(FieldError(
                     "policy.devices", device, f"draining it alone leaves leaf pair {pair[0]}-{pair[1]} without any "
                     "path (ECMP 0): it cannot be upgraded hitlessly"))
             waves.append([device])
     for index, wave in enumerate(waves, start=1):
-        width, pair, checked = leaf_pair_min_ecmp(roles, links, wave)
+        width, pair, checked = fabric_graph.min_leaf_pair_ecmp(wave)
         whatif.append({"wave": index, "devices": wave, "min_leaf_pair_ecmp": width,
                        "worst_pair": list(pair) if pair else None, "leaf_classes_pairs_checked": checked})
     return {"waves": waves, "whatif": whatif, "max_spines_drained": max_spines_drained}
