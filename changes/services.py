@@ -273,7 +273,8 @@ def rollout_transition(*, rollout_id: int, to_state: str, user=None, message: st
         rollout = Rollout.objects.select_for_update().get(pk=rollout_id)
         current = rollout.state
         if expected_from is not None and current not in expected_from:
-            raise RolloutStateError(f"rollout {rollout.pk}: state={current!r}, expected one of {list(expected_from)}")
+            expected = [str(state) for state in expected_from]
+            raise RolloutStateError(f"rollout {rollout.pk}: state={current!r}, expected one of {expected}")
         if to_state not in ROLLOUT_TRANSITIONS.get(current, ()):
             raise RolloutStateError(f"rollout {rollout.pk}: cannot go from state={current!r} to {to_state!r} "
                                     f"(allowed: {sorted(ROLLOUT_TRANSITIONS.get(current, ())) or 'none, terminal'})")

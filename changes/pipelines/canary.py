@@ -33,7 +33,8 @@ class CanaryPipeline:
             return
         waves = self.rollout.plan.get("waves", [])
         try:
-            self.check(Phase.PRE_CHECK, 0, "pre-checks (baseline before any push)", include_static=True)
+            self.check(Phase.PRE_CHECK, 0, "pre-checks (baseline before any push)", include_static=True,
+                       devices=self.done_devices(waves))
         except CheckFailed as exc:
             self.ctx.finish(RolloutStateChoices.FAILED, error=f"pre-checks failed, nothing pushed: {exc}",
                             outcome=self.outcomes())

@@ -35,6 +35,8 @@ class Command(BaseCommand):
         create.add_argument("--target", required=True, choices=RolloutTargetChoices.values)
         create.add_argument("--change-set", type=int)
         create.add_argument("--policy", default="{}", help="JSON object (see docs/changes.md)")
+        create.add_argument("--topology", default="", help='rolling upgrade outside the twin: JSON '
+                            '{"roles": {device: role}, "links": [[a, b], ...]}')
         create.add_argument("--user", default="")
         for name in ("approve", "start", "pause", "cancel"):
             action = sub.add_parser(name)
@@ -76,15 +78,16 @@ class Command(BaseCommand):
     def do_create(self, options, user):
         try:
             policy = json.loads(options["policy"])
+            topology = json.loads(options["topology"]) if options["topology"] else None
         except ValueError as exc:
-            raise CommandError(f"--policy is not JSON: {exc}") from exc
+            raise CommandError(f"--policy/--topology is not JSON: {exc}") from exc
         change_set = None
         if options.get("change_set"):
             change_set = ChangeSet.objects.filter(pk=options["change_set"]).first()
             if change_set is None:
                 raise CommandError(f"--change-set {options['change_set']}: no such change set")
         rollout = services.rollout_create(name=options["name"], kind=options["kind"], target=options["target"],
-                                          change_set=change_set, policy=policy, user=user)
+                                          change_set=change_set, policy=policy, topology=topology, user=user)
         self.stdout.write(f"rollout {rollout.pk} created: state {rollout.state}, {len(rollout.plan['waves'])} waves")
         for index, wave in enumerate(rollout.plan["waves"], start=1):
             self.stdout.write(f"  wave {index}: {', '.join(wave)}")

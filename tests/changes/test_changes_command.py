@@ -1,0 +1,51 @@
+"""`manage.py rollout`: create, approve (admin only), status, list, cancel; errors name the field."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import CommandError, call_command
+
+from changes.models import Rollout
+
+pytestmark = pytest.mark.django_db
+TOPOLOGY = {"roles": {"spine1": "spine", "spine2": "spine", "leaf1": "leaf", "leaf2": "leaf"},
+            "links": [["leaf1", "spine1"], ["leaf1", "spine2"], ["leaf2", "spine1"], ["leaf2", "spine2"]]}
+
+
+def _run(*args) -> str:
+    out = StringIO()
+    call_command("rollout", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_rollout_command_lifecycle():
+    User.objects.create_user("bob")
+    User.objects.create_user("alice").groups.add(Group.objects.get_or_create(name="admin")[0])
+    output = _run("create", "--name", "spines", "--kind", "rolling_upgrade", "--target", "production",
+                  "--policy", json.dumps({"target_version": "4.33.2F"}), "--topology", json.dumps(TOPOLOGY),
+                  "--user", "bob")
+    rollout = Rollout.objects.get()
+    assert f"rollout {rollout.pk} created: state awaiting_approval, 2 waves" in output
+    assert "wave 1: spine1" in output and "wave 2: spine2" in output
+    with pytest.raises(CommandError, match="admin"):
+        _run("approve", str(rollout.pk), "--user", "bob")
+    assert "state pending" in _run("approve", str(rollout.pk), "--user", "alice")
+    assert "pending" in _run("status", str(rollout.pk), "--steps")
+    assert "spines" in _run("list")
+    assert "cancelled" in _run("cancel", str(rollout.pk), "--user", "bob")
+    with pytest.raises(CommandError, match="state='cancelled', expected one of \\['running'\\]"):
+        _run("pause", str(rollout.pk))
+
+
+def test_rollout_command_errors_name_the_field():
+    with pytest.raises(CommandError, match="policy.wave_size=0"):
+        _run("create", "--name", "x", "--kind", "rolling_upgrade", "--target", "production",
+             "--policy", '{"wave_size": 0, "target_version": "1"}', "--topology", json.dumps(TOPOLOGY))
+    with pytest.raises(CommandError, match="not JSON"):
+        _run("create", "--name", "x", "--kind", "rolling_upgrade", "--target", "production", "--policy", "{")
+    with pytest.raises(CommandError, match="does not exist"):
+        _run("status", "424242")
