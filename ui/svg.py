@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 
 from compiler.model import Endpoint, Inventory, Role
@@ -25,6 +26,11 @@ SEVERITY_COLOUR = {"unknown": "#9aa3ad", "ok": "#2f9e44", "info": "#1c7ed6", "wa
 # Heights in rack units of what the planner places (compiler.clos): switches 2U, 8-GPU servers 4U.
 SWITCH_HEIGHT_U = 2
 SERVER_HEIGHT_U = 4
+
+
+def kw(watts: float) -> str:
+    """Watts as kilowatts with one decimal, rounded half up (as Django's floatformat shows the same number)."""
+    return str((Decimal(str(watts)) / 1000).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
 def worse(a: str, b: str) -> str:
@@ -309,7 +315,7 @@ def rack_elevation_svg(name: str, height_u: int, devices: Iterable[RackDevice], 
         y = top + (height_u - min(top_u, height_u)) * unit
         h = max(1, min(top_u, height_u) - max(device.u_position, 1) + 1) * unit
         colour = "#e03131" if device.name in overlaps else fill.get(device.kind, "#495057")
-        label = f"{device.name} · {device.power_w / 1000:.1f} kW" if device.power_w else device.name
+        label = f"{device.name} · {kw(device.power_w)} kW" if device.power_w else device.name
         body = (f'<g class="dev" data-device="{_attr(device.name)}"><title>{_attr(device.name)} U{device.u_position}'
                 f'–U{top_u} ({device.kind})</title><rect x="{left + 3}" y="{y + 1}" width="{rack_w - 6}" '
                 f'height="{h - 2}" rx="2" fill="{colour}"/><text x="{left + 10}" y="{y + min(h, 32) / 2 + 4}">'
@@ -325,11 +331,11 @@ def rack_elevation_svg(name: str, height_u: int, devices: Iterable[RackDevice], 
         parts.append(f'<rect x="{power_x}" y="{top}" width="28" height="{bar_h}" fill="#fff" stroke="#495057"/>')
         parts.append(f'<rect class="power-used" x="{power_x}" y="{top + bar_h - fill_h:.1f}" width="28" '
                      f'height="{fill_h:.1f}" fill="{colour}"/>')
-        parts.append(f'<text class="pw" x="{power_x - 6}" y="{top + rack_h + 16}">{used_w / 1000:.1f} / '
+        parts.append(f'<text class="pw" x="{power_x - 6}" y="{top + rack_h + 16}">{kw(used_w)} / '
                      f'{power_budget_kw:.1f} kW</text>')
         parts.append(f'<text class="pw" x="{power_x + 34}" y="{top + 12}">{ratio * 100:.0f}%</text>')
     else:
-        parts.append(f'<text class="pw" x="{power_x - 6}" y="{top + 12}">{used_w / 1000:.1f} kW</text>')
+        parts.append(f'<text class="pw" x="{power_x - 6}" y="{top + 12}">{kw(used_w)} kW</text>')
         parts.append(f'<text class="pw" x="{power_x - 6}" y="{top + 28}">no budget</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -1,7 +1,7 @@
 """End to end in a real browser (Debian's chromium driven by Playwright) against pytest-django's live server.
 
 Flow: log in, build a small fabric, write its intent (tenant, network with server attachments, RoCE defaults,
-a blast-radius preview), compile, validate, open the topology and click a link; then on the live twin: boot it,
+a blast-radius preview), compile, run a validation, open the topology and click a link; then on the live twin: boot it,
 ping matrix, change the intent, compile, create a twin canary rollout, start it and watch the HTMX-polled
 progress until it finishes; stop the twin. Screenshots of the main pages go to test-artifacts/screenshots/.
 
@@ -127,9 +127,8 @@ def compile_and_validate(page, base: str) -> None:
     page.goto(f"{base}/validation/{FABRIC}/")
     page.click("text=Run validation")
     page.wait_for_url(f"{base}/validation/{FABRIC}/")
-    # Pending: the validation app (ValidationRun) has not landed; the page then shows the physical checks run
-    # live on the inventory and says so.
-    assert "cable_reach" in page.content() or "physical" in page.content()
+    assert "Source: validation run #" in page.content()
+    assert page.locator("table >> text=physical.cable_reach").count() == 1
     shot(page, "08-validation")
 
 

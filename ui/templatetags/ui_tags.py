@@ -66,3 +66,8 @@ def verdict(run) -> str:
     if status == "failed":
         return format_html('<span class="pill error" title="{}">run error</span>', getattr(run, "error", ""))
     return pill(status)
+
+
+@register.filter
+def linecount(text: str) -> int:
+    return len((text or "").splitlines())

@@ -264,5 +264,10 @@ def object_preview(request, name: str, kind: str):
             errors = [str(error)]
     else:
         errors = [f"{field}: {'; '.join(field_errors)}" for field, field_errors in form.errors.items()]
-    return render(request, "ui/partials/blast_radius.html", {"errors": errors, "radius": radius})
+    changes = []
+    if radius is not None:
+        # what changes on each device, as structured-config paths (first few per device, first 30 devices)
+        changes = [(host, [path for path, _old, _new in radius.changes.get(host, [])][:6],
+                    len(radius.changes.get(host, []))) for host in radius.devices[:30]]
+    return render(request, "ui/partials/blast_radius.html", {"errors": errors, "radius": radius, "changes": changes})
 
