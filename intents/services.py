@@ -8,6 +8,7 @@ committed and nothing is half-saved.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import tarfile
 import tempfile
@@ -30,6 +31,7 @@ from compiler.errors import FabricTwinError, FieldError, IntentValidationError
 from compiler.natural import natural_key
 from compiler.scenario import intent_from_dict
 from compiler.topology import FABRIC_ASN_ROLES
+from compiler.validate import check_intent
 from inventory.adapters import inventory_snapshot
 from inventory.models import Fabric, NicPort, Switch
 
@@ -42,16 +44,14 @@ from .selectors import device_config_baselines
 # ------------------------------------------------------------------------------------------------ validation
 
 
-def intent_validate(*, fabric_intent: FabricIntent) -> core.Snapshot:
+def intent_validate(*, fabric_intent: FabricIntent) -> tuple[core.Snapshot, core.Allocations]:
     """Validate the fabric intent as stored (in the caller's transaction); raise IntentValidationError.
 
-    ``validate_intent`` checks every field; the dry ``allocate`` on top of the stored allocations catches what
-    only the allocator sees (a stored value colliding after a pool or scheme change).
+    ``check_intent`` runs every field check and then the allocation on top of the stored allocations (pool too
+    small, a stored value colliding after a pool or scheme change); it returns the completed allocations.
     """
     snapshot = fabric_snapshot(fabric_intent)
-    compiler_api.validate_intent(snapshot)
-    compiler_api.allocate(snapshot.inventory, snapshot.intent, snapshot.allocations)
-    return snapshot
+    return snapshot, check_intent(snapshot)
 
 
 def _intent_of(instance) -> FabricIntent:
@@ -168,7 +168,8 @@ def roce_defaults_apply(*, fabric_intent: FabricIntent) -> list[RoceClass]:
 class AllocationSyncResult:
     created: int
     updated: int
-    allocations: core.Allocations
+    snapshot: core.Snapshot  # as stored before the sync
+    allocations: core.Allocations  # everything stored after it
 
 
 def _value_group(kind: str, key: str, scheme: str, roles: dict[str, str]) -> str:
@@ -191,8 +192,7 @@ def allocations_sync(*, fabric_intent: FabricIntent) -> AllocationSyncResult:
     Only explicit intent values may change a stored row (a network's or tenant's explicit VNI wins).
     """
     FabricIntent.objects.select_for_update().filter(pk=fabric_intent.pk).exists()
-    snapshot = intent_validate(fabric_intent=fabric_intent)
-    allocations = compiler_api.allocate(snapshot.inventory, snapshot.intent, snapshot.allocations)
+    snapshot, allocations = intent_validate(fabric_intent=fabric_intent)
     stored = allocation_rows(snapshot.allocations)
     wanted = allocation_rows(allocations)
     changed = {key: value for key, value in wanted.items() if key in stored and stored[key] != value}
@@ -208,7 +208,7 @@ def allocations_sync(*, fabric_intent: FabricIntent) -> AllocationSyncResult:
                     value_group=_value_group(kind, key, scheme, roles))
          for (kind, key), value in sorted({**new, **changed}.items())],
         batch_size=1000)
-    return AllocationSyncResult(created=len(new), updated=len(changed), allocations=allocations)
+    return AllocationSyncResult(created=len(new), updated=len(changed), snapshot=snapshot, allocations=allocations)
 
 
 # ------------------------------------------------------------------------------------------------ compile
@@ -267,24 +267,41 @@ def _finish(run: CompileRun, started: float) -> None:
 
 
 def _compile_device_configs(run: CompileRun) -> list[DeviceConfig]:
-    fabric_intent = run.fabric_intent
-    allocations_sync(fabric_intent=fabric_intent)
-    snapshot = fabric_snapshot(fabric_intent)
-    wanted_devices = set(run.devices)
-    unknown = sorted(wanted_devices - set(snapshot.inventory.switches_by_name))
+    synced = allocations_sync(fabric_intent=run.fabric_intent)
+    # The synced allocations are exactly what is stored now: no second read of the database.
+    snapshot = dataclasses.replace(synced.snapshot, allocations=synced.allocations)
+    structured, rendered, hashes = compile_devices(snapshot, devices=run.devices, platforms=run.platforms)
+    return [DeviceConfig(run=run, hostname=hostname, platform=platform, files=dict(files),
+                         structured=structured[hostname], sha256=hashes[hostname][platform])
+            for hostname, per_platform in rendered.items() for platform, files in per_platform.items()]
+
+
+def compile_devices(snapshot: core.Snapshot, *, devices: Iterable[str] | None = None,
+                    platforms: Iterable[str] | None = None) -> tuple[dict, dict, dict]:
+    """(structured, rendered, hashes) of ``devices`` (default all) for ``platforms`` (default own + frr).
+
+    The whole fabric is compiled with ``compiler.api.compile_fabric``; for a subset, facts and structured configs
+    are still built for the fabric (a device's config depends on its peers) but only the subset is rendered.
+    """
+    devices, platforms = list(devices or ()), list(platforms or ()) or None
+    unknown = sorted(set(devices) - set(snapshot.inventory.switches_by_name), key=natural_key)
     if unknown:
         raise IntentValidationError([FieldError("devices", name, f"no switch {name} in fabric "
                                                                  f"{snapshot.inventory.fabric}") for name in unknown])
-    result = compiler_api.compile_fabric(snapshot, platforms=run.platforms or None)
-    configs = []
-    for hostname, per_platform in result.rendered.items():
-        if wanted_devices and hostname not in wanted_devices:
-            continue
-        for platform, files in per_platform.items():
-            configs.append(DeviceConfig(run=run, hostname=hostname, platform=platform, files=dict(files),
-                                        structured=result.structured[hostname],
-                                        sha256=result.hashes[hostname][platform]))
-    return configs
+    if not devices:
+        result = compiler_api.compile_fabric(snapshot, platforms=platforms)
+        return dict(result.structured), dict(result.rendered), dict(result.hashes)
+    with compiler_api.gc_paused():
+        facts = compiler_api.build_facts(snapshot, check_intent(snapshot))
+        structured = compiler_api.structured_configs(snapshot, facts)
+        rendered, hashes = {}, {}
+        for hostname in devices:
+            rendered[hostname], hashes[hostname] = {}, {}
+            for platform in compiler_api.platforms_for(structured[hostname]["platform"], platforms):
+                files = compiler_api.render_device(structured[hostname], platform)
+                rendered[hostname][platform] = files
+                hashes[hostname][platform] = compiler_api.files_sha256(files)
+    return {hostname: structured[hostname] for hostname in devices}, rendered, hashes
 
 
 @transaction.atomic
@@ -334,14 +351,13 @@ def config_diff(*, fabric_intent: FabricIntent, device: str | None = None,
                                                                  f"{snapshot.inventory.fabric}"))
     if platform is not None and platform not in core.Platform.ALL:
         raise IntentValidationError(FieldError("platform", platform, f"one of {', '.join(core.Platform.ALL)}"))
-    result = compiler_api.compile_fabric(snapshot, platforms=[platform] if platform else None)
+    intended, rendered, _hashes = compile_devices(snapshot, devices=[device] if device else None,
+                                                   platforms=[platform] if platform else None)
     baselines = device_config_baselines(fabric_intent=fabric_intent, hostnames=[device] if device else None,
                                         platforms=[platform] if platform else None)
     diffs = []
-    for hostname in sorted(result.rendered, key=natural_key):
-        if device is not None and hostname != device:
-            continue
-        for platform_name, files in result.rendered[hostname].items():
+    for hostname in sorted(rendered, key=natural_key):
+        for platform_name, files in rendered[hostname].items():
             old, baseline = baselines.get((hostname, platform_name), (None, "none"))
             old_files = old.files if old else {}
             text = "".join(
@@ -351,7 +367,7 @@ def config_diff(*, fabric_intent: FabricIntent, device: str | None = None,
                 for name in sorted(set(old_files) | set(files)))
             structured = [{"path": path, "old": before, "new": after}
                           for path, before, after in structured_diff(old.structured if old else {},
-                                                                     result.structured[hostname])]
+                                                                     intended[hostname])]
             diffs.append(DeviceDiff(hostname=hostname, platform=platform_name, baseline=baseline,
                                     baseline_run=old.run_id if old else None, text=text, structured=structured))
     return diffs
