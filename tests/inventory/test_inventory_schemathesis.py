@@ -17,7 +17,24 @@ from twin.wsgi import application
 
 
 @pytest.fixture
-def api_schema(db):
+def wsgi_in_test_transaction():
+    """Stop Django's WSGI handler from closing the test's database connection around each request.
+
+    The real handler calls close_old_connections() on request start/finish, which closes a connection that is
+    inside a transaction (the test's); Django's own test client disconnects it the same way.
+    """
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def api_schema(db, wsgi_in_test_transaction):
     # Generated in a fixture: some serializers' field reprs touch the database while the schema is built.
     schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=None, public=True))
     schema.app = application  # what from_wsgi does, without fetching the (authenticated) schema endpoint
