@@ -219,6 +219,7 @@ def switch_detail(request, hostname: str):
         "section": "switches", "title": switch.hostname, "switch": switch, "ports": ports,
         "cabled": sum(1 for interface in interfaces if interface.cable_id),
         "findings": integrations.findings_for_device(switch.fabric, switch.hostname),
+        "intents": list(switch.fabric.intents.order_by("name").values_list("name", flat=True)),
     })
 
 
@@ -233,7 +234,7 @@ def interface_list(request):
     row = lambda interface: [  # noqa: E731
         Cell(interface.switch.hostname, reverse("ui:switch_detail", args=[interface.switch.hostname])),
         Cell(interface.name, reverse("ui:interface_detail", args=[interface.pk])),
-        Cell(f"{interface.speed_gbps}G"), Cell(interface.mtu), Cell("up" if interface.enabled else "shut", pill=True),
+        Cell(f"{interface.speed_gbps}G"), Cell(interface.mtu), Cell("enabled" if interface.enabled else "shutdown", pill=True),
         Cell(interface.breakout_parent or "—"), Cell(interface.optic.media if hasattr(interface, "optic") else "—"),
         Cell(interface.cable.label if interface.cable else "—",
              reverse("ui:cable_detail", args=[interface.cable_id]) if interface.cable_id else None),
