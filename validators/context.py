@@ -13,10 +13,12 @@ from collections.abc import Mapping
 from functools import cached_property
 from socket import inet_aton
 
-from compiler.model import Snapshot
+from compiler.model import Role, Snapshot
+from compiler.topology import VTEP_ROLES
 
-VTEP_ROLES = frozenset({"leaf", "border"})
-CORE_ROLES = frozenset({"spine", "super-spine"})
+__all__ = ["VTEP_ROLES", "CORE_ROLES", "CheckSkipped", "FabricContext", "as_context"]
+
+CORE_ROLES = frozenset({Role.SPINE, Role.SUPER_SPINE})
 
 
 class CheckSkipped(Exception):

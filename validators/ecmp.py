@@ -291,7 +291,7 @@ def _resolve_by_propagation(matrix: LeafPairMatrix, origin_class: int, receiver_
 # ---------------------------------------------------------------------------------------------- checks
 
 
-def _pair_subject(matrix: LeafPairMatrix, origin_class: int, receiver_class: int) -> tuple[str, list[tuple]]:
+def pair_subject(matrix: LeafPairMatrix, origin_class: int, receiver_class: int) -> tuple[str, list[tuple]]:
     """'leaf3->leaf1' for one pair, 'leaf3->(1023 leaves: leaf1, leaf2, ...)' for a class pair."""
     pairs = list(_limited_pairs(matrix, origin_class, receiver_class, 3))
     origins = [matrix.leaves[o] for o in matrix.members[origin_class]]
@@ -327,7 +327,7 @@ def check_ecmp(fabric) -> list[Finding]:
                       if matrix.overrides.get((o, r))]
             if valley:
                 o, r, valley_width = valley[0]
-                subject, _pairs = _pair_subject(matrix, origin_class, receiver_class)
+                subject, _pairs = pair_subject(matrix, origin_class, receiver_class)
                 findings.append(Finding(
                     ECMP, Severity.ERROR, subject, designed, valley_width,
                     f"{len(valley)} leaf pair(s) (e.g. {matrix.leaves[r]}->{matrix.leaves[o]}) reach each other only "
@@ -335,7 +335,7 @@ def check_ecmp(fabric) -> list[Finding]:
             continue  # unreachable pairs are the reachability check's findings
         if width == designed:
             continue
-        subject, _pairs = _pair_subject(matrix, origin_class, receiver_class)
+        subject, _pairs = pair_subject(matrix, origin_class, receiver_class)
         missing = tier.spine_names(designed_mask & ~mask)
         receiver = matrix.signatures[receiver_class]
         why = f"missing paths via {short_list(missing, 6)}" if missing else (

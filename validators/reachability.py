@@ -7,7 +7,7 @@ path at all.
 from __future__ import annotations
 
 from validators.context import as_context
-from validators.ecmp import _pair_subject
+from validators.ecmp import pair_subject
 from validators.findings import Finding, Severity
 
 REACHABILITY = "routing.vtep_reachability"
@@ -47,7 +47,7 @@ def check_vtep_reachability(fabric) -> list[Finding]:
                                         f"{matrix.leaves[r]} has no route to {matrix.leaves[o]}'s VTEP "
                                         f"{model.vtep_prefix[matrix.leaf_devices[o]]}: {reason}"))
         else:
-            subject, _pairs = _pair_subject(matrix, origin_class, receiver_class)
+            subject, _pairs = pair_subject(matrix, origin_class, receiver_class)
             findings.append(Finding(REACHABILITY, Severity.ERROR, subject, "a route", None,
                                     f"{len(broken)} of {count} leaf pairs have no route to the VTEP loopback "
                                     f"(e.g. {matrix.leaves[r]}->{matrix.leaves[o]}): {reason}"))
