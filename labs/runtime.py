@@ -438,26 +438,40 @@ def _teardown(state: TwinState, force: bool) -> dict:
         for base in (ETC_FRR, RUN_FRR):
             frr_dirs |= {str(path) for path in base.glob(f"{prefix}-*") if path.is_dir()}
     existing = set(_namespaces_with_prefix(prefix))
-    # Recorded daemons first (they detach from the namespace's process list only if something is very wrong),
-    # then every process still inside the twin's own namespaces (pings, a restarted daemon).
-    victims: set[int] = set()
-    for node, daemons in state.pids.items():
-        for pid in daemons.values():
-            if _is_our_daemon(pid, state.node_netns.get(node, "")):
-                victims.add(pid)
-    if force:
+    pathspaces = namespaces | {Path(directory).name for directory in frr_dirs}
+
+    def our_processes() -> set[int]:
+        """Recorded daemons, daemons named in the twin's PID files, FRR daemons started with one of the twin's
+        pathspaces (-N), and every process inside the twin's own namespaces (pings, a daemon mid-start)."""
+        found = {pid for node, daemons in state.pids.items() for pid in daemons.values()
+                 if _is_our_daemon(pid, state.node_netns.get(node, ""))}
         for directory in frr_dirs:
-            pathspace = Path(directory).name
             for pid_file in Path(directory).glob("*.pid"):
                 with contextlib.suppress(ValueError, OSError):
                     pid = int(pid_file.read_text().strip())
-                    if _is_our_daemon(pid, pathspace):
-                        victims.add(pid)
-    for ns in namespaces & existing:
-        pids = run(["ip", "netns", "pids", ns], check=False).stdout.split()
-        victims |= {int(pid) for pid in pids if pid.isdigit()}
-    _terminate(victims)
-    survivors = sorted(pid for pid in victims if _alive(pid))
+                    if _is_our_daemon(pid, Path(directory).name):
+                        found.add(pid)
+        found |= _frr_daemons_in(pathspaces, prefix if force else None)
+        for ns in namespaces & existing:
+            found |= {int(pid) for pid in run(["ip", "netns", "pids", ns], check=False).stdout.split() if pid.isdigit()}
+        return {pid for pid in found if _alive(pid)}
+
+    # Scan until two scans in a row find nothing: a crashed ``up`` can leave a daemon start in flight (a
+    # daemonizing zebra forks after the first scan), and one left behind would outlive its namespace.
+    victims: set[int] = set()
+    quiet_scans = 0
+    for _ in range(50):
+        alive = our_processes()
+        if not alive:
+            quiet_scans += 1
+            if quiet_scans == 2:
+                break
+            time.sleep(0.1)
+            continue
+        quiet_scans = 0
+        _terminate(alive)
+        victims |= alive
+    survivors = sorted(our_processes())
     ip_batch([f"netns del {ns}" for ns in sorted(namespaces & existing)])
     for directory in frr_dirs:
         shutil.rmtree(directory, ignore_errors=True)
@@ -470,6 +484,28 @@ def _teardown(state: TwinState, force: bool) -> dict:
         state.state_file.unlink()
     return {"prefix": prefix, "namespaces_removed": len(namespaces & existing), "processes_stopped": len(victims),
             "frr_dirs_removed": len(frr_dirs)}
+
+
+def _frr_daemons_in(pathspaces: set[str], prefix: str | None = None) -> set[int]:
+    """FRR daemons (binaries under FRR_BIN_DIR) whose ``-N`` pathspace is one of ``pathspaces`` or, after a crash
+    that lost every record (``down --force``), starts with ``<prefix>-``: the twin's own unique names, so other
+    twins' daemons never match."""
+    wanted = {name.encode() for name in pathspaces}
+    stem = f"{prefix}-".encode() if prefix else None
+
+    def ours(pathspace: bytes) -> bool:
+        return pathspace in wanted or (stem is not None and pathspace.startswith(stem))
+
+    found = set()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].startswith(FRR_BIN_DIR.encode()) and any(
+                argv[i] == b"-N" and ours(argv[i + 1]) for i in range(len(argv) - 1)):
+            found.add(int(cmdline.parent.name))
+    return found
 
 
 def _terminate(pids: set[int], grace_s: float = 3.0) -> None:

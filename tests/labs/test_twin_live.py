@@ -234,3 +234,40 @@ def test_two_twins_side_by_side_do_not_touch_each_other(tmp_path):
         assert_twin_gone(state_b)
     finally:
         runtime.down(state_a.prefix, tmp_path, force=True)
+
+
+def test_down_force_after_the_up_process_was_killed_mid_boot(tmp_path):
+    """SIGKILL the process running ``up`` once the first daemon is running: daemons it never recorded and
+    namespaces it half-built must still all go with ``down --force``."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from labs.topology import new_prefix
+
+    prefix = new_prefix()
+    here = Path(__file__).parent
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from twin_sample_fabric import sample_fabric; "
+            "from labs import runtime; runtime.up(sample_fabric(sys.argv[2]), sys.argv[3])")
+    process = subprocess.Popen([sys.executable, "-c", code, str(here), prefix, str(tmp_path)],
+                               cwd=here.parent.parent)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list(Path("/var/run/frr").glob(f"{prefix}-*/zebra.pid")):
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert list(Path("/var/run/frr").glob(f"{prefix}-*/zebra.pid")), "the boot never reached the daemons"
+    runtime.down(prefix, tmp_path, force=True)
+    assert not [ns for ns in runtime.run(["ip", "netns", "list"]).stdout.split() if ns.startswith(f"{prefix}-")]
+    assert not list(Path("/etc/frr").glob(f"{prefix}-*")) and not list(Path("/var/run/frr").glob(f"{prefix}-*"))
+    leftovers = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(arg.startswith(f"{prefix}-".encode()) for arg in argv) and _pid_alive(int(cmdline.parent.name)):
+            leftovers.append(b" ".join(argv).decode(errors="replace"))
+    assert not leftovers
+    assert not (tmp_path / f"{prefix}.json").exists()
