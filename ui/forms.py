@@ -40,10 +40,13 @@ class FabricBuildForm(forms.Form):
     rails_per_server = forms.IntegerField(min_value=1, max_value=16, initial=1,
                                           help_text="1 = top-of-rack; 8 = rail-optimised, one leaf per NIC rail")
     uplinks_per_spine = forms.IntegerField(min_value=1, max_value=16, initial=1)
-    uplink_speed_gbps = forms.TypedChoiceField(choices=SPEEDS, coerce=int, initial=400)
-    downlink_speed_gbps = forms.TypedChoiceField(choices=SPEEDS, coerce=int, initial=400)
-    platform = forms.ChoiceField(choices=PLATFORMS, initial=Platform.EOS)
-    rack_power_budget_kw = forms.FloatField(min_value=0, initial=40.0, help_text="0 = no budget recorded")
+    uplink_speed_gbps = forms.TypedChoiceField(choices=SPEEDS, coerce=int, initial=400, label="Uplink speed",
+                                                help_text="leaf to spine links")
+    downlink_speed_gbps = forms.TypedChoiceField(choices=SPEEDS, coerce=int, initial=400, label="Downlink speed",
+                                                  help_text="leaf to server NIC links")
+    platform = forms.ChoiceField(choices=PLATFORMS, initial=Platform.EOS, help_text="eos | sonic | frr (the twin runs every device as FRR)")
+    rack_power_budget_kw = forms.FloatField(min_value=0, initial=40.0, label="Rack power budget (kW)",
+                                            help_text="0 = no budget recorded")
 
     def clos_params(self) -> ClosParams:
         data = self.cleaned_data
