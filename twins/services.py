@@ -204,7 +204,10 @@ def _store_checks(twin: Twin, state, *, failover: bool) -> None:
     twin.last_report = report.as_dict()
     twin.last_measured = {**measured, "kernel": state.kernel}
     bgp = measured.get("bgp") or {}
-    if bgp.get("converged_s") is not None and state.daemons_started_at:
+    # A re-check of a long-running twin finds everything Established at its first look: that is only an upper
+    # bound (seconds since boot), so it never replaces the convergence time measured after boot.
+    fresh = twin.converge_s is None or not bgp.get("upper_bound_only")
+    if bgp.get("converged_s") is not None and state.daemons_started_at and fresh:
         twin.converge_s = bgp["converged_s"]
         twin.converged = dt.datetime.fromtimestamp(state.daemons_started_at + bgp["converged_s"], tz=dt.UTC)
     twin.rss_mb = (measured.get("resources") or {}).get("rss_total_mib")

@@ -32,11 +32,13 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         self.out_dir = Path(options["out"])
         data = yaml.safe_load(Path(options["scenario"]).read_text())
-        self.context: dict = {"data": data}
+        self.context: dict = {"data": data, "no_twin": options["no_twin"]}
         steps = [
             ("inventory", self.step_inventory),
             ("intent", self.step_intent),
             ("compile", self.step_compile),
+            ("twin", self.step_twin),
+            ("fidelity", self.step_fidelity),
         ]
         self.stdout.write(self.style.MIGRATE_HEADING(f"Fabric Twin demo — {options['scenario']}"))
         for name, step in steps:
@@ -78,3 +80,34 @@ class Command(BaseCommand):
         target = self.out_dir / "configs"
         compile_run_write(run=run, out_dir=target)
         return f"{run.device_count} devices compiled in {run.duration_s:.2f}s; configs in {target}/{run.fabric_intent.name}/"
+
+    def step_twin(self) -> str:
+        """Boot the live twin of the compiled intent (netns + FRR) and run every live check; it keeps running
+        for the web UI until `manage.py twin down`."""
+        from twins.services import TwinUnavailable, twin_up
+
+        if self.context["no_twin"]:
+            return "skipped: --no-twin"
+        try:
+            twin = twin_up(fabric_intent=self.context["fabric_intent"], compile_run=self.context.get("compile_run"))
+        except TwinUnavailable as unavailable:
+            return str(unavailable)
+        self.context["twin"] = twin
+        counts = (twin.last_report or {}).get("counts", {})
+        return (f"twin {twin.prefix} {twin.status}: {twin.switches} switches, {twin.hosts} hosts, boot {twin.boot_s}s, "
+                f"BGP converged {twin.converge_s}s after daemon start, FRR RSS {twin.rss_mb} MiB; live checks "
+                f"{counts.get('passed', 0)} passed, {counts.get('failed', 0)} failed, {counts.get('skipped', 0)} "
+                f"skipped (static only); `manage.py twin down --fabric {twin.fabric_intent.name}` removes it")
+
+    def step_fidelity(self) -> str:
+        """The twin's measurements against the static validators' predictions for the same compile."""
+        from twins.services import twin_fidelity
+
+        twin = self.context.get("twin")
+        if twin is None:
+            return "skipped: no live twin"
+        result = twin_fidelity(twin=twin)
+        items = sum(count["items"] for count in result["compared"].values())
+        static_only = sum(count["static_only"] for count in result["compared"].values())
+        return (f"{items} items compared (sessions, ECMP, host matrix, link/host MTU, N-1): "
+                f"{result['disagreements']} disagreements, {static_only} static only")
