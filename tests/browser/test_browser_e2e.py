@@ -159,6 +159,11 @@ def test_engineer_flow_in_a_browser(browser_page, live_server, transactional_db)
     shot(page, "11-rack")
     page.goto(f"{base}/inventory/switches/leaf1/")
     shot(page, "12-switch")
+    # live search (HTMX): typing narrows the list without a page load
+    page.goto(f"{base}/inventory/switches/")
+    page.fill("input[name=q]", "leaf2")
+    page.wait_for_function("document.querySelectorAll('#list-results tbody tr').length === 1")
+    assert "leaf2" in page.inner_text("#list-results tbody") and "q=leaf2" in page.url
 
 
 def _twin_missing() -> list[str]:

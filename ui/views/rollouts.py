@@ -5,6 +5,7 @@ the changes services; each button here is one service call, permission-checked o
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 
@@ -29,8 +30,7 @@ def rollout_create(request):
         return redirect("ui:rollout_list")
     target = request.POST.get("target", "twin")
     if target != "twin" and not request.user.has_perm(f"ui.{APPROVE_PRODUCTION}"):
-        messages.error(request, "Only an admin may create a production rollout; operators roll out to the twin.")
-        return redirect("ui:rollout_list")
+        raise PermissionDenied("Only an admin may create a production rollout; operators roll out to the twin.")
     outcome = integrations.rollout_create(request.POST, user=request.user)
     if isinstance(outcome, integrations.Unavailable):
         messages.warning(request, f"{outcome.what} not available: {outcome.reason}.")
@@ -72,8 +72,6 @@ def rollout_action(request, pk: int, action: str):
     if request.method != "POST":
         return redirect("ui:rollout_detail", pk=pk)
     if integrations.rollout_needs_admin(rollout, action) and not request.user.has_perm(f"ui.{APPROVE_PRODUCTION}"):
-        from django.core.exceptions import PermissionDenied
-
         raise PermissionDenied("Production rollouts are approved and started by an admin.")
     outcome = integrations.rollout_action(rollout, action, user=request.user)
     if isinstance(outcome, Exception):

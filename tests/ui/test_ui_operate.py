@@ -1,0 +1,92 @@
+"""Twin and rollout pages without booting anything: permissions on the state machine, polling, missing twin."""
+
+import pytest
+
+from changes.models import Rollout, Step
+from tests.ui.conftest import FABRIC, INTENT
+from ui import twin_ops
+from ui.models import TwinOperation
+
+pytestmark = pytest.mark.django_db
+
+
+def _rollout(target: str, state: str) -> Rollout:
+    return Rollout.objects.create(name=f"{target} test", kind="canary_push", target=target, state=state,
+                                  plan={"waves": [["leaf1"], ["leaf2", "leaf3"]], "unchanged": ["spine1"]},
+                                  policy={})
+
+
+def test_operator_cannot_create_or_approve_production_rollouts(operator, admin, fabric_intent):
+    assert operator.post("/rollouts/new/", {"intent": INTENT, "target": "production"}).status_code == 403
+    rollout = _rollout("production", "awaiting_approval")
+    assert operator.post(f"/rollouts/{rollout.pk}/approve/").status_code == 403
+    assert operator.post(f"/rollouts/{rollout.pk}/start/").status_code == 403
+    rollout.refresh_from_db()
+    assert rollout.state == "awaiting_approval"
+    admin.post(f"/rollouts/{rollout.pk}/approve/")
+    rollout.refresh_from_db()
+    assert rollout.state == "pending" and rollout.approved_by is not None
+
+
+def test_viewer_cannot_touch_a_rollout(viewer, fabric_intent):
+    rollout = _rollout("twin", "pending")
+    for action in ("start", "pause", "cancel"):
+        assert viewer.post(f"/rollouts/{rollout.pk}/{action}/").status_code == 403
+    rollout.refresh_from_db()
+    assert rollout.state == "pending"
+
+
+def test_illegal_transition_is_shown_not_raised(operator, fabric_intent):
+    rollout = _rollout("twin", "succeeded")
+    response = operator.post(f"/rollouts/{rollout.pk}/pause/", follow=True)
+    assert response.status_code == 200
+    assert any("Cannot pause" in str(message) and "state='succeeded'" in str(message)
+               for message in response.context["messages"])
+
+
+def test_progress_polls_while_running_and_stops_when_final(viewer, fabric_intent):
+    rollout = _rollout("twin", "running")
+    Step.objects.create(rollout=rollout, device="leaf1", wave=0, phase="push", result="ok", output="+ vni 10020")
+    page = viewer.get(f"/rollouts/{rollout.pk}/progress/").content.decode()
+    assert 'hx-get="/rollouts/' in page and 'hx-trigger="every 2s"' in page
+    assert "Canary" in page and "leaf1" in page and "leaf3" in page
+    assert '<span class="add">+ vni 10020</span>' in page  # the pushed diff, highlighted
+    rollout.state = "succeeded"
+    rollout.save()
+    page = viewer.get(f"/rollouts/{rollout.pk}/progress/").content.decode()
+    assert "hx-get" not in page and 'data-state="succeeded"' in page
+
+
+def test_twin_rollout_needs_a_compiled_intent_and_a_running_twin(operator, fabric_intent):
+    response = operator.post("/rollouts/new/", {"intent": INTENT, "target": "twin"}, follow=True)
+    assert any("never compiled" in str(message) for message in response.context["messages"])
+    operator.post(f"/intents/{INTENT}/compile/")
+    response = operator.post("/rollouts/new/", {"intent": INTENT, "target": "twin"}, follow=True)
+    assert not Rollout.objects.exists()
+    assert response.context["messages"]  # the changes app explains why (no twin to read the running configs from)
+
+
+def test_twin_page_without_prerequisites(operator, fabric_intent, monkeypatch):
+    monkeypatch.setattr(twin_ops, "twin_prerequisites", lambda: ["needs root (network namespaces, veth, FRR daemons)"])
+    page = operator.get(f"/twin/{FABRIC}/").content.decode()
+    assert "needs root" in page and 'pill stopped' in page
+    assert "Start twin</button>" in page and "disabled" in page
+    response = operator.post(f"/twin/{FABRIC}/up/", follow=True)
+    operation = TwinOperation.objects.get(kind="up")
+    assert operation.status == "failed" and "needs root" in operation.error
+    assert any("failed" in str(message) for message in response.context["messages"])
+
+
+def test_twin_operations_are_refused_while_one_runs(operator, fabric_intent):
+    TwinOperation.objects.create(fabric=FABRIC, prefix=twin_ops.twin_prefix(FABRIC), kind="up")
+    response = operator.post(f"/twin/{FABRIC}/ping/", follow=True)
+    assert any("still running" in str(message) for message in response.context["messages"])
+    page = operator.get(f"/twin/{FABRIC}/status/").content.decode()
+    assert 'hx-trigger="every 3s"' in page  # polls while busy
+
+
+def test_twin_prefix_is_valid_for_labs():
+    import re
+
+    assert re.fullmatch(r"[a-z][a-z0-9]{2,11}", twin_ops.twin_prefix("any fabric name"))
+    assert twin_ops.twin_prefix("a") == twin_ops.twin_prefix("a") != twin_ops.twin_prefix("b")
