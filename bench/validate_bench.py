@@ -71,7 +71,8 @@ def run(spines: int, leaves: int, platform: str, servers_per_leaf: int = 2, faul
             "compile_s": compile_s, "validate_wall_s": wall, "validate_cpu_s": cpu,
             "timings": report.timings, "cpu_timings": report.cpu_timings,
             "engine": matrix.mode, "leaf_classes": len(matrix.members),
-            "scenarios": len(whatif.scenarios) if whatif else 0, "worst": whatif.worst() if whatif else None,
+            "scenarios": len(whatif.single()) if whatif else 0, "pairs": len(whatif.double()) if whatif else 0,
+            "worst": whatif.worst() if whatif else None,
             "counts": report.counts(), "failed": [n for n, r in report.checks.items() if r.status == "failed"],
             "rss_before_mb": rss_before, "peak_rss_mb": peak_rss_mb(),
             "load": os.getloadavg()[0]}
@@ -85,8 +86,8 @@ def print_table(row: dict) -> None:
         print(f"{name:34} {wall:8.3f} {row['cpu_timings'][name]:8.3f}")
     print(f"{'TOTAL validate_fabric':34} {row['validate_wall_s']:8.3f} {row['validate_cpu_s']:8.3f}")
     n1 = row["timings"].get("whatif.n_minus_1", 0.0)
-    print(f"N-1 what-ifs: {row['scenarios']} scenarios in {n1:.3f} s ({row['engine']} engine, "
-          f"{row['leaf_classes']} leaf class(es))")
+    print(f"N-1 what-ifs: {row['scenarios']} scenarios + N-2: {row['pairs']} spine pairs, in {n1:.3f} s "
+          f"({row['engine']} engine, {row['leaf_classes']} leaf class(es))")
     if row["worst"] is not None:
         worst = row["worst"]
         print(f"worst single failure: {worst.kind} {worst.subject} -> min ECMP {worst.min_ecmp}, "

@@ -74,11 +74,13 @@ def _store(run: ValidationRun, report, device_count: int) -> None:
                                             "seconds": round(report.timings.get(check["name"], 0.0), 4)}
     whatif = getattr(report.context, "whatif_result", None)
     if whatif is not None and whatif.scenarios:
-        worst = whatif.worst()
-        summary["whatif"] = {"engine": whatif.engine, "scenarios": len(whatif.scenarios),
+        worst, worst_pair = whatif.worst(), whatif.worst(whatif.double())
+        summary["whatif"] = {"engine": whatif.engine, "scenarios": len(whatif.single()),
+                             "spine_pair_scenarios": len(whatif.double()),
                              "baseline_min_ecmp": whatif.baseline_min_ecmp,
                              "breaking": [s.as_dict() for s in whatif.breaking()[:50]],
-                             "worst": worst.as_dict() if worst else None}
+                             "worst": worst.as_dict() if worst else None,
+                             "worst_spine_pair": worst_pair.as_dict() if worst_pair else None}
     matrix = report.context.leaf_pairs if report.context.leaf_pairs.leaves else None
     if matrix is not None:
         summary["leaf_pairs"] = matrix.summary()

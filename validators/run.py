@@ -36,12 +36,21 @@ def _physical(name: str) -> Callable:
     return run
 
 
+def _whatif_result(ctx):
+    """N-1 and N-2 (spine pairs) scenarios, computed once for both checks."""
+    if getattr(ctx, "whatif_result", None) is None:
+        ctx.whatif_result = whatif.run_whatif(ctx, spine_pairs=True)
+    if ctx.whatif_result.skipped_reason:
+        raise CheckSkipped(ctx.whatif_result.skipped_reason)
+    return ctx.whatif_result
+
+
 def _whatif(ctx):
-    result = whatif.run_whatif(ctx)
-    ctx.whatif_result = result
-    if result.skipped_reason:
-        raise CheckSkipped(result.skipped_reason)
-    return whatif.check_whatif(ctx, result)
+    return whatif.check_whatif(ctx, _whatif_result(ctx))
+
+
+def _whatif_n2(ctx):
+    return whatif.check_whatif_n2(ctx, _whatif_result(ctx))
 
 
 def _registry() -> dict[str, Callable[[FabricContext], list]]:
@@ -59,6 +68,7 @@ def _registry() -> dict[str, Callable[[FabricContext], list]]:
         PHYSICAL_CHECKS = {}
     checks.update({name: _physical(name) for name in PHYSICAL_CHECKS})
     checks[whatif.CHECK] = _whatif
+    checks[whatif.CHECK_N2] = _whatif_n2
     checks.update(batfish.CHECKS)
     return checks
 

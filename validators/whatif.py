@@ -16,6 +16,7 @@ Two engines give the same answers (tests compare them):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
 from validators.context import as_context
 from validators.ecmp import LeafPairMatrix, pair_width
@@ -23,13 +24,15 @@ from validators.findings import Finding, Severity
 from validators.routing import propagate
 
 CHECK = "whatif.n_minus_1"
+CHECK_N2 = "whatif.n_minus_2"
+SPINE_PAIR = "spine-pair"
 EXACT_WORK_LIMIT = 30_000_000  # scenarios x origins x sessions the exact engine may take on
 INDIVIDUAL_FINDINGS = 20
 
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
-    kind: str  # "spine" | "link"
+    kind: str  # "spine" | "link" | "spine-pair" (N-2)
     subject: str  # "spine3" or "leaf7:Ethernet61/1<->spine1:Ethernet7/1"
     min_ecmp: int  # smallest ECMP width over every ordered leaf pair (0: some pair unreachable)
     unreachable_pairs: int
@@ -52,13 +55,21 @@ class WhatIfResult:
     scenarios: list[Scenario]
     skipped_reason: str = ""
 
-    def breaking(self) -> list[Scenario]:
-        return [s for s in self.scenarios if s.unreachable_pairs > self.baseline_unreachable]
+    def single(self) -> list[Scenario]:
+        return [s for s in self.scenarios if s.kind != SPINE_PAIR]
 
-    def worst(self) -> Scenario | None:
-        if not self.scenarios:
+    def double(self) -> list[Scenario]:
+        return [s for s in self.scenarios if s.kind == SPINE_PAIR]
+
+    def breaking(self, scenarios: list[Scenario] | None = None) -> list[Scenario]:
+        scenarios = self.single() if scenarios is None else scenarios
+        return [s for s in scenarios if s.unreachable_pairs > self.baseline_unreachable]
+
+    def worst(self, scenarios: list[Scenario] | None = None) -> Scenario | None:
+        scenarios = self.single() if scenarios is None else scenarios
+        if not scenarios:
             return None
-        return min(self.scenarios, key=lambda s: (-s.unreachable_pairs, s.min_ecmp, -s.capacity_lost_gbps))
+        return min(scenarios, key=lambda s: (-s.unreachable_pairs, s.min_ecmp, -s.capacity_lost_gbps))
 
 
 def _speeds(ctx, model) -> dict[tuple, float]:
@@ -70,7 +81,7 @@ def _speeds(ctx, model) -> dict[tuple, float]:
     return speeds
 
 
-def _failures(ctx, model):
+def _failures(ctx, model, spine_pairs: bool = False):
     """(kind, subject, dead device indices, dead (device, interface) ends, capacity lost Gb/s)."""
     speeds = _speeds(ctx, model)
     lost_with: dict[int, float] = {}
@@ -83,6 +94,12 @@ def _failures(ctx, model):
         a, a_interface, b, b_interface = session
         subject = f"{model.names[a]}:{a_interface}<->{model.names[b]}:{b_interface}"
         yield "link", subject, frozenset(), frozenset({(a, a_interface), (b, b_interface)}), speed
+    if spine_pairs:
+        spines = [device for device, role in enumerate(model.role) if role == "spine"]
+        for first, second in combinations(spines, 2):
+            yield (SPINE_PAIR, f"{model.names[first]}+{model.names[second]}", frozenset({first, second}), frozenset(),
+                   lost_with.get(first, 0.0) + lost_with.get(second, 0.0)
+                   - sum(speed for (a, _ai, b, _bi), speed in speeds.items() if {a, b} == {first, second}))
 
 
 # ---------------------------------------------------------------------------------------------- exact engine
@@ -107,12 +124,12 @@ def _outcome_exact(matrix: LeafPairMatrix, dead_devices, dead_ends) -> tuple[int
     return minimum or 0, unreachable, worst
 
 
-def _run_exact(ctx, matrix: LeafPairMatrix) -> WhatIfResult:
+def _run_exact(ctx, matrix: LeafPairMatrix, spine_pairs: bool = False) -> WhatIfResult:
     model = matrix.model
     baseline_min, baseline_unreachable, _ = _outcome_exact(matrix, frozenset(), frozenset())
     total = sum(_speeds(ctx, model).values()) or 1.0
     scenarios = []
-    for kind, subject, dead_devices, dead_ends, lost in _failures(ctx, model):
+    for kind, subject, dead_devices, dead_ends, lost in _failures(ctx, model, spine_pairs):
         minimum, unreachable, worst = _outcome_exact(matrix, dead_devices, dead_ends)
         scenarios.append(Scenario(kind, subject, minimum, unreachable, worst, lost, lost / total))
     return WhatIfResult("exact", baseline_min, baseline_unreachable, scenarios)
@@ -168,7 +185,7 @@ class _Fast:
         return ""
 
 
-def _run_fast(ctx, matrix: LeafPairMatrix) -> WhatIfResult:
+def _run_fast(ctx, matrix: LeafPairMatrix, spine_pairs: bool = False) -> WhatIfResult:
     model, tier = matrix.model, matrix.tier
     fast = _Fast(matrix)
     signatures = matrix.signatures
@@ -236,25 +253,40 @@ def _run_fast(ctx, matrix: LeafPairMatrix) -> WhatIfResult:
             minimum, unreachable, worst_name = _outcome_exact(matrix, frozenset(), dead_ends)
         scenarios.append(Scenario("link", f"{model.names[a]}:{a_interface}<->{model.names[b]}:{b_interface}",
                                   minimum or 0, unreachable, worst_name, lost, lost / total))
+    if spine_pairs:  # N-2: every pair of spines (a link failure pair would be 2 billion scenarios at 64x1024)
+        for first, second in combinations(range(len(tier.devices)), 2):
+            reduced = [signature.without_spine(first).without_spine(second) for signature in signatures]
+            minimum, unreachable, worst = fast.all_pairs(reduced)
+            worst_name = fast.name_pair(*worst) if worst else ""
+            dead = frozenset({tier.devices[first], tier.devices[second]})
+            if exact_needed and unreachable:
+                minimum, unreachable, worst_name = _outcome_exact(matrix, dead, frozenset())
+            lost = spine_capacity[first] + spine_capacity[second]
+            scenarios.append(Scenario(SPINE_PAIR, f"{tier.names[first]}+{tier.names[second]}", minimum or 0,
+                                      unreachable, worst_name, lost, lost / total))
     if exact_needed and baseline_unreachable:
         baseline_min, baseline_unreachable, _ = _outcome_exact(matrix, frozenset(), frozenset())
     return WhatIfResult("leaf-spine", baseline_min or 0, baseline_unreachable, scenarios)
 
 
-def run_whatif(fabric, engine: str = "auto") -> WhatIfResult:
-    """Every N-1 scenario. ``engine``: auto (fast on leaf-spine fabrics), exact (always propagate)."""
+def run_whatif(fabric, engine: str = "auto", spine_pairs: bool = False) -> WhatIfResult:
+    """Every N-1 scenario (plus every pair of spines with ``spine_pairs``: N-2).
+
+    ``engine``: auto (fast on leaf-spine fabrics), exact (always propagate)."""
     ctx = as_context(fabric)
     matrix = ctx.leaf_pairs
     if not matrix.leaf_devices:
         return WhatIfResult(engine, 0, 0, [], skipped_reason="no VTEP leaves")
     if engine == "auto" and matrix.mode == "leaf-spine":
-        return _run_fast(ctx, matrix)
+        return _run_fast(ctx, matrix, spine_pairs)
     model = matrix.model
-    work = (len(model.sessions) + len(model.core())) * len(matrix.leaf_devices) * max(len(model.sessions), 1)
+    spines = len(model.core())
+    scenarios = len(model.sessions) + spines + (spines * (spines - 1) // 2 if spine_pairs else 0)
+    work = scenarios * len(matrix.leaf_devices) * max(len(model.sessions), 1)
     if work > EXACT_WORK_LIMIT:
         return WhatIfResult("exact", 0, 0, [], skipped_reason=(
             f"exact N-1 on a {matrix.mode} fabric would take {work:,} steps (limit {EXACT_WORK_LIMIT:,})"))
-    return _run_exact(ctx, matrix)
+    return _run_exact(ctx, matrix, spine_pairs)
 
 
 def check_whatif(fabric, result: WhatIfResult | None = None) -> list[Finding]:
@@ -273,7 +305,23 @@ def check_whatif(fabric, result: WhatIfResult | None = None) -> list[Finding]:
     if worst is not None:
         findings.append(Finding(
             CHECK, Severity.INFO, worst.subject, result.baseline_min_ecmp, worst.min_ecmp,
-            f"worst single failure of {len(result.scenarios)} ({result.engine} engine): {worst.kind} {worst.subject} "
+            f"worst single failure of {len(result.single())} ({result.engine} engine): {worst.kind} {worst.subject} "
             f"-> minimum ECMP {worst.min_ecmp} (baseline {result.baseline_min_ecmp}) at {worst.worst_pair}, "
             f"{worst.capacity_lost_gbps:g} Gb/s = {worst.capacity_lost_fraction:.2%} of leaf-spine capacity lost"))
+    return findings
+
+
+def check_whatif_n2(fabric, result: WhatIfResult | None = None) -> list[Finding]:
+    """N-2 over spine pairs: losing reachability there is a warning (surviving two failures is a design choice)."""
+    result = result or run_whatif(fabric, spine_pairs=True)
+    pairs = result.double()
+    findings = [Finding(CHECK_N2, Severity.WARNING, s.subject, result.baseline_unreachable, s.unreachable_pairs,
+                        f"losing spines {s.subject} together leaves "
+                        f"{s.unreachable_pairs - result.baseline_unreachable} more leaf pair(s) without a route "
+                        f"(e.g. {s.worst_pair})") for s in result.breaking(pairs)[:INDIVIDUAL_FINDINGS]]
+    worst = result.worst(pairs)
+    if worst is not None:
+        findings.append(Finding(CHECK_N2, Severity.INFO, worst.subject, result.baseline_min_ecmp, worst.min_ecmp,
+                                f"worst spine pair of {len(pairs)}: {worst.subject} -> minimum ECMP {worst.min_ecmp} at "
+                                f"{worst.worst_pair}, {worst.capacity_lost_fraction:.2%} of leaf-spine capacity lost"))
     return findings

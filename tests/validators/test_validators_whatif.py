@@ -72,3 +72,22 @@ def test_three_tier_fabric_uses_the_exact_engine():
     breaking = {s.subject for s in result.breaking()}
     assert "spine2" in breaking and "spine1" in breaking  # each pod hangs on one spine
     assert not any(s.subject.startswith("super") for s in result.breaking())
+
+
+def test_n_minus_2_spine_pairs_fast_equals_exact_and_warns():
+    ctx = context(compiled(spines=2, leaves=4))
+    fast = whatif.run_whatif(ctx, spine_pairs=True)
+    exact = whatif.run_whatif(ctx, engine="exact", spine_pairs=True)
+    assert outcome(fast) == outcome(exact)
+    assert [s.subject for s in fast.double()] == ["spine1+spine2"]
+    assert fast.double()[0].unreachable_pairs == 12 and fast.double()[0].capacity_lost_fraction == 1.0
+    assert not fast.breaking()  # N-1 survives
+    findings = whatif.check_whatif_n2(ctx, fast)
+    assert [(f.severity, f.subject) for f in findings] == [("warning", "spine1+spine2"), ("info", "spine1+spine2")]
+
+
+@pytest.mark.parametrize("params", [dict(spines=4, leaves=6, planes=2), dict(spines=3, leaves=5)])
+def test_n_minus_2_with_faults_fast_equals_exact(params):
+    ctx = context(compiled(**params), shut("leaf2", "spine1"))
+    assert outcome(whatif.run_whatif(ctx, spine_pairs=True)) == \
+        outcome(whatif.run_whatif(ctx, engine="exact", spine_pairs=True))
