@@ -8,7 +8,10 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from validators.physical import physical_report
+
 from .. import selectors
+from ..adapters import inventory_snapshot
 from ..tasks import fabric_build_task
 from . import filtersets as f
 from . import serializers as s
@@ -70,6 +73,13 @@ class FabricViewSet(InventoryModelViewSet):
         if settings.CELERY_TASK_ALWAYS_EAGER:
             return Response(result.get(), status=status.HTTP_201_CREATED)
         return Response({"task_id": result.id, "status": "queued"}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="validators.findings.Report.as_dict()")})
+    @action(detail=True, methods=["get"], url_path="physical")
+    def physical(self, request, pk=None):
+        """Physical consistency report of the fabric's inventory (validators.physical)."""
+        report = physical_report(inventory_snapshot(self.get_object()))
+        return Response(report.as_dict())
 
 
 class RackViewSet(InventoryModelViewSet):

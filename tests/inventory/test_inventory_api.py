@@ -348,3 +348,19 @@ def test_schema_and_docs_are_served(api_client):
     assert schema.status_code == 200
     assert "/api/switches/" in schema.data["paths"] and "/api/fabrics/build/" in schema.data["paths"]
     assert api_client.get("/api/docs/").status_code == 200
+
+
+def test_physical_report_endpoint_passes_then_fails(api_client):
+    from compiler.clos import ClosParams
+    from inventory.builder import fabric_build
+
+    fabric_build(params=ClosParams(name="phys", spines=2, leaves=2, servers_per_leaf=1, rack_power_budget_kw=60))
+    url = reverse("fabric-physical", kwargs={"pk": Fabric.objects.get(name="phys").pk})
+    report = api_client.get(url).data
+    assert report["ok"] is True and report["counts"]["failed"] == 0
+    cable = Cable.objects.filter(cable_type="dac").first()
+    Cable.objects.filter(pk=cable.pk).update(length_m=50.0)  # far beyond any DAC reach
+    report = api_client.get(url).data
+    assert report["ok"] is False
+    reach = next(check for check in report["checks"] if check["name"] == "physical.cable_reach")
+    assert reach["status"] == "failed" and cable.label in reach["findings"][0]["message"]
