@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from compiler import api as compiler_api
@@ -246,7 +246,7 @@ def compile_run_execute(*, run: CompileRun) -> CompileRun:
     try:
         configs = _compile_device_configs(run)
         with transaction.atomic():
-            DeviceConfig.objects.bulk_create(configs, batch_size=500)
+            DeviceConfig.objects.bulk_create(configs, batch_size=_device_config_batch_size())
             run.device_count = len({config.hostname for config in configs})
             run.status = CompileStatusChoices.SUCCEEDED
     except FabricTwinError as exc:
@@ -258,6 +258,14 @@ def compile_run_execute(*, run: CompileRun) -> CompileRun:
         raise
     _finish(run, started)
     return run
+
+
+def _device_config_batch_size() -> int:
+    """Rows per INSERT of DeviceConfig. On PostgreSQL, Django 5.2 inserts multi-row batches through UNNEST of
+    arrays, and psycopg escapes every element of a text array with a regex: for megabytes of config text that
+    took ~80 % of a compile (measured, 272 devices). Single-row INSERTs send each JSON document as a plain
+    parameter instead."""
+    return 1 if connection.vendor == "postgresql" else 500
 
 
 def _finish(run: CompileRun, started: float) -> None:
