@@ -145,10 +145,12 @@ def blast_radius(fabric_intent, change):
     from compiler.blast import blast_radius as compare
     from intents.adapters import fabric_snapshot
 
-    before = fabric_snapshot(fabric_intent)
+    # fresh rows, not the caller's object: a bound ModelForm has already written the new values onto it
+    model = type(fabric_intent)
+    before = fabric_snapshot(model.objects.get(pk=fabric_intent.pk))
     with transaction.atomic():
         change()
-        after = fabric_snapshot(type(fabric_intent).objects.get(pk=fabric_intent.pk))
+        after = fabric_snapshot(model.objects.get(pk=fabric_intent.pk))
         transaction.set_rollback(True)
     return compare(before, after)
 

@@ -34,6 +34,7 @@ urlpatterns = [
     path("intents/new/", intents.intent_create, name="intent_create"),
     path("intents/<str:name>/", intents.intent_detail, name="intent_detail"),
     path("intents/<str:name>/compile/", intents.intent_compile, name="intent_compile"),
+    path("intents/<str:name>/settings/", intents.object_edit, {"kind": "settings", "pk": 0}, name="intent_settings"),
     path("intents/<str:name>/roce-defaults/", intents.roce_defaults, name="roce_defaults"),
     path("intents/<str:name>/<str:kind>/new/", intents.object_edit, name="intent_object_create"),
     path("intents/<str:name>/<str:kind>/<int:pk>/", intents.object_edit, name="intent_object_edit"),

@@ -3,9 +3,10 @@
 import pytest
 
 from changes.models import Rollout, Step
-from tests.ui.conftest import FABRIC, INTENT
 from ui import twin_ops
 from ui.models import TwinOperation
+
+FABRIC, INTENT = "uifab", "uifab-intent"  # as built by tests/ui/conftest.py
 
 pytestmark = pytest.mark.django_db
 

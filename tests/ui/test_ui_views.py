@@ -6,7 +6,8 @@ import pytest
 from django.contrib.auth.models import Group
 
 from inventory.models import Cable, Interface, Optic, Rack
-from tests.ui.conftest import FABRIC, INTENT
+
+FABRIC, INTENT = "uifab", "uifab-intent"  # as built by tests/ui/conftest.py
 
 pytestmark = pytest.mark.django_db
 
@@ -254,3 +255,24 @@ def test_validation_run_drives_the_report_and_the_topology(operator, fabric_inte
     assert 'data-link="leaf2--spine1" data-state="ok"' in page
     dashboard = operator.get("/").content.decode()
     assert '<span class="pill failed">failed</span>' in dashboard
+
+
+def test_fabric_intent_settings_preview_and_save(admin, fabric_intent):
+    """Raising the host MTU touches every leaf (SVIs, server ports); an MTU above the underlay is refused."""
+    url = f"/intents/{INTENT}/settings/"
+    form = admin.get(url).context["form"]
+    data = {name: ("on" if value is True else "" if value in (None, False) else value)
+            for name, value in form.initial.items() if name in form.fields}
+    data["host_mtu"] = 9100
+    response = admin.post(f"/intents/{INTENT}/settings/preview/", data)
+    radius = response.context["radius"]
+    assert radius is not None and {"leaf1", "leaf2", "leaf3", "leaf4"} <= set(radius.devices)
+    fabric_intent.refresh_from_db()
+    assert fabric_intent.host_mtu == 9000  # the preview saved nothing
+    data["host_mtu"] = 9500  # above the 9214 underlay
+    response = admin.post(url, data)
+    assert response.status_code == 200 and response.context["form"].errors
+    data["host_mtu"] = 9100
+    assert admin.post(url, data).status_code == 302
+    fabric_intent.refresh_from_db()
+    assert fabric_intent.host_mtu == 9100

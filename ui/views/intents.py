@@ -80,10 +80,22 @@ class FabricIntentForm(forms.ModelForm):
         fields = ("name", "fabric", "description", "underlay", "asn_scheme", "underlay_mtu", "host_mtu")
 
 
+class FabricIntentSettingsForm(forms.ModelForm):
+    """The design knobs of an existing fabric intent (its name and inventory fabric stay)."""
+
+    class Meta:
+        model = FabricIntent
+        fields = ("description", "underlay", "asn_scheme", "route_target_scheme", "underlay_mtu", "host_mtu",
+                  "loopback_pool", "vtep_pool", "p2p_pool", "asn_first", "asn_last", "spine_asn", "l2vni_base",
+                  "l3vni_first", "l3vni_last", "bgp_maximum_paths", "bgp_keepalive_s", "bgp_hold_s", "bgp_bfd",
+                  "bgp_bfd_interval_ms", "bgp_bfd_multiplier", "anycast_gateway_mac")
+
+
 KINDS = {
     "tenants": (Tenant, TenantForm, "tenant"),
     "networks": (Network, NetworkForm, "network"),
     "roce": (RoceClass, RoceClassForm, "RoCE class"),
+    "settings": (FabricIntent, FabricIntentSettingsForm, "fabric intent settings"),
 }
 
 
@@ -202,6 +214,8 @@ def _save(form: forms.ModelForm):
 
 def _instance(kind: str, intent: FabricIntent, pk: int | None):
     model, _, _ = _kind_or_404(kind)
+    if model is FabricIntent:
+        return intent  # the settings of the intent itself
     if pk is None:
         return _new_instance(kind, intent)
     return get_object_or_404(model, pk=pk, fabric_intent=intent)
@@ -224,7 +238,7 @@ def object_edit(request, name: str, kind: str, pk: int | None = None):
             messages.success(request, f"Saved {label} {saved}.")
             return redirect("ui:intent_detail", name=intent.name)
     return render(request, "ui/intents/form.html", {
-        "section": "intents", "title": f"{'Edit' if pk else 'New'} {label}", "form": form, "intent": intent,
+        "section": "intents", "title": f"{'Edit' if instance.pk else 'New'} {label}", "form": form, "intent": intent,
         "kind": kind, "kind_label": label, "instance": instance,
         "preview_url": f"/intents/{intent.name}/{kind}/preview/" + (f"?pk={pk}" if pk else ""),
     })
