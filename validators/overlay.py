@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from compiler.errors import IntentValidationError
+from compiler.hosts import host_addresses
 from validators.context import as_context, short_list
 from validators.findings import Finding, Severity
 
@@ -191,6 +193,7 @@ def check_l3vni(fabric) -> list[Finding]:
 @dataclass
 class HostMatrix:
     ports: dict[str, str | None] = field(default_factory=dict)  # "gpu0001:eth0" -> network (None: in none)
+    addresses: dict[str, str] = field(default_factory=dict)  # "gpu0001:eth0" -> "10.10.0.2/24" (compiler.hosts)
     networks: dict[str, dict] = field(default_factory=dict)  # name -> tenant, vni, vrf, gateway, leaves
     reachable: dict[tuple[str, str], bool] = field(default_factory=dict)  # (network a, network b) -> can talk
     reasons: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -203,7 +206,8 @@ class HostMatrix:
 
     def as_dict(self) -> dict:
         names = sorted(self.networks)
-        return {"ports": dict(sorted(self.ports.items())), "networks": self.networks,
+        return {"ports": dict(sorted(self.ports.items())), "addresses": dict(sorted(self.addresses.items())),
+                "networks": self.networks,
                 "matrix": {a: {b: self.reachable.get((a, b), False) for b in names} for a in names},
                 "reasons": {f"{a}->{b}": reason for (a, b), reason in sorted(self.reasons.items())}}
 
@@ -227,6 +231,13 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
             matrix.ports[port] = network
             if network:
                 leaves_with_ports[network].add(host)
+    if ctx.snapshot is not None:
+        try:  # the one answer to "which address does this NIC use", shared with the twin (compiler.hosts)
+            matrix.addresses = {f"{host.endpoint.device}:{host.endpoint.interface}": host.address
+                                for host in host_addresses(ctx.snapshot)}
+        except IntentValidationError as error:
+            findings += [Finding(HOST_REACHABILITY, Severity.ERROR, item.field, "an address per attached port",
+                                 item.value, item.message) for item in error.errors]
     if ctx.intent is not None:
         for network in ctx.intent.networks:
             for endpoint in network.attachments:

@@ -98,6 +98,7 @@ def test_host_matrix_same_network_yes_other_tenant_no():
     assert matrix.reachable[("net10", "net11")] is True  # same tenant, both have gateways
     assert matrix.reachable[("net10", "net20")] is False and matrix.reasons[("net10", "net20")] == "different tenants"
     assert matrix.as_dict()["matrix"]["net20"]["net20"] is True
+    assert matrix.addresses[ports[0]].startswith("10.10.0.") and len(set(matrix.addresses.values())) == 6
 
 
 def test_host_matrix_flags_a_port_in_the_wrong_vlan_and_a_split_network():
