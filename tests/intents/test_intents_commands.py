@@ -65,19 +65,49 @@ def test_intent_apply_can_build_the_inventory(db, tmp_path):
     assert FabricIntent.objects.get(name="lab").fabric.name == "ref"
 
 
-@pytest.mark.parametrize(("edit", "field"), [
-    ("vlan_id: 10", "vlan_id: 4095"),
-    ("priority: 3,", "priority: 9,"),
-    ("ecn_min_kb: 150", "ecn_min_kb: 2000"),
-])
-def test_intent_apply_bad_yaml_is_a_clear_error_and_saves_nothing(fabric, tmp_path, edit, field):
+NET10_END = "attachments: all}"
+ROCE_END = "cnp_dscp: 48, cnp_priority: 6}"
+# (text in INTENT_YAML, replacement, the field the error must name) - every bad intent of the issue.
+BAD_YAML = [
+    ("vlan_id: 10", "vlan_id: 0", "vlan_id"),
+    ("vlan_id: 10", "vlan_id: 4095", "vlan_id"),
+    ("vlan_id: 10,", "vlan_id: 10, l2vni: 16777216,", "l2vni"),
+    ("dscp: [26]", "dscp: [64]", "dscp"),
+    ("priority: 3,", "priority: 9,", "priority"),
+    ("ecn_min_kb: 150", "ecn_min_kb: 2000", "ecn_min_kb"),
+    (ROCE_END, ROCE_END + "\n    - {name: bulk, dscp: [24], priority: 3, traffic_class: 3, lossless: true, "
+                          "ecn_min_kb: 150, ecn_max_kb: 1500, ecn_mark_probability: 10}", "].priority"),
+    ("p2p: 10.1.0.0/16", "p2p: 10.1.0.0/29", "pools.p2p"),
+    ("p2p: 10.1.0.0/16", "p2p: 10.1.0.0/16, asn_first: 65100, asn_last: 65101", "pools.asn_first"),
+    ("p2p: 10.1.0.0/16", "p2p: 10.1.0.0/16, spine_asn: 4294967296", "spine_asn"),
+    (NET10_END, NET10_END + "\n    - {name: net20, tenant: A, vlan_id: 20, subnet: 10.10.0.128/25}",
+     "networks[net20].subnet"),
+    (NET10_END, NET10_END + "\n    - {name: net20, tenant: A, vlan_id: 10, l2vni: 20010, subnet: 10.20.0.0/24}",
+     "vlan_id"),
+    (NET10_END, NET10_END + "\n    - {name: net20, tenant: A, vlan_id: 20, l2vni: 10010, subnet: 10.20.0.0/24}",
+     "networks[net20].l2vni"),
+]
+
+
+@pytest.mark.parametrize(("text", "replacement", "field"), BAD_YAML,
+                         ids=[f"{field}:{replacement[-40:]}" for _, replacement, field in BAD_YAML])
+def test_intent_apply_bad_yaml_is_a_clear_error_and_saves_nothing(fabric, tmp_path, text, replacement, field):
+    assert text in INTENT_YAML
     source = tmp_path / "bad.yaml"
-    source.write_text(INTENT_YAML.replace(edit, field))
+    source.write_text(INTENT_YAML.replace(text, replacement, 1))
     with pytest.raises(CommandError) as error:
         _run("intent_apply", str(source))
-    name = field.split(":")[0]
-    assert name in str(error.value) and "intent_apply" in str(error.value)
+    assert field in str(error.value) and "intent_apply" in str(error.value), str(error.value)
     assert not FabricIntent.objects.exists()
+
+
+def test_intent_apply_good_yaml_with_two_networks(fabric, tmp_path):
+    """The passing twin of the cases above: a second, distinct network is accepted."""
+    source = tmp_path / "good.yaml"
+    source.write_text(INTENT_YAML.replace(NET10_END, NET10_END + "\n    - {name: net20, tenant: A, vlan_id: 20, "
+                                                                 "subnet: 10.20.0.0/24}", 1))
+    _run("intent_apply", str(source))
+    assert Network.objects.count() == 2
 
 
 def test_intent_apply_unknown_field_and_missing_fabric(db, tmp_path):
