@@ -102,3 +102,19 @@ def test_command_fails_on_error_findings(broken_headroom, capsys):
         call_command("validate", "--fabric", broken_headroom.name, "--checks", "roce.headroom")
     assert raised.value.code == 1
     assert "roce.headroom" in capsys.readouterr().out
+
+
+def test_a_run_that_cannot_compile_is_stored_failed(validation_api, validation_intent, monkeypatch):
+    from compiler.errors import FieldError
+
+    def refuse(snapshot, platforms=None):
+        raise IntentValidationError(FieldError("networks[net10].subnet", "10.10.0.0/30", "too small"))
+
+    monkeypatch.setattr(services.compiler_api, "compile_fabric", refuse)
+    run = services.validation_run_create(fabric_intent=validation_intent)
+    assert run.status == "failed" and run.ok is None
+    assert "networks[net10].subnet" in run.error_fields and ValidationFinding.objects.filter(run=run).count() == 0
+    response = validation_api.post("/api/validation-runs/", {"fabric_intent": validation_intent.pk}, format="json")
+    assert response.status_code == 400 and response.json()["status"] == "failed"
+    with pytest.raises(CommandError, match="could not complete"):
+        call_command("validate", "--fabric", validation_intent.name)
