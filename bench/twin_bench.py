@@ -20,6 +20,7 @@ as the compiler's defaults) is compiled, booted with labs.runtime, and measured:
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 import uuid
@@ -31,15 +32,16 @@ DEFAULT_SIZES = ("2x4", "4x16", "4x64")
 TARGETS = {"2x4": "green < 30 s", "4x16": "", "4x64": "converged < 60 s"}
 
 
-def scenario(spines: int, leaves: int) -> dict:
+def scenario(spines: int, leaves: int, bfd: bool = True) -> dict:
     return {"clos": {"name": f"bench{spines}x{leaves}", "spines": spines, "leaves": leaves, "servers_per_leaf": 1,
                      "platform": "frr"},
-            "intent": {"name": f"bench{spines}x{leaves}", "tenants": [{"name": "A", "vrf": "TENANT_A"}],
+            "intent": {"name": f"bench{spines}x{leaves}", "bgp": {"bfd": bfd},
+                       "tenants": [{"name": "A", "vrf": "TENANT_A"}],
                        "networks": [{"name": "net10", "tenant": "A", "vlan_id": 10, "subnet": "10.10.0.0/22",
                                      "gateway": "10.10.0.1", "attachments": "all"}]}}
 
 
-def measure(size: str, *, full_checks: bool | None = None) -> dict:
+def measure(size: str, *, full_checks: bool | None = None, bfd: bool = True) -> dict:
     from labs import checks, runtime
     from labs.from_compile import topology_from_compile
     from validators.findings import Report
@@ -47,10 +49,12 @@ def measure(size: str, *, full_checks: bool | None = None) -> dict:
     spines, leaves = (int(part) for part in size.split("x"))
     full_checks = size == "2x4" if full_checks is None else full_checks
     compiled_at = time.perf_counter()
-    result = compile_fabric(snapshot_from_scenario(scenario(spines, leaves)))
+    result = compile_fabric(snapshot_from_scenario(scenario(spines, leaves, bfd)))
     topology = topology_from_compile(result, name_prefix="tb" + uuid.uuid4().hex[:6], max_servers_per_leaf=1)
     row = {"fabric": size, "switches": len(topology.nodes), "hosts": len(topology.hosts),
-           "compile_s": round(time.perf_counter() - compiled_at, 2)}
+           "compile_s": round(time.perf_counter() - compiled_at, 2),
+           # The machine may be shared (CI, colleagues' tests): the 1-minute load average says how busy it was.
+           "load_1m": round(os.getloadavg()[0], 1)}
     with tempfile.TemporaryDirectory(prefix="twin-bench-") as state_dir:
         called = time.time()
         state = runtime.up(topology, state_dir)
@@ -83,27 +87,28 @@ def measure(size: str, *, full_checks: bool | None = None) -> dict:
     return row
 
 
-def run(sizes=DEFAULT_SIZES) -> list[dict]:
+def run(sizes=DEFAULT_SIZES, *, bfd: bool = True) -> list[dict]:
     """One row per fabric size; a single row with ``skipped`` when the machine cannot run the twin."""
     from labs.shell import twin_prerequisites
 
     missing = twin_prerequisites()
     if missing:
         return [{"fabric": ", ".join(sizes), "skipped": "needs root and FRR (" + "; ".join(missing) + ")"}]
-    return [measure(size) for size in sizes]
+    return [measure(size, bfd=bfd) for size in sizes]
 
 
 def table(rows: list[dict]) -> str:
     if rows and "skipped" in rows[0]:
         return f"twin bench {rows[0]['fabric']}: skipped: {rows[0]['skipped']}"
     header = ("fabric", "switches", "hosts", "boot s", "converged s", "evpn s", "checks s", "green", "RSS MiB",
-              "MiB/switch", "down s", "target")
+              "MiB/switch", "BFD", "down s", "load 1m", "target")
     lines = [" | ".join(header), " | ".join("---" for _ in header)]
     for row in rows:
         lines.append(" | ".join(str(value) for value in (
             row["fabric"], row["switches"], row["hosts"], row["boot_s"], row["converged_s"], row["evpn_s"],
             row.get("checks_s", "-"), "yes" if row["green"] else f"NO ({', '.join(row['failed'])})",
-            row["rss_total_mib"], row["rss_per_switch_mib"], row["down_s"], TARGETS.get(row["fabric"], ""))))
+            row["rss_total_mib"], row["rss_per_switch_mib"], "on" if row["bfd"] else "off", row["down_s"],
+            row["load_1m"], TARGETS.get(row["fabric"], ""))))
     lines.append("converged/evpn/checks: seconds from the up() call; RSS: zebra + bgpd (+ bfdd, BFD on) per switch")
     return "\n".join(lines)
 
@@ -111,8 +116,9 @@ def table(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.twin_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), help="SPINESxLEAVES, e.g. 2x4 4x16")
+    parser.add_argument("--no-bfd", action="store_true", help="compile without BFD (zebra + bgpd only)")
     args = parser.parse_args(argv)
-    print(table(run(tuple(args.sizes))))
+    print(table(run(tuple(args.sizes), bfd=not args.no_bfd)))
     return 0
 
 

@@ -56,6 +56,10 @@ IPV6_ICMP_HEADERS = 48  # IPv6 40 + ICMPv6 8
 HOST_MTU_FLOWS = 8  # flows per host-pair probe; with 2 spines a bad hop escapes all 8 with p < 1e-4
 MIN_PROBE_PACKET = 576  # smallest IPv4 packet every host must accept (RFC 791): the binary search floor
 MAX_PROBE_PACKET = 16384
+# Big fabrics: the twin samples (the static matrix covers every pair). Per host-matrix cell at most this many
+# pinged port pairs, cross-leaf first; per network at most this many host pairs for the path-MTU search.
+PINGS_PER_CELL = 8
+HOST_MTU_PAIRS_PER_NETWORK = 6
 
 
 def link_key(a: str, a_ifname: str, b: str, b_ifname: str) -> str:
@@ -239,8 +243,9 @@ def _predict_n_minus_1(ctx, prediction: Prediction) -> None:
         host: [linux_ifname(i["name"]) for i in config["interfaces"] if i["kind"] == "fabric" and i["enabled"]]
         for host, config in ctx.structured.items()}
     for scenario in result.scenarios:
-        if scenario.kind == "spine":
-            targets = [[scenario.subject, ifname] for ifname in fabric_ports.get(scenario.subject, [])]
+        if scenario.kind != "link":  # "spine" or a set of spines ("spine1+spine2", N-2): every fabric port of each
+            devices = scenario.subject.split("+")
+            targets = [[device, ifname] for device in devices for ifname in fabric_ports.get(device, [])]
             subject = scenario.subject
         else:
             end_a, end_b = scenario.subject.split("<->")
@@ -302,7 +307,13 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
     _warm_up(state, ports)
     pairs = [(a, b) for a, b in itertools.permutations(ports, 2) if a.host != b.host]
     to_ping = []
+    per_cell: dict[tuple[str, str], int] = defaultdict(int)
+    pairs.sort(key=lambda pair: (pair[0].leaf == pair[1].leaf, pair[0].host, pair[1].host))  # cross-leaf first
     for a, b in pairs:
+        cell = (a.network, b.network)
+        if per_cell[cell] >= PINGS_PER_CELL:
+            continue
+        per_cell[cell] += 1
         key = f"{port_key(a.host, a.ifname)}->{port_key(b.host, b.ifname)}"
         observation.ping_networks[key] = [a.network, b.network]
         kind = classify_pair(a, b, vrf_devices, any(ipaddress.ip_address(b.address) in subnet
@@ -500,10 +511,13 @@ def link_mtu_of(topology, key: str) -> int:
 def _observe_host_mtu(state, prediction: Prediction, observation: Observation, ports) -> None:
     """Per predicted host pair the twin models: the largest DF ping passing on every one of several flows."""
     by_key = {port_key(port.host, port.ifname): port for port in ports}
-    pairs = [pair for pair in prediction.host_mtu if all(end in by_key for end in pair.split("->"))]
-    for pair in prediction.host_mtu:
-        if pair not in pairs:
-            observation.host_mtu[pair] = None
+    pairs = []
+    per_network: dict[str, int] = defaultdict(int)
+    for pair in sorted(prediction.host_mtu):  # pairs without modelled hosts, or beyond the sample: not measured
+        ends = pair.split("->")
+        if all(end in by_key for end in ends) and per_network[by_key[ends[0]].network] < HOST_MTU_PAIRS_PER_NETWORK:
+            per_network[by_key[ends[0]].network] += 1
+            pairs.append(pair)
 
     def measure(pair: str) -> int:
         source, destination = (by_key[end] for end in pair.split("->"))
@@ -576,8 +590,9 @@ class AspectCount:
     items: int = 0
     agree: int = 0
     disagree: int = 0
-    static_only: int = 0
+    static_only: int = 0  # the twin cannot measure it on this machine (said, never counted as agreement)
     agreed_failures: int = 0
+    not_sampled: int = 0  # predicted items the twin did not model or sample (big fabrics keep a few hosts per leaf)
 
 
 @dataclass
@@ -632,7 +647,8 @@ class _Aspect:
         summary = Finding(self.check, Severity.INFO, "fabric", None, asdict(count),
                           f"compared {count.items} items ({self.what}): {count.agree} agree "
                           f"({count.agreed_failures} of them on a fault), {count.disagree} disagree, "
-                          f"{count.static_only} static only")
+                          f"{count.static_only} static only"
+                          f"{f', {count.not_sampled} not sampled by the twin' if count.not_sampled else ''}")
         report.add(self.check, [summary, *self.findings])
 
 
@@ -675,6 +691,9 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
     host_mtu = aspects["host_mtu"] = _Aspect("host_mtu", "largest inner IP packet between hosts of one network on "
                                                          "different leaves, on every ECMP path")
     for pair in sorted(prediction.host_mtu):
+        if pair not in observation.host_mtu:
+            host_mtu.count.not_sampled += 1
+            continue
         predicted = prediction.host_mtu[pair]
         intended = prediction.host_mtu_intended.get(pair, predicted)
         host_mtu.item(pair, predicted, observation.host_mtu.get(pair), failure=predicted < intended,
@@ -719,7 +738,10 @@ def _compare_reachability(prediction: Prediction, observation: Observation, aspe
         reason = prediction.reachability_reasons.get(cell, "")
         source_net, destination_net = cell.split("->")
         measured_pairs = cells.get(cell)
-        if measured_pairs is None or not (measured_pairs["replied"] or measured_pairs["silent"]):
+        if measured_pairs is None:
+            aspect.count.not_sampled += 1  # no host of these networks in the twin
+            continue
+        if not (measured_pairs["replied"] or measured_pairs["silent"]):
             aspect.item(cell, predicted, None, failure=False, describe=reason)
             continue
         measured = not measured_pairs["silent"]

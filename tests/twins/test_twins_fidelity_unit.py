@@ -64,8 +64,18 @@ def test_full_agreement_has_zero_disagreements_and_says_what_was_compared():
 def test_cross_tenant_cells_the_twin_cannot_measure_are_static_only_not_agreement():
     result = compare(healthy_prediction(), healthy_observation())
     reachability = result.counts["reachability"]
-    # a->a measured and agrees; a->b and b->a were only static-only pairs; b->b had no modelled hosts at all.
-    assert (reachability.items, reachability.agree, reachability.static_only, reachability.disagree) == (4, 1, 3, 0)
+    # a->a measured and agrees; a->b and b->a were only static-only pairs; b->b had no pair in the twin at all.
+    assert (reachability.items, reachability.agree, reachability.static_only, reachability.disagree) == (3, 1, 2, 0)
+    assert reachability.not_sampled == 1
+    assert "1 not sampled by the twin" in result.report.checks["fidelity.reachability"].findings[0].message
+
+
+def test_host_pairs_the_twin_did_not_sample_are_counted_not_compared():
+    prediction = healthy_prediction()
+    prediction.host_mtu["gpu1:eth0->gpu9:eth0"] = 9000  # gpu9 is not a host of the twin
+    result = compare(prediction, healthy_observation())
+    assert (result.counts["host_mtu"].items, result.counts["host_mtu"].not_sampled) == (1, 1)
+    assert result.disagreements == 0
 
 
 def test_every_disagreement_is_an_error_finding_naming_the_item():
