@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from validators.context import VTEP_ROLES, as_context, short_list
+from validators.context import VTEP_ROLES, CheckSkipped, as_context, short_list
 from validators.findings import Finding, Severity
 from validators.routing import RoutingModel, propagate
 
@@ -315,8 +315,11 @@ def check_ecmp(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     matrix = ctx.leaf_pairs
     findings: list[Finding] = []
-    if matrix.mode != "leaf-spine" or not matrix.designed:
-        return findings
+    if not matrix.leaves:
+        raise CheckSkipped("no VTEP leaves")
+    if matrix.mode != "leaf-spine":
+        raise CheckSkipped(f"designed ECMP widths are defined for two-tier leaf-spine fabrics; this one is "
+                           f"{matrix.mode} (reachability is still checked)")
     tier = matrix.tier
     for origin_class, receiver_class, count in matrix.class_pairs():
         designed, designed_mask = matrix.designed[(origin_class, receiver_class)]

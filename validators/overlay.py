@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from compiler.errors import IntentValidationError
 from compiler.hosts import host_addresses
-from validators.context import as_context, short_list
+from validators.context import CheckSkipped, as_context, short_list
 from validators.findings import Finding, Severity
 
 VLAN_VNI = "overlay.vlan_vni"
@@ -327,5 +327,16 @@ def check_host_reachability(fabric) -> list[Finding]:
     return host_reachability(fabric)[1]
 
 
+def _needs_overlay(check):
+    def run(fabric):
+        ctx = as_context(fabric)
+        if not any(config["vlans"] or config["vrfs"] for config in ctx.structured.values()):
+            raise CheckSkipped("no VLANs or VRFs configured (no overlay to check)")
+        return check(ctx)
+    run.__name__ = check.__name__
+    return run
+
+
 CHECKS = {VLAN_VNI: check_vlan_vni, ROUTE_TARGETS: check_route_targets, FLOOD_LISTS: check_flood_lists,
           L3VNI: check_l3vni, HOST_REACHABILITY: check_host_reachability}
+CHECKS = {name: _needs_overlay(check) for name, check in CHECKS.items()}

@@ -6,7 +6,7 @@ path at all.
 
 from __future__ import annotations
 
-from validators.context import as_context
+from validators.context import CheckSkipped, as_context
 from validators.ecmp import pair_subject
 from validators.findings import Finding, Severity
 
@@ -16,6 +16,8 @@ REACHABILITY = "routing.vtep_reachability"
 def check_vtep_reachability(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     matrix = ctx.leaf_pairs
+    if len(matrix.leaves) < 2:
+        raise CheckSkipped("fewer than two VTEP leaves")
     model = matrix.model
     findings: list[Finding] = []
     for origin_class, receiver_class, count in matrix.class_pairs():

@@ -45,3 +45,14 @@ def test_structured_configs_alone_skip_the_inventory_checks():
     physical = [result for name, result in report.checks.items() if name.startswith("physical.")]
     assert physical and all(result.status == CheckStatus.SKIPPED for result in physical)
     assert report.checks["routing.vtep_reachability"].status == CheckStatus.PASSED
+
+
+def test_checks_with_nothing_to_compare_are_skipped_not_passed():
+    from validator_fabrics import three_tier
+
+    report = validate_fabric(three_tier())
+    assert report.checks["routing.ecmp"].status == CheckStatus.SKIPPED
+    assert "two-tier leaf-spine" in report.checks["routing.ecmp"].reason
+    assert report.checks["routing.vtep_reachability"].status == CheckStatus.PASSED
+    assert all(report.checks[name].status == CheckStatus.SKIPPED for name in report.checks
+               if name.startswith("overlay."))
