@@ -511,13 +511,20 @@ def link_mtu_of(topology, key: str) -> int:
 def _observe_host_mtu(state, prediction: Prediction, observation: Observation, ports) -> None:
     """Per predicted host pair the twin models: the largest DF ping passing on every one of several flows."""
     by_key = {port_key(port.host, port.ifname): port for port in ports}
-    pairs = []
-    per_network: dict[str, int] = defaultdict(int)
-    for pair in sorted(prediction.host_mtu):  # pairs without modelled hosts, or beyond the sample: not measured
+    candidates: dict[str, list[str]] = defaultdict(list)  # network -> pairs whose both hosts the twin models
+    for pair in sorted(prediction.host_mtu):
         ends = pair.split("->")
-        if all(end in by_key for end in ends) and per_network[by_key[ends[0]].network] < HOST_MTU_PAIRS_PER_NETWORK:
-            per_network[by_key[ends[0]].network] += 1
-            pairs.append(pair)
+        if all(end in by_key for end in ends):
+            candidates[by_key[ends[0]].network].append(pair)
+    pairs = []
+    for network_pairs in candidates.values():
+        # Greedy sample: each pick covers as many leaves not yet probed as possible (ties: name order).
+        covered: set[str] = set()
+        for _ in range(min(HOST_MTU_PAIRS_PER_NETWORK, len(network_pairs))):
+            best = max(network_pairs, key=lambda pair: len({by_key[end].leaf for end in pair.split("->")} - covered))
+            network_pairs.remove(best)
+            covered |= {by_key[end].leaf for end in best.split("->")}
+            pairs.append(best)
 
     def measure(pair: str) -> int:
         source, destination = (by_key[end] for end in pair.split("->"))

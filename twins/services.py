@@ -157,8 +157,9 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     twin.refresh_from_db()
     try:
         state = runtime.up(topology, _state_dir(twin))
-    except FabricTwinError as error:
-        _mark(twin, status=TwinStatusChoices.FAILED, error=str(error))
+    except Exception as error:  # recorded on the row whatever it was, then raised (a bug must stay visible)
+        _mark(twin, status=TwinStatusChoices.FAILED, error=f"{type(error).__name__}: {error}"
+              if not isinstance(error, FabricTwinError) else str(error))
         raise
     twin.started = dt.datetime.fromtimestamp(state.created_at, tz=dt.UTC)
     twin.boot_s = state.timings.get("boot_s")

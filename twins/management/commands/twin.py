@@ -91,7 +91,7 @@ class Command(BaseCommand):
     def do_up(self, fabric_intent, options):
         twin = services.twin_up(fabric_intent=fabric_intent, engine=options["engine"], failover=options["failover"])
         self._emit(self._as_dict(twin), self._report_text(twin))
-        return twin.status != "failed"
+        return twin.status == "up"  # degraded (a live check failed) exits 1 like `check`
 
     def do_status(self, fabric_intent, options):
         from twins.selectors import twin_for
