@@ -291,17 +291,17 @@ def _resolve_by_propagation(matrix: LeafPairMatrix, origin_class: int, receiver_
 # ---------------------------------------------------------------------------------------------- checks
 
 
+def _side(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"({len(names)} leaves: {short_list(names, 3)})"
+
+
 def pair_subject(matrix: LeafPairMatrix, origin_class: int, receiver_class: int) -> tuple[str, list[tuple]]:
     """'leaf3->leaf1' for one pair, 'leaf3->(1023 leaves: leaf1, leaf2, ...)' for a class pair."""
     pairs = list(_limited_pairs(matrix, origin_class, receiver_class, 3))
     origins = [matrix.leaves[o] for o in matrix.members[origin_class]]
     receivers = [matrix.leaves[r] for r in matrix.members[receiver_class]]
-
-    def side(names):
-        return names[0] if len(names) == 1 else f"({len(names)} leaves: {short_list(names, 3)})"
-
     # Traffic flows from the receiver of the route towards the origin of the prefix.
-    return f"{side(receivers)}->{side(origins)}", pairs
+    return f"{_side(receivers)}->{_side(origins)}", pairs
 
 
 def _limited_pairs(matrix, origin_class, receiver_class, limit):
@@ -321,6 +321,7 @@ def check_ecmp(fabric) -> list[Finding]:
         raise CheckSkipped(f"designed ECMP widths are defined for two-tier leaf-spine fabrics; this one is "
                            f"{matrix.mode} (reachability is still checked)")
     tier = matrix.tier
+    mismatches = []
     for origin_class, receiver_class, count in matrix.class_pairs():
         designed, designed_mask = matrix.designed[(origin_class, receiver_class)]
         width, mask = matrix.widths[(origin_class, receiver_class)]
@@ -338,13 +339,26 @@ def check_ecmp(fabric) -> list[Finding]:
             continue  # unreachable pairs are the reachability check's findings
         if width == designed:
             continue
-        subject, _pairs = pair_subject(matrix, origin_class, receiver_class)
-        missing = tier.spine_names(designed_mask & ~mask)
+        missing = tuple(tier.spine_names(designed_mask & ~mask))
         receiver = matrix.signatures[receiver_class]
         why = f"missing paths via {short_list(missing, 6)}" if missing else (
             f"maximum_paths {receiver.maximum_paths} caps it" if width == receiver.maximum_paths else
             "fewer parallel sessions than cabled")
+        mismatches.append((origin_class, receiver_class, count, designed, width, why))
+    # Merge class pairs with the same story so one broken leaf gives one finding per direction, whatever the
+    # classes of the other leaves (an ASN-collision class, say): first over receivers, then over origins.
+    by_origin: dict[tuple, list] = defaultdict(list)
+    for origin_class, receiver_class, count, designed, width, why in mismatches:
+        by_origin[(origin_class, designed, width, why)].append((receiver_class, count))
+    by_receivers: dict[tuple, list] = defaultdict(list)
+    for (origin_class, designed, width, why), receivers in by_origin.items():
+        key = (tuple(sorted(r for r, _c in receivers)), designed, width, why)
+        by_receivers[key].append((origin_class, sum(c for _r, c in receivers)))
+    for (receiver_classes, designed, width, why), origins in by_receivers.items():
+        receivers = [matrix.leaves[m] for c in receiver_classes for m in matrix.members[c]]
+        origin_leaves = [matrix.leaves[m] for c, _n in origins for m in matrix.members[c]]
+        count = sum(n for _c, n in origins)
         findings.append(Finding(
-            ECMP, Severity.ERROR, subject, designed, width,
+            ECMP, Severity.ERROR, f"{_side(receivers)}->{_side(origin_leaves)}", designed, width,
             f"ECMP width {width} instead of the designed {designed} ({why}); {count} leaf pair(s) affected"))
     return findings
