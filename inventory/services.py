@@ -71,24 +71,28 @@ def _batches(items: list, progress: tqdm | None) -> Iterator[list]:
             progress.update(len(batch))
 
 
-def _bulk_create(model, rows: list, result: PersistResult, progress: tqdm | None) -> None:
-    """bulk_create; on PostgreSQL large inserts use COPY, which is ~10x faster than multi-row INSERTs."""
+def _bulk_create(model, rows: list[dict], result: PersistResult, progress: tqdm | None) -> None:
+    """Insert rows given as {attname: value}. On PostgreSQL large inserts use COPY straight from the dicts
+    (no model instances, no per-field preparation: every value here is a plain int/float/str/bool/None), which
+    is several times faster than multi-row INSERTs."""
     if connection.vendor == "postgresql" and len(rows) > BATCH_SIZE and model in _COPY_MODELS:
         _copy_rows(model, rows, progress)
     else:
         for batch in _batches(rows, progress):
-            model.objects.bulk_create(batch)
+            model.objects.bulk_create([model(**row) for row in batch])
     result.count("created", model.__name__, len(rows))
 
 
-def _copy_rows(model, rows: list, progress: tqdm | None) -> None:
+def _copy_rows(model, rows: list[dict], progress: tqdm | None) -> None:
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    defaults = {f.attname: f.get_default() for f in fields}
+    names = [f.attname for f in fields]
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     sql = f"COPY {connection.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for batch in _batches(rows, progress):
-            for obj in batch:
-                copy.write_row([f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields])
+            for row in batch:
+                copy.write_row([row[name] if name in row else defaults[name] for name in names])
 
 
 def _upsert(model, existing: dict[object, dict], wanted: dict[object, dict], make, result: PersistResult,
@@ -204,7 +208,7 @@ def _persist_models_and_racks(inventory: core.Inventory, fabric: Fabric, result:
         for spec in inventory.switch_models
     }
     existing_models = _rows(SwitchModel.objects.all(), ("name",), _MODEL_FIELDS, list(wanted_models), "name")
-    _upsert(SwitchModel, existing_models, wanted_models, lambda name, values: SwitchModel(name=name, **values), result)
+    _upsert(SwitchModel, existing_models, wanted_models, lambda name, values: {"name": name, **values}, result)
     for spec in inventory.switch_models:
         try:
             SwitchModel(name=spec.name, **wanted_models[spec.name]).clean()
@@ -231,7 +235,7 @@ def _persist_models_and_racks(inventory: core.Inventory, fabric: Fabric, result:
         for rack in inventory.racks
     }
     _upsert(Rack, existing_racks, wanted_racks,
-            lambda key, values: Rack(site=sites.get(key[0]) or fabric.site, name=key[1], **values), result)
+            lambda key, values: {"site_id": (sites.get(key[0]) or fabric.site).id, "name": key[1], **values}, result)
 
 
 def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistResult, bar) -> None:
@@ -250,7 +254,7 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
     }
     existing = _rows(Switch.objects.all(), ("hostname",), _SWITCH_FIELDS, hostnames, "hostname")
     _foreign(existing, fabric, "switch")
-    _upsert(Switch, existing, wanted, lambda name, values: Switch(hostname=name, **values), result, bar)
+    _upsert(Switch, existing, wanted, lambda name, values: {"hostname": name, **values}, result, bar)
 
     names = [s.name for s in inventory.servers]
     wanted_servers = {
@@ -262,7 +266,7 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
     }
     existing_servers = _rows(Server.objects.all(), ("name",), _SERVER_FIELDS, names, "name")
     _foreign(existing_servers, fabric, "server")
-    _upsert(Server, existing_servers, wanted_servers, lambda name, values: Server(name=name, **values), result, bar)
+    _upsert(Server, existing_servers, wanted_servers, lambda name, values: {"name": name, **values}, result, bar)
 
 
 def _foreign(rows: dict[str, dict], fabric: Fabric, kind: str) -> None:
@@ -281,7 +285,7 @@ def _persist_ports_and_cables(inventory: core.Inventory, fabric: Fabric, result:
                                    "status": cable.status, "peer_link": cable.peer_link}
                      for cable in inventory.cables}
     existing_cables = _rows(Cable.objects.all(), ("label",), _CABLE_FIELDS, labels, "label")
-    _upsert(Cable, existing_cables, wanted_cables, lambda label, values: Cable(label=label, **values), result, bar)
+    _upsert(Cable, existing_cables, wanted_cables, lambda label, values: {"label": label, **values}, result, bar)
     cable_ids = {label: row["id"] for label, row in
                  _rows(Cable.objects.all(), ("label",), (), labels, "label").items()}
     plugged: dict[tuple[str, str], tuple[int, str]] = {}  # (device, port) -> (cable id, end)
@@ -304,7 +308,7 @@ def _persist_ports_and_cables(inventory: core.Inventory, fabric: Fabric, result:
                 "lane": interface.lane, "cable_id": cable_id, "cable_end": end}
     _check_cable_moves(existing_interfaces, wanted_interfaces, switch_ids)
     _upsert(Interface, existing_interfaces, wanted_interfaces,
-            lambda key, values: Interface(switch_id=key[0], name=key[1], **values), result, bar)
+            lambda key, values: {"switch_id": key[0], "name": key[1], **values}, result, bar)
 
     existing_nics = _rows(NicPort.objects.filter(server__fabric=fabric), ("server_id", "name"), _NIC_FIELDS)
     wanted_nics = {}
@@ -316,7 +320,7 @@ def _persist_ports_and_cables(inventory: core.Inventory, fabric: Fabric, result:
                 "cable_end": end}
     _check_cable_moves(existing_nics, wanted_nics, server_ids)
     _upsert(NicPort, existing_nics, wanted_nics,
-            lambda key, values: NicPort(server_id=key[0], name=key[1], **values), result, bar)
+            lambda key, values: {"server_id": key[0], "name": key[1], **values}, result, bar)
     _check_every_end_exists(inventory, plugged)
     _persist_optics(inventory, fabric, switch_ids, server_ids, result)
 
@@ -360,7 +364,7 @@ def _persist_optics(inventory: core.Inventory, fabric: Fabric, switch_ids: dict,
         for nic in server.nics:
             if nic.optic is not None:
                 wanted[("nic_port", nic_ids[(server_ids[server.name], nic.name)])] = _optic_values(nic.optic)
-    _upsert(Optic, existing, wanted, lambda key, values: Optic(**{f"{key[0]}_id": key[1]}, **values), result)
+    _upsert(Optic, existing, wanted, lambda key, values: {f"{key[0]}_id": key[1], **values}, result)
 
 
 # --------------------------------------------------------------------------------------------- cables

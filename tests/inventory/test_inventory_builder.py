@@ -119,3 +119,12 @@ def test_fabric_build_command_reports_bad_parameters():
     with pytest.raises(CommandError, match="uplink_speed_gbps=300"):
         call_command("fabric_build", "--name", "x", "--spines", "2", "--leaves", "2", "--uplink-speed", "300",
                      "--no-progress", stdout=io.StringIO())
+
+
+def test_a_build_big_enough_for_the_copy_fast_path_round_trips():
+    # > BATCH_SIZE interfaces, so PostgreSQL inserts them with COPY (SQLite with bulk_create): same result.
+    params = ClosParams(name="big", spines=4, leaves=80, servers_per_leaf=2)
+    result = fabric_build(params=params)
+    assert result.persisted.created["Interface"] > 5000
+    assert inventory_snapshot("big") == plan_clos(params)
+    assert not fabric_build(params=params).persisted.changed
