@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from compiler.errors import DriverError, FabricTwinError
 
-from ..choices import RolloutStateChoices, StepPhaseChoices, StepResultChoices
+from ..choices import RolloutStateChoices, RolloutTargetChoices, StepPhaseChoices, StepResultChoices
 from ..errors import CheckFailed
 from ..selectors import pushed_devices
 from .checks import fabric_checks
@@ -57,7 +57,21 @@ class CanaryPipeline:
                 self.ctx.report_update(rolling_back=reason)
                 self.rollback(reason)
                 return
+        self.mark_deployed()
         self.ctx.finish(RolloutStateChoices.SUCCEEDED, outcome=self.outcomes())
+
+    def mark_deployed(self) -> None:
+        """Production only: the compile run's configs are now what the devices run (the intents app's diff
+        baseline). A twin rollout changes the twin, not the record of what production runs."""
+        change_set = self.rollout.change_set
+        if self.rollout.target != RolloutTargetChoices.PRODUCTION or not change_set.compile_run_id:
+            return
+        from intents.models import CompileRun
+        from intents.services import device_configs_mark_deployed
+
+        run = CompileRun.objects.filter(pk=change_set.compile_run_id).first()
+        if run is not None:
+            device_configs_mark_deployed(run=run, devices=list(change_set.devices.values_list("hostname", flat=True)))
 
     # --------------------------------------------------------------------------------------------- steps
 

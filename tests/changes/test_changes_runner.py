@@ -171,3 +171,70 @@ def test_rolling_upgrade_failure_aborts_and_holds(memory_fabric, admin_user):
     rollout.refresh_from_db()
     assert rollout.report["held"] == ["spine1"] and "spine1" in memory_fabric.drained
     assert "spine2" not in memory_fabric.reboots  # aborted: the next wave never started
+
+
+def test_production_success_marks_the_compile_run_deployed(admin_user):
+    from changes_memory_fabric import MemoryFabric
+
+    from compiler.clos import ClosParams, plan_clos
+    from intents import services as intent_services
+    from intents.models import DeployedConfig
+    from inventory.models import Fabric
+    from inventory.services import inventory_persist
+
+    inventory_persist(inventory=plan_clos(ClosParams(name="prod", spines=2, leaves=2, servers_per_leaf=1)))
+    intent = intent_services.fabric_intent_create(fabric=Fabric.objects.get(name="prod"), name="prod-intent")
+    run = intent_services.compile_run_create(fabric_intent=intent)
+    configs = {config.hostname: config for config in run.device_configs.exclude(platform="frr")}
+    devices = MemoryFabric(sorted(configs))
+    intended = {host: {"files": {"config": "\n".join(config.files.values())}, "role": config.structured["role"],
+                       "driver": "napalm_eos", "structured": config.structured} for host, config in configs.items()}
+    change_set = services.changeset_create(name="prod", intended=intended, driver_for=devices.driver,
+                                           compile_run_id=run.pk)
+    rollout = services.rollout_create(name="prod", kind="canary_push", target="production", change_set=change_set,
+                                      policy={"checks": ["static", "health"], "soak_s": 0, "converge_timeout_s": 1},
+                                      user=admin_user)
+    services.rollout_approve(rollout=rollout, user=admin_user)
+    services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
+    assert rollout_execute(rollout_id=rollout.pk, owner="w", driver_factory=devices.driver) == State.SUCCEEDED
+    pre_check = Step.objects.get(rollout=rollout, phase=Phase.PRE_CHECK)
+    statuses = {check["name"]: check["status"] for check in pre_check.detail["report"]["checks"]}
+    assert any(name.startswith("static.") for name in statuses) and "failed" not in statuses.values(), statuses
+    deployed = set(DeployedConfig.objects.filter(fabric_intent=intent).values_list("hostname", flat=True))
+    assert deployed == set(configs)
+    assert all(count == 1 for count in devices.commits.values()) and len(devices.commits) == len(configs)
+
+
+def test_static_precheck_failure_stops_before_any_push(admin_user):
+    import copy
+
+    from changes_memory_fabric import MemoryFabric
+
+    from compiler.clos import ClosParams, plan_clos
+    from intents import services as intent_services
+    from inventory.models import Fabric
+    from inventory.services import inventory_persist
+
+    inventory_persist(inventory=plan_clos(ClosParams(name="bad", spines=2, leaves=2, servers_per_leaf=1)))
+    intent = intent_services.fabric_intent_create(fabric=Fabric.objects.get(name="bad"), name="bad-intent")
+    run = intent_services.compile_run_create(fabric_intent=intent)
+    configs = {config.hostname: config for config in run.device_configs.exclude(platform="frr")}
+    devices = MemoryFabric(sorted(configs))
+    intended = {}
+    for host, config in configs.items():
+        structured = copy.deepcopy(config.structured)
+        if host == "leaf1":  # a fabric port with a wrong MTU: the far end keeps the underlay MTU
+            next(port for port in structured["interfaces"] if port["kind"] == "fabric")["mtu"] = 1500
+        intended[host] = {"files": {"config": f"{host} v2\n"}, "role": structured["role"], "structured": structured}
+    change_set = services.changeset_create(name="bad", intended=intended, driver_for=devices.driver,
+                                           compile_run_id=run.pk)
+    rollout = services.rollout_create(name="bad", kind="canary_push", target="production", change_set=change_set,
+                                      policy={"checks": ["static", "health"], "converge_timeout_s": 1},
+                                      user=admin_user)
+    services.rollout_approve(rollout=rollout, user=admin_user)
+    services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
+    assert rollout_execute(rollout_id=rollout.pk, owner="w", driver_factory=devices.driver) == State.FAILED
+    rollout.refresh_from_db()
+    assert "pre-checks failed, nothing pushed" in rollout.error and "static." in rollout.error
+    assert devices.commits == {}
+    assert "leaf1" in Step.objects.get(rollout=rollout, phase=Phase.PRE_CHECK).output
