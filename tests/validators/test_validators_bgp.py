@@ -119,3 +119,26 @@ def test_leaf_using_the_spine_asn():
 
     findings = bgp.check_asns(context(compiled(), core))
     assert "leaf2" in subjects(findings)
+
+
+def test_unnumbered_underlay_pairs_on_the_cable():
+    import dataclasses
+
+    from validator_fabrics import intent_for
+
+    from compiler.api import compile_fabric
+    from compiler.clos import ClosParams, plan_clos
+    from compiler.model import Snapshot
+
+    inventory = plan_clos(ClosParams(name="unnumbered", spines=2, leaves=3, platform="frr"))
+    result = compile_fabric(Snapshot(inventory, dataclasses.replace(intent_for(inventory), underlay="unnumbered")))
+    ctx = context(result)
+    assert bgp.check_sessions(ctx) == [] and len(ctx.sessions.established) == 6
+    assert neighbor(ctx.structured, "leaf1", "spine1")["address"] is None
+
+    def drop(structured):
+        structured["spine2"]["bgp"]["neighbors"] = [n for n in structured["spine2"]["bgp"]["neighbors"]
+                                                    if n["peer_device"] != "leaf3"]
+
+    findings = bgp.check_sessions(context(result, drop))
+    assert len(findings) == 1 and "one-sided" in findings[0].message and findings[0].subject.startswith("leaf3:")
