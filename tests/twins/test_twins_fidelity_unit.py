@@ -185,3 +185,17 @@ def test_prediction_from_a_compiled_fabric():
     assert {s["kind"] for s in prediction.scenarios} == {"spine", "link"} and len(prediction.scenarios) == 8
     spine = next(s for s in prediction.scenarios if s["subject"] == "spine1")
     assert (spine["min_ecmp"], spine["unreachable_pairs"], len(spine["targets"])) == (1, 0, 3)
+
+
+def test_fidelity_module_never_imports_django():
+    import ast
+    from pathlib import Path
+
+    import labs.fidelity
+
+    tree = ast.parse(Path(labs.fidelity.__file__).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and node.module}
+    assert not imported & {"django", "rest_framework", "celery", "intents", "inventory", "twins"}, imported
