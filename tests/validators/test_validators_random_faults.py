@@ -1,6 +1,7 @@
 """Randomised cross-check: on small fabrics with random faults (shut ports, ASN collisions, allowas-in,
-maximum_paths caps, withdrawn VTEPs; one or two spine planes, parallel links), the fast leaf-pair matrix equals the reference
-path-vector simulation and the fast N-1 engine equals exact re-propagation. Seeds are fixed: reproducible."""
+maximum_paths caps, withdrawn VTEPs, multipath without as-path relax; one or two spine planes, parallel links),
+the fast leaf-pair matrix equals the reference path-vector simulation and the fast N-1/N-2 engine equals exact
+re-propagation. Seeds are fixed: reproducible."""
 
 import random
 
@@ -30,6 +31,8 @@ def random_faults(seed: int):
         if rng.random() < 0.2:
             host = rng.choice(leaves)
             structured[host]["bgp"]["networks"] = structured[host]["bgp"]["networks"][:1]
+        if rng.random() < 0.3:
+            structured[rng.choice(leaves)]["bgp"]["multipath_relax"] = False
     return mutate
 
 
