@@ -574,16 +574,19 @@ def inject_failure(state: TwinState, report: Report, scope: str = "link", timeou
     uplinks = _uplinks(topology, source.leaf)
     # -i 0.002: 500 pps gives ~2 ms resolution on the outage; bounded in count and time.
     count = int(flow_seconds / 0.002)
-    flow = collectors.start_ping(state.host_netns[source.host], destination.address, count=count, interval=0.002,
-                                 wait_s=1)
+    flow_netns = state.host_netns[source.host]
+    deadline = flow_seconds + 1.0
+    flow = collectors.start_ping(flow_netns, destination.address, count=count, interval=0.002, wait_s=1,
+                                 deadline_s=deadline)
+    targets: list[tuple[str, str]] = []
     try:
         time.sleep(0.5)
         cut = _busiest_uplink(state, source.leaf, [ifname for ifname, _, _ in uplinks])
         spine = next(peer for ifname, peer, _ in uplinks if ifname == cut)
         if scope == "link":
-            targets = [(source.leaf, cut)]
+            cut_targets = [(source.leaf, cut)]
         elif scope == "spine":
-            targets = [(spine, ifname) for ifname, _, _ in _uplinks(topology, spine)]
+            cut_targets = [(spine, ifname) for ifname, _, _ in _uplinks(topology, spine)]
         else:
             raise TwinError(f"scope={scope!r}: use 'link' or 'spine'")
         links_to_spine = {leaf: sum(1 for _, peer, _ in _uplinks(topology, leaf) if peer == spine)
@@ -594,35 +597,50 @@ def inject_failure(state: TwinState, report: Report, scope: str = "link", timeou
         want_local = full_local - lost_local
         want_remote = full_remote - (links_to_spine[destination.leaf] if spine_cut_off else 0)
         started = time.monotonic()
+        targets = cut_targets
         _set_links(state, targets, "down")
         local_s, remote_s = _wait_widths(state, [(source.leaf, dst_vtep, want_local),
                                                  (destination.leaf, src_vtep, want_remote)], started, timeout_s)
         outage = collectors.finish_ping(flow, timeout=flow_seconds + 30)
+        # Restore under a second flow: bringing paths back must not drop traffic either.
+        flow = collectors.start_ping(flow_netns, destination.address, count=count, interval=0.002, wait_s=1,
+                                     deadline_s=deadline)
+        time.sleep(0.3)
+        restored = time.monotonic()
+        _set_links(state, targets, "up")
+        targets = []
+        local_back, remote_back = _wait_widths(state, [(source.leaf, dst_vtep, full_local),
+                                                       (destination.leaf, src_vtep, full_remote)], restored, 90.0)
+        restore_outage = collectors.finish_ping(flow, timeout=flow_seconds + 30)
     except BaseException:
         flow.kill()
         raise
-    restored = time.monotonic()
-    _set_links(state, targets, "up")
-    local_back, remote_back = _wait_widths(state, [(source.leaf, dst_vtep, full_local),
-                                                   (destination.leaf, src_vtep, full_remote)], restored, 90.0)
-    what = f"{source.leaf}:{cut}" if scope == "link" else f"{spine} (all {len(targets)} links)"
+    finally:
+        if targets:  # never leave the twin with links down because a measurement failed
+            _set_links(state, targets, "up")
+    what = f"{source.leaf}:{cut}" if scope == "link" else f"{spine} (all {len(cut_targets)} links)"
     measured = {
         "cut": what, "flow": f"{source.host}->{destination.host}",
         "local_converged_s": local_s, "remote_converged_s": remote_s,
         "outage_s": round(outage.largest_gap_s, 3), "pings_sent": outage.transmitted,
         "pings_lost": outage.transmitted - outage.received,
         "restored_local_s": local_back, "restored_remote_s": remote_back,
+        "restore_outage_s": round(restore_outage.largest_gap_s, 3),
     }
     findings = [Finding(check, Severity.INFO, what, None, measured,
                         f"{what} down: {source.leaf} converged in {local_s}s, {destination.leaf} in {remote_s}s, "
                         f"flow {measured['flow']} outage {measured['outage_s'] * 1000:.0f} ms; restored ECMP in "
-                        f"{local_back}s/{remote_back}s")]
+                        f"{local_back}s/{remote_back}s (flow gap while restoring {measured['restore_outage_s'] * 1000:.0f} ms)")]
     for label, value, limit in (("local convergence", local_s, timeout_s), ("remote convergence", remote_s, timeout_s),
                                 ("ECMP restore (local)", local_back, 90.0),
                                 ("ECMP restore (remote)", remote_back, 90.0)):
         if value is None:
             findings.append(Finding(check, Severity.ERROR, what, f"within {limit:.0f}s", "not reached",
                                     f"{label} after cutting {what} did not happen within {limit:.0f}s"))
+    if restore_outage.received and restore_outage.largest_gap_s > max_outage_s:
+        findings.append(Finding(check, Severity.ERROR, measured["flow"], f"restore outage <= {max_outage_s}s",
+                                measured["restore_outage_s"], f"bringing {what} back interrupted {measured['flow']} "
+                                f"for {restore_outage.largest_gap_s:.3f}s"))
     if outage.received == 0:
         findings.append(Finding(check, Severity.ERROR, measured["flow"], "flow survives", "no replies at all",
                                 f"the flow {measured['flow']} never got a reply while {what} was down"))

@@ -9,7 +9,9 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
+import signal
 import subprocess
+import time
 from dataclasses import dataclass, field
 
 from compiler.errors import TwinError
@@ -177,6 +179,10 @@ class PingResult:
     errors: int = 0
     local_error: str = ""  # e.g. "message too long, mtu=9000" when DF forbids sending
     reply_times: list[float] = field(default_factory=list)  # -D epoch timestamps of the replies
+    # Epoch seconds of the first and (at the latest) last send, when known (background flows): an outage that
+    # lasts until the flow ends has no reply after it, so it only shows against these bounds.
+    first_send: float | None = None
+    last_send: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -190,7 +196,11 @@ class PingResult:
     def largest_gap_s(self) -> float:
         """Largest gap between consecutive replies: the data-plane outage (ping slows down while replies are
         missing, so the lost-packet count understates it; TWIN-NOTES measurement traps)."""
-        times = self.reply_times
+        times = list(self.reply_times)
+        if self.first_send is not None and times:
+            times.insert(0, self.first_send)
+        if self.last_send is not None and times and self.last_send > times[-1]:
+            times.append(self.last_send)
         return max((b - a for a, b in zip(times, times[1:], strict=False)), default=0.0)
 
 
@@ -294,15 +304,39 @@ def ping(netns: str, destination: str, **kwargs) -> PingResult:
     return parse_ping(result.stdout + "\n" + result.stderr)
 
 
-def start_ping(netns: str, destination: str, **kwargs) -> subprocess.Popen:
-    """A background ping (continuous flow during failure injection); finish with ``finish_ping``."""
-    return subprocess.Popen(["ip", "netns", "exec", netns, *ping_args(destination, **kwargs)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def start_ping(netns: str, destination: str, *, deadline_s: float | None = None, **kwargs) -> subprocess.Popen:
+    """A background ping (continuous flow during failure injection); finish with ``finish_ping``.
+    ``deadline_s`` bounds the flow in time: iputils ping throttles its sending while replies are missing (and
+    did not honour ``-w`` with ``-c`` here), so ``finish_ping`` interrupts it at the deadline."""
+    process = subprocess.Popen(["ip", "netns", "exec", netns, *ping_args(destination, **kwargs)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process.ft_started_at = time.time()  # type: ignore[attr-defined]
+    duration = kwargs.get("count", 3) * kwargs.get("interval", 0.2)
+    process.ft_duration_s = min(duration, deadline_s) if deadline_s else duration  # type: ignore[attr-defined]
+    process.ft_deadline_s = deadline_s  # type: ignore[attr-defined]
+    return process
 
 
 def finish_ping(process: subprocess.Popen, timeout: float = 60.0) -> PingResult:
-    output, _ = process.communicate(timeout=timeout)
-    return parse_ping(output)
+    deadline_s = getattr(process, "ft_deadline_s", None)
+    output = None
+    if deadline_s:
+        remaining = process.ft_started_at + deadline_s - time.time()  # type: ignore[attr-defined]
+        try:
+            output, _ = process.communicate(timeout=max(remaining, 0.01))
+        except subprocess.TimeoutExpired:
+            # SIGINT, not SIGKILL: ping prints its statistics on interrupt. ``ip netns exec`` execs ping, so
+            # the PID is ping itself.
+            process.send_signal(signal.SIGINT)
+    if output is None:
+        output, _ = process.communicate(timeout=timeout)
+    result = parse_ping(output)
+    started = getattr(process, "ft_started_at", None)
+    if started is not None:
+        # Sends are paced at -i at the fastest, so the last one is no earlier than start + count x interval.
+        result.first_send = started
+        result.last_send = started + process.ft_duration_s  # type: ignore[attr-defined]
+    return result
 
 
 def rss_kib(pid: int) -> int:

@@ -123,7 +123,9 @@ def test_mtu_probes_hit_the_exact_boundary(twin):
 def test_link_failure_is_measured_and_restored(twin):
     _, state = twin
     report = Report()
-    measured = checks.inject_failure(state, report, scope="link")
+    # budget 5 s, not the default 2 s: the machine is shared (load average 10+ seen), and the hold time (9 s) is
+    # the bound that matters; the measured outage is printed and documented (typically ~125 ms)
+    measured = checks.inject_failure(state, report, scope="link", max_outage_s=5.0)
     assert report.checks["twin.failover_link"].status == CheckStatus.PASSED, report.as_text()
     assert measured["local_converged_s"] is not None and measured["remote_converged_s"] is not None
     assert measured["restored_local_s"] is not None and measured["restored_remote_s"] is not None
@@ -138,9 +140,10 @@ def test_link_failure_is_measured_and_restored(twin):
 def test_whole_spine_failure_is_measured_and_restored(twin):
     _, state = twin
     report = Report()
-    measured = checks.inject_failure(state, report, scope="spine")
+    measured = checks.inject_failure(state, report, scope="spine", max_outage_s=5.0)
     assert report.checks["twin.failover_spine"].status == CheckStatus.PASSED, report.as_text()
-    assert measured["cut"].startswith("spine") and measured["restored_remote_s"] is not None
+    assert measured["cut"] == "spine1 (all 2 links)" or measured["cut"] == "spine2 (all 2 links)"
+    assert measured["restored_remote_s"] is not None and measured["restore_outage_s"] < 5.0
     print(f"\nspine failure: {measured}")
 
 
@@ -271,3 +274,23 @@ def test_down_force_after_the_up_process_was_killed_mid_boot(tmp_path):
             leftovers.append(b" ".join(argv).decode(errors="replace"))
     assert not leftovers
     assert not (tmp_path / f"{prefix}.json").exists()
+
+
+def test_failover_without_redundancy_is_reported_as_an_outage(tmp_path):
+    """One spine only: cutting its uplink must fail the check (the flow stays down until the link returns)."""
+    state = runtime.up(sample_fabric(spines=1, leaves=2), tmp_path)
+    try:
+        report = Report()
+        checks.check_bgp_sessions(state, report, timeout_s=30)
+        checks.check_evpn_flood_lists(state, report)
+        measured = checks.inject_failure(state, report, scope="link")
+        result = report.checks["twin.failover_link"]
+        assert result.status == CheckStatus.FAILED, report.as_text()
+        errors = [f for f in result.findings if f.severity == "error"]
+        assert errors and all(f.subject == "h1->h2" for f in errors)
+        assert measured["outage_s"] > 2.0 and measured["restored_local_s"] is not None
+        ecmp = Report()
+        checks.check_ecmp_width(state, ecmp)
+        assert ecmp.ok, ecmp.as_text()  # restored afterwards
+    finally:
+        runtime.down(state.prefix, tmp_path, force=True)

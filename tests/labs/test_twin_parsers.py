@@ -105,3 +105,12 @@ def test_bfd_peers_up_and_down():
     down = [(p.interface, p.status) for p in collectors.parse_bfd_peers(load("leaf1_bfd_peers_one_down.json"))
             if not p.up]
     assert down == [("swp64", "down")]
+
+
+def test_outage_until_the_end_of_the_flow_counts():
+    """A flow that never recovers has no reply after the cut: the gap to the last send is the outage."""
+    result = collectors.parse_ping(load("ping_ok.txt"))  # replies at +0, +0.2, +0.4 s
+    first = result.reply_times[0]
+    assert result.largest_gap_s < 0.3
+    result.first_send, result.last_send = first - 0.01, first + 3.0
+    assert 2.5 < result.largest_gap_s < 2.7
