@@ -48,6 +48,11 @@ from validators.findings import Finding, Report, Severity
 from validators.overlay import host_reachability
 from validators.whatif import run_whatif
 
+from . import collectors
+from .checks import classify_pair, host_ports, svi_networks
+from .runtime import vtep_of
+from .shell import parallel, run
+
 ASPECTS = ("bgp_sessions", "ecmp", "reachability", "link_mtu", "host_mtu", "n_minus_1")
 # Address family names: the structured config's -> FRR's ``show bgp summary json`` keys.
 AFI_NAMES = {"ipv4_unicast": "ipv4Unicast", "l2vpn_evpn": "l2VpnEvpn"}
@@ -286,8 +291,6 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
     "all" every scenario, "none" skips failure injection. The prediction only says *which* items exist; each
     value is measured independently (MTUs by probing the exact boundary and, when it is not where predicted,
     by a binary search for the real one)."""
-    from .checks import classify_pair, host_ports, svi_networks
-
     observation = Observation()
     topology = state.topology_obj()
 
@@ -296,7 +299,7 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
     observation.seconds["bgp_sessions"] = round(time.monotonic() - started, 2)
 
     started = time.monotonic()
-    vteps = {node: vtep for node, vtep in prediction.vteps.items() if node in state.node_netns}
+    vteps = twin_vteps(state)  # the twin's own (from its Linux plans), not the prediction's
     observation.ecmp = _stable(lambda: _observe_ecmp(state, vteps), settle_s=1.0, timeout_s=30.0)
     observation.seconds["ecmp"] = round(time.monotonic() - started, 2)
 
@@ -326,7 +329,7 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
                                              "leaf) and this kernel has no VRF devices")
         else:
             to_ping.append((key, a, b))
-    results = _parallel(lambda item: _ping(state, item[1].host, item[2].address, count=3, interval=0.2), to_ping)
+    results = parallel(lambda item: _ping(state, item[1].host, item[2].address, count=3, interval=0.2), to_ping)
     for (key, _a, _b), result in zip(to_ping, results, strict=True):
         observation.pings[key] = result.any_reply
     observation.seconds["reachability"] = round(time.monotonic() - started, 2)
@@ -361,22 +364,14 @@ def _selected_scenarios(scenarios: list[dict], mode: str) -> list[dict]:
     return picked
 
 
-def _parallel(function, items):
-    from .shell import parallel
-
-    return parallel(function, items)
-
-
 def _ping(state, host: str, address: str, **kwargs):
-    from . import collectors
-
     return collectors.ping(state.host_netns[host], address, **kwargs)
 
 
 def _warm_up(state, ports) -> None:
     """Hosts ARP their gateway first so the leaves learn and advertise them (EVPN type 2), like booting servers."""
     with_gateway = [port for port in ports if port.gateway]
-    _parallel(lambda port: _ping(state, port.host, port.gateway, count=1, wait_s=1), with_gateway)
+    parallel(lambda port: _ping(state, port.host, port.gateway, count=1, wait_s=1), with_gateway)
     time.sleep(0.5)
 
 
@@ -394,8 +389,6 @@ def _stable(measure, *, settle_s: float, timeout_s: float):
 
 
 def _observe_sessions(state) -> dict[str, dict[str, int]]:
-    from . import collectors
-
     def one(node):
         try:
             sessions = collectors.collect_bgp_summary(state.node_netns[node])
@@ -409,22 +402,18 @@ def _observe_sessions(state) -> dict[str, dict[str, int]]:
         return counts
 
     nodes = sorted(state.node_netns)
-    return dict(zip(nodes, _parallel(one, nodes), strict=True))
+    return dict(zip(nodes, parallel(one, nodes), strict=True))
 
 
 def _observe_ecmp(state, vteps: dict[str, str]) -> dict[str, int]:
-    from . import collectors
-
     nodes = sorted(vteps)
-    tables = dict(zip(nodes, _parallel(lambda node: collectors.collect_kernel_routes(state.node_netns[node]), nodes),
+    tables = dict(zip(nodes, parallel(lambda node: collectors.collect_kernel_routes(state.node_netns[node]), nodes),
                       strict=True))
     return {f"{source}->{destination}": collectors.ecmp_width(tables[source], f"{vteps[destination]}/32")
             for source, destination in itertools.permutations(nodes, 2)}
 
 
 def _port_addresses(state) -> dict[tuple[str, str], tuple[str | None, str | None]]:
-    from .shell import run
-
     out = {}
     for node, netns in state.node_netns.items():
         for link in json.loads(run(["ip", "-n", netns, "-j", "addr", "show"]).stdout or "[]"):
@@ -456,8 +445,6 @@ def largest_passing(passes, predicted: int, floor: int = MIN_PROBE_PACKET, ceili
 
 def _observe_link_mtu(state, prediction: Prediction, observation: Observation) -> None:
     """Per cable, each direction: the largest DF ping to the peer's address on that link."""
-    from . import collectors
-
     addresses = _port_addresses(state)
     topology = state.topology_obj()
     probes_sent: dict[str, int] = {}
@@ -490,7 +477,7 @@ def _observe_link_mtu(state, prediction: Prediction, observation: Observation) -
         return largest_passing(passes, predicted, floor=max(headers + 8, 1280 if headers == IPV6_ICMP_HEADERS else 576))
 
     per_direction: dict[str, list[int | None]] = defaultdict(list)
-    for item, value in zip(probes, _parallel(probe, probes), strict=True):
+    for item, value in zip(probes, parallel(probe, probes), strict=True):
         per_direction[item[0]].append(value)
     for key, values in per_direction.items():
         if any(value is None for value in values):
@@ -531,21 +518,19 @@ def _observe_host_mtu(state, prediction: Prediction, observation: Observation, p
 
         def passes(size: int) -> bool:
             # Parallel flows: one ping process each (own ICMP id, own ECMP hash); 2 packets tolerate one loss.
-            results = _parallel(lambda _flow: _ping(state, source.host, destination.address, count=2, interval=0.05,
+            results = parallel(lambda _flow: _ping(state, source.host, destination.address, count=2, interval=0.05,
                                                     size=size - IPV4_ICMP_HEADERS, dont_fragment=True, wait_s=1),
                                 range(HOST_MTU_FLOWS))
             return all(result.any_reply for result in results)
 
         return largest_passing(passes, prediction.host_mtu[pair], ceiling=max(source.mtu, destination.mtu))
 
-    for pair, value in zip(pairs, _parallel(measure, pairs), strict=True):
+    for pair, value in zip(pairs, parallel(measure, pairs), strict=True):
         observation.host_mtu[pair] = value
 
 
 def twin_vteps(state) -> dict[str, str]:
     """VTEP node -> VTEP address of a running twin (from its Linux plans)."""
-    from .runtime import vtep_of
-
     return {node.name: vtep for node in state.topology_obj().nodes if (vtep := vtep_of(node))}
 
 
@@ -555,8 +540,6 @@ def inject_scenario(state, scenario: dict, vteps: dict[str, str] | None = None, 
     min ECMP and unreachable VTEP pairs, restore, and wait until the ECMP matrix is back to what it was."""
     vteps = vteps if vteps is not None else twin_vteps(state)
     notes = notes if notes is not None else []
-    from .shell import run
-
     def set_links(updown: str) -> None:
         by_node: dict[str, list[str]] = defaultdict(list)
         for node, ifname in scenario["targets"]:
