@@ -46,12 +46,12 @@ DEFAULT_POLICY = {
     "max_spines_drained": 1,
     "soak_s": 5,
     "converge_timeout_s": 60,
-    "checks": ["static", "bgp", "evpn", "ping"],
+    "checks": ["static", "bgp", "evpn", "ping", "mtu"],
     "redundant_pairs": [],
     "target_version": "",
     "devices": [],  # rolling upgrade: which devices (empty: every spine)
 }
-KNOWN_CHECKS = {"static", "bgp", "evpn", "ping", "health"}
+KNOWN_CHECKS = {"static", "bgp", "evpn", "ping", "mtu", "health"}
 
 
 def lease_seconds() -> int:

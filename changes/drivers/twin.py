@@ -259,7 +259,13 @@ class TwinDriver(DeviceDriver):
             ns_exec(self.netns, ["sysctl", "-qw", *(f"{key}={value}" for key, value in new["sysctls"].items())])
         if svi_bridges:
             ns_exec(self.netns, ["sysctl", "-qw", *(f"net.ipv4.conf.{name}.arp_accept=1" for name in svi_bridges)])
-        run(["ip", "-n", self.netns, "route", "flush", "cache"], check=False)  # stale PMTU after MTU changes
+        if any(" mtu " in command for command in ip_cmds):
+            # Linux keeps learned path-MTU exceptions (net.ipv4.route.mtu_expires, 10 min) on every node that got a
+            # "fragmentation needed" through this node; hardware VTEPs have no such cache. Flush them twin-wide, or
+            # an MTU fixed (or rolled back) here stays broken elsewhere (TWIN-NOTES).
+            state = self._state()
+            for namespace in state.namespaces:
+                run(["ip", "-n", namespace, "route", "flush", "cache"], check=False)
 
     # --------------------------------------------------------------------------------------------- drain
 

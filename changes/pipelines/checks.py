@@ -2,7 +2,8 @@
 
 - ``static``: the project's static validators over the change set's structured configs (when it came from a
   compile run and ``validators.validate_fabric`` exists; otherwise skipped with the reason).
-- Twin target: ``labs.checks`` live checks (BGP sessions, EVPN flood lists, ping matrix), with expectations from the
+- Twin target: ``labs.checks`` live checks (BGP sessions, EVPN flood lists, ping matrix, link + host MTU DF probes),
+  with expectations from the
   configs the nodes run NOW (read through the drivers), so a network added by the change is expected too.
 - Production target: ``health`` per device through its driver (BGP established/total, routes); EVPN and ping
   are twin-only and reported as skipped.
@@ -20,7 +21,7 @@ from validators.findings import Finding, Report, Severity
 
 from ..choices import RolloutTargetChoices
 
-TWIN_CHECKS = ("bgp", "evpn", "ping")
+TWIN_CHECKS = ("bgp", "evpn", "ping", "mtu")
 
 
 def static_checks(change_set, report: Report) -> None:
@@ -73,6 +74,10 @@ def twin_checks(context, names: list[str], report: Report, timeout_s: float) -> 
         live.check_evpn_flood_lists(current, report, timeout_s=timeout_s)
     if "ping" in names:
         live.check_ping_matrix(current, report)
+    if "mtu" in names:
+        # Expected link MTUs are the cables' underlay MTU from the twin's boot topology (the physical intent).
+        live.check_link_mtu(current, report)
+        live.check_host_mtu(current, report)
 
 
 def health_checks(context, devices: list[str], report: Report, timeout_s: float) -> dict:

@@ -58,10 +58,12 @@ def _frr_conf(hostname: str, asn: int, router_id: str, neighbors: list[str], net
 
 
 def fabric(prefix: str, spines: int = 2, leaves: int = 2, networks: dict | None = None,
-           leaf_asn_override: dict[str, int] | None = None) -> tuple[TwinTopology, dict[str, dict[str, str]], dict]:
+           leaf_asn_override: dict[str, int] | None = None, port_mtu_override: dict[tuple[str, str], int] | None = None
+           ) -> tuple[TwinTopology, dict[str, dict[str, str]], dict]:
     """(topology to boot, {node: {"frr.conf": ..., "linux-plan.json": ...}}, {node: role})."""
     networks = networks or BASE_NETWORKS
     asn_override = leaf_asn_override or {}
+    mtu_override = port_mtu_override or {}
     nodes, links, hosts = [], [], []
     spine_ports: dict[int, list[dict]] = {s: [] for s in range(1, spines + 1)}
     for leaf in range(1, leaves + 1):
@@ -71,7 +73,7 @@ def fabric(prefix: str, spines: int = 2, leaves: int = 2, networks: dict | None 
             spine_ip, leaf_ip = _p2p(spine, leaf, leaves)
             links.append(TwinLink(leaf_name, f"eth{spine}", f"spine{spine}", f"eth{leaf}", mtu=UNDERLAY_MTU))
             ports.append({"name": f"eth{spine}", "source_name": f"Ethernet{spine}", "kind": "fabric",
-                          "mtu": UNDERLAY_MTU, "address": f"{leaf_ip}/31"})
+                          "mtu": mtu_override.get((leaf_name, f"eth{spine}"), UNDERLAY_MTU), "address": f"{leaf_ip}/31"})
             spine_ports[spine].append({"name": f"eth{leaf}", "source_name": f"Ethernet{leaf}", "kind": "fabric",
                                        "mtu": UNDERLAY_MTU, "address": f"{spine_ip}/31"})
             neighbors.append(spine_ip)

@@ -3,7 +3,8 @@
 Good change: a network with a new VNI is added to every leaf; it goes canary-first and succeeds, and every twin node
 then runs exactly the intended config, with EVPN flood lists for the new VNI complete. Bad change: the canary
 leaf gets the spines' ASN, which breaks its eBGP sessions; the post-checks catch it at the canary, it is rolled
-back, the other leaf is never touched, and the twin's checks are green again.
+back, the other leaf is never touched, and the twin's checks are green again. A second bad change (a 1500-byte
+fabric port) keeps BGP up and is caught by the DF probes instead.
 """
 
 from __future__ import annotations
@@ -87,5 +88,22 @@ def test_bad_change_caught_at_canary_and_rolled_back(twin):
     leaf1 = TwinDriver(twin["prefix"], "leaf1", twin["state_dir"])
     assert leaf1.is_at(twin["files"]["leaf1"])  # back on the original config
     assert leaf1.health().all_established
+    after = Step.objects.get(rollout=rollout, phase=Phase.VERIFY, detail__tag="after_rollback")
+    assert after.result == Result.OK and after.detail["report"]["ok"]
+
+
+def test_bad_mtu_change_caught_at_canary_by_df_probes_and_rolled_back(twin):
+    # BGP and small pings survive a 1500-byte fabric port (TCP MSS adapts): only the MTU probes see it.
+    _, bad_files, _ = fabric(twin["prefix"], port_mtu_override={("leaf1", "eth1"): 1500, ("leaf2", "eth1"): 1500})
+    rollout = _rollout(twin, bad_files, checks=["bgp", "mtu"], converge_timeout_s=20)
+    state = rollout_execute(rollout_id=rollout.pk, owner="test")
+    rollout.refresh_from_db()
+    assert state == State.ROLLED_BACK, rollout.error
+    failed = Step.objects.get(rollout=rollout, phase=Phase.VERIFY, wave=1, result=Result.FAILED)
+    statuses = {check["name"]: check["status"] for check in failed.detail["report"]["checks"]}
+    assert statuses["twin.bgp_sessions"] == "passed" and statuses["twin.link_mtu"] == "failed"
+    assert "leaf1:eth1" in failed.output
+    assert TwinDriver(twin["prefix"], "leaf2", twin["state_dir"]).push_count() == 0
+    assert TwinDriver(twin["prefix"], "leaf1", twin["state_dir"]).is_at(twin["files"]["leaf1"])
     after = Step.objects.get(rollout=rollout, phase=Phase.VERIFY, detail__tag="after_rollback")
     assert after.result == Result.OK and after.detail["report"]["ok"]
