@@ -1,5 +1,8 @@
 """CompileResult -> TwinTopology (pure), and the compiled fabric booted for real (root + FRR only)."""
 
+import os
+import signal
+
 import pytest
 
 from compiler.api import compile_fabric
@@ -7,7 +10,7 @@ from compiler.scenario import snapshot_from_scenario
 from labs import checks, runtime
 from labs.from_compile import topology_from_compile
 from labs.topology import validate_topology
-from validators.findings import CheckStatus
+from validators.findings import CheckStatus, Report
 
 
 def scenario(underlay="numbered", leaves=2, servers_per_leaf=1, **intent):
@@ -57,5 +60,11 @@ def test_compiled_fabric_passes_on_the_live_twin(tmp_path, underlay):
         assert statuses["twin.pfc_ecn"] == CheckStatus.SKIPPED
         if not state.kernel["vrf"]:  # the tenant VRF / L3VNI is in the intent but not buildable: said, never passed
             assert statuses["twin.l3vni_vrfs"] == CheckStatus.SKIPPED
+        # broken: spine1's bfdd dies (stopped by its recorded PID); its BFD sessions and its peers' go down
+        os.kill(state.pids["spine1"]["bfdd"], signal.SIGTERM)
+        bfd = Report()
+        checks.check_bfd_sessions(state, bfd, timeout_s=5)
+        assert bfd.checks["twin.bfd_sessions"].status == CheckStatus.FAILED
+        assert {"spine1", "leaf1", "leaf2"} <= {f.subject for f in bfd.findings}
     finally:
         runtime.down(state.prefix, tmp_path, force=True)

@@ -185,6 +185,7 @@ def test_broken_fabric_is_detected_then_force_removed_after_lost_state(tmp_path)
         checks.check_bgp_sessions(state, report, timeout_s=8)
         checks.check_ecmp_width(state, report)
         checks.check_link_mtu(state, report)
+        host_mtu = checks.check_host_mtu(state, report)
         results = report.checks
         assert [f.subject for f in results["twin.frr_config_load"].findings] == ["leaf1"]
         assert {f.subject for f in results["twin.bgp_sessions"].findings if f.severity == "error"} == {
@@ -196,6 +197,10 @@ def test_broken_fabric_is_detected_then_force_removed_after_lost_state(tmp_path)
             "leaf2:eth1<->spine1:eth2", "leaf2:eth1<->spine1:eth2", "spine1:eth2"]
         port = next(f for f in mtu_findings if f.subject == "spine1:eth2")
         assert (port.expected, port.actual) == (9216, 9000)
+        # leaf2 lost its spine2 session, so every h1<->h2 flow crosses spine1:eth2 (9000 < 9000 + 50 VXLAN):
+        # full-size DF packets die on every flow, small ones pass
+        assert [f.subject for f in results["twin.host_mtu"].findings] == ["h1->h2"]
+        assert host_mtu["h1->h2"]["flows_passed"] == 0
     finally:
         # simulate a crash that lost the state file: plain down refuses, force finds everything by prefix
         state.state_file.unlink()
@@ -203,6 +208,28 @@ def test_broken_fabric_is_detected_then_force_removed_after_lost_state(tmp_path)
             runtime.down(state.prefix, tmp_path)
         runtime.down(state.prefix, tmp_path, force=True)
     assert_twin_gone(state)
+
+
+def test_missing_evpn_vni_advertisement_breaks_flooding_and_bridging(tmp_path):
+    """leaf1 without ``advertise-all-vni``: no type-3 routes either way, so hosts across leaves are cut off."""
+    topology = sample_fabric()
+    leaf1 = topology.nodes_by_name["leaf1"]
+    nodes = [node if node.name != "leaf1" else type(leaf1)(leaf1.name, leaf1.frr_conf.replace(
+        "  advertise-all-vni\n", ""), leaf1.linux_plan, role="leaf") for node in topology.nodes]
+    state = runtime.up(TwinTopology(topology.name_prefix, nodes, topology.links, topology.hosts), tmp_path)
+    try:
+        report = Report()
+        checks.check_bgp_sessions(state, report, timeout_s=30)
+        checks.check_evpn_flood_lists(state, report, timeout_s=5)
+        checks.check_ping_matrix(state, report)
+        results = report.checks
+        assert results["twin.bgp_sessions"].status == CheckStatus.PASSED  # the control plane itself is up
+        assert {f.subject for f in results["twin.evpn_flood_lists"].findings} == {
+            "leaf1:vx10010", "leaf1:vx10020", "leaf2:vx10010", "leaf2:vx10020"}
+        assert {"h1->h2", "h2->h1"} <= {f.subject for f in results["twin.ping_bridged"].findings}
+        assert results["twin.ping_routed"].status == CheckStatus.FAILED
+    finally:
+        runtime.down(state.prefix, tmp_path, force=True)
 
 
 def test_failed_boot_removes_what_it_created(tmp_path):
