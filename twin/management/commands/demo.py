@@ -37,6 +37,7 @@ class Command(BaseCommand):
             ("inventory", self.step_inventory),
             ("intent", self.step_intent),
             ("compile", self.step_compile),
+            ("validate", self.step_validate),
             ("twin", self.step_twin),
             ("fidelity", self.step_fidelity),
         ]
@@ -80,6 +81,20 @@ class Command(BaseCommand):
         target = self.out_dir / "configs"
         compile_run_write(run=run, out_dir=target)
         return f"{run.device_count} devices compiled in {run.duration_s:.2f}s; configs in {target}/{run.fabric_intent.name}/"
+
+    def step_validate(self) -> str:
+        """Every static check on the compiled fabric (BGP, routing/ECMP, overlay, MTU, RoCE, headroom, physical,
+        N-1/N-2 what-ifs; Batfish only when BATFISH_HOST is set), stored as a validation run."""
+        from validation.services import validation_run_create
+
+        run = validation_run_create(fabric_intent=self.context["fabric_intent"])
+        skipped = [name + (f" ({check['reason']})" if check.get("reason") else "")
+                   for name, check in run.summary.get("checks", {}).items() if check.get("status") == "skipped"]
+        verdict = "all checks passed" if run.ok else f"{run.checks_failed} checks FAILED"
+        return (f"{verdict}: {run.checks_passed} passed, {run.checks_failed} failed, {run.checks_skipped} skipped"
+                f"{': ' + '; '.join(skipped) if skipped else ''}; {run.error_count} errors, "
+                f"{run.warning_count} warnings (run #{run.pk}, `manage.py validate --fabric "
+                f"{run.fabric_intent.name}` for the full report)")
 
     def step_twin(self) -> str:
         """Boot the live twin of the compiled intent (netns + FRR) and run every live check; it keeps running
