@@ -7,6 +7,8 @@ nothing is half-saved.
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from compiler import model as core
@@ -65,6 +67,7 @@ class TenantSerializer(IntentModelSerializer):
         validators = []  # per-intent uniqueness is checked by the model, naming the field
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class NicPortEndpointField(serializers.RelatedField):
     """A server NIC port as "server:port" (the way engineers name it), read and written."""
 

@@ -167,9 +167,12 @@ class FabricIntentViewSet(IntentModelViewSet):
         body = s.BlastRadiusRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         changes = body.validated_data["changes"]
-        radius = services.blast_radius_preview(
-            fabric_intent=fabric_intent,
-            change=lambda: _apply_changes(fabric_intent, changes, self.get_serializer_context()))
+        try:
+            radius = services.blast_radius_preview(
+                fabric_intent=fabric_intent,
+                change=lambda: _apply_changes(fabric_intent, changes, self.get_serializer_context()))
+        except IntegrityError as error:
+            raise serializers.ValidationError({"changes": [f"conflicts with existing data: {error}"]}) from None
         return Response(services.blast_radius_as_dict(radius))
 
     @extend_schema(request=None, responses=s.RoceClassSerializer(many=True))
