@@ -103,6 +103,10 @@ class Command(BaseCommand):
             return True
         live = services.twin_status(twin=twin)
         twin.refresh_from_db()
+        if live.get("exists") is None:  # not a netns twin: the runtime has no state to report
+            self._emit(live, f"twin {twin.prefix} ({fabric_intent.name}, {twin.engine}): {twin.status}; "
+                             f"{live.get('detail', '')}{'; ' + twin.error if twin.error else ''}")
+            return True
         text = (f"twin {twin.prefix} ({fabric_intent.name}, {twin.engine}): {twin.status}; "
                 f"healthy={live.get('healthy')} switches={live.get('switches')} hosts={live.get('hosts')} "
                 f"uptime={live.get('uptime_s')}s dead={live.get('dead_daemons') or {}} "
