@@ -34,6 +34,16 @@ class IntentModelSerializer(serializers.ModelSerializer):
     def get_display(self, obj) -> str:
         return str(obj)
 
+    def validate_fabric_intent(self, value):
+        if self.instance is not None and value != self.instance.fabric_intent:
+            raise serializers.ValidationError("cannot move to another fabric intent: create it there instead")
+        return value
+
+    def validate_tenant(self, value):
+        if self.instance is not None and value.fabric_intent_id != self.instance.fabric_intent_id:
+            raise serializers.ValidationError("the new tenant belongs to another fabric intent")
+        return value
+
     def _split(self, validated_data: dict) -> tuple[dict, dict]:
         many = {name: validated_data.pop(name) for name in self.many_fields if name in validated_data}
         return validated_data, many

@@ -286,3 +286,70 @@ def test_growing_the_fabric_through_the_api_keeps_allocations(api, fabric_intent
     response = api.post(f"/api/fabric-intents/{fabric_intent.pk}/compile/", {"platforms": ["eos"]}, format="json")
     assert response.status_code == 201 and response.json()["device_count"] == 8
     assert first <= set(Allocation.objects.values_list("kind", "key", "value"))
+
+
+ODD_PAYLOADS = [
+    ("/api/networks/", {"tenant": 999999, "name": "x", "vlan_id": 5, "subnet": "10.5.0.0/24"}, "tenant"),
+    ("/api/networks/", {"name": "x", "vlan_id": "ten", "subnet": "10.5.0.0/24"}, "vlan_id"),
+    ("/api/networks/", {"name": "x", "vlan_id": 5, "subnet": "garbage"}, "subnet"),
+    ("/api/networks/", {"name": "x", "vlan_id": 5, "subnet": "10.5.0.1/24"}, "subnet"),  # host bits set
+    ("/api/networks/", {"name": "x", "vlan_id": 5, "subnet": "10.5.0.0/24", "gateway": "nope"}, "gateway"),
+    ("/api/networks/", {"name": "x", "vlan_id": 5, "subnet": "10.5.0.0/24", "leaves": "leaf1"}, "leaves"),
+    ("/api/networks/", {"name": "x", "vlan_id": 5, "subnet": "10.5.0.0/24", "attachments": ["gpu0001"]},
+     "attachments"),
+    ("/api/roce-classes/", {"name": "x", "dscp": ["a"], "priority": 1, "traffic_class": 1, "lossless": False},
+     "dscp"),
+    ("/api/roce-classes/", {"name": "x", "dscp": [], "priority": 1, "traffic_class": 1, "lossless": False}, "dscp"),
+    ("/api/roce-classes/", {"name": "x", "dscp": [10, 10], "priority": 1, "traffic_class": 1, "lossless": False},
+     "dscp"),
+    ("/api/tenants/", {"name": "B", "vrf": "a-vrf-name-longer-than-15"}, "vrf"),
+    ("/api/fabric-intents/", {"name": "y", "fabric": "no-such-fabric"}, "fabric"),
+    ("/api/fabric-intents/", {"name": "y", "fabric": "ref", "loopback_pool": "10.0.0.1/22"}, "loopback_pool"),
+    ("/api/fabric-intents/", {"name": "y", "fabric": "ref", "anycast_gateway_mac": "zz"}, "anycast_gateway_mac"),
+]
+
+
+@pytest.mark.parametrize(("url", "payload", "field"), ODD_PAYLOADS, ids=[f"{url}{field}" for url, _, field in ODD_PAYLOADS])
+def test_odd_payloads_are_400_never_500(api, fabric_intent, url, payload, field):
+    payload = dict(payload)
+    if url == "/api/networks/":
+        payload.setdefault("tenant", fabric_intent.tenants.get().pk)
+    elif url in ("/api/roce-classes/", "/api/tenants/"):
+        payload["fabric_intent"] = fabric_intent.pk
+    before = _counts()
+    response = api.post(url, payload, format="json")
+    assert response.status_code == 400, response.content
+    assert field in _fields(response), response.json()
+    assert _counts() == before
+
+
+def test_objects_cannot_move_between_intents(api, fabric_intent):
+    other = api.post("/api/fabric-intents/", {"name": "other", "fabric": "ref"}, format="json").json()
+    tenant = fabric_intent.tenants.get()
+    response = api.patch(f"/api/tenants/{tenant.pk}/", {"fabric_intent": other["id"]}, format="json")
+    assert response.status_code == 400 and "fabric_intent" in response.json()
+    other_tenant = api.post("/api/tenants/", {"fabric_intent": other["id"], "name": "B", "vrf": "TENANT_B"},
+                            format="json").json()
+    network = fabric_intent.networks.get()
+    response = api.patch(f"/api/networks/{network.pk}/", {"tenant": other_tenant["id"]}, format="json")
+    assert response.status_code == 400 and "tenant" in response.json()
+
+
+@pytest.mark.parametrize("url", ["/api/fabric-intents/", "/api/tenants/", "/api/roce-classes/", "/api/allocations/",
+                                 "/api/compile-runs/", "/api/device-configs/"])
+def test_lists_cost_constant_queries(api, fabric_intent, url):
+    from intents import services
+
+    def list_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert api.get(url).status_code == 200
+        return len(queries)
+
+    services.compile_run_create(fabric_intent=fabric_intent, platforms=["eos"])
+    few = list_queries()
+    services.tenant_create(fabric_intent=fabric_intent, name="B", vrf="TENANT_B")
+    services.roce_class_create(fabric_intent=fabric_intent, name="bulk", dscp=[10], priority=1, traffic_class=1,
+                               lossless=False)
+    services.compile_run_create(fabric_intent=fabric_intent, platforms=["eos"])
+    services.fabric_intent_create(fabric=fabric_intent.fabric, name="second")
+    assert list_queries() == few
