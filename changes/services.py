@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import logging
 import os
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -51,6 +52,7 @@ DEFAULT_POLICY = {
     "target_version": "",
     "devices": [],  # rolling upgrade: which devices (empty: every spine)
 }
+TWIN_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,11}$")  # as labs.topology: it becomes part of paths and netns names
 KNOWN_CHECKS = {"static", "bgp", "evpn", "ping", "mtu", "health"}
 
 
@@ -166,24 +168,52 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
 def _policy_errors(policy: dict, kind: str) -> list[FieldError]:
     errors = []
     for key in policy:
-        if key not in DEFAULT_POLICY and key not in ("twin_prefix", "twin_state_dir", "topology"):
+        if key not in DEFAULT_POLICY and key not in ("twin_prefix", "twin_state_dir"):
             errors.append(FieldError(f"policy.{key}", policy[key], f"unknown policy key; known: {sorted(DEFAULT_POLICY)}"))
     for key, low in (("wave_size", 1), ("max_spines_drained", 1), ("soak_s", 0), ("converge_timeout_s", 1)):
         value = policy.get(key)
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
             errors.append(FieldError(f"policy.{key}", value, f"must be an integer >= {low}"))
     checks = policy.get("checks")
-    if not isinstance(checks, list) or any(check not in KNOWN_CHECKS for check in checks):
+    if not isinstance(checks, list) or any(not isinstance(check, str) or check not in KNOWN_CHECKS for check in checks):
         errors.append(FieldError("policy.checks", checks, f"must be a list drawn from {sorted(KNOWN_CHECKS)}"))
     canary = policy.get("canary")
     if not isinstance(canary, dict) or set(canary) - {"devices", "rack"}:
         errors.append(FieldError("policy.canary", canary, 'use {"devices": [...]} or {"rack": "<rack>"}'))
+    elif not _string_list(canary.get("devices", [])) or not isinstance(canary.get("rack", ""), str):
+        errors.append(FieldError("policy.canary", canary, "devices must be a list of hostnames, rack a name"))
     pairs = policy.get("redundant_pairs")
-    if not isinstance(pairs, list) or any(not isinstance(pair, list) or len(pair) != 2 for pair in pairs):
+    if not isinstance(pairs, list) or any(not _string_list(pair) or len(pair) != 2 for pair in pairs):
         errors.append(FieldError("policy.redundant_pairs", pairs, "must be a list of [device, device] pairs"))
+    if not _string_list(policy.get("devices")):
+        errors.append(FieldError("policy.devices", policy.get("devices"), "must be a list of hostnames"))
+    for key in ("target_version", "twin_prefix", "twin_state_dir"):
+        if key in policy and policy[key] is not None and not isinstance(policy[key], str):
+            errors.append(FieldError(f"policy.{key}", policy[key], "must be a string"))
+    prefix = policy.get("twin_prefix")
+    if isinstance(prefix, str) and prefix and not TWIN_PREFIX.match(prefix):
+        errors.append(FieldError("policy.twin_prefix", prefix, "a twin prefix is 3-12 lowercase letters/digits"))
     if kind == RolloutKindChoices.ROLLING_UPGRADE and not policy.get("target_version"):
         errors.append(FieldError("policy.target_version", policy.get("target_version"),
                                  "a rolling upgrade needs the version to install"))
+    return errors
+
+
+def _string_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _topology_errors(topology) -> list[FieldError]:
+    if not isinstance(topology, dict) or not isinstance(topology.get("roles"), dict):
+        return [FieldError("topology", topology, 'expected {"roles": {device: role}, "links": [[a, b], ...]}')]
+    roles, links = topology["roles"], topology.get("links")
+    errors = [FieldError(f"topology.roles.{name}", role, "role must be a string")
+              for name, role in roles.items() if not isinstance(role, str)]
+    if not isinstance(links, list) or any(not _string_list(link) or len(link) != 2 for link in links):
+        return errors + [FieldError("topology.links", links, "must be a list of [device, device] pairs")]
+    unknown = sorted({name for link in links for name in link if name not in roles})
+    if unknown:
+        errors.append(FieldError("topology.links", unknown[:10], "devices missing from topology.roles"))
     return errors
 
 
@@ -243,6 +273,9 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
             topology = twin_topology_roles_links(merged["twin_prefix"], merged.get("twin_state_dir"))
         if not topology:
             raise IntentValidationError(FieldError("topology", topology, "a rolling upgrade needs roles and links"))
+        topology_errors = _topology_errors(topology)
+        if topology_errors:
+            raise IntentValidationError(topology_errors)
         plan = plan_upgrade(roles=topology["roles"], links=[tuple(link) for link in topology["links"]],
                             devices=merged["devices"], max_spines_drained=merged["max_spines_drained"],
                             wave_size=merged["wave_size"], redundant_pairs=[tuple(p) for p in merged["redundant_pairs"]])

@@ -42,6 +42,8 @@ FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
 DRAIN_ROUTE_MAP = "FT-DRAIN"
 DRAIN_PREPEND_COUNT = 3
 DEFAULT_VERSION = "frr-8.4"
+_SAFE_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,11}$")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
 _ROUTER_BGP = re.compile(r"^router bgp (\d+)\s*$", re.MULTILINE)
 
 
@@ -63,6 +65,9 @@ def normalize_plan(text: str) -> str:
 
 class TwinDriver(DeviceDriver):
     def __init__(self, prefix: str, hostname: str, state_dir: str | None = None):
+        # Both become file paths under /etc/frr written as root: refuse anything that is not a plain name.
+        if not _SAFE_PREFIX.match(prefix or "") or not _SAFE_NAME.match(hostname or ""):
+            raise DriverError(f"twin driver: prefix={prefix!r} / hostname={hostname!r} are not plain names")
         self.prefix = prefix
         self.hostname = hostname
         self.state_dir = state_dir

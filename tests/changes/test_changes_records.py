@@ -153,3 +153,31 @@ def test_audit_trail_of_inventory_changes_via_api(api_client):
     platform.delete()
     actions = list(AuditLog.objects.filter(object_type="inventory.platform").order_by("id").values_list("action", flat=True))
     assert actions == ["create", "update", "delete"]
+
+
+@pytest.mark.parametrize("policy", [
+    {"checks": [{"x": 1}]}, {"canary": {"devices": [1, {}]}}, {"redundant_pairs": [[{}, []]]},
+    {"devices": "spine1"}, {"twin_prefix": "../../etc"}, {"target_version": 7},
+])
+def test_malformed_policies_are_field_errors_not_crashes(policy):
+    with pytest.raises(IntentValidationError) as error:
+        services.rollout_create(name="x", kind="rolling_upgrade", target="twin",
+                                policy={"twin_prefix": "ftx", "target_version": "1", **policy})
+    assert any(field.startswith("policy.") for field in error.value.as_dict())
+
+
+@pytest.mark.parametrize("topology", [
+    {"roles": "x"}, {"roles": {"a": "spine"}, "links": [["a"]]}, {"roles": {"a": "spine"}, "links": [["a", "b"]]},
+    {"roles": {"a": 1}, "links": []},
+])
+def test_malformed_topology_is_a_field_error(topology):
+    with pytest.raises(IntentValidationError) as error:
+        services.rollout_create(name="x", kind="rolling_upgrade", target="production",
+                                policy={"target_version": "1"}, topology=topology)
+    assert any(field.startswith("topology") for field in error.value.as_dict())
+
+
+def test_change_set_from_unknown_compile_run_is_400(api_client):
+    response = api_client.post("/api/change-sets/", {"compile_run": 424242, "target": "twin", "twin_prefix": "ftx"},
+                               format="json")
+    assert response.status_code == 400 and "compile_run" in response.json()
