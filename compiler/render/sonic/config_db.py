@@ -282,7 +282,8 @@ def qos_tables(structured: dict) -> dict:
         "PFC_WD": {},
         "CABLE_LENGTH": {},
     }
-    watchdog = qos.get("pfc_watchdog") or {}
+    port_rows = _PortQosRows(hostname, qos.get("pfc_watchdog") or {}, priority_to_tc, tc_to_pg, tables)
+    port_qos_map, queues, buffer_pgs, pfc_wd = (tables[name] for name in ("PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "PFC_WD"))
     cable_lengths: dict[str, str] = {}
     for interface in structured["interfaces"]:
         name = interface["name"]
@@ -293,51 +294,111 @@ def qos_tables(structured: dict) -> dict:
         port_qos = interface.get("qos") or {}
         if not port_qos:
             continue
-        if port_qos.get("trust") not in (None, "dscp"):
-            raise RenderError(
-                f"{hostname}: interfaces[{name}].qos.trust={port_qos['trust']!r}: only DSCP trust is rendered"
-            )
-        binding = {
-            "dscp_to_tc_map": QOS_MAP_NAME,
-            "tc_to_queue_map": QOS_MAP_NAME,
-            "tc_to_pg_map": QOS_MAP_NAME,
-            "pfc_to_queue_map": QOS_MAP_NAME,
-            "pfc_to_pg_map": QOS_MAP_NAME,
-        }
-        pfc_priorities = sorted(int(priority) for priority in port_qos.get("pfc_priorities") or [])
-        if pfc_priorities:
-            binding["pfc_enable"] = ",".join(str(priority) for priority in pfc_priorities)
-            if port_qos.get("pfc_watchdog") and watchdog.get("enabled"):
-                binding["pfcwd_sw_enable"] = binding["pfc_enable"]
-                tables["PFC_WD"][name] = _pfc_watchdog_entry(hostname, watchdog)
-        tables["PORT_QOS_MAP"][name] = binding
-
-        for queue, ecn in sorted((port_qos.get("ecn") or {}).items(), key=lambda item: int(item[0])):
-            profile_name, profile = _wred_profile(ecn)
-            tables["WRED_PROFILE"][profile_name] = profile
-            tables["QUEUE"][f"{name}|{int(queue)}"] = {"wred_profile": profile_name}
-
-        for priority, headroom in sorted((port_qos.get("headroom") or {}).items(), key=lambda item: int(item[0])):
-            tc = priority_to_tc.get(int(priority))
-            if tc is None or tc not in tc_to_pg:
+        binding, watchdog_entry, queue_rows, pg_rows = port_rows.of(name, port_qos)
+        if watchdog_entry is not None:
+            pfc_wd[name] = watchdog_entry
+        port_qos_map[name] = binding
+        for queue, entry in queue_rows:
+            queues[f"{name}|{queue}"] = entry
+        for priority, priority_group, entry in pg_rows:
+            pg_key = f"{name}|{priority_group}"
+            existing = buffer_pgs.get(pg_key)
+            if existing and existing["profile"] != entry["profile"]:
                 raise RenderError(
-                    f"{hostname}: interfaces[{name}].qos.headroom[{priority}]: priority {priority} has no traffic "
-                    "class / priority group in qos.tc_to_priority and qos.tc_to_priority_group"
-                )
-            profile_name, profile = _lossless_profile(hostname, name, priority, headroom)
-            tables["BUFFER_PROFILE"][profile_name] = profile
-            pg_key = f"{name}|{tc_to_pg[tc]}"
-            existing = tables["BUFFER_PG"].get(pg_key)
-            if existing and existing["profile"] != profile_name:
-                raise RenderError(
-                    f"{hostname}: interfaces[{name}].qos.headroom[{priority}]: priority group {tc_to_pg[tc]} "
+                    f"{hostname}: interfaces[{name}].qos.headroom[{priority}]: priority group {priority_group} "
                     "already carries a different headroom for another priority"
                 )
-            tables["BUFFER_PG"][pg_key] = {"profile": profile_name}
-            tables["BUFFER_POOL"][INGRESS_LOSSLESS_POOL] = {"type": "ingress", "mode": "dynamic"}
+            buffer_pgs[pg_key] = entry
     if cable_lengths:
         tables["CABLE_LENGTH"] = {QOS_MAP_NAME: cable_lengths}
     return tables
+
+
+class _PortQosRows:
+    """The CONFIG_DB rows of one port's QoS, worked out once per distinct port ``qos`` dict and shared.
+
+    The compiler gives every port with the same speed, cable length and MTU the same ``qos`` dict object
+    (compiler.structured.qos_policy), so a 1,024-port spine has ~150 distinct ones: each is checked and turned
+    into rows once, and ports then only add their keys. Equal entries are also the same dict object (one
+    PORT_QOS_MAP binding per PFC setting, one QUEUE entry per WRED profile...), which lets the JSON writer format
+    each once. Treat the returned tables as read-only.
+    """
+
+    def __init__(self, hostname: str, watchdog: dict, priority_to_tc: dict, tc_to_pg: dict, tables: dict):
+        self.hostname, self.watchdog, self.tables = hostname, watchdog, tables
+        self.priority_to_tc, self.tc_to_pg = priority_to_tc, tc_to_pg
+        self.rows_by_qos_id: dict[int, tuple] = {}
+        self.shared: dict[tuple, dict] = {}  # equal entries -> one object
+        self.watchdog_entry: dict | None = None
+
+    def of(self, port: str, port_qos: dict) -> tuple:
+        """(PORT_QOS_MAP binding, PFC_WD entry or None, [(queue, QUEUE entry)], [(priority, PG, BUFFER_PG entry)]).
+
+        ``port`` names the first port with this QoS dict: it is the port any refusal names, as before caching.
+        """
+        # id() is safe: the structured config keeps every port qos dict alive for the whole render.
+        rows = self.rows_by_qos_id.get(id(port_qos))
+        if rows is None:
+            rows = self.rows_by_qos_id[id(port_qos)] = self._rows(port, port_qos)
+        return rows
+
+    def _share(self, *key) -> dict:
+        entry = self.shared.get(key)
+        if entry is None:
+            entry = self.shared[key] = dict(key[1:])
+        return entry
+
+    def _rows(self, port: str, port_qos: dict) -> tuple:
+        hostname, tables = self.hostname, self.tables
+        if port_qos.get("trust") not in (None, "dscp"):
+            raise RenderError(
+                f"{hostname}: interfaces[{port}].qos.trust={port_qos['trust']!r}: only DSCP trust is rendered"
+            )
+        binding = [
+            ("dscp_to_tc_map", QOS_MAP_NAME),
+            ("tc_to_queue_map", QOS_MAP_NAME),
+            ("tc_to_pg_map", QOS_MAP_NAME),
+            ("pfc_to_queue_map", QOS_MAP_NAME),
+            ("pfc_to_pg_map", QOS_MAP_NAME),
+        ]
+        watchdog_entry = None
+        pfc_priorities = sorted(int(priority) for priority in port_qos.get("pfc_priorities") or [])
+        if pfc_priorities:
+            pfc_enable = ",".join(str(priority) for priority in pfc_priorities)
+            binding.append(("pfc_enable", pfc_enable))
+            if port_qos.get("pfc_watchdog") and self.watchdog.get("enabled"):
+                binding.append(("pfcwd_sw_enable", pfc_enable))
+                if self.watchdog_entry is None:
+                    self.watchdog_entry = _pfc_watchdog_entry(hostname, self.watchdog)
+                watchdog_entry = self.watchdog_entry
+
+        queue_rows = []
+        for queue, ecn in sorted((port_qos.get("ecn") or {}).items(), key=lambda item: int(item[0])):
+            profile_name, profile = _wred_profile(ecn)
+            tables["WRED_PROFILE"][profile_name] = profile
+            queue_rows.append((int(queue), self._share("QUEUE", ("wred_profile", profile_name))))
+
+        pg_rows = []
+        profile_by_pg: dict[int, str] = {}
+        for priority, headroom in sorted((port_qos.get("headroom") or {}).items(), key=lambda item: int(item[0])):
+            tc = self.priority_to_tc.get(int(priority))
+            if tc is None or tc not in self.tc_to_pg:
+                raise RenderError(
+                    f"{hostname}: interfaces[{port}].qos.headroom[{priority}]: priority {priority} has no traffic "
+                    "class / priority group in qos.tc_to_priority and qos.tc_to_priority_group"
+                )
+            profile_name, profile = _lossless_profile(hostname, port, priority, headroom)
+            tables["BUFFER_PROFILE"][profile_name] = profile
+            priority_group = self.tc_to_pg[tc]
+            if profile_by_pg.get(priority_group, profile_name) != profile_name:
+                raise RenderError(
+                    f"{hostname}: interfaces[{port}].qos.headroom[{priority}]: priority group {priority_group} "
+                    "already carries a different headroom for another priority"
+                )
+            profile_by_pg[priority_group] = profile_name
+            pg_rows.append((priority, priority_group, self._share("BUFFER_PG", ("profile", profile_name))))
+            tables["BUFFER_POOL"][INGRESS_LOSSLESS_POOL] = {"type": "ingress", "mode": "dynamic"}
+        return self._share("PORT_QOS_MAP", *binding), watchdog_entry, queue_rows, pg_rows
 
 
 def _pfc_watchdog_entry(hostname: str, watchdog: dict) -> dict:
