@@ -219,24 +219,6 @@ def twin_status(fabric):
     return twin_ops.twin_status(fabric=fabric)
 
 
-def twin_ping_matrix(fabric):
-    from ui import twin_ops
-
-    return twin_ops.twin_latest(fabric=fabric, kind="ping")
-
-
-def twin_fidelity(fabric):
-    from ui import twin_ops
-
-    return twin_ops.twin_latest(fabric=fabric, kind="fidelity")
-
-
-def twin_failover(fabric):
-    from ui.models import TwinOperation
-
-    return TwinOperation.objects.filter(fabric=fabric.name, kind__in=("fail_link", "fail_spine")).first()
-
-
 def twin_action(fabric, action: str, *, user=None):
     """Record the operation and run it (a Celery task: in-process when no broker is configured)."""
     from compiler.errors import FabricTwinError
@@ -311,7 +293,6 @@ def rollout_create(data, *, user=None):
     from changes import services
     from compiler.errors import FabricTwinError, FieldError, IntentValidationError
     from intents.selectors import compile_run_latest, fabric_intent_list
-    from ui.twin_ops import twin_prefix
 
     intent = fabric_intent_list().filter(name=data.get("intent", "")).first()
     target = data.get("target", "twin")
@@ -321,7 +302,15 @@ def rollout_create(data, *, user=None):
         run = compile_run_latest(fabric_intent=intent)
         if run is None:
             raise IntentValidationError(FieldError("intent", intent.name, "never compiled: compile it first"))
-        prefix = twin_prefix(intent.fabric.name) if target == "twin" else ""
+        prefix = ""
+        if target == "twin":
+            from twins.selectors import twin_for
+
+            twin = twin_for(fabric_intent=intent, engine="netns")
+            if twin is None or twin.status not in ("up", "degraded"):
+                raise IntentValidationError(FieldError("target", target, f"the twin of {intent.name} is not "
+                                                                         "running: start it on the Twin page"))
+            prefix = twin.prefix
         change_set = services.changeset_create_from_compile_run(
             compile_run_id=run.pk, target=target, twin_prefix=prefix, user=user)
         return services.rollout_create(

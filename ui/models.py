@@ -29,7 +29,7 @@ class TwinOperation(models.Model):
     class Kind(models.TextChoices):
         UP = "up", "Start twin"
         DOWN = "down", "Stop twin"
-        PING = "ping", "Ping matrix"
+        PING = "ping", "Live checks + ping matrix"
         FIDELITY = "fidelity", "Fidelity"
         FAIL_LINK = "fail_link", "Fail a leaf uplink"
         FAIL_SPINE = "fail_spine", "Fail a spine"

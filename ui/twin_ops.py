@@ -1,14 +1,16 @@
-"""Twin operations started from the UI, as services over the labs runtime (``labs.runtime``, ``labs.checks``).
+"""Twin actions started from the UI, over the twins app's services (``twins.services``: twin_up, twin_check,
+twin_inject, twin_fidelity, twin_down — the same calls as the API and ``manage.py twin``).
 
-Each operation is recorded as a ``TwinOperation`` row ('running' first, then ok/failed with what was measured),
-so the page can show progress and the last result even when a Celery worker did the work. The twin of a fabric
-boots the FRR rendering of the fabric's intent (``labs.from_compile``); its namespace prefix is derived from
-the fabric name so every process finds the same twin.
+The UI adds two things only: a ``TwinOperation`` row per button press ('running' first, then ok/failed with the
+error), so the page can poll while a Celery worker does the work and refuse a second action meanwhile; and the
+ping-matrix heat map, derived from the live-check report the twins app stores (which host pairs were pinged,
+with ``labs.checks.classify_pair`` deciding what the intent expects of each pair).
+
+The twin of a fabric is the netns twin of the fabric's first intent (by name).
 """
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
 import itertools
 import traceback
@@ -16,116 +18,88 @@ import traceback
 from django.utils import timezone
 
 from compiler.errors import FabricTwinError, TwinError
-from validators.findings import Report
 
 from .models import TwinOperation
 
-# Keep UI-started twins small enough for a laptop: a couple of hosts per leaf exercise bridging, routing and
-# ECMP; the full host matrix of a big fabric is the static validators' job.
-SERVERS_PER_LEAF = 2
-PING_MAX_PAIRS = 400
-
-
-def twin_prefix(fabric_name: str) -> str:
-    """'ft' + 6 hex digits of the fabric name: valid for labs (^[a-z][a-z0-9]{2,11}$) and stable across processes."""
-    return "ft" + hashlib.sha256(fabric_name.encode()).hexdigest()[:6]
+ENGINE = "netns"
 
 
 def twin_prerequisites() -> list[str]:
-    from labs.shell import twin_prerequisites as missing
+    from twins.services import twin_prerequisites as missing
 
     return missing()
 
 
-def twin_status(*, fabric) -> dict:
-    """labs.runtime.status of the fabric's twin plus a display state: up | degraded | booting | stopped | failed."""
-    from labs import runtime
-
-    missing = twin_prerequisites()
-    prefix = twin_prefix(fabric.name)
-    status = runtime.status(prefix)
-    running_op = TwinOperation.objects.filter(fabric=fabric.name, status=TwinOperation.Status.RUNNING).first()
-    if not status["exists"]:
-        state = "booting" if running_op and running_op.kind == TwinOperation.Kind.UP else "stopped"
-    elif status["status"] == "up":
-        state = "up" if status["healthy"] else "degraded"
-    else:
-        state = status["status"]
-    return {**status, "state": state, "prefix": prefix, "missing": missing, "busy": running_op,
-            "running": state in ("up", "degraded")}
-
-
-def _fabric_intent(fabric):
+def fabric_intent_of(fabric):
     intent = fabric.intents.order_by("name").first()
     if intent is None:
         raise TwinError(f"fabric {fabric.name} has no fabric intent: create one (Intents) before booting its twin")
     return intent
 
 
-def _topology(fabric):
-    from compiler.api import compile_fabric
-    from intents.adapters import fabric_snapshot
-    from intents.services import allocations_sync
-    from labs.from_compile import topology_from_compile
+def twin_row(fabric, *, create: bool = False):
+    """The Twin row of the fabric (None when the fabric has no intent, or no twin yet and not ``create``)."""
+    from twins import selectors, services
 
-    intent = _fabric_intent(fabric)
-    allocations_sync(fabric_intent=intent)
-    result = compile_fabric(fabric_snapshot(intent))
-    return topology_from_compile(result, name_prefix=twin_prefix(fabric.name),
-                                 max_servers_per_leaf=SERVERS_PER_LEAF)
-
-
-def _state(fabric):
-    from labs.runtime import TwinState
-
-    state = TwinState.load(twin_prefix(fabric.name))
-    if state is None or state.status != "up":
-        raise TwinError(f"the twin of {fabric.name} is not running: start it first")
-    return state
+    intent = fabric.intents.order_by("name").first()
+    if intent is None:
+        return None
+    twin = selectors.twin_for(fabric_intent=intent, engine=ENGINE)
+    if twin is None and create:
+        twin = services.twin_get_or_create(fabric_intent=intent, engine=ENGINE)
+    return twin
 
 
-def _up(fabric) -> dict:
-    from labs import runtime
+def twin_prefix(fabric) -> str:
+    """The namespace prefix of the fabric's twin (what twin rollouts target)."""
+    twin = twin_row(fabric)
+    if twin is None:
+        raise TwinError(f"fabric {fabric.name} has no twin yet: start it on the Twin page")
+    return twin.prefix
+
+
+def twin_status(*, fabric) -> dict:
+    """The twins app's status (runtime liveness reconciled into the row) plus what the page needs."""
+    from twins import services
 
     missing = twin_prerequisites()
-    if missing:
-        raise TwinError("the twin cannot run on this machine: " + "; ".join(missing))
-    state = runtime.up(_topology(fabric))
-    return {"switches": len(state.node_netns), "hosts": len(state.host_netns), "timings": state.timings,
-            "config_errors": state.config_errors}
+    running_op = TwinOperation.objects.filter(fabric=fabric.name, status=TwinOperation.Status.RUNNING).first()
+    twin = twin_row(fabric)
+    if twin is None:
+        state = "booting" if running_op and running_op.kind == TwinOperation.Kind.UP else "stopped"
+        return {"state": state, "exists": False, "missing": missing, "busy": running_op, "running": False,
+                "twin": None, "prefix": "", "no_intent": not fabric.intents.exists()}
+    live = services.twin_status(twin=twin)
+    twin.refresh_from_db()
+    state = "stopped" if twin.status == "down" else twin.status
+    return {**live, "state": state, "missing": missing, "busy": running_op, "twin": twin,
+            "running": twin.status in ("up", "degraded"), "prefix": twin.prefix}
 
 
-def _down(fabric) -> dict:
-    from labs import runtime
-
-    return runtime.down(twin_prefix(fabric.name), force=True)
+# --------------------------------------------------------------------------------------------- heat map
 
 
-def _ping(fabric) -> dict:
-    """The ping matrix as a heat map: every host pair the labs check pings, with its outcome."""
-    from labs.checks import (
-        check_bgp_sessions,
-        check_evpn_flood_lists,
-        check_ping_matrix,
-        classify_pair,
-        host_ports,
-        svi_networks,
-    )
+def ping_matrix(twin) -> dict | None:
+    """Host × host cells from the twin's last live-check report: ✓/✗ where the check pinged, 'iso'/'leak' for
+    pairs the intent isolates, '–' where this kernel only allows a static answer. None when not running."""
+    from labs.checks import classify_pair, host_ports, svi_networks
+    from labs.runtime import TwinState
 
-    state = _state(fabric)
-    report = Report(f"ping matrix {fabric.name}")
-    # Ping only once the control plane has converged (the checks poll until then or time out); right after a
-    # boot or a rollout, cross-leaf pairs would otherwise fail for a few seconds and say nothing about the intent.
-    check_bgp_sessions(state, report)
-    check_evpn_flood_lists(state, report)
-    summary = check_ping_matrix(state, report, max_pairs=PING_MAX_PAIRS)
+    state = TwinState.load(twin.prefix, twin.state_dir or None)
+    if state is None or not twin.last_report:
+        return None
     topology = state.topology_obj()
     ports = host_ports(topology)
     svis = svi_networks(topology)
     vrf_devices = state.kernel.get("vrf", False)
-    failed = {finding.subject for finding in report.findings if finding.severity == "error"}
+    checks = {check["name"]: check for check in twin.last_report.get("checks", [])}
+    failed = {finding["subject"] for name in ("twin.ping_bridged", "twin.ping_routed", "twin.tenant_isolation")
+              for finding in checks.get(name, {}).get("findings", []) if finding["severity"] == "error"}
+    ran = [name for name in ("twin.ping_bridged", "twin.ping_routed") if checks.get(name, {}).get("status")
+           in ("passed", "failed")]
     hosts = sorted({port.host for port in ports})
     cells: dict[str, dict[str, dict]] = {host: {} for host in hosts}
+    counts = {"ok": 0, "bad": 0, "na": 0}
     for source, destination in itertools.permutations(ports, 2):
         if source.host == destination.host:
             continue
@@ -139,33 +113,62 @@ def _ping(fabric) -> dict:
             css, text = ("bad", "leak") if subject in failed else ("ok", "iso")
         else:
             css, text = ("bad", "✗") if subject in failed else ("ok", "✓")
+        counts[css] += 1
         cells[source.host][destination.host] = {"css": css, "text": text, "title": f"{subject}: {kind}"}
-    return {"hosts": hosts, "cells": cells, "summary": summary, "report": report.as_dict()}
+    return {"hosts": hosts, "cells": cells, "counts": counts, "checks_ran": ran}
+
+
+# --------------------------------------------------------------------------------------------- operations
+
+
+def _up(fabric) -> dict:
+    from twins import services
+
+    twin = services.twin_up(fabric_intent=fabric_intent_of(fabric), engine=ENGINE)
+    return {"status": twin.status, "switches": twin.switches, "hosts": twin.hosts, "boot_s": twin.boot_s,
+            "converge_s": twin.converge_s}
+
+
+def _require_twin(fabric):
+    twin = twin_row(fabric)
+    if twin is None:
+        raise TwinError(f"the twin of {fabric.name} was never started: start it first")
+    return twin
+
+
+def _down(fabric) -> dict:
+    from twins import services
+
+    return services.twin_down(twin=_require_twin(fabric))
+
+
+def _check(fabric) -> dict:
+    from twins import services
+
+    twin = services.twin_check(twin=_require_twin(fabric))
+    return {"status": twin.status, "ok": twin.last_report.get("ok")}
 
 
 def _fidelity(fabric) -> dict:
-    """Live checks vs. what the compiled model predicts (sessions, EVPN flood lists, ECMP widths, pings, MTU)."""
-    from labs.checks import verify
+    from twins import services
 
-    report, measured = verify(_state(fabric), failover=False)
-    return {"report": report.as_dict(), "measured": measured}
+    result = services.twin_fidelity(twin=_require_twin(fabric))
+    return {"disagreements": result["disagreements"], "agreed_failures": result["agreed_failures"]}
 
 
-def _fail(fabric, scope: str) -> dict:
-    from labs.checks import inject_failure
+def _inject(fabric, kind: str) -> dict:
+    from twins import services
 
-    report = Report(f"failure injection {fabric.name}")
-    measured = inject_failure(_state(fabric), report, scope=scope)
-    return {"measured": measured, "report": report.as_dict()}
+    return services.twin_inject(twin=_require_twin(fabric), kind=kind)["measured"]
 
 
 OPERATIONS = {
     TwinOperation.Kind.UP: _up,
     TwinOperation.Kind.DOWN: _down,
-    TwinOperation.Kind.PING: _ping,
+    TwinOperation.Kind.PING: _check,
     TwinOperation.Kind.FIDELITY: _fidelity,
-    TwinOperation.Kind.FAIL_LINK: lambda fabric: _fail(fabric, "link"),
-    TwinOperation.Kind.FAIL_SPINE: lambda fabric: _fail(fabric, "spine"),
+    TwinOperation.Kind.FAIL_LINK: lambda fabric: _inject(fabric, "link"),
+    TwinOperation.Kind.FAIL_SPINE: lambda fabric: _inject(fabric, "spine"),
 }
 
 
@@ -177,7 +180,8 @@ def twin_operation_create(*, fabric, kind: str, user=None) -> TwinOperation:
     if busy is not None:
         raise TwinError(f"{busy.get_kind_display()} is still running on the twin of {fabric.name} "
                         f"(started {busy.created:%H:%M:%S})")
-    return TwinOperation.objects.create(fabric=fabric.name, prefix=twin_prefix(fabric.name), kind=kind,
+    twin = twin_row(fabric)
+    return TwinOperation.objects.create(fabric=fabric.name, prefix=twin.prefix if twin else "", kind=kind,
                                         started_by=user if user and user.is_authenticated else None)
 
 
@@ -197,10 +201,8 @@ def twin_operation_execute(*, operation: TwinOperation) -> TwinOperation:
         operation.finished = timezone.now()
         operation.save()
         raise
+    twin = twin_row(fabric)
+    operation.prefix = twin.prefix if twin else operation.prefix
     operation.finished = timezone.now()
     operation.save()
     return operation
-
-
-def twin_latest(*, fabric, kind: str) -> TwinOperation | None:
-    return TwinOperation.objects.filter(fabric=fabric.name, kind=kind).first()

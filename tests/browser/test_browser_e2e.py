@@ -185,10 +185,11 @@ def test_twin_canary_rollout_in_a_browser(browser_page, live_server, transaction
     compile_and_validate(page, base)
     try:
         page.goto(f"{base}/twin/{FABRIC}/")
-        page.click("text=Start twin")
+        page.click("text=Start twin")  # boots, converges and runs the live checks (ping matrix included)
         page.wait_for_selector("#twin-status h3 .pill.up")
-        page.click("text=Run ping matrix")
         page.wait_for_selector("table.heat")
+        page.click("text=Run live checks")
+        page.wait_for_selector("#twin-status h3 .pill.up")
         assert page.locator("table.heat td.h-bad").count() == 0, "every intended ping must answer"
         assert page.locator("table.heat td.h-ok").count() > 0
         shot(page, "13-twin")

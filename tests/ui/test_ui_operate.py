@@ -68,7 +68,9 @@ def test_twin_rollout_needs_a_compiled_intent_and_a_running_twin(operator, fabri
 
 
 def test_twin_page_without_prerequisites(operator, fabric_intent, monkeypatch):
-    monkeypatch.setattr(twin_ops, "twin_prerequisites", lambda: ["needs root (network namespaces, veth, FRR daemons)"])
+    missing = lambda: ["needs root (network namespaces, veth, FRR daemons)"]  # noqa: E731
+    monkeypatch.setattr(twin_ops, "twin_prerequisites", missing)
+    monkeypatch.setattr("twins.services.twin_prerequisites", missing)  # what twin_up itself checks
     page = operator.get(f"/twin/{FABRIC}/").content.decode()
     assert "needs root" in page and 'pill stopped' in page
     assert "Start twin</button>" in page and "disabled" in page
@@ -79,15 +81,35 @@ def test_twin_page_without_prerequisites(operator, fabric_intent, monkeypatch):
 
 
 def test_twin_operations_are_refused_while_one_runs(operator, fabric_intent):
-    TwinOperation.objects.create(fabric=FABRIC, prefix=twin_ops.twin_prefix(FABRIC), kind="up")
+    TwinOperation.objects.create(fabric=FABRIC, prefix="", kind="up")
     response = operator.post(f"/twin/{FABRIC}/ping/", follow=True)
     assert any("still running" in str(message) for message in response.context["messages"])
     page = operator.get(f"/twin/{FABRIC}/status/").content.decode()
     assert 'hx-trigger="every 3s"' in page  # polls while busy
 
 
-def test_twin_prefix_is_valid_for_labs():
-    import re
+def test_ping_heat_map_from_the_stored_live_check_report(fabric_intent, tmp_path):
+    """Cells come from the twins app's stored report: a failed ping is red, pairs pinged without a finding green."""
+    from intents import services as intent_services
+    from inventory.models import NicPort
+    from labs.from_compile import topology_from_compile
+    from labs.runtime import TwinState
+    from twins.models import Twin
+    from twins.services import compile_result_for_run
 
-    assert re.fullmatch(r"[a-z][a-z0-9]{2,11}", twin_ops.twin_prefix("any fabric name"))
-    assert twin_ops.twin_prefix("a") == twin_ops.twin_prefix("a") != twin_ops.twin_prefix("b")
+    network = fabric_intent.networks.get(name="net10")
+    network.attachments.set(NicPort.objects.filter(server__name__in=["gpu0001", "gpu0002", "gpu0003"]))
+    run = intent_services.compile_run_create(fabric_intent=fabric_intent)
+    topology = topology_from_compile(compile_result_for_run(run=run), name_prefix="twuitest")
+    TwinState(prefix="twuitest", label="t", digest="", state_dir=str(tmp_path), status="up", created_at=0.0,
+              node_netns={}, host_netns={}, frr_dirs=[], kernel={"vrf": True}, topology=topology.to_dict()).save()
+    failed = {"check": "twin.ping_bridged", "severity": "error", "subject": "gpu0001->gpu0003", "expected": "3/3",
+              "actual": "0/3", "message": "lost"}
+    twin = Twin.objects.create(fabric_intent=fabric_intent, prefix="twuitest", state_dir=str(tmp_path), status="up",
+                               last_report={"ok": False, "checks": [
+                                   {"name": "twin.ping_bridged", "status": "failed", "findings": [failed]}]})
+    matrix = twin_ops.ping_matrix(twin)
+    assert matrix["hosts"] == ["gpu0001", "gpu0002", "gpu0003"]
+    assert matrix["cells"]["gpu0001"]["gpu0003"]["css"] == "bad"
+    assert matrix["cells"]["gpu0003"]["gpu0001"]["css"] == "ok"
+    assert matrix["counts"] == {"ok": 5, "bad": 1, "na": 0}

@@ -9,7 +9,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from inventory.models import Fabric
-from ui import integrations
+from ui import integrations, twin_ops
 from ui.models import TwinOperation
 from ui.roles import OPERATE
 
@@ -25,9 +25,14 @@ def twin_pick(request):
 
 
 def _context(fabric) -> dict:
+    status = integrations.twin_status(fabric)
+    twin = status.get("twin")
     return {
-        "fabric": fabric, "status": integrations.twin_status(fabric), "ping": integrations.twin_ping_matrix(fabric),
-        "fidelity": integrations.twin_fidelity(fabric), "failover": integrations.twin_failover(fabric),
+        "fabric": fabric, "status": status, "twin": twin,
+        "ping": twin_ops.ping_matrix(twin) if twin is not None and status["running"] else None,
+        "report": twin.last_report if twin is not None else {},
+        "fidelity": twin.last_fidelity if twin is not None else {},
+        "injection": twin.last_injection if twin is not None else {},
         "operations": TwinOperation.objects.filter(fabric=fabric.name)[:8],
     }
 
