@@ -5,6 +5,7 @@ a transaction; domain errors become 400s in twin/api.py; list querysets cost a c
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.db.models import RestrictedError
 from django.http import FileResponse, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
@@ -261,6 +262,14 @@ class CompileRunViewSet(mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet)
     queryset = selectors.compile_run_list()
     serializer_class = s.CompileRunSerializer
     filterset_class = f.CompileRunFilterSet
+
+    def perform_destroy(self, instance):
+        try:
+            instance.delete()
+        except RestrictedError as error:
+            devices = sorted({str(obj) for obj in error.restricted_objects})[:10]
+            raise serializers.ValidationError(
+                {"non_field_errors": [f"run {instance.pk} is deployed on: {', '.join(devices)}"]}) from None
 
     @extend_schema(parameters=[s.ArchiveQuerySerializer])
     @action(detail=True, methods=["get"])

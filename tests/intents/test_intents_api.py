@@ -353,3 +353,14 @@ def test_lists_cost_constant_queries(api, fabric_intent, url):
     services.compile_run_create(fabric_intent=fabric_intent, platforms=["eos"])
     services.fabric_intent_create(fabric=fabric_intent.fabric, name="second")
     assert list_queries() == few
+
+
+def test_deleting_a_fabric_intent_removes_its_records(api, fabric_intent):
+    run = api.post(f"/api/fabric-intents/{fabric_intent.pk}/compile/", {"platforms": ["eos"]}, format="json").json()
+    api.post(f"/api/compile-runs/{run['id']}/mark-deployed/", {}, format="json")
+    # a deployed config pins its compile run ...
+    assert api.delete(f"/api/compile-runs/{run['id']}/").status_code == 400
+    # ... but deleting the whole intent takes everything with it
+    assert api.delete(f"/api/fabric-intents/{fabric_intent.pk}/").status_code == 204
+    assert _counts() == {"FabricIntent": 0, "Tenant": 0, "Network": 0, "RoceClass": 0, "Allocation": 0,
+                         "CompileRun": 0}
