@@ -148,3 +148,33 @@ def test_misconfiguration_is_caught_by_validators_and_twin_and_they_agree(twin_i
     finally:
         services.twin_down(twin=Twin.objects.get(pk=twin.pk), force=True)
     assert twin_leftovers(twin.prefix) == {"namespaces": [], "frr_dirs": [], "processes": []}
+
+
+@pytest.mark.usefixtures("twin_required")
+def test_fidelity_reports_a_disagreement_when_the_twin_runs_something_else(twin_intent, twin_place, twin_leftovers):
+    """Only the Linux plan says 9000 (as if the FRR renderer mis-rendered the MTU): the validators, reading the
+    structured config, predict 9214; the twin measures 9000. That divergence must be a fidelity error."""
+    from intents.services import compile_run_create
+
+    run = compile_run_create(fabric_intent=twin_intent)
+    row = run.device_configs.get(hostname="spine1", platform="frr")
+    port = next(i for i in row.structured["interfaces"] if i["peer_device"] == "leaf1")
+    plan = json.loads(row.files["linux-plan.json"])
+    next(link for link in plan["links"] if link["name"] == linux_ifname(port["name"]))["mtu"] = 9000
+    row.files = {**row.files, "linux-plan.json": json.dumps(plan)}
+    row.save()
+
+    twin = services.twin_up(fabric_intent=twin_intent, compile_run=run, checks=False, **twin_place)
+    try:
+        fidelity = services.twin_fidelity(twin=twin, n_minus_1="none")
+        errors = [finding for check in fidelity["report"]["checks"] for finding in check["findings"]
+                  if finding["severity"] == "error"]
+        link_errors = [f for f in errors if f["check"] == "fidelity.link_mtu"]
+        assert len(link_errors) == 1 and f"spine1:{linux_ifname(port['name'])}" in link_errors[0]["subject"]
+        assert (link_errors[0]["expected"], link_errors[0]["actual"]) == (9214, 9000)
+        assert fidelity["compared"]["host_mtu"]["disagree"] >= 1  # paths through the small link: 8950, not 9000
+        assert fidelity["disagreements"] == len(errors)
+        assert fidelity["static"]["ok"] or "mtu.links" not in fidelity["static"]["failed"]  # static saw nothing
+    finally:
+        services.twin_down(twin=Twin.objects.get(pk=twin.pk), force=True)
+    assert twin_leftovers(twin.prefix) == {"namespaces": [], "frr_dirs": [], "processes": []}
