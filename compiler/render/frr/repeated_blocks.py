@@ -1,0 +1,48 @@
+"""The frr.conf blocks repeated per port and per BGP neighbor, formatted in Python instead of Jinja.
+
+A 1,024-port spine prints ~8,000 such lines; as Jinja loops they were most of FRR render time at 1,088 switches
+(and of SONiC's, which reuses this renderer). The output is byte for byte what ``templates/frr.conf.j2`` printed
+in these loops (tests/golden pins it). The only decisions are the ones :func:`compiler.render.frr.frr_view` made
+before: the interface name mapping, unused ports left out, unnumbered peers addressed by interface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+KIND_UNUSED = "unused"
+
+
+def interface_blocks(interfaces: list[dict], ifname: Callable[[str], str]) -> str:
+    """``interface`` blocks (description, router advertisements when unnumbered, shutdown) of the used ports."""
+    parts: list[str] = []
+    append = parts.append
+    for interface in interfaces:
+        if interface["kind"] == KIND_UNUSED:
+            continue
+        name, description = ifname(interface["name"]), interface["description"]
+        unnumbered, shutdown = interface["unnumbered"], not interface["enabled"]
+        append(f"interface {name}\n description {description}\n")
+        if unnumbered:
+            # RFC 5549 unnumbered BGP learns the peer's link-local address from router advertisements.
+            append(" ipv6 nd ra-interval 10\n no ipv6 nd suppress-ra\n")
+        if shutdown:
+            append(" shutdown\n")
+        append("exit\n!\n")
+    return "".join(parts)
+
+
+def neighbor_lines(neighbors: list[dict], ifname: Callable[[str], str]) -> str:
+    """``neighbor`` lines of ``router bgp``: by address, or by interface when unnumbered (address null)."""
+    parts: list[str] = []
+    append = parts.append
+    for neighbor in neighbors:
+        unnumbered = neighbor["address"] is None
+        peer = ifname(neighbor["interface"]) if unnumbered else neighbor["address"]
+        remote_as, peer_group, description = neighbor["remote_as"], neighbor["peer_group"], neighbor["description"]
+        if unnumbered:
+            append(f" neighbor {peer} interface peer-group {peer_group}\n neighbor {peer} remote-as {remote_as}\n")
+        else:
+            append(f" neighbor {peer} remote-as {remote_as}\n neighbor {peer} peer-group {peer_group}\n")
+        append(f" neighbor {peer} description {description}\n")
+    return "".join(parts)
