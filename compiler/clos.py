@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from ipaddress import IPv4Network
 
 from .catalog import DEFAULT_MODELS_BY_PLATFORM, SWITCH_MODELS, media_for, standard_length
 from .errors import FieldError, IntentValidationError
@@ -66,7 +67,10 @@ class ClosParams:
     site: str = "dc1"
     server_gpus: int = 8
     server_power_w: float = 10200.0  # NVIDIA DGX H100: 10.2 kW maximum system power
-    rack_power_budget_kw: float = 40.0
+    rack_power_budget_kw: float = 40.0  # servers are packed by power as well as by rack units; 0 = no budget
+    name_prefix: str = ""  # prepended to switch, server and rack names: several fabrics in one inventory
+    mgmt_pool: str = "172.16.0.0/16"  # switch management addresses
+    server_mgmt_pool: str = "172.20.0.0/16"  # server management addresses
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,17 +124,17 @@ def plan_clos(params: ClosParams) -> Inventory:
     spines_per_rack = SPINES_PER_NETWORK_RACK if spine_model.port_count <= 64 else 1
     for spine_index in range(1, params.spines + 1):
         rack_index = (spine_index - 1) // spines_per_rack + 1
-        rack_name = f"{params.site}-net{rack_index:02d}"
+        rack_name = f"{params.site}-{params.name_prefix}net{rack_index:02d}"
         add_rack(rack_name, 0, rack_index)
         slot = (spine_index - 1) % spines_per_rack
-        hostname = f"spine{spine_index}"
+        hostname = f"{params.name_prefix}spine{spine_index}"
         spine_names.append(hostname)
         switches.append(
             Switch(
                 hostname=hostname, role=Role.SPINE, platform=spine_platform, model=spine_model.name,
                 interfaces=tuple(_interface(port) for port in spine_ports), rack=rack_name,
                 u_position=RACK_HEIGHT_U - 1 - slot * LEAF_HEIGHT_U if spine_model.port_count <= 64 else 1,
-                os_version=OS_VERSIONS[spine_platform], mgmt_ip=f"172.16.0.{spine_index}",
+                os_version=OS_VERSIONS[spine_platform], mgmt_ip=_mgmt_ip(params.mgmt_pool, 0, spine_index),
                 serial=f"SN-{params.name}-{hostname}", status="planned",
                 plane=(spine_index - 1) * params.planes // params.spines,
             )
@@ -144,9 +148,9 @@ def plan_clos(params: ClosParams) -> Inventory:
         model = leaf_models[platform]
         group = (leaf_index - 1) // params.rails_per_server
         rail = (leaf_index - 1) % params.rails_per_server
-        rack_name = f"{params.site}-r{group + 1:03d}"
+        rack_name = f"{params.site}-{params.name_prefix}r{group + 1:03d}"
         add_rack(rack_name, group // RACKS_PER_ROW + 1, group % RACKS_PER_ROW + 1)
-        hostname = f"leaf{leaf_index}"
+        hostname = f"{params.name_prefix}leaf{leaf_index}"
         ports, uplink_start[hostname] = _leaf_ports(model, platform, params, uplink_count)
         leaf_ports[hostname] = ports
         switches.append(
@@ -154,7 +158,7 @@ def plan_clos(params: ClosParams) -> Inventory:
                 hostname=hostname, role=Role.LEAF, platform=platform, model=model.name,
                 interfaces=tuple(_interface(port) for port in ports), rack=rack_name,
                 u_position=RACK_HEIGHT_U - 1 - rail * LEAF_HEIGHT_U, os_version=OS_VERSIONS[platform],
-                mgmt_ip=f"172.16.{1 + (leaf_index - 1) // 250}.{(leaf_index - 1) % 250 + 1}",
+                mgmt_ip=_mgmt_ip(params.mgmt_pool, 1 + (leaf_index - 1) // 250, (leaf_index - 1) % 250 + 1),
                 serial=f"SN-{params.name}-{hostname}", status="planned",
             )
         )
@@ -178,7 +182,7 @@ def plan_clos(params: ClosParams) -> Inventory:
 
     # leaf <-> spine
     for leaf_index in range(1, params.leaves + 1):
-        hostname = f"leaf{leaf_index}"
+        hostname = f"{params.name_prefix}leaf{leaf_index}"
         leaf = switch_by_name[hostname]
         leaf_rack = rack_positions[leaf.rack]
         for spine_offset, spine_name in enumerate(spine_names):
@@ -196,37 +200,41 @@ def plan_clos(params: ClosParams) -> Inventory:
 
     # servers <-> leaves (one NIC per rail, NIC rail r to leaf r of the rail group)
     groups = math.ceil(params.leaves / params.rails_per_server)
-    servers_per_rack = (RACK_HEIGHT_U - LEAF_HEIGHT_U * params.rails_per_server) // SERVER_HEIGHT_U
+    leaf_power_w = max(model.typical_power_w for model in leaf_models.values())
+    first_rack_capacity, overflow_capacity = _servers_per_rack(params, leaf_power_w)
     nic_form = "OSFP" if params.downlink_speed_gbps >= 800 else "QSFP112"
     for group in range(groups):
-        group_rack = f"{params.site}-r{group + 1:03d}"
+        group_rack = f"{params.site}-{params.name_prefix}r{group + 1:03d}"
         for slot in range(params.servers_per_leaf):
-            overflow = slot // servers_per_rack
+            if slot < first_rack_capacity:
+                overflow, position_in_rack = 0, slot
+            else:
+                overflow, position_in_rack = divmod(slot - first_rack_capacity, overflow_capacity)
+                overflow += 1
             rack_name = group_rack if overflow == 0 else f"{group_rack}-{overflow + 1}"
-            if overflow:
+            if overflow and rack_name not in racks:
                 row_index, position = rack_positions[group_rack]
-                if rack_name not in racks:
-                    racks[rack_name] = Rack(
-                        name=rack_name, site=params.site, row=_row_letter(row_index), position=position,
-                        height_u=RACK_HEIGHT_U, power_budget_kw=params.rack_power_budget_kw,
-                    )
+                racks[rack_name] = Rack(
+                    name=rack_name, site=params.site, row=_row_letter(row_index), position=position,
+                    height_u=RACK_HEIGHT_U, power_budget_kw=params.rack_power_budget_kw,
+                )
             server_number = group * params.servers_per_leaf + slot + 1
-            name = f"gpu{server_number:04d}"
+            name = f"{params.name_prefix}gpu{server_number:04d}"
             nics = tuple(
                 NicPort(name=f"eth{rail}", rail=rail, speed_gbps=params.downlink_speed_gbps, mtu=9000)
                 for rail in range(params.rails_per_server)
             )
             servers.append(Server(
-                name=name, nics=nics, rack=rack_name, u_position=1 + (slot % servers_per_rack) * SERVER_HEIGHT_U,
+                name=name, nics=nics, rack=rack_name, u_position=1 + position_in_rack * SERVER_HEIGHT_U,
                 gpu_count=params.server_gpus, power_w=params.server_power_w,
-                mgmt_ip=f"172.20.{(server_number - 1) // 250}.{(server_number - 1) % 250 + 1}",
+                mgmt_ip=_mgmt_ip(params.server_mgmt_pool, (server_number - 1) // 250, (server_number - 1) % 250 + 1),
                 serial=f"SN-{params.name}-{name}",
             ))
             for rail in range(params.rails_per_server):
                 leaf_index = group * params.rails_per_server + rail + 1
                 if leaf_index > params.leaves:
                     continue
-                hostname = f"leaf{leaf_index}"
+                hostname = f"{params.name_prefix}leaf{leaf_index}"
                 leaf = switch_by_name[hostname]
                 distance = 2.0 + RACK_WIDTH_M * overflow
                 cable(
@@ -303,10 +311,42 @@ def _check_params(params: ClosParams) -> None:
         value = getattr(params, field_name)
         if value is not None and value not in SWITCH_MODELS:
             errors.append(FieldError(field_name, value, f"unknown model; known: {', '.join(sorted(SWITCH_MODELS))}"))
+    for field_name in ("mgmt_pool", "server_mgmt_pool"):
+        value = getattr(params, field_name)
+        try:
+            if IPv4Network(value, strict=False).prefixlen > 16:
+                errors.append(FieldError(field_name, value, "needs at least a /16 (a /16 gives 250 x 250 addresses)"))
+        except ValueError:
+            errors.append(FieldError(field_name, value, "must be an IPv4 prefix such as 172.16.0.0/16"))
+    if params.name_prefix and not all(ch.isalnum() or ch in "-_" for ch in params.name_prefix):
+        errors.append(FieldError("name_prefix", params.name_prefix, "letters, digits, '-' and '_' only"))
     if not errors and params.planes > params.spines:
         errors.append(FieldError("planes", params.planes, f"cannot exceed the number of spines ({params.spines})"))
     if errors:
         raise IntentValidationError(errors)
+
+
+def _servers_per_rack(params: ClosParams, leaf_power_w: float) -> tuple[int, int]:
+    """Servers in a rail group's own rack (beside its leaves) and in each overflow rack: limited by rack units
+    and, when a budget is set, by power (servers draw their maximum system power, switches their typical power)."""
+    first = (RACK_HEIGHT_U - LEAF_HEIGHT_U * params.rails_per_server) // SERVER_HEIGHT_U
+    overflow = RACK_HEIGHT_U // SERVER_HEIGHT_U
+    budget_w = params.rack_power_budget_kw * 1000
+    if budget_w > 0 and params.server_power_w > 0:
+        first = min(first, int((budget_w - params.rails_per_server * leaf_power_w) // params.server_power_w))
+        overflow = min(overflow, int(budget_w // params.server_power_w))
+        if overflow < 1:
+            raise IntentValidationError(FieldError(
+                "rack_power_budget_kw", params.rack_power_budget_kw,
+                f"too small for one {params.server_power_w / 1000:.1f} kW server per rack",
+            ))
+    return max(first, 0), overflow
+
+
+def _mgmt_ip(pool: str, third: int, fourth: int) -> str:
+    """Address <third>.<fourth> of a management /16 (deterministic, stable as the fabric grows)."""
+    network = IPv4Network(pool, strict=False)
+    return str(network.network_address + third * 256 + fourth)
 
 
 def _breakout(model: SwitchModelSpec, speed_gbps: int) -> int:

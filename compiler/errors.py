@@ -30,9 +30,15 @@ class FieldError:
 class IntentValidationError(FabricTwinError):
     """The intent (or inventory it refers to) is invalid; carries every field error found, not just the first."""
 
-    def __init__(self, errors: list[FieldError] | FieldError):
+    def __init__(self, errors: list[FieldError] | FieldError | str):
+        if isinstance(errors, str):
+            # Rebuilt from its message (Celery's JSON result transport keeps only the text): one error, as said.
+            errors = FieldError("__all__", None, errors)
         self.errors = [errors] if isinstance(errors, FieldError) else list(errors)
         super().__init__("; ".join(str(error) for error in self.errors))
+
+    def __reduce__(self):
+        return (self.__class__, (self.errors,))
 
     def as_dict(self) -> dict[str, list[str]]:
         """Field -> messages, the shape DRF uses for 400 responses."""

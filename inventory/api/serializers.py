@@ -214,6 +214,9 @@ class FabricBuildSerializer(serializers.Serializer):
     spine_platform = serializers.ChoiceField(choices=PlatformChoices.choices, required=False, allow_null=True,
                                              default=None)
     rack_power_budget_kw = serializers.FloatField(min_value=0.0, max_value=1000.0, default=40.0)
+    name_prefix = serializers.RegexField(r"^[A-Za-z0-9_-]{0,20}$", required=False, default="", allow_blank=True)
+    mgmt_pool = serializers.CharField(required=False, default="172.16.0.0/16", max_length=18)
+    server_mgmt_pool = serializers.CharField(required=False, default="172.20.0.0/16", max_length=18)
 
     def validate(self, attrs):
         params = clos_params_from(attrs)
@@ -235,4 +238,6 @@ def clos_params_from(data: dict) -> ClosParams:
         leaf_model=data.get("model") or None, spine_model=data.get("spine_model") or None,
         platform=data.get("platform") or "eos", spine_platform=data.get("spine_platform") or None,
         rack_power_budget_kw=float(data.get("rack_power_budget_kw", 40.0)),
+        name_prefix=data.get("name_prefix") or "", mgmt_pool=data.get("mgmt_pool") or "172.16.0.0/16",
+        server_mgmt_pool=data.get("server_mgmt_pool") or "172.20.0.0/16",
     )

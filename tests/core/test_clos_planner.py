@@ -102,3 +102,35 @@ def test_sonic_breakout_lanes_are_not_mistaken_for_their_cage():
     lane = inventory.switches_by_name["spine1"].interfaces[0]
     assert (lane.name, lane.breakout_parent) == ("Ethernet0", "Ethernet0")
     assert [f for f in check_physical(inventory) if f.check == "physical.optic_port"] == []
+
+
+def test_servers_are_packed_by_power_as_well_as_rack_units():
+    from validators.physical import check_physical
+
+    inventory = plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=4))  # 4 x 10.2 kW > a 40 kW rack
+    racks = {server.rack for server in inventory.servers}
+    assert racks == {"dc1-r001", "dc1-r001-2", "dc1-r002", "dc1-r002-2"}
+    assert [f for f in check_physical(inventory) if f.check == "physical.rack_power"] == []
+    with pytest.raises(IntentValidationError, match="rack_power_budget_kw"):
+        plan_clos(ClosParams(rack_power_budget_kw=5.0))
+
+
+def test_prefixed_fabrics_share_one_inventory_without_collisions():
+    first = plan_clos(ClosParams())
+    second = plan_clos(ClosParams(name="b", name_prefix="b-", mgmt_pool="172.17.0.0/16",
+                                  server_mgmt_pool="172.21.0.0/16"))
+    for attribute in ("hostname", "mgmt_ip", "serial"):
+        assert not {getattr(s, attribute) for s in first.switches} & {getattr(s, attribute) for s in second.switches}
+    assert not {s.name for s in first.servers} & {s.name for s in second.servers}
+    assert not {r.name for r in first.racks} & {r.name for r in second.racks}
+
+
+def test_intent_errors_survive_a_round_trip_through_their_message():
+    import pickle
+
+    from compiler.errors import FieldError
+
+    error = IntentValidationError([FieldError("vlan_id", 0, "must be 1..4094")])
+    assert pickle.loads(pickle.dumps(error)).errors == error.errors
+    rebuilt = IntentValidationError(str(error))  # what Celery's JSON transport hands back
+    assert rebuilt.errors[0].message == "vlan_id=0: must be 1..4094"

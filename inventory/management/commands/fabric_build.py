@@ -26,6 +26,10 @@ class Command(BaseCommand):
         parser.add_argument("--platform", default="eos", choices=["eos", "sonic", "frr"])
         parser.add_argument("--spine-platform", default=None, choices=["eos", "sonic", "frr"])
         parser.add_argument("--rack-power-budget-kw", type=float, default=40.0)
+        parser.add_argument("--name-prefix", default="", help="prefix for switch, server and rack names "
+                            "(another fabric in the same inventory, e.g. 'b-')")
+        parser.add_argument("--mgmt-pool", default="172.16.0.0/16", help="switch management /16")
+        parser.add_argument("--server-mgmt-pool", default="172.20.0.0/16", help="server management /16")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, **options):
@@ -35,6 +39,8 @@ class Command(BaseCommand):
             uplink_speed_gbps=options["uplink_speed"], downlink_speed_gbps=options["downlink_speed"],
             leaf_model=options["model"], spine_model=options["spine_model"], platform=options["platform"],
             spine_platform=options["spine_platform"], rack_power_budget_kw=options["rack_power_budget_kw"],
+            name_prefix=options["name_prefix"], mgmt_pool=options["mgmt_pool"],
+            server_mgmt_pool=options["server_mgmt_pool"],
         )
         try:
             result = fabric_build(params=params, progress=not options["no_progress"])
