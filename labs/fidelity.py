@@ -10,6 +10,8 @@ What is compared (every item is keyed in the twin's names: switch hostnames, Lin
 
 - ``bgp_sessions``  per device and address family: sessions the static pairing (validators.sessions) says
   establish vs sessions the twin's FRR reports Established.
+- ``evpn_flood``    per leaf and L2VNI: the remote VTEPs that map the same VNI (they originate the EVPN type-3
+  routes, RFC 8365 section 5.1.3) vs the twin's head-end replication list (all-zero-MAC FDB entries).
 - ``ecmp``          per ordered VTEP pair: the static leaf-pair matrix width (validators.ecmp) vs kernel next
   hops toward the other leaf's VTEP /32.
 - ``reachability``  per cell of the static host matrix (validators.overlay.host_reachability, network x network)
@@ -53,7 +55,7 @@ from .checks import classify_pair, host_ports, svi_networks
 from .runtime import vtep_of
 from .shell import parallel, run
 
-ASPECTS = ("bgp_sessions", "ecmp", "reachability", "link_mtu", "host_mtu", "n_minus_1")
+ASPECTS = ("bgp_sessions", "evpn_flood", "ecmp", "reachability", "link_mtu", "host_mtu", "n_minus_1")
 # Address family names: the structured config's -> FRR's ``show bgp summary json`` keys.
 AFI_NAMES = {"ipv4_unicast": "ipv4Unicast", "l2vpn_evpn": "l2VpnEvpn"}
 IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP 8: ping -s payload = packet size - 28
@@ -86,6 +88,8 @@ class Prediction:
 
     sessions: dict[str, dict[str, int]] = field(default_factory=dict)  # device -> FRR afi -> established
     sessions_intended: dict[str, int] = field(default_factory=dict)  # device -> cabled fabric links
+    flood: dict[str, list[str]] = field(default_factory=dict)  # "leaf:vni" -> remote VTEPs mapping the VNI
+    flood_configured: dict[str, list[str]] = field(default_factory=dict)  # "leaf:vni" -> the config's flood list
     ecmp: dict[str, int] = field(default_factory=dict)  # "src->dst" -> kernel width at src toward dst's VTEP
     ecmp_designed: dict[str, int] = field(default_factory=dict)
     vteps: dict[str, str] = field(default_factory=dict)  # leaf -> VTEP address
@@ -130,6 +134,20 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
         for neighbor in config["bgp"]["neighbors"]:
             for afi in neighbor.get("address_families") or ():
                 prediction.sessions[host].setdefault(AFI_NAMES.get(afi, afi), 0)
+
+    # EVPN flood lists: every other VTEP whose VXLAN interface maps the VNI sends a type-3 route for it.
+    mapping: dict[int, dict[str, str]] = defaultdict(dict)  # vni -> leaf -> VTEP
+    for host, config in structured.items():
+        vxlan = config.get("vxlan") or {}
+        for vni in (vxlan.get("vlan_vnis") or {}).values():
+            if vxlan.get("vtep_ip"):
+                mapping[int(vni)][host] = vxlan["vtep_ip"]
+    for vni, leaves in mapping.items():
+        for leaf in leaves:
+            key = f"{leaf}:{vni}"
+            prediction.flood[key] = sorted(vtep for other, vtep in leaves.items() if other != leaf)
+            configured = ((structured[leaf].get("vxlan") or {}).get("flood_lists") or {}).get(str(vni))
+            prediction.flood_configured[key] = sorted(configured or [])
 
     # ECMP per ordered VTEP pair (validators.ecmp leaf-pair matrix; width at the receiver of the route).
     matrix = ctx.leaf_pairs
@@ -270,6 +288,7 @@ class Observation:
     """What the twin measured, keyed like :class:`Prediction`. ``None`` values: not measurable here."""
 
     sessions: dict[str, dict[str, int]] = field(default_factory=dict)
+    flood: dict[str, list[str]] = field(default_factory=dict)  # "leaf:vni" -> VTEPs in the VXLAN device's list
     ecmp: dict[str, int] = field(default_factory=dict)
     pings: dict[str, bool | None] = field(default_factory=dict)  # "srv:nic->srv:nic" -> replied (None: static only)
     ping_networks: dict[str, list[str]] = field(default_factory=dict)  # pair -> [network a, network b]
@@ -297,6 +316,10 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
     started = time.monotonic()
     observation.sessions = _stable(lambda: _observe_sessions(state), settle_s=1.0, timeout_s=30.0)
     observation.seconds["bgp_sessions"] = round(time.monotonic() - started, 2)
+
+    started = time.monotonic()
+    observation.flood = _stable(lambda: _observe_flood(state), settle_s=1.0, timeout_s=30.0)
+    observation.seconds["evpn_flood"] = round(time.monotonic() - started, 2)
 
     started = time.monotonic()
     vteps = twin_vteps(state)  # the twin's own (from its Linux plans), not the prediction's
@@ -403,6 +426,17 @@ def _observe_sessions(state) -> dict[str, dict[str, int]]:
 
     nodes = sorted(state.node_netns)
     return dict(zip(nodes, parallel(one, nodes), strict=True))
+
+
+def _observe_flood(state) -> dict[str, list[str]]:
+    """Per node and VNI the VTEPs in the VXLAN device's head-end replication list (EVPN type 3 -> FDB)."""
+    devices = {node.name: {bridge["vxlan"]["name"]: int(bridge["vxlan"]["vni"])
+                           for bridge in node.linux_plan.get("bridges", []) if bridge.get("vxlan")}
+               for node in state.topology_obj().nodes}
+    nodes = sorted(node for node, vxlans in devices.items() if vxlans)
+    tables = parallel(lambda node: collectors.collect_flood_lists(state.node_netns[node]), nodes)
+    return {f"{node}:{vni}": sorted(table.get(device, set()))
+            for node, table in zip(nodes, tables, strict=True) for device, vni in devices[node].items()}
 
 
 def _observe_ecmp(state, vteps: dict[str, str]) -> dict[str, int]:
@@ -658,6 +692,16 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
             intended = prediction.sessions_intended.get(device, predicted)
             sessions.item(f"{device} {afi}", predicted, measured, failure=predicted < intended,
                           describe=f"{device} Established {afi} sessions ({intended} fabric links)")
+
+    flood = aspects["evpn_flood"] = _Aspect("evpn_flood", "EVPN flood list per leaf and L2VNI")
+    for key in sorted(set(prediction.flood) | set(observation.flood)):
+        predicted = prediction.flood.get(key)
+        configured = prediction.flood_configured.get(key, predicted)
+        # A VXLAN device the twin does not have floods to nobody: [] (only an unmeasured twin gives None).
+        measured = observation.flood.get(key, []) if observation.flood else None
+        flood.item(key, predicted, measured, failure=predicted is not None and
+                   predicted != configured, describe=f"remote VTEPs flooded for VNI {key.split(':')[-1]} on "
+                                                    f"{key.split(':')[0]} (configured {configured})")
 
     ecmp = aspects["ecmp"] = _Aspect("ecmp", "ECMP width per ordered VTEP pair")
     for pair in sorted(set(prediction.ecmp) | set(observation.ecmp)):

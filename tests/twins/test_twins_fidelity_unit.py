@@ -24,6 +24,8 @@ def healthy_prediction() -> Prediction:
         sessions={"leaf1": {"ipv4Unicast": 2, "l2VpnEvpn": 2}, "spine1": {"ipv4Unicast": 1, "l2VpnEvpn": 1}},
         sessions_intended={"leaf1": 2, "spine1": 1},
         ecmp={"leaf1->leaf2": 2, "leaf2->leaf1": 2}, ecmp_designed={"leaf1->leaf2": 2, "leaf2->leaf1": 2},
+        flood={"leaf1:10010": ["10.0.4.2"], "leaf2:10010": ["10.0.4.1"]},
+        flood_configured={"leaf1:10010": ["10.0.4.2"], "leaf2:10010": ["10.0.4.1"]},
         port_networks={"gpu1:eth0": "a", "gpu2:eth0": "a", "gpu3:eth0": "b"},
         network_tenants={"a": "A", "b": "B"},
         reachability={"a->a": True, "a->b": False, "b->a": False, "b->b": True},
@@ -40,6 +42,7 @@ def healthy_observation() -> Observation:
     return Observation(
         sessions={"leaf1": {"ipv4Unicast": 2, "l2VpnEvpn": 2}, "spine1": {"ipv4Unicast": 1, "l2VpnEvpn": 1}},
         ecmp={"leaf1->leaf2": 2, "leaf2->leaf1": 2},
+        flood={"leaf1:10010": ["10.0.4.2"], "leaf2:10010": ["10.0.4.1"]},
         pings={"gpu1:eth0->gpu2:eth0": True, "gpu2:eth0->gpu1:eth0": True, "gpu1:eth0->gpu3:eth0": None,
                "gpu3:eth0->gpu1:eth0": None},
         ping_networks={"gpu1:eth0->gpu2:eth0": ["a", "a"], "gpu2:eth0->gpu1:eth0": ["a", "a"],
@@ -56,6 +59,7 @@ def test_full_agreement_has_zero_disagreements_and_says_what_was_compared():
     counts = result.counts
     assert (counts["bgp_sessions"].items, counts["bgp_sessions"].agree) == (4, 4)
     assert (counts["ecmp"].items, counts["ecmp"].agree) == (2, 2)
+    assert (counts["evpn_flood"].items, counts["evpn_flood"].agree) == (2, 2)
     assert (counts["link_mtu"].agree, counts["host_mtu"].agree, counts["n_minus_1"].agree) == (1, 1, 2)
     summary = result.report.checks["fidelity.ecmp"].findings[0]
     assert summary.severity == Severity.INFO and "compared 2 items" in summary.message
@@ -111,6 +115,21 @@ def test_a_fault_both_sides_see_is_reported_as_agreement_on_the_failure():
     agreed = [f for f in result.report.findings if "agree on a fault" in f.message]
     assert {f.subject for f in agreed} == {LINK, "gpu1:eth0->gpu2:eth0", "a->a"}
     assert all(f.severity == Severity.INFO for f in agreed)
+
+
+def test_flood_lists_missing_in_the_twin_disagree_and_a_missing_vni_both_see_agrees():
+    prediction, observation = healthy_prediction(), healthy_observation()
+    del observation.flood["leaf2:10010"]  # the twin has no VXLAN device for the VNI on leaf2
+    result = compare(prediction, observation)
+    error = next(f for f in result.report.findings if f.check == "fidelity.evpn_flood" and f.severity == "error")
+    assert (error.subject, error.expected, error.actual) == ("leaf2:10010", ["10.0.4.1"], [])
+    # leaf2 does not map the VNI in the configs either: leaf1's list is predicted without it, unlike the
+    # configured flood list, and the twin agrees: a fault both sides see.
+    del prediction.flood["leaf2:10010"]
+    prediction.flood["leaf1:10010"] = []
+    observation.flood["leaf1:10010"] = []
+    result = compare(prediction, observation)
+    assert result.disagreements == 0 and result.counts["evpn_flood"].agreed_failures == 1
 
 
 def test_a_fault_only_one_side_sees_is_a_disagreement():

@@ -65,6 +65,7 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         compared = fidelity["compared"]
         assert compared["bgp_sessions"]["agree"] == 12  # 6 switches x (ipv4 unicast, l2vpn evpn)
         assert compared["ecmp"]["agree"] == 12  # 4 x 3 ordered VTEP pairs
+        assert compared["evpn_flood"]["agree"] == 12  # 4 leaves x 3 L2VNIs
         assert compared["link_mtu"]["agree"] == 8 and compared["host_mtu"]["agree"] > 0
         assert compared["n_minus_1"]["agree"] == 4  # one spine + one link scenario, 2 metrics each
         assert compared["reachability"]["agree"] >= 5
@@ -141,6 +142,7 @@ def test_misconfiguration_is_caught_by_validators_and_twin_and_they_agree(twin_i
         assert compared["link_mtu"]["agreed_failures"] == 1  # the 9000-byte link, seen by both
         assert compared["reachability"]["agreed_failures"] >= 1  # a-train split at leaf3, seen by both
         assert compared["host_mtu"]["agreed_failures"] >= 1
+        assert compared["evpn_flood"]["agreed_failures"] == 3  # leaves 1, 2, 4 do not flood VNI 10010 to leaf3
         agreed = [finding for check in fidelity["report"]["checks"] for finding in check["findings"]
                   if "agree on a fault" in finding["message"]]
         assert any(bad_port in finding["subject"] and finding["actual"] == 9000 for finding in agreed), agreed
