@@ -69,7 +69,11 @@ def twin_status(*, fabric) -> dict:
         state = "booting" if running_op and running_op.kind == TwinOperation.Kind.UP else "stopped"
         return {"state": state, "exists": False, "missing": missing, "busy": running_op, "running": False,
                 "twin": None, "prefix": "", "no_intent": not fabric.intents.exists()}
-    live = services.twin_status(twin=twin)
+    try:
+        live = services.twin_status(twin=twin)
+    except (FabricTwinError, OSError) as error:
+        # informational: a transient `ip netns` failure (other twins booting) must not take the page down
+        live = {"exists": None, "status_error": f"could not read the runtime state: {error}"}
     twin.refresh_from_db()
     state = "stopped" if twin.status == "down" else twin.status
     return {**live, "state": state, "missing": missing, "busy": running_op, "twin": twin,

@@ -113,3 +113,17 @@ def test_ping_heat_map_from_the_stored_live_check_report(fabric_intent, tmp_path
     assert matrix["cells"]["gpu0001"]["gpu0003"]["css"] == "bad"
     assert matrix["cells"]["gpu0003"]["gpu0001"]["css"] == "ok"
     assert matrix["counts"] == {"ok": 5, "bad": 1, "na": 0}
+
+
+def test_twin_status_survives_a_runtime_error(viewer, fabric_intent, monkeypatch):
+    from compiler.errors import TwinError
+    from twins.services import twin_get_or_create
+
+    twin_get_or_create(fabric_intent=fabric_intent)
+
+    def broken(**kwargs):
+        raise TwinError("ip netns list failed (rc=1): busy")
+
+    monkeypatch.setattr("twins.services.twin_status", broken)
+    assert viewer.get("/").status_code == 200
+    assert "could not read the runtime state" in viewer.get(f"/twin/{FABRIC}/").content.decode()
