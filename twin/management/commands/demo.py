@@ -124,5 +124,5 @@ class Command(BaseCommand):
         result = twin_fidelity(twin=twin)
         items = sum(count["items"] for count in result["compared"].values())
         static_only = sum(count["static_only"] for count in result["compared"].values())
-        return (f"{items} items compared (sessions, ECMP, host matrix, link/host MTU, N-1): "
+        return (f"{items} items compared (sessions, flood lists, ECMP, host matrix, link/host MTU, N-1): "
                 f"{result['disagreements']} disagreements, {static_only} static only")
