@@ -1,6 +1,6 @@
 """Reads of the inventory: querysets shaped so lists cost a constant number of queries."""
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
 
@@ -38,7 +38,13 @@ def optic_list() -> QuerySet[Optic]:
 
 
 def cable_list() -> QuerySet[Cable]:
-    return Cable.objects.prefetch_related("interfaces__switch", "nic_ports__server")
+    # Only what a cable's two ends print as ("leaf1:Ethernet1/1"): whole Switch/Server rows cost most of the list.
+    return Cable.objects.prefetch_related(
+        Prefetch("interfaces", queryset=Interface.objects.select_related("switch").only(
+            "id", "name", "cable_id", "cable_end", "switch_id", "switch__hostname")),
+        Prefetch("nic_ports", queryset=NicPort.objects.select_related("server").only(
+            "id", "name", "cable_id", "cable_end", "server_id", "server__name")),
+    )
 
 
 def server_list() -> QuerySet[Server]:

@@ -137,18 +137,30 @@ class CableSerializer(ValidatedModelSerializer):
         fields = ("id", "display", "label", "cable_type", "length_m", "status", "peer_link", "a_interface",
                   "a_nic_port", "b_interface", "b_nic_port", "a_end", "b_end")
 
+    @staticmethod
+    def _ends(obj) -> dict:
+        """Both ends in one pass over the prefetched ports, kept on the instance for the fields below."""
+        ends = getattr(obj, "_serialized_ends", None)
+        if ends is None:
+            ends = {"A": None, "B": None}
+            for port in (*obj.interfaces.all(), *obj.nic_ports.all()):
+                ends[port.cable_end] = port
+            obj._serialized_ends = ends
+        return ends
+
     def get_a_end(self, obj) -> str | None:
-        end = obj.end("A")
+        end = self._ends(obj)["A"]
         return str(end) if end else None
 
     def get_b_end(self, obj) -> str | None:
-        end = obj.end("B")
+        end = self._ends(obj)["B"]
         return str(end) if end else None
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
+        ends = self._ends(instance)
         for side in ("a", "b"):
-            end = instance.end(side.upper())
+            end = ends[side.upper()]
             data[f"{side}_interface"] = end.pk if isinstance(end, Interface) else None
             data[f"{side}_nic_port"] = end.pk if isinstance(end, NicPort) else None
         return data
