@@ -37,6 +37,8 @@ def test_rollout_command_lifecycle():
     assert "pending" in _run("status", str(rollout.pk), "--steps")
     assert "spines" in _run("list")
     assert "cancelled" in _run("cancel", str(rollout.pk), "--user", "bob")
+    followed = _run("status", str(rollout.pk), "--follow")  # live display returns once the rollout has ended
+    assert followed.startswith("[cancelled] 0/2 devices") and f"rollout {rollout.pk} 'spines'" in followed
     with pytest.raises(CommandError, match="state='cancelled', expected one of \\['running'\\]"):
         _run("pause", str(rollout.pk))
 
@@ -49,3 +51,14 @@ def test_rollout_command_errors_name_the_field():
         _run("create", "--name", "x", "--kind", "rolling_upgrade", "--target", "production", "--policy", "{")
     with pytest.raises(CommandError, match="does not exist"):
         _run("status", "424242")
+
+
+def test_admin_pages_render(client):
+    User.objects.create_superuser("root", password="x")
+    client.login(username="root", password="x")
+    _run("create", "--name", "spines", "--kind", "rolling_upgrade", "--target", "production",
+         "--policy", json.dumps({"target_version": "4.33.2F"}), "--topology", json.dumps(TOPOLOGY))
+    rollout = Rollout.objects.get()
+    for url in ("/admin/changes/rollout/", f"/admin/changes/rollout/{rollout.pk}/change/", "/admin/changes/auditlog/",
+                "/admin/changes/deviceendpoint/add/", "/admin/changes/changeset/", "/admin/changes/driftrecord/"):
+        assert client.get(url).status_code == 200, url
