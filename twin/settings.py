@@ -100,6 +100,12 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+# Production images run collectstatic (Dockerfile); in development WhiteNoise serves straight from the apps'
+# static folders, so it needs no collected copy.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+if DEBUG:
+    STATIC_ROOT.mkdir(exist_ok=True)
 
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
