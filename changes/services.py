@@ -45,6 +45,7 @@ DEFAULT_POLICY = {
     "canary": {"devices": []},  # empty: the first leaf with a diff; or {"rack": "rack1"}
     "wave_size": 4,
     "max_spines_drained": 1,
+    "max_spine_fraction": None,  # e.g. 0.25: never more than a quarter of the spines drained at once
     "soak_s": 5,
     "converge_timeout_s": 60,
     "checks": ["static", "bgp", "evpn", "ping", "mtu"],
@@ -190,6 +191,10 @@ def _policy_errors(policy: dict, kind: str) -> list[FieldError]:
     for key in ("target_version", "twin_prefix", "twin_state_dir"):
         if key in policy and policy[key] is not None and not isinstance(policy[key], str):
             errors.append(FieldError(f"policy.{key}", policy[key], "must be a string"))
+    fraction = policy.get("max_spine_fraction")
+    if fraction is not None and (isinstance(fraction, bool) or not isinstance(fraction, (int, float))
+                                 or not 0 < fraction <= 1):
+        errors.append(FieldError("policy.max_spine_fraction", fraction, "must be a number in (0, 1]"))
     prefix = policy.get("twin_prefix")
     if isinstance(prefix, str) and prefix and not TWIN_PREFIX.match(prefix):
         errors.append(FieldError("policy.twin_prefix", prefix, "a twin prefix is 3-12 lowercase letters/digits"))
@@ -278,7 +283,8 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
             raise IntentValidationError(topology_errors)
         plan = plan_upgrade(roles=topology["roles"], links=[tuple(link) for link in topology["links"]],
                             devices=merged["devices"], max_spines_drained=merged["max_spines_drained"],
-                            wave_size=merged["wave_size"], redundant_pairs=[tuple(p) for p in merged["redundant_pairs"]])
+                            wave_size=merged["wave_size"], redundant_pairs=[tuple(p) for p in merged["redundant_pairs"]],
+                            max_spine_fraction=merged["max_spine_fraction"])
     initial = State.AWAITING_APPROVAL if target == RolloutTargetChoices.PRODUCTION else State.PENDING
     with transaction.atomic():
         rollout = Rollout.objects.create(name=name, kind=kind, target=target, policy=merged, plan=plan,

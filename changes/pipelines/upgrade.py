@@ -11,6 +11,7 @@ fabric. Any failure aborts and HOLDS: devices stay drained for an operator, the 
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Iterable
@@ -106,8 +107,13 @@ def leaf_pair_min_ecmp(roles: dict[str, str], links: Iterable[tuple[str, str]], 
 
 def plan_upgrade(*, roles: dict[str, str], links: list[tuple[str, str]], devices: list[str] | None = None,
                  max_spines_drained: int = 1, wave_size: int = 1,
-                 redundant_pairs: list[tuple[str, str]] | None = None) -> dict:
-    """Greedy waves: each device joins the first wave where every constraint and the what-if still hold."""
+                 redundant_pairs: list[tuple[str, str]] | None = None,
+                 max_spine_fraction: float | None = None) -> dict:
+    """Greedy waves: each device joins the first wave where every constraint and the what-if still hold.
+    ``max_spine_fraction`` (0-1] also caps drained spines at that share of all spines (at least one)."""
+    spine_count = sum(role in SPINE_ROLES for role in roles.values())
+    if max_spine_fraction is not None:
+        max_spines_drained = min(max_spines_drained, max(1, math.floor(max_spine_fraction * spine_count)))
     devices = list(devices or [name for name, role in roles.items() if role in SPINE_ROLES])
     unknown = [device for device in devices if device not in roles]
     if unknown:

@@ -34,6 +34,13 @@ def test_spine_limit_and_wave_size():
     assert [entry["min_leaf_pair_ecmp"] for entry in plan["whatif"]] == [4, 4]  # 2 spines x 2 parallel uplinks
 
 
+def test_spine_fraction_caps_the_count():
+    roles, links = clos(8, 8)
+    plan = plan_upgrade(roles=roles, links=links, max_spines_drained=4, wave_size=8, max_spine_fraction=0.25)
+    assert plan["max_spines_drained"] == 2 and all(len(wave) == 2 for wave in plan["waves"])
+    assert len(plan_upgrade(roles=roles, links=links, max_spines_drained=4, wave_size=8)["waves"]) == 2
+
+
 def test_redundant_pair_members_never_share_a_wave():
     roles, links = clos(2, 4)
     plan = plan_upgrade(roles=roles, links=links, devices=["leaf1", "leaf2", "leaf3", "leaf4"], wave_size=2,
