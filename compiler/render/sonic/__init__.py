@@ -39,62 +39,103 @@ def render_config_db(structured: dict) -> str:
     return "".join(parts)
 
 
-_NEWLINE_INDENTS = tuple("\n" + "    " * level for level in range(32))
-
-
 def dumps_sorted_indented(value: object, level: int, parts: list[str]) -> None:
     """Append ``json.dumps(value, sort_keys=True, indent=4)`` to ``parts``.
 
     With ``indent`` set, the standard library falls back to its pure-Python encoder, which dominated SONiC render
-    time. CONFIG_DB is nested dicts of strings, so this writer formats them itself with C-accelerated string
-    escaping and hands only other scalars to ``json.dumps``. Two shortcuts keep 1,000+ switches fast:
-
-    - a dict whose values are all strings (every CONFIG_DB entry) is formatted in one comprehension;
-    - a dict object met twice at the same depth is formatted once: config_db.py gives every port with the same
-      QoS the same entry objects (PORT_QOS_MAP, PFC_WD, QUEUE, BUFFER_PG), so a 1,024-port spine formats each
-      shared entry once. ``id()`` is a safe key because ``value`` keeps every nested object alive meanwhile.
+    time. CONFIG_DB is nested dicts of strings, so :class:`_SortedIndentedJson` formats them itself with
+    C-accelerated string escaping and hands only other scalars to ``json.dumps``.
     """
-    parts.append(_json_text(value, level, {}))
+    parts.append(_SortedIndentedJson().text(value, level))
 
 
-def _json_text(value: object, level: int, formatted: dict[int, dict[int, str]]) -> str:
-    if isinstance(value, str):
-        return encode_basestring_ascii(value)
-    if isinstance(value, dict):
-        return _dict_text(value, level, formatted) if value else "{}"
-    if isinstance(value, list):
-        if not value:
-            return "[]"
-        separator = "," + _indent(level + 1)
-        body = separator.join([_json_text(item, level + 1, formatted) for item in value])
-        return "[" + _indent(level + 1) + body + _indent(level) + "]"
-    return json.dumps(value)
+class _SortedIndentedJson:
+    """``json.dumps(sort_keys=True, indent=4)`` for one value, with three shortcuts for CONFIG_DB's shape.
 
+    - A dict whose values are all strings (a CONFIG_DB entry) is formatted in one comprehension, and entries with
+      the same keys (every PORT entry of a switch...) share one ``%`` template: sorted once, then filled.
+    - A dict object met twice at the same depth is formatted once: config_db.py gives every port with the same
+      QoS the same entry objects (PORT_QOS_MAP, PFC_WD, QUEUE, BUFFER_PG), so a 1,024-port spine formats each
+      shared entry once. ``id()`` is a safe key: the value being written keeps every nested object alive.
+    - Indentation strings are built once per depth.
+    Anything else (lists, numbers, booleans, null, nested dicts) takes the general path, exactly like json.dumps.
+    """
 
-def _dict_text(value: dict, level: int, formatted: dict[int, dict[int, str]]) -> str:
-    """A non-empty dict; ``formatted`` maps depth -> id(dict) -> text of the dicts already formatted there."""
-    separator = "," + _indent(level + 1)
-    items = sorted(value.items())
-    try:  # the common case: every value is a string
-        body = separator.join([f"{encode_basestring_ascii(name)}: {encode_basestring_ascii(item)}"
-                               for name, item in items])
-    except TypeError:  # a value is a nested table or a non-string scalar
-        known = formatted.setdefault(level + 1, {})
+    TEMPLATE_MAX_KEYS = 16  # bigger string-only dicts (CABLE_LENGTH, DSCP_TO_TC_MAP) are one of a kind per switch
+
+    def __init__(self) -> None:
+        self.punctuation: list[tuple[str, str, str]] = []  # depth -> (opening, separator, closing) of a dict
+        self.text_by_id: list[dict[int, str]] = []  # depth -> id(dict) -> text
+        self.templates: list[dict[tuple, tuple]] = []  # depth -> keys in insertion order -> (sorted keys, template)
+
+    def _depth(self, level: int) -> tuple[str, str, str]:
+        while len(self.punctuation) <= level:
+            depth = len(self.punctuation)
+            inner, outer = "\n" + "    " * (depth + 1), "\n" + "    " * depth
+            self.punctuation.append(("{" + inner, "," + inner, outer + "}"))
+            self.text_by_id.append({})
+            self.templates.append({})
+        return self.punctuation[level]
+
+    def text(self, value: object, level: int) -> str:
+        if isinstance(value, str):
+            return encode_basestring_ascii(value)
+        if isinstance(value, dict):
+            return self.dict_text(value, level) if value else "{}"
+        if isinstance(value, list):
+            if not value:
+                return "[]"
+            opening, separator, closing = self._depth(level)
+            body = separator.join([self.text(item, level + 1) for item in value])
+            return "[" + opening[1:] + body + closing[:-1] + "]"
+        return json.dumps(value)
+
+    def dict_text(self, value: dict, level: int) -> str:
+        """A non-empty dict."""
+        opening, separator, closing = self._depth(level)
+        items = sorted(value.items())
+        if isinstance(items[0][1], str):
+            try:  # the common case: every value is a string
+                return opening + separator.join([f"{encode_basestring_ascii(name)}: {encode_basestring_ascii(item)}"
+                                                 for name, item in items]) + closing
+            except TypeError:  # a later value is a nested dict or a non-string scalar
+                pass
+        self._depth(level + 1)
+        known, templates = self.text_by_id[level + 1], self.templates[level + 1]
         rows = []
         for name, item in items:
-            if isinstance(item, dict) and item:
+            if type(item) is dict and item:
                 text = known.get(id(item))
                 if text is None:
-                    text = known[id(item)] = _dict_text(item, level + 1, formatted)
+                    text = known[id(item)] = self._entry_text(item, level + 1, templates)
             else:
-                text = _json_text(item, level + 1, formatted)
+                text = self.text(item, level + 1)
             rows.append(f"{encode_basestring_ascii(name)}: {text}")
-        body = separator.join(rows)
-    return "{" + _indent(level + 1) + body + _indent(level) + "}"
+        return opening + separator.join(rows) + closing
+
+    def _entry_text(self, entry: dict, level: int, templates: dict[tuple, tuple]) -> str:
+        if len(entry) > self.TEMPLATE_MAX_KEYS:
+            return self.dict_text(entry, level)
+        keys = tuple(entry)
+        found = templates.get(keys)
+        if found is None:
+            try:
+                found = templates[keys] = _entry_template(keys, self._depth(level))
+            except TypeError:  # a key that is not a string: json.dumps' own rules apply (general path)
+                return self.dict_text(entry, level)
+        sorted_keys, template = found
+        try:
+            return template % tuple([encode_basestring_ascii(entry[key]) for key in sorted_keys])
+        except TypeError:  # a value is not a string
+            return self.dict_text(entry, level)
 
 
-def _indent(level: int) -> str:
-    return _NEWLINE_INDENTS[level] if level < len(_NEWLINE_INDENTS) else "\n" + "    " * level
+def _entry_template(keys: tuple, punctuation: tuple[str, str, str]) -> tuple[list, str]:
+    """Sorted keys and a ``%s`` template for string-only dicts with these keys."""
+    opening, separator, closing = punctuation
+    sorted_keys = sorted(keys)
+    body = separator.join(f"{encode_basestring_ascii(key).replace('%', '%%')}: %s" for key in sorted_keys)
+    return sorted_keys, opening + body + closing
 
 
 def sonic_structured(structured: dict) -> dict:
