@@ -153,6 +153,11 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     from labs.from_compile import topology_from_compile
 
     topology = topology_from_compile(result, name_prefix=twin.prefix, max_servers_per_leaf=max_servers_per_leaf)
+    running = runtime.TwinState.load(twin.prefix, _state_dir(twin))
+    if running is not None and running.digest != topology.digest():
+        # Never replace (nor mark failed) a running twin behind the operator's back.
+        raise TwinError(f"twin {twin.prefix} of {fabric_intent.name} is running compile run #{twin.compile_run_id}; "
+                        f"compile run #{run.pk} is a different fabric: run `twin down` first")
     Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="")
     twin.refresh_from_db()
     try:

@@ -14,7 +14,9 @@ import json
 import pytest
 from django.core.management import call_command
 
+from compiler.errors import TwinError
 from compiler.render.frr import linux_ifname
+from intents.services import compile_run_create
 from twins import services
 from twins.models import Twin
 from validators.findings import CheckStatus
@@ -51,6 +53,13 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
 
         again = services.twin_up(fabric_intent=twin_intent, **twin_place)  # running up twice is safe
         assert again.pk == twin.pk and again.started == twin.started and Twin.objects.count() == 1
+        other = compile_run_create(fabric_intent=twin_intent)  # another compile, one line different
+        row = other.device_configs.get(hostname="leaf1", platform="frr")
+        row.files = {**row.files, "frr.conf": row.files["frr.conf"] + "! changed\n"}
+        row.save()
+        with pytest.raises(TwinError, match="is a different fabric: run `twin down` first"):
+            services.twin_up(fabric_intent=twin_intent, compile_run=other, **twin_place)
+        assert Twin.objects.get(pk=twin.pk).status == "up"  # the running twin is left alone
 
         injection = services.twin_inject(twin=twin, kind="link")
         measured = injection["measured"]
@@ -114,8 +123,6 @@ def _break_compile(run):
 
 @pytest.mark.usefixtures("twin_required")
 def test_misconfiguration_is_caught_by_validators_and_twin_and_they_agree(twin_intent, twin_place, twin_leftovers):
-    from intents.services import compile_run_create
-
     run = compile_run_create(fabric_intent=twin_intent)
     bad_port = _break_compile(run)
 
@@ -156,8 +163,6 @@ def test_misconfiguration_is_caught_by_validators_and_twin_and_they_agree(twin_i
 def test_fidelity_reports_a_disagreement_when_the_twin_runs_something_else(twin_intent, twin_place, twin_leftovers):
     """Only the Linux plan says 9000 (as if the FRR renderer mis-rendered the MTU): the validators, reading the
     structured config, predict 9214; the twin measures 9000. That divergence must be a fidelity error."""
-    from intents.services import compile_run_create
-
     run = compile_run_create(fabric_intent=twin_intent)
     row = run.device_configs.get(hostname="spine1", platform="frr")
     port = next(i for i in row.structured["interfaces"] if i["peer_device"] == "leaf1")
