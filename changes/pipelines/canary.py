@@ -12,7 +12,7 @@ from __future__ import annotations
 from compiler.errors import DriverError, FabricTwinError
 
 from ..choices import RolloutStateChoices, RolloutTargetChoices, StepPhaseChoices, StepResultChoices
-from ..errors import CheckFailed
+from ..errors import CheckFailed, RolloutStopped
 from ..selectors import pushed_devices
 from .checks import fabric_checks
 
@@ -52,8 +52,10 @@ class CanaryPipeline:
                         step.output = f"soaked {soak_s}s"
                     self.check(Phase.VERIFY, index, f"post-soak checks after wave {index}", tag="soak",
                                devices=self.done_devices(waves[:index]))
-            except (CheckFailed, DriverError, FabricTwinError) as exc:
-                reason = f"wave {index} ({', '.join(wave)}): {exc}"
+            except RolloutStopped:
+                raise  # paused or cancelled at a step boundary: not a failure, nothing to undo
+            except Exception as exc:  # noqa: BLE001 - any failure after a push must roll back, bugs included
+                reason = f"wave {index} ({', '.join(wave)}): {type(exc).__name__}: {exc}"
                 self.ctx.report_update(rolling_back=reason)
                 self.rollback(reason)
                 return

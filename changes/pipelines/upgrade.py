@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from compiler.errors import DriverError, FabricTwinError, FieldError, IntentValidationError
 
 from ..choices import RolloutStateChoices, StepPhaseChoices, StepResultChoices
-from ..errors import CheckFailed
+from ..errors import CheckFailed, RolloutStopped
 from .checks import fabric_checks
 
 Phase = StepPhaseChoices
@@ -184,7 +184,9 @@ class UpgradePipeline:
                 for device in wave:
                     self.undrain(index, device)
                 self.verify_fabric(index, wave)
-            except (CheckFailed, DriverError, FabricTwinError) as exc:
+            except RolloutStopped:
+                raise  # paused or cancelled at a step boundary: resumable, nothing to undo
+            except Exception as exc:  # noqa: BLE001 - any failure aborts and holds, bugs included
                 held = [device for device in self.planned() if self.is_held(device)]
                 self.ctx.finish(RolloutStateChoices.FAILED, error=f"wave {index} ({', '.join(wave)}): {exc}; "
                                 f"holding, drained devices left for an operator: {held or 'none'}",
