@@ -238,3 +238,22 @@ def test_static_precheck_failure_stops_before_any_push(admin_user):
     assert "pre-checks failed, nothing pushed" in rollout.error and "static." in rollout.error
     assert devices.commits == {}
     assert "leaf1" in Step.objects.get(rollout=rollout, phase=Phase.PRE_CHECK).output
+
+
+def test_unexpected_error_after_a_push_still_rolls_back(memory_fabric, admin_user, monkeypatch):
+    from changes_memory_fabric import MemoryDevice
+
+    rollout = _started(memory_fabric, admin_user, {"leaf1": "vlan 30\n", "leaf2": "vlan 30\n"})
+    original, raised = MemoryDevice.health, []
+
+    def buggy_once(self):
+        if self.hostname == "leaf1" and not raised and memory_fabric.commits:
+            raised.append(True)
+            raise KeyError("bug in a health parser")
+        return original(self)
+
+    monkeypatch.setattr(MemoryDevice, "health", buggy_once)
+    assert rollout_execute(rollout_id=rollout.pk, owner="w", driver_factory=memory_fabric.driver) == State.ROLLED_BACK
+    rollout.refresh_from_db()
+    assert "KeyError" in rollout.error and memory_fabric.configs["leaf1"] == {"config": "hostname leaf1\n"}
+    assert "leaf2" not in memory_fabric.commits
