@@ -112,21 +112,27 @@ def _check_inventory(inventory: Inventory, intent: FabricIntent, errors: list[Fi
             errors.append(FieldError("underlay", intent.underlay,
                                      f"unnumbered eBGP (RFC 5549) is not supported by the EOS renderer; "
                                      f"{switch.hostname} is an EOS switch: use a numbered underlay"))
-    seen: dict = {}
+    servers = inventory.servers_by_name
+    # Keyed by (device, interface): a tuple of two strings hashes in C, an Endpoint through its dataclass __hash__
+    # (65,536 fabric cables at 64x1024).
+    seen: dict[tuple[str, str], str] = {}
     for cable in inventory.cables:
         for end in (cable.a, cable.b):
-            field = f"cables[{cable.label}]"
-            if end.device in switches:
-                if end.interface not in switches[end.device].interfaces_by_name:
-                    errors.append(FieldError(field, str(end), f"{end.device} has no interface {end.interface}"))
-            elif end.device in inventory.servers_by_name:
-                if end.interface not in inventory.servers_by_name[end.device].nics_by_name:
-                    errors.append(FieldError(field, str(end), f"server {end.device} has no NIC port {end.interface}"))
+            device, interface = end.device, end.interface
+            if device in switches:
+                if interface not in switches[device].interfaces_by_name:
+                    errors.append(FieldError(f"cables[{cable.label}]", str(end),
+                                             f"{device} has no interface {interface}"))
+            elif device in servers:
+                if interface not in servers[device].nics_by_name:
+                    errors.append(FieldError(f"cables[{cable.label}]", str(end),
+                                             f"server {device} has no NIC port {interface}"))
             else:
-                errors.append(FieldError(field, str(end), "unknown device"))
-            if end in seen:
-                errors.append(FieldError(field, str(end), f"port already used by cable {seen[end]}"))
-            seen[end] = cable.label
+                errors.append(FieldError(f"cables[{cable.label}]", str(end), "unknown device"))
+            key = (device, interface)
+            if key in seen:
+                errors.append(FieldError(f"cables[{cable.label}]", str(end), f"port already used by cable {seen[key]}"))
+            seen[key] = cable.label
         roles = {inventory.role_of(cable.a.device), inventory.role_of(cable.b.device)}
         if roles <= {Role.LEAF, Role.BORDER} and not cable.peer_link and "unknown" not in roles:
             errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,

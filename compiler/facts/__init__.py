@@ -117,12 +117,13 @@ def build_facts(snapshot: Snapshot, allocations: Allocations | None = None) -> F
         links.append(link)
         links_at[upper] = link
         links_at[lower] = link
-        for local, local_address, remote, remote_address in ((upper, upper_address, lower, lower_address),
-                                                             (lower, lower_address, upper, upper_address)):
+        upper_ip, lower_ip = _address_only(upper_address), _address_only(lower_address)  # once per link end
+        for local, local_ip, remote, remote_ip in ((upper, upper_ip, lower, lower_ip),
+                                                   (lower, lower_ip, upper, upper_ip)):
             peers[local.device].append(BgpPeer(
-                local_device=local.device, local_interface=local.interface, local_address=_address_only(local_address),
+                local_device=local.device, local_interface=local.interface, local_address=local_ip,
                 peer_device=remote.device, peer_interface=remote.interface,
-                peer_address=_address_only(remote_address), peer_asn=allocations.asns[remote.device],
+                peer_address=remote_ip, peer_asn=allocations.asns[remote.device],
                 cable=cable.label))
         if lower.device in uplinks and switches[upper.device].role == Role.SPINE:
             uplinks[lower.device].add(upper.device)

@@ -45,8 +45,7 @@ def apply(context, switch, config: dict) -> None:
     vteps = facts.allocations.vteps
     flood_lists = {}
     for vlan in vlans:
-        flood_lists[str(vlan["vni"])] = [vteps[host] for host in facts.vtep_hosts_by_vni.get(vlan["vni"], ())
-                                         if host != switch.hostname]
+        flood_lists[str(vlan["vni"])] = _other_vteps(context, vlan["vni"], switch.hostname, vteps)
     config["vxlan"] = {
         "source_interface": "Loopback1",
         "vtep_ip": own_vtep,
@@ -56,3 +55,12 @@ def apply(context, switch, config: dict) -> None:
         "vrf_vnis": {vrf["name"]: vrf["l3vni"] for vrf in config["vrfs"]},
         "flood_lists": flood_lists,
     }
+
+
+def _other_vteps(context, vni: int, hostname: str, vteps) -> list[str]:
+    """VTEP IPs of every other switch carrying ``vni``, in facts order (a new list per device)."""
+    ips, index_of = context.vtep_ips_by_vni.get(vni, ([], {}))
+    if index_of is None:  # a host listed twice: filter every occurrence out
+        return [vteps[host] for host in context.facts.vtep_hosts_by_vni[vni] if host != hostname]
+    index = index_of.get(hostname)
+    return ips[:index] + ips[index + 1:] if index is not None else list(ips)
