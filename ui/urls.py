@@ -27,6 +27,7 @@ urlpatterns = [
     path("inventory/optics/<int:pk>/", inventory.optic_detail, name="optic_detail"),
     path("inventory/cables/", inventory.cable_list, name="cable_list"),
     path("inventory/cables/<int:pk>/", inventory.cable_detail, name="cable_detail"),
+    path("inventory/cables/<int:pk>/edit/", inventory.cable_edit, name="cable_edit"),
     path("inventory/servers/", inventory.server_list, name="server_list"),
     path("inventory/servers/<str:name>/", inventory.server_detail, name="server_detail"),
     # intents

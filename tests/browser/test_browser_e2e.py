@@ -192,6 +192,11 @@ def test_twin_canary_rollout_in_a_browser(browser_page, live_server, transaction
         page.wait_for_selector("#twin-status h3 .pill.up")
         assert page.locator("table.heat td.h-bad").count() == 0, "every intended ping must answer"
         assert page.locator("table.heat td.h-ok").count() > 0
+        page.click("text=Measure fidelity")
+        page.wait_for_selector("text=between the twin and the static validators")
+        page.click("text=Fail a leaf uplink")
+        page.wait_for_selector("#twin-status dt:has-text('Outage')")
+        assert page.locator("#twin-status td:has-text('Fail a leaf uplink')").count() == 1  # the operation log
         shot(page, "13-twin")
 
         # a change: a second network -> compile -> twin canary rollout

@@ -276,3 +276,16 @@ def test_fabric_intent_settings_preview_and_save(admin, fabric_intent):
     assert admin.post(url, data).status_code == 302
     fabric_intent.refresh_from_db()
     assert fabric_intent.host_mtu == 9100
+
+
+def test_cable_edit_is_admin_only_and_validated(viewer, operator, admin, fabric_intent):
+    cable = Cable.objects.first()
+    url = f"/inventory/cables/{cable.pk}/edit/"
+    data = {"cable_type": cable.cable_type, "length_m": 7.5, "status": "installed"}
+    assert viewer.post(url, data).status_code == 403
+    assert operator.post(url, data).status_code == 403
+    response = admin.post(url, {**data, "length_m": -1})
+    assert response.status_code == 200 and "length_m" in response.context["form"].errors
+    assert admin.post(url, data).status_code == 302
+    cable.refresh_from_db()
+    assert (cable.length_m, cable.status) == (7.5, "installed")

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django import forms
 from django.contrib import messages
+from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -340,6 +342,27 @@ def cable_list(request):
                       filters=[Filter("fabric", "Fabric", _fabric_choices()),
                                Filter("type", "Type", list(CableTypeChoices.choices)),
                                Filter("status", "Status", list(CableStatusChoices.choices))])
+
+
+class CableEditForm(forms.ModelForm):
+    class Meta:
+        model = Cable
+        fields = ("cable_type", "length_m", "status")
+
+
+@requires(EDIT_INVENTORY)
+def cable_edit(request, pk: int):
+    """Correct a cable's recorded type, length or status (the physical checks then judge the new values)."""
+    cable = get_object_or_404(Cable, pk=pk)
+    form = CableEditForm(request.POST or None, instance=cable)
+    if request.method == "POST" and form.is_valid():  # is_valid runs the model's own validation
+        with transaction.atomic():
+            form.save()
+        messages.success(request, f"Saved cable {cable.label}. Run validation to check it against its optics.")
+        return redirect("ui:cable_detail", pk=cable.pk)
+    return render(request, "ui/fabric_build.html", {
+        "section": "cables", "title": f"Edit cable {cable.label}", "form": form, "submit": "Save cable",
+        "intro": "The recorded cable; the physical checks compare its type and length with the optics at both ends."})
 
 
 @viewer
