@@ -61,6 +61,13 @@ class FabricIntentSerializer(IntentModelSerializer):
     fabric = serializers.SlugRelatedField(slug_field="name", queryset=Fabric.objects.all(),
                                           help_text="Inventory fabric name")
 
+    def validate_fabric(self, value):
+        if self.instance is not None and value != self.instance.fabric and self.instance.allocations.exists():
+            raise serializers.ValidationError(
+                f"allocations were made for fabric {self.instance.fabric.name}: create a new fabric intent for "
+                f"{value.name} instead of moving this one")
+        return value
+
     class Meta:
         model = FabricIntent
         fields = ("id", "display", "name", "fabric", "description", "underlay", "asn_scheme", "route_target_scheme",

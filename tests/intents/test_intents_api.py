@@ -364,3 +364,13 @@ def test_deleting_a_fabric_intent_removes_its_records(api, fabric_intent):
     assert api.delete(f"/api/fabric-intents/{fabric_intent.pk}/").status_code == 204
     assert _counts() == {"FabricIntent": 0, "Tenant": 0, "Network": 0, "RoceClass": 0, "Allocation": 0,
                          "CompileRun": 0}
+
+
+def test_an_allocated_intent_cannot_switch_fabric(api, fabric_intent):
+    from inventory.models import Fabric
+
+    Fabric.objects.create(name="other", site=fabric_intent.fabric.site)
+    api.post(f"/api/fabric-intents/{fabric_intent.pk}/allocate/")
+    response = api.patch(f"/api/fabric-intents/{fabric_intent.pk}/", {"fabric": "other"}, format="json")
+    assert response.status_code == 400 and "fabric" in response.json()
+    assert FabricIntent.objects.get(pk=fabric_intent.pk).fabric.name == "ref"
