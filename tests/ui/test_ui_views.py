@@ -208,6 +208,9 @@ def test_validation_findings_link_to_devices(viewer, fabric_intent):
     assert f'href="/inventory/switches/leaf1/#if-{interface.name}"' in page
     errors_only = viewer.get(f"/validation/{FABRIC}/?severity=error").context["findings"]
     assert all(item["finding"].severity == "error" for item in errors_only)
+    family = viewer.get(f"/validation/{FABRIC}/?check=physical").context["findings"]
+    assert family and all(item["finding"].check.startswith("physical.") for item in family)
+    assert not viewer.get(f"/validation/{FABRIC}/?check=bgp").context["findings"]
 
 
 def test_list_search_and_filters(viewer, fabric_intent):
@@ -289,3 +292,15 @@ def test_cable_edit_is_admin_only_and_validated(viewer, operator, admin, fabric_
     assert admin.post(url, data).status_code == 302
     cable.refresh_from_db()
     assert (cable.length_m, cable.status) == (7.5, "installed")
+
+
+def test_subject_links_split_pairs_and_scenarios():
+    from ui.views.validation import subject_links
+
+    switches, servers = {"leaf1", "spine1", "spine2"}, {"gpu0001"}
+    links = subject_links("spine1:Ethernet3<->leaf1:Ethernet1", switches, servers)
+    assert [href for _, href in links] == ["/inventory/switches/spine1/#if-Ethernet3", None,
+                                           "/inventory/switches/leaf1/#if-Ethernet1"]
+    assert [text for text, _ in subject_links("spine1+spine2", switches, servers)] == ["spine1", "+", "spine2"]
+    assert subject_links("gpu0001:eth0", switches, servers) == [("gpu0001:eth0", "/inventory/servers/gpu0001/")]
+    assert subject_links("network net10", switches, servers) == [("network net10", None)]

@@ -17,6 +17,14 @@ from .common import fabric_or_404, requires, viewer
 def subject_links(subject: str, switches: set[str], servers: set[str]) -> list[tuple[str, str | None]]:
     """Split a finding subject into (text, link) parts: 'leaf1:Ethernet1<->spine1:Ethernet3' gives two links."""
     parts = []
+    if "<->" not in subject and ":" not in subject and "+" in subject:  # "spine1+spine2": an N-2 scenario
+        names = [name.strip() for name in subject.split("+")]
+        if all(name in switches for name in names):
+            for index, name in enumerate(names):
+                if index:
+                    parts.append(("+", None))
+                parts.append((name, reverse("ui:switch_detail", args=[name])))
+            return parts
     for index, part in enumerate(subject.split("<->")):
         part = part.strip()
         device, _, interface = part.partition(":")
@@ -61,6 +69,8 @@ def validation_report(request, name: str):
         "findings": findings[:2000], "finding_total": len(findings), "check_filter": check_filter,
         "severity_filter": severity_filter, "severities": ("error", "warning", "info"),
         "fabrics": Fabric.objects.values_list("name", flat=True),
+        "families": sorted({check.name.split(".", 1)[0] if hasattr(check, "name") else check["name"].split(".", 1)[0]
+                            for check in report.checks}),
     })
 
 
