@@ -32,8 +32,8 @@ pytestmark = [
 
 
 @pytest.fixture
-def browser_page(live_server):
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+def browser_page(live_server, monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
     from playwright.sync_api import sync_playwright
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
