@@ -41,11 +41,19 @@ class FabricQos:
                 "trust": "dscp",
                 "pfc_priorities": list(self.policy["lossless_priorities"]),
                 "pfc_watchdog": self.watchdog_enabled,
-                "ecn": {queue: dict(thresholds) for queue, thresholds in self.port_ecn.items()},
+                "ecn": self._shared_port_ecn(),
                 "headroom": {str(roce.priority): _headroom(roce.headroom_policy, roce.headroom_bytes, *key)
                              for roce in self.lossless_classes},
             }
         return cached
+
+    def _shared_port_ecn(self) -> dict:
+        """One ECN dict for every port QoS block (thresholds do not depend on the port), so renderers can work
+        a queue's ECN out once per switch however many cable lengths its ports have."""
+        shared = self._port_cache.get("ecn")
+        if shared is None:
+            shared = self._port_cache["ecn"] = {queue: dict(thresholds) for queue, thresholds in self.port_ecn.items()}
+        return shared
 
 
 def _headroom(policy: str, headroom_bytes: int, speed_gbps: int, cable_length_m: float, mtu: int) -> dict:

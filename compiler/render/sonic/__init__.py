@@ -53,7 +53,7 @@ class _SortedIndentedJson:
     """``json.dumps(sort_keys=True, indent=4)`` for one value, with three shortcuts for CONFIG_DB's shape.
 
     - A dict whose values are all strings (a CONFIG_DB entry) is formatted in one comprehension, and entries with
-      the same keys (every PORT entry of a switch...) share one ``%`` template: sorted once, then filled.
+      the same keys (every PORT entry...) share one ``%`` template, kept for the process: sorted once, then filled.
     - A dict object met twice at the same depth is formatted once: config_db.py gives every port with the same
       QoS the same entry objects (PORT_QOS_MAP, PFC_WD, QUEUE, BUFFER_PG), so a 1,024-port spine formats each
       shared entry once. ``id()`` is a safe key: the value being written keeps every nested object alive.
@@ -66,7 +66,6 @@ class _SortedIndentedJson:
     def __init__(self) -> None:
         self.punctuation: list[tuple[str, str, str]] = []  # depth -> (opening, separator, closing) of a dict
         self.text_by_id: list[dict[int, str]] = []  # depth -> id(dict) -> text
-        self.templates: list[dict[tuple, tuple]] = []  # depth -> keys in insertion order -> (sorted keys, template)
 
     def _depth(self, level: int) -> tuple[str, str, str]:
         while len(self.punctuation) <= level:
@@ -74,7 +73,6 @@ class _SortedIndentedJson:
             inner, outer = "\n" + "    " * (depth + 1), "\n" + "    " * depth
             self.punctuation.append(("{" + inner, "," + inner, outer + "}"))
             self.text_by_id.append({})
-            self.templates.append({})
         return self.punctuation[level]
 
     def text(self, value: object, level: int) -> str:
@@ -101,33 +99,45 @@ class _SortedIndentedJson:
             except TypeError:  # a later value is a nested dict or a non-string scalar
                 pass
         self._depth(level + 1)
-        known, templates = self.text_by_id[level + 1], self.templates[level + 1]
+        known = self.text_by_id[level + 1]
         rows = []
         for name, item in items:
-            if type(item) is dict and item:
-                text = known.get(id(item))
-                if text is None:
-                    text = known[id(item)] = self._entry_text(item, level + 1, templates)
+            if type(item) is dict:
+                if item:
+                    text = known.get(id(item))
+                    if text is None:
+                        text = known[id(item)] = self._entry_text(item, level + 1)
+                else:
+                    text = "{}"
             else:
                 text = self.text(item, level + 1)
             rows.append(f"{encode_basestring_ascii(name)}: {text}")
         return opening + separator.join(rows) + closing
 
-    def _entry_text(self, entry: dict, level: int, templates: dict[tuple, tuple]) -> str:
+    def _entry_text(self, entry: dict, level: int) -> str:
         if len(entry) > self.TEMPLATE_MAX_KEYS:
             return self.dict_text(entry, level)
-        keys = tuple(entry)
-        found = templates.get(keys)
+        keys = (level, *entry)
+        found = _ENTRY_TEMPLATES.get(keys)
         if found is None:
             try:
-                found = templates[keys] = _entry_template(keys, self._depth(level))
+                found = _entry_template(keys[1:], self._depth(level))
             except TypeError:  # a key that is not a string: json.dumps' own rules apply (general path)
                 return self.dict_text(entry, level)
+            if len(_ENTRY_TEMPLATES) >= _ENTRY_TEMPLATES_MAX:
+                _ENTRY_TEMPLATES.clear()
+            _ENTRY_TEMPLATES[keys] = found
         sorted_keys, template = found
         try:
             return template % tuple([encode_basestring_ascii(entry[key]) for key in sorted_keys])
         except TypeError:  # a value is not a string
             return self.dict_text(entry, level)
+
+
+# (depth, *keys in insertion order) -> (sorted keys, template), for every switch: CONFIG_DB has a few dozen entry
+# shapes. Bounded so that unusual input cannot grow it without limit.
+_ENTRY_TEMPLATES: dict[tuple, tuple[list, str]] = {}
+_ENTRY_TEMPLATES_MAX = 4096
 
 
 def _entry_template(keys: tuple, punctuation: tuple[str, str, str]) -> tuple[list, str]:

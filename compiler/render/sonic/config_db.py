@@ -285,12 +285,17 @@ def qos_tables(structured: dict) -> dict:
     port_rows = _PortQosRows(hostname, qos.get("pfc_watchdog") or {}, priority_to_tc, tc_to_pg, tables)
     port_qos_map, queues, buffer_pgs, pfc_wd = (tables[name] for name in ("PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "PFC_WD"))
     cable_lengths: dict[str, str] = {}
+    metres_by_length: dict[object, str] = {}
     for interface in structured["interfaces"]:
         name = interface["name"]
-        if interface.get("cable_length_m"):
-            # sonic-cable-length.yang wants whole metres ("[0-9]+m"). Round up: headroom grows with cable length,
-            # so rounding down would under-size the lossless buffer.
-            cable_lengths[name] = f"{math.ceil(interface['cable_length_m'])}m"
+        length = interface.get("cable_length_m")
+        if length:
+            metres = metres_by_length.get(length)
+            if metres is None:
+                # sonic-cable-length.yang wants whole metres ("[0-9]+m"). Round up: headroom grows with cable
+                # length, so rounding down would under-size the lossless buffer.
+                metres = metres_by_length[length] = f"{math.ceil(length)}m"
+            cable_lengths[name] = metres
         port_qos = interface.get("qos") or {}
         if not port_qos:
             continue
@@ -328,6 +333,7 @@ class _PortQosRows:
         self.hostname, self.watchdog, self.tables = hostname, watchdog, tables
         self.priority_to_tc, self.tc_to_pg = priority_to_tc, tc_to_pg
         self.rows_by_qos_id: dict[int, tuple] = {}
+        self.queue_rows_by_ecn_id: dict[int, list] = {}
         self.shared: dict[tuple, dict] = {}  # equal entries -> one object
         self.watchdog_entry: dict | None = None
 
@@ -372,11 +378,15 @@ class _PortQosRows:
                     self.watchdog_entry = _pfc_watchdog_entry(hostname, self.watchdog)
                 watchdog_entry = self.watchdog_entry
 
-        queue_rows = []
-        for queue, ecn in sorted((port_qos.get("ecn") or {}).items(), key=lambda item: int(item[0])):
-            profile_name, profile = _wred_profile(ecn)
-            tables["WRED_PROFILE"][profile_name] = profile
-            queue_rows.append((int(queue), self._share("QUEUE", ("wred_profile", profile_name))))
+        ecn_by_queue = port_qos.get("ecn") or {}
+        # Ports differ in headroom (cable length) far more often than in ECN: the compiler shares one ECN dict.
+        queue_rows = self.queue_rows_by_ecn_id.get(id(ecn_by_queue))
+        if queue_rows is None:
+            queue_rows = self.queue_rows_by_ecn_id[id(ecn_by_queue)] = []
+            for queue, ecn in sorted(ecn_by_queue.items(), key=lambda item: int(item[0])):
+                profile_name, profile = _wred_profile(ecn)
+                tables["WRED_PROFILE"][profile_name] = profile
+                queue_rows.append((int(queue), self._share("QUEUE", ("wred_profile", profile_name))))
 
         pg_rows = []
         profile_by_pg: dict[int, str] = {}
