@@ -3,7 +3,7 @@
 Needs PostgreSQL (the worker process shares the test database), Redis (FT_TEST_REDIS_URL, e.g.
 redis://127.0.0.1:6379/5) and root + FRR for the twin; skipped with the reason otherwise. The worker is killed
 the moment the second leaf's push step is recorded as running (the worst point: the commit may or may not have
-landed). The restarted worker resumes the rollout (worker_ready -> rollouts_resume_stalled, after the dead
+landed), and the second worker again while the third wave's checks run (after that leaf's push finished). The restarted worker resumes the rollout (worker_ready -> rollouts_resume_stalled, after the dead
 runner's lease expires); the assertions are on Step rows and on the push journal each twin node keeps itself.
 """
 
@@ -90,7 +90,7 @@ def test_sigkilled_worker_resumes_without_pushing_any_device_twice(worker_env, t
     state_dir = tmp_path / "twins"
     topology, files, roles = fabric(prefix, spines=2, leaves=3)
     runtime.up(topology, state_dir=state_dir)
-    first = second = None
+    first = second = third = None
     client = Celery("ft-changes-test", broker=worker_env["broker"])
     try:
         _, new_files, _ = fabric(prefix, spines=2, leaves=3, networks={**BASE_NETWORKS, "net30": (30, 10030, "10.30.0")})
@@ -117,10 +117,22 @@ def test_sigkilled_worker_resumes_without_pushing_any_device_twice(worker_env, t
         assert Rollout.objects.get(pk=rollout.pk).state == State.RUNNING
 
         second = _start_worker(worker_env["env"], worker_env["queue"], worker_env["logs"] / "worker2.log")
+        # Second kill: after leaf3's push finished ok, while the checks of its wave run.
         deadline = time.monotonic() + 180
-        while Rollout.objects.get(pk=rollout.pk).state == State.RUNNING:
+        while not Step.objects.filter(rollout=rollout, device="", wave=3, phase=Phase.VERIFY,
+                                      result=Result.RUNNING).exists():
             assert time.monotonic() < deadline, (worker_env["logs"] / "worker2.log").read_text()[-3000:]
             assert second.poll() is None, (worker_env["logs"] / "worker2.log").read_text()[-3000:]
+            time.sleep(0.01)
+        os.killpg(second.pid, signal.SIGKILL)
+        second.wait(timeout=10)
+        assert Step.objects.get(rollout=rollout, device="leaf3", phase=Phase.PUSH).result == Result.OK
+
+        third = _start_worker(worker_env["env"], worker_env["queue"], worker_env["logs"] / "worker3.log")
+        deadline = time.monotonic() + 180
+        while Rollout.objects.get(pk=rollout.pk).state == State.RUNNING:
+            assert time.monotonic() < deadline, (worker_env["logs"] / "worker3.log").read_text()[-3000:]
+            assert third.poll() is None, (worker_env["logs"] / "worker3.log").read_text()[-3000:]
             time.sleep(0.5)
         rollout.refresh_from_db()
         assert rollout.state == State.SUCCEEDED, rollout.error
@@ -138,13 +150,17 @@ def test_sigkilled_worker_resumes_without_pushing_any_device_twice(worker_env, t
             assert driver.push_count() <= 1, f"{leaf} committed {driver.push_count()} times"
         assert TwinDriver(prefix, "leaf1", str(state_dir)).push_count() == 1
         assert TwinDriver(prefix, "leaf3", str(state_dir)).push_count() == 1
-        assert pushes.filter(device="leaf1").count() == 1  # finished before the kill: never redone
-        log2 = (worker_env["logs"] / "worker2.log").read_text()
-        assert "changes.rollouts_resume_stalled" in log2 and "changes.rollout_run" in log2
-        print(f"\nkilled during {killed_at.device} push; resumed and finished: "
+        for leaf in ("leaf1", "leaf3"):  # finished before a kill: never redone
+            assert pushes.filter(device=leaf).count() == 1
+        interrupted = Step.objects.filter(rollout=rollout, result=Result.INTERRUPTED)
+        assert sorted(interrupted.values_list("phase", "wave")) == [(Phase.PUSH, 2), (Phase.VERIFY, 3)]
+        for log in ("worker2.log", "worker3.log"):
+            text = (worker_env["logs"] / log).read_text()
+            assert "changes.rollouts_resume_stalled" in text and "changes.rollout_run" in text
+        print(f"\nkilled during {killed_at.device} push and during wave 3's checks; resumed and finished: "
               f"{list(pushes.values_list('device', 'result'))}")
     finally:
-        for process in (first, second):
+        for process in (first, second, third):
             if process is not None:
                 _stop(process)
         client.close()
