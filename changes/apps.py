@@ -1,3 +1,5 @@
+"""App config: connects the audit signal handlers once Django has loaded every app."""
+
 from django.apps import AppConfig
 
 
