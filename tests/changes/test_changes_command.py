@@ -51,6 +51,9 @@ def test_rollout_command_errors_name_the_field():
         _run("create", "--name", "x", "--kind", "rolling_upgrade", "--target", "production", "--policy", "{")
     with pytest.raises(CommandError, match="does not exist"):
         _run("status", "424242")
+    with pytest.raises(CommandError, match="compile_run=424242: no such compile run"):
+        _run("create", "--name", "x", "--kind", "canary_push", "--target", "twin", "--compile-run", "424242",
+             "--policy", '{"twin_prefix": "ftx"}')
 
 
 def test_admin_pages_render(client):

@@ -3,6 +3,8 @@
 Examples:
   manage.py rollout create --name add-net30 --kind canary_push --target twin --change-set 3 \
       --policy '{"twin_prefix": "ft3fa91c", "soak_s": 10}'
+  manage.py rollout create --name add-net30 --kind canary_push --target twin --compile-run 12 \
+      --policy '{"twin_prefix": "ft3fa91c"}'          # change set built from the compile run first
   manage.py rollout approve 7 --user alice        # production only; alice must be in group "admin"
   manage.py rollout start 7 --user bob --follow   # --follow: live progress until it ends (Ctrl-C only stops watching)
   manage.py rollout status 7 --steps
@@ -34,6 +36,7 @@ class Command(BaseCommand):
         create.add_argument("--kind", required=True, choices=RolloutKindChoices.values)
         create.add_argument("--target", required=True, choices=RolloutTargetChoices.values)
         create.add_argument("--change-set", type=int)
+        create.add_argument("--compile-run", type=int, help="build the change set from this intents compile run")
         create.add_argument("--policy", default="{}", help="JSON object (see docs/changes.md)")
         create.add_argument("--topology", default="", help='rolling upgrade outside the twin: JSON '
                             '{"roles": {device: role}, "links": [[a, b], ...]}')
@@ -82,7 +85,13 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(f"--policy/--topology is not JSON: {exc}") from exc
         change_set = None
-        if options.get("change_set"):
+        if options.get("compile_run"):
+            change_set = services.changeset_create_from_compile_run(
+                compile_run_id=options["compile_run"], target=options["target"], user=user,
+                twin_prefix=policy.get("twin_prefix", ""), twin_state_dir=policy.get("twin_state_dir"))
+            self.stdout.write(f"change set {change_set.pk}: {change_set.devices.filter(has_diff=True).count()} of "
+                              f"{change_set.devices.count()} devices differ")
+        elif options.get("change_set"):
             change_set = ChangeSet.objects.filter(pk=options["change_set"]).first()
             if change_set is None:
                 raise CommandError(f"--change-set {options['change_set']}: no such change set")
