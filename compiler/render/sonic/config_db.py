@@ -378,9 +378,10 @@ class _PortQosRows:
                     self.watchdog_entry = _pfc_watchdog_entry(hostname, self.watchdog)
                 watchdog_entry = self.watchdog_entry
 
-        ecn_by_queue = port_qos.get("ecn") or {}
-        # Ports differ in headroom (cable length) far more often than in ECN: the compiler shares one ECN dict.
-        queue_rows = self.queue_rows_by_ecn_id.get(id(ecn_by_queue))
+        ecn_by_queue = port_qos.get("ecn")
+        # Ports differ in headroom (cable length) far more often than in ECN: the compiler shares one ECN dict,
+        # kept alive by the structured config (so its id() is not reused during the render).
+        queue_rows = self.queue_rows_by_ecn_id.get(id(ecn_by_queue)) if ecn_by_queue else []
         if queue_rows is None:
             queue_rows = self.queue_rows_by_ecn_id[id(ecn_by_queue)] = []
             for queue, ecn in sorted(ecn_by_queue.items(), key=lambda item: int(item[0])):
