@@ -40,6 +40,8 @@ class Command(BaseCommand):
             ("validate", self.step_validate),
             ("twin", self.step_twin),
             ("fidelity", self.step_fidelity),
+            ("rollout", self.step_rollout),
+            ("login", self.step_login),
         ]
         self.stdout.write(self.style.MIGRATE_HEADING(f"Fabric Twin demo — {options['scenario']}"))
         for name, step in steps:
@@ -99,10 +101,15 @@ class Command(BaseCommand):
     def step_twin(self) -> str:
         """Boot the live twin of the compiled intent (netns + FRR) and run every live check; it keeps running
         for the web UI until `manage.py twin down`."""
-        from twins.services import TwinUnavailable, twin_up
+        from twins.services import TwinUnavailable, twin_down, twin_up
 
         if self.context["no_twin"]:
             return "skipped: --no-twin"
+        from twins.models import Twin
+
+        # A twin left running by an earlier demo runs an older compile (and the demo's canary change): replace it.
+        for running in Twin.objects.filter(fabric_intent=self.context["fabric_intent"]).exclude(status="down"):
+            twin_down(twin=running, force=True)
         try:
             twin = twin_up(fabric_intent=self.context["fabric_intent"], compile_run=self.context.get("compile_run"))
         except TwinUnavailable as unavailable:
@@ -126,3 +133,50 @@ class Command(BaseCommand):
         static_only = sum(count["static_only"] for count in result["compared"].values())
         return (f"{items} items compared (sessions, flood lists, ECMP, host matrix, link/host MTU, N-1): "
                 f"{result['disagreements']} disagreements, {static_only} static only")
+
+    def step_rollout(self) -> str:
+        """A canary push on the twin: add a network (new VNI) to the intent, compile, turn the compile into a change
+        set and roll it out canary-first with the static validators as pre-check and live checks after each wave."""
+        from changes import services as change_services
+        from changes.models import Step
+        from changes.pipelines.runner import rollout_execute
+        from intents.models import Tenant
+        from intents.services import compile_run_create, network_create
+
+        twin = self.context.get("twin")
+        if twin is None:
+            return "skipped: no live twin"
+        fabric_intent = self.context["fabric_intent"]
+        network = network_create(tenant=Tenant.objects.get(fabric_intent=fabric_intent, name="A"), name="a-eval",
+                                 vlan_id=40, subnet="10.40.0.0/24", gateway="10.40.0.1")
+        run = compile_run_create(fabric_intent=fabric_intent)
+        if run.status != "succeeded":
+            raise CommandError(f"compile of the change failed: {run.error}")
+        change_set = change_services.changeset_create_from_compile_run(
+            compile_run_id=run.pk, target="twin", name=f"demo: add network {network.name} (VLAN 40)",
+            twin_prefix=twin.prefix, twin_state_dir=twin.state_dir or None)
+        rollout = change_services.rollout_create(
+            name=f"demo canary: {network.name}", kind="canary_push", target="twin", change_set=change_set,
+            policy={"twin_prefix": twin.prefix, "twin_state_dir": twin.state_dir or None, "soak_s": 2,
+                    "wave_size": 2, "checks": ["static", "bgp", "evpn", "ping"]})
+        change_services.rollout_start(rollout=rollout, enqueue=False)
+        state = rollout_execute(rollout_id=rollout.pk, owner="demo")
+        rollout.refresh_from_db()
+        waves = [", ".join(wave) for wave in rollout.plan.get("waves", [])]
+        pushed = Step.objects.filter(rollout=rollout, phase="push", result="ok").count()
+        summary = (f"rollout #{rollout.pk} {state}: waves [{'] ['.join(waves)}] (canary first), {pushed} devices "
+                   f"pushed, unchanged: {', '.join(rollout.plan.get('unchanged', [])) or 'none'}; "
+                   f"`manage.py rollout status {rollout.pk} --steps` for every step")
+        if state != "succeeded":
+            raise CommandError(f"{summary}\n{rollout.error}")
+        return summary
+
+    def step_login(self) -> str:
+        """Users admin / operator / viewer in their role groups; the password is printed once, here."""
+        from io import StringIO
+
+        from django.core.management import call_command
+
+        out = StringIO()
+        call_command("demo_user", stdout=out)
+        return f"log in at http://127.0.0.1:8000/login/ — {out.getvalue().strip()}"
