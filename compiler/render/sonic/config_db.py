@@ -195,8 +195,10 @@ def vlan_tables(structured: dict) -> dict:
     for interface in structured["interfaces"]:
         if interface["kind"] == "unused":
             continue
-        tagged = list(interface.get("trunk_vlans") or [])
         untagged = interface.get("access_vlan")
+        if untagged is None and not interface.get("trunk_vlans"):
+            continue  # a routed port (most ports): no VLAN membership
+        tagged = list(interface.get("trunk_vlans") or [])
         if tagged and untagged in tagged:
             tagged.remove(untagged)
         for vlan_id, mode in [(untagged, "untagged")] + [(vlan_id, "tagged") for vlan_id in tagged]:
