@@ -285,7 +285,8 @@ def qos_tables(structured: dict) -> dict:
         "CABLE_LENGTH": {},
     }
     port_rows = _PortQosRows(hostname, qos.get("pfc_watchdog") or {}, priority_to_tc, tc_to_pg, tables)
-    port_qos_map, queues, buffer_pgs, pfc_wd = (tables[name] for name in ("PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "PFC_WD"))
+    port_qos_map, queues = tables["PORT_QOS_MAP"], tables["QUEUE"]
+    buffer_pgs, pfc_wd = tables["BUFFER_PG"], tables["PFC_WD"]
     cable_lengths: dict[str, str] = {}
     metres_by_length: dict[object, str] = {}
     for interface in structured["interfaces"]:
