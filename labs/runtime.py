@@ -225,6 +225,7 @@ def _existing_twin(existing: TwinState, topology: TwinTopology) -> TwinState:
 
 def _boot(topology: TwinTopology, state: TwinState) -> None:
     started = time.monotonic()
+    remove_frr_crash_dirs()  # stale ones from dead daemons would make a daemon with a reused PID fail to start
     _raise_neighbour_limits(topology.name_prefix, len(topology.links) + sum(len(h.interfaces) for h in topology.hosts))
     state.kernel = detect_kernel_features(topology.name_prefix)
     _create_namespaces(state)
@@ -472,6 +473,7 @@ def _teardown(state: TwinState, force: bool) -> dict:
         _terminate(alive)
         victims |= alive
     survivors = sorted(our_processes())
+    remove_frr_crash_dirs(victims)
     ip_batch([f"netns del {ns}" for ns in sorted(namespaces & existing)])
     for directory in frr_dirs:
         shutil.rmtree(directory, ignore_errors=True)
@@ -484,6 +486,28 @@ def _teardown(state: TwinState, force: bool) -> dict:
         state.state_file.unlink()
     return {"prefix": prefix, "namespaces_removed": len(namespaces & existing), "processes_stopped": len(victims),
             "frr_dirs_removed": len(frr_dirs)}
+
+
+FRR_CRASH_DIR = Path("/var/tmp/frr")  # each FRR daemon keeps a log buffer in <dir>/<daemon>.<pid>/
+
+
+def remove_frr_crash_dirs(pids: set[int] | None = None) -> int:
+    """Remove FRR's per-process log-buffer directories (/var/tmp/frr/<daemon>.<pid>) of ``pids`` once they are
+    dead, or of every dead PID when ``pids`` is None. FRR leaves them behind when a daemon is stopped; a later
+    daemon that gets a reused PID then fails with "failed to mkdir ... File exists". A directory whose process is
+    alive is never touched, so other twins and FRR instances are safe."""
+    removed = 0
+    if not FRR_CRASH_DIR.is_dir():
+        return removed
+    for directory in FRR_CRASH_DIR.iterdir():
+        daemon, _, pid_text = directory.name.rpartition(".")
+        if not daemon or not pid_text.isdigit() or not directory.is_dir():
+            continue
+        pid = int(pid_text)
+        if (pids is None or pid in pids) and not _alive(pid):
+            shutil.rmtree(directory, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def _frr_daemons_in(pathspaces: set[str], prefix: str | None = None) -> set[int]:

@@ -26,6 +26,9 @@ def vtysh_check(path: Path) -> subprocess.CompletedProcess:
 
 def bgpd_semantic_errors(path: Path) -> list[str]:
     """bgpd -C loads the file into bgpd itself (peer-group/remote-as rules, not just syntax)."""
+    from labs.runtime import remove_frr_crash_dirs
+
+    remove_frr_crash_dirs()  # a stale /var/tmp/frr/bgpd.<pid> of a dead daemon breaks a bgpd given the same PID
     result = subprocess.run([BGPD, "-C", "-S", "-f", str(path)], capture_output=True, text=True, timeout=60)
     problems = []
     for line in (result.stdout + result.stderr).splitlines():
