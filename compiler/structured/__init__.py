@@ -28,7 +28,7 @@ def skeleton(hostname: str) -> dict:
         "hostname": hostname, "role": None, "platform": None, "asn": None, "router_id": None,
         "mtu": {}, "loopbacks": [], "interfaces": [],
         "bgp": {"asn": None, "router_id": None, "maximum_paths": None, "keepalive_s": None, "hold_s": None,
-                "bfd": False, "peer_groups": [], "neighbors": [], "networks": [],
+                "allowas_in": 0, "bfd": False, "peer_groups": [], "neighbors": [], "networks": [],
                 "evpn": {"enabled": False, "advertise_all_vni": False}, "vrfs": []},
         "vlans": [], "vrfs": [], "vxlan": {}, "qos": {},
     }

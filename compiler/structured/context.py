@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from compiler.model import Snapshot
 from compiler.structured.qos_policy import FabricQos, build_fabric_qos
+from compiler.topology import VTEP_ROLES
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,9 @@ class StructuredContext:
     # where filtering the host list costs 1,024 steps each on a 1,024-leaf fabric. The index is None when a host
     # is listed twice (VNIs clashing), so the plain filter handles that.
     vtep_ips_by_vni: dict[int, tuple[list[str], dict[str, int] | None]]
+    # ASNs carried by more than one VTEP switch (per_rack scheme): those switches need allowas-in to accept each
+    # other's routes, which AS-path loop prevention (RFC 4271 9.1.2) would otherwise drop.
+    shared_vtep_asns: frozenset[int] = frozenset()
 
     __hash__ = None
 
@@ -47,9 +52,13 @@ class StructuredContext:
         for vni, hosts in facts.vtep_hosts_by_vni.items():
             index_of = {host: index for index, host in enumerate(hosts)}
             vtep_ips_by_vni[vni] = ([vteps[host] for host in hosts], index_of if len(index_of) == len(hosts) else None)
+        vtep_roles = {switch.hostname for switch in snapshot.inventory.switches if switch.role in VTEP_ROLES}
+        asn_users = Counter(asn for host, asn in facts.allocations.asns.items() if host in vtep_roles)
+        shared = frozenset(asn for asn, users in asn_users.items() if users > 1)
         return cls(snapshot=snapshot, facts=facts, overlay_enabled=bool(intent.networks or intent.tenants),
                    qos=build_fabric_qos(intent) if intent.roce_classes else None, ports=ports,
-                   link_addresses=link_addresses, port_networks=port_networks, vtep_ips_by_vni=vtep_ips_by_vni)
+                   link_addresses=link_addresses, port_networks=port_networks, vtep_ips_by_vni=vtep_ips_by_vni,
+                   shared_vtep_asns=shared)
 
     @property
     def intent(self):

@@ -78,7 +78,7 @@ def frr_view(structured: dict, ifname: Callable[[str], str] = _identity) -> dict
         "interface_blocks": interface_blocks,
         "bgp": {
             "asn": bgp["asn"], "router_id": bgp["router_id"], "keepalive_s": bgp["keepalive_s"],
-            "hold_s": bgp["hold_s"], "maximum_paths": bgp["maximum_paths"],
+            "hold_s": bgp["hold_s"], "maximum_paths": bgp["maximum_paths"], "allowas_in": bgp.get("allowas_in", 0),
             "peer_groups": [{"name": group["name"], "bfd": group["bfd"], "connect_retry_s": CONNECT_RETRY_S,
                              "evpn": "l2vpn_evpn" in group["address_families"]} for group in bgp["peer_groups"]],
             "neighbor_lines": neighbor_lines,
