@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell sha256sum requirements.txt | cut -c1-12)
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt | sha256sum | cut -c1-12)
 # make test runs on PostgreSQL and a real Redis broker (the machine has both; scripts/ensure-system.sh
 # starts or installs them when missing). make demo uses the embedded default: SQLite, in-process tasks.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/fabric_twin
@@ -11,10 +11,10 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
 .PHONY: venv sysdeps demo test lint bench golden clean
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q -r requirements.txt -c constraints.txt
 	rm -f $(VENV)/.installed-*; touch $(STAMP)
 
 venv: $(STAMP)
