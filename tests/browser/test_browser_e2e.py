@@ -212,9 +212,12 @@ def test_twin_canary_rollout_in_a_browser(browser_page, live_server, transaction
         assert "Canary" in page.inner_text("#rollout-progress")
         shot(page, "14-rollout-pending")
         page.click("#rollout-progress button:has-text('Start')")
-        page.wait_for_selector("#rollout-progress[data-state=succeeded]")
+        page.wait_for_selector("#rollout-progress[data-state=succeeded], #rollout-progress[data-state=failed], "
+                               "#rollout-progress[data-state=rolled_back], #rollout-progress[data-state=cancelled]")
+        shot(page, "15-rollout-finished")
+        state = page.get_attribute("#rollout-progress", "data-state")
+        assert state == "succeeded", page.inner_text("#rollout-progress")[:3000]
         assert page.locator("#rollout-progress[hx-get]").count() == 0, "a finished rollout stops polling"
-        shot(page, "15-rollout-succeeded")
     finally:
         page.goto(f"{base}/twin/{FABRIC}/")
         if page.locator("text=Stop twin").count():
