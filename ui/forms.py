@@ -47,6 +47,12 @@ class FabricBuildForm(forms.Form):
     platform = forms.ChoiceField(choices=PLATFORMS, initial=Platform.EOS, help_text="eos | sonic | frr (the twin runs every device as FRR)")
     rack_power_budget_kw = forms.FloatField(min_value=0, initial=40.0, label="Rack power budget (kW)",
                                             help_text="0 = no budget recorded")
+    name_prefix = forms.RegexField(regex=r"^[A-Za-z0-9_-]{0,20}$", required=False, initial="",
+                                   help_text="prefix for switch, server and rack names: another fabric in the same "
+                                             "inventory, e.g. 'b-'")
+    mgmt_pool = forms.CharField(max_length=18, required=False, initial="172.16.0.0/16", label="Switch management /16")
+    server_mgmt_pool = forms.CharField(max_length=18, required=False, initial="172.20.0.0/16",
+                                       label="Server management /16")
 
     def clos_params(self) -> ClosParams:
         data = self.cleaned_data
@@ -55,5 +61,7 @@ class FabricBuildForm(forms.Form):
             servers_per_leaf=data["servers_per_leaf"], rails_per_server=data["rails_per_server"],
             uplinks_per_spine=data["uplinks_per_spine"], uplink_speed_gbps=data["uplink_speed_gbps"],
             downlink_speed_gbps=data["downlink_speed_gbps"], platform=data["platform"],
-            rack_power_budget_kw=data["rack_power_budget_kw"],
+            rack_power_budget_kw=data["rack_power_budget_kw"], name_prefix=data.get("name_prefix") or "",
+            mgmt_pool=data.get("mgmt_pool") or "172.16.0.0/16",
+            server_mgmt_pool=data.get("server_mgmt_pool") or "172.20.0.0/16",
         )

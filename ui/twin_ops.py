@@ -84,8 +84,9 @@ def twin_status(*, fabric) -> dict:
 
 
 def ping_matrix(twin) -> dict | None:
-    """Host × host cells from the twin's last live-check report: ✓/✗ where the check pinged, 'iso'/'leak' for
-    pairs the intent isolates, '–' where this kernel only allows a static answer. None when not running."""
+    """Host × host cells from the twin's last ping matrix: ✓/✗ where it pinged, 'iso'/'leak' for pairs the intent
+    isolates, '–' where it did not ping (static only on this kernel, or outside the sample). None when not
+    running."""
     from labs.checks import classify_pair, host_ports, svi_networks
     from labs.runtime import TwinState
 
@@ -97,28 +98,33 @@ def ping_matrix(twin) -> dict | None:
     svis = svi_networks(topology)
     vrf_devices = state.kernel.get("vrf", False)
     checks = {check["name"]: check for check in twin.last_report.get("checks", [])}
-    failed = {finding["subject"] for name in ("twin.ping_bridged", "twin.ping_routed", "twin.tenant_isolation")
-              for finding in checks.get(name, {}).get("findings", []) if finding["severity"] == "error"}
     ran = [name for name in ("twin.ping_bridged", "twin.ping_routed") if checks.get(name, {}).get("status")
            in ("passed", "failed")]
+    # Per-pair results of the last ping matrix; a pair it did not ping is "not measured", never a pass.
+    outcomes = ((twin.last_measured or {}).get("ping") or {}).get("outcomes") or {}
     hosts = sorted({port.host for port in ports})
     cells: dict[str, dict[str, dict]] = {host: {} for host in hosts}
     counts = {"ok": 0, "bad": 0, "na": 0}
     for source, destination in itertools.permutations(ports, 2):
         if source.host == destination.host:
             continue
-        kind = classify_pair(source, destination, vrf_devices,
-                             any(ipaddress.ip_address(destination.address) in subnet
-                                 for subnet in svis.get(source.leaf, [])))
         subject = f"{source.host}->{destination.host}"
-        if kind == "static_only":
+        outcome = outcomes.get(subject)
+        kind = outcome["kind"] if outcome else classify_pair(
+            source, destination, vrf_devices,
+            any(ipaddress.ip_address(destination.address) in subnet for subnet in svis.get(source.leaf, [])))
+        replied = outcome["replied"] if outcome else None
+        if replied is None:
             css, text = "na", "–"
+            note = "static only" if kind == "static_only" else "not measured"
         elif kind in ("isolated", "unreachable"):
-            css, text = ("bad", "leak") if subject in failed else ("ok", "iso")
+            css, text = ("bad", "leak") if replied else ("ok", "iso")
+            note = kind
         else:
-            css, text = ("bad", "✗") if subject in failed else ("ok", "✓")
+            css, text = ("ok", "✓") if replied else ("bad", "✗")
+            note = kind
         counts[css] += 1
-        cells[source.host][destination.host] = {"css": css, "text": text, "title": f"{subject}: {kind}"}
+        cells[source.host][destination.host] = {"css": css, "text": text, "title": f"{subject}: {note}"}
     return {"hosts": hosts, "cells": cells, "counts": counts, "checks_ran": ran}
 
 

@@ -89,7 +89,8 @@ def test_twin_operations_are_refused_while_one_runs(operator, fabric_intent):
 
 
 def test_ping_heat_map_from_the_stored_live_check_report(fabric_intent, tmp_path):
-    """Cells come from the twins app's stored report: a failed ping is red, pairs pinged without a finding green."""
+    """Cells come from the stored per-pair outcomes: a failed ping is red, a reply green, and a pair the matrix
+    did not ping is '–' (not measured), never green."""
     from intents import services as intent_services
     from inventory.models import NicPort
     from labs.from_compile import topology_from_compile
@@ -105,14 +106,19 @@ def test_ping_heat_map_from_the_stored_live_check_report(fabric_intent, tmp_path
               node_netns={}, host_netns={}, frr_dirs=[], kernel={"vrf": True}, topology=topology.to_dict()).save()
     failed = {"check": "twin.ping_bridged", "severity": "error", "subject": "gpu0001->gpu0003", "expected": "3/3",
               "actual": "0/3", "message": "lost"}
+    hosts = ["gpu0001", "gpu0002", "gpu0003"]
+    outcomes = {f"{a}->{b}": {"kind": "bridged", "replied": f"{a}->{b}" != "gpu0001->gpu0003"}
+                for a in hosts for b in hosts if a != b and f"{a}->{b}" != "gpu0002->gpu0001"}  # one pair not pinged
     twin = Twin.objects.create(fabric_intent=fabric_intent, prefix="twuitest", state_dir=str(tmp_path), status="up",
                                last_report={"ok": False, "checks": [
-                                   {"name": "twin.ping_bridged", "status": "failed", "findings": [failed]}]})
+                                   {"name": "twin.ping_bridged", "status": "failed", "findings": [failed]}]},
+                               last_measured={"ping": {"outcomes": outcomes}})
     matrix = twin_ops.ping_matrix(twin)
-    assert matrix["hosts"] == ["gpu0001", "gpu0002", "gpu0003"]
+    assert matrix["hosts"] == hosts
     assert matrix["cells"]["gpu0001"]["gpu0003"]["css"] == "bad"
     assert matrix["cells"]["gpu0003"]["gpu0001"]["css"] == "ok"
-    assert matrix["counts"] == {"ok": 5, "bad": 1, "na": 0}
+    assert matrix["cells"]["gpu0002"]["gpu0001"] == {"css": "na", "text": "–", "title": "gpu0002->gpu0001: not measured"}
+    assert matrix["counts"] == {"ok": 4, "bad": 1, "na": 1}
 
 
 def test_twin_status_survives_a_runtime_error(viewer, fabric_intent, monkeypatch):
