@@ -1,7 +1,9 @@
-"""Project-wide API plumbing: the exception handler that turns our domain errors into HTTP 400."""
+"""Project-wide API plumbing: the exception handler that turns our domain errors into HTTP 400, and the
+base viewset whose writes are atomic."""
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from rest_framework import status
+from django.db import IntegrityError, transaction
+from rest_framework import serializers, status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -18,3 +20,25 @@ def exception_handler(exc, context):
     if isinstance(exc, FabricTwinError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)
+
+
+class AtomicModelViewSet(viewsets.ModelViewSet):
+    """CRUD whose writes run in one transaction; a database integrity error (e.g. a concurrent duplicate) is a
+    400 naming the conflict, not a 500. Apps override ``perform_destroy`` for their delete rules."""
+
+    def _atomic(self, method, *args, **kwargs):
+        try:
+            with transaction.atomic():
+                return method(*args, **kwargs)
+        except IntegrityError as error:
+            raise serializers.ValidationError({"non_field_errors": [f"conflicts with existing data: {error}"]}) \
+                from None
+
+    def create(self, request, *args, **kwargs):
+        return self._atomic(super().create, request, *args, **kwargs)
+
+    def update(self, request, *args, **kwargs):
+        return self._atomic(super().update, request, *args, **kwargs)
+
+    def destroy(self, request, *args, **kwargs):
+        return self._atomic(super().destroy, request, *args, **kwargs)

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from compiler.errors import FieldError, IntentValidationError
 from inventory.models import Switch
+from twin.api import AtomicModelViewSet
 
 from .. import selectors, services
 from ..constants import SYNC_COMPILE_MAX_DEVICES
@@ -23,25 +24,8 @@ from . import filtersets as f
 from . import serializers as s
 
 
-class IntentModelViewSet(viewsets.ModelViewSet):
-    """CRUD whose writes are atomic service calls; a database integrity race is a 400, not a 500."""
-
-    def _atomic(self, method, *args, **kwargs):
-        try:
-            with transaction.atomic():
-                return method(*args, **kwargs)
-        except IntegrityError as error:
-            raise serializers.ValidationError({"non_field_errors": [f"conflicts with existing data: {error}"]}) \
-                from None
-
-    def create(self, request, *args, **kwargs):
-        return self._atomic(super().create, request, *args, **kwargs)
-
-    def update(self, request, *args, **kwargs):
-        return self._atomic(super().update, request, *args, **kwargs)
-
-    def destroy(self, request, *args, **kwargs):
-        return self._atomic(super().destroy, request, *args, **kwargs)
+class IntentModelViewSet(AtomicModelViewSet):
+    """Atomic CRUD whose deletes go through the intents services (VNIs released, the fabric revalidated)."""
 
     def perform_destroy(self, instance):
         services.intent_object_delete(instance=instance)

@@ -2,12 +2,12 @@
 shaped for a constant number of queries per list page, writes are atomic, and integrity races become 400s."""
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from twin.api import AtomicModelViewSet
 from validators.physical import physical_report
 
 from .. import selectors
@@ -17,25 +17,8 @@ from . import filtersets as f
 from . import serializers as s
 
 
-class InventoryModelViewSet(viewsets.ModelViewSet):
-    """CRUD with atomic writes; a database integrity error (e.g. a concurrent duplicate) is a 400, not a 500."""
-
-    def _atomic(self, method, *args, **kwargs):
-        try:
-            with transaction.atomic():
-                return method(*args, **kwargs)
-        except IntegrityError as error:
-            raise serializers.ValidationError({"non_field_errors": [f"conflicts with existing data: {error}"]}) \
-                from None
-
-    def create(self, request, *args, **kwargs):
-        return self._atomic(super().create, request, *args, **kwargs)
-
-    def update(self, request, *args, **kwargs):
-        return self._atomic(super().update, request, *args, **kwargs)
-
-    def destroy(self, request, *args, **kwargs):
-        return self._atomic(super().destroy, request, *args, **kwargs)
+class InventoryModelViewSet(AtomicModelViewSet):
+    """Atomic CRUD; deleting an object still in use is a 400 naming what uses it."""
 
     def perform_destroy(self, instance):
         from django.db.models import ProtectedError
