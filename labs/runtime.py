@@ -312,9 +312,9 @@ def _apply_linux_plan(topology: TwinTopology, node: TwinNode, kernel: dict[str, 
         for vrf in plan.get("vrfs", []):
             ip_cmds += [f"link add name {vrf['name']} type vrf table {vrf['table']}", f"link set {vrf['name']} up"]
             if vrf.get("bridge"):
-                _bridge_commands(vrf["bridge"], ip_cmds, bridge_cmds, master=vrf["name"], cabled=cabled)
+                bridge_commands(vrf["bridge"], ip_cmds, bridge_cmds, master=vrf["name"], cabled=cabled)
     for bridge in plan.get("bridges", []):
-        _bridge_commands(bridge, ip_cmds, bridge_cmds, master=bridge.get("vrf") if vrf_devices else None,
+        bridge_commands(bridge, ip_cmds, bridge_cmds, master=bridge.get("vrf") if vrf_devices else None,
                          cabled=cabled)
         if bridge.get("svi"):
             svi_bridges.append(bridge["name"])
@@ -335,8 +335,10 @@ def _cabled_ports(topology: TwinTopology, node_name: str) -> set[str]:
     return ports
 
 
-def _bridge_commands(bridge: dict, ip_cmds: list[str], bridge_cmds: list[str], master: str | None,
-                     cabled: set[str]) -> None:
+def bridge_commands(bridge: dict, ip_cmds: list[str], bridge_cmds: list[str], master: str | None,
+                    cabled: set[str]) -> None:
+    """Append the ``ip``/``bridge`` commands for one Linux-plan bridge (its VXLAN device, cabled members, anycast
+    SVI; under ``master`` when the kernel has VRFs). Shared by the twin's boot and the twin change driver."""
     name = bridge["name"]
     ip_cmds.append(f"link add name {name} type bridge stp_state 0 mcast_snooping 0")
     if bridge.get("mtu"):

@@ -255,7 +255,7 @@ class TwinDriver(DeviceDriver):
                 for device in (bridge.get("vxlan", {}).get("name"), name):
                     if device and device in existing and device not in deleted:
                         ip_cmds.append(f"link del {device}")
-                _bridge_commands(bridge, ip_cmds, bridge_cmds, cabled)
+                runtime.bridge_commands(bridge, ip_cmds, bridge_cmds, None, cabled)
         svi_bridges = [name for name, bridge in new_bridges.items()
                        if bridge.get("svi") and old_bridges.get(name) != bridge]
         ip_batch(ip_cmds, netns=self.netns)
@@ -428,28 +428,6 @@ class TwinDriver(DeviceDriver):
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _bridge_commands(bridge: dict, ip_cmds: list[str], bridge_cmds: list[str], cabled: set[str]) -> None:
-    """Same kernel recipe as labs.runtime (TWIN-NOTES): nolearning + df set VXLAN, anycast gateway SVI."""
-    name = bridge["name"]
-    ip_cmds.append(f"link add name {name} type bridge stp_state 0 mcast_snooping 0")
-    if bridge.get("mtu"):
-        ip_cmds.append(f"link set dev {name} mtu {bridge['mtu']}")
-    vxlan = bridge.get("vxlan")
-    if vxlan:
-        ip_cmds.append(f"link add name {vxlan['name']} mtu {vxlan.get('mtu', 1500)} type vxlan id {vxlan['vni']} "
-                       f"local {vxlan['local']} dstport {vxlan.get('dstport', 4789)} nolearning df set")
-        ip_cmds += [f"link set dev {vxlan['name']} master {name}", f"link set dev {vxlan['name']} up"]
-        bridge_cmds.append(f"link set dev {vxlan['name']} learning off neigh_suppress on")
-    for member in (member for member in bridge.get("members", []) if member in cabled):
-        ip_cmds.append(f"link set dev {member} master {name}")
-    svi = bridge.get("svi")
-    if svi:
-        if svi.get("mac"):
-            ip_cmds.append(f"link set dev {name} address {svi['mac']}")
-        ip_cmds.append(f"addr add {svi['address']} dev {name}")
-    ip_cmds.append(f"link set dev {name} up")
 
 
 def _is_daemon_of(pid: int, pathspace: str) -> bool:
