@@ -1,6 +1,7 @@
 """Reads of the inventory: querysets shaped so lists cost a constant number of queries."""
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Concat
 
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
 
@@ -38,13 +39,20 @@ def optic_list() -> QuerySet[Optic]:
 
 
 def cable_list() -> QuerySet[Cable]:
-    # Only what a cable's two ends print as ("leaf1:Ethernet1/1"): whole Switch/Server rows cost most of the list.
-    return Cable.objects.prefetch_related(
-        Prefetch("interfaces", queryset=Interface.objects.select_related("switch").only(
-            "id", "name", "cable_id", "cable_end", "switch_id", "switch__hostname")),
-        Prefetch("nic_ports", queryset=NicPort.objects.select_related("server").only(
-            "id", "name", "cable_id", "cable_end", "server_id", "server__name")),
-    )
+    """Cables with both ends' ids and labels ("leaf1:Ethernet1/1") computed in SQL (indexed subqueries on the
+    ports' cable id): no port or device rows are built per cable, which was most of a list page's time."""
+    annotations = {}
+    for side in ("A", "B"):
+        interfaces = Interface.objects.filter(cable=OuterRef("pk"), cable_end=side)
+        nic_ports = NicPort.objects.filter(cable=OuterRef("pk"), cable_end=side)
+        prefix = side.lower()
+        annotations[f"{prefix}_interface_pk"] = Subquery(interfaces.values("pk")[:1])
+        annotations[f"{prefix}_interface_label"] = Subquery(
+            interfaces.annotate(label=Concat("switch__hostname", Value(":"), "name")).values("label")[:1])
+        annotations[f"{prefix}_nic_port_pk"] = Subquery(nic_ports.values("pk")[:1])
+        annotations[f"{prefix}_nic_port_label"] = Subquery(
+            nic_ports.annotate(label=Concat("server__name", Value(":"), "name")).values("label")[:1])
+    return Cable.objects.annotate(**annotations)
 
 
 def server_list() -> QuerySet[Server]:

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import IntentValidationError
 
+from .. import selectors
 from ..choices import PlatformChoices
 from ..models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
 from ..services import cable_connect
@@ -138,31 +139,38 @@ class CableSerializer(ValidatedModelSerializer):
                   "a_nic_port", "b_interface", "b_nic_port", "a_end", "b_end")
 
     @staticmethod
-    def _ends(obj) -> dict:
-        """Both ends in one pass over the prefetched ports, kept on the instance for the fields below."""
+    def _ends(obj) -> dict[str, tuple]:
+        """side -> (interface pk, NIC port pk, label). Lists carry them as SQL annotations (selectors.cable_list);
+        a freshly created or updated cable reads its ports once. Kept on the instance for the fields below."""
         ends = getattr(obj, "_serialized_ends", None)
-        if ends is None:
-            ends = {"A": None, "B": None}
+        if ends is not None:
+            return ends
+        if hasattr(obj, "a_interface_pk"):
+            ends = {
+                side: (getattr(obj, f"{side}_interface_pk"), getattr(obj, f"{side}_nic_port_pk"),
+                       getattr(obj, f"{side}_interface_label") or getattr(obj, f"{side}_nic_port_label"))
+                for side in ("a", "b")
+            }
+        else:
+            ends = {"a": (None, None, None), "b": (None, None, None)}
             for port in (*obj.interfaces.all(), *obj.nic_ports.all()):
-                ends[port.cable_end] = port
-            obj._serialized_ends = ends
+                is_interface = isinstance(port, Interface)
+                ends[port.cable_end.lower()] = (port.pk if is_interface else None,
+                                                None if is_interface else port.pk, str(port))
+        obj._serialized_ends = ends
         return ends
 
     def get_a_end(self, obj) -> str | None:
-        end = self._ends(obj)["A"]
-        return str(end) if end else None
+        return self._ends(obj)["a"][2]
 
     def get_b_end(self, obj) -> str | None:
-        end = self._ends(obj)["B"]
-        return str(end) if end else None
+        return self._ends(obj)["b"][2]
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
-        ends = self._ends(instance)
-        for side in ("a", "b"):
-            end = ends[side.upper()]
-            data[f"{side}_interface"] = end.pk if isinstance(end, Interface) else None
-            data[f"{side}_nic_port"] = end.pk if isinstance(end, NicPort) else None
+        for side, (interface_pk, nic_port_pk, _label) in self._ends(instance).items():
+            data[f"{side}_interface"] = interface_pk
+            data[f"{side}_nic_port"] = nic_port_pk
         return data
 
     def validate(self, attrs):
@@ -195,14 +203,14 @@ class CableSerializer(ValidatedModelSerializer):
         a_end, b_end = validated_data.pop("_ends")
         cable = super().create(validated_data)
         cable_connect(cable=cable, a_end=a_end, b_end=b_end)
-        return Cable.objects.prefetch_related("interfaces__switch", "nic_ports__server").get(pk=cable.pk)
+        return selectors.cable_list().get(pk=cable.pk)
 
     def update(self, instance, validated_data):
         ends = validated_data.pop("_ends", None)
         cable = super().update(instance, validated_data)
         if ends is not None:
             cable_connect(cable=cable, a_end=ends[0], b_end=ends[1])
-        return Cable.objects.prefetch_related("interfaces__switch", "nic_ports__server").get(pk=cable.pk)
+        return selectors.cable_list().get(pk=cable.pk)
 
 
 def _device_key(port) -> str:
