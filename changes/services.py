@@ -48,13 +48,13 @@ DEFAULT_POLICY = {
     "max_spine_fraction": None,  # e.g. 0.25: never more than a quarter of the spines drained at once
     "soak_s": 5,
     "converge_timeout_s": 60,
-    "checks": ["static", "bgp", "evpn", "ping", "mtu"],
+    "checks": ["static", "rehearsal", "bgp", "evpn", "ping", "mtu"],
     "redundant_pairs": [],
     "target_version": "",
     "devices": [],  # rolling upgrade: which devices (empty: every spine)
 }
 TWIN_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,11}$")  # as labs.topology: it becomes part of paths and netns names
-KNOWN_CHECKS = {"static", "bgp", "evpn", "ping", "mtu", "health"}
+KNOWN_CHECKS = {"static", "rehearsal", "bgp", "evpn", "ping", "mtu", "health"}
 
 
 def lease_seconds() -> int:

@@ -1,6 +1,6 @@
 """Reads of the inventory: querysets shaped so lists cost a constant number of queries."""
 
-from django.db.models import OuterRef, QuerySet, Subquery, Value
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery, Value
 from django.db.models.functions import Concat
 
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
@@ -38,9 +38,10 @@ def optic_list() -> QuerySet[Optic]:
     return Optic.objects.select_related("interface__switch", "nic_port__server")
 
 
-def cable_list() -> QuerySet[Cable]:
+def cable_list(*, ports: bool = False) -> QuerySet[Cable]:
     """Cables with both ends' ids and labels ("leaf1:Ethernet1/1") computed in SQL (indexed subqueries on the
-    ports' cable id): no port or device rows are built per cable, which was most of a list page's time."""
+    ports' cable id): no port or device rows are built per cable, which was most of a list page's time.
+    ``ports=True`` also prefetches the two port rows (pages that link to them)."""
     annotations = {}
     for side in ("A", "B"):
         interfaces = Interface.objects.filter(cable=OuterRef("pk"), cable_end=side)
@@ -52,7 +53,13 @@ def cable_list() -> QuerySet[Cable]:
         annotations[f"{prefix}_nic_port_pk"] = Subquery(nic_ports.values("pk")[:1])
         annotations[f"{prefix}_nic_port_label"] = Subquery(
             nic_ports.annotate(label=Concat("server__name", Value(":"), "name")).values("label")[:1])
-    return Cable.objects.annotate(**annotations)
+    queryset = Cable.objects.annotate(**annotations)
+    if ports:
+        queryset = queryset.prefetch_related(
+            Prefetch("interfaces", queryset=Interface.objects.select_related("switch")),
+            Prefetch("nic_ports", queryset=NicPort.objects.select_related("server")),
+        )
+    return queryset
 
 
 def server_list() -> QuerySet[Server]:

@@ -5,8 +5,10 @@
 - Twin target: ``labs.checks`` live checks (BGP sessions, EVPN flood lists, ping matrix, link + host MTU DF probes),
   with expectations from the
   configs the nodes run NOW (read through the drivers), so a network added by the change is expected too.
-- Production target: ``health`` per device through its driver (BGP established/total, routes); EVPN and ping
-  are twin-only and reported as skipped.
+- Production target: ``rehearsal`` before anything is pushed — a scratch twin booted from the change set's compile
+  run (every switch on FRR with the NEW configs), every live check run on it, then torn down; and ``health`` per
+  device through its driver (BGP established/total, routes). EVPN and ping on the devices themselves are
+  twin-only and reported as skipped.
 """
 
 from __future__ import annotations
@@ -50,6 +52,45 @@ def static_checks(change_set, report: Report) -> None:
             report.skip(f"static.{result.name}", result.reason)
         else:
             report.add(f"static.{result.name}", result.findings)
+
+
+def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
+    """Boot a scratch twin with the change set's NEW configs (its compile run), run every live check on it and
+    tear it down: a change that breaks sessions, reachability or MTU on the twin is stopped before production.
+    Findings are named ``rehearsal.<live check>``; skipped with the reason where the twin cannot run."""
+    if not change_set.compile_run_id:
+        report.skip("rehearsal", "the change set did not come from a compile run: no configs to boot a twin from")
+        return
+    from labs.shell import twin_prerequisites
+
+    missing = twin_prerequisites()
+    if missing:
+        report.skip("rehearsal", f"skipped: the twin cannot run here ({'; '.join(missing)})")
+        return
+    import tempfile
+    import uuid
+
+    from intents.models import CompileRun
+    from labs import checks as live
+    from labs import runtime
+    from labs.from_compile import topology_from_compile
+    from twins.services import compile_result_for_run
+
+    run = CompileRun.objects.select_related("fabric_intent").get(pk=change_set.compile_run_id)
+    prefix = "ftr" + uuid.uuid4().hex[:8]
+    with tempfile.TemporaryDirectory(prefix="ft-rehearsal-") as state_dir:
+        try:
+            topology = topology_from_compile(compile_result_for_run(run=run), name_prefix=prefix,
+                                             max_servers_per_leaf=2)
+            state = runtime.up(topology, state_dir=state_dir)
+            rehearsal, _measured = live.verify(state, failover=False, converge_timeout_s=timeout_s)
+        finally:
+            runtime.down(prefix, state_dir=state_dir, force=True)
+    for result in rehearsal.checks.values():
+        if result.status == "skipped":
+            report.skip(f"rehearsal.{result.name}", result.reason)
+        else:
+            report.add(f"rehearsal.{result.name}", result.findings)
 
 
 def twin_checks(context, names: list[str], report: Report, timeout_s: float) -> None:
@@ -110,6 +151,11 @@ def fabric_checks(context, *, title: str, include_static: bool = False, devices:
     report = Report(title)
     if include_static and "static" in names and context.rollout.change_set is not None:
         static_checks(context.rollout.change_set, report)
+    if include_static and "rehearsal" in names and context.rollout.change_set is not None:
+        if context.rollout.target == RolloutTargetChoices.TWIN:
+            report.skip("rehearsal", "the rollout's target is the twin itself: its post-checks are the rehearsal")
+        else:
+            twin_rehearsal(context.rollout.change_set, report, timeout_s)
     if context.rollout.target == RolloutTargetChoices.TWIN:
         twin_checks(context, [name for name in names if name in TWIN_CHECKS], report, timeout_s)
         if "health" in names and devices:

@@ -324,7 +324,7 @@ def _cable_ends(cable: Cable) -> dict[str, tuple[str, str | None, object]]:
 
 @viewer
 def cable_list(request):
-    queryset = _apply(request, selectors.cable_list(), ("label",), {"type": "cable_type", "status": "status"})
+    queryset = _apply(request, selectors.cable_list(ports=True), ("label",), {"type": "cable_type", "status": "status"})
     fabric = request.GET.get("fabric", "")
     if fabric:
         queryset = queryset.filter(Q(interfaces__switch__fabric__name=fabric) | Q(nic_ports__server__fabric__name=fabric)
@@ -367,7 +367,7 @@ def cable_edit(request, pk: int):
 
 @viewer
 def cable_detail(request, pk: int):
-    cable = get_object_or_404(selectors.cable_list(), pk=pk)
+    cable = get_object_or_404(selectors.cable_list(ports=True), pk=pk)
     ends = _cable_ends(cable)
     optics = {o.interface_id or ("nic", o.nic_port_id): o for o in Optic.objects.filter(
         Q(interface__cable=cable) | Q(nic_port__cable=cable))}
