@@ -266,8 +266,12 @@ def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 
     return measured
 
 
-def check_ecmp_width(state: TwinState, report: Report) -> dict:
-    """Kernel ECMP width from each VTEP to each other VTEP loopback (what the data plane hashes over)."""
+def check_ecmp_width(state: TwinState, report: Report, settle_s: float = 15.0) -> dict:
+    """Kernel ECMP width from each VTEP to each other VTEP loopback (what the data plane hashes over).
+
+    Sessions being Established does not mean every path is in the kernel yet (bestpath, then zebra's install), so
+    the tables are re-read until every width matches or ``settle_s`` passes; the last reading is what is reported.
+    """
     topology = state.topology_obj()
     widths = expected_ecmp_widths(topology)
     if not widths:
@@ -275,20 +279,26 @@ def check_ecmp_width(state: TwinState, report: Report) -> dict:
         return {}
     nodes = topology.nodes_by_name
     sources = sorted({source for source, _ in widths})
-    tables = dict(zip(sources, parallel(lambda node: collectors.collect_kernel_routes(state.node_netns[node]), sources),
-                      strict=True))
+    started = time.monotonic()
+    while True:
+        tables = dict(zip(sources, parallel(lambda node: collectors.collect_kernel_routes(state.node_netns[node]),
+                                            sources), strict=True))
+        measured = {(source, destination): collectors.ecmp_width(tables[source], f"{vtep_of(nodes[destination])}/32")
+                    for source, destination in widths}
+        if measured == widths or time.monotonic() - started >= settle_s:
+            break
+        time.sleep(0.5)
     findings = []
-    actual_widths = []
     for (source, destination), want in sorted(widths.items()):
-        vtep = vtep_of(nodes[destination])
-        got = collectors.ecmp_width(tables[source], f"{vtep}/32")
-        actual_widths.append(got)
+        got = measured[(source, destination)]
         if got != want:
+            vtep = vtep_of(nodes[destination])
             findings.append(Finding("twin.ecmp_width", Severity.ERROR, f"{source}->{destination}", want, got,
                                     f"{source} reaches {destination}'s VTEP {vtep} over {got} kernel next hops, "
                                     f"the cabling gives {want}"))
     report.add("twin.ecmp_width", findings)
-    return {"pairs": len(widths), "min_width": min(actual_widths, default=0), "max_width": max(actual_widths, default=0)}
+    return {"pairs": len(widths), "min_width": min(measured.values(), default=0),
+            "max_width": max(measured.values(), default=0), "settled_s": round(time.monotonic() - started, 2)}
 
 
 def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) -> dict:
