@@ -8,8 +8,10 @@ twin booted from a compiled fabric is checked against its own intent:
 - ``twin.bgp_sessions``     every fabric link has an Established session per address family (time-to-converge)
 - ``twin.evpn_flood_lists`` every VTEP's flood list per VNI holds every other VTEP of that VNI (EVPN type 3)
 - ``twin.ecmp_width``       kernel next hops from each VTEP loopback to each other VTEP loopback
+- ``twin.l3vni_vrfs``       every leaf's tenant VRFs and L3VNIs are up in zebra with the planned L2VNIs, and
+                            routed traffic between leaves uses them (symmetric IRB host routes in the VRF)
 - ``twin.ping_*``           host reachability: same network (L2VNI), between networks of a tenant (IRB)
-- ``twin.tenant_isolation`` across tenants must fail; "static only" where the kernel has no VRF devices
+- ``twin.tenant_isolation`` across tenants must fail; "static only" when the twin could build no tenant VRFs
 - ``twin.host_mtu`` / ``twin.link_mtu``  DF probes at exactly the MTU (must pass) and one byte more (must fail)
 - ``twin.failover_*``       failure injection: convergence and outage of a continuous ping, then restore
 - ``twin.pfc_ecn``          always skipped: veth has no PFC/ECN, verified statically only
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from compiler.errors import TwinError
 from validators.findings import Finding, Report, Severity
 
-from . import collectors
+from . import collectors, flowprobe
 from .runtime import TwinState, vtep_of
 from .shell import parallel, run
 from .topology import TwinLink, TwinTopology
@@ -37,6 +39,9 @@ from .topology import TwinLink, TwinTopology
 VXLAN_OVERHEAD = 50
 IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP 8: ping -s payload = MTU - 28
 IPV6_ICMP_HEADERS = 48  # IPv6 40 + ICMPv6 8
+# Why cross-tenant and L3VNI-only pairs are "static only" in a twin without tenant VRFs. Every kernel gets them
+# (kernel VRF devices or FRR's netns VRF backend), so only a boot with FT_TWIN_VRF_BACKEND=none lacks them.
+NO_TENANT_VRFS = "this twin was booted without tenant VRFs (FT_TWIN_VRF_BACKEND=none)"
 PFC_ECN_REASON = ("verified statically only: veth devices support neither PFC (dcb pfc -> 'Operation not "
                   "supported') nor ECN marking queues (no red qdisc in this kernel); see docs/twin.md")
 
@@ -241,7 +246,7 @@ def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 
     started = time.monotonic()
     deadline = started + timeout_s
     while True:
-        actual = dict(zip(expected, parallel(lambda node: collectors.collect_flood_lists(state.node_netns[node]),
+        actual = dict(zip(expected, parallel(lambda node: collectors.collect_flood_lists(state.switch_namespaces(node)),
                                              expected), strict=True))
         gaps = {(node, device): (want, actual[node].get(device, set()))
                 for node, devices in expected.items() for device, want in devices.items()
@@ -301,11 +306,101 @@ def check_ecmp_width(state: TwinState, report: Report, settle_s: float = 15.0) -
             "max_width": max(measured.values(), default=0), "settled_s": round(time.monotonic() - started, 2)}
 
 
+def expected_l3vnis(topology: TwinTopology) -> dict[str, dict[int, tuple[str, tuple[int, ...]]]]:
+    """Per switch: L3VNI -> (VRF, L2VNIs whose SVIs are in that VRF), from its Linux plan."""
+    out = {}
+    for node in topology.nodes:
+        plan = node.linux_plan
+        l2_by_vrf: dict[str, list[int]] = {}
+        for bridge in plan.get("bridges", []):
+            if bridge.get("vrf") and bridge.get("vxlan"):
+                l2_by_vrf.setdefault(bridge["vrf"], []).append(int(bridge["vxlan"]["vni"]))
+        vnis = {int(vrf["l3vni"]): (vrf["name"], tuple(sorted(l2_by_vrf.get(vrf["name"], []))))
+                for vrf in plan.get("vrfs", []) if vrf.get("l3vni")}
+        if vnis:
+            out[node.name] = vnis
+    return out
+
+
+def check_l3vni_vrfs(state: TwinState, report: Report, timeout_s: float = 30.0) -> dict:
+    """Tenant VRFs and their L3VNIs as zebra sees them on every leaf: type L3, state Up, bound to the planned
+    VRF, with a router MAC and exactly the planned L2VNIs. Only where the twin built tenant VRFs (kernel VRF
+    devices or netns VRFs); otherwise ``check_not_modelled`` says "static only"."""
+    expected = expected_l3vnis(state.topology_obj())
+    if not expected or not state.tenant_vrfs_built:
+        return {}
+    started = time.monotonic()
+    while True:
+        actual = dict(zip(expected, parallel(lambda node: _l3vnis_or_empty(state, node), expected), strict=True))
+        findings = []
+        for node, vnis in sorted(expected.items()):
+            for vni, (vrf, l2_vnis) in sorted(vnis.items()):
+                got = actual[node].get(vni)
+                subject = f"{node}:L3VNI {vni}"
+                if got is None:
+                    findings.append(Finding("twin.l3vni_vrfs", Severity.ERROR, subject, f"L3VNI in VRF {vrf}", None,
+                                            f"{node}: zebra has no L3VNI {vni} (VRF {vrf}): routed tenant traffic "
+                                            "between leaves has no symmetric IRB path"))
+                    continue
+                problems = []
+                if got.state != "Up":
+                    problems.append(f"state {got.state or 'unknown'}")
+                if got.vrf != vrf:
+                    problems.append(f"bound to VRF {got.vrf or '-'} instead of {vrf}")
+                if not got.router_mac:
+                    problems.append("no router MAC")
+                if got.l2_vnis != l2_vnis:
+                    problems.append(f"L2VNIs {list(got.l2_vnis)} instead of {list(l2_vnis)}")
+                if problems:
+                    findings.append(Finding("twin.l3vni_vrfs", Severity.ERROR, subject,
+                                            {"vrf": vrf, "state": "Up", "l2_vnis": list(l2_vnis)},
+                                            {"vrf": got.vrf, "state": got.state, "l2_vnis": list(got.l2_vnis)},
+                                            f"{node} L3VNI {vni}: {'; '.join(problems)}"))
+        if not findings or time.monotonic() - started > timeout_s:
+            break
+        time.sleep(0.5)
+    report.add("twin.l3vni_vrfs", findings)
+    return {"backend": state.vrf_backend, "leaves": len(expected),
+            "l3vnis": sum(len(vnis) for vnis in expected.values()), "waited_s": round(time.monotonic() - started, 2)}
+
+
+def _l3vnis_or_empty(state: TwinState, node: str) -> dict:
+    try:
+        return collectors.collect_l3vnis(state.node_netns[node])
+    except TwinError:
+        return {}
+
+
+def count_l3vni_host_routes(state: TwinState) -> dict[str, int]:
+    """Per switch: kernel routes in its tenant VRFs that leave through an L3VNI bridge (symmetric IRB: remote
+    hosts' /32s learned from EVPN type-2 MAC/IP routes carrying the L3VNI). Measured after the ping matrix."""
+    topology = state.topology_obj()
+    counts = {}
+    for node in topology.nodes:
+        bridges = {vrf["name"]: vrf["bridge"]["name"] for vrf in node.linux_plan.get("vrfs", []) if vrf.get("bridge")}
+        if not bridges:
+            continue
+        total = 0
+        for vrf, bridge in bridges.items():
+            if state.vrf_backend == "netns":
+                namespace, table = state.vrf_netns.get(node.name, {}).get(vrf), []
+            else:
+                namespace = state.node_netns[node.name]
+                table = ["table", str(next(v["table"] for v in node.linux_plan["vrfs"] if v["name"] == vrf))]
+            if namespace is None:
+                continue
+            routes = json.loads(run(["ip", "-n", namespace, "-j", "route", "show", *table], check=False).stdout
+                                or "[]")
+            total += sum(1 for route in routes if route.get("dev") == bridge)
+        counts[node.name] = total
+    return counts
+
+
 def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) -> dict:
     """Ping between host ports and compare with what the intent allows (see ``classify_pair``)."""
     topology = state.topology_obj()
     ports = host_ports(topology)
-    vrf_devices = state.kernel.get("vrf", False)
+    vrf_devices = state.tenant_vrfs_built
     _warm_up_hosts(state, ports)
     pairs = sample_pairs([(a, b) for a, b in itertools.permutations(ports, 2) if a.host != b.host], max_pairs)
     if not pairs:
@@ -345,11 +440,10 @@ def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) ->
     static_only = [pair for pair, kind in classes.items() if kind == "static_only"]
     cross_tenant = sum(1 for a, b in static_only if a.tenant != b.tenant)
     for check, count, reason in (
-        ("twin.tenant_isolation", cross_tenant, f"static only: this kernel has no VRF devices, so the twin routes "
+        ("twin.tenant_isolation", cross_tenant, f"static only: {NO_TENANT_VRFS}, so it routes "
          f"all tenants in one table and cannot measure isolation ({cross_tenant} cross-tenant pairs not pinged)"),
         ("twin.ping_routed", len(static_only) - cross_tenant, f"static only: {len(static_only) - cross_tenant} "
-         "pairs need the L3VNI (destination network has no SVI on the source leaf) and this kernel has no VRF "
-         "devices"),
+         f"pairs need the L3VNI (destination network has no SVI on the source leaf) and {NO_TENANT_VRFS}"),
     ):
         if count and ran[check]:
             report.add(check, [Finding(check, Severity.INFO, "fabric", None, count, reason)])
@@ -397,12 +491,14 @@ def _warm_up_hosts(state: TwinState, ports: list[HostPort]) -> None:
     time.sleep(0.5)
 
 
-def check_host_mtu(state: TwinState, report: Report, flows: int = 4) -> dict:
-    """End-to-end DF probe between hosts on different leaves in the same network: payload MTU-28 must pass on
-    several flows (each ping process has its own ICMP id, so ECMP spreads them over different spines), and
-    MTU-27 must fail. With the VXLAN device's ``df set`` an underlay too small for MTU+50 drops the packet."""
+def check_host_mtu(state: TwinState, report: Report) -> dict:
+    """End-to-end DF probe between hosts on different leaves in the same network: a packet of exactly the host
+    MTU must pass on every ECMP path both ways, one byte more must fail. Probed with many UDP flows whose
+    route lookups are forced apart (``labs.flowprobe``: a ping would take one spine whatever its ICMP id). With
+    the VXLAN device's ``df set`` an underlay hop smaller than MTU+50 drops the packet."""
     topology = state.topology_obj()
     ports = host_ports(topology)
+    widths = expected_ecmp_widths(topology)
     pairs = []
     seen = set()
     for source, destination in itertools.permutations(ports, 2):
@@ -412,28 +508,41 @@ def check_host_mtu(state: TwinState, report: Report, flows: int = 4) -> dict:
     if not pairs:
         report.skip("twin.host_mtu", "no network has hosts on two different leaves")
         return {}
+
+    def measure(pair):
+        source, destination = pair
+        mtu = min(source.mtu, destination.mtu)
+        paths = widths.get((source.leaf, destination.leaf), 1)
+        flows = flowprobe.flows_for_paths(paths)
+        return flowprobe.probe(state.host_netns[source.host], state.host_netns[destination.host],
+                               destination.address, flows=flows, sizes=[mtu, mtu + 1],
+                               flush_netns=[state.node_netns[source.leaf], state.node_netns[destination.leaf]])
+
     findings = []
     measured = {}
-    for source, destination in pairs:
+    for (source, destination), result in zip(pairs, parallel(measure, pairs), strict=True):
         mtu = min(source.mtu, destination.mtu)
-        payload = mtu - IPV4_ICMP_HEADERS
-        netns = state.host_netns[source.host]
-        fits = parallel(lambda _, netns=netns, address=destination.address, payload=payload: collectors.ping(
-            netns, address, count=2, size=payload, dont_fragment=True, interval=0.1), range(flows))
-        too_big = collectors.ping(netns, destination.address, count=1, size=payload + 1, dont_fragment=True)
+        flows = result["flows"]
+        fits, over = result["sizes"][str(mtu)], result["sizes"][str(mtu + 1)]
         subject = f"{source.host}->{destination.host}"
-        passed = sum(1 for result in fits if result.ok)
-        measured[subject] = {"mtu": mtu, "payload": payload, "flows_passed": passed, "flows": flows,
-                             "over_mtu_failed": not too_big.any_reply}
-        if passed != flows:
-            reasons = sorted({result.local_error or "no reply" for result in fits if not result.ok})
+        paths = widths.get((source.leaf, destination.leaf), 1)
+        measured[subject] = {"mtu": mtu, "flows": flows, "flows_passed": fits, "over_mtu_failed": over < flows,
+                             "ecmp_paths": paths, "miss_probability": flowprobe.miss_probability(paths, flows),
+                             "seconds": result["seconds"]}
+        if not result["reachable"]:
+            findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"{mtu}-byte packets pass", None,
+                                    f"{subject}: not even a {flowprobe.WARM_UP_PACKET}-byte packet got through"))
+        elif fits < flows:
+            local = f" ({'; '.join(result['local_errors'])})" if result["local_errors"] else ""
             findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"{flows}/{flows} flows at {mtu} bytes",
-                                    f"{passed}/{flows}", f"{subject}: DF ping -s {payload} (IP {mtu}) failed on "
-                                    f"{flows - passed} flows ({'; '.join(reasons)}): a hop on the path is smaller"))
-        if too_big.any_reply:
-            findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"-s {payload + 1} fails",
-                                    "reply received", f"{subject}: a {mtu + 1}-byte DF packet got through, so "
-                                    f"the host MTU is larger than the intended {mtu}"))
+                                    f"lost on flow {fits + 1} of {flows}{local}",
+                                    f"{subject}: a {mtu}-byte DF packet was lost on flow {fits + 1} of {flows} "
+                                    f"(every earlier flow passed): a hop on one of the {paths} ECMP paths is "
+                                    "smaller than the host MTU + VXLAN overhead"))
+        if result["reachable"] and over == flows:
+            findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"{mtu + 1} bytes fail",
+                                    "passed on every flow", f"{subject}: a {mtu + 1}-byte DF packet got through, "
+                                    f"so the host MTU is larger than the intended {mtu}"))
     report.add("twin.host_mtu", findings)
     return measured
 
@@ -519,8 +628,8 @@ def check_not_modelled(state: TwinState, report: Report) -> None:
     """Say plainly what the twin did not build, so nobody reads a missing check as a pass."""
     topology = state.topology_obj()
     tenant_vrfs = sorted({vrf["name"] for node in topology.nodes for vrf in node.linux_plan.get("vrfs", [])})
-    if tenant_vrfs and not state.kernel.get("vrf", False):
-        report.skip("twin.l3vni_vrfs", f"static only: this kernel has no VRF devices, so tenant VRFs "
+    if tenant_vrfs and not state.tenant_vrfs_built:
+        report.skip("twin.l3vni_vrfs", f"static only: {NO_TENANT_VRFS}, so tenant VRFs "
                     f"{', '.join(tenant_vrfs)} and their L3VNIs (symmetric IRB) are not built; routing between "
                     "networks is measured as asymmetric IRB in the default table")
     limitations = topology.extra.get("limitations", [])
@@ -703,7 +812,10 @@ def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float
     measured["bfd"] = check_bfd_sessions(state, report)
     measured["evpn"] = check_evpn_flood_lists(state, report)
     measured["ecmp"] = check_ecmp_width(state, report)
+    measured["l3vni"] = check_l3vni_vrfs(state, report)
     measured["ping"] = check_ping_matrix(state, report)
+    if measured["l3vni"]:
+        measured["l3vni"]["host_routes_via_l3vni"] = count_l3vni_host_routes(state)
     measured["host_mtu"] = check_host_mtu(state, report)
     measured["link_mtu"] = check_link_mtu(state, report)
     if failover:

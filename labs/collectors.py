@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from compiler.errors import TwinError
@@ -127,6 +128,30 @@ def parse_evpn_vni(data: dict) -> dict[int, EvpnVni]:
         out[vni] = EvpnVni(vni=vni, type=info.get("type", ""), vxlan_if=info.get("vxlanIf", ""),
                            remote_vteps=tuple(sorted(info.get("remoteVteps", []) or [])),
                            macs=int(info.get("numMacs", 0) or 0))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class L3Vni:
+    vni: int
+    vrf: str
+    state: str  # "Up" once zebra has the VXLAN device, its bridge (SVI) and the VRF
+    router_mac: str
+    svi: str
+    l2_vnis: tuple[int, ...] = ()
+
+
+def parse_l3vnis(data: dict | list) -> dict[int, L3Vni]:
+    """``show evpn vni detail json`` (a list in FRR 8.4, a dict keyed by VNI in some releases) -> the L3 VNIs."""
+    items = data if isinstance(data, list) else list(data.values())
+    out = {}
+    for info in items:
+        if not isinstance(info, dict) or info.get("type") != "L3" or "vni" not in info:
+            continue
+        vni = int(info["vni"])
+        out[vni] = L3Vni(vni=vni, vrf=info.get("vrf", ""), state=info.get("state", ""),
+                         router_mac=info.get("routerMac", ""), svi=info.get("sviIntf", ""),
+                         l2_vnis=tuple(sorted(int(v) for v in info.get("l2Vnis", []) or [])))
     return out
 
 
@@ -250,6 +275,10 @@ def collect_evpn_route_types(pathspace: str) -> dict[int, int]:
     return parse_evpn_route_types(vtysh_json(pathspace, "show bgp l2vpn evpn route json"))
 
 
+def collect_l3vnis(pathspace: str) -> dict[int, L3Vni]:
+    return parse_l3vnis(vtysh_json(pathspace, "show evpn vni detail json"))
+
+
 def collect_evpn_vni(pathspace: str) -> dict[int, EvpnVni]:
     return parse_evpn_vni(vtysh_json(pathspace, "show evpn vni json"))
 
@@ -271,8 +300,15 @@ def collect_links(netns: str) -> dict[str, LinkState]:
     return parse_links(json.loads(run(["ip", "-n", netns, "-j", "-d", "link", "show"]).stdout or "[]"))
 
 
-def collect_flood_lists(netns: str) -> dict[str, set[str]]:
-    return parse_flood_lists(json.loads(run(["bridge", "-n", netns, "-j", "fdb", "show"]).stdout or "[]"))
+def collect_flood_lists(namespaces: str | Sequence[str]) -> dict[str, set[str]]:
+    """Flood lists of every VXLAN device in a switch: its own namespace plus, with netns VRFs, the VRF namespaces
+    its tenant VXLAN devices live in (``TwinState.switch_namespaces``)."""
+    out: dict[str, set[str]] = {}
+    for netns in [namespaces] if isinstance(namespaces, str) else namespaces:
+        fdb = json.loads(run(["bridge", "-n", netns, "-j", "fdb", "show"]).stdout or "[]")
+        for device, vteps in parse_flood_lists(fdb).items():
+            out.setdefault(device, set()).update(vteps)
+    return out
 
 
 def collect_tx_packets(netns: str, ifnames: list[str]) -> dict[str, int]:

@@ -22,8 +22,8 @@ What is compared (every item is keyed in the twin's names: switch hostnames, Lin
   the largest DF ping the twin gets across in both directions.
 - ``host_mtu``      per host pair of one network on different leaves: the largest inner IP packet that fits every
   ECMP path (NIC, leaf ports, VXLAN device, underlay hop - 50 bytes of VXLAN over IPv4, RFC 7348 section 5)
-  vs the largest DF ping that passes on every one of several flows (each ping process has its own ICMP id,
-  so the flows hash onto different spines; TWIN-NOTES measurement traps).
+  vs the largest DF packet that passes both ways on every one of many UDP flows, each looked up afresh in the
+  leaves' routing tables so the flows spread over every spine (``labs.flowprobe`` says why ping cannot).
 - ``n_minus_1``     per what-if scenario (validators.whatif: one spine or one link down): minimum ECMP width
   and unreachable VTEP pairs, predicted vs measured after the same failure is injected in the twin.
 
@@ -50,8 +50,9 @@ from validators.findings import Finding, Report, Severity
 from validators.overlay import host_reachability
 from validators.whatif import run_whatif
 
-from . import collectors
-from .checks import classify_pair, host_ports, svi_networks
+from . import collectors, flowprobe
+from .checks import NO_TENANT_VRFS, classify_pair, expected_ecmp_widths, host_ports, svi_networks
+from .flowprobe import MIN_PROBE_PACKET, largest_passing
 from .runtime import vtep_of
 from .shell import parallel, run
 
@@ -60,9 +61,6 @@ ASPECTS = ("bgp_sessions", "evpn_flood", "ecmp", "reachability", "link_mtu", "ho
 AFI_NAMES = {"ipv4_unicast": "ipv4Unicast", "l2vpn_evpn": "l2VpnEvpn"}
 IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP 8: ping -s payload = packet size - 28
 IPV6_ICMP_HEADERS = 48  # IPv6 40 + ICMPv6 8
-HOST_MTU_FLOWS = 8  # flows per host-pair probe; with 2 spines a bad hop escapes all 8 with p < 1e-4
-MIN_PROBE_PACKET = 576  # smallest IPv4 packet every host must accept (RFC 791): the binary search floor
-MAX_PROBE_PACKET = 16384
 # Big fabrics: the twin samples (the static matrix covers every pair). Per host-matrix cell at most this many
 # pinged port pairs, cross-leaf first; per network at most this many host pairs for the path-MTU search.
 PINGS_PER_CELL = 8
@@ -295,6 +293,7 @@ class Observation:
     static_only_reasons: dict[str, str] = field(default_factory=dict)
     link_mtu: dict[str, int | None] = field(default_factory=dict)
     host_mtu: dict[str, int | None] = field(default_factory=dict)
+    host_mtu_flows: dict[str, int] = field(default_factory=dict)  # pair -> UDP flows each size was probed with
     scenarios: list[dict] = field(default_factory=list)  # kind, subject, min_ecmp, unreachable_pairs, timings
     notes: list[str] = field(default_factory=list)  # what went wrong while measuring (never hidden)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -329,7 +328,7 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
     started = time.monotonic()
     ports = host_ports(topology)
     svis = svi_networks(topology)
-    vrf_devices = state.kernel.get("vrf", False)
+    vrf_devices = state.tenant_vrfs_built
     _warm_up(state, ports)
     pairs = [(a, b) for a, b in itertools.permutations(ports, 2) if a.host != b.host]
     to_ping = []
@@ -347,9 +346,9 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
         if kind == "static_only":
             observation.pings[key] = None
             observation.static_only_reasons[key] = (
-                "different tenants: this kernel has no VRF devices, the twin cannot measure isolation"
+                f"different tenants: {NO_TENANT_VRFS}, it cannot measure isolation"
                 if a.tenant != b.tenant else "needs the L3VNI (no SVI of the destination network on the source "
-                                             "leaf) and this kernel has no VRF devices")
+                                             f"leaf) and {NO_TENANT_VRFS}")
         else:
             to_ping.append((key, a, b))
     results = parallel(lambda item: _ping(state, item[1].host, item[2].address, count=3, interval=0.2), to_ping)
@@ -434,7 +433,7 @@ def _observe_flood(state) -> dict[str, list[str]]:
                            for bridge in node.linux_plan.get("bridges", []) if bridge.get("vxlan")}
                for node in state.topology_obj().nodes}
     nodes = sorted(node for node, vxlans in devices.items() if vxlans)
-    tables = parallel(lambda node: collectors.collect_flood_lists(state.node_netns[node]), nodes)
+    tables = parallel(lambda node: collectors.collect_flood_lists(state.switch_namespaces(node)), nodes)
     return {f"{node}:{vni}": sorted(table.get(device, set()))
             for node, table in zip(nodes, tables, strict=True) for device, vni in devices[node].items()}
 
@@ -456,25 +455,6 @@ def _port_addresses(state) -> dict[tuple[str, str], tuple[str | None, str | None
             ll6 = next((a["local"] for a in infos if a["family"] == "inet6" and a.get("scope") == "link"), None)
             out[(node, link["ifname"])] = (ipv4, ll6)
     return out
-
-
-def largest_passing(passes, predicted: int, floor: int = MIN_PROBE_PACKET, ceiling: int = MAX_PROBE_PACKET) -> int:
-    """The largest packet size for which ``passes(size)`` is true: two probes when it is exactly at
-    ``predicted``, a binary search between ``floor`` and ``ceiling`` otherwise. 0 when even ``floor`` fails
-    (no packet gets through at all), which is also how a prediction says "unreachable"."""
-    if predicted >= floor:
-        if passes(predicted) and not passes(predicted + 1):
-            return predicted
-    if not passes(floor):
-        return 0
-    low, high = floor, ceiling + 1  # passes(low) is true, passes(high) assumed false
-    while high - low > 1:
-        middle = (low + high) // 2
-        if passes(middle):
-            low = middle
-        else:
-            high = middle
-    return low
 
 
 def _observe_link_mtu(state, prediction: Prediction, observation: Observation) -> None:
@@ -547,20 +527,20 @@ def _observe_host_mtu(state, prediction: Prediction, observation: Observation, p
             covered |= {by_key[end].leaf for end in best.split("->")}
             pairs.append(best)
 
-    def measure(pair: str) -> int:
+    widths = expected_ecmp_widths(state.topology_obj())
+
+    def measure(pair: str) -> dict:
         source, destination = (by_key[end] for end in pair.split("->"))
+        flows = flowprobe.flows_for_paths(widths.get((source.leaf, destination.leaf), 1))
+        return flowprobe.probe(state.host_netns[source.host], state.host_netns[destination.host],
+                               destination.address, flows=flows,
+                               flush_netns=[state.node_netns[source.leaf], state.node_netns[destination.leaf]],
+                               search={"predicted": prediction.host_mtu[pair], "floor": MIN_PROBE_PACKET,
+                                       "ceiling": max(source.mtu, destination.mtu)})
 
-        def passes(size: int) -> bool:
-            # Parallel flows: one ping process each (own ICMP id, own ECMP hash); 2 packets tolerate one loss.
-            results = parallel(lambda _flow: _ping(state, source.host, destination.address, count=2, interval=0.05,
-                                                    size=size - IPV4_ICMP_HEADERS, dont_fragment=True, wait_s=1),
-                                range(HOST_MTU_FLOWS))
-            return all(result.any_reply for result in results)
-
-        return largest_passing(passes, prediction.host_mtu[pair], ceiling=max(source.mtu, destination.mtu))
-
-    for pair, value in zip(pairs, parallel(measure, pairs), strict=True):
-        observation.host_mtu[pair] = value
+    for pair, result in zip(pairs, parallel(measure, pairs), strict=True):
+        observation.host_mtu[pair] = result["largest"]
+        observation.host_mtu_flows[pair] = result["flows"]
 
 
 def twin_vteps(state) -> dict[str, str]:
@@ -730,8 +710,10 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
             continue
         predicted = prediction.host_mtu[pair]
         intended = prediction.host_mtu_intended.get(pair, predicted)
+        flows = observation.host_mtu_flows.get(pair)
         host_mtu.item(pair, predicted, observation.host_mtu.get(pair), failure=predicted < intended,
-                      describe=f"{pair} end to end (host MTU {intended})")
+                      describe=f"{pair} end to end (host MTU {intended}"
+                               f"{f', {flows} UDP flows per size' if flows else ''})")
 
     n_minus_1 = aspects["n_minus_1"] = _Aspect("n_minus_1", "minimum ECMP and unreachable VTEP pairs after the same "
                                                             "single failure")

@@ -26,6 +26,7 @@ import re
 import shutil
 import signal
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -43,9 +44,20 @@ NEIGH_GC_KEYS = tuple(f"net.ipv{family}.neigh.default.gc_thresh{level}" for fami
 # FRR 8.4 loses ECMP members after a link flap when zebra uses kernel nexthop objects (TWIN-NOTES pitfalls;
 # fixed upstream in FRR 9.x). The twin forces it off whatever the rendered config says.
 ZEBRA_NHG_WORKAROUND = "no zebra nexthop kernel enable"
+VRF_NETNS_LINE = re.compile(r"^\s+netns /run/netns/\S+\s*$")
+VRF_STANZA = re.compile(r"^vrf (\S+)\s*$")
+FIRST_BLOCK = re.compile(r"^(interface|router|vrf|route-map|ip prefix-list|bfd)\b")
+VRF_BACKENDS = ("", "kernel", "netns", "none")  # FT_TWIN_VRF_BACKEND values ("": feature-detected)
+BFD_CONFIGURED = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
+# Memory per switch (measured on the 2x4 reference twin, zebra + bgpd + bfdd after convergence):
+# - FRR sizes each event loop's poll and task arrays by the fd limit (here ``ulimit -n`` = 20000); a twin
+#   daemon has a few dozen sockets, so 1024 is plenty and saves ~3 MiB per switch (zebra 2.8, bfdd 0.5).
+# - glibc gives every daemon thread its own malloc arena; bgpd runs 4 threads. One arena saves ~1.4 MiB per
+#   bgpd at no cost a twin notices. Together: 34 -> 30 MiB per switch.
+DAEMON_FD_LIMIT = 1024
+DAEMON_ENV = ("MALLOC_ARENA_MAX=1",)
 # Defaults every router namespace needs on top of the plan: forwarding, L3/L4 ECMP hashing so one host pair
 # can use several paths, and no reverse-path filtering (asymmetric ECMP paths are normal in a Clos).
-BFD_CONFIGURED = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
 ROUTER_SYSCTLS = {
     "net.ipv4.ip_forward": "1",
     "net.ipv6.conf.all.forwarding": "1",
@@ -79,6 +91,10 @@ class TwinState:
     config_errors: dict[str, str] = field(default_factory=dict)  # node -> what vtysh -b rejected
     kernel: dict[str, bool] = field(default_factory=dict)
     topology: dict = field(default_factory=dict)
+    # How tenant VRFs are built: "kernel" (VRF devices), "netns" (one namespace per switch VRF, FRR's
+    # network-namespace VRF backend), or "" (the twin has no tenant VRFs).
+    vrf_backend: str = ""
+    vrf_netns: dict[str, dict[str, str]] = field(default_factory=dict)  # switch node -> {VRF name: namespace}
 
     @property
     def state_file(self) -> Path:
@@ -86,7 +102,18 @@ class TwinState:
 
     @property
     def namespaces(self) -> list[str]:
-        return list(self.node_netns.values()) + list(self.host_netns.values())
+        return ([*self.node_netns.values(), *self.host_netns.values()]
+                + [ns for vrfs in self.vrf_netns.values() for ns in vrfs.values()])
+
+    def switch_namespaces(self, node: str) -> list[str]:
+        """A switch's namespace followed by its VRF namespaces (netns VRF backend)."""
+        return [self.node_netns[node], *self.vrf_netns.get(node, {}).values()]
+
+    @property
+    def tenant_vrfs_built(self) -> bool:
+        """True when the twin really separates tenants (kernel VRF devices or netns VRFs): L3VNI routing and
+        cross-tenant isolation are then measured, not "static only"."""
+        return self.vrf_backend in ("kernel", "netns")
 
     def topology_obj(self) -> TwinTopology:
         return TwinTopology.from_dict(self.topology)
@@ -228,9 +255,14 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     remove_frr_crash_dirs()  # stale ones from dead daemons would make a daemon with a reused PID fail to start
     _raise_neighbour_limits(topology.name_prefix, len(topology.links) + sum(len(h.interfaces) for h in topology.hosts))
     state.kernel = detect_kernel_features(topology.name_prefix)
+    state.vrf_backend = choose_vrf_backend(topology, state.kernel)
+    if state.vrf_backend == "netns":
+        state.vrf_netns = {node.name: {vrf: vrf_netns_name(topology, node.name, vrf) for vrf in plan_vrfs(node)}
+                           for node in topology.nodes if plan_vrfs(node)}
+    state.save()  # the VRF namespaces are recorded before they exist, like the others
     _create_namespaces(state)
     _create_cables(topology)
-    parallel(lambda node: _apply_linux_plan(topology, node, state.kernel), topology.nodes)
+    parallel(lambda node: _apply_linux_plan(topology, node, state), topology.nodes)
     parallel(lambda host: _configure_host(topology, host), topology.hosts)
     state.timings["topology_s"] = round(time.monotonic() - started, 3)
     state.save()
@@ -238,10 +270,11 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     log_dir = Path(state.state_dir) / topology.name_prefix / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     shutil.chown(log_dir, "frr", "frr")
-    parallel(lambda node: _write_frr_files(topology, node), topology.nodes)
+    parallel(lambda node: _write_frr_files(topology, node, state.vrf_netns.get(node.name, {})), topology.nodes)
     state.daemons_started_at = time.time()
     daemons_started = time.monotonic()
-    results = parallel(lambda node: _start_frr(topology, node, log_dir), topology.nodes)
+    results = parallel(lambda node: _start_frr(topology, node, log_dir, state.vrf_netns.get(node.name, {})),
+                       topology.nodes)
     for node, (pids, config_error) in zip(topology.nodes, results, strict=True):
         state.pids[node.name] = pids
         if config_error:
@@ -268,11 +301,80 @@ def detect_kernel_features(prefix: str) -> dict[str, bool]:
         run(["ip", "netns", "del", scratch], check=False)
 
 
+def choose_vrf_backend(topology: TwinTopology, kernel: dict[str, bool]) -> str:
+    """How this boot builds tenant VRFs: kernel VRF devices where the kernel has them, otherwise FRR's
+    network-namespace VRF backend (``zebra -n``), so L3VNIs and tenant isolation are measured on any kernel.
+    ``FT_TWIN_VRF_BACKEND`` forces one: ``kernel``, ``netns``, or ``none`` (no tenant VRFs: every tenant is
+    routed in the default table and L3VNI routing and isolation are reported "static only")."""
+    if not any(plan_vrfs(node) for node in topology.nodes):
+        return ""
+    forced = os.environ.get("FT_TWIN_VRF_BACKEND", "")
+    if forced not in VRF_BACKENDS:
+        raise TwinError(f"FT_TWIN_VRF_BACKEND={forced!r}: use one of {', '.join(repr(b) for b in VRF_BACKENDS if b)}")
+    if forced == "kernel" and not kernel.get("vrf"):
+        raise TwinError("FT_TWIN_VRF_BACKEND=kernel but this kernel has no VRF devices")
+    if forced == "none":
+        return ""
+    return forced or ("kernel" if kernel.get("vrf") else "netns")
+
+
+def plan_vrfs(node: TwinNode) -> list[str]:
+    """Tenant VRFs of a switch's Linux plan: its L3VNI VRFs and any VRF a bridge (SVI) belongs to."""
+    plan = node.linux_plan
+    names = [vrf["name"] for vrf in plan.get("vrfs", [])]
+    names += [bridge["vrf"] for bridge in plan.get("bridges", []) if bridge.get("vrf")]
+    return sorted(set(names))
+
+
+def vrf_netns_name(topology: TwinTopology, node_name: str, vrf: str) -> str:
+    # "+" never occurs in node names (labs.topology), so a VRF namespace cannot collide with a node's; the
+    # twin's prefix keeps ``down --force`` finding it.
+    return f"{topology.netns(node_name)}+{vrf}"
+
+
+def add_netns_vrf(state: TwinState, node_name: str, vrf: str) -> str:
+    """Create one more netns VRF on a running switch (a change that adds a tenant): recorded in the state file
+    before it exists, routed like the switch, and put into the switch's VRF view, where zebra finds it."""
+    namespace = vrf_netns_name(state.topology_obj(), node_name, vrf)
+    existing = state.vrf_netns.setdefault(node_name, {})
+    if vrf in existing:
+        return existing[vrf]
+    existing[vrf] = namespace
+    state.save()
+    run(["ip", "netns", "add", namespace])
+    ns_exec(namespace, ["sysctl", "-qw", *(f"{key}={value}" for key, value in ROUTER_SYSCTLS.items())])
+    run(["ip", "-n", namespace, "link", "set", "lo", "up"])
+    add_vrf_view(state.node_netns[node_name], vrf, namespace)
+    return namespace
+
+
+def remove_netns_vrf(state: TwinState, node_name: str, vrf: str) -> None:
+    """Remove a netns VRF from a running switch: server ports still in it go back to the switch's namespace
+    first (deleting a namespace destroys the veths in it, and with them the cable), then the view entry."""
+    namespace = state.vrf_netns.get(node_name, {}).get(vrf)
+    if namespace is None:
+        return
+    switch = state.node_netns[node_name]
+    links = json.loads(run(["ip", "-n", namespace, "-j", "link", "show", "type", "veth"], check=False).stdout or "[]")
+    ip_batch([f"link set dev {link['ifname']} netns {switch}" for link in links], netns=namespace)
+    ip_batch([f"link set dev {link['ifname']} up" for link in links], netns=switch)
+    view = VRF_VIEWS_DIR / switch / vrf
+    if _is_mountpoint(view):
+        run(["umount", "-l", str(view)], check=False)
+    with contextlib.suppress(OSError):
+        view.unlink()
+    run(["ip", "netns", "del", namespace], check=False)
+    del state.vrf_netns[node_name][vrf]
+    state.save()
+
+
 def _create_namespaces(state: TwinState) -> None:
     ip_batch([f"netns add {ns}" for ns in state.namespaces])
-    # Per-namespace sysctls need one exec per namespace; sysctl takes them all in one call.
+    # Per-namespace sysctls need one exec per namespace; sysctl takes them all in one call. A netns VRF routes
+    # like the switch it belongs to.
     router_sysctls = [f"{key}={value}" for key, value in ROUTER_SYSCTLS.items()]
-    parallel(lambda ns: ns_exec(ns, ["sysctl", "-qw", *router_sysctls]), state.node_netns.values())
+    routers = [*state.node_netns.values(), *(ns for vrfs in state.vrf_netns.values() for ns in vrfs.values())]
+    parallel(lambda ns: ns_exec(ns, ["sysctl", "-qw", *router_sysctls]), routers)
 
 
 def _create_cables(topology: TwinTopology) -> None:
@@ -289,43 +391,99 @@ def _create_cables(topology: TwinTopology) -> None:
     ip_batch(commands)
 
 
-def _apply_linux_plan(topology: TwinTopology, node: TwinNode, kernel: dict[str, bool]) -> None:
-    """Apply the node's linux-plan.json: sysctls, loopbacks, port MTUs/addresses, VRFs, bridges + VXLAN, SVIs."""
+class LinuxBatches:
+    """``ip``/``bridge`` command batches of one switch, per namespace: its own and, with netns VRFs, one per
+    tenant VRF. Shared by the boot (``_apply_linux_plan``) and the twin change driver.
+
+    Tenant VRFs follow the twin's backend. "kernel": VRF devices with the bridges enslaved. "netns": each VRF is
+    its own namespace holding the tenant's bridges, SVIs and server ports; VXLAN devices are created in the
+    switch's namespace straight into the VRF namespace (``ip link add … netns``), so their underlay socket stays in the
+    switch's with the VTEP address while the device is in the VRF (how FRR's netns VRF backend expects EVPN: FRR
+    topotest bgp_evpn_rt5 moves them there)."""
+
+    def __init__(self, netns: str, backend: str, vrf_netns: dict[str, str], cabled: set[str],
+                 location: dict[str, str] | None = None):
+        self.netns = netns
+        self.backend = backend
+        self.vrf_netns = vrf_netns
+        self.cabled = cabled
+        self.location = location or {}  # device -> namespace it is in now (default: the switch's)
+        self.ip: dict[str, list[str]] = {netns: []}
+        self.bridge: dict[str, list[str]] = {netns: []}
+        self.svis: dict[str, list[str]] = {}  # namespace -> SVI bridges in it
+        self.moved: set[str] = set()
+
+    def namespace_of(self, vrf: str | None) -> str:
+        return self.vrf_netns.get(vrf, self.netns) if vrf and self.backend == "netns" else self.netns
+
+    def add_vrf_device(self, vrf: dict) -> None:
+        if self.backend == "kernel":
+            self.ip[self.netns] += [f"link add name {vrf['name']} type vrf table {vrf['table']}",
+                                    f"link set {vrf['name']} up"]
+
+    def add_bridge(self, bridge: dict, vrf: str | None) -> None:
+        target = self.namespace_of(vrf)
+        if target == self.netns:
+            bridge_commands(bridge, self.ip[self.netns], self.bridge[self.netns],
+                            master=vrf if self.backend == "kernel" else None, cabled=self.cabled)
+        else:
+            target_ip = self.ip.setdefault(target, [])
+            if bridge.get("vxlan"):
+                # Born in the VRF namespace, never in the switch's: zebra would first see it as a VNI of the
+                # default VRF and, on a running twin, keep installing its EVPN entries there ("No such device").
+                self.ip[self.netns].append(vxlan_add_command(bridge["vxlan"], into_netns=target))
+            members = [member for member in bridge.get("members", []) if member in self.cabled]
+            for member in members:
+                here = self.location.get(member, self.netns)
+                if here != target:
+                    self.ip.setdefault(here, []).append(f"link set dev {member} netns {target}")
+                    self.moved.add(member)
+            bridge_commands(bridge, target_ip, self.bridge.setdefault(target, []), master=None, cabled=self.cabled,
+                            create_vxlan=False)
+            target_ip.extend(f"link set dev {member} up" for member in members)  # a move sets a link down
+        if bridge.get("svi"):
+            self.svis.setdefault(target, []).append(bridge["name"])
+
+    def apply(self) -> None:
+        """The switch's namespace first (it creates and moves devices), then each VRF namespace."""
+        for namespace in [self.netns, *(ns for ns in self.ip if ns != self.netns)]:
+            ip_batch(self.ip.get(namespace, []), netns=namespace)
+            ip_batch(self.bridge.get(namespace, []), netns=namespace, tool="bridge")
+        for namespace, names in self.svis.items():
+            # Asymmetric IRB: the anycast gateway learns host MACs from gratuitous ARP too (TWIN-NOTES recipe).
+            ns_exec(namespace, ["sysctl", "-qw", *(f"net.ipv4.conf.{name}.arp_accept=1" for name in names)])
+
+
+def _apply_linux_plan(topology: TwinTopology, node: TwinNode, state: TwinState) -> None:
+    """Apply the node's linux-plan.json: sysctls, loopbacks, port MTUs/addresses, VRFs, bridges + VXLAN, SVIs
+    (tenant VRFs as ``LinuxBatches`` explains)."""
     netns = topology.netns(node.name)
     plan = node.linux_plan
     if plan.get("sysctls"):
         ns_exec(netns, ["sysctl", "-qw", *(f"{key}={value}" for key, value in plan["sysctls"].items())])
-    ip_cmds = ["link set lo up"]
-    bridge_cmds: list[str] = []
-    svi_bridges: list[str] = []
-    ip_cmds += [f"addr add {address} dev lo" for address in plan.get("loopback_addresses", [])]
     cabled = _cabled_ports(topology, node.name)
+    vrf_netns = state.vrf_netns.get(node.name, {})
+    batches = LinuxBatches(netns, state.vrf_backend, vrf_netns, cabled)
+    ip_cmds = batches.ip[netns]
+    ip_cmds.append("link set lo up")
+    ip_cmds += [f"addr add {address} dev lo" for address in plan.get("loopback_addresses", [])]
     # A plan port without a cable has no veth to configure (an unused port on real hardware): skipped.
     for port in (port for port in plan.get("links", []) if port["name"] in cabled):
         if port.get("mtu"):
             ip_cmds.append(f"link set dev {port['name']} mtu {port['mtu']}")
         if port.get("address"):
             ip_cmds.append(f"addr add {port['address']} dev {port['name']}")
-    vrf_devices = kernel.get("vrf", False)
-    if vrf_devices:
-        # Only where the kernel has VRF devices (absent on the machine this was written on: see docs/twin.md).
-        for vrf in plan.get("vrfs", []):
-            ip_cmds += [f"link add name {vrf['name']} type vrf table {vrf['table']}", f"link set {vrf['name']} up"]
-            if vrf.get("bridge"):
-                bridge_commands(vrf["bridge"], ip_cmds, bridge_cmds, master=vrf["name"], cabled=cabled)
+    for namespace in vrf_netns.values():
+        batches.ip.setdefault(namespace, []).append("link set lo up")
+    for vrf in plan.get("vrfs", []):
+        batches.add_vrf_device(vrf)
+        if vrf.get("bridge"):
+            batches.add_bridge(vrf["bridge"], vrf["name"])
     for bridge in plan.get("bridges", []):
-        bridge_commands(bridge, ip_cmds, bridge_cmds, master=bridge.get("vrf") if vrf_devices else None,
-                         cabled=cabled)
-        if bridge.get("svi"):
-            svi_bridges.append(bridge["name"])
+        batches.add_bridge(bridge, bridge.get("vrf"))
     # Every cabled port comes up, like a switch port without "shutdown"; the plan only adds MTU/address.
-    for port in sorted(cabled):
-        ip_cmds.append(f"link set dev {port} up")
-    ip_batch(ip_cmds, netns=netns)
-    ip_batch(bridge_cmds, netns=netns, tool="bridge")
-    if svi_bridges:
-        # Asymmetric IRB: the anycast gateway learns host MACs from gratuitous ARP too (TWIN-NOTES recipe).
-        ns_exec(netns, ["sysctl", "-qw", *(f"net.ipv4.conf.{name}.arp_accept=1" for name in svi_bridges)])
+    ip_cmds.extend(f"link set dev {port} up" for port in sorted(cabled - batches.moved))
+    batches.apply()
 
 
 def _cabled_ports(topology: TwinTopology, node_name: str) -> set[str]:
@@ -335,10 +493,21 @@ def _cabled_ports(topology: TwinTopology, node_name: str) -> set[str]:
     return ports
 
 
+def vxlan_add_command(vxlan: dict, into_netns: str | None = None) -> str:
+    """``ip`` command creating a VXLAN device. nolearning: EVPN owns the FDB. df set: behave like hardware, drop
+    instead of fragmenting the outer packet, otherwise underlay MTU faults stay hidden (TWIN-NOTES pitfalls).
+    ``into_netns``: run in the switch's namespace, the device is born in that (VRF) namespace while its underlay
+    socket stays in the switch's, with the VTEP address and the routes (netns VRF backend)."""
+    where = f" netns {into_netns}" if into_netns else ""
+    return (f"link add name {vxlan['name']}{where} mtu {vxlan.get('mtu', 1500)} type vxlan id {vxlan['vni']} "
+            f"local {vxlan['local']} dstport {vxlan.get('dstport', 4789)} nolearning df set")
+
+
 def bridge_commands(bridge: dict, ip_cmds: list[str], bridge_cmds: list[str], master: str | None,
-                    cabled: set[str]) -> None:
+                    cabled: set[str], create_vxlan: bool = True) -> None:
     """Append the ``ip``/``bridge`` commands for one Linux-plan bridge (its VXLAN device, cabled members, anycast
-    SVI; under ``master`` when the kernel has VRFs). Shared by the twin's boot and the twin change driver."""
+    SVI; under ``master`` when the kernel has VRFs). ``create_vxlan=False``: the VXLAN device already exists in
+    the namespace (netns VRFs). Shared by the twin's boot and the twin change driver."""
     name = bridge["name"]
     ip_cmds.append(f"link add name {name} type bridge stp_state 0 mcast_snooping 0")
     if bridge.get("mtu"):
@@ -347,12 +516,8 @@ def bridge_commands(bridge: dict, ip_cmds: list[str], bridge_cmds: list[str], ma
         ip_cmds.append(f"link set dev {name} master {master}")
     vxlan = bridge.get("vxlan")
     if vxlan:
-        # nolearning: EVPN owns the FDB. df set: behave like hardware, drop instead of fragmenting the outer
-        # packet, otherwise underlay MTU faults stay hidden (TWIN-NOTES pitfalls).
-        ip_cmds.append(
-            f"link add name {vxlan['name']} mtu {vxlan.get('mtu', 1500)} type vxlan id {vxlan['vni']} "
-            f"local {vxlan['local']} dstport {vxlan.get('dstport', 4789)} nolearning df set"
-        )
+        if create_vxlan:
+            ip_cmds.append(vxlan_add_command(vxlan))
         ip_cmds += [f"link set dev {vxlan['name']} master {name}", f"link set dev {vxlan['name']} up"]
         bridge_cmds.append(f"link set dev {vxlan['name']} learning off neigh_suppress on")
     for member in (member for member in bridge.get("members", []) if member in cabled):
@@ -380,15 +545,67 @@ def _configure_host(topology: TwinTopology, host) -> None:
     ip_batch(commands, netns=netns)
 
 
-def _write_frr_files(topology: TwinTopology, node: TwinNode) -> None:
+def twin_frr_conf(frr_conf: str, netns_vrfs: Iterable[str] = ()) -> str:
+    """The frr.conf a twin switch runs: the rendered one plus what the twin itself needs, in one place (boot and
+    the twin change driver use it; ``strip_twin_lines`` takes it out again for comparisons).
+
+    - ``no zebra nexthop kernel enable``: FRR 8.4 loses ECMP members after a link flap otherwise (TWIN-NOTES).
+    - ``netns /run/netns/<VRF>`` in the stanza of each VRF this switch has as a namespace (netns VRF backend).
+      zebra adds that line to its running config by itself when it finds the namespace, so a config without
+      it reads to ``frr-reload.py`` as "no netns": the reload would unbind the VRF from its namespace and zebra
+      would stop following it (seen: ``vrf TENANT_A inactive``, EVPN flood entries never installed)."""
+    if ZEBRA_NHG_WORKAROUND not in frr_conf:
+        frr_conf = f"{ZEBRA_NHG_WORKAROUND}\n{frr_conf}"
+    wanted = sorted(set(netns_vrfs))
+    if not wanted and "netns /run/netns/" not in frr_conf:
+        return frr_conf
+    lines = frr_conf.splitlines()
+    out: list[str] = []
+    missing = set(wanted)
+    for line in lines:
+        if VRF_NETNS_LINE.match(line):
+            continue  # written below for exactly the VRFs this switch has
+        out.append(line)
+        stanza = VRF_STANZA.match(line)
+        if stanza and stanza.group(1) in missing:
+            out.append(f" netns /run/netns/{stanza.group(1)}")
+            missing.discard(stanza.group(1))
+    if missing:
+        # VRFs without a stanza of their own (e.g. only SVIs in them): before the first interface/router/vrf
+        # block, like FRR writes them.
+        at = next((index for index, line in enumerate(out) if FIRST_BLOCK.match(line)), len(out))
+        added = [text for vrf in sorted(missing) for text in (f"vrf {vrf}", f" netns /run/netns/{vrf}", "exit-vrf", "!")]
+        out[at:at] = added
+    return "\n".join(out) + "\n"
+
+
+def strip_twin_lines(frr_conf: str) -> str:
+    """``frr_conf`` without what ``twin_frr_conf`` adds (and what zebra adds for netns VRFs by itself): a vrf
+    stanza left with nothing but its netns line disappears with it."""
+    lines = [line.rstrip() for line in frr_conf.splitlines()
+             if line.strip() != ZEBRA_NHG_WORKAROUND and not VRF_NETNS_LINE.match(line)]
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        if VRF_STANZA.match(lines[index]) and index + 1 < len(lines) and lines[index + 1].strip() == "exit-vrf":
+            index += 2
+            if index < len(lines) and lines[index].strip() == "!":
+                index += 1
+            continue
+        out.append(lines[index])
+        index += 1
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def _write_frr_files(topology: TwinTopology, node: TwinNode, netns_vrfs: Iterable[str] = ()) -> None:
     pathspace = topology.netns(node.name)
     for base in (ETC_FRR, RUN_FRR):
         directory = base / pathspace
         directory.mkdir(parents=True, exist_ok=True)
         shutil.chown(directory, "frr", "frr")
-    frr_conf = node.frr_conf
-    if ZEBRA_NHG_WORKAROUND not in frr_conf:
-        frr_conf = f"{ZEBRA_NHG_WORKAROUND}\n{frr_conf}"
+    frr_conf = twin_frr_conf(node.frr_conf, netns_vrfs)
     for name, text in (("frr.conf", frr_conf), ("vtysh.conf", "service integrated-vtysh-config\n")):
         path = ETC_FRR / pathspace / name
         path.write_text(text)
@@ -396,23 +613,102 @@ def _write_frr_files(topology: TwinTopology, node: TwinNode) -> None:
         path.chmod(0o640)
 
 
-def _start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path) -> tuple[dict[str, int], str]:
-    """Start zebra then bgpd in the node's namespace and pathspace, then load frr.conf with ``vtysh -b``.
+# Runs a daemon with its own hostname and, for netns VRFs, its own view of /run/netns. zebra's netns VRF backend
+# treats every entry of /run/netns as a VRF named after the entry, so a switch's daemons must see exactly that
+# switch's VRFs under their VRF names, not the hundreds of other twin namespaces on the host. The view is a
+# host directory (VRF_VIEWS_DIR/<pathspace>/<VRF> bind-mounted to the VRF's namespace); ``ip netns exec`` gives
+# the daemon a private mount namespace (a slave of the host's, so nothing leaks out) in which the view is
+# bind-mounted over /run/netns. The views root is a shared mount, so a VRF added later on the host (a change
+# that adds a tenant) appears in the running daemon's view and zebra picks it up through inotify.
+# Arguments: hostname, [view directory], "--", daemon argv; every value is an argument, no shell string is built.
+DAEMON_WRAPPER = r"""set -e
+hostname "$1"; shift
+if [ "$1" != "--" ]; then mount --rbind "$1" /run/netns; shift; fi
+shift
+exec "$@"
+"""
+VRF_VIEWS_DIR = SHARED_RUN_DIR / "vrf-views"
 
-    Each daemon runs under ``unshare --uts`` with the node's hostname: in a shared UTS namespace FRR 8.4 ignores
-    ``hostname`` from frr.conf (TWIN-NOTES). ``-P 0``: no TCP vty port (dozens of twins share the host)."""
-    pathspace = topology.netns(node.name)
-    pids = {}
-    daemons = [("zebra", ["-s", "16777216"]), ("bgpd", [])]
-    if BFD_CONFIGURED.search(node.frr_conf):
+
+def daemons_for(frr_conf: str, netns_vrfs: bool) -> list[tuple[str, list[str]]]:
+    """(daemon, extra arguments) in start order. ``-n``: zebra's network-namespace VRF backend."""
+    daemons = [("zebra", ["-s", "16777216", *(["-n"] if netns_vrfs else [])]), ("bgpd", [])]
+    if BFD_CONFIGURED.search(frr_conf):
         daemons.append(("bfdd", []))  # BFD is configured: run it, so the twin tests what the config says
-    for daemon, extra in daemons:
-        command = [f"{FRR_BIN_DIR}/{daemon}", "-N", pathspace, "-d", "-F", "datacenter", "-P", "0", *extra,
-                   "--log", f"file:{log_dir}/{node.name}.{daemon}.log"]
-        # "$1" is the hostname, the rest is the daemon's argv: no shell string is built from input.
-        ns_exec(pathspace, ["unshare", "--uts", "sh", "-c", 'hostname "$1"; shift; exec "$@"', "sh", node.name,
-                            *command], timeout=30)
-        pids[daemon] = _read_pid(RUN_FRR / pathspace / f"{daemon}.pid")
+    return daemons
+
+
+def start_daemon(pathspace: str, hostname: str, daemon: str, extra: list[str], log_dir: Path,
+                 vrf_view: bool) -> int:
+    """Start one FRR daemon of a switch in its namespace and pathspace; returns its PID.
+
+    It runs under ``unshare --uts`` with the switch's hostname: in a shared UTS namespace FRR 8.4 ignores
+    ``hostname`` from frr.conf (TWIN-NOTES). ``-P 0``: no TCP vty port (dozens of twins share the host).
+    ``vrf_view``: the daemon sees the switch's netns VRFs as its /run/netns (``DAEMON_WRAPPER``)."""
+    pid_file = RUN_FRR / pathspace / f"{daemon}.pid"
+    with contextlib.suppress(FileNotFoundError):
+        pid_file.unlink()
+    command = [f"{FRR_BIN_DIR}/{daemon}", "-N", pathspace, "-d", "-F", "datacenter", "-P", "0",
+               "--limit-fds", str(DAEMON_FD_LIMIT), *extra, "--log", f"file:{log_dir}/{hostname}.{daemon}.log"]
+    view = [str(VRF_VIEWS_DIR / pathspace)] if vrf_view else []
+    ns_exec(pathspace, ["env", *DAEMON_ENV, "unshare", "--uts", "sh", "-c", DAEMON_WRAPPER, "sh", hostname, *view,
+                        "--", *command], timeout=30)
+    return _read_pid(pid_file)
+
+
+def add_vrf_view(pathspace: str, vrf: str, namespace: str) -> None:
+    """Make the VRF namespace visible as ``/run/netns/<vrf>`` to the daemons of switch ``pathspace``."""
+    _ensure_views_root()
+    view = VRF_VIEWS_DIR / pathspace
+    view.mkdir(exist_ok=True)
+    entry = view / vrf
+    if _is_mountpoint(entry):
+        return
+    entry.touch()
+    run(["mount", "--bind", f"/run/netns/{namespace}", str(entry)])
+
+
+def _remove_vrf_views(pathspaces: set[str]) -> None:
+    """Unmount and delete the VRF views of these switches (they pin the VRF namespaces)."""
+    if not VRF_VIEWS_DIR.is_dir():
+        return
+    for pathspace in sorted(pathspaces):
+        view = VRF_VIEWS_DIR / pathspace
+        if not view.is_dir():
+            continue
+        for entry in view.iterdir():
+            if _is_mountpoint(entry):
+                run(["umount", "-l", str(entry)], check=False)
+            with contextlib.suppress(OSError):
+                entry.unlink()
+        with contextlib.suppress(OSError):
+            view.rmdir()
+
+
+def _ensure_views_root() -> None:
+    with _shared_file_lock():
+        VRF_VIEWS_DIR.mkdir(parents=True, exist_ok=True)
+        if not _is_mountpoint(VRF_VIEWS_DIR):
+            # Like /run/netns itself: a bind mount onto itself that can be made shared.
+            run(["mount", "--bind", str(VRF_VIEWS_DIR), str(VRF_VIEWS_DIR)])
+        run(["mount", "--make-shared", str(VRF_VIEWS_DIR)])
+
+
+def _is_mountpoint(path: Path) -> bool:
+    target = str(path)
+    with open("/proc/self/mountinfo") as handle:
+        return any(line.split()[4] == target for line in handle)
+
+
+def _start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path, vrf_netns: dict[str, str]
+               ) -> tuple[dict[str, int], str]:
+    """Start the node's daemons (``daemons_for``), then load frr.conf with ``vtysh -b``. With netns VRFs
+    (``vrf_netns``: VRF name -> namespace) the switch's VRF view is built first."""
+    pathspace = topology.netns(node.name)
+    for vrf, namespace in sorted(vrf_netns.items()):
+        add_vrf_view(pathspace, vrf, namespace)
+    pids = {daemon: start_daemon(pathspace, node.name, daemon, extra, log_dir, bool(vrf_netns))
+            for daemon, extra in daemons_for(node.frr_conf, bool(vrf_netns))}
     loaded = run(["vtysh", "-N", pathspace, "-b"], check=False, timeout=120)
     config_error = ""
     if loaded.returncode != 0:
@@ -476,6 +772,10 @@ def _teardown(state: TwinState, force: bool) -> dict:
         victims |= alive
     survivors = sorted(our_processes())
     remove_frr_crash_dirs(victims)
+    views = {state.node_netns[node] for node in state.vrf_netns if node in state.node_netns}
+    if force and VRF_VIEWS_DIR.is_dir():
+        views |= {path.name for path in VRF_VIEWS_DIR.glob(f"{prefix}-*")}
+    _remove_vrf_views(views)
     ip_batch([f"netns del {ns}" for ns in sorted(namespaces & existing)])
     for directory in frr_dirs:
         shutil.rmtree(directory, ignore_errors=True)

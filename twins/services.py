@@ -208,7 +208,7 @@ def _store_checks(twin: Twin, state, *, failover: bool) -> None:
 
     report, measured = checks.verify(state, failover=failover)
     twin.last_report = report.as_dict()
-    twin.last_measured = {**measured, "kernel": state.kernel}
+    twin.last_measured = {**measured, "kernel": state.kernel, "vrf_backend": state.vrf_backend}
     bgp = measured.get("bgp") or {}
     # A re-check of a long-running twin finds everything Established at its first look: that is only an upper
     # bound (seconds since boot), so it never replaces the convergence time measured after boot.

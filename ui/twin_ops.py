@@ -96,7 +96,7 @@ def ping_matrix(twin) -> dict | None:
     topology = state.topology_obj()
     ports = host_ports(topology)
     svis = svi_networks(topology)
-    vrf_devices = state.kernel.get("vrf", False)
+    vrf_devices = state.tenant_vrfs_built
     checks = {check["name"]: check for check in twin.last_report.get("checks", [])}
     ran = [name for name in ("twin.ping_bridged", "twin.ping_routed") if checks.get(name, {}).get("status")
            in ("passed", "failed")]

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from compiler.errors import DriverError, TwinError
 from labs import runtime
-from labs.shell import FRR_BIN_DIR, ip_batch, ns_exec, run
+from labs.shell import ip_batch, ns_exec, run
 
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
 
@@ -48,12 +48,9 @@ _ROUTER_BGP = re.compile(r"^router bgp (\d+)\s*$", re.MULTILINE)
 
 
 def normalize_frr_conf(text: str) -> str:
-    """Drop the runtime's forced ``no zebra nexthop kernel enable`` and trailing blanks: two configs that differ
-    only there are the same config to the twin."""
-    lines = [line.rstrip() for line in text.splitlines() if line.strip() != runtime.ZEBRA_NHG_WORKAROUND]
-    while lines and not lines[-1]:
-        lines.pop()
-    return "\n".join(lines) + "\n"
+    """Drop what the twin runtime adds to every config (``runtime.twin_frr_conf``: the NHG workaround, netns lines
+    of VRFs) and trailing blanks: two configs that differ only there are the same config to the twin."""
+    return runtime.strip_twin_lines(text)
 
 
 def normalize_plan(text: str) -> str:
@@ -139,8 +136,7 @@ class TwinDriver(DeviceDriver):
             if _sha256(live) != recorded.read_text().strip():
                 frr_conf = normalize_frr_conf(live)
         plan = self._applied_plan()
-        existing = {link.get("ifname") for link in json.loads(run(["ip", "-n", self.netns, "-j", "link", "show"],
-                                                                  timeout=30).stdout or "[]")}
+        existing = set(self._device_locations(self._state()))
         plan = {**plan, "bridges": [bridge for bridge in plan.get("bridges", []) if bridge["name"] in existing
                                     and (not bridge.get("vxlan") or bridge["vxlan"]["name"] in existing)]}
         return {"frr.conf": frr_conf, "linux-plan.json": json.dumps(plan, indent=2, sort_keys=True) + "\n"}
@@ -168,9 +164,9 @@ class TwinDriver(DeviceDriver):
         except TwinError as exc:
             raise DriverError(f"{self.hostname}: applying the Linux plan failed: {exc}") from exc
         self._write_etc("ft-linux-plan.json", json.dumps(new_plan, indent=2, sort_keys=True) + "\n")
-        frr_conf = candidate["frr.conf"]
-        if runtime.ZEBRA_NHG_WORKAROUND not in frr_conf:  # as labs.runtime does at boot (FRR 8.4 NHG bug)
-            frr_conf = f"{runtime.ZEBRA_NHG_WORKAROUND}\n{frr_conf}"
+        # As at boot: the NHG workaround, and the netns binding of this switch's VRFs (without it the reload would
+        # unbind them: runtime.twin_frr_conf).
+        frr_conf = runtime.twin_frr_conf(candidate["frr.conf"], self._state().vrf_netns.get(self.hostname, {}))
         # frr-reload ends with "write memory" (FRR renders its own frr.conf: version line, defaults), so it reads
         # the candidate from a separate file and the intended text is written as frr.conf afterwards.
         self._write_etc("ft-candidate.conf", frr_conf)
@@ -211,29 +207,61 @@ class TwinDriver(DeviceDriver):
         temporary.chmod(0o640)
         temporary.replace(path)
 
+    def _device_locations(self, state: runtime.TwinState) -> dict[str, str]:
+        """Link name -> the namespace of this switch it is in (its own, or one of its VRF namespaces)."""
+        location = {}
+        for namespace in reversed(state.switch_namespaces(self.hostname)):
+            for link in json.loads(run(["ip", "-n", namespace, "-j", "link", "show"], timeout=30).stdout or "[]"):
+                location.setdefault(link.get("ifname"), namespace)
+        return location
+
     def _apply_plan_delta(self, old: dict, new: dict) -> None:
-        """The Linux side of a replace: remove what the old plan had and the new one lacks, (re)create what changed."""
-        topology = self._state().topology_obj()
+        """The Linux side of a replace: remove what the old plan had and the new one lacks, (re)create what changed.
+        Tenant VRFs follow the twin's backend (``runtime.LinuxBatches``): with netns VRFs a tenant's bridges live
+        in its VRF namespace, and a VRF the new plan adds (or drops) gets its namespace created (or removed)."""
+        state = self._state()
+        topology = state.topology_obj()
         cabled = {link.a_ifname for link in topology.links if link.a_node == self.hostname}
         cabled |= {link.b_ifname for link in topology.links if link.b_node == self.hostname}
         cabled |= {i.peer_ifname for host in topology.hosts for i in host.interfaces if i.peer_node == self.hostname}
-        ip_cmds: list[str] = []
-        bridge_cmds: list[str] = []
         old_bridges = {bridge["name"]: bridge for bridge in old.get("bridges", [])}
         new_bridges = {bridge["name"]: bridge for bridge in new.get("bridges", [])}
-        # A commit interrupted by a crash may have done part of this already: act on what exists now.
-        existing = {link.get("ifname") for link in json.loads(run(["ip", "-n", self.netns, "-j", "link", "show"],
-                                                                  timeout=30).stdout or "[]")}
+        old_bridges |= {vrf["bridge"]["name"]: {**vrf["bridge"], "vrf": vrf["name"]}
+                        for vrf in old.get("vrfs", []) if vrf.get("bridge")}
+        new_bridges |= {vrf["bridge"]["name"]: {**vrf["bridge"], "vrf": vrf["name"]}
+                        for vrf in new.get("vrfs", []) if vrf.get("bridge")}
+        old_vrfs = {vrf["name"]: vrf for vrf in old.get("vrfs", [])}
+        new_vrfs = {vrf["name"]: vrf for vrf in new.get("vrfs", [])}
+        # A commit interrupted by a crash may have done part of this already: act on what exists now, where it is.
+        location = self._device_locations(state)
+        deletions: dict[str, list[str]] = {}
+        deleted: set[str] = set()
+        for name, bridge in {**old_bridges, **new_bridges}.items():
+            if old_bridges.get(name) == new_bridges.get(name):
+                continue
+            for device in (bridge.get("vxlan", {}).get("name"), name):
+                if device and device in location and device not in deleted:
+                    deletions.setdefault(location[device], []).append(f"link del {device}")
+                    deleted.add(device)
+        for name, vrf in old_vrfs.items():
+            if state.vrf_backend == "kernel" and name in location and new_vrfs.get(name) != vrf:
+                deletions.setdefault(location[name], []).append(f"link del {name}")
+                deleted.add(name)
+        for namespace, commands in deletions.items():
+            ip_batch(commands, netns=namespace)
+        if state.vrf_backend == "netns":
+            wanted = {vrf for vrf in new_vrfs} | {b["vrf"] for b in new.get("bridges", []) if b.get("vrf")}
+            for vrf in sorted(wanted - set(state.vrf_netns.get(self.hostname, {}))):
+                runtime.add_netns_vrf(state, self.hostname, vrf)
+            for vrf in sorted(set(state.vrf_netns.get(self.hostname, {})) - wanted):
+                runtime.remove_netns_vrf(state, self.hostname, vrf)
+            location = self._device_locations(state)
+        batches = runtime.LinuxBatches(self.netns, state.vrf_backend, state.vrf_netns.get(self.hostname, {}), cabled,
+                                       location)
+        ip_cmds = batches.ip[self.netns]
         addresses = {(entry.get("ifname"), f"{info.get('local')}/{info.get('prefixlen')}")
                      for entry in json.loads(run(["ip", "-n", self.netns, "-j", "addr", "show"], timeout=30).stdout
                                              or "[]") for info in entry.get("addr_info", [])}
-        deleted: set[str] = set()
-        for name, bridge in old_bridges.items():
-            if new_bridges.get(name) != bridge:
-                for device in (bridge.get("vxlan", {}).get("name"), name):
-                    if device and device in existing:
-                        ip_cmds.append(f"link del {device}")
-                        deleted.add(device)
         old_loopbacks, new_loopbacks = set(old.get("loopback_addresses", [])), set(new.get("loopback_addresses", []))
         ip_cmds += [f"addr del {address} dev lo" for address in sorted(old_loopbacks - new_loopbacks)
                     if ("lo", address) in addresses]
@@ -244,27 +272,24 @@ class TwinDriver(DeviceDriver):
                 continue
             before = old_ports.get(port["name"], {})
             if port.get("mtu") and port.get("mtu") != before.get("mtu"):
-                ip_cmds.append(f"link set dev {port['name']} mtu {port['mtu']}")
+                # A server port may sit in a VRF namespace (netns VRFs): set it where it is.
+                batches.ip.setdefault(location.get(port["name"], self.netns), []).append(
+                    f"link set dev {port['name']} mtu {port['mtu']}")
             if port.get("address") != before.get("address"):
                 if before.get("address") and (port["name"], before["address"]) in addresses:
                     ip_cmds.append(f"addr del {before['address']} dev {port['name']}")
                 if port.get("address"):
                     ip_cmds.append(f"addr replace {port['address']} dev {port['name']}")
+        for name, vrf in new_vrfs.items():
+            if old_vrfs.get(name) != vrf or name in deleted:
+                batches.add_vrf_device(vrf)
         for name, bridge in new_bridges.items():
             if old_bridges.get(name) != bridge:
-                for device in (bridge.get("vxlan", {}).get("name"), name):
-                    if device and device in existing and device not in deleted:
-                        ip_cmds.append(f"link del {device}")
-                runtime.bridge_commands(bridge, ip_cmds, bridge_cmds, None, cabled)
-        svi_bridges = [name for name, bridge in new_bridges.items()
-                       if bridge.get("svi") and old_bridges.get(name) != bridge]
-        ip_batch(ip_cmds, netns=self.netns)
-        ip_batch(bridge_cmds, netns=self.netns, tool="bridge")
+                batches.add_bridge(bridge, bridge.get("vrf"))
+        batches.apply()
         if new.get("sysctls") and new.get("sysctls") != old.get("sysctls"):
             ns_exec(self.netns, ["sysctl", "-qw", *(f"{key}={value}" for key, value in new["sysctls"].items())])
-        if svi_bridges:
-            ns_exec(self.netns, ["sysctl", "-qw", *(f"net.ipv4.conf.{name}.arp_accept=1" for name in svi_bridges)])
-        if any(" mtu " in command for command in ip_cmds):
+        if any(" mtu " in command for commands in batches.ip.values() for command in commands):
             # Linux keeps learned path-MTU exceptions (net.ipv4.route.mtu_expires, 10 min) on every node that got a
             # "fragmentation needed" through this node; hardware VTEPs have no such cache. Flush them twin-wide, or
             # an MTU fixed (or rolled back) here stays broken elsewhere (TWIN-NOTES).
@@ -360,15 +385,13 @@ class TwinDriver(DeviceDriver):
             _stop(old_pids.get(daemon), self.netns)
         log_dir = Path(state.state_dir) / self.prefix / "logs"
         pids = {}
-        for daemon, extra in (("zebra", ["-s", "16777216"]), ("bgpd", [])):
-            pid_file = RUN_FRR / self.netns / f"{daemon}.pid"
-            with contextlib.suppress(FileNotFoundError):
-                pid_file.unlink()
-            command = [f"{FRR_BIN_DIR}/{daemon}", "-N", self.netns, "-d", "-F", "datacenter", "-P", "0", *extra,
-                       "--log", f"file:{log_dir}/{self.hostname}.{daemon}.log"]
-            ns_exec(self.netns, ["unshare", "--uts", "sh", "-c", 'hostname "$1"; shift; exec "$@"', "sh",
-                                 node.name, *command], timeout=30)
-            pids[daemon] = _wait_pid(pid_file)
+        netns_vrfs = bool(state.vrf_netns.get(self.hostname))
+        # Started exactly as at boot (arguments, memory settings, VRF view); bfdd keeps running.
+        for daemon, extra in runtime.daemons_for("", netns_vrfs):
+            try:
+                pids[daemon] = runtime.start_daemon(self.netns, node.name, daemon, extra, log_dir, netns_vrfs)
+            except TwinError as exc:
+                raise DriverError(f"{self.hostname}: {daemon} did not restart: {exc}") from exc
         # frr.conf and the drain in ONE load, so sessions never come up undrained.
         combined = (self.etc / "frr.conf").read_text()
         if self.is_drained():
@@ -382,7 +405,7 @@ class TwinDriver(DeviceDriver):
         if loaded.returncode != 0:
             raise DriverError(f"{self.hostname}: config load after restart failed: {loaded.stdout[-500:]}")
         fresh = runtime.TwinState.load(self.prefix, self.state_dir) or state
-        fresh.pids[self.hostname] = pids
+        fresh.pids[self.hostname] = {**fresh.pids.get(self.hostname, {}), **pids}  # bfdd kept running
         fresh.save()
         staged = self.etc / "ft-version.staged"
         if staged.exists():
@@ -450,15 +473,6 @@ def _stop(pid: int | None, pathspace: str, grace_s: float = 5.0) -> None:
     if _is_daemon_of(pid, pathspace):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-
-
-def _wait_pid(path: Path, timeout: float = 10.0) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(FileNotFoundError, ValueError):
-            return int(path.read_text().strip())
-        time.sleep(0.02)
-    raise DriverError(f"{path} did not appear within {timeout}s: the daemon did not restart")
 
 
 def _uid(name: str) -> int:

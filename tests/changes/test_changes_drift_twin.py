@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.twin, pytest.mark.django_db]
 def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_client):
     prefix = "ftr" + uuid.uuid4().hex[:6]
     topology, _, roles = fabric(prefix, spines=1, leaves=2)
-    runtime.up(topology, state_dir=tmp_path)
+    state = runtime.up(topology, state_dir=tmp_path)
     try:
         _, new_files, _ = fabric(prefix, spines=1, leaves=2, networks={**BASE_NETWORKS, "net30": (30, 10030, "10.30.0")})
         change_set = services.changeset_create_for_twin(name="net30", prefix=prefix, state_dir=str(tmp_path),
@@ -41,7 +41,9 @@ def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_c
 
         run(["vtysh", "-N", f"{prefix}-leaf1", "-c", "configure terminal", "-c", "router bgp 65101",
              "-c", "neighbor FABRIC description rogue-change"])
-        run(["ip", "-n", f"{prefix}-leaf2", "link", "del", "vx10030"])
+        # the VXLAN device sits in the leaf's tenant VRF namespace with netns VRFs, in the leaf's own otherwise
+        leaf2_vrf = state.vrf_netns.get("leaf2", {}).get("TENANT_A", f"{prefix}-leaf2")
+        run(["ip", "-n", leaf2_vrf, "link", "del", "vx10030"])
         second = drift_detect.delay().get()
         assert second == {"checked": 3, "drifted": 2, "errors": 0}
         latest = {row["hostname"]: row for row in api_client.get("/api/drift/").json()}

@@ -67,7 +67,8 @@ def test_good_change_new_vni_rolls_out_canary_first(twin):
         driver = TwinDriver(twin["prefix"], node, twin["state_dir"])
         assert driver.is_at(files), node
         assert driver.push_count() == (1 if node.startswith("leaf") else 0)
-    flood = collectors.collect_flood_lists(f"{twin['prefix']}-leaf1")
+    flood = collectors.collect_flood_lists(runtime.TwinState.load(twin["prefix"], twin["state_dir"])
+                                           .switch_namespaces("leaf1"))
     assert flood.get("vx10030") == {"10.0.4.102"}, flood  # EVPN type-3 for the new VNI from the other leaf
     report = canary_verify.detail["report"]
     assert report["ok"] and {c["name"] for c in report["checks"]} >= {"twin.bgp_sessions", "twin.evpn_flood_lists"}

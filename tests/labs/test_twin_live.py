@@ -31,6 +31,7 @@ def assert_twin_gone(state):
     assert not [line for line in listing.splitlines() if line.startswith(f"{prefix}-")]
     assert not [pid for daemons in state.pids.values() for pid in daemons.values() if _pid_alive(pid)]
     assert not list(Path("/etc/frr").glob(f"{prefix}-*")) and not list(Path("/var/run/frr").glob(f"{prefix}-*"))
+    assert not list(runtime.VRF_VIEWS_DIR.glob(f"{prefix}-*"))  # the netns VRF views are unmounted and gone
     assert not state.state_file.exists()
 
 
@@ -67,6 +68,16 @@ def test_boot_records_everything_it_created(twin):
     # raised neighbour-table limits are held by this twin until it goes down
     assert state.prefix in runtime.neighbour_limits_record()["holders"]
     assert Path("/proc/sys/net/ipv4/neigh/default/gc_thresh3").read_text().strip() != "1024"
+    if state.vrf_backend == "netns":  # no VRF devices in this kernel: FRR's network-namespace VRF backend
+        leaves = ("leaf1", "leaf2")
+        assert recorded["vrf_netns"] == {leaf: {"TENANT_A": f"{state.prefix}-{leaf}+TENANT_A"} for leaf in leaves}
+        for leaf in leaves:
+            # zebra -n makes every /run/netns entry a VRF; each switch must see only its own, by VRF name,
+            # although this twin alone has 9 namespaces (and other twins may run beside it)
+            shown = runtime.run(["vtysh", "-N", state.node_netns[leaf], "-c", "show vrf"]).stdout
+            assert [line.split()[1] for line in shown.splitlines() if line.startswith("vrf ")] == ["TENANT_A"]
+            hosts_port = runtime.run(["ip", "-n", state.vrf_netns[leaf]["TENANT_A"], "-o", "link", "show"]).stdout
+            assert "br10" in hosts_port and "vx10010" in hosts_port  # the tenant's bridge + VXLAN live in the VRF
     print(f"\nboot timings {state.timings}; kernel {state.kernel}")
 
 
@@ -117,8 +128,11 @@ def test_mtu_probes_hit_the_exact_boundary(twin):
     host = checks.check_host_mtu(state, report)
     checks.check_link_mtu(state, report)
     assert report.ok, report.as_text()
-    # hosts at 9000: payload 8972 passes on every flow, 8973 does not leave the host
-    assert host["h1->h2"] == {"mtu": 9000, "payload": 8972, "flows_passed": 4, "flows": 4, "over_mtu_failed": True}
+    # hosts at 9000: 9000 bytes pass both ways on every one of 22 flows (2 spines: a path escapes them all with
+    # p < 1e-6), 9001 does not leave the host
+    measured = host["h1->h2"]
+    assert (measured["mtu"], measured["ecmp_paths"], measured["flows"]) == (9000, 2, 22)
+    assert measured["flows_passed"] == 22 and measured["over_mtu_failed"] and measured["miss_probability"] < 1e-6
 
 
 def test_link_failure_is_measured_and_restored(twin):
@@ -160,7 +174,9 @@ def test_teardown_leaves_nothing_behind(twin):
     rss = checks.measure_resources(state)
     print(f"\nresources {rss}")
     summary = runtime.down(state.prefix, state.state_dir)
-    assert summary["namespaces_removed"] == 7 and summary["processes_stopped"] >= 8
+    # 2 spines + 2 leaves + 3 hosts, plus each leaf's TENANT_A namespace where the twin uses netns VRFs
+    vrf_namespaces = 2 if state.vrf_backend == "netns" else 0
+    assert summary["namespaces_removed"] == 7 + vrf_namespaces and summary["processes_stopped"] >= 8
     assert_twin_gone(state)
     record = runtime.neighbour_limits_record()
     assert record is None or state.prefix not in record["holders"]
@@ -292,6 +308,7 @@ def test_down_force_after_the_up_process_was_killed_mid_boot(tmp_path):
     runtime.down(prefix, tmp_path, force=True)
     assert not [ns for ns in runtime.run(["ip", "netns", "list"]).stdout.split() if ns.startswith(f"{prefix}-")]
     assert not list(Path("/etc/frr").glob(f"{prefix}-*")) and not list(Path("/var/run/frr").glob(f"{prefix}-*"))
+    assert not list(runtime.VRF_VIEWS_DIR.glob(f"{prefix}-*"))  # the netns VRF views are unmounted and gone
     leftovers = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:

@@ -10,10 +10,10 @@ from labs.fidelity import (
     Prediction,
     _selected_scenarios,
     compare,
-    largest_passing,
     link_key,
     predict,
 )
+from labs.flowprobe import largest_passing
 from validators.findings import CheckStatus, Severity
 
 LINK = link_key("spine1", "eth1_1", "leaf1", "eth63_1")

@@ -48,7 +48,11 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         assert twin.converge_s is not None and twin.converge_s < 30
         assert twin.rss_mb and 10 < twin.rss_mb / twin.switches < 60
         assert any(item.startswith("twin.pfc_ecn") for item in twin.limitations)
-        if not twin.last_measured.get("kernel", {}).get("vrf", False):
+        tenant_vrfs = twin.last_measured.get("vrf_backend") in ("kernel", "netns")
+        if tenant_vrfs:  # the default: kernel VRF devices, or FRR's netns VRF backend on this kernel
+            for name in ("twin.l3vni_vrfs", "twin.tenant_isolation"):
+                assert checks[name] == CheckStatus.PASSED, name
+        else:  # FT_TWIN_VRF_BACKEND=none: never passed, always "static only"
             assert any("twin.tenant_isolation" in item and "static only" in item for item in twin.limitations)
 
         again = services.twin_up(fabric_intent=twin_intent, **twin_place)  # running up twice is safe
@@ -77,8 +81,11 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         assert compared["evpn_flood"]["agree"] == 12  # 4 leaves x 3 L2VNIs
         assert compared["link_mtu"]["agree"] == 8 and compared["host_mtu"]["agree"] > 0
         assert compared["n_minus_1"]["agree"] == 4  # one spine + one link scenario, 2 metrics each
-        assert compared["reachability"]["agree"] >= 5
-        assert compared["reachability"]["static_only"] >= 4  # cross-tenant cells: not measured, not agreement
+        if tenant_vrfs:  # every cell of the host matrix is measured, cross-tenant ones included
+            assert compared["reachability"]["agree"] == 9 and compared["reachability"]["static_only"] == 0
+        else:
+            assert compared["reachability"]["agree"] >= 5
+            assert compared["reachability"]["static_only"] >= 4  # cross-tenant cells: not measured, not agreement
         assert fidelity["agreed_failures"] == 0
 
         call_command("twin", "status", "--fabric", twin_intent.name)
