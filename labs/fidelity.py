@@ -51,7 +51,14 @@ from validators.overlay import host_reachability
 from validators.whatif import run_whatif
 
 from . import collectors, flowprobe
-from .checks import NO_TENANT_VRFS, classify_pair, expected_ecmp_widths, host_ports, svi_networks
+from .checks import (
+    NO_TENANT_VRFS,
+    classify_pair,
+    expected_ecmp_widths,
+    host_ports,
+    resync_l3vni_next_hops,
+    svi_networks,
+)
 from .flowprobe import MIN_PROBE_PACKET, largest_passing
 from .runtime import vtep_of
 from .shell import parallel, run
@@ -580,10 +587,16 @@ def inject_scenario(state, scenario: dict, vteps: dict[str, str] | None = None, 
     if restored_s is None:
         notes.append(f"{scenario['kind']} {scenario['subject']}: ECMP not restored within 90 s after "
                                  "the links came back; later measurements may be affected")
+    # FRR 8.4 may have lost L3VNI router MACs on the way (checks.resync_l3vni_next_hops): said, and repaired so
+    # that what is measured next is the fabric, not the leftover.
+    resync = Report()
+    resynced = resync_l3vni_next_hops(state, resync)
+    notes.extend(f"{scenario['kind']} {scenario['subject']}: {finding.message}" for finding in resync.findings)
     widths = list(during.values())
     return {"kind": scenario["kind"], "subject": scenario["subject"],
             "min_ecmp": min(widths, default=0), "unreachable_pairs": sum(1 for width in widths if width == 0),
-            "settled_within_s": converged_s, "restored_s": restored_s, "widths": during}
+            "settled_within_s": converged_s, "restored_s": restored_s, "widths": during,
+            **({"l3vni_next_hops_resynced": resynced} if resynced else {})}
 
 
 # --------------------------------------------------------------------------------------------- comparison

@@ -1,11 +1,16 @@
 """How the twin builds tenant VRFs, without booting anything: backend choice, per-namespace command batches,
 and the L3VNI expectations. The live behaviour is in test_twin_live.py / test_twin_from_compile.py."""
 
+import json
+import subprocess
+from pathlib import Path
+
 import pytest
 from twin_sample_fabric import sample_fabric
 
 from compiler.errors import TwinError
 from labs import checks, runtime
+from validators.findings import CheckStatus, Report
 
 BRIDGE = {"name": "br10", "vlan": 10, "mtu": 9000, "members": ["eth1_1", "eth9_9"],
           "vxlan": {"name": "vx10010", "vni": 10010, "local": "10.0.4.1", "dstport": 4789, "mtu": 9164},
@@ -127,3 +132,50 @@ def test_twin_frr_conf_binds_each_netns_vrf_and_strips_back_to_the_rendered_conf
 def test_a_stale_netns_line_is_not_kept_for_a_vrf_the_switch_no_longer_has():
     conf = runtime.twin_frr_conf(RENDERED.replace(" vni 50001\n", " netns /run/netns/TENANT_A\n vni 50001\n"), {})
     assert "netns /run/netns" not in conf
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def _state_with_l3vni(topology) -> runtime.TwinState:
+    leaf1 = topology.nodes_by_name["leaf1"]
+    leaf1.linux_plan["vrfs"] = [{"name": "TENANT_A", "table": 1001, "l3vni": 50001, "bridge": {**L3_BRIDGE,
+                                                                                                "name": "br3001"}}]
+    return runtime.TwinState(prefix="ftl3", label="", digest="", state_dir="/nonexistent", status="up", created_at=0,
+                             node_netns={node.name: f"ftl3-{node.name}" for node in topology.nodes}, host_netns={},
+                             frr_dirs=[], topology=topology.to_dict(), vrf_backend="netns",
+                             vrf_netns={"leaf1": {"TENANT_A": "ftl3-leaf1+TENANT_A"}})
+
+
+def _fake_ip(monkeypatch, neighbours: list[dict]) -> list[list[str]]:
+    """``ip -j route`` / ``ip -j neigh`` as captured on leaf1's TENANT_A namespace of a reference twin."""
+    calls: list[list[str]] = []
+
+    def fake_run(args, **_kwargs):
+        calls.append(list(args))
+        text = (DATA / "leaf1_tenant_a_routes.json").read_text() if "route" in args else json.dumps(neighbours)
+        return subprocess.CompletedProcess(args, 0, stdout=text, stderr="")
+
+    monkeypatch.setattr(checks, "run", fake_run)
+    return calls
+
+
+def test_l3vni_next_hops_complete_when_every_vtep_has_its_router_mac(monkeypatch):
+    state = _state_with_l3vni(sample_fabric())
+    calls = _fake_ip(monkeypatch, json.loads((DATA / "leaf1_tenant_a_l3vni_neigh.json").read_text()))
+    assert checks.l3vni_next_hop_gaps(state) == {}
+    assert ["ip", "-n", "ftl3-leaf1+TENANT_A", "-j", "neigh", "show", "dev", "br3001"] in calls  # in the VRF netns
+    report = Report()
+    assert checks.resync_l3vni_next_hops(state, report, settle_s=0) == {}
+    assert report.checks["twin.l3vni_next_hops"].status == CheckStatus.PASSED
+
+
+def test_l3vni_next_hop_lost_by_frr_is_found(monkeypatch):
+    # what FRR 8.4 leaves after a best-path change: the kernel tried to resolve the VTEP itself and failed
+    neighbours = [entry if entry["dst"] != "10.0.4.2" else {"dst": "10.0.4.2", "state": ["FAILED"]}
+                  for entry in json.loads((DATA / "leaf1_tenant_a_l3vni_neigh.json").read_text())]
+    state = _state_with_l3vni(sample_fabric())
+    _fake_ip(monkeypatch, neighbours)
+    assert checks.l3vni_next_hop_gaps(state) == {"leaf1": ["10.0.4.2"]}  # routes to 10.10.0.3 and 10.20.0.3 use it
+    state.vrf_backend = "none"
+    assert checks.l3vni_next_hop_gaps(state) == {}  # no tenant VRFs built: nothing routes through an L3VNI
