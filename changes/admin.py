@@ -2,6 +2,8 @@
 
 from django.contrib import admin
 
+from twin.policy import MANAGE_ENDPOINTS, CapabilityAdminMixin
+
 from .models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
 
 
@@ -37,7 +39,8 @@ class RolloutAdmin(admin.ModelAdmin):
 
 
 @admin.register(DeviceEndpoint)
-class DeviceEndpointAdmin(admin.ModelAdmin):
+class DeviceEndpointAdmin(CapabilityAdminMixin, admin.ModelAdmin):
+    capability = MANAGE_ENDPOINTS  # endpoints say how to log in to production devices: admins only
     list_display = ("hostname", "driver", "address", "port", "username")
     exclude = ("password_encrypted",)  # set through the service / command; never shown
 

@@ -22,6 +22,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from compiler.errors import DriverError, FieldError, IntentValidationError
+from twin.policy import APPROVE_PRODUCTION
+from ui.roles import perm
 
 from .audit import audit_record
 from .choices import (
@@ -38,7 +40,6 @@ from .models import ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rol
 
 logger = logging.getLogger(__name__)
 State = RolloutStateChoices
-ADMIN_GROUP = "admin"
 READ_PARALLELISM = 16  # devices read concurrently when building a change set or checking drift (I/O bound)
 
 DEFAULT_POLICY = {
@@ -287,6 +288,7 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
                             max_spine_fraction=merged["max_spine_fraction"])
     initial = State.AWAITING_APPROVAL if target == RolloutTargetChoices.PRODUCTION else State.PENDING
     with transaction.atomic():
+        # started_by is the creator (never changed later): rollout_approve refuses the creator as approver.
         rollout = Rollout.objects.create(name=name, kind=kind, target=target, policy=merged, plan=plan,
                                          change_set=change_set, state=initial, started_by=user)
         audit_record(action=AuditActionChoices.ROLLOUT, instance=rollout, user=user,
@@ -330,19 +332,24 @@ def rollout_transition(*, rollout_id: int, to_state: str, user=None, message: st
     return rollout
 
 
-def user_is_admin(user) -> bool:
-    return bool(user and user.is_authenticated and (user.is_superuser or user.groups.filter(name=ADMIN_GROUP).exists()))
-
-
 def rollout_approve(*, rollout: Rollout, user) -> Rollout:
-    if not user_is_admin(user):
-        raise PermissionDenied(f"approving rollout {rollout.pk} needs the {ADMIN_GROUP!r} role (or superuser)")
+    """A second person approves: the approver holds the production capability (twin.policy) and is not the user
+    who created the rollout (``started_by`` is set at creation and never changed; see rollout_create)."""
+    if not (user and user.is_authenticated and user.has_perm(perm(APPROVE_PRODUCTION))):
+        raise PermissionDenied(f"approving rollout {rollout.pk} needs the {APPROVE_PRODUCTION!r} permission "
+                               f"(the admin role)")
+    if rollout.started_by_id is None:
+        raise PermissionDenied(f"rollout {rollout.pk} has no recorded creator, so no second person can approve it: "
+                               f"create it again naming its creator (API/UI log-in, or --user)")
+    if rollout.started_by_id == user.pk:
+        raise PermissionDenied(f"rollout {rollout.pk} was created by {user}: a second person must approve it")
     return rollout_transition(rollout_id=rollout.pk, to_state=State.PENDING, user=user, message="approved",
                               expected_from=(State.AWAITING_APPROVAL,), approved_by=user, approved_at=timezone.now())
 
 
 def rollout_start(*, rollout: Rollout, user=None, enqueue: bool = True) -> Rollout:
-    """Start (pending) or resume (paused). Production needs an approval first. Enqueues the Celery task."""
+    """Start (pending) or resume (paused). Production needs an approval (by a second person) first. Enqueues the
+    Celery task."""
     rollout.refresh_from_db()
     if rollout.target == RolloutTargetChoices.PRODUCTION and rollout.approved_by_id is None:
         raise RolloutStateError(f"rollout {rollout.pk}: production rollouts must be approved by an admin before start")

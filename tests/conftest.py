@@ -32,9 +32,13 @@ def pytest_report_header(config):
 
 @pytest.fixture
 def api_user(db):
+    """A user in the admin role (the API checks roles: twin/policy.py); tests of the roles use their own users."""
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
 
-    return get_user_model().objects.create_user(username="api-tester")  # no password: nothing to hash
+    user = get_user_model().objects.create_user(username="api-tester")  # no password: nothing to hash
+    user.groups.add(Group.objects.get(name="admin"))
+    return user
 
 
 @pytest.fixture

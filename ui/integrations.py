@@ -349,10 +349,6 @@ def rollout_progress(rollout) -> dict:
             "unchanged": rollout.plan.get("unchanged", [])}
 
 
-def rollout_needs_admin(rollout, action: str) -> bool:
-    return rollout.target != "twin" and action in ("approve", "start", "resume")
-
-
 def rollout_action(rollout, action: str, *, user=None):
     """approve | start | resume | pause | cancel through the changes services; returns the error to show."""
     from django.core.exceptions import PermissionDenied

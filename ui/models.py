@@ -13,10 +13,12 @@ class Capability(models.Model):
         default_permissions = ()
         permissions = (
             ("view_fabric_data", "Read inventory, intents, configs, reports, the twin and rollouts"),
-            ("operate_fabric", "Compile, validate, run the twin, start twin rollouts and canaries"),
-            ("edit_inventory", "Create and edit inventory (fabrics, racks, switches, cables)"),
+            ("operate_fabric", "Compile, validate, run the twin, run twin rollouts and canaries"),
+            ("edit_inventory", "Create, edit and build inventory (fabrics, racks, switches, cables)"),
             ("edit_intents", "Create and edit intents (tenants, networks, RoCE classes)"),
-            ("approve_production_rollout", "Approve and start rollouts to production devices"),
+            ("approve_production_rollout", "Create, approve and start rollouts and change sets on production devices"),
+            ("manage_endpoints", "Create, edit and read device endpoints and their credentials"),
+            ("manage_users", "Create and edit users and their roles"),
         )
 
     def __str__(self) -> str:

@@ -1,8 +1,10 @@
-"""Roles as Django groups: viewer reads everything, operator also runs things, admin also edits and approves.
+"""Roles as Django groups: viewer reads everything; operator also edits inventory and intents and runs things on the
+twin; admin also touches production (creates, approves and starts production rollouts), device endpoints and users.
 
 ``roles_ensure()`` creates or repairs the three groups (idempotent); it runs after every migrate and from
 ``manage.py ui_roles``. Views check single permissions (``ui.<codename>``), never group names, so a site can
-grant a capability to its own groups too.
+grant a capability to its own groups too. Which capability each UI action and API operation needs is decided
+in one place, ``twin.policy`` (docs/security.md).
 """
 
 from __future__ import annotations
@@ -14,14 +16,16 @@ VIEW = "view_fabric_data"
 OPERATE = "operate_fabric"
 EDIT_INVENTORY = "edit_inventory"
 EDIT_INTENTS = "edit_intents"
-APPROVE_PRODUCTION = "approve_production_rollout"
+APPROVE_PRODUCTION = "approve_production_rollout"  # create, approve and start anything aimed at production devices
+MANAGE_ENDPOINTS = "manage_endpoints"
+MANAGE_USERS = "manage_users"
 
 VIEWER, OPERATOR, ADMIN = "viewer", "operator", "admin"
 
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     VIEWER: (VIEW,),
-    OPERATOR: (VIEW, OPERATE),
-    ADMIN: (VIEW, OPERATE, EDIT_INVENTORY, EDIT_INTENTS, APPROVE_PRODUCTION),
+    OPERATOR: (VIEW, OPERATE, EDIT_INVENTORY, EDIT_INTENTS),
+    ADMIN: (VIEW, OPERATE, EDIT_INVENTORY, EDIT_INTENTS, APPROVE_PRODUCTION, MANAGE_ENDPOINTS, MANAGE_USERS),
 }
 
 

@@ -10,6 +10,7 @@ import pytest
 from cryptography.fernet import Fernet
 from django.contrib.auth.models import Group, User
 from django.db import connection
+from rest_framework.test import APIClient
 
 from changes import services
 from changes.audit import audit_actor
@@ -99,18 +100,20 @@ def test_api_create_approve_start_and_errors(api_client, api_user, users):
     rollout_id = created.json()["id"]
     assert created.json()["state"] == "awaiting_approval" and created.json()["plan"]["waves"] == [["spine1"], ["spine2"]]
     assert api_client.post(f"/api/rollouts/{rollout_id}/start/").status_code == 400  # not approved yet
-    assert api_client.post(f"/api/rollouts/{rollout_id}/approve/").status_code == 403  # api_user is no admin
-    api_user.groups.add(Group.objects.get_or_create(name="admin")[0])
-    assert api_client.post(f"/api/rollouts/{rollout_id}/approve/").json()["state"] == "pending"
+    refused = api_client.post(f"/api/rollouts/{rollout_id}/approve/")  # api_user (an admin) created it
+    assert refused.status_code == 403 and "second person" in refused.json()["detail"]
+    second = APIClient()
+    second.force_authenticate(users["admin"])
+    assert second.post(f"/api/rollouts/{rollout_id}/approve/").json()["state"] == "pending"
     assert api_client.post(f"/api/rollouts/{rollout_id}/pause/").status_code == 400  # pending cannot pause
     assert api_client.post(f"/api/rollouts/{rollout_id}/cancel/").json()["state"] == "cancelled"
     detail = api_client.get(f"/api/rollouts/{rollout_id}/").json()
-    assert detail["steps"] == [] and detail["approved_by"] == "api-tester"
+    assert detail["steps"] == [] and detail["approved_by"] == "alice" and detail["started_by"] == "api-tester"
     assert api_client.get(f"/api/rollouts/{rollout_id}/progress/").json()["finished"] is True
     assert api_client.get("/api/rollouts/999999/").status_code == 404
     trail = api_client.get("/api/audit-log/", {"object_type": "changes.rollout"}).json()["results"]
-    assert [row["message"] for row in trail][:3] == ["cancelled", "approved", "created"]
-    assert all(row["username"] == "api-tester" for row in trail)
+    assert [(row["message"], row["username"]) for row in trail][:3] == [
+        ("cancelled", "api-tester"), ("approved", "alice"), ("created", "api-tester")]
 
 
 def test_credentials_encrypted_at_rest_and_never_logged(caplog, monkeypatch, tmp_path):

@@ -23,6 +23,11 @@ from labs.runtime import _namespaces_with_prefix
 pytestmark = [pytest.mark.django_db, pytest.mark.twin]
 
 
+def _submitter():
+    """Who creates production rollouts: a second person (the admin) approves them (changes.services)."""
+    return User.objects.get_or_create(username="submitter")[0]
+
+
 @pytest.fixture
 def admin_user():
     user = User.objects.create_user("rehearsal-admin")
@@ -51,7 +56,7 @@ def _production_canary(admin_user, name: str, break_leaf1: bool):
                                            compile_run_id=run.pk)
     rollout = services.rollout_create(name=name, kind="canary_push", target="production", change_set=change_set,
                                       policy={"checks": ["static", "rehearsal", "health"], "soak_s": 0,
-                                              "converge_timeout_s": 45}, user=admin_user)
+                                              "converge_timeout_s": 45}, user=_submitter())
     services.rollout_approve(rollout=rollout, user=admin_user)
     services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
     state = rollout_execute(rollout_id=rollout.pk, owner="w", driver_factory=devices.driver)

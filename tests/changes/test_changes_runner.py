@@ -20,6 +20,11 @@ from changes.pipelines.runner import rollout_execute
 pytestmark = pytest.mark.django_db
 
 
+def _submitter():
+    """Who creates production rollouts: a second person (the admin) approves them (changes.services)."""
+    return User.objects.get_or_create(username="submitter")[0]
+
+
 @pytest.fixture
 def admin_user():
     user = User.objects.create_user("alice", password="x")
@@ -39,7 +44,7 @@ def _started(memory_fabric, admin_user, changes, **policy):
     change_set = _change_set(memory_fabric, changes)
     rollout = services.rollout_create(name="r", kind="canary_push", target="production", change_set=change_set,
                                       policy={"checks": ["health"], "soak_s": 0, "wave_size": 2,
-                                              "converge_timeout_s": 1, **policy}, user=admin_user)
+                                              "converge_timeout_s": 1, **policy}, user=_submitter())
     services.rollout_approve(rollout=rollout, user=admin_user)
     return services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
 
@@ -143,7 +148,7 @@ def test_rolling_upgrade_drains_upgrades_undrains_one_spine_at_a_time(memory_fab
     links = [[leaf, spine] for leaf in roles if roles[leaf] == "leaf" for spine in ("spine1", "spine2")]
     rollout = services.rollout_create(name="up", kind="rolling_upgrade", target="production",
                                       policy={"target_version": "2.0", "checks": ["health"], "converge_timeout_s": 1},
-                                      topology={"roles": roles, "links": links}, user=admin_user)
+                                      topology={"roles": roles, "links": links}, user=_submitter())
     assert rollout.plan["waves"] == [["spine1"], ["spine2"]]
     services.rollout_approve(rollout=rollout, user=admin_user)
     services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
@@ -163,7 +168,7 @@ def test_rolling_upgrade_failure_aborts_and_holds(memory_fabric, admin_user):
     links = [[leaf, spine] for leaf in roles if roles[leaf] == "leaf" for spine in ("spine1", "spine2")]
     rollout = services.rollout_create(name="up", kind="rolling_upgrade", target="production",
                                       policy={"target_version": "2.0", "checks": ["health"], "converge_timeout_s": 1},
-                                      topology={"roles": roles, "links": links}, user=admin_user)
+                                      topology={"roles": roles, "links": links}, user=_submitter())
     services.rollout_approve(rollout=rollout, user=admin_user)
     services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
     memory_fabric.configs["spine1"] = {"config": BREAKS_BGP}  # the new image comes up without sessions
@@ -193,7 +198,7 @@ def test_production_success_marks_the_compile_run_deployed(admin_user):
                                            compile_run_id=run.pk)
     rollout = services.rollout_create(name="prod", kind="canary_push", target="production", change_set=change_set,
                                       policy={"checks": ["static", "health"], "soak_s": 0, "converge_timeout_s": 1},
-                                      user=admin_user)
+                                      user=_submitter())
     services.rollout_approve(rollout=rollout, user=admin_user)
     services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
     assert rollout_execute(rollout_id=rollout.pk, owner="w", driver_factory=devices.driver) == State.SUCCEEDED
@@ -230,7 +235,7 @@ def test_static_precheck_failure_stops_before_any_push(admin_user):
                                            compile_run_id=run.pk)
     rollout = services.rollout_create(name="bad", kind="canary_push", target="production", change_set=change_set,
                                       policy={"checks": ["static", "health"], "converge_timeout_s": 1},
-                                      user=admin_user)
+                                      user=_submitter())
     services.rollout_approve(rollout=rollout, user=admin_user)
     services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
     assert rollout_execute(rollout_id=rollout.pk, owner="w", driver_factory=devices.driver) == State.FAILED

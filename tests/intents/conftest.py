@@ -1,6 +1,7 @@
 """Fixtures for the intents tests: a persisted reference Clos and a fabric intent with a tenant and a network."""
 
 import pytest
+from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -41,6 +42,7 @@ def fabric_intent(fabric):
 @pytest.fixture
 def api(db, django_user_model):
     user = django_user_model.objects.create_user(username="engineer", password="x")
+    user.groups.add(Group.objects.get(name="operator"))  # operators edit intents, compile and validate
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return client

@@ -11,22 +11,42 @@ FABRIC, INTENT = "uifab", "uifab-intent"  # as built by tests/ui/conftest.py
 pytestmark = pytest.mark.django_db
 
 
-def _rollout(target: str, state: str) -> Rollout:
+def _rollout(target: str, state: str, created_by=None) -> Rollout:
     return Rollout.objects.create(name=f"{target} test", kind="canary_push", target=target, state=state,
                                   plan={"waves": [["leaf1"], ["leaf2", "leaf3"]], "unchanged": ["spine1"]},
-                                  policy={})
+                                  policy={}, started_by=created_by)
 
 
 def test_operator_cannot_create_or_approve_production_rollouts(operator, admin, fabric_intent):
     assert operator.post("/rollouts/new/", {"intent": INTENT, "target": "production"}).status_code == 403
-    rollout = _rollout("production", "awaiting_approval")
+    rollout = _rollout("production", "awaiting_approval", created_by=operator.user)
     assert operator.post(f"/rollouts/{rollout.pk}/approve/").status_code == 403
     assert operator.post(f"/rollouts/{rollout.pk}/start/").status_code == 403
     rollout.refresh_from_db()
     assert rollout.state == "awaiting_approval"
     admin.post(f"/rollouts/{rollout.pk}/approve/")
     rollout.refresh_from_db()
-    assert rollout.state == "pending" and rollout.approved_by is not None
+    assert rollout.state == "pending" and rollout.approved_by == admin.user
+    assert operator.post(f"/rollouts/{rollout.pk}/start/").status_code == 403  # approved, still an admin's job
+    assert operator.post(f"/rollouts/{rollout.pk}/cancel/").status_code == 302  # anyone operating may stop it
+
+
+def test_the_creator_of_a_production_rollout_cannot_approve_it(admin, django_user_model, fabric_intent):
+    rollout = _rollout("production", "awaiting_approval", created_by=admin.user)
+    response = admin.post(f"/rollouts/{rollout.pk}/approve/", follow=True)
+    assert any("second person must approve" in str(message) for message in response.context["messages"])
+    rollout.refresh_from_db()
+    assert rollout.state == "awaiting_approval" and rollout.approved_by is None
+    assert admin.post(f"/rollouts/{rollout.pk}/start/", follow=True).status_code == 200
+    rollout.refresh_from_db()
+    assert rollout.state == "awaiting_approval"  # never started before approval
+
+
+def test_operator_runs_twin_rollouts(operator, fabric_intent):
+    rollout = _rollout("twin", "pending", created_by=operator.user)
+    operator.post(f"/rollouts/{rollout.pk}/start/")
+    rollout.refresh_from_db()
+    assert rollout.state == "running"
 
 
 def test_viewer_cannot_touch_a_rollout(viewer, fabric_intent):

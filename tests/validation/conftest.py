@@ -1,6 +1,7 @@
 """Fixtures for the validation app tests: a persisted 2x4 reference Clos with one intent (tenant, network, RoCE)."""
 
 import pytest
+from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -33,6 +34,7 @@ def broken_headroom(validation_intent):
 @pytest.fixture
 def validation_api(db, django_user_model):
     user = django_user_model.objects.create_user(username="validator", password="x")
+    user.groups.add(Group.objects.get(name="operator"))  # operators edit intents, compile and validate
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return client

@@ -9,8 +9,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 
+from twin import policy
 from ui import integrations
-from ui.roles import APPROVE_PRODUCTION, OPERATE
+from ui.roles import OPERATE, perm
 
 from .common import requires, viewer
 
@@ -29,7 +30,7 @@ def rollout_create(request):
     if request.method != "POST":
         return redirect("ui:rollout_list")
     target = request.POST.get("target", "twin")
-    if target != "twin" and not request.user.has_perm(f"ui.{APPROVE_PRODUCTION}"):
+    if not request.user.has_perm(perm(policy.rollout_capability("create", target=target))):
         raise PermissionDenied("Only an admin may create a production rollout; operators roll out to the twin.")
     outcome = integrations.rollout_create(request.POST, user=request.user)
     if isinstance(outcome, integrations.Unavailable):
@@ -71,8 +72,10 @@ def rollout_action(request, pk: int, action: str):
         raise Http404(f"no rollout #{pk}")
     if request.method != "POST":
         return redirect("ui:rollout_detail", pk=pk)
-    if integrations.rollout_needs_admin(rollout, action) and not request.user.has_perm(f"ui.{APPROVE_PRODUCTION}"):
-        raise PermissionDenied("Production rollouts are approved and started by an admin.")
+    capability = policy.rollout_capability(action, target=rollout.target)
+    if not request.user.has_perm(perm(capability)):
+        raise PermissionDenied(f"Your role may not {action} this {rollout.target} rollout (needs the {capability!r} "
+                               f"permission; production rollouts are approved and started by an admin).")
     outcome = integrations.rollout_action(rollout, action, user=request.user)
     if isinstance(outcome, Exception):
         messages.error(request, f"Cannot {action} rollout #{pk}: {outcome}")
