@@ -53,6 +53,7 @@ def _prepare(spines: int, leaves: int) -> dict:
 
     django.setup()
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
@@ -63,6 +64,7 @@ def _prepare(spines: int, leaves: int) -> dict:
     call_command("migrate", verbosity=0, interactive=False)
     fabric_build(params=ClosParams(name="bench", spines=spines, leaves=leaves, servers_per_leaf=4))
     user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True})
+    user.groups.add(Group.objects.get(name="viewer"))  # the API checks roles (twin/policy.py); the bench only reads
     token, _ = Token.objects.get_or_create(user=user)
     return {
         "token": token.key,

@@ -33,6 +33,9 @@ def test_rollout_command_lifecycle():
     assert "wave 1: spine1" in output and "wave 2: spine2" in output
     with pytest.raises(CommandError, match="admin"):
         _run("approve", str(rollout.pk), "--user", "bob")
+    User.objects.get(username="bob").groups.add(Group.objects.get(name="admin"))
+    with pytest.raises(CommandError, match="created by bob: a second person must approve it"):
+        _run("approve", str(rollout.pk), "--user", "bob")
     assert "state pending" in _run("approve", str(rollout.pk), "--user", "alice")
     assert "pending" in _run("status", str(rollout.pk), "--steps")
     assert "spines" in _run("list")

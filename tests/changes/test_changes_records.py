@@ -86,6 +86,31 @@ def test_production_needs_admin_approval_twin_does_not(users):
     assert services.rollout_start(rollout=twin, enqueue=False).state == State.RUNNING
 
 
+def test_production_needs_a_second_person(users):
+    from django.core.exceptions import PermissionDenied
+
+    second_admin = User.objects.create_user("dave")
+    second_admin.groups.add(Group.objects.get(name="admin"))
+    rollout = _production_upgrade(users["admin"])
+    with pytest.raises(RolloutStateError, match="must be approved"):
+        services.rollout_start(rollout=rollout, user=users["admin"], enqueue=False)
+    with pytest.raises(PermissionDenied, match="a second person must approve it"):
+        services.rollout_approve(rollout=rollout, user=users["admin"])
+    rollout.refresh_from_db()
+    assert rollout.state == State.AWAITING_APPROVAL and rollout.approved_by is None
+    assert services.rollout_approve(rollout=rollout, user=second_admin).approved_by == second_admin
+    assert services.rollout_start(rollout=rollout, user=users["admin"], enqueue=False).state == State.RUNNING
+
+
+def test_production_rollout_without_a_recorded_creator_cannot_be_approved(users):
+    from django.core.exceptions import PermissionDenied
+
+    rollout = _production_upgrade(None)
+    with pytest.raises(PermissionDenied, match="no recorded creator"):
+        services.rollout_approve(rollout=rollout, user=users["admin"])
+    assert Rollout.objects.get(pk=rollout.pk).state == State.AWAITING_APPROVAL
+
+
 def test_api_create_approve_start_and_errors(api_client, api_user, users):
     bad = api_client.post("/api/rollouts/", {"name": "x", "kind": "canary_push", "target": "twin",
                                              "policy": {"wave_size": "big"}}, format="json")

@@ -5,7 +5,7 @@ Examples:
       --policy '{"twin_prefix": "ft3fa91c", "soak_s": 10}'
   manage.py rollout create --name add-net30 --kind canary_push --target twin --compile-run 12 \
       --policy '{"twin_prefix": "ft3fa91c"}'          # change set built from the compile run first
-  manage.py rollout approve 7 --user alice        # production only; alice must be in group "admin"
+  manage.py rollout approve 7 --user alice        # production only; alice is an admin and not the creator
   manage.py rollout start 7 --user bob --follow   # --follow: live progress until it ends (Ctrl-C only stops watching)
   manage.py rollout status 7 --steps
 """
