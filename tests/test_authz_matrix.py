@@ -1,7 +1,7 @@
 """The authorisation matrix: every operation of the OpenAPI schema, as every role, against twin/policy.py.
 
 The schema comes from drf-spectacular's generator (in-process). For each operation the expected answer per role
-(anonymous, viewer, operator, admin) is derived from ``twin.policy.API_POLICY`` and ``ui.roles.ROLE_PERMISSIONS``;
+(anonymous, a logged-in user in no group, viewer, operator, admin) is derived from ``twin.policy.API_POLICY`` and ``ui.roles.ROLE_PERMISSIONS``;
 an operation the policy does not name fails the test. Each request runs against minimal real fixture data inside a
 savepoint that is rolled back, so an allowed DELETE or POST changes nothing; "allowed" means the permission layer
 let the request through (any status but 401/403: 200, 201, 400, 404 and 503 all count), "denied" is 401/403.
@@ -22,7 +22,7 @@ from django.db import transaction
 from django.test import override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, include, path
 from drf_spectacular.generators import SchemaGenerator
-from rest_framework import permissions, viewsets
+from rest_framework import permissions, serializers, viewsets
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
@@ -31,7 +31,8 @@ from rest_framework.views import APIView
 from twin.policy import API_POLICY, VIEW, ByTarget, PolicyPermission, rule_for_view, view_key
 from ui.roles import ADMIN, APPROVE_PRODUCTION, MANAGE_ENDPOINTS, MANAGE_USERS, OPERATOR, ROLE_PERMISSIONS, VIEWER
 
-ROLES = ("anonymous", VIEWER, OPERATOR, ADMIN)
+NO_ROLE = "no-role"  # logged in, in no group: may do nothing
+ROLES = ("anonymous", NO_ROLE, VIEWER, OPERATOR, ADMIN)
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 ADMIN_ONLY = {APPROVE_PRODUCTION, MANAGE_ENDPOINTS, MANAGE_USERS}
 # Views that are public on purpose, with their own permission classes (drf-spectacular SERVE_PERMISSIONS).
@@ -131,6 +132,7 @@ def holes(outcomes: list[Outcome]) -> dict[str, list[str]]:
             o.operation.name for o in outcomes if o.role == OPERATOR and o.allowed
             and expected_capability(o.operation, _target_of(o.operation)) in ADMIN_ONLY],
         "anonymous_allowed": [o.operation.name for o in outcomes if o.role == "anonymous" and o.allowed],
+        "no_role_allowed": [o.operation.name for o in outcomes if o.role == NO_ROLE and o.allowed],
     }
 
 
@@ -170,9 +172,10 @@ def _patterns(patterns):
 @pytest.fixture
 def clients(db) -> dict[str, APIClient]:
     out = {"anonymous": APIClient()}
-    for role in (VIEWER, OPERATOR, ADMIN):
+    for role in (NO_ROLE, VIEWER, OPERATOR, ADMIN):
         user = User.objects.create_user(f"authz-{role}")
-        user.groups.add(Group.objects.get(name=role))
+        if role != NO_ROLE:
+            user.groups.add(Group.objects.get(name=role))
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
         client.user = user
@@ -273,8 +276,15 @@ def run_with_variants(operations, variants, variant_ids, clients, world) -> list
 
 def report(title: str, operations, variants, outcomes) -> dict[str, list[str]]:
     found = holes(outcomes)
+    everything = operations + variants
+    writes = sum(operation.method in WRITE_METHODS for operation in everything)
+    admin_only = sum(expected_capability(operation, _target_of(operation)) in ADMIN_ONLY for operation in everything)
     print(f"\n{title}: {len(operations)} schema operations + {len(variants)} production variants, x {len(ROLES)} "
-          f"roles = {len(outcomes)} requests; " + ", ".join(f"{key} {len(value)}" for key, value in found.items()))
+          f"roles = {len(outcomes)} requests; " + ", ".join(f"{key} {len(value)}" for key, value in found.items())
+          + f" (of {writes} writes, {admin_only} admin-only operations)")
+    for key in ("viewer_writes_allowed", "operator_admin_ops_allowed"):
+        if 0 < len(found[key]) < 10:
+            print(f"  {key}: {found[key]}")
     return found
 
 
@@ -302,7 +312,7 @@ def test_authz_matrix(clients, world):
     outcomes = run_with_variants(operations, variants, variant_ids, clients, world)
     found = report("policy", operations, variants, outcomes)
     assert found == {"mismatches": [], "viewer_writes_allowed": [], "operator_admin_ops_allowed": [],
-                     "anonymous_allowed": []}
+                     "anonymous_allowed": [], "no_role_allowed": []}
     # the matrix really reached the views: every role-allowed operation answered something other than 401/403
     assert sum(outcome.allowed for outcome in outcomes) == sum(outcome.expected_allowed for outcome in outcomes) > 200
     approve = next(o for o in outcomes if o.operation.name == "POST /api/rollouts/{id}/approve/ (production)"
@@ -324,11 +334,18 @@ def test_matrix_finds_the_holes_of_authenticated_only(clients, world, monkeypatc
     assert len(found["operator_admin_ops_allowed"]) >= 3  # the production create, change set and start
     assert found["mismatches"]
     assert found["anonymous_allowed"] == []
+    assert len(found["no_role_allowed"]) > len(writes) - 2  # a user in no group could write too
     assert policy_gaps() != []  # every view now bypasses the policy
+
+
+class NothingSerializer(serializers.Serializer):
+    pass
 
 
 class UnpolicedViewSet(viewsets.ViewSet):
     """A new endpoint someone forgot to add to twin/policy.py."""
+
+    serializer_class = NothingSerializer
 
     def list(self, request):
         return Response([])
@@ -341,6 +358,7 @@ class AllowAnyView(APIView):
     """An endpoint that replaces the policy with its own permission class."""
 
     permission_classes = [permissions.AllowAny]
+    serializer_class = NothingSerializer
 
     def get(self, request):
         return Response({})
