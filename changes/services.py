@@ -22,8 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from compiler.errors import DriverError, FieldError, IntentValidationError
-from twin.policy import APPROVE_PRODUCTION
-from ui.roles import perm
+from twin.policy import APPROVE_PRODUCTION, user_has
 
 from .audit import audit_record
 from .choices import (
@@ -335,7 +334,7 @@ def rollout_transition(*, rollout_id: int, to_state: str, user=None, message: st
 def rollout_approve(*, rollout: Rollout, user) -> Rollout:
     """A second person approves: the approver holds the production capability (twin.policy) and is not the user
     who created the rollout (``started_by`` is set at creation and never changed; see rollout_create)."""
-    if not (user and user.is_authenticated and user.has_perm(perm(APPROVE_PRODUCTION))):
+    if not user_has(user, APPROVE_PRODUCTION):
         raise PermissionDenied(f"approving rollout {rollout.pk} needs the {APPROVE_PRODUCTION!r} permission "
                                f"(the admin role)")
     if rollout.started_by_id is None:
@@ -351,6 +350,11 @@ def rollout_start(*, rollout: Rollout, user=None, enqueue: bool = True) -> Rollo
     """Start (pending) or resume (paused). Production needs an approval (by a second person) first. Enqueues the
     Celery task."""
     rollout.refresh_from_db()
+    if rollout.target == RolloutTargetChoices.PRODUCTION and user is not None \
+            and not user_has(user, APPROVE_PRODUCTION):
+        # the same rule as the API and UI (twin.policy.ROLLOUT_ACTIONS), so `manage.py rollout start --user` obeys it
+        raise PermissionDenied(f"starting production rollout {rollout.pk} needs the {APPROVE_PRODUCTION!r} "
+                               f"permission (the admin role)")
     if rollout.target == RolloutTargetChoices.PRODUCTION and rollout.approved_by_id is None:
         raise RolloutStateError(f"rollout {rollout.pk}: production rollouts must be approved by an admin before start")
     rollout = rollout_transition(rollout_id=rollout.pk, to_state=State.RUNNING, user=user,

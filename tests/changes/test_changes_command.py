@@ -39,6 +39,9 @@ def test_rollout_command_lifecycle():
     assert "state pending" in _run("approve", str(rollout.pk), "--user", "alice")
     assert "pending" in _run("status", str(rollout.pk), "--steps")
     assert "spines" in _run("list")
+    User.objects.create_user("carol").groups.add(Group.objects.get(name="operator"))
+    with pytest.raises(CommandError, match="starting production rollout .* needs the 'approve_production_rollout'"):
+        _run("start", str(rollout.pk), "--user", "carol")
     assert "cancelled" in _run("cancel", str(rollout.pk), "--user", "bob")
     followed = _run("status", str(rollout.pk), "--follow")  # live display returns once the rollout has ended
     assert followed.startswith("[cancelled] 0/2 devices") and f"rollout {rollout.pk} 'spines'" in followed

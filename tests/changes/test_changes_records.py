@@ -81,7 +81,9 @@ def test_production_needs_admin_approval_twin_does_not(users):
         services.rollout_approve(rollout=rollout, user=users["operator"])
     approved = services.rollout_approve(rollout=rollout, user=users["admin"])
     assert approved.state == State.PENDING and approved.approved_by == users["admin"]
-    assert services.rollout_start(rollout=approved, user=users["operator"], enqueue=False).state == State.RUNNING
+    with pytest.raises(PermissionDenied, match="approve_production_rollout"):
+        services.rollout_start(rollout=approved, user=users["operator"], enqueue=False)
+    assert services.rollout_start(rollout=approved, user=users["admin"], enqueue=False).state == State.RUNNING
     twin = _rollout(state=State.PENDING)
     assert services.rollout_start(rollout=twin, enqueue=False).state == State.RUNNING
 

@@ -42,6 +42,18 @@ def test_the_creator_of_a_production_rollout_cannot_approve_it(admin, django_use
     assert rollout.state == "awaiting_approval"  # never started before approval
 
 
+def test_buttons_follow_the_policy(operator, admin, fabric_intent):
+    own = _rollout("production", "awaiting_approval", created_by=admin.user)
+    assert ">Approve<" not in admin.get(f"/rollouts/{own.pk}/progress/").content.decode()  # not for the creator
+    other = _rollout("production", "awaiting_approval", created_by=operator.user)
+    assert ">Approve<" in admin.get(f"/rollouts/{other.pk}/progress/").content.decode()
+    assert ">Approve<" not in operator.get(f"/rollouts/{other.pk}/progress/").content.decode()
+    paused = _rollout("production", "paused", created_by=operator.user)
+    assert ">Resume<" not in operator.get(f"/rollouts/{paused.pk}/progress/").content.decode()
+    assert ">Cancel<" in operator.get(f"/rollouts/{paused.pk}/progress/").content.decode()
+    assert ">Resume<" in admin.get(f"/rollouts/{paused.pk}/progress/").content.decode()
+
+
 def test_operator_runs_twin_rollouts(operator, fabric_intent):
     rollout = _rollout("twin", "pending", created_by=operator.user)
     operator.post(f"/rollouts/{rollout.pk}/start/")

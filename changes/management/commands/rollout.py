@@ -111,7 +111,12 @@ class Command(BaseCommand):
         self.stdout.write(f"rollout {rollout.pk} approved by {user}: state {rollout.state}")
 
     def do_start(self, options, user):
-        rollout = services.rollout_start(rollout=self._rollout(options), user=user, enqueue=not options["inline"])
+        from django.core.exceptions import PermissionDenied
+
+        try:
+            rollout = services.rollout_start(rollout=self._rollout(options), user=user, enqueue=not options["inline"])
+        except PermissionDenied as exc:
+            raise CommandError(str(exc)) from exc
         self.stdout.write(f"rollout {rollout.pk} {rollout.state}")
         if options["inline"]:
             from ...pipelines.runner import rollout_execute
