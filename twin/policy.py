@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from rest_framework.permissions import BasePermission
 
+from changes.choices import RolloutTargetChoices
 from ui.roles import (
     APPROVE_PRODUCTION,
     EDIT_INTENTS,
@@ -28,14 +29,14 @@ from ui.roles import (
     perm,
 )
 
-__all__ = ("API_POLICY", "ByTarget", "CapabilityAdminMixin", "PolicyPermission", "ROLLOUT_ACTIONS", "Rule", "rollout_capability",
-           "rule_for_view", "user_has", "view_key", "APPROVE_PRODUCTION", "EDIT_INTENTS", "EDIT_INVENTORY", "MANAGE_ENDPOINTS",
-           "MANAGE_USERS", "OPERATE", "VIEW")
+__all__ = (
+    "API_POLICY", "ByTarget", "CapabilityAdminMixin", "PolicyPermission", "ROLLOUT_ACTIONS", "Rule",
+    "rollout_capability", "rule_for_view", "user_has", "view_key",
+    # the capabilities (declared in ui.models.Capability, granted in ui.roles), re-exported for policy users
+    "APPROVE_PRODUCTION", "EDIT_INTENTS", "EDIT_INVENTORY", "MANAGE_ENDPOINTS", "MANAGE_USERS", "OPERATE", "VIEW",
+)
 
 logger = logging.getLogger(__name__)
-
-PRODUCTION = "production"  # changes.choices.RolloutTargetChoices.PRODUCTION (not imported: the policy loads first)
-
 
 @dataclass(frozen=True)
 class ByTarget:
@@ -46,7 +47,7 @@ class ByTarget:
     production: str
 
     def for_target(self, target: object) -> str:
-        return self.production if target == PRODUCTION else self.twin
+        return self.production if target == RolloutTargetChoices.PRODUCTION else self.twin
 
 
 Rule = str | ByTarget  # a capability codename, or one chosen by the operation's target
@@ -142,7 +143,7 @@ class CapabilityAdminMixin:
     """A Django admin (/admin/, staff only) page whose every view, add, change and delete needs one capability,
     so the admin site follows the roles too: device endpoints need MANAGE_ENDPOINTS, users MANAGE_USERS."""
 
-    capability: str = MANAGE_USERS
+    capability: str  # set by each admin class; a class that forgets it fails on first use, never allows
 
     def has_module_permission(self, request) -> bool:
         return user_has(request.user, self.capability)
