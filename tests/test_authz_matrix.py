@@ -393,3 +393,17 @@ def test_unrouted_method_is_405_for_readers_and_denied_to_others(clients, world)
     url = f"/api/rollouts/{world['ids']['rollouts']}/"
     assert clients[VIEWER].delete(url).status_code == 405  # read-only viewset: nothing runs
     assert clients["anonymous"].delete(url).status_code == 401
+
+
+def test_the_object_check_stops_an_operator_starting_production(clients, world, monkeypatch):
+    """The rollout's own target decides (``get_object`` -> has_object_permission): broken on purpose, an operator
+    could start an approved production rollout."""
+    url = f"/api/rollouts/{world['approved'].pk}/start/"
+    twin_url = f"/api/rollouts/{world['ids']['rollouts']}/start/"
+    response = clients[OPERATOR].post(url)
+    assert response.status_code == 403 and "approve_production_rollout" in response.json()["detail"]
+    assert clients[OPERATOR].post(twin_url).json()["state"] == "running"  # the twin rollout: an operator's job
+    monkeypatch.setattr("changes.services.user_has", lambda user, capability: True)  # the service's own check off
+    assert clients[OPERATOR].post(url).status_code == 403  # the policy alone still refuses
+    monkeypatch.setattr(PolicyPermission, "has_object_permission", lambda self, request, view, obj: True)
+    assert clients[OPERATOR].post(url).json()["state"] == "running"
