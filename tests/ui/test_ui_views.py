@@ -54,6 +54,32 @@ def test_user_without_a_role_gets_403(nobody, fabric_intent):
     assert nobody.get("/inventory/switches/").status_code == 403
 
 
+def undeclared_views(patterns) -> list[str]:
+    """UI views that declare no capability (``@requires``/``@viewer``): each would be open to any visitor."""
+    public = {"login", "logout"}
+    return [pattern.name for pattern in patterns
+            if pattern.name not in public and not hasattr(pattern.callback, "required_capability")]
+
+
+def test_every_ui_view_declares_its_capability():
+    from ui.urls import urlpatterns
+
+    assert len(urlpatterns) > 40 and undeclared_views(urlpatterns) == []
+
+
+def test_an_undeclared_ui_view_is_reported():
+    """Broken on purpose: a view without @requires/@viewer."""
+    from django.http import HttpResponse
+    from django.urls import path
+
+    from ui.urls import urlpatterns
+
+    def open_view(request):
+        return HttpResponse("anyone")
+
+    assert undeclared_views([*urlpatterns, path("x/", open_view, name="open_view")]) == ["open_view"]
+
+
 def write_requests() -> list[tuple[str, dict, str]]:
     """(url, form data, capability the write needs)."""
     return [

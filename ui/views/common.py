@@ -33,6 +33,7 @@ def requires(codename: str, *, methods: tuple[str, ...] | None = None) -> Callab
                 raise PermissionDenied(f"Your role may not do this (needs the {codename!r} permission).")
             return view(request, *args, **kwargs)
 
+        wrapped.required_capability = codename  # tests/ui/test_ui_views.py: every UI view declares one
         return login_required(wrapped)
 
     return decorator
