@@ -31,6 +31,10 @@ MAX_ASN = 4294967295  # 4-byte ASN space, RFC 6793
 MAC_RE = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 LINUX_IFNAME_MAX = 15  # IFNAMSIZ - 1: a VRF is a netdev on Linux/FRR/SONiC
 HEADROOM_POLICIES = ("dynamic", "static")
+# Names a tenant VRF must not take (compared case-insensitively): "default" is the global routing table on EOS,
+# FRR and Linux (EOS rejects `vrf instance default`); "all" is the keyword of `show ... vrf all` on EOS and FRR;
+# "mgmt" is the management VRF (SONiC's fixed name, `mgmt`; ours on EOS, MGMT, compiler.render.eos).
+RESERVED_VRF_NAMES = frozenset({"default", "all", "mgmt"})
 TRANSIT_VLAN_BASE = 3000  # tenant transit VLAN = 3000 + (l3vni - l3vni_first + 1), see structured/vxlan_vrf.py
 
 
@@ -49,6 +53,7 @@ def check_intent(snapshot: Snapshot) -> Allocations:
     _check_asns(inventory, intent, snapshot, errors)
     _check_tenants_and_networks(inventory, intent, snapshot, errors)
     _check_roce(intent, errors)
+    _check_roce_on_eos(inventory, intent, errors)
     if not errors:
         # Only a structurally valid intent can be allocated; allocation problems (exhausted or colliding
         # stored values) and checks on allocated values are reported the same way.
@@ -76,6 +81,16 @@ def _check_allocated(intent: FabricIntent, allocations: Allocations, errors: lis
             errors.append(FieldError(f"tenants[{tenant.name}].l3vni", l3vni,
                                      f"L3VNI gives transit VLAN {transit} outside 1..4094: keep L3VNIs within "
                                      f"pools.l3vni_first {intent.pools.l3vni_first} + 1093"))
+    if intent.route_target_scheme == RouteTargetScheme.AUTO:
+        # ASN:VNI route targets: a 4-byte ASN leaves 2 bytes for the VNI (type-2 RT, RFC 5668).
+        big_asns = sorted({asn for asn in allocations.asns.values() if asn > 65535})
+        carried = [(f"network {n.name}", allocations.l2vnis[n.name]) for n in intent.networks]
+        carried += [(f"tenant {t.name}", allocations.l3vnis[t.name]) for t in intent.tenants]
+        too_big = next(((owner, vni) for owner, vni in carried if vni > 65535), None)
+        if big_asns and too_big:
+            errors.append(FieldError("route_target_scheme", intent.route_target_scheme,
+                                     f"ASN {big_asns[0]} is 4-byte and {too_big[0]} has VNI {too_big[1]} > 65535: "
+                                     "no ASN:VNI route target can carry both; use the vni scheme"))
     # Type-1 route distinguishers carry 16 bits: VNIs above 65535 use their low 16 bits and must not clash.
     low_bits: dict[int, int] = {}
     vnis = [(f"networks[{n.name}].l2vni", allocations.l2vnis[n.name]) for n in intent.networks]
@@ -137,6 +152,14 @@ def _check_inventory(inventory: Inventory, intent: FabricIntent, errors: list[Fi
         if roles <= {Role.LEAF, Role.BORDER} and not cable.peer_link and "unknown" not in roles:
             errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
                                      "leaf-to-leaf cable must be marked as a peer link"))
+        if cable.peer_link:
+            eos_ends = [end.device for end in (cable.a, cable.b)
+                        if end.device in switches and switches[end.device].platform == Platform.EOS]
+            if eos_ends:
+                # MLAG is not modelled: on EOS the port would become a routed port with no address.
+                errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
+                                         f"MLAG peer links are not supported on EOS switches ({', '.join(eos_ends)}): "
+                                         "remove the cable or the peer_link flag"))
         if cable.length_m < 0:
             errors.append(FieldError(f"cables[{cable.label}].length_m", cable.length_m, "must not be negative"))
 
@@ -267,6 +290,9 @@ def _check_tenants_and_networks(inventory: Inventory, intent: FabricIntent, snap
         if not tenant.vrf or len(tenant.vrf) > LINUX_IFNAME_MAX or not re.match(r"^[A-Za-z0-9_.-]+$", tenant.vrf):
             errors.append(FieldError(f"{field}.vrf", tenant.vrf,
                                      f"VRF name must be 1..{LINUX_IFNAME_MAX} characters of letters, digits, _ . -"))
+        elif tenant.vrf.lower() in RESERVED_VRF_NAMES:
+            errors.append(FieldError(f"{field}.vrf", tenant.vrf,
+                                     f"reserved VRF name (reserved: {', '.join(sorted(RESERVED_VRF_NAMES))}, any case)"))
         elif tenant.vrf in vrf_owner:
             errors.append(FieldError(f"{field}.vrf", tenant.vrf, f"VRF already used by tenant {vrf_owner[tenant.vrf]}"))
         vrf_owner.setdefault(tenant.vrf, tenant.name)
@@ -438,6 +464,22 @@ def _check_roce(intent: FabricIntent, errors: list[FieldError]) -> None:
             errors.append(FieldError("roce_classes.cnp_priority", priority,
                                      f"CNP priority is the lossless priority of class {lossless_priority[priority][1]}; "
                                      "CNPs must not be paused behind the data they throttle"))
+
+
+def _check_roce_on_eos(inventory: Inventory, intent: FabricIntent, errors: list[FieldError]) -> None:
+    """EOS pauses per traffic class: `priority-flow-control priority N no-drop` makes traffic class N lossless
+    (the class a packet's DSCP is mapped to), and the PFC frames it sends carry that class number. A lossless class
+    whose 802.1p priority differs from its traffic class would be paused on a priority its DSCP never lands on."""
+    eos_switches = [switch.hostname for switch in inventory.switches if switch.platform == Platform.EOS]
+    if not eos_switches:
+        return
+    for roce in intent.roce_classes:
+        if roce.lossless and roce.priority != roce.traffic_class:
+            errors.append(FieldError(
+                f"roce_classes[{roce.name}].priority", roce.priority,
+                f"lossless class on EOS switches ({eos_switches[0]}{' ...' if len(eos_switches) > 1 else ''}) must "
+                f"use its traffic class {roce.traffic_class} as PFC priority: EOS pauses the traffic class its DSCP "
+                "lands on"))
 
 
 def _check_ecn(roce, field: str, errors: list[FieldError]) -> None:
