@@ -440,6 +440,7 @@ def test_management_in_the_default_vrf_prints_no_vrf():
     text = startup_config(with_management(vrf="default"))
     assert " vrf MGMT" not in text and "vrf instance MGMT" not in text
     assert "\nip route 0.0.0.0/0 192.168.0.1\n" in text and "\nntp server 192.168.0.250 iburst\n" in text
+    assert "\nip name-server vrf default 192.168.0.53\n" in text
     assert block(text, "management api http-commands").splitlines() == ["   protocol https", "   no shutdown"]
 
 

@@ -77,14 +77,16 @@ def ethernet_interfaces(interfaces: list[dict], profile_by_port_qos: dict[int, s
                 speed = speed_by_rate[rate] = eos_speed(interface)
             append(f"   speed {speed}\n")
         kind = interface["kind"]
+        # A Layer-2 port says `switchport` explicitly (EOS's default, printed as Arista's AVD prints it).
         if kind == KIND_SERVER and interface["trunk_vlans"]:
             access_vlan = interface["access_vlan"]
             allowed = interface["trunk_vlans"] + ([access_vlan] if access_vlan else [])
             append(f"   switchport mode trunk\n   switchport trunk allowed vlan {vlan_list(allowed)}\n")
             if access_vlan:
                 append(f"   switchport trunk native vlan {access_vlan}\n")
+            append("   switchport\n")
         elif kind == KIND_SERVER and interface["access_vlan"]:
-            append(f"   switchport mode access\n   switchport access vlan {interface['access_vlan']}\n")
+            append(f"   switchport mode access\n   switchport access vlan {interface['access_vlan']}\n   switchport\n")
         elif kind != KIND_UNUSED:
             append("   no switchport\n")
             if interface["ip"]:
