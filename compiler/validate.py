@@ -474,6 +474,14 @@ def _check_roce_on_eos(inventory: Inventory, intent: FabricIntent, errors: list[
     if not eos_switches:
         return
     for roce in intent.roce_classes:
+        if roce.lossless and roce.pfc_watchdog:
+            # EOS watchdog timers: seconds with 2 decimals, 0.01..60 s (compiler.render.eos.WATCHDOG_TIMER_MS).
+            for attr in ("watchdog_detect_ms", "watchdog_restore_ms"):
+                value = getattr(roce, attr)
+                if value > 0 and (value % 10 or not 10 <= value <= 60_000):
+                    errors.append(FieldError(f"roce_classes[{roce.name}].{attr}", value,
+                                             "EOS takes PFC watchdog timers of 10..60000 ms in steps of 10 ms "
+                                             f"(seconds with 2 decimals); {eos_switches[0]} is an EOS switch"))
         if roce.lossless and roce.priority != roce.traffic_class:
             errors.append(FieldError(
                 f"roce_classes[{roce.name}].priority", roce.priority,

@@ -103,6 +103,12 @@ NEGATIVE_CASES = [
      "reserved VRF name (reserved: all, default, mgmt, any case)"),
     ("lossless_priority_not_tc_on_eos", lambda d: (d["clos"].update(platform="eos"), _cls(d, "roce").update(priority=4)),
      "roce_classes[roce].priority", 4, "must use its traffic class 3 as PFC priority"),
+    ("watchdog_3_decimals_on_eos", lambda d: (d["clos"].update(platform="eos"),
+                                              _cls(d, "roce").update(watchdog_detect_ms=205)),
+     "roce_classes[roce].watchdog_detect_ms", 205, "steps of 10 ms"),
+    ("watchdog_above_60s_on_eos", lambda d: (d["clos"].update(platform="eos"),
+                                             _cls(d, "roce").update(watchdog_restore_ms=61000)),
+     "roce_classes[roce].watchdog_restore_ms", 61000, "10..60000 ms"),
     ("rt_auto_4byte_asn_big_vni", lambda d: (d["intent"].update(route_target_scheme="auto", pools={
         "asn_first": 4200000000, "asn_last": 4200000100}), _net(d, "net10").update(l2vni=70000)),
      "route_target_scheme", "auto", "ASN 4200000000 is 4-byte and network net10 has VNI 70000 > 65535"),
@@ -172,8 +178,8 @@ def test_leaf_to_leaf_cable_needs_peer_link(snapshot):
 
 def test_lossless_priority_other_than_traffic_class_is_fine_off_eos(make_snapshot):
     data = copy.deepcopy(BASE_SCENARIO)
-    _cls(data, "roce").update(priority=4)
-    validate_intent(snapshot_from_scenario(data))  # FRR: the DSCP -> priority map is explicit
+    _cls(data, "roce").update(priority=4, watchdog_detect_ms=205)
+    validate_intent(snapshot_from_scenario(data))  # FRR: explicit DSCP -> priority map, millisecond timers
 
 
 def test_peer_link_on_eos_is_refused_naming_the_cable(make_snapshot):
