@@ -5,9 +5,11 @@ already made in the structured config; the Python here checks that the structure
 EOS at all (raising :class:`compiler.errors.RenderError` naming the field otherwise) and provides small
 formatting filters. The Jinja2 templates in ``templates/`` print the blocks in the order EOS itself shows them
 in ``show running-config``; the blocks repeated per port and per BGP neighbor are formatted in Python
-(:mod:`compiler.render.eos.repeated_blocks`: 8x faster than the Jinja loops at 1,088 switches). Syntax follows
-Arista's own generator (aristanetworks/avd, ``pyavd/_eos_cli_config_gen/j2templates/eos/*.j2``), read for
-reference only.
+(:mod:`compiler.render.eos.repeated_blocks`: 8x faster than the Jinja loops at 1,088 switches). Syntax is that
+of Arista's own generator (aristanetworks/avd ``eos_cli_config_gen``), and tests/render/test_eos_avd_oracle.py
+proves it: the same settings rendered by pyavd give the same command shapes. EOS-specific vocabulary (the queue
+keyword of an ASIC family, watchdog actions, speed keywords) lives here; the hardware facts behind it live in
+:mod:`compiler.hardware`.
 """
 
 from __future__ import annotations
@@ -241,9 +243,10 @@ def _mmu_profile(structured: dict) -> dict | None:
     family = (structured.get("hardware") or {}).get("asic_family")
     if not qos.get("lossless_priorities") or family not in MMU_PROFILE_FAMILIES:
         return None
+    # Ports share QoS dicts (compiler.structured.qos_policy): sum each distinct dict's headroom once.
+    distinct = {id(i["qos"]): i["qos"] for i in structured["interfaces"] if i["qos"] and i["qos"].get("headroom")}
     headroom_bytes = max(
-        (sum(int(group["xoff_bytes"]) for group in interface["qos"]["headroom"].values())
-         for interface in structured["interfaces"] if interface["qos"] and interface["qos"].get("headroom")),
+        (sum(int(group["xoff_bytes"]) for group in port_qos["headroom"].values()) for port_qos in distinct.values()),
         default=0,
     )
     if not headroom_bytes:
