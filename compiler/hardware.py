@@ -28,6 +28,9 @@ class AsicFamily:
     ALL = (STRATA, SAND, SPECTRUM)
 
 
+# The families Arista builds EOS switches on (the renderer knows each one's queue keyword, compiler.render.eos).
+EOS_FAMILIES = (AsicFamily.STRATA, AsicFamily.SAND)
+
 # ASIC (as the catalogue names it) -> family. Sources: Broadcom's product briefs (Tomahawk 3/4/5 BCM56980/56990/
 # 78900, Trident 3/4 BCM56870/56880 are StrataXGS; Jericho2/3 BCM88690/88850 are StrataDNX) and NVIDIA's
 # Spectrum-3/4 datasheets.

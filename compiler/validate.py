@@ -12,7 +12,9 @@ import re
 from collections import Counter
 
 from compiler.allocate import MAX_VNI, RESERVED_ASNS, allocate, needed_counts, spine_asn, super_spine_asn, usable_hosts
+from compiler.catalog import SWITCH_MODELS
 from compiler.errors import AllocationError, FieldError, IntentValidationError
+from compiler.hardware import EOS_FAMILIES, asic_family
 from compiler.model import (
     Allocations,
     AsnScheme,
@@ -473,6 +475,20 @@ def _check_roce_on_eos(inventory: Inventory, intent: FabricIntent, errors: list[
     eos_switches = [switch.hostname for switch in inventory.switches if switch.platform == Platform.EOS]
     if not eos_switches:
         return
+    if intent.roce_classes:
+        # The EOS queue keyword (and whether EOS exists at all) depends on the ASIC family (compiler.hardware).
+        hosts_by_model: dict[str, list[str]] = {}
+        for switch in inventory.switches:
+            if switch.platform == Platform.EOS:
+                hosts_by_model.setdefault(switch.model, []).append(switch.hostname)
+        for model, hosts in hosts_by_model.items():
+            spec = inventory.models_by_name.get(model) or SWITCH_MODELS.get(model)
+            family = asic_family(spec) if spec else None
+            if family not in EOS_FAMILIES:
+                errors.append(FieldError(
+                    f"switches[{hosts[0]}].model", model,
+                    f"RoCE classes need the switch's ASIC family on EOS ({', '.join(EOS_FAMILIES)}); model {model} "
+                    f"has ASIC {spec.asic if spec else None!r} (family {family}); {len(hosts)} EOS switch(es) use it"))
     for roce in intent.roce_classes:
         if roce.lossless and roce.pfc_watchdog:
             # EOS watchdog timers: seconds with 2 decimals, 0.01..60 s (compiler.render.eos.WATCHDOG_TIMER_MS).

@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 
 from compiler.catalog import SWITCH_MODELS
-from compiler.hardware import ASIC_FAMILIES, AsicFamily, asic_family, port_lanes
+from compiler.hardware import ASIC_FAMILIES, EOS_FAMILIES, AsicFamily, asic_family, port_lanes
+from compiler.render.eos import ECN_QUEUE_KEYWORD
 
 
 @pytest.mark.parametrize(("model", "family"), [
@@ -37,3 +38,7 @@ def test_port_lanes_divide_the_cage(model, breakout, lanes):
 @pytest.mark.parametrize(("form_factor", "breakout"), [("QSFP-DD", 3), ("QSFP-DD", 0), ("CFP2", 1)])
 def test_impossible_breakout_or_unknown_cage_has_no_lanes(form_factor, breakout):
     assert port_lanes(replace(SWITCH_MODELS["DCS-7060DX5-64S"], form_factor=form_factor), breakout) is None
+
+
+def test_eos_renderer_knows_the_queue_keyword_of_every_eos_family():
+    assert set(ECN_QUEUE_KEYWORD) == set(EOS_FAMILIES)

@@ -109,6 +109,8 @@ NEGATIVE_CASES = [
     ("watchdog_above_60s_on_eos", lambda d: (d["clos"].update(platform="eos"),
                                              _cls(d, "roce").update(watchdog_restore_ms=61000)),
      "roce_classes[roce].watchdog_restore_ms", 61000, "10..60000 ms"),
+    ("roce_on_spectrum_running_eos", lambda d: d["clos"].update(platform="eos", leaf_model="SN5600"),
+     "switches[leaf1].model", "SN5600", "model SN5600 has ASIC 'NVIDIA Spectrum-4' (family spectrum); 4 EOS"),
     ("rt_auto_4byte_asn_big_vni", lambda d: (d["intent"].update(route_target_scheme="auto", pools={
         "asn_first": 4200000000, "asn_last": 4200000100}), _net(d, "net10").update(l2vni=70000)),
      "route_target_scheme", "auto", "ASN 4200000000 is 4-byte and network net10 has VNI 70000 > 65535"),
