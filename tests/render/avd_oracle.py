@@ -70,8 +70,8 @@ def _ethernet(interface: dict, profile_of: dict[int, str], speed: str | None) ->
         entry["switchport"] = _switchport(interface)
         if interface["ip"] and not entry["switchport"]["enabled"]:
             entry["ip_address"] = interface["ip"]
-    if interface["kind"] == "server":
-        entry["spanning_tree_portfast"] = "edge"
+    if interface["kind"] == "server" and entry["switchport"]["enabled"]:
+        entry["spanning_tree_portfast"] = "edge"  # an edge port facing a NIC
     if interface["qos"]:
         entry["service_profile"] = profile_of[id(interface["qos"])]
     return entry

@@ -73,6 +73,7 @@ def _cases() -> dict[str, dict]:
         "watchdog forward": _with(leaf, lambda s: s["qos"]["pfc_watchdog"].update(action="forward")),
         "watchdog off": _with(leaf, lambda s: s["qos"]["pfc_watchdog"].update(enabled=False)),
         "trunk with native VLAN": _with(leaf, lambda s: s["interfaces"][3].update(access_vlan=30)),
+        "server port in no network": _with(leaf, lambda s: s["interfaces"][2].update(access_vlan=None)),
         "no RoCE": _with(leaf, lambda s: (s.update(qos={}), [i.update(qos={}) for i in s["interfaces"]])),
     }
     auto = _compiled({"leaf_model": "DCS-7060X6-64PE", "spine_model": "DCS-7816R4"}, {"route_target_scheme": "auto"})

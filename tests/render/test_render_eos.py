@@ -175,6 +175,13 @@ def test_fabric_ports_are_not_portfast(leaf_text):
     assert "spanning-tree" not in block(leaf_text, "interface Ethernet1")
 
 
+def test_server_port_outside_any_network_is_routed_and_not_portfast():
+    structured = leaf_structured()
+    structured["interfaces"][2]["access_vlan"] = None
+    port = block(startup_config(structured), "interface Ethernet17").splitlines()
+    assert "   no switchport" in port and not [line for line in port if "spanning-tree" in line]
+
+
 def test_pfc_watchdog_defaults_in_seconds_with_two_decimals(leaf_text):
     assert "\npriority-flow-control pause watchdog default timeout 0.20\n" in leaf_text
     assert "\npriority-flow-control pause watchdog default recovery-time 0.40\n" in leaf_text

@@ -91,7 +91,7 @@ def ethernet_interfaces(interfaces: list[dict], profile_by_port_qos: dict[int, s
             append("   no switchport\n")
             if interface["ip"]:
                 append(f"   ip address {interface['ip']}\n")
-        if kind == KIND_SERVER:
+        if kind == KIND_SERVER and (interface["access_vlan"] or interface["trunk_vlans"]):
             # A server NIC is an edge port: forward at once instead of waiting out STP listening/learning.
             append("   spanning-tree portfast\n")
         if interface["qos"]:
