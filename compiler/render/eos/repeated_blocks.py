@@ -20,10 +20,6 @@ from collections.abc import Callable
 KIND_SERVER, KIND_UNUSED = "server", "unused"
 
 
-def _by_int_key(mapping: dict) -> list:
-    return sorted(mapping.items(), key=lambda item: int(item[0]))
-
-
 def vlan_list(vlan_ids) -> str:
     """``switchport trunk allowed vlan`` argument: sorted, de-duplicated, comma separated."""
     return ",".join(str(vlan_id) for vlan_id in sorted(set(vlan_ids)))
