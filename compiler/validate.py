@@ -489,6 +489,18 @@ def _check_roce_on_eos(inventory: Inventory, intent: FabricIntent, errors: list[
                     f"switches[{hosts[0]}].model", model,
                     f"RoCE classes need the switch's ASIC family on EOS ({', '.join(EOS_FAMILIES)}); model {model} "
                     f"has ASIC {spec.asic if spec else None!r} (family {family}); {len(hosts)} EOS switch(es) use it"))
+    cnp_class = next((roce for roce in intent.roce_classes if roce.cnp_dscp is not None), None)
+    if cnp_class is not None and cnp_class.cnp_priority is not None:
+        # CNPs get a strict-priority queue (compiler.structured.qos_policy); EOS serves strict queues from the top,
+        # so that queue must be above every weighted one (`no priority` on queue N makes 0..N round-robin).
+        carrier = next((roce for roce in intent.roce_classes if cnp_class.cnp_dscp in roce.dscp), None)
+        cnp_tc = carrier.traffic_class if carrier else cnp_class.cnp_priority
+        above = sorted({roce.traffic_class for roce in intent.roce_classes if roce.traffic_class > cnp_tc})
+        if above:
+            errors.append(FieldError(
+                "roce_classes.cnp_priority", cnp_class.cnp_priority,
+                f"CNPs (traffic class {cnp_tc}) are served strict-priority and EOS needs that queue above every "
+                f"weighted queue, but traffic class(es) {above} are higher; {eos_switches[0]} is an EOS switch"))
     for roce in intent.roce_classes:
         if roce.lossless and roce.pfc_watchdog:
             # EOS watchdog timers: seconds with 2 decimals, 0.01..60 s (compiler.render.eos.WATCHDOG_TIMER_MS).

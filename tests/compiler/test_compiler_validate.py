@@ -111,6 +111,9 @@ NEGATIVE_CASES = [
      "roce_classes[roce].watchdog_restore_ms", 61000, "10..60000 ms"),
     ("roce_on_spectrum_running_eos", lambda d: d["clos"].update(platform="eos", leaf_model="SN5600"),
      "switches[leaf1].model", "SN5600", "model SN5600 has ASIC 'NVIDIA Spectrum-4' (family spectrum); 4 EOS"),
+    ("cnp_queue_below_a_class_on_eos", lambda d: (d["clos"].update(platform="eos"),
+                                                  _cls(d, "roce").update(cnp_priority=2)),
+     "roce_classes.cnp_priority", 2, "traffic class(es) [3] are higher"),
     ("rt_auto_4byte_asn_big_vni", lambda d: (d["intent"].update(route_target_scheme="auto", pools={
         "asn_first": 4200000000, "asn_last": 4200000100}), _net(d, "net10").update(l2vni=70000)),
      "route_target_scheme", "auto", "ASN 4200000000 is 4-byte and network net10 has VNI 70000 > 65535"),
@@ -200,3 +203,9 @@ def test_peer_link_on_eos_is_refused_naming_the_cable(make_snapshot):
     errors = [e for e in caught.value.errors if e.field == "cables[X1].peer_link"]
     assert errors and errors[0].value is True
     assert "MLAG peer links are not supported on EOS switches (leaf1, leaf2)" in errors[0].message
+
+
+def test_base_scenario_is_valid_on_eos(make_snapshot):
+    """The passing twin of the EOS-only checks: CNP strict above the data classes, priority == traffic class,
+    10 ms-step watchdog timers, a Tomahawk leaf model."""
+    validate_intent(make_snapshot(clos={"platform": "eos"}))
