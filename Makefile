@@ -37,7 +37,7 @@ test: venv sysdeps lint
 golden: venv
 	UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/golden -q
 
-# pyavd is a bench-only dependency (requirements-bench.txt), never a runtime one.
+# pyavd is never a runtime dependency: the bench and the EOS oracle test use it (requirements-bench.txt, requirements.txt).
 bench: venv
 	$(BIN)/pip install -q -r requirements-bench.txt
 	$(BIN)/python -m bench.run

@@ -29,6 +29,10 @@ from compiler.render import supported_platforms
 from compiler.validate import check_intent
 
 DEFAULT_SIZES = ("2x4", "4x16", "8x64", "16x256", "64x1024")
+# Leaves on a Broadcom Tomahawk 5 model that runs both EOS and SONiC, so every platform can be rendered for every
+# device: SONiC's default leaf at 64+ uplinks is an NVIDIA Spectrum SN5600, which has no EOS image, and the EOS
+# renderer refuses RoCE queues for it (compiler.hardware).
+BENCH_LEAF_MODEL = "DCS-7060X6-64PE"
 # Pools big enough for 1,088 switches and 65,536 fabric links; 4-byte private ASNs (RFC 6996).
 BENCH_POOLS = Pools(loopback="10.0.0.0/20", vtep="10.0.16.0/20", p2p="10.128.0.0/14",
                     asn_first=4200000000, asn_last=4200099999, spine_asn=4210000000)
@@ -60,7 +64,8 @@ def run_size(spines: int, leaves: int, servers_per_leaf: int, platforms: tuple[s
              fabric_platform: str = "sonic") -> dict:
     name = f"bench{spines}x{leaves}"
     inventory, plan_s = _timed(plan_clos, ClosParams(name=name, spines=spines, leaves=leaves,
-                                                     servers_per_leaf=servers_per_leaf, platform=fabric_platform))
+                                                     servers_per_leaf=servers_per_leaf, platform=fabric_platform,
+                                                     leaf_model=BENCH_LEAF_MODEL))
     snapshot = Snapshot(inventory, bench_intent(name))
     wall_start = time.perf_counter()
     allocations, validate_s = _timed(check_intent, snapshot)  # validation + allocation, as compile_fabric

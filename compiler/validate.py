@@ -12,7 +12,9 @@ import re
 from collections import Counter
 
 from compiler.allocate import MAX_VNI, RESERVED_ASNS, allocate, needed_counts, spine_asn, super_spine_asn, usable_hosts
+from compiler.catalog import SWITCH_MODELS
 from compiler.errors import AllocationError, FieldError, IntentValidationError
+from compiler.hardware import EOS_FAMILIES, asic_family
 from compiler.model import (
     Allocations,
     AsnScheme,
@@ -31,6 +33,10 @@ MAX_ASN = 4294967295  # 4-byte ASN space, RFC 6793
 MAC_RE = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 LINUX_IFNAME_MAX = 15  # IFNAMSIZ - 1: a VRF is a netdev on Linux/FRR/SONiC
 HEADROOM_POLICIES = ("dynamic", "static")
+# Names a tenant VRF must not take (compared case-insensitively): "default" is the global routing table on EOS,
+# FRR and Linux (EOS rejects `vrf instance default`); "all" is the keyword of `show ... vrf all` on EOS and FRR;
+# "mgmt" is the management VRF (SONiC's fixed name, `mgmt`; ours on EOS, MGMT, compiler.render.eos).
+RESERVED_VRF_NAMES = frozenset({"default", "all", "mgmt"})
 TRANSIT_VLAN_BASE = 3000  # tenant transit VLAN = 3000 + (l3vni - l3vni_first + 1), see structured/vxlan_vrf.py
 
 
@@ -49,6 +55,7 @@ def check_intent(snapshot: Snapshot) -> Allocations:
     _check_asns(inventory, intent, snapshot, errors)
     _check_tenants_and_networks(inventory, intent, snapshot, errors)
     _check_roce(intent, errors)
+    _check_roce_on_eos(inventory, intent, errors)
     if not errors:
         # Only a structurally valid intent can be allocated; allocation problems (exhausted or colliding
         # stored values) and checks on allocated values are reported the same way.
@@ -76,6 +83,16 @@ def _check_allocated(intent: FabricIntent, allocations: Allocations, errors: lis
             errors.append(FieldError(f"tenants[{tenant.name}].l3vni", l3vni,
                                      f"L3VNI gives transit VLAN {transit} outside 1..4094: keep L3VNIs within "
                                      f"pools.l3vni_first {intent.pools.l3vni_first} + 1093"))
+    if intent.route_target_scheme == RouteTargetScheme.AUTO:
+        # ASN:VNI route targets: a 4-byte ASN leaves 2 bytes for the VNI (type-2 RT, RFC 5668).
+        big_asns = sorted({asn for asn in allocations.asns.values() if asn > 65535})
+        carried = [(f"network {n.name}", allocations.l2vnis[n.name]) for n in intent.networks]
+        carried += [(f"tenant {t.name}", allocations.l3vnis[t.name]) for t in intent.tenants]
+        too_big = next(((owner, vni) for owner, vni in carried if vni > 65535), None)
+        if big_asns and too_big:
+            errors.append(FieldError("route_target_scheme", intent.route_target_scheme,
+                                     f"ASN {big_asns[0]} is 4-byte and {too_big[0]} has VNI {too_big[1]} > 65535: "
+                                     "no ASN:VNI route target can carry both; use the vni scheme"))
     # Type-1 route distinguishers carry 16 bits: VNIs above 65535 use their low 16 bits and must not clash.
     low_bits: dict[int, int] = {}
     vnis = [(f"networks[{n.name}].l2vni", allocations.l2vnis[n.name]) for n in intent.networks]
@@ -137,6 +154,14 @@ def _check_inventory(inventory: Inventory, intent: FabricIntent, errors: list[Fi
         if roles <= {Role.LEAF, Role.BORDER} and not cable.peer_link and "unknown" not in roles:
             errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
                                      "leaf-to-leaf cable must be marked as a peer link"))
+        if cable.peer_link:
+            eos_ends = [end.device for end in (cable.a, cable.b)
+                        if end.device in switches and switches[end.device].platform == Platform.EOS]
+            if eos_ends:
+                # MLAG is not modelled: on EOS the port would become a routed port with no address.
+                errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
+                                         f"MLAG peer links are not supported on EOS switches ({', '.join(eos_ends)}): "
+                                         "remove the cable or the peer_link flag"))
         if cable.length_m < 0:
             errors.append(FieldError(f"cables[{cable.label}].length_m", cable.length_m, "must not be negative"))
 
@@ -267,6 +292,9 @@ def _check_tenants_and_networks(inventory: Inventory, intent: FabricIntent, snap
         if not tenant.vrf or len(tenant.vrf) > LINUX_IFNAME_MAX or not re.match(r"^[A-Za-z0-9_.-]+$", tenant.vrf):
             errors.append(FieldError(f"{field}.vrf", tenant.vrf,
                                      f"VRF name must be 1..{LINUX_IFNAME_MAX} characters of letters, digits, _ . -"))
+        elif tenant.vrf.lower() in RESERVED_VRF_NAMES:
+            errors.append(FieldError(f"{field}.vrf", tenant.vrf,
+                                     f"reserved VRF name (reserved: {', '.join(sorted(RESERVED_VRF_NAMES))}, any case)"))
         elif tenant.vrf in vrf_owner:
             errors.append(FieldError(f"{field}.vrf", tenant.vrf, f"VRF already used by tenant {vrf_owner[tenant.vrf]}"))
         vrf_owner.setdefault(tenant.vrf, tenant.name)
@@ -438,6 +466,56 @@ def _check_roce(intent: FabricIntent, errors: list[FieldError]) -> None:
             errors.append(FieldError("roce_classes.cnp_priority", priority,
                                      f"CNP priority is the lossless priority of class {lossless_priority[priority][1]}; "
                                      "CNPs must not be paused behind the data they throttle"))
+
+
+def _check_roce_on_eos(inventory: Inventory, intent: FabricIntent, errors: list[FieldError]) -> None:
+    """EOS pauses per traffic class: `priority-flow-control priority N no-drop` makes traffic class N lossless
+    (the class a packet's DSCP is mapped to), and the PFC frames it sends carry that class number. A lossless class
+    whose 802.1p priority differs from its traffic class would be paused on a priority its DSCP never lands on."""
+    eos_switches = [switch.hostname for switch in inventory.switches if switch.platform == Platform.EOS]
+    if not eos_switches:
+        return
+    if intent.roce_classes:
+        # The EOS queue keyword (and whether EOS exists at all) depends on the ASIC family (compiler.hardware).
+        hosts_by_model: dict[str, list[str]] = {}
+        for switch in inventory.switches:
+            if switch.platform == Platform.EOS:
+                hosts_by_model.setdefault(switch.model, []).append(switch.hostname)
+        for model, hosts in hosts_by_model.items():
+            spec = inventory.models_by_name.get(model) or SWITCH_MODELS.get(model)
+            family = asic_family(spec) if spec else None
+            if family not in EOS_FAMILIES:
+                errors.append(FieldError(
+                    f"switches[{hosts[0]}].model", model,
+                    f"RoCE classes need the switch's ASIC family on EOS ({', '.join(EOS_FAMILIES)}); model {model} "
+                    f"has ASIC {spec.asic if spec else None!r} (family {family}); {len(hosts)} EOS switch(es) use it"))
+    cnp_class = next((roce for roce in intent.roce_classes if roce.cnp_dscp is not None), None)
+    if cnp_class is not None and cnp_class.cnp_priority is not None:
+        # CNPs get a strict-priority queue (compiler.structured.qos_policy); EOS serves strict queues from the top,
+        # so that queue must be above every weighted one (`no priority` on queue N makes 0..N round-robin).
+        carrier = next((roce for roce in intent.roce_classes if cnp_class.cnp_dscp in roce.dscp), None)
+        cnp_tc = carrier.traffic_class if carrier else cnp_class.cnp_priority
+        above = sorted({roce.traffic_class for roce in intent.roce_classes if roce.traffic_class > cnp_tc})
+        if above:
+            errors.append(FieldError(
+                "roce_classes.cnp_priority", cnp_class.cnp_priority,
+                f"CNPs (traffic class {cnp_tc}) are served strict-priority and EOS needs that queue above every "
+                f"weighted queue, but traffic class(es) {above} are higher; {eos_switches[0]} is an EOS switch"))
+    for roce in intent.roce_classes:
+        if roce.lossless and roce.pfc_watchdog:
+            # EOS watchdog timers: seconds with 2 decimals, 0.01..60 s (compiler.render.eos.WATCHDOG_TIMER_MS).
+            for attr in ("watchdog_detect_ms", "watchdog_restore_ms"):
+                value = getattr(roce, attr)
+                if value > 0 and (value % 10 or not 10 <= value <= 60_000):
+                    errors.append(FieldError(f"roce_classes[{roce.name}].{attr}", value,
+                                             "EOS takes PFC watchdog timers of 10..60000 ms in steps of 10 ms "
+                                             f"(seconds with 2 decimals); {eos_switches[0]} is an EOS switch"))
+        if roce.lossless and roce.priority != roce.traffic_class:
+            errors.append(FieldError(
+                f"roce_classes[{roce.name}].priority", roce.priority,
+                f"lossless class on EOS switches ({eos_switches[0]}{' ...' if len(eos_switches) > 1 else ''}) must "
+                f"use its traffic class {roce.traffic_class} as PFC priority: EOS pauses the traffic class its DSCP "
+                "lands on"))
 
 
 def _check_ecn(roce, field: str, errors: list[FieldError]) -> None:

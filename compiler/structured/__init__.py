@@ -25,7 +25,7 @@ FEATURES = (
 
 def skeleton(hostname: str) -> dict:
     return {
-        "hostname": hostname, "role": None, "platform": None, "asn": None, "router_id": None,
+        "hostname": hostname, "role": None, "platform": None, "hardware": {}, "asn": None, "router_id": None,
         "mtu": {}, "loopbacks": [], "interfaces": [],
         "bgp": {"asn": None, "router_id": None, "maximum_paths": None, "keepalive_s": None, "hold_s": None,
                 "allowas_in": 0, "bfd": False, "peer_groups": [], "neighbors": [], "networks": [],

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from compiler.model import Snapshot
+from compiler.model import RouteTargetScheme, Snapshot
 from compiler.structured.qos_policy import FabricQos, build_fabric_qos
 from compiler.topology import VTEP_ROLES
 
@@ -30,6 +30,9 @@ class StructuredContext:
     # ASNs carried by more than one VTEP switch (per_rack scheme): those switches need allowas-in to accept each
     # other's routes, which AS-path loop prevention (RFC 4271 9.1.2) would otherwise drop.
     shared_vtep_asns: frozenset[int] = frozenset()
+    # VNI -> the distinct ASNs of the VTEPs carrying it, ascending: the import list of the ``auto`` route-target
+    # scheme (empty under the ``vni`` scheme, which does not need it)
+    asns_by_vni: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     __hash__ = None
 
@@ -55,10 +58,15 @@ class StructuredContext:
         vtep_roles = {switch.hostname for switch in snapshot.inventory.switches if switch.role in VTEP_ROLES}
         asn_users = Counter(asn for host, asn in facts.allocations.asns.items() if host in vtep_roles)
         shared = frozenset(asn for asn, users in asn_users.items() if users > 1)
+        asns = facts.allocations.asns
+        asns_by_vni = {}
+        if intent.route_target_scheme == RouteTargetScheme.AUTO:
+            asns_by_vni = {vni: tuple(sorted({asns[host] for host in hosts}))
+                           for vni, hosts in facts.vtep_hosts_by_vni.items()}
         return cls(snapshot=snapshot, facts=facts, overlay_enabled=bool(intent.networks or intent.tenants),
                    qos=build_fabric_qos(intent) if intent.roce_classes else None, ports=ports,
                    link_addresses=link_addresses, port_networks=port_networks, vtep_ips_by_vni=vtep_ips_by_vni,
-                   shared_vtep_asns=shared)
+                   shared_vtep_asns=shared, asns_by_vni=asns_by_vni)
 
     @property
     def intent(self):

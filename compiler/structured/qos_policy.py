@@ -1,7 +1,8 @@
 """The fabric-wide RoCE QoS policy derived once from the intent's RoCE classes (used by roce_qos).
 
 DSCP -> traffic class -> queue/priority group/802.1p priority maps, the lossless priorities (PFC), ECN/WRED
-thresholds per queue (DCQCN marking), the CNP class and the PFC watchdog. Everything unmapped stays in TC 0.
+thresholds per queue (DCQCN marking), the CNP class, the PFC watchdog and the egress scheduling of each queue.
+Everything unmapped stays in TC 0.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class FabricQos:
         policy["classes"] = [dict(item, dscp=list(item["dscp"]), ecn=dict(item["ecn"])) for item in policy["classes"]]
         for key in ("dscp_to_tc", "tc_to_queue", "tc_to_priority_group", "tc_to_priority", "cnp", "pfc_watchdog"):
             policy[key] = dict(policy[key])
+        policy["scheduling"] = {queue: dict(entry) for queue, entry in policy["scheduling"].items()}
         policy["lossless_priorities"] = list(policy["lossless_priorities"])
         return policy
 
@@ -69,6 +71,33 @@ def _ecn(roce: RoceClass) -> dict:
         return {}
     return {"min_bytes": kib(roce.ecn_min_kb), "max_bytes": kib(roce.ecn_max_kb),
             "probability": roce.ecn_mark_probability}
+
+
+# Egress scheduling. CNPs are tiny and throttle the senders, so their queue is served first (strict priority; a
+# CNP stuck behind data would come too late for DCQCN, see the DCQCN paper, SIGCOMM 2015, section 3). The other
+# queues share the link by weight: the lossless (RoCE) queues carry the AI traffic and get
+# LOSSLESS_BANDWIDTH_PERCENT between them, the lossy queues (best effort TC 0 and lossy classes) the rest. These
+# are defaults of this compiler, not measurements; the intent has no weight field yet.
+LOSSLESS_BANDWIDTH_PERCENT = 80
+
+
+def _scheduling(tc_to_queue: dict[int, int], lossless_queues: set[int], cnp_queue: int | None) -> dict[str, dict]:
+    """queue -> {mode: strict} or {mode: dwrr, weight_percent: N} for every queue a traffic class uses."""
+    queues = sorted(set(tc_to_queue.values()))
+    weighted = [queue for queue in queues if queue != cnp_queue]
+    lossless = [queue for queue in weighted if queue in lossless_queues]
+    lossy = [queue for queue in weighted if queue not in lossless_queues]
+    lossless_share = LOSSLESS_BANDWIDTH_PERCENT if lossy else 100
+    scheduling: dict[str, dict] = {}
+    for queue in queues:
+        if queue == cnp_queue:
+            scheduling[str(queue)] = {"mode": "strict"}
+        elif queue in lossless_queues:
+            scheduling[str(queue)] = {"mode": "dwrr", "weight_percent": lossless_share // len(lossless)}
+        else:
+            share = 100 - LOSSLESS_BANDWIDTH_PERCENT if lossless else 100
+            scheduling[str(queue)] = {"mode": "dwrr", "weight_percent": share // len(lossy)}
+    return scheduling
 
 
 def _int_keyed(mapping: dict[int, int]) -> dict[str, int]:
@@ -118,6 +147,8 @@ def build_fabric_qos(intent: FabricIntent) -> FabricQos:
         "lossless_priorities": sorted({roce.priority for roce in lossless}),
         "cnp": cnp,
         "pfc_watchdog": watchdog,
+        "scheduling": _scheduling(tc_to_queue, {roce.traffic_class for roce in lossless},
+                                  tc_to_queue[cnp["traffic_class"]] if cnp else None),
     }
     port_ecn = {str(entry["queue"]): entry["ecn"] for entry in class_entries if entry["ecn"]}
     return FabricQos(policy=policy, lossless_classes=lossless, port_ecn=port_ecn, watchdog_enabled=bool(watched))

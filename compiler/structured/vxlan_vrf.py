@@ -36,7 +36,7 @@ def apply(context, switch, config: dict) -> None:
         vlans.append({"id": network.vlan_id, "name": network.name, "network": network.name, "vni": vni,
                       "tenant": network.tenant, "vrf": vrf_of.get(network.tenant),
                       "rd": route_distinguisher(router_id, vni),
-                      "route_targets": route_targets(intent.route_target_scheme, vni), "svi": svi})
+                      "route_targets": route_targets(context, config["asn"], vni), "svi": svi})
     config["vlans"] = vlans
     l3vnis = facts.l3vnis_by_tenant
     config["vrfs"] = [{"name": tenant.vrf, "tenant": tenant.name, "l3vni": l3vnis[tenant.name],

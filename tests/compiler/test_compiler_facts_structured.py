@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from compiler.api import build_facts, structured_configs
+import pytest
+
+from compiler.api import build_facts, compile_fabric, structured_configs
 from compiler.model import Snapshot
 from compiler.structured import skeleton
+from validators import overlay
 
 
 def _configs(snapshot):
@@ -51,7 +54,7 @@ def test_vteps_per_vni(snapshot):
 def test_every_contract_key_present_everywhere(snapshot):
     configs = _configs(snapshot)
     expected_top = set(skeleton("x"))
-    interface_keys = {"name", "kind", "speed_gbps", "mtu", "enabled", "description", "peer_device", "peer_interface",
+    interface_keys = {"name", "kind", "speed_gbps", "lanes", "mtu", "enabled", "description", "peer_device", "peer_interface",
                       "cable", "cable_length_m", "ip", "unnumbered", "access_vlan", "trunk_vlans", "qos"}
     for config in configs.values():
         assert set(config) == expected_top
@@ -141,6 +144,54 @@ def test_unnumbered_neighbors(make_snapshot):
     assert all(i["unnumbered"] and i["ip"] is None for i in leaf1["interfaces"] if i["kind"] == "fabric")
 
 
-def test_route_target_auto_scheme(make_snapshot):
-    leaf1 = _configs(make_snapshot(intent={"route_target_scheme": "auto"}))["leaf1"]
-    assert leaf1["vlans"][0]["route_targets"] == {"import": [], "export": []}
+def test_route_target_auto_scheme_spells_out_asn_vni(make_snapshot):
+    """auto = ASN:VNI (RFC 8365): export the own ASN's RT, import the RT of every VTEP carrying the VNI."""
+    configs = _configs(make_snapshot(intent={"route_target_scheme": "auto"}))
+    leaf1, leaf3 = configs["leaf1"], configs["leaf3"]
+    assert leaf1["vlans"][0]["route_targets"] == {
+        "import": ["65100:10010", "65101:10010", "65102:10010", "65103:10010"], "export": ["65100:10010"]}
+    assert leaf3["vlans"][0]["route_targets"]["export"] == ["65102:10010"]
+    # net20 and tenant B live on leaf1 and leaf2 only: only their ASNs are imported.
+    assert leaf1["vlans"][1]["route_targets"]["import"] == ["65100:10020", "65101:10020"]
+    vrf_b = next(vrf for vrf in leaf1["bgp"]["vrfs"] if vrf["name"] == "TENANT_B")
+    assert vrf_b["route_targets"] == {"import": ["65100:50002", "65101:50002"], "export": ["65100:50002"]}
+
+
+def test_route_target_auto_scheme_passes_the_route_target_check(make_snapshot):
+    result = compile_fabric(make_snapshot(intent={"route_target_scheme": "auto"}), platforms=["frr"])
+    assert overlay.check_route_targets(result) == []
+    # A leaf that forgot one peer's ASN would never learn its routes: the same check catches it.
+    result.structured["leaf1"]["vlans"][0]["route_targets"]["import"].remove("65103:10010")
+    assert [f.subject for f in overlay.check_route_targets(result)] == ["leaf1:VNI 10010"]
+
+
+@pytest.mark.parametrize(("clos", "port", "lanes"), [
+    # DCS-7060X6-64PE: 8-lane OSFP; 2 x 400G breakout -> 4 lanes each (EOS 400g-4).
+    ({"platform": "eos", "leaf_model": "DCS-7060X6-64PE", "spine_model": "DCS-7060X6-64PE"}, "Ethernet1/1", 4),
+    # DCS-7060DX5-64S: 8-lane QSFP-DD; 4 x 100G breakout -> 2 lanes each (EOS 100g-2).
+    ({"platform": "eos", "leaf_model": "DCS-7060DX5-64S", "spine_model": "DCS-7060DX5-64S",
+      "downlink_speed_gbps": 100}, "Ethernet1/1", 2),
+    # No breakout: the port uses every lane of its cage.
+    ({"platform": "eos", "leaf_model": "DCS-7060DX5-64S", "spine_model": "DCS-7060DX5-64S"}, "Ethernet1/1", 8),
+])
+def test_port_lanes_are_cage_lanes_divided_by_breakout(make_snapshot, clos, port, lanes):
+    leaf1 = _configs(make_snapshot(clos={"name": "t", "spines": 2, "leaves": 2, "servers_per_leaf": 2, **clos}))["leaf1"]
+    interface = next(i for i in leaf1["interfaces"] if i["name"] == port)
+    assert interface["lanes"] == lanes
+
+
+def test_hardware_names_model_asic_and_family(make_snapshot):
+    configs = _configs(make_snapshot(clos={"name": "t", "spines": 2, "leaves": 2, "servers_per_leaf": 2,
+                                           "platform": "eos", "spine_model": "DCS-7816R4"}))
+    assert configs["leaf1"]["hardware"] == {"model": "DCS-7060DX5-64S", "asic": "Broadcom Tomahawk 4",
+                                            "asic_family": "strata"}
+    assert configs["spine1"]["hardware"] == {"model": "DCS-7816R4", "asic": "Broadcom Jericho3", "asic_family": "sand"}
+
+
+def test_scheduling_cnp_strict_lossless_and_lossy_weighted(snapshot):
+    qos = _configs(snapshot)["leaf1"]["qos"]
+    # roce (lossless, TC 3) 80 %, best effort TC 0 and bulk TC 1 share 20 %, CNP (TC 6) strict.
+    assert qos["scheduling"] == {"0": {"mode": "dwrr", "weight_percent": 10},
+                                 "1": {"mode": "dwrr", "weight_percent": 10},
+                                 "3": {"mode": "dwrr", "weight_percent": 80},
+                                 "6": {"mode": "strict"}}

@@ -97,6 +97,26 @@ NEGATIVE_CASES = [
      "underlay", "unnumbered", "not supported by the EOS renderer"),
     ("vrf_name_long", lambda d: d["intent"]["tenants"][0].update(vrf="TENANT_WITH_LONG_NAME"), "tenants[A].vrf",
      "TENANT_WITH_LONG_NAME", "1..15 characters"),
+    ("vrf_default", lambda d: d["intent"]["tenants"][0].update(vrf="default"), "tenants[A].vrf", "default",
+     "reserved VRF name"),
+    ("vrf_mgmt_any_case", lambda d: d["intent"]["tenants"][1].update(vrf="Mgmt"), "tenants[B].vrf", "Mgmt",
+     "reserved VRF name (reserved: all, default, mgmt, any case)"),
+    ("lossless_priority_not_tc_on_eos", lambda d: (d["clos"].update(platform="eos"), _cls(d, "roce").update(priority=4)),
+     "roce_classes[roce].priority", 4, "must use its traffic class 3 as PFC priority"),
+    ("watchdog_3_decimals_on_eos", lambda d: (d["clos"].update(platform="eos"),
+                                              _cls(d, "roce").update(watchdog_detect_ms=205)),
+     "roce_classes[roce].watchdog_detect_ms", 205, "steps of 10 ms"),
+    ("watchdog_above_60s_on_eos", lambda d: (d["clos"].update(platform="eos"),
+                                             _cls(d, "roce").update(watchdog_restore_ms=61000)),
+     "roce_classes[roce].watchdog_restore_ms", 61000, "10..60000 ms"),
+    ("roce_on_spectrum_running_eos", lambda d: d["clos"].update(platform="eos", leaf_model="SN5600"),
+     "switches[leaf1].model", "SN5600", "model SN5600 has ASIC 'NVIDIA Spectrum-4' (family spectrum); 4 EOS"),
+    ("cnp_queue_below_a_class_on_eos", lambda d: (d["clos"].update(platform="eos"),
+                                                  _cls(d, "roce").update(cnp_priority=2)),
+     "roce_classes.cnp_priority", 2, "traffic class(es) [3] are higher"),
+    ("rt_auto_4byte_asn_big_vni", lambda d: (d["intent"].update(route_target_scheme="auto", pools={
+        "asn_first": 4200000000, "asn_last": 4200000100}), _net(d, "net10").update(l2vni=70000)),
+     "route_target_scheme", "auto", "ASN 4200000000 is 4-byte and network net10 has VNI 70000 > 65535"),
     ("transit_vlan_clash", lambda d: _net(d, "net20").update(vlan_id=3002), "tenants[B].l3vni", 50002,
      "transit VLAN 3002 of this L3VNI is used by network net20"),
     ("hold_time", lambda d: d["intent"].update(bgp={"keepalive_s": 10, "hold_s": 9}), "bgp.hold_s", 9, "RFC 4271"),
@@ -159,3 +179,33 @@ def test_leaf_to_leaf_cable_needs_peer_link(snapshot):
         validate_intent(Snapshot(inventory, snapshot.intent))
     marked = replace(inventory, cables=snapshot.inventory.cables + (replace(cable, peer_link=True),))
     validate_intent(Snapshot(marked, snapshot.intent))
+
+
+def test_lossless_priority_other_than_traffic_class_is_fine_off_eos(make_snapshot):
+    data = copy.deepcopy(BASE_SCENARIO)
+    _cls(data, "roce").update(priority=4, watchdog_detect_ms=205)
+    validate_intent(snapshot_from_scenario(data))  # FRR: explicit DSCP -> priority map, millisecond timers
+
+
+def test_peer_link_on_eos_is_refused_naming_the_cable(make_snapshot):
+    from dataclasses import replace
+
+    from compiler.model import Cable, Endpoint
+
+    snapshot = make_snapshot(clos={"platform": "eos"})
+    inventory = snapshot.inventory
+    free1, free2 = (next(i.name for i in inventory.switches_by_name[leaf].interfaces
+                         if Endpoint(leaf, i.name) not in inventory.cable_at) for leaf in ("leaf1", "leaf2"))
+    cable = Cable("X1", Endpoint("leaf1", free1), Endpoint("leaf2", free2), "dac", 1.0, peer_link=True)
+    broken = Snapshot(replace(inventory, cables=inventory.cables + (cable,)), snapshot.intent)
+    with pytest.raises(IntentValidationError) as caught:
+        validate_intent(broken)
+    errors = [e for e in caught.value.errors if e.field == "cables[X1].peer_link"]
+    assert errors and errors[0].value is True
+    assert "MLAG peer links are not supported on EOS switches (leaf1, leaf2)" in errors[0].message
+
+
+def test_base_scenario_is_valid_on_eos(make_snapshot):
+    """The passing twin of the EOS-only checks: CNP strict above the data classes, priority == traffic class,
+    10 ms-step watchdog timers, a Tomahawk leaf model."""
+    validate_intent(make_snapshot(clos={"platform": "eos"}))

@@ -149,6 +149,14 @@ def test_bad_tenant_l3vni_is_400(api, fabric_intent):
     assert fabric_intent.tenants.count() == 1
 
 
+@pytest.mark.parametrize("vrf", ["default", "MGMT", "all"])
+def test_reserved_tenant_vrf_is_400_naming_field_and_value(api, fabric_intent, vrf):
+    response = api.post("/api/tenants/", {"fabric_intent": fabric_intent.pk, "name": "B", "vrf": vrf}, format="json")
+    assert response.status_code == 400
+    assert "tenants[B].vrf" in _fields(response) and vrf in str(response.json()), response.json()
+    assert fabric_intent.tenants.count() == 1  # nothing half-saved
+
+
 def test_valid_second_class_is_accepted(api, fabric_intent):
     """The passing twin of the lossless-priority case: same DSCP set on another priority is fine."""
     response = api.post("/api/roce-classes/", {

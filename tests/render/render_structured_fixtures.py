@@ -46,12 +46,19 @@ def device_qos() -> dict:
         "lossless_priorities": [3, 4],
         "cnp": {"dscp": 48, "priority": 6, "traffic_class": 6},
         "pfc_watchdog": {"enabled": True, "detect_ms": 200, "restore_ms": 400, "action": "drop"},
+        "scheduling": {"0": {"mode": "dwrr", "weight_percent": 20}, "3": {"mode": "dwrr", "weight_percent": 40},
+                       "4": {"mode": "dwrr", "weight_percent": 40}, "6": {"mode": "strict"}},
     }
+
+
+# The hardware block of a DCS-7060DX5-64S (Broadcom Tomahawk 4, compiler.catalog).
+TOMAHAWK4 = {"model": "DCS-7060DX5-64S", "asic": "Broadcom Tomahawk 4", "asic_family": "strata"}
 
 
 def fabric_interface(platform, index, ip, peer, peer_port, cable, length_m, headroom) -> dict:
     return {
-        "name": port_name(platform, index), "kind": "fabric", "speed_gbps": 400, "mtu": 9214, "enabled": True,
+        "name": port_name(platform, index), "kind": "fabric", "speed_gbps": 400, "lanes": 8, "mtu": 9214,
+        "enabled": True,
         "description": f"P2P {peer} {peer_port}", "peer_device": peer, "peer_interface": peer_port,
         "cable": cable, "cable_length_m": length_m, "ip": ip, "unnumbered": False,
         "access_vlan": None, "trunk_vlans": [], "qos": roce_port_qos(headroom),
@@ -65,19 +72,22 @@ def leaf_structured(platform: str = "eos") -> dict:
         fabric_interface(platform, 1, "10.1.0.1/31", "spine1", peer_port, "C0001", 3.0, HEADROOM_3M),
         fabric_interface(platform, 2, "10.1.0.3/31", "spine2", peer_port, "C0002", 4.2, HEADROOM_5M),
         {
-            "name": port_name(platform, 17), "kind": "server", "speed_gbps": 400, "mtu": 9214, "enabled": True,
+            "name": port_name(platform, 17), "kind": "server", "speed_gbps": 400, "lanes": 8, "mtu": 9214,
+            "enabled": True,
             "description": "gpu01 eth0", "peer_device": "gpu01", "peer_interface": "eth0", "cable": "C0101",
             "cable_length_m": 2.0, "ip": None, "unnumbered": False, "access_vlan": 10, "trunk_vlans": [],
             "qos": roce_port_qos(HEADROOM_3M),
         },
         {
-            "name": port_name(platform, 18), "kind": "server", "speed_gbps": 400, "mtu": 9214, "enabled": True,
+            "name": port_name(platform, 18), "kind": "server", "speed_gbps": 400, "lanes": 8, "mtu": 9214,
+            "enabled": True,
             "description": "gpu02 eth0", "peer_device": "gpu02", "peer_interface": "eth0", "cable": "C0102",
             "cable_length_m": 2.0, "ip": None, "unnumbered": False, "access_vlan": None, "trunk_vlans": [10, 20],
             "qos": roce_port_qos(HEADROOM_3M),
         },
         {
-            "name": port_name(platform, 32), "kind": "unused", "speed_gbps": 400, "mtu": 9214, "enabled": False,
+            "name": port_name(platform, 32), "kind": "unused", "speed_gbps": 400, "lanes": 8, "mtu": 9214,
+            "enabled": False,
             "description": "unused", "peer_device": None, "peer_interface": None, "cable": None,
             "cable_length_m": None, "ip": None, "unnumbered": False, "access_vlan": None, "trunk_vlans": [],
             "qos": {},
@@ -95,6 +105,7 @@ def leaf_structured(platform: str = "eos") -> dict:
         "hostname": "leaf1",
         "role": "leaf",
         "platform": platform,
+        "hardware": dict(TOMAHAWK4),
         "asn": 65101,
         "router_id": "10.0.0.3",
         "mtu": {"underlay": 9214, "host": 9000},
@@ -158,6 +169,7 @@ def spine_structured(platform: str = "eos") -> dict:
         "hostname": "spine1",
         "role": "spine",
         "platform": platform,
+        "hardware": dict(TOMAHAWK4),
         "asn": 65000,
         "router_id": "10.0.0.1",
         "mtu": {"underlay": 9214, "host": 9000},

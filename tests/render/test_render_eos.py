@@ -109,27 +109,100 @@ def test_dscp_map_covers_every_dscp_once(leaf_text):
         assert f"\nqos map traffic-class {traffic_class} to tx-queue {queue}\n" in leaf_text
 
 
-@pytest.mark.parametrize("port", ["Ethernet1", "Ethernet2", "Ethernet17", "Ethernet18"])
-def test_roce_qos_on_every_fabric_and_server_port(leaf_text, port):
-    lines = block(leaf_text, f"interface {port}").splitlines()
-    for line in ("qos trust dscp", "priority-flow-control on", "priority-flow-control priority 3 no-drop",
-                 "priority-flow-control priority 4 no-drop", "priority-flow-control pause watchdog"):
-        assert f"   {line}" in lines, (port, line)
-    assert [line for line in lines if "no-drop" in line] == [
-        "   priority-flow-control priority 3 no-drop", "   priority-flow-control priority 4 no-drop"]
+def test_roce_qos_profile_trust_pfc_watchdog_scheduling_and_ecn(leaf_text):
+    profile = block(leaf_text, "qos profile FT_ROCE").splitlines()
+    assert profile[:5] == ["   qos trust dscp", "   priority-flow-control on",
+                           "   priority-flow-control priority 3 no-drop", "   priority-flow-control priority 4 no-drop",
+                           "   priority-flow-control pause watchdog"]
+    # Tomahawk (Strata) takes ECN and scheduling on the unicast queue; CNP's queue is strict, the rest weighted.
     # ECN thresholds are printed in bytes, the structured config's unit, so nothing is rounded.
-    queue3 = lines.index("   tx-queue 3")
-    assert lines[queue3 + 1] == ("      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536000 "
-                                 "bytes max-mark-probability 10")
-    queue4 = lines.index("   tx-queue 4")
-    assert lines[queue4 + 1] == ("      random-detect ecn minimum-threshold 204800 bytes maximum-threshold 2048000 "
-                                 "bytes max-mark-probability 20")
+    assert profile[5:] == [
+        "   !", "   uc-tx-queue 0", "      no priority", "      bandwidth percent 20",
+        "   !", "   uc-tx-queue 3", "      no priority", "      bandwidth percent 40",
+        "      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536000 bytes "
+        "max-mark-probability 10",
+        "   !", "   uc-tx-queue 4", "      no priority", "      bandwidth percent 40",
+        "      random-detect ecn minimum-threshold 204800 bytes maximum-threshold 2048000 bytes "
+        "max-mark-probability 20",
+        "   !", "   uc-tx-queue 6", "      priority strict",
+    ]
+    assert "\n   tx-queue" not in leaf_text
 
 
-def test_pfc_watchdog_defaults_in_seconds(leaf_text):
-    assert "\npriority-flow-control pause watchdog default timeout 0.2\n" in leaf_text
-    assert "\npriority-flow-control pause watchdog default recovery-time 0.4\n" in leaf_text
+@pytest.mark.parametrize("port", ["Ethernet1", "Ethernet2", "Ethernet17", "Ethernet18"])
+def test_every_fabric_and_server_port_names_the_roce_profile(leaf_text, port):
+    lines = block(leaf_text, f"interface {port}").splitlines()
+    assert lines[-1] == "   service-profile FT_ROCE"
+    assert not [line for line in lines if "priority-flow-control" in line or "tx-queue" in line]
+
+
+def test_jericho_takes_ecn_on_tx_queue_and_has_no_mmu_profile():
+    structured = leaf_structured()
+    structured["hardware"] = {"model": "DCS-7816R4", "asic": "Broadcom Jericho3", "asic_family": "sand"}
+    text = startup_config(structured)
+    assert "\n   tx-queue 3\n      no priority\n      bandwidth percent 40\n      random-detect ecn" in text
+    assert "uc-tx-queue" not in text and "platform trident" not in text
+
+
+@pytest.mark.parametrize("hardware", [{}, {"model": "SN5600", "asic": "NVIDIA Spectrum-4", "asic_family": "spectrum"}])
+def test_roce_on_an_asic_family_without_eos_queues_is_refused(hardware):
+    structured = leaf_structured()
+    structured["hardware"] = hardware
+    with pytest.raises(RenderError, match=r"leaf1: hardware\.asic_family=.*EOS RoCE queues are known for"):
+        render(structured)
+
+
+def test_pfc_headroom_reserved_by_the_mmu_profile(leaf_text):
+    # Ethernet2 (4.2 m) needs the most: 2 lossless priority groups x 121000 bytes XOFF.
+    assert block(leaf_text, "platform trident mmu queue profile FT_ROCE").splitlines() == [
+        "    ingress headroom bytes 242000"]
+    assert leaf_text.endswith("!\nplatform trident mmu queue profile FT_ROCE apply\n!\nend\n")
+
+
+def test_vxlan_carries_dscp_and_ecn_across_the_overlay(leaf_text):
+    vxlan = block(leaf_text, "interface Vxlan1").splitlines()
+    for line in ("vxlan qos ecn propagation", "vxlan qos dscp propagation encapsulation",
+                 "vxlan qos map dscp to traffic-class decapsulation"):
+        assert f"   {line}" in vxlan, line
+
+
+@pytest.mark.parametrize("port", ["Ethernet17", "Ethernet18"])
+def test_server_ports_are_portfast_edges(leaf_text, port):
+    assert "   spanning-tree portfast" in block(leaf_text, f"interface {port}").splitlines()
+
+
+def test_fabric_ports_are_not_portfast(leaf_text):
+    assert "spanning-tree" not in block(leaf_text, "interface Ethernet1")
+
+
+def test_server_port_outside_any_network_is_routed_and_not_portfast():
+    structured = leaf_structured()
+    structured["interfaces"][2]["access_vlan"] = None
+    port = block(startup_config(structured), "interface Ethernet17").splitlines()
+    assert "   no switchport" in port and not [line for line in port if "spanning-tree" in line]
+
+
+def test_pfc_watchdog_defaults_in_seconds_with_two_decimals(leaf_text):
+    assert "\npriority-flow-control pause watchdog default timeout 0.20\n" in leaf_text
+    assert "\npriority-flow-control pause watchdog default recovery-time 0.40\n" in leaf_text
     assert "\npriority-flow-control pause watchdog action drop\n" in leaf_text
+
+
+def test_watchdog_forward_is_eos_notify_only():
+    structured = leaf_structured()
+    structured["qos"]["pfc_watchdog"]["action"] = "forward"
+    text = startup_config(structured)
+    assert "\npriority-flow-control pause watchdog action notify-only\n" in text
+    assert "no-drop\n" not in text.split("qos profile")[0]
+
+
+@pytest.mark.parametrize(("field", "value"), [("detect_ms", 205), ("detect_ms", 5), ("restore_ms", 61_000),
+                                              ("restore_ms", 0)])
+def test_watchdog_timer_eos_cannot_take_is_refused(field, value):
+    structured = leaf_structured()
+    structured["qos"]["pfc_watchdog"][field] = value
+    with pytest.raises(RenderError, match=rf"qos\.pfc_watchdog\.{field}={value}: EOS takes 0\.01\.\.60 s"):
+        render(structured)
 
 
 def test_watchdog_off_prints_no_watchdog():
@@ -145,6 +218,7 @@ def test_no_roce_classes_prints_no_qos():
         interface["qos"] = {}
     text = startup_config(structured)
     assert "qos " not in text and "priority-flow-control" not in text and "random-detect" not in text
+    assert "service-profile" not in text and "platform trident" not in text
 
 
 def test_vlans_vrfs_svis_and_vxlan(leaf_text):
@@ -155,6 +229,9 @@ def test_vlans_vrfs_svis_and_vxlan(leaf_text):
     assert block(leaf_text, "interface Vxlan1").splitlines() == [
         "   vxlan source-interface Loopback1",
         "   vxlan udp-port 4789",
+        "   vxlan qos ecn propagation",
+        "   vxlan qos dscp propagation encapsulation",
+        "   vxlan qos map dscp to traffic-class decapsulation",
         "   vxlan vlan 10 vni 10010",
         "   vxlan vlan 20 vni 10020",
         "   vxlan vrf TENANT_A vni 50001",
@@ -226,10 +303,21 @@ def test_spine_relays_evpn_with_next_hop_unchanged(spine_text, leaf_text):
 
 @pytest.mark.parametrize(
     ("speed_gbps", "lanes", "expected"),
-    [(400, None, "400g-8"), (800, None, "800g-8"), (100, None, "100g-4"), (25, None, "25g"), (400, 4, "400g-4")],
+    [(400, 8, "400g-8"), (400, 4, "400g-4"), (800, 8, "800g-8"), (100, 2, "100g-2"), (100, 4, "100g-4"),
+     (200, 4, "200g-4"), (1600, 8, "1.6t-8"), (25, None, "25g"), (10, None, "10g")],
 )
 def test_eos_speed_keyword(speed_gbps, lanes, expected):
     assert eos_speed({"name": "Ethernet1", "speed_gbps": speed_gbps, "lanes": lanes}) == expected
+
+
+@pytest.mark.parametrize(("speed_gbps", "lanes", "message"), [
+    (400, None, r"interfaces\[Ethernet1\]\.lanes=None: EOS names 400G by its lane count"),
+    (400, 1, r"interfaces\[Ethernet1\]\.speed_gbps=400: no EOS speed keyword for this rate over 1 lane"),
+    (100, 3, r"interfaces\[Ethernet1\]\.speed_gbps=100: no EOS speed keyword"),
+])
+def test_speed_without_a_lane_mode_is_refused(speed_gbps, lanes, message):
+    with pytest.raises(RenderError, match=message):
+        eos_speed({"name": "Ethernet1", "speed_gbps": speed_gbps, "lanes": lanes})
 
 
 # ------------------------------------------------------------------------------------------- refusals
@@ -264,6 +352,38 @@ def test_watchdog_action_eos_cannot_take_is_refused():
         render(structured)
 
 
+def test_lossless_priority_other_than_its_traffic_class_is_refused():
+    structured = leaf_structured()
+    structured["qos"]["lossless_priorities"] = [3, 5]
+    with pytest.raises(RenderError, match=r"leaf1: qos\.lossless_priorities=\[3, 5\]: EOS makes the traffic class "
+                                          r"lossless, and the lossless classes' DSCPs land on traffic classes \[3, 4\]"):
+        render(structured)
+
+
+def test_strict_queue_below_a_weighted_queue_is_refused():
+    structured = leaf_structured()
+    structured["qos"]["scheduling"]["6"] = {"mode": "dwrr", "weight_percent": 10}
+    structured["qos"]["scheduling"]["0"] = {"mode": "strict"}
+    with pytest.raises(RenderError, match=r"qos\.scheduling\[0\]\.mode='strict': EOS needs strict-priority queues "
+                                          r"above every weighted queue, and queue 6 is weighted"):
+        render(structured)
+
+
+def test_weights_above_100_percent_are_refused():
+    structured = leaf_structured()
+    structured["qos"]["scheduling"]["0"]["weight_percent"] = 30
+    with pytest.raises(RenderError, match=r"qos\.scheduling weights sum to 110%"):
+        render(structured)
+
+
+def test_peer_link_port_is_refused():
+    structured = leaf_structured()
+    structured["interfaces"][0]["kind"] = "peer_link"
+    with pytest.raises(RenderError, match=r"interfaces\[Ethernet1\]\.kind='peer_link': MLAG peer links are not "
+                                          r"modelled"):
+        render(structured)
+
+
 def test_remapping_traffic_class_7_is_refused():
     structured = leaf_structured()
     structured["qos"]["tc_to_queue"]["7"] = 5
@@ -294,3 +414,53 @@ def test_speed_without_an_eos_keyword_is_refused():
     structured["interfaces"][4]["speed_gbps"] = 40
     with pytest.raises(RenderError, match=r"interfaces\[Ethernet32\]\.speed_gbps=40"):
         render(structured)
+
+
+# ------------------------------------------------------------------------------------------- management plane
+
+MANAGEMENT = {"interface": "Management1", "vrf": "MGMT", "address": "192.168.0.10/24", "gateway": "192.168.0.1",
+              "ntp_servers": ["192.168.0.250", "192.168.0.251"], "syslog_servers": ["192.168.0.240"],
+              "dns_servers": ["192.168.0.53"]}
+
+
+def with_management(**changes) -> dict:
+    structured = leaf_structured()
+    structured["management"] = {**copy.deepcopy(MANAGEMENT), **changes}
+    return structured
+
+
+def test_management_plane_in_its_vrf():
+    text = startup_config(with_management())
+    assert "\nvrf instance MGMT\n" in text
+    assert block(text, "interface Management1").splitlines() == [
+        "   description oob_management", "   no shutdown", "   vrf MGMT", "   ip address 192.168.0.10/24"]
+    assert block(text, "management api http-commands").splitlines() == [
+        "   protocol https", "   no shutdown", "   !", "   vrf MGMT", "      no shutdown"]
+    for line in ("no ip routing vrf MGMT", "ip route vrf MGMT 0.0.0.0/0 192.168.0.1",
+                 "ntp local-interface vrf MGMT Management1", "ntp server vrf MGMT 192.168.0.250 iburst",
+                 "ntp server vrf MGMT 192.168.0.251 iburst", "logging vrf MGMT host 192.168.0.240",
+                 "ip name-server vrf MGMT 192.168.0.53"):
+        assert f"\n{line}\n" in text, line
+
+
+def test_management_in_the_default_vrf_prints_no_vrf():
+    text = startup_config(with_management(vrf="default"))
+    assert " vrf MGMT" not in text and "vrf instance MGMT" not in text
+    assert "\nip route 0.0.0.0/0 192.168.0.1\n" in text and "\nntp server 192.168.0.250 iburst\n" in text
+    assert "\nip name-server vrf default 192.168.0.53\n" in text
+    assert block(text, "management api http-commands").splitlines() == ["   protocol https", "   no shutdown"]
+
+
+def test_no_management_key_prints_no_management_plane(leaf_text):
+    for absent in ("Management1", "management api", "ntp ", "logging ", "name-server", "ip route"):
+        assert absent not in leaf_text, absent
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"address": None}, r"leaf1: management\.address=None: required"),
+    ({"interface": ""}, r"leaf1: management\.interface='': required"),
+    ({"vrf": "TENANT_A"}, r"leaf1: management\.vrf='TENANT_A': also a tenant VRF"),
+])
+def test_broken_management_is_refused(changes, message):
+    with pytest.raises(RenderError, match=message):
+        render(with_management(**changes))

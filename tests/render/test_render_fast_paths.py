@@ -1,6 +1,7 @@
 """The renderers' speed shortcuts print exactly what the plain code would, and their caches never go stale.
 
-EOS formats a port's QoS block once per shared ``qos`` dict; SONiC works port QoS rows out once per shared dict,
+EOS prints one QoS profile per distinct port QoS policy and names it on each port (looked up per shared ``qos``
+dict); SONiC works port QoS rows out once per shared dict,
 shares equal CONFIG_DB entries and its JSON writer formats each shared entry once and fills per-shape templates
 (docs/compiler.md, "Performance"). Each shortcut is checked against the plain result and against an edit that a
 stale cache would miss.
@@ -79,9 +80,16 @@ def test_a_changed_port_qos_shows_in_eos_and_config_db(compiled):
     changed["qos"]["ecn"]["3"]["max_bytes"] = 3_000_000
     changed["qos"]["headroom"]["3"]["xoff_bytes"] = 99_328
     after_eos, after_db = eos.render(config)["startup-config"], json.loads(render_config_db(config))
+    # One profile before; after, the changed port gets a second profile of its own and the others keep theirs.
+    assert before_eos.count("\nqos profile ") == 1 and after_eos.count("\nqos profile ") == 2
     assert after_eos.count("maximum-threshold 3000000 bytes") == 1
-    assert after_eos.count("maximum-threshold 1536000 bytes") == before_eos.count("maximum-threshold 1536000 bytes") - 1
+    assert after_eos.count("maximum-threshold 1536000 bytes") == 1
     name = changed["name"]
+    profile_of = {line.split("\n")[0]: line.split("service-profile ")[1].split("\n")[0]
+                  for line in after_eos.split("\ninterface ")[1:] if "service-profile" in line}
+    assert profile_of[name] != profile_of[qos_ports(config)[1]["name"]]
+    new_profile = after_eos.split(f"\nqos profile {profile_of[name]}\n")[1].split("\n!\n")[0]
+    assert "maximum-threshold 3000000 bytes" in new_profile
     assert after_db["QUEUE"][f"{name}|3"] != before_db["QUEUE"][f"{name}|3"]
     assert after_db["BUFFER_PG"][f"{name}|3"] != before_db["BUFFER_PG"][f"{name}|3"]
     others = [port["name"] for port in qos_ports(config)[1:]]

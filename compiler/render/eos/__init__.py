@@ -5,9 +5,11 @@ already made in the structured config; the Python here checks that the structure
 EOS at all (raising :class:`compiler.errors.RenderError` naming the field otherwise) and provides small
 formatting filters. The Jinja2 templates in ``templates/`` print the blocks in the order EOS itself shows them
 in ``show running-config``; the blocks repeated per port and per BGP neighbor are formatted in Python
-(:mod:`compiler.render.eos.repeated_blocks`: 8x faster than the Jinja loops at 1,088 switches). Syntax follows
-Arista's own generator (aristanetworks/avd, ``pyavd/_eos_cli_config_gen/j2templates/eos/*.j2``), read for
-reference only.
+(:mod:`compiler.render.eos.repeated_blocks`: 8x faster than the Jinja loops at 1,088 switches). Syntax is that
+of Arista's own generator (aristanetworks/avd ``eos_cli_config_gen``), and tests/render/test_eos_avd_oracle.py
+proves it: the same settings rendered by pyavd give the same command shapes. EOS-specific vocabulary (the queue
+keyword of an ASIC family, watchdog actions, speed keywords) lives here; the hardware facts behind it live in
+:mod:`compiler.hardware`.
 """
 
 from __future__ import annotations
@@ -20,20 +22,35 @@ import jinja2
 from compiler.errors import RenderError
 from compiler.render.eos import repeated_blocks
 
-__all__ = ["render", "eos_speed"]
+__all__ = ["render", "eos_speed", "ECN_QUEUE_KEYWORD"]
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
-# EOS names a forced speed by rate and electrical lane count ("400g-8" = 8 x 50G PAM4 lanes). The structured
-# config carries the rate only, so we use the lane count of the common port generation for each rate: 8 x 50G for
-# 400G (QSFP-DD/OSFP 400G-8), 8 x 100G for 800G (OSFP 800G-8), 4 lanes for 100G (100G-4, QSFP28) and 200G
-# (200G-4). An interface dict may carry ``lanes`` to override (e.g. 400G-4 on 112G SerDes platforms).
-DEFAULT_LANES_BY_SPEED_GBPS = {100: 4, 200: 4, 400: 8, 800: 8, 1600: 8}
-SINGLE_LANE_SPEEDS_GBPS = (1, 10, 25, 50)
+# EOS names a forced speed by rate and electrical lane count ("400g-4" = 4 x 100G lanes). The lane count is the
+# interface's ``lanes`` (structured config: the cage's lanes divided by the breakout count, compiler.hardware);
+# these rates have one lane only and EOS names them without a count. 1.6 Tb/s is spelled "1.6t".
+SINGLE_LANE_SPEEDS_GBPS = (1, 10, 25)
+# Per-lane rates of the SerDes generations (IEEE 802.3by 25G NRZ, 802.3cd 50G PAM4, 802.3ck 100G PAM4,
+# 802.3dj 200G PAM4): a speed/lane pair giving another rate is not a mode any port runs.
+LANE_RATES_GBPS = (10, 25, 50, 100, 200)
 
-# EOS PFC watchdog actions (avd priority-flow-control.j2: "drop" | "no-drop"). The contract uses SONiC's words:
-# "drop" drops the stuck queue's packets, "forward" ignores the storm's pause frames and keeps sending.
-WATCHDOG_ACTIONS = {"drop": "drop", "forward": "no-drop"}
+# The ECN/scheduling queue keyword per ASIC family (compiler.hardware.AsicFamily; Arista EOS User Manual,
+# "Quality of Service": Trident/Tomahawk configure unicast queues as `uc-tx-queue N`, Jericho/Arad `tx-queue N`).
+ECN_QUEUE_KEYWORD = {"strata": "uc-tx-queue", "sand": "tx-queue"}
+# Families whose ingress buffer (PFC headroom) EOS configures with `platform trident mmu queue profile`; on Sand
+# (VOQ) platforms the headroom is sized by the chip's ingress scheduler and there is no command for it.
+MMU_PROFILE_FAMILIES = frozenset({"strata"})
+QOS_PROFILE_NAME = "FT_ROCE"
+MMU_PROFILE_NAME = "FT_ROCE"
+
+# EOS PFC watchdog actions: drop | errdisable | notify-only (Arista EOS User Manual, "priority-flow-control pause
+# watchdog action"; AVD eos_cli_config_gen schema priority_flow_control.watchdog.action). The contract uses
+# SONiC's words: "drop" drops the stuck queue's packets; "forward" (SONiC: ignore the storm's pause frames and keep
+# sending, i.e. do not discard) has no EOS twin: notify-only is the one EOS action that discards nothing.
+WATCHDOG_ACTIONS = {"drop": "drop", "forward": "notify-only"}
+# EOS watchdog timers are seconds with at most 2 decimals, 0.01..60 (AVD schema: "decimal with up to 2 decimal
+# point. Example: 0.01 or 60").
+WATCHDOG_TIMER_MS = (10, 60_000)
 
 # EOS permanently ties traffic class 7 to tx-queue 7 for control-plane traffic; it cannot be remapped.
 EOS_CONTROL_TRAFFIC_CLASS = 7
@@ -47,15 +64,20 @@ def render(structured: dict) -> dict[str, str]:
     """Render one device's structured config as an EOS ``startup-config``."""
     try:
         _check_expressible(structured)
-        watchdog_action = _watchdog_action(structured.get("qos") or {})
+        qos = structured.get("qos") or {}
+        watchdog_action = _watchdog_action(qos)
+        profile_blocks, profile_by_port_qos = _qos_profiles(structured)
         neighbors = structured["bgp"]["neighbors"]
         text = _template().render(
             device=structured,
+            management=_management(structured),
             virtual_router_mac=_virtual_router_mac(structured),
-            dscp_map_lines=_dscp_map_lines(structured.get("qos") or {}),
+            dscp_map_lines=_dscp_map_lines(qos),
             watchdog_action=watchdog_action,
-            ethernet_interfaces=repeated_blocks.ethernet_interfaces(structured["interfaces"], watchdog_action,
-                                                                    eos_speed),
+            qos_profiles=profile_blocks,
+            mmu_profile=_mmu_profile(structured),
+            ethernet_interfaces=repeated_blocks.ethernet_interfaces(
+                structured["interfaces"], profile_by_port_qos, eos_speed),
             bgp_neighbor_lines=repeated_blocks.bgp_neighbor_lines(neighbors),
             standalone_neighbors=[neighbor for neighbor in neighbors if not neighbor["peer_group"]],
         )
@@ -74,21 +96,25 @@ def render(structured: dict) -> dict[str, str]:
 
 
 def eos_speed(interface: dict) -> str:
-    """EOS ``speed`` argument for an interface, e.g. 400 Gb/s -> ``400g-8``."""
+    """EOS ``speed`` argument for an interface: rate and lane count, e.g. 400 Gb/s over 4 lanes -> ``400g-4``."""
     speed_gbps = interface["speed_gbps"]
     if speed_gbps in SINGLE_LANE_SPEEDS_GBPS:
         return f"{speed_gbps}g"
-    lanes = interface.get("lanes") or DEFAULT_LANES_BY_SPEED_GBPS.get(speed_gbps)
-    if lanes is None:
-        raise RenderError(
-            f"interfaces[{interface['name']}].speed_gbps={speed_gbps!r}: no EOS speed keyword for this rate"
-        )
-    return f"{speed_gbps}g-{lanes}"
+    lanes = interface.get("lanes")
+    field = f"interfaces[{interface['name']}]"
+    if not isinstance(lanes, int) or isinstance(lanes, bool) or lanes < 1:
+        raise RenderError(f"{field}.lanes={lanes!r}: EOS names {speed_gbps}G by its lane count; the switch model's "
+                          "port cage must be known (compiler.hardware.LANES_PER_CAGE)")
+    if speed_gbps % lanes or speed_gbps // lanes not in LANE_RATES_GBPS:
+        raise RenderError(f"{field}.speed_gbps={speed_gbps!r}: no EOS speed keyword for this rate over {lanes} "
+                          f"lane(s) (lane rates {', '.join(f'{rate}G' for rate in LANE_RATES_GBPS)})")
+    rate = "1.6t" if speed_gbps == 1600 else f"{speed_gbps}g"
+    return f"{rate}-{lanes}"
 
 
 def _seconds(milliseconds: int) -> str:
-    """EOS watchdog timers are in seconds with up to 3 decimals: 200 -> ``0.2``."""
-    return f"{milliseconds / 1000:.3f}".rstrip("0").rstrip(".")
+    """EOS watchdog timers are in seconds with 2 decimals: 200 -> ``0.20`` (validated by _watchdog_action)."""
+    return f"{milliseconds / 1000:.2f}"
 
 
 @cache
@@ -125,12 +151,133 @@ def _check_expressible(structured: dict) -> None:
                 f"{hostname}: interfaces[{interface['name']}].unnumbered=True: unnumbered interfaces are not "
                 "supported by the EOS renderer"
             )
+        if interface["kind"] == "peer_link":
+            raise RenderError(
+                f"{hostname}: interfaces[{interface['name']}].kind='peer_link': MLAG peer links are not modelled by "
+                "the EOS renderer (validate_intent refuses peer-link cables on EOS switches)"
+            )
     qos = structured.get("qos") or {}
     queue_of_control_class = (qos.get("tc_to_queue") or {}).get(str(EOS_CONTROL_TRAFFIC_CLASS))
     if queue_of_control_class is not None and int(queue_of_control_class) != EOS_CONTROL_TRAFFIC_CLASS:
         raise RenderError(
             f"{hostname}: qos.tc_to_queue[7]={queue_of_control_class!r}: EOS ties traffic class 7 to tx-queue 7"
         )
+    if qos:
+        # EOS pauses per traffic class (validate_intent: a lossless class's priority is its traffic class).
+        lossless_classes = sorted({int(entry["traffic_class"]) for entry in qos["classes"] if entry["lossless"]})
+        if sorted(int(priority) for priority in qos["lossless_priorities"]) != lossless_classes:
+            raise RenderError(
+                f"{hostname}: qos.lossless_priorities={qos['lossless_priorities']!r}: EOS makes the traffic class "
+                f"lossless, and the lossless classes' DSCPs land on traffic classes {lossless_classes}"
+            )
+    management = structured.get("management") or {}
+    tenant_vrfs = {vrf["name"] for vrf in structured["vrfs"]}
+    if management.get("vrf") in tenant_vrfs:
+        raise RenderError(f"{hostname}: management.vrf={management['vrf']!r}: also a tenant VRF on this switch")
+
+
+def _family_keyword(structured: dict) -> str:
+    hardware = structured.get("hardware") or {}
+    family = hardware.get("asic_family")
+    if family not in ECN_QUEUE_KEYWORD:
+        raise RenderError(
+            f"{structured.get('hostname', '?')}: hardware.asic_family={family!r} (model {hardware.get('model')!r}, "
+            f"ASIC {hardware.get('asic')!r}): EOS RoCE queues are known for ASIC families {sorted(ECN_QUEUE_KEYWORD)} "
+            "(compiler.hardware.ASIC_FAMILIES)"
+        )
+    return ECN_QUEUE_KEYWORD[family]
+
+
+def _qos_profiles(structured: dict) -> tuple[list[tuple[str, str]], dict[int, str]]:
+    """([(name, body lines)], {id(port QoS dict): profile name}): one ``qos profile`` per distinct port QoS policy: DSCP trust, PFC on the lossless
+    traffic classes, the PFC watchdog, and per egress queue its scheduling and ECN thresholds.
+
+    Ports share a profile (``service-profile``) instead of repeating ~12 lines each; ports whose QoS differs only
+    in PFC headroom share one, since headroom is an ingress-buffer setting (:func:`_mmu_profile`).
+    """
+    qos = structured.get("qos") or {}
+    port_qos_dicts = {id(i["qos"]): i["qos"] for i in structured["interfaces"] if i["qos"]}
+    if not port_qos_dicts:
+        return [], {}
+    keyword = _family_keyword(structured)
+    watchdog_enabled = bool((qos.get("pfc_watchdog") or {}).get("enabled"))
+    scheduling = qos.get("scheduling") or {}
+    _check_scheduling(structured["hostname"], scheduling)
+    bodies: dict[str, list] = {}
+    for port_qos in port_qos_dicts.values():
+        body = repeated_blocks.qos_profile_lines(port_qos, scheduling, keyword, watchdog_enabled)
+        bodies.setdefault(body, []).append(port_qos)
+    blocks, name_by_port_qos = [], {}
+    for index, (body, users) in enumerate(bodies.items(), start=1):
+        name = QOS_PROFILE_NAME if len(bodies) == 1 else f"{QOS_PROFILE_NAME}_{index}"
+        blocks.append((name, body))
+        name_by_port_qos.update((id(port_qos), name) for port_qos in users)
+    return blocks, name_by_port_qos
+
+
+def _check_scheduling(hostname: str, scheduling: dict) -> None:
+    """EOS serves strict-priority queues before round-robin ones, and a strict queue must be numbered above every
+    round-robin queue (`no priority` on queue N makes queues 0..N round-robin)."""
+    strict = [int(queue) for queue, entry in scheduling.items() if entry["mode"] == "strict"]
+    weighted = [int(queue) for queue, entry in scheduling.items() if entry["mode"] == "dwrr"]
+    unknown = [queue for queue, entry in scheduling.items() if entry["mode"] not in ("strict", "dwrr")]
+    if unknown:
+        raise RenderError(f"{hostname}: qos.scheduling[{unknown[0]}].mode={scheduling[unknown[0]]['mode']!r}: "
+                          "EOS takes strict or dwrr")
+    if strict and weighted and min(strict) < max(weighted):
+        raise RenderError(f"{hostname}: qos.scheduling[{min(strict)}].mode='strict': EOS needs strict-priority "
+                          f"queues above every weighted queue, and queue {max(weighted)} is weighted")
+    total = sum(int(scheduling[str(queue)]["weight_percent"]) for queue in weighted)
+    if total > 100:
+        raise RenderError(f"{hostname}: qos.scheduling weights sum to {total}%: EOS bandwidth percents cannot "
+                          "exceed 100")
+
+
+def _mmu_profile(structured: dict) -> dict | None:
+    """The Strata ingress-buffer profile reserving PFC headroom, or None (no lossless port, or a Sand platform).
+
+    EOS applies one MMU queue profile to the whole switch, so it reserves the largest headroom any port needs:
+    per port, the XOFF headroom (compiler.qos_math) summed over its lossless priority groups.
+    """
+    qos = structured.get("qos") or {}
+    family = (structured.get("hardware") or {}).get("asic_family")
+    if not qos.get("lossless_priorities") or family not in MMU_PROFILE_FAMILIES:
+        return None
+    # Ports share QoS dicts (compiler.structured.qos_policy): sum each distinct dict's headroom once.
+    distinct = {id(i["qos"]): i["qos"] for i in structured["interfaces"] if i["qos"] and i["qos"].get("headroom")}
+    headroom_bytes = max(
+        (sum(int(group["xoff_bytes"]) for group in port_qos["headroom"].values()) for port_qos in distinct.values()),
+        default=0,
+    )
+    if not headroom_bytes:
+        return None
+    return {"name": MMU_PROFILE_NAME, "headroom_bytes": headroom_bytes}
+
+
+def _management(structured: dict) -> dict | None:
+    """The management plane (docs/structured-config.md ``management``), or None when the structured config has none.
+
+    Management1 sits in the management VRF with the default route there; eAPI (`management api http-commands`,
+    HTTPS) listens in that VRF; NTP, syslog and DNS are reached through it.
+    """
+    management = structured.get("management") or {}
+    if not management:
+        return None
+    hostname = structured.get("hostname", "?")
+    for field in ("interface", "address"):
+        if not management.get(field):
+            raise RenderError(f"{hostname}: management.{field}={management.get(field)!r}: required to reach the "
+                              "switch's management plane")
+    vrf = management.get("vrf") or None
+    if vrf == "default":
+        vrf = None
+    return {
+        "interface": management["interface"], "vrf": vrf, "address": management["address"],
+        "gateway": management.get("gateway"),
+        "ntp_servers": list(management.get("ntp_servers") or ()),
+        "syslog_servers": list(management.get("syslog_servers") or ()),
+        "dns_servers": list(management.get("dns_servers") or ()),
+    }
 
 
 def _virtual_router_mac(structured: dict) -> str | None:
@@ -173,6 +320,12 @@ def _watchdog_action(qos: dict) -> str | None:
     if action not in WATCHDOG_ACTIONS:
         raise RenderError(
             f"qos.pfc_watchdog.action={action!r}: EOS supports {sorted(WATCHDOG_ACTIONS)} "
-            "(drop, or forward as EOS no-drop)"
+            "(drop, or forward as EOS notify-only)"
         )
+    low, high = WATCHDOG_TIMER_MS
+    for field in ("detect_ms", "restore_ms"):
+        value = watchdog.get(field)
+        if not isinstance(value, int) or not low <= value <= high or value % 10:
+            raise RenderError(f"qos.pfc_watchdog.{field}={value!r}: EOS takes {low / 1000:.2f}..{high // 1000} s "
+                              "in steps of 0.01 s (a multiple of 10 ms)")
     return WATCHDOG_ACTIONS[action]

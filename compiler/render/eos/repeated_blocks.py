@@ -6,10 +6,11 @@ loops ~80% of EOS render time at 1,088 switches. Here they are plain string form
 byte for byte, as the templates they replace (tests/golden pins it). Nothing is decided here: every line is a
 field of the structured config (docs/structured-config.md) printed as it is.
 
-Ports share their QoS block: the compiler hands every port with the same speed, cable length and MTU the SAME
-``qos`` dict object (compiler.structured.qos_policy.FabricQos.port_qos), so the QoS lines are formatted once per
-distinct dict object and reused. The cache lives for one render call only, while the structured config holds
-every dict alive, so an ``id()`` can never be reused by another object during the call.
+Ports share their QoS: the compiler hands every port with the same speed, cable length and MTU the SAME ``qos``
+dict object (compiler.structured.qos_policy.FabricQos.port_qos); the renderer prints one ``qos profile`` per
+distinct policy and each port names it (``service-profile``), looked up by the dict's ``id()``. The mapping lives
+for one render call only, while the structured config holds every dict alive, so an ``id()`` can never be reused
+by another object during the call.
 """
 
 from __future__ import annotations
@@ -19,17 +20,14 @@ from collections.abc import Callable
 KIND_SERVER, KIND_UNUSED = "server", "unused"
 
 
-def _by_int_key(mapping: dict) -> list:
-    return sorted(mapping.items(), key=lambda item: int(item[0]))
-
-
 def vlan_list(vlan_ids) -> str:
     """``switchport trunk allowed vlan`` argument: sorted, de-duplicated, comma separated."""
     return ",".join(str(vlan_id) for vlan_id in sorted(set(vlan_ids)))
 
 
-def port_qos_lines(port_qos: dict, watchdog_action: str | None) -> str:
-    """DSCP trust, PFC on the lossless priorities, PFC watchdog and ECN per tx-queue of one port."""
+def qos_profile_lines(port_qos: dict, scheduling: dict, queue_keyword: str, watchdog_enabled: bool) -> str:
+    """The body of a ``qos profile``: DSCP trust, PFC on the lossless traffic classes, the PFC watchdog, and per
+    egress queue (``uc-tx-queue`` on Strata, ``tx-queue`` on Sand) its scheduling and ECN thresholds."""
     lines = []
     if port_qos["trust"]:
         lines.append(f"   qos trust {port_qos['trust']}\n")
@@ -37,22 +35,29 @@ def port_qos_lines(port_qos: dict, watchdog_action: str | None) -> str:
         lines.append("   priority-flow-control on\n")
         for priority in sorted(port_qos["pfc_priorities"]):
             lines.append(f"   priority-flow-control priority {priority} no-drop\n")
-        if port_qos["pfc_watchdog"] and watchdog_action:
+        if port_qos["pfc_watchdog"] and watchdog_enabled:
             lines.append("   priority-flow-control pause watchdog\n")
-    for queue, ecn in _by_int_key(port_qos["ecn"]):
-        lines.append(
-            f"   !\n   tx-queue {queue}\n      random-detect ecn minimum-threshold {ecn['min_bytes']} bytes "
-            f"maximum-threshold {ecn['max_bytes']} bytes max-mark-probability {ecn['probability']}\n"
-        )
+    ecn_by_queue = port_qos["ecn"]
+    for queue in sorted({*scheduling, *ecn_by_queue}, key=int):
+        lines.append(f"   !\n   {queue_keyword} {queue}\n")
+        entry = scheduling.get(queue)
+        if entry and entry["mode"] == "strict":
+            lines.append("      priority strict\n")
+        elif entry:
+            lines.append(f"      no priority\n      bandwidth percent {entry['weight_percent']}\n")
+        ecn = ecn_by_queue.get(queue)
+        if ecn:
+            lines.append(f"      random-detect ecn minimum-threshold {ecn['min_bytes']} bytes maximum-threshold "
+                         f"{ecn['max_bytes']} bytes max-mark-probability {ecn['probability']}\n")
     return "".join(lines)
 
 
-def ethernet_interfaces(interfaces: list[dict], watchdog_action: str | None,
+def ethernet_interfaces(interfaces: list[dict], profile_by_port_qos: dict[int, str],
                         eos_speed: Callable[[dict], str]) -> str:
-    """Front-panel ports: routed fabric links, server access/trunk ports, unused ports shut; per-port RoCE QoS."""
+    """Front-panel ports: routed fabric links, server access/trunk ports (edge ports: portfast), unused ports shut;
+    RoCE ports name their QoS profile."""
     parts: list[str] = []
     append = parts.append
-    qos_text_by_id: dict[int, str] = {}
     speed_by_rate: dict[tuple, str] = {}
     for interface in interfaces:
         append(f"!\ninterface {interface['name']}\n")
@@ -68,24 +73,25 @@ def ethernet_interfaces(interfaces: list[dict], watchdog_action: str | None,
                 speed = speed_by_rate[rate] = eos_speed(interface)
             append(f"   speed {speed}\n")
         kind = interface["kind"]
+        # A Layer-2 port says `switchport` explicitly (EOS's default, printed as Arista's AVD prints it).
         if kind == KIND_SERVER and interface["trunk_vlans"]:
             access_vlan = interface["access_vlan"]
             allowed = interface["trunk_vlans"] + ([access_vlan] if access_vlan else [])
             append(f"   switchport mode trunk\n   switchport trunk allowed vlan {vlan_list(allowed)}\n")
             if access_vlan:
                 append(f"   switchport trunk native vlan {access_vlan}\n")
+            append("   switchport\n")
         elif kind == KIND_SERVER and interface["access_vlan"]:
-            append(f"   switchport mode access\n   switchport access vlan {interface['access_vlan']}\n")
+            append(f"   switchport mode access\n   switchport access vlan {interface['access_vlan']}\n   switchport\n")
         elif kind != KIND_UNUSED:
             append("   no switchport\n")
             if interface["ip"]:
                 append(f"   ip address {interface['ip']}\n")
-        port_qos = interface["qos"]
-        if port_qos:
-            text = qos_text_by_id.get(id(port_qos))
-            if text is None:
-                text = qos_text_by_id[id(port_qos)] = port_qos_lines(port_qos, watchdog_action)
-            append(text)
+        if kind == KIND_SERVER and (interface["access_vlan"] or interface["trunk_vlans"]):
+            # A server NIC is an edge port: forward at once instead of waiting out STP listening/learning.
+            append("   spanning-tree portfast\n")
+        if interface["qos"]:
+            append(f"   service-profile {profile_by_port_qos[id(interface['qos'])]}\n")
     return "".join(parts)
 
 

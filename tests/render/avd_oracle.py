@@ -1,0 +1,389 @@
+"""Arista's own generator as the oracle for our EOS text: the same settings, rendered by pyavd, compared by shape.
+
+Our structured config (docs/structured-config.md) is mapped, feature by feature, onto AVD's ``eos_cli_config_gen``
+structured-config schema (avd.arista.com, "eos_cli_config_gen" input variables); pyavd validates it against that
+schema (`validate_structured_config`, which also checks value types and enumerations such as the PFC watchdog
+action) and renders it with Arista's templates (`get_device_config`). Both texts are then cut into command
+*shapes*: each command with the chain of modes it sits in (``interface Ethernet1`` > ``speed 400g-4``), values
+masked (numbers, addresses, names -> placeholders), so the comparison is about syntax, not about values both tools
+take from the same structured config.
+
+The mapping states EOS facts independently of our renderer on purpose: which queue keyword an ASIC family takes
+(:data:`AVD_QUEUE_FIELD`) and what our watchdog words mean in EOS (:data:`AVD_WATCHDOG_ACTION`). A renderer that
+prints ``tx-queue`` on a Tomahawk or ``no-drop`` as a watchdog action therefore disagrees with the oracle.
+
+pyavd is a test-only dependency (requirements.txt); nothing at runtime imports this module. Run it as a script
+for the measurement table: ``.venv/bin/python tests/render/avd_oracle.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# ASIC family (compiler.hardware.AsicFamily) -> the AVD field of the queue that takes ECN and scheduling. Arista EOS
+# User Manual, "Quality of Service": Trident/Tomahawk (Strata) unicast queues are `uc-tx-queue`; Jericho (Sand)
+# queues are `tx-queue`.
+AVD_QUEUE_FIELD = {"strata": "uc_tx_queues", "sand": "tx_queues"}
+# Our watchdog action words (SONiC's) -> EOS's (drop | errdisable | notify-only; AVD schema enumeration).
+AVD_WATCHDOG_ACTION = {"drop": "drop", "forward": "notify-only"}
+
+# Top-level command -> feature, for the per-feature counts. The first matching prefix wins.
+FEATURES = (
+    ("hostname", "identity"), ("service routing", "identity"),
+    ("qos map", "qos maps"), ("priority-flow-control", "pfc watchdog"), ("qos profile", "qos profiles"),
+    ("platform trident", "pfc headroom"),
+    ("vlan ", "vlans"), ("vrf instance", "vrfs"), ("ip routing", "vrfs"), ("no ip routing", "management"),
+    ("interface Ethernet", "ethernet interfaces"), ("interface Loopback", "loopbacks"),
+    ("interface Management", "management"), ("management api", "management"), ("ip route", "management"),
+    ("ntp ", "management"), ("logging ", "management"), ("ip name-server", "management"),
+    ("interface Vlan", "svis"), ("interface Vxlan", "vxlan"), ("ip virtual-router", "anycast gateway"),
+    ("router bgp", "bgp"), ("end", "identity"),
+)
+
+# Shapes of our EOS output the oracle does not compare, with the reason (comments are dropped by shapes()).
+NOT_COVERED = {
+    ("end",): "EOS ends `show running-config` with `end`; AVD's template stops before it",
+}
+
+
+def _switchport(interface: dict) -> dict:
+    if interface["kind"] == "server" and interface["trunk_vlans"]:
+        access = interface["access_vlan"]
+        allowed = sorted(set(interface["trunk_vlans"]) | ({access} if access else set()))
+        trunk = {"allowed_vlan": ",".join(str(vlan) for vlan in allowed)}
+        if access:
+            trunk["native_vlan"] = access
+        return {"enabled": True, "mode": "trunk", "trunk": trunk}
+    if interface["kind"] == "server" and interface["access_vlan"]:
+        return {"enabled": True, "mode": "access", "access_vlan": interface["access_vlan"]}
+    return {"enabled": False}
+
+
+def _ethernet(interface: dict, profile_of: dict[int, str], speed: str | None) -> dict:
+    entry = {"name": interface["name"], "shutdown": not interface["enabled"], "mtu": interface["mtu"]}
+    if interface["description"]:
+        entry["description"] = interface["description"]
+    if speed:
+        entry["speed"] = speed
+    if interface["kind"] != "unused":
+        entry["switchport"] = _switchport(interface)
+        if interface["ip"] and not entry["switchport"]["enabled"]:
+            entry["ip_address"] = interface["ip"]
+    if interface["kind"] == "server" and entry["switchport"]["enabled"]:
+        entry["spanning_tree_portfast"] = "edge"  # an edge port facing a NIC
+    if interface["qos"]:
+        entry["service_profile"] = profile_of[id(interface["qos"])]
+    return entry
+
+
+def _queues(port_qos: dict, scheduling: dict) -> list[dict]:
+    queues = []
+    for queue in sorted({*scheduling, *port_qos["ecn"]}, key=int):
+        entry: dict = {"id": int(queue)}
+        mode = scheduling.get(queue)
+        if mode and mode["mode"] == "strict":
+            entry["priority"] = "priority strict"
+        elif mode:
+            entry["priority"] = "no priority"
+            entry["bandwidth_percent"] = mode["weight_percent"]
+        ecn = port_qos["ecn"].get(queue)
+        if ecn:
+            entry["random_detect"] = {"ecn": {"threshold": {"units": "bytes", "min": ecn["min_bytes"],
+                                                            "max": ecn["max_bytes"],
+                                                            "max_probability": ecn["probability"]}}}
+        queues.append(entry)
+    return queues
+
+
+def _qos(structured: dict, seconds_of) -> tuple[dict, dict[int, str]]:
+    """AVD qos, priority_flow_control, qos_profiles and platform keys; and our port QoS dict id -> profile name."""
+    qos = structured.get("qos") or {}
+    if not qos:
+        return {}, {}
+    out: dict = {}
+    dscp_to_tc = {int(dscp): int(tc) for dscp, tc in qos["dscp_to_tc"].items()}
+    by_class: dict[int, list[int]] = {}
+    for dscp in range(64):
+        by_class.setdefault(dscp_to_tc.get(dscp, 0), []).append(dscp)
+    dscp_lines = []
+    for traffic_class, values in sorted(by_class.items()):
+        for start in range(0, len(values), 8):
+            dscp_lines.append(f"{' '.join(str(v) for v in values[start:start + 8])} to traffic-class {traffic_class}")
+    out["qos"] = {"map": {"dscp": dscp_lines,
+                          "traffic_class": [f"{tc} to tx-queue {queue}" for tc, queue in
+                                            sorted(qos["tc_to_queue"].items(), key=lambda item: int(item[0]))]}}
+    watchdog = qos["pfc_watchdog"]
+    if watchdog["enabled"]:
+        out["priority_flow_control"] = {"watchdog": {
+            "action": AVD_WATCHDOG_ACTION.get(watchdog["action"], watchdog["action"]),
+            "timeout": seconds_of(watchdog["detect_ms"]), "recovery_time": seconds_of(watchdog["restore_ms"])}}
+    family = (structured.get("hardware") or {}).get("asic_family")
+    queue_field = AVD_QUEUE_FIELD[family]
+    profiles: dict[tuple, list] = {}
+    for interface in structured["interfaces"]:
+        port_qos = interface["qos"]
+        if not port_qos:
+            continue
+        profile: dict = {"trust": port_qos["trust"]}
+        if port_qos["pfc_priorities"]:
+            profile["priority_flow_control"] = {
+                "enabled": True,
+                "priorities": [{"priority": p, "no_drop": True} for p in sorted(port_qos["pfc_priorities"])]}
+            if port_qos["pfc_watchdog"] and watchdog["enabled"]:
+                profile["priority_flow_control"]["watchdog"] = {"enabled": True}
+        profile[queue_field] = _queues(port_qos, qos.get("scheduling") or {})
+        profiles.setdefault(repr(profile), [profile, []])[1].append(id(port_qos))
+    out["qos_profiles"], profile_of = [], {}
+    for index, (profile, users) in enumerate(profiles.values(), start=1):
+        name = "FT_ROCE" if len(profiles) == 1 else f"FT_ROCE_{index}"
+        out["qos_profiles"].append({"name": name, **profile})
+        profile_of.update((user, name) for user in users)
+    if family == "strata" and qos["lossless_priorities"]:
+        headroom = max(sum(group["xoff_bytes"] for group in i["qos"]["headroom"].values())
+                       for i in structured["interfaces"] if i["qos"])
+        out["platform"] = {"trident": {"mmu": {"active_profile": "FT_ROCE", "queue_profiles": [
+            {"name": "FT_ROCE", "ingress": {"headroom": {"unit": "bytes", "memory": headroom}}}]}}}
+    return out, profile_of
+
+
+def _management(structured: dict) -> dict:
+    management = structured.get("management") or {}
+    if not management:
+        return {}
+    vrf = management.get("vrf") if management.get("vrf") not in (None, "default") else None
+    out: dict = {
+        "management_interfaces": [{"name": management["interface"], "description": "oob_management",
+                                   "shutdown": False, "ip_address": management["address"],
+                                   **({"vrf": vrf} if vrf else {})}],
+        "management_api_http": {"enable_https": True, **({"enable_vrfs": [{"name": vrf}]} if vrf else {})},
+    }
+    if management.get("gateway"):
+        out["static_routes"] = [{"prefix": "0.0.0.0/0", "next_hop": management["gateway"], **({"vrf": vrf} if vrf else {})}]
+    if management.get("ntp_servers"):
+        out["ntp"] = {"local_interface": {"name": management["interface"], **({"vrf": vrf} if vrf else {})},
+                      "servers": [{"name": server, "iburst": True} for server in management["ntp_servers"]],
+                      **({"vrf": vrf} if vrf else {})}
+    if management.get("syslog_servers"):
+        hosts = [{"name": server} for server in management["syslog_servers"]]
+        out["logging"] = {"vrfs": [{"name": vrf or "default", "hosts": hosts}]}
+    if management.get("dns_servers"):
+        out["ip_name_server"] = {"vrfs": [{"name": vrf or "default",
+                                           "servers": [{"ip_address": s} for s in management["dns_servers"]]}]}
+    return out
+
+
+def _route_targets(targets: dict, evpn: bool) -> dict:
+    if not evpn and targets["import"] == targets["export"]:
+        return {"both": list(targets["import"])}
+    if evpn:
+        return {"import": [{"address_family": "evpn", "route_targets": list(targets["import"])}],
+                "export": [{"address_family": "evpn", "route_targets": list(targets["export"])}]}
+    return {"import": list(targets["import"]), "export": list(targets["export"])}
+
+
+def _router_bgp(structured: dict) -> dict:
+    bgp = structured["bgp"]
+    groups = []
+    for group in bgp["peer_groups"]:
+        entry: dict = {"name": group["name"], "timers": f"{bgp['keepalive_s']} {bgp['hold_s']}", "maximum_routes": 0}
+        if isinstance(group["remote_as"], int):
+            entry["remote_as"] = str(group["remote_as"])
+        if group["bfd"]:
+            entry["bfd"] = True
+        if "l2vpn_evpn" in group["address_families"]:
+            entry["send_community"] = "extended"
+        if bgp.get("allowas_in"):
+            entry["allowas_in"] = {"enabled": True, "times": bgp["allowas_in"]}
+        groups.append(entry)
+    neighbors = [{"ip_address": n["address"], "remote_as": str(n["remote_as"]),
+                  **({"peer_group": n["peer_group"]} if n["peer_group"] else {}),
+                  **({"description": n["description"]} if n["description"] else {})} for n in bgp["neighbors"]]
+    standalone = [n for n in bgp["neighbors"] if not n["peer_group"]]
+
+    def activated(family: str) -> dict:
+        return {"peer_groups": [{"name": g["name"], "activate": True} for g in bgp["peer_groups"]
+                                if family in g["address_families"]],
+                "neighbors": [{"ip_address": n["address"], "activate": True} for n in standalone
+                              if family in n["address_families"]]}
+
+    out: dict = {
+        "as": str(bgp["asn"]), "router_id": bgp["router_id"], "bgp": {"default": {"ipv4_unicast": False}},
+        "maximum_paths": {"paths": bgp["maximum_paths"], "ecmp": bgp["maximum_paths"]},
+        "peer_groups": groups, "neighbors": neighbors,
+        "address_family_ipv4": {**activated("ipv4_unicast"), "networks": [{"prefix": p} for p in bgp["networks"]]},
+        "vlans": [{"id": vlan["id"], "rd": vlan["rd"], "route_targets": _route_targets(vlan["route_targets"], False),
+                   "redistribute_routes": ["learned"]} for vlan in structured["vlans"] if vlan["vni"]],
+        "vrfs": [{"name": vrf["name"], "rd": vrf["rd"], "route_targets": _route_targets(vrf["route_targets"], True),
+                  "router_id": bgp["router_id"], "redistribute": {"connected": {"enabled": True}}}
+                 for vrf in bgp["vrfs"]],
+    }
+    if bgp["evpn"]["enabled"]:
+        out["address_family_evpn"] = activated("l2vpn_evpn")
+        if not bgp["evpn"]["advertise_all_vni"]:
+            out["address_family_evpn"]["next_hop_unchanged"] = True
+    return out
+
+
+def avd_structured_config(structured: dict, speed_of, seconds_of) -> dict:
+    """Our structured config as AVD eos_cli_config_gen structured config.
+
+    Values are the ones our renderer prints, so AVD's schema judges them: ``speed_of(interface)`` is the EOS speed
+    keyword (a free string in AVD's schema; its lane count is tested in test_render_eos) and ``seconds_of(ms)``
+    the watchdog timer text (AVD's schema: at most 2 decimals).
+    """
+    qos, profile_of = _qos(structured, seconds_of)
+    management = _management(structured)
+    mgmt_vrf = (management.get("management_interfaces") or [{}])[0].get("vrf")
+    vxlan = structured["vxlan"]
+    out: dict = {
+        "hostname": structured["hostname"],
+        "service_routing_protocols_model": "multi-agent",
+        "ip_routing": True,
+        **qos,
+        **management,
+        "vlans": [{"id": vlan["id"], "name": vlan["name"]} for vlan in structured["vlans"]],
+        "vrfs": [{"name": vrf["name"], "ip_routing": True} for vrf in structured["vrfs"]]
+        + ([{"name": mgmt_vrf, "ip_routing": False}] if mgmt_vrf else []),
+        "ethernet_interfaces": [
+            _ethernet(interface, profile_of, speed_of(interface) if interface["speed_gbps"] else None)
+            for interface in structured["interfaces"]],
+        "loopback_interfaces": [{"name": lo["name"], "description": lo["purpose"], "ip_address": lo["ip"]}
+                                for lo in structured["loopbacks"]],
+        "vlan_interfaces": [{"name": f"Vlan{vlan['id']}", "description": vlan["name"], "shutdown": False,
+                             "mtu": vlan["svi"]["mtu"], "ip_address_virtual": vlan["svi"]["ip"],
+                             **({"vrf": vlan["vrf"]} if vlan["vrf"] else {})}
+                            for vlan in structured["vlans"] if vlan["svi"]],
+        "router_bgp": _router_bgp(structured),
+    }
+    if vxlan:
+        out["vxlan_interface"] = {"vxlan1": {"vxlan": {
+            "source_interface": vxlan["source_interface"], "udp_port": vxlan["udp_port"],
+            **({"qos": {"ecn_propagation": True, "dscp_propagation_encapsulation": True,
+                        "map_dscp_to_traffic_class_decapsulation": True}} if structured.get("qos") else {}),
+            "vlans": [{"id": int(vlan), "vni": vni} for vlan, vni in sorted(vxlan["vlan_vnis"].items(),
+                                                                           key=lambda item: int(item[0]))],
+            "vrfs": [{"name": name, "vni": vni} for name, vni in sorted(vxlan["vrf_vnis"].items())]}}}
+    macs = {vlan["svi"]["mac"] for vlan in structured["vlans"] if vlan["svi"]}
+    if macs:
+        out["ip_virtual_router_mac_address"] = next(iter(macs))
+    return out
+
+
+def validate_with_avd(avd_config: dict) -> tuple[dict | None, list[str]]:
+    """pyavd's schema validation: (validated data, ["path: message", ...])."""
+    import pyavd  # test-only dependency, imported where used so the pure core never needs it
+
+    result = pyavd.validate_structured_config(avd_config)
+    violations = [f"{'.'.join(str(p) for p in v.path)}: {v.message}" for v in result.validation_result.violations]
+    return result.validated_data, violations
+
+
+def render_with_avd(validated: dict) -> str:
+    import pyavd  # test-only dependency
+
+    return pyavd.get_device_config(validated)
+
+
+# ------------------------------------------------------------------------------------------------ shapes
+
+_ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# Commands whose whole argument is free text or a name chosen by us (descriptions, VLAN names, profile names).
+_FREE_TEXT = re.compile(r"^(\s*(?:description|name|hostname|qos profile|service-profile|"
+                        r"platform trident mmu queue profile)) .*?( apply)?$")
+
+
+def mask(line: str, names: set[str]) -> str:
+    """A command with its values replaced by placeholders: the shape both tools must agree on."""
+    match = _FREE_TEXT.match(line)
+    if match:
+        return f"{match.group(1)} <text>{match.group(2) or ''}"
+    words = []
+    for word in line.split(" "):
+        if word in names:
+            word = "<name>"
+        words.append(word)
+    masked = " ".join(words)
+    masked = _ADDRESS.sub("<ip>", masked)
+    return _NUMBER.sub("<n>", masked)
+
+
+def shapes(config: str, names: set[str]) -> set[tuple[str, ...]]:
+    """(masked mode, ..., masked command) for every command; comments and ``!`` separators dropped."""
+    result: set[tuple[str, ...]] = set()
+    stack: list[tuple[int, str]] = []
+    for raw in config.splitlines():
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("!"):
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        shape = mask(stripped, names)
+        result.add((*(parent for _indent, parent in stack), shape))
+        stack.append((indent, shape))
+    return result
+
+
+def feature_of(shape: tuple[str, ...]) -> str:
+    top = shape[0].replace("<name>", "").strip()
+    for prefix, feature in FEATURES:
+        if top.startswith(prefix.strip()) or shape[0].startswith(prefix):
+            return feature
+    return "other"
+
+
+def names_in(structured: dict) -> set[str]:
+    """Names we chose (VRFs, peer groups): masked like values."""
+    names = {vrf["name"] for vrf in structured["vrfs"]} | {group["name"] for group in structured["bgp"]["peer_groups"]}
+    management = structured.get("management") or {}
+    if management.get("vrf"):
+        names.add(management["vrf"])
+    return names
+
+
+@dataclass
+class Comparison:
+    ours_only: set[tuple[str, ...]]
+    avd_only: set[tuple[str, ...]]
+    compared: set[tuple[str, ...]]
+    violations: list[str]
+
+    @property
+    def mismatches(self) -> int:
+        return len(self.ours_only) + len(self.avd_only)
+
+
+def compare(structured: dict, our_text: str, speed_of, seconds_of) -> Comparison:
+    """Validate the mapped settings with pyavd, render them, and compare both texts' shapes (NOT_COVERED aside)."""
+    validated, violations = validate_with_avd(avd_structured_config(structured, speed_of, seconds_of))
+    if validated is None:
+        return Comparison(set(), set(), set(), violations)
+    names = names_in(structured)
+    ours = shapes(our_text, names) - set(NOT_COVERED)
+    theirs = shapes(render_with_avd(validated), names) - set(NOT_COVERED)
+    return Comparison(ours - theirs, theirs - ours, ours | theirs, violations)
+
+
+def summary(comparisons: dict[str, Comparison]) -> str:
+    """The measurement table: distinct shapes compared and mismatched, per feature, over every case."""
+    compared = set().union(*(c.compared for c in comparisons.values()))
+    ours_only = set().union(*(c.ours_only for c in comparisons.values()))
+    avd_only = set().union(*(c.avd_only for c in comparisons.values()))
+    violations = sum(len(c.violations) for c in comparisons.values())
+    features = sorted({feature_of(shape) for shape in compared})
+    lines = [f"EOS command shapes vs pyavd eos_cli_config_gen: {len(comparisons)} structured configs, "
+             f"{len(compared)} distinct shapes, {len(ours_only | avd_only)} mismatched, "
+             f"{violations} AVD schema violations",
+             f"{'feature':<22} {'shapes':>6} {'ours only':>9} {'AVD only':>8}"]
+    for feature in features:
+        def count(shapes_set, feature=feature):
+            return sum(1 for shape in shapes_set if feature_of(shape) == feature)
+        lines.append(f"{feature:<22} {count(compared):>6} {count(ours_only):>9} {count(avd_only):>8}")
+    for shape in sorted(ours_only):
+        lines.append(f"  ours only: {' > '.join(shape)}")
+    for shape in sorted(avd_only):
+        lines.append(f"  AVD only:  {' > '.join(shape)}")
+    lines.append("not compared: " + "; ".join(f"{' > '.join(shape)} ({reason})" for shape, reason in NOT_COVERED.items()))
+    return "\n".join(lines)

@@ -1,0 +1,156 @@
+"""Our EOS text against Arista's own generator (pyavd 6.4 eos_cli_config_gen), shape by shape, feature by feature.
+
+Each case maps a structured config onto AVD's schema (tests/render/avd_oracle.py), has pyavd validate it (ranges,
+enumerations, patterns) and render it, and requires every command shape of ours to be one AVD prints for the same
+settings and vice versa. Deliberately wrong forms (``tx-queue`` on a Tomahawk, ``no-drop`` as a watchdog action,
+3-decimal timers) must fail.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from avd_oracle import FEATURES, NOT_COVERED, compare, feature_of, summary, validate_with_avd
+from render_structured_fixtures import leaf_structured, spine_structured
+
+import compiler.render.eos as eos
+from compiler.api import build_facts, structured_configs
+from compiler.scenario import snapshot_from_scenario
+
+pytest.importorskip("pyavd", reason="pyavd is a pinned test dependency (requirements.txt)")
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+MANAGEMENT = {"interface": "Management1", "vrf": "MGMT", "address": "192.168.0.10/24", "gateway": "192.168.0.1",
+              "ntp_servers": ["192.168.0.250"], "syslog_servers": ["192.168.0.240"], "dns_servers": ["192.168.0.53"]}
+
+
+def _with(structured: dict, edit) -> dict:
+    structured = copy.deepcopy(structured)
+    edit(structured)
+    return structured
+
+
+def _compiled(clos: dict, intent: dict | None = None) -> dict[str, dict]:
+    scenario = {
+        "clos": {"name": "oracle", "spines": 2, "leaves": 2, "servers_per_leaf": 2, "platform": "eos", **clos},
+        "intent": {
+            "name": "oracle",
+            "tenants": [{"name": "A", "vrf": "TENANT_A"}],
+            "networks": [{"name": "net10", "tenant": "A", "vlan_id": 10, "subnet": "10.10.0.0/24",
+                          "gateway": "10.10.0.1", "attachments": "all"},
+                         {"name": "net30", "tenant": "A", "vlan_id": 30, "subnet": "10.30.0.0/24"}],
+            "roce_classes": [{"name": "roce", "dscp": [26], "priority": 3, "traffic_class": 3, "lossless": True,
+                              "ecn_min_kb": 150, "ecn_max_kb": 1500, "ecn_mark_probability": 10,
+                              "cnp_dscp": 48, "cnp_priority": 6},
+                             {"name": "bulk", "dscp": [10], "priority": 1, "traffic_class": 1, "lossless": False}],
+            **(intent or {}),
+        },
+    }
+    snapshot = snapshot_from_scenario(scenario)
+    return structured_configs(snapshot, build_facts(snapshot))
+
+
+def _golden_eos() -> dict[str, dict]:
+    cases = {}
+    for path in sorted(GOLDEN.glob("*/expected/structured/*.json")):
+        structured = json.loads(path.read_text())
+        if structured["platform"] == "eos":
+            cases[f"golden:{path.parts[-4]}/{path.stem}"] = structured
+    return cases
+
+
+def _cases() -> dict[str, dict]:
+    leaf, spine = leaf_structured(), spine_structured()
+    cases = {
+        "leaf+management": _with(leaf, lambda s: s.update(management=dict(MANAGEMENT))),
+        "leaf+management in default VRF": _with(leaf, lambda s: s.update(management={**MANAGEMENT, "vrf": None})),
+        "spine": spine,
+        "leaf on Jericho (tx-queue)": _with(leaf, lambda s: s.update(hardware={
+            "model": "DCS-7816R4", "asic": "Broadcom Jericho3", "asic_family": "sand"})),
+        "watchdog forward": _with(leaf, lambda s: s["qos"]["pfc_watchdog"].update(action="forward")),
+        "watchdog off": _with(leaf, lambda s: s["qos"]["pfc_watchdog"].update(enabled=False)),
+        "trunk with native VLAN": _with(leaf, lambda s: s["interfaces"][3].update(access_vlan=30)),
+        "server port in no network": _with(leaf, lambda s: s["interfaces"][2].update(access_vlan=None)),
+        "no RoCE": _with(leaf, lambda s: (s.update(qos={}), [i.update(qos={}) for i in s["interfaces"]])),
+    }
+    auto = _compiled({"leaf_model": "DCS-7060X6-64PE", "spine_model": "DCS-7816R4"}, {"route_target_scheme": "auto"})
+    cases["compiled: rt auto, 2x400G breakout, Jericho spine / leaf"] = auto["leaf1"]
+    cases["compiled: rt auto, 2x400G breakout, Jericho spine / spine"] = auto["spine1"]
+    per_rack = _compiled({"downlink_speed_gbps": 100}, {"asn_scheme": "per_rack"})
+    cases["compiled: 4x100G breakout, per-rack ASN / leaf"] = per_rack["leaf1"]
+    cases.update(_golden_eos())
+    return cases
+
+
+CASES = _cases()
+
+
+def _compare(structured: dict):
+    return compare(structured, eos.render(structured)["startup-config"], eos.eos_speed, eos._seconds)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_avd_schema_accepts_our_values_and_renders_our_shapes(name):
+    result = _compare(CASES[name])
+    assert result.violations == [], result.violations
+    assert result.mismatches == 0, {"ours only": sorted(result.ours_only), "AVD only": sorted(result.avd_only)}
+
+
+def test_every_feature_is_compared_with_many_shapes():
+    compared = set().union(*(_compare(structured).compared for structured in CASES.values()))
+    features = {feature_of(shape) for shape in compared}
+    assert features == {feature for _prefix, feature in FEATURES}, features
+    assert len(compared) >= 130  # 137 distinct shapes when this was written
+
+
+# ------------------------------------------------------------------------------------------ deliberately wrong
+
+
+def test_tx_queue_on_a_tomahawk_is_a_mismatch(monkeypatch):
+    monkeypatch.setitem(eos.ECN_QUEUE_KEYWORD, "strata", "tx-queue")
+    result = _compare(CASES["spine"])
+    assert ("qos profile <text>", "tx-queue <n>") in result.ours_only
+    assert ("qos profile <text>", "uc-tx-queue <n>") in result.avd_only
+
+
+def test_no_drop_watchdog_action_is_a_mismatch(monkeypatch):
+    monkeypatch.setitem(eos.WATCHDOG_ACTIONS, "forward", "no-drop")
+    result = _compare(CASES["watchdog forward"])
+    assert ("priority-flow-control pause watchdog action no-drop",) in result.ours_only
+    assert ("priority-flow-control pause watchdog action notify-only",) in result.avd_only
+
+
+def test_missing_vxlan_qos_is_a_mismatch(monkeypatch):
+    leaf = CASES["leaf+management"]
+    text = eos.render(leaf)["startup-config"].replace("   vxlan qos ecn propagation\n", "")
+    result = compare(leaf, text, eos.eos_speed, eos._seconds)
+    assert result.avd_only == {("interface Vxlan<n>", "vxlan qos ecn propagation")}
+
+
+def test_three_decimal_watchdog_timer_is_refused_by_avd_schema():
+    leaf = CASES["spine"]
+    result = compare(leaf, eos.render(leaf)["startup-config"], eos.eos_speed, lambda ms: f"{ms / 1000 + 0.005:.3f}")
+    assert any("priority_flow_control.watchdog.timeout" in v and "pattern" in v for v in result.violations)
+
+
+@pytest.mark.parametrize(("avd_config", "path"), [
+    ({"qos_profiles": [{"name": "X", "priority_flow_control": {"priorities": [{"priority": 8, "no_drop": True}]}}]},
+     "qos_profiles.0.priority_flow_control.priorities.0.priority"),
+    ({"priority_flow_control": {"watchdog": {"action": "no-drop"}}}, "priority_flow_control.watchdog.action"),
+    ({"ethernet_interfaces": [{"name": "Ethernet1", "mtu": 99999}]}, "ethernet_interfaces.0.mtu"),
+])
+def test_avd_schema_names_out_of_range_values(avd_config, path):
+    _validated, violations = validate_with_avd(avd_config)
+    assert any(violation.startswith(path) for violation in violations), violations
+
+
+def test_not_covered_shapes_have_reasons():
+    assert NOT_COVERED and all(isinstance(reason, str) and reason for reason in NOT_COVERED.values())
+
+
+if __name__ == "__main__":
+    # The measurement: PYTHONPATH=. .venv/bin/python tests/render/test_eos_avd_oracle.py
+    print(summary({name: _compare(structured) for name, structured in CASES.items()}))
