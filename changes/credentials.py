@@ -1,47 +1,136 @@
 """Device credentials: never stored or logged in clear.
 
-Passwords saved on a DeviceEndpoint are encrypted with Fernet (AES-128-CBC + HMAC-SHA256, from ``cryptography``).
-The key comes from FT_CREDENTIAL_KEY (a urlsafe-base64 32-byte Fernet key: ``Fernet.generate_key()``); when unset
-it is derived from Django's SECRET_KEY with HKDF-SHA256, so rotating SECRET_KEY makes stored passwords
-unreadable (re-enter them). Operators can keep secrets out of the database entirely with ``password_env``
-(an environment variable name) or ``secret_file`` (a file whose first line is the password).
+What is encrypted at rest, with Fernet (AES-128-CBC + HMAC-SHA256, from ``cryptography``):
+- ``DeviceEndpoint.password_encrypted`` (set through ``endpoint_set_password``);
+- every value in ``DeviceEndpoint.optional_args`` stored under a secret-looking key (twin.redaction's
+  ``SECRET_NAME_PATTERN``: enable ``secret``, ``password``, ``community``, ``*key*``, ``token``...), at any
+  depth, as ``{"$fernet": "<token>"}`` (the JSON of the clear value, so booleans and numbers come back as such).
+  ``DeviceEndpoint.save`` encrypts them, whoever writes the row; ``endpoint_options`` decrypts them only to
+  build the driver connection (changes.drivers.driver_for_endpoint).
+
+The key is ``FT_CREDENTIAL_KEY`` (a urlsafe-base64 32-byte Fernet key: ``Fernet.generate_key()``) or, when that
+is unset, the per-install key file ``settings.FT_CREDENTIAL_KEY_FILE`` (default ``<FT_DATA_DIR>/credential.key``),
+generated once with mode 0600 and read on every later start. It is never derived from SECRET_KEY or any constant.
+Operators can keep passwords out of the database entirely with ``password_env`` (an environment variable name)
+or ``secret_file`` (a file whose first line is the password). Every clear value handled here is remembered by
+twin.redaction so logs and audit entries show ``***`` instead.
 """
 
 from __future__ import annotations
 
-import base64
+import json
 import os
+import stat
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from compiler.errors import DriverError
+from twin.redaction import is_secret_name, secret_remember
 
 KEY_ENV = "FT_CREDENTIAL_KEY"
-_HKDF_INFO = b"fabric-twin device credentials v1"
+# The marker of an encrypted value inside a JSON document (optional_args): {"$fernet": "<token>"}.
+ENCRYPTED_MARKER = "$fernet"
+
+
+def _key_checked(key: bytes, source: str) -> bytes:
+    try:
+        Fernet(key)
+    except ValueError as exc:  # the key itself is never printed
+        raise ImproperlyConfigured(f"{source}: not a Fernet key (32 url-safe base64-encoded bytes; "
+                                   "generate one with: python -c 'from cryptography.fernet import Fernet; "
+                                   "print(Fernet.generate_key().decode())')") from exc
+    return key
+
+
+def _key_file_read_or_create(path: Path) -> bytes:
+    """The per-install key: created once (O_EXCL, mode 0600, directory 0700), then read."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            raise ImproperlyConfigured(f"FT_CREDENTIAL_KEY_FILE={str(path)!r}: mode {mode:04o} lets other users "
+                                       "read the credential key; chmod 600 it") from None
+        return _key_checked(path.read_bytes().strip(), f"FT_CREDENTIAL_KEY_FILE={str(path)!r}")
+    with os.fdopen(descriptor, "wb") as key_file:
+        key_file.write(Fernet.generate_key() + b"\n")
+    return _key_checked(path.read_bytes().strip(), f"FT_CREDENTIAL_KEY_FILE={str(path)!r}")
 
 
 def credential_key() -> bytes:
     configured = os.environ.get(KEY_ENV, "").strip()
     if configured:
-        return configured.encode()
-    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_HKDF_INFO).derive(settings.SECRET_KEY.encode())
-    return base64.urlsafe_b64encode(derived)
+        return _key_checked(configured.encode(), KEY_ENV)
+    return _key_file_read_or_create(Path(settings.FT_CREDENTIAL_KEY_FILE))
 
 
 def encrypt_secret(clear: str) -> str:
+    secret_remember(clear)
     return Fernet(credential_key()).encrypt(clear.encode()).decode()
 
 
 def decrypt_secret(token: str) -> str:
     try:
-        return Fernet(credential_key()).decrypt(token.encode()).decode()
+        clear = Fernet(credential_key()).decrypt(token.encode()).decode()
     except (InvalidToken, ValueError) as exc:
-        raise DriverError(f"stored password cannot be decrypted with the current {KEY_ENV}/SECRET_KEY "
-                          "(was the key rotated?); set the password again") from exc
+        raise DriverError(f"a stored credential cannot be decrypted with the current {KEY_ENV} / "
+                          "FT_CREDENTIAL_KEY_FILE (was the key replaced?); set the password/secret again") from exc
+    secret_remember(clear)
+    return clear
+
+
+def is_encrypted(value: object) -> bool:
+    return isinstance(value, dict) and set(value) == {ENCRYPTED_MARKER} and isinstance(value[ENCRYPTED_MARKER], str)
+
+
+def options_encrypt(options, *, key: object = None):
+    """A copy of a JSON document with every value under a secret-looking key encrypted (idempotent)."""
+    if is_secret_name(key):
+        if is_encrypted(options) or options in (None, ""):
+            return options
+        return {ENCRYPTED_MARKER: encrypt_secret(json.dumps(options))}
+    if isinstance(options, dict):
+        if is_encrypted(options):
+            return options
+        return {item_key: options_encrypt(item, key=item_key) for item_key, item in options.items()}
+    if isinstance(options, list):
+        return [options_encrypt(item) for item in options]
+    return options
+
+
+def options_decrypt(options):
+    """The clear document (for the driver connection only; never save or return it). Strings come back as
+    ``Redacted`` so a traceback or repr of the connection kwargs does not show them."""
+    if is_encrypted(options):
+        clear = json.loads(decrypt_secret(options[ENCRYPTED_MARKER]))
+        for value in _strings_in(clear):
+            secret_remember(value)
+        return Redacted(clear) if isinstance(clear, str) else clear
+    if isinstance(options, dict):
+        return {item_key: options_decrypt(item) for item_key, item in options.items()}
+    if isinstance(options, list):
+        return [options_decrypt(item) for item in options]
+    return options
+
+
+def _strings_in(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings_in(item)
+
+
+def endpoint_options(endpoint) -> dict:
+    """The endpoint's optional_args with secrets decrypted, in memory, for ``driver_for_endpoint`` only."""
+    return options_decrypt(endpoint.optional_args or {})
 
 
 def endpoint_set_password(endpoint, clear: str) -> None:
@@ -54,14 +143,18 @@ def endpoint_password(endpoint) -> str:
     if endpoint.password_env:
         if endpoint.password_env not in os.environ:
             raise DriverError(f"password_env={endpoint.password_env!r}: environment variable is not set")
-        return os.environ[endpoint.password_env]
+        clear = os.environ[endpoint.password_env]
+        secret_remember(clear)
+        return Redacted(clear)
     if endpoint.secret_file:
         path = Path(endpoint.secret_file)
         if not path.is_file():
             raise DriverError(f"secret_file={endpoint.secret_file!r}: file not found")
-        return path.read_text().splitlines()[0] if path.stat().st_size else ""
+        clear = path.read_text().splitlines()[0] if path.stat().st_size else ""
+        secret_remember(clear)
+        return Redacted(clear)
     if endpoint.password_encrypted:
-        return decrypt_secret(endpoint.password_encrypted)
+        return Redacted(decrypt_secret(endpoint.password_encrypted))
     return ""
 
 

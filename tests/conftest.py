@@ -30,6 +30,13 @@ def pytest_report_header(config):
             f"celery broker: {broker}; real-worker broker (FT_TEST_REDIS_URL): {worker_broker}"]
 
 
+@pytest.fixture(autouse=True)
+def credential_key_file(tmp_path_factory, settings):
+    """Each test's device-credential key file is its own (never the checkout's data/credential.key)."""
+    settings.FT_CREDENTIAL_KEY_FILE = tmp_path_factory.mktemp("data") / "credential.key"
+    return settings.FT_CREDENTIAL_KEY_FILE
+
+
 @pytest.fixture
 def api_user(db):
     from django.contrib.auth import get_user_model

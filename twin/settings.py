@@ -113,6 +113,10 @@ LOGOUT_REDIRECT_URL = "/login/"
 
 # Where compiled configs, twin state and reports go on disk.
 FT_OUTPUT_DIR = Path(os.environ.get("FT_OUTPUT_DIR", BASE_DIR / "out"))
+# Per-install state that must survive restarts and never be served or archived (unlike FT_OUTPUT_DIR): the
+# device-credential key file (changes.credentials), unless FT_CREDENTIAL_KEY is set.
+FT_DATA_DIR = Path(os.environ.get("FT_DATA_DIR", BASE_DIR / "data"))
+FT_CREDENTIAL_KEY_FILE = Path(os.environ.get("FT_CREDENTIAL_KEY_FILE", FT_DATA_DIR / "credential.key"))
 
 # --- Celery: eager (in-process) unless a broker is configured.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -161,6 +165,8 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Every line passes the one redaction helper (secret values seen by this process, name=value of secret names).
+    "filters": {"redact_secrets": {"()": "twin.redaction.RedactSecretsFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }

@@ -1,0 +1,209 @@
+"""Secrets at rest and in the open: optional_args secrets encrypted, the per-install key, one redaction helper
+for audit entries (as a viewer reads them through the API) and logs, and the upgrade migration."""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+import logging
+import os
+import stat
+
+import pytest
+from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from django.apps import apps
+from django.contrib.auth.models import Group, User
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
+from rest_framework.test import APIClient
+
+from changes import audit, services
+from changes.audit import audit_actor
+from changes.credentials import credential_key, endpoint_options, endpoint_password, is_encrypted
+from changes.drivers import driver_for_endpoint
+from changes.models import AuditLog, DeviceEndpoint
+from twin.redaction import REDACTED, RedactSecretsFilter, is_secret_name, redact, redact_text, secret_remember
+from ui.roles import VIEWER, roles_ensure
+
+pytestmark = pytest.mark.django_db
+ENABLE_SECRET = "en4ble-S3cret-never-in-clear"
+COMMUNITY = "c0mmunity-never-in-clear"
+PASSWORD = "Pa55word-never-in-clear"
+OPTIONS = {"path": "/tmp/recorded", "secret": ENABLE_SECRET, "transport": "https",
+           "snmp": {"community": COMMUNITY, "version": "2c"}, "use_keys": True}
+
+
+def _endpoint(**extra) -> DeviceEndpoint:
+    with audit_actor(User.objects.create_user("carol")):
+        return services.endpoint_create(hostname="leaf7", driver="napalm_mock", address="192.0.2.7",
+                                        username="admin", password=PASSWORD, optional_args=dict(OPTIONS), **extra)
+
+
+def _raw_tables_text() -> str:
+    """Every row of every changes_* table as the database holds it."""
+    rows = []
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names():
+            if table.startswith("changes_"):
+                cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - table names from introspection
+                rows.append(repr(cursor.fetchall()))
+    return "\n".join(rows)
+
+
+def test_secret_names_follow_one_pattern():
+    for name in ("secret", "enable_secret", "password", "passwd", "ssh_passphrase", "api_key", "auth_token",
+                 "snmp_community", "credentials", "private_key_file", "PASSWORD"):
+        assert is_secret_name(name), name
+    for name in ("path", "transport", "twin_prefix", "hostname", "port", "image_url", 3, None):
+        assert not is_secret_name(name), name
+
+
+def test_optional_args_secrets_are_encrypted_at_rest_and_decrypted_for_the_driver_only():
+    endpoint = _endpoint()
+    stored = DeviceEndpoint.objects.get(pk=endpoint.pk).optional_args
+    assert stored["path"] == "/tmp/recorded" and stored["transport"] == "https" and stored["snmp"]["version"] == "2c"
+    assert is_encrypted(stored["secret"]) and is_encrypted(stored["snmp"]["community"])
+    assert is_encrypted(stored["use_keys"])  # by name; its type survives the round trip
+    raw = _raw_tables_text()
+    for clear in (ENABLE_SECRET, COMMUNITY, PASSWORD):
+        assert clear not in raw
+    # Saving again (admin form, shell) does not encrypt twice.
+    again = DeviceEndpoint.objects.get(pk=endpoint.pk)
+    again.save()
+    assert DeviceEndpoint.objects.get(pk=endpoint.pk).optional_args == stored
+    assert endpoint_options(again) == OPTIONS
+    assert repr(endpoint_options(again)["secret"]) == "'***'"  # a traceback of connection kwargs shows no secret
+    driver = driver_for_endpoint(again)
+    assert driver._connection_args["optional_args"]["secret"] == ENABLE_SECRET
+    assert driver._connection_args["password"] == PASSWORD
+
+
+def test_a_viewer_reading_the_audit_log_sees_no_secret():
+    roles_ensure()
+    endpoint = _endpoint()
+    endpoint.optional_args = {**endpoint_options(endpoint), "enable_password": "n3w-enable-password"}
+    endpoint.save()  # an update: the audit row snapshots the new options
+    audit.audit_record(action="update", instance=endpoint, message=f"pushed with {ENABLE_SECRET}",
+                       changes={"note": f"operator pasted {PASSWORD} here", "token": "abc123456"})
+    viewer = User.objects.create_user("vera")
+    viewer.groups.add(Group.objects.get(name=VIEWER))
+    client = APIClient()
+    client.force_authenticate(viewer)
+    response = client.get("/api/audit-log/", {"object_type": "changes.deviceendpoint"})
+    assert response.status_code == 200
+    rows = response.json()["results"]
+    assert len(rows) == 3
+    text = json.dumps(rows)
+    for clear in (ENABLE_SECRET, COMMUNITY, PASSWORD, "n3w-enable-password", "abc123456"):
+        assert clear not in text, clear
+    created = rows[-1]["changes"]
+    assert created["password_encrypted"] == REDACTED and created["optional_args"]["secret"] == REDACTED
+    assert created["optional_args"]["snmp"] == {"community": REDACTED, "version": "2c"}
+    assert created["hostname"] == "leaf7"  # everything else is still there to audit
+    assert rows[0]["message"] == f"pushed with {REDACTED}"
+
+
+def test_broken_redaction_would_be_caught(monkeypatch):
+    """The deliberately broken case: with the redaction helper bypassed the same check finds the secrets."""
+    monkeypatch.setattr(audit, "redact", lambda value, **kwargs: value)
+    monkeypatch.setattr(audit, "redact_text", lambda text: text)
+    endpoint = _endpoint()
+    audit.audit_record(action="update", instance=endpoint, message=f"pushed with {ENABLE_SECRET}")
+    text = json.dumps(list(AuditLog.objects.values("changes", "message")))
+    assert ENABLE_SECRET in text
+
+
+def test_logs_are_redacted_by_value_and_by_key(caplog):
+    secret_remember("remembered-s3cret")
+    logger = logging.getLogger("changes.test_secrets")
+    record = logger.makeRecord(logger.name, logging.ERROR, __file__, 1,
+                               "connect to %s failed: %r", ("leaf1", {"secret": "abc", "host": "leaf1"}), None)
+    record_with_value = logger.makeRecord(logger.name, logging.ERROR, __file__, 1,
+                                          "login with remembered-s3cret refused; enable_password=hunter22", (), None)
+    log_filter = RedactSecretsFilter()
+    assert log_filter.filter(record) and log_filter.filter(record_with_value)
+    assert record.getMessage() == "connect to leaf1 failed: {'secret': '***', 'host': 'leaf1'}"
+    assert record_with_value.getMessage() == "login with *** refused; enable_password=***"
+    # The project's console handler carries the filter (settings.LOGGING).
+    from django.conf import settings
+
+    assert "redact_secrets" in settings.LOGGING["handlers"]["console"]["filters"]
+    # Without the filter the same record shows the secret (the check above can fail).
+    unfiltered = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "login with remembered-s3cret", (), None)
+    assert "remembered-s3cret" in unfiltered.getMessage()
+
+
+def test_tracebacks_in_logs_are_redacted():
+    secret_remember("trace-s3cret")
+    try:
+        raise RuntimeError("device said: bad password trace-s3cret")
+    except RuntimeError:
+        import sys
+
+        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
+    RedactSecretsFilter().filter(record)
+    assert "trace-s3cret" not in record.exc_text and "RuntimeError" in record.exc_text
+
+
+def test_redact_keeps_structure_and_empty_values():
+    assert redact({"a": [{"token": "t0ken-value"}, "x"], "password": "", "n": 3}) == \
+        {"a": [{"token": REDACTED}, "x"], "password": "", "n": 3}
+    assert redact_text("api_key: 'abcdef' and community=public") == "api_key: '***' and community=***"
+
+
+def test_key_file_is_created_once_0600_and_reused_across_restarts(credential_key_file, monkeypatch):
+    monkeypatch.delenv("FT_CREDENTIAL_KEY", raising=False)
+    assert not credential_key_file.exists()
+    endpoint = _endpoint()
+    assert stat.S_IMODE(credential_key_file.stat().st_mode) == 0o600
+    key = credential_key_file.read_bytes()
+    assert credential_key() == key.strip()
+    # "Restart": nothing is cached in memory; the file is read again and the stored password still opens.
+    assert endpoint_password(DeviceEndpoint.objects.get(pk=endpoint.pk)) == PASSWORD
+    assert credential_key_file.read_bytes() == key  # never regenerated
+
+
+def test_key_does_not_depend_on_secret_key(settings, monkeypatch):
+    monkeypatch.delenv("FT_CREDENTIAL_KEY", raising=False)
+    endpoint = _endpoint()
+    settings.SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"  # the old public constant
+    assert endpoint_password(DeviceEndpoint.objects.get(pk=endpoint.pk)) == PASSWORD
+    legacy = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                  info=b"fabric-twin device credentials v1").derive(settings.SECRET_KEY.encode())
+    assert credential_key() != base64.urlsafe_b64encode(legacy)
+
+
+def test_a_readable_key_file_or_a_malformed_key_is_refused(credential_key_file, monkeypatch):
+    monkeypatch.delenv("FT_CREDENTIAL_KEY", raising=False)
+    credential_key()
+    os.chmod(credential_key_file, 0o644)
+    with pytest.raises(ImproperlyConfigured, match=r"FT_CREDENTIAL_KEY_FILE=.*mode 0644.*chmod 600"):
+        credential_key()
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", "not-a-fernet-key-value")
+    with pytest.raises(ImproperlyConfigured, match="FT_CREDENTIAL_KEY: not a Fernet key") as error:
+        credential_key()
+    assert "not-a-fernet-key-value" not in str(error.value)
+    good = Fernet.generate_key().decode()
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", good)
+    assert credential_key() == good.encode()
+
+
+def test_upgrade_migration_encrypts_clear_options_and_rekeys_legacy_passwords(settings, monkeypatch):
+    monkeypatch.delenv("FT_CREDENTIAL_KEY", raising=False)
+    endpoint = _endpoint()
+    legacy = Fernet(base64.urlsafe_b64encode(HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                                                   info=b"fabric-twin device credentials v1")
+                                              .derive(settings.SECRET_KEY.encode())))
+    # What an older version left in the table: a password under the SECRET_KEY-derived key, options in clear.
+    DeviceEndpoint.objects.filter(pk=endpoint.pk).update(
+        password_encrypted=legacy.encrypt(PASSWORD.encode()).decode(), optional_args=OPTIONS)
+    assert ENABLE_SECRET in _raw_tables_text()
+    migration = importlib.import_module("changes.migrations.0002_encrypt_endpoint_secrets")
+    migration.encrypt_endpoint_secrets(apps, None)
+    assert ENABLE_SECRET not in _raw_tables_text() and COMMUNITY not in _raw_tables_text()
+    upgraded = DeviceEndpoint.objects.get(pk=endpoint.pk)
+    assert endpoint_password(upgraded) == PASSWORD and endpoint_options(upgraded) == OPTIONS
+    Fernet(credential_key()).decrypt(upgraded.password_encrypted.encode())  # now under the per-install key
