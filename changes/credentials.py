@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -28,6 +27,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from compiler.errors import DriverError
+from twin.keyfiles import KeyFileError, key_file_read_or_create
 from twin.redaction import is_secret_name, secret_remember
 
 KEY_ENV = "FT_CREDENTIAL_KEY"
@@ -45,27 +45,16 @@ def _key_checked(key: bytes, source: str) -> bytes:
     return key
 
 
-def _key_file_read_or_create(path: Path) -> bytes:
-    """The per-install key: created once (O_EXCL, mode 0600, directory 0700), then read."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o077:
-            raise ImproperlyConfigured(f"FT_CREDENTIAL_KEY_FILE={str(path)!r}: mode {mode:04o} lets other users "
-                                       "read the credential key; chmod 600 it") from None
-        return _key_checked(path.read_bytes().strip(), f"FT_CREDENTIAL_KEY_FILE={str(path)!r}")
-    with os.fdopen(descriptor, "wb") as key_file:
-        key_file.write(Fernet.generate_key() + b"\n")
-    return _key_checked(path.read_bytes().strip(), f"FT_CREDENTIAL_KEY_FILE={str(path)!r}")
-
-
 def credential_key() -> bytes:
     configured = os.environ.get(KEY_ENV, "").strip()
     if configured:
         return _key_checked(configured.encode(), KEY_ENV)
-    return _key_file_read_or_create(Path(settings.FT_CREDENTIAL_KEY_FILE))
+    try:
+        key = key_file_read_or_create(Path(settings.FT_CREDENTIAL_KEY_FILE), Fernet.generate_key,
+                                      setting="FT_CREDENTIAL_KEY_FILE")
+    except KeyFileError as exc:
+        raise ImproperlyConfigured(str(exc)) from None
+    return _key_checked(key, f"FT_CREDENTIAL_KEY_FILE={str(settings.FT_CREDENTIAL_KEY_FILE)!r}")
 
 
 def encrypt_secret(clear: str) -> str:

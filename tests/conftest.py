@@ -46,14 +46,15 @@ def api_user(db):
 
 @pytest.fixture
 def api_client(api_user):
-    """A DRF test client authenticated with a real token (``Authorization: Token <key>``)."""
-    from rest_framework.authtoken.models import Token
+    """A DRF test client authenticated with a real token (``Authorization: Token <key>``; twin.tokens)."""
     from rest_framework.test import APIClient
 
-    token = Token.objects.create(user=api_user)
+    from twin.tokens import token_issue
+
+    token, _ = token_issue(user=api_user)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    client.token = token.key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    client.token = token
     return client
 
 

@@ -1,13 +1,13 @@
 """Fixtures for the intents tests: a persisted reference Clos and a fabric intent with a tenant and a network."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from compiler.clos import ClosParams, plan_clos
 from intents import services
 from inventory.models import Fabric
 from inventory.services import inventory_persist
+from twin.tokens import token_issue
 
 FABRIC = "ref"
 
@@ -42,5 +42,5 @@ def fabric_intent(fabric):
 def api(db, django_user_model):
     user = django_user_model.objects.create_user(username="engineer", password="x")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
     return client

@@ -1,13 +1,13 @@
 """Fixtures for the validation app tests: a persisted 2x4 reference Clos with one intent (tenant, network, RoCE)."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
 from inventory.models import Fabric
 from inventory.services import inventory_persist
+from twin.tokens import token_issue
 
 
 @pytest.fixture
@@ -34,5 +34,5 @@ def broken_headroom(validation_intent):
 def validation_api(db, django_user_model):
     user = django_user_model.objects.create_user(username="validator", password="x")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
     return client
