@@ -28,7 +28,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from compiler.errors import DriverError
 from twin.keyfiles import KeyFileError, key_file_read_or_create
-from twin.redaction import is_secret_name, secret_remember
+from twin.redaction import REDACTED, is_secret_name, secret_remember
 
 KEY_ENV = "FT_CREDENTIAL_KEY"
 # The marker of an encrypted value inside a JSON document (optional_args): {"$fernet": "<token>"}.
@@ -115,6 +115,17 @@ def _strings_in(value):
     elif isinstance(value, list):
         for item in value:
             yield from _strings_in(item)
+
+
+def options_keep_redacted(new, stored, *, key: object = None):
+    """``new`` with every ``***`` under a secret-looking key replaced by the stored (encrypted) value: a client
+    that read the options (secrets shown as ``***``) and sends them back changes only what it edited."""
+    if is_secret_name(key) and new == REDACTED:
+        return stored if stored is not None else new
+    if isinstance(new, dict):
+        old = stored if isinstance(stored, dict) and not is_encrypted(stored) else {}
+        return {item_key: options_keep_redacted(item, old.get(item_key), key=item_key) for item_key, item in new.items()}
+    return new
 
 
 def endpoint_options(endpoint) -> dict:

@@ -6,16 +6,17 @@ approval by a non-admin becomes 403.
 
 from django.db import transaction
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from .. import selectors, services
-from ..models import AuditLog, ChangeSet
+from ..models import AuditLog, ChangeSet, DeviceEndpoint
 from .serializers import (
     AuditLogSerializer,
     ChangeSetCreateSerializer,
     ChangeSetSerializer,
+    DeviceEndpointSerializer,
     DriftRecordSerializer,
     RolloutCreateSerializer,
     RolloutDetailSerializer,
@@ -107,3 +108,34 @@ class AuditLogViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = AuditLog.objects.all()
     serializer_class = AuditLogSerializer
     filterset_fields = ("object_type", "object_id", "action", "username")
+
+
+class IsEndpointAdmin(permissions.BasePermission):
+    """Device endpoints hold credentials: only the admin role (or a superuser) reads or writes them."""
+
+    message = "device endpoints (credentials) need the 'admin' role"
+
+    def has_permission(self, request, view) -> bool:
+        return services.user_is_admin(request.user)
+
+
+class DeviceEndpointViewSet(viewsets.ModelViewSet):
+    """How to reach production devices. Passwords and secret options are write-only (see the serializer)."""
+
+    queryset = DeviceEndpoint.objects.all()
+    serializer_class = DeviceEndpointSerializer
+    permission_classes = (permissions.IsAuthenticated, IsEndpointAdmin)
+    filterset_fields = ("hostname", "driver")
+
+    def perform_create(self, serializer):
+        data = dict(serializer.validated_data)
+        serializer.instance = services.endpoint_create(**data)
+
+    def perform_update(self, serializer):
+        data = dict(serializer.validated_data)
+        password = data.pop("password", None)
+        serializer.instance = services.endpoint_update(endpoint=serializer.instance, values=data, password=password)
+
+    @transaction.atomic
+    def perform_destroy(self, instance):
+        instance.delete()

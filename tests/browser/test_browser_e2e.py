@@ -45,6 +45,9 @@ def browser_page(live_server, monkeypatch):
         page.set_default_timeout(60_000)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        # A script or handler the Content-Security-Policy blocks (docs/security.md) is reported on the console.
+        page.on("console", lambda message: errors.append(message.text)
+                if "Content Security Policy" in message.text else None)
         yield page
         browser.close()
         assert not errors, f"JavaScript errors on the page: {errors}"
@@ -141,6 +144,10 @@ def topology(page, base: str) -> None:
     detail = page.inner_text("#link-detail")
     assert "leaf1 ↔ spine1" in detail and "spine1:" in detail
     shot(page, "10-topology-link")
+    # data-autosubmit (ui/static/ui/ui.js; no inline handler under the CSP): choosing a lens reloads the page
+    page.select_option("select[name=lens]", "mtu")
+    page.wait_for_url("**lens=mtu**")
+    page.wait_for_selector("svg.topology")
 
 
 def test_engineer_flow_in_a_browser(browser_page, live_server, transactional_db):

@@ -26,7 +26,7 @@ from changes.credentials import credential_key, endpoint_options, endpoint_passw
 from changes.drivers import driver_for_endpoint
 from changes.models import AuditLog, DeviceEndpoint
 from twin.redaction import REDACTED, RedactSecretsFilter, is_secret_name, redact, redact_text, secret_remember
-from ui.roles import VIEWER, roles_ensure
+from ui.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
 
 pytestmark = pytest.mark.django_db
 ENABLE_SECRET = "en4ble-S3cret-never-in-clear"
@@ -207,3 +207,67 @@ def test_upgrade_migration_encrypts_clear_options_and_rekeys_legacy_passwords(se
     upgraded = DeviceEndpoint.objects.get(pk=endpoint.pk)
     assert endpoint_password(upgraded) == PASSWORD and endpoint_options(upgraded) == OPTIONS
     Fernet(credential_key()).decrypt(upgraded.password_encrypted.encode())  # now under the per-install key
+
+
+# ------------------------------------------------------------------------------------------- the endpoints API
+
+def _client_with_role(username: str, role: str | None) -> APIClient:
+    roles_ensure()
+    user = User.objects.create_user(username)
+    if role:
+        user.groups.add(Group.objects.get(name=role))
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_endpoint_credentials_are_write_only_in_the_api():
+    admin = _client_with_role("ada", ADMIN)
+    created = admin.post("/api/device-endpoints/", {
+        "hostname": "leaf8", "driver": "napalm_mock", "address": "192.0.2.8", "username": "admin",
+        "password": PASSWORD, "optional_args": OPTIONS}, format="json")
+    assert created.status_code == 201, created.content
+    body = created.json()
+    assert "password" not in body and body["has_password"] is True
+    assert body["optional_args"] == {**OPTIONS, "secret": REDACTED, "snmp": {"community": REDACTED, "version": "2c"},
+                                     "use_keys": REDACTED}
+    listed = admin.get("/api/device-endpoints/").content.decode()
+    for clear in (PASSWORD, ENABLE_SECRET, COMMUNITY):
+        assert clear not in listed and clear not in created.content.decode() and clear not in _raw_tables_text()
+    endpoint = DeviceEndpoint.objects.get(hostname="leaf8")
+    assert endpoint_password(endpoint) == PASSWORD and endpoint_options(endpoint) == OPTIONS
+
+    # Sending back what was read (secrets as ***) changes only what was edited; the password is kept.
+    edited = {**body["optional_args"], "transport": "ssh"}
+    updated = admin.patch(f"/api/device-endpoints/{endpoint.pk}/", {"optional_args": edited}, format="json")
+    assert updated.status_code == 200, updated.content
+    endpoint.refresh_from_db()
+    assert endpoint_options(endpoint) == {**OPTIONS, "transport": "ssh"} and endpoint_password(endpoint) == PASSWORD
+    # A new secret value replaces the stored one; an empty password clears it.
+    admin.patch(f"/api/device-endpoints/{endpoint.pk}/", {"optional_args": {**edited, "secret": "n3w-s3cret"},
+                                                          "password": ""}, format="json")
+    endpoint.refresh_from_db()
+    assert endpoint_options(endpoint)["secret"] == "n3w-s3cret" and endpoint_password(endpoint) == ""
+    assert admin.get(f"/api/device-endpoints/{endpoint.pk}/").json()["has_password"] is False
+
+
+def test_endpoint_api_errors_are_400_naming_the_field_and_nothing_is_saved():
+    admin = _client_with_role("ada", ADMIN)
+    bad_driver = admin.post("/api/device-endpoints/", {"hostname": "leaf8", "driver": "telnet", "address": "x"},
+                            format="json")
+    assert bad_driver.status_code == 400 and "driver" in bad_driver.content.decode()
+    bad_options = admin.post("/api/device-endpoints/", {"hostname": "leaf8", "driver": "napalm_mock",
+                                                        "address": "x", "optional_args": ["secret", "x"]},
+                             format="json")
+    assert bad_options.status_code == 400 and "optional_args" in bad_options.json()
+    assert not DeviceEndpoint.objects.exists()
+
+
+@pytest.mark.parametrize("role", [VIEWER, OPERATOR, None])
+def test_only_admins_reach_endpoints(role):
+    _endpoint()
+    client = _client_with_role("olga", role)
+    assert client.get("/api/device-endpoints/").status_code == 403
+    assert client.post("/api/device-endpoints/", {"hostname": "x", "driver": "napalm_mock", "address": "x"},
+                       format="json").status_code == 403
+    assert APIClient().get("/api/device-endpoints/").status_code == 401
