@@ -264,4 +264,8 @@ LOGGING = {
     "filters": {"redact_secrets": {"()": "twin.redaction.RedactSecretsFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Django's own loggers would also print through Django's default (unfiltered) console handler while DEBUG is
+    # on (tracebacks of django.request included): route them through the redacting handler only.
+    "loggers": {"django": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING"),
+                           "propagate": False}},
 }

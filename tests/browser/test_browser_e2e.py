@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -169,7 +170,8 @@ def test_engineer_flow_in_a_browser(browser_page, live_server, transactional_db)
     # live search (HTMX): typing narrows the list without a page load
     page.goto(f"{base}/inventory/switches/")
     page.fill("input[name=q]", "leaf2")
-    page.wait_for_function("document.querySelectorAll('#list-results tbody tr').length === 1")
+    # (a locator, not wait_for_function: that evaluates a string, which the page's CSP refuses as eval)
+    expect(page.locator("#list-results tbody tr")).to_have_count(1)
     assert "leaf2" in page.inner_text("#list-results tbody") and "q=leaf2" in page.url
 
 

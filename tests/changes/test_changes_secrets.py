@@ -271,3 +271,44 @@ def test_only_admins_reach_endpoints(role):
     assert client.post("/api/device-endpoints/", {"hostname": "x", "driver": "napalm_mock", "address": "x"},
                        format="json").status_code == 403
     assert APIClient().get("/api/device-endpoints/").status_code == 401
+
+
+LOGGING_PROBE = """
+import logging, django
+django.setup()
+from twin.redaction import secret_remember
+secret_remember("zz-remembered-s3cret-zz")
+try:
+    raise RuntimeError("device refused zz-remembered-s3cret-zz")
+except RuntimeError:
+    logging.getLogger("django.request").exception("Internal Server Error: /api/x")
+logging.getLogger("changes.drivers").warning("connect kwargs %s", {"enable_password": "clear-enable-pw"})
+print("done")
+"""
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_configured_logging_prints_no_secret(debug, tmp_path):
+    """End to end through settings.LOGGING (Django's loggers included, DEBUG on and off)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {key: value for key, value in os.environ.items() if key not in {"DJANGO_SETTINGS_MODULE", "DEBUG"}}
+    env.update({"DJANGO_SETTINGS_MODULE": "twin.settings", "DEBUG": debug, "SECRET_KEY": "q" * 40 + "-Zx9",
+                "FT_DATA_DIR": str(tmp_path)})
+    result = subprocess.run([sys.executable, "-c", LOGGING_PROBE], cwd=Path(__file__).resolve().parents[2],
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "done", result.stderr
+    assert "Internal Server Error: /api/x" in result.stderr and "RuntimeError: device refused ***" in result.stderr
+    assert "'enable_password': '***'" in result.stderr
+    assert "zz-remembered-s3cret-zz" not in result.stderr and "clear-enable-pw" not in result.stderr
+
+
+def test_an_empty_key_file_is_refused(credential_key_file, monkeypatch):
+    monkeypatch.delenv("FT_CREDENTIAL_KEY", raising=False)
+    credential_key_file.parent.mkdir(parents=True, exist_ok=True)
+    credential_key_file.write_bytes(b"")
+    credential_key_file.chmod(0o600)
+    with pytest.raises(ImproperlyConfigured, match="FT_CREDENTIAL_KEY_FILE=.*the file is empty"):
+        credential_key()
