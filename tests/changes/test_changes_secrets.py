@@ -312,3 +312,15 @@ def test_an_empty_key_file_is_refused(credential_key_file, monkeypatch):
     credential_key_file.chmod(0o600)
     with pytest.raises(ImproperlyConfigured, match="FT_CREDENTIAL_KEY_FILE=.*the file is empty"):
         credential_key()
+
+
+def test_step_output_and_rollout_errors_readable_by_viewers_are_redacted():
+    from changes.models import Rollout, Step
+    from changes.pipelines import runner
+
+    _endpoint()  # the password is now a remembered secret of this process
+    rollout = Rollout.objects.create(name="r", kind="canary_push", target="production", policy={}, plan={})
+    step = Step.objects.create(rollout=rollout, device="leaf7", phase="push")
+    runner._finish(step, "failed", f"DriverError: leaf7 said: login admin/{PASSWORD} refused; secret=abc")
+    step.refresh_from_db()
+    assert step.output == f"DriverError: leaf7 said: login admin/{REDACTED} refused; secret={REDACTED}"
