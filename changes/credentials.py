@@ -59,17 +59,25 @@ def credential_key() -> bytes:
 
 def encrypt_secret(clear: str) -> str:
     secret_remember(clear)
-    return Fernet(credential_key()).encrypt(clear.encode()).decode()
+    return _encrypt(clear)
 
 
 def decrypt_secret(token: str) -> str:
+    clear = _decrypt(token)
+    secret_remember(clear)
+    return clear
+
+
+def _encrypt(clear: str) -> str:
+    return Fernet(credential_key()).encrypt(clear.encode()).decode()
+
+
+def _decrypt(token: str) -> str:
     try:
-        clear = Fernet(credential_key()).decrypt(token.encode()).decode()
+        return Fernet(credential_key()).decrypt(token.encode()).decode()
     except (InvalidToken, ValueError) as exc:
         raise DriverError(f"a stored credential cannot be decrypted with the current {KEY_ENV} / "
                           "FT_CREDENTIAL_KEY_FILE (was the key replaced?); set the password/secret again") from exc
-    secret_remember(clear)
-    return clear
 
 
 def is_encrypted(value: object) -> bool:
@@ -81,7 +89,9 @@ def options_encrypt(options, *, key: object = None):
     if is_secret_name(key):
         if is_encrypted(options) or options in (None, ""):
             return options
-        return {ENCRYPTED_MARKER: encrypt_secret(json.dumps(options))}
+        for value in _strings_in(options):  # the clear strings, not their JSON ("true" must not be redacted)
+            secret_remember(value)
+        return {ENCRYPTED_MARKER: _encrypt(json.dumps(options))}
     if isinstance(options, dict):
         if is_encrypted(options):
             return options
@@ -95,7 +105,7 @@ def options_decrypt(options):
     """The clear document (for the driver connection only; never save or return it). Strings come back as
     ``Redacted`` so a traceback or repr of the connection kwargs does not show them."""
     if is_encrypted(options):
-        clear = json.loads(decrypt_secret(options[ENCRYPTED_MARKER]))
+        clear = json.loads(_decrypt(options[ENCRYPTED_MARKER]))
         for value in _strings_in(clear):
             secret_remember(value)
         return Redacted(clear) if isinstance(clear, str) else clear

@@ -324,3 +324,12 @@ def test_step_output_and_rollout_errors_readable_by_viewers_are_redacted():
     runner._finish(step, "failed", f"DriverError: leaf7 said: login admin/{PASSWORD} refused; secret=abc")
     step.refresh_from_db()
     assert step.output == f"DriverError: leaf7 said: login admin/{REDACTED} refused; secret={REDACTED}"
+
+
+def test_non_string_secret_options_are_not_remembered_as_text():
+    """Only clear strings are redacted by value: use_keys=true is a secret by name, but "true" stays readable."""
+    _endpoint()
+    endpoint_options(DeviceEndpoint.objects.get(hostname="leaf7"))
+    assert redact_text("bgp enabled: true, secret in text: " + ENABLE_SECRET) == \
+        f"bgp enabled: true, secret in text: {REDACTED}"
+    assert redact_text('"snmp": {"community": "c"}') == f'"snmp": {{"community": "{REDACTED}"}}'
