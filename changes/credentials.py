@@ -22,7 +22,7 @@ import json
 import os
 from pathlib import Path
 
-from cryptography.fernet import Fernet, InvalidToken
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
@@ -45,16 +45,28 @@ def _key_checked(key: bytes, source: str) -> bytes:
     return key
 
 
-def credential_key() -> bytes:
+def credential_keys() -> list[bytes]:
+    """The current key first, then previous keys still accepted for decryption (during a rotation):
+    FT_CREDENTIAL_KEY="new,old", or the key file's lines (``credential_key_rotate`` writes them)."""
     configured = os.environ.get(KEY_ENV, "").strip()
     if configured:
-        return _key_checked(configured.encode(), KEY_ENV)
+        return [_key_checked(key.strip().encode(), KEY_ENV) for key in configured.split(",") if key.strip()]
     try:
-        key = key_file_read_or_create(Path(settings.FT_CREDENTIAL_KEY_FILE), Fernet.generate_key,
-                                      setting="FT_CREDENTIAL_KEY_FILE")
+        content = key_file_read_or_create(Path(settings.FT_CREDENTIAL_KEY_FILE), Fernet.generate_key,
+                                          setting="FT_CREDENTIAL_KEY_FILE")
     except KeyFileError as exc:
         raise ImproperlyConfigured(str(exc)) from None
-    return _key_checked(key, f"FT_CREDENTIAL_KEY_FILE={str(settings.FT_CREDENTIAL_KEY_FILE)!r}")
+    source = f"FT_CREDENTIAL_KEY_FILE={str(settings.FT_CREDENTIAL_KEY_FILE)!r}"
+    return [_key_checked(line.strip(), source) for line in content.splitlines() if line.strip()]
+
+
+def credential_key() -> bytes:
+    """The key new secrets are encrypted with."""
+    return credential_keys()[0]
+
+
+def _fernet() -> MultiFernet:
+    return MultiFernet([Fernet(key) for key in credential_keys()])
 
 
 def encrypt_secret(clear: str) -> str:
@@ -69,12 +81,12 @@ def decrypt_secret(token: str) -> str:
 
 
 def _encrypt(clear: str) -> str:
-    return Fernet(credential_key()).encrypt(clear.encode()).decode()
+    return _fernet().encrypt(clear.encode()).decode()
 
 
 def _decrypt(token: str) -> str:
     try:
-        return Fernet(credential_key()).decrypt(token.encode()).decode()
+        return _fernet().decrypt(token.encode()).decode()
     except (InvalidToken, ValueError) as exc:
         raise DriverError(f"a stored credential cannot be decrypted with the current {KEY_ENV} / "
                           "FT_CREDENTIAL_KEY_FILE (was the key replaced?); set the password/secret again") from exc
@@ -173,3 +185,38 @@ class Redacted(str):
 
     def __repr__(self) -> str:
         return "'***'"
+
+
+def _options_reencrypt(options, fernet: MultiFernet):
+    if is_encrypted(options):
+        return {ENCRYPTED_MARKER: fernet.rotate(options[ENCRYPTED_MARKER].encode()).decode()}
+    if isinstance(options, dict):
+        return {item_key: _options_reencrypt(item, fernet) for item_key, item in options.items()}
+    if isinstance(options, list):
+        return [_options_reencrypt(item, fernet) for item in options]
+    return options
+
+
+def credentials_reencrypt() -> int:
+    """Re-encrypt every stored secret under the current (first) key; returns how many were re-encrypted. Runs in
+    one transaction: a secret no accepted key opens aborts it with DriverError and changes nothing."""
+    from django.db import transaction
+
+    from .models import DeviceEndpoint
+
+    fernet = _fernet()
+    count = 0
+    with transaction.atomic():
+        for endpoint in DeviceEndpoint.objects.select_for_update().order_by("pk"):
+            try:
+                if endpoint.password_encrypted:
+                    endpoint.password_encrypted = fernet.rotate(endpoint.password_encrypted.encode()).decode()
+                    count += 1
+                options = _options_reencrypt(endpoint.optional_args or {}, fernet)
+            except InvalidToken as exc:
+                raise DriverError(f"{endpoint.hostname}: a stored credential cannot be decrypted with any accepted "
+                                  "key; nothing was re-encrypted") from exc
+            count += json.dumps(options).count(ENCRYPTED_MARKER)
+            DeviceEndpoint.objects.filter(pk=endpoint.pk).update(password_encrypted=endpoint.password_encrypted,
+                                                                 optional_args=options)
+    return count

@@ -17,6 +17,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.apps import apps
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection
 from rest_framework.test import APIClient
 
@@ -25,6 +27,7 @@ from changes.audit import audit_actor
 from changes.credentials import credential_key, endpoint_options, endpoint_password, is_encrypted
 from changes.drivers import driver_for_endpoint
 from changes.models import AuditLog, DeviceEndpoint
+from compiler.errors import DriverError
 from twin.redaction import REDACTED, RedactSecretsFilter, is_secret_name, redact, redact_text, secret_remember
 from ui.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
 
@@ -333,3 +336,48 @@ def test_non_string_secret_options_are_not_remembered_as_text():
     assert redact_text("bgp enabled: true, secret in text: " + ENABLE_SECRET) == \
         f"bgp enabled: true, secret in text: {REDACTED}"
     assert redact_text('"snmp": {"community": "c"}') == f'"snmp": {{"community": "{REDACTED}"}}'
+
+
+# ------------------------------------------------------------------------------------------- key rotation
+
+def _stored_tokens() -> list[bytes]:
+    endpoint = DeviceEndpoint.objects.get(hostname="leaf7")
+    return [endpoint.password_encrypted.encode(), endpoint.optional_args["secret"]["$fernet"].encode(),
+            endpoint.optional_args["snmp"]["community"]["$fernet"].encode()]
+
+
+def test_key_file_rotation_reencrypts_every_secret(credential_key_file, monkeypatch, capsys):
+    from cryptography.fernet import InvalidToken
+
+    monkeypatch.delenv("FT_CREDENTIAL_KEY", raising=False)
+    _endpoint()
+    old_key = credential_key()
+    call_command("credential_key_rotate")
+    assert "re-encrypted 4 secrets" in capsys.readouterr().out  # password, secret, community, use_keys
+    new_key = credential_key_file.read_bytes().strip()
+    assert new_key != old_key and b"\n" not in new_key  # the old key is gone from the file
+    assert stat.S_IMODE(credential_key_file.stat().st_mode) == 0o600
+    for token in _stored_tokens():
+        Fernet(new_key).decrypt(token)
+        with pytest.raises(InvalidToken):
+            Fernet(old_key).decrypt(token)
+    endpoint = DeviceEndpoint.objects.get(hostname="leaf7")
+    assert endpoint_password(endpoint) == PASSWORD and endpoint_options(endpoint) == OPTIONS
+
+
+def test_environment_key_rotation_and_the_missing_step(monkeypatch):
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", old)
+    _endpoint()
+    # The deliberately broken order: switching to the new key alone before re-encrypting loses access.
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", new)
+    with pytest.raises(DriverError, match="cannot be decrypted"):
+        endpoint_password(DeviceEndpoint.objects.get(hostname="leaf7"))
+    with pytest.raises(CommandError, match="leaf7: a stored credential cannot be decrypted"):
+        call_command("credential_key_rotate")
+    # The documented order: NEW,OLD while re-encrypting, then NEW alone.
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", f"{new},{old}")
+    call_command("credential_key_rotate")
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", new)
+    endpoint = DeviceEndpoint.objects.get(hostname="leaf7")
+    assert endpoint_password(endpoint) == PASSWORD and endpoint_options(endpoint) == OPTIONS
