@@ -11,6 +11,7 @@ docs/security.md.
 
 import datetime
 import os
+import re
 import secrets
 from pathlib import Path
 
@@ -37,6 +38,14 @@ def env_int(name: str, default: int) -> int:
         return int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={value!r}: not an integer") from None
+
+
+def env_rate(name: str, default: str) -> str:
+    """A DRF throttle rate, checked here (DRF would only fail on the first request): N/second|minute|hour|day."""
+    value = os.environ.get(name, "").strip() or default
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", value):
+        raise ImproperlyConfigured(f"{name}={value!r}: not a rate like 60/minute (N/second, minute, hour or day)")
+    return value
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -180,7 +189,7 @@ FT_CSP_PATHS = {
                    "frame-ancestors 'none'"),
 }
 
-# Throttle and lock-out counters live in the default cache: per process unless FT_CACHE_URL points at Redis
+# API throttle counters live in the default cache (the login lock-out counts in the database, axes' tables): per process unless FT_CACHE_URL points at Redis
 # (docker-compose.yml does, so gunicorn's workers share one count).
 if os.environ.get("FT_CACHE_URL"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -235,9 +244,9 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": os.environ.get("FT_API_THROTTLE_ANON", "60/minute"),
-        "user": os.environ.get("FT_API_THROTTLE_USER", "1200/minute"),
-        "token_rotate": os.environ.get("FT_API_THROTTLE_TOKEN", "30/hour"),
+        "anon": env_rate("FT_API_THROTTLE_ANON", "60/minute"),
+        "user": env_rate("FT_API_THROTTLE_USER", "1200/minute"),
+        "token_rotate": env_rate("FT_API_THROTTLE_TOKEN", "30/hour"),
     },
 }
 
