@@ -100,7 +100,7 @@ def test_throttle_rates_and_token_lifetime_come_from_the_environment():
     assert "knox.auth.TokenAuthentication" in values["REST_FRAMEWORK"]
     assert "rest_framework.authentication.TokenAuthentication" not in values["REST_FRAMEWORK"]
     assert "datetime.timedelta(seconds=7200)" in values["REST_KNOX"]
-    for bad in ("lots", "0/minute", "10/fortnight", "10/minute\n"):
+    for bad in ("lots", "0/minute", "10/fortnight", "10 per minute"):
         refused = _settings({"SECRET_KEY": SECRET, "FT_API_THROTTLE_USER": bad}, HARDENING)
         assert refused.returncode != 0 and "FT_API_THROTTLE_USER=" in refused.stderr, bad
         assert "not a rate like 60/minute" in refused.stderr
