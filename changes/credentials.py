@@ -26,7 +26,7 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from compiler.errors import DriverError
+from compiler.errors import DriverError, FieldError, IntentValidationError
 from twin.keyfiles import KeyFileError, key_file_read_or_create
 from twin.redaction import REDACTED, is_secret_name, secret_remember
 
@@ -139,14 +139,18 @@ def _strings_in(value):
             yield from _strings_in(item)
 
 
-def options_keep_redacted(new, stored, *, key: object = None):
+def options_keep_redacted(new, stored, *, key: object = None, path: str = "optional_args"):
     """``new`` with every ``***`` under a secret-looking key replaced by the stored (encrypted) value: a client
-    that read the options (secrets shown as ``***``) and sends them back changes only what it edited."""
+    that read the options (secrets shown as ``***``) and sends them back changes only what it edited. A ``***``
+    with no stored value behind it is an error (it would otherwise become the secret)."""
     if is_secret_name(key) and new == REDACTED:
-        return stored if stored is not None else new
+        if stored is None:
+            raise IntentValidationError(FieldError(path, new, "no stored secret to keep here; send the value itself"))
+        return stored
     if isinstance(new, dict):
         old = stored if isinstance(stored, dict) and not is_encrypted(stored) else {}
-        return {item_key: options_keep_redacted(item, old.get(item_key), key=item_key) for item_key, item in new.items()}
+        return {item_key: options_keep_redacted(item, old.get(item_key), key=item_key, path=f"{path}.{item_key}")
+                for item_key, item in new.items()}
     return new
 
 

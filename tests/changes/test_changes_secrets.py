@@ -252,6 +252,14 @@ def test_endpoint_credentials_are_write_only_in_the_api():
     endpoint.refresh_from_db()
     assert endpoint_options(endpoint)["secret"] == "n3w-s3cret" and endpoint_password(endpoint) == ""
     assert admin.get(f"/api/device-endpoints/{endpoint.pk}/").json()["has_password"] is False
+    # *** where nothing is stored cannot be kept: a 400 naming the path, and nothing changes.
+    before = DeviceEndpoint.objects.get(pk=endpoint.pk).optional_args
+    refused = admin.patch(f"/api/device-endpoints/{endpoint.pk}/",
+                          {"optional_args": {**edited, "snmp": {"community": REDACTED, "auth_key": REDACTED}}},
+                          format="json")
+    assert refused.status_code == 400
+    assert list(refused.json()) == ["optional_args.snmp.auth_key"]
+    assert DeviceEndpoint.objects.get(pk=endpoint.pk).optional_args == before
 
 
 def test_endpoint_api_errors_are_400_naming_the_field_and_nothing_is_saved():
