@@ -3,6 +3,7 @@ off, the login lock-out (django-axes), API throttling, hashed expiring tokens wi
 
 from __future__ import annotations
 
+import base64
 import datetime
 import json
 import os
@@ -13,7 +14,9 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.contrib.auth.password_validation import validate_password
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
@@ -184,8 +187,6 @@ def test_api_basic_login_counts_towards_the_same_lockout(alice, settings):
 
 
 def _basic(username: str, password: str) -> str:
-    import base64
-
     return base64.b64encode(f"{username}:{password}".encode()).decode()
 
 
@@ -298,3 +299,15 @@ def test_api_token_command_errors_name_the_value(alice, args, message):
     with pytest.raises(CommandError, match=re.escape(message)):
         call_command("api_token", *args)
     assert not AuthToken.objects.exists()
+
+
+# ------------------------------------------------------------------------------------------------- passwords
+
+@pytest.mark.parametrize("weak", ["short-pw", "123456789012345", "password1234", "alice-the-admin"])
+def test_weak_passwords_are_refused(weak):
+    with pytest.raises(ValidationError):
+        validate_password(weak, User(username="alice-the-admin"))
+
+
+def test_a_strong_password_passes():
+    validate_password("tarmac-Ossify-91-lantern", User(username="alice"))

@@ -106,6 +106,14 @@ AUTHENTICATION_BACKENDS = [
     "twin.security.LoginThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+# Passwords set through forms (admin, password change) must be at least 12 characters, not common, not all digits
+# and not close to the username.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 AXES_FAILURE_LIMIT = env_int("FT_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = env_int("FT_LOGIN_COOLOFF_MINUTES", 15) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
