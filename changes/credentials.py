@@ -25,6 +25,7 @@ from pathlib import Path
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.db import transaction
 
 from compiler.errors import DriverError, FieldError, IntentValidationError
 from twin.keyfiles import KeyFileError, key_file_read_or_create
@@ -204,9 +205,7 @@ def _options_reencrypt(options, fernet: MultiFernet):
 def credentials_reencrypt() -> int:
     """Re-encrypt every stored secret under the current (first) key; returns how many were re-encrypted. Runs in
     one transaction: a secret no accepted key opens aborts it with DriverError and changes nothing."""
-    from django.db import transaction
-
-    from .models import DeviceEndpoint
+    from .models import DeviceEndpoint  # here: models imports this module (DeviceEndpoint.save encrypts)
 
     fernet = _fernet()
     count = 0

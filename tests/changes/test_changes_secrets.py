@@ -9,12 +9,16 @@ import json
 import logging
 import os
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from cryptography.fernet import Fernet
+from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.apps import apps
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
@@ -26,7 +30,8 @@ from changes import audit, services
 from changes.audit import audit_actor
 from changes.credentials import credential_key, endpoint_options, endpoint_password, is_encrypted
 from changes.drivers import driver_for_endpoint
-from changes.models import AuditLog, DeviceEndpoint
+from changes.models import AuditLog, DeviceEndpoint, Rollout, Step
+from changes.pipelines import runner
 from compiler.errors import DriverError
 from twin.redaction import REDACTED, RedactSecretsFilter, is_secret_name, redact, redact_text, secret_remember
 from ui.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
@@ -131,8 +136,6 @@ def test_logs_are_redacted_by_value_and_by_key(caplog):
     assert record.getMessage() == "connect to leaf1 failed: {'secret': '***', 'host': 'leaf1'}"
     assert record_with_value.getMessage() == "login with *** refused; enable_password=***"
     # The project's console handler carries the filter (settings.LOGGING).
-    from django.conf import settings
-
     assert "redact_secrets" in settings.LOGGING["handlers"]["console"]["filters"]
     # Without the filter the same record shows the secret (the check above can fail).
     unfiltered = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "login with remembered-s3cret", (), None)
@@ -301,10 +304,6 @@ print("done")
 @pytest.mark.parametrize("debug", ["0", "1"])
 def test_configured_logging_prints_no_secret(debug, tmp_path):
     """End to end through settings.LOGGING (Django's loggers included, DEBUG on and off)."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
     env = {key: value for key, value in os.environ.items() if key not in {"DJANGO_SETTINGS_MODULE", "DEBUG"}}
     env.update({"DJANGO_SETTINGS_MODULE": "twin.settings", "DEBUG": debug, "SECRET_KEY": "q" * 40 + "-Zx9",
                 "FT_DATA_DIR": str(tmp_path)})
@@ -326,9 +325,6 @@ def test_an_empty_key_file_is_refused(credential_key_file, monkeypatch):
 
 
 def test_step_output_and_rollout_errors_readable_by_viewers_are_redacted():
-    from changes.models import Rollout, Step
-    from changes.pipelines import runner
-
     _endpoint()  # the password is now a remembered secret of this process
     rollout = Rollout.objects.create(name="r", kind="canary_push", target="production", policy={}, plan={})
     step = Step.objects.create(rollout=rollout, device="leaf7", phase="push")
@@ -355,8 +351,6 @@ def _stored_tokens() -> list[bytes]:
 
 
 def test_key_file_rotation_reencrypts_every_secret(credential_key_file, monkeypatch, capsys):
-    from cryptography.fernet import InvalidToken
-
     monkeypatch.delenv("FT_CREDENTIAL_KEY", raising=False)
     _endpoint()
     old_key = credential_key()
