@@ -18,10 +18,14 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-RUN python manage.py collectstatic --noinput \
+# collectstatic signs nothing: a throw-away SECRET_KEY only lets settings load (DEBUG is off by default).
+RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
     && useradd --create-home --uid 1000 twin \
-    && mkdir -p /app/out && chown -R twin:twin /app/out
+    && mkdir -p /app/out /app/data && chown -R twin:twin /app/out /app/data && chmod 700 /app/data
 USER twin
+# gunicorn's workers are long-lived: keep database connections for a minute (settings: DB_CONN_MAX_AGE).
+ENV DB_CONN_MAX_AGE=60 \
+    FT_DATA_DIR=/app/data
 
 EXPOSE 8000
 CMD ["gunicorn", "twin.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120", "--access-logfile", "-"]

@@ -27,9 +27,9 @@ lint: venv
 
 demo: venv
 	bash scripts/ensure-system.sh --demo
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py demo
-	$(BIN)/python manage.py runserver 127.0.0.1:8000 --noreload
+	DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DEBUG=1 $(BIN)/python manage.py demo
+	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000 --noreload
 
 test: venv sysdeps lint
 	DATABASE_URL=$(TEST_DATABASE_URL) FT_TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest
@@ -40,7 +40,7 @@ golden: venv
 # pyavd is never a runtime dependency: the bench and the EOS oracle test use it (requirements-bench.txt, requirements.txt).
 bench: venv
 	$(BIN)/pip install -q -r requirements-bench.txt
-	$(BIN)/python -m bench.run
+	DEBUG=1 $(BIN)/python -m bench.run
 
 clean:
 	rm -rf $(VENV) out test-artifacts db.sqlite3

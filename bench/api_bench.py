@@ -55,7 +55,6 @@ def _prepare(spines: int, leaves: int) -> dict:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
     from django.core.management import call_command
-    from rest_framework.authtoken.models import Token
 
     from compiler.clos import ClosParams
     from inventory.builder import fabric_build
@@ -65,9 +64,11 @@ def _prepare(spines: int, leaves: int) -> dict:
     fabric_build(params=ClosParams(name="bench", spines=spines, leaves=leaves, servers_per_leaf=4))
     user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True})
     user.groups.add(Group.objects.get(name="viewer"))  # the API checks roles (twin/policy.py); the bench only reads
-    token, _ = Token.objects.get_or_create(user=user)
+    from twin.tokens import token_issue
+
+    token, _ = token_issue(user=user)
     return {
-        "token": token.key,
+        "token": token,
         "interfaces": Interface.objects.count(),
         "switch_id": Switch.objects.order_by("id").values_list("id", flat=True).last(),
         "interface_id": Interface.objects.order_by("id").values_list("id", flat=True).last(),
@@ -123,6 +124,11 @@ def run(spines: int = 8, leaves: int = 48, requests: int = 200, concurrency: int
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
     os.environ.pop("CELERY_BROKER_URL", None)
+    # A development server for measuring throughput: DEBUG on, and no per-user API throttle (it would cap the
+    # measured rate at FT_API_THROTTLE_USER).
+    os.environ.setdefault("DEBUG", "1")
+    os.environ.setdefault("FT_API_THROTTLE_USER", "100000000/minute")
+    os.environ.setdefault("DB_CONN_MAX_AGE", "60")  # gunicorn, as in production
     sys.path.insert(0, str(ROOT))
     prepared = _prepare(spines, leaves)
     lists = ["/api/switches/", "/api/interfaces/", "/api/cables/", "/api/optics/", "/api/servers/"]

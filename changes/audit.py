@@ -17,6 +17,8 @@ import uuid
 
 from django.db import models
 
+from twin.redaction import REDACTED, is_secret_name, redact, redact_text
+
 from .choices import AuditActionChoices
 from .models import AuditLog
 
@@ -24,8 +26,6 @@ from .models import AuditLog
 # written too often to log each save; the rollout state changes are what matters).
 AUDITED_APPS = ("inventory", "intents")
 AUDITED_CHANGES_MODELS = ("changeset", "deviceendpoint")
-# Never copy these into the audit trail.
-SECRET_FIELDS = {"password", "password_encrypted", "secret", "token", "key"}
 _MAX_VALUE_CHARS = 500
 
 _actor: contextvars.ContextVar = contextvars.ContextVar("fabric_twin_audit_actor", default=None)
@@ -74,20 +74,21 @@ def audit_record(*, action: str, instance=None, object_type: str = "", object_id
         action=action,
         object_type=object_type,
         object_id=object_id,
-        object_repr=str(instance)[:200] if instance is not None else "",
-        changes=changes or {},
-        message=message,
+        # Secrets never reach the trail, whoever calls: by key pattern and by value (twin.redaction).
+        object_repr=redact_text(str(instance))[:200] if instance is not None else "",
+        changes=redact(changes or {}),
+        message=redact_text(message),
     )
 
 
 def snapshot_fields(instance) -> dict:
-    """A JSON-safe copy of the concrete fields, secrets removed and long values cut."""
+    """A JSON-safe copy of the concrete fields, secrets redacted (before any cut, so no partial secret) and long
+    values cut."""
     values = {}
     for field in instance._meta.concrete_fields:
         name = field.attname
-        if any(secret in name for secret in SECRET_FIELDS):
-            continue
-        values[name] = _jsonable(getattr(instance, name))
+        value = getattr(instance, name)
+        values[name] = REDACTED if is_secret_name(name) and value not in (None, "") else _jsonable(redact(value))
     return values
 
 

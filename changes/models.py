@@ -17,6 +17,7 @@ from .choices import (
     StepPhaseChoices,
     StepResultChoices,
 )
+from .credentials import options_encrypt
 
 __all__ = ("ChangeSet", "ChangeSetDevice", "Rollout", "Step", "DeviceEndpoint", "DriftRecord", "AuditLog")
 
@@ -114,8 +115,9 @@ class Step(models.Model):
 
 
 class DeviceEndpoint(models.Model):
-    """How to reach a production device. The password is Fernet-encrypted at rest (see changes.credentials);
-    ``secret_file`` / ``password_env`` let operators keep it out of the database entirely."""
+    """How to reach a production device. The password and every secret-looking key of ``optional_args`` are
+    Fernet-encrypted at rest (see changes.credentials); ``secret_file`` / ``password_env`` let operators keep the
+    password out of the database entirely."""
 
     hostname = models.CharField(max_length=63, unique=True)
     driver = models.CharField(max_length=20, choices=DriverChoices.choices)
@@ -133,6 +135,11 @@ class DeviceEndpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hostname} ({self.driver})"
+
+    def save(self, *args, **kwargs):
+        # Whoever writes the row (service, admin, shell, importer): secret-looking optional_args are encrypted.
+        self.optional_args = options_encrypt(self.optional_args or {})
+        super().save(*args, **kwargs)
 
 
 class DriftRecord(models.Model):

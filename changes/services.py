@@ -482,3 +482,22 @@ def endpoint_create(*, hostname: str, driver: str, address: str, username: str =
     endpoint.full_clean()
     endpoint.save()
     return endpoint
+
+
+@transaction.atomic
+def endpoint_update(*, endpoint: DeviceEndpoint, values: Mapping, password: str | None = None) -> DeviceEndpoint:
+    """Change an endpoint. ``password=None`` keeps the stored one ("" clears it); secrets in ``optional_args``
+    sent back as ``***`` (as the API shows them) keep their stored values."""
+    from .credentials import endpoint_set_password, options_keep_redacted
+
+    if "driver" in values and values["driver"] not in DriverChoices.values:
+        raise IntentValidationError(FieldError("driver", values["driver"], f"must be one of {DriverChoices.values}"))
+    for name, value in values.items():
+        if name == "optional_args":
+            value = options_keep_redacted(value or {}, endpoint.optional_args)
+        setattr(endpoint, name, value)
+    if password is not None:
+        endpoint_set_password(endpoint, password)
+    endpoint.full_clean()
+    endpoint.save()
+    return endpoint

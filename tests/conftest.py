@@ -30,6 +30,13 @@ def pytest_report_header(config):
             f"celery broker: {broker}; real-worker broker (FT_TEST_REDIS_URL): {worker_broker}"]
 
 
+@pytest.fixture(autouse=True)
+def credential_key_file(tmp_path_factory, settings):
+    """Each test's device-credential key file is its own (never the checkout's data/credential.key)."""
+    settings.FT_CREDENTIAL_KEY_FILE = tmp_path_factory.mktemp("data") / "credential.key"
+    return settings.FT_CREDENTIAL_KEY_FILE
+
+
 @pytest.fixture
 def api_user(db):
     """A user in the admin role (the API checks roles: twin/policy.py); tests of the roles use their own users."""
@@ -43,14 +50,15 @@ def api_user(db):
 
 @pytest.fixture
 def api_client(api_user):
-    """A DRF test client authenticated with a real token (``Authorization: Token <key>``)."""
-    from rest_framework.authtoken.models import Token
+    """A DRF test client authenticated with a real token (``Authorization: Token <key>``; twin.tokens)."""
     from rest_framework.test import APIClient
 
-    token = Token.objects.create(user=api_user)
+    from twin.tokens import token_issue
+
+    token, _ = token_issue(user=api_user)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    client.token = token.key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    client.token = token
     return client
 
 

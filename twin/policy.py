@@ -111,6 +111,13 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     # viewers read the audit log: changes.audit drops credential fields by name when it writes an entry (secrets
     # nested in other fields, e.g. DeviceEndpoint.optional_args, are the secrets part of issue #12)
     "changes.api.views.AuditLogViewSet": READ,
+    # device endpoints hold credentials (write-only in the API): admins only, reads included
+    "changes.api.views.DeviceEndpointViewSet": {key: MANAGE_ENDPOINTS for key in crud(MANAGE_ENDPOINTS)},
+    # a user's own API tokens (twin.tokens): anyone who may read the API manages their own tokens
+    "twin.tokens.TokenLoginView": {"post": VIEW},
+    "twin.tokens.TokenRotateView": {"post": VIEW},
+    "twin.tokens.TokenLogoutView": {"post": VIEW},
+    "twin.tokens.TokenLogoutAllView": {"post": VIEW},
 }
 
 # Actions every policed view answers with the viewer capability: OPTIONS describes the endpoint, nothing more.

@@ -3,14 +3,22 @@
 Nothing set: SQLite file database (the embedded default) and Celery tasks run in-process (eager).
 DATABASE_URL selects PostgreSQL (e.g. postgres://postgres@127.0.0.1:5432/fabric_twin);
 CELERY_BROKER_URL selects a real broker (e.g. redis://127.0.0.1:6379/0).
-SECRET_KEY must be set when DEBUG is off: the project refuses to start otherwise.
+DEBUG is off unless DEBUG=1 (``make demo`` sets it). SECRET_KEY must be set when DEBUG is off: the project
+refuses to start otherwise; with DEBUG on and none set, a per-install key file is generated (never a constant).
+The hardening (HTTPS-only cookies, HSTS, CSP, throttling, expiring hashed API tokens) is described in
+docs/security.md.
 """
 
+import datetime
 import os
+import re
+import secrets
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from twin.keyfiles import KeyFileError, key_file_read_or_create
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -22,12 +30,37 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-DEBUG = env_bool("DEBUG", True)
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r}: not an integer") from None
+
+
+def env_rate(name: str, default: str) -> str:
+    """A DRF throttle rate, checked here (DRF would only fail on the first request): N/second|minute|hour|day."""
+    value = os.environ.get(name, "").strip() or default
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", value):
+        raise ImproperlyConfigured(f"{name}={value!r}: not a rate like 60/minute (N/second, minute, hour or day)")
+    return value
+
+
+DEBUG = env_bool("DEBUG", False)
+# Per-install state that must survive restarts and never be served or archived (unlike FT_OUTPUT_DIR): the
+# device-credential key file (changes.credentials) and, in development, the generated SECRET_KEY.
+FT_DATA_DIR = Path(os.environ.get("FT_DATA_DIR", BASE_DIR / "data"))
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (refusing to start without it)")
-    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+    try:
+        SECRET_KEY = key_file_read_or_create(FT_DATA_DIR / "secret_key", lambda: secrets.token_urlsafe(50).encode(),
+                                             setting="FT_DATA_DIR/secret_key").decode()
+    except KeyFileError as exc:
+        raise ImproperlyConfigured(str(exc)) from None
 
 ALLOWED_HOSTS = [host.strip() for host in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
@@ -40,7 +73,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",  # hashed, expiring API tokens (``Authorization: Token <key>``); see docs/security.md
+    "axes",  # failed-login throttling (lock-out per username and IP)
     "django_filters",
     "drf_spectacular",
     "twin",  # project-level management commands (demo)
@@ -62,7 +96,29 @@ MIDDLEWARE = [
     "changes.audit.AuditActorMiddleware",  # attributes audit rows to request.user (changes app)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "twin.security.ContentSecurityPolicyMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires: answers a locked-out login
 ]
+
+# Failed logins are counted per (username, IP) by django-axes; after FT_LOGIN_FAILURE_LIMIT failures that pair
+# is locked out for FT_LOGIN_COOLOFF_MINUTES (a correct password does not help meanwhile).
+AUTHENTICATION_BACKENDS = [
+    "twin.security.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Passwords set through forms (admin, password change) must be at least 12 characters, not common, not all digits
+# and not close to the username.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AXES_FAILURE_LIMIT = env_int("FT_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = env_int("FT_LOGIN_COOLOFF_MINUTES", 15) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "twin.urls"
 
@@ -86,7 +142,11 @@ ASGI_APPLICATION = "twin.asgi.application"
 
 DATABASES = {
     "default": dj_database_url.config(
-        env="DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60
+        env="DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        # 0 (a connection per request) unless a long-lived server asks for more: runserver serves each request
+        # in a new thread, and a persistent connection of a finished thread is never closed (leaked until the
+        # server exits). gunicorn (Dockerfile, docker-compose.yml) sets DB_CONN_MAX_AGE=60.
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 0), conn_health_checks=True,
     )
 }
 DATABASE_ENGINE_LABEL = DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
@@ -107,12 +167,50 @@ WHITENOISE_AUTOREFRESH = DEBUG
 if DEBUG:
     STATIC_ROOT.mkdir(exist_ok=True)
 
+# --- HTTPS and browser hardening (docs/security.md). FT_HTTPS defaults to "not DEBUG": production serves HTTPS
+# (directly or behind a TLS proxy that sets X-Forwarded-Proto when FT_TRUST_X_FORWARDED_PROTO=1).
+FT_HTTPS = env_bool("FT_HTTPS", not DEBUG)
+SECURE_SSL_REDIRECT = FT_HTTPS
+SESSION_COOKIE_SECURE = FT_HTTPS
+CSRF_COOKIE_SECURE = FT_HTTPS
+SECURE_HSTS_SECONDS = env_int("FT_HSTS_SECONDS", 31_536_000) if FT_HTTPS else 0  # one year (RFC 6797 6.1.1)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = FT_HTTPS
+SECURE_HSTS_PRELOAD = env_bool("FT_HSTS_PRELOAD", False)  # a commitment for the whole domain: opt in
+if env_bool("FT_TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+# Content-Security-Policy of every response (twin.security): scripts only from this origin (the UI has no inline
+# script or handler: ui/static/ui/ui.js); inline style attributes stay allowed (progress bars, legend colours).
+FT_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+          "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+          "frame-ancestors 'none'")
+# Swagger UI (/api/docs/) loads its bundle from the CDN drf-spectacular points at (SWAGGER_UI_DIST).
+FT_CSP_PATHS = {
+    "/api/docs/": ("default-src 'self'; script-src 'self' https://cdn.jsdelivr.net; "
+                   "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: "
+                   "https://cdn.jsdelivr.net; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+                   "frame-ancestors 'none'"),
+}
+
+# API throttle counters live in the default cache (the login lock-out counts in the database, axes' tables): per process unless FT_CACHE_URL points at Redis
+# (docker-compose.yml does, so gunicorn's workers share one count).
+if os.environ.get("FT_CACHE_URL"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": os.environ["FT_CACHE_URL"]}}
+
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
 
 # Where compiled configs, twin state and reports go on disk.
 FT_OUTPUT_DIR = Path(os.environ.get("FT_OUTPUT_DIR", BASE_DIR / "out"))
+# The device-credential key file (changes.credentials), used unless FT_CREDENTIAL_KEY is set.
+FT_CREDENTIAL_KEY_FILE = Path(os.environ.get("FT_CREDENTIAL_KEY_FILE", FT_DATA_DIR / "credential.key"))
 
 # --- Celery: eager (in-process) unless a broker is configured.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -135,7 +233,7 @@ BATFISH_HOST = os.environ.get("BATFISH_HOST", "")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     # One policy for UI and API: each view action's capability from twin/policy.py; a view it does not name is refused.
@@ -149,6 +247,24 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "twin.api.exception_handler",
+    # Per client: anonymous callers by IP, authenticated users by id; answers 429 with Retry-After.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_rate("FT_API_THROTTLE_ANON", "60/minute"),
+        "user": env_rate("FT_API_THROTTLE_USER", "1200/minute"),
+        "token_rotate": env_rate("FT_API_THROTTLE_TOKEN", "30/hour"),
+    },
+}
+
+# API tokens (django-rest-knox): only a SHA-512 digest is stored; each token expires FT_API_TOKEN_TTL_HOURS after
+# it was issued. ``manage.py api_token USER`` issues one; POST /api/auth/token/rotate/ replaces the caller's.
+REST_KNOX = {
+    "TOKEN_TTL": datetime.timedelta(hours=env_int("FT_API_TOKEN_TTL_HOURS", 24)),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -162,6 +278,12 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Every line passes the one redaction helper (secret values seen by this process, name=value of secret names).
+    "filters": {"redact_secrets": {"()": "twin.redaction.RedactSecretsFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Django's own loggers would also print through Django's default (unfiltered) console handler while DEBUG is
+    # on (tracebacks of django.request included): route them through the redacting handler only.
+    "loggers": {"django": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING"),
+                           "propagate": False}},
 }

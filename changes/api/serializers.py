@@ -2,8 +2,10 @@
 
 from rest_framework import serializers
 
+from twin.redaction import redact
+
 from ..choices import RolloutKindChoices, RolloutTargetChoices
-from ..models import AuditLog, ChangeSet, ChangeSetDevice, DriftRecord, Rollout, Step
+from ..models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
 
 
 class StepSerializer(serializers.ModelSerializer):
@@ -74,3 +76,34 @@ class AuditLogSerializer(serializers.ModelSerializer):
     class Meta:
         model = AuditLog
         fields = ("id", "at", "username", "action", "object_type", "object_id", "object_repr", "changes", "message")
+
+
+class DeviceEndpointSerializer(serializers.ModelSerializer):
+    """Credentials are write-only: ``password`` is never returned (``has_password`` says whether one is stored),
+    and every secret-looking key of ``optional_args`` reads back as ``***`` (twin.redaction)."""
+
+    password = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=False,
+                                     max_length=1000, style={"input_type": "password"},
+                                     help_text="write-only; stored encrypted; omit to keep, empty to clear")
+    has_password = serializers.SerializerMethodField()
+    optional_args = serializers.JSONField(required=False, help_text=(
+        "driver options; values under secret-looking keys (secret, password, community, *key*, token...) are stored "
+        "encrypted and read back as ***; sending *** back keeps the stored value"))
+
+    class Meta:
+        model = DeviceEndpoint
+        fields = ("id", "hostname", "driver", "address", "port", "username", "password", "has_password",
+                  "password_env", "secret_file", "key_file", "optional_args")
+
+    def get_has_password(self, endpoint) -> bool:
+        return bool(endpoint.password_encrypted)
+
+    def validate_optional_args(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError(f"must be a JSON object, not {type(value).__name__}")
+        return value
+
+    def to_representation(self, endpoint):
+        data = super().to_representation(endpoint)
+        data["optional_args"] = redact(endpoint.optional_args or {})
+        return data

@@ -9,5 +9,6 @@ router.register("change-sets", views.ChangeSetViewSet)
 router.register("rollouts", views.RolloutViewSet)
 router.register("drift", views.DriftViewSet, basename="drift")
 router.register("audit-log", views.AuditLogViewSet)
+router.register("device-endpoints", views.DeviceEndpointViewSet)
 
 urlpatterns = router.urls

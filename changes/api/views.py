@@ -11,11 +11,12 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from .. import selectors, services
-from ..models import AuditLog, ChangeSet
+from ..models import AuditLog, ChangeSet, DeviceEndpoint
 from .serializers import (
     AuditLogSerializer,
     ChangeSetCreateSerializer,
     ChangeSetSerializer,
+    DeviceEndpointSerializer,
     DriftRecordSerializer,
     RolloutCreateSerializer,
     RolloutDetailSerializer,
@@ -107,3 +108,25 @@ class AuditLogViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = AuditLog.objects.all()
     serializer_class = AuditLogSerializer
     filterset_fields = ("object_type", "object_id", "action", "username")
+
+
+class DeviceEndpointViewSet(viewsets.ModelViewSet):
+    """How to reach production devices (admin only: ``manage_endpoints`` in twin.policy). Passwords and secret
+    options are write-only (see the serializer)."""
+
+    queryset = DeviceEndpoint.objects.all()
+    serializer_class = DeviceEndpointSerializer
+    filterset_fields = ("hostname", "driver")
+
+    def perform_create(self, serializer):
+        data = dict(serializer.validated_data)
+        serializer.instance = services.endpoint_create(**data)
+
+    def perform_update(self, serializer):
+        data = dict(serializer.validated_data)
+        password = data.pop("password", None)
+        serializer.instance = services.endpoint_update(endpoint=serializer.instance, values=data, password=password)
+
+    @transaction.atomic
+    def perform_destroy(self, instance):
+        instance.delete()

@@ -19,22 +19,22 @@ def driver_for_twin(prefix: str, hostname: str, state_dir: str | None = None) ->
 
 def driver_for_endpoint(endpoint) -> DeviceDriver:
     """A production driver from a DeviceEndpoint row (the password is decrypted here, in memory only)."""
-    from ..credentials import endpoint_password
+    from ..credentials import endpoint_options, endpoint_password
 
     password = endpoint_password(endpoint)
+    options = endpoint_options(endpoint)  # secret optional_args decrypted here, in memory only
     if endpoint.driver in (DriverChoices.NAPALM_EOS, DriverChoices.NAPALM_MOCK):
         from .napalm_eos import NapalmEosDriver
 
         return NapalmEosDriver(endpoint.hostname, endpoint.address, endpoint.username, password,
                                napalm_driver="mock" if endpoint.driver == DriverChoices.NAPALM_MOCK else "eos",
-                               optional_args=endpoint.optional_args)
+                               optional_args=options)
     if endpoint.driver == DriverChoices.NETMIKO_SONIC:
         from .netmiko_sonic import NetmikoSonicDriver
 
         return NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, password,
-                                  port=endpoint.port, key_file=endpoint.key_file, optional_args=endpoint.optional_args)
+                                  port=endpoint.port, key_file=endpoint.key_file, optional_args=options)
     if endpoint.driver == DriverChoices.TWIN:
-        options = endpoint.optional_args or {}
         if "twin_prefix" not in options:
             raise DriverError(f"{endpoint.hostname}: optional_args.twin_prefix is required for the twin driver")
         return driver_for_twin(options["twin_prefix"], endpoint.hostname, options.get("twin_state_dir"))

@@ -20,6 +20,7 @@ import traceback
 from django.utils import timezone
 
 from compiler.errors import DriverError
+from twin.redaction import redact_text
 
 from ..choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, StepResultChoices
 from ..drivers import DeviceDriver, driver_for_endpoint, driver_for_twin
@@ -124,13 +125,14 @@ class RolloutContext:
 
     def finish(self, state: str, *, error: str = "", **report) -> None:
         self.report_update(**report)
+        error = redact_text(error)  # device errors may echo a credential; the rollout is readable by viewers
         rollout_transition(rollout_id=self.rollout.pk, to_state=state, message=error or state, error=error,
                            report=self.rollout.report, expected_from=(State.RUNNING,))
 
 
 def _finish(step: Step, result: str, output: str) -> None:
     step.result = result
-    step.output = output[-OUTPUT_LIMIT:]
+    step.output = redact_text(output)[-OUTPUT_LIMIT:]  # step rows are readable by viewers: no echoed secret
     step.finished_at = timezone.now()
     step.save(update_fields=["result", "output", "finished_at", "detail", "config_hash"])
 
@@ -165,7 +167,7 @@ def rollout_execute(*, rollout_id: int, owner: str, driver_factory=None) -> str:
         logger.exception("rollout %s failed", rollout_id)
         with contextlib.suppress(Exception):
             rollout_transition(rollout_id=rollout_id, to_state=State.FAILED, expected_from=(State.RUNNING,),
-                               message=f"runner error: {exc}", error=traceback.format_exc()[-4000:])
+                               message=f"runner error: {exc}", error=redact_text(traceback.format_exc())[-4000:])
     finally:
         if context is not None:
             context.close()

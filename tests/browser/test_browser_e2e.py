@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -45,6 +46,9 @@ def browser_page(live_server, monkeypatch):
         page.set_default_timeout(60_000)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        # A script or handler the Content-Security-Policy blocks (docs/security.md) is reported on the console.
+        page.on("console", lambda message: errors.append(message.text)
+                if "Content Security Policy" in message.text else None)
         yield page
         browser.close()
         assert not errors, f"JavaScript errors on the page: {errors}"
@@ -141,6 +145,10 @@ def topology(page, base: str) -> None:
     detail = page.inner_text("#link-detail")
     assert "leaf1 ↔ spine1" in detail and "spine1:" in detail
     shot(page, "10-topology-link")
+    # data-autosubmit (ui/static/ui/ui.js; no inline handler under the CSP): choosing a lens reloads the page
+    page.select_option("select[name=lens]", "mtu")
+    page.wait_for_url("**lens=mtu**")
+    page.wait_for_selector("svg.topology")
 
 
 def test_engineer_flow_in_a_browser(browser_page, live_server, transactional_db):
@@ -162,7 +170,8 @@ def test_engineer_flow_in_a_browser(browser_page, live_server, transactional_db)
     # live search (HTMX): typing narrows the list without a page load
     page.goto(f"{base}/inventory/switches/")
     page.fill("input[name=q]", "leaf2")
-    page.wait_for_function("document.querySelectorAll('#list-results tbody tr').length === 1")
+    # (a locator, not wait_for_function: that evaluates a string, which the page's CSP refuses as eval)
+    expect(page.locator("#list-results tbody tr")).to_have_count(1)
     assert "leaf2" in page.inner_text("#list-results tbody") and "q=leaf2" in page.url
 
 

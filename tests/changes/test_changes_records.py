@@ -157,11 +157,11 @@ def test_credentials_encrypted_at_rest_and_never_logged(caplog, monkeypatch, tmp
                 cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - table names from introspection
                 assert PASSWORD not in repr(cursor.fetchall()), table
     audit = AuditLog.objects.get(object_type="changes.deviceendpoint")
-    assert audit.username == "carol" and "password_encrypted" not in audit.changes
+    assert audit.username == "carol" and audit.changes["password_encrypted"] == "***"
     with pytest.raises(DriverError) as error:
         driver_for_endpoint(endpoint).open()
     assert PASSWORD not in str(error.value) and PASSWORD not in caplog.text
-    # A configured key is used instead of the SECRET_KEY derivation; the wrong key gives a clear error.
+    # A configured key is used instead of the key file; the wrong key gives a clear error.
     monkeypatch.setenv("FT_CREDENTIAL_KEY", Fernet.generate_key().decode())
     with pytest.raises(DriverError, match="cannot be decrypted"):
         endpoint_password(endpoint)

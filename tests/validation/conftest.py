@@ -2,13 +2,13 @@
 
 import pytest
 from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
 from inventory.models import Fabric
 from inventory.services import inventory_persist
+from twin.tokens import token_issue
 
 
 @pytest.fixture
@@ -36,5 +36,5 @@ def validation_api(db, django_user_model):
     user = django_user_model.objects.create_user(username="validator", password="x")
     user.groups.add(Group.objects.get(name="operator"))  # operators edit intents, compile and validate
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
     return client
