@@ -7,7 +7,8 @@ from labs.__main__ import main
 
 def test_status_of_unknown_twin(tmp_path, capsys):
     assert main(["--state-dir", str(tmp_path), "status", "ftnone1"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"prefix": "ftnone1", "exists": False, "orphan_namespaces": []}
+    assert json.loads(capsys.readouterr().out) == {"prefix": "ftnone1", "exists": False, "orphan_namespaces": [],
+                                                     "foreign_namespaces": []}
 
 
 def test_down_of_unknown_twin_is_an_error_not_a_traceback(tmp_path, capsys):
