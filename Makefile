@@ -28,6 +28,7 @@ lint: venv
 demo: venv
 	bash scripts/ensure-system.sh --demo
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py reap_runs
 	$(BIN)/python manage.py demo
 	$(BIN)/python manage.py runserver 127.0.0.1:8000 --noreload
 
