@@ -1,0 +1,53 @@
+"""The database's installation id and the twin names it gives (issue #12 point 7), without booting anything."""
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from compiler.errors import TwinError
+from labs import ownership, runtime
+from labs.topology import TwinTopology, validate_topology
+from twins import services
+from twins.models import Installation, Twin
+from ui.models import TwinOperation
+
+
+def test_migration_created_one_installation_id(db):
+    (row,) = Installation.objects.all()
+    assert ownership.INSTALLATION_ID.fullmatch(row.installation_id)
+    assert services.installation_id() == row.installation_id
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Installation.objects.create(id=2, installation_id="abcdef")  # a singleton
+
+
+def test_installation_is_created_on_first_use_after_a_flush(db):
+    Installation.objects.all().delete()
+    created = services.installation_id()
+    assert ownership.INSTALLATION_ID.fullmatch(created)
+    assert services.installation_id() == created  # then stable
+
+
+def test_prefix_carries_the_installation_and_fits_every_name(twin_intent):
+    mine = services.twin_prefix_for(fabric_intent=twin_intent, engine="netns")
+    other = services.twin_prefix_for(fabric_intent=twin_intent, engine="netns", installation="0f0f0f")
+    assert mine == f"tw{services.installation_id()}{mine[-6:]}" and len(mine) == 14
+    assert other != mine and other[-6:] == mine[-6:]  # same intent, other installation: other names
+    validate_topology(TwinTopology(mine))  # a valid labs prefix
+    twin = services.twin_get_or_create(fabric_intent=twin_intent)
+    assert twin.prefix == mine
+    # Every row that stores it takes the longer prefix (PostgreSQL would refuse a value over max_length).
+    TwinOperation.objects.create(fabric="twinref", prefix=mine, kind="up")
+    assert Twin.objects.get(prefix=mine) == twin
+
+
+def test_operations_refuse_a_twin_another_installation_booted(twin_intent, tmp_path, monkeypatch):
+    """The Twin row points at a state file that another installation wrote: checks, injection and fidelity
+    refuse it instead of measuring (and breaking) someone else's twin."""
+    monkeypatch.setattr(services, "twin_prerequisites", lambda: [])
+    twin = services.twin_get_or_create(fabric_intent=twin_intent, state_dir=str(tmp_path))
+    runtime.TwinState(prefix=twin.prefix, label="", digest="", state_dir=str(tmp_path), status="up", created_at=0.0,
+                      node_netns={}, host_netns={}, frr_dirs=[], installation="0f0f0f").save()
+    for action in (lambda: services.twin_check(twin=twin), lambda: services.twin_inject(twin=twin),
+                   lambda: services.twin_fidelity(twin=twin), lambda: services.twin_down(twin=twin, force=True)):
+        with pytest.raises(TwinError, match="belongs to installation 0f0f0f"):
+            action()
+    assert (tmp_path / f"{twin.prefix}.json").exists()
