@@ -1,6 +1,7 @@
 """Who is executing a run, and the reaper for runs whose executor is gone (issue #12 point 8).
 
-Compile runs, validation runs and the UI's twin operations are written ``running`` before their work starts.
+Compile runs, validation runs and the UI's twin operations are written ``running`` (a twin ``booting``) before
+their work starts.
 A process killed mid-way (worker SIGKILL, web server restart, OOM) would leave them ``running`` forever, and a
 running twin operation blocks every further operation on its fabric. Each such row therefore records its
 *runner*, ``<hostname>:<boot id>:<pid>:<process start time>``, when it starts; ``runs_reap_interrupted`` marks
@@ -74,12 +75,15 @@ def _run_kinds():
     """(label, model, running status, failed status) of every kind of run that records a runner."""
     from intents.choices import CompileStatusChoices
     from intents.models import CompileRun
+    from twins.choices import TwinStatusChoices
+    from twins.models import Twin
     from ui.models import TwinOperation
     from validation.models import ValidationRun, ValidationStatusChoices
 
     return [("compile_runs", CompileRun, CompileStatusChoices.RUNNING, CompileStatusChoices.FAILED),
             ("validation_runs", ValidationRun, ValidationStatusChoices.RUNNING, ValidationStatusChoices.FAILED),
-            ("twin_operations", TwinOperation, TwinOperation.Status.RUNNING, TwinOperation.Status.FAILED)]
+            ("twin_operations", TwinOperation, TwinOperation.Status.RUNNING, TwinOperation.Status.FAILED),
+            ("twin_boots", Twin, TwinStatusChoices.BOOTING, TwinStatusChoices.FAILED)]
 
 
 def interrupted_error(reason: str) -> str:
@@ -98,7 +102,8 @@ def runs_reap_interrupted() -> dict[str, int]:
             if state.alive is not False:
                 continue
             # Conditional update: a run that finished (or was picked up by another runner) meanwhile is kept.
+            finished = {"finished": now} if any(f.name == "finished" for f in model._meta.fields) else {}
             count += model.objects.filter(pk=row.pk, status=running, runner=row.runner).update(
-                status=failed, finished=now, error=interrupted_error(state.reason))
+                status=failed, error=interrupted_error(state.reason), **finished)
         reaped[label] = count
     return reaped

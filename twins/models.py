@@ -55,6 +55,8 @@ class Twin(models.Model):
     limitations = models.JSONField(default=list, blank=True,
                                    help_text="What this twin cannot measure here (static only), with the reason")
     error = models.TextField(blank=True)
+    runner = models.CharField(max_length=200, blank=True,
+                              help_text="host:boot:pid:start of the process booting it (twin.runs reaper)")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

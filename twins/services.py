@@ -20,6 +20,7 @@ from compiler.api import CompileResult
 from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
 from intents.adapters import fabric_snapshot
 from intents.models import CompileRun, FabricIntent
+from twin.runs import runner_id
 
 from .choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
 from .models import Installation, Twin
@@ -172,7 +173,8 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
         # Never replace (nor mark failed) a running twin behind the operator's back.
         raise TwinError(f"twin {twin.prefix} of {fabric_intent.name} is running compile run #{twin.compile_run_id}; "
                         f"compile run #{run.pk} is a different fabric: run `twin down` first")
-    Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="")
+    Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="",
+                                           runner=runner_id())  # a killed boot is reaped (twin.runs)
     twin.refresh_from_db()
     try:
         state = runtime.up(topology, _state_dir(twin), installation=installation_id())

@@ -11,6 +11,7 @@ from intents import services
 from intents.models import CompileRun
 from twin import runs
 from twin.celery import reap_interrupted_runs
+from twins.models import Twin
 from ui.models import TwinOperation
 from validation.models import ValidationRun
 
@@ -46,20 +47,24 @@ def test_reap_runs_marks_only_runs_of_gone_processes_interrupted(fabric_intent, 
     pending_compile = CompileRun.objects.create(fabric_intent=fabric_intent)  # queued, not started: kept
     dead_validation = ValidationRun.objects.create(fabric_intent=fabric_intent, status="running", runner=dead_runner)
     dead_operation = TwinOperation.objects.create(fabric="f1", kind="up", runner=dead_runner)
+    dead_boot = Twin.objects.create(fabric_intent=fabric_intent, prefix="twreaptest", status="booting",
+                                    runner=dead_runner)
     finished = CompileRun.objects.create(fabric_intent=fabric_intent, status="succeeded", runner=dead_runner)
 
     call_command("reap_runs")
 
-    assert "reaped 3 interrupted run(s): 1 compile runs, 1 validation runs, 1 twin operations" in capsys.readouterr().out
-    for row in (dead_compile, dead_validation, dead_operation):
+    assert ("reaped 4 interrupted run(s): 1 compile runs, 1 validation runs, 1 twin operations, 1 twin boots"
+            in capsys.readouterr().out)
+    for row in (dead_compile, dead_validation, dead_operation, dead_boot):
         row.refresh_from_db()
-        assert row.status == "failed" and row.finished is not None
+        assert row.status == "failed" and getattr(row, "finished", True) is not None
         assert row.error.startswith("interrupted: process ") and "run it again" in row.error
     for row, status in ((live_compile, "running"), (foreign_compile, "running"), (pending_compile, "pending"),
                         (finished, "succeeded")):
         row.refresh_from_db()
         assert row.status == status and not row.error
-    assert runs.runs_reap_interrupted() == {"compile_runs": 0, "validation_runs": 0, "twin_operations": 0}
+    assert runs.runs_reap_interrupted() == {"compile_runs": 0, "validation_runs": 0, "twin_operations": 0,
+                                            "twin_boots": 0}
 
 
 def test_celery_worker_start_reaps_too(fabric_intent, dead_runner):

@@ -42,5 +42,10 @@ class Migration(migrations.Migration):
                 'constraints': [models.CheckConstraint(condition=models.Q(('id', 1)), name='installation_singleton')],
             },
         ),
+        migrations.AddField(
+            model_name='twin',
+            name='runner',
+            field=models.CharField(blank=True, help_text='host:boot:pid:start of the process booting it (twin.runs reaper)', max_length=200),
+        ),
         migrations.RunPython(create_installation, migrations.RunPython.noop),
     ]
