@@ -51,3 +51,29 @@ def test_operations_refuse_a_twin_another_installation_booted(twin_intent, tmp_p
         with pytest.raises(TwinError, match="belongs to installation 0f0f0f"):
             action()
     assert (tmp_path / f"{twin.prefix}.json").exists()
+
+
+def test_migration_renames_stopped_twins_and_keeps_running_ones(transactional_db):
+    """0002_installation: one id, then twins that are down/failed get the new name; a running one keeps its name
+    (renaming it would orphan its namespaces)."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([("twins", "0001_initial")])
+    old_apps = executor.loader.project_state([("twins", "0001_initial")]).apps
+    Site = old_apps.get_model("inventory", "Site")
+    Fabric = old_apps.get_model("inventory", "Fabric")
+    FabricIntent = old_apps.get_model("intents", "FabricIntent")
+    OldTwin = old_apps.get_model("twins", "Twin")
+    fabric = Fabric.objects.create(name="migr", site=Site.objects.create(name="migr-site"))
+    intent = FabricIntent.objects.create(fabric=fabric, name="migr-intent")
+    OldTwin.objects.create(fabric_intent=intent, engine="netns", prefix="twaaaaaa", status="down")
+    OldTwin.objects.create(fabric_intent=intent, engine="containerlab", prefix="twbbbbbb", status="up")
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    installation = Installation.objects.get().installation_id
+    stopped = Twin.objects.get(engine="netns")
+    assert stopped.prefix == f"tw{installation}" + services.twin_prefix_for(
+        fabric_intent=stopped.fabric_intent, engine="netns")[-6:]
+    assert Twin.objects.get(engine="containerlab").prefix == "twbbbbbb"
