@@ -99,7 +99,7 @@ def describe_owner(namespace: str) -> str:
     """For error messages: who a namespace belongs to, as far as this host knows."""
     marker = owner(namespace)
     if marker is None:
-        return f"{namespace} (no ownership marker: not created by any Fabric Twin installation's current runtime)"
+        return f"{namespace} (no ownership marker: created by something else, or by a twin older than markers)"
     return f"{namespace} (installation {marker.get('installation')}, state file {marker.get('state_file')})"
 
 
