@@ -10,7 +10,8 @@ side keeps one per database in ``twins.Installation``; the standalone ``python -
 - its state file records the installation;
 - each namespace gets an ownership marker, ``/run/fabric-twin/owners/<namespace>.json`` =
   ``{"installation", "prefix", "state_file"}``, written *before* the namespace is created and removed only
-  after it is gone. Teardown (``--force`` included) deletes a namespace, kills the processes inside it and the
+  after it is gone; once the namespace exists, ``bind`` adds its nsfs inode (``netns_inode``), so a namespace
+  deleted behind our back and re-created under the same name by someone else is not ours any more. Teardown (``--force`` included) deletes a namespace, kills the processes inside it and the
   FRR daemons of its pathspace only when the marker names this installation. A name pattern alone never
   makes anything "ours": a namespace called ``<our prefix>-x`` without our marker is left alone.
 
@@ -29,6 +30,7 @@ from pathlib import Path
 from compiler.errors import TwinError
 
 SHARED_RUN_DIR = Path("/run/fabric-twin")
+NETNS_DIR = Path("/run/netns")  # where ``ip netns`` bind-mounts each named namespace (its nsfs inode)
 OWNERS_DIR = SHARED_RUN_DIR / "owners"
 INSTALLATION_ID = re.compile(r"[0-9a-f]{6}")
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -85,9 +87,22 @@ def owner(namespace: str) -> dict | None:
         return None
 
 
+def netns_inode(namespace: str) -> int | None:
+    try:
+        return os.stat(NETNS_DIR / namespace).st_ino
+    except OSError:
+        return None
+
+
 def is_owned(namespace: str, installation: str) -> bool:
+    """The marker names ``installation`` and, when it recorded the namespace's inode, the namespace under that
+    name is still the one we created (or is gone)."""
     marker = owner(namespace)
-    return marker is not None and marker.get("installation") == installation
+    if marker is None or marker.get("installation") != installation:
+        return False
+    recorded = marker.get("netns_inode")
+    current = netns_inode(namespace)
+    return recorded is None or current is None or recorded == current
 
 
 def owned(namespaces: Iterable[str], installation: str) -> set[str]:
@@ -113,12 +128,27 @@ def claim(namespaces: Iterable[str], *, installation: str, prefix: str, state_fi
                         f"(this is installation {installation}); this twin will not use or touch them: choose "
                         "another name_prefix")
     OWNERS_DIR.mkdir(parents=True, exist_ok=True)
-    record = json.dumps({"installation": installation, "prefix": prefix, "state_file": state_file})
     for name in names:
-        path = marker_path(name)
-        temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(record)
-        temporary.replace(path)
+        _write(name, {"installation": installation, "prefix": prefix, "state_file": state_file})
+
+
+def bind(namespaces: Iterable[str], installation: str) -> None:
+    """Record the inode of each namespace this installation marked and has just created."""
+    for name in namespaces:
+        marker = owner(name)
+        inode = netns_inode(name)
+        if marker is None or marker.get("installation") != installation or inode is None:
+            continue
+        if marker.get("netns_inode") not in (None, inode):
+            continue  # not the namespace we created: never re-bind someone else's
+        _write(name, {**marker, "netns_inode": inode})
+
+
+def _write(namespace: str, record: dict) -> None:
+    path = marker_path(namespace)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(json.dumps(record))
+    temporary.replace(path)
 
 
 def marked(prefix: str, installation: str) -> set[str]:

@@ -345,6 +345,7 @@ def detect_kernel_features(prefix: str, state: TwinState) -> dict[str, bool]:
     scratch = kernel_probe_netns(prefix)
     _claim(state, [scratch])
     run(["ip", "netns", "add", scratch])
+    ownership.bind([scratch], state.installation)
     try:
         features = {}
         for kind, args in (("vrf", ["type", "vrf", "table", "4242"]), ("dummy", ["type", "dummy"])):
@@ -410,6 +411,7 @@ def add_netns_vrf(state: TwinState, node_name: str, vrf: str) -> str:
     state.save()
     _claim(state, [namespace])
     run(["ip", "netns", "add", namespace])
+    ownership.bind([namespace], state.installation)
     ns_exec(namespace, ["sysctl", "-qw", *(f"{key}={value}" for key, value in ROUTER_SYSCTLS.items())])
     run(["ip", "-n", namespace, "link", "set", "lo", "up"])
     add_vrf_view(state.node_netns[node_name], vrf, namespace)
@@ -443,6 +445,7 @@ def remove_netns_vrf(state: TwinState, node_name: str, vrf: str) -> None:
 
 def _create_namespaces(state: TwinState) -> None:
     ip_batch([f"netns add {ns}" for ns in state.namespaces])
+    ownership.bind(state.namespaces, state.installation)
     # Per-namespace sysctls need one exec per namespace; sysctl takes them all in one call. A netns VRF routes
     # like the switch it belongs to.
     router_sysctls = [f"{key}={value}" for key, value in ROUTER_SYSCTLS.items()]

@@ -47,6 +47,27 @@ def test_release_removes_only_this_installations_markers(owners_dir):
     assert ownership.owner("ftx1-b")["installation"] == THEIRS
 
 
+def test_a_namespace_recreated_under_our_name_by_someone_else_is_not_ours(owners_dir, tmp_path, monkeypatch):
+    """The marker binds the name to the namespace we created (its nsfs inode; files stand in for it here)."""
+    netns = tmp_path / "netns"
+    netns.mkdir()
+    monkeypatch.setattr(ownership, "NETNS_DIR", netns)
+    ownership.claim(["ftx1-leaf1"], installation=OURS, prefix="ftx1", state_file="s")
+    (netns / "ftx1-leaf1").touch()
+    ownership.bind(["ftx1-leaf1"], OURS)
+    assert ownership.owner("ftx1-leaf1")["netns_inode"] == (netns / "ftx1-leaf1").stat().st_ino
+    assert ownership.is_owned("ftx1-leaf1", OURS)
+    (netns / "theirs").touch()  # exists alongside ours: a different inode for sure
+    (netns / "ftx1-leaf1").unlink()  # deleted behind our back...
+    assert ownership.is_owned("ftx1-leaf1", OURS)  # (gone: our marker may be released)
+    (netns / "theirs").rename(netns / "ftx1-leaf1")  # ...and re-created under our name by someone else
+    assert not ownership.is_owned("ftx1-leaf1", OURS)
+    ownership.bind(["ftx1-leaf1"], OURS)  # never re-bound to theirs
+    assert not ownership.is_owned("ftx1-leaf1", OURS)
+    with pytest.raises(TwinError, match="belong to another installation"):
+        ownership.claim(["ftx1-leaf1"], installation=OURS, prefix="ftx1", state_file="s")
+
+
 @pytest.mark.parametrize("value", ["", "A1B2C3", "a1b2c", "a1b2c3d", "a1b2c3\n", "../x", None, 123])
 def test_installation_id_must_be_six_lowercase_hex(value):
     with pytest.raises(TwinError, match="installation="):

@@ -76,6 +76,7 @@ def test_two_clones_of_the_same_intent_get_different_names_and_do_not_harm_each_
     second = runtime.up(sample_fabric(second_prefix, spines=1, leaves=2), tmp_path, installation=SECOND)
     try:
         assert all(ownership.owner(ns)["installation"] == SECOND for ns in second.namespaces)
+        assert all(ownership.owner(ns)["netns_inode"] == ownership.netns_inode(ns) for ns in second.namespaces)
         assert all(ns.startswith(f"tw{SECOND}") for ns in second.namespaces)
         _assert_intact(first_twin)
     finally:
