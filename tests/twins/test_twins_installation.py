@@ -77,3 +77,24 @@ def test_migration_renames_stopped_twins_and_keeps_running_ones(transactional_db
     assert stopped.prefix == f"tw{installation}" + services.twin_prefix_for(
         fabric_intent=stopped.fabric_intent, engine="netns")[-6:]
     assert Twin.objects.get(engine="containerlab").prefix == "twbbbbbb"
+
+
+def test_down_after_a_failed_start_never_escalates_to_someone_elses_namespaces(twin_intent, tmp_path, monkeypatch):
+    """The audit's case: a twin that failed to start, then `twin down`. Namespaces with its prefix that another
+    installation owns are reported, never removed (the runtime's force path is not even called)."""
+    from labs import runtime as labs_runtime
+
+    twin = services.twin_get_or_create(fabric_intent=twin_intent, state_dir=str(tmp_path))
+    Twin.objects.filter(pk=twin.pk).update(status="failed", error="boot failed")
+    twin.refresh_from_db()
+    foreign = [f"{twin.prefix}-leaf1"]
+    monkeypatch.setattr(labs_runtime, "status", lambda *args, **kwargs: {
+        "prefix": twin.prefix, "exists": False, "orphan_namespaces": [], "foreign_namespaces": foreign})
+
+    def no_force(*args, **kwargs):
+        raise AssertionError("runtime.down must not run for namespaces this installation does not own")
+
+    monkeypatch.setattr(labs_runtime, "down", no_force)
+    assert services.twin_down(twin=twin) == {"prefix": twin.prefix, "already_down": True, "left_alone": foreign}
+    twin.refresh_from_db()
+    assert twin.status == "down"
