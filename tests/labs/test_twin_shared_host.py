@@ -26,8 +26,18 @@ from validators.findings import Report
 
 pytestmark = [pytest.mark.twin, pytest.mark.usefixtures("twin_required")]
 
-FIRST, SECOND = "a11ce0", "b0b0b0"  # two clones' installation ids
+# Two clones' installation ids: random per run, so concurrent runs of this module on one host never share one.
+FIRST = ownership.new_installation_id()
+SECOND = next(i for i in iter(ownership.new_installation_id, None) if i != FIRST)
 INTENT = SimpleNamespace(name="demo")  # twin_prefix_for only reads the intent's name
+
+
+RANDOM_PREFIXES: list[str] = []  # the module's own twins with random prefixes (checked for leftovers at the end)
+
+
+def _random_prefix() -> str:
+    RANDOM_PREFIXES.append("ftsh" + new_prefix()[2:])
+    return RANDOM_PREFIXES[-1]
 
 
 def _namespaces() -> set[str]:
@@ -42,7 +52,7 @@ def _alive(pid: int) -> bool:
 def no_namespace_left_behind():
     before = _namespaces()
     yield
-    mine = {ns for ns in _namespaces() - before if ns.startswith(("twa11ce0", "twb0b0b0", "ftsh"))}
+    mine = {ns for ns in _namespaces() - before if ns.startswith((f"tw{FIRST}", f"tw{SECOND}", *RANDOM_PREFIXES))}
     assert not mine, f"namespaces left behind: {sorted(mine)}"
     print(f"\nnamespaces on the host before/after this module: {len(before)}/{len(_namespaces())}")
 
@@ -122,7 +132,7 @@ def _fake_frr_daemon(pathspace: str) -> subprocess.Popen:
 def test_down_force_never_touches_lookalike_namespaces_or_processes(tmp_path):
     """Our twin runs; beside it namespaces named ``<our prefix>-…`` that another installation marked (or nobody
     marked), a process inside one and a fake FRR daemon of that pathspace. ``down --force`` removes exactly ours."""
-    prefix = "ftsh" + new_prefix()[2:]
+    prefix = _random_prefix()
     ours = runtime.up(sample_fabric(prefix, spines=1, leaves=2), tmp_path, installation=FIRST)
     foreign_marked, foreign_unmarked = f"{prefix}-ghost", f"{prefix}-leaf9"
     processes: list[subprocess.Popen] = []
@@ -167,7 +177,7 @@ def test_down_force_never_touches_lookalike_namespaces_or_processes(tmp_path):
 
 def test_down_force_after_lost_state_file_finds_leftovers_by_marker_not_by_name(tmp_path):
     """A crash lost the state file: force removes what this installation's markers record for the prefix."""
-    prefix = "ftsh" + new_prefix()[2:]
+    prefix = _random_prefix()
     state = runtime.up(TwinTopology(prefix, sample_fabric(prefix, spines=1, leaves=2).nodes[:1]), tmp_path,
                        installation=FIRST)
     pids = [pid for daemons in state.pids.values() for pid in daemons.values()]
