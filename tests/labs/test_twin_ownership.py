@@ -117,3 +117,19 @@ def test_state_files_from_before_installation_ids_are_not_adopted(tmp_path, owne
 def test_state_file_round_trips_the_installation(tmp_path):
     _state(tmp_path, OURS).save()
     assert runtime.TwinState.load("ftx1", tmp_path).installation == OURS
+
+
+def test_twin_change_driver_refuses_a_switch_namespace_its_installation_does_not_own(tmp_path, owners_dir):
+    from changes.drivers.twin import TwinDriver
+    from compiler.errors import DriverError
+
+    _state(tmp_path, OURS).save()
+    driver = TwinDriver("ftx1", "leaf1", str(tmp_path))
+    with pytest.raises(DriverError, match="ftx1-leaf1 .*no ownership marker.* not touched"):
+        driver._state()
+    ownership.claim(["ftx1-leaf1"], installation=THEIRS, prefix="ftx1", state_file="elsewhere")
+    with pytest.raises(DriverError, match=f"installation {THEIRS}.*is not owned by installation {OURS}"):
+        driver._state()
+    ownership.marker_path("ftx1-leaf1").unlink()
+    ownership.claim(["ftx1-leaf1"], installation=OURS, prefix="ftx1", state_file="s")
+    assert driver._state().installation == OURS
