@@ -209,10 +209,13 @@ def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = Fa
     _require_owner(state, installation)
     existing = set(_all_namespaces())
     missing_ns = sorted(ns for ns in state.namespaces if ns not in existing)
+    # Present under our name but no longer ours (marker gone or another namespace now): not our twin any more.
+    not_owned = sorted(ns for ns in state.namespaces
+                       if ns in existing and not ownership.is_owned(ns, state.installation))
     dead = {node: [daemon for daemon, pid in daemons.items() if not _is_our_daemon(pid, state.node_netns[node])]
             for node, daemons in state.pids.items()}
     dead = {node: daemons for node, daemons in dead.items() if daemons}
-    healthy = state.status == "up" and not missing_ns and not dead
+    healthy = state.status == "up" and not missing_ns and not not_owned and not dead
     extra = {}
     if sessions and healthy:
         from .collectors import collect_bgp_summary
@@ -234,6 +237,7 @@ def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = Fa
         "switches": len(state.node_netns),
         "hosts": len(state.host_netns),
         "missing_namespaces": missing_ns,
+        "not_owned_namespaces": not_owned,
         "dead_daemons": dead,
         "config_errors": state.config_errors,
         "timings": state.timings,

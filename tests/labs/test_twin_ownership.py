@@ -133,3 +133,14 @@ def test_twin_change_driver_refuses_a_switch_namespace_its_installation_does_not
     ownership.marker_path("ftx1-leaf1").unlink()
     ownership.claim(["ftx1-leaf1"], installation=OURS, prefix="ftx1", state_file="s")
     assert driver._state().installation == OURS
+
+
+def test_status_is_unhealthy_when_a_namespace_under_our_name_is_not_ours(tmp_path, owners_dir, monkeypatch):
+    _state(tmp_path, OURS).save()
+    monkeypatch.setattr(runtime, "_all_namespaces", lambda: ["ftx1-leaf1"])
+    ownership.claim(["ftx1-leaf1"], installation=OURS, prefix="ftx1", state_file="s")
+    health = runtime.status("ftx1", tmp_path, installation=OURS)
+    assert health["healthy"] and health["not_owned_namespaces"] == []
+    ownership.marker_path("ftx1-leaf1").unlink()
+    health = runtime.status("ftx1", tmp_path, installation=OURS)
+    assert not health["healthy"] and health["not_owned_namespaces"] == ["ftx1-leaf1"]
