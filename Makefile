@@ -28,6 +28,7 @@ lint: venv
 demo: venv
 	bash scripts/ensure-system.sh --demo
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DEBUG=1 $(BIN)/python manage.py reap_runs
 	DEBUG=1 $(BIN)/python manage.py demo
 	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000 --noreload
 

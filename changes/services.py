@@ -53,7 +53,7 @@ DEFAULT_POLICY = {
     "target_version": "",
     "devices": [],  # rolling upgrade: which devices (empty: every spine)
 }
-TWIN_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,11}$")  # as labs.topology: it becomes part of paths and netns names
+TWIN_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,15}$")  # as labs.topology: it becomes part of paths and netns names
 KNOWN_CHECKS = {"static", "rehearsal", "bgp", "evpn", "ping", "mtu", "health"}
 
 
@@ -197,7 +197,7 @@ def _policy_errors(policy: dict, kind: str) -> list[FieldError]:
         errors.append(FieldError("policy.max_spine_fraction", fraction, "must be a number in (0, 1]"))
     prefix = policy.get("twin_prefix")
     if isinstance(prefix, str) and prefix and not TWIN_PREFIX.match(prefix):
-        errors.append(FieldError("policy.twin_prefix", prefix, "a twin prefix is 3-12 lowercase letters/digits"))
+        errors.append(FieldError("policy.twin_prefix", prefix, "a twin prefix is 3-16 lowercase letters/digits"))
     if kind == RolloutKindChoices.ROLLING_UPGRADE and not policy.get("target_version"):
         errors.append(FieldError("policy.target_version", policy.get("target_version"),
                                  "a rolling upgrade needs the version to install"))

@@ -34,6 +34,7 @@ from compiler.topology import FABRIC_ASN_ROLES
 from compiler.validate import check_intent
 from inventory.adapters import inventory_snapshot
 from inventory.models import Fabric, NicPort, Switch
+from twin.runs import runner_id
 
 from .adapters import allocation_rows, fabric_snapshot
 from .choices import AllocationKindChoices, CompileStatusChoices
@@ -223,15 +224,22 @@ def compile_run_create(*, fabric_intent: FabricIntent, platforms: Iterable[str] 
 
 def compile_run_prepare(*, fabric_intent: FabricIntent, platforms: Iterable[str] | None = None,
                         devices: Iterable[str] | None = None) -> CompileRun:
-    """A pending run record (the API hands its id back before a Celery worker executes it)."""
+    """A pending run record (the API hands its id back before a Celery worker executes it). A request naming an
+    unknown platform or device is refused here, before any row exists: bad input leaves no failed run behind."""
     platforms = list(dict.fromkeys(platforms or ()))
     unknown = [platform for platform in platforms if platform not in core.Platform.ALL]
     if unknown:
         raise IntentValidationError([FieldError("platforms", platform, f"unknown platform; one of "
                                                                        f"{', '.join(core.Platform.ALL)}")
                                      for platform in unknown])
-    return CompileRun.objects.create(fabric_intent=fabric_intent, platforms=platforms,
-                                     devices=list(dict.fromkeys(devices or ())))
+    devices = list(dict.fromkeys(devices or ()))
+    known = set(Switch.objects.filter(fabric_id=fabric_intent.fabric_id, hostname__in=devices)
+                .values_list("hostname", flat=True))
+    missing = sorted(set(devices) - known, key=natural_key)
+    if missing:
+        raise IntentValidationError([FieldError("devices", name, f"no switch {name} in fabric "
+                                                                 f"{fabric_intent.fabric.name}") for name in missing])
+    return CompileRun.objects.create(fabric_intent=fabric_intent, platforms=platforms, devices=devices)
 
 
 def compile_run_execute(*, run: CompileRun) -> CompileRun:
@@ -240,8 +248,8 @@ def compile_run_execute(*, run: CompileRun) -> CompileRun:
     Domain errors (invalid intent, exhausted pool, unknown device) mark the run failed with the field errors;
     anything else also marks it failed and is re-raised (a bug must be visible, not swallowed).
     """
-    run.status, run.started = CompileStatusChoices.RUNNING, timezone.now()
-    run.save(update_fields=["status", "started"])
+    run.status, run.started, run.runner = CompileStatusChoices.RUNNING, timezone.now(), runner_id()
+    run.save(update_fields=["status", "started", "runner"])  # the reaper (twin.runs) knows who runs it
     started = time.perf_counter()
     try:
         configs = _compile_device_configs(run)

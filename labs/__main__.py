@@ -90,9 +90,19 @@ def _bench(args) -> int:
     return worst
 
 
+def _status_or_error(prefix: str, state_dir: Path, installation: str | None) -> dict:
+    try:
+        return runtime.status(prefix, state_dir, installation=installation)
+    except FabricTwinError as error:  # e.g. a twin of another installation: listed, not inspected
+        return {"prefix": prefix, "error": str(error)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m labs", description="Fabric Twin live twin (netns + FRR)")
     parser.add_argument("--state-dir", default=None, help="where twin state files live (default out/twins)")
+    parser.add_argument("--installation", default=None,
+                        help="owner of the twins (labs.ownership; default FT_INSTALLATION_ID or this checkout's id; "
+                             "`manage.py twin` uses the database's)")
     sub = parser.add_subparsers(dest="command", required=True)
     up = sub.add_parser("up", help="boot a twin")
     source = up.add_mutually_exclusive_group(required=True)
@@ -105,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         command = sub.add_parser(name)
         command.add_argument("prefix")
     sub.choices["status"].add_argument("--sessions", action="store_true", help="also count BGP sessions")
-    sub.choices["down"].add_argument("--force", action="store_true", help="also remove leftovers by prefix")
+    sub.choices["down"].add_argument("--force", action="store_true",
+                                     help="also remove this installation's leftovers (ownership markers)")
     verify = sub.add_parser("verify", help="run the live checks on a running twin")
     verify.add_argument("prefix")
     for command in (up, verify):
@@ -119,27 +130,28 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "up":
-            state = runtime.up(_topology(args), args.state_dir)
+            state = runtime.up(_topology(args), args.state_dir, installation=args.installation)
             _print({"prefix": state.prefix, "label": state.label, "timings": state.timings,
                     "config_errors": state.config_errors, "state_file": str(state.state_file)})
             return _verify(state, args) if args.verify else 0
         if args.command == "status":
-            _print(runtime.status(args.prefix, args.state_dir, sessions=args.sessions))
+            _print(runtime.status(args.prefix, args.state_dir, sessions=args.sessions, installation=args.installation))
             return 0
         if args.command == "verify":
-            state = runtime.TwinState.load(args.prefix, args.state_dir)
+            state = runtime.owned_state(args.prefix, args.state_dir, installation=args.installation)
             if state is None:
                 print(f"no twin {args.prefix!r}", file=sys.stderr)
                 return 2
             return _verify(state, args)
         if args.command == "down":
-            _print(runtime.down(args.prefix, args.state_dir, force=args.force))
+            _print(runtime.down(args.prefix, args.state_dir, force=args.force, installation=args.installation))
             return 0
         if args.command == "bench":
             return _bench(args)
         if args.command == "list":
             state_dir = Path(args.state_dir or runtime.default_state_dir())
-            _print([runtime.status(path.stem, state_dir) for path in sorted(state_dir.glob("*.json"))])
+            _print([_status_or_error(path.stem, state_dir, args.installation)
+                    for path in sorted(state_dir.glob("*.json"))])
             return 0
     except IntentValidationError as error:
         _print({"error": "invalid input", "fields": error.as_dict()})

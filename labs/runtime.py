@@ -10,9 +10,14 @@ functions the ``manage.py twin`` command wraps:
 Cleanup guarantee: everything the twin creates is named with its unique prefix (namespaces
 ``<prefix>-<node>``, FRR pathspaces ``/etc/frr/<prefix>-<node>`` and ``/var/run/frr/<prefix>-<node>``) and is
 recorded in the JSON state file *before* it is created, so ``down`` removes exactly that, and
-``down(force=True)`` also works after a crash from the recorded state plus the prefix. Processes are stopped by
-recorded PID (checked against their ``-N <pathspace>`` command line) and by ``ip netns pids`` of the twin's own
-namespaces, never by process name: other twins may run concurrently.
+``down(force=True)`` also works after a crash from the recorded state plus the ownership markers. Processes are
+stopped by recorded PID (checked against their ``-N <pathspace>`` command line) and by ``ip netns pids`` of the
+twin's own namespaces, never by process name: other twins may run concurrently.
+
+Shared hosts (``labs.ownership``): every twin belongs to an installation; the state file records it and each
+namespace carries an ownership marker written before the namespace exists. Nothing is deleted or killed unless
+its namespace's marker names the caller's installation, ``force`` included; a twin of another installation is
+refused, never "cleaned up".
 """
 
 from __future__ import annotations
@@ -32,14 +37,14 @@ from pathlib import Path
 
 from compiler.errors import TwinError
 
+from . import ownership
+from .ownership import SHARED_RUN_DIR
 from .shell import FRR_BIN_DIR, ip_batch, ns_exec, parallel, run
 from .topology import TwinNode, TwinTopology, validate_topology
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ETC_FRR = Path("/etc/frr")
 RUN_FRR = Path("/var/run/frr")
-# Machine-wide bookkeeping shared by all twins (tmpfs: gone after a reboot, like the namespaces).
-SHARED_RUN_DIR = Path("/run/fabric-twin")
 NEIGH_GC_KEYS = tuple(f"net.ipv{family}.neigh.default.gc_thresh{level}" for family in (4, 6) for level in (1, 2, 3))
 # FRR 8.4 loses ECMP members after a link flap when zebra uses kernel nexthop objects (TWIN-NOTES pitfalls;
 # fixed upstream in FRR 9.x). The twin forces it off whatever the rendered config says.
@@ -95,6 +100,7 @@ class TwinState:
     # network-namespace VRF backend), or "" (the twin has no tenant VRFs).
     vrf_backend: str = ""
     vrf_netns: dict[str, dict[str, str]] = field(default_factory=dict)  # switch node -> {VRF name: namespace}
+    installation: str = ""  # labs.ownership: the installation that booted it ("" in pre-ownership state files)
 
     @property
     def state_file(self) -> Path:
@@ -135,20 +141,30 @@ class TwinState:
 # --------------------------------------------------------------------------------------------- public API
 
 
-def up(topology: TwinTopology, state_dir: Path | str | None = None) -> TwinState:
+def up(topology: TwinTopology, state_dir: Path | str | None = None, installation: str | None = None) -> TwinState:
     """Boot the twin. Returns once every daemon runs and its config is loaded (convergence is measured by
     ``labs.checks``). Running ``up`` again with the same topology returns the running twin; with a different
-    topology under the same prefix it refuses. If anything fails, whatever was created is removed again."""
+    topology under the same prefix it refuses. If anything fails, whatever was created is removed again.
+    ``installation`` (default ``labs.ownership.default_installation()``) owns everything the twin creates."""
     validate_topology(topology)
+    installation = _installation(installation)
     state_dir = Path(state_dir or default_state_dir()).resolve()
     with _prefix_lock(topology.name_prefix):
         existing = TwinState.load(topology.name_prefix, state_dir)
         if existing is not None:
+            _require_owner(existing, installation)
             return _existing_twin(existing, topology)
         leftovers = _namespaces_with_prefix(topology.name_prefix)
+        foreign = sorted(set(leftovers) - ownership.owned(leftovers, installation))
+        if foreign:
+            # Someone else's (another installation, or unmarked): never advise removing them.
+            raise TwinError(f"namespaces {[ownership.describe_owner(ns) for ns in foreign[:3]]} use prefix "
+                            f"{topology.name_prefix!r} but are not owned by this installation ({installation}); "
+                            "they are left alone: choose another name_prefix")
         if leftovers:
-            raise TwinError(f"namespaces {leftovers[:5]} with prefix {topology.name_prefix!r} exist but no state file; "
-                            f"run down({topology.name_prefix!r}, force=True)")
+            raise TwinError(f"namespaces {leftovers[:5]} of this installation ({installation}) with prefix "
+                            f"{topology.name_prefix!r} exist but no state file; run down({topology.name_prefix!r}, "
+                            "force=True)")
         state = TwinState(
             prefix=topology.name_prefix,
             label=topology.label,
@@ -160,9 +176,11 @@ def up(topology: TwinTopology, state_dir: Path | str | None = None) -> TwinState
             host_netns={host.name: topology.netns(host.name) for host in topology.hosts},
             frr_dirs=[str(base / topology.netns(node.name)) for node in topology.nodes for base in (ETC_FRR, RUN_FRR)],
             topology=topology.to_dict(),
+            installation=installation,
         )
         state.save()  # recorded before anything exists, so a crash mid-boot can always be cleaned up
         try:
+            _claim(state, state.namespaces)  # marked as ours before they exist (refused if someone else's)
             _boot(topology, state)
         except BaseException:
             state.status = "failed"
@@ -174,19 +192,30 @@ def up(topology: TwinTopology, state_dir: Path | str | None = None) -> TwinState
         return state
 
 
-def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = False) -> dict:
+def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = False,
+           installation: str | None = None) -> dict:
     """Liveness of a twin from its state file: which namespaces exist and which recorded daemons run.
-    ``sessions=True`` also asks each switch's FRR how many BGP sessions are Established (one vtysh per node)."""
+    ``sessions=True`` also asks each switch's FRR how many BGP sessions are Established (one vtysh per node).
+    Without a state file, ``orphan_namespaces`` are this installation's leftovers (by ownership marker) and
+    ``foreign_namespaces`` the ones with this prefix that belong to someone else (never touched)."""
+    installation = _installation(installation)
     state = TwinState.load(prefix, state_dir)
     if state is None:
-        leftovers = _namespaces_with_prefix(prefix)
-        return {"prefix": prefix, "exists": False, "orphan_namespaces": leftovers}
-    existing = set(_namespaces_with_prefix(prefix))
+        leftovers = set(_namespaces_with_prefix(prefix)) | (ownership.marked(prefix, installation)
+                                                            & set(_all_namespaces()))
+        ours = ownership.owned(leftovers, installation)
+        return {"prefix": prefix, "exists": False, "orphan_namespaces": sorted(ours),
+                "foreign_namespaces": sorted(leftovers - ours)}
+    _require_owner(state, installation)
+    existing = set(_all_namespaces())
     missing_ns = sorted(ns for ns in state.namespaces if ns not in existing)
+    # Present under our name but no longer ours (marker gone or another namespace now): not our twin any more.
+    not_owned = sorted(ns for ns in state.namespaces
+                       if ns in existing and not ownership.is_owned(ns, state.installation))
     dead = {node: [daemon for daemon, pid in daemons.items() if not _is_our_daemon(pid, state.node_netns[node])]
             for node, daemons in state.pids.items()}
     dead = {node: daemons for node, daemons in dead.items() if daemons}
-    healthy = state.status == "up" and not missing_ns and not dead
+    healthy = state.status == "up" and not missing_ns and not not_owned and not dead
     extra = {}
     if sessions and healthy:
         from .collectors import collect_bgp_summary
@@ -208,6 +237,7 @@ def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = Fa
         "switches": len(state.node_netns),
         "hosts": len(state.host_netns),
         "missing_namespaces": missing_ns,
+        "not_owned_namespaces": not_owned,
         "dead_daemons": dead,
         "config_errors": state.config_errors,
         "timings": state.timings,
@@ -218,21 +248,48 @@ def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = Fa
     }
 
 
-def down(prefix: str, state_dir: Path | str | None = None, force: bool = False) -> dict:
-    """Remove the twin. Without ``force`` it needs the state file; with ``force`` it also removes leftovers
-    named with the prefix (after a crash or a lost state file)."""
+def down(prefix: str, state_dir: Path | str | None = None, force: bool = False,
+         installation: str | None = None) -> dict:
+    """Remove the twin. Without ``force`` it needs the state file; with ``force`` it also removes this
+    installation's leftovers of the prefix recorded by ownership markers (after a crash or a lost state file).
+    A twin, namespace or process of another installation is never touched, ``force`` included."""
+    installation = _installation(installation)
     state = TwinState.load(prefix, state_dir)
     if state is None:
         if not force:
             raise TwinError(f"no twin {prefix!r} in {state_dir or default_state_dir()}; use force=True to remove "
-                            "leftover namespaces with this prefix")
+                            f"this installation's ({installation}) leftovers of it")
         state = TwinState(prefix=prefix, label="", digest="", state_dir=str(state_dir or default_state_dir()),
-                          status="unknown", created_at=time.time(), node_netns={}, host_netns={}, frr_dirs=[])
+                          status="unknown", created_at=time.time(), node_netns={}, host_netns={}, frr_dirs=[],
+                          installation=installation)
+    _require_owner(state, installation)
     with _prefix_lock(prefix):
         summary = _teardown(state, force=force)
     with contextlib.suppress(FileNotFoundError):
         (SHARED_RUN_DIR / f"{prefix}.lock").unlink()
     return summary
+
+
+def owned_state(prefix: str, state_dir: Path | str | None = None, installation: str | None = None
+                ) -> TwinState | None:
+    """The twin's state file if it exists, refused (TwinError) when another installation booted the twin: what
+    every operation on a running twin (checks, failure injection, changes) starts from."""
+    state = TwinState.load(prefix, state_dir)
+    if state is not None:
+        _require_owner(state, _installation(installation))
+    return state
+
+
+def _installation(installation: str | None) -> str:
+    return ownership.check_installation(installation) if installation else ownership.default_installation()
+
+
+def _require_owner(state: TwinState, installation: str) -> None:
+    """Refuse to act on a twin another installation booted (its state file says so)."""
+    if state.installation != installation:
+        owner = state.installation or "unknown (state file from before installation ids)"
+        raise TwinError(f"twin {state.prefix!r} ({state.state_file}) belongs to installation {owner}, not to this "
+                        f"installation ({installation}); nothing was touched")
 
 
 # --------------------------------------------------------------------------------------------- boot
@@ -242,7 +299,7 @@ def _existing_twin(existing: TwinState, topology: TwinTopology) -> TwinState:
     if existing.digest != topology.digest():
         raise TwinError(f"twin {topology.name_prefix!r} is already running a different topology; "
                         "run down() first or choose another name_prefix")
-    health = status(existing.prefix, existing.state_dir)
+    health = status(existing.prefix, existing.state_dir, installation=existing.installation)
     if not health["healthy"]:
         raise TwinError(f"twin {existing.prefix!r} exists but is not healthy "
                         f"(status={health['status']}, missing={health['missing_namespaces'][:3]}, "
@@ -254,12 +311,13 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     started = time.monotonic()
     remove_frr_crash_dirs()  # stale ones from dead daemons would make a daemon with a reused PID fail to start
     _raise_neighbour_limits(topology.name_prefix, len(topology.links) + sum(len(h.interfaces) for h in topology.hosts))
-    state.kernel = detect_kernel_features(topology.name_prefix)
+    state.kernel = detect_kernel_features(topology.name_prefix, state)
     state.vrf_backend = choose_vrf_backend(topology, state.kernel)
     if state.vrf_backend == "netns":
         state.vrf_netns = {node.name: {vrf: vrf_netns_name(topology, node.name, vrf) for vrf in plan_vrfs(node)}
                            for node in topology.nodes if plan_vrfs(node)}
-    state.save()  # the VRF namespaces are recorded before they exist, like the others
+    state.save()  # the VRF namespaces are recorded (and marked) before they exist, like the others
+    _claim(state, state.namespaces)
     _create_namespaces(state)
     _create_cables(topology)
     parallel(lambda node: _apply_linux_plan(topology, node, state), topology.nodes)
@@ -285,10 +343,13 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     state.save()
 
 
-def detect_kernel_features(prefix: str) -> dict[str, bool]:
-    """Feature-detect in a scratch namespace (never assume): VRF devices decide whether tenant VRFs are real."""
-    scratch = f"{prefix}-.kernelprobe"  # node names start with a letter or digit: never collides
+def detect_kernel_features(prefix: str, state: TwinState) -> dict[str, bool]:
+    """Feature-detect in a scratch namespace (never assume): VRF devices decide whether tenant VRFs are real.
+    The scratch namespace is marked as the twin's before it exists, so a crash here is cleaned up too."""
+    scratch = kernel_probe_netns(prefix)
+    _claim(state, [scratch])
     run(["ip", "netns", "add", scratch])
+    ownership.bind([scratch], state.installation)
     try:
         features = {}
         for kind, args in (("vrf", ["type", "vrf", "table", "4242"]), ("dummy", ["type", "dummy"])):
@@ -299,6 +360,17 @@ def detect_kernel_features(prefix: str) -> dict[str, bool]:
         return features
     finally:
         run(["ip", "netns", "del", scratch], check=False)
+        if scratch not in _all_namespaces():
+            ownership.release([scratch], state.installation)
+
+
+def kernel_probe_netns(prefix: str) -> str:
+    return f"{prefix}-.kernelprobe"  # node names start with a letter or digit: never collides
+
+
+def _claim(state: TwinState, namespaces: Iterable[str]) -> None:
+    ownership.claim(namespaces, installation=state.installation, prefix=state.prefix,
+                    state_file=str(state.state_file))
 
 
 def choose_vrf_backend(topology: TwinTopology, kernel: dict[str, bool]) -> str:
@@ -341,7 +413,9 @@ def add_netns_vrf(state: TwinState, node_name: str, vrf: str) -> str:
         return existing[vrf]
     existing[vrf] = namespace
     state.save()
+    _claim(state, [namespace])
     run(["ip", "netns", "add", namespace])
+    ownership.bind([namespace], state.installation)
     ns_exec(namespace, ["sysctl", "-qw", *(f"{key}={value}" for key, value in ROUTER_SYSCTLS.items())])
     run(["ip", "-n", namespace, "link", "set", "lo", "up"])
     add_vrf_view(state.node_netns[node_name], vrf, namespace)
@@ -354,6 +428,9 @@ def remove_netns_vrf(state: TwinState, node_name: str, vrf: str) -> None:
     namespace = state.vrf_netns.get(node_name, {}).get(vrf)
     if namespace is None:
         return
+    if not ownership.is_owned(namespace, state.installation):
+        raise TwinError(f"VRF namespace {ownership.describe_owner(namespace)} is not owned by installation "
+                        f"{state.installation!r}; it is left alone")
     switch = state.node_netns[node_name]
     links = json.loads(run(["ip", "-n", namespace, "-j", "link", "show", "type", "veth"], check=False).stdout or "[]")
     ip_batch([f"link set dev {link['ifname']} netns {switch}" for link in links], netns=namespace)
@@ -364,12 +441,15 @@ def remove_netns_vrf(state: TwinState, node_name: str, vrf: str) -> None:
     with contextlib.suppress(OSError):
         view.unlink()
     run(["ip", "netns", "del", namespace], check=False)
+    if namespace not in _all_namespaces():
+        ownership.release([namespace], state.installation)
     del state.vrf_netns[node_name][vrf]
     state.save()
 
 
 def _create_namespaces(state: TwinState) -> None:
     ip_batch([f"netns add {ns}" for ns in state.namespaces])
+    ownership.bind(state.namespaces, state.installation)
     # Per-namespace sysctls need one exec per namespace; sysctl takes them all in one call. A netns VRF routes
     # like the switch it belongs to.
     router_sysctls = [f"{key}={value}" for key, value in ROUTER_SYSCTLS.items()]
@@ -729,28 +809,39 @@ def _read_pid(path: Path, timeout: float = 10.0) -> int:
 
 
 def _teardown(state: TwinState, force: bool) -> dict:
+    """Stop the twin's processes and delete its namespaces, FRR directories, VRF views and logs.
+
+    What may be touched is decided by ownership, never by name: the namespaces recorded in the state file (with
+    ``force`` also every namespace this installation marked for the prefix: the record survives a lost state
+    file) *and* whose marker names this installation. Anything else, even if named ``<prefix>-…``, is left
+    alone and reported as ``left_alone``."""
     prefix = state.prefix
-    namespaces = set(state.namespaces)
-    frr_dirs = set(state.frr_dirs)
+    installation = state.installation
+    candidates = set(state.namespaces)
     if force:
-        namespaces |= set(_namespaces_with_prefix(prefix))
-        for base in (ETC_FRR, RUN_FRR):
-            frr_dirs |= {str(path) for path in base.glob(f"{prefix}-*") if path.is_dir()}
-    existing = set(_namespaces_with_prefix(prefix))
-    pathspaces = namespaces | {Path(directory).name for directory in frr_dirs}
+        candidates |= ownership.marked(prefix, installation)
+    namespaces = ownership.owned(candidates, installation)
+    left_alone = sorted(candidates - namespaces)
+    # FRR directories and VRF views are named after the switch's namespace (its pathspace): only owned ones.
+    frr_dirs = {directory for directory in state.frr_dirs if Path(directory).name in namespaces}
+    if force:
+        frr_dirs |= {str(base / ns) for ns in namespaces for base in (ETC_FRR, RUN_FRR) if (base / ns).is_dir()}
+    existing = set(_all_namespaces())
+    pathspaces = set(namespaces)
 
     def our_processes() -> set[int]:
         """Recorded daemons, daemons named in the twin's PID files, FRR daemons started with one of the twin's
-        pathspaces (-N), and every process inside the twin's own namespaces (pings, a daemon mid-start)."""
+        pathspaces (-N, exact names), and every process inside the twin's own namespaces (pings, a daemon
+        mid-start)."""
         found = {pid for node, daemons in state.pids.items() for pid in daemons.values()
-                 if _is_our_daemon(pid, state.node_netns.get(node, ""))}
+                 if state.node_netns.get(node, "") in pathspaces and _is_our_daemon(pid, state.node_netns[node])}
         for directory in frr_dirs:
             for pid_file in Path(directory).glob("*.pid"):
                 with contextlib.suppress(ValueError, OSError):
                     pid = int(pid_file.read_text().strip())
                     if _is_our_daemon(pid, Path(directory).name):
                         found.add(pid)
-        found |= _frr_daemons_in(pathspaces, prefix if force else None)
+        found |= _frr_daemons_in(pathspaces)
         for ns in namespaces & existing:
             found |= {int(pid) for pid in run(["ip", "netns", "pids", ns], check=False).stdout.split() if pid.isdigit()}
         return {pid for pid in found if _alive(pid)}
@@ -772,22 +863,24 @@ def _teardown(state: TwinState, force: bool) -> dict:
         victims |= alive
     survivors = sorted(our_processes())
     remove_frr_crash_dirs(victims)
-    views = {state.node_netns[node] for node in state.vrf_netns if node in state.node_netns}
-    if force and VRF_VIEWS_DIR.is_dir():
-        views |= {path.name for path in VRF_VIEWS_DIR.glob(f"{prefix}-*")}
-    _remove_vrf_views(views)
+    _remove_vrf_views({ns for ns in namespaces if (VRF_VIEWS_DIR / ns).is_dir()})
     ip_batch([f"netns del {ns}" for ns in sorted(namespaces & existing)])
     for directory in frr_dirs:
         shutil.rmtree(directory, ignore_errors=True)
+    remaining = sorted(namespaces & set(_all_namespaces()))
+    ownership.release(namespaces - set(remaining), installation)
     _release_neighbour_limits(prefix)
-    shutil.rmtree(Path(state.state_dir) / prefix, ignore_errors=True)  # daemon logs of this twin
-    remaining = _namespaces_with_prefix(prefix)
+    if namespaces or state.state_file.exists():
+        # Daemon logs of this twin: only when something here was ours (a force down by another installation
+        # sharing the state directory owns nothing and must not delete them).
+        shutil.rmtree(Path(state.state_dir) / prefix, ignore_errors=True)
     if remaining or survivors:
         raise TwinError(f"teardown of {prefix!r} incomplete: namespaces left {remaining[:5]}, live PIDs {survivors}")
     with contextlib.suppress(FileNotFoundError):
         state.state_file.unlink()
-    return {"prefix": prefix, "namespaces_removed": len(namespaces & existing), "processes_stopped": len(victims),
-            "frr_dirs_removed": len(frr_dirs)}
+    return {"prefix": prefix, "installation": installation, "namespaces_removed": len(namespaces & existing),
+            "processes_stopped": len(victims), "frr_dirs_removed": len(frr_dirs),
+            "left_alone": [ns for ns in left_alone if ns in existing]}
 
 
 FRR_CRASH_DIR = Path("/var/tmp/frr")  # each FRR daemon keeps a log buffer in <dir>/<daemon>.<pid>/
@@ -812,15 +905,13 @@ def remove_frr_crash_dirs(pids: set[int] | None = None) -> int:
     return removed
 
 
-def _frr_daemons_in(pathspaces: set[str], prefix: str | None = None) -> set[int]:
-    """FRR daemons (binaries under FRR_BIN_DIR) whose ``-N`` pathspace is one of ``pathspaces`` or, after a crash
-    that lost every record (``down --force``), starts with ``<prefix>-``: the twin's own unique names, so other
-    twins' daemons never match."""
+def _frr_daemons_in(pathspaces: set[str]) -> set[int]:
+    """FRR daemons (binaries under FRR_BIN_DIR) whose ``-N`` pathspace is exactly one of ``pathspaces`` (the
+    twin's owned namespaces): never a name pattern, so another installation's daemons never match."""
     wanted = {name.encode() for name in pathspaces}
-    stem = f"{prefix}-".encode() if prefix else None
 
     def ours(pathspace: bytes) -> bool:
-        return pathspace in wanted or (stem is not None and pathspace.startswith(stem))
+        return pathspace in wanted
 
     found = set()
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):

@@ -20,7 +20,7 @@ from compiler.errors import FieldError, IntentValidationError
 MAX_IFNAME = 15
 # Node names become part of netns names, FRR pathspaces and file names: keep them shell- and path-safe.
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
-_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,11}$")
+_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,15}$")  # twins.services: tw + installation + intent hash = 14
 
 
 def new_prefix() -> str:
@@ -125,7 +125,7 @@ def validate_topology(topology: TwinTopology) -> None:
     """Raise IntentValidationError listing every problem (field path + value) before anything is created."""
     errors: list[FieldError] = []
     if not _PREFIX.match(topology.name_prefix or ""):
-        errors.append(FieldError("name_prefix", topology.name_prefix, "must be 3-12 lowercase letters/digits"))
+        errors.append(FieldError("name_prefix", topology.name_prefix, "must be 3-16 lowercase letters/digits starting with a letter"))
     names: set[str] = set()
     for index, node in enumerate(topology.nodes):
         if not _SAFE_NAME.match(node.name):

@@ -3,9 +3,18 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
 
 app = Celery("twin")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_ready.connect
+def reap_interrupted_runs(**_kwargs) -> None:
+    """A worker (re)starting: runs whose process is gone are marked failed "interrupted" (twin/runs.py)."""
+    from twin.runs import runs_reap_interrupted
+
+    runs_reap_interrupted()

@@ -9,14 +9,32 @@ from django.db import models
 
 from .choices import TwinEngineChoices, TwinStatusChoices
 
-__all__ = ("Twin",)
+__all__ = ("Installation", "Twin")
+
+
+class Installation(models.Model):
+    """This database's installation id (labs.ownership): every twin it boots is named, recorded and marked with
+    it, so two checkouts sharing a host never touch each other's twins. One row, created by migration
+    ``0002_installation`` (or on first use after a flush: ``twins.services.installation_id``), never changed."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    installation_id = models.CharField(max_length=6, unique=True,
+                                       help_text="6 lowercase hex characters (labs.ownership.INSTALLATION_ID)")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=models.Q(id=1), name="installation_singleton")]
+
+    def __str__(self) -> str:
+        return f"installation {self.installation_id}"
 
 
 class Twin(models.Model):
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE, related_name="twins")
     engine = models.CharField(max_length=16, choices=TwinEngineChoices.choices, default=TwinEngineChoices.NETNS)
-    prefix = models.CharField(max_length=12, unique=True,
-                              help_text="Namespace/FRR pathspace prefix of this twin (labs.runtime)")
+    prefix = models.CharField(max_length=16, unique=True,
+                              help_text="Namespace/FRR pathspace prefix of this twin (labs.runtime): "
+                                        "tw<installation id><intent hash>")
     state_dir = models.CharField(max_length=255, blank=True,
                                  help_text="Where labs.runtime keeps the state file; empty: its default (out/twins)")
     status = models.CharField(max_length=16, choices=TwinStatusChoices.choices, default=TwinStatusChoices.DOWN)
@@ -37,6 +55,8 @@ class Twin(models.Model):
     limitations = models.JSONField(default=list, blank=True,
                                    help_text="What this twin cannot measure here (static only), with the reason")
     error = models.TextField(blank=True)
+    runner = models.CharField(max_length=200, blank=True,
+                              help_text="host:boot:pid:start of the process booting it (twin.runs reaper)")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -20,9 +20,10 @@ from compiler.api import CompileResult
 from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
 from intents.adapters import fabric_snapshot
 from intents.models import CompileRun, FabricIntent
+from twin.runs import runner_id
 
 from .choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
-from .models import Twin
+from .models import Installation, Twin
 
 # A twin of a big fabric keeps a few hosts per leaf: enough for bridging, routing, ECMP and MTU probes; the full
 # host matrix of a 1,000-leaf fabric is the static validators' job.
@@ -46,9 +47,23 @@ def _require_twin_host() -> None:
         raise TwinUnavailable(f"skipped: needs root and FRR ({'; '.join(missing)})")
 
 
-def twin_prefix_for(*, fabric_intent: FabricIntent, engine: str) -> str:
-    """Stable across processes (API, Celery worker, command): 'tw' + 6 hex of the intent name and engine."""
-    return "tw" + hashlib.sha256(f"{fabric_intent.name}/{engine}".encode()).hexdigest()[:6]
+def installation_id() -> str:
+    """This database's installation id (``Installation``, created by migration 0002_installation; created here
+    on first use when the row is missing, e.g. after a test flush). Every twin of this database is owned by it."""
+    from labs.ownership import new_installation_id
+
+    row = Installation.objects.filter(pk=1).first()
+    if row is None:
+        row, _created = Installation.objects.get_or_create(pk=1, defaults={"installation_id": new_installation_id()})
+    return row.installation_id
+
+
+def twin_prefix_for(*, fabric_intent: FabricIntent, engine: str, installation: str | None = None) -> str:
+    """Stable across processes (API, Celery worker, command) and unique per installation: 'tw' + the 6-hex
+    installation id + 6 hex of the intent name and engine (14 characters, e.g. ``twa3f09c3fa91c``). Two
+    checkouts on one host therefore never pick the same names for the same intent."""
+    installation = installation or installation_id()
+    return f"tw{installation}" + hashlib.sha256(f"{fabric_intent.name}/{engine}".encode()).hexdigest()[:6]
 
 
 def _check_engine(engine: str) -> None:
@@ -122,9 +137,9 @@ def _state_dir(twin: Twin) -> str | None:
 
 
 def _runtime_state(twin: Twin):
-    from labs.runtime import TwinState
+    from labs.runtime import owned_state
 
-    state = TwinState.load(twin.prefix, _state_dir(twin))
+    state = owned_state(twin.prefix, _state_dir(twin), installation=installation_id())
     if state is None or state.status != "up":
         raise TwinError(f"twin {twin.prefix} of {twin.fabric_intent.name} is not running: run `twin up` first")
     return state
@@ -146,7 +161,7 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     from labs import runtime
 
     if twin.status in RUNNING and compile_run in (None, twin.compile_run):
-        if runtime.status(twin.prefix, _state_dir(twin)).get("healthy"):
+        if runtime.status(twin.prefix, _state_dir(twin), installation=installation_id()).get("healthy"):
             return twin  # already up: nothing to do (idempotent)
     run = _compile_run(fabric_intent, compile_run)
     result = compile_result_for_run(run=run)
@@ -158,10 +173,11 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
         # Never replace (nor mark failed) a running twin behind the operator's back.
         raise TwinError(f"twin {twin.prefix} of {fabric_intent.name} is running compile run #{twin.compile_run_id}; "
                         f"compile run #{run.pk} is a different fabric: run `twin down` first")
-    Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="")
+    Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="",
+                                           runner=runner_id())  # a killed boot is reaped (twin.runs)
     twin.refresh_from_db()
     try:
-        state = runtime.up(topology, _state_dir(twin))
+        state = runtime.up(topology, _state_dir(twin), installation=installation_id())
     except Exception as error:  # recorded on the row whatever it was, then raised (a bug must stay visible)
         _mark(twin, status=TwinStatusChoices.FAILED, error=f"{type(error).__name__}: {error}"
               if not isinstance(error, FabricTwinError) else str(error))
@@ -231,7 +247,7 @@ def twin_status(*, twin: Twin) -> dict:
                 "detail": "status of containerlab labs: `containerlab inspect`"}
     from labs import runtime
 
-    live = runtime.status(twin.prefix, _state_dir(twin))
+    live = runtime.status(twin.prefix, _state_dir(twin), installation=installation_id())
     if not live["exists"]:
         status = TwinStatusChoices.FAILED if live.get("orphan_namespaces") else TwinStatusChoices.DOWN
         if twin.status != TwinStatusChoices.BOOTING and twin.status != status:
@@ -257,13 +273,18 @@ def twin_down(*, twin: Twin, force: bool = False) -> dict:
         return summary
     from labs import runtime
 
-    live = runtime.status(twin.prefix, _state_dir(twin))
+    installation = installation_id()
+    live = runtime.status(twin.prefix, _state_dir(twin), installation=installation)
     if not live["exists"] and not live.get("orphan_namespaces"):
+        # Namespaces with this prefix that another installation owns (foreign_namespaces) are not ours to remove.
         _mark(twin, status=TwinStatusChoices.DOWN)
-        return {"prefix": twin.prefix, "already_down": True}
+        foreign = live.get("foreign_namespaces")
+        return {"prefix": twin.prefix, "already_down": True, **({"left_alone": foreign} if foreign else {})}
     _require_twin_host()
     try:
-        summary = runtime.down(twin.prefix, _state_dir(twin), force=force or not live["exists"])
+        # Without a state file only this installation's marked leftovers are removed (labs.ownership).
+        summary = runtime.down(twin.prefix, _state_dir(twin), force=force or not live["exists"],
+                               installation=installation)
     except FabricTwinError as error:
         _mark(twin, status=TwinStatusChoices.FAILED, error=f"down: {error}")
         raise

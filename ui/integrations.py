@@ -205,7 +205,14 @@ def validation_start(fabric, *, user=None):
         run = services.validation_run_prepare(fabric_intent=intent)
     except FabricTwinError as error:
         return error
-    validation_run_execute_task.delay(run.pk)
+    try:
+        validation_run_execute_task.delay(run.pk)
+    except Exception as error:
+        # Broker down: the run never started, so it is recorded failed with the reason, never left "pending"
+        # forever. A run that did start (eager mode) recorded its own failure: that error stays visible.
+        if not type(run).objects.filter(pk=run.pk, status="pending").update(
+                status="failed", error=f"could not queue the validation: {type(error).__name__}: {error}"):
+            raise
     run.refresh_from_db()
     return run
 
@@ -229,7 +236,15 @@ def twin_action(fabric, action: str, *, user=None):
         operation = twin_ops.twin_operation_create(fabric=fabric, kind=action, user=user)
     except FabricTwinError as error:
         return error
-    twin_operation_run.delay(operation.pk)
+    try:
+        twin_operation_run.delay(operation.pk)
+    except Exception as error:
+        # Broker down: a running operation would block the fabric's twin while this server runs; it never
+        # started, so it is recorded failed with the reason. One that ran (eager mode) recorded its own failure
+        # (finished is set): that error stays visible.
+        if not type(operation).objects.filter(pk=operation.pk, status="running", finished__isnull=True).update(
+                status="failed", error=f"could not queue the operation: {type(error).__name__}: {error}"):
+            raise
     operation.refresh_from_db()
     return operation
 

@@ -42,7 +42,7 @@ class TwinOperation(models.Model):
         FAILED = "failed", "Failed"
 
     fabric = models.CharField(max_length=100, db_index=True, help_text="inventory fabric name")
-    prefix = models.CharField(max_length=12, help_text="the twin's namespace prefix")
+    prefix = models.CharField(max_length=16, help_text="the twin's namespace prefix")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.RUNNING)
     result = models.JSONField(default=dict, blank=True, help_text="measurements / report as JSON")
@@ -51,6 +51,8 @@ class TwinOperation(models.Model):
                                    related_name="+")
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
+    runner = models.CharField(max_length=200, blank=True,
+                              help_text="host:boot:pid:start of the process executing it (twin.runs reaper)")
 
     class Meta:
         ordering = ("-created", "-id")

@@ -18,6 +18,7 @@ import traceback
 from django.utils import timezone
 
 from compiler.errors import FabricTwinError, TwinError
+from twin.runs import interrupted_error, runner_id, runner_state
 
 from .models import TwinOperation
 
@@ -187,12 +188,20 @@ def twin_operation_create(*, fabric, kind: str, user=None) -> TwinOperation:
     if kind not in OPERATIONS:
         raise TwinError(f"kind={kind!r}: use one of {', '.join(OPERATIONS)}")
     busy = TwinOperation.objects.filter(fabric=fabric.name, status=TwinOperation.Status.RUNNING).first()
+    if busy is not None and busy.runner and runner_state(busy.runner).alive is False:
+        # Its process is gone (killed worker, restarted server): interrupted, not busy (twin.runs). A row without
+        # a runner predates them: left to the start-up reaper.
+        TwinOperation.objects.filter(pk=busy.pk, status=TwinOperation.Status.RUNNING, runner=busy.runner).update(
+            status=TwinOperation.Status.FAILED, finished=timezone.now(),
+            error=interrupted_error(runner_state(busy.runner).reason))
+        busy = None
     if busy is not None:
         raise TwinError(f"{busy.get_kind_display()} is still running on the twin of {fabric.name} "
                         f"(started {busy.created:%H:%M:%S})")
     twin = twin_row(fabric)
     return TwinOperation.objects.create(fabric=fabric.name, prefix=twin.prefix if twin else "", kind=kind,
-                                        started_by=user if user and user.is_authenticated else None)
+                                        started_by=user if user and user.is_authenticated else None,
+                                        runner=runner_id())  # until a worker takes it: the requesting process
 
 
 def twin_operation_execute(*, operation: TwinOperation) -> TwinOperation:
@@ -200,6 +209,8 @@ def twin_operation_execute(*, operation: TwinOperation) -> TwinOperation:
     from inventory.models import Fabric
 
     fabric = Fabric.objects.get(name=operation.fabric)
+    operation.runner = runner_id()
+    TwinOperation.objects.filter(pk=operation.pk).update(runner=operation.runner)
     try:
         operation.result = OPERATIONS[operation.kind](fabric)
         operation.status = TwinOperation.Status.OK

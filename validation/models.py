@@ -25,6 +25,8 @@ class ValidationRun(models.Model):
                               default=ValidationStatusChoices.PENDING)
     checks = models.JSONField(default=list, blank=True, help_text="Requested checks (names or prefixes); empty = all")
     task_id = models.CharField(max_length=64, blank=True)
+    runner = models.CharField(max_length=200, blank=True,
+                              help_text="host:boot:pid:start of the process executing it (twin.runs reaper)")
     ok = models.BooleanField(null=True, help_text="No check failed (null until the run completed)")
     summary = models.JSONField(default=dict, blank=True,
                                help_text="Per check: status, skip reason, finding counts, seconds; N-1 summary")

@@ -20,6 +20,7 @@ from compiler.errors import FabricTwinError, IntentValidationError
 from intents import services as intent_services
 from intents.adapters import fabric_snapshot
 from intents.models import FabricIntent
+from twin.runs import runner_id
 from validators.run import select_checks, validate_fabric
 
 from .models import ValidationFinding, ValidationRun, ValidationStatusChoices
@@ -42,8 +43,8 @@ def validation_run_create(*, fabric_intent: FabricIntent, checks: Iterable[str] 
 
 
 def validation_run_execute(*, run: ValidationRun) -> ValidationRun:
-    run.status, run.started = ValidationStatusChoices.RUNNING, timezone.now()
-    run.save(update_fields=["status", "started"])
+    run.status, run.started, run.runner = ValidationStatusChoices.RUNNING, timezone.now(), runner_id()
+    run.save(update_fields=["status", "started", "runner"])  # the reaper (twin.runs) knows who runs it
     started = time.perf_counter()
     try:
         intent_services.allocations_sync(fabric_intent=run.fabric_intent)

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from compiler.errors import DriverError, TwinError
-from labs import runtime
+from labs import ownership, runtime
 from labs.shell import ip_batch, ns_exec, run
 
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
@@ -42,7 +42,7 @@ FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
 DRAIN_ROUTE_MAP = "FT-DRAIN"
 DRAIN_PREPEND_COUNT = 3
 DEFAULT_VERSION = "frr-8.4"
-_SAFE_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,11}$")
+_SAFE_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,15}$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
 _ROUTER_BGP = re.compile(r"^router bgp (\d+)\s*$", re.MULTILINE)
 
@@ -83,6 +83,10 @@ class TwinDriver(DeviceDriver):
             raise DriverError(f"{self.hostname}: twin {self.prefix!r} is not running (no state file)")
         if self.hostname not in state.node_netns:
             raise DriverError(f"{self.hostname}: not a switch of twin {self.prefix!r}")
+        if not ownership.is_owned(self.netns, state.installation):
+            # The state file's installation must own the namespace the driver is about to configure.
+            raise DriverError(f"{self.hostname}: namespace {ownership.describe_owner(self.netns)} is not owned by "
+                              f"installation {state.installation or 'unknown'} of twin {self.prefix!r}; not touched")
         return state
 
     def _boot_node(self):

@@ -74,7 +74,7 @@ def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
     from labs import checks as live
     from labs import runtime
     from labs.from_compile import topology_from_compile
-    from twins.services import compile_result_for_run
+    from twins.services import compile_result_for_run, installation_id
 
     run = CompileRun.objects.select_related("fabric_intent").get(pk=change_set.compile_run_id)
     prefix = "ftr" + uuid.uuid4().hex[:8]
@@ -82,10 +82,10 @@ def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
         try:
             topology = topology_from_compile(compile_result_for_run(run=run), name_prefix=prefix,
                                              max_servers_per_leaf=2)
-            state = runtime.up(topology, state_dir=state_dir)
+            state = runtime.up(topology, state_dir=state_dir, installation=installation_id())
             rehearsal, _measured = live.verify(state, failover=False, converge_timeout_s=timeout_s)
         finally:
-            runtime.down(prefix, state_dir=state_dir, force=True)
+            runtime.down(prefix, state_dir=state_dir, force=True, installation=installation_id())
     for result in rehearsal.checks.values():
         if result.status == "skipped":
             report.skip(f"rehearsal.{result.name}", result.reason)

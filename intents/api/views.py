@@ -83,12 +83,21 @@ class FabricIntentViewSet(IntentModelViewSet):
                                            devices=options.get("devices"))
         if background:
             def enqueue(run_id=run.pk):
-                result = compile_run_execute_task.delay(run_id)
+                try:
+                    result = compile_run_execute_task.delay(run_id)
+                except Exception as error:
+                    # Broker down: the run never started; failed with the reason, never "pending" forever. A run
+                    # that did start (eager mode) recorded its own failure: that error stays visible.
+                    if not CompileRun.objects.filter(pk=run_id, status="pending").update(
+                            status="failed", error=f"could not queue the compile: {type(error).__name__}: {error}"):
+                        raise
+                    return
                 CompileRun.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()
-            return Response(s.CompileRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+            return Response(s.CompileRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
+                            if run.status == "failed" else status.HTTP_202_ACCEPTED)
         run = services.compile_run_execute(run=run)
         body = s.CompileRunSerializer(run).data
         if run.status != "succeeded":

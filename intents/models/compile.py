@@ -27,6 +27,8 @@ class CompileRun(models.Model):
     error = models.TextField(blank=True)
     error_fields = models.JSONField(default=dict, blank=True, help_text="field -> messages when the intent was invalid")
     task_id = models.CharField(max_length=64, blank=True)
+    runner = models.CharField(max_length=200, blank=True,
+                              help_text="host:boot:pid:start of the process executing it (twin.runs reaper)")
 
     class Meta:
         ordering = ("-created", "-id")

@@ -7,7 +7,8 @@ from labs.__main__ import main
 
 def test_status_of_unknown_twin(tmp_path, capsys):
     assert main(["--state-dir", str(tmp_path), "status", "ftnone1"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"prefix": "ftnone1", "exists": False, "orphan_namespaces": []}
+    assert json.loads(capsys.readouterr().out) == {"prefix": "ftnone1", "exists": False, "orphan_namespaces": [],
+                                                     "foreign_namespaces": []}
 
 
 def test_down_of_unknown_twin_is_an_error_not_a_traceback(tmp_path, capsys):
@@ -27,3 +28,20 @@ def test_invalid_topology_names_the_fields(tmp_path, capsys):
 def test_list_is_empty_without_state_files(tmp_path, capsys):
     assert main(["--state-dir", str(tmp_path), "list"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_bad_installation_id_is_an_error_naming_it(tmp_path, capsys):
+    assert main(["--state-dir", str(tmp_path), "--installation", "../x", "status", "ftnone3"]) == 2
+    assert "installation='../x': must be 6 lowercase hex characters" in capsys.readouterr().err
+
+
+def test_list_shows_another_installations_twin_without_inspecting_it(tmp_path, capsys):
+    from labs import runtime
+
+    runtime.TwinState(prefix="ftother", label="", digest="", state_dir=str(tmp_path), status="up", created_at=0.0,
+                      node_netns={}, host_netns={}, frr_dirs=[], installation="0f0f0f").save()
+    assert main(["--state-dir", str(tmp_path), "--installation", "a1b2c3", "list"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert entry["prefix"] == "ftother" and "belongs to installation 0f0f0f" in entry["error"]
+    assert main(["--state-dir", str(tmp_path), "--installation", "a1b2c3", "verify", "ftother"]) == 2
+    assert "nothing was touched" in capsys.readouterr().err

@@ -42,12 +42,21 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
         run = services.validation_run_prepare(fabric_intent=fabric_intent, checks=options.get("checks"))
         if background:
             def enqueue(run_id=run.pk):
-                result = validation_run_execute_task.delay(run_id)
+                try:
+                    result = validation_run_execute_task.delay(run_id)
+                except Exception as error:
+                    # Broker down: the run never started; failed with the reason, never "pending" forever. A run
+                    # that did start (eager mode) recorded its own failure: that error stays visible.
+                    if not ValidationRun.objects.filter(pk=run_id, status="pending").update(
+                            status="failed", error=f"could not queue the validation: {type(error).__name__}: {error}"):
+                        raise
+                    return
                 ValidationRun.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()
-            return Response(s.ValidationRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+            return Response(s.ValidationRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
+                            if run.status == "failed" else status.HTTP_202_ACCEPTED)
         run = services.validation_run_execute(run=run)
         body = s.ValidationRunSerializer(run).data
         return Response(body, status=status.HTTP_400_BAD_REQUEST if run.status == "failed"

@@ -32,7 +32,8 @@ class Command(BaseCommand):
         parser.add_argument("--fabric", help="fabric intent name (or inventory fabric with one intent); "
                                              "default: the only intent")
         parser.add_argument("--engine", choices=TwinEngineChoices.values, default=TwinEngineChoices.NETNS)
-        parser.add_argument("--force", action="store_true", help="down: also remove leftovers by prefix")
+        parser.add_argument("--force", action="store_true", help="down: also remove this installation's leftovers (ownership markers, "
+                                                                  "never another installation's)")
         parser.add_argument("--failover", action="store_true", help="up/check: also inject link and spine failures")
         parser.add_argument("--kind", choices=InjectionKindChoices.values, default=InjectionKindChoices.LINK)
         parser.add_argument("--target", help="inject: leaf1:Ethernet63/1 (link) or spine2 (spine)")

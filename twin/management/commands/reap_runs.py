@@ -1,0 +1,22 @@
+"""`manage.py reap_runs`: mark runs whose process is gone as failed ("interrupted"), see twin/runs.py.
+
+Run at start-up by whatever executes runs in-process (``make demo`` and the docker-compose web command, before the
+server starts); the Celery worker does the same on ``worker_ready``. Safe to run at any time: runs of live
+processes and of other hosts are left alone.
+"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from twin.runs import runs_reap_interrupted
+
+
+class Command(BaseCommand):
+    help = "Mark compile/validation runs and twin operations whose process is gone as failed (interrupted)."
+
+    def handle(self, *args, **options):
+        reaped = runs_reap_interrupted()
+        total = sum(reaped.values())
+        details = ", ".join(f"{count} {label.replace('_', ' ')}" for label, count in reaped.items())
+        self.stdout.write(f"reaped {total} interrupted run(s): {details}")
