@@ -19,7 +19,11 @@ def exception_handler(exc, context):
         return Response(detail, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, FabricTwinError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-    return drf_exception_handler(exc, context)
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(response.data, list):
+        # A ValidationError raised with a bare list: every error body is an object (twin.api_schema documents it).
+        response.data = {"non_field_errors": response.data}
+    return response
 
 
 class AtomicModelViewSet(viewsets.ModelViewSet):

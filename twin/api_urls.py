@@ -1,6 +1,13 @@
 """Every app's API routes under /api/. Each app exposes ``api.urls.router`` (a DRF router) or urlpatterns."""
 
-from django.urls import include, path
+from django.http import JsonResponse
+from django.urls import include, path, re_path
+
+
+def api_not_found(request, *args, **kwargs):
+    """Any other /api/.../ URL (e.g. an id that is not a number): a JSON 404 like every API error, not the HTML page."""
+    return JsonResponse({"detail": f"no API endpoint at {request.path[:200]}"}, status=404)
+
 
 urlpatterns = [
     path("", include("inventory.api.urls")),
@@ -8,4 +15,6 @@ urlpatterns = [
     path("", include("changes.api.urls")),
     path("", include("twins.api.urls")),
     path("", include("validation.api.urls")),
+    # Last, and only for paths ending in "/", so CommonMiddleware's APPEND_SLASH still redirects /api/sites.
+    re_path(r"^.*/$", api_not_found),
 ]

@@ -1,0 +1,72 @@
+"""OpenAPI schema post-processing: the error responses every operation can give, documented once.
+
+drf-spectacular documents only the success response of each view. The project-wide plumbing (authentication,
+permissions, twin.api_limits, twin.api.exception_handler) adds the same error answers to every operation; this
+hook writes them into the schema so clients and the schemathesis run (tests/api/test_api_schemathesis.py) see
+an API that answers only what it documents:
+
+- 401/403 on every operation (authentication and role checks);
+- 404 on every operation with a path parameter (no such object);
+- 400 on every operation with query parameters (filters, pagination, twin.api_limits string rule) and on every
+  write (validation errors, domain errors such as "not approved yet");
+- 413 and 415 on every operation with a request body (body size limit; JSON is the only accepted media type).
+"""
+
+from __future__ import annotations
+
+DETAIL_SCHEMA = {
+    "type": "object",
+    "description": "A request-level error.",
+    "properties": {"detail": {"type": "string"}},
+    "required": ["detail"],
+}
+VALIDATION_ERROR_SCHEMA = {
+    "type": "object",
+    "description": "Field name (or dotted path into a JSON field, or query parameter) -> list of messages; "
+                   "``non_field_errors`` for the object as a whole; ``detail`` for a request-level error.",
+    "additionalProperties": True,
+    "minProperties": 1,
+}
+ERRORS = {
+    "400": ("Invalid input: the body names each field (or parameter) and what is wrong with its value.",
+            "ValidationError"),
+    "401": ("Not authenticated.", "ErrorDetail"),
+    "403": ("Authenticated, but the role does not allow this operation.", "ErrorDetail"),
+    "404": ("No such object.", "ErrorDetail"),
+    "413": ("Request body larger than DATA_UPLOAD_MAX_MEMORY_SIZE.", "ErrorDetail"),
+    "415": ("Request body is not application/json.", "ErrorDetail"),
+}
+WRITE_METHODS = {"post", "put", "patch", "delete"}
+
+
+def _error_codes(method: str, operation: dict) -> list[str]:
+    parameters = operation.get("parameters", [])
+    codes = ["401", "403"]
+    if any(parameter.get("in") == "path" for parameter in parameters):
+        codes.append("404")
+    if method in WRITE_METHODS or any(parameter.get("in") == "query" for parameter in parameters):
+        codes.append("400")
+    if "requestBody" in operation:
+        codes += ["413", "415"]
+    return codes
+
+
+def error_responses_hook(result, generator, request, public):
+    """POSTPROCESSING_HOOKS entry: add the documented error responses each operation does not declare itself."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("ErrorDetail", DETAIL_SCHEMA)
+    schemas.setdefault("ValidationError", VALIDATION_ERROR_SCHEMA)
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            responses = operation.setdefault("responses", {})
+            for code in _error_codes(method, operation):
+                if code in responses:
+                    continue
+                description, component = ERRORS[code]
+                responses[code] = {
+                    "description": description,
+                    "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{component}"}}},
+                }
+    return result
