@@ -10,9 +10,14 @@ an API that answers only what it documents:
 - 400 on every operation with query parameters (filters, pagination, twin.api_limits string rule) and on every
   write (validation errors, domain errors such as "not approved yet");
 - 413 and 415 on every operation with a request body (body size limit; JSON is the only accepted media type).
+
+It also writes down the string limits twin.api_limits enforces on every request, where a field declares none:
+``maxLength`` on request-body strings and on string query parameters.
 """
 
 from __future__ import annotations
+
+from .api_limits import MAX_QUERY_VALUE_LENGTH, MAX_STRING_LENGTH
 
 DETAIL_SCHEMA = {
     "type": "object",
@@ -51,15 +56,36 @@ def _error_codes(method: str, operation: dict) -> list[str]:
     return codes
 
 
+def _bound_strings(schema: dict, max_length: int) -> None:
+    """Give every string in ``schema`` (recursively) without its own limit the enforced ``max_length``."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict) or "$ref" in node:
+            continue
+        if node.get("type") == "string" and "maxLength" not in node and "enum" not in node:
+            node["maxLength"] = max_length
+        stack += list(node.get("properties", {}).values())
+        stack += [node[key] for key in ("items", "additionalProperties") if isinstance(node.get(key), dict)]
+        stack += [item for key in ("oneOf", "anyOf", "allOf") for item in node.get(key, [])]
+
+
 def error_responses_hook(result, generator, request, public):
-    """POSTPROCESSING_HOOKS entry: add the documented error responses each operation does not declare itself."""
+    """POSTPROCESSING_HOOKS entry: add the documented error responses each operation does not declare itself,
+    and the enforced string limits."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    for name, component in schemas.items():
+        if name.endswith("Request"):  # COMPONENT_SPLIT_REQUEST: the request-side components
+            _bound_strings(component, MAX_STRING_LENGTH)
     schemas.setdefault("ErrorDetail", DETAIL_SCHEMA)
     schemas.setdefault("ValidationError", VALIDATION_ERROR_SCHEMA)
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "query" and "schema" in parameter:
+                    _bound_strings(parameter["schema"], MAX_QUERY_VALUE_LENGTH)
             responses = operation.setdefault("responses", {})
             for code in _error_codes(method, operation):
                 if code in responses:

@@ -257,3 +257,38 @@ def test_without_the_bounded_parser_nul_in_a_json_field_reaches_postgresql(api_c
     monkeypatch.setattr(RolloutViewSet, "parser_classes", [JSONParser])
     with pytest.raises(DataError):
         post_json(api_client, "/api/rollouts/", {**UPGRADE, "policy": {"target_version": "4.33\x00"}})
+
+
+def test_a_change_set_name_longer_than_its_column_is_refused_by_the_serializer():
+    from changes.api.serializers import ChangeSetCreateSerializer
+
+    body = {"compile_run": 1, "target": "production"}
+    too_long = ChangeSetCreateSerializer(data={**body, "name": "n" * 201})
+    assert not too_long.is_valid() and list(too_long.errors) == ["name"]
+    assert ChangeSetCreateSerializer(data={**body, "name": "n" * 200}).is_valid()
+
+
+def test_without_the_bound_a_long_change_set_name_is_a_database_error(db):
+    from django.db import connection
+
+    from changes.models import ChangeSet
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite does not enforce varchar lengths")
+    with pytest.raises(DataError, match="too long"):
+        ChangeSet.objects.create(name="n" * 201)
+
+
+def test_the_schema_states_the_enforced_string_limits(db):
+    from drf_spectacular.generators import SchemaGenerator
+
+    from twin.api_limits import MAX_QUERY_VALUE_LENGTH
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components = schema["components"]["schemas"]
+    assert components["ChangeSetCreateRequest"]["properties"]["name"]["maxLength"] == 200  # the field's own
+    assert components["ChangeSetCreateRequest"]["properties"]["twin_state_dir"]["maxLength"] == MAX_STRING_LENGTH
+    assert components["CompileRequestRequest"]["properties"]["devices"]["items"]["maxLength"] == MAX_STRING_LENGTH
+    search = next(parameter for parameter in schema["paths"]["/api/switches/"]["get"]["parameters"]
+                  if parameter["name"] == "search")
+    assert search["schema"]["maxLength"] == MAX_QUERY_VALUE_LENGTH

@@ -97,6 +97,16 @@ class FuzzResult:
     # check name -> operation label -> first failure (message and curl command to reproduce)
     failures: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
     cases_failed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    called: set[str] = field(default_factory=set)  # operation labels that were actually called
+
+    def record(self, error: FailureGroup | Failure, case, headers: dict) -> None:
+        for failure in error.exceptions if isinstance(error, FailureGroup) else (error,):
+            check = _check_name(failure)
+            self.cases_failed[check] += 1
+            self.failures[check].setdefault(
+                case.operation.label,
+                f"{failure.title}: {failure.message.strip()[:400]}\n    reproduce: "
+                f"{case.as_curl_command(headers=headers)[:600]}")
 
     def gating(self) -> dict[str, dict[str, str]]:
         return {check: ops for check, ops in self.failures.items() if check not in REPORTED_ONLY_CHECKS}
@@ -104,7 +114,7 @@ class FuzzResult:
     def summary(self) -> dict:
         return {
             "seed": SEED, "examples_per_operation_per_mode": EXAMPLES_PER_OPERATION,
-            "operations": self.operations, "calls": self.calls, "seconds": round(self.seconds, 1),
+            "operations": self.operations, "operations_called": len(self.called), "calls": self.calls, "seconds": round(self.seconds, 1),
             "failing_operations_by_check": {check: len(ops) for check, ops in sorted(self.failures.items())},
             "failing_cases_by_check": dict(sorted(self.cases_failed.items())),
             "server_errors": len(self.failures.get("not_a_server_error", {})),
@@ -138,17 +148,11 @@ def fuzz(schema, headers: dict, examples: int = EXAMPLES_PER_OPERATION,
                       suppress_health_check=list(HealthCheck))
             def call(case):
                 result.calls += 1
+                result.called.add(case.operation.label)
                 try:
                     case.call_and_validate(headers=headers)
                 except (FailureGroup, Failure) as error:
-                    failures = error.exceptions if isinstance(error, FailureGroup) else (error,)
-                    for failure in failures:
-                        check = _check_name(failure)
-                        result.cases_failed[check] += 1
-                        result.failures[check].setdefault(
-                            case.operation.label,
-                            f"{failure.title}: {failure.message.strip()[:400]}\n    reproduce: "
-                            f"{case.as_curl_command(headers=headers)[:600]}")
+                    result.record(error, case, headers)
 
             try:
                 call()
@@ -165,8 +169,63 @@ def test_api_has_no_server_errors_and_matches_its_schema(api_schema, admin_heade
         with open(os.environ["FT_FUZZ_REPORT"], "w") as report:
             json.dump({**result.summary(), "failures": result.failures}, report, indent=1)
     print("\nschemathesis:", json.dumps(result.summary()))
-    assert result.operations > 100  # every app's endpoints were fuzzed, not an empty schema
+    assert result.operations > 100 and len(result.called) == result.operations  # the whole API, every operation
     assert result.calls > result.operations * EXAMPLES_PER_OPERATION
+    gating = result.gating()
+    assert not gating, result.describe(gating)
+
+
+STATEFUL_SCENARIOS = 100
+STATEFUL_STEPS = 8
+
+
+def fuzz_stateful(schema, headers: dict, scenarios: int = STATEFUL_SCENARIOS) -> FuzzResult:
+    """Chains of calls that follow the links schemathesis infers from the schema (create -> read/update/delete the
+    created object by its id, ...), each chain from the same database state: it runs in a savepoint that is
+    rolled back afterwards, which also keeps Hypothesis' replay of a chain deterministic."""
+    from django.db import transaction
+
+    result = FuzzResult()
+    Workflow = schema.as_state_machine()
+
+    class AdminWorkflow(Workflow):
+        def setup(self):
+            self._scenario = transaction.atomic()
+            self._scenario.__enter__()
+
+        def teardown(self):
+            transaction.set_rollback(True)
+            self._scenario.__exit__(None, None, None)
+
+        def get_call_kwargs(self, case):
+            return {"headers": headers}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            result.calls += 1
+            result.called.add(case.operation.label)
+            try:
+                case.validate_response(response, headers=headers, transport_kwargs=kwargs or None,
+                                       recorder=self.recorder)
+            except (FailureGroup, Failure) as error:
+                result.record(error, case, headers)
+
+    started = time.monotonic()
+    AdminWorkflow.run(settings=settings(max_examples=scenarios, stateful_step_count=STATEFUL_STEPS, deadline=None,
+                                        database=None, derandomize=True, phases=[Phase.generate],
+                                        suppress_health_check=list(HealthCheck)))
+    result.seconds = time.monotonic() - started
+    result.operations = len(result.called)
+    return result
+
+
+@pytest.mark.slow
+def test_api_workflows_following_schema_links_have_no_server_errors(api_schema, admin_headers, small_fabric):
+    result = fuzz_stateful(api_schema, admin_headers)
+    if os.environ.get("FT_FUZZ_REPORT"):
+        with open(os.environ["FT_FUZZ_REPORT"] + ".stateful", "w") as report:
+            json.dump({**result.summary(), "failures": result.failures}, report, indent=1)
+    print("\nschemathesis stateful:", json.dumps(result.summary()))
+    assert result.calls > STATEFUL_SCENARIOS and result.operations > 40  # chains ran, over much of the API
     gating = result.gating()
     assert not gating, result.describe(gating)
 
