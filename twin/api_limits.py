@@ -12,8 +12,9 @@ One home for the generic guards, so no view, serializer or filterset has to repe
   and every string in the document (keys included) is checked by ``string_problem``: the 400 names the field by
   its path (``policy.canary.0``), so JSON/dict fields are covered as well as plain CharFields.
 - ``QueryStringLimitsMiddleware``: the same string rule for every query parameter under /api/.
-- ``BaseFilterSet`` / ``FilterBackend``: filters validate their value with the model field's form field (an
-  IP-address filter takes only an IP address), so a bad filter value is a 400, never a database error.
+- ``BaseFilterSet`` / ``FilterBackend``: filters validate their value (an IP-address filter takes only an IP
+  address, a boolean filter only true/false), so a bad filter value is a 400, never a database error and never
+  silently "no filter".
 
 Serializers keep their own, tighter per-field limits (``max_length`` from the model); these are the floor that
 holds for every string, including the ones no serializer field declares.
@@ -188,12 +189,32 @@ class IPAddressFilter(django_filters.CharFilter):
     field_class = forms.GenericIPAddressField
 
 
+class StrictBooleanField(forms.Field):
+    """``true``/``false`` (or ``1``/``0``); empty means "no filter". django-filter's own boolean widgets turn any
+    other value into "no filter" too, so ``?cabled=yes please`` silently returned every row."""
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        text = str(value).strip().lower()
+        if text in ("true", "1"):
+            return True
+        if text in ("false", "0"):
+            return False
+        raise forms.ValidationError(f"{str(value)[:40]!r} is not a boolean: use true or false")
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = StrictBooleanField
+
+
 class BaseFilterSet(django_filters.FilterSet):
     """Project FilterSet: django-filter's defaults, with value-checking filters where the default lets bad input
-    through to the database (NetBox's BaseFilterSet does the same)."""
+    through to the database or silently ignores it (NetBox's BaseFilterSet does the same)."""
 
     FILTER_DEFAULTS = deepcopy(django_filters.filterset.FILTER_FOR_DBFIELD_DEFAULTS)
     FILTER_DEFAULTS[models.GenericIPAddressField] = {"filter_class": IPAddressFilter}
+    FILTER_DEFAULTS[models.BooleanField] = {"filter_class": StrictBooleanFilter}
 
 
 class FilterBackend(DjangoFilterBackend):

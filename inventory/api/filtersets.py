@@ -2,7 +2,7 @@
 
 import django_filters
 
-from twin.api_limits import BaseFilterSet
+from twin.api_limits import BaseFilterSet, StrictBooleanFilter
 
 from ..models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
 
@@ -51,7 +51,7 @@ class SwitchFilterSet(BaseFilterSet):
 
 class InterfaceFilterSet(BaseFilterSet):
     hostname = django_filters.CharFilter(field_name="switch__hostname")
-    cabled = django_filters.BooleanFilter(field_name="cable", lookup_expr="isnull", exclude=True)
+    cabled = StrictBooleanFilter(field_name="cable", lookup_expr="isnull", exclude=True)
 
     class Meta:
         model = Interface

@@ -292,3 +292,33 @@ def test_the_schema_states_the_enforced_string_limits(db):
     search = next(parameter for parameter in schema["paths"]["/api/switches/"]["get"]["parameters"]
                   if parameter["name"] == "search")
     assert search["schema"]["maxLength"] == MAX_QUERY_VALUE_LENGTH
+
+
+def test_boolean_filters_take_only_booleans(api_client, fabric):
+    from inventory.models import Interface
+
+    cabled = api_client.get("/api/interfaces/?cabled=true&limit=1000").json()
+    assert cabled["count"] == Interface.objects.exclude(cable=None).count() < Interface.objects.count()
+    assert api_client.get("/api/interfaces/?cabled=0&limit=1").json()["count"] == Interface.objects.filter(
+        cable=None).count()
+    assert api_client.get("/api/interfaces/?cabled=&limit=1").json()["count"] == Interface.objects.count()
+    for path in ("/api/interfaces/?cabled=maybe", "/api/validation-runs/?ok=null", "/api/roce-classes/?lossless=15"):
+        response = api_client.get(path)
+        assert response.status_code == 400, path
+        assert list(response.json()) == [path.split("?")[1].split("=")[0]]
+
+
+def test_without_the_strict_filter_a_junk_boolean_silently_means_no_filter(api_client, fabric, monkeypatch):
+    from inventory.api.views import InterfaceViewSet
+    from inventory.models import Interface
+
+    class StockInterfaceFilterSet(django_filters.FilterSet):
+        cabled = django_filters.BooleanFilter(field_name="cable", lookup_expr="isnull", exclude=True)
+
+        class Meta:
+            model = Interface
+            fields = ["cabled"]
+
+    monkeypatch.setattr(InterfaceViewSet, "filterset_class", StockInterfaceFilterSet)
+    response = api_client.get("/api/interfaces/?cabled=maybe&limit=1")
+    assert response.status_code == 200 and response.json()["count"] == Interface.objects.count()
