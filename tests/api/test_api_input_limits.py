@@ -322,3 +322,20 @@ def test_without_the_strict_filter_a_junk_boolean_silently_means_no_filter(api_c
     monkeypatch.setattr(InterfaceViewSet, "filterset_class", StockInterfaceFilterSet)
     response = api_client.get("/api/interfaces/?cabled=maybe&limit=1")
     assert response.status_code == 200 and response.json()["count"] == Interface.objects.count()
+
+
+def test_nul_in_a_lookup_by_name_is_a_400(api_client, fabric):
+    response = post_json(api_client, "/api/fabric-intents/", {"name": "fi", "fabric": "limits\x00"})
+    assert response.status_code == 400 and list(response.json()) == ["fabric"]
+
+
+def test_without_the_bounded_parser_nul_in_a_lookup_by_name_reaches_postgresql(api_client, fabric, monkeypatch):
+    from django.db import connection
+
+    from intents.api.views import FabricIntentViewSet
+
+    if connection.vendor != "postgresql":
+        pytest.skip("only PostgreSQL refuses NUL in text")
+    monkeypatch.setattr(FabricIntentViewSet, "parser_classes", [JSONParser])
+    with pytest.raises(DataError):  # SlugRelatedField looks the name up without checking it (found by schemathesis)
+        post_json(api_client, "/api/fabric-intents/", {"name": "fi", "fabric": "limits\x00"})
