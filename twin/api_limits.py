@@ -8,9 +8,10 @@ One home for the generic guards, so no view, serializer or filterset has to repe
   PostgreSQL's bigint, a 500).
 - ``BoundedJSONParser``: a body larger than ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` is a 413 (DRF reads
   ``request.body``, where Django enforces the limit, and twin.api's handler turns that into a 413; the parser
-  bounds its own read too, so the limit holds whoever hands it a stream), nesting deeper than ``MAX_JSON_DEPTH`` is a 400,
-  and every string in the document (keys included) is checked by ``string_problem``: the 400 names the field by
-  its path (``policy.canary.0``), so JSON/dict fields are covered as well as plain CharFields.
+  bounds its own read too, so the limit holds whoever hands it a stream); nesting deeper than
+  ``MAX_JSON_DEPTH`` is a 400; and every string in the document (keys included) is checked by
+  ``string_problem``: the 400 names the field by its path (``policy.canary.0``), so JSON/dict fields and
+  lookups by name are covered as well as plain CharFields.
 - ``QueryStringLimitsMiddleware``: the same string rule for every query parameter under /api/.
 - ``BaseFilterSet`` / ``FilterBackend``: filters validate their value (an IP-address filter takes only an IP
   address, a boolean filter only true/false), so a bad filter value is a 400, never a database error and never
@@ -23,6 +24,7 @@ holds for every string, including the ones no serializer field declares.
 from __future__ import annotations
 
 import json
+import re
 from copy import deepcopy
 
 import django_filters
@@ -50,11 +52,17 @@ MAX_STRING_LENGTH = 4096
 MAX_QUERY_VALUE_LENGTH = 1024
 
 
+# A UTF-16 surrogate on its own (JSON "\ud800") is no character: UTF-8 cannot encode it and PostgreSQL refuses it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def string_problem(value: str, *, max_length: int) -> str | None:
-    """Why ``value`` may not enter the application, or None. NUL is refused because PostgreSQL cannot store it
-    in text or jsonb (and no name, description or config line legitimately carries one)."""
+    """Why ``value`` may not enter the application, or None. NUL and lone surrogates are refused because
+    PostgreSQL cannot store them in text or jsonb (and no name, description or config line carries one)."""
     if "\x00" in value:
         return "contains a NUL character (U+0000), which is never accepted"
+    if _LONE_SURROGATE.search(value):
+        return "contains a lone UTF-16 surrogate (U+D800-U+DFFF), which is not a character"
     if len(value) > max_length:
         return f"is {len(value)} characters long; at most {max_length} are accepted"
     return None

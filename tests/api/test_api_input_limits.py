@@ -237,17 +237,20 @@ UPGRADE = {"name": "up", "kind": "rolling_upgrade", "target": "production",
            "topology": {"roles": {"spine1": "spine", "leaf1": "leaf"}, "links": [["leaf1", "spine1"]]}}
 
 
-def test_nul_in_a_stored_json_field_is_a_400_and_nothing_is_saved(api_client, db):
+@pytest.mark.parametrize("version", ["4.33\x00", "4.33\udad8"])
+def test_nul_or_a_lone_surrogate_in_a_stored_json_field_is_a_400_and_nothing_is_saved(api_client, db, version):
     from changes.models import Rollout
 
-    response = post_json(api_client, "/api/rollouts/", {**UPGRADE, "policy": {"target_version": "4.33\x00"}})
+    response = post_json(api_client, "/api/rollouts/", {**UPGRADE, "policy": {"target_version": version}})
     assert response.status_code == 400 and list(response.json()) == ["policy.target_version"]
     assert not Rollout.objects.exists()
     assert post_json(api_client, "/api/rollouts/", {**UPGRADE, "policy": {"target_version": "4.33.2F"}}
                      ).status_code == 201
 
 
-def test_without_the_bounded_parser_nul_in_a_json_field_reaches_postgresql(api_client, db, monkeypatch):
+@pytest.mark.parametrize("version", ["4.33\x00", "4.33\udad8"])
+def test_without_the_bounded_parser_nul_or_a_surrogate_in_a_json_field_reaches_postgresql(api_client, db, monkeypatch,
+                                                                                         version):
     from django.db import connection
 
     from changes.api.views import RolloutViewSet
@@ -256,7 +259,7 @@ def test_without_the_bounded_parser_nul_in_a_json_field_reaches_postgresql(api_c
         pytest.skip("only PostgreSQL refuses NUL in jsonb; SQLite stores it")
     monkeypatch.setattr(RolloutViewSet, "parser_classes", [JSONParser])
     with pytest.raises(DataError):
-        post_json(api_client, "/api/rollouts/", {**UPGRADE, "policy": {"target_version": "4.33\x00"}})
+        post_json(api_client, "/api/rollouts/", {**UPGRADE, "policy": {"target_version": version}})
 
 
 def test_a_change_set_name_longer_than_its_column_is_refused_by_the_serializer():
