@@ -24,6 +24,7 @@ holds for every string, including the ones no serializer field declares.
 from __future__ import annotations
 
 import json
+import math
 import re
 from copy import deepcopy
 
@@ -118,7 +119,7 @@ class BoundedJSONParser(JSONParser):
         if limit is not None and len(raw) > limit:
             raise RequestBodyTooLarge(f"request body is larger than {limit} bytes (DATA_UPLOAD_MAX_MEMORY_SIZE)")
         try:
-            document = json.loads(raw.decode(encoding), parse_constant=_reject_constant)
+            document = json.loads(raw.decode(encoding), parse_constant=_reject_constant, parse_float=_finite_float)
         except RecursionError:
             raise ParseError(f"JSON parse error - nests deeper than {MAX_JSON_DEPTH} levels") from None
         except ValueError as error:
@@ -132,6 +133,14 @@ class BoundedJSONParser(JSONParser):
 def _reject_constant(name: str):
     # NaN and Infinity are not JSON (RFC 8259 section 6); Python accepts them by default and PostgreSQL jsonb won't.
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    # 1e400 is valid JSON but beyond a double: Python makes it inf, which then lands as "inf" in a text field.
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:40]} is too large")
+    return value
 
 
 class BoundedLimitOffsetPagination(LimitOffsetPagination):

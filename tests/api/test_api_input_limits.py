@@ -218,6 +218,21 @@ def test_error_codes_follow_the_operation_shape():
     assert _error_codes("post", {"requestBody": {}}) == ["401", "403", "400", "413", "415"]
 
 
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "NaN", "Infinity"])
+def test_numbers_beyond_a_double_are_a_parse_error(api_client, db, number):
+    response = post_json(api_client, "/api/sites/", f'{{"name": "x", "description": {number}}}')
+    assert response.status_code == 400 and response.json()["detail"].startswith("JSON parse error")
+    assert not Site.objects.exists()
+
+
+def test_without_the_bounded_parser_1e400_is_stored_as_inf(api_client, db, monkeypatch):
+    from inventory.api.views import SiteViewSet
+
+    monkeypatch.setattr(SiteViewSet, "parser_classes", [JSONParser])
+    assert post_json(api_client, "/api/sites/", '{"name": "x", "description": 1e400}').status_code == 201
+    assert Site.objects.get(name="x").description == "inf"
+
+
 def test_a_parse_error_is_still_a_400_with_a_detail(api_client, db):
     response = post_json(api_client, "/api/sites/", "{not json")
     assert response.status_code == 400 and response.json()["detail"].startswith("JSON parse error")
