@@ -23,12 +23,12 @@ from django.test import override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, include, path
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework import permissions, serializers, viewsets
-from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.test import APIClient
 from rest_framework.views import APIView
 
 from twin.policy import API_POLICY, VIEW, ByTarget, PolicyPermission, rule_for_view, view_key
+from twin.tokens import token_issue
 from ui.roles import ADMIN, APPROVE_PRODUCTION, MANAGE_ENDPOINTS, MANAGE_USERS, OPERATOR, ROLE_PERMISSIONS, VIEWER
 
 NO_ROLE = "no-role"  # logged in, in no group: may do nothing
@@ -177,7 +177,7 @@ def clients(db) -> dict[str, APIClient]:
         if role != NO_ROLE:
             user.groups.add(Group.objects.get(name=role))
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
         client.user = user
         out[role] = client
     return out

@@ -1,6 +1,8 @@
 """Project-wide API plumbing: the exception handler that turns our domain errors into HTTP 400, and the
 base viewset whose writes are atomic."""
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import serializers, status, viewsets
@@ -9,9 +11,12 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from compiler.errors import FabricTwinError, IntentValidationError
 
+from .api_limits import RequestBodyTooLarge
+
 
 def exception_handler(exc, context):
-    """DRF's handler, plus: IntentValidationError and Django ValidationError become 400 with field errors."""
+    """DRF's handler, plus: IntentValidationError and Django ValidationError become 400 with field errors, a body
+    over DATA_UPLOAD_MAX_MEMORY_SIZE a 413, and every error body is an object."""
     if isinstance(exc, IntentValidationError):
         return Response(exc.as_dict(), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, DjangoValidationError):
@@ -19,7 +24,14 @@ def exception_handler(exc, context):
         return Response(detail, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, FabricTwinError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-    return drf_exception_handler(exc, context)
+    if isinstance(exc, RequestDataTooBig):  # Django's own body limit, hit when DRF reads request.body
+        exc = RequestBodyTooLarge(f"request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes "
+                                  "(DATA_UPLOAD_MAX_MEMORY_SIZE)")
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(response.data, list):
+        # A ValidationError raised with a bare list: every error body is an object (twin.api_schema documents it).
+        response.data = {"non_field_errors": response.data}
+    return response
 
 
 class AtomicModelViewSet(viewsets.ModelViewSet):

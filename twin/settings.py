@@ -91,6 +91,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "twin.api_limits.QueryStringLimitsMiddleware",  # no NUL / over-long query parameter reaches an API view
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "changes.audit.AuditActorMiddleware",  # attributes audit rows to request.user (changes app)
@@ -228,6 +229,10 @@ CELERY_BEAT_SCHEDULE: dict = {
     "changes-resume-stalled": {"task": "changes.rollouts_resume_stalled", "schedule": 60.0},
 }
 
+# Largest request body, in bytes: Django's own limit for forms, and twin.api_limits.BoundedJSONParser's for JSON
+# (a 413 beyond it). Django's default (2.5 MiB); the largest real body, a rollout with its topology, is a few KiB.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("FT_MAX_REQUEST_BODY_BYTES", 2_621_440))
+
 # Batfish adapter is used only when BATFISH_HOST is set.
 BATFISH_HOST = os.environ.get("BATFISH_HOST", "")
 
@@ -238,12 +243,14 @@ REST_FRAMEWORK = {
     ],
     # One policy for UI and API: each view action's capability from twin/policy.py; a view it does not name is refused.
     "DEFAULT_PERMISSION_CLASSES": ["twin.policy.PolicyPermission"],
+    # Input limits (twin.api_limits, docs/security.md): JSON only, bounded size/depth/strings, bounded pages.
+    "DEFAULT_PARSER_CLASSES": ["twin.api_limits.BoundedJSONParser"],
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
+        "twin.api_limits.FilterBackend",
         "rest_framework.filters.OrderingFilter",
         "rest_framework.filters.SearchFilter",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "twin.api_limits.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "twin.api.exception_handler",
@@ -273,6 +280,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "twin.api_schema.error_responses_hook"],
 }
 
 LOGGING = {

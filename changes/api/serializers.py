@@ -32,7 +32,9 @@ class ChangeSetSerializer(serializers.ModelSerializer):
 class ChangeSetCreateSerializer(serializers.Serializer):
     compile_run = serializers.IntegerField()
     target = serializers.ChoiceField(choices=RolloutTargetChoices.choices)
-    name = serializers.CharField(required=False, allow_blank=True, default="")
+    # Bounded by the column it is stored in: a longer name was a database error (500), not a 400.
+    name = serializers.CharField(required=False, allow_blank=True, default="",
+                                 max_length=ChangeSet._meta.get_field("name").max_length)
     twin_prefix = serializers.CharField(required=False, allow_blank=True, default="")
     twin_state_dir = serializers.CharField(required=False, allow_blank=True, default="")
 

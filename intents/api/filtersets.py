@@ -2,12 +2,14 @@
 
 import django_filters
 
+from twin.api_limits import BaseFilterSet
+
 from ..models import Allocation, CompileRun, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 
 _NAME = ["exact", "icontains"]
 
 
-class FabricIntentFilterSet(django_filters.FilterSet):
+class FabricIntentFilterSet(BaseFilterSet):
     fabric = django_filters.CharFilter(field_name="fabric__name", help_text="Inventory fabric name")
 
     class Meta:
@@ -15,13 +17,13 @@ class FabricIntentFilterSet(django_filters.FilterSet):
         fields = {"name": _NAME, "underlay": ["exact"], "asn_scheme": ["exact"]}
 
 
-class TenantFilterSet(django_filters.FilterSet):
+class TenantFilterSet(BaseFilterSet):
     class Meta:
         model = Tenant
         fields = {"name": _NAME, "fabric_intent": ["exact"], "vrf": ["exact"], "l3vni": ["exact"]}
 
 
-class NetworkFilterSet(django_filters.FilterSet):
+class NetworkFilterSet(BaseFilterSet):
     leaf = django_filters.CharFilter(field_name="leaves__hostname", help_text="Networks explicitly on this leaf")
 
     class Meta:
@@ -30,25 +32,25 @@ class NetworkFilterSet(django_filters.FilterSet):
                   "l2vni": ["exact"]}
 
 
-class RoceClassFilterSet(django_filters.FilterSet):
+class RoceClassFilterSet(BaseFilterSet):
     class Meta:
         model = RoceClass
         fields = {"name": _NAME, "fabric_intent": ["exact"], "priority": ["exact"], "lossless": ["exact"]}
 
 
-class AllocationFilterSet(django_filters.FilterSet):
+class AllocationFilterSet(BaseFilterSet):
     class Meta:
         model = Allocation
         fields = {"fabric_intent": ["exact"], "kind": ["exact"], "key": ["exact", "startswith"], "value": ["exact"]}
 
 
-class CompileRunFilterSet(django_filters.FilterSet):
+class CompileRunFilterSet(BaseFilterSet):
     class Meta:
         model = CompileRun
         fields = {"fabric_intent": ["exact"], "status": ["exact"]}
 
 
-class DeviceConfigFilterSet(django_filters.FilterSet):
+class DeviceConfigFilterSet(BaseFilterSet):
     class Meta:
         model = DeviceConfig
         fields = {"run": ["exact"], "hostname": ["exact"], "platform": ["exact"]}

@@ -2,42 +2,44 @@
 
 import django_filters
 
+from twin.api_limits import BaseFilterSet, StrictBooleanFilter
+
 from ..models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
 
 _NAME = ["exact", "icontains"]
 
 
-class SiteFilterSet(django_filters.FilterSet):
+class SiteFilterSet(BaseFilterSet):
     class Meta:
         model = Site
         fields = {"name": _NAME}
 
 
-class FabricFilterSet(django_filters.FilterSet):
+class FabricFilterSet(BaseFilterSet):
     class Meta:
         model = Fabric
         fields = {"name": _NAME, "site": ["exact"]}
 
 
-class RackFilterSet(django_filters.FilterSet):
+class RackFilterSet(BaseFilterSet):
     class Meta:
         model = Rack
         fields = {"name": _NAME, "site": ["exact"], "fabric": ["exact"], "row": ["exact"]}
 
 
-class SwitchModelFilterSet(django_filters.FilterSet):
+class SwitchModelFilterSet(BaseFilterSet):
     class Meta:
         model = SwitchModel
         fields = {"name": _NAME, "vendor": _NAME, "form_factor": ["exact"], "max_speed_gbps": ["exact", "gte"]}
 
 
-class PlatformFilterSet(django_filters.FilterSet):
+class PlatformFilterSet(BaseFilterSet):
     class Meta:
         model = Platform
         fields = {"slug": ["exact"], "name": _NAME}
 
 
-class SwitchFilterSet(django_filters.FilterSet):
+class SwitchFilterSet(BaseFilterSet):
     fabric_name = django_filters.CharFilter(field_name="fabric__name")
 
     class Meta:
@@ -47,9 +49,9 @@ class SwitchFilterSet(django_filters.FilterSet):
                   "serial": ["exact"]}
 
 
-class InterfaceFilterSet(django_filters.FilterSet):
+class InterfaceFilterSet(BaseFilterSet):
     hostname = django_filters.CharFilter(field_name="switch__hostname")
-    cabled = django_filters.BooleanFilter(field_name="cable", lookup_expr="isnull", exclude=True)
+    cabled = StrictBooleanFilter(field_name="cable", lookup_expr="isnull", exclude=True)
 
     class Meta:
         model = Interface
@@ -57,26 +59,26 @@ class InterfaceFilterSet(django_filters.FilterSet):
                   "breakout_parent": ["exact"], "cable": ["exact"]}
 
 
-class OpticFilterSet(django_filters.FilterSet):
+class OpticFilterSet(BaseFilterSet):
     class Meta:
         model = Optic
         fields = {"interface": ["exact"], "nic_port": ["exact"], "form_factor": ["exact"], "media": ["exact"],
                   "speed_gbps": ["exact"], "serial": ["exact"]}
 
 
-class CableFilterSet(django_filters.FilterSet):
+class CableFilterSet(BaseFilterSet):
     class Meta:
         model = Cable
         fields = {"label": _NAME, "cable_type": ["exact"], "status": ["exact"], "peer_link": ["exact"]}
 
 
-class ServerFilterSet(django_filters.FilterSet):
+class ServerFilterSet(BaseFilterSet):
     class Meta:
         model = Server
         fields = {"name": _NAME, "fabric": ["exact"], "rack": ["exact"], "mgmt_ip": ["exact"], "serial": ["exact"]}
 
 
-class NicPortFilterSet(django_filters.FilterSet):
+class NicPortFilterSet(BaseFilterSet):
     class Meta:
         model = NicPort
         fields = {"server": ["exact"], "name": _NAME, "rail": ["exact"], "speed_gbps": ["exact"]}

@@ -10,7 +10,7 @@ from compiler.clos import ClosParams, plan_clos
 from compiler.errors import IntentValidationError
 
 from .. import selectors
-from ..choices import PlatformChoices
+from ..choices import CableEndChoices, PlatformChoices
 from ..models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
 from ..services import cable_connect
 
@@ -27,6 +27,12 @@ def _drf_error(error: DjangoValidationError) -> serializers.ValidationError:
             {("non_field_errors" if name == "__all__" else name): messages
              for name, messages in error.message_dict.items()})
     return serializers.ValidationError({"non_field_errors": error.messages})
+
+
+def _cable_end_field() -> serializers.ChoiceField:
+    # Read-only and blank ("") while the port is not cabled: the schema must say so (schemathesis found the gap).
+    return serializers.ChoiceField(choices=CableEndChoices.choices, allow_blank=True, read_only=True,
+                                   help_text="Which end of its cable the port is on; empty when not cabled")
 
 
 class ValidatedModelSerializer(serializers.ModelSerializer):
@@ -93,6 +99,8 @@ class SwitchSerializer(ValidatedModelSerializer):
 
 
 class InterfaceSerializer(ValidatedModelSerializer):
+    cable_end = _cable_end_field()
+
     class Meta:
         model = Interface
         fields = ("id", "display", "switch", "name", "speed_gbps", "mtu", "enabled", "description",
@@ -108,6 +116,8 @@ class ServerSerializer(ValidatedModelSerializer):
 
 
 class NicPortSerializer(ValidatedModelSerializer):
+    cable_end = _cable_end_field()
+
     class Meta:
         model = NicPort
         fields = ("id", "display", "server", "name", "rail", "speed_gbps", "mtu", "cable", "cable_end")
