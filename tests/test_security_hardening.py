@@ -147,7 +147,9 @@ def test_debug_off_serves_https_only_with_hsts_csp_and_secure_cookies(tmp_path):
 
 @pytest.fixture
 def alice(db):
-    return User.objects.create_user("alice", password=PASSWORD)
+    user = User.objects.create_user("alice", password=PASSWORD)
+    user.groups.add(Group.objects.get(name="viewer"))  # the API needs a role (twin/policy.py)
+    return user
 
 
 def _login(client: Client, password: str, ip: str = "198.51.100.7"):
@@ -260,7 +262,9 @@ def test_rotation_needs_a_caller(db):
 
 def test_logout_all_revokes_every_token_of_the_caller_only(api_client, api_user):
     second, _ = token_issue(user=api_user)
-    bob_token, _ = token_issue(user=User.objects.create_user("bob"))
+    bob = User.objects.create_user("bob")
+    bob.groups.add(Group.objects.get(name="viewer"))
+    bob_token, _ = token_issue(user=bob)
     assert api_client.post("/api/auth/logout-all/").status_code == 204
     for token, expected in ((second, 401), (bob_token, 200)):
         client = APIClient()
