@@ -1,6 +1,8 @@
-"""Feature base: identity (hostname, role, platform), ASN, router-id, MTUs and loopbacks."""
+"""Feature base: identity (hostname, role, platform, model, system MAC), ASN, router-id, MTUs and loopbacks."""
 
 from __future__ import annotations
+
+import hashlib
 
 from compiler.topology import VTEP_ROLES
 
@@ -10,6 +12,8 @@ def apply(context, switch, config: dict) -> None:
     router_id = allocations.loopbacks[switch.hostname]
     config["role"] = switch.role
     config["platform"] = switch.platform
+    config["model"] = switch.model
+    config["system_mac"] = system_mac(switch.serial or switch.hostname)
     config["asn"] = allocations.asns[switch.hostname]
     config["router_id"] = router_id
     config["mtu"] = {"underlay": context.intent.underlay_mtu, "host": context.intent.host_mtu}
@@ -17,3 +21,14 @@ def apply(context, switch, config: dict) -> None:
     if switch.role in VTEP_ROLES:
         loopbacks.append({"name": "Loopback1", "ip": f"{allocations.vteps[switch.hostname]}/32", "purpose": "vtep"})
     config["loopbacks"] = loopbacks
+
+
+def system_mac(seed: str) -> str:
+    """A stable switch MAC from the serial (or hostname): locally administered, unicast (IEEE 802 U/L and I/G bits).
+
+    The inventory carries no base MAC; the same switch always gets the same one, and two switches never share one
+    unless their serials collide in the first 46 bits of SHA-256.
+    """
+    digest = bytearray(hashlib.sha256(seed.encode()).digest()[:6])
+    digest[0] = (digest[0] & 0xFC) | 0x02  # U/L bit set (locally administered), I/G bit clear (unicast)
+    return ":".join(f"{byte:02x}" for byte in digest)
