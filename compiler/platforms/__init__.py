@@ -31,7 +31,8 @@ from compiler.errors import PlatformDataError
 __all__ = [
     "EosNaming", "ModelPlatforms", "PlatformDataError", "SonicLogicalPort", "SonicPlatform", "SonicPort",
     "breakout_count", "known_models", "model_platforms", "parent_name", "parse_breakout_mode", "port_names",
-    "port_problem", "runs", "sonic_breakout_mode", "sonic_logical_ports", "sonic_platform", "valid_port_names",
+    "port_problem", "runs", "sonic_breakout_mode", "sonic_logical_ports", "sonic_platform", "sonic_port_layout",
+    "valid_port_names",
 ]
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -345,3 +346,16 @@ def breakout_parents(model: str, platform: str, port_count: int, names: list[str
         for number, name in enumerate(ordered, 1):
             result[name] = (parent, number) if len(ordered) > 1 or platform == "frr" else None
     return result
+
+
+@lru_cache(maxsize=4096)
+def sonic_port_layout(model: str, parent: str, count: int, speed_gbps: int) -> tuple[str, Mapping[str, SonicLogicalPort]]:
+    """(breakout mode, name -> logical port) for ``count`` sub-ports of ``speed_gbps`` on SONiC port ``parent``."""
+    port = sonic_platform(model).port(parent)
+    if port is None:
+        raise PlatformDataError(f"model={model!r}: no SONiC port {parent} in the HWSKU's port_config.ini")
+    mode = sonic_breakout_mode(port, count, speed_gbps)
+    if mode is None:
+        raise PlatformDataError(f"port {parent}: no breakout mode gives {count} x {speed_gbps}G on {model}; "
+                                f"modes: {', '.join(port.breakout_modes)}")
+    return mode, MappingProxyType({item.name: item for item in sonic_logical_ports(port, mode)})

@@ -52,7 +52,8 @@ def test_every_contract_key_present_everywhere(snapshot):
     configs = _configs(snapshot)
     expected_top = set(skeleton("x"))
     interface_keys = {"name", "kind", "speed_gbps", "mtu", "enabled", "description", "peer_device", "peer_interface",
-                      "cable", "cable_length_m", "ip", "unnumbered", "access_vlan", "trunk_vlans", "qos"}
+                      "cable", "cable_length_m", "ip", "unnumbered", "access_vlan", "trunk_vlans", "qos",
+                      "breakout_parent"}
     for config in configs.values():
         assert set(config) == expected_top
         assert set(config["bgp"]) == set(skeleton("x")["bgp"])

@@ -2,7 +2,8 @@
 
 A leaf with two tenants (A: VLAN 10 / VRF TENANT_A, B: VLAN 20 / VRF TENANT_B), two lossless RoCE classes
 (DSCP 26 -> priority 3, DSCP 34 -> priority 4) plus CNP on DSCP 48, and a spine relaying EVPN. Interface names
-follow the platform: EOS ``Ethernet1``..., SONiC ``Ethernet0``, ``Ethernet8``... (8 lanes per 400G port).
+follow the platform: EOS ``Ethernet1``..., SONiC ``Ethernet0``, ``Ethernet8``... (8 lanes per 400G port: the
+DCS-7060DX5-64S, whose SONiC HWSKU Arista-7060DX5-64S has exactly these names, compiler/platforms/data).
 """
 
 from __future__ import annotations
@@ -47,6 +48,15 @@ def device_qos() -> dict:
         "cnp": {"dscp": 48, "priority": 6, "traffic_class": 6},
         "pfc_watchdog": {"enabled": True, "detect_ms": 200, "restore_ms": 400, "action": "drop"},
     }
+
+
+MODEL = "DCS-7060DX5-64S"
+
+
+def management(address: str) -> dict:
+    return {"interface": "eth0", "vrf": "mgmt", "address": address, "gateway": "172.16.0.1",
+            "ntp_servers": ["192.0.2.10"], "syslog_servers": ["192.0.2.20"], "dns_servers": ["192.0.2.53"],
+            "aaa": None}
 
 
 def fabric_interface(platform, index, ip, peer, peer_port, cable, length_m, headroom) -> dict:
@@ -95,6 +105,9 @@ def leaf_structured(platform: str = "eos") -> dict:
         "hostname": "leaf1",
         "role": "leaf",
         "platform": platform,
+        "model": MODEL,
+        "system_mac": "02:00:00:00:00:03",
+        "management": management("172.16.1.1/16"),
         "asn": 65101,
         "router_id": "10.0.0.3",
         "mtu": {"underlay": 9214, "host": 9000},
@@ -158,6 +171,9 @@ def spine_structured(platform: str = "eos") -> dict:
         "hostname": "spine1",
         "role": "spine",
         "platform": platform,
+        "model": MODEL,
+        "system_mac": "02:00:00:00:00:01",
+        "management": management("172.16.0.1/16"),
         "asn": 65000,
         "router_id": "10.0.0.1",
         "mtu": {"underlay": 9214, "host": 9000},
