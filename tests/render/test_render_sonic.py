@@ -40,8 +40,7 @@ LEAF_TABLES = {
     "VLAN_INTERFACE", "VRF", "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "VXLAN_EVPN_NVO", "DSCP_TO_TC_MAP",
     "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
     "PORT_QOS_MAP", "WRED_PROFILE", "QUEUE", "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "PFC_WD", "CABLE_LENGTH",
-    "BREAKOUT_CFG", "BUFFER_QUEUE", "SCHEDULER", "DEFAULT_LOSSLESS_BUFFER_PARAMETER", "LOSSLESS_TRAFFIC_PATTERN",
-    "MGMT_PORT", "MGMT_INTERFACE", "MGMT_VRF_CONFIG", "NTP", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER",
+    "BREAKOUT_CFG", "BUFFER_QUEUE", "SCHEDULER", "MGMT_PORT", "MGMT_INTERFACE", "MGMT_VRF_CONFIG", "NTP", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER",
 }
 QOS_PORTS = ["Ethernet0", "Ethernet8", "Ethernet128", "Ethernet136"]
 UNUSED_PORT = "Ethernet248"
@@ -102,7 +101,7 @@ def test_device_metadata(leaf_db):
         "bgp_router_id": "10.0.0.3",
         "docker_routing_config_mode": "split-unified",
         "type": "ToRRouter",
-        "buffer_model": "dynamic",
+        "buffer_model": "traditional",  # Broadcom Tomahawk 4: SONiC has no dynamic buffer plugin for it
         # From the platform data: sonic-buildimage device/arista/x86_64-arista_7060dx5_64s/default_sku.
         "hwsku": "Arista-7060DX5-64S",
         "platform": "x86_64-arista_7060dx5_64s",
@@ -212,18 +211,39 @@ def test_lossless_buffers_carry_the_structured_headroom(leaf_db):
             assert profile["xon"] == str(headroom["xon_bytes"])
             assert profile["size"] == str(headroom["size_bytes"])
             assert profile["pool"] == "ingress_lossless_pool"
+    # Traditional model (Broadcom): pools sized here. Shared = 113 MB catalogue buffer - all lossless headroom.
+    buffer_bytes = 113 * 1024 * 1024
+    headroom = 2 * (2 * HEADROOM_3M["size_bytes"] + HEADROOM_5M["size_bytes"] + HEADROOM_3M["size_bytes"])
     assert leaf_db["BUFFER_POOL"] == {
-        "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
-        "egress_lossy_pool": {"type": "egress", "mode": "dynamic"},
-        # 113 MB: the DCS-7060DX5-64S buffer in the catalogue (datasheet figure).
-        "egress_lossless_pool": {"type": "egress", "mode": "static", "size": str(113 * 1024 * 1024)}}
+        "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": str(buffer_bytes - headroom),
+                                  "xoff": str(headroom)},
+        "egress_lossy_pool": {"type": "egress", "mode": "dynamic", "size": str(buffer_bytes - headroom)},
+        "egress_lossless_pool": {"type": "egress", "mode": "static", "size": str(buffer_bytes)}}
     assert not [key for key in leaf_db["BUFFER_PG"] if key.startswith(UNUSED_PORT)]
+    assert "DEFAULT_LOSSLESS_BUFFER_PARAMETER" not in leaf_db  # a dynamic-model table
 
 
-def test_dynamic_buffer_model_gets_what_the_buffer_manager_needs(leaf_db):
+def test_headroom_beyond_the_buffer_is_refused():
+    structured = leaf_structured("sonic")
+    structured["interfaces"][0]["qos"]["headroom"]["3"]["size_bytes"] = 200 * 1024 * 1024
+    with pytest.raises(RenderError, match=r"leaf1: lossless headroom \d+ bytes over all ports exceeds the "
+                                          r"DCS-7060DX5-64S buffer"):
+        render_config_db(structured)
+
+
+def test_nvidia_spectrum_gets_the_dynamic_model_with_what_the_buffer_manager_needs():
+    structured = leaf_structured("sonic")
+    structured["model"] = "SN5600"  # Ethernet0, Ethernet8 ... exist on the ACS-SN5600 HWSKU too (8-lane ports)
+    database = config_db(structured)
+    assert database["DEVICE_METADATA"]["localhost"]["buffer_model"] == "dynamic"
     # Without these the dynamic buffer manager never programs the lossless PGs (SONiC buffer manager design).
-    assert leaf_db["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] == {"AZURE": {"default_dynamic_th": "0"}}
-    assert leaf_db["LOSSLESS_TRAFFIC_PATTERN"] == {"AZURE": {"mtu": "1024", "small_packet_percentage": "100"}}
+    assert database["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] == {"AZURE": {"default_dynamic_th": "0"}}
+    assert database["LOSSLESS_TRAFFIC_PATTERN"] == {"AZURE": {"mtu": "1024", "small_packet_percentage": "100"}}
+    assert database["BUFFER_POOL"]["ingress_lossless_pool"] == {"type": "ingress", "mode": "dynamic"}  # sized by SONiC
+    assert database["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "1x800G[400G,200G,100G,50G,40G,25G,10G]"}
+
+
+def test_every_qos_port_gets_lossy_pg_0_and_egress_queue_profiles(leaf_db):
     for port in QOS_PORTS:
         assert leaf_db["BUFFER_PG"][f"{port}|0"] == {"profile": "ingress_lossy_profile"}  # lossy traffic: PG 0
         assert leaf_db["BUFFER_QUEUE"][f"{port}|3-4"] == {"profile": "egress_lossless_profile"}

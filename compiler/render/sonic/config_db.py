@@ -136,9 +136,8 @@ def device_metadata_tables(structured: dict, sonic: platforms.SonicPlatform) -> 
         localhost["hwsku"] = sonic.hwsku
         localhost["platform"] = sonic.platform
     if _has_headroom(structured):
-        # Lossless PGs use the headroom the compiler computed (override profiles); pool sizes are left to SONiC's
-        # dynamic buffer calculation, which sizes pools from the ports' speed, cable length and MTU.
-        localhost["buffer_model"] = "dynamic"
+        # Lossless PGs carry the headroom the compiler computed in both models; see buffer_model().
+        localhost["buffer_model"] = buffer_model(structured)
     neighbors = {
         interface["name"]: {"name": interface["peer_device"], "port": interface["peer_interface"]}
         for interface in structured["interfaces"]
@@ -408,10 +407,10 @@ def qos_tables(structured: dict) -> dict:
         "CABLE_LENGTH": {},
     }
     schedulers = _scheduler_tables(qos, tc_to_queue, tables)
-    dynamic_buffers = _has_headroom(structured)
-    if dynamic_buffers:
-        _dynamic_buffer_tables(structured, tables)
-    buffer_queue_rows = _buffer_queue_rows(qos, tc_to_queue) if dynamic_buffers else []
+    with_buffers = _has_headroom(structured)
+    if with_buffers:
+        _buffer_tables(structured, tables)
+    buffer_queue_rows = _buffer_queue_rows(qos, tc_to_queue) if with_buffers else []
     port_rows = _PortQosRows(hostname, qos.get("pfc_watchdog") or {}, priority_to_tc, tc_to_pg, tables, schedulers)
     port_qos_map, queues = tables["PORT_QOS_MAP"], tables["QUEUE"]
     buffer_pgs, pfc_wd = tables["BUFFER_PG"], tables["PFC_WD"]
@@ -438,7 +437,7 @@ def qos_tables(structured: dict) -> dict:
         port_qos_map[name] = binding
         for queue, entry in queue_rows:
             queues[f"{name}|{queue}"] = entry
-        if dynamic_buffers:
+        if with_buffers:
             # Lossy traffic enters PG 0 (SONiC's buffer templates); every queue gets its egress profile.
             buffer_pgs[f"{name}|0"] = lossy_pg
             for queue_range, entry in buffer_queue_rows:
@@ -487,30 +486,74 @@ def _scheduler_tables(qos: dict, tc_to_queue: dict[int, int], tables: dict) -> d
     return by_queue
 
 
-def _dynamic_buffer_tables(structured: dict, tables: dict) -> None:
-    """What SONiC's dynamic buffer model needs to program anything (SONiC buffer manager design,
-    doc/qos/dynamically-headroom-calculation.md): the default lossless parameters and traffic pattern, the three
-    pools, and the lossy/egress profiles its buffer templates define. Shared pools without a size are sized by
-    the buffer manager; the egress lossless pool is the ASIC's whole buffer (catalogue datasheet figure).
+def buffer_model(structured: dict) -> str:
+    """``dynamic`` on NVIDIA Spectrum, ``traditional`` elsewhere (docs/renderers.md, "Buffer model").
+
+    SONiC's dynamic buffer manager sizes shared pools (and headroom for PGs without an override) through a vendor
+    plugin; sonic-swss ships one for NVIDIA (cfgmgr/buffer_pool_mellanox.lua, buffer_headroom_mellanox.lua) and
+    none for Broadcom. On every other ASIC the traditional model is the one that programs anything, and it needs
+    explicit pool sizes: we size them from the catalogue buffer minus the headroom our cable-length math reserves.
     """
     model = SWITCH_MODELS.get(structured.get("model") or "")
+    return "dynamic" if model is not None and model.asic.startswith("NVIDIA") else "traditional"
+
+
+def _buffer_tables(structured: dict, tables: dict) -> None:
+    """Pools and the lossy/egress profiles SONiC's buffer templates define, for the chosen buffer model.
+
+    dynamic (SONiC buffer manager design, doc/qos/dynamically-headroom-calculation.md): the default lossless
+    parameters and traffic pattern, and pools without a size (the buffer manager sizes them). traditional: pool
+    sizes given here: the ingress lossless pool's shared part is the ASIC buffer minus all lossless headroom
+    (``xoff`` = the headroom, SONiC's shared-headroom pool attribute); egress lossless is the whole buffer.
+    Our lossless PG profiles (headroom overrides from the cable-length math) are the same in both models.
+    """
+    hostname = structured["hostname"]
+    model = SWITCH_MODELS.get(structured.get("model") or "")
     if model is None or not model.buffer_mb:
-        raise RenderError(f"{structured['hostname']}: model={structured.get('model')!r}: no buffer size in the "
-                          "catalogue (compiler/catalog.py); the egress lossless pool cannot be sized")
-    buffer_bytes = str(int(model.buffer_mb * 1024 * 1024))
-    tables["DEFAULT_LOSSLESS_BUFFER_PARAMETER"][QOS_MAP_NAME] = {"default_dynamic_th": DEFAULT_LOSSLESS_DYNAMIC_TH}
-    tables["LOSSLESS_TRAFFIC_PATTERN"][QOS_MAP_NAME] = {
-        "mtu": LOSSLESS_PATTERN_MTU, "small_packet_percentage": LOSSLESS_PATTERN_SMALL_PACKET_PERCENT}
-    tables["BUFFER_POOL"].update({
-        INGRESS_LOSSLESS_POOL: {"type": "ingress", "mode": "dynamic"},
-        EGRESS_LOSSLESS_POOL: {"type": "egress", "mode": "static", "size": buffer_bytes},
-        EGRESS_LOSSY_POOL: {"type": "egress", "mode": "dynamic"},
-    })
+        raise RenderError(f"{hostname}: model={structured.get('model')!r}: no buffer size in the catalogue "
+                          "(compiler/catalog.py); the buffer pools cannot be sized")
+    buffer_bytes = int(model.buffer_mb * 1024 * 1024)
+    pools = tables["BUFFER_POOL"]
+    if buffer_model(structured) == "dynamic":
+        tables["DEFAULT_LOSSLESS_BUFFER_PARAMETER"][QOS_MAP_NAME] = {"default_dynamic_th": DEFAULT_LOSSLESS_DYNAMIC_TH}
+        tables["LOSSLESS_TRAFFIC_PATTERN"][QOS_MAP_NAME] = {
+            "mtu": LOSSLESS_PATTERN_MTU, "small_packet_percentage": LOSSLESS_PATTERN_SMALL_PACKET_PERCENT}
+        pools.update({
+            INGRESS_LOSSLESS_POOL: {"type": "ingress", "mode": "dynamic"},
+            EGRESS_LOSSY_POOL: {"type": "egress", "mode": "dynamic"},
+        })
+    else:
+        headroom = _total_headroom_bytes(structured)
+        shared = buffer_bytes - headroom
+        if shared <= 0:
+            raise RenderError(f"{hostname}: lossless headroom {headroom} bytes over all ports exceeds the "
+                              f"{model.name} buffer of {buffer_bytes} bytes (interfaces[].qos.headroom)")
+        pools.update({
+            INGRESS_LOSSLESS_POOL: {"type": "ingress", "mode": "dynamic", "size": str(shared), "xoff": str(headroom)},
+            EGRESS_LOSSY_POOL: {"type": "egress", "mode": "dynamic", "size": str(shared)},
+        })
+    pools[EGRESS_LOSSLESS_POOL] = {"type": "egress", "mode": "static", "size": str(buffer_bytes)}
     tables["BUFFER_PROFILE"].update({
         INGRESS_LOSSY_PROFILE: {"pool": INGRESS_LOSSLESS_POOL, "size": "0", "dynamic_th": LOSSY_DYNAMIC_TH},
-        EGRESS_LOSSLESS_PROFILE: {"pool": EGRESS_LOSSLESS_POOL, "size": "0", "static_th": buffer_bytes},
+        EGRESS_LOSSLESS_PROFILE: {"pool": EGRESS_LOSSLESS_POOL, "size": "0", "static_th": str(buffer_bytes)},
         EGRESS_LOSSY_PROFILE: {"pool": EGRESS_LOSSY_POOL, "size": "1518", "dynamic_th": LOSSY_DYNAMIC_TH},
     })
+
+
+def _total_headroom_bytes(structured: dict) -> int:
+    """Headroom all lossless PGs reserve: each distinct port qos dict summed once per port that uses it."""
+    per_qos: dict[int, int] = {}
+    total = 0
+    for interface in structured["interfaces"]:
+        port_qos = interface.get("qos")
+        if not port_qos:
+            continue
+        size = per_qos.get(id(port_qos))
+        if size is None:
+            size = per_qos[id(port_qos)] = sum(int(item["size_bytes"])
+                                               for item in (port_qos.get("headroom") or {}).values())
+        total += size
+    return total
 
 
 def _buffer_queue_rows(qos: dict, tc_to_queue: dict[int, int]) -> list[tuple[str, dict]]:
@@ -630,7 +673,6 @@ class _PortQosRows:
                 )
             profile_by_pg[priority_group] = profile_name
             pg_rows.append((priority, priority_group, self._share("BUFFER_PG", ("profile", profile_name))))
-            tables["BUFFER_POOL"][INGRESS_LOSSLESS_POOL] = {"type": "ingress", "mode": "dynamic"}
         return self._share("PORT_QOS_MAP", *binding), watchdog_entry, queue_rows, pg_rows
 
 
