@@ -75,6 +75,9 @@ class SonicPlatform:
     derived: bool
     source: Mapping
     ports: tuple[SonicPort, ...]
+    # The platform has a platform.json breakout table (dynamic port breakout); without one SONiC creates no
+    # BREAKOUT_CFG and the HWSKU's default mode is the only one (e.g. DellEMC-Z9664f-O64).
+    breakout_table: bool = False
 
     __hash__ = None
 
@@ -134,6 +137,7 @@ def model_platforms(model: str) -> ModelPlatforms:
         sonic = SonicPlatform(
             platform=raw["platform"], hwsku=raw["hwsku"], management_port=raw["management_port"],
             derived=bool(raw.get("derived")), source=MappingProxyType(raw["source"]),
+            breakout_table=any(path.endswith("platform.json") for path in raw["source"].get("files", ())),
             ports=tuple(
                 SonicPort(
                     name=port["name"], lanes=tuple(port["lanes"]), alias=port["alias"], index=port["index"],

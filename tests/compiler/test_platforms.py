@@ -36,6 +36,7 @@ def test_transcribed_rows_match_the_vendor_files():
     assert dell.hwsku == "DellEMC-Z9664f-O64" and dell.platform == "x86_64-dell_z9664f-r0"
     assert dell.port("Ethernet0").lanes == (5, 6, 7, 8) and dell.port("Ethernet0").index == 1
     assert dell.port("Ethernet132").lanes == (1, 2, 3, 4) and dell.port("Ethernet132").alias == "fourhundredGigE1/34"
+    assert not dell.breakout_table and platforms.sonic_platform("SN5600").breakout_table
     # device/arista/x86_64-arista_7060x6_64pe/Arista-7060X6-64PE/port_config.ini
     arista = platforms.sonic_platform("DCS-7060X6-64PE")
     assert arista.port("Ethernet8").lanes == tuple(range(1, 9)) and arista.port("Ethernet8").fec == "rs"

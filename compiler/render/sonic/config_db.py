@@ -185,7 +185,8 @@ def port_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
     for the port's breakout mode, speed in Mb/s, MTU, admin status, FEC where IEEE mandates it.
 
     Ports are grouped by their physical (parent) port; the number of sub-ports and their speed select the
-    platform.json breakout mode, which goes to BREAKOUT_CFG so dynamic port breakout knows the current mode.
+    platform.json breakout mode, which goes to BREAKOUT_CFG so dynamic port breakout knows the current mode
+    (only on platforms with a platform.json breakout table, like SONiC's own config generation).
     """
     hostname, model = structured["hostname"], structured["model"]
     groups: dict[str, list[dict]] = {}
@@ -207,7 +208,8 @@ def port_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
                     f"on {model}; that mode has {', '.join(logical)}"
                 )
             layout_by_name[interface["name"]] = found
-        breakouts[parent] = _share_entry(("brkout_mode", mode))
+        if sonic.breakout_table:
+            breakouts[parent] = _share_entry(("brkout_mode", mode))
     ports = {}
     for interface in structured["interfaces"]:
         mtu = interface.get("mtu")
