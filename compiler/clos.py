@@ -365,6 +365,12 @@ def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: 
     if name and not platforms.runs(name, platform):
         raise IntentValidationError(FieldError(field, name, f"{name} has no {platform} platform data "
                                                             f"(compiler/platforms/data/{name}.json)"))
+    if name:
+        missing = [speed for speed in (speed_gbps, *other_speeds) if not _breakout(SWITCH_MODELS[name], speed, platform)]
+        if missing:
+            raise IntentValidationError(FieldError(
+                field, name, f"{name} under {platform} has no port mode for {missing[0]}G (breakout modes in "
+                             f"compiler/platforms/data/{name}.json or the catalogue)"))
     for model in candidates:
         lanes = _breakout(model, speed_gbps, platform)
         if not all(_breakout(model, other, platform) for other in other_speeds):

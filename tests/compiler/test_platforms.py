@@ -75,6 +75,15 @@ def test_builder_names_ports_from_the_platform_data():
     assert spine.interfaces[0].name == "Ethernet3/1/1" and spine.interfaces[-1].name == "Ethernet18/36/5"
 
 
+def test_builder_refuses_a_speed_the_hwsku_cannot_break_out_to():
+    with pytest.raises(IntentValidationError, match="Z9664F-ON under sonic has no port mode for 100G"):
+        plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=2, platform="sonic", leaf_model="Z9664F-ON",
+                             downlink_speed_gbps=100))
+    # the same speed on a model whose platform.json offers it
+    plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=2, platform="sonic", leaf_model="SN5600",
+                         downlink_speed_gbps=100))
+
+
 def test_builder_refuses_an_os_the_model_does_not_run():
     with pytest.raises(IntentValidationError, match="leaf_model.*SN5600 has no eos platform data"):
         plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=2, platform="eos", leaf_model="SN5600"))

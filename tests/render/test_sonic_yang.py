@@ -176,3 +176,14 @@ def test_every_leaf_model_and_breakout_passes_sonic_yang(roce):
           f"{fabrics_built} fabrics, {len(violations)} violations")
     assert fabrics_built >= 8 and len(configs) >= 3 * fabrics_built
     assert violations == [], violations[:5]
+
+
+def test_the_derived_chassis_port_map_passes_sonic_yang_without_claiming_a_hwsku():
+    scenario = {"clos": {"name": "chassis", "spines": 1, "leaves": 2, "servers_per_leaf": 1, "platform": "sonic",
+                         "spine_model": "DCS-7816R4"},
+                "intent": {"name": "chassis", "roce_classes": ROCE_CLASSES}}
+    result = compile_fabric(snapshot_from_scenario(scenario))
+    spine = json.loads(result.rendered["spine1"]["sonic"]["config_db.json"])
+    assert len(spine["PORT"]) == 1152  # 576 OSFP ports, 2 x 400G each
+    assert "hwsku" not in spine["DEVICE_METADATA"]["localhost"]  # no SONiC platform exists for the 7800R4
+    assert validate_config_db(spine).errors == []
