@@ -3,8 +3,11 @@
 One builder per table group; each names the SONiC YANG model it follows (sonic-net/sonic-buildimage,
 ``src/sonic-yang-models/yang-models/``). Every value is a string, as CONFIG_DB stores them. Keys use SONiC's
 ``|`` separator exactly as the YANG list keys define them ("Ethernet0|10.1.0.1/31", "Vlan10|Ethernet16",
-"Ethernet0|3"). Nothing here decides policy: values are copied or reformatted from the structured config, and
-anything SONiC cannot express raises :class:`compiler.errors.RenderError` naming the field and value.
+"Ethernet0|3"). Fabric policy is not decided here: values are copied or reformatted from the structured config
+and the model's platform data (compiler/platforms: lanes, aliases, breakout modes, HWSKU). The SONiC-only choices
+made here are named and documented where they are made (buffer model per ASIC, pool sizes of the traditional
+model, scheduler weights with CNP strict), and anything SONiC cannot express raises
+:class:`compiler.errors.RenderError` naming the field and value.
 """
 
 from __future__ import annotations
