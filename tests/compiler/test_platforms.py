@@ -12,6 +12,7 @@ from compiler.clos import ClosParams, plan_clos
 from compiler.errors import IntentValidationError
 from compiler.model import FabricIntent, Snapshot
 from compiler.validate import validate_intent
+from validators.physical import PORT_EXISTS, check_port_exists, physical_report
 
 
 def test_every_catalogue_model_has_platform_data_with_a_source():
@@ -137,3 +138,13 @@ def test_netbox_names_get_their_breakout_parent_from_the_platform_data():
     eos = platforms.breakout_parents("DCS-7060DX5-64S", "eos", 64, ["Ethernet1/1", "Ethernet1/5", "Ethernet2/1"])
     assert eos == {"Ethernet1/1": ("Ethernet1", 1), "Ethernet1/5": ("Ethernet1", 2), "Ethernet2/1": None}
 
+
+
+def test_the_physical_report_shows_the_same_rule():
+    inventory = plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=2, platform="sonic"))
+    assert check_port_exists(inventory) == []
+    broken = _with_interface(inventory, "leaf1", len(inventory.switches_by_name["leaf1"].interfaces) - 5,
+                             name="Ethernet2")
+    findings = check_port_exists(broken)
+    assert [(f.check, f.subject, f.actual) for f in findings] == [(PORT_EXISTS, "leaf1:Ethernet2", "Ethernet2")]
+    assert not physical_report(broken).ok
