@@ -300,6 +300,29 @@ def test_breakout_ports_get_their_lanes_and_mode():
     assert database["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "2x200G[100G,50G,40G,25G,10G]"}
 
 
+def test_a_breakout_the_platform_does_not_offer_is_refused():
+    structured = leaf_structured("sonic")
+    first = structured["interfaces"][0]
+    second = {**copy.deepcopy(first), "name": "Ethernet4"}
+    for interface in (first, second):
+        interface.update(breakout_parent="Ethernet0")  # 2 x 400G on a 400G port: no such platform.json mode
+    structured["interfaces"].insert(1, second)
+    with pytest.raises(RenderError, match=r"interfaces\[Ethernet0\]: port Ethernet0: no breakout mode gives 2 x 400G"):
+        render_config_db(structured)
+
+
+def test_a_sub_port_name_outside_the_mode_is_refused():
+    structured = leaf_structured("sonic")
+    first = structured["interfaces"][0]
+    second = {**copy.deepcopy(first), "name": "Ethernet2"}  # 2x200G names Ethernet0 and Ethernet4
+    for interface in (first, second):
+        interface.update(speed_gbps=200, breakout_parent="Ethernet0")
+    structured["interfaces"].insert(1, second)
+    with pytest.raises(RenderError, match=r"interfaces\[Ethernet2\]: not a port of Ethernet0 in breakout mode "
+                                          r"'2x200G\[100G,50G,40G,25G,10G\]'.*Ethernet0, Ethernet4"):
+        render_config_db(structured)
+
+
 def test_a_port_the_hwsku_does_not_have_is_refused():
     structured = leaf_structured("sonic")
     structured["interfaces"][1]["name"] = "Ethernet4"  # the 7060DX5-64S HWSKU has Ethernet0, Ethernet8, ...
