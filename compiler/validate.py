@@ -184,6 +184,7 @@ def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[F
                                  "AAA servers need a secret reference like 'vault:secret/path' (never the secret)"))
     if network is None:
         return
+    gateway = policy.gateway_address()
     for switch in inventory.switches:
         if not switch.mgmt_ip:
             continue
@@ -195,6 +196,10 @@ def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[F
         if address not in network or address in (network.network_address, network.broadcast_address):
             errors.append(FieldError(f"switches[{switch.hostname}].mgmt_ip", switch.mgmt_ip,
                                      f"not a host address of management.network {policy.network}"))
+        elif str(address) == gateway:
+            errors.append(FieldError(f"switches[{switch.hostname}].mgmt_ip", switch.mgmt_ip,
+                                     "is the management gateway (management.gateway, default the network's last "
+                                     "host): a switch cannot route through itself"))
 
 
 def _check_fabric(intent: FabricIntent, errors: list[FieldError]) -> None:

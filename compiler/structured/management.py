@@ -2,7 +2,7 @@
 
 ``management: {interface, vrf, address, gateway, ntp_servers, syslog_servers, dns_servers, aaa}`` (shape in
 docs/structured-config.md). The address is the inventory's ``Switch.mgmt_ip`` with the prefix length of the
-intent's management network; the gateway is the intent's, or the network's first host. The interface is the
+intent's management network; the gateway is the intent's, or the network's last host. The interface is the
 model's management port from the platform data (SONiC ``eth0``, EOS ``Management1`` / modular ``Management0``,
 FRR/Linux ``eth0``). A switch without a management address gets ``address: null``: renderers then leave the
 management interface to what the switch already runs (the operator's ZTP/DHCP address). AAA carries a secret
@@ -30,11 +30,6 @@ def management_interface(model: str, platform: str) -> str:
     return "Management1" if platform == Platform.EOS else LINUX_MANAGEMENT_PORT
 
 
-def management_gateway(network: str, gateway: str | None) -> str:
-    """The intent's gateway, or the management network's first host (the usual router address)."""
-    return gateway or str(IPv4Network(network, strict=False).network_address + 1)
-
-
 def apply(context, switch, config: dict) -> None:
     policy = context.intent.management
     network = IPv4Network(policy.network, strict=False)
@@ -46,7 +41,7 @@ def apply(context, switch, config: dict) -> None:
         "interface": management_interface(switch.model, switch.platform),
         "vrf": policy.vrf,
         "address": address,
-        "gateway": management_gateway(policy.network, policy.gateway),
+        "gateway": policy.gateway_address(),
         "ntp_servers": list(policy.ntp_servers),
         "syslog_servers": list(policy.syslog_servers),
         "dns_servers": list(policy.dns_servers),

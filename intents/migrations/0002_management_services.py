@@ -30,7 +30,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='fabricintent',
             name='management_gateway',
-            field=models.GenericIPAddressField(blank=True, help_text="Default gateway of the management VRF (empty: the network's first host)", null=True, protocol='IPv4'),
+            field=models.GenericIPAddressField(blank=True, help_text="Default gateway of the management VRF (empty: the network's last host)", null=True, protocol='IPv4'),
         ),
         migrations.AddField(
             model_name='fabricintent',

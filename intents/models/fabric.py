@@ -104,7 +104,7 @@ class FabricIntent(models.Model):
                                           help_text="Management subnet the switches' mgmt_ip addresses come from")
     management_gateway = models.GenericIPAddressField(protocol="IPv4", null=True, blank=True,
                                                       help_text="Default gateway of the management VRF "
-                                                                "(empty: the network's first host)")
+                                                                "(empty: the network's last host)")
     management_vrf = models.CharField(max_length=15, default=_MANAGEMENT.vrf,
                                       validators=[RegexValidator(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$",
                                                                  "1-15 characters [A-Za-z0-9_-], starting with a letter")])

@@ -24,7 +24,7 @@ def test_every_switch_gets_its_management_plane(make_snapshot):
     configs = structured_configs(snapshot, build_facts(snapshot))
     leaf = snapshot.inventory.switches_by_name["leaf1"]
     assert configs["leaf1"]["management"] == {
-        "interface": "eth0", "vrf": "mgmt", "address": f"{leaf.mgmt_ip}/16", "gateway": "172.16.0.1",
+        "interface": "eth0", "vrf": "mgmt", "address": f"{leaf.mgmt_ip}/16", "gateway": "172.16.255.254",
         "ntp_servers": ["192.0.2.10"], "syslog_servers": ["192.0.2.20"], "dns_servers": ["192.0.2.53"],
         "aaa": {"tacacs_servers": ["192.0.2.5"], "secret_ref": "vault:secret/tacacs"}}
 
@@ -49,6 +49,7 @@ def test_system_mac_is_stable_locally_administered_unicast():
     ({"vrf": "management-vrf-too-long"}, "management.vrf", "management-vrf-too-long"),
     ({"aaa_servers": ("192.0.2.5",), "aaa_secret_ref": "hunter2"}, "management.aaa_secret_ref", "hunter2"),
     ({"network": "10.99.0.0/16"}, "switches[spine1].mgmt_ip", "172.16.0.1"),
+    ({"gateway": "172.16.0.1"}, "switches[spine1].mgmt_ip", "172.16.0.1"),  # spine1's own address
 ])
 def test_bad_management_input_names_the_field_and_value(make_snapshot, changes, field, value):
     snapshot = _with_management(make_snapshot(), **changes)

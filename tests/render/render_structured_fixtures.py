@@ -54,7 +54,7 @@ MODEL = "DCS-7060DX5-64S"
 
 
 def management(address: str) -> dict:
-    return {"interface": "eth0", "vrf": "mgmt", "address": address, "gateway": "172.16.0.1",
+    return {"interface": "eth0", "vrf": "mgmt", "address": address, "gateway": "172.16.255.254",
             "ntp_servers": ["192.0.2.10"], "syslog_servers": ["192.0.2.20"], "dns_servers": ["192.0.2.53"],
             "aaa": None}
 

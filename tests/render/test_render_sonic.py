@@ -271,7 +271,7 @@ def test_cnp_sharing_a_lossless_queue_is_refused():
 
 def test_management_plane_from_the_structured_config(leaf_db):
     assert leaf_db["MGMT_PORT"] == {"eth0": {"admin_status": "up", "alias": "eth0"}}
-    assert leaf_db["MGMT_INTERFACE"] == {"eth0|172.16.1.1/16": {"gwaddr": "172.16.0.1"}}
+    assert leaf_db["MGMT_INTERFACE"] == {"eth0|172.16.1.1/16": {"gwaddr": "172.16.255.254"}}
     assert leaf_db["MGMT_VRF_CONFIG"] == {"vrf_global": {"mgmtVrfEnabled": "true"}}
     assert leaf_db["NTP_SERVER"] == {"192.0.2.10": {"association_type": "server", "iburst": "on"}}
     assert leaf_db["NTP"] == {"global": {"vrf": "mgmt"}}
