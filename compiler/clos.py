@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
+from . import platforms
 from .catalog import DEFAULT_MODELS_BY_PLATFORM, SWITCH_MODELS, media_for, standard_length
 from .errors import FieldError, IntentValidationError
 from .model import (
@@ -98,6 +99,7 @@ def plan_clos(params: ClosParams) -> Inventory:
         platform: _pick_model(
             params.leaf_model, platform, max(params.uplink_speed_gbps, params.downlink_speed_gbps),
             uplink_count + params.servers_per_leaf, "leaf_model",
+            other_speeds=(params.uplink_speed_gbps, params.downlink_speed_gbps),
         )
         for platform in sorted(set(leaf_platforms))
     }
@@ -349,20 +351,30 @@ def _mgmt_ip(pool: str, third: int, fourth: int) -> str:
     return str(network.network_address + third * 256 + fourth)
 
 
-def _breakout(model: SwitchModelSpec, speed_gbps: int) -> int:
-    """How many logical ports one physical port gives at this speed (1 = no breakout)."""
-    if speed_gbps > model.max_speed_gbps:
-        return 0
-    lanes = model.max_speed_gbps // speed_gbps
-    if lanes == 1:
-        return 1
-    return lanes if f"{lanes}x{speed_gbps}G" in model.breakout_modes else 0
+def _breakout(model: SwitchModelSpec, speed_gbps: int, platform: str) -> int:
+    """How many logical ports one physical port gives at this speed (1 = no breakout, 0 = not possible).
+
+    The platform data decides for SONiC (the HWSKU's breakout modes), the catalogue for EOS and FRR.
+    """
+    return platforms.breakout_count(model.name, platform, speed_gbps, model.max_speed_gbps, model.breakout_modes)
 
 
-def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: int, field: str) -> SwitchModelSpec:
+def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: int, field: str,
+                other_speeds: tuple[int, ...] = ()) -> SwitchModelSpec:
     candidates = [SWITCH_MODELS[name]] if name else [SWITCH_MODELS[n] for n in DEFAULT_MODELS_BY_PLATFORM[platform]]
+    if name and not platforms.runs(name, platform):
+        raise IntentValidationError(FieldError(field, name, f"{name} has no {platform} platform data "
+                                                            f"(compiler/platforms/data/{name}.json)"))
+    if name:
+        missing = [speed for speed in (speed_gbps, *other_speeds) if not _breakout(SWITCH_MODELS[name], speed, platform)]
+        if missing:
+            raise IntentValidationError(FieldError(
+                field, name, f"{name} under {platform} has no port mode for {missing[0]}G (breakout modes in "
+                             f"compiler/platforms/data/{name}.json or the catalogue)"))
     for model in candidates:
-        lanes = _breakout(model, speed_gbps)
+        lanes = _breakout(model, speed_gbps, platform)
+        if not all(_breakout(model, other, platform) for other in other_speeds):
+            continue
         if lanes and model.port_count * lanes >= ports_needed:
             return model
     raise IntentValidationError(FieldError(
@@ -371,33 +383,14 @@ def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: 
     ))
 
 
-def _port_name(platform: str, port: int, lane: int | None, lanes: int) -> str:
-    """Port naming per platform: EOS Ethernet<p>/<lane>, SONiC Ethernet<first serdes lane>, FRR swp<p>[s<i>]."""
-    step = 8 // lanes if lanes else 8
-    if platform == Platform.EOS:
-        return f"Ethernet{port}/{1 + (lane or 0) * step}"
-    if platform == Platform.SONIC:
-        return f"Ethernet{(port - 1) * 8 + (lane or 0) * step}"
-    return f"swp{port}" if lane is None else f"swp{port}s{lane}"
-
-
-def _parent_name(platform: str, port: int) -> str:
-    if platform == Platform.EOS:
-        return f"Ethernet{port}"
-    if platform == Platform.SONIC:
-        return f"Ethernet{(port - 1) * 8}"
-    return f"swp{port}"
-
-
 def _logical_ports(model: SwitchModelSpec, platform: str, speed: int, first: int, last: int) -> list[_Port]:
-    lanes = _breakout(model, speed)
+    """Ports ``first``..``last`` (1-based front panel) at ``speed``, named from the platform data."""
+    lanes = _breakout(model, speed, platform)
     ports = []
     for port in range(first, last + 1):
-        if lanes == 1:
-            ports.append(_Port(_port_name(platform, port, None, 1), speed, None, None))
-        else:
-            for lane in range(lanes):
-                ports.append(_Port(_port_name(platform, port, lane, lanes), speed, _parent_name(platform, port), lane + 1))
+        names = platforms.port_names(model.name, platform, port, lanes, speed)
+        parent = None if lanes == 1 else platforms.parent_name(model.name, platform, port)
+        ports.extend(_Port(name, speed, parent, subport) for name, subport in names)
     return ports
 
 
@@ -408,8 +401,8 @@ def _leaf_ports(
 
     Returns the ports and the index of the first uplink port in that list.
     """
-    down_lanes = _breakout(model, params.downlink_speed_gbps)
-    up_lanes = _breakout(model, params.uplink_speed_gbps)
+    down_lanes = _breakout(model, params.downlink_speed_gbps, platform)
+    up_lanes = _breakout(model, params.uplink_speed_gbps, platform)
     down_physical = math.ceil(params.servers_per_leaf / down_lanes) if params.servers_per_leaf else 0
     up_physical = math.ceil(uplink_count / up_lanes)
     if down_physical + up_physical > model.port_count:

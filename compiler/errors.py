@@ -56,6 +56,10 @@ class InventoryError(FabricTwinError):
     """The inventory cannot be used as given (unknown device, interface in two cables, ...)."""
 
 
+class PlatformDataError(FabricTwinError):
+    """A switch model, port or breakout mode that the platform data (compiler/platforms/data) does not have."""
+
+
 class RenderError(FabricTwinError):
     """A structured config cannot be rendered for the requested platform (e.g. unnumbered BGP on EOS)."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from ipaddress import IPv4Network
 from types import MappingProxyType
 
 
@@ -291,6 +292,31 @@ class RoceClass:
 
 
 @dataclass(frozen=True)
+class Management:
+    """The out-of-band management plane every switch gets (structured key ``management``).
+
+    ``network`` is the management subnet the inventory's ``Switch.mgmt_ip`` addresses come from (the planner's
+    ``mgmt_pool``): it gives the address its prefix length, and ``gateway`` (default: the subnet's last host) the
+    management VRF's default route. Servers are IP addresses. Secrets are never stored here: AAA names a secret by
+    reference only (``aaa_secret_ref``, resolved by the push driver).
+    """
+
+    network: str = "172.16.0.0/16"
+    gateway: str | None = None
+    vrf: str = "mgmt"
+    ntp_servers: tuple[str, ...] = ()
+    syslog_servers: tuple[str, ...] = ()
+    dns_servers: tuple[str, ...] = ()
+    aaa_servers: tuple[str, ...] = ()  # TACACS+ servers
+    aaa_secret_ref: str = ""  # e.g. "vault:secret/fabric/tacacs" (a reference, never the secret)
+
+    def gateway_address(self) -> str:
+        """``gateway``, or the network's last host: the builder numbers switches from the bottom of the pool
+        (spine1 is 172.16.0.1), so the top is the free end (172.16.255.254 in the default /16)."""
+        return self.gateway or str(IPv4Network(self.network, strict=False).broadcast_address - 1)
+
+
+@dataclass(frozen=True)
 class FabricIntent:
     name: str
     inventory_fabric: str
@@ -305,6 +331,7 @@ class FabricIntent:
     tenants: tuple[Tenant, ...] = ()
     networks: tuple[Network, ...] = ()
     roce_classes: tuple[RoceClass, ...] = ()
+    management: Management = field(default_factory=Management)
 
 
 # --------------------------------------------------------------------------------------------- allocations

@@ -26,6 +26,7 @@ from compiler.model import (
     Endpoint,
     FabricIntent,
     Inventory,
+    Management,
     Network,
     Pools,
     RoceClass,
@@ -77,6 +78,7 @@ def intent_from_dict(data: dict, inventory: Inventory) -> FabricIntent:
     data.setdefault("inventory_fabric", inventory.fabric)
     data["pools"] = _build(Pools, data.get("pools", {}), "pools")
     data["bgp"] = _build(BgpPolicy, data.get("bgp", {}), "bgp")
+    data["management"] = _build(Management, data.get("management", {}), "management")
     data["tenants"] = tuple(_build(Tenant, item, f"tenants[{item.get('name')}]") for item in data.get("tenants", ()))
     networks = []
     for item in data.get("networks", ()):

@@ -11,6 +11,7 @@ import ipaddress
 import re
 from collections import Counter
 
+from compiler import platforms
 from compiler.allocate import MAX_VNI, RESERVED_ASNS, allocate, needed_counts, spine_asn, super_spine_asn, usable_hosts
 from compiler.catalog import SWITCH_MODELS
 from compiler.errors import AllocationError, FieldError, IntentValidationError
@@ -52,6 +53,7 @@ def check_intent(snapshot: Snapshot) -> Allocations:
     _check_inventory(inventory, intent, errors)
     _check_fabric(intent, errors)
     _check_pools(inventory, intent, errors)
+    _check_management(inventory, intent, errors)
     _check_asns(inventory, intent, snapshot, errors)
     _check_tenants_and_networks(inventory, intent, snapshot, errors)
     _check_roce(intent, errors)
@@ -129,6 +131,7 @@ def _check_inventory(inventory: Inventory, intent: FabricIntent, errors: list[Fi
             errors.append(FieldError("underlay", intent.underlay,
                                      f"unnumbered eBGP (RFC 5549) is not supported by the EOS renderer; "
                                      f"{switch.hostname} is an EOS switch: use a numbered underlay"))
+    _check_ports_exist(inventory, errors)
     servers = inventory.servers_by_name
     # Keyed by (device, interface): a tuple of two strings hashes in C, an Endpoint through its dataclass __hash__
     # (65,536 fabric cables at 64x1024).
@@ -164,6 +167,64 @@ def _check_inventory(inventory: Inventory, intent: FabricIntent, errors: list[Fi
                                          "remove the cable or the peer_link flag"))
         if cable.length_m < 0:
             errors.append(FieldError(f"cables[{cable.label}].length_m", cable.length_m, "must not be negative"))
+
+
+def _check_ports_exist(inventory: Inventory, errors: list[FieldError]) -> None:
+    """Every switch interface exists on the switch's model under its OS (compiler/platforms, one home)."""
+    port_counts = {model.name: model.port_count for model in inventory.switch_models}
+    for problem in platforms.inventory_port_problems(inventory.switches, port_counts):
+        if problem.interface is None:
+            errors.append(FieldError(f"switches[{problem.hostname}].model", problem.model, problem.message))
+        else:
+            errors.append(FieldError(f"switches[{problem.hostname}].interfaces", problem.interface, problem.message))
+
+
+MANAGEMENT_VRF_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$")  # a Linux netdev name on SONiC/FRR (IFNAMSIZ)
+SECRET_REFERENCE = re.compile(r"^[a-z][a-z0-9+.-]*:\S+$")  # "<scheme>:<path>", e.g. vault:secret/fabric/tacacs
+
+
+def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[FieldError]) -> None:
+    """The management plane: a network, a gateway inside it, server addresses, switch addresses inside it."""
+    policy = intent.management
+    network = _network_or_error(policy.network, "management.network", errors)
+    if not MANAGEMENT_VRF_NAME.match(policy.vrf or ""):
+        errors.append(FieldError("management.vrf", policy.vrf, "expected 1-15 characters [A-Za-z0-9_-], "
+                                                               "starting with a letter (a Linux netdev name)"))
+    if policy.gateway is not None:
+        try:
+            gateway = ipaddress.IPv4Address(policy.gateway)
+        except ValueError:
+            errors.append(FieldError("management.gateway", policy.gateway, "not an IPv4 address"))
+        else:
+            if network is not None and gateway not in network:
+                errors.append(FieldError("management.gateway", policy.gateway, f"not inside {policy.network}"))
+    for name in ("ntp_servers", "syslog_servers", "dns_servers", "aaa_servers"):
+        for server in getattr(policy, name):
+            try:
+                ipaddress.ip_address(server)
+            except ValueError:
+                errors.append(FieldError(f"management.{name}", server, "not an IP address"))
+    if policy.aaa_servers and not SECRET_REFERENCE.match(policy.aaa_secret_ref or ""):
+        errors.append(FieldError("management.aaa_secret_ref", policy.aaa_secret_ref,
+                                 "AAA servers need a secret reference like 'vault:secret/path' (never the secret)"))
+    if network is None:
+        return
+    gateway = policy.gateway_address()
+    for switch in inventory.switches:
+        if not switch.mgmt_ip:
+            continue
+        try:
+            address = ipaddress.IPv4Address(switch.mgmt_ip.split("/")[0])
+        except ValueError:
+            errors.append(FieldError(f"switches[{switch.hostname}].mgmt_ip", switch.mgmt_ip, "not an IPv4 address"))
+            continue
+        if address not in network or address in (network.network_address, network.broadcast_address):
+            errors.append(FieldError(f"switches[{switch.hostname}].mgmt_ip", switch.mgmt_ip,
+                                     f"not a host address of management.network {policy.network}"))
+        elif str(address) == gateway:
+            errors.append(FieldError(f"switches[{switch.hostname}].mgmt_ip", switch.mgmt_ip,
+                                     "is the management gateway (management.gateway, default the network's last "
+                                     "host): a switch cannot route through itself"))
 
 
 def _check_fabric(intent: FabricIntent, errors: list[FieldError]) -> None:

@@ -73,6 +73,11 @@ def intent_snapshot(fabric_intent: FabricIntent) -> core.FabricIntent:
         tenants=tenants,
         networks=networks,
         roce_classes=roce_classes,
+        management=core.Management(
+            network=fabric_intent.management_network, gateway=fabric_intent.management_gateway or None,
+            vrf=fabric_intent.management_vrf, ntp_servers=tuple(fabric_intent.ntp_servers),
+            syslog_servers=tuple(fabric_intent.syslog_servers), dns_servers=tuple(fabric_intent.dns_servers),
+            aaa_servers=tuple(fabric_intent.aaa_servers), aaa_secret_ref=fabric_intent.aaa_secret_ref),
     )
 
 

@@ -481,6 +481,10 @@ FABRIC_INTENT_FIELDS = {  # compiler.model.FabricIntent / Pools / BgpPolicy attr
     "pools.l2vni_base": "l2vni_base", "pools.l3vni_first": "l3vni_first", "pools.l3vni_last": "l3vni_last",
     "bgp.maximum_paths": "bgp_maximum_paths", "bgp.keepalive_s": "bgp_keepalive_s", "bgp.hold_s": "bgp_hold_s",
     "bgp.bfd": "bgp_bfd", "bgp.bfd_interval_ms": "bgp_bfd_interval_ms", "bgp.bfd_multiplier": "bgp_bfd_multiplier",
+    "management.network": "management_network", "management.gateway": "management_gateway",
+    "management.vrf": "management_vrf", "management.ntp_servers": "ntp_servers",
+    "management.syslog_servers": "syslog_servers", "management.dns_servers": "dns_servers",
+    "management.aaa_servers": "aaa_servers", "management.aaa_secret_ref": "aaa_secret_ref",
 }
 ROCE_CLASS_FIELDS = tuple(field for field in core.RoceClass.__dataclass_fields__ if field != "name")
 
@@ -532,7 +536,7 @@ def fabric_intent_apply(*, data: dict, fabric=None) -> FabricIntent:
         value = intent
         for part in attribute.split("."):
             value = getattr(value, part)
-        values[model_field] = value
+        values[model_field] = list(value) if isinstance(value, tuple) else value  # server lists: JSON fields
     _save_named(fabric_intent, values, "intent")
 
     # Delete what the file no longer has first, so renumbering (VLAN 10 <-> 20) does not collide midway.

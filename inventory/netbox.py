@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler import model as core
+from compiler import platforms
 from compiler.catalog import MEDIA, SWITCH_MODELS
 from compiler.errors import FieldError, IntentValidationError
 
@@ -184,11 +185,18 @@ def netbox_to_inventory(data: dict[str, list[dict]], *, fabric: str) -> NetboxIm
         if model_name not in models:
             models[model_name] = SWITCH_MODELS.get(model_name) or _model_from_interfaces(device, interfaces)
         rack = racks.get((device.get("rack") or {}).get("id"))
+        # Breakout parents come from the model's platform data (NetBox has no notion of them); names the data does
+        # not know stay as they are and fail the inventory check (compiler.validate) with the model named.
+        breakouts = (platforms.breakout_parents(model_name, platform, models[model_name].port_count,
+                                                [i["name"] for i in interfaces])
+                     if model_name in platforms.known_models() else {})
         switches.append(core.Switch(
             hostname=device["name"], role=role, platform=platform, model=model_name,
             interfaces=tuple(core.Interface(
                 name=i["name"], speed_gbps=_speed_gbps(i), mtu=int(i.get("mtu") or 9214),
                 enabled=bool(i.get("enabled", True)), description=i.get("description") or "",
+                breakout_parent=(breakouts.get(i["name"]) or (None, None))[0],
+                lane=(breakouts.get(i["name"]) or (None, None))[1],
                 optic=optics.get(i["id"])) for i in interfaces),
             rack=rack.name if rack else None,
             u_position=int(device["position"]) if rack and device.get("position") else None,

@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from compiler import platforms
 from compiler.catalog import MEDIA
 from compiler.model import Cable, CableType, Endpoint, Inventory, Optic, Role
 
@@ -25,6 +26,7 @@ CABLE_REACH = "physical.cable_reach"
 TOPOLOGY = "physical.topology"
 RACK_POWER = "physical.rack_power"
 UNIQUE_IDENTITY = "physical.unique_identity"
+PORT_EXISTS = "physical.port_exists"
 
 SERVER = "server"
 
@@ -359,6 +361,17 @@ def check_unique_identity(inventory: Inventory) -> list[Finding]:
     return findings
 
 
+def check_port_exists(inventory: Inventory) -> list[Finding]:
+    """Every switch port exists on its model under its OS (platform data: SONiC HWSKU, Arista naming, swpN)."""
+    port_counts = {model.name: model.port_count for model in inventory.switch_models}
+    return [
+        Finding(PORT_EXISTS, Severity.ERROR,
+                problem.hostname if problem.interface is None else f"{problem.hostname}:{problem.interface}",
+                f"a port of {problem.model}", problem.interface or problem.model, problem.message)
+        for problem in platforms.inventory_port_problems(inventory.switches, port_counts)
+    ]
+
+
 PHYSICAL_CHECKS: dict[str, Callable[[Inventory], list[Finding]]] = {
     CABLE_ENDPOINTS: check_cable_endpoints,
     CABLE_SPEED: check_cable_speed,
@@ -368,6 +381,7 @@ PHYSICAL_CHECKS: dict[str, Callable[[Inventory], list[Finding]]] = {
     TOPOLOGY: check_topology,
     RACK_POWER: check_rack_power,
     UNIQUE_IDENTITY: check_unique_identity,
+    PORT_EXISTS: check_port_exists,
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from compiler.model import Snapshot
 from compiler.natural import natural_key
-from compiler.structured import base, evpn_overlay, interfaces_mtu, roce_qos, underlay_bgp, vxlan_vrf
+from compiler.structured import base, evpn_overlay, interfaces_mtu, management, roce_qos, underlay_bgp, vxlan_vrf
 from compiler.structured.context import StructuredContext
 
 FEATURES = (
@@ -20,17 +20,19 @@ FEATURES = (
     ("evpn_overlay", evpn_overlay.apply),
     ("vxlan_vrf", vxlan_vrf.apply),
     ("roce_qos", roce_qos.apply),
+    ("management", management.apply),
 )
 
 
 def skeleton(hostname: str) -> dict:
     return {
-        "hostname": hostname, "role": None, "platform": None, "hardware": {}, "asn": None, "router_id": None,
+        "hostname": hostname, "role": None, "platform": None, "model": None, "hardware": {}, "system_mac": None,
+        "asn": None, "router_id": None,
         "mtu": {}, "loopbacks": [], "interfaces": [],
         "bgp": {"asn": None, "router_id": None, "maximum_paths": None, "keepalive_s": None, "hold_s": None,
                 "allowas_in": 0, "bfd": False, "peer_groups": [], "neighbors": [], "networks": [],
                 "evpn": {"enabled": False, "advertise_all_vni": False}, "vrfs": []},
-        "vlans": [], "vrfs": [], "vxlan": {}, "qos": {},
+        "vlans": [], "vrfs": [], "vxlan": {}, "qos": {}, "management": {},
     }
 
 

@@ -1,6 +1,9 @@
-"""Feature base: identity (hostname, role, platform, hardware), ASN, router-id, MTUs and loopbacks."""
+"""Feature base: identity (hostname, role, platform, model, hardware, system MAC), ASN, router-id, MTUs and
+loopbacks."""
 
 from __future__ import annotations
+
+import hashlib
 
 from compiler.catalog import SWITCH_MODELS
 from compiler.hardware import asic_family
@@ -18,8 +21,10 @@ def apply(context, switch, config: dict) -> None:
     config["role"] = switch.role
     config["platform"] = switch.platform
     spec = model_spec(context, switch)
+    config["model"] = switch.model
     config["hardware"] = {"model": switch.model, "asic": spec.asic if spec else None,
                           "asic_family": asic_family(spec) if spec else None}
+    config["system_mac"] = system_mac(switch.serial or switch.hostname)
     config["asn"] = allocations.asns[switch.hostname]
     config["router_id"] = router_id
     config["mtu"] = {"underlay": context.intent.underlay_mtu, "host": context.intent.host_mtu}
@@ -27,3 +32,14 @@ def apply(context, switch, config: dict) -> None:
     if switch.role in VTEP_ROLES:
         loopbacks.append({"name": "Loopback1", "ip": f"{allocations.vteps[switch.hostname]}/32", "purpose": "vtep"})
     config["loopbacks"] = loopbacks
+
+
+def system_mac(seed: str) -> str:
+    """A stable switch MAC from the serial (or hostname): locally administered, unicast (IEEE 802 U/L and I/G bits).
+
+    The inventory carries no base MAC; the same switch always gets the same one, and two switches never share one
+    unless their serials collide in the first 46 bits of SHA-256.
+    """
+    digest = bytearray(hashlib.sha256(seed.encode()).digest()[:6])
+    digest[0] = (digest[0] & 0xFC) | 0x02  # U/L bit set (locally administered), I/G bit clear (unicast)
+    return ":".join(f"{byte:02x}" for byte in digest)

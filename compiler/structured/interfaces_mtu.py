@@ -39,8 +39,8 @@ def apply(context, switch, config: dict) -> None:
         found = cabled.get(name)
         if found is None:
             interfaces.append({
-                "name": name, "kind": KIND_UNUSED, "speed_gbps": port.speed_gbps, "lanes": lanes, "mtu": port.mtu,
-                "enabled": False,
+                "name": name, "kind": KIND_UNUSED, "speed_gbps": port.speed_gbps, "lanes": lanes,
+                "breakout_parent": port.breakout_parent, "mtu": port.mtu, "enabled": False,
                 "description": port.description, "peer_device": None, "peer_interface": None, "cable": None,
                 "cable_length_m": None, "ip": None, "unnumbered": False, "access_vlan": None, "trunk_vlans": [],
                 "qos": {},
@@ -62,7 +62,8 @@ def apply(context, switch, config: dict) -> None:
             elif networks:
                 trunk_vlans = sorted({network.vlan_id for network in networks})
         interfaces.append({
-            "name": name, "kind": kind, "speed_gbps": port.speed_gbps, "lanes": lanes, "mtu": mtu, "enabled": port.enabled,
+            "name": name, "kind": kind, "speed_gbps": port.speed_gbps, "lanes": lanes,
+            "breakout_parent": port.breakout_parent, "mtu": mtu, "enabled": port.enabled,
             "description": description, "peer_device": peer_device, "peer_interface": peer_interface,
             "cable": cable.label, "cable_length_m": cable.length_m, "ip": ip, "unnumbered": is_unnumbered,
             "access_vlan": access_vlan, "trunk_vlans": trunk_vlans, "qos": {},

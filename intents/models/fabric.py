@@ -21,6 +21,7 @@ __all__ = ("FabricIntent",)
 _POOLS = core.Pools()
 _BGP = core.BgpPolicy()
 _INTENT = core.FabricIntent(name="", inventory_fabric="")
+_MANAGEMENT = core.Management()
 
 MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
 
@@ -30,6 +31,17 @@ def validate_ipv4_prefix(value: str) -> None:
         ipaddress.IPv4Network(value)
     except ValueError as exc:
         raise ValidationError(f"{value!r} is not an IPv4 prefix with host bits zero ({exc})") from exc
+
+
+def validate_ip_address_list(value) -> None:
+    """A JSON list of IPv4/IPv6 addresses (management servers)."""
+    if not isinstance(value, list):
+        raise ValidationError(f"expected a list of IP addresses, got {value!r}")
+    for item in value:
+        try:
+            ipaddress.ip_address(item)
+        except (ValueError, TypeError) as exc:
+            raise ValidationError(f"{item!r} is not an IP address") from exc
 
 
 def _asn_field(default: int, help_text: str) -> models.PositiveBigIntegerField:
@@ -86,6 +98,25 @@ class FabricIntent(models.Model):
     anycast_gateway_mac = models.CharField(
         max_length=17, default=_INTENT.anycast_gateway_mac,
         validators=[RegexValidator(MAC_RE, "expected a lower-case MAC like 00:1c:73:00:00:99")])
+    # --- management plane (compiler.model.Management; structured key "management")
+    management_network = models.CharField(max_length=18, default=_MANAGEMENT.network,
+                                          validators=[validate_ipv4_prefix],
+                                          help_text="Management subnet the switches' mgmt_ip addresses come from")
+    management_gateway = models.GenericIPAddressField(protocol="IPv4", null=True, blank=True,
+                                                      help_text="Default gateway of the management VRF "
+                                                                "(empty: the network's last host)")
+    management_vrf = models.CharField(max_length=15, default=_MANAGEMENT.vrf,
+                                      validators=[RegexValidator(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$",
+                                                                 "1-15 characters [A-Za-z0-9_-], starting with a letter")])
+    ntp_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
+    syslog_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
+    dns_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
+    aaa_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list],
+                                   help_text="TACACS+ servers")
+    aaa_secret_ref = models.CharField(max_length=200, blank=True,
+                                      validators=[RegexValidator(r"^[a-z][a-z0-9+.-]*:\S+$",
+                                                                 "a reference like vault:secret/path, never the secret")],
+                                      help_text="Reference to the AAA shared secret (resolved by the push driver)")
     created = models.DateTimeField(auto_now_add=True)
     last_updated = models.DateTimeField(auto_now=True)
 
@@ -119,5 +150,16 @@ class FabricIntent(models.Model):
                                   f"{self.underlay_mtu}")
         if self.anycast_gateway_mac:
             self.anycast_gateway_mac = self.anycast_gateway_mac.lower()
+        if self.management_gateway and self.management_network:
+            try:
+                inside = ipaddress.IPv4Address(self.management_gateway) in ipaddress.IPv4Network(
+                    self.management_network)
+            except ValueError:
+                inside = True  # the field validators report the malformed value
+            if not inside:
+                errors["management_gateway"] = (f"{self.management_gateway} is not inside management_network "
+                                                f"{self.management_network}")
+        if self.aaa_servers and not self.aaa_secret_ref:
+            errors["aaa_secret_ref"] = "AAA servers need a secret reference like vault:secret/path"
         if errors:
             raise ValidationError(errors)

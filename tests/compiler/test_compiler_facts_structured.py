@@ -54,8 +54,9 @@ def test_vteps_per_vni(snapshot):
 def test_every_contract_key_present_everywhere(snapshot):
     configs = _configs(snapshot)
     expected_top = set(skeleton("x"))
-    interface_keys = {"name", "kind", "speed_gbps", "lanes", "mtu", "enabled", "description", "peer_device", "peer_interface",
-                      "cable", "cable_length_m", "ip", "unnumbered", "access_vlan", "trunk_vlans", "qos"}
+    interface_keys = {"name", "kind", "speed_gbps", "lanes", "mtu", "enabled", "description", "peer_device",
+                      "peer_interface", "cable", "cable_length_m", "ip", "unnumbered", "access_vlan", "trunk_vlans",
+                      "qos", "breakout_parent"}
     for config in configs.values():
         assert set(config) == expected_top
         assert set(config["bgp"]) == set(skeleton("x")["bgp"])

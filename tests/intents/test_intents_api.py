@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from intents.adapters import intent_snapshot
 from intents.models import Allocation, CompileRun, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 from inventory.models import Switch
 
@@ -125,6 +126,11 @@ BAD_FABRIC = [
     ("l2vni base pushes vnis out of range", {"l2vni_base": 16777215}, "networks[net10].l2vni"),
     ("host mtu leaves no room for vxlan", {"host_mtu": 9200}, "host_mtu"),
     ("hold below 3x keepalive", {"bgp_keepalive_s": 10, "bgp_hold_s": 9}, "bgp_hold_s"),
+    ("ntp server is not an address", {"ntp_servers": ["ntp.example"]}, "ntp_servers"),
+    ("dns servers not a list", {"dns_servers": "192.0.2.53"}, "dns_servers"),
+    ("management gateway outside its network", {"management_gateway": "10.9.9.1"}, "management_gateway"),
+    ("aaa servers without a secret reference", {"aaa_servers": ["192.0.2.5"]}, "aaa_secret_ref"),
+    ("switches outside the management network", {"management_network": "10.99.0.0/16"}, "].mgmt_ip"),
 ]
 
 
@@ -137,6 +143,18 @@ def test_bad_fabric_intent_is_400_naming_the_field_and_nothing_saved(api, fabric
     assert field in _fields(response), response.json()
     assert _counts() == before
     assert FabricIntent.objects.values().get(pk=fabric_intent.pk) == stored
+
+
+def test_management_services_are_accepted_and_reach_the_compiler(api, fabric_intent):
+    """The passing twin of the management cases: servers by address, AAA secret by reference only."""
+    response = api.patch(f"/api/fabric-intents/{fabric_intent.pk}/", {
+        "ntp_servers": ["192.0.2.10"], "syslog_servers": ["192.0.2.20"], "dns_servers": ["2001:db8::53"],
+        "aaa_servers": ["192.0.2.5"], "aaa_secret_ref": "vault:secret/fabric/tacacs",
+        "management_gateway": "172.16.0.254"}, format="json")
+    assert response.status_code == 200, response.json()
+    management = intent_snapshot(FabricIntent.objects.get(pk=fabric_intent.pk)).management
+    assert management.ntp_servers == ("192.0.2.10",) and management.dns_servers == ("2001:db8::53",)
+    assert management.gateway == "172.16.0.254" and management.aaa_secret_ref == "vault:secret/fabric/tacacs"
 
 
 def test_bad_tenant_l3vni_is_400(api, fabric_intent):

@@ -86,6 +86,10 @@ BAD_YAML = [
      "vlan_id"),
     (NET10_END, NET10_END + "\n    - {name: net20, tenant: A, vlan_id: 20, l2vni: 10010, subnet: 10.20.0.0/24}",
      "networks[net20].l2vni"),
+    ("bgp: {maximum_paths: 32}", "bgp: {maximum_paths: 32}\n  management: {ntp_servers: [ntp.example]}",
+     "intent.ntp_servers"),
+    ("bgp: {maximum_paths: 32}", "bgp: {maximum_paths: 32}\n  management: {gateway: 10.9.9.1}",
+     "intent.management_gateway"),
 ]
 
 
@@ -150,3 +154,16 @@ def test_config_diff_command(fabric_intent, tmp_path):
     assert "\n-   maximum-paths 64 ecmp 64\n+   maximum-paths 16 ecmp 16\n" in output
     assert "bgp.maximum_paths: 64 -> 16" in output
     assert output.strip().endswith("1 of 1 device configs change")
+
+
+def test_intent_apply_and_export_carry_the_management_plane(fabric, tmp_path):
+    source = tmp_path / "mgmt.yaml"
+    source.write_text(INTENT_YAML.replace("bgp: {maximum_paths: 32}", "bgp: {maximum_paths: 32}\n  management: "
+                                          "{ntp_servers: [192.0.2.10], dns_servers: [192.0.2.53], "
+                                          "aaa_servers: [192.0.2.5], aaa_secret_ref: 'vault:secret/tacacs'}", 1))
+    _run("intent_apply", str(source))
+    stored = FabricIntent.objects.get(name="lab")
+    assert stored.ntp_servers == ["192.0.2.10"] and stored.aaa_secret_ref == "vault:secret/tacacs"
+    exported = yaml.safe_load(_run("intent_export", "--fabric", "lab"))
+    assert exported["intent"]["management"]["dns_servers"] == ["192.0.2.53"]
+    assert exported["intent"]["management"]["gateway"] is None  # the default: the network's first host

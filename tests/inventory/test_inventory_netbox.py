@@ -87,3 +87,15 @@ def test_cable_to_a_missing_interface_is_skipped_not_guessed(tmp_path):
     assert skipped["cable L1-S1"] == "an end is not one imported interface"
     assert "cannot be read in metres" in skipped["cable L1-S2"]
     assert Cable.objects.count() == 4
+
+
+def test_breakout_parents_come_from_the_platform_data():
+    dump = load_dump(FIXTURE)
+    leaf_port = next(i for i in dump["interfaces"] if i["device"]["name"] == "leaf1" and i["name"] == "Ethernet63/1")
+    dump["interfaces"].append({**leaf_port, "id": 99999, "name": "Ethernet63/5"})
+    leaf1 = netbox_to_inventory(dump, fabric="nb").inventory.switches_by_name["leaf1"]
+    assert (leaf1.interfaces_by_name["Ethernet63/1"].breakout_parent, leaf1.interfaces_by_name["Ethernet63/1"].lane) \
+        == ("Ethernet63", 1)
+    assert leaf1.interfaces_by_name["Ethernet63/5"].lane == 2
+    unbroken = netbox_to_inventory(load_dump(FIXTURE), fabric="nb").inventory.switches_by_name["leaf1"]
+    assert unbroken.interfaces_by_name["Ethernet63/1"].breakout_parent is None

@@ -2,7 +2,8 @@
 
 A leaf with two tenants (A: VLAN 10 / VRF TENANT_A, B: VLAN 20 / VRF TENANT_B), two lossless RoCE classes
 (DSCP 26 -> priority 3, DSCP 34 -> priority 4) plus CNP on DSCP 48, and a spine relaying EVPN. Interface names
-follow the platform: EOS ``Ethernet1``..., SONiC ``Ethernet0``, ``Ethernet8``... (8 lanes per 400G port).
+follow the platform: EOS ``Ethernet1``..., SONiC ``Ethernet0``, ``Ethernet8``... (8 lanes per 400G port: the
+DCS-7060DX5-64S, whose SONiC HWSKU Arista-7060DX5-64S has exactly these names, compiler/platforms/data).
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ def device_qos() -> dict:
 
 # The hardware block of a DCS-7060DX5-64S (Broadcom Tomahawk 4, compiler.catalog).
 TOMAHAWK4 = {"model": "DCS-7060DX5-64S", "asic": "Broadcom Tomahawk 4", "asic_family": "strata"}
+
+MODEL = "DCS-7060DX5-64S"
+
+
+def management(address: str, platform: str = "sonic") -> dict:
+    return {"interface": "Management1" if platform == "eos" else "eth0", "vrf": "mgmt", "address": address, "gateway": "172.16.255.254",
+            "ntp_servers": ["192.0.2.10"], "syslog_servers": ["192.0.2.20"], "dns_servers": ["192.0.2.53"],
+            "aaa": None}
 
 
 def fabric_interface(platform, index, ip, peer, peer_port, cable, length_m, headroom) -> dict:
@@ -105,7 +114,10 @@ def leaf_structured(platform: str = "eos") -> dict:
         "hostname": "leaf1",
         "role": "leaf",
         "platform": platform,
+        "model": MODEL,
         "hardware": dict(TOMAHAWK4),
+        "system_mac": "02:00:00:00:00:03",
+        "management": management("172.16.1.1/16", platform),
         "asn": 65101,
         "router_id": "10.0.0.3",
         "mtu": {"underlay": 9214, "host": 9000},
@@ -169,7 +181,10 @@ def spine_structured(platform: str = "eos") -> dict:
         "hostname": "spine1",
         "role": "spine",
         "platform": platform,
+        "model": MODEL,
         "hardware": dict(TOMAHAWK4),
+        "system_mac": "02:00:00:00:00:01",
+        "management": management("172.16.0.1/16", platform),
         "asn": 65000,
         "router_id": "10.0.0.1",
         "mtu": {"underlay": 9214, "host": 9000},

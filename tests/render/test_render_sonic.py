@@ -40,6 +40,7 @@ LEAF_TABLES = {
     "VLAN_INTERFACE", "VRF", "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "VXLAN_EVPN_NVO", "DSCP_TO_TC_MAP",
     "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
     "PORT_QOS_MAP", "WRED_PROFILE", "QUEUE", "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "PFC_WD", "CABLE_LENGTH",
+    "BREAKOUT_CFG", "BUFFER_QUEUE", "SCHEDULER", "MGMT_PORT", "MGMT_INTERFACE", "MGMT_VRF_CONFIG", "NTP", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER",
 }
 QOS_PORTS = ["Ethernet0", "Ethernet8", "Ethernet128", "Ethernet136"]
 UNUSED_PORT = "Ethernet248"
@@ -100,14 +101,22 @@ def test_device_metadata(leaf_db):
         "bgp_router_id": "10.0.0.3",
         "docker_routing_config_mode": "split-unified",
         "type": "ToRRouter",
-        "buffer_model": "dynamic",
+        "buffer_model": "traditional",  # Broadcom Tomahawk 4: SONiC has no dynamic buffer plugin for it
+        # From the platform data: sonic-buildimage device/arista/x86_64-arista_7060dx5_64s/default_sku.
+        "hwsku": "Arista-7060DX5-64S",
+        "platform": "x86_64-arista_7060dx5_64s",
+        "mac": "02:00:00:00:00:03",
     }
     assert "BGP_NEIGHBOR" not in leaf_db and "BGP_GLOBALS" not in leaf_db  # FRR is configured by frr.conf
 
 
 def test_ports_speed_in_mbps_mtu_and_admin_status(leaf_db):
+    # lanes/alias/index transcribed from Arista-7060DX5-64S/port_config.ini (compiler/platforms/data).
     assert leaf_db["PORT"]["Ethernet0"] == {
-        "admin_status": "up", "speed": "400000", "fec": "rs", "mtu": "9214", "description": "P2P spine1 Ethernet0"}
+        "admin_status": "up", "speed": "400000", "fec": "rs", "mtu": "9214", "description": "P2P spine1 Ethernet0",
+        "lanes": "17,18,19,20,21,22,23,24", "alias": "Ethernet1/1", "index": "1"}
+    assert leaf_db["PORT"]["Ethernet8"]["lanes"] == "9,10,11,12,13,14,15,16"
+    assert leaf_db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "1x400G[200G,100G,50G,40G,25G,10G]"}
     assert leaf_db["PORT"][UNUSED_PORT]["admin_status"] == "down"
     assert set(leaf_db["PORT"]) == {*QOS_PORTS, UNUSED_PORT}
 
@@ -202,12 +211,135 @@ def test_lossless_buffers_carry_the_structured_headroom(leaf_db):
             assert profile["xon"] == str(headroom["xon_bytes"])
             assert profile["size"] == str(headroom["size_bytes"])
             assert profile["pool"] == "ingress_lossless_pool"
-    assert leaf_db["BUFFER_POOL"] == {"ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"}}
+    # Traditional model (Broadcom): pools sized here. Shared = 113 MB catalogue buffer - all lossless headroom.
+    buffer_bytes = 113 * 1024 * 1024
+    headroom = 2 * (2 * HEADROOM_3M["size_bytes"] + HEADROOM_5M["size_bytes"] + HEADROOM_3M["size_bytes"])
+    assert leaf_db["BUFFER_POOL"] == {
+        "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": str(buffer_bytes - headroom),
+                                  "xoff": str(headroom)},
+        "egress_lossy_pool": {"type": "egress", "mode": "dynamic", "size": str(buffer_bytes - headroom)},
+        "egress_lossless_pool": {"type": "egress", "mode": "static", "size": str(buffer_bytes)}}
     assert not [key for key in leaf_db["BUFFER_PG"] if key.startswith(UNUSED_PORT)]
+    assert "DEFAULT_LOSSLESS_BUFFER_PARAMETER" not in leaf_db  # a dynamic-model table
+
+
+def test_headroom_beyond_the_buffer_is_refused():
+    structured = leaf_structured("sonic")
+    structured["interfaces"][0]["qos"]["headroom"]["3"]["size_bytes"] = 200 * 1024 * 1024
+    with pytest.raises(RenderError, match=r"leaf1: lossless headroom \d+ bytes over all ports exceeds the "
+                                          r"DCS-7060DX5-64S buffer"):
+        render_config_db(structured)
+
+
+def test_nvidia_spectrum_gets_the_dynamic_model_with_what_the_buffer_manager_needs():
+    structured = leaf_structured("sonic")
+    structured["model"] = "SN5600"  # Ethernet0, Ethernet8 ... exist on the ACS-SN5600 HWSKU too (8-lane ports)
+    database = config_db(structured)
+    assert database["DEVICE_METADATA"]["localhost"]["buffer_model"] == "dynamic"
+    # Without these the dynamic buffer manager never programs the lossless PGs (SONiC buffer manager design).
+    assert database["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] == {"AZURE": {"default_dynamic_th": "0"}}
+    assert database["LOSSLESS_TRAFFIC_PATTERN"] == {"AZURE": {"mtu": "1024", "small_packet_percentage": "100"}}
+    assert database["BUFFER_POOL"]["ingress_lossless_pool"] == {"type": "ingress", "mode": "dynamic"}  # sized by SONiC
+    assert database["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "1x800G[400G,200G,100G,50G,40G,25G,10G]"}
+
+
+def test_every_qos_port_gets_lossy_pg_0_and_egress_queue_profiles(leaf_db):
+    for port in QOS_PORTS:
+        assert leaf_db["BUFFER_PG"][f"{port}|0"] == {"profile": "ingress_lossy_profile"}  # lossy traffic: PG 0
+        assert leaf_db["BUFFER_QUEUE"][f"{port}|3-4"] == {"profile": "egress_lossless_profile"}
+        assert leaf_db["BUFFER_QUEUE"][f"{port}|0-2"] == leaf_db["BUFFER_QUEUE"][f"{port}|5-7"] == {
+            "profile": "egress_lossy_profile"}
+    for profile in ("ingress_lossy_profile", "egress_lossless_profile", "egress_lossy_profile"):
+        assert leaf_db["BUFFER_PROFILE"][profile]["pool"] in leaf_db["BUFFER_POOL"]
+
+
+def test_cnp_queue_is_strict_priority_and_lossless_queues_dwrr(leaf_db):
+    # qos.cnp.traffic_class 6 -> queue 6: CNP overtakes the RoCE data it throttles.
+    assert leaf_db["QUEUE"]["Ethernet0|6"] == {"scheduler": "scheduler.strict"}
+    assert leaf_db["SCHEDULER"]["scheduler.strict"] == {"type": "STRICT"}
+    assert leaf_db["QUEUE"]["Ethernet0|3"]["scheduler"] == "scheduler.lossless"
+    assert leaf_db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.lossy"}
+    assert leaf_db["SCHEDULER"]["scheduler.lossless"] == {"type": "DWRR", "weight": "50"}
+
+
+def test_cnp_sharing_a_lossless_queue_is_refused():
+    structured = leaf_structured("sonic")
+    structured["qos"]["cnp"]["traffic_class"] = 3
+    with pytest.raises(RenderError, match=r"qos\.cnp\.traffic_class=3: CNP shares queue 3 with a lossless class"):
+        render_config_db(structured)
+
+
+def test_management_plane_from_the_structured_config(leaf_db):
+    assert leaf_db["MGMT_PORT"] == {"eth0": {"admin_status": "up", "alias": "eth0"}}
+    assert leaf_db["MGMT_INTERFACE"] == {"eth0|172.16.1.1/16": {"gwaddr": "172.16.255.254"}}
+    assert leaf_db["MGMT_VRF_CONFIG"] == {"vrf_global": {"mgmtVrfEnabled": "true"}}
+    assert leaf_db["NTP_SERVER"] == {"192.0.2.10": {"association_type": "server", "iburst": "on"}}
+    assert leaf_db["NTP"] == {"global": {"vrf": "mgmt"}}
+    assert leaf_db["SYSLOG_SERVER"] == {"192.0.2.20": {"vrf": "mgmt"}}
+    assert leaf_db["DNS_NAMESERVER"] == {"192.0.2.53": {}}
+
+
+def test_without_a_management_address_the_interface_is_left_to_the_switch():
+    structured = leaf_structured("sonic")
+    structured["management"]["address"] = None
+    database = config_db(structured)
+    assert "MGMT_INTERFACE" not in database and database["MGMT_PORT"]["eth0"]["admin_status"] == "up"
+
+
+def test_breakout_ports_get_their_lanes_and_mode():
+    structured = leaf_structured("sonic")
+    first = structured["interfaces"][0]
+    second = {**copy.deepcopy(first), "name": "Ethernet4", "description": "second half"}
+    for interface in (first, second):
+        interface.update(speed_gbps=200, breakout_parent="Ethernet0")
+    structured["interfaces"].insert(1, second)
+    database = config_db(structured)
+    assert database["PORT"]["Ethernet0"]["lanes"] == "17,18,19,20"
+    assert database["PORT"]["Ethernet4"]["lanes"] == "21,22,23,24"
+    assert database["PORT"]["Ethernet4"]["alias"] == "Ethernet1/5" and database["PORT"]["Ethernet4"]["index"] == "1"
+    assert database["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "2x200G[100G,50G,40G,25G,10G]"}
+
+
+def test_a_breakout_the_platform_does_not_offer_is_refused():
+    structured = leaf_structured("sonic")
+    first = structured["interfaces"][0]
+    second = {**copy.deepcopy(first), "name": "Ethernet4"}
+    for interface in (first, second):
+        interface.update(breakout_parent="Ethernet0")  # 2 x 400G on a 400G port: no such platform.json mode
+    structured["interfaces"].insert(1, second)
+    with pytest.raises(RenderError, match=r"interfaces\[Ethernet0\]: port Ethernet0: no breakout mode gives 2 x 400G"):
+        render_config_db(structured)
+
+
+def test_a_sub_port_name_outside_the_mode_is_refused():
+    structured = leaf_structured("sonic")
+    first = structured["interfaces"][0]
+    second = {**copy.deepcopy(first), "name": "Ethernet2"}  # 2x200G names Ethernet0 and Ethernet4
+    for interface in (first, second):
+        interface.update(speed_gbps=200, breakout_parent="Ethernet0")
+    structured["interfaces"].insert(1, second)
+    with pytest.raises(RenderError, match=r"interfaces\[Ethernet2\]: not a port of Ethernet0 in breakout mode "
+                                          r"'2x200G\[100G,50G,40G,25G,10G\]'.*Ethernet0, Ethernet4"):
+        render_config_db(structured)
+
+
+def test_a_port_the_hwsku_does_not_have_is_refused():
+    structured = leaf_structured("sonic")
+    structured["interfaces"][1]["name"] = "Ethernet4"  # the 7060DX5-64S HWSKU has Ethernet0, Ethernet8, ...
+    with pytest.raises(RenderError, match=r"leaf1: interfaces\[Ethernet4\]: .*no SONiC port Ethernet4"):
+        render_config_db(structured)
+
+
+def test_a_model_without_sonic_platform_data_is_refused():
+    structured = leaf_structured("sonic")
+    structured["model"] = "ACME-1"
+    with pytest.raises(RenderError, match=r"leaf1: model='ACME-1'.*no platform data"):
+        render_config_db(structured)
 
 
 def test_pfc_watchdog_per_port(leaf_db):
-    assert set(leaf_db["PFC_WD"]) == set(QOS_PORTS)
+    assert set(leaf_db["PFC_WD"]) == {*QOS_PORTS, "GLOBAL"}
+    assert leaf_db["PFC_WD"]["GLOBAL"] == {"POLL_INTERVAL": "200"}  # SONiC's default, <= every detection time
     assert leaf_db["PFC_WD"]["Ethernet0"] == {"action": "drop", "detection_time": "200", "restoration_time": "400"}
 
 
@@ -223,7 +355,8 @@ def test_no_roce_classes_means_no_qos_tables():
     for interface in structured["interfaces"]:
         interface["qos"] = {}
     database = config_db(structured)
-    for table in ("DSCP_TO_TC_MAP", "PORT_QOS_MAP", "WRED_PROFILE", "BUFFER_PG", "PFC_WD"):
+    for table in ("DSCP_TO_TC_MAP", "PORT_QOS_MAP", "WRED_PROFILE", "BUFFER_PG", "PFC_WD", "BUFFER_QUEUE",
+                  "SCHEDULER", "DEFAULT_LOSSLESS_BUFFER_PARAMETER"):
         assert table not in database
     assert "buffer_model" not in database["DEVICE_METADATA"]["localhost"]
     assert "CABLE_LENGTH" not in database

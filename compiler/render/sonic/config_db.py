@@ -3,8 +3,11 @@
 One builder per table group; each names the SONiC YANG model it follows (sonic-net/sonic-buildimage,
 ``src/sonic-yang-models/yang-models/``). Every value is a string, as CONFIG_DB stores them. Keys use SONiC's
 ``|`` separator exactly as the YANG list keys define them ("Ethernet0|10.1.0.1/31", "Vlan10|Ethernet16",
-"Ethernet0|3"). Nothing here decides policy: values are copied or reformatted from the structured config, and
-anything SONiC cannot express raises :class:`compiler.errors.RenderError` naming the field and value.
+"Ethernet0|3"). Fabric policy is not decided here: values are copied or reformatted from the structured config
+and the model's platform data (compiler/platforms: lanes, aliases, breakout modes, HWSKU). The SONiC-only choices
+made here are named and documented where they are made (buffer model per ASIC, pool sizes of the traditional
+model, scheduler weights with CNP strict), and anything SONiC cannot express raises
+:class:`compiler.errors.RenderError` naming the field and value.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from __future__ import annotations
 import math
 import re
 
-from compiler.errors import RenderError
+from compiler import platforms
+from compiler.catalog import SWITCH_MODELS
+from compiler.errors import PlatformDataError, RenderError
 
 # SONiC names front-panel ports EthernetN (N = first SerDes lane index, from the platform's port_config.ini).
 PORT_NAME = re.compile(r"^Ethernet[0-9]+$")
@@ -44,6 +49,28 @@ DEVICE_TYPE_BY_ROLE = {
     "super-spine": "SpineRouter",
 }
 INGRESS_LOSSLESS_POOL = "ingress_lossless_pool"
+EGRESS_LOSSLESS_POOL = "egress_lossless_pool"
+EGRESS_LOSSY_POOL = "egress_lossy_pool"
+INGRESS_LOSSY_PROFILE = "ingress_lossy_profile"
+EGRESS_LOSSLESS_PROFILE = "egress_lossless_profile"
+EGRESS_LOSSY_PROFILE = "egress_lossy_profile"
+# SONiC's management VRF is always the Linux VRF "mgmt" (sonic-mgmt_vrf.yang has only an on/off switch).
+SONIC_MANAGEMENT_VRF = "mgmt"
+# LOSSLESS_TRAFFIC_PATTERN (dynamic buffer model design, SONiC doc/qos/dynamically-headroom-calculation.md):
+# the packet size and small-packet share the buffer manager assumes for PGs WITHOUT a headroom override. Every
+# lossless PG we render carries an override from our cable-length math, so these are SONiC's defaults.
+LOSSLESS_PATTERN_MTU, LOSSLESS_PATTERN_SMALL_PACKET_PERCENT = "1024", "100"
+# DEFAULT_LOSSLESS_BUFFER_PARAMETER.default_dynamic_th: alpha 2^0 for lossless PGs (SONiC's default).
+DEFAULT_LOSSLESS_DYNAMIC_TH = "0"
+# Lossy traffic: alpha 2^3 (ingress PG 0, egress lossy queues), SONiC's buffers_defaults templates.
+LOSSY_DYNAMIC_TH = "3"
+# PFC watchdog poll interval (ms): SONiC's default; it must not exceed any port's detection time.
+PFCWD_POLL_INTERVAL_MS = 200
+SCHEDULER_STRICT = "scheduler.strict"
+SCHEDULER_LOSSLESS = "scheduler.lossless"
+SCHEDULER_LOSSY = "scheduler.lossy"
+# DWRR weights: lossless (RoCE) queues get the larger share of what strict CNP leaves; lossy queues the rest.
+LOSSLESS_WEIGHT, LOSSY_WEIGHT = "50", "10"
 
 
 def sonic_vrf_name(name: str) -> str:
@@ -60,9 +87,11 @@ def sonic_vrf_name(name: str) -> str:
 def build_config_db(structured: dict) -> dict[str, dict]:
     """All CONFIG_DB tables for one device, ready for ``json.dumps(sort_keys=True)``."""
     _check_port_names(structured)
+    sonic = _sonic_platform(structured)
     tables: dict[str, dict] = {}
-    tables.update(device_metadata_tables(structured))
-    tables.update(port_tables(structured))
+    tables.update(device_metadata_tables(structured, sonic))
+    tables.update(management_tables(structured, sonic))
+    tables.update(port_tables(structured, sonic))
     tables.update(routed_interface_tables(structured))
     tables.update(vlan_tables(structured))
     tables.update(vxlan_tables(structured))
@@ -79,7 +108,15 @@ def _check_port_names(structured: dict) -> None:
             )
 
 
-def device_metadata_tables(structured: dict) -> dict:
+def _sonic_platform(structured: dict) -> platforms.SonicPlatform:
+    model = structured.get("model")
+    try:
+        return platforms.sonic_platform(model)
+    except PlatformDataError as exc:
+        raise RenderError(f"{structured['hostname']}: model={model!r}: {exc}") from exc
+
+
+def device_metadata_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
     """DEVICE_METADATA (sonic-device_metadata.yang) and DEVICE_NEIGHBOR (sonic-device_neighbor.yang).
 
     ``docker_routing_config_mode`` is ``split-unified``: FRR runs from our single frr.conf and nothing in CONFIG_DB
@@ -94,11 +131,16 @@ def device_metadata_tables(structured: dict) -> dict:
         "bgp_router_id": structured["bgp"]["router_id"],
         "docker_routing_config_mode": "split-unified",
         "type": DEVICE_TYPE_BY_ROLE[role],
+        # The switch's own MAC (structured system_mac: inventory or derived, locally administered).
+        "mac": structured["system_mac"],
     }
+    if sonic.hwsku:
+        # Without these SONiC cannot find its port map ("Could not get the HWSKU from config file").
+        localhost["hwsku"] = sonic.hwsku
+        localhost["platform"] = sonic.platform
     if _has_headroom(structured):
-        # Lossless PGs use the headroom the compiler computed (override profiles); pool sizes are left to SONiC's
-        # dynamic buffer calculation, which sizes pools from the ports' speed, cable length and MTU.
-        localhost["buffer_model"] = "dynamic"
+        # Lossless PGs carry the headroom the compiler computed in both models; see buffer_model().
+        localhost["buffer_model"] = buffer_model(structured)
     neighbors = {
         interface["name"]: {"name": interface["peer_device"], "port": interface["peer_interface"]}
         for interface in structured["interfaces"]
@@ -107,12 +149,70 @@ def device_metadata_tables(structured: dict) -> dict:
     return {"DEVICE_METADATA": {"localhost": localhost}, "DEVICE_NEIGHBOR": neighbors}
 
 
-def port_tables(structured: dict) -> dict:
-    """PORT (sonic-port.yang): speed in Mb/s, MTU, admin status, FEC where IEEE mandates it.
+def management_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
+    """MGMT_PORT, MGMT_INTERFACE (sonic-mgmt_port/-interface.yang), MGMT_VRF_CONFIG (sonic-mgmt_vrf.yang),
+    NTP, NTP_SERVER (sonic-ntp.yang), SYSLOG_SERVER (sonic-syslog.yang), DNS_NAMESERVER (sonic-dns.yang).
 
-    ``lanes`` is omitted: lane numbers are platform wiring (port_config.ini / platform.json of the HwSKU) that the
-    structured config does not carry; SONiC merges this table onto the HwSKU's port definitions.
+    From the structured ``management`` key. SONiC's management VRF is always named ``mgmt``; when the structured
+    config names a VRF, management runs in it and NTP/syslog use it. Without an address the management interface
+    is not rendered: the switch keeps the address it booted with (ZTP/DHCP), which the push must then preserve.
+    AAA (TACACS+) is not rendered: its shared secret is a reference the push driver resolves (docs/renderers.md).
     """
+    management = structured.get("management") or {}
+    if not management:
+        return {}
+    port = management.get("interface") or sonic.management_port
+    vrf_enabled = bool(management.get("vrf"))
+    tables: dict[str, dict] = {"MGMT_PORT": {port: {"admin_status": "up", "alias": port}}}
+    if management.get("address"):
+        entry = {"gwaddr": management["gateway"]} if management.get("gateway") else {}
+        tables["MGMT_INTERFACE"] = {f"{port}|{management['address']}": entry}
+    if vrf_enabled:
+        tables["MGMT_VRF_CONFIG"] = {"vrf_global": {"mgmtVrfEnabled": "true"}}
+    if management.get("ntp_servers"):
+        tables["NTP_SERVER"] = {server: {"association_type": "server", "iburst": "on"}
+                                for server in management["ntp_servers"]}
+        if vrf_enabled:
+            tables["NTP"] = {"global": {"vrf": SONIC_MANAGEMENT_VRF}}
+    if management.get("syslog_servers"):
+        tables["SYSLOG_SERVER"] = {server: ({"vrf": SONIC_MANAGEMENT_VRF} if vrf_enabled else {})
+                                   for server in management["syslog_servers"]}
+    if management.get("dns_servers"):
+        tables["DNS_NAMESERVER"] = {server: {} for server in management["dns_servers"]}
+    return tables
+
+
+def port_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
+    """PORT (sonic-port.yang) and BREAKOUT_CFG (sonic-breakout_cfg.yang), from the structured interfaces and the
+    HWSKU's platform data (compiler/platforms): lanes, alias and index of every port as SONiC itself derives them
+    for the port's breakout mode, speed in Mb/s, MTU, admin status, FEC where IEEE mandates it.
+
+    Ports are grouped by their physical (parent) port; the number of sub-ports and their speed select the
+    platform.json breakout mode, which goes to BREAKOUT_CFG so dynamic port breakout knows the current mode
+    (only on platforms with a platform.json breakout table, like SONiC's own config generation).
+    """
+    hostname, model = structured["hostname"], structured["model"]
+    groups: dict[str, list[dict]] = {}
+    for interface in structured["interfaces"]:
+        groups.setdefault(interface.get("breakout_parent") or interface["name"], []).append(interface)
+    layout_by_name: dict[str, platforms.SonicLogicalPort] = {}
+    breakouts: dict[str, dict] = {}
+    for parent, members in groups.items():
+        speed = members[0].get("speed_gbps") or 0
+        try:
+            mode, logical = platforms.sonic_port_layout(model, parent, len(members), speed)
+        except PlatformDataError as exc:
+            raise RenderError(f"{hostname}: interfaces[{members[0]['name']}]: {exc}") from exc
+        for interface in members:
+            found = logical.get(interface["name"])
+            if found is None:
+                raise RenderError(
+                    f"{hostname}: interfaces[{interface['name']}]: not a port of {parent} in breakout mode {mode!r} "
+                    f"on {model}; that mode has {', '.join(logical)}"
+                )
+            layout_by_name[interface["name"]] = found
+        if sonic.breakout_table:
+            breakouts[parent] = _share_entry(("brkout_mode", mode))
     ports = {}
     for interface in structured["interfaces"]:
         mtu = interface.get("mtu")
@@ -120,7 +220,9 @@ def port_tables(structured: dict) -> dict:
             raise RenderError(
                 f"{structured['hostname']}: interfaces[{interface['name']}].mtu={mtu!r}: SONiC accepts 68..9216"
             )
-        port = {"admin_status": "up" if interface["enabled"] else "down"}
+        layout = layout_by_name[interface["name"]]
+        port = {"admin_status": "up" if interface["enabled"] else "down", "lanes": _lanes_text(layout.lanes),
+                "alias": layout.alias, "index": str(layout.index)}
         if interface.get("speed_gbps"):
             port["speed"] = str(int(interface["speed_gbps"] * 1000))
             fec = interface.get("fec") or ("rs" if interface["speed_gbps"] >= RS_FEC_MIN_SPEED_GBPS else None)
@@ -131,7 +233,28 @@ def port_tables(structured: dict) -> dict:
         if interface.get("description"):
             port["description"] = interface["description"][:255]
         ports[interface["name"]] = port
-    return {"PORT": ports}
+    return {"PORT": ports, "BREAKOUT_CFG": breakouts}
+
+
+_SHARED_ENTRIES: dict[tuple, dict] = {}
+_LANES_TEXT: dict[tuple[int, ...], str] = {}
+
+
+def _share_entry(*items: tuple[str, str]) -> dict:
+    """One dict object per distinct small entry, so the JSON writer formats it once (never mutated)."""
+    entry = _SHARED_ENTRIES.get(items)
+    if entry is None:
+        if len(_SHARED_ENTRIES) > 4096:
+            _SHARED_ENTRIES.clear()
+        entry = _SHARED_ENTRIES[items] = dict(items)
+    return entry
+
+
+def _lanes_text(lanes: tuple[int, ...]) -> str:
+    text = _LANES_TEXT.get(lanes)
+    if text is None:
+        text = _LANES_TEXT[lanes] = ",".join(map(str, lanes))
+    return text
 
 
 def routed_interface_tables(structured: dict) -> dict:
@@ -281,12 +404,23 @@ def qos_tables(structured: dict) -> dict:
         "BUFFER_POOL": {},
         "BUFFER_PROFILE": {},
         "BUFFER_PG": {},
+        "BUFFER_QUEUE": {},
+        "SCHEDULER": {},
+        "DEFAULT_LOSSLESS_BUFFER_PARAMETER": {},
+        "LOSSLESS_TRAFFIC_PATTERN": {},
         "PFC_WD": {},
         "CABLE_LENGTH": {},
     }
-    port_rows = _PortQosRows(hostname, qos.get("pfc_watchdog") or {}, priority_to_tc, tc_to_pg, tables)
+    schedulers = _scheduler_tables(qos, tc_to_queue, tables)
+    with_buffers = _has_headroom(structured)
+    if with_buffers:
+        _buffer_tables(structured, tables)
+    buffer_queue_rows = _buffer_queue_rows(qos, tc_to_queue) if with_buffers else []
+    port_rows = _PortQosRows(hostname, qos.get("pfc_watchdog") or {}, priority_to_tc, tc_to_pg, tables, schedulers)
     port_qos_map, queues = tables["PORT_QOS_MAP"], tables["QUEUE"]
     buffer_pgs, pfc_wd = tables["BUFFER_PG"], tables["PFC_WD"]
+    buffer_queues = tables["BUFFER_QUEUE"]
+    lossy_pg = _share_entry(("profile", INGRESS_LOSSY_PROFILE))
     cable_lengths: dict[str, str] = {}
     metres_by_length: dict[object, str] = {}
     for interface in structured["interfaces"]:
@@ -308,6 +442,11 @@ def qos_tables(structured: dict) -> dict:
         port_qos_map[name] = binding
         for queue, entry in queue_rows:
             queues[f"{name}|{queue}"] = entry
+        if with_buffers:
+            # Lossy traffic enters PG 0 (SONiC's buffer templates); every queue gets its egress profile.
+            buffer_pgs[f"{name}|0"] = lossy_pg
+            for queue_range, entry in buffer_queue_rows:
+                buffer_queues[f"{name}|{queue_range}"] = entry
         for priority, priority_group, entry in pg_rows:
             pg_key = f"{name}|{priority_group}"
             existing = buffer_pgs.get(pg_key)
@@ -319,7 +458,124 @@ def qos_tables(structured: dict) -> dict:
             buffer_pgs[pg_key] = entry
     if cable_lengths:
         tables["CABLE_LENGTH"] = {QOS_MAP_NAME: cable_lengths}
+    if pfc_wd:
+        # pfcwd polls every POLL_INTERVAL ms; SONiC's default, never longer than a port's detection time.
+        detection = min(int(entry["detection_time"]) for entry in pfc_wd.values())
+        pfc_wd["GLOBAL"] = {"POLL_INTERVAL": str(min(PFCWD_POLL_INTERVAL_MS, detection))}
     return tables
+
+
+def _scheduler_tables(qos: dict, tc_to_queue: dict[int, int], tables: dict) -> dict[int, str]:
+    """SCHEDULER (sonic-scheduler.yang): queue -> scheduler name for every queue a traffic class uses.
+
+    CNP (DCQCN congestion notifications) must overtake the data it throttles: its queue is strict priority.
+    Lossless (RoCE) queues share DWRR with a larger weight than lossy ones (SONiC QoS design, "scheduler").
+    """
+    lossless_queues = {int(item["queue"]) for item in qos.get("classes", []) if item.get("lossless")}
+    cnp = qos.get("cnp") or {}
+    cnp_queue = tc_to_queue.get(int(cnp["traffic_class"])) if cnp.get("traffic_class") is not None else None
+    if cnp_queue is not None and cnp_queue in lossless_queues:
+        raise RenderError(f"qos.cnp.traffic_class={cnp['traffic_class']!r}: CNP shares queue {cnp_queue} with a "
+                          "lossless class; CNP needs its own strict-priority queue")
+    by_queue: dict[int, str] = {}
+    for queue in sorted(set(tc_to_queue.values())):
+        if queue == cnp_queue:
+            by_queue[queue] = SCHEDULER_STRICT
+            tables["SCHEDULER"][SCHEDULER_STRICT] = {"type": "STRICT"}
+        elif queue in lossless_queues:
+            by_queue[queue] = SCHEDULER_LOSSLESS
+            tables["SCHEDULER"][SCHEDULER_LOSSLESS] = {"type": "DWRR", "weight": LOSSLESS_WEIGHT}
+        else:
+            by_queue[queue] = SCHEDULER_LOSSY
+            tables["SCHEDULER"][SCHEDULER_LOSSY] = {"type": "DWRR", "weight": LOSSY_WEIGHT}
+    return by_queue
+
+
+def buffer_model(structured: dict) -> str:
+    """``dynamic`` on NVIDIA Spectrum, ``traditional`` elsewhere (docs/renderers.md, "Buffer model").
+
+    SONiC's dynamic buffer manager sizes shared pools (and headroom for PGs without an override) through a vendor
+    plugin; sonic-swss ships one for NVIDIA (cfgmgr/buffer_pool_mellanox.lua, buffer_headroom_mellanox.lua) and
+    none for Broadcom. On every other ASIC the traditional model is the one that programs anything, and it needs
+    explicit pool sizes: we size them from the catalogue buffer minus the headroom our cable-length math reserves.
+    """
+    model = SWITCH_MODELS.get(structured.get("model") or "")
+    return "dynamic" if model is not None and model.asic.startswith("NVIDIA") else "traditional"
+
+
+def _buffer_tables(structured: dict, tables: dict) -> None:
+    """Pools and the lossy/egress profiles SONiC's buffer templates define, for the chosen buffer model.
+
+    dynamic (SONiC buffer manager design, doc/qos/dynamically-headroom-calculation.md): the default lossless
+    parameters and traffic pattern, and pools without a size (the buffer manager sizes them). traditional: pool
+    sizes given here: the ingress lossless pool's shared part is the ASIC buffer minus all lossless headroom
+    (``xoff`` = the headroom, SONiC's shared-headroom pool attribute); egress lossless is the whole buffer.
+    Our lossless PG profiles (headroom overrides from the cable-length math) are the same in both models.
+    """
+    hostname = structured["hostname"]
+    model = SWITCH_MODELS.get(structured.get("model") or "")
+    if model is None or not model.buffer_mb:
+        raise RenderError(f"{hostname}: model={structured.get('model')!r}: no buffer size in the catalogue "
+                          "(compiler/catalog.py); the buffer pools cannot be sized")
+    buffer_bytes = int(model.buffer_mb * 1024 * 1024)
+    pools = tables["BUFFER_POOL"]
+    if buffer_model(structured) == "dynamic":
+        tables["DEFAULT_LOSSLESS_BUFFER_PARAMETER"][QOS_MAP_NAME] = {"default_dynamic_th": DEFAULT_LOSSLESS_DYNAMIC_TH}
+        tables["LOSSLESS_TRAFFIC_PATTERN"][QOS_MAP_NAME] = {
+            "mtu": LOSSLESS_PATTERN_MTU, "small_packet_percentage": LOSSLESS_PATTERN_SMALL_PACKET_PERCENT}
+        pools.update({
+            INGRESS_LOSSLESS_POOL: {"type": "ingress", "mode": "dynamic"},
+            EGRESS_LOSSY_POOL: {"type": "egress", "mode": "dynamic"},
+        })
+    else:
+        headroom = _total_headroom_bytes(structured)
+        shared = buffer_bytes - headroom
+        if shared <= 0:
+            raise RenderError(f"{hostname}: lossless headroom {headroom} bytes over all ports exceeds the "
+                              f"{model.name} buffer of {buffer_bytes} bytes (interfaces[].qos.headroom)")
+        pools.update({
+            INGRESS_LOSSLESS_POOL: {"type": "ingress", "mode": "dynamic", "size": str(shared), "xoff": str(headroom)},
+            EGRESS_LOSSY_POOL: {"type": "egress", "mode": "dynamic", "size": str(shared)},
+        })
+    pools[EGRESS_LOSSLESS_POOL] = {"type": "egress", "mode": "static", "size": str(buffer_bytes)}
+    tables["BUFFER_PROFILE"].update({
+        INGRESS_LOSSY_PROFILE: {"pool": INGRESS_LOSSLESS_POOL, "size": "0", "dynamic_th": LOSSY_DYNAMIC_TH},
+        EGRESS_LOSSLESS_PROFILE: {"pool": EGRESS_LOSSLESS_POOL, "size": "0", "static_th": str(buffer_bytes)},
+        EGRESS_LOSSY_PROFILE: {"pool": EGRESS_LOSSY_POOL, "size": "1518", "dynamic_th": LOSSY_DYNAMIC_TH},
+    })
+
+
+def _total_headroom_bytes(structured: dict) -> int:
+    """Headroom all lossless PGs reserve: each distinct port qos dict summed once per port that uses it."""
+    per_qos: dict[int, int] = {}
+    total = 0
+    for interface in structured["interfaces"]:
+        port_qos = interface.get("qos")
+        if not port_qos:
+            continue
+        size = per_qos.get(id(port_qos))
+        if size is None:
+            size = per_qos[id(port_qos)] = sum(int(item["size_bytes"])
+                                               for item in (port_qos.get("headroom") or {}).values())
+        total += size
+    return total
+
+
+def _buffer_queue_rows(qos: dict, tc_to_queue: dict[int, int]) -> list[tuple[str, dict]]:
+    """BUFFER_QUEUE rows for queues 0-7: lossless queues on the lossless egress profile, the rest lossy.
+
+    Consecutive queues with the same profile share one "a-b" key, as SONiC's own buffer templates write them.
+    """
+    lossless_queues = {int(item["queue"]) for item in qos.get("classes", []) if item.get("lossless")}
+    rows: list[tuple[str, dict]] = []
+    start = 0
+    for queue in range(1, 9):
+        if queue == 8 or (queue in lossless_queues) != (start in lossless_queues):
+            profile = EGRESS_LOSSLESS_PROFILE if start in lossless_queues else EGRESS_LOSSY_PROFILE
+            key = str(start) if queue - 1 == start else f"{start}-{queue - 1}"
+            rows.append((key, _share_entry(("profile", profile))))
+            start = queue
+    return rows
 
 
 class _PortQosRows:
@@ -332,8 +588,10 @@ class _PortQosRows:
     each once. Treat the returned tables as read-only.
     """
 
-    def __init__(self, hostname: str, watchdog: dict, priority_to_tc: dict, tc_to_pg: dict, tables: dict):
+    def __init__(self, hostname: str, watchdog: dict, priority_to_tc: dict, tc_to_pg: dict, tables: dict,
+                 schedulers: dict[int, str]):
         self.hostname, self.watchdog, self.tables = hostname, watchdog, tables
+        self.schedulers = schedulers
         self.priority_to_tc, self.tc_to_pg = priority_to_tc, tc_to_pg
         self.rows_by_qos_id: dict[int, tuple] = {}
         self.queue_rows_by_ecn_id: dict[int, list] = {}
@@ -384,13 +642,22 @@ class _PortQosRows:
         ecn_by_queue = port_qos.get("ecn")
         # Ports differ in headroom (cable length) far more often than in ECN: the compiler shares one ECN dict,
         # kept alive by the structured config (so its id() is not reused during the render).
-        queue_rows = self.queue_rows_by_ecn_id.get(id(ecn_by_queue)) if ecn_by_queue else []
+        queue_rows = self.queue_rows_by_ecn_id.get(id(ecn_by_queue))
         if queue_rows is None:
             queue_rows = self.queue_rows_by_ecn_id[id(ecn_by_queue)] = []
-            for queue, ecn in sorted(ecn_by_queue.items(), key=lambda item: int(item[0])):
+            wred_by_queue = {}
+            for queue, ecn in (ecn_by_queue or {}).items():
                 profile_name, profile = _wred_profile(ecn)
                 tables["WRED_PROFILE"][profile_name] = profile
-                queue_rows.append((int(queue), self._share("QUEUE", ("wred_profile", profile_name))))
+                wred_by_queue[int(queue)] = profile_name
+            # Every queue a class uses gets its scheduler (strict for CNP); ECN queues also their WRED profile.
+            for queue in sorted(set(wred_by_queue) | set(self.schedulers)):
+                fields = []
+                if queue in self.schedulers:
+                    fields.append(("scheduler", self.schedulers[queue]))
+                if queue in wred_by_queue:
+                    fields.append(("wred_profile", wred_by_queue[queue]))
+                queue_rows.append((queue, self._share("QUEUE", *fields)))
 
         pg_rows = []
         profile_by_pg: dict[int, str] = {}
@@ -411,7 +678,6 @@ class _PortQosRows:
                 )
             profile_by_pg[priority_group] = profile_name
             pg_rows.append((priority, priority_group, self._share("BUFFER_PG", ("profile", profile_name))))
-            tables["BUFFER_POOL"][INGRESS_LOSSLESS_POOL] = {"type": "ingress", "mode": "dynamic"}
         return self._share("PORT_QOS_MAP", *binding), watchdog_entry, queue_rows, pg_rows
 
 
