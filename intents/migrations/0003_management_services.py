@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('intents', '0001_initial'),
+        ('intents', '0002_compilerun_runner'),
     ]
 
     operations = [
