@@ -59,7 +59,8 @@ def test_render_is_deterministic():
 def test_global_blocks(leaf_text):
     assert leaf_text.splitlines()[2] == "service routing protocols model multi-agent"
     assert "\nhostname leaf1\n" in leaf_text
-    assert "\nip routing\nip routing vrf TENANT_A\nip routing vrf TENANT_B\n" in leaf_text
+    # the management VRF is not routed (it holds one interface and a static default route)
+    assert "\nip routing\nno ip routing vrf mgmt\nip routing vrf TENANT_A\nip routing vrf TENANT_B\n" in leaf_text
     assert "\nip virtual-router mac-address 00:1c:73:00:00:99\n" in leaf_text
 
 
@@ -297,7 +298,7 @@ def test_spine_relays_evpn_with_next_hop_unchanged(spine_text, leaf_text):
     evpn = block(spine_text, "router bgp 65000").split("   address-family evpn\n")[1].split("   !")[0]
     assert evpn.splitlines() == ["      bgp next-hop-unchanged", "      neighbor UNDERLAY activate"]
     assert "next-hop-unchanged" not in leaf_text
-    for absent in ("interface Vxlan1", "\nvlan ", "vrf instance", "ip virtual-router", "interface Vlan"):
+    for absent in ("interface Vxlan1", "\nvlan ", "vrf instance TENANT", "ip virtual-router", "interface Vlan"):
         assert absent not in spine_text, absent
 
 
@@ -451,7 +452,10 @@ def test_management_in_the_default_vrf_prints_no_vrf():
     assert block(text, "management api http-commands").splitlines() == ["   protocol https", "   no shutdown"]
 
 
-def test_no_management_key_prints_no_management_plane(leaf_text):
+def test_no_management_key_prints_no_management_plane():
+    structured = leaf_structured()
+    del structured["management"]  # the fixtures carry one (compiler/structured/management.py); here it is absent
+    leaf_text = startup_config(structured)
     for absent in ("Management1", "management api", "ntp ", "logging ", "name-server", "ip route"):
         assert absent not in leaf_text, absent
 
