@@ -490,6 +490,15 @@ def _check_roce_isolation(intent: FabricIntent, errors: list[FieldError]) -> Non
                                      f"lossy class in traffic class (egress queue) {roce.traffic_class} of lossless "
                                      f"class {owner}: RoCE would share a queue with lossy traffic; give it a queue of "
                                      "its own"))
+    cnp_class = next((roce for roce in intent.roce_classes if roce.cnp_dscp is not None), None)
+    carried = cnp_class is not None and any(cnp_class.cnp_dscp in roce.dscp for roce in intent.roce_classes)
+    if cnp_class is not None and not carried and cnp_class.cnp_priority in lossless_by_tc:
+        # Without a class carrying the CNP DSCP, CNPs get a lossy traffic class numbered like the CNP priority
+        # (compiler.structured.qos_policy): that must not be a lossless class's queue.
+        errors.append(FieldError("roce_classes.cnp_priority", cnp_class.cnp_priority,
+                                 f"CNPs get traffic class (egress queue) {cnp_class.cnp_priority}, the queue of "
+                                 f"lossless class {lossless_by_tc[cnp_class.cnp_priority]}: CNPs would share a queue "
+                                 "with the data they throttle"))
 
 
 def _check_roce_on_eos(inventory: Inventory, intent: FabricIntent, errors: list[FieldError]) -> None:
