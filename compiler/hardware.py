@@ -10,7 +10,7 @@ Pure Python; never imports Django.
 
 from __future__ import annotations
 
-from compiler.model import SwitchModelSpec
+from compiler.model import Platform, SwitchModelSpec
 
 
 class AsicFamily:
@@ -75,3 +75,47 @@ def port_lanes(model: SwitchModelSpec, breakout_count: int) -> int | None:
     if lanes is None or breakout_count < 1 or lanes % breakout_count:
         return None
     return lanes // breakout_count
+
+
+class RoceFeature:
+    """The properties a RoCE class asks of every switch it crosses (validators.roce checks each one)."""
+
+    PFC_PRIORITY = "pfc_priority"  # IEEE 802.1Qbb PFC on the lossless priority
+    ECN = "ecn_thresholds"  # WRED/ECN marking thresholds per egress queue (DCQCN)
+    DSCP_TRUST = "dscp_trust"  # classify by DSCP (RoCEv2 is routed)
+    CNP_STRICT_PRIORITY = "cnp_strict_priority"  # the CNP queue served strict-priority
+    PFC_WATCHDOG = "pfc_watchdog"  # PFC storm / deadlock detection and recovery
+    HEADROOM = "headroom"  # per-port lossless priority-group headroom (xoff/xon) we compute
+    ALL = (PFC_PRIORITY, ECN, DSCP_TRUST, CNP_STRICT_PRIORITY, PFC_WATCHDOG, HEADROOM)
+
+
+_EVERY_ROCE_FEATURE = frozenset(RoceFeature.ALL)
+
+# (platform, ASIC family) -> the RoCE features that platform can program into that ASIC. A pair not listed
+# implements nothing.
+# - EOS on StrataXGS and StrataDNX: every feature (Arista EOS User Manual, "Quality of Service" and "Priority Flow
+#   Control": `qos trust dscp`, `priority-flow-control priority N no-drop`, `random-detect ecn`, strict/weighted
+#   `tx-queue` scheduling, `priority-flow-control pause watchdog`; headroom via `qos profile` PG settings on
+#   Strata, the VOQ scheduler on DNX). EOS does not run on Spectrum (validate_intent refuses it).
+# - SONiC on all three: SAI implements DSCP_TO_TC_MAP, PFC (pfc_enable), WRED_PROFILE, SCHEDULER (STRICT/DWRR),
+#   PFC_WD and BUFFER_PG headroom on Broadcom (XGS and DNX) and NVIDIA Spectrum (SONiC QoS and PFC watchdog HLDs,
+#   sonic-net/SONiC doc/qos, doc/pfc_watchdog).
+# - FRR/Linux: the kernel programs QoS through DCB (dcbnl: `dcb app/ets/pfc/buffer`, iproute2) and tc (RED with
+#   the ecn flag), and only a switchdev driver pushes that into the ASIC. The only upstream one for our families
+#   is mlxsw (NVIDIA Spectrum; kernel Documentation/networking/devlink/mlxsw.rst and the mlxsw wiki "Quality of
+#   Service": DSCP app entries switch the port to DSCP trust, ETS strict/DWRR, PFC, manual-headroom `dcb buffer`,
+#   RED/ECN offload). Linux has no PFC watchdog API and mlxsw implements none. Broadcom Strata/DNX have no
+#   upstream switchdev driver: a Linux plan on them stays in software, so nothing RoCE reaches the ASIC.
+ROCE_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
+    (Platform.EOS, AsicFamily.STRATA): _EVERY_ROCE_FEATURE,
+    (Platform.EOS, AsicFamily.SAND): _EVERY_ROCE_FEATURE,
+    (Platform.SONIC, AsicFamily.STRATA): _EVERY_ROCE_FEATURE,
+    (Platform.SONIC, AsicFamily.SAND): _EVERY_ROCE_FEATURE,
+    (Platform.SONIC, AsicFamily.SPECTRUM): _EVERY_ROCE_FEATURE,
+    (Platform.FRR, AsicFamily.SPECTRUM): _EVERY_ROCE_FEATURE - {RoceFeature.PFC_WATCHDOG},
+}
+
+
+def roce_capabilities(platform: str, family: str | None) -> frozenset[str]:
+    """The RoCE features ``platform`` implements on an ASIC of ``family`` (empty when the pair is unknown)."""
+    return ROCE_CAPABILITIES.get((platform, family or ""), frozenset())

@@ -57,6 +57,7 @@ def check_intent(snapshot: Snapshot) -> Allocations:
     _check_asns(inventory, intent, snapshot, errors)
     _check_tenants_and_networks(inventory, intent, snapshot, errors)
     _check_roce(intent, errors)
+    _check_roce_isolation(intent, errors)
     _check_roce_on_eos(inventory, intent, errors)
     if not errors:
         # Only a structurally valid intent can be allocated; allocation problems (exhausted or colliding
@@ -462,7 +463,6 @@ def _check_roce(intent: FabricIntent, errors: list[FieldError]) -> None:
     names: set[str] = set()
     dscp_owner: dict[int, str] = {}
     lossless_priority: dict[int, tuple[tuple[int, ...], str]] = {}
-    tc_lossless: dict[int, tuple[bool, str]] = {}
     cnp_settings: set[tuple] = set()
     for roce in intent.roce_classes:
         field = f"roce_classes[{roce.name}]"
@@ -489,11 +489,6 @@ def _check_roce(intent: FabricIntent, errors: list[FieldError]) -> None:
                                          f"lossless priority already used by class {previous[1]} with DSCP "
                                          f"{sorted(previous[0])}, this class uses DSCP {sorted(roce.dscp)}"))
             lossless_priority.setdefault(roce.priority, (roce.dscp, roce.name))
-        if roce.traffic_class in tc_lossless and tc_lossless[roce.traffic_class][0] != roce.lossless:
-            errors.append(FieldError(f"{field}.traffic_class", roce.traffic_class,
-                                     f"traffic class shared with class {tc_lossless[roce.traffic_class][1]} "
-                                     "but with a different lossless setting"))
-        tc_lossless.setdefault(roce.traffic_class, (roce.lossless, roce.name))
         _check_ecn(roce, field, errors)
         if roce.cnp_dscp is not None or roce.cnp_priority is not None:
             if roce.cnp_dscp is None or not 0 <= roce.cnp_dscp <= 63:
@@ -527,6 +522,44 @@ def _check_roce(intent: FabricIntent, errors: list[FieldError]) -> None:
             errors.append(FieldError("roce_classes.cnp_priority", priority,
                                      f"CNP priority is the lossless priority of class {lossless_priority[priority][1]}; "
                                      "CNPs must not be paused behind the data they throttle"))
+
+
+def _check_roce_isolation(intent: FabricIntent, errors: list[FieldError]) -> None:
+    """A lossy class must not share an 802.1p priority or a traffic class (= egress queue, one queue per traffic
+    class, compiler.structured.qos_policy) with a lossless class: PFC pauses per priority and headroom/ECN live per
+    queue, so the lossy traffic would be paused with RoCE, or RoCE would sit in a queue sized and marked as lossy
+    (issue 13: storage DSCP 10, priority 3, TC 5 beside RoCE on priority 3 made RoCE silently lossy on SONiC)."""
+    lossless_by_priority: dict[int, str] = {}
+    lossless_by_tc: dict[int, str] = {}
+    for roce in intent.roce_classes:
+        if roce.lossless:
+            lossless_by_priority.setdefault(roce.priority, roce.name)
+            lossless_by_tc.setdefault(roce.traffic_class, roce.name)
+    for roce in intent.roce_classes:
+        if roce.lossless:
+            continue
+        field = f"roce_classes[{roce.name}]"
+        owner = lossless_by_priority.get(roce.priority)
+        if owner is not None:
+            errors.append(FieldError(f"{field}.priority", roce.priority,
+                                     f"lossy class on priority {roce.priority}, the PFC priority of lossless class "
+                                     f"{owner}: its traffic would be paused with RoCE and share its headroom; give it "
+                                     "a priority of its own"))
+        owner = lossless_by_tc.get(roce.traffic_class)
+        if owner is not None:
+            errors.append(FieldError(f"{field}.traffic_class", roce.traffic_class,
+                                     f"lossy class in traffic class (egress queue) {roce.traffic_class} of lossless "
+                                     f"class {owner}: RoCE would share a queue with lossy traffic; give it a queue of "
+                                     "its own"))
+    cnp_class = next((roce for roce in intent.roce_classes if roce.cnp_dscp is not None), None)
+    carried = cnp_class is not None and any(cnp_class.cnp_dscp in roce.dscp for roce in intent.roce_classes)
+    if cnp_class is not None and not carried and cnp_class.cnp_priority in lossless_by_tc:
+        # Without a class carrying the CNP DSCP, CNPs get a lossy traffic class numbered like the CNP priority
+        # (compiler.structured.qos_policy): that must not be a lossless class's queue.
+        errors.append(FieldError("roce_classes.cnp_priority", cnp_class.cnp_priority,
+                                 f"CNPs get traffic class (egress queue) {cnp_class.cnp_priority}, the queue of "
+                                 f"lossless class {lossless_by_tc[cnp_class.cnp_priority]}: CNPs would share a queue "
+                                 "with the data they throttle"))
 
 
 def _check_roce_on_eos(inventory: Inventory, intent: FabricIntent, errors: list[FieldError]) -> None:

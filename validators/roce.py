@@ -17,12 +17,19 @@ A RoCE flow stays lossless only if every hop classifies it the same way and paus
 * ``roce.watchdog`` -- the PFC watchdog is enabled (device and every lossless port) with a positive detection
   time, so a PFC storm or deadlock is broken instead of freezing the fabric.
 * ``roce.trust`` -- every device and port trusts DSCP (RoCEv2 is routed; 802.1p does not survive L3 hops).
+* ``roce.isolation`` -- no lossy traffic class (lossy classes, best effort TC 0, the CNP class) is mapped to a
+  lossless 802.1p priority or to a lossless class's egress queue: it would be paused with RoCE, or RoCE would sit
+  in a queue sized and marked as lossy.
+* ``roce.platform`` -- every RoCE property the classes ask for (PFC priority, ECN thresholds, DSCP trust, CNP
+  strict priority, PFC watchdog, headroom) is implemented by each device's platform on its ASIC family
+  (compiler.hardware.ROCE_CAPABILITIES): one finding per device and missing property.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from compiler.hardware import RoceFeature, roce_capabilities
 from validators.context import as_context
 from validators.findings import Finding, Severity
 
@@ -32,6 +39,8 @@ ECN = "roce.ecn"
 CNP = "roce.cnp"
 WATCHDOG = "roce.watchdog"
 TRUST = "roce.trust"
+ISOLATION = "roce.isolation"
+PLATFORM = "roce.platform"
 QOS_KINDS = frozenset({"fabric", "server", "peer_link"})
 HOP = {"leaf": "hop 2/4 (source or destination leaf)", "border": "hop 2/4 (border leaf)",
        "spine": "hop 3 (spine)", "super-spine": "hop 3 (super-spine)"}
@@ -308,5 +317,79 @@ def check_trust(fabric) -> list[Finding]:
     return findings
 
 
+def check_isolation(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    for host, config in _qos_devices(ctx):
+        qos = config.get("qos") or {}
+        classes = qos.get("classes") or []
+        lossless_tcs = {str(entry["traffic_class"]): entry["name"] for entry in classes if entry.get("lossless")}
+        if not lossless_tcs:
+            continue
+        names = {str(entry["traffic_class"]): f"class {entry['name']}" for entry in classes}
+        cnp = qos.get("cnp") or {}
+        if cnp:
+            names.setdefault(str(cnp.get("traffic_class")), "the CNP class")
+        names.setdefault("0", "best effort")
+        tc_to_priority = qos.get("tc_to_priority") or {}
+        tc_to_queue = qos.get("tc_to_queue") or {}
+        lossless_priorities = {tc_to_priority.get(tc): tc for tc in lossless_tcs}
+        lossless_queues = {tc_to_queue.get(tc): tc for tc in lossless_tcs}
+        for tc in sorted(set(tc_to_priority) | set(tc_to_queue), key=int):
+            if tc in lossless_tcs:
+                continue
+            lossy = f"lossy TC {tc} ({names.get(tc, 'unnamed')})"
+            priority, queue = tc_to_priority.get(tc), tc_to_queue.get(tc)
+            if priority in lossless_priorities:
+                owner = lossless_priorities[priority]
+                findings.append(Finding(
+                    ISOLATION, Severity.ERROR, host, f"a priority other than {priority}", priority,
+                    f"{lossy} on {host} sends on priority {priority}, the PFC priority of lossless TC {owner} "
+                    f"(class {lossless_tcs[owner]}): it is paused with RoCE and shares its headroom"))
+            if queue is not None and queue in lossless_queues:
+                owner = lossless_queues[queue]
+                findings.append(Finding(
+                    ISOLATION, Severity.ERROR, host, f"a queue other than {queue}", queue,
+                    f"{lossy} on {host} uses egress queue {queue} of lossless TC {owner} (class "
+                    f"{lossless_tcs[owner]}): RoCE shares a queue with lossy traffic"))
+    return findings
+
+
+def _required_features(classes: list[dict]) -> dict[str, list[str]]:
+    """RoCE feature -> the classes that need it."""
+    needed: dict[str, list[str]] = defaultdict(list)
+    for roce in classes:
+        needed[RoceFeature.DSCP_TRUST].append(roce["name"])
+        if roce["lossless"]:
+            needed[RoceFeature.PFC_PRIORITY].append(roce["name"])
+            needed[RoceFeature.HEADROOM].append(roce["name"])
+            if roce["watchdog"]:
+                needed[RoceFeature.PFC_WATCHDOG].append(roce["name"])
+        if roce["ecn"]:
+            needed[RoceFeature.ECN].append(roce["name"])
+        if roce.get("cnp_dscp") is not None:
+            needed[RoceFeature.CNP_STRICT_PRIORITY].append(roce["name"])
+    return needed
+
+
+def check_platform(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    needed = _required_features(_classes(ctx))
+    for host, config in _qos_devices(ctx):
+        platform = config.get("platform")
+        hardware = config.get("hardware") or {}
+        family = hardware.get("asic_family")
+        implemented = roce_capabilities(platform, family)
+        for feature in RoceFeature.ALL:
+            if feature in needed and feature not in implemented:
+                findings.append(Finding(
+                    PLATFORM, Severity.ERROR, host, feature, f"{platform} on {family}",
+                    f"{host} ({platform}, model {hardware.get('model')}, ASIC family {family}) does not implement "
+                    f"{feature}, needed by class(es) {sorted(set(needed[feature]))} (compiler.hardware."
+                    "ROCE_CAPABILITIES)"))
+    return findings
+
+
 CHECKS = {CHAIN: check_chain, PFC: check_pfc, ECN: check_ecn, CNP: check_cnp, WATCHDOG: check_watchdog,
-          TRUST: check_trust}
+          TRUST: check_trust, ISOLATION: check_isolation, PLATFORM: check_platform}

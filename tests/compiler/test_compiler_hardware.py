@@ -7,7 +7,17 @@ from dataclasses import replace
 import pytest
 
 from compiler.catalog import SWITCH_MODELS
-from compiler.hardware import ASIC_FAMILIES, EOS_FAMILIES, AsicFamily, asic_family, port_lanes
+from compiler.hardware import (
+    ASIC_FAMILIES,
+    EOS_FAMILIES,
+    ROCE_CAPABILITIES,
+    AsicFamily,
+    RoceFeature,
+    asic_family,
+    port_lanes,
+    roce_capabilities,
+)
+from compiler.model import Platform
 from compiler.render.eos import ECN_QUEUE_KEYWORD
 
 
@@ -42,3 +52,25 @@ def test_impossible_breakout_or_unknown_cage_has_no_lanes(form_factor, breakout)
 
 def test_eos_renderer_knows_the_queue_keyword_of_every_eos_family():
     assert set(ECN_QUEUE_KEYWORD) == set(EOS_FAMILIES)
+
+
+@pytest.mark.parametrize(("platform", "family", "missing"), [
+    (Platform.EOS, AsicFamily.STRATA, set()),
+    (Platform.EOS, AsicFamily.SAND, set()),
+    (Platform.EOS, AsicFamily.SPECTRUM, set(RoceFeature.ALL)),  # no EOS image for Spectrum
+    (Platform.SONIC, AsicFamily.STRATA, set()),
+    (Platform.SONIC, AsicFamily.SPECTRUM, set()),
+    (Platform.FRR, AsicFamily.SPECTRUM, {RoceFeature.PFC_WATCHDOG}),  # mlxsw: everything but a PFC watchdog
+    (Platform.FRR, AsicFamily.STRATA, set(RoceFeature.ALL)),  # no upstream switchdev driver
+    (Platform.FRR, None, set(RoceFeature.ALL)),  # an unknown ASIC implements nothing
+    ("junos", AsicFamily.STRATA, set(RoceFeature.ALL)),
+])
+def test_roce_capabilities_per_platform_and_family(platform, family, missing):
+    assert set(RoceFeature.ALL) - roce_capabilities(platform, family) == missing
+
+
+def test_roce_capability_table_uses_known_names_only():
+    for (platform, family), features in ROCE_CAPABILITIES.items():
+        assert platform in Platform.ALL and family in AsicFamily.ALL and features <= set(RoceFeature.ALL)
+    # Every platform EOS renders for has its families listed (the EOS renderer and this table agree).
+    assert {family for platform, family in ROCE_CAPABILITIES if platform == Platform.EOS} == set(EOS_FAMILIES)

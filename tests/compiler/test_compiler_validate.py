@@ -47,6 +47,15 @@ NEGATIVE_CASES = [
      "DSCP already mapped by class roce"),
     ("cnp_on_lossless", lambda d: _cls(d, "roce").update(cnp_priority=3), "roce_classes.cnp_priority", 3,
      "lossless priority"),
+    # issue 13: a lossy storage class (DSCP 10, priority 3, TC 5) on the RoCE class's PFC priority 3.
+    ("lossy_on_roce_priority", lambda d: d["intent"]["roce_classes"].append(
+        {"name": "storage", "dscp": [10], "priority": 3, "traffic_class": 5, "lossless": False}) or
+     _cls(d, "bulk").update(dscp=[12]),
+     "roce_classes[storage].priority", 3, "lossy class on priority 3, the PFC priority of lossless class roce"),
+    ("lossy_in_roce_queue", lambda d: _cls(d, "bulk").update(traffic_class=3),
+     "roce_classes[bulk].traffic_class", 3, "egress queue) 3 of lossless class roce"),
+    ("cnp_in_roce_queue", lambda d: _cls(d, "roce").update(traffic_class=6, priority=3),
+     "roce_classes.cnp_priority", 6, "the queue of lossless class roce"),
     ("static_headroom_zero", lambda d: _cls(d, "roce").update(headroom_policy="static"),
      "roce_classes[roce].headroom_bytes", 0, "positive headroom_bytes"),
     ("loopback_pool_small", lambda d: d["intent"].update(pools={"loopback": "10.0.0.0/30"}), "pools.loopback",

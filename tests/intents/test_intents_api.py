@@ -103,6 +103,11 @@ BAD_ROCE = [
     ("second lossless class on priority 3 with other dscp", {"dscp": [24], "priority": 3, "traffic_class": 3},
      "].priority"),  # roce_classes[<one of the two>].priority
     ("dscp already mapped", {"dscp": [26]}, "].dscp"),
+    # issue 13: a lossy storage class (DSCP 10, priority 3, TC 5) on the RoCE class's PFC priority 3
+    ("lossy class on the roce priority", {"name": "storage", "priority": 3, "traffic_class": 5, "lossless": False,
+                                          "ecn_min_kb": 0, "ecn_max_kb": 0, "ecn_mark_probability": 0},
+     "roce_classes[storage].priority"),
+    ("lossy class in the roce queue", {"traffic_class": 3, "lossless": False}, "roce_classes[bulk].traffic_class"),
 ]
 
 

@@ -1,9 +1,16 @@
 """RoCE: the DSCP->TC->PG->queue->priority chain on every hop, PFC on both ends, ECN, CNP, watchdog, trust."""
 
-import pytest
-from validator_fabrics import compiled, context, interface
+import dataclasses
 
+import pytest
+from validator_fabrics import BULK, ROCE, compile_snapshot, compiled, context, intent_for, interface
+
+from compiler.api import build_facts, structured_configs
+from compiler.clos import ClosParams, plan_clos
+from compiler.errors import IntentValidationError
+from compiler.model import RoceClass, Snapshot
 from validators import roce
+from validators.context import FabricContext
 from validators.run import validate_fabric
 
 
@@ -121,3 +128,64 @@ def test_every_roce_check_runs_on_structured_configs_alone(check):
 
     result = compiled()
     assert roce.CHECKS[check](FabricContext(dict(result.structured))) == []
+
+
+def _structured_without_intent_checks(snapshot):
+    """Structured configs of an intent validate_intent refuses: what the static validator sees if a device's
+    configuration was built elsewhere (or before the intent check existed)."""
+    return structured_configs(snapshot, build_facts(snapshot))
+
+
+def test_lossy_class_on_the_roce_priority_is_an_isolation_error():
+    """Issue 13's example: storage DSCP 10, priority 3, TC 5 beside RoCE (lossless) on priority 3."""
+    base = compiled()
+    storage = RoceClass(name="storage", dscp=(10,), priority=3, traffic_class=5, lossless=False)
+    intent = dataclasses.replace(base.snapshot.intent, roce_classes=(ROCE, storage))
+    snapshot = Snapshot(base.snapshot.inventory, intent)
+    with pytest.raises(IntentValidationError, match=r"roce_classes\[storage\]\.priority"):
+        compile_snapshot(snapshot)
+    findings = roce.check_isolation(FabricContext(_structured_without_intent_checks(snapshot), snapshot))
+    assert findings and {f.subject for f in findings} == set(base.structured)
+    assert all(f.actual == 3 and "lossy TC 5 (class storage)" in f.message and "priority 3" in f.message
+               for f in findings)
+
+
+def test_lossy_class_in_the_roce_queue_is_an_isolation_error():
+    def share_queue(structured):
+        for config in structured.values():
+            config["qos"]["tc_to_queue"]["1"] = 3  # bulk (lossy TC 1) into the RoCE queue
+
+    findings = roce.check_isolation(context(compiled(), share_queue))
+    assert findings and all("egress queue 3 of lossless TC 3" in f.message for f in findings)
+    assert len(findings) == len(compiled().structured)
+
+
+def _frr_fabric(model: str, **roce_changes):
+    inventory = plan_clos(ClosParams(name="frr", spines=2, leaves=2, servers_per_leaf=1, platform="frr",
+                                     leaf_model=model, spine_model=model))
+    intent = intent_for(inventory, roce_classes=(dataclasses.replace(ROCE, **roce_changes), BULK))
+    return compile_snapshot(Snapshot(inventory, intent))
+
+
+def test_frr_on_broadcom_implements_no_roce_property():
+    findings = roce.check_platform(_frr_fabric("Z9664F-ON"))
+    by_host: dict[str, set] = {}
+    for finding in findings:
+        by_host.setdefault(finding.subject, set()).add(finding.expected)
+    assert by_host == {host: {"pfc_priority", "ecn_thresholds", "dscp_trust", "cnp_strict_priority", "pfc_watchdog",
+                              "headroom"} for host in ("leaf1", "leaf2", "spine1", "spine2")}
+    assert "frr on strata" in {f.actual for f in findings}
+
+
+def test_frr_on_spectrum_lacks_only_the_pfc_watchdog():
+    findings = roce.check_platform(_frr_fabric("SN5600"))
+    assert {f.expected for f in findings} == {"pfc_watchdog"} and len(findings) == 4
+    assert "class(es) ['roce']" in findings[0].message
+    assert roce.check_platform(_frr_fabric("SN5600", pfc_watchdog=False)) == []
+
+
+def test_platform_check_passes_on_eos_and_sonic():
+    assert roce.check_platform(compiled()) == []  # EOS on Tomahawk 4
+    sonic = _frr_fabric("SN5600")
+    sonic_ctx = context(sonic, lambda structured: [config.update(platform="sonic") for config in structured.values()])
+    assert roce.check_platform(sonic_ctx) == []

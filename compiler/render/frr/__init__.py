@@ -1,5 +1,6 @@
 """FRR platform renderer: ``frr.conf`` (FRR 8.4 syntax) and ``linux-plan.json`` (what the twin applies to the
-Linux kernel: names, MTUs, addresses, bridges, VXLAN devices, VRFs).
+Linux kernel: names, MTUs, addresses, bridges, VXLAN devices, VRFs; plus the RoCE QoS as static-only `dcb`/`tc`
+commands the twin cannot apply).
 
 All decisions are made here in Python; ``templates/frr.conf.j2`` only prints the view built by
 :func:`frr_view`. :func:`render_frr_conf` takes an ``ifname`` mapping so the SONiC renderer reuses it with
@@ -126,7 +127,7 @@ def linux_plan(structured: dict) -> dict:
              "l3vni": vrf["l3vni"],
              "bridge": {"name": f"br{vrf['transit_vlan']}", "mtu": vxlan["mtu"], "vxlan": vxlan_device(vrf["l3vni"])}}
             for vrf in structured["vrfs"]]
-    return {
+    plan = {
         "hostname": structured["hostname"],
         "sysctls": dict(LINUX_SYSCTLS),
         "loopback_addresses": [loopback["ip"] for loopback in structured["loopbacks"]],
@@ -134,6 +135,113 @@ def linux_plan(structured: dict) -> dict:
         "bridges": bridges,
         "vrfs": vrfs,
     }
+    if structured.get("qos"):
+        # Two keys so plan_json prints one port per line: what applies, then the ports' commands.
+        watchdog = (structured["qos"].get("pfc_watchdog") or {}).get("enabled")
+        plan["roce_qos"] = {"applies": ROCE_QOS_APPLIES,
+                            "not_rendered": dict(ROCE_QOS_NOT_RENDERED) if watchdog else {}}
+        plan["roce_qos_ports"] = roce_qos_ports(structured)
+    return plan
+
+
+# --- RoCE QoS on a Linux switch -------------------------------------------------------------------------------
+# A Linux switch programs QoS through DCB (dcbnl, iproute2's `dcb`) and tc; a switchdev driver offloads it to the
+# ASIC. The commands follow the iproute2 man pages dcb-app(8), dcb-pfc(8), dcb-buffer(8), tc-ets(8), tc-red(8)
+# and the mlxsw (NVIDIA Spectrum) driver's QoS model, the only upstream switchdev driver for our ASIC families
+# (compiler.hardware.ROCE_CAPABILITIES says what each platform/family implements; validators.roce.check_platform
+# reports what does not reach a device). The twin cannot apply this part: a veth has no DCB, so the plan is
+# marked static-only and labs/ never reads it.
+ROCE_QOS_APPLIES = ("static-only: run on the switch (DCB offload needs a switchdev driver, e.g. mlxsw on NVIDIA "
+                    "Spectrum); the twin's veth ports have no DCB")
+ROCE_QOS_NOT_RENDERED = {
+    # Linux has no PFC watchdog (no dcbnl or tc knob; mlxsw implements none): reported by roce.platform.
+    "pfc_watchdog": "Linux has no PFC watchdog interface",
+}
+RED_AVPKT_BYTES = 1500  # tc-red's average packet size for its burst/EWMA arithmetic (its documented example)
+ETS_QUANTUM_BYTES_PER_PERCENT = 1000  # tc-ets DWRR quanta are bytes; only their ratio matters (weight percent)
+
+
+def _ets_bands(policy: dict) -> list[int]:
+    """Egress queues in tc-ets band order: strict bands must come first (tc-ets(8)), highest queue first."""
+    scheduling = policy["scheduling"]
+    strict = sorted((int(q) for q, entry in scheduling.items() if entry["mode"] == "strict"), reverse=True)
+    weighted = sorted((int(q) for q, entry in scheduling.items() if entry["mode"] != "strict"), reverse=True)
+    return strict + weighted
+
+
+def _device_roce_commands(policy: dict) -> tuple[list[str], dict[str, str]]:
+    """Per-device parts of the port commands: the DSCP app table, the ETS qdisc; and queue -> ETS class id."""
+    tc_to_priority = policy["tc_to_priority"]
+    tc_to_queue = policy["tc_to_queue"]
+    # dcb-app: DSCP -> priority (our DSCP -> TC -> 802.1p priority); any DSCP entry puts the port in DSCP trust.
+    dscp_prio = " ".join(f"{dscp}:{tc_to_priority[str(tc)]}" for dscp, tc in policy["dscp_to_tc"].items())
+    bands = _ets_bands(policy)
+    band_of_queue = {queue: index for index, queue in enumerate(bands)}
+    # priomap: priority -> band of the queue its traffic class uses; unmapped priorities go with best effort.
+    queue_of_priority: dict[int, int] = {}
+    for tc, priority in sorted(tc_to_priority.items(), key=lambda item: int(item[0])):
+        queue_of_priority.setdefault(priority, tc_to_queue[tc])
+    best_effort = band_of_queue[tc_to_queue["0"]]
+    priomap = " ".join(str(band_of_queue.get(queue_of_priority.get(priority, -1), best_effort))
+                       for priority in range(16))
+    strict_count = sum(1 for entry in policy["scheduling"].values() if entry["mode"] == "strict")
+    quanta = " ".join(str(policy["scheduling"][str(queue)]["weight_percent"] * ETS_QUANTUM_BYTES_PER_PERCENT)
+                      for queue in bands[strict_count:])
+    ets = f"root handle 1: ets bands {len(bands)}"
+    if strict_count:
+        ets += f" strict {strict_count}"
+    if quanta:
+        ets += f" quanta {quanta}"
+    ets += f" priomap {priomap}"
+    commands = [f"dcb app replace dev {{port}} dscp-prio {dscp_prio}", f"tc qdisc replace dev {{port}} {ets}"]
+    class_of_queue = {str(queue): f"1:{index + 1}" for queue, index in band_of_queue.items()}
+    return commands, class_of_queue
+
+
+def _port_roce_commands(port_qos: dict, class_of_queue: dict[str, str]) -> list[str]:
+    """Per-port parts: PFC on the lossless priorities, their headroom buffers, RED/ECN per marked queue."""
+    lossless = port_qos["pfc_priorities"]
+    pfc = " ".join(["all:off", *(f"{priority}:on" for priority in lossless)])
+    commands = [f"dcb pfc set dev {{port}} prio-pfc {pfc}"]
+    headroom = port_qos.get("headroom") or {}
+    if headroom:
+        # One buffer per lossless priority, numbered like it (the priority group, compiler.structured.qos_policy);
+        # unnamed buffers keep their size (dcb-buffer changes only the keys given).
+        prio_buffer = " ".join(f"{priority}:{priority}" for priority in headroom)
+        sizes = " ".join(f"{priority}:{entry['size_bytes']}" for priority, entry in headroom.items())
+        commands.append(f"dcb buffer set dev {{port}} prio-buffer {prio_buffer} buffer-size {sizes}")
+    for queue, thresholds in sorted((port_qos.get("ecn") or {}).items(), key=lambda item: int(item[0])):
+        classid = class_of_queue.get(queue)
+        if classid is None:
+            continue
+        low, high = thresholds["min_bytes"], thresholds["max_bytes"]
+        probability = thresholds["probability"] / 100
+        # tc-red: limit above max (bytes), probability as a fraction, `ecn` marks instead of dropping. tc derives
+        # burst as (2 min + max) / (3 avpkt), which its EWMA rejects when min == max (step marking): burst must
+        # exceed min / avpkt (tc_red_eval_ewma), so give the smallest burst that does. tc takes min 0 as max / 3.
+        burst = (low or high // 3) // RED_AVPKT_BYTES + 1
+        commands.append(f"tc qdisc replace dev {{port}} parent {classid} red limit {2 * high} min {low} max {high} "
+                        f"avpkt {RED_AVPKT_BYTES} burst {burst} probability {probability:g} ecn")
+    return commands
+
+
+def roce_qos_ports(structured: dict) -> list[dict]:
+    """The RoCE QoS of an FRR/Linux switch as `dcb`/`tc` commands per port (docs/renderers.md, "FRR/Linux RoCE")."""
+    policy = structured["qos"]
+    device_commands, class_of_queue = _device_roce_commands(policy)
+    by_port_qos: dict[int, str] = {}  # ports share one qos dict per speed/cable/MTU: format its commands once
+    ports = []
+    for item in structured["interfaces"]:
+        port_qos = item.get("qos")
+        if item["kind"] == "unused" or not port_qos:
+            continue
+        template = by_port_qos.get(id(port_qos))
+        if template is None:
+            template = by_port_qos[id(port_qos)] = "\n".join(
+                device_commands + _port_roce_commands(port_qos, class_of_queue))
+        name = linux_ifname(item["name"])
+        ports.append({"name": name, "commands": template.replace("{port}", name).split("\n")})
+    return ports
 
 
 def plan_json(plan: dict) -> str:
