@@ -94,6 +94,11 @@ class DeviceDriver(ABC):
         """Does the device already run exactly this config? (asked before every push: never push twice)"""
         return self.running_hash() == config_hash(self.normalize(config))
 
+    def runs_exactly(self, config: ConfigFiles) -> bool:
+        """Does the device run exactly this saved config (asked before a rollback)? Drivers whose push merges
+        (SONiC: tables we do not own) override it, since there ``is_at`` ignores what the candidate leaves out."""
+        return self.is_at(config)
+
     def transit_routes_via_me(self) -> int | None:
         """Routes on neighbours still forwarding through this device (0 = drained); None when not measurable."""
         return None

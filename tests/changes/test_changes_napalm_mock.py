@@ -1,7 +1,7 @@
 """The NAPALM EOS driver's logic against NAPALM's own mock driver (recorded responses in napalm_mock/<scenario>/).
 
 No real EOS device can be reached here: these tests prove what the driver sends and how it reads answers
-(push = replace candidate, compare, commit; empty diff = discard, no commit; errors name the device), not eAPI.
+(push = replace candidate, compare, commit with a timer, confirm; empty diff = discard, no commit; errors name the device), not eAPI.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def test_push_replaces_then_is_at_and_health():
         assert "+vlan 30" in diff
         mock = driver.device
         assert mock.calls["commit_config"] == 1 and mock.calls["load_replace_candidate"] == 1
+        assert mock.calls["confirm_commit"] == 1 and not mock.has_pending_commit()  # commit-confirm, confirmed
         assert driver.is_at(INTENDED)  # the device now reports an empty diff: no second commit
         assert mock.calls["commit_config"] == 1 and mock.calls["discard_config"] == 1
         health = driver.health()
@@ -40,7 +41,7 @@ def test_push_replaces_then_is_at_and_health():
 def test_commit_error_names_the_device_and_hides_the_password():
     with _driver("eos_commit_error") as driver, pytest.raises(DriverError) as error:
         driver.push(INTENDED)
-    assert "leaf1" in str(error.value) and "commit_config failed" in str(error.value)
+    assert "leaf1" in str(error.value) and "commit_config (commit timer) failed" in str(error.value)
     assert "s3cret-Pa55" not in str(error.value) and "s3cret-Pa55" not in repr(driver)
 
 
