@@ -158,6 +158,15 @@ class NetmikoSonicDriver(DeviceDriver):
         running, patch, effective = self._plan(self._candidate)
         return patch_text(patch) + config_diff({"frr.conf": running["frr.conf"]}, {"frr.conf": effective["frr.conf"]})
 
+    def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
+        """Offline (change sets, drift): the same patch text + frr.conf diff as ``compare``, so tables we merge and
+        do not render (MGMT_*, platform data) never show up as removals."""
+        running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
+        intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")
+        frr_after = intended.get("frr.conf", running.get("frr.conf", ""))
+        return patch_text(config_db_patch(running_db, intended_db)) + config_diff(
+            {"frr.conf": running.get("frr.conf", "")}, {"frr.conf": frr_after})
+
     def is_at(self, config: ConfigFiles) -> bool:
         """At the intent when the patch is empty and frr.conf is the same (tables we merge may hold more)."""
         self.load_candidate(config)

@@ -154,3 +154,12 @@ def test_bad_candidate_and_bad_patch_name_what_is_wrong(switch):
         _driver(switch).push({"config_db.json": json.dumps({"VLAN": ["Vlan10"]})})
     with pytest.raises(DriverError, match=r"JSON Patch remove '/VLAN/Vlan99': 'Vlan99' does not exist"):
         apply_config_db_patch(RUNNING_DB, [{"op": "remove", "path": "/VLAN/Vlan99"}])
+
+
+def test_planned_diff_for_change_sets_shows_the_patch_not_the_merged_tables(switch):
+    driver = _driver(switch)
+    running = driver.get_running_config()
+    planned = driver.planned_diff(running, driver.normalize(INTENDED))
+    assert planned == driver.push(INTENDED)  # offline plan == what compare() reported on the device
+    assert "MGMT" not in planned and "hwsku" not in planned and "SNMP_COMMUNITY" not in planned
+    assert driver.planned_diff(driver.get_running_config(), driver.normalize(INTENDED)) == ""  # no drift after it
