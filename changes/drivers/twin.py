@@ -159,9 +159,12 @@ class TwinDriver(DeviceDriver):
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: commit without a loaded candidate")
         candidate = self._candidate
-        # The same guard as every driver: no change to a management VRF or to the FT-DRAIN drain state (the drain
-        # itself is re-applied after the reload below, so a drained node stays drained).
-        push_guard(device=self.hostname, platform="frr", running=self.get_running_config(), effective=candidate)
+        # The same guard as every driver: no change to a management VRF or to the FT-DRAIN drain state. The drain is
+        # device state carried over (re-applied after the reload below), so both sides are compared with it.
+        drain = (self.etc / "ft-drain.conf").read_text() if self.is_drained() else ""
+        running = self.get_running_config()
+        push_guard(device=self.hostname, platform="frr", running={**running, "frr.conf": running["frr.conf"] + drain},
+                   effective={**candidate, "frr.conf": candidate["frr.conf"] + drain})
         self._apply(candidate)
 
     def _apply(self, candidate: ConfigFiles) -> None:
