@@ -58,6 +58,10 @@ class NetmikoSonicDriver(DeviceDriver):
     def __init__(self, hostname: str, address: str, username: str, password: str = "", *, port: int = 22,
                  key_file: str = "", optional_args: dict | None = None, timeout: int = 60):
         self.hostname = hostname
+        unknown = sorted(set(optional_args or {}) - set(DEFAULTS))
+        if unknown:  # e.g. config_db_path / config_reload_command of the old replace + reload push
+            raise DriverError(f"{hostname}: optional_args {unknown} are not SONiC driver options (known: "
+                              f"{sorted(DEFAULTS)}); the push applies a JSON patch, it never writes config_db.json")
         self.options = {**DEFAULTS, **(optional_args or {})}
         self._connection_args = {"device_type": "linux", "host": address, "port": port, "username": username,
                                  "timeout": timeout, "conn_timeout": timeout, "fast_cli": False}

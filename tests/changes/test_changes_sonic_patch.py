@@ -163,3 +163,10 @@ def test_planned_diff_for_change_sets_shows_the_patch_not_the_merged_tables(swit
     assert planned == driver.push(INTENDED)  # offline plan == what compare() reported on the device
     assert "MGMT" not in planned and "hwsku" not in planned and "SNMP_COMMUNITY" not in planned
     assert driver.planned_diff(driver.get_running_config(), driver.normalize(INTENDED)) == ""  # no drift after it
+
+
+def test_options_of_the_old_reload_push_are_refused_by_name():
+    with pytest.raises(DriverError, match=r"leaf2: optional_args \['config_reload_command'\] are not SONiC driver"):
+        NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", optional_args={"config_reload_command": "sudo config reload -y"})
+    assert NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", optional_args={"patch_dir": "/var/tmp"}).options[
+        "patch_dir"] == "/var/tmp"
