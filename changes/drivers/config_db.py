@@ -31,6 +31,15 @@ OWNED_TABLES = frozenset({
     "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "WRED_PROFILE",
 })
 
+# Tables the renderer writes but does NOT own: merged field by field, never removed. DEVICE_METADATA and PORT carry
+# platform data (hwsku, platform, mac, lanes) and ports the intent does not use; the management and service tables
+# are the device's lifeline and may hold what the operator set outside the intent.
+RENDERED_MERGED_TABLES = frozenset({
+    "AAA", "DEVICE_METADATA", "DNS_NAMESERVER", "MGMT_INTERFACE", "MGMT_PORT", "MGMT_VRF_CONFIG", "NTP",
+    "NTP_SERVER", "PORT", "RADIUS_SERVER", "STATIC_ROUTE", "SYSLOG_CONFIG", "SYSLOG_SERVER", "TACPLUS",
+    "TACPLUS_SERVER",
+})
+
 Patch = list[dict]
 
 

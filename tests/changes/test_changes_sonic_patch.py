@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from sonic_recorded_device import FRR_CONF, RECORDED, RecordedSonicConnection
 
-from changes.drivers.config_db import OWNED_TABLES, apply_config_db_patch, config_db_patch, pointer
+from changes.drivers.config_db import (
+    OWNED_TABLES,
+    RENDERED_MERGED_TABLES,
+    apply_config_db_patch,
+    config_db_patch,
+    pointer,
+)
 from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from changes.errors import PushRefused
 from compiler.errors import DriverError
@@ -170,3 +177,14 @@ def test_options_of_the_old_reload_push_are_refused_by_name():
         NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", optional_args={"config_reload_command": "sudo config reload -y"})
     assert NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", optional_args={"patch_dir": "/var/tmp"}).options[
         "patch_dir"] == "/var/tmp"
+
+
+def test_every_table_the_sonic_renderer_writes_is_declared_owned_or_merged():
+    """A new renderer table must be a decision: owned (stale entries removed) or merged (never removed)."""
+    golden = Path(__file__).parents[1] / "golden"
+    tables = {table for path in golden.glob("*/expected/rendered/*/sonic/config_db.json")
+              for table in json.loads(path.read_text())}
+    assert tables, "no SONiC goldens found"
+    undeclared = sorted(tables - OWNED_TABLES - RENDERED_MERGED_TABLES)
+    assert not undeclared, f"declare {undeclared} in changes/drivers/config_db.py (OWNED_TABLES or RENDERED_MERGED_TABLES)"
+    assert not OWNED_TABLES & RENDERED_MERGED_TABLES
