@@ -85,6 +85,12 @@ class RecordedSonicConnection:
             return "", 0
         if command == "sudo TSC":
             return (RECORDED / ("TSC.maintenance" if self.tsa else "TSC.normal")).read_text(), 0
+        if command == "sudo vtysh -c 'show bgp summary json'":
+            # The peer on Ethernet8 (10.1.0.6) is up only while Ethernet8 has its routed address.
+            up = "Ethernet8|10.1.0.7/31" in self.config_db.get("INTERFACE", {})
+            return (RECORDED / f"bgp_summary.{'established' if up else 'one_down'}.json").read_text(), 0
+        if command == "cat /etc/sonic/sonic_version.yml":
+            return (RECORDED / "sonic_version.yml").read_text(), 0
         if command == "sudo TSA":
             self.config_db.setdefault("BGP_DEVICE_GLOBAL", {}).setdefault("STATE", {})["tsa_enabled"] = "true"
             return "System Mode: Normal -> Maintenance\n", 0

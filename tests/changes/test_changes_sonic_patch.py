@@ -188,3 +188,59 @@ def test_every_table_the_sonic_renderer_writes_is_declared_owned_or_merged():
     undeclared = sorted(tables - OWNED_TABLES - RENDERED_MERGED_TABLES)
     assert not undeclared, f"declare {undeclared} in changes/drivers/config_db.py (OWNED_TABLES or RENDERED_MERGED_TABLES)"
     assert not OWNED_TABLES & RENDERED_MERGED_TABLES
+
+
+# --------------------------------------------------------------------------------------------- through the runner
+
+
+def _sonic_rollout(switch, files, user):
+    from changes import services
+
+    def driver_for(hostname):  # a fresh driver each time, as the runner does; the recorded switch stays
+        return _driver(switch)
+
+    change_set = services.changeset_create(name="sonic", driver_for=driver_for, intended={
+        "leaf2": {"files": files, "role": "leaf", "driver": "netmiko_sonic", "platform": "sonic"}})
+    rollout = services.rollout_create(name="r", kind="canary_push", target="production", change_set=change_set,
+                                      policy={"checks": ["health"], "soak_s": 0, "converge_timeout_s": 1}, user=user)
+    services.rollout_approve(rollout=rollout, user=user)
+    return services.rollout_start(rollout=rollout, user=user, enqueue=False), driver_for
+
+
+@pytest.fixture
+def admin(db):
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user("alice", password="x")
+    user.groups.add(Group.objects.get_or_create(name="admin")[0])
+    return user
+
+
+def test_runner_failed_canary_rolls_the_switch_back_byte_identical(switch, admin):
+    from changes.choices import RolloutStateChoices as State
+    from changes.pipelines.runner import rollout_execute
+
+    saved = _driver(switch).get_running_config()
+    rollout, driver_for = _sonic_rollout(switch, INTENDED, admin)  # unroutes Ethernet8: its BGP peer goes down
+    assert "MGMT" not in rollout.change_set.devices.get().diff  # the change set shows the patch, not removals
+    state = rollout_execute(rollout_id=rollout.pk, owner="w1", driver_factory=driver_for)
+    rollout.refresh_from_db()
+    assert state == State.ROLLED_BACK and rollout.report["outcome"]["leaf2"]["outcome"] == "rolled_back"
+    assert rollout.report["green_after_rollback"] is True
+    assert len(switch.patches) == 2 and _driver(switch).get_running_config() == saved  # pushed, then restored
+    assert switch.config_db == RUNNING_DB and switch.frr_running == FRR
+
+
+def test_runner_guard_refusal_fails_the_push_step_and_touches_nothing(switch, admin):
+    from changes.choices import StepPhaseChoices as Phase
+    from changes.choices import StepResultChoices as Result
+    from changes.models import Step
+    from changes.pipelines.runner import rollout_execute
+
+    broken = {**CANDIDATE_DB, "MGMT_PORT": {"eth0": {"admin_status": "down"}}}
+    rollout, driver_for = _sonic_rollout(switch, {"config_db.json": json.dumps(broken), "frr.conf": FRR}, admin)
+    rollout_execute(rollout_id=rollout.pk, owner="w1", driver_factory=driver_for)
+    push = Step.objects.get(rollout=rollout, phase=Phase.PUSH, device="leaf2")
+    assert push.result == Result.FAILED
+    assert "leaf2: push refused" in push.output and "MGMT_PORT|eth0 field 'admin_status'" in push.output
+    assert switch.patches == [] and switch.config_db == RUNNING_DB
