@@ -2,7 +2,7 @@
 
 It records every eAPI call (the exact command lists NAPALM sends) and answers from recordings in eos_recorded/:
 ``show version|hostname|interfaces`` from the JSON files, ``show running-config`` from the ``*.cfg`` file the
-device currently runs. Configuration sessions follow EOS's semantics (EOS User Manual, "Configuration sessions"
+device currently runs, the BGP state NAPALM's ``get_bgp_neighbors`` reads from ``bgp/<that config>.json``. Configuration sessions follow EOS's semantics (EOS User Manual, "Configuration sessions"
 and "commit timer"): a session holds a candidate until ``configure session <s> commit`` (or ``commit timer``,
 which applies it and reverts it unless confirmed in time) or ``abort``. What EOS prints after loading a session
 is a recording too: the session's commands must be one of the recorded ``*.cfg`` files as NAPALM sends them
@@ -19,6 +19,8 @@ from pathlib import Path
 from pyeapi.eapilib import CommandError, ConnectionError  # noqa: A004 - pyeapi's own name
 
 RECORDED = Path(__file__).parent / "eos_recorded"
+BGP_COMMANDS = ("show ip bgp summary vrf all", "show ipv6 bgp summary vrf all", "show ip bgp neighbors vrf all",
+                "show ipv6 bgp peers vrf all")  # what NAPALM's get_bgp_neighbors sends
 _SESSION = re.compile(r"^configure session (\S+)$")
 _SESSION_ACTION = re.compile(r"^configure session (\S+) (commit timer \d\d:\d\d:\d\d|commit|abort)$")
 
@@ -86,6 +88,9 @@ class RecordedEosNode:
         text = {"show running-config": lambda: self.running}
         if command in text:
             return {"output": text[command]()}
+        if command in BGP_COMMANDS:  # recorded per running config (bgp/<config>.json)
+            current = next(name for name, text in self.configs.items() if text == self.running)
+            return json.loads((RECORDED / "bgp" / current.replace(".cfg", ".json")).read_text())[command]
         if command in ("show version", "show hostname", "show interfaces"):
             return self._json(command.replace(" ", "_") + ".json")
         if command == "show configuration sessions":

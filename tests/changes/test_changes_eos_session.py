@@ -135,3 +135,39 @@ def test_carry_maintenance_keeps_end_last_and_leaves_an_explicit_stanza_alone():
     explicit = "maintenance\n   unit System\n      no quiesce\n"
     assert carry_maintenance(BEFORE, explicit) == explicit
     assert carry_maintenance("hostname leaf1\n", "hostname leaf1\n") == "hostname leaf1\n"
+
+
+# --------------------------------------------------------------------------------------------- through the runner
+
+
+@pytest.fixture
+def admin(db):
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user("alice", password="x")
+    user.groups.add(Group.objects.get_or_create(name="admin")[0])
+    return user
+
+
+def test_runner_failed_canary_rolls_eos_back_byte_identical(device, admin):
+    """A wrong BGP ASN (recorded: the peer goes Active) fails the canary's health check; the runner rolls the
+    switch back through a new session to the running config saved in the change set, byte for byte."""
+    from changes import services
+    from changes.choices import RolloutStateChoices as State
+    from changes.pipelines.runner import rollout_execute
+
+    bad = {"startup-config": (RECORDED / "running-bad.cfg").read_text().replace(MAINTENANCE, "")}
+    change_set = services.changeset_create(name="eos", driver_for=lambda hostname: _driver(), intended={
+        "leaf1": {"files": bad, "role": "leaf", "driver": "napalm_eos", "platform": "eos"}})
+    assert change_set.devices.get().running_files == {"startup-config": BEFORE}
+    rollout = services.rollout_create(name="r", kind="canary_push", target="production", change_set=change_set,
+                                      policy={"checks": ["health"], "soak_s": 0, "converge_timeout_s": 1}, user=admin)
+    services.rollout_approve(rollout=rollout, user=admin)
+    rollout = services.rollout_start(rollout=rollout, user=admin, enqueue=False)
+    state = rollout_execute(rollout_id=rollout.pk, owner="w1", driver_factory=lambda hostname: _driver())
+    rollout.refresh_from_db()
+    assert state == State.ROLLED_BACK and rollout.report["outcome"]["leaf1"]["outcome"] == "rolled_back"
+    assert rollout.report["green_after_rollback"] is True
+    commits = [command for command in _shape(device.commands) if command.startswith("configure session napalm_N commit")]
+    assert commits == ["configure session napalm_N commit timer 00:05:00", "configure session napalm_N commit"] * 2
+    assert device.running.encode() == BEFORE.encode() and "quiesce" in device.running  # restored, still drained
