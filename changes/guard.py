@@ -4,8 +4,8 @@
 the candidate for an EOS session replace, running + JSON Patch for SONiC, candidate + carried drain for the twin)
 and refuses (``PushRefused``, naming the device and every line/key) when the push would remove or change:
 
-- the management path: the management interface (address, VRF, shutdown state), the management VRF, its default
-  route, the API/SSH access (EOS ``management ...`` blocks; SONiC MGMT_*, SSH_SERVER, RESTAPI, GNMI/TELEMETRY,
+- the management path: the management interface (address, VRF, shutdown state; an EOS candidate must carry one
+  with an address, since the session replaces everything), the management VRF, its default route, the API/SSH access (EOS ``management ...`` blocks; SONiC MGMT_*, SSH_SERVER, RESTAPI, GNMI/TELEMETRY,
   AAA), the login users (EOS ``username``), and the platform identity SONiC boots from (DEVICE_METADATA
   hwsku/platform/mac: without them the switch does not come back, issue #13);
 - this device's drain/maintenance state (EOS ``maintenance`` block; SONiC BGP_DEVICE_GLOBAL|STATE ``tsa_enabled``;
@@ -115,11 +115,18 @@ def _eos_management_vrfs(blocks: dict[str, list[str]]) -> set[str]:
 
 def _eos_problems(running_text: str, effective_text: str) -> list[str]:
     running, effective = config_blocks(running_text), config_blocks(effective_text)
+    problems = []
+    # The push is a replace inside a session: whatever the candidate lacks is removed, so it must itself carry a
+    # management address even when the running config shows none we recognise.
+    if not any(_EOS_MGMT_INTERFACE.match(header) and any(line.startswith(("ip address ", "ipv6 address "))
+                                                         for line in lines) for header, lines in effective.items()):
+        problems.append("the candidate has no 'interface Management*' with an 'ip address': the session replace "
+                        "would leave the switch without a management address")
     vrfs = _eos_management_vrfs(running)
     protected = [header for header in running if _EOS_MGMT_INTERFACE.match(header)
                  or header.startswith("management ")
                  or any(header == f"vrf instance {vrf}" or header == f"vrf definition {vrf}" for vrf in vrfs)]
-    problems = _compare_blocks(running, effective, protected, "management")
+    problems += _compare_blocks(running, effective, protected, "management")
     # The management default route: in the management VRF, or in the default VRF when Management1 has no VRF.
     route_prefixes = [f"ip route vrf {vrf} " for vrf in sorted(vrfs)] + [f"ipv6 route vrf {vrf} " for vrf in sorted(vrfs)]
     if not vrfs:

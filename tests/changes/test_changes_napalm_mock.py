@@ -14,7 +14,8 @@ from changes.drivers.napalm_eos import NapalmEosDriver
 from compiler.errors import DriverError
 
 RECORDED = Path(__file__).parent / "napalm_mock"
-INTENDED = {"startup-config": "hostname leaf1\n!\nvlan 10\n!\nvlan 30\n   name net30\n!\nend\n"}
+MANAGEMENT = "interface Management1\n   ip address 192.0.2.11/24\n!\n"
+INTENDED = {"startup-config": "hostname leaf1\n!\nvlan 10\n!\nvlan 30\n   name net30\n!\n" + MANAGEMENT + "end\n"}
 
 
 def _driver(scenario: str) -> NapalmEosDriver:
@@ -24,7 +25,7 @@ def _driver(scenario: str) -> NapalmEosDriver:
 
 def test_push_replaces_then_is_at_and_health():
     with _driver("eos_push") as driver:
-        assert driver.get_running_config() == {"startup-config": "hostname leaf1\n!\nvlan 10\n!\nend\n"}
+        assert driver.get_running_config() == {"startup-config": "hostname leaf1\n!\nvlan 10\n!\n" + MANAGEMENT + "end\n"}
         diff = driver.push(INTENDED)
         assert "+vlan 30" in diff
         mock = driver.device

@@ -150,3 +150,10 @@ def test_config_blocks_flatten_nested_modes():
     assert blocks["management api http-commands"] == ["no shutdown", "vrf MGMT", "vrf MGMT / no shutdown"]
     assert blocks["maintenance"] == ["unit System", "unit System / quiesce"]
     assert "end" not in blocks
+
+
+def test_eos_candidate_without_a_management_address_is_refused_even_if_running_shows_none():
+    bare = "hostname leaf1\n!\nvlan 10\n"
+    with pytest.raises(PushRefused, match=r"leaf1: .*no 'interface Management\*' with an 'ip address'"):
+        _eos(bare, bare + "vlan 30\n")
+    _eos(bare, bare + "interface Management1\n   ip address 192.0.2.11/24\n")
