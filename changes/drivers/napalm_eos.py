@@ -69,7 +69,12 @@ class NapalmEosDriver(DeviceDriver):
                                  "timeout": timeout, "optional_args": dict(optional_args or {})}
         self._device = None
         self._candidate: ConfigFiles | None = None
-        self.commit_confirm_s = int(self._connection_args["optional_args"].pop("commit_confirm_s", COMMIT_CONFIRM_S))
+        confirm = self._connection_args["optional_args"].pop("commit_confirm_s", COMMIT_CONFIRM_S)
+        # EOS takes the timer as hh:mm:ss (NAPALM formats it with time.gmtime: 24 h and more would wrap around).
+        if isinstance(confirm, bool) or not isinstance(confirm, int) or not 30 <= confirm < 86400:
+            raise DriverError(f"{hostname}: optional_args.commit_confirm_s={confirm!r} must be whole seconds in "
+                              "30..86399 (EOS 'commit timer hh:mm:ss')")
+        self.commit_confirm_s = confirm
 
     def __repr__(self) -> str:  # never show the password
         return f"NapalmEosDriver({self.hostname!r}, address={self._connection_args['hostname']!r})"

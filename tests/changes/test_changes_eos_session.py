@@ -171,3 +171,10 @@ def test_runner_failed_canary_rolls_eos_back_byte_identical(device, admin):
     commits = [command for command in _shape(device.commands) if command.startswith("configure session napalm_N commit")]
     assert commits == ["configure session napalm_N commit timer 00:05:00", "configure session napalm_N commit"] * 2
     assert device.running.encode() == BEFORE.encode() and "quiesce" in device.running  # restored, still drained
+
+
+@pytest.mark.parametrize("bad", [0, 29, 86400, "300", 1.5, True])
+def test_commit_confirm_time_out_of_range_is_refused_by_name(bad):
+    with pytest.raises(DriverError, match=rf"leaf1: optional_args.commit_confirm_s={bad!r} must be whole seconds"):
+        _driver(commit_confirm_s=bad)
+    assert _driver(commit_confirm_s=30).commit_confirm_s == 30
