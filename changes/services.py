@@ -467,7 +467,26 @@ def endpoint_create(*, hostname: str, driver: str, address: str, username: str =
     if driver not in DriverChoices.values:
         raise IntentValidationError(FieldError("driver", driver, f"must be one of {DriverChoices.values}"))
     endpoint = DeviceEndpoint(hostname=hostname, driver=driver, address=address, username=username, **extra)
+    _endpoint_check_options(endpoint)
     endpoint_set_password(endpoint, password)
     endpoint.full_clean()
     endpoint.save()
     return endpoint
+
+
+def _endpoint_check_options(endpoint: DeviceEndpoint) -> None:
+    """The drivers validate their own optional_args when built (no connection is made): refuse bad ones now, by
+    field and value, instead of at the first rollout step."""
+    from .drivers.napalm_eos import NapalmEosDriver
+    from .drivers.netmiko_sonic import NetmikoSonicDriver
+
+    options = endpoint.optional_args or {}
+    if not isinstance(options, dict):
+        raise IntentValidationError(FieldError("optional_args", options, "must be a JSON object"))
+    try:
+        if endpoint.driver == DriverChoices.NETMIKO_SONIC:
+            NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, optional_args=options)
+        elif endpoint.driver in (DriverChoices.NAPALM_EOS, DriverChoices.NAPALM_MOCK):
+            NapalmEosDriver(endpoint.hostname, endpoint.address, endpoint.username, "", optional_args=options)
+    except DriverError as exc:
+        raise IntentValidationError(FieldError("optional_args", options, str(exc))) from exc

@@ -244,3 +244,21 @@ def test_runner_guard_refusal_fails_the_push_step_and_touches_nothing(switch, ad
     assert push.result == Result.FAILED
     assert "leaf2: push refused" in push.output and "MGMT_PORT|eth0 field 'admin_status'" in push.output
     assert switch.patches == [] and switch.config_db == RUNNING_DB
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("driver", "options", "named"), [
+    ("netmiko_sonic", {"config_reload_command": "sudo config reload -y"}, "are not SONiC driver options"),
+    ("napalm_eos", {"commit_confirm_s": 5}, "commit_confirm_s=5 must be whole seconds"),
+    ("netmiko_sonic", ["patch_dir"], "must be a JSON object"),
+])
+def test_endpoint_with_bad_driver_options_is_refused_by_field_and_nothing_saved(driver, options, named):
+    from changes import services
+    from changes.models import DeviceEndpoint
+    from compiler.errors import IntentValidationError
+
+    with pytest.raises(IntentValidationError) as error:
+        services.endpoint_create(hostname="leaf2", driver=driver, address="192.0.2.12", optional_args=options)
+    assert error.value.errors[0].field == "optional_args" and named in str(error.value)
+    assert not DeviceEndpoint.objects.exists()
+    services.endpoint_create(hostname="leaf2", driver=driver, address="192.0.2.12", optional_args={})
