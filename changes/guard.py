@@ -5,14 +5,14 @@ the candidate for an EOS session replace, running + JSON Patch for SONiC, candid
 and refuses (``PushRefused``, naming the device and every line/key) when the push would remove or change:
 
 - the management path: the management interface (address, VRF, shutdown state; an EOS candidate must carry one
-  with an address, since the session replaces everything), the management VRF, its default route, the API/SSH access (EOS ``management ...`` blocks; SONiC MGMT_*, SSH_SERVER, RESTAPI, GNMI/TELEMETRY,
-  AAA), the login users (EOS ``username``), and the platform identity SONiC boots from (DEVICE_METADATA
+  with an address, since the session replaces everything), the management VRF, its default route, the API/SSH
+  access (EOS ``management ...`` blocks; SONiC MGMT_*, SSH_SERVER, RESTAPI, GNMI/TELEMETRY, AAA), the login users (EOS ``username``), and the platform identity SONiC boots from (DEVICE_METADATA
   hwsku/platform/mac: without them the switch does not come back, issue #13);
 - this device's drain/maintenance state (EOS ``maintenance`` block; SONiC BGP_DEVICE_GLOBAL|STATE ``tsa_enabled``;
   FRR/twin ``route-map FT-DRAIN`` and the neighbours using it).
 
 Adding a management element the device does not have yet is allowed (that is how the intent brings it in).
-Pure Python: no Django, no device access.
+A pure function of two configs: no database, no device access.
 """
 
 from __future__ import annotations

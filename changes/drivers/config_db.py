@@ -11,7 +11,8 @@ difference between the device's running CONFIG_DB (``show runningconfiguration a
   mac, PORT lanes), the management interface and whatever the operator configured outside the intent survive.
 
 PORT is merged, not owned: a switch has ports the intent does not use, and removing a PORT entry deletes the
-port. Pure Python (no Django): also used by the pre-push guard and by the tests' recorded SONiC device.
+port. Pure functions (no database, no device access): also used by the tests' recorded SONiC device and the
+twin's apply-patch stand-in.
 """
 
 from __future__ import annotations
