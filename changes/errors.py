@@ -1,6 +1,6 @@
 """Errors of the change pipelines (part of the project's hierarchy: the API maps them to HTTP 400)."""
 
-from compiler.errors import FabricTwinError
+from compiler.errors import DriverError, FabricTwinError
 
 
 class RolloutStateError(FabricTwinError):
@@ -21,3 +21,15 @@ class CheckFailed(FabricTwinError):
     def __init__(self, message: str, report: dict | None = None):
         self.report = report or {}
         super().__init__(message)
+
+
+class PushRefused(DriverError):  # noqa: N818 - named for what the operator sees
+    """The pre-push guard refused a candidate: it would cut the device's management path or change its drain state.
+
+    ``problems`` lists each offending line/key; the message names the device and every problem."""
+
+    def __init__(self, device: str, problems: list[str]):
+        self.device = device
+        self.problems = list(problems)
+        super().__init__(f"{device}: push refused, the candidate would cut the management path or change the drain "
+                         f"state: " + "; ".join(self.problems))

@@ -33,7 +33,7 @@ from .choices import (
     RolloutStateChoices,
     RolloutTargetChoices,
 )
-from .drivers import DeviceDriver, config_diff, config_hash
+from .drivers import DeviceDriver, config_hash
 from .errors import RolloutStateError
 from .models import ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout
 
@@ -81,9 +81,10 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
             with driver:
                 running = driver.normalize(driver.get_running_config())
                 wanted = driver.normalize(dict(intended[hostname]["files"]))
+                diff = driver.planned_diff(running, wanted)  # what the push would send (SONiC: merged tables kept)
         except DriverError as exc:
             return hostname, {}, str(exc)
-        return hostname, {"running": running, "intended": wanted}, ""
+        return hostname, {"running": running, "intended": wanted, "diff": diff}, ""
 
     with ThreadPoolExecutor(max_workers=min(READ_PARALLELISM, len(intended))) as pool:
         results = list(pool.map(read, sorted(intended)))
@@ -93,8 +94,7 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
     rows = []
     for hostname, configs, _ in results:
         spec = intended[hostname]
-        running, wanted = configs["running"], configs["intended"]
-        diff = config_diff(running, wanted)
+        running, wanted, diff = configs["running"], configs["intended"], configs["diff"]
         rows.append(ChangeSetDevice(
             hostname=hostname, role=spec.get("role", ""), rack=spec.get("rack", ""), platform=spec.get("platform", ""),
             driver=spec.get("driver", DriverChoices.TWIN), intended_files=wanted,
@@ -444,10 +444,10 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
             with hostnames_drivers[hostname]() as driver:
                 running = driver.normalize(driver.get_running_config())
                 wanted = driver.normalize(dict(wanted))
+                diff = driver.planned_diff(running, wanted)
         except DriverError as exc:
             return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(wanted)), error=str(exc),
                                change_set=change_set)
-        diff = config_diff(running, wanted)
         return DriftRecord(hostname=hostname, intended_hash=config_hash(wanted), running_hash=config_hash(running),
                            drifted=bool(diff), diff=diff, change_set=change_set)
 
@@ -478,6 +478,7 @@ def endpoint_create(*, hostname: str, driver: str, address: str, username: str =
     if driver not in DriverChoices.values:
         raise IntentValidationError(FieldError("driver", driver, f"must be one of {DriverChoices.values}"))
     endpoint = DeviceEndpoint(hostname=hostname, driver=driver, address=address, username=username, **extra)
+    _endpoint_check_options(endpoint)
     endpoint_set_password(endpoint, password)
     endpoint.full_clean()
     endpoint.save()
@@ -498,6 +499,25 @@ def endpoint_update(*, endpoint: DeviceEndpoint, values: Mapping, password: str 
         setattr(endpoint, name, value)
     if password is not None:
         endpoint_set_password(endpoint, password)
+    _endpoint_check_options(endpoint)
     endpoint.full_clean()
     endpoint.save()
     return endpoint
+
+
+def _endpoint_check_options(endpoint: DeviceEndpoint) -> None:
+    """The drivers validate their own optional_args when built (no connection is made): refuse bad ones now, by
+    field and value, instead of at the first rollout step."""
+    from .drivers.napalm_eos import NapalmEosDriver
+    from .drivers.netmiko_sonic import NetmikoSonicDriver
+
+    options = endpoint.optional_args or {}
+    if not isinstance(options, dict):
+        raise IntentValidationError(FieldError("optional_args", options, "must be a JSON object"))
+    try:
+        if endpoint.driver == DriverChoices.NETMIKO_SONIC:
+            NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, optional_args=options)
+        elif endpoint.driver in (DriverChoices.NAPALM_EOS, DriverChoices.NAPALM_MOCK):
+            NapalmEosDriver(endpoint.hostname, endpoint.address, endpoint.username, "", optional_args=options)
+    except DriverError as exc:
+        raise IntentValidationError(FieldError("optional_args", options, str(exc))) from exc

@@ -94,6 +94,16 @@ class DeviceDriver(ABC):
         """Does the device already run exactly this config? (asked before every push: never push twice)"""
         return self.running_hash() == config_hash(self.normalize(config))
 
+    def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
+        """What pushing ``intended`` onto a device running ``running`` would change, computed offline (change sets,
+        drift). A unified diff here; drivers whose push merges (SONiC) show what they would really send."""
+        return config_diff(running, intended)
+
+    def runs_exactly(self, config: ConfigFiles) -> bool:
+        """Does the device run exactly this saved config (asked before a rollback)? Drivers whose push merges
+        (SONiC: tables we do not own) override it, since there ``is_at`` ignores what the candidate leaves out."""
+        return self.is_at(config)
+
     def transit_routes_via_me(self) -> int | None:
         """Routes on neighbours still forwarding through this device (0 = drained); None when not measurable."""
         return None

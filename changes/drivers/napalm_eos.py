@@ -1,4 +1,21 @@
-"""Arista EOS through NAPALM (eAPI): full-config replace with NAPALM's candidate/compare/commit/rollback.
+"""Arista EOS through NAPALM (eAPI): a configuration session with commit-confirm that never cuts the switch off.
+
+Push (NAPALM's eos driver does the session work, napalm/eos/eos.py):
+1. read the running config; carry its ``maintenance`` stanza into the candidate (a drained switch stays drained);
+2. the pre-push guard (``changes.guard.push_guard``) refuses a candidate that would remove or change the
+   management interface, VRF, default route, ``management api``/``ssh`` or logins, or the drain state;
+3. ``load_replace_candidate``: ``configure session napalm_<n>`` + ``rollback clean-config`` + the candidate
+   (a replace inside the session; nothing is live yet), ``compare_config`` = ``show session-config ... diffs``;
+4. ``commit_config(revert_in=N)``: ``configure session <s> commit timer hh:mm:ss`` - EOS applies it and rolls it
+   back by itself unless confirmed within N seconds (``commit_confirm_s``, default 300);
+5. verify the switch still answers on its management address (``get_facts`` over eAPI);
+6. ``confirm_commit``: ``configure session <s> commit`` + ``write memory``. If the verification failed, the pending
+   session is aborted at once (``rollback`` = ``configure session <s> abort``) instead of waiting for the timer.
+
+Rollback to a saved running config (``rollback(previous)``) pushes exactly that text through the same session +
+commit-confirm path and then checks the device's running config is byte-identical to it. NAPALM's own
+``rollback()`` (``configure replace flash:rollback-0``) restores the *startup* config copied at commit time,
+which is not the previous running config when the two differed: it is only used when no previous config is known.
 
 Only NAPALM's own "mock" driver (napalm.base.mock.MockDriver, recorded responses in a directory given as
 ``optional_args={"path": ...}``) can be exercised on this machine: the driver logic is tested against it, not
@@ -13,14 +30,34 @@ from __future__ import annotations
 
 import napalm
 from napalm.base.exceptions import NapalmException
+from pyeapi.eapilib import EapiError
 
 from compiler.errors import DriverError
 
+from ..guard import config_blocks, push_guard
 from .base import ConfigFiles, DeviceDriver, Health
 
 CONFIG_FILE = "startup-config"
 DRAIN_CONFIG = "maintenance\n   unit System\n      quiesce\n"
 UNDRAIN_CONFIG = "maintenance\n   unit System\n      no quiesce\n"
+COMMIT_CONFIRM_S = 300  # EOS rolls the session back by itself unless it is confirmed within this time
+
+
+def carry_maintenance(running_text: str, candidate_text: str) -> str:
+    """The candidate with the running config's ``maintenance`` stanza (the drain state is the device's, not the
+    intent's). A candidate that already has a ``maintenance`` block is left alone: the guard then compares them."""
+    running = running_text.splitlines()
+    if "maintenance" in config_blocks(candidate_text) or "maintenance" not in running:
+        return candidate_text
+    start = running.index("maintenance")
+    end = start + 1
+    while end < len(running) and running[end].startswith(" "):
+        end += 1
+    stanza = "\n".join(running[start:end]) + "\n!\n"
+    lines = candidate_text.splitlines(keepends=True)
+    if lines and lines[-1].strip() == "end":  # keep 'end' last
+        return "".join(lines[:-1]) + stanza + lines[-1]
+    return candidate_text + ("" if candidate_text.endswith("\n") or not candidate_text else "\n") + stanza
 
 
 class NapalmEosDriver(DeviceDriver):
@@ -32,6 +69,12 @@ class NapalmEosDriver(DeviceDriver):
                                  "timeout": timeout, "optional_args": dict(optional_args or {})}
         self._device = None
         self._candidate: ConfigFiles | None = None
+        confirm = self._connection_args["optional_args"].pop("commit_confirm_s", COMMIT_CONFIRM_S)
+        # EOS takes the timer as hh:mm:ss (NAPALM formats it with time.gmtime: 24 h and more would wrap around).
+        if isinstance(confirm, bool) or not isinstance(confirm, int) or not 30 <= confirm < 86400:
+            raise DriverError(f"{hostname}: optional_args.commit_confirm_s={confirm!r} must be whole seconds in "
+                              "30..86399 (EOS 'commit timer hh:mm:ss')")
+        self.commit_confirm_s = confirm
 
     def __repr__(self) -> str:  # never show the password
         return f"NapalmEosDriver({self.hostname!r}, address={self._connection_args['hostname']!r})"
@@ -64,7 +107,7 @@ class NapalmEosDriver(DeviceDriver):
     def _call(self, what: str, function, *args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except (NapalmException, OSError, NotImplementedError, KeyError, ValueError) as exc:
+        except (NapalmException, EapiError, OSError, NotImplementedError, KeyError, ValueError) as exc:
             raise DriverError(f"{self.hostname}: {what} failed: {exc}") from exc
 
     # --------------------------------------------------------------------------------------------- config
@@ -74,8 +117,15 @@ class NapalmEosDriver(DeviceDriver):
         return {CONFIG_FILE: configs["running"]}
 
     def load_candidate(self, config: ConfigFiles) -> None:
+        """Guarded: the drain stanza is carried over, then ``push_guard`` must pass before the session is opened."""
         if CONFIG_FILE not in config:
             raise DriverError(f"{self.hostname}: EOS needs a {CONFIG_FILE!r} file, got {sorted(config)}")
+        running = self.get_running_config()
+        candidate = {CONFIG_FILE: carry_maintenance(running[CONFIG_FILE], config[CONFIG_FILE])}
+        push_guard(device=self.hostname, platform="eos", running=running, effective=candidate)
+        self._load_session(candidate)
+
+    def _load_session(self, config: ConfigFiles) -> None:
         self._call("load_replace_candidate", self.device.load_replace_candidate, config=config[CONFIG_FILE])
         self._candidate = config
 
@@ -85,10 +135,22 @@ class NapalmEosDriver(DeviceDriver):
         return self._call("compare_config", self.device.compare_config) or ""
 
     def commit(self) -> None:
+        """Commit-confirm: commit with a timer, check the switch still answers, then confirm (else abort now)."""
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: commit without a loaded candidate")
-        self._call("commit_config", self.device.commit_config)
+        self._call("commit_config (commit timer)", self.device.commit_config, revert_in=self.commit_confirm_s)
         self._candidate = None
+        try:
+            self._call("reachability check after commit (get_facts)", self.device.get_facts)
+        except DriverError as exc:
+            try:
+                self._call("abort of the unconfirmed session", self.device.rollback)
+            except DriverError as abort_exc:
+                raise DriverError(f"{exc}; the session is NOT confirmed, EOS rolls it back by itself within "
+                                  f"{self.commit_confirm_s} s ({abort_exc})") from exc
+            raise DriverError(f"{exc}; the session was not confirmed and has been aborted (previous config "
+                              "restored by EOS)") from exc
+        self._call("confirm_commit", self.device.confirm_commit)
 
     def discard(self) -> None:
         self._call("discard_config", self.device.discard_config)
@@ -96,21 +158,34 @@ class NapalmEosDriver(DeviceDriver):
 
     def is_at(self, config: ConfigFiles) -> bool:
         """EOS normalises the running config (defaults, comments), so "already applied?" is asked the device's way:
-        a replace candidate with an empty diff."""
-        self.load_candidate(config)
+        a replace candidate with an empty diff. Not guarded: nothing is committed."""
+        if CONFIG_FILE not in config:
+            raise DriverError(f"{self.hostname}: EOS needs a {CONFIG_FILE!r} file, got {sorted(config)}")
+        running = self.get_running_config()
+        self._load_session({CONFIG_FILE: carry_maintenance(running[CONFIG_FILE], config[CONFIG_FILE])})
         try:
             return not self.compare().strip()
         finally:
             self.discard()
 
     def rollback(self, previous: ConfigFiles | None = None) -> None:
-        """NAPALM EOS rolls back to the checkpoint it saved at commit; ``previous`` is the fallback."""
-        try:
-            self.device.rollback()
-        except (NapalmException, OSError) as exc:
-            if previous is None:
-                raise DriverError(f"{self.hostname}: rollback failed and no previous config is known: {exc}") from exc
-            self.push(previous)
+        """Back to ``previous`` exactly (session replace + commit-confirm, then a byte comparison of the running
+        config). Not guarded: ``previous`` is what the device ran, management included. Without ``previous``:
+        NAPALM's rollback (pending session aborted, or ``configure replace flash:rollback-0``)."""
+        if previous is None:
+            self._call("rollback", self.device.rollback)
+            return
+        if CONFIG_FILE not in previous:
+            raise DriverError(f"{self.hostname}: EOS rollback needs a {CONFIG_FILE!r} file, got {sorted(previous)}")
+        self._load_session(previous)
+        if self.compare().strip():
+            self.commit()
+        else:
+            self.discard()
+        now = self.get_running_config()[CONFIG_FILE]
+        if now != previous[CONFIG_FILE]:
+            raise DriverError(f"{self.hostname}: after the rollback the running config differs from the saved one "
+                              f"({len(now)} vs {len(previous[CONFIG_FILE])} characters)")
 
     # --------------------------------------------------------------------------------------------- drain/upgrade
 

@@ -1,9 +1,21 @@
-"""SONiC over SSH with Netmiko (device_type "linux"): config_db.json + frr.conf as files on the box.
+"""SONiC over SSH with Netmiko (device_type "linux"): the difference applied on top of the running config.
 
-Push = write both files, ``config reload -y`` (SONiC rebuilds its Redis CONFIG_DB from config_db.json), then apply
-frr.conf with FRR's frr-reload.py (a replace: only the delta is applied; plain ``vtysh -f`` would only merge).
-Reads use ``cat`` and ``vtysh -c '... json'``. Drain/undrain use SONiC's traffic-shift scripts TSA/TSB
-(route-maps that make the box unattractive), TSC reports the mode. Every command is configurable through
+A push never writes /etc/sonic/config_db.json and never runs ``config reload`` (that throws away platform data and
+the management address: the switch stays down). Instead:
+1. read the running CONFIG_DB (``show runningconfiguration all``) and frr.conf;
+2. compute the RFC 6902 JSON Patch from running to the candidate: owned tables replaced, every other table merged
+   (``changes.drivers.config_db``), and the config the device would then run;
+3. the pre-push guard (``changes.guard.push_guard``) refuses a patch that would remove or change MGMT_*, the mgmt
+   VRF's routes, SSH/API/AAA, DEVICE_METADATA hwsku/platform/mac, or the drain state (BGP_DEVICE_GLOBAL);
+4. write the patch to a file on the switch and apply it with the Generic Config Updater,
+   ``config apply-patch <file>`` (sonic-utilities ``config/main.py``), then ``config save -y``;
+5. frr.conf with FRR's frr-reload.py (a replace: only the delta is applied; plain ``vtysh -f`` would only merge);
+   a drained switch is drained again right after (TSA), since the reload would drop its traffic-shift route-maps.
+Rollback to a saved running config applies the full patch (every table, nothing merged) back to it, restores
+frr.conf, and checks the result is byte-identical (after the JSON normalisation ``get_running_config`` applies).
+
+Reads use ``show runningconfiguration all``, ``base64`` of frr.conf and ``vtysh -c '... json'``. Drain/undrain use
+SONiC's traffic-shift scripts TSA/TSB, TSC reports the mode. Every command is configurable through
 ``optional_args`` so the same driver runs against the twin (an sshd inside a twin node's namespace, vtysh with
 ``-N <pathspace>``), which is how it is tested for real.
 """
@@ -18,12 +30,16 @@ import uuid
 
 from compiler.errors import DriverError
 
+from ..guard import push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
+from .config_db import apply_config_db_patch, config_db_patch, parse_config_db
 
 DEFAULTS = {
-    "config_db_path": "/etc/sonic/config_db.json",
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
-    "config_reload_command": "sudo config reload -y",
+    "running_config_command": "show runningconfiguration all",
+    "apply_patch_command": "sudo config apply-patch {path}",
+    "save_command": "sudo config save -y",
+    "patch_dir": "/tmp",
     "frr_reload_command": "sudo /usr/lib/frr/frr-reload.py --reload {path}",
     "vtysh": "sudo vtysh",
     "drain_command": "sudo TSA",
@@ -34,6 +50,7 @@ DEFAULTS = {
     "version_command": "cat /etc/sonic/sonic_version.yml",
 }
 FILES = ("config_db.json", "frr.conf")
+CONFIG_DB = "config_db.json"
 CHUNK = 4096  # base64 characters per shell line: well under ARG_MAX and the terminal's line editor limits
 
 
@@ -41,6 +58,10 @@ class NetmikoSonicDriver(DeviceDriver):
     def __init__(self, hostname: str, address: str, username: str, password: str = "", *, port: int = 22,
                  key_file: str = "", optional_args: dict | None = None, timeout: int = 60):
         self.hostname = hostname
+        unknown = sorted(set(optional_args or {}) - set(DEFAULTS))
+        if unknown:  # e.g. config_db_path / config_reload_command of the old replace + reload push
+            raise DriverError(f"{hostname}: optional_args {unknown} are not SONiC driver options (known: "
+                              f"{sorted(DEFAULTS)}); the push applies a JSON patch, it never writes config_db.json")
         self.options = {**DEFAULTS, **(optional_args or {})}
         self._connection_args = {"device_type": "linux", "host": address, "port": port, "username": username,
                                  "timeout": timeout, "conn_timeout": timeout, "fast_cli": False}
@@ -97,33 +118,71 @@ class NetmikoSonicDriver(DeviceDriver):
 
     # --------------------------------------------------------------------------------------------- config
 
-    def _path(self, name: str) -> str:
-        return self.options["config_db_path"] if name == "config_db.json" else self.options["frr_conf_path"]
+    def normalize(self, files: ConfigFiles) -> ConfigFiles:
+        out = dict(files)
+        if out.get(CONFIG_DB, "").strip():
+            out[CONFIG_DB] = normalize_config_db(out[CONFIG_DB], what=f"{self.hostname}: {CONFIG_DB}")
+        return out
 
     def get_running_config(self) -> ConfigFiles:
-        files = {}
-        for name in FILES:
-            path = shlex.quote(self._path(name))
-            # base64 keeps the bytes exact (the SSH channel would turn LF into CRLF and eat trailing blanks).
-            encoded = self.run(f"test -f {path} && base64 -w0 {path} || true")
-            files[name] = base64.b64decode("".join(encoded.split())).decode() if encoded.strip() else ""
+        running_db = self.run(self.options["running_config_command"])
+        files = {CONFIG_DB: normalize_config_db(running_db, what=f"{self.hostname}: running CONFIG_DB")}
+        path = shlex.quote(self.options["frr_conf_path"])
+        # base64 keeps the bytes exact (the SSH channel would turn LF into CRLF and eat trailing blanks).
+        encoded = self.run(f"test -f {path} && base64 -w0 {path} || true")
+        files["frr.conf"] = base64.b64decode("".join(encoded.split())).decode() if encoded.strip() else ""
         return files
 
     def load_candidate(self, config: ConfigFiles) -> None:
         unknown = set(config) - set(FILES)
-        if unknown or "config_db.json" not in config:
+        if unknown or CONFIG_DB not in config:
             raise DriverError(f"{self.hostname}: SONiC takes {list(FILES)}, got {sorted(config)}")
         try:
-            json.loads(config["config_db.json"])
+            json.loads(config[CONFIG_DB])
         except ValueError as exc:
             raise DriverError(f"{self.hostname}: config_db.json is not valid JSON: {exc}") from exc
         self._candidate = dict(config)
 
+    def _plan(self, candidate: ConfigFiles, *, owned_only: bool = True) -> tuple[ConfigFiles, list[dict], ConfigFiles]:
+        """(running files, JSON Patch, files the device would run afterwards); guarded when ``owned_only``."""
+        running = self.get_running_config()
+        running_db = parse_config_db(running[CONFIG_DB], what=f"{self.hostname}: running CONFIG_DB")
+        candidate_db = parse_config_db(candidate[CONFIG_DB], what=f"{self.hostname}: candidate {CONFIG_DB}")
+        patch = config_db_patch(running_db, candidate_db, owned_only=owned_only)
+        effective = {CONFIG_DB: dump_config_db(apply_config_db_patch(running_db, patch)),
+                     "frr.conf": candidate.get("frr.conf", running["frr.conf"])}
+        if owned_only:
+            push_guard(device=self.hostname, platform="sonic", running=running, effective=effective)
+        return running, patch, effective
+
     def compare(self) -> str:
+        """The JSON Patch ``config apply-patch`` would get (one operation a line) and the frr.conf diff."""
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: compare without a loaded candidate")
-        running = self.get_running_config()
-        return config_diff({k: v for k, v in running.items() if k in self._candidate}, self._candidate)
+        running, patch, effective = self._plan(self._candidate)
+        return patch_text(patch) + config_diff({"frr.conf": running["frr.conf"]}, {"frr.conf": effective["frr.conf"]})
+
+    def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
+        """Offline (change sets, drift): the same patch text + frr.conf diff as ``compare``, so tables we merge and
+        do not render (MGMT_*, platform data) never show up as removals."""
+        running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
+        intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")
+        frr_after = intended.get("frr.conf", running.get("frr.conf", ""))
+        return patch_text(config_db_patch(running_db, intended_db)) + config_diff(
+            {"frr.conf": running.get("frr.conf", "")}, {"frr.conf": frr_after})
+
+    def is_at(self, config: ConfigFiles) -> bool:
+        """At the intent when the patch is empty and frr.conf is the same (tables we merge may hold more)."""
+        self.load_candidate(config)
+        try:
+            running, patch, effective = self._plan(self._candidate)
+            return not patch and running["frr.conf"] == effective["frr.conf"]
+        finally:
+            self._candidate = None
+
+    def runs_exactly(self, config: ConfigFiles) -> bool:
+        return self.normalize(self.get_running_config()) == self.normalize(
+            {name: text for name, text in config.items() if name in FILES})
 
     def _write_file(self, path: str, text: str) -> None:
         encoded = base64.b64encode(text.encode()).decode()
@@ -134,28 +193,47 @@ class NetmikoSonicDriver(DeviceDriver):
         self.run(f"base64 -d {temporary}.b64 > {temporary} && rm -f {temporary}.b64 && mv {temporary} "
                  f"{shlex.quote(path)}")  # rename: a reader never sees half a file
 
+    def _apply(self, running: ConfigFiles, patch: list[dict], frr_conf: str) -> None:
+        drained = self.is_drained()
+        if patch:
+            path = f"{self.options['patch_dir'].rstrip('/')}/ft-{uuid.uuid4().hex[:8]}.json-patch"
+            self._write_file(path, json.dumps(patch, indent=2) + "\n")
+            try:
+                self.run(self.options["apply_patch_command"].format(path=shlex.quote(path)), timeout=600)
+            finally:
+                self.run(f"rm -f {shlex.quote(path)}", check=False)
+            if self.options["save_command"]:
+                self.run(self.options["save_command"], timeout=300)
+        if frr_conf != running["frr.conf"]:
+            path = self.options["frr_conf_path"]
+            self._write_file(path, frr_conf)
+            self.run(self.options["frr_reload_command"].format(path=shlex.quote(path)), timeout=300)
+            if drained:  # frr-reload removed the traffic-shift route-maps: a drained switch stays drained
+                self.drain()
+
     def commit(self) -> None:
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: commit without a loaded candidate")
-        self._write_file(self.options["config_db_path"], self._candidate["config_db.json"])
-        if self.options["config_reload_command"]:
-            command = self.options["config_reload_command"].format(path=shlex.quote(self.options["config_db_path"]))
-            self.run(command, timeout=600)
-        if "frr.conf" in self._candidate:
-            path = self.options["frr_conf_path"]
-            self._write_file(path, self._candidate["frr.conf"])
-            self.run(self.options["frr_reload_command"].format(path=shlex.quote(path)), timeout=300)
+        running, patch, effective = self._plan(self._candidate)
+        self._apply(running, patch, effective["frr.conf"])
         self._candidate = None
 
     def discard(self) -> None:
         self._candidate = None
 
     def rollback(self, previous: ConfigFiles | None = None) -> None:
-        """SONiC has no commit checkpoints: roll back by pushing the previous files again."""
+        """Back to ``previous`` exactly: the full JSON Patch (every table) and frr.conf, then a byte comparison."""
         if previous is None:
             raise DriverError(f"{self.hostname}: SONiC rollback needs the previous config")
-        self.load_candidate({name: text for name, text in previous.items() if name in FILES})
-        self.commit()
+        target = self.normalize({name: text for name, text in previous.items() if name in FILES})
+        if CONFIG_DB not in target:
+            raise DriverError(f"{self.hostname}: SONiC rollback needs the previous {CONFIG_DB}, got {sorted(previous)}")
+        running, patch, _ = self._plan(target, owned_only=False)
+        self._apply(running, patch, target.get("frr.conf", running["frr.conf"]))
+        now = self.normalize(self.get_running_config())
+        different = [name for name in sorted(target) if now.get(name) != target[name]]
+        if different:
+            raise DriverError(f"{self.hostname}: after the rollback {different} differ from the saved running config")
 
     # --------------------------------------------------------------------------------------------- drain/upgrade
 
@@ -188,3 +266,16 @@ class NetmikoSonicDriver(DeviceDriver):
         version = self.run(self.options["version_command"], check=False).strip()[:200]
         return Health(bgp_established=len(peers) - len(down), bgp_total=len(peers), routes=routes,
                       evpn_routes=evpn_routes, down_peers=down, version=version)
+
+
+def dump_config_db(document: dict) -> str:
+    """One byte-stable text per CONFIG_DB content (sorted keys), so saved and re-read configs compare as bytes."""
+    return json.dumps(document, indent=4, sort_keys=True) + "\n"
+
+
+def normalize_config_db(text: str, *, what: str) -> str:
+    return dump_config_db(parse_config_db(text, what=what))
+
+
+def patch_text(patch: list[dict]) -> str:
+    return "".join(json.dumps(op, sort_keys=True) + "\n" for op in patch)

@@ -34,6 +34,7 @@ from compiler.errors import DriverError, TwinError
 from labs import ownership, runtime
 from labs.shell import ip_batch, ns_exec, run
 
+from ..guard import push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
 
 ETC_FRR = Path("/etc/frr")
@@ -162,6 +163,15 @@ class TwinDriver(DeviceDriver):
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: commit without a loaded candidate")
         candidate = self._candidate
+        # The same guard as every driver: no change to a management VRF or to the FT-DRAIN drain state. The drain is
+        # device state carried over (re-applied after the reload below), so both sides are compared with it.
+        drain = (self.etc / "ft-drain.conf").read_text() if self.is_drained() else ""
+        running = self.get_running_config()
+        push_guard(device=self.hostname, platform="frr", running={**running, "frr.conf": running["frr.conf"] + drain},
+                   effective={**candidate, "frr.conf": candidate["frr.conf"] + drain})
+        self._apply(candidate)
+
+    def _apply(self, candidate: ConfigFiles) -> None:
         new_plan = json.loads(candidate["linux-plan.json"])
         try:
             self._apply_plan_delta(self._applied_plan(), new_plan)
@@ -200,7 +210,7 @@ class TwinDriver(DeviceDriver):
         if previous is None:
             raise DriverError(f"{self.hostname}: twin rollback needs the previous config")
         self.load_candidate(previous)
-        self.commit()
+        self._apply(self._candidate)  # not guarded: the config the node ran before, management and drain included
 
     def _write_etc(self, name: str, text: str) -> None:
         path = self.etc / name

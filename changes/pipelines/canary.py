@@ -117,7 +117,7 @@ class CanaryPipeline:
             try:
                 with self.ctx.step(Phase.ROLLBACK, device, ROLLBACK_WAVE, config_hash=row.running_hash) as step:
                     driver = self.ctx.driver(device)
-                    if driver.is_at(row.running_files):
+                    if driver.runs_exactly(row.running_files):
                         step.result = Result.SKIPPED
                         step.output = "already back on the previous config"
                     else:

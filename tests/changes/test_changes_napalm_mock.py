@@ -1,7 +1,7 @@
 """The NAPALM EOS driver's logic against NAPALM's own mock driver (recorded responses in napalm_mock/<scenario>/).
 
 No real EOS device can be reached here: these tests prove what the driver sends and how it reads answers
-(push = replace candidate, compare, commit; empty diff = discard, no commit; errors name the device), not eAPI.
+(push = replace candidate, compare, commit with a timer, confirm; empty diff = discard, no commit; errors name the device), not eAPI.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from changes.drivers.napalm_eos import NapalmEosDriver
 from compiler.errors import DriverError
 
 RECORDED = Path(__file__).parent / "napalm_mock"
-INTENDED = {"startup-config": "hostname leaf1\n!\nvlan 10\n!\nvlan 30\n   name net30\n!\nend\n"}
+MANAGEMENT = "interface Management1\n   ip address 192.0.2.11/24\n!\n"
+INTENDED = {"startup-config": "hostname leaf1\n!\nvlan 10\n!\nvlan 30\n   name net30\n!\n" + MANAGEMENT + "end\n"}
 
 
 def _driver(scenario: str) -> NapalmEosDriver:
@@ -24,11 +25,12 @@ def _driver(scenario: str) -> NapalmEosDriver:
 
 def test_push_replaces_then_is_at_and_health():
     with _driver("eos_push") as driver:
-        assert driver.get_running_config() == {"startup-config": "hostname leaf1\n!\nvlan 10\n!\nend\n"}
+        assert driver.get_running_config() == {"startup-config": "hostname leaf1\n!\nvlan 10\n!\n" + MANAGEMENT + "end\n"}
         diff = driver.push(INTENDED)
         assert "+vlan 30" in diff
         mock = driver.device
         assert mock.calls["commit_config"] == 1 and mock.calls["load_replace_candidate"] == 1
+        assert mock.calls["confirm_commit"] == 1 and not mock.has_pending_commit()  # commit-confirm, confirmed
         assert driver.is_at(INTENDED)  # the device now reports an empty diff: no second commit
         assert mock.calls["commit_config"] == 1 and mock.calls["discard_config"] == 1
         health = driver.health()
@@ -40,7 +42,7 @@ def test_push_replaces_then_is_at_and_health():
 def test_commit_error_names_the_device_and_hides_the_password():
     with _driver("eos_commit_error") as driver, pytest.raises(DriverError) as error:
         driver.push(INTENDED)
-    assert "leaf1" in str(error.value) and "commit_config failed" in str(error.value)
+    assert "leaf1" in str(error.value) and "commit_config (commit timer) failed" in str(error.value)
     assert "s3cret-Pa55" not in str(error.value) and "s3cret-Pa55" not in repr(driver)
 
 

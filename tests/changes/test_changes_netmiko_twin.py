@@ -2,8 +2,9 @@
 management veth) -> read/write config files, reload FRR with frr-reload.py, read BGP health with vtysh.
 
 Needs root, FRR and /usr/sbin/sshd (apt-get install openssh-server); skipped with the reason otherwise. The twin
-has no SONiC CLI, so ``config reload -y`` is replaced by a JSON validation of the written config_db.json (stated
-in docs/changes.md); everything else is the command the driver runs on a SONiC box, pointed at the twin's paths.
+has no SONiC CLI, so ``show runningconfiguration all`` is ``cat`` of a config_db.json file and ``config apply-patch``
+is a stand-in script applying the JSON Patch to that file with the project's own RFC 6902 code (stated in
+docs/changes.md); everything else is the command the driver runs on a SONiC box, pointed at the twin's paths.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -27,6 +29,16 @@ from labs.shell import run
 
 pytestmark = [pytest.mark.twin, pytest.mark.slow]
 SSHD = "/usr/sbin/sshd"
+REPO = Path(__file__).resolve().parents[2]
+GCU_STAND_IN = f"""import json, sys
+sys.path.insert(0, {str(REPO)!r})
+from changes.drivers.config_db import apply_config_db_patch
+patch_path, db_path = sys.argv[1:]
+with open(db_path) as db, open(patch_path) as patch:
+    result = apply_config_db_patch(json.load(db), json.load(patch))
+with open(db_path, "w") as db:
+    db.write(json.dumps(result, indent=4) + "\\n")
+"""
 CONFIG_DB = {"DEVICE_METADATA": {"localhost": {"hostname": "leaf1", "bgp_asn": "65101", "type": "LeafRouter"}},
              "VLAN": {"Vlan10": {"vlanid": "10"}}}
 
@@ -70,16 +82,22 @@ def sonic_over_ssh(twin_required, tmp_path):
         (sonic_dir / "frr").mkdir(parents=True)
         (sonic_dir / "config_db.json").write_text(json.dumps(CONFIG_DB, indent=4) + "\n")
         (sonic_dir / "frr" / "frr.conf").write_text(topology.nodes_by_name["leaf1"].frr_conf)
-        options = {
-            "config_db_path": str(sonic_dir / "config_db.json"),
+        (sonic_dir / "gcu_stand_in.py").write_text(GCU_STAND_IN)
+        options = {  # the twin has no SONiC CLI: CONFIG_DB is a file, apply-patch a stand-in, nothing to save
+            "running_config_command": f"cat {sonic_dir / 'config_db.json'}",
+            "apply_patch_command": f"{sys.executable} {sonic_dir / 'gcu_stand_in.py'} {{path}} "
+                                   f"{sonic_dir / 'config_db.json'}",
+            "save_command": "",
+            "patch_dir": str(sonic_dir),
+            "drain_status_command": "echo 'System Mode: Normal'",
             "frr_conf_path": str(sonic_dir / "frr" / "frr.conf"),
-            "config_reload_command": "python3 -m json.tool {path} > /dev/null",  # the twin has no SONiC CLI
             "frr_reload_command": f"/usr/lib/frr/frr-reload.py --reload --pathspace {netns} {{path}}",
             "vtysh": f"vtysh -N {netns}",
             "version_command": "echo twin",
         }
         driver = NetmikoSonicDriver("leaf1", mgmt_ip, "root", key_file=str(keys / "client_key"), optional_args=options)
-        yield {"driver": driver, "netns": netns, "frr_conf": topology.nodes_by_name["leaf1"].frr_conf}
+        yield {"driver": driver, "netns": netns, "frr_conf": topology.nodes_by_name["leaf1"].frr_conf,
+               "config_db": sonic_dir / "config_db.json"}
     finally:
         if sshd is not None:
             sshd.send_signal(signal.SIGTERM)
@@ -100,7 +118,8 @@ def test_netmiko_reads_writes_reloads_and_reads_health_over_ssh(sonic_over_ssh):
                                                                    " neighbor FABRIC timers 3 9\n"
                                                                    " neighbor FABRIC description pushed-by-netmiko\n")}
         diff = driver.push(intended)
-        assert '"Vlan30"' in diff and "pushed-by-netmiko" in diff
+        assert '"path": "/VLAN/Vlan30"' in diff and "pushed-by-netmiko" in diff
+        assert json.loads((sonic_over_ssh["config_db"]).read_text())["VLAN"]["Vlan30"] == {"vlanid": "30"}
         assert driver.is_at(intended)
         live = run(["vtysh", "-N", netns, "-c", "show running-config"]).stdout
         assert "neighbor FABRIC description pushed-by-netmiko" in live  # FRR really applied it
@@ -110,6 +129,7 @@ def test_netmiko_reads_writes_reloads_and_reads_health_over_ssh(sonic_over_ssh):
             time.sleep(1)
         assert health.bgp_total == 1 and health.routes > 0
         driver.rollback(running)
+        assert driver.get_running_config() == running  # byte-identical after the rollback
         assert driver.is_at(running)
         assert "pushed-by-netmiko" not in run(["vtysh", "-N", netns, "-c", "show running-config"]).stdout
         with pytest.raises(DriverError, match="not valid JSON"):

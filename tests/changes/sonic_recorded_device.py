@@ -1,0 +1,97 @@
+"""A recorded SONiC switch behind the Netmiko driver: replaces the Netmiko connection (``send_command``).
+
+It records every shell command the driver runs and answers from sonic_recorded/: the running CONFIG_DB as
+``show runningconfiguration all`` prints it, frr.conf, TSC's mode line, the Generic Config Updater's output. It
+keeps the files the driver writes (the base64 chunks, the atomic rename) and applies a ``config apply-patch`` to its
+CONFIG_DB (add/replace/remove, RFC 6902) so what the driver reads back is what the patch produced. Any command it
+does not know (``config reload``, ``config load``, ...) fails with "command not found" and stays in the log.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+import shlex
+from pathlib import Path
+
+from changes.drivers.config_db import apply_config_db_patch
+
+RECORDED = Path(__file__).parent / "sonic_recorded"
+FRR_CONF = "/etc/sonic/frr/frr.conf"
+_WRAPPED = re.compile(r"^echo (__ft_out_\w+__); (.*); echo (__ft_rc_\w+__)\$\?$", re.DOTALL)
+
+
+class RecordedSonicConnection:
+    def __init__(self):
+        self.config_db = json.loads((RECORDED / "show_runningconfiguration_all.json").read_text())
+        self.files = {FRR_CONF: (RECORDED / "frr.conf").read_text()}
+        self.frr_running = self.files[FRR_CONF]
+        self.saved: dict | None = None
+        self.patches: list[list[dict]] = []
+        self.fail_patch = False
+        self.commands: list[str] = []
+
+    def disconnect(self) -> None:
+        pass
+
+    @property
+    def tsa(self) -> bool:
+        return self.config_db.get("BGP_DEVICE_GLOBAL", {}).get("STATE", {}).get("tsa_enabled") == "true"
+
+    def send_command(self, wrapped: str, **kwargs) -> str:
+        match = _WRAPPED.match(wrapped)
+        assert match, wrapped
+        start, command, end = match.groups()
+        self.commands.append(command)
+        output, rc = self._run(command)
+        body = output if not output or output.endswith("\n") else output + "\n"
+        return f"{wrapped}\r\n{start}\r\n{body.replace(chr(10), chr(13) + chr(10))}{end}{rc}\r\n"
+
+    def _run(self, command: str) -> tuple[str, int]:
+        words = shlex.split(command.split(" && ")[0]) if command else []
+        if command == "show runningconfiguration all":
+            return json.dumps(self.config_db, indent=4), 0
+        if match := re.fullmatch(r"test -f (\S+) && base64 -w0 \S+ \|\| true", command):
+            text = self.files.get(match.group(1))
+            return ("" if text is None else base64.b64encode(text.encode()).decode()), 0
+        if match := re.fullmatch(r": > (\S+)", command):
+            self.files[match.group(1)] = ""
+            return "", 0
+        if match := re.fullmatch(r"printf %s (\S+) >> (\S+)", command):
+            self.files[match.group(2)] = self.files.get(match.group(2), "") + match.group(1)
+            return "", 0
+        if match := re.fullmatch(r"base64 -d (\S+)\.b64 > \1 && rm -f \1\.b64 && mv \1 (\S+)", command):
+            temporary, path = match.groups()
+            self.files[path] = base64.b64decode(self.files.pop(temporary + ".b64")).decode()
+            self.files.pop(temporary, None)
+            return "", 0
+        if words[:3] == ["sudo", "config", "apply-patch"] and len(words) == 4:
+            if self.fail_patch:
+                return (RECORDED / "apply-patch.failed").read_text(), 1
+            patch = json.loads(self.files[words[3]])
+            self.config_db = apply_config_db_patch(self.config_db, patch)
+            self.patches.append(patch)
+            return (RECORDED / "apply-patch.ok").read_text(), 0
+        if words[:2] == ["rm", "-f"]:
+            self.files.pop(words[2], None)
+            return "", 0
+        if command == "sudo config save -y":
+            self.saved = copy.deepcopy(self.config_db)
+            return "Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json\n", 0
+        if words[:3] == ["sudo", "/usr/lib/frr/frr-reload.py", "--reload"]:
+            self.frr_running = self.files[words[3]]
+            return "", 0
+        if command == "sudo TSC":
+            return (RECORDED / ("TSC.maintenance" if self.tsa else "TSC.normal")).read_text(), 0
+        if command == "sudo vtysh -c 'show bgp summary json'":
+            # The peer on Ethernet8 (10.1.0.6) is up only while Ethernet8 has its routed address.
+            up = "Ethernet8|10.1.0.7/31" in self.config_db.get("INTERFACE", {})
+            return (RECORDED / f"bgp_summary.{'established' if up else 'one_down'}.json").read_text(), 0
+        if command == "cat /etc/sonic/sonic_version.yml":
+            return (RECORDED / "sonic_version.yml").read_text(), 0
+        if command == "sudo TSA":
+            self.config_db.setdefault("BGP_DEVICE_GLOBAL", {}).setdefault("STATE", {})["tsa_enabled"] = "true"
+            return "System Mode: Normal -> Maintenance\n", 0
+        return f"bash: {words[0] if words else command}: command not found\n", 127
