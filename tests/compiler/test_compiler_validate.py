@@ -96,7 +96,7 @@ NEGATIVE_CASES = [
     ("unnumbered_on_eos", lambda d: (d["clos"].update(platform="eos"), d["intent"].update(underlay="unnumbered")),
      "underlay", "unnumbered", "not supported by the EOS renderer"),
     ("vrf_name_long", lambda d: d["intent"]["tenants"][0].update(vrf="TENANT_WITH_LONG_NAME"), "tenants[A].vrf",
-     "TENANT_WITH_LONG_NAME", "1..15 characters"),
+     "TENANT_WITH_LONG_NAME", "at most 15 allowed"),
     ("transit_vlan_clash", lambda d: _net(d, "net20").update(vlan_id=3002), "tenants[B].l3vni", 50002,
      "transit VLAN 3002 of this L3VNI is used by network net20"),
     ("hold_time", lambda d: d["intent"].update(bgp={"keepalive_s": 10, "hold_s": 9}), "bgp.hold_s", 9, "RFC 4271"),
