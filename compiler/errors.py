@@ -59,6 +59,10 @@ class AllocationError(IntentValidationError):
     """A pool is exhausted, overlaps another pool, or an allocation would collide."""
 
 
+class UnsafePathError(IntentValidationError):
+    """A name would leave its directory (``..``, ``/``, an absolute path, a symlink out of the output root)."""
+
+
 class InventoryError(FabricTwinError):
     """The inventory cannot be used as given (unknown device, interface in two cables, ...)."""
 

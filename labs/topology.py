@@ -19,7 +19,7 @@ from compiler.errors import FieldError, IntentValidationError
 # Linux IFNAMSIZ is 16 including the trailing NUL.
 MAX_IFNAME = 15
 # Node names become part of netns names, FRR pathspaces and file names: keep them shell- and path-safe.
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")  # fullmatch: "$" would accept a trailing newline
 _PREFIX = re.compile(r"^[a-z][a-z0-9]{2,11}$")
 
 
@@ -128,7 +128,7 @@ def validate_topology(topology: TwinTopology) -> None:
         errors.append(FieldError("name_prefix", topology.name_prefix, "must be 3-12 lowercase letters/digits"))
     names: set[str] = set()
     for index, node in enumerate(topology.nodes):
-        if not _SAFE_NAME.match(node.name):
+        if not _SAFE_NAME.fullmatch(node.name):
             errors.append(FieldError(f"nodes[{index}].name", node.name, "use letters, digits, '_', '.', '-'"))
         if node.name in names:
             errors.append(FieldError(f"nodes[{index}].name", node.name, "duplicate node name"))
@@ -138,7 +138,7 @@ def validate_topology(topology: TwinTopology) -> None:
             continue
         errors.extend(_plan_errors(node))
     for index, host in enumerate(topology.hosts):
-        if not _SAFE_NAME.match(host.name):
+        if not _SAFE_NAME.fullmatch(host.name):
             errors.append(FieldError(f"hosts[{index}].name", host.name, "use letters, digits, '_', '.', '-'"))
         if host.name in names:
             errors.append(FieldError(f"hosts[{index}].name", host.name, "name already used by another node or host"))
