@@ -28,7 +28,7 @@ from functools import lru_cache
 from itertools import chain
 from operator import attrgetter
 
-from compiler.errors import FieldError, IntentValidationError, RenderError
+from compiler.errors import FieldError, IntentValidationError, RenderError, UnsafePathError
 
 # Linux IFNAMSIZ is 16 bytes including the terminating NUL (include/uapi/linux/if.h), so a kernel interface
 # name has at most 15 characters; dev_valid_name() (net/core/dev.c) also refuses "/", ":", whitespace, "." and
@@ -128,7 +128,7 @@ def _problem(kind: NameKind, value: str, max_length: int, blank: bool) -> str | 
     if kind.pattern is not None and not kind.pattern.fullmatch(value):
         return f"must be {kind.allowed}"
     if kind.reserved and value.lower() in kind.reserved:
-        return f"{value!r} is reserved"
+        return f"is reserved ({', '.join(sorted(kind.reserved - {'.', '..'}))} cannot be used)"
     return None
 
 
@@ -154,7 +154,9 @@ def path_component(kind: NameKind | str, value: object, field: str) -> str:
     kind = KINDS[kind] if isinstance(kind, str) else kind
     if not kind.path_safe:
         raise ValueError(f"{kind.key} names are not path-safe")  # a programming error, not an input error
-    check_name(kind, value, field)
+    problem = name_problem(kind, value)
+    if problem:
+        raise UnsafePathError(FieldError(field, value, f"cannot be a path component: {problem}"))
     return value  # type: ignore[return-value]
 
 
