@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from compiler import model as core
 from compiler.errors import FieldError, IntentValidationError, InventoryError
-from compiler.names import inventory_name_errors
+from compiler.names import OBJECT_NAME, TEXT, inventory_name_errors, name_problem
 
 from .constants import PLATFORM_DEFAULTS
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
@@ -150,7 +150,7 @@ def inventory_persist(*, inventory: core.Inventory, site: str | None = None, des
     A cable label that already joins other ports raises InventoryError rather than silently moving it.
     """
     result = PersistResult()
-    _check_references(inventory)
+    _check_references(inventory, site=site, description=description)
     site_name = site or next((rack.site for rack in inventory.racks if rack.site), DEFAULT_SITE)
     site_obj, created = Site.objects.get_or_create(name=site_name)
     result.count("created", "Site", int(created))
@@ -173,10 +173,14 @@ def inventory_persist(*, inventory: core.Inventory, site: str | None = None, des
     return result
 
 
-def _check_references(inventory: core.Inventory) -> None:
+def _check_references(inventory: core.Inventory, *, site: str | None = None, description: str | None = None) -> None:
     # Names first (compiler.names: the grammar the models, the API and the compiler use), then every other column
     # through the model fields' own validators, so bulk writes refuse what a form or the API would refuse.
     errors = inventory_name_errors(inventory) or inventory_field_errors(inventory)
+    for path, kind, value in (("fabric.site", OBJECT_NAME, site), ("fabric.description", TEXT, description)):
+        problem = name_problem(kind, value, blank=True) if value is not None else None
+        if problem:
+            errors.append(FieldError(path, value, problem))
     racks, models = inventory.racks_by_name, inventory.models_by_name
     for switch in inventory.switches:
         if switch.rack is not None and switch.rack not in racks:
