@@ -23,7 +23,7 @@ _POOLS = core.Pools()
 _BGP = core.BgpPolicy()
 _INTENT = core.FabricIntent(name="", inventory_fabric="")
 
-MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}\Z")  # \Z: "$" would accept a trailing newline
 
 
 def validate_ipv4_prefix(value: str) -> None:
