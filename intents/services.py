@@ -28,7 +28,7 @@ from compiler.blast import BlastRadius, blast_radius
 from compiler.diff import config_diff as text_diff
 from compiler.diff import structured_diff
 from compiler.errors import FabricTwinError, FieldError, IntentValidationError
-from compiler.names import HOSTNAME, OBJECT_NAME, path_component
+from compiler.names import HOSTNAME, OBJECT_NAME, name_problem, object_name_errors, path_component
 from compiler.natural import natural_key
 from compiler.paths import archive_member, safe_join
 from compiler.scenario import intent_from_dict
@@ -518,6 +518,9 @@ def fabric_intent_apply(*, data: dict, fabric=None) -> FabricIntent:
     raw = dict(data.get("intent", data))
     if fabric is None:
         fabric_name = raw.get("inventory_fabric") or data.get("fabric") or (data.get("clos") or {}).get("name")
+        problem = name_problem(OBJECT_NAME, fabric_name) if fabric_name is not None else None
+        if problem:  # before any query: PostgreSQL refuses even to compare with a NUL
+            raise IntentValidationError(FieldError("intent.inventory_fabric", fabric_name, problem))
         fabric = Fabric.objects.filter(name=fabric_name).first()
         if fabric is None:
             raise IntentValidationError(FieldError("intent.inventory_fabric", fabric_name,
@@ -527,6 +530,10 @@ def fabric_intent_apply(*, data: dict, fabric=None) -> FabricIntent:
     if not raw.get("name"):
         raise IntentValidationError(FieldError("intent.name", raw.get("name"), "a fabric intent needs a name"))
     intent = intent_from_dict(raw, inventory_snapshot(fabric))
+    name_errors: list[FieldError] = []
+    object_name_errors(intent, "intent", name_errors)  # the name grammar before any lookup by name
+    if name_errors:
+        raise IntentValidationError(name_errors)
 
     fabric_intent = FabricIntent.objects.filter(name=intent.name).first() or FabricIntent(name=intent.name)
     values = {"fabric": fabric}

@@ -181,6 +181,8 @@ def _check_references(inventory: core.Inventory, *, site: str | None = None, des
         problem = name_problem(kind, value, blank=True) if value is not None else None
         if problem:
             errors.append(FieldError(path, value, problem))
+    if errors:  # before the lookups below: PostgreSQL refuses even to compare with a NUL
+        raise IntentValidationError(errors)
     racks, models = inventory.racks_by_name, inventory.models_by_name
     for switch in inventory.switches:
         if switch.rack is not None and switch.rack not in racks:

@@ -185,3 +185,53 @@ def test_archive_stream_is_readable(run):
     buffer, name = services.compile_run_archive(run=run, kind="tar.gz")
     assert name == f"ref-intent-run{run.pk}.tar.gz"
     assert tarfile.open(fileobj=io.BytesIO(buffer.read()), mode="r:gz").getnames()
+
+
+# --------------------------------------------------------------------------------------------- intent YAML import
+
+INTENT_YAML = {
+    "intent": {
+        "name": "lab", "inventory_fabric": "ref",
+        "tenants": [{"name": "A", "vrf": "TENANT_A"}],
+        "networks": [{"name": "net10", "tenant": "A", "vlan_id": 10, "subnet": "10.10.0.0/24",
+                      "gateway": "10.10.0.1"}],
+        "roce_classes": [{"name": "roce", "dscp": [26], "priority": 3, "traffic_class": 3, "lossless": True}],
+    },
+}
+INTENT_CASES = [(path, value) for path in (("name",), ("tenants", 0, "name"), ("tenants", 0, "vrf"),
+                                           ("networks", 0, "name"), ("roce_classes", 0, "name"))
+                for value in ["a\nb", "x\n", "x\x00y", "a\u2028b", "../x", "/abs", "a/b", "x" * 300]]
+INTENT_CASES += [(("tenants", 0, "vrf"), "default"), (("tenants", 0, "vrf"), "mgmt")]
+
+
+@pytest.mark.parametrize("path, value", INTENT_CASES, ids=[f"{'.'.join(map(str, p))}={v!r}"[:60]
+                                                          for p, v in INTENT_CASES])
+def test_intent_yaml_import_refuses_hostile_names(fabric, tmp_path, path, value):
+    import copy
+
+    import yaml
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    data = copy.deepcopy(INTENT_YAML)
+    target = data["intent"]
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+    source = tmp_path / "intent.yaml"
+    source.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(CommandError) as caught:
+        call_command("intent_apply", str(source), stdout=io.StringIO(), stderr=io.StringIO())
+    message = str(caught.value)
+    assert path[-1] in message, message
+    assert not FabricIntent.objects.exists() and not Tenant.objects.exists()
+
+
+def test_intent_yaml_import_accepts_the_valid_document(fabric, tmp_path):
+    import yaml
+    from django.core.management import call_command
+
+    source = tmp_path / "intent.yaml"
+    source.write_text(yaml.safe_dump(INTENT_YAML), encoding="utf-8")
+    call_command("intent_apply", str(source), stdout=io.StringIO())
+    assert FabricIntent.objects.filter(name="lab").exists()

@@ -70,6 +70,8 @@ NUMBER_FIELDS = [
 CHOICE_FIELDS = [
     (("switches", 0, "role"), ["boss", "leaf\n", ""]),
     (("switches", 0, "platform"), ["ios", "eos\n"]),
+    (("switches", 0, "model"), ["nope", "x\x00y", "../m"]),
+    (("switches", 0, "rack"), ["nowhere", "x\x00y"]),
     (("switches", 0, "status"), ["on fire", "planned\n"]),
     (("cables", 0, "cable_type"), ["cat5", "dac\n"]),
     (("switches", 0, "mgmt_ip"), ["999.1.1.1", "10.0.0.1\n", "x"]),
