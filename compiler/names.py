@@ -28,7 +28,7 @@ from functools import lru_cache
 from itertools import chain
 from operator import attrgetter
 
-from compiler.errors import FieldError, IntentValidationError, RenderError, UnsafePathError
+from compiler.errors import FieldError, RenderError, UnsafePathError
 
 # Linux IFNAMSIZ is 16 bytes including the terminating NUL (include/uapi/linux/if.h), so a kernel interface
 # name has at most 15 characters; dev_valid_name() (net/core/dev.c) also refuses "/", ":", whitespace, "." and
@@ -140,13 +140,6 @@ def name_problem(kind: NameKind | str, value: object, *, max_length: int | None 
         return f"must be a string, not {type(value).__name__}"
     limit = kind.max_length if max_length is None else min(max_length, kind.max_length)
     return _problem(kind, value, limit, blank)
-
-
-def check_name(kind: NameKind | str, value: object, field: str, **options) -> None:
-    """Raise IntentValidationError naming ``field`` and ``value`` if ``value`` is not a valid ``kind``."""
-    problem = name_problem(kind, value, **options)
-    if problem:
-        raise IntentValidationError(FieldError(field, value, problem))
 
 
 def path_component(kind: NameKind | str, value: object, field: str) -> str:
