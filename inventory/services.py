@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 
 from django.core.exceptions import FieldDoesNotExist, ValidationError
-from django.db import connection, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 from tqdm import tqdm
 
 from compiler import model as core
@@ -140,7 +140,6 @@ def _optic_values(optic: core.Optic) -> dict:
             "serial": optic.serial}
 
 
-@transaction.atomic
 def inventory_persist(*, inventory: core.Inventory, site: str | None = None, description: str | None = None,
                       progress: bool = False) -> PersistResult:
     """Upsert ``inventory`` by natural keys (idempotent and growable; never renames, never re-cables).
@@ -148,7 +147,18 @@ def inventory_persist(*, inventory: core.Inventory, site: str | None = None, des
     Natural keys: site/fabric/switch-model names, rack (site, name), switch hostname, server name,
     interface (switch, name), NIC port (server, name), cable label, optic by the port it sits in.
     A cable label that already joins other ports raises InventoryError rather than silently moving it.
+    One transaction: on any error nothing is saved. A database constraint the checks before the writes did not
+    foresee is an InventoryError naming the constraint, never a traceback.
     """
+    try:
+        return _inventory_persist(inventory=inventory, site=site, description=description, progress=progress)
+    except (IntegrityError, DataError) as error:
+        raise InventoryError(f"the database refused the inventory: {str(error).splitlines()[0]}") from None
+
+
+@transaction.atomic
+def _inventory_persist(*, inventory: core.Inventory, site: str | None, description: str | None,
+                       progress: bool) -> PersistResult:
     result = PersistResult()
     _check_references(inventory, site=site, description=description)
     site_name = site or next((rack.site for rack in inventory.racks if rack.site), DEFAULT_SITE)
@@ -198,6 +208,13 @@ def _check_references(inventory: core.Inventory, *, site: str | None = None, des
     names = [s.hostname for s in inventory.switches] + [s.name for s in inventory.servers]
     for name in sorted(_dupes(names)):
         errors.append(FieldError("hostname", name, "used by more than one device"))
+    for kind, devices, attribute in (("switches", inventory.switches, "hostname"), ("servers", inventory.servers, "name")):
+        for device in devices:  # the switch/server_u_position_needs_rack constraints
+            if device.u_position is not None and device.rack is None:
+                errors.append(FieldError(f"{kind}[{getattr(device, attribute)}].u_position", device.u_position,
+                                         "a U position needs a rack"))
+        for serial in sorted(_dupes(d.serial for d in devices if d.serial)):  # *_unique_serial constraints
+            errors.append(FieldError(f"{kind}.serial", serial, "serial number used by more than one device"))
     # Natural keys the upsert relies on: a duplicate would be one row written twice (an IntegrityError).
     for kind, keys in (("switch_models", [m.name for m in inventory.switch_models]),
                        ("racks", [(r.site, r.name) for r in inventory.racks]),

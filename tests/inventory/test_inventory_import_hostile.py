@@ -283,3 +283,44 @@ def test_netbox_decimal_position_as_string_is_read(tmp_path):
     (directory / "devices.json").write_text(json.dumps(document))
     call_command("netbox_import", str(directory), "--fabric", "nb", stdout=io.StringIO())
     assert Switch.objects.count() == 4
+
+
+def _leaf_paths(value, path=()) -> list[tuple]:
+    """Every leaf of the document, the first item of each list standing for all of them."""
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _leaf_paths(item, path + (key,))]
+    if isinstance(value, list) and value and isinstance(value[0], (dict, list)):
+        return _leaf_paths(value[0], path + (0,))
+    return [path]
+
+
+ANY_TYPE = [None, "x\x00y", "a\nb", -1, 2**64, float("nan"), [], {"k": "v"}, True]
+
+
+@pytest.mark.slow  # ~3 minutes on the shared 2-core machine: ~540 imports
+@pytest.mark.django_db
+def test_yaml_import_every_field_with_every_type(tmp_path):
+    """Each leaf of the document replaced by each of 9 values of the wrong kind: either imported (the value is
+    valid there) or refused as ``file: ...`` lines with nothing saved; never another exception."""
+    from django.db import transaction
+
+    file = tmp_path / "inventory.yaml"
+    unexpected, refused, imported = [], 0, 0
+    for path in _leaf_paths(BASE):
+        for value in ANY_TYPE:
+            file.write_text(yaml.safe_dump(_set(BASE, path, value), allow_unicode=True), encoding="utf-8")
+            with transaction.atomic():
+                before = _row_counts()
+                try:
+                    call_command("fabric_import", str(file), stdout=io.StringIO(), stderr=io.StringIO())
+                    imported += 1
+                except CommandError as error:
+                    refused += 1
+                    if not all(line.startswith(str(file)) for line in str(error).splitlines()) \
+                            or _row_counts() != before:
+                        unexpected.append((path, value, str(error)[:200]))
+                except Exception as error:  # noqa: BLE001 - the point of the test
+                    unexpected.append((path, value, f"{type(error).__name__}: {error}"[:200]))
+                transaction.set_rollback(True)
+    assert unexpected == [], unexpected[:10]
+    assert refused > imported > 0
