@@ -324,3 +324,41 @@ def test_yaml_import_every_field_with_every_type(tmp_path):
                 transaction.set_rollback(True)
     assert unexpected == [], unexpected[:10]
     assert refused > imported > 0
+
+
+@pytest.mark.slow  # ~30 s: one import per (field, value)
+@pytest.mark.django_db
+def test_netbox_import_every_field_with_every_type(tmp_path):
+    """Each leaf of the first record of each dump file replaced by each wrong-kind value: imported, skipped or
+    refused as ``file: ...`` lines with nothing saved; never another exception."""
+    from django.db import transaction
+
+    directory = _dump(tmp_path)
+    unexpected, runs = [], 0
+    for endpoint in ("racks", "devices", "interfaces", "cables", "inventory-items"):
+        original = (directory / f"{endpoint}.json").read_text()
+        document, records = _records(directory, endpoint)
+        for path in _leaf_paths(records[0]):
+            for value in [None, "x\x00y", -1, 2**64, [], {"k": "v"}]:
+                changed = copy.deepcopy(document)
+                target = changed["results"][0] if isinstance(changed, dict) else changed[0]
+                for part in path[:-1]:
+                    target = target[part]
+                target[path[-1]] = value
+                (directory / f"{endpoint}.json").write_text(json.dumps(changed))
+                runs += 1
+                with transaction.atomic():
+                    before = _row_counts()
+                    try:
+                        call_command("netbox_import", str(directory), "--fabric", "nb",
+                                     stdout=io.StringIO(), stderr=io.StringIO())
+                    except CommandError as error:
+                        if not all(line.startswith(str(directory)) for line in str(error).splitlines()) \
+                                or _row_counts() != before:
+                            unexpected.append((endpoint, path, value, str(error)[:200]))
+                    except Exception as error:  # noqa: BLE001 - the point of the test
+                        unexpected.append((endpoint, path, value, f"{type(error).__name__}: {error}"[:200]))
+                    transaction.set_rollback(True)
+        (directory / f"{endpoint}.json").write_text(original)
+    assert unexpected == [], unexpected[:10]
+    assert runs > 100
