@@ -234,7 +234,7 @@ class FabricBuildSerializer(serializers.Serializer):
     spine_platform = serializers.ChoiceField(choices=PlatformChoices.choices, required=False, allow_null=True,
                                              default=None)
     rack_power_budget_kw = serializers.FloatField(min_value=0.0, max_value=1000.0, default=40.0)
-    name_prefix = serializers.RegexField(r"^[A-Za-z0-9_-]{0,20}\Z", required=False, default="", allow_blank=True)
+    name_prefix = serializers.RegexField(r"^[A-Za-z0-9-]{0,20}\Z", required=False, default="", allow_blank=True)
     mgmt_pool = serializers.CharField(required=False, default="172.16.0.0/16", max_length=18)
     server_mgmt_pool = serializers.CharField(required=False, default="172.20.0.0/16", max_length=18)
 

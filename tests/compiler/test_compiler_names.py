@@ -267,3 +267,16 @@ def test_deliberately_broken_render_guard_lets_a_line_in(monkeypatch):
 def test_compile_fabric_refuses_before_rendering(base_snapshot):
     with pytest.raises(IntentValidationError, match="hostname"):
         compile_fabric(_switch(base_snapshot, 0, hostname="spine1\nhostname evil"))
+
+
+@pytest.mark.parametrize("prefix, ok", [("b-", True), ("pod2", True), ("b_", False), ("-b", False), ("ä", False),
+                                        ("b\n", False), ("../", False)])
+def test_clos_name_prefix_must_start_hostnames(prefix, ok):
+    from compiler.clos import ClosParams, plan_clos
+
+    params = ClosParams(name="p", spines=1, leaves=1, servers_per_leaf=0, name_prefix=prefix)
+    if ok:
+        assert plan_clos(params).switches[0].hostname.startswith(prefix)
+    else:
+        with pytest.raises(IntentValidationError, match="name_prefix"):
+            plan_clos(params)

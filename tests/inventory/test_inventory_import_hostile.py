@@ -297,7 +297,7 @@ def _leaf_paths(value, path=()) -> list[tuple]:
 ANY_TYPE = [None, "x\x00y", "a\nb", -1, 2**64, float("nan"), [], {"k": "v"}, True]
 
 
-@pytest.mark.slow  # ~3 minutes on the shared 2-core machine: ~540 imports
+@pytest.mark.slow  # ~3 minutes on the shared 2-core machine: 639 imports
 @pytest.mark.django_db
 def test_yaml_import_every_field_with_every_type(tmp_path):
     """Each leaf of the document replaced by each of 9 values of the wrong kind: either imported (the value is
