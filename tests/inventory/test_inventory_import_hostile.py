@@ -294,13 +294,13 @@ def _leaf_paths(value, path=()) -> list[tuple]:
     return [path]
 
 
-ANY_TYPE = [None, "x\x00y", "a\nb", -1, 2**64, float("nan"), [], {"k": "v"}, True]
+ANY_TYPE = [None, "x\x00y", -1, 2**64, [], {"k": "v"}]  # line breaks, NaN, bools: the targeted cases above
 
 
-@pytest.mark.slow  # ~3 minutes on the shared 2-core machine: 639 imports
+@pytest.mark.slow  # ~1 minute on the shared 2-core machine: 426 imports
 @pytest.mark.django_db
 def test_yaml_import_every_field_with_every_type(tmp_path):
-    """Each leaf of the document replaced by each of 9 values of the wrong kind: either imported (the value is
+    """Each leaf of the document replaced by each of 6 values of the wrong kind: either imported (the value is
     valid there) or refused as ``file: ...`` lines with nothing saved; never another exception."""
     from django.db import transaction
 
