@@ -8,6 +8,8 @@ Devices are referred to by hostname (the inventory's unique key) so change recor
 from django.conf import settings
 from django.db import models
 
+from twin import names
+
 from .choices import (
     AuditActionChoices,
     DriverChoices,
@@ -119,7 +121,7 @@ class DeviceEndpoint(models.Model):
     Fernet-encrypted at rest (see changes.credentials); ``secret_file`` / ``password_env`` let operators keep the
     password out of the database entirely."""
 
-    hostname = models.CharField(max_length=63, unique=True)
+    hostname = models.CharField(max_length=63, unique=True, validators=[names.hostname])
     driver = models.CharField(max_length=20, choices=DriverChoices.choices)
     address = models.CharField(max_length=255, help_text="management IP or DNS name")
     port = models.PositiveIntegerField(default=22)

@@ -22,6 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from compiler.errors import DriverError, FieldError, IntentValidationError
+from compiler.names import HOSTNAME, VERSION, name_problem
 from twin.policy import APPROVE_PRODUCTION, user_has
 
 from .audit import audit_record
@@ -53,7 +54,7 @@ DEFAULT_POLICY = {
     "target_version": "",
     "devices": [],  # rolling upgrade: which devices (empty: every spine)
 }
-TWIN_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,15}$")  # as labs.topology: it becomes part of paths and netns names
+TWIN_PREFIX = re.compile(r"[a-z][a-z0-9]{2,15}")  # as labs.topology: it becomes part of paths and netns names
 KNOWN_CHECKS = {"static", "rehearsal", "bgp", "evpn", "ping", "mtu", "health"}
 
 
@@ -196,8 +197,18 @@ def _policy_errors(policy: dict, kind: str) -> list[FieldError]:
                                  or not 0 < fraction <= 1):
         errors.append(FieldError("policy.max_spine_fraction", fraction, "must be a number in (0, 1]"))
     prefix = policy.get("twin_prefix")
-    if isinstance(prefix, str) and prefix and not TWIN_PREFIX.match(prefix):
+    if isinstance(prefix, str) and prefix and not TWIN_PREFIX.fullmatch(prefix):
         errors.append(FieldError("policy.twin_prefix", prefix, "a twin prefix is 3-16 lowercase letters/digits"))
+    version = policy.get("target_version")
+    problem = name_problem(VERSION, version, blank=True) if isinstance(version, str) else None
+    if problem:  # compiler.names: "4.1\nreload now" is not a version (it would reach a device's install command)
+        errors.append(FieldError("policy.target_version", version, problem))
+    canary_policy = policy.get("canary") if isinstance(policy.get("canary"), dict) else {}
+    for field, hosts in (("policy.devices", policy.get("devices")), ("policy.canary.devices", canary_policy.get("devices"))):
+        for host in hosts if _string_list(hosts) else ():  # the hostname grammar, as in the inventory
+            problem = name_problem(HOSTNAME, host)
+            if problem:
+                errors.append(FieldError(field, host, problem))
     if kind == RolloutKindChoices.ROLLING_UPGRADE and not policy.get("target_version"):
         errors.append(FieldError("policy.target_version", policy.get("target_version"),
                                  "a rolling upgrade needs the version to install"))

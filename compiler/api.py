@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from compiler.allocate import allocate
 from compiler.facts import FabricFacts, build_facts
 from compiler.model import Platform, Snapshot
-from compiler.render import render_device, supported_platforms
+from compiler.render import render_device, render_device_platforms, supported_platforms
 from compiler.structured import build_structured_configs
 from compiler.validate import check_intent, validate_intent
 
@@ -97,8 +97,7 @@ def _compile(snapshot: Snapshot, platforms: Iterable[str] | None) -> CompileResu
     for host, config in structured.items():
         rendered[host] = {}
         hashes[host] = {}
-        for platform in platforms_for(config["platform"], wanted):
-            files = render_device(config, platform)
+        for platform, files in render_device_platforms(config, platforms_for(config["platform"], wanted)).items():
             rendered[host][platform] = files
             hashes[host][platform] = files_sha256(files)
     return CompileResult(snapshot=snapshot, facts=facts, structured=structured, rendered=rendered, hashes=hashes)

@@ -36,6 +36,7 @@ from .model import (
     Switch,
     SwitchModelSpec,
 )
+from .names import HOSTNAME, name_problem
 
 OS_VERSIONS = {Platform.EOS: "4.32.2F", Platform.SONIC: "SONiC.202405", Platform.FRR: "FRR 8.4.4"}
 
@@ -320,8 +321,10 @@ def _check_params(params: ClosParams) -> None:
                 errors.append(FieldError(field_name, value, "needs at least a /16 (a /16 gives 250 x 250 addresses)"))
         except ValueError:
             errors.append(FieldError(field_name, value, "must be an IPv4 prefix such as 172.16.0.0/16"))
-    if params.name_prefix and not all(ch.isalnum() or ch in "-_" for ch in params.name_prefix):
-        errors.append(FieldError("name_prefix", params.name_prefix, "letters, digits, '-' and '_' only"))
+    # The prefix starts every hostname, so it must start an RFC 1123 label (compiler.names.HOSTNAME).
+    if params.name_prefix and name_problem(HOSTNAME, f"{params.name_prefix}x"):
+        errors.append(FieldError("name_prefix", params.name_prefix,
+                                 "letters, digits and '-' only, starting with a letter or digit (it starts hostnames)"))
     if not errors and params.planes > params.spines:
         errors.append(FieldError("planes", params.planes, f"cannot exceed the number of spines ({params.spines})"))
     if errors:

@@ -5,6 +5,7 @@ Every error names the field and the offending value so an engineer can fix the i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -40,6 +41,12 @@ class IntentValidationError(FabricTwinError):
     def __reduce__(self):
         return (self.__class__, (self.errors,))
 
+    def report_lines(self, source: str | Callable[[str], str]) -> list[str]:
+        """One ``source: field: value: reason`` line per error (importers print these); ``source`` is the file
+        name, or a function of the field path for inputs spread over several files."""
+        return [f"{source if isinstance(source, str) else source(error.field)}: {_one_line(error.field)}: "
+                f"{error.value!r}: {_one_line(error.message)}" for error in self.errors]
+
     def as_dict(self) -> dict[str, list[str]]:
         """Field -> messages, the shape DRF uses for 400 responses."""
         out: dict[str, list[str]] = {}
@@ -50,6 +57,10 @@ class IntentValidationError(FabricTwinError):
 
 class AllocationError(IntentValidationError):
     """A pool is exhausted, overlaps another pool, or an allocation would collide."""
+
+
+class UnsafePathError(IntentValidationError):
+    """A name would leave its directory (``..``, ``/``, an absolute path, a symlink out of the output root)."""
 
 
 class InventoryError(FabricTwinError):
@@ -70,6 +81,11 @@ class TwinError(FabricTwinError):
 
 class DriverError(FabricTwinError):
     """A device driver failed to read from or write to a device."""
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every non-printable character escaped (a field path may embed a hostile name)."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _jsonable(value: object) -> object:

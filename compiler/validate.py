@@ -27,17 +27,13 @@ from compiler.model import (
     Snapshot,
     Underlay,
 )
+from compiler.names import VRF_NAME, name_problem, snapshot_name_errors
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.topology import VTEP_ROLES, server_port_of
 
 MAX_ASN = 4294967295  # 4-byte ASN space, RFC 6793
-MAC_RE = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
-LINUX_IFNAME_MAX = 15  # IFNAMSIZ - 1: a VRF is a netdev on Linux/FRR/SONiC
+MAC_RE = re.compile(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}")
 HEADROOM_POLICIES = ("dynamic", "static")
-# Names a tenant VRF must not take (compared case-insensitively): "default" is the global routing table on EOS,
-# FRR and Linux (EOS rejects `vrf instance default`); "all" is the keyword of `show ... vrf all` on EOS and FRR;
-# "mgmt" is the management VRF (SONiC's fixed name, `mgmt`; ours on EOS, MGMT, compiler.render.eos).
-RESERVED_VRF_NAMES = frozenset({"default", "all", "mgmt"})
 TRANSIT_VLAN_BASE = 3000  # tenant transit VLAN = 3000 + (l3vni - l3vni_first + 1), see structured/vxlan_vrf.py
 
 
@@ -50,6 +46,9 @@ def check_intent(snapshot: Snapshot) -> Allocations:
     errors: list[FieldError] = []
     allocations = None
     inventory, intent = snapshot.inventory, snapshot.intent
+    # The name grammar first (compiler.names, the same rules as the Django models): a name with a line break or
+    # a "/" must never reach a renderer or a path, whatever else is wrong.
+    errors.extend(snapshot_name_errors(snapshot))
     _check_inventory(inventory, intent, errors)
     _check_fabric(intent, errors)
     _check_pools(inventory, intent, errors)
@@ -256,7 +255,7 @@ def _check_fabric(intent: FabricIntent, errors: list[FieldError]) -> None:
         errors.append(FieldError("bgp.bfd_interval_ms", bgp.bfd_interval_ms,
                                  "BFD interval must be >= 50 ms and multiplier 1..255"))
     mac = intent.anycast_gateway_mac
-    if not MAC_RE.match(mac or ""):
+    if not MAC_RE.fullmatch(mac or ""):
         errors.append(FieldError("anycast_gateway_mac", mac, "not a MAC address aa:bb:cc:dd:ee:ff"))
     elif int(mac[:2], 16) & 1:
         errors.append(FieldError("anycast_gateway_mac", mac, "must be a unicast MAC (group bit of octet 1 set)"))
@@ -351,12 +350,8 @@ def _check_tenants_and_networks(inventory: Inventory, intent: FabricIntent, snap
         if tenant.name in tenants:
             errors.append(FieldError(f"{field}.name", tenant.name, "duplicate tenant name"))
         tenants[tenant.name] = tenant
-        if not tenant.vrf or len(tenant.vrf) > LINUX_IFNAME_MAX or not re.match(r"^[A-Za-z0-9_.-]+$", tenant.vrf):
-            errors.append(FieldError(f"{field}.vrf", tenant.vrf,
-                                     f"VRF name must be 1..{LINUX_IFNAME_MAX} characters of letters, digits, _ . -"))
-        elif tenant.vrf.lower() in RESERVED_VRF_NAMES:
-            errors.append(FieldError(f"{field}.vrf", tenant.vrf,
-                                     f"reserved VRF name (reserved: {', '.join(sorted(RESERVED_VRF_NAMES))}, any case)"))
+        if name_problem(VRF_NAME, tenant.vrf):
+            pass  # reported by snapshot_name_errors (compiler.names), reserved names included
         elif tenant.vrf in vrf_owner:
             errors.append(FieldError(f"{field}.vrf", tenant.vrf, f"VRF already used by tenant {vrf_owner[tenant.vrf]}"))
         vrf_owner.setdefault(tenant.vrf, tenant.name)

@@ -28,7 +28,9 @@ from compiler.blast import BlastRadius, blast_radius
 from compiler.diff import config_diff as text_diff
 from compiler.diff import structured_diff
 from compiler.errors import FabricTwinError, FieldError, IntentValidationError
+from compiler.names import HOSTNAME, OBJECT_NAME, name_problem, object_name_errors, path_component
 from compiler.natural import natural_key
+from compiler.paths import archive_member, safe_join
 from compiler.scenario import intent_from_dict
 from compiler.topology import FABRIC_ASN_ROLES
 from compiler.validate import check_intent
@@ -429,14 +431,19 @@ def _config_rows(run: CompileRun, devices: Iterable[str] | None = None, platform
 
 def compile_run_write(*, run: CompileRun, out_dir: Path, devices: Iterable[str] | None = None,
                       platforms: Iterable[str] | None = None) -> list[Path]:
-    """Write ``<out>/<fabric intent>/<device>/<platform>/<file>`` for every stored config of ``run``."""
-    root = Path(out_dir) / run.fabric_intent.name
+    """Write ``<out>/<fabric intent>/<device>/<platform>/<file>`` for every stored config of ``run``.
+
+    Every name passes the grammar and every path is resolved and kept inside ``out_dir`` (compiler.paths): an
+    intent named ``../x``, a hostname ``/etc`` or a symlink planted under ``out/`` is an UnsafePathError, and
+    nothing is written for it."""
+    intent_name = path_component(OBJECT_NAME, run.fabric_intent.name, "intent.name")
     written = []
     for hostname, platform, files in _config_rows(run, devices, platforms):
-        folder = root / hostname / platform
-        folder.mkdir(parents=True, exist_ok=True)
+        path_component(HOSTNAME, hostname, "hostname")
         for name, text in files.items():
-            path = folder / name
+            path = safe_join(out_dir, intent_name, hostname, platform, name,
+                             fields=("intent.name", "hostname", "platform", "file"))
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             written.append(path)
     return written
@@ -450,19 +457,22 @@ def compile_run_archive(*, run: CompileRun, kind: str = "tar.gz"):
     file object (spooled to disk past 64 MB) and the download file name."""
     if kind not in ARCHIVE_KINDS:
         raise IntentValidationError(FieldError("kind", kind, f"one of {', '.join(ARCHIVE_KINDS)}"))
-    prefix = run.fabric_intent.name
+    prefix = path_component(OBJECT_NAME, run.fabric_intent.name, "intent.name")
+    fields = ("intent.name", "hostname", "platform", "file")
     buffer = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
     if kind == "zip":
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for hostname, platform, files in _config_rows(run):
+                path_component(HOSTNAME, hostname, "hostname")
                 for name, text in files.items():
-                    archive.writestr(f"{prefix}/{hostname}/{platform}/{name}", text)
+                    archive.writestr(archive_member(prefix, hostname, platform, name, fields=fields), text)
     else:
         with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
             for hostname, platform, files in _config_rows(run):
+                path_component(HOSTNAME, hostname, "hostname")
                 for name, text in files.items():
                     data = text.encode()
-                    info = tarfile.TarInfo(f"{prefix}/{hostname}/{platform}/{name}")
+                    info = tarfile.TarInfo(archive_member(prefix, hostname, platform, name, fields=fields))
                     info.size, info.mode = len(data), 0o644
                     info.mtime = int(run.finished.timestamp()) if run.finished else 0
                     archive.addfile(info, io.BytesIO(data))
@@ -520,6 +530,9 @@ def fabric_intent_apply(*, data: dict, fabric=None) -> FabricIntent:
     raw = dict(data.get("intent", data))
     if fabric is None:
         fabric_name = raw.get("inventory_fabric") or data.get("fabric") or (data.get("clos") or {}).get("name")
+        problem = name_problem(OBJECT_NAME, fabric_name) if fabric_name is not None else None
+        if problem:  # before any query: PostgreSQL refuses even to compare with a NUL
+            raise IntentValidationError(FieldError("intent.inventory_fabric", fabric_name, problem))
         fabric = Fabric.objects.filter(name=fabric_name).first()
         if fabric is None:
             raise IntentValidationError(FieldError("intent.inventory_fabric", fabric_name,
@@ -529,6 +542,10 @@ def fabric_intent_apply(*, data: dict, fabric=None) -> FabricIntent:
     if not raw.get("name"):
         raise IntentValidationError(FieldError("intent.name", raw.get("name"), "a fabric intent needs a name"))
     intent = intent_from_dict(raw, inventory_snapshot(fabric))
+    name_errors: list[FieldError] = []
+    object_name_errors(intent, "intent", name_errors)  # the name grammar before any lookup by name
+    if name_errors:
+        raise IntentValidationError(name_errors)
 
     fabric_intent = FabricIntent.objects.filter(name=intent.name).first() or FabricIntent(name=intent.name)
     values = {"fabric": fabric}

@@ -100,6 +100,13 @@ class _Reader:
             return None if default is _MISSING else default
         return value
 
+    def strings(self, data: Any, key: str, path: str) -> list[str]:
+        values = self.get(data, key, list, path, default=[]) or []
+        for index, value in enumerate(values):
+            if not isinstance(value, str):
+                self.errors.append(FieldError(f"{path}.{key}[{index}]", value, "expected str"))
+        return [value for value in values if isinstance(value, str)]
+
     def items(self, data: Any, key: str, path: str) -> list:
         value = self.get(data, key, list, path, default=[])
         return value if isinstance(value, list) else []
@@ -131,7 +138,7 @@ def inventory_from_dict(data: Any) -> tuple[core.Inventory, dict]:
             asic=reader.get(m, "asic", str, path, ""), port_count=reader.get(m, "port_count", int, path),
             max_speed_gbps=reader.get(m, "max_speed_gbps", int, path),
             form_factor=reader.get(m, "form_factor", str, path),
-            breakout_modes=tuple(reader.get(m, "breakout_modes", list, path, [])),
+            breakout_modes=tuple(reader.strings(m, "breakout_modes", path)),
             buffer_mb=reader.get(m, "buffer_mb", float, path, 0.0),
             typical_power_w=reader.get(m, "typical_power_w", float, path, 0.0))
         for index, m in enumerate(reader.items(data, "switch_models", "document"))
@@ -214,6 +221,8 @@ def parse_inventory_yaml(text: str) -> tuple[core.Inventory, dict]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise IntentValidationError(FieldError("document", str(error).splitlines()[0], "is not valid YAML")) from None
+    except RecursionError:
+        raise IntentValidationError(FieldError("document", None, "is nested too deeply")) from None
     return inventory_from_dict(data)
 
 

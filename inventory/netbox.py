@@ -16,6 +16,7 @@ Everything that cannot be mapped is skipped and reported with the reason, never 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,25 +62,35 @@ def load_dump(directory: Path | str) -> dict[str, list[dict]]:
             data[endpoint] = []
             continue
         try:
-            document = json.loads(path.read_text())
+            document = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as error:
             raise IntentValidationError(FieldError(str(path), error.msg, "is not valid JSON")) from None
+        except UnicodeDecodeError as error:
+            raise IntentValidationError(FieldError(str(path), error.reason, "is not UTF-8 text")) from None
+        except RecursionError:
+            raise IntentValidationError(FieldError(str(path), None, "is nested too deeply")) from None
+        except OSError as error:
+            raise IntentValidationError(FieldError(str(path), error.strerror, "cannot be read")) from None
         data[endpoint] = document["results"] if isinstance(document, dict) and "results" in document else document
         if not isinstance(data[endpoint], list):
             raise IntentValidationError(FieldError(str(path), type(document).__name__, "expected a list or a page"))
     return data
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""  # a non-string where NetBox writes a string reads as absent
+
+
 def _slug(obj: Any) -> str:
-    return (obj or {}).get("slug") or "" if isinstance(obj, dict) else ""
+    return _text(obj.get("slug")) if isinstance(obj, dict) else ""
 
 
 def _name(obj: Any) -> str:
-    return (obj or {}).get("name") or "" if isinstance(obj, dict) else ""
+    return _text(obj.get("name")) if isinstance(obj, dict) else ""
 
 
 def _value(obj: Any) -> str:
-    return obj.get("value") or "" if isinstance(obj, dict) else (obj or "")
+    return _text(obj.get("value")) if isinstance(obj, dict) else _text(obj)
 
 
 def _platform(slug: str) -> str | None:
@@ -102,7 +113,7 @@ def _form_factor(type_value: str) -> str | None:
 
 def _speed_gbps(interface: dict) -> int | None:
     if interface.get("speed"):
-        return int(interface["speed"]) // 1_000_000  # NetBox stores kbps
+        return _int(interface["speed"]) // 1_000_000  # NetBox stores kbps
     prefix = _value(interface.get("type")).split("base")[0].lower()  # "400gbase-x-qsfpdd" -> "400g"
     return int(prefix[:-1]) if prefix.endswith("g") and prefix[:-1].isdigit() else None
 
@@ -111,13 +122,98 @@ def _address(ip: Any) -> str | None:
     return ip["address"].split("/")[0] if isinstance(ip, dict) and ip.get("address") else None
 
 
+# The shapes netbox_to_inventory reads: per endpoint, the keys that must be objects (or null), numbers (or null),
+# and the keys every record needs. Checked before mapping, so a hostile dump is a list of FieldErrors
+# (``devices.json[3].position``), never a traceback.
+# ("type", "status" and "length_unit" are choice values: an object {value, label} or a bare string; _value reads
+# either and anything else as absent.)
+_OBJECT_KEYS = ("role", "device_role", "platform", "device", "site", "location", "rack", "device_type",
+                "custom_fields", "primary_ip4", "manufacturer")
+_NUMBER_KEYS = {"racks": ("u_height",), "devices": ("position",), "interfaces": ("mtu", "speed"),
+                "cables": ("length",), "inventory-items": ()}
+_CUSTOM_NUMBER_KEYS = ("power_budget_kw", "plane", "gpu_count", "power_w", "rail", "reach_m")
+_REQUIRED = {"racks": (("id", int), ("name", str)), "devices": (("id", int),),
+             "interfaces": (("id", int), ("name", str)), "cables": (("id", int),), "inventory-items": ()}
+# NetBox's own limit for integer fields (PostgreSQL integer); anything larger is not a NetBox value.
+_NETBOX_INT_MAX = 2**31 - 1
+
+
+def _number_problem(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return "expected a number"
+    try:
+        number = float(value)
+    except ValueError:
+        return "expected a number"
+    if not math.isfinite(number) or abs(number) > _NETBOX_INT_MAX:
+        return f"must be a finite number within +-{_NETBOX_INT_MAX}"
+    return None
+
+
+def _int(value: Any) -> int:
+    """NetBox numbers arrive as JSON numbers or, for decimals (device ``position``), as strings like "10.0"."""
+    return int(float(value))
+
+
+def check_dump(data: dict[str, list]) -> list[FieldError]:
+    """Every record of ``data`` whose shape netbox_to_inventory cannot read, as ``<endpoint>.json[i].key``."""
+    errors: list[FieldError] = []
+    for endpoint in ENDPOINTS:
+        for index, record in enumerate(data.get(endpoint, [])):
+            path = f"{endpoint}.json[{index}]"
+            if not isinstance(record, dict):
+                errors.append(FieldError(path, type(record).__name__, "expected an object"))
+                continue
+            for key, kind in _REQUIRED[endpoint]:
+                value = record.get(key)
+                if not isinstance(value, kind) or isinstance(value, bool):
+                    errors.append(FieldError(f"{path}.{key}", value, f"is required and must be {kind.__name__}"))
+            for key in _OBJECT_KEYS:
+                if record.get(key) is not None and not isinstance(record[key], dict):
+                    errors.append(FieldError(f"{path}.{key}", record[key], "expected an object or null"))
+            for key in _NUMBER_KEYS[endpoint]:
+                problem = _number_problem(record.get(key))
+                if problem:
+                    errors.append(FieldError(f"{path}.{key}", record[key], problem))
+            custom = record.get("custom_fields")
+            for key in _CUSTOM_NUMBER_KEYS if isinstance(custom, dict) else ():
+                problem = _number_problem(custom.get(key))
+                if problem:
+                    errors.append(FieldError(f"{path}.custom_fields.{key}", custom[key], problem))
+            if isinstance(custom, dict) and custom.get("media") is not None and not isinstance(custom["media"], str):
+                errors.append(FieldError(f"{path}.custom_fields.media", custom["media"], "expected a string"))
+            for key in ("name", "label", "description", "serial", "part_id"):
+                if record.get(key) is not None and not isinstance(record[key], str):
+                    errors.append(FieldError(f"{path}.{key}", record[key], "expected a string or null"))
+            for side in ("a_terminations", "b_terminations"):
+                ends = record.get(side)
+                if ends is not None and (not isinstance(ends, list) or not all(isinstance(e, dict) for e in ends)):
+                    errors.append(FieldError(f"{path}.{side}", ends, "expected a list of objects"))
+            if endpoint == "inventory-items" and not isinstance(record.get("component_id"), (int, type(None))):
+                errors.append(FieldError(f"{path}.component_id", record["component_id"], "expected an integer"))
+    return errors
+
+
 def netbox_to_inventory(data: dict[str, list[dict]], *, fabric: str) -> NetboxImport:
+    errors = check_dump(data)
+    if errors:
+        raise IntentValidationError(errors)
+    try:
+        return _to_inventory(data, fabric)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        # check_dump covers the shapes we know of; anything else is still the input's fault, reported as such.
+        raise IntentValidationError(FieldError("dump", None, f"cannot be read: {type(error).__name__}: {error}")) from None
+
+
+def _to_inventory(data: dict[str, list[dict]], fabric: str) -> NetboxImport:
     skipped: list[tuple[str, str]] = []
     racks = {}
     for rack in data.get("racks", []):
         racks[rack["id"]] = core.Rack(
             name=rack["name"], site=_name(rack.get("site")), row=_name(rack.get("location")),
-            position=0, height_u=int(rack.get("u_height") or 42),
+            position=0, height_u=_int(rack.get("u_height") or 42),
             power_budget_kw=float((rack.get("custom_fields") or {}).get("power_budget_kw") or 0.0))
 
     switch_devices, server_devices = {}, {}
@@ -193,16 +289,16 @@ def netbox_to_inventory(data: dict[str, list[dict]], *, fabric: str) -> NetboxIm
         switches.append(core.Switch(
             hostname=device["name"], role=role, platform=platform, model=model_name,
             interfaces=tuple(core.Interface(
-                name=i["name"], speed_gbps=_speed_gbps(i), mtu=int(i.get("mtu") or 9214),
+                name=i["name"], speed_gbps=_speed_gbps(i), mtu=_int(i.get("mtu") or 9214),
                 enabled=bool(i.get("enabled", True)), description=i.get("description") or "",
                 breakout_parent=(breakouts.get(i["name"]) or (None, None))[0],
                 lane=(breakouts.get(i["name"]) or (None, None))[1],
                 optic=optics.get(i["id"])) for i in interfaces),
             rack=rack.name if rack else None,
-            u_position=int(device["position"]) if rack and device.get("position") else None,
+            u_position=_int(device["position"]) if rack and device.get("position") else None,
             os_version=(device.get("custom_fields") or {}).get("os_version") or "",
             mgmt_ip=_address(device.get("primary_ip4")), serial=device.get("serial") or "",
-            status=_status(device), plane=int((device.get("custom_fields") or {}).get("plane") or 0)))
+            status=_status(device), plane=_int((device.get("custom_fields") or {}).get("plane") or 0)))
 
     servers = []
     for device_id, device in server_devices.items():
@@ -210,14 +306,14 @@ def netbox_to_inventory(data: dict[str, list[dict]], *, fabric: str) -> NetboxIm
         custom = device.get("custom_fields") or {}
         nics = []
         for rail, interface in enumerate(interfaces_by_device.get(device_id, [])):
-            nics.append(core.NicPort(name=interface["name"], rail=int((interface.get("custom_fields") or {})
+            nics.append(core.NicPort(name=interface["name"], rail=_int((interface.get("custom_fields") or {})
                                                                       .get("rail", rail)),
-                                     speed_gbps=_speed_gbps(interface), mtu=int(interface.get("mtu") or 9000),
+                                     speed_gbps=_speed_gbps(interface), mtu=_int(interface.get("mtu") or 9000),
                                      optic=optics.get(interface["id"])))
         servers.append(core.Server(
             name=device["name"], nics=tuple(nics), rack=rack.name if rack else None,
-            u_position=int(device["position"]) if rack and device.get("position") else None,
-            gpu_count=int(custom.get("gpu_count") or 8), power_w=float(custom.get("power_w") or 0.0),
+            u_position=_int(device["position"]) if rack and device.get("position") else None,
+            gpu_count=_int(custom.get("gpu_count") or 8), power_w=float(custom.get("power_w") or 0.0),
             mgmt_ip=_address(device.get("primary_ip4")), serial=device.get("serial") or ""))
 
     cables = []
@@ -272,6 +368,24 @@ def _model_from_interfaces(device: dict, interfaces: list[dict]) -> core.SwitchM
         name=device_type.get("model") or "unknown", vendor=_name(device_type.get("manufacturer")) or "unknown",
         asic="", port_count=max(len(interfaces), 1), max_speed_gbps=max(speeds),
         form_factor=cages.most_common(1)[0][0] if cages else "QSFP-DD")
+
+
+def source_file(field: str, directory: Path | str) -> str:
+    """The dump file an error's field path comes from (for ``file: field: value: reason`` reports)."""
+    head = field.split("[", 1)[0].split(".", 1)[0]
+    if field.startswith(tuple(f"{endpoint}.json" for endpoint in ENDPOINTS)):
+        name = field.split("[", 1)[0]
+    elif ".optic" in field:
+        name = "inventory-items.json"
+    elif ".interfaces[" in field or ".nics[" in field:
+        name = "interfaces.json"
+    elif head in ("switches", "servers", "switch_models", "hostname"):
+        name = "devices.json"
+    elif head in ("racks", "cables"):
+        name = f"{head}.json"
+    else:
+        return str(directory)
+    return str(Path(directory) / name)
 
 
 def netbox_import(directory: Path | str, *, fabric: str, progress: bool = False) -> NetboxImport:

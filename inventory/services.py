@@ -6,15 +6,18 @@ Everything runs in one transaction: a failure leaves the database as it was.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 
-from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.core.exceptions import FieldDoesNotExist, ValidationError
+from django.db import DataError, IntegrityError, connection, transaction
 from tqdm import tqdm
 
 from compiler import model as core
 from compiler.errors import FieldError, IntentValidationError, InventoryError
+from compiler.names import OBJECT_NAME, TEXT, inventory_name_errors, name_problem
 
 from .constants import PLATFORM_DEFAULTS
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
@@ -138,7 +141,6 @@ def _optic_values(optic: core.Optic) -> dict:
             "serial": optic.serial}
 
 
-@transaction.atomic
 def inventory_persist(*, inventory: core.Inventory, site: str | None = None, description: str | None = None,
                       progress: bool = False) -> PersistResult:
     """Upsert ``inventory`` by natural keys (idempotent and growable; never renames, never re-cables).
@@ -146,9 +148,20 @@ def inventory_persist(*, inventory: core.Inventory, site: str | None = None, des
     Natural keys: site/fabric/switch-model names, rack (site, name), switch hostname, server name,
     interface (switch, name), NIC port (server, name), cable label, optic by the port it sits in.
     A cable label that already joins other ports raises InventoryError rather than silently moving it.
+    One transaction: on any error nothing is saved. A database constraint the checks before the writes did not
+    foresee is an InventoryError naming the constraint, never a traceback.
     """
+    try:
+        return _inventory_persist(inventory=inventory, site=site, description=description, progress=progress)
+    except (IntegrityError, DataError) as error:
+        raise InventoryError(f"the database refused the inventory: {str(error).splitlines()[0]}") from None
+
+
+@transaction.atomic
+def _inventory_persist(*, inventory: core.Inventory, site: str | None, description: str | None,
+                       progress: bool) -> PersistResult:
     result = PersistResult()
-    _check_references(inventory)
+    _check_references(inventory, site=site, description=description)
     site_name = site or next((rack.site for rack in inventory.racks if rack.site), DEFAULT_SITE)
     site_obj, created = Site.objects.get_or_create(name=site_name)
     result.count("created", "Site", int(created))
@@ -171,8 +184,16 @@ def inventory_persist(*, inventory: core.Inventory, site: str | None = None, des
     return result
 
 
-def _check_references(inventory: core.Inventory) -> None:
-    errors = []
+def _check_references(inventory: core.Inventory, *, site: str | None = None, description: str | None = None) -> None:
+    # Names first (compiler.names: the grammar the models, the API and the compiler use), then every other column
+    # through the model fields' own validators, so bulk writes refuse what a form or the API would refuse.
+    errors = inventory_name_errors(inventory) or inventory_field_errors(inventory)
+    for path, kind, value in (("fabric.site", OBJECT_NAME, site), ("fabric.description", TEXT, description)):
+        problem = name_problem(kind, value, blank=True) if value is not None else None
+        if problem:
+            errors.append(FieldError(path, value, problem))
+    if errors:  # before the lookups below: PostgreSQL refuses even to compare with a NUL
+        raise IntentValidationError(errors)
     racks, models = inventory.racks_by_name, inventory.models_by_name
     for switch in inventory.switches:
         if switch.rack is not None and switch.rack not in racks:
@@ -188,8 +209,120 @@ def _check_references(inventory: core.Inventory) -> None:
     names = [s.hostname for s in inventory.switches] + [s.name for s in inventory.servers]
     for name in sorted(_dupes(names)):
         errors.append(FieldError("hostname", name, "used by more than one device"))
+    for kind, devices, attribute in (("switches", inventory.switches, "hostname"), ("servers", inventory.servers, "name")):
+        for device in devices:  # the switch/server_u_position_needs_rack constraints
+            if device.u_position is not None and device.rack is None:
+                errors.append(FieldError(f"{kind}[{getattr(device, attribute)}].u_position", device.u_position,
+                                         "a U position needs a rack"))
+        for serial in sorted(_dupes(d.serial for d in devices if d.serial)):  # *_unique_serial constraints
+            errors.append(FieldError(f"{kind}.serial", serial, "serial number used by more than one device"))
+    # Natural keys the upsert relies on: a duplicate would be one row written twice (an IntegrityError).
+    for kind, keys in (("switch_models", [m.name for m in inventory.switch_models]),
+                       ("racks", [(r.site, r.name) for r in inventory.racks]),
+                       ("cables", [c.label for c in inventory.cables])):
+        for key in sorted(_dupes(keys), key=str):
+            errors.append(FieldError(f"{kind}[{key}]", key, "appears more than once"))
+    for switch in inventory.switches:
+        for name in sorted(_dupes(i.name for i in switch.interfaces)):
+            errors.append(FieldError(f"switches[{switch.hostname}].interfaces[{name}].name", name,
+                                     "appears more than once on this switch"))
+    for server in inventory.servers:
+        for name in sorted(_dupes(n.name for n in server.nics)):
+            errors.append(FieldError(f"servers[{server.name}].nics[{name}].name", name,
+                                     "appears more than once on this server"))
     if errors:
         raise IntentValidationError(errors)
+
+
+_MODEL_OF = {core.SwitchModelSpec: SwitchModel, core.Rack: Rack, core.Switch: Switch, core.Interface: Interface,
+             core.Server: Server, core.NicPort: NicPort, core.Cable: Cable, core.Optic: Optic}
+
+
+def inventory_field_errors(inventory: core.Inventory) -> list[FieldError]:
+    """Every value of ``inventory`` that its model field would refuse (range, choices, address, length...).
+
+    The builder and the importers write with bulk inserts, which skip model validation; this runs each concrete,
+    non-relational field's ``clean`` on the pure values instead. Values repeat (speeds, MTUs, interface names),
+    so each (field, value) is cleaned once. Floats must also be finite (PostgreSQL stores NaN and Infinity).
+    """
+    if _columns_valid(inventory):
+        return []  # the usual case, in C-speed column passes; the walk below names the fields when not
+    errors: list[FieldError] = []
+    verdicts: dict[tuple, str | None] = {}
+
+    def check(obj: object, path: str) -> None:
+        model = _MODEL_OF[type(obj)]
+        for spec in fields(obj):  # type: ignore[arg-type]
+            value = getattr(obj, spec.name)
+            if isinstance(value, core.Optic):
+                check(value, f"{path}.{spec.name}")
+                continue
+            if value is None or value == "" or isinstance(value, tuple):
+                continue  # stored as the column's blank/NULL; tuples are JSON or child rows checked on their own
+            try:
+                model_field = model._meta.get_field(spec.name)
+            except FieldDoesNotExist:
+                continue
+            if model_field.is_relation or not model_field.concrete:
+                continue  # rack, model, site: resolved by name and reported by _check_references
+            key = (model, spec.name, type(value), value)
+            if key not in verdicts:
+                verdicts[key] = _field_problem(model_field, value)
+            if verdicts[key]:
+                errors.append(FieldError(f"{path}.{spec.name}", value, verdicts[key]))
+
+    for spec in inventory.switch_models:
+        check(spec, f"switch_models[{spec.name}]")
+    for rack in inventory.racks:
+        check(rack, f"racks[{rack.name}]")
+    for switch in inventory.switches:
+        check(switch, f"switches[{switch.hostname}]")
+        for interface in switch.interfaces:
+            check(interface, f"switches[{switch.hostname}].interfaces[{interface.name}]")
+    for server in inventory.servers:
+        check(server, f"servers[{server.name}]")
+        for nic in server.nics:
+            check(nic, f"servers[{server.name}].nics[{nic.name}]")
+    for cable in inventory.cables:
+        check(cable, f"cables[{cable.label}]")
+    return errors
+
+
+def _columns_valid(inventory: core.Inventory) -> bool:
+    """True when every distinct value of every checked column passes its model field (0.3 s instead of 2.3 s for
+    the per-object walk at 1,088 switches: values repeat)."""
+    interfaces = [i for s in inventory.switches for i in s.interfaces]
+    nics = [n for s in inventory.servers for n in s.nics]
+    optics = [port.optic for port in interfaces + nics if port.optic is not None]
+    groups = ((core.SwitchModelSpec, inventory.switch_models), (core.Rack, inventory.racks),
+              (core.Switch, inventory.switches), (core.Interface, interfaces), (core.Server, inventory.servers),
+              (core.NicPort, nics), (core.Cable, inventory.cables), (core.Optic, optics))
+    for cls, objects in groups:
+        model = _MODEL_OF[cls]
+        for spec in fields(cls):
+            try:
+                model_field = model._meta.get_field(spec.name)
+            except FieldDoesNotExist:
+                continue
+            if model_field.is_relation or not model_field.concrete:
+                continue
+            values = set(map(attrgetter(spec.name), objects))
+            for value in values:
+                if value is None or value == "" or isinstance(value, tuple):
+                    continue
+                if _field_problem(model_field, value):
+                    return False
+    return True
+
+
+def _field_problem(model_field, value) -> str | None:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "must be a finite number"
+    try:
+        model_field.clean(value, None)
+    except ValidationError as error:
+        return "; ".join(error.messages)
+    return None
 
 
 def _dupes(names: Iterable[str]) -> set[str]:

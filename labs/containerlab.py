@@ -21,6 +21,8 @@ import yaml
 from compiler.errors import TwinError
 from compiler.hosts import host_addresses
 from compiler.model import Endpoint, Platform
+from compiler.names import HOSTNAME, path_component
+from compiler.paths import safe_join
 
 DEFAULT_IMAGES = {
     "arista_ceos": "ceos:4.32.2F",
@@ -114,11 +116,12 @@ def export(result, out_dir: str | Path, *, images: dict[str, str] | None = None)
         files = result.rendered.get(switch.hostname, {}).get(switch.platform, {})
         if not files:
             raise TwinError(f"{switch.hostname}: no {switch.platform} rendering in this compile result")
-        target = out / "configs" / switch.hostname
-        target.mkdir(parents=True, exist_ok=True)
+        path_component(HOSTNAME, switch.hostname, f"switches[{switch.hostname}].hostname")
         for name, text in files.items():
-            (target / name).write_text(text)
-    path = out / f"{topology['name']}.clab.yml"
+            path = safe_join(out, "configs", switch.hostname, name, fields=("configs", "hostname", "file"))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    path = safe_join(out, f"{topology['name']}.clab.yml", fields=("topology.name",))
     path.write_text(yaml.safe_dump(topology, sort_keys=False))
     return path
 

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from compiler.errors import TwinError
+from compiler.paths import safe_join
 
 from . import ownership
 from .ownership import SHARED_RUN_DIR
@@ -435,7 +436,7 @@ def remove_netns_vrf(state: TwinState, node_name: str, vrf: str) -> None:
     links = json.loads(run(["ip", "-n", namespace, "-j", "link", "show", "type", "veth"], check=False).stdout or "[]")
     ip_batch([f"link set dev {link['ifname']} netns {switch}" for link in links], netns=namespace)
     ip_batch([f"link set dev {link['ifname']} up" for link in links], netns=switch)
-    view = VRF_VIEWS_DIR / switch / vrf
+    view = safe_join(VRF_VIEWS_DIR, switch, vrf, fields=("netns", "vrf"))  # a VRF name never leaves the views dir
     if _is_mountpoint(view):
         run(["umount", "-l", str(view)], check=False)
     with contextlib.suppress(OSError):
@@ -741,7 +742,7 @@ def add_vrf_view(pathspace: str, vrf: str, namespace: str) -> None:
     _ensure_views_root()
     view = VRF_VIEWS_DIR / pathspace
     view.mkdir(exist_ok=True)
-    entry = view / vrf
+    entry = safe_join(view, vrf, fields=("vrf",))  # bind-mounted as root: a VRF name never leaves the views dir
     if _is_mountpoint(entry):
         return
     entry.touch()

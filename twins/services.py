@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
@@ -18,6 +17,7 @@ from django.utils import timezone
 
 from compiler.api import CompileResult
 from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
+from compiler.paths import safe_join
 from intents.adapters import fabric_snapshot
 from intents.models import CompileRun, FabricIntent
 from twin.runs import runner_id
@@ -198,7 +198,7 @@ def _containerlab_up(twin: Twin, fabric_intent: FabricIntent, compile_run: Compi
 
     run = _compile_run(fabric_intent, compile_run)
     result = compile_result_for_run(run=run)
-    out_dir = Path(settings.FT_OUTPUT_DIR) / "containerlab" / twin.prefix
+    out_dir = safe_join(settings.FT_OUTPUT_DIR, "containerlab", twin.prefix, fields=("containerlab", "twin.prefix"))
     topology_file = containerlab.export(result, out_dir)
     twin.compile_run = run
     twin.limitations = [f"containerlab topology exported to {topology_file}"]
@@ -264,7 +264,8 @@ def twin_down(*, twin: Twin, force: bool = False) -> dict:
     if twin.engine == TwinEngineChoices.CONTAINERLAB:
         from labs import containerlab
 
-        topology = next(iter((Path(settings.FT_OUTPUT_DIR) / "containerlab" / twin.prefix).glob("*.clab.yml")), None)
+        lab_dir = safe_join(settings.FT_OUTPUT_DIR, "containerlab", twin.prefix, fields=("containerlab", "twin.prefix"))
+        topology = next(iter(lab_dir.glob("*.clab.yml")), None)
         summary = {"prefix": twin.prefix, "destroyed": False}
         if topology is not None and twin.status in RUNNING:
             containerlab.deploy(topology, destroy=True)

@@ -47,7 +47,7 @@ class FabricBuildForm(forms.Form):
     platform = forms.ChoiceField(choices=PLATFORMS, initial=Platform.EOS, help_text="eos | sonic | frr (the twin runs every device as FRR)")
     rack_power_budget_kw = forms.FloatField(min_value=0, initial=40.0, label="Rack power budget (kW)",
                                             help_text="0 = no budget recorded")
-    name_prefix = forms.RegexField(regex=r"^[A-Za-z0-9_-]{0,20}$", required=False, initial="",
+    name_prefix = forms.RegexField(regex=r"^[A-Za-z0-9-]{0,20}\Z", required=False, initial="",
                                    help_text="prefix for switch, server and rack names: another fabric in the same "
                                              "inventory, e.g. 'b-'")
     mgmt_pool = forms.CharField(max_length=18, required=False, initial="172.16.0.0/16", label="Switch management /16")

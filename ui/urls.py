@@ -1,9 +1,11 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, register_converter
 
+from .converters import NameConverter
 from .views import configs, dashboard, intents, inventory, rollouts, topology, twin, validation
 
 app_name = "ui"
+register_converter(NameConverter, "name")  # object names: any character, "/" included, never a 500
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -13,14 +15,14 @@ urlpatterns = [
     # fabrics and inventory
     path("fabrics/", inventory.fabric_list, name="fabric_list"),
     path("fabrics/build/", inventory.fabric_build, name="fabric_build"),
-    path("fabrics/<str:name>/", inventory.fabric_detail, name="fabric_detail"),
-    path("fabrics/<str:name>/topology/", topology.topology, name="topology"),
-    path("fabrics/<str:name>/topology/link/", topology.topology_link, name="topology_link"),
+    path("fabrics/<name:name>/", inventory.fabric_detail, name="fabric_detail"),
+    path("fabrics/<name:name>/topology/", topology.topology, name="topology"),
+    path("fabrics/<name:name>/topology/link/", topology.topology_link, name="topology_link"),
     path("topology/", topology.topology_pick, name="topology_pick"),
     path("inventory/racks/", inventory.rack_list, name="rack_list"),
     path("inventory/racks/<int:pk>/", inventory.rack_detail, name="rack_detail"),
     path("inventory/switches/", inventory.switch_list, name="switch_list"),
-    path("inventory/switches/<str:hostname>/", inventory.switch_detail, name="switch_detail"),
+    path("inventory/switches/<name:hostname>/", inventory.switch_detail, name="switch_detail"),
     path("inventory/interfaces/", inventory.interface_list, name="interface_list"),
     path("inventory/interfaces/<int:pk>/", inventory.interface_detail, name="interface_detail"),
     path("inventory/optics/", inventory.optic_list, name="optic_list"),
@@ -29,31 +31,31 @@ urlpatterns = [
     path("inventory/cables/<int:pk>/", inventory.cable_detail, name="cable_detail"),
     path("inventory/cables/<int:pk>/edit/", inventory.cable_edit, name="cable_edit"),
     path("inventory/servers/", inventory.server_list, name="server_list"),
-    path("inventory/servers/<str:name>/", inventory.server_detail, name="server_detail"),
+    path("inventory/servers/<name:name>/", inventory.server_detail, name="server_detail"),
     # intents
     path("intents/", intents.intent_list, name="intent_list"),
     path("intents/new/", intents.intent_create, name="intent_create"),
-    path("intents/<str:name>/", intents.intent_detail, name="intent_detail"),
-    path("intents/<str:name>/compile/", intents.intent_compile, name="intent_compile"),
-    path("intents/<str:name>/settings/", intents.object_edit, {"kind": "settings", "pk": 0}, name="intent_settings"),
-    path("intents/<str:name>/roce-defaults/", intents.roce_defaults, name="roce_defaults"),
-    path("intents/<str:name>/<str:kind>/new/", intents.object_edit, name="intent_object_create"),
-    path("intents/<str:name>/<str:kind>/<int:pk>/", intents.object_edit, name="intent_object_edit"),
-    path("intents/<str:name>/<str:kind>/<int:pk>/delete/", intents.object_delete, name="intent_object_delete"),
-    path("intents/<str:name>/<str:kind>/preview/", intents.object_preview, name="intent_object_preview"),
+    path("intents/<name:name>/", intents.intent_detail, name="intent_detail"),
+    path("intents/<name:name>/compile/", intents.intent_compile, name="intent_compile"),
+    path("intents/<name:name>/settings/", intents.object_edit, {"kind": "settings", "pk": 0}, name="intent_settings"),
+    path("intents/<name:name>/roce-defaults/", intents.roce_defaults, name="roce_defaults"),
+    path("intents/<name:name>/<str:kind>/new/", intents.object_edit, name="intent_object_create"),
+    path("intents/<name:name>/<str:kind>/<int:pk>/", intents.object_edit, name="intent_object_edit"),
+    path("intents/<name:name>/<str:kind>/<int:pk>/delete/", intents.object_delete, name="intent_object_delete"),
+    path("intents/<name:name>/<str:kind>/preview/", intents.object_preview, name="intent_object_preview"),
     # configs
     path("configs/", configs.config_pick, name="config_pick"),
-    path("configs/<str:name>/", configs.config_list, name="config_list"),
-    path("configs/<str:name>/<str:hostname>/", configs.config_detail, name="config_detail"),
+    path("configs/<name:name>/", configs.config_list, name="config_list"),
+    path("configs/<name:name>/<name:hostname>/", configs.config_detail, name="config_detail"),
     # validation
     path("validation/", validation.validation_pick, name="validation_pick"),
-    path("validation/<str:name>/", validation.validation_report, name="validation_report"),
-    path("validation/<str:name>/run/", validation.validation_run, name="validation_run"),
+    path("validation/<name:name>/", validation.validation_report, name="validation_report"),
+    path("validation/<name:name>/run/", validation.validation_run, name="validation_run"),
     # twin
     path("twin/", twin.twin_pick, name="twin_pick"),
-    path("twin/<str:name>/", twin.twin_detail, name="twin_detail"),
-    path("twin/<str:name>/status/", twin.twin_status_partial, name="twin_status"),
-    path("twin/<str:name>/<str:action>/", twin.twin_action, name="twin_action"),
+    path("twin/<name:name>/", twin.twin_detail, name="twin_detail"),
+    path("twin/<name:name>/status/", twin.twin_status_partial, name="twin_status"),
+    path("twin/<name:name>/<str:action>/", twin.twin_action, name="twin_action"),
     # rollouts
     path("rollouts/", rollouts.rollout_list, name="rollout_list"),
     path("rollouts/new/", rollouts.rollout_create, name="rollout_create"),

@@ -21,6 +21,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from compiler.names import HOSTNAME, path_component
+from compiler.paths import safe_join
 from validators.context import CheckSkipped
 from validators.findings import Finding, Severity
 
@@ -96,9 +98,12 @@ def write_snapshot(compile_result, directory: Path) -> list[str]:
         platform = config.get("platform")
         files = (compile_result.rendered.get(host) or {}).get(platform) or {}
         if platform == "eos" and "startup-config" in files:
-            (directory / "configs" / f"{host}.cfg").write_text(files["startup-config"])
+            path_component(HOSTNAME, host, "hostname")
+            safe_join(directory, "configs", f"{host}.cfg", fields=("configs", "hostname")).write_text(
+                files["startup-config"])
         elif platform == "sonic" and "config_db.json" in files:
-            target = directory / "sonic_configs" / host
+            path_component(HOSTNAME, host, "hostname")
+            target = safe_join(directory, "sonic_configs", host, fields=("sonic_configs", "hostname"))
             target.mkdir(parents=True, exist_ok=True)
             for name in ("config_db.json", "frr.conf"):
                 if name in files:

@@ -43,8 +43,8 @@ FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
 DRAIN_ROUTE_MAP = "FT-DRAIN"
 DRAIN_PREPEND_COUNT = 3
 DEFAULT_VERSION = "frr-8.4"
-_SAFE_PREFIX = re.compile(r"^[a-z][a-z0-9]{2,15}$")
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
+_SAFE_PREFIX = re.compile(r"[a-z][a-z0-9]{2,15}")  # fullmatch: "$" would accept a trailing newline
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
 _ROUTER_BGP = re.compile(r"^router bgp (\d+)\s*$", re.MULTILINE)
 
 
@@ -64,7 +64,7 @@ def normalize_plan(text: str) -> str:
 class TwinDriver(DeviceDriver):
     def __init__(self, prefix: str, hostname: str, state_dir: str | None = None):
         # Both become file paths under /etc/frr written as root: refuse anything that is not a plain name.
-        if not _SAFE_PREFIX.match(prefix or "") or not _SAFE_NAME.match(hostname or ""):
+        if not _SAFE_PREFIX.fullmatch(prefix or "") or not _SAFE_NAME.fullmatch(hostname or ""):
             raise DriverError(f"twin driver: prefix={prefix!r} / hostname={hostname!r} are not plain names")
         self.prefix = prefix
         self.hostname = hostname
@@ -382,7 +382,7 @@ class TwinDriver(DeviceDriver):
     # --------------------------------------------------------------------------------------------- upgrade
 
     def install_image(self, version: str) -> None:
-        if not re.match(r"^[A-Za-z0-9._+-]{1,64}$", version):
+        if not re.fullmatch(r"[A-Za-z0-9._+-]{1,64}", version):
             raise DriverError(f"{self.hostname}: version={version!r}: use letters, digits and ._+-")
         self._write_etc("ft-version.staged", version + "\n")
 

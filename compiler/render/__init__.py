@@ -3,6 +3,11 @@
 Each platform lives in ``compiler.render.<platform>`` and exposes ``render(structured) -> {file name: text}``
 (eos: ``startup-config``; sonic: ``config_db.json`` + ``frr.conf``; frr: ``frr.conf`` + ``linux-plan.json``).
 A platform whose renderer is not installed raises RenderError instead of producing something half right.
+
+Every rendering goes through :func:`render_device` / :func:`render_device_platforms`, the one choke point where a
+structured config holding a line break or NUL in any string is refused (``compiler.names.check_single_line``):
+whatever a value holds, it can never add a line to an EOS startup-config, a SONiC config_db.json/frr.conf or an
+FRR frr.conf. The name grammar refuses such values earlier; this is defence in depth.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from collections.abc import Callable
 
 from compiler.errors import RenderError
 from compiler.model import Platform
+from compiler.names import check_single_line
 
 _RENDERERS: dict[str, Callable[[dict], dict[str, str]] | None] = {}
 
@@ -35,10 +41,22 @@ def supported_platforms() -> tuple[str, ...]:
 
 
 def render_device(structured: dict, platform: str) -> dict[str, str]:
+    return render_device_platforms(structured, (platform,))[platform]
+
+
+def render_device_platforms(structured: dict, platforms: tuple[str, ...]) -> dict[str, dict[str, str]]:
+    """{platform: files} for one device; the line-break guard runs once for all platforms (it costs ~1 ms per
+    device at 1,088 switches, as much as rendering one platform)."""
+    for platform in platforms:
+        _check_platform(structured, platform)
+    check_single_line(structured, "/".join(platforms))
+    return {platform: _renderer(platform)(structured) for platform in platforms}  # type: ignore[misc]
+
+
+def _check_platform(structured: dict, platform: str) -> None:
     if platform not in Platform.ALL:
         raise RenderError(f"platform={platform!r}: unknown platform, expected one of {Platform.ALL}")
     render = _renderer(platform)
     if render is None:
         raise RenderError(f"platform={platform!r}: no renderer for this platform is installed "
                           f"(compiler.render.{platform}.render is missing); cannot render {structured.get('hostname')}")
-    return render(structured)

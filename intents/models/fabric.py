@@ -12,6 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 
 from compiler import model as core
+from twin import names
 
 from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, UnderlayChoices
 from ..constants import ASN_MAX, ASN_MIN, BGP_HOLD_MIN_S, MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN
@@ -23,7 +24,7 @@ _BGP = core.BgpPolicy()
 _INTENT = core.FabricIntent(name="", inventory_fabric="")
 _MANAGEMENT = core.Management()
 
-MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}\Z")  # \Z: "$" would accept a trailing newline
 
 
 def validate_ipv4_prefix(value: str) -> None:
@@ -55,10 +56,10 @@ def _vni_field(default: int, help_text: str) -> models.PositiveIntegerField:
 
 
 class FabricIntent(models.Model):
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=100, unique=True, validators=[names.object_name])
     fabric = models.ForeignKey("inventory.Fabric", on_delete=models.PROTECT, related_name="intents",
                                help_text="The inventory fabric this intent configures")
-    description = models.CharField(max_length=200, blank=True)
+    description = models.CharField(max_length=200, blank=True, validators=[names.text])
     underlay = models.CharField(max_length=16, choices=UnderlayChoices.choices, default=_INTENT.underlay)
     asn_scheme = models.CharField(max_length=16, choices=AsnSchemeChoices.choices, default=_INTENT.asn_scheme)
     route_target_scheme = models.CharField(max_length=8, choices=RouteTargetSchemeChoices.choices,

@@ -8,6 +8,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from compiler import model as core
+from twin import names
 
 from ..choices import HeadroomPolicyChoices
 from ..constants import DSCP_MAX, DSCP_MIN, PRIORITY_MAX, PRIORITY_MIN, TRAFFIC_CLASS_MAX, TRAFFIC_CLASS_MIN
@@ -35,7 +36,7 @@ def validate_dscp_list(value) -> None:
 class RoceClass(models.Model):
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE,
                                       related_name="roce_classes")
-    name = models.CharField(max_length=32)
+    name = models.CharField(max_length=32, validators=[names.object_name])
     dscp = models.JSONField(validators=[validate_dscp_list], help_text="DSCP values mapped to this class, e.g. [26]")
     priority = _priority_field(help_text="802.1p / PFC priority")
     traffic_class = models.PositiveSmallIntegerField(

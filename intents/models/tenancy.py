@@ -6,6 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from twin import names
+
 from ..constants import VLAN_ID_MAX, VLAN_ID_MIN, VNI_MAX, VNI_MIN
 
 __all__ = ("Tenant", "Network")
@@ -13,8 +15,8 @@ __all__ = ("Tenant", "Network")
 
 class Tenant(models.Model):
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE, related_name="tenants")
-    name = models.CharField(max_length=64)
-    vrf = models.CharField(max_length=15, help_text="VRF name (at most 15 characters: a Linux device name)")
+    name = models.CharField(max_length=64, validators=[names.object_name])
+    vrf = models.CharField(max_length=15, help_text="VRF name (at most 15 characters: a Linux device name)", validators=[names.vrf_name])
     l3vni = models.PositiveIntegerField(null=True, blank=True,
                                         validators=[MinValueValidator(VNI_MIN), MaxValueValidator(VNI_MAX)],
                                         help_text="Empty: allocated from the fabric intent's L3VNI range")
@@ -59,7 +61,7 @@ class Network(models.Model):
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE, related_name="networks",
                                       editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="networks")
-    name = models.CharField(max_length=64)
+    name = models.CharField(max_length=64, validators=[names.object_name])
     vlan_id = models.PositiveSmallIntegerField(validators=[MinValueValidator(VLAN_ID_MIN),
                                                            MaxValueValidator(VLAN_ID_MAX)], verbose_name="VLAN ID")
     l2vni = models.PositiveIntegerField(null=True, blank=True,

@@ -77,7 +77,7 @@ class RackSerializer(ValidatedModelSerializer):
 
 
 class SwitchModelSerializer(ValidatedModelSerializer):
-    breakout_modes = serializers.ListField(child=serializers.RegexField(r"^[1-8]x[0-9]{1,4}G$"), required=False)
+    breakout_modes = serializers.ListField(child=serializers.RegexField(r"^[1-8]x[0-9]{1,4}G\Z"), required=False)
 
     class Meta:
         model = SwitchModel
@@ -230,8 +230,8 @@ def _device_key(port) -> str:
 class FabricBuildSerializer(serializers.Serializer):
     """Parameters of ``compiler.clos.ClosParams``; validated by planning (so a bad value is a 400 at once)."""
 
-    name = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}$")
-    site = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}$", default="dc1")
+    name = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}\Z")
+    site = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}\Z", default="dc1")
     spines = serializers.IntegerField(min_value=1, max_value=512)
     leaves = serializers.IntegerField(min_value=1, max_value=4096)
     servers_per_leaf = serializers.IntegerField(min_value=0, max_value=512, default=2)
@@ -244,7 +244,7 @@ class FabricBuildSerializer(serializers.Serializer):
     spine_platform = serializers.ChoiceField(choices=PlatformChoices.choices, required=False, allow_null=True,
                                              default=None)
     rack_power_budget_kw = serializers.FloatField(min_value=0.0, max_value=1000.0, default=40.0)
-    name_prefix = serializers.RegexField(r"^[A-Za-z0-9_-]{0,20}$", required=False, default="", allow_blank=True)
+    name_prefix = serializers.RegexField(r"^[A-Za-z0-9-]{0,20}\Z", required=False, default="", allow_blank=True)
     mgmt_pool = serializers.CharField(required=False, default="172.16.0.0/16", max_length=18)
     server_mgmt_pool = serializers.CharField(required=False, default="172.20.0.0/16", max_length=18)
 

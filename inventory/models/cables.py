@@ -4,6 +4,8 @@ CabledObject shape), so the database itself keeps every port in at most one cabl
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from twin import names
+
 from ..choices import CableStatusChoices, CableTypeChoices
 
 __all__ = ("Cable", "unplug_on_cable_delete")
@@ -21,7 +23,7 @@ def unplug_on_cable_delete(collector, field, sub_objs, using):
 
 
 class Cable(models.Model):
-    label = models.CharField(max_length=100, unique=True)
+    label = models.CharField(max_length=100, unique=True, validators=[names.text])
     cable_type = models.CharField(max_length=8, choices=CableTypeChoices.choices)
     length_m = models.FloatField(validators=[MinValueValidator(0.0)])
     status = models.CharField(max_length=20, choices=CableStatusChoices.choices, default=CableStatusChoices.PLANNED)

@@ -4,6 +4,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from twin import names
+
 from ..choices import FormFactorChoices
 
 __all__ = ("Optic",)
@@ -17,12 +19,12 @@ class Optic(models.Model):
     nic_port = models.OneToOneField("inventory.NicPort", on_delete=models.SET_NULL, related_name="optic",
                                     null=True, blank=True)
     form_factor = models.CharField(max_length=16, choices=FormFactorChoices.choices)
-    media = models.CharField(max_length=32, help_text="400G-DR4, 400G-FR4, 800G-2xDR4, 400G-SR8, 400G-DAC ...")
+    media = models.CharField(max_length=32, help_text="400G-DR4, 400G-FR4, 800G-2xDR4, 400G-SR8, 400G-DAC ...", validators=[names.text])
     speed_gbps = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     reach_m = models.FloatField(validators=[MinValueValidator(0.0)])
-    vendor = models.CharField(max_length=100, blank=True)
-    part_number = models.CharField(max_length=100, blank=True)
-    serial = models.CharField(max_length=64, blank=True)
+    vendor = models.CharField(max_length=100, blank=True, validators=[names.text])
+    part_number = models.CharField(max_length=100, blank=True, validators=[names.text])
+    serial = models.CharField(max_length=64, blank=True, validators=[names.text])
 
     class Meta:
         ordering = ("id",)

@@ -4,6 +4,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from twin import names
+
 from ..choices import CableEndChoices
 from ..constants import INTERFACE_MTU_MAX, INTERFACE_MTU_MIN, NIC_MTU_DEFAULT, PORT_SPEEDS_GBPS
 from .cables import unplug_on_cable_delete
@@ -13,14 +15,14 @@ __all__ = ("Server", "NicPort")
 
 class Server(models.Model):
     fabric = models.ForeignKey("inventory.Fabric", on_delete=models.CASCADE, related_name="servers")
-    name = models.CharField(max_length=63, unique=True)
+    name = models.CharField(max_length=63, unique=True, validators=[names.hostname])
     rack = models.ForeignKey("inventory.Rack", on_delete=models.PROTECT, related_name="servers",
                              null=True, blank=True)
     u_position = models.PositiveSmallIntegerField(null=True, blank=True)
     gpu_count = models.PositiveSmallIntegerField(default=8)
     power_w = models.FloatField(default=0.0, validators=[MinValueValidator(0.0)])
     mgmt_ip = models.GenericIPAddressField(null=True, blank=True, unique=True, verbose_name="management IP")
-    serial = models.CharField(max_length=64, blank=True)
+    serial = models.CharField(max_length=64, blank=True, validators=[names.text])
 
     class Meta:
         ordering = ("name",)
@@ -45,7 +47,7 @@ class Server(models.Model):
 
 class NicPort(models.Model):
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="nic_ports")
-    name = models.CharField(max_length=32)
+    name = models.CharField(max_length=32, validators=[names.nic_name])
     rail = models.PositiveSmallIntegerField(help_text="Rail index (0-based): NIC i of every server meets leaf rail i")
     speed_gbps = models.PositiveIntegerField(choices=[(speed, f"{speed}G") for speed in PORT_SPEEDS_GBPS])
     mtu = models.PositiveIntegerField(default=NIC_MTU_DEFAULT,

@@ -4,14 +4,16 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from twin import names
+
 from ..constants import RACK_HEIGHT_MAX_U
 
 __all__ = ("Site", "Fabric", "Rack")
 
 
 class Site(models.Model):
-    name = models.CharField(max_length=100, unique=True)
-    description = models.CharField(max_length=200, blank=True)
+    name = models.CharField(max_length=100, unique=True, validators=[names.object_name])
+    description = models.CharField(max_length=200, blank=True, validators=[names.text])
 
     class Meta:
         ordering = ("name",)
@@ -23,9 +25,9 @@ class Site(models.Model):
 class Fabric(models.Model):
     """The inventory fabric a Clos belongs to: the set of switches, servers and cables built together."""
 
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=100, unique=True, validators=[names.object_name])
     site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="fabrics")
-    description = models.CharField(max_length=200, blank=True)
+    description = models.CharField(max_length=200, blank=True, validators=[names.text])
 
     class Meta:
         ordering = ("name",)
@@ -37,8 +39,8 @@ class Fabric(models.Model):
 class Rack(models.Model):
     site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="racks")
     fabric = models.ForeignKey(Fabric, on_delete=models.CASCADE, related_name="racks", null=True, blank=True)
-    name = models.CharField(max_length=100)
-    row = models.CharField(max_length=50, blank=True)
+    name = models.CharField(max_length=100, validators=[names.object_name])
+    row = models.CharField(max_length=50, blank=True, validators=[names.text])
     position = models.PositiveIntegerField(default=0, help_text="Position of the rack within its row")
     height_u = models.PositiveSmallIntegerField(
         default=42, validators=[MinValueValidator(1), MaxValueValidator(RACK_HEIGHT_MAX_U)]

@@ -4,6 +4,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from twin import names
+
 from ..choices import (
     CableEndChoices,
     DeviceStatusChoices,
@@ -25,9 +27,9 @@ __all__ = ("SwitchModel", "Platform", "Switch", "Interface")
 
 
 class SwitchModel(models.Model):
-    vendor = models.CharField(max_length=100)
-    name = models.CharField(max_length=100, unique=True, help_text="Model name, e.g. 7060X6-64PE")
-    asic = models.CharField(max_length=100, blank=True)
+    vendor = models.CharField(max_length=100, validators=[names.text])
+    name = models.CharField(max_length=100, unique=True, help_text="Model name, e.g. 7060X6-64PE", validators=[names.object_name])
+    asic = models.CharField(max_length=100, blank=True, validators=[names.text])
     port_count = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     max_speed_gbps = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     form_factor = models.CharField(max_length=16, choices=FormFactorChoices.choices)
@@ -75,7 +77,7 @@ class Platform(models.Model):
 
 class Switch(models.Model):
     fabric = models.ForeignKey("inventory.Fabric", on_delete=models.CASCADE, related_name="switches")
-    hostname = models.CharField(max_length=63, unique=True)  # RFC 1123 label length
+    hostname = models.CharField(max_length=63, unique=True, validators=[names.hostname])  # RFC 1123 label length
     role = models.CharField(max_length=20, choices=SwitchRoleChoices.choices)
     plane = models.PositiveSmallIntegerField(default=0, validators=[MaxValueValidator(PLANE_MAX)])
     rack = models.ForeignKey("inventory.Rack", on_delete=models.PROTECT, related_name="switches",
@@ -83,9 +85,9 @@ class Switch(models.Model):
     u_position = models.PositiveSmallIntegerField(null=True, blank=True)
     model = models.ForeignKey(SwitchModel, on_delete=models.PROTECT, related_name="switches")
     platform = models.ForeignKey(Platform, on_delete=models.PROTECT, related_name="switches")
-    os_version = models.CharField(max_length=50, blank=True)
+    os_version = models.CharField(max_length=50, blank=True, validators=[names.version])
     mgmt_ip = models.GenericIPAddressField(null=True, blank=True, unique=True, verbose_name="management IP")
-    serial = models.CharField(max_length=64, blank=True)
+    serial = models.CharField(max_length=64, blank=True, validators=[names.text])
     status = models.CharField(max_length=20, choices=DeviceStatusChoices.choices,
                               default=DeviceStatusChoices.PLANNED)
 
@@ -117,16 +119,16 @@ class Switch(models.Model):
 
 class Interface(models.Model):
     switch = models.ForeignKey(Switch, on_delete=models.CASCADE, related_name="interfaces")
-    name = models.CharField(max_length=64)
+    name = models.CharField(max_length=64, validators=[names.interface_name])
     speed_gbps = models.PositiveIntegerField(choices=[(speed, f"{speed}G") for speed in PORT_SPEEDS_GBPS])
     mtu = models.PositiveIntegerField(default=INTERFACE_MTU_DEFAULT,
                                       validators=[MinValueValidator(INTERFACE_MTU_MIN),
                                                   MaxValueValidator(INTERFACE_MTU_MAX)])
     enabled = models.BooleanField(default=True)
-    description = models.CharField(max_length=200, blank=True)
+    description = models.CharField(max_length=200, blank=True, validators=[names.text])
     # The physical cage this logical port is a lane group of (e.g. "Ethernet1" for Ethernet1/1 and Ethernet1/5):
     # a name, not a row, because a broken-out cage is not itself a configurable interface.
-    breakout_parent = models.CharField(max_length=64, blank=True)
+    breakout_parent = models.CharField(max_length=64, blank=True, validators=[names.interface_name])
     lane = models.PositiveSmallIntegerField(null=True, blank=True,
                                             validators=[MinValueValidator(1), MaxValueValidator(BREAKOUT_LANES_MAX)])
     # NetBox-style cabled object: the cable plugged in here and which end of it this is. One FK means an

@@ -21,12 +21,12 @@ from pathlib import Path
 
 import jinja2
 
+from compiler.names import LINUX_IFNAME_MAX
 from compiler.render.frr import repeated_blocks
 from compiler.validate import TRANSIT_VLAN_BASE
 
 FRR_VERSION = "8.4"
 CONNECT_RETRY_S = 2  # fast session retry after a link flap (TWIN-NOTES: proven config)
-LINUX_IFNAME_MAX = 15
 LINUX_SYSCTLS = {
     "net.ipv4.ip_forward": "1",
     # Hash ECMP on the L4 5-tuple so RoCE flows (UDP 4791, varying source port) spread over all uplinks.

@@ -18,14 +18,14 @@ import re
 from compiler import platforms
 from compiler.catalog import SWITCH_MODELS
 from compiler.errors import PlatformDataError, RenderError
+from compiler.names import LINUX_IFNAME_MAX
 
 # SONiC names front-panel ports EthernetN (N = first SerDes lane index, from the platform's port_config.ini).
-PORT_NAME = re.compile(r"^Ethernet[0-9]+$")
+PORT_NAME = re.compile(r"Ethernet[0-9]+")
 # sonic-vlan.yang VLAN_LIST name pattern: Vlan2..Vlan4095; vlanid range 2..4094.
 VLAN_ID_RANGE = range(2, 4095)
 # sonic-vrf.yang: VRF names must match "Vrf[a-zA-Z0-9_-]+"; they are Linux netdevs, so at most 15 characters.
-VRF_NAME = re.compile(r"^Vrf[a-zA-Z0-9_-]+$")
-LINUX_IFNAME_MAX = 15
+VRF_NAME = re.compile(r"Vrf[a-zA-Z0-9_-]+")
 # sonic-port.yang: mtu range 68..9216.
 PORT_MTU_RANGE = range(68, 9217)
 # sonic-pfcwd.yang ranges (milliseconds).
@@ -76,7 +76,7 @@ LOSSLESS_WEIGHT, LOSSY_WEIGHT = "50", "10"
 def sonic_vrf_name(name: str) -> str:
     """SONiC VRF name for a structured-config VRF: ``TENANT_A`` -> ``Vrf_TENANT_A`` (YANG requires the prefix)."""
     sonic_name = name if name.startswith("Vrf") else f"Vrf_{name}"
-    if not VRF_NAME.match(sonic_name) or len(sonic_name) > LINUX_IFNAME_MAX:
+    if not VRF_NAME.fullmatch(sonic_name) or len(sonic_name) > LINUX_IFNAME_MAX:
         raise RenderError(
             f"vrfs[{name}].name={name!r}: SONiC VRF {sonic_name!r} must match Vrf[a-zA-Z0-9_-]+ and be at most "
             f"{LINUX_IFNAME_MAX} characters (a Linux netdev)"
@@ -101,7 +101,7 @@ def build_config_db(structured: dict) -> dict[str, dict]:
 
 def _check_port_names(structured: dict) -> None:
     for interface in structured["interfaces"]:
-        if not PORT_NAME.match(interface["name"]):
+        if not PORT_NAME.fullmatch(interface["name"]):
             raise RenderError(
                 f"{structured['hostname']}: interfaces[].name={interface['name']!r}: SONiC front-panel ports are "
                 "named EthernetN (N = first lane index, e.g. Ethernet0, Ethernet8)"

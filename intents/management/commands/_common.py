@@ -8,7 +8,9 @@ from django.core.management.base import CommandError
 from compiler.errors import FabricTwinError, IntentValidationError
 
 
-def error_lines(error: Exception) -> str:
+def error_lines(error: Exception, source: str | None = None) -> str:
+    if isinstance(error, IntentValidationError) and source:
+        return "\n".join(error.report_lines(source))  # importers: "file: field: value: reason"
     if isinstance(error, IntentValidationError):
         return "\n".join(f"  {item.field}: {item.message} (got {item.value!r})" for item in error.errors)
     if isinstance(error, ValidationError) and hasattr(error, "error_dict"):
@@ -19,9 +21,10 @@ def error_lines(error: Exception) -> str:
 
 
 @contextmanager
-def command_errors(what: str):
-    """Turn our domain errors into a CommandError listing each field (exit status 1, no traceback)."""
+def command_errors(what: str, source: str | None = None):
+    """Turn our domain errors into a CommandError listing each field (exit status 1, no traceback); with
+    ``source`` (the input file) field errors read ``file: field: value: reason``."""
     try:
         yield
     except (FabricTwinError, ValidationError) as error:
-        raise CommandError(f"{what} failed:\n{error_lines(error)}") from None
+        raise CommandError(f"{what} failed:\n{error_lines(error, source)}") from None

@@ -28,12 +28,14 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         path = Path(options["file"])
         try:
-            data = yaml.safe_load(path.read_text())
-        except (OSError, yaml.YAMLError) as error:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
             raise CommandError(f"cannot read {path}: {error}") from None
+        except RecursionError:
+            raise CommandError(f"cannot read {path}: nested too deeply") from None
         if not isinstance(data, dict):
             raise CommandError(f"{path}: expected a mapping with an 'intent:' section, got {type(data).__name__}")
-        with command_errors(f"intent_apply {path}"):
+        with command_errors(f"intent_apply {path}", source=str(path)):
             fabric = None
             if options["build_inventory"]:
                 if "clos" not in data:
