@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from compiler import model as core
 from inventory.models import Fabric, NicPort, Switch
+from twin.api import VersionedModelSerializer
 
 from .. import services
 from ..models import Allocation, CompileRun, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
@@ -25,8 +26,9 @@ __all__ = (
 )
 
 
-class IntentModelSerializer(serializers.ModelSerializer):
-    """Creates/updates through the intents service; ``many_fields`` are the many-to-many fields it sets."""
+class IntentModelSerializer(VersionedModelSerializer):
+    """Creates/updates through the intents service; ``many_fields`` are the many-to-many fields it sets. Carries
+    the object's ``version`` (twin/api.py): a stale one makes the service refuse the save."""
 
     many_fields: tuple[str, ...] = ()
     display = serializers.SerializerMethodField()

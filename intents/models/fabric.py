@@ -12,6 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 
 from compiler import model as core
+from twin.versioning import VersionedModel
 
 from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, UnderlayChoices
 from ..constants import ASN_MAX, ASN_MIN, BGP_HOLD_MIN_S, MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN
@@ -42,7 +43,7 @@ def _vni_field(default: int, help_text: str) -> models.PositiveIntegerField:
         default=default, validators=[MinValueValidator(VNI_MIN), MaxValueValidator(VNI_MAX)], help_text=help_text)
 
 
-class FabricIntent(models.Model):
+class FabricIntent(VersionedModel):
     name = models.CharField(max_length=100, unique=True)
     fabric = models.ForeignKey("inventory.Fabric", on_delete=models.PROTECT, related_name="intents",
                                help_text="The inventory fabric this intent configures")

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import IntentValidationError
+from twin.api import VersionedModelSerializer
 
 from .. import selectors
 from ..choices import PlatformChoices
@@ -29,8 +30,9 @@ def _drf_error(error: DjangoValidationError) -> serializers.ValidationError:
     return serializers.ValidationError({"non_field_errors": error.messages})
 
 
-class ValidatedModelSerializer(serializers.ModelSerializer):
-    """Runs Model.full_clean() on the would-be instance (NetBox's ValidatedModelSerializer idea)."""
+class ValidatedModelSerializer(VersionedModelSerializer):
+    """Runs Model.full_clean() on the would-be instance (NetBox's ValidatedModelSerializer idea); carries the
+    object's ``version`` (twin/api.py)."""
 
     display = serializers.SerializerMethodField()
 

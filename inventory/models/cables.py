@@ -4,6 +4,8 @@ CabledObject shape), so the database itself keeps every port in at most one cabl
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from twin.versioning import VersionedModel, version_bump
+
 from ..choices import CableStatusChoices, CableTypeChoices
 
 __all__ = ("Cable", "unplug_on_cable_delete")
@@ -17,10 +19,10 @@ def unplug_on_cable_delete(collector, field, sub_objs, using):
     """
     manager = field.model._base_manager.using(using)
     pks = list(sub_objs.values_list("pk", flat=True)) if hasattr(sub_objs, "values_list") else [o.pk for o in sub_objs]
-    manager.filter(pk__in=pks).update(**{field.name: None, "cable_end": ""})
+    manager.filter(pk__in=pks).update(**{field.name: None, "cable_end": ""}, version=version_bump())
 
 
-class Cable(models.Model):
+class Cable(VersionedModel):
     label = models.CharField(max_length=100, unique=True)
     cable_type = models.CharField(max_length=8, choices=CableTypeChoices.choices)
     length_m = models.FloatField(validators=[MinValueValidator(0.0)])

@@ -4,12 +4,14 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from twin.versioning import VersionedModel
+
 from ..choices import FormFactorChoices
 
 __all__ = ("Optic",)
 
 
-class Optic(models.Model):
+class Optic(VersionedModel):
     """Installed in at most one switch interface or one NIC port; neither means a spare on the shelf."""
 
     interface = models.OneToOneField("inventory.Interface", on_delete=models.SET_NULL, related_name="optic",

@@ -4,12 +4,14 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from twin.versioning import VersionedModel
+
 from ..constants import RACK_HEIGHT_MAX_U
 
 __all__ = ("Site", "Fabric", "Rack")
 
 
-class Site(models.Model):
+class Site(VersionedModel):
     name = models.CharField(max_length=100, unique=True)
     description = models.CharField(max_length=200, blank=True)
 
@@ -20,7 +22,7 @@ class Site(models.Model):
         return self.name
 
 
-class Fabric(models.Model):
+class Fabric(VersionedModel):
     """The inventory fabric a Clos belongs to: the set of switches, servers and cables built together."""
 
     name = models.CharField(max_length=100, unique=True)
@@ -34,7 +36,7 @@ class Fabric(models.Model):
         return self.name
 
 
-class Rack(models.Model):
+class Rack(VersionedModel):
     site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="racks")
     fabric = models.ForeignKey(Fabric, on_delete=models.CASCADE, related_name="racks", null=True, blank=True)
     name = models.CharField(max_length=100)

@@ -1,0 +1,129 @@
+"""Optimistic concurrency for every editable object: the one home of the ``version`` column and its check.
+
+Every editable model (inventory, intents) inherits ``VersionedModel``. Its ``save()`` turns the version the
+instance was read at into a claim: one conditional ``UPDATE ... SET version = version + 1 WHERE id = %s AND
+version = <claimed>`` runs first, in the save's transaction. If another writer saved the row since, no row
+matches and ``StaleVersionError`` is raised before anything is written; if the row matches, that UPDATE holds
+the row lock until commit, so a concurrent writer with the same claim waits and then matches nothing.
+This is the last line of defence for every write path (API, UI, admin, services, commands); the API and UI
+additionally lock and compare up front to answer 409/412 with a useful body (twin/api.py, ui/forms.py).
+
+Bulk writers that bypass ``save()`` (``QuerySet.update``/``bulk_update``) bump the column with
+``version_bump()`` so an edit form opened before them is refused too.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.apps import apps
+from django.db import models, router, transaction
+
+from compiler.errors import FabricTwinError
+
+__all__ = ("VersionedModel", "StaleVersionError", "LastChange", "version_bump", "version_last_change",
+           "stale_version_error")
+
+
+@dataclass(frozen=True)
+class LastChange:
+    """Who saved an object last and when, from the audit trail (both None when nothing was recorded)."""
+
+    username: str | None = None
+    at: datetime.datetime | None = None
+
+
+class StaleVersionError(FabricTwinError):
+    """A write claimed a version the object no longer has: someone else saved it in between (or deleted it)."""
+
+    def __init__(self, *, object_label: str, object_repr: str, pk, claimed: int, current: int | None,
+                 last_change: LastChange):
+        self.object_label = object_label
+        self.object_repr = object_repr
+        self.pk = pk
+        self.claimed = claimed
+        self.current = current
+        self.last_change = last_change
+        super().__init__(self.message())
+
+    def who(self) -> str:
+        """'alice at 2026-11-24 07:10:03 UTC', or 'someone' when the audit trail has no record."""
+        who = self.last_change.username or "someone"
+        if self.last_change.at is not None:
+            who += f" at {self.last_change.at.astimezone(datetime.UTC):%Y-%m-%d %H:%M:%S} UTC"
+        return who
+
+    def message(self) -> str:
+        if self.current is None:
+            return f"{self.object_label} {self.object_repr!r} (id {self.pk}) was deleted by {self.who()}"
+        return (f"{self.object_label} {self.object_repr!r} (id {self.pk}) was changed by {self.who()} since you "
+                f"read it: you sent version {self.claimed}, the current version is {self.current}")
+
+    def as_dict(self) -> dict:
+        return {
+            "detail": self.message(),
+            "object": self.object_label,
+            "id": self.pk,
+            "your_version": self.claimed,
+            "current_version": self.current,
+            "changed_by": self.last_change.username,
+            "changed_at": self.last_change.at.isoformat() if self.last_change.at else None,
+        }
+
+
+def version_last_change(model: type[models.Model], pk) -> LastChange:
+    """The newest audit entry of the object (changes.AuditLog, written by a post_save signal on every save).
+
+    Looked up through the app registry, not imported: the model modules import this module while the registry
+    is still loading, and the audit app imports those models.
+    """
+    audit_log = apps.get_model("changes", "AuditLog")
+    entry = (audit_log.objects.filter(object_type=model._meta.label_lower, object_id=str(pk))
+             .order_by("-id").values("username", "at").first())
+    if entry is None:
+        return LastChange()
+    return LastChange(username=entry["username"] or None, at=entry["at"])
+
+
+def stale_version_error(model: type[models.Model], pk, *, claimed: int, current: int | None, object_repr: str = "",
+                        error_class: type[StaleVersionError] = StaleVersionError) -> StaleVersionError:
+    return error_class(object_label=str(model._meta.verbose_name), object_repr=object_repr, pk=pk,
+                       claimed=claimed, current=current, last_change=version_last_change(model, pk))
+
+
+def version_bump() -> models.Expression:
+    """The value to write to ``version`` in a bulk update: ``version + 1``."""
+    return models.F("version") + 1
+
+
+class VersionedModel(models.Model):
+    """An editable object whose every save increments ``version``; a save from a stale read is refused."""
+
+    version = models.PositiveIntegerField(
+        default=1, editable=False,
+        help_text="Optimistic-concurrency version: 1 on create, +1 on every save. Send it back (the version field "
+                  "or If-Match) and a write based on an older read is refused instead of overwriting.")
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        update_fields = kwargs.get("update_fields")
+        if self._state.adding or self.pk is None or (update_fields is not None and not update_fields):
+            return super().save(*args, **kwargs)
+        using = kwargs.get("using") or router.db_for_write(type(self), instance=self)
+        claimed = self.version
+        with transaction.atomic(using=using):
+            rows = type(self)._base_manager.using(using).filter(pk=self.pk, version=claimed)
+            if not rows.update(version=version_bump()):
+                current = (type(self)._base_manager.using(using).filter(pk=self.pk)
+                           .values_list("version", flat=True).first())
+                raise stale_version_error(type(self), self.pk, claimed=claimed, current=current,
+                                          object_repr=str(self))
+            self.version = claimed + 1
+            try:
+                super().save(*args, **kwargs)
+            except BaseException:
+                self.version = claimed  # the transaction rolls the bump back; keep the instance consistent
+                raise
