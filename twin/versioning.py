@@ -5,8 +5,9 @@ instance was read at into a claim: one conditional ``UPDATE ... SET version = ve
 version = <claimed>`` runs first, in the save's transaction. If another writer saved the row since, no row
 matches and ``StaleVersionError`` is raised before anything is written; if the row matches, that UPDATE holds
 the row lock until commit, so a concurrent writer with the same claim waits and then matches nothing.
-This is the last line of defence for every write path (API, UI, admin, services, commands); the API and UI
-additionally lock and compare up front to answer 409/412 with a useful body (twin/api.py, ui/forms.py).
+This is the last line of defence for every write path (API, UI, admin, services, commands); the API
+additionally locks and compares up front to answer 409/412 with a useful body (twin/api.py), and edit forms
+(UI and admin) carry the version they were opened on (``VersionedModelForm`` below).
 
 Bulk writers that bypass ``save()`` (``QuerySet.update``/``bulk_update``) bump the column with
 ``version_bump()`` so an edit form opened before them is refused too.
@@ -17,13 +18,15 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from django import forms
 from django.apps import apps
+from django.contrib import admin
 from django.db import models, router, transaction
 
 from compiler.errors import FabricTwinError
 
 __all__ = ("VersionedModel", "StaleVersionError", "LastChange", "version_bump", "version_last_change",
-           "stale_version_error")
+           "stale_version_error", "VersionedModelForm", "VersionedAdminForm", "VersionedModelAdmin", "stale_message")
 
 
 @dataclass(frozen=True)
@@ -127,3 +130,73 @@ class VersionedModel(models.Model):
             except BaseException:
                 self.version = claimed  # the transaction rolls the bump back; keep the instance consistent
                 raise
+
+
+# ------------------------------------------------------------------------------------------------ edit forms
+
+
+class VersionedModelForm(forms.ModelForm):
+    """An edit form that carries the version of the object it was opened on (hidden ``opened_version``).
+
+    On submit the version becomes the instance's claim, so the save refuses the write when someone saved the
+    object since the form was opened; the UI view then shows ``stale_message`` and the current values (never
+    overwriting silently). A POST without the field (not from our pages) is applied to the current values, like
+    an API write without a version. (Not named ``version``: the admin refuses form fields named like a
+    non-editable model field.)
+    """
+
+    opened_version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.initial["opened_version"] = self.instance.version
+
+    def clean(self):
+        cleaned_data = super().clean()
+        claimed = cleaned_data.pop("opened_version", None)  # not a value to save: the claim goes on the instance
+        if self.instance.pk is not None and claimed is not None:
+            self.instance.version = claimed
+        return cleaned_data
+
+
+class VersionedAdminForm(VersionedModelForm):
+    """The Django admin's edit form: a stale submit is a form error (the admin cannot re-show other values)."""
+
+    def clean(self):
+        cleaned_data = super().clean()
+        instance = self.instance
+        if instance.pk is not None and "opened_version" in self.data:
+            current = (type(instance)._base_manager.filter(pk=instance.pk)
+                       .values_list("version", flat=True).first())
+            if current != instance.version:
+                error = stale_version_error(type(instance), instance.pk, claimed=instance.version, current=current,
+                                            object_repr=str(instance))
+                raise forms.ValidationError(stale_message(error, self, reload_hint=True))
+        return cleaned_data
+
+
+class VersionedModelAdmin(admin.ModelAdmin):
+    """A ModelAdmin whose change form carries the version (inline rows do not: see docs/security.md)."""
+
+    form = VersionedAdminForm
+
+
+def stale_message(error: StaleVersionError, form: forms.Form, *, reload_hint: bool = False) -> str:
+    """'Not saved: <object> was changed by <who> since you opened this form ...' and the edit that was tried."""
+    if error.current is None:
+        return f"Not saved: {error.object_label} {error.object_repr} was deleted by {error.who()} since you " \
+               f"opened this form."
+    shown = "Reload the page to see them." if reload_hint else "The form now shows the current values."
+    text = (f"Not saved: {error.object_label} {error.object_repr} was changed by {error.who()} since you opened "
+            f"this form (you opened version {error.claimed}; it is now version {error.current}). {shown}")
+    tried = []
+    for name in form.changed_data:
+        if name == "opened_version" or name not in form.fields:
+            continue
+        value = form[name].value()
+        value = ", ".join(map(str, value)) if isinstance(value, list | tuple) else value
+        tried.append(f"{form.fields[name].label or name}: {value}")
+    if tried:
+        text += f" Your edit was: {'; '.join(tried)}."
+    return text

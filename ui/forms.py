@@ -9,7 +9,6 @@ from django import forms
 from compiler.clos import ClosParams
 from compiler.errors import FabricTwinError, IntentValidationError
 from compiler.model import Platform
-from twin.versioning import StaleVersionError
 
 SPEEDS = [(speed, f"{speed}G") for speed in (100, 200, 400, 800)]
 PLATFORMS = [(platform, platform) for platform in Platform.ALL]
@@ -30,49 +29,6 @@ def field_errors_into(form: forms.Form, error: FabricTwinError) -> None:
             form.add_error(name, message)
         else:
             form.add_error(None, f"{field_error.field}: {message}")
-
-
-class VersionedModelForm(forms.ModelForm):
-    """An edit form that carries the version of the object it was opened on (a hidden field).
-
-    On submit the version becomes the instance's claim, so the model's save (twin/versioning.py) refuses the
-    write when someone saved the object since the form was opened; the view then shows ``stale_message`` and
-    the current values (never overwriting silently). A POST without the field (not from our pages) is applied
-    to the current values, like an API write without a version.
-    """
-
-    version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if self.instance.pk is not None:
-            self.initial["version"] = self.instance.version
-
-    def clean(self):
-        cleaned_data = super().clean()
-        claimed = cleaned_data.pop("version", None)  # not a value to save: the claim goes on the instance
-        if self.instance.pk is not None and claimed is not None:
-            self.instance.version = claimed
-        return cleaned_data
-
-
-def stale_message(error: StaleVersionError, form: forms.Form) -> str:
-    """'Not saved: <who> changed this since you opened this form ...', with the edit the user tried to make."""
-    tried = []
-    for name in form.changed_data:
-        if name == "version" or name not in form.fields:
-            continue
-        value = form[name].value()
-        tried.append(f"{form.fields[name].label or name}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
-    if error.current is None:
-        return f"Not saved: {error.object_label} {error.object_repr} was deleted by {error.who()} since you opened " \
-               f"this form."
-    text = (f"Not saved: {error.object_label} {error.object_repr} was changed by {error.who()} since you opened "
-            f"this form (you opened version {error.claimed}; it is now version {error.current}). The form now "
-            f"shows the current values.")
-    if tried:
-        text += f" Your edit was: {'; '.join(tried)}."
-    return text
 
 
 class FabricBuildForm(forms.Form):

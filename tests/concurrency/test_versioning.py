@@ -193,3 +193,62 @@ def test_broken_plain_autoschema_would_not_document_it(monkeypatch):
     detail = _schema()["paths"]["/api/switches/{id}/"]
     assert not any(p["name"] == "If-Match" for p in detail["patch"].get("parameters", []))
     assert "412" not in detail["patch"]["responses"]
+
+
+# ---------------------------------------------------------------------------------------------- Django admin
+
+
+@pytest.fixture
+def admin_clients(client, django_user_model):
+    from django.test import Client
+
+    alice = django_user_model.objects.create_superuser(username="alice", password="x")
+    bob = django_user_model.objects.create_superuser(username="bob", password="x")
+    client.force_login(alice)
+    other = Client()
+    other.force_login(bob)
+    return client, other
+
+
+def _admin_form(response) -> dict:
+    form = response.context["adminform"].form
+    data = {}
+    for name in form.fields:
+        value = form[name].value()
+        if value is not None and value is not False:
+            data[name] = "on" if value is True else str(value)
+    return data
+
+
+def test_admin_change_form_refuses_a_stale_submit(admin_clients):
+    alice, bob = admin_clients
+    site = Site.objects.create(name="dc1")
+    url = f"/admin/inventory/site/{site.pk}/change/"
+    alice_form, bob_form = _admin_form(alice.get(url)), _admin_form(bob.get(url))
+    assert bob_form["opened_version"] == "1"
+    assert alice.post(url, {**alice_form, "description": "alice"}).status_code == 302
+    response = bob.post(url, {**bob_form, "description": "bob"})
+    assert response.status_code == 200
+    assert "was changed by alice at " in response.content.decode()
+    assert Site.objects.get(pk=site.pk).description == "alice"
+
+
+def test_broken_admin_form_without_the_version_overwrites(admin_clients):
+    alice, bob = admin_clients
+    site = Site.objects.create(name="dc1")
+    url = f"/admin/inventory/site/{site.pk}/change/"
+    alice_form, bob_form = _admin_form(alice.get(url)), _admin_form(bob.get(url))
+    del bob_form["opened_version"]
+    assert alice.post(url, {**alice_form, "description": "alice"}).status_code == 302
+    assert bob.post(url, {**bob_form, "description": "bob"}).status_code == 302
+    assert Site.objects.get(pk=site.pk).description == "bob"  # alice's edit lost
+
+
+def test_intent_admin_refuses_a_stale_submit_and_its_trial_save_keeps_the_form_saveable(admin_clients, tenant):
+    alice, bob = admin_clients
+    url = f"/admin/intents/tenant/{tenant.pk}/change/"
+    alice_form, bob_form = _admin_form(alice.get(url)), _admin_form(bob.get(url))
+    assert alice.post(url, {**alice_form, "vrf": "TENANT_ALICE"}).status_code == 302  # trial save + real save
+    response = bob.post(url, {**bob_form, "vrf": "TENANT_BOB"})
+    assert response.status_code == 200 and "was changed by alice" in response.content.decode()
+    assert Tenant.objects.get(pk=tenant.pk).vrf == "TENANT_ALICE"

@@ -1,5 +1,5 @@
 """Two people editing the same object in the UI: the second, stale submit is refused with who changed it, and
-the form comes back with the current values (twin/versioning.py, ui/forms.py VersionedModelForm)."""
+the form comes back with the current values (twin/versioning.py VersionedModelForm)."""
 
 import pytest
 from django.contrib.auth.models import Group
@@ -40,7 +40,7 @@ def test_stale_tenant_form_is_refused_naming_who_changed_it(django_user_model, f
     tenant = fabric_intent.tenants.get(name="A")
     url = f"/intents/{INTENT}/tenants/{tenant.pk}/"
     alice_form, bob_form = _form_data(alice.get(url)), _form_data(bob.get(url))
-    assert alice_form["version"] == bob_form["version"] == str(tenant.version)
+    assert alice_form["opened_version"] == bob_form["opened_version"] == str(tenant.version)
 
     assert alice.post(url, {**alice_form, "vrf": "TENANT_ALICE"}).status_code == 302
     response = bob.post(url, {**bob_form, "vrf": "TENANT_BOB"})
@@ -52,12 +52,12 @@ def test_stale_tenant_form_is_refused_naming_who_changed_it(django_user_model, f
     tenant.refresh_from_db()
     assert tenant.vrf == "TENANT_ALICE"  # alice's edit stands
     shown = _form_data(response)
-    assert shown["vrf"] == "TENANT_ALICE" and shown["version"] == str(tenant.version)  # the current values
+    assert shown["vrf"] == "TENANT_ALICE" and shown["opened_version"] == str(tenant.version)  # the current values
 
     # bob re-applies his edit on top of the current version: accepted
     assert bob.post(url, {**shown, "vrf": "TENANT_BOB"}).status_code == 302
     tenant.refresh_from_db()
-    assert (tenant.vrf, tenant.version) == ("TENANT_BOB", int(shown["version"]) + 1)
+    assert (tenant.vrf, tenant.version) == ("TENANT_BOB", int(shown["opened_version"]) + 1)
 
 
 def test_broken_a_form_without_the_version_silently_overwrites(django_user_model, fabric_intent):
@@ -67,7 +67,7 @@ def test_broken_a_form_without_the_version_silently_overwrites(django_user_model
     tenant = fabric_intent.tenants.get(name="A")
     url = f"/intents/{INTENT}/tenants/{tenant.pk}/"
     alice_form, bob_form = _form_data(alice.get(url)), _form_data(bob.get(url))
-    del bob_form["version"]
+    del bob_form["opened_version"]
     assert alice.post(url, {**alice_form, "vrf": "TENANT_ALICE"}).status_code == 302
     assert bob.post(url, {**bob_form, "vrf": "TENANT_BOB"}).status_code == 302  # told "saved"
     tenant.refresh_from_db()
@@ -104,6 +104,6 @@ def test_a_bad_version_value_is_a_form_error_not_a_crash(django_user_model, fabr
     alice = _admin(django_user_model, "alice")
     tenant = fabric_intent.tenants.get(name="A")
     url = f"/intents/{INTENT}/tenants/{tenant.pk}/"
-    response = alice.post(url, {**_form_data(alice.get(url)), "version": "abc"})
-    assert response.status_code == 200 and "version" in response.context["form"].errors
+    response = alice.post(url, {**_form_data(alice.get(url)), "opened_version": "abc"})
+    assert response.status_code == 200 and "opened_version" in response.context["form"].errors
     assert "Enter a whole number" in response.content.decode()

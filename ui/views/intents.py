@@ -18,9 +18,9 @@ from compiler.errors import FabricTwinError, IntentValidationError
 from intents import selectors, services
 from intents.models import FabricIntent, Network, RoceClass, Tenant
 from inventory.models import Fabric, NicPort, Switch
-from twin.versioning import StaleVersionError
+from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
 from ui import integrations
-from ui.forms import VersionedModelForm, field_errors_into, stale_message
+from ui.forms import field_errors_into
 from ui.roles import EDIT_INTENTS, OPERATE
 
 from .common import requires, viewer

@@ -22,9 +22,9 @@ from inventory.choices import (
     SwitchRoleChoices,
 )
 from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
-from twin.versioning import StaleVersionError
+from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
 from ui import svg
-from ui.forms import FabricBuildForm, VersionedModelForm, field_errors_into, stale_message
+from ui.forms import FabricBuildForm, field_errors_into
 from ui.roles import EDIT_INVENTORY
 
 from .common import fabric_or_404, paginate, requires, viewer
