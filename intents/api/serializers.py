@@ -70,8 +70,7 @@ class IntentModelSerializer(VersionedModelSerializer):
 
 
 class FabricIntentSerializer(IntentModelSerializer):
-    fabric = NamedRelatedField(slug_field="name", queryset=Fabric.objects.all(),
-                                          help_text="Inventory fabric name")
+    fabric = NamedRelatedField(slug_field="name", queryset=Fabric.objects.all(), help_text="Inventory fabric name")
 
     def validate_fabric(self, value):
         if self.instance is not None and value != self.instance.fabric and self.instance.allocations.exists():
@@ -121,8 +120,8 @@ class NicPortEndpointField(serializers.RelatedField):
 class NetworkSerializer(IntentModelSerializer):
     many_fields = ("leaves", "attachments")
     fabric_intent = serializers.PrimaryKeyRelatedField(read_only=True)
-    leaves = NamedRelatedField(slug_field="hostname", queryset=Switch.objects.all(), many=True,
-                                          required=False, help_text="Leaf hostnames; empty: every leaf")
+    leaves = NamedRelatedField(slug_field="hostname", queryset=Switch.objects.all(), many=True, required=False,
+                               help_text="Leaf hostnames; empty: every leaf")
     attachments = NicPortEndpointField(queryset=NicPort.objects.select_related("server"), many=True,
                                        required=False, help_text='Server NIC ports, "server:port"')
 
