@@ -2,18 +2,18 @@
 savepoint that is always rolled back, runs the fabric-level checks and shows their errors on the form; only a
 valid object is then saved for real through the service."""
 
-from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from compiler.errors import FabricTwinError, IntentValidationError
+from twin.versioning import StaleVersionError, VersionedAdminForm, stale_message
 
 from . import services
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 
 
-class IntentValidatedForm(forms.ModelForm):
+class IntentValidatedForm(VersionedAdminForm):
     many_fields: tuple[str, ...] = ()
 
     def many_values(self) -> dict:
@@ -24,11 +24,13 @@ class IntentValidatedForm(forms.ModelForm):
         if self.errors:
             return
         instance = self.instance
-        pk, adding = instance.pk, instance._state.adding
+        pk, adding, version = instance.pk, instance._state.adding, instance.version
         try:
             with transaction.atomic():
                 services.intent_object_save(instance=instance, many=self.many_values())
                 transaction.set_rollback(True)
+        except StaleVersionError as error:  # saved by someone else between clean() and this trial save
+            self.add_error(None, stale_message(error, self, reload_hint=True))
         except IntentValidationError as error:
             for item in error.errors:
                 self.add_error(None, f"{item.field}: {item.message} (got {item.value!r})")
@@ -36,7 +38,7 @@ class IntentValidatedForm(forms.ModelForm):
             for field, field_messages in getattr(error, "message_dict", {"__all__": error.messages}).items():
                 self.add_error(field if field in self.fields else None, field_messages)
         finally:
-            instance.pk, instance._state.adding = pk, adding
+            instance.pk, instance._state.adding, instance.version = pk, adding, version  # the trial was rolled back
 
 
 class IntentAdmin(admin.ModelAdmin):

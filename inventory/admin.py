@@ -1,25 +1,28 @@
-"""Django admin for every inventory model (big foreign keys as raw ids so pages stay fast on large fabrics)."""
+"""Django admin for every inventory model (big foreign keys as raw ids so pages stay fast on large fabrics); edit
+forms carry the object's version, so a stale one is refused (twin/versioning.py)."""
 
 from django.contrib import admin
+
+from twin.versioning import VersionedModelAdmin
 
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
 
 
 @admin.register(Site)
-class SiteAdmin(admin.ModelAdmin):
+class SiteAdmin(VersionedModelAdmin):
     list_display = ("name", "description")
     search_fields = ("name",)
 
 
 @admin.register(Fabric)
-class FabricAdmin(admin.ModelAdmin):
+class FabricAdmin(VersionedModelAdmin):
     list_display = ("name", "site", "description")
     list_filter = ("site",)
     search_fields = ("name",)
 
 
 @admin.register(Rack)
-class RackAdmin(admin.ModelAdmin):
+class RackAdmin(VersionedModelAdmin):
     list_display = ("name", "site", "fabric", "row", "position", "height_u", "power_budget_kw")
     list_filter = ("site", "fabric")
     list_select_related = ("site", "fabric")
@@ -27,14 +30,14 @@ class RackAdmin(admin.ModelAdmin):
 
 
 @admin.register(SwitchModel)
-class SwitchModelAdmin(admin.ModelAdmin):
+class SwitchModelAdmin(VersionedModelAdmin):
     list_display = ("name", "vendor", "asic", "port_count", "max_speed_gbps", "form_factor", "typical_power_w")
     list_filter = ("vendor", "form_factor")
     search_fields = ("name", "vendor", "asic")
 
 
 @admin.register(Platform)
-class PlatformAdmin(admin.ModelAdmin):
+class PlatformAdmin(VersionedModelAdmin):
     list_display = ("slug", "name", "napalm_driver", "netmiko_device_type")
 
 
@@ -47,7 +50,7 @@ class InterfaceInline(admin.TabularInline):
 
 
 @admin.register(Switch)
-class SwitchAdmin(admin.ModelAdmin):
+class SwitchAdmin(VersionedModelAdmin):
     list_display = ("hostname", "fabric", "role", "plane", "model", "platform", "rack", "u_position", "mgmt_ip",
                     "status")
     list_filter = ("fabric", "role", "platform", "status", "model")
@@ -58,7 +61,7 @@ class SwitchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Interface)
-class InterfaceAdmin(admin.ModelAdmin):
+class InterfaceAdmin(VersionedModelAdmin):
     list_display = ("__str__", "speed_gbps", "mtu", "enabled", "breakout_parent", "lane", "cable", "cable_end")
     list_filter = ("speed_gbps", "enabled", "switch__fabric")
     list_select_related = ("switch", "cable")
@@ -68,7 +71,7 @@ class InterfaceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Optic)
-class OpticAdmin(admin.ModelAdmin):
+class OpticAdmin(VersionedModelAdmin):
     list_display = ("__str__", "form_factor", "media", "speed_gbps", "reach_m", "vendor", "serial")
     list_filter = ("form_factor", "media", "speed_gbps")
     list_select_related = ("interface__switch", "nic_port__server")
@@ -77,7 +80,7 @@ class OpticAdmin(admin.ModelAdmin):
 
 
 @admin.register(Cable)
-class CableAdmin(admin.ModelAdmin):
+class CableAdmin(VersionedModelAdmin):
     list_display = ("label", "cable_type", "length_m", "status", "peer_link")
     list_filter = ("cable_type", "status", "peer_link")
     search_fields = ("label",)
@@ -91,7 +94,7 @@ class NicPortInline(admin.TabularInline):
 
 
 @admin.register(Server)
-class ServerAdmin(admin.ModelAdmin):
+class ServerAdmin(VersionedModelAdmin):
     list_display = ("name", "fabric", "rack", "u_position", "gpu_count", "power_w", "mgmt_ip")
     list_filter = ("fabric",)
     list_select_related = ("fabric", "rack")
@@ -101,7 +104,7 @@ class ServerAdmin(admin.ModelAdmin):
 
 
 @admin.register(NicPort)
-class NicPortAdmin(admin.ModelAdmin):
+class NicPortAdmin(VersionedModelAdmin):
     list_display = ("__str__", "rail", "speed_gbps", "mtu", "cable", "cable_end")
     list_select_related = ("server", "cable")
     search_fields = ("name", "server__name")

@@ -18,6 +18,7 @@ from tqdm import tqdm
 from compiler import model as core
 from compiler.errors import FieldError, IntentValidationError, InventoryError
 from compiler.names import OBJECT_NAME, TEXT, inventory_name_errors, name_problem
+from twin.versioning import version_bump
 
 from .constants import PLATFORM_DEFAULTS
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
@@ -114,10 +115,12 @@ def _upsert(model, existing: dict[object, dict], wanted: dict[object, dict], mak
             continue
         changed = {name: value for name, value in values.items() if row[name] != value}
         if changed:
-            to_update.setdefault(tuple(sorted(changed)), []).append(model(pk=row["id"], **changed))
+            # every changed row gets version + 1, so an edit form opened before this import is refused
+            to_update.setdefault(tuple(sorted(changed)), []).append(model(pk=row["id"], **changed,
+                                                                          version=version_bump()))
     _bulk_create(model, to_create, result, progress)
     for names, objs in to_update.items():
-        model.objects.bulk_update(objs, list(names), batch_size=BATCH_SIZE)
+        model.objects.bulk_update(objs, [*names, "version"], batch_size=BATCH_SIZE)
         result.count("updated", model.__name__, len(objs))
 
 
@@ -516,14 +519,15 @@ def cable_connect(*, cable: Cable, a_end: Interface | NicPort, b_end: Interface 
         raise IntentValidationError(errors)
     cable_disconnect(cable=cable)
     for side, port in (("A", a_end), ("B", b_end)):
-        type(port).objects.filter(pk=port.pk).update(cable=cable, cable_end=side)
+        type(port).objects.filter(pk=port.pk).update(cable=cable, cable_end=side, version=version_bump())
         port.cable, port.cable_end = cable, side
+        port.refresh_from_db(fields=["version"])  # the caller's instance stays saveable
     return cable
 
 
 def cable_disconnect(*, cable: Cable) -> None:
-    Interface.objects.filter(cable=cable).update(cable=None, cable_end="")
-    NicPort.objects.filter(cable=cable).update(cable=None, cable_end="")
+    Interface.objects.filter(cable=cable).update(cable=None, cable_end="", version=version_bump())
+    NicPort.objects.filter(cable=cable).update(cable=None, cable_end="", version=version_bump())
 
 
 def _device_of(port: Interface | NicPort) -> str:

@@ -98,3 +98,63 @@ class APIViewTestMixin:
         response = api_client.delete(self.detail_url(obj))
         assert response.status_code == 204
         assert not self.model.objects.filter(pk=obj.pk).exists()
+
+    # ------------------------------------------------------------------ optimistic concurrency (twin/api.py)
+
+    def _saved_by_someone_else(self, obj) -> int:
+        """Another writer saves the object (version + 1); returns the version this test's client read before."""
+        current = type(obj).objects.get(pk=obj.pk)
+        read = current.version
+        current.save()
+        return read
+
+    def test_detail_carries_version_and_etag(self, api_client):
+        obj = self.make(0)
+        response = api_client.get(self.detail_url(obj))
+        current = type(obj).objects.get(pk=obj.pk).version
+        assert response.data["version"] == current >= 1
+        assert response["ETag"] == f'W/"{current}"'
+
+    def test_write_with_the_current_version_succeeds_and_bumps_it(self, api_client):
+        obj = self.make(0)
+        etag = api_client.get(self.detail_url(obj))["ETag"]
+        current = type(obj).objects.get(pk=obj.pk).version
+        response = api_client.patch(self.detail_url(obj), self.update_data, format="json", HTTP_IF_MATCH=etag)
+        assert response.status_code == 200, response.data
+        assert response.data["version"] == current + 1 and response["ETag"] == f'W/"{current + 1}"'
+        response = api_client.patch(self.detail_url(obj), {**self.update_data, "version": current + 1}, format="json")
+        assert response.status_code == 200, response.data
+        assert response.data["version"] == current + 2
+
+    def test_stale_if_match_is_412_naming_the_current_version(self, api_client):
+        obj = self.make(0)
+        read = self._saved_by_someone_else(obj)
+        response = api_client.patch(self.detail_url(obj), self.update_data, format="json",
+                                    HTTP_IF_MATCH=f'W/"{read}"')
+        assert response.status_code == 412, response.data
+        assert (response.data["your_version"], response.data["current_version"]) == (read, read + 1)
+        assert response["ETag"] == f'W/"{read + 1}"'
+        assert type(obj).objects.get(pk=obj.pk).version == read + 1  # nothing written
+
+    def test_stale_version_field_is_409_and_nothing_is_saved(self, api_client):
+        obj = self.make(0)
+        read = self._saved_by_someone_else(obj)
+        before = {name: getattr(type(obj).objects.get(pk=obj.pk), name) for name in self.update_data}
+        response = api_client.patch(self.detail_url(obj), {**self.update_data, "version": read}, format="json")
+        assert response.status_code == 409, response.data
+        assert response.data["current_version"] == read + 1 and "since you read it" in response.data["detail"]
+        after = type(obj).objects.get(pk=obj.pk)
+        assert {name: getattr(after, name) for name in self.update_data} == before
+
+    def test_stale_if_match_refuses_a_delete(self, api_client):
+        obj = self.make(0)
+        read = self._saved_by_someone_else(obj)
+        assert api_client.delete(self.detail_url(obj), HTTP_IF_MATCH=f'W/"{read}"').status_code == 412
+        assert type(obj).objects.filter(pk=obj.pk).exists()
+
+    def test_malformed_version_claims_are_400_naming_the_header_or_field(self, api_client):
+        obj = self.make(0)
+        response = api_client.patch(self.detail_url(obj), self.update_data, format="json", HTTP_IF_MATCH="3")
+        assert response.status_code == 400 and "If-Match" in response.data, response.data
+        response = api_client.patch(self.detail_url(obj), {**self.update_data, "version": "three"}, format="json")
+        assert response.status_code == 400 and "version" in response.data, response.data

@@ -1,22 +1,86 @@
-"""Project-wide API plumbing: the exception handler that turns our domain errors into HTTP 400, and the
-base viewset whose writes are atomic."""
+"""Project-wide API plumbing: the exception handler that turns our domain errors into HTTP 400, the base
+viewset whose writes are atomic and version-checked, and the serializer base that carries ``version``.
+
+Optimistic concurrency (the model side is twin/versioning.py): detail responses of a versioned object carry
+``ETag: W/"<version>"`` and a ``version`` field. A write (PUT, PATCH, DELETE) may claim the version it was based
+on with ``If-Match: W/"<version>"`` (stale: 412 Precondition Failed) or the ``version`` body field (stale: 409
+Conflict); either way the answer names the current version and who changed the object last. A write that claims
+nothing still works (existing clients): it locks the row and applies to the current values, so a PATCH of one
+field never reverts another writer's edit of a different field.
+"""
+
+import re
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from rest_framework import serializers, status, viewsets
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import exceptions, serializers, status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from compiler.errors import FabricTwinError, IntentValidationError
 
 from .api_limits import RequestBodyTooLarge
+from .versioning import StaleVersionError, VersionedModel, stale_version_error
+
+VERSION_MAX = 2_147_483_647  # PositiveIntegerField's range on PostgreSQL
+_ENTITY_TAG = re.compile(r'\s*(?:W/)?"([0-9]{1,10})"\s*')
+_VERSION_TEXT = re.compile(r"[0-9]{1,10}")
+
+
+class IfMatchFailed(StaleVersionError):
+    """The version claimed by an If-Match header is stale: 412 Precondition Failed (RFC 9110 13.1.1)."""
+
+
+def etag_of(version: int) -> str:
+    """Weak: the version identifies the stored state, not the bytes (``display`` may follow a related rename)."""
+    return f'W/"{version}"'
+
+
+def if_match_versions(header: str) -> set[int] | None:
+    """The versions an If-Match header accepts; None for ``*`` (any current version).
+
+    Tags are compared by version whether sent weak (``W/"3"``, as we send them) or strong (``"3"``): a lenient
+    reading of RFC 9110's strong comparison, because our tags name versions, not byte-exact representations.
+    """
+    if header.strip() == "*":
+        return None
+    versions = set()
+    for part in header.split(","):
+        match = _ENTITY_TAG.fullmatch(part)
+        if match is None:
+            raise serializers.ValidationError(
+                {"If-Match": [f'expected the ETag you received, e.g. W/"3" (or *), got {header!r}']})
+        versions.add(int(match.group(1)))
+    return versions
+
+
+def body_version(request) -> int | None:
+    """The ``version`` field of a write's body, or None when absent/null; a 400 naming the value otherwise."""
+    data = request.data
+    value = data.get("version") if hasattr(data, "get") else None
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str)
+                                                                  and _VERSION_TEXT.fullmatch(value))):
+        raise serializers.ValidationError(
+            {"version": [f"expected the integer version you read (response field or ETag), got {value!r}"]})
+    return int(value)
 
 
 def exception_handler(exc, context):
-    """DRF's handler, plus: IntentValidationError and Django ValidationError become 400 with field errors, a body
-    over DATA_UPLOAD_MAX_MEMORY_SIZE a 413, and every error body is an object."""
+    """DRF's handler, plus: IntentValidationError and Django ValidationError become 400 with field errors; a
+    stale version is 412 (If-Match) or 409 (version field, or a stale save anywhere below) with the details; a body
+    over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413; every error body is an object."""
+    if isinstance(exc, StaleVersionError):
+        code = status.HTTP_412_PRECONDITION_FAILED if isinstance(exc, IfMatchFailed) else status.HTTP_409_CONFLICT
+        response = Response(exc.as_dict(), status=code)
+        if exc.current is not None:
+            response["ETag"] = etag_of(exc.current)
+        return response
     if isinstance(exc, IntentValidationError):
         return Response(exc.as_dict(), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, DjangoValidationError):
@@ -34,9 +98,125 @@ def exception_handler(exc, context):
     return response
 
 
+class StaleVersionSerializer(serializers.Serializer):
+    """The body of a 409/412 answer to a write based on an old version."""
+
+    detail = serializers.CharField()
+    object = serializers.CharField(help_text="the kind of object, e.g. 'switch'")
+    id = serializers.IntegerField()
+    your_version = serializers.IntegerField(help_text="the version the write claimed")
+    current_version = serializers.IntegerField(allow_null=True, help_text="null: the object was deleted")
+    changed_by = serializers.CharField(allow_null=True, help_text="who saved it last (audit log), if recorded")
+    changed_at = serializers.DateTimeField(allow_null=True)
+
+
+_WRITE_ACTIONS = ("update", "partial_update", "destroy")
+_ETAG_ACTIONS = ("retrieve", "create", "update", "partial_update")
+
+
+class VersionedAutoSchema(AutoSchema):
+    """OpenAPI for the version protocol of AtomicModelViewSet: If-Match on writes, ETag on detail responses,
+    409/412 bodies."""
+
+    def _versioned(self) -> bool:
+        model = getattr(getattr(self.view, "queryset", None), "model", None)
+        return model is not None and issubclass(model, VersionedModel)
+
+    def get_override_parameters(self):
+        parameters = list(super().get_override_parameters())
+        action = getattr(self.view, "action", None)
+        if not self._versioned():
+            return parameters
+        if action in _WRITE_ACTIONS:
+            parameters.append(OpenApiParameter(
+                "If-Match", str, OpenApiParameter.HEADER, required=False,
+                description='Optional. The ETag of the version this write is based on, e.g. W/"3". Stale: 412. '
+                            "Without it (and without a version field) the write applies to the current values."))
+        if action in _ETAG_ACTIONS:
+            parameters.append(OpenApiParameter(
+                "ETag", str, OpenApiParameter.HEADER, response=[200, 201],
+                description='W/"<version>": send it back as If-Match to refuse overwriting a newer version.'))
+        return parameters
+
+    def get_response_serializers(self):
+        serializers_ = super().get_response_serializers()
+        action = getattr(self.view, "action", None)
+        if action not in _WRITE_ACTIONS or not self._versioned() or isinstance(serializers_, dict):
+            return serializers_
+        ok = {204: None} if action == "destroy" else {200: serializers_}
+        return {**ok, 409: StaleVersionSerializer, 412: StaleVersionSerializer}
+
+
+class VersionedModelSerializer(serializers.ModelSerializer):
+    """Every ModelSerializer of a VersionedModel shows ``version`` and accepts it on update as the version the
+    write is based on (optional; a stale one is a 409). Ignored on create."""
+
+    version = serializers.IntegerField(
+        required=False, min_value=1, max_value=VERSION_MAX,
+        help_text="Read: the current version (also the ETag). Write (optional): the version your edit is based on; "
+                  "if someone saved the object since, the write is refused with 409 instead of overwriting.")
+
+    def get_field_names(self, declared_fields, info):
+        names = super().get_field_names(declared_fields, info)
+        if issubclass(self.Meta.model, VersionedModel) and "version" not in names:
+            names = [*names, "version"]
+        return names
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        if self.instance is None:
+            attrs.pop("version", None)  # a new object starts at version 1
+        return attrs
+
+
 class AtomicModelViewSet(viewsets.ModelViewSet):
     """CRUD whose writes run in one transaction; a database integrity error (e.g. a concurrent duplicate) is a
-    400 naming the conflict, not a 500. Apps override ``perform_destroy`` for their delete rules."""
+    400 naming the conflict, not a 500. Apps override ``perform_destroy`` for their delete rules.
+
+    Versioned objects: a write locks the row (SELECT ... FOR UPDATE) for its transaction, re-reads the object if
+    it changed since the first read, then checks the claimed version (If-Match: 412, ``version``: 409)."""
+
+    schema = VersionedAutoSchema()  # pagination: twin.api_limits.BoundedLimitOffsetPagination (settings)
+
+    def get_object(self):
+        instance = self.get_object_unlocked()
+        if getattr(self, "action", None) in _WRITE_ACTIONS and isinstance(instance, VersionedModel):
+            instance = self.lock_current(instance)
+            self.check_version_claim(instance)
+        return instance
+
+    def get_object_unlocked(self):
+        return super().get_object()
+
+    def lock_current(self, instance):
+        """Lock the row until the write commits; when someone saved it since we read it, read it again."""
+        current = (type(instance)._base_manager.select_for_update().filter(pk=instance.pk)
+                   .values_list("version", flat=True).first())
+        if current is None:
+            raise exceptions.NotFound()
+        return instance if current == instance.version else self.get_object_unlocked()
+
+    def check_version_claim(self, instance) -> None:
+        header = self.request.headers.get("If-Match")
+        if header is not None:
+            versions = if_match_versions(header)
+            if versions is not None and instance.version not in versions:
+                raise stale_version_error(type(instance), instance.pk, claimed=max(versions),
+                                          current=instance.version, object_repr=str(instance),
+                                          error_class=IfMatchFailed)
+        claimed = body_version(self.request)
+        if claimed is not None and claimed != instance.version:
+            raise stale_version_error(type(instance), instance.pk, claimed=claimed, current=instance.version,
+                                      object_repr=str(instance))
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        data = getattr(response, "data", None)
+        if (getattr(self, "action", None) in _ETAG_ACTIONS and response.status_code < 300 and isinstance(data, dict)
+                and isinstance(data.get("version"), int)
+                and issubclass(getattr(self.queryset, "model", object), VersionedModel)):
+            response["ETag"] = etag_of(data["version"])
+        return response
 
     def _atomic(self, method, *args, **kwargs):
         try:

@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from compiler import model as core
 from inventory.models import Fabric, NicPort, Switch
+from twin.api import VersionedModelSerializer
 
 from .. import services
 from ..models import Allocation, CompileRun, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
@@ -25,8 +26,19 @@ __all__ = (
 )
 
 
-class IntentModelSerializer(serializers.ModelSerializer):
-    """Creates/updates through the intents service; ``many_fields`` are the many-to-many fields it sets."""
+class NamedRelatedField(serializers.SlugRelatedField):
+    """A related object by name. Refuses NUL with a 400 (DRF's CharField does; SlugRelatedField would send it to
+    PostgreSQL, which rejects it with a 500)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            raise serializers.ValidationError(f"null characters are not allowed in a name, got {data!r}")
+        return super().to_internal_value(data)
+
+
+class IntentModelSerializer(VersionedModelSerializer):
+    """Creates/updates through the intents service; ``many_fields`` are the many-to-many fields it sets. Carries
+    the object's ``version`` (twin/api.py): a stale one makes the service refuse the save."""
 
     many_fields: tuple[str, ...] = ()
     display = serializers.SerializerMethodField()
@@ -58,8 +70,7 @@ class IntentModelSerializer(serializers.ModelSerializer):
 
 
 class FabricIntentSerializer(IntentModelSerializer):
-    fabric = serializers.SlugRelatedField(slug_field="name", queryset=Fabric.objects.all(),
-                                          help_text="Inventory fabric name")
+    fabric = NamedRelatedField(slug_field="name", queryset=Fabric.objects.all(), help_text="Inventory fabric name")
 
     def validate_fabric(self, value):
         if self.instance is not None and value != self.instance.fabric and self.instance.allocations.exists():
@@ -110,8 +121,8 @@ class NicPortEndpointField(serializers.RelatedField):
 class NetworkSerializer(IntentModelSerializer):
     many_fields = ("leaves", "attachments")
     fabric_intent = serializers.PrimaryKeyRelatedField(read_only=True)
-    leaves = serializers.SlugRelatedField(slug_field="hostname", queryset=Switch.objects.all(), many=True,
-                                          required=False, help_text="Leaf hostnames; empty: every leaf")
+    leaves = NamedRelatedField(slug_field="hostname", queryset=Switch.objects.all(), many=True, required=False,
+                               help_text="Leaf hostnames; empty: every leaf")
     attachments = NicPortEndpointField(queryset=NicPort.objects.select_related("server"), many=True,
                                        required=False, help_text='Server NIC ports, "server:port"')
 

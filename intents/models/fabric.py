@@ -13,6 +13,7 @@ from django.db import models
 
 from compiler import model as core
 from twin import names
+from twin.versioning import VersionedModel
 
 from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, UnderlayChoices
 from ..constants import ASN_MAX, ASN_MIN, BGP_HOLD_MIN_S, MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN
@@ -55,7 +56,7 @@ def _vni_field(default: int, help_text: str) -> models.PositiveIntegerField:
         default=default, validators=[MinValueValidator(VNI_MIN), MaxValueValidator(VNI_MAX)], help_text=help_text)
 
 
-class FabricIntent(models.Model):
+class FabricIntent(VersionedModel):
     name = models.CharField(max_length=100, unique=True, validators=[names.object_name])
     fabric = models.ForeignKey("inventory.Fabric", on_delete=models.PROTECT, related_name="intents",
                                help_text="The inventory fabric this intent configures")

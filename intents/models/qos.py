@@ -9,6 +9,7 @@ from django.db import models
 
 from compiler import model as core
 from twin import names
+from twin.versioning import VersionedModel
 
 from ..choices import HeadroomPolicyChoices
 from ..constants import DSCP_MAX, DSCP_MIN, PRIORITY_MAX, PRIORITY_MIN, TRAFFIC_CLASS_MAX, TRAFFIC_CLASS_MIN
@@ -33,7 +34,7 @@ def validate_dscp_list(value) -> None:
         raise ValidationError(f"DSCP values repeat: {value!r}")
 
 
-class RoceClass(models.Model):
+class RoceClass(VersionedModel):
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE,
                                       related_name="roce_classes")
     name = models.CharField(max_length=32, validators=[names.object_name])

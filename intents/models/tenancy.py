@@ -7,13 +7,14 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from twin import names
+from twin.versioning import VersionedModel
 
 from ..constants import VLAN_ID_MAX, VLAN_ID_MIN, VNI_MAX, VNI_MIN
 
 __all__ = ("Tenant", "Network")
 
 
-class Tenant(models.Model):
+class Tenant(VersionedModel):
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE, related_name="tenants")
     name = models.CharField(max_length=64, validators=[names.object_name])
     vrf = models.CharField(max_length=15, help_text="VRF name (at most 15 characters: a Linux device name)", validators=[names.vrf_name])
@@ -56,7 +57,7 @@ def raise_taken(siblings, instance, fields: tuple[str, ...], what: str) -> None:
         raise ValidationError(errors)
 
 
-class Network(models.Model):
+class Network(VersionedModel):
     # Denormalised from the tenant so the database can keep VLANs, names and VNIs unique per fabric intent.
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE, related_name="networks",
                                       editable=False)

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import IntentValidationError
+from twin.api import VersionedModelSerializer
 
 from .. import selectors
 from ..choices import CableEndChoices, PlatformChoices
@@ -35,8 +36,9 @@ def _cable_end_field() -> serializers.ChoiceField:
                                    help_text="Which end of its cable the port is on; empty when not cabled")
 
 
-class ValidatedModelSerializer(serializers.ModelSerializer):
-    """Runs Model.full_clean() on the would-be instance (NetBox's ValidatedModelSerializer idea)."""
+class ValidatedModelSerializer(VersionedModelSerializer):
+    """Runs Model.full_clean() on the would-be instance (NetBox's ValidatedModelSerializer idea); carries the
+    object's ``version`` (twin/api.py)."""
 
     display = serializers.SerializerMethodField()
 

@@ -5,6 +5,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 
 from twin import names
+from twin.versioning import VersionedModel, version_bump
 
 from ..choices import CableStatusChoices, CableTypeChoices
 
@@ -19,10 +20,10 @@ def unplug_on_cable_delete(collector, field, sub_objs, using):
     """
     manager = field.model._base_manager.using(using)
     pks = list(sub_objs.values_list("pk", flat=True)) if hasattr(sub_objs, "values_list") else [o.pk for o in sub_objs]
-    manager.filter(pk__in=pks).update(**{field.name: None, "cable_end": ""})
+    manager.filter(pk__in=pks).update(**{field.name: None, "cable_end": ""}, version=version_bump())
 
 
-class Cable(models.Model):
+class Cable(VersionedModel):
     label = models.CharField(max_length=100, unique=True, validators=[names.text])
     cable_type = models.CharField(max_length=8, choices=CableTypeChoices.choices)
     length_m = models.FloatField(validators=[MinValueValidator(0.0)])

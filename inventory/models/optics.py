@@ -5,13 +5,14 @@ from django.core.validators import MinValueValidator
 from django.db import models
 
 from twin import names
+from twin.versioning import VersionedModel
 
 from ..choices import FormFactorChoices
 
 __all__ = ("Optic",)
 
 
-class Optic(models.Model):
+class Optic(VersionedModel):
     """Installed in at most one switch interface or one NIC port; neither means a spare on the shelf."""
 
     interface = models.OneToOneField("inventory.Interface", on_delete=models.SET_NULL, related_name="optic",

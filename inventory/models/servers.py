@@ -5,6 +5,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from twin import names
+from twin.versioning import VersionedModel
 
 from ..choices import CableEndChoices
 from ..constants import INTERFACE_MTU_MAX, INTERFACE_MTU_MIN, NIC_MTU_DEFAULT, PORT_SPEEDS_GBPS
@@ -13,7 +14,7 @@ from .cables import unplug_on_cable_delete
 __all__ = ("Server", "NicPort")
 
 
-class Server(models.Model):
+class Server(VersionedModel):
     fabric = models.ForeignKey("inventory.Fabric", on_delete=models.CASCADE, related_name="servers")
     name = models.CharField(max_length=63, unique=True, validators=[names.hostname])
     rack = models.ForeignKey("inventory.Rack", on_delete=models.PROTECT, related_name="servers",
@@ -45,7 +46,7 @@ class Server(models.Model):
             raise ValidationError({"u_position": "a U position needs a rack"})
 
 
-class NicPort(models.Model):
+class NicPort(VersionedModel):
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="nic_ports")
     name = models.CharField(max_length=32, validators=[names.nic_name])
     rail = models.PositiveSmallIntegerField(help_text="Rail index (0-based): NIC i of every server meets leaf rail i")

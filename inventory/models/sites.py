@@ -5,13 +5,14 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from twin import names
+from twin.versioning import VersionedModel
 
 from ..constants import RACK_HEIGHT_MAX_U
 
 __all__ = ("Site", "Fabric", "Rack")
 
 
-class Site(models.Model):
+class Site(VersionedModel):
     name = models.CharField(max_length=100, unique=True, validators=[names.object_name])
     description = models.CharField(max_length=200, blank=True, validators=[names.text])
 
@@ -22,7 +23,7 @@ class Site(models.Model):
         return self.name
 
 
-class Fabric(models.Model):
+class Fabric(VersionedModel):
     """The inventory fabric a Clos belongs to: the set of switches, servers and cables built together."""
 
     name = models.CharField(max_length=100, unique=True, validators=[names.object_name])
@@ -36,7 +37,7 @@ class Fabric(models.Model):
         return self.name
 
 
-class Rack(models.Model):
+class Rack(VersionedModel):
     site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="racks")
     fabric = models.ForeignKey(Fabric, on_delete=models.CASCADE, related_name="racks", null=True, blank=True)
     name = models.CharField(max_length=100, validators=[names.object_name])

@@ -5,6 +5,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from twin import names
+from twin.versioning import VersionedModel
 
 from ..choices import (
     CableEndChoices,
@@ -26,7 +27,7 @@ from .cables import unplug_on_cable_delete
 __all__ = ("SwitchModel", "Platform", "Switch", "Interface")
 
 
-class SwitchModel(models.Model):
+class SwitchModel(VersionedModel):
     vendor = models.CharField(max_length=100, validators=[names.text])
     name = models.CharField(max_length=100, unique=True, help_text="Model name, e.g. 7060X6-64PE", validators=[names.object_name])
     asic = models.CharField(max_length=100, blank=True, validators=[names.text])
@@ -62,7 +63,7 @@ def _parse_mode(mode: str) -> tuple[int, int] | None:
     return int(count), int(speed[:-1])
 
 
-class Platform(models.Model):
+class Platform(VersionedModel):
     slug = models.SlugField(max_length=20, unique=True, choices=PlatformChoices.choices)
     name = models.CharField(max_length=100)
     napalm_driver = models.CharField(max_length=50, blank=True)
@@ -75,7 +76,7 @@ class Platform(models.Model):
         return self.name or self.slug
 
 
-class Switch(models.Model):
+class Switch(VersionedModel):
     fabric = models.ForeignKey("inventory.Fabric", on_delete=models.CASCADE, related_name="switches")
     hostname = models.CharField(max_length=63, unique=True, validators=[names.hostname])  # RFC 1123 label length
     role = models.CharField(max_length=20, choices=SwitchRoleChoices.choices)
@@ -117,7 +118,7 @@ class Switch(models.Model):
             raise ValidationError(errors)
 
 
-class Interface(models.Model):
+class Interface(VersionedModel):
     switch = models.ForeignKey(Switch, on_delete=models.CASCADE, related_name="interfaces")
     name = models.CharField(max_length=64, validators=[names.interface_name])
     speed_gbps = models.PositiveIntegerField(choices=[(speed, f"{speed}G") for speed in PORT_SPEEDS_GBPS])

@@ -18,6 +18,7 @@ from compiler.errors import FabricTwinError, IntentValidationError
 from intents import selectors, services
 from intents.models import FabricIntent, Network, RoceClass, Tenant
 from inventory.models import Fabric, NicPort, Switch
+from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
 from ui import integrations
 from ui.forms import field_errors_into
 from ui.roles import EDIT_INTENTS, OPERATE
@@ -25,13 +26,13 @@ from ui.roles import EDIT_INTENTS, OPERATE
 from .common import requires, viewer
 
 
-class TenantForm(forms.ModelForm):
+class TenantForm(VersionedModelForm):
     class Meta:
         model = Tenant
         fields = ("name", "vrf", "l3vni")
 
 
-class NetworkForm(forms.ModelForm):
+class NetworkForm(VersionedModelForm):
     class Meta:
         model = Network
         fields = ("tenant", "name", "vlan_id", "subnet", "gateway", "l2vni", "leaves", "attachments")
@@ -50,7 +51,7 @@ class NetworkForm(forms.ModelForm):
         self.fields["attachments"].label = "Server NIC ports"
 
 
-class RoceClassForm(forms.ModelForm):
+class RoceClassForm(VersionedModelForm):
     dscp = forms.CharField(help_text="DSCP values, comma separated, e.g. 26")
 
     class Meta:
@@ -72,7 +73,7 @@ class RoceClassForm(forms.ModelForm):
             raise ValidationError(f"expected DSCP numbers separated by commas, got {text!r}") from exc
 
 
-class FabricIntentForm(forms.ModelForm):
+class FabricIntentForm(VersionedModelForm):
     fabric = forms.ModelChoiceField(queryset=Fabric.objects.all(), to_field_name="name")
 
     class Meta:
@@ -80,7 +81,7 @@ class FabricIntentForm(forms.ModelForm):
         fields = ("name", "fabric", "description", "underlay", "asn_scheme", "underlay_mtu", "host_mtu")
 
 
-class FabricIntentSettingsForm(forms.ModelForm):
+class FabricIntentSettingsForm(VersionedModelForm):
     """The design knobs of an existing fabric intent (its name and inventory fabric stay)."""
 
     class Meta:
@@ -189,12 +190,12 @@ def _model_errors_into(form: forms.BaseForm, error: ValidationError) -> None:
         form.add_error(None, error.messages)
 
 
-def _bound_form(request, kind: str, intent: FabricIntent, instance):
+def _bound_form(request, kind: str, intent: FabricIntent, instance, *, bound: bool = True):
     _, form_class, _ = _kind_or_404(kind)
     kwargs = {"instance": instance}
     if form_class is NetworkForm:
         kwargs["fabric_intent"] = intent
-    return form_class(request.POST or None, **kwargs)
+    return form_class((request.POST or None) if bound else None, **kwargs)
 
 
 def _new_instance(kind: str, intent: FabricIntent):
@@ -227,9 +228,16 @@ def object_edit(request, name: str, kind: str, pk: int | None = None):
     _, _, label = _kind_or_404(kind)
     instance = _instance(kind, intent, pk)
     form = _bound_form(request, kind, intent, instance)
+    stale, status = None, 200
     if request.method == "POST" and form.is_valid():
         try:
             saved = _save(form)
+        except StaleVersionError as error:
+            # someone saved it since this form was opened: show what is stored now, never overwrite it
+            stale, status = stale_message(error, form), 409
+            intent = _intent_or_404(name)
+            instance = _instance(kind, intent, pk)
+            form = _bound_form(request, kind, intent, instance, bound=False)
         except ValidationError as error:
             _model_errors_into(form, error)
         except FabricTwinError as error:
@@ -239,9 +247,9 @@ def object_edit(request, name: str, kind: str, pk: int | None = None):
             return redirect("ui:intent_detail", name=intent.name)
     return render(request, "ui/intents/form.html", {
         "section": "intents", "title": f"{'Edit' if instance.pk else 'New'} {label}", "form": form, "intent": intent,
-        "kind": kind, "kind_label": label, "instance": instance,
+        "kind": kind, "kind_label": label, "instance": instance, "stale": stale,
         "preview_url": f"/intents/{intent.name}/{kind}/preview/" + (f"?pk={pk}" if pk else ""),
-    })
+    }, status=status)
 
 
 @requires(EDIT_INTENTS)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django import forms
 from django.contrib import messages
 from django.db import transaction
 from django.db.models import Count, Q, Sum
@@ -23,6 +22,7 @@ from inventory.choices import (
     SwitchRoleChoices,
 )
 from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
+from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
 from ui import svg
 from ui.forms import FabricBuildForm, field_errors_into
 from ui.roles import EDIT_INVENTORY
@@ -344,7 +344,7 @@ def cable_list(request):
                                Filter("status", "Status", list(CableStatusChoices.choices))])
 
 
-class CableEditForm(forms.ModelForm):
+class CableEditForm(VersionedModelForm):
     class Meta:
         model = Cable
         fields = ("cable_type", "length_m", "status")
@@ -355,14 +355,23 @@ def cable_edit(request, pk: int):
     """Correct a cable's recorded type, length or status (the physical checks then judge the new values)."""
     cable = get_object_or_404(Cable, pk=pk)
     form = CableEditForm(request.POST or None, instance=cable)
+    stale, status = None, 200
     if request.method == "POST" and form.is_valid():  # is_valid runs the model's own validation
-        with transaction.atomic():
-            form.save()
-        messages.success(request, f"Saved cable {cable.label}. Run validation to check it against its optics.")
-        return redirect("ui:cable_detail", pk=cable.pk)
+        try:
+            with transaction.atomic():
+                form.save()
+        except StaleVersionError as error:  # saved by someone else since the form was opened: show theirs
+            stale, status = stale_message(error, form), 409
+            cable = get_object_or_404(Cable, pk=pk)
+            form = CableEditForm(instance=cable)
+        else:
+            messages.success(request, f"Saved cable {cable.label}. Run validation to check it against its optics.")
+            return redirect("ui:cable_detail", pk=cable.pk)
     return render(request, "ui/fabric_build.html", {
         "section": "cables", "title": f"Edit cable {cable.label}", "form": form, "submit": "Save cable",
-        "intro": "The recorded cable; the physical checks compare its type and length with the optics at both ends."})
+        "stale": stale,
+        "intro": "The recorded cable; the physical checks compare its type and length with the optics at both ends."},
+        status=status)
 
 
 @viewer
