@@ -162,7 +162,7 @@ def test_runner_failed_canary_rolls_eos_back_byte_identical(device, admin):
     assert change_set.devices.get().running_files == {"startup-config": BEFORE}
     rollout = services.rollout_create(name="r", kind="canary_push", target="production", change_set=change_set,
                                       policy={"checks": ["health"], "soak_s": 0, "converge_timeout_s": 1}, user=admin)
-    services.rollout_approve(rollout=rollout, user=admin)
+    services.rollout_approve(rollout=rollout, user=_second_admin())
     rollout = services.rollout_start(rollout=rollout, user=admin, enqueue=False)
     state = rollout_execute(rollout_id=rollout.pk, owner="w1", driver_factory=lambda hostname: _driver())
     rollout.refresh_from_db()
@@ -178,3 +178,12 @@ def test_commit_confirm_time_out_of_range_is_refused_by_name(bad):
     with pytest.raises(DriverError, match=rf"leaf1: optional_args.commit_confirm_s={bad!r} must be whole seconds"):
         _driver(commit_confirm_s=bad)
     assert _driver(commit_confirm_s=30).commit_confirm_s == 30
+
+
+def _second_admin():
+    """Production rollouts need a second person to approve them (changes.services.rollout_approve)."""
+    from django.contrib.auth.models import Group, User
+
+    user, _ = User.objects.get_or_create(username="bob-approver")
+    user.groups.add(Group.objects.get_or_create(name="admin")[0])
+    return user

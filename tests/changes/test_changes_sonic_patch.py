@@ -203,7 +203,7 @@ def _sonic_rollout(switch, files, user):
         "leaf2": {"files": files, "role": "leaf", "driver": "netmiko_sonic", "platform": "sonic"}})
     rollout = services.rollout_create(name="r", kind="canary_push", target="production", change_set=change_set,
                                       policy={"checks": ["health"], "soak_s": 0, "converge_timeout_s": 1}, user=user)
-    services.rollout_approve(rollout=rollout, user=user)
+    services.rollout_approve(rollout=rollout, user=_second_admin())
     return services.rollout_start(rollout=rollout, user=user, enqueue=False), driver_for
 
 
@@ -262,3 +262,12 @@ def test_endpoint_with_bad_driver_options_is_refused_by_field_and_nothing_saved(
     assert error.value.errors[0].field == "optional_args" and named in str(error.value)
     assert not DeviceEndpoint.objects.exists()
     services.endpoint_create(hostname="leaf2", driver=driver, address="192.0.2.12", optional_args={})
+
+
+def _second_admin():
+    """Production rollouts need a second person to approve them (changes.services.rollout_approve)."""
+    from django.contrib.auth.models import Group, User
+
+    user, _ = User.objects.get_or_create(username="bob-approver")
+    user.groups.add(Group.objects.get_or_create(name="admin")[0])
+    return user

@@ -19,7 +19,6 @@ from collections.abc import Callable
 
 import pytest
 from django.db import connection, connections, models
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from compiler.clos import ClosParams, plan_clos
@@ -29,6 +28,7 @@ from inventory.models import Fabric, Rack, Site
 from inventory.services import inventory_persist
 from twin import api as twin_api
 from twin import versioning
+from twin.tokens import token_issue
 
 RACES = 40
 
@@ -39,7 +39,7 @@ pytestmark = pytest.mark.skipif(connection.vendor != "postgresql",
 @pytest.fixture
 def token(transactional_db, django_user_model):
     user = django_user_model.objects.create_superuser(username="racer", password="x")
-    return Token.objects.create(user=user).key
+    return token_issue(user=user)[0]
 
 
 def _client(token: str) -> APIClient:

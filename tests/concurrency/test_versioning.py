@@ -5,7 +5,6 @@ import pytest
 from django.db import models
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from changes.audit import audit_actor
@@ -15,6 +14,7 @@ from intents.models import FabricIntent, Tenant
 from inventory.models import Cable, Fabric, Interface, Rack, Site, Switch
 from inventory.services import cable_connect, inventory_persist
 from twin import api as twin_api
+from twin.tokens import token_issue
 from twin.versioning import StaleVersionError, VersionedModel
 
 pytestmark = pytest.mark.django_db
@@ -141,7 +141,7 @@ def test_plugging_a_cable_bumps_the_ports_and_keeps_the_callers_instances_saveab
 def api(django_user_model):
     user = django_user_model.objects.create_superuser(username="engineer", password="x")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
     return client
 
 

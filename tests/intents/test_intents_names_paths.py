@@ -11,7 +11,6 @@ import zipfile
 import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from changes import services as change_services
@@ -20,6 +19,7 @@ from compiler.errors import IntentValidationError, UnsafePathError
 from intents import services
 from intents.models import DeviceConfig, FabricIntent, Tenant
 from inventory.models import Switch
+from twin.tokens import token_issue
 
 HOSTILE_NAMES = ["leaf1\n", "a\nb", "e\n ip address 198.51.100.1/32", "x\x00y", "a\u2028b", "a\x85b", "../x",
                  "/etc/passwd", "a/b", "..", "x" * 300]
@@ -30,7 +30,7 @@ def admin_api(db, django_user_model):
     user = django_user_model.objects.create_user(username="names-admin", password="x")
     user.groups.add(Group.objects.get_or_create(name="admin")[0])
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
     return client
 
 
