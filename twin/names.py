@@ -22,7 +22,10 @@ class NameValidator:
         # Blank values are the field's own business (blank=True / required); the grammar judges the rest.
         problem = names.name_problem(self.kind, value, blank=True)
         if problem:
-            raise ValidationError(f"{value!r} {problem}", code="invalid_name", params={"value": value})
+            # Django formats the message with ``%`` and params: the value goes in as a param, never into the
+            # format string (a name like "%K" would otherwise make the error itself fail, a 500).
+            raise ValidationError("%(shown)s " + problem.replace("%", "%%"), code="invalid_name",
+                                  params={"value": value, "shown": repr(value)})
 
     def __eq__(self, other) -> bool:
         return isinstance(other, NameValidator) and other.kind == self.kind

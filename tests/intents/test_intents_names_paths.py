@@ -235,3 +235,22 @@ def test_intent_yaml_import_accepts_the_valid_document(fabric, tmp_path):
     source.write_text(yaml.safe_dump(INTENT_YAML), encoding="utf-8")
     call_command("intent_apply", str(source), stdout=io.StringIO())
     assert FabricIntent.objects.filter(name="lab").exists()
+
+
+@pytest.mark.parametrize("name", ["%K", "100%", "%(value)s", "%%"])
+def test_a_percent_sign_in_a_refused_name_is_a_400_not_a_500(admin_api, fabric_intent, name):
+    """Found by schemathesis: Django formats a ValidationError's message with ``%``, so a value placed in the
+    format string made the error itself fail (twin/names.py passes it as a parameter)."""
+    response = admin_api.post("/api/tenants/", {"fabric_intent": fabric_intent.pk, "name": name, "vrf": "V1"},
+                              format="json")
+    assert response.status_code == 400 and name in response.json()["name"][0], response.json()
+
+
+def test_broken_a_value_in_the_format_string_is_a_server_error(monkeypatch):
+    """Deliberately broken: the old message (value inside the format string) cannot even be rendered."""
+    from django.core.exceptions import ValidationError
+    from rest_framework.fields import get_error_detail
+
+    error = ValidationError("'%K' must be letters", code="invalid_name", params={"value": "%K"})
+    with pytest.raises(ValueError):
+        get_error_detail(error)
