@@ -74,7 +74,9 @@ def build_fabric_and_intent(page, base: str) -> None:
     page.fill("#id_spines", "2")
     page.fill("#id_leaves", "2")
     page.fill("#id_servers_per_leaf", "2")
-    page.select_option("#id_platform", "frr")
+    # SONiC: the RoCE classes applied below reach a SONiC switch (validators.roce platform check); an FRR/Linux
+    # switch on the default Broadcom model has no driver that programs PFC/ECN, and the rollout pre-check says so.
+    page.select_option("#id_platform", "sonic")
     shot(page, "01-fabric-build")
     page.click("text=Build fabric")
     page.wait_for_url(f"{base}/fabrics/{FABRIC}/")
