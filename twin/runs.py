@@ -107,3 +107,17 @@ def runs_reap_interrupted() -> dict[str, int]:
                 status=failed, error=interrupted_error(state.reason), **finished)
         reaped[label] = count
     return reaped
+
+
+def run_enqueue(*, model, run_id: int, task, what: str) -> None:
+    """Queue ``task`` for the ``pending`` run row ``run_id`` of ``model`` and record its task id. Broker down: the
+    run never started, so it is stored failed with the reason, never "pending" forever. A run that did start
+    (eager mode) recorded its own failure: that error stays visible and is raised."""
+    try:
+        result = task.delay(run_id)
+    except Exception as error:
+        if not model.objects.filter(pk=run_id, status="pending").update(
+                status="failed", error=f"could not queue the {what}: {type(error).__name__}: {error}"):
+            raise
+        return
+    model.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")

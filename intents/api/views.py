@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from compiler.errors import FieldError, IntentValidationError
 from inventory.models import Switch
 from twin.api import AtomicModelViewSet
+from twin.runs import run_enqueue
 
 from .. import selectors, services
 from ..constants import SYNC_COMPILE_MAX_DEVICES
@@ -83,16 +84,7 @@ class FabricIntentViewSet(IntentModelViewSet):
                                            devices=options.get("devices"))
         if background:
             def enqueue(run_id=run.pk):
-                try:
-                    result = compile_run_execute_task.delay(run_id)
-                except Exception as error:
-                    # Broker down: the run never started; failed with the reason, never "pending" forever. A run
-                    # that did start (eager mode) recorded its own failure: that error stays visible.
-                    if not CompileRun.objects.filter(pk=run_id, status="pending").update(
-                            status="failed", error=f"could not queue the compile: {type(error).__name__}: {error}"):
-                        raise
-                    return
-                CompileRun.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")
+                run_enqueue(model=CompileRun, run_id=run_id, task=compile_run_execute_task, what="compile")
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()

@@ -11,6 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from inventory.models import Switch
+from twin.runs import run_enqueue
 
 from .. import selectors, services
 from ..models import ValidationRun
@@ -42,16 +43,7 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
         run = services.validation_run_prepare(fabric_intent=fabric_intent, checks=options.get("checks"))
         if background:
             def enqueue(run_id=run.pk):
-                try:
-                    result = validation_run_execute_task.delay(run_id)
-                except Exception as error:
-                    # Broker down: the run never started; failed with the reason, never "pending" forever. A run
-                    # that did start (eager mode) recorded its own failure: that error stays visible.
-                    if not ValidationRun.objects.filter(pk=run_id, status="pending").update(
-                            status="failed", error=f"could not queue the validation: {type(error).__name__}: {error}"):
-                        raise
-                    return
-                ValidationRun.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")
+                run_enqueue(model=ValidationRun, run_id=run_id, task=validation_run_execute_task, what="validation")
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()
