@@ -556,7 +556,7 @@ def sample_pairs(pairs: list[tuple[HostPort, HostPort]], limit: int) -> list[tup
 
 def _warm_up_hosts(state: TwinState, ports: list[HostPort]) -> None:
     """Each host ARPs its gateway first: the leaves learn and advertise the host (EVPN type 2), as real
-    servers do when they boot (TWIN-NOTES: asymmetric IRB needs the hosts to ARP first)."""
+    servers do when they boot (docs/twin-notes.md: asymmetric IRB needs the hosts to ARP first)."""
     with_gateway = [port for port in ports if port.gateway]
     parallel(lambda port: collectors.ping(state.host_netns[port.host], port.gateway, count=1, wait_s=1),
              with_gateway)

@@ -220,7 +220,7 @@ class PingResult:
     @property
     def largest_gap_s(self) -> float:
         """Largest gap between consecutive replies: the data-plane outage (ping slows down while replies are
-        missing, so the lost-packet count understates it; TWIN-NOTES measurement traps)."""
+        missing, so the lost-packet count understates it; docs/twin-notes.md measurement traps)."""
         times = list(self.reply_times)
         if self.first_send is not None and times:
             times.insert(0, self.first_send)

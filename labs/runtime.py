@@ -1,6 +1,6 @@
 """Boot, inspect and tear down a twin: one netns per switch/host, veth cables, the Linux plan, zebra+bgpd.
 
-Recipe and pitfalls: /work/shared/TWIN-NOTES.md (measured on this machine kind). The public API is three
+Recipe and pitfalls: docs/twin-notes.md (measured on this machine kind). The public API is three
 functions the ``manage.py twin`` command wraps:
 
     up(topology, state_dir=None) -> TwinState     # idempotent for the same topology
@@ -47,7 +47,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 ETC_FRR = Path("/etc/frr")
 RUN_FRR = Path("/var/run/frr")
 NEIGH_GC_KEYS = tuple(f"net.ipv{family}.neigh.default.gc_thresh{level}" for family in (4, 6) for level in (1, 2, 3))
-# FRR 8.4 loses ECMP members after a link flap when zebra uses kernel nexthop objects (TWIN-NOTES pitfalls;
+# FRR 8.4 loses ECMP members after a link flap when zebra uses kernel nexthop objects (docs/twin-notes.md pitfalls;
 # fixed upstream in FRR 9.x). The twin forces it off whatever the rendered config says.
 ZEBRA_NHG_WORKAROUND = "no zebra nexthop kernel enable"
 VRF_NETNS_LINE = re.compile(r"^\s+netns /run/netns/\S+\s*$")
@@ -531,7 +531,7 @@ class LinuxBatches:
             ip_batch(self.ip.get(namespace, []), netns=namespace)
             ip_batch(self.bridge.get(namespace, []), netns=namespace, tool="bridge")
         for namespace, names in self.svis.items():
-            # Asymmetric IRB: the anycast gateway learns host MACs from gratuitous ARP too (TWIN-NOTES recipe).
+            # Asymmetric IRB: the anycast gateway learns host MACs from gratuitous ARP too (docs/twin-notes.md recipe).
             ns_exec(namespace, ["sysctl", "-qw", *(f"net.ipv4.conf.{name}.arp_accept=1" for name in names)])
 
 
@@ -576,7 +576,7 @@ def _cabled_ports(topology: TwinTopology, node_name: str) -> set[str]:
 
 def vxlan_add_command(vxlan: dict, into_netns: str | None = None) -> str:
     """``ip`` command creating a VXLAN device. nolearning: EVPN owns the FDB. df set: behave like hardware, drop
-    instead of fragmenting the outer packet, otherwise underlay MTU faults stay hidden (TWIN-NOTES pitfalls).
+    instead of fragmenting the outer packet, otherwise underlay MTU faults stay hidden (docs/twin-notes.md pitfalls).
     ``into_netns``: run in the switch's namespace, the device is born in that (VRF) namespace while its underlay
     socket stays in the switch's, with the VTEP address and the routes (netns VRF backend)."""
     where = f" netns {into_netns}" if into_netns else ""
@@ -630,7 +630,7 @@ def twin_frr_conf(frr_conf: str, netns_vrfs: Iterable[str] = ()) -> str:
     """The frr.conf a twin switch runs: the rendered one plus what the twin itself needs, in one place (boot and
     the twin change driver use it; ``strip_twin_lines`` takes it out again for comparisons).
 
-    - ``no zebra nexthop kernel enable``: FRR 8.4 loses ECMP members after a link flap otherwise (TWIN-NOTES).
+    - ``no zebra nexthop kernel enable``: FRR 8.4 loses ECMP members after a link flap otherwise (docs/twin-notes.md).
     - ``netns /run/netns/<VRF>`` in the stanza of each VRF this switch has as a namespace (netns VRF backend).
       zebra adds that line to its running config by itself when it finds the namespace, so a config without
       it reads to ``frr-reload.py`` as "no netns": the reload would unbind the VRF from its namespace and zebra
@@ -724,7 +724,7 @@ def start_daemon(pathspace: str, hostname: str, daemon: str, extra: list[str], l
     """Start one FRR daemon of a switch in its namespace and pathspace; returns its PID.
 
     It runs under ``unshare --uts`` with the switch's hostname: in a shared UTS namespace FRR 8.4 ignores
-    ``hostname`` from frr.conf (TWIN-NOTES). ``-P 0``: no TCP vty port (dozens of twins share the host).
+    ``hostname`` from frr.conf (docs/twin-notes.md). ``-P 0``: no TCP vty port (dozens of twins share the host).
     ``vrf_view``: the daemon sees the switch's netns VRFs as its /run/netns (``DAEMON_WRAPPER``)."""
     pid_file = RUN_FRR / pathspace / f"{daemon}.pid"
     with contextlib.suppress(FileNotFoundError):
@@ -993,7 +993,7 @@ def _write_sysctl(key: str, value: int) -> None:
 def _raise_neighbour_limits(prefix: str, interfaces: int) -> None:
     """The ARP/ND table is one kernel table shared by every namespace, its limits settable only in the root
     namespace (default gc_thresh3=1024): beyond ~100 switches BGP unnumbered fails with "neighbor table
-    overflow" (TWIN-NOTES). Raise them while any twin runs; the originals are restored by the last twin down.
+    overflow" (docs/twin-notes.md). Raise them while any twin runs; the originals are restored by the last twin down.
     Holders are recorded machine-wide so concurrent twins do not restore each other's raised values."""
     wanted_max = max(65536, 8 * interfaces)
     wanted = {1: wanted_max // 4, 2: wanted_max // 2, 3: wanted_max}

@@ -8,13 +8,13 @@ import pytest
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-COMPOSE_SCHEMA = REPO_ROOT.parent / "shared" / "schemas" / "compose-spec.json"
+COMPOSE_SCHEMA = REPO_ROOT / "tests" / "schemas" / "compose-spec.json"  # copied in: tests/schemas/README.md
 
 
 @pytest.fixture(scope="module")
 def validator():
     if not COMPOSE_SCHEMA.exists():
-        pytest.skip(f"Compose Specification schema not found at {COMPOSE_SCHEMA} (shared/ is not beside the repo)")
+        pytest.fail(f"Compose Specification schema missing: {COMPOSE_SCHEMA} (tests/schemas/README.md)")
     schema = json.loads(COMPOSE_SCHEMA.read_text())
     return jsonschema.Draft7Validator(schema)
 

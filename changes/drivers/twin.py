@@ -306,7 +306,7 @@ class TwinDriver(DeviceDriver):
         if any(" mtu " in command for commands in batches.ip.values() for command in commands):
             # Linux keeps learned path-MTU exceptions (net.ipv4.route.mtu_expires, 10 min) on every node that got a
             # "fragmentation needed" through this node; hardware VTEPs have no such cache. Flush them twin-wide, or
-            # an MTU fixed (or rolled back) here stays broken elsewhere (TWIN-NOTES).
+            # an MTU fixed (or rolled back) here stays broken elsewhere (docs/twin-notes.md).
             state = self._state()
             for namespace in state.namespaces:
                 run(["ip", "-n", namespace, "route", "flush", "cache"], check=False)

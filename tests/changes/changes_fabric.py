@@ -1,7 +1,7 @@
 """A hand-written S x L fabric for the change-pipeline twin tests, as ChangeSet-ready per-node config files.
 
 Numbered eBGP on /31s, EVPN L2VNIs with asymmetric IRB (anycast gateway), one host per leaf in the first network.
-It follows the FRR config that worked in /work/shared/TWIN-NOTES.md; MTUs: underlay 9216, VXLAN 9166 (underlay
+It follows the FRR config that worked in docs/twin-notes.md; MTUs: underlay 9216, VXLAN 9166 (underlay
 minus 50 bytes of outer headers, RFC 7348 over IPv4), hosts 9000. ``networks`` lets a test add a network with a
 new VNI (the "good change"); ``leaf_asn_override`` plants an ASN error (the "bad change").
 """

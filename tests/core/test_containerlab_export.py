@@ -11,13 +11,13 @@ import yaml
 from compiler.errors import TwinError
 from labs import containerlab
 
-SCHEMA = Path(__file__).resolve().parents[2].parent / "shared" / "schemas" / "clab.schema.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "clab.schema.json"  # copied in: tests/schemas/README.md
 
 
 @pytest.fixture(scope="module")
 def clab_schema():
     if not SCHEMA.exists():
-        pytest.skip(f"containerlab schema not found at {SCHEMA}")
+        pytest.fail(f"containerlab schema missing: {SCHEMA} (tests/schemas/README.md)")
     # The schema's IPv6 zone-index patterns use \\p{N}\\p{L} (Unicode classes) that Python's re lacks;
     # [^\\W_] is the same letter-or-digit class in Python, so translate rather than skip those patterns.
     text = SCHEMA.read_text().replace("[\\\\p{N}\\\\p{L}]", "[^\\\\W_]")

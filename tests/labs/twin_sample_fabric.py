@@ -3,7 +3,7 @@
 S spines x L leaves, numbered eBGP on /31s, EVPN with two L2VNIs (net10 = VNI 10010, net20 = VNI 10020) in one
 tenant, asymmetric IRB with an anycast gateway. Host h<j> sits on leaf<j> in net10; one extra host ``h<L>b`` on
 the last leaf is in net20 so routing between networks is exercised across leaves. The FRR config follows the one
-that worked in /work/shared/TWIN-NOTES.md. MTUs: underlay 9216, VXLAN 9166 (underlay - 50, RFC 7348 over IPv4),
+that worked in docs/twin-notes.md. MTUs: underlay 9216, VXLAN 9166 (underlay - 50, RFC 7348 over IPv4),
 hosts 9000.
 """
 

@@ -4,7 +4,7 @@ commands the twin cannot apply).
 
 All decisions are made here in Python; ``templates/frr.conf.j2`` only prints the view built by
 :func:`frr_view`. :func:`render_frr_conf` takes an ``ifname`` mapping so the SONiC renderer reuses it with
-SONiC port names. Config proven on the twin (see /work/shared/TWIN-NOTES.md): ``frr defaults datacenter``,
+SONiC port names. Config proven on the twin (see docs/twin-notes.md): ``frr defaults datacenter``,
 ``no zebra nexthop kernel enable`` (FRR 8.4 kernel nexthop-group bug after link flaps), peer group with
 ``advertisement-interval 0`` and short connect timers, ``advertise-all-vni`` on VTEPs only.
 """
@@ -26,7 +26,7 @@ from compiler.render.frr import repeated_blocks
 from compiler.validate import TRANSIT_VLAN_BASE
 
 FRR_VERSION = "8.4"
-CONNECT_RETRY_S = 2  # fast session retry after a link flap (TWIN-NOTES: proven config)
+CONNECT_RETRY_S = 2  # fast session retry after a link flap (docs/twin-notes.md: proven config)
 LINUX_SYSCTLS = {
     "net.ipv4.ip_forward": "1",
     # Hash ECMP on the L4 5-tuple so RoCE flows (UDP 4791, varying source port) spread over all uplinks.
