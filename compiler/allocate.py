@@ -25,6 +25,11 @@ from compiler.topology import (
 
 RESERVED_ASNS = frozenset({0, 23456, 65535, 4294967295})  # RFC 7607 (0), RFC 6793 (AS_TRANS), RFC 7300 (last)
 MAX_VNI = 16777215  # 24-bit VNI, RFC 7348
+TRANSIT_VLAN_BASE = 3000  # tenant transit VLAN = 3000 + (l3vni - l3vni_first + 1): as stable as the L3VNI
+# Linux kernel routing table of a tenant VRF (ip-link(8) "type vrf table N"; kernel docs networking/vrf.rst):
+# 1000 + (transit VLAN - 3000), so also as stable as the L3VNI and clear of the kernel's reserved tables
+# (253 default, 254 main, 255 local).
+VRF_TABLE_BASE = 1000
 
 
 def super_spine_asn(intent: FabricIntent) -> int:
@@ -34,6 +39,16 @@ def super_spine_asn(intent: FabricIntent) -> int:
 
 def spine_asn(intent: FabricIntent, plane: int) -> int:
     return intent.pools.spine_asn + plane
+
+
+def transit_vlan(intent: FabricIntent, l3vni: int) -> int:
+    """Transit VLAN of a tenant's L3VNI, derived from the VNI so it is as stable as the VNI itself."""
+    return TRANSIT_VLAN_BASE + (l3vni - intent.pools.l3vni_first + 1)
+
+
+def linux_vrf_table(intent: FabricIntent, l3vni: int) -> int:
+    """Linux kernel routing table of a tenant VRF (FRR/Linux platform and the twin), derived like the transit VLAN."""
+    return VRF_TABLE_BASE + transit_vlan(intent, l3vni) - TRANSIT_VLAN_BASE
 
 
 def usable_hosts(pool: str) -> tuple[int, int]:

@@ -12,7 +12,16 @@ import re
 from collections import Counter
 
 from compiler import platforms
-from compiler.allocate import MAX_VNI, RESERVED_ASNS, allocate, needed_counts, spine_asn, super_spine_asn, usable_hosts
+from compiler.allocate import (
+    MAX_VNI,
+    RESERVED_ASNS,
+    allocate,
+    needed_counts,
+    spine_asn,
+    super_spine_asn,
+    transit_vlan,
+    usable_hosts,
+)
 from compiler.catalog import SWITCH_MODELS
 from compiler.errors import AllocationError, FieldError, IntentValidationError
 from compiler.hardware import EOS_FAMILIES, asic_family
@@ -34,7 +43,6 @@ from compiler.topology import VTEP_ROLES, server_port_of
 MAX_ASN = 4294967295  # 4-byte ASN space, RFC 6793
 MAC_RE = re.compile(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}")
 HEADROOM_POLICIES = ("dynamic", "static")
-TRANSIT_VLAN_BASE = 3000  # tenant transit VLAN = 3000 + (l3vni - l3vni_first + 1), see structured/vxlan_vrf.py
 
 
 def validate_intent(snapshot: Snapshot) -> None:
@@ -447,11 +455,6 @@ def _check_tenants_and_networks(inventory: Inventory, intent: FabricIntent, snap
             elif network.leaves and port.device not in network.leaves:
                 errors.append(FieldError(f"{field}.attachments", str(nic),
                                          f"NIC port is cabled to {port.device}, which is not in the network's leaves"))
-
-
-def transit_vlan(intent: FabricIntent, l3vni: int) -> int:
-    """Transit VLAN of a tenant's L3VNI, derived from the VNI so it is as stable as the VNI itself."""
-    return TRANSIT_VLAN_BASE + (l3vni - intent.pools.l3vni_first + 1)
 
 
 def _check_roce(intent: FabricIntent, errors: list[FieldError]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from compiler.allocate import allocate
+from compiler.allocate import allocate, linux_vrf_table, transit_vlan
 from compiler.model import Allocations, Endpoint, Role, Snapshot, Underlay
 from compiler.natural import natural_key
 from compiler.topology import VTEP_ROLES, OverlayPlacement, is_fabric_cable, orient, place_overlay
@@ -66,6 +66,10 @@ class FabricFacts:
     vtep_hosts_by_vni: Mapping[int, tuple[str, ...]]  # VNI -> VTEP switches carrying it (natural order)
     l2vnis_by_network: Mapping[str, int]
     l3vnis_by_tenant: Mapping[str, int]
+    # Tenant -> its transit VLAN (symmetric IRB on platforms needing a VLAN per L3VNI, SONiC) and its Linux
+    # kernel VRF table (FRR/Linux and the twin): decided here once, carried by the structured config.
+    transit_vlans_by_tenant: Mapping[str, int]
+    linux_vrf_tables_by_tenant: Mapping[str, int]
 
     __hash__ = None
 
@@ -136,6 +140,8 @@ def build_facts(snapshot: Snapshot, allocations: Allocations | None = None) -> F
     placement = place_overlay(inventory, intent)
     l2vnis = {network.name: allocations.l2vnis[network.name] for network in intent.networks}
     l3vnis = {tenant.name: allocations.l3vnis[tenant.name] for tenant in intent.tenants}
+    transit_vlans = {tenant: transit_vlan(intent, l3vni) for tenant, l3vni in l3vnis.items()}
+    vrf_tables = {tenant: linux_vrf_table(intent, l3vni) for tenant, l3vni in l3vnis.items()}
     hosts_by_vni: dict[int, list[str]] = {}
     for host in sorted(placement.networks_on, key=natural_key):
         for network in placement.networks_on[host]:
@@ -154,4 +160,6 @@ def build_facts(snapshot: Snapshot, allocations: Allocations | None = None) -> F
         vtep_hosts_by_vni={vni: tuple(hosts) for vni, hosts in sorted(hosts_by_vni.items())},
         l2vnis_by_network=l2vnis,
         l3vnis_by_tenant=l3vnis,
+        transit_vlans_by_tenant=transit_vlans,
+        linux_vrf_tables_by_tenant=vrf_tables,
     )

@@ -1,5 +1,5 @@
-"""Feature vxlan_vrf: VLANs with their L2VNI and anycast gateway (SVI), tenant VRFs with their L3VNI and
-transit VLAN, and the VXLAN tunnel interface with its flood lists (the remote VTEPs carrying each VNI,
+"""Feature vxlan_vrf: VLANs with their L2VNI and anycast gateway (SVI), tenant VRFs with their L3VNI, transit
+VLAN and Linux VRF table (both facts: compiler.facts), and the VXLAN tunnel interface with its flood lists (the remote VTEPs carrying each VNI,
 which EVPN type-3 routes are expected to reproduce).
 
 The VXLAN/bridge MTU is the underlay MTU minus 50 bytes (RFC 7348 outer headers over IPv4).
@@ -12,7 +12,6 @@ import ipaddress
 from compiler.qos_math import VXLAN_UDP_PORT, vxlan_mtu
 from compiler.structured.evpn_overlay import route_distinguisher, route_targets
 from compiler.topology import VTEP_ROLES
-from compiler.validate import transit_vlan
 
 
 def apply(context, switch, config: dict) -> None:
@@ -40,7 +39,8 @@ def apply(context, switch, config: dict) -> None:
     config["vlans"] = vlans
     l3vnis = facts.l3vnis_by_tenant
     config["vrfs"] = [{"name": tenant.vrf, "tenant": tenant.name, "l3vni": l3vnis[tenant.name],
-                       "transit_vlan": transit_vlan(intent, l3vnis[tenant.name])} for tenant in tenants]
+                       "transit_vlan": facts.transit_vlans_by_tenant[tenant.name],
+                       "linux_table": facts.linux_vrf_tables_by_tenant[tenant.name]} for tenant in tenants]
     own_vtep = facts.allocations.vteps[switch.hostname]
     vteps = facts.allocations.vteps
     flood_lists = {}

@@ -82,8 +82,9 @@ def test_leaf_structured_matches_contract_values(snapshot):
     assert [v["id"] for v in leaf1["vlans"]] == [10, 20]
     assert leaf1["vlans"][0]["route_targets"] == {"import": ["10010:10010"], "export": ["10010:10010"]}
     assert leaf1["vlans"][0]["svi"] == {"ip": "10.10.0.1/24", "mac": "00:1c:73:00:00:99", "mtu": 9000}
-    assert leaf1["vrfs"] == [{"name": "TENANT_A", "tenant": "A", "l3vni": 50001, "transit_vlan": 3001},
-                             {"name": "TENANT_B", "tenant": "B", "l3vni": 50002, "transit_vlan": 3002}]
+    assert leaf1["vrfs"] == [
+        {"name": "TENANT_A", "tenant": "A", "l3vni": 50001, "transit_vlan": 3001, "linux_table": 1001},
+        {"name": "TENANT_B", "tenant": "B", "l3vni": 50002, "transit_vlan": 3002, "linux_table": 1002}]
     vxlan = leaf1["vxlan"]
     assert vxlan["mtu"] == 9164 and vxlan["udp_port"] == 4789
     assert vxlan["flood_lists"]["10020"] == ["10.0.4.2"]  # only leaf2 shares net20

@@ -149,8 +149,8 @@ def leaf_structured(platform: str = "eos") -> dict:
              "svi": {"ip": "10.20.0.1/24", "mac": "00:1c:73:00:00:99", "mtu": 9000}},
         ],
         "vrfs": [
-            {"name": "TENANT_A", "tenant": "A", "l3vni": 50001, "transit_vlan": 3001},
-            {"name": "TENANT_B", "tenant": "B", "l3vni": 50002, "transit_vlan": 3002},
+            {"name": "TENANT_A", "tenant": "A", "l3vni": 50001, "transit_vlan": 3001, "linux_table": 1001},
+            {"name": "TENANT_B", "tenant": "B", "l3vni": 50002, "transit_vlan": 3002, "linux_table": 1002},
         ],
         "vxlan": {
             "source_interface": "Loopback1", "vtep_ip": "10.0.4.3", "udp_port": 4789, "mtu": 9164,

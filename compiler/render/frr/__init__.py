@@ -23,7 +23,6 @@ import jinja2
 
 from compiler.names import LINUX_IFNAME_MAX
 from compiler.render.frr import repeated_blocks
-from compiler.validate import TRANSIT_VLAN_BASE
 
 FRR_VERSION = "8.4"
 CONNECT_RETRY_S = 2  # fast session retry after a link flap (docs/twin-notes.md: proven config)
@@ -33,7 +32,6 @@ LINUX_SYSCTLS = {
     "net.ipv4.fib_multipath_hash_policy": "1",
     "net.ipv6.conf.all.forwarding": "1",
 }
-VRF_TABLE_BASE = 1000  # kernel table of a tenant VRF = 1000 + (transit VLAN - 3000), as stable as the L3VNI
 
 
 @lru_cache(maxsize=1)
@@ -123,7 +121,7 @@ def linux_plan(structured: dict) -> dict:
                 "vxlan": vxlan_device(vlan["vni"]), "members": members.get(vlan["id"], []),
                 "svi": {"address": vlan["svi"]["ip"], "mac": vlan["svi"]["mac"]} if vlan["svi"] else None,
                 "vrf": vlan["vrf"]} for vlan in structured["vlans"]]
-    vrfs = [{"name": vrf["name"], "table": VRF_TABLE_BASE + vrf["transit_vlan"] - TRANSIT_VLAN_BASE,
+    vrfs = [{"name": vrf["name"], "table": vrf["linux_table"],
              "l3vni": vrf["l3vni"],
              "bridge": {"name": f"br{vrf['transit_vlan']}", "mtu": vxlan["mtu"], "vxlan": vxlan_device(vrf["l3vni"])}}
             for vrf in structured["vrfs"]]
