@@ -138,8 +138,10 @@ def svi_networks(topology: TwinTopology) -> dict[str, list]:
 
 def check_config_load(state: TwinState, report: Report) -> None:
     report.add("twin.frr_config_load", [
-        Finding("twin.frr_config_load", Severity.ERROR, node, "every frr.conf line accepted", error.splitlines()[-1],
-                f"vtysh -b rejected part of {node}'s frr.conf: {error[-300:]}")
+        Finding(
+            check="twin.frr_config_load", severity=Severity.ERROR, subject=node,
+            expected="every frr.conf line accepted", actual=error.splitlines()[-1],
+            message=f"vtysh -b rejected part of {node}'s frr.conf: {error[-300:]}")
         for node, error in sorted(state.config_errors.items())
     ])
 
@@ -172,9 +174,11 @@ def check_bgp_sessions(state: TwinState, report: Report, timeout_s: float = 60.0
     for node, afis in sorted(missing.items()):
         down_peers = observed[node][1]
         for afi, (want, got) in sorted(afis.items()):
-            findings.append(Finding("twin.bgp_sessions", Severity.ERROR, node, f"{want} Established ({afi})",
-                                    f"{got} Established", f"{node}: {got}/{want} {afi} sessions Established after "
-                                    f"{timeout_s:.0f}s; not up: {', '.join(down_peers.get(afi, [])) or 'not configured'}"))
+            findings.append(Finding(
+                check="twin.bgp_sessions", severity=Severity.ERROR, subject=node,
+                expected=f"{want} Established ({afi})", actual=f"{got} Established",
+                message=f"{node}: {got}/{want} {afi} sessions Established after "
+                f"{timeout_s:.0f}s; not up: {', '.join(down_peers.get(afi, [])) or 'not configured'}"))
     measured = {"sessions": sum(sum(families.values()) for families in expected.values()), "polls": polls,
                 "resolution_s": round(slowest_poll + poll_s, 2)}  # one poll of every node + the pause
     if not missing and state.daemons_started_at:
@@ -183,9 +187,10 @@ def check_bgp_sessions(state: TwinState, report: Report, timeout_s: float = 60.0
         measured["after_last_daemon_s"] = round(measured["converged_s"] - state.timings.get("daemons_s", 0.0), 2)
         # Already converged at the first look: the number is an upper bound, not the convergence time.
         measured["upper_bound_only"] = polls == 1
-        findings.append(Finding("twin.bgp_sessions", Severity.INFO, "fabric", "all sessions Established",
-                                measured["converged_s"], f"{measured['sessions']} sessions Established "
-                                f"{measured['converged_s']}s after daemon start"))
+        findings.append(Finding(
+            check="twin.bgp_sessions", severity=Severity.INFO, subject="fabric", expected="all sessions Established",
+            actual=measured["converged_s"], message=f"{measured['sessions']} sessions Established "
+            f"{measured['converged_s']}s after daemon start"))
     report.add("twin.bgp_sessions", findings)
     return measured
 
@@ -223,9 +228,10 @@ def check_bfd_sessions(state: TwinState, report: Report, timeout_s: float = 30.0
             break
         time.sleep(0.5)
     report.add("twin.bfd_sessions", [
-        Finding("twin.bfd_sessions", Severity.ERROR, node, f"{links_per_node[node]} BFD sessions up",
-                f"{sum(1 for row in rows if row.up)} up",
-                f"{node}: BFD not up on {', '.join(f'{r.interface or r.peer} ({r.status})' for r in rows if not r.up) or 'any link (no sessions)'}")
+        Finding(
+            check="twin.bfd_sessions", severity=Severity.ERROR, subject=node,
+            expected=f"{links_per_node[node]} BFD sessions up", actual=f"{sum(1 for row in rows if row.up)} up",
+            message=f"{node}: BFD not up on {', '.join(f'{r.interface or r.peer} ({r.status})' for r in rows if not r.up) or 'any link (no sessions)'}")
         for node, rows in sorted(short.items())
     ])
     return {"nodes": len(with_bfd), "waited_s": round(time.monotonic() - started, 2)}
@@ -256,9 +262,11 @@ def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 
             break
         time.sleep(0.2)
     report.add("twin.evpn_flood_lists", [
-        Finding("twin.evpn_flood_lists", Severity.ERROR, f"{node}:{device}", sorted(want), sorted(got),
-                f"{node} {device} floods BUM traffic to {len(got)} of {len(want)} remote VTEPs; missing "
-                f"{', '.join(sorted(want - got))} (EVPN type-3 routes not received)")
+        Finding(
+            check="twin.evpn_flood_lists", severity=Severity.ERROR, subject=f"{node}:{device}", expected=sorted(want),
+            actual=sorted(got),
+            message=f"{node} {device} floods BUM traffic to {len(got)} of {len(want)} remote VTEPs; missing "
+            f"{', '.join(sorted(want - got))} (EVPN type-3 routes not received)")
         for (node, device), (want, got) in sorted(gaps.items())
     ])
     measured = {"vxlan_devices": sum(len(devices) for devices in expected.values()),
@@ -299,9 +307,10 @@ def check_ecmp_width(state: TwinState, report: Report, settle_s: float = 15.0) -
         got = measured[(source, destination)]
         if got != want:
             vtep = vtep_of(nodes[destination])
-            findings.append(Finding("twin.ecmp_width", Severity.ERROR, f"{source}->{destination}", want, got,
-                                    f"{source} reaches {destination}'s VTEP {vtep} over {got} kernel next hops, "
-                                    f"the cabling gives {want}"))
+            findings.append(Finding(
+                check="twin.ecmp_width", severity=Severity.ERROR, subject=f"{source}->{destination}", expected=want,
+                actual=got, message=f"{source} reaches {destination}'s VTEP {vtep} over {got} kernel next hops, "
+                f"the cabling gives {want}"))
     report.add("twin.ecmp_width", findings)
     return {"pairs": len(widths), "min_width": min(measured.values(), default=0),
             "max_width": max(measured.values(), default=0), "settled_s": round(time.monotonic() - started, 2)}
@@ -339,9 +348,11 @@ def check_l3vni_vrfs(state: TwinState, report: Report, timeout_s: float = 30.0) 
                 got = actual[node].get(vni)
                 subject = f"{node}:L3VNI {vni}"
                 if got is None:
-                    findings.append(Finding("twin.l3vni_vrfs", Severity.ERROR, subject, f"L3VNI in VRF {vrf}", None,
-                                            f"{node}: zebra has no L3VNI {vni} (VRF {vrf}): routed tenant traffic "
-                                            "between leaves has no symmetric IRB path"))
+                    findings.append(Finding(
+                        check="twin.l3vni_vrfs", severity=Severity.ERROR, subject=subject,
+                        expected=f"L3VNI in VRF {vrf}", actual=None,
+                        message=f"{node}: zebra has no L3VNI {vni} (VRF {vrf}): routed tenant traffic "
+                        "between leaves has no symmetric IRB path"))
                     continue
                 problems = []
                 if got.state != "Up":
@@ -353,10 +364,10 @@ def check_l3vni_vrfs(state: TwinState, report: Report, timeout_s: float = 30.0) 
                 if got.l2_vnis != l2_vnis:
                     problems.append(f"L2VNIs {list(got.l2_vnis)} instead of {list(l2_vnis)}")
                 if problems:
-                    findings.append(Finding("twin.l3vni_vrfs", Severity.ERROR, subject,
-                                            {"vrf": vrf, "state": "Up", "l2_vnis": list(l2_vnis)},
-                                            {"vrf": got.vrf, "state": got.state, "l2_vnis": list(got.l2_vnis)},
-                                            f"{node} L3VNI {vni}: {'; '.join(problems)}"))
+                    findings.append(Finding(check="twin.l3vni_vrfs", severity=Severity.ERROR, subject=subject,
+                                            expected={"vrf": vrf, "state": "Up", "l2_vnis": list(l2_vnis)},
+                                            actual={"vrf": got.vrf, "state": got.state, "l2_vnis": list(got.l2_vnis)},
+                                            message=f"{node} L3VNI {vni}: {'; '.join(problems)}"))
         if not findings or time.monotonic() - started > timeout_s:
             break
         time.sleep(0.5)
@@ -451,17 +462,22 @@ def resync_l3vni_next_hops(state: TwinState, report: Report, check: str = "twin.
         left = l3vni_next_hop_gaps(state)
     measured = {"lost": gaps, "resynced_s": round(time.monotonic() - started, 2), "still_missing": left}
     lost = ", ".join(f"{leaf}: {', '.join(vteps)}" for leaf, vteps in gaps.items())
-    findings = [Finding(check, Severity.WARNING, leaf, "router MAC + neighbour per remote VTEP", vteps,
-                        f"{leaf}: FRR lost the L3VNI next hops (router MACs) of {', '.join(vteps)} after a best-path "
-                        "change (FRR 8.4 zebra defect: a withdraw + re-announce of an EVPN-imported route is not "
-                        "re-installed); routed traffic toward them was blackholed. Re-learned with `clear bgp *` "
-                        f"in {measured['resynced_s']}s")
+    findings = [Finding(
+        check=check, severity=Severity.WARNING, subject=leaf, expected="router MAC + neighbour per remote VTEP",
+        actual=vteps,
+        message=f"{leaf}: FRR lost the L3VNI next hops (router MACs) of {', '.join(vteps)} after a best-path "
+        "change (FRR 8.4 zebra defect: a withdraw + re-announce of an EVPN-imported route is not "
+        "re-installed); routed traffic toward them was blackholed. Re-learned with `clear bgp *` "
+        f"in {measured['resynced_s']}s")
                 for leaf, vteps in gaps.items()]
-    findings += [Finding(check, Severity.ERROR, leaf, "router MAC + neighbour per remote VTEP", vteps,
-                         f"{leaf}: L3VNI next hops {', '.join(vteps)} still missing {timeout_s:.0f}s after re-learning "
-                         f"the routes (lost at first: {lost})") for leaf, vteps in left.items()]
-    findings += [Finding(check, Severity.ERROR, finding.subject, finding.expected, finding.actual,
-                         f"after re-learning the routes: {finding.message}")
+    findings += [Finding(
+        check=check, severity=Severity.ERROR, subject=leaf, expected="router MAC + neighbour per remote VTEP",
+        actual=vteps,
+        message=f"{leaf}: L3VNI next hops {', '.join(vteps)} still missing {timeout_s:.0f}s after re-learning "
+        f"the routes (lost at first: {lost})") for leaf, vteps in left.items()]
+    findings += [Finding(
+        check=check, severity=Severity.ERROR, subject=finding.subject, expected=finding.expected, actual=finding.actual,
+        message=f"after re-learning the routes: {finding.message}")
                  for finding in converged.findings if finding.severity == Severity.ERROR]
     report.add(check, findings)
     return measured
@@ -495,16 +511,18 @@ def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) ->
             check = f"twin.ping_{kind}"
             ran[check] = True
             if not result.ok:
-                findings[check].append(Finding(check, Severity.ERROR, subject, "3/3 replies",
-                                               f"{result.received}/{result.transmitted}",
-                                               f"{subject} ({source.network} -> {destination.network}) "
-                                               f"{result.local_error or 'lost replies'}"))
+                findings[check].append(Finding(
+                    check=check, severity=Severity.ERROR, subject=subject, expected="3/3 replies",
+                    actual=f"{result.received}/{result.transmitted}",
+                    message=f"{subject} ({source.network} -> {destination.network}) "
+                    f"{result.local_error or 'lost replies'}"))
         elif kind in ("isolated", "unreachable"):
             ran["twin.tenant_isolation"] = True
             if result.any_reply:
                 findings["twin.tenant_isolation"].append(Finding(
-                    "twin.tenant_isolation", Severity.ERROR, subject, "no reply", f"{result.received} replies",
-                    f"{source.host} ({source.tenant}/{source.network}) reached {destination.host} "
+                    check="twin.tenant_isolation", severity=Severity.ERROR, subject=subject, expected="no reply",
+                    actual=f"{result.received} replies",
+                    message=f"{source.host} ({source.tenant}/{source.network}) reached {destination.host} "
                     f"({destination.tenant}/{destination.network}) although the intent separates them"))
     for check, rows in findings.items():
         if ran[check]:
@@ -518,7 +536,8 @@ def check_ping_matrix(state: TwinState, report: Report, max_pairs: int = 200) ->
          f"pairs need the L3VNI (destination network has no SVI on the source leaf) and {NO_TENANT_VRFS}"),
     ):
         if count and ran[check]:
-            report.add(check, [Finding(check, Severity.INFO, "fabric", None, count, reason)])
+            report.add(check, [Finding(
+                check=check, severity=Severity.INFO, subject="fabric", expected=None, actual=count, message=reason)])
         elif count:
             report.skip(check, reason)
     # Per sampled pair: what the intent says and whether it replied (None: not pinged, static only). Pairs
@@ -602,19 +621,22 @@ def check_host_mtu(state: TwinState, report: Report) -> dict:
                              "ecmp_paths": paths, "miss_probability": flowprobe.miss_probability(paths, flows),
                              "seconds": result["seconds"]}
         if not result["reachable"]:
-            findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"{mtu}-byte packets pass", None,
-                                    f"{subject}: not even a {flowprobe.WARM_UP_PACKET}-byte packet got through"))
+            findings.append(Finding(
+                check="twin.host_mtu", severity=Severity.ERROR, subject=subject, expected=f"{mtu}-byte packets pass",
+                actual=None, message=f"{subject}: not even a {flowprobe.WARM_UP_PACKET}-byte packet got through"))
         elif fits < flows:
             local = f" ({'; '.join(result['local_errors'])})" if result["local_errors"] else ""
-            findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"{flows}/{flows} flows at {mtu} bytes",
-                                    f"lost on flow {fits + 1} of {flows}{local}",
-                                    f"{subject}: a {mtu}-byte DF packet was lost on flow {fits + 1} of {flows} "
-                                    f"(every earlier flow passed): a hop on one of the {paths} ECMP paths is "
-                                    "smaller than the host MTU + VXLAN overhead"))
+            findings.append(Finding(
+                check="twin.host_mtu", severity=Severity.ERROR, subject=subject,
+                expected=f"{flows}/{flows} flows at {mtu} bytes", actual=f"lost on flow {fits + 1} of {flows}{local}",
+                message=f"{subject}: a {mtu}-byte DF packet was lost on flow {fits + 1} of {flows} "
+                f"(every earlier flow passed): a hop on one of the {paths} ECMP paths is "
+                "smaller than the host MTU + VXLAN overhead"))
         if result["reachable"] and over == flows:
-            findings.append(Finding("twin.host_mtu", Severity.ERROR, subject, f"{mtu + 1} bytes fail",
-                                    "passed on every flow", f"{subject}: a {mtu + 1}-byte DF packet got through, "
-                                    f"so the host MTU is larger than the intended {mtu}"))
+            findings.append(Finding(
+                check="twin.host_mtu", severity=Severity.ERROR, subject=subject, expected=f"{mtu + 1} bytes fail",
+                actual="passed on every flow", message=f"{subject}: a {mtu + 1}-byte DF packet got through, "
+                f"so the host MTU is larger than the intended {mtu}"))
     report.add("twin.host_mtu", findings)
     return measured
 
@@ -642,22 +664,26 @@ def check_link_mtu(state: TwinState, report: Report) -> dict:
         for node, ifname in ((link.a_node, link.a_ifname), (link.b_node, link.b_ifname)):
             configured = kernel_links[node].get(ifname)
             if configured is not None and configured.mtu != link.mtu:
-                findings.append(Finding("twin.link_mtu", Severity.ERROR, f"{node}:{ifname}", link.mtu,
-                                        configured.mtu, f"{node}:{ifname} has MTU {configured.mtu} in the kernel, "
-                                        f"the link {link.subject} is meant to carry {link.mtu}"))
+                findings.append(Finding(
+                    check="twin.link_mtu", severity=Severity.ERROR, subject=f"{node}:{ifname}", expected=link.mtu,
+                    actual=configured.mtu, message=f"{node}:{ifname} has MTU {configured.mtu} in the kernel, "
+                    f"the link {link.subject} is meant to carry {link.mtu}"))
     for (link, node, ifname, _peer, _peer_if), (target, fits, too_big) in zip(probes, results, strict=True):
         if target is None:
-            findings.append(Finding("twin.link_mtu", Severity.ERROR, link.subject, "peer address", None,
-                                    f"{node}:{ifname}: no IPv4 or link-local address to probe the peer"))
+            findings.append(Finding(
+                check="twin.link_mtu", severity=Severity.ERROR, subject=link.subject, expected="peer address",
+                actual=None, message=f"{node}:{ifname}: no IPv4 or link-local address to probe the peer"))
             continue
         if not fits.ok:
-            findings.append(Finding("twin.link_mtu", Severity.ERROR, link.subject, link.mtu, "smaller",
-                                    f"{node}:{ifname} -> {target}: DF ping of {link.mtu} bytes failed "
-                                    f"({fits.local_error or 'no reply'}); one end of the link is below {link.mtu}"))
+            findings.append(Finding(
+                check="twin.link_mtu", severity=Severity.ERROR, subject=link.subject, expected=link.mtu,
+                actual="smaller", message=f"{node}:{ifname} -> {target}: DF ping of {link.mtu} bytes failed "
+                f"({fits.local_error or 'no reply'}); one end of the link is below {link.mtu}"))
         if too_big.any_reply:
-            findings.append(Finding("twin.link_mtu", Severity.ERROR, link.subject, link.mtu, "larger",
-                                    f"{node}:{ifname} -> {target}: a {link.mtu + 1}-byte DF ping got through; "
-                                    f"the port MTU is above the intended {link.mtu}"))
+            findings.append(Finding(
+                check="twin.link_mtu", severity=Severity.ERROR, subject=link.subject, expected=link.mtu,
+                actual="larger", message=f"{node}:{ifname} -> {target}: a {link.mtu + 1}-byte DF ping got through; "
+                f"the port MTU is above the intended {link.mtu}"))
     report.add("twin.link_mtu", findings)
     return {"links": len(topology.links), "probes": len(probes)}
 
@@ -820,27 +846,33 @@ def inject_failure(state: TwinState, report: Report, scope: str = "link", timeou
         "restore_outage_s": round(restore_outage.largest_gap_s, 3),
         **({"l3vni_next_hops_resynced": resynced} if resynced else {}),
     }
-    findings = [Finding(check, Severity.INFO, what, None, measured,
-                        f"{what} down: {source.leaf} converged in {local_s}s, {destination.leaf} in {remote_s}s, "
-                        f"flow {measured['flow']} outage {measured['outage_s'] * 1000:.0f} ms; restored ECMP in "
-                        f"{local_back}s/{remote_back}s (flow gap while restoring {measured['restore_outage_s'] * 1000:.0f} ms)")]
+    findings = [Finding(
+        check=check, severity=Severity.INFO, subject=what, expected=None, actual=measured,
+        message=f"{what} down: {source.leaf} converged in {local_s}s, {destination.leaf} in {remote_s}s, "
+        f"flow {measured['flow']} outage {measured['outage_s'] * 1000:.0f} ms; restored ECMP in "
+        f"{local_back}s/{remote_back}s (flow gap while restoring {measured['restore_outage_s'] * 1000:.0f} ms)")]
     for label, value, limit in (("local convergence", local_s, timeout_s), ("remote convergence", remote_s, timeout_s),
                                 ("ECMP restore (local)", local_back, 90.0),
                                 ("ECMP restore (remote)", remote_back, 90.0)):
         if value is None:
-            findings.append(Finding(check, Severity.ERROR, what, f"within {limit:.0f}s", "not reached",
-                                    f"{label} after cutting {what} did not happen within {limit:.0f}s"))
+            findings.append(Finding(
+                check=check, severity=Severity.ERROR, subject=what, expected=f"within {limit:.0f}s",
+                actual="not reached", message=f"{label} after cutting {what} did not happen within {limit:.0f}s"))
     if restore_outage.received and restore_outage.largest_gap_s > max_outage_s:
-        findings.append(Finding(check, Severity.ERROR, measured["flow"], f"restore outage <= {max_outage_s}s",
-                                measured["restore_outage_s"], f"bringing {what} back interrupted {measured['flow']} "
-                                f"for {restore_outage.largest_gap_s:.3f}s"))
+        findings.append(Finding(
+            check=check, severity=Severity.ERROR, subject=measured["flow"],
+            expected=f"restore outage <= {max_outage_s}s", actual=measured["restore_outage_s"],
+            message=f"bringing {what} back interrupted {measured['flow']} "
+            f"for {restore_outage.largest_gap_s:.3f}s"))
     if outage.received == 0:
-        findings.append(Finding(check, Severity.ERROR, measured["flow"], "flow survives", "no replies at all",
-                                f"the flow {measured['flow']} never got a reply while {what} was down"))
+        findings.append(Finding(
+            check=check, severity=Severity.ERROR, subject=measured["flow"], expected="flow survives",
+            actual="no replies at all", message=f"the flow {measured['flow']} never got a reply while {what} was down"))
     elif outage.largest_gap_s > max_outage_s:
-        findings.append(Finding(check, Severity.ERROR, measured["flow"], f"outage <= {max_outage_s}s",
-                                round(outage.largest_gap_s, 3), f"cutting {what} interrupted {measured['flow']} for "
-                                f"{outage.largest_gap_s:.3f}s"))
+        findings.append(Finding(
+            check=check, severity=Severity.ERROR, subject=measured["flow"], expected=f"outage <= {max_outage_s}s",
+            actual=round(outage.largest_gap_s, 3), message=f"cutting {what} interrupted {measured['flow']} for "
+            f"{outage.largest_gap_s:.3f}s"))
     report.add(check, findings)
     return measured
 

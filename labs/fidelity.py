@@ -649,23 +649,26 @@ class _Aspect:
             self.count.agree += 1
             if failure:
                 self.count.agreed_failures += 1
-                self.findings.append(Finding(self.check, Severity.INFO, subject, predicted, measured,
-                                             f"validators and twin agree on a fault: {describe}: both say {predicted}"))
+                self.findings.append(Finding(
+                    check=self.check, severity=Severity.INFO, subject=subject, expected=predicted, actual=measured,
+                    message=f"validators and twin agree on a fault: {describe}: both say {predicted}"))
             return
         self.count.disagree += 1
-        self.findings.append(Finding(self.check, Severity.ERROR, subject, predicted, measured,
-                                     f"validators predict {predicted}, the twin measured {measured}: {describe}"))
+        self.findings.append(Finding(
+            check=self.check, severity=Severity.ERROR, subject=subject, expected=predicted, actual=measured,
+            message=f"validators predict {predicted}, the twin measured {measured}: {describe}"))
 
     def finish(self, report: Report) -> None:
         count = self.count
         if count.items == 0:
             report.skip(self.check, f"nothing to compare ({self.what})")
             return
-        summary = Finding(self.check, Severity.INFO, "fabric", None, asdict(count),
-                          f"compared {count.items} items ({self.what}): {count.agree} agree "
-                          f"({count.agreed_failures} of them on a fault), {count.disagree} disagree, "
-                          f"{count.static_only} static only"
-                          f"{f', {count.not_sampled} not sampled by the twin' if count.not_sampled else ''}")
+        summary = Finding(
+            check=self.check, severity=Severity.INFO, subject="fabric", expected=None, actual=asdict(count),
+            message=f"compared {count.items} items ({self.what}): {count.agree} agree "
+            f"({count.agreed_failures} of them on a fault), {count.disagree} disagree, "
+            f"{count.static_only} static only"
+            f"{f', {count.not_sampled} not sampled by the twin' if count.not_sampled else ''}")
         report.add(self.check, [summary, *self.findings])
 
 
@@ -745,7 +748,9 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
     for aspect in aspects.values():
         aspect.finish(report)
     if observation.notes:
-        report.add("fidelity.measurement", [Finding("fidelity.measurement", Severity.WARNING, "twin", None, note, note)
+        report.add("fidelity.measurement", [Finding(
+            check="fidelity.measurement", severity=Severity.WARNING, subject="twin", expected=None, actual=note,
+            message=note)
                                             for note in observation.notes])
     return FidelityResult(report, {name: aspect.count for name, aspect in aspects.items()})
 

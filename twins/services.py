@@ -320,12 +320,15 @@ def twin_inject(*, twin: Twin, kind: str = InjectionKindChoices.LINK, target: st
         notes: list[str] = []
         measured = fidelity.inject_scenario(state, scenario, notes=notes)
         check = f"twin.inject_{kind}"
-        findings = [Finding(check, Severity.INFO, scenario["subject"], None,
-                            {"min_ecmp": measured["min_ecmp"], "unreachable_pairs": measured["unreachable_pairs"]},
-                            f"{kind} {scenario['subject']} down: minimum ECMP {measured['min_ecmp']}, "
-                            f"{measured['unreachable_pairs']} VTEP pairs unreachable; restored in "
-                            f"{measured['restored_s']}s")]
-        findings += [Finding(check, Severity.ERROR, scenario["subject"], "ECMP restored", None, note) for note in notes]
+        findings = [Finding(
+            check=check, severity=Severity.INFO, subject=scenario["subject"], expected=None,
+            actual={"min_ecmp": measured["min_ecmp"], "unreachable_pairs": measured["unreachable_pairs"]},
+            message=f"{kind} {scenario['subject']} down: minimum ECMP {measured['min_ecmp']}, "
+            f"{measured['unreachable_pairs']} VTEP pairs unreachable; restored in "
+            f"{measured['restored_s']}s")]
+        findings += [Finding(
+            check=check, severity=Severity.ERROR, subject=scenario["subject"], expected="ECMP restored", actual=None,
+            message=note) for note in notes]
         report.add(check, findings)
     twin.last_injection = {"kind": kind, "target": target, "measured": measured, "report": report.as_dict(),
                            "at": timezone.now().isoformat()}

@@ -95,7 +95,9 @@ def latest_validation_run(fabric):
 def _finding(row: dict):
     from validators.findings import Finding
 
-    return Finding(row["check"], row["severity"], row["subject"], row["expected"], row["actual"], row["message"])
+    return Finding(
+        check=row["check"], severity=row["severity"], subject=row["subject"], expected=row["expected"],
+        actual=row["actual"], message=row["message"])
 
 
 def run_findings(run) -> list:

@@ -58,9 +58,10 @@ def findings_from_session_compatibility(frame) -> list[Finding]:
         local = _cell(row, "Local_Interface") or _cell(row, "Local_IP") or ""
         remote = _cell(row, "Remote_Node") or _cell(row, "Remote_IP") or _cell(row, "Remote_Interface") or "?"
         subject = f"{node}:{local}" if local else str(node)
-        findings.append(Finding(CHECK, Severity.ERROR, subject, "UNIQUE_MATCH", status,
-                                f"Batfish bgpSessionCompatibility: {node} ({_cell(row, 'VRF', 'default')}) peering "
-                                f"with {remote} (AS {_cell(row, 'Remote_AS', '?')}) is {status}"))
+        findings.append(Finding(
+            check=CHECK, severity=Severity.ERROR, subject=subject, expected="UNIQUE_MATCH", actual=status,
+            message=f"Batfish bgpSessionCompatibility: {node} ({_cell(row, 'VRF', 'default')}) peering "
+            f"with {remote} (AS {_cell(row, 'Remote_AS', '?')}) is {status}"))
     return findings
 
 
@@ -71,10 +72,12 @@ def findings_from_undefined_references(frame) -> list[Finding]:
         host = Path(str(file_name)).stem if file_name != "?" else "?"
         if Path(str(file_name)).name in ("config_db.json", "frr.conf"):
             host = Path(str(file_name)).parent.name
-        findings.append(Finding(CHECK, Severity.ERROR, host, "a defined structure", _cell(row, "Ref_Name"),
-                                f"Batfish undefinedReferences: {file_name} uses {_cell(row, 'Struct_Type', '?')} "
-                                f"{_cell(row, 'Ref_Name', '?')} ({_cell(row, 'Context', '')}, lines "
-                                f"{_cell(row, 'Lines', '?')}) that is never defined"))
+        findings.append(Finding(
+            check=CHECK, severity=Severity.ERROR, subject=host, expected="a defined structure",
+            actual=_cell(row, "Ref_Name"),
+            message=f"Batfish undefinedReferences: {file_name} uses {_cell(row, 'Struct_Type', '?')} "
+            f"{_cell(row, 'Ref_Name', '?')} ({_cell(row, 'Context', '')}, lines "
+            f"{_cell(row, 'Lines', '?')}) that is never defined"))
     return findings
 
 
@@ -83,10 +86,11 @@ def findings_from_multipath(frame) -> list[Finding]:
     for _index, row in frame.iterrows():
         flow = _cell(row, "Flow", "?")
         ingress = getattr(flow, "ingressNode", None) or (flow.get("ingressNode") if isinstance(flow, dict) else None)
-        findings.append(Finding(CHECK, Severity.ERROR, str(ingress or flow), "one disposition on every path",
-                                _cell(row, "TraceCount"),
-                                f"Batfish multipathConsistency: flow {flow} has ECMP paths with different outcomes "
-                                f"({_cell(row, 'TraceCount', '?')} traces)"))
+        findings.append(Finding(
+            check=CHECK, severity=Severity.ERROR, subject=str(ingress or flow),
+            expected="one disposition on every path", actual=_cell(row, "TraceCount"),
+            message=f"Batfish multipathConsistency: flow {flow} has ECMP paths with different outcomes "
+            f"({_cell(row, 'TraceCount', '?')} traces)"))
     return findings
 
 
@@ -132,8 +136,9 @@ def check_batfish(fabric, host: str | None = None) -> list[Finding]:
     findings += findings_from_undefined_references(session.q.undefinedReferences().answer().frame())
     findings += findings_from_multipath(session.q.multipathConsistency().answer().frame())
     if left_out:
-        findings.append(Finding(CHECK, Severity.INFO, "fabric", "every device analysed", len(left_out),
-                                f"Batfish cannot parse FRR/Linux configs; {len(left_out)} device(s) left out"))
+        findings.append(Finding(
+            check=CHECK, severity=Severity.INFO, subject="fabric", expected="every device analysed",
+            actual=len(left_out), message=f"Batfish cannot parse FRR/Linux configs; {len(left_out)} device(s) left out"))
     return findings
 
 

@@ -51,14 +51,16 @@ def check_timers_bfd(fabric) -> list[Finding]:
         if a == b:
             continue
         if a[:2] != b[:2]:
-            findings.append(Finding(TIMERS_BFD, Severity.WARNING, str(session), list(a[:2]), list(b[:2]),
-                                    f"keepalive/hold differ ({session.a} {a[0]}/{a[1]} s, {session.b} "
-                                    f"{b[0]}/{b[1]} s): the session runs on the lower hold time"))
+            findings.append(Finding(
+                check=TIMERS_BFD, severity=Severity.WARNING, subject=str(session), expected=list(a[:2]),
+                actual=list(b[:2]), message=f"keepalive/hold differ ({session.a} {a[0]}/{a[1]} s, {session.b} "
+                f"{b[0]}/{b[1]} s): the session runs on the lower hold time"))
         if a[2] != b[2]:
             on, off = (session.a, session.b) if a[2] else (session.b, session.a)
-            findings.append(Finding(TIMERS_BFD, Severity.ERROR, str(session), True, False,
-                                    f"BFD enabled on {on} but not on {off}: the BFD session never comes up and "
-                                    "link failures are detected only by the BGP hold timer"))
+            findings.append(Finding(
+                check=TIMERS_BFD, severity=Severity.ERROR, subject=str(session), expected=True, actual=False,
+                message=f"BFD enabled on {on} but not on {off}: the BFD session never comes up and "
+                "link failures are detected only by the BGP hold timer"))
     return findings
 
 
@@ -70,15 +72,17 @@ def check_router_ids(fabric) -> list[Finding]:
         router_id = config["bgp"].get("router_id") or config.get("router_id")
         if not router_id:
             if config["bgp"]["neighbors"]:
-                findings.append(Finding(ROUTER_IDS, Severity.ERROR, host, "a router ID", None,
-                                        f"{host} runs BGP without a router ID"))
+                findings.append(Finding(
+                    check=ROUTER_IDS, severity=Severity.ERROR, subject=host, expected="a router ID", actual=None,
+                    message=f"{host} runs BGP without a router ID"))
             continue
         owners[router_id].append(host)
     for router_id, hosts in owners.items():
         if len(hosts) > 1:
             for host in hosts:
-                findings.append(Finding(ROUTER_IDS, Severity.ERROR, host, "a unique router ID", router_id,
-                                        f"router ID {router_id} is used by {', '.join(hosts)}"))
+                findings.append(Finding(
+                    check=ROUTER_IDS, severity=Severity.ERROR, subject=host, expected="a unique router ID",
+                    actual=router_id, message=f"router ID {router_id} is used by {', '.join(hosts)}"))
     return findings
 
 
@@ -107,9 +111,10 @@ def check_asns(fabric) -> list[Finding]:
         if asn is None:
             continue
         if config.get("asn") is not None and config["bgp"].get("asn") not in (None, config["asn"]):
-            findings.append(Finding(ASNS, Severity.ERROR, host, config["asn"], config["bgp"]["asn"],
-                                    f"{host}: router bgp {config['bgp']['asn']} differs from the device ASN "
-                                    f"{config['asn']}"))
+            findings.append(Finding(
+                check=ASNS, severity=Severity.ERROR, subject=host, expected=config["asn"], actual=config["bgp"]["asn"],
+                message=f"{host}: router bgp {config['bgp']['asn']} differs from the device ASN "
+                f"{config['asn']}"))
         groups_of_asn[asn][_asn_group(ctx, host, scheme)].append(host)
     for asn, groups in groups_of_asn.items():
         if len(groups) < 2:
@@ -124,10 +129,11 @@ def check_asns(fabric) -> list[Finding]:
                 role = ctx.structured[host].get("role")
                 if role in CORE_ROLES and not any(ctx.structured[o].get("role") in VTEP_ROLES for o in others):
                     continue  # spines of two planes sharing an ASN is a design choice, not a collision
-                findings.append(Finding(ASNS, Severity.ERROR, host, f"an ASN unique to {group}", asn,
-                                        f"{host} uses AS {asn}, {kind} also used by {', '.join(others[:4])}"
-                                        f"{' and more' if len(others) > 4 else ''} (scheme {scheme}): eBGP loop "
-                                        "prevention drops routes between them"))
+                findings.append(Finding(
+                    check=ASNS, severity=Severity.ERROR, subject=host, expected=f"an ASN unique to {group}", actual=asn,
+                    message=f"{host} uses AS {asn}, {kind} also used by {', '.join(others[:4])}"
+                    f"{' and more' if len(others) > 4 else ''} (scheme {scheme}): eBGP loop "
+                    "prevention drops routes between them"))
     return findings
 
 

@@ -333,8 +333,8 @@ def check_ecmp(fabric) -> list[Finding]:
                 o, r, valley_width = valley[0]
                 subject, _pairs = pair_subject(matrix, origin_class, receiver_class)
                 findings.append(Finding(
-                    ECMP, Severity.ERROR, subject, designed, valley_width,
-                    f"{len(valley)} leaf pair(s) (e.g. {matrix.leaves[r]}->{matrix.leaves[o]}) reach each other only "
+                    check=ECMP, severity=Severity.ERROR, subject=subject, expected=designed, actual=valley_width,
+                    message=f"{len(valley)} leaf pair(s) (e.g. {matrix.leaves[r]}->{matrix.leaves[o]}) reach each other only "
                     f"over a path through another leaf (ECMP {valley_width}, designed {designed})"))
             continue  # unreachable pairs are the reachability check's findings
         if width == designed:
@@ -359,6 +359,7 @@ def check_ecmp(fabric) -> list[Finding]:
         origin_leaves = [matrix.leaves[m] for c, _n in origins for m in matrix.members[c]]
         count = sum(n for _c, n in origins)
         findings.append(Finding(
-            ECMP, Severity.ERROR, f"{_side(receivers)}->{_side(origin_leaves)}", designed, width,
-            f"ECMP width {width} instead of the designed {designed} ({why}); {count} leaf pair(s) affected"))
+            check=ECMP, severity=Severity.ERROR, subject=f"{_side(receivers)}->{_side(origin_leaves)}",
+            expected=designed, actual=width,
+            message=f"ECMP width {width} instead of the designed {designed} ({why}); {count} leaf pair(s) affected"))
     return findings

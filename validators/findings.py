@@ -23,8 +23,11 @@ class CheckStatus:
     SKIPPED = "skipped"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
+    """One row of a check's result, built by keyword (``Finding(check=..., severity=..., ...)``): six fields of
+    which three are free objects are too easy to swap positionally, so positional construction is a TypeError."""
+
     check: str
     severity: str
     subject: str  # the most specific thing at fault: "leaf1:Ethernet1", "spine1:Ethernet3<->leaf3:Ethernet1"

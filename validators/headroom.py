@@ -79,25 +79,28 @@ def check_headroom(fabric) -> list[Finding]:
                 profile = headroom.get(str(priority))
                 subject = f"{host}:{interface['name']}"
                 if not profile:
-                    findings.append(Finding(CHECK, Severity.ERROR, subject, need.size_bytes, None,
-                                            f"no headroom reserved for lossless priority {priority} on {subject}"))
+                    findings.append(Finding(
+                        check=CHECK, severity=Severity.ERROR, subject=subject, expected=need.size_bytes, actual=None,
+                        message=f"no headroom reserved for lossless priority {priority} on {subject}"))
                     continue
                 reserved += profile.get("size_bytes") or 0
                 xoff, size = profile.get("xoff_bytes") or 0, profile.get("size_bytes") or 0
                 if xoff < need.xoff_bytes or size < need.size_bytes:
                     findings.append(Finding(
-                        CHECK, Severity.ERROR, subject, {"xoff_bytes": need.xoff_bytes, "size_bytes": need.size_bytes},
-                        {"xoff_bytes": xoff, "size_bytes": size},
-                        f"priority {priority} headroom on {subject} ({interface['speed_gbps']}G, {length:g} m cable, "
+                        check=CHECK, severity=Severity.ERROR, subject=subject,
+                        expected={"xoff_bytes": need.xoff_bytes, "size_bytes": need.size_bytes},
+                        actual={"xoff_bytes": xoff, "size_bytes": size},
+                        message=f"priority {priority} headroom on {subject} ({interface['speed_gbps']}G, {length:g} m cable, "
                         f"MTU {interface['mtu']}) is {size} bytes (xoff {xoff}, {profile.get('policy')}); it needs "
                         f"{need.size_bytes} (xoff {need.xoff_bytes}): in-flight frames overflow after PAUSE"))
             if len(findings) == problems_before:
                 sufficient[memo_key] = reserved - reserved_before
         buffer = buffers.get(host)
         if buffer and reserved > buffer:
-            findings.append(Finding(CHECK, Severity.WARNING, host, int(buffer), reserved,
-                                    f"{host} reserves {reserved} bytes of PFC headroom, more than its {int(buffer)} "
-                                    "byte buffer: nothing is left for shared and lossy traffic"))
+            findings.append(Finding(
+                check=CHECK, severity=Severity.WARNING, subject=host, expected=int(buffer), actual=reserved,
+                message=f"{host} reserves {reserved} bytes of PFC headroom, more than its {int(buffer)} "
+                "byte buffer: nothing is left for shared and lossy traffic"))
     return findings
 
 

@@ -39,17 +39,19 @@ def check_links(fabric) -> list[Finding]:
                 if peer is None or peer["mtu"] == interface["mtu"] or peer_key < (host, interface["name"]):
                     continue  # equal, or reported from the link's lower end
                 findings.append(Finding(
-                    LINKS, Severity.ERROR, f"{host}:{interface['name']}<->{peer_key[0]}:{peer_key[1]}",
-                    interface["mtu"], peer["mtu"],
-                    f"MTU {interface['mtu']} on {host}:{interface['name']} but {peer['mtu']} on "
+                    check=LINKS, severity=Severity.ERROR,
+                    subject=f"{host}:{interface['name']}<->{peer_key[0]}:{peer_key[1]}", expected=interface["mtu"],
+                    actual=peer["mtu"],
+                    message=f"MTU {interface['mtu']} on {host}:{interface['name']} but {peer['mtu']} on "
                     f"{peer_key[0]}:{peer_key[1]}: the larger frames are dropped in one direction"))
             elif kind == "server" and servers:
                 server = servers.get(interface["peer_device"])
                 nic = server.nics_by_name.get(interface["peer_interface"]) if server else None
                 if nic is not None and interface["mtu"] < nic.mtu:
                     findings.append(Finding(
-                        LINKS, Severity.ERROR, f"{host}:{interface['name']}", nic.mtu, interface["mtu"],
-                        f"{host}:{interface['name']} MTU {interface['mtu']} is below the MTU {nic.mtu} of "
+                        check=LINKS, severity=Severity.ERROR, subject=f"{host}:{interface['name']}", expected=nic.mtu,
+                        actual=interface["mtu"],
+                        message=f"{host}:{interface['name']} MTU {interface['mtu']} is below the MTU {nic.mtu} of "
                         f"{server.name}:{nic.name}: the switch drops the host's largest frames"))
     return findings
 
@@ -115,13 +117,17 @@ def check_overlay_budget(fabric) -> list[Finding]:
                                [i["mtu"] for i in config["interfaces"] if i["kind"] == "server" and i["enabled"]])
             underlay, where = per_leaf[host]
             if vxlan["mtu"] + VXLAN_OVERHEAD_BYTES > underlay:
-                findings.append(Finding(OVERLAY_BUDGET, Severity.ERROR, f"{host}:vxlan", underlay - VXLAN_OVERHEAD_BYTES,
-                                        vxlan["mtu"], f"VXLAN MTU {vxlan['mtu']} + {VXLAN_OVERHEAD_BYTES} exceeds the "
-                                                      f"underlay MTU {underlay} at {where}"))
+                findings.append(Finding(
+                    check=OVERLAY_BUDGET, severity=Severity.ERROR, subject=f"{host}:vxlan",
+                    expected=underlay - VXLAN_OVERHEAD_BYTES, actual=vxlan["mtu"],
+                    message=f"VXLAN MTU {vxlan['mtu']} + {VXLAN_OVERHEAD_BYTES} exceeds the "
+                    f"underlay MTU {underlay} at {where}"))
             if vxlan["mtu"] < largest_host:
-                findings.append(Finding(OVERLAY_BUDGET, Severity.ERROR, f"{host}:vxlan", largest_host, vxlan["mtu"],
-                                        f"VXLAN MTU {vxlan['mtu']} is below the host MTU {largest_host}: the tunnel "
-                                        "drops the hosts' largest frames"))
+                findings.append(Finding(
+                    check=OVERLAY_BUDGET, severity=Severity.ERROR, subject=f"{host}:vxlan", expected=largest_host,
+                    actual=vxlan["mtu"],
+                    message=f"VXLAN MTU {vxlan['mtu']} is below the host MTU {largest_host}: the tunnel "
+                    "drops the hosts' largest frames"))
     for network, hosts in sorted(carriers.items()):
         bottleneck = [per_leaf[host] for host in hosts if host in per_leaf]
         if core is not None and len(hosts) > 1:
@@ -132,8 +138,9 @@ def check_overlay_budget(fabric) -> list[Finding]:
         needed = host_mtu[network] + VXLAN_OVERHEAD_BYTES
         if needed > underlay:
             findings.append(Finding(
-                OVERLAY_BUDGET, Severity.ERROR, f"network {network}", needed, underlay,
-                f"host MTU {host_mtu[network]} + {VXLAN_OVERHEAD_BYTES} (VXLAN over IPv4, RFC 7348) = {needed} "
+                check=OVERLAY_BUDGET, severity=Severity.ERROR, subject=f"network {network}", expected=needed,
+                actual=underlay,
+                message=f"host MTU {host_mtu[network]} + {VXLAN_OVERHEAD_BYTES} (VXLAN over IPv4, RFC 7348) = {needed} "
                 f"exceeds the underlay MTU {underlay} at {where}"))
     return findings
 
@@ -150,9 +157,11 @@ def check_svi(fabric) -> list[Finding]:
                 continue
             per_network[vlan["network"]].append((host, svi.get("mtu")))
             if expected_host and svi.get("mtu") != expected_host:
-                findings.append(Finding(SVI, Severity.ERROR, f"{host}:Vlan{vlan['id']}", expected_host, svi.get("mtu"),
-                                        f"SVI of {vlan['network']} has MTU {svi.get('mtu')}, the host MTU is "
-                                        f"{expected_host}"))
+                findings.append(Finding(
+                    check=SVI, severity=Severity.ERROR, subject=f"{host}:Vlan{vlan['id']}", expected=expected_host,
+                    actual=svi.get("mtu"),
+                    message=f"SVI of {vlan['network']} has MTU {svi.get('mtu')}, the host MTU is "
+                    f"{expected_host}"))
     for network, entries in sorted(per_network.items()):
         counts = Counter(mtu for _host, mtu in entries)
         if len(counts) < 2:
@@ -160,9 +169,10 @@ def check_svi(fabric) -> list[Finding]:
         usual = counts.most_common(1)[0][0]
         for host, mtu in entries:
             if mtu != usual:
-                findings.append(Finding(SVI, Severity.ERROR, f"{host}:{network}", usual, mtu,
-                                        f"SVI MTU of {network} is {mtu} on {host} but {usual} on "
-                                        f"{counts[usual]} other leaves"))
+                findings.append(Finding(
+                    check=SVI, severity=Severity.ERROR, subject=f"{host}:{network}", expected=usual, actual=mtu,
+                    message=f"SVI MTU of {network} is {mtu} on {host} but {usual} on "
+                    f"{counts[usual]} other leaves"))
     return findings
 
 

@@ -52,10 +52,11 @@ def check_vlan_vni(fabric) -> list[Finding]:
         for host, vlan in entries:
             vni_owner[vlan["vni"]].add(f"network {network}")
             if (vlan["id"], vlan["vni"]) != usual:
-                findings.append(Finding(VLAN_VNI, Severity.ERROR, f"{host}:{network}", f"VLAN {usual[0]} <-> VNI {usual[1]}",
-                                        f"VLAN {vlan['id']} <-> VNI {vlan['vni']}",
-                                        f"{network} is VLAN {vlan['id']} / VNI {vlan['vni']} on {host} but VLAN "
-                                        f"{usual[0]} / VNI {usual[1]} elsewhere: hosts on {host} are cut off"))
+                findings.append(Finding(
+                    check=VLAN_VNI, severity=Severity.ERROR, subject=f"{host}:{network}",
+                    expected=f"VLAN {usual[0]} <-> VNI {usual[1]}", actual=f"VLAN {vlan['id']} <-> VNI {vlan['vni']}",
+                    message=f"{network} is VLAN {vlan['id']} / VNI {vlan['vni']} on {host} but VLAN "
+                    f"{usual[0]} / VNI {usual[1]} elsewhere: hosts on {host} are cut off"))
     for host, config in ctx.structured.items():
         vxlan = config.get("vxlan") or {}
         for vrf in config["vrfs"]:
@@ -66,12 +67,15 @@ def check_vlan_vni(fabric) -> list[Finding]:
         mapped = dict(vxlan.get("vlan_vnis") or {})
         if configured != mapped:
             wrong = sorted(set(configured.items()) ^ set(mapped.items()))
-            findings.append(Finding(VLAN_VNI, Severity.ERROR, f"{host}:vxlan", configured, mapped,
-                                    f"VXLAN VLAN-to-VNI map differs from the VLANs configured on {host}: {wrong}"))
+            findings.append(Finding(
+                check=VLAN_VNI, severity=Severity.ERROR, subject=f"{host}:vxlan", expected=configured, actual=mapped,
+                message=f"VXLAN VLAN-to-VNI map differs from the VLANs configured on {host}: {wrong}"))
     for vni, owners in sorted(vni_owner.items()):
         if len(owners) > 1:
-            findings.append(Finding(VLAN_VNI, Severity.ERROR, f"VNI {vni}", "one owner", sorted(owners),
-                                    f"VNI {vni} is used by {', '.join(sorted(owners))}: their traffic would merge"))
+            findings.append(Finding(
+                check=VLAN_VNI, severity=Severity.ERROR, subject=f"VNI {vni}", expected="one owner",
+                actual=sorted(owners),
+                message=f"VNI {vni} is used by {', '.join(sorted(owners))}: their traffic would merge"))
     return findings
 
 
@@ -98,14 +102,16 @@ def check_route_targets(fabric) -> list[Finding]:
             continue  # auto-derived route targets everywhere
         for host, imported, exported in entries:
             if not exported:
-                findings.append(Finding(ROUTE_TARGETS, Severity.ERROR, f"{host}:VNI {vni}", "an export RT", [],
-                                        f"{host} exports no route target for VNI {vni} while others do"))
+                findings.append(Finding(
+                    check=ROUTE_TARGETS, severity=Severity.ERROR, subject=f"{host}:VNI {vni}", expected="an export RT",
+                    actual=[], message=f"{host} exports no route target for VNI {vni} while others do"))
             for export_set, count in exports.items():
                 others = count - (1 if export_set == exported else 0)
                 if others and not imported & export_set:
                     findings.append(Finding(
-                        ROUTE_TARGETS, Severity.ERROR, f"{host}:VNI {vni}", sorted(export_set), sorted(imported),
-                        f"{host} imports {sorted(imported)} for VNI {vni} but {others} other VTEP(s) export "
+                        check=ROUTE_TARGETS, severity=Severity.ERROR, subject=f"{host}:VNI {vni}",
+                        expected=sorted(export_set), actual=sorted(imported),
+                        message=f"{host} imports {sorted(imported)} for VNI {vni} but {others} other VTEP(s) export "
                         f"{sorted(export_set)}: it never learns their MAC/IP routes"))
     return findings
 
@@ -138,16 +144,19 @@ def check_flood_lists(fabric) -> list[Finding]:
             missing = sorted(everyone - flood_set - {own})
             extra = sorted(flood_set - everyone)
             if missing:
-                findings.append(Finding(FLOOD_LISTS, Severity.ERROR, f"{host}:VNI {vni}", expected_size,
-                                        expected_size - len(missing),
-                                        f"{host} does not flood VNI {vni} to {short_list(missing)} "
-                                        f"({short_list(owner[ip] for ip in missing)}): BUM traffic never reaches them"))
+                findings.append(Finding(
+                    check=FLOOD_LISTS, severity=Severity.ERROR, subject=f"{host}:VNI {vni}", expected=expected_size,
+                    actual=expected_size - len(missing),
+                    message=f"{host} does not flood VNI {vni} to {short_list(missing)} "
+                    f"({short_list(owner[ip] for ip in missing)}): BUM traffic never reaches them"))
             if extra:
-                findings.append(Finding(FLOOD_LISTS, Severity.WARNING, f"{host}:VNI {vni}", [], extra,
-                                        f"{host} floods VNI {vni} to {short_list(extra)} which do not carry it"))
+                findings.append(Finding(
+                    check=FLOOD_LISTS, severity=Severity.WARNING, subject=f"{host}:VNI {vni}", expected=[],
+                    actual=extra, message=f"{host} floods VNI {vni} to {short_list(extra)} which do not carry it"))
             if own in flood_set:
-                findings.append(Finding(FLOOD_LISTS, Severity.WARNING, f"{host}:VNI {vni}", "not itself", own,
-                                        f"{host} lists its own VTEP {own} in the flood list of VNI {vni}"))
+                findings.append(Finding(
+                    check=FLOOD_LISTS, severity=Severity.WARNING, subject=f"{host}:VNI {vni}", expected="not itself",
+                    actual=own, message=f"{host} lists its own VTEP {own} in the flood list of VNI {vni}"))
     return findings
 
 
@@ -165,25 +174,28 @@ def check_l3vni(fabric) -> list[Finding]:
             for where, value in (("router bgp vrf", bgp_vrfs.get(vrf["name"])),
                                  ("VXLAN vrf map", vxlan_vrfs.get(vrf["name"]))):
                 if value != vrf["l3vni"]:
-                    findings.append(Finding(L3VNI, Severity.ERROR, f"{host}:{vrf['name']}", vrf["l3vni"], value,
-                                            f"{where} of {vrf['name']} on {host} has L3VNI {value}, the VRF has "
-                                            f"{vrf['l3vni']}"))
+                    findings.append(Finding(
+                        check=L3VNI, severity=Severity.ERROR, subject=f"{host}:{vrf['name']}", expected=vrf["l3vni"],
+                        actual=value, message=f"{where} of {vrf['name']} on {host} has L3VNI {value}, the VRF has "
+                        f"{vrf['l3vni']}"))
     for tenant, entries in sorted(per_tenant.items()):
         usual = _majority((name, vni) for _host, name, vni in entries)
         for host, name, vni in entries:
             if (name, vni) != usual:
-                findings.append(Finding(L3VNI, Severity.ERROR, f"{host}:{name}", f"VRF {usual[0]} L3VNI {usual[1]}",
-                                        f"VRF {name} L3VNI {vni}",
-                                        f"tenant {tenant} is VRF {name} / L3VNI {vni} on {host} but VRF {usual[0]} / "
-                                        f"L3VNI {usual[1]} elsewhere: routed traffic to {host} is lost"))
+                findings.append(Finding(
+                    check=L3VNI, severity=Severity.ERROR, subject=f"{host}:{name}",
+                    expected=f"VRF {usual[0]} L3VNI {usual[1]}", actual=f"VRF {name} L3VNI {vni}",
+                    message=f"tenant {tenant} is VRF {name} / L3VNI {vni} on {host} but VRF {usual[0]} / "
+                    f"L3VNI {usual[1]} elsewhere: routed traffic to {host} is lost"))
     for host, config in ctx.structured.items():
         for vlan in config["vlans"]:
             owner = vrf_tenant.get(vlan.get("vrf"))
             if vlan.get("vrf") and owner is not None and owner != vlan["tenant"]:
-                findings.append(Finding(L3VNI, Severity.ERROR, f"{host}:{vlan['network']}",
-                                        f"a VRF of tenant {vlan['tenant']}", vlan["vrf"],
-                                        f"{vlan['network']} (tenant {vlan['tenant']}) is placed in VRF {vlan['vrf']} of "
-                                        f"tenant {owner} on {host}: routes leak between tenants"))
+                findings.append(Finding(
+                    check=L3VNI, severity=Severity.ERROR, subject=f"{host}:{vlan['network']}",
+                    expected=f"a VRF of tenant {vlan['tenant']}", actual=vlan["vrf"],
+                    message=f"{vlan['network']} (tenant {vlan['tenant']}) is placed in VRF {vlan['vrf']} of "
+                    f"tenant {owner} on {host}: routes leak between tenants"))
     return findings
 
 
@@ -236,17 +248,19 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
             matrix.addresses = {f"{host.endpoint.device}:{host.endpoint.interface}": host.address
                                 for host in host_addresses(ctx.snapshot)}
         except IntentValidationError as error:
-            findings += [Finding(HOST_REACHABILITY, Severity.ERROR, item.field, "an address per attached port",
-                                 item.value, item.message) for item in error.errors]
+            findings += [Finding(
+                check=HOST_REACHABILITY, severity=Severity.ERROR, subject=item.field,
+                expected="an address per attached port", actual=item.value, message=item.message) for item in error.errors]
     if ctx.intent is not None:
         for network in ctx.intent.networks:
             for endpoint in network.attachments:
                 port = f"{endpoint.device}:{endpoint.interface}"
                 actual = matrix.ports.get(port)
                 if actual != network.name:
-                    findings.append(Finding(HOST_REACHABILITY, Severity.ERROR, port, network.name, actual,
-                                            f"{port} should be in {network.name} but its leaf port puts it in "
-                                            f"{actual or 'no network'}"))
+                    findings.append(Finding(
+                        check=HOST_REACHABILITY, severity=Severity.ERROR, subject=port, expected=network.name,
+                        actual=actual, message=f"{port} should be in {network.name} but its leaf port puts it in "
+                        f"{actual or 'no network'}"))
     carriers = _carriers(structured)
     for name, entries in carriers.items():
         first = entries[0][1]
@@ -292,9 +306,10 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
                 ok, reason = False, "different tenants"
                 if info_a["vrf"] and info_a["vrf"] == info_b["vrf"]:
                     ok, reason = True, f"tenants {info_a['tenant']} and {info_b['tenant']} share VRF {info_a['vrf']}"
-                    findings.append(Finding(HOST_REACHABILITY, Severity.ERROR, f"network {a}<->network {b}", False,
-                                            True, f"{a} (tenant {info_a['tenant']}) and {b} (tenant "
-                                                  f"{info_b['tenant']}) can reach each other: {reason}"))
+                    findings.append(Finding(
+                        check=HOST_REACHABILITY, severity=Severity.ERROR, subject=f"network {a}<->network {b}",
+                        expected=False, actual=True, message=f"{a} (tenant {info_a['tenant']}) and {b} (tenant "
+                        f"{info_b['tenant']}) can reach each other: {reason}"))
             else:
                 missing = [n for n, info in ((a, info_a), (b, info_b))
                            if set(leaves_with_ports.get(n, ())) - set(info["gateway_on"])]
@@ -308,18 +323,20 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
             matrix.reasons[(a, b)] = reason
     for name, (ok, reason) in sorted(intra.items()):
         if not ok:
-            findings.append(Finding(HOST_REACHABILITY, Severity.ERROR, f"network {name}", True, False,
-                                    f"ports of {name} cannot all reach each other: {reason}"))
+            findings.append(Finding(
+                check=HOST_REACHABILITY, severity=Severity.ERROR, subject=f"network {name}", expected=True,
+                actual=False, message=f"ports of {name} cannot all reach each other: {reason}"))
     if ctx.intent is not None:
         for network in ctx.intent.networks:
             info = matrix.networks.get(network.name)
             if network.gateway and info is not None:
                 lacking = sorted(set(info["leaves"]) - set(info["gateway_on"]))
                 if lacking:
-                    findings.append(Finding(HOST_REACHABILITY, Severity.ERROR, f"network {network.name}",
-                                            "an anycast gateway on every leaf", short_list(lacking),
-                                            f"{network.name} has gateway {network.gateway} in the intent but no SVI "
-                                            f"on {short_list(lacking)}: its hosts there cannot route"))
+                    findings.append(Finding(
+                        check=HOST_REACHABILITY, severity=Severity.ERROR, subject=f"network {network.name}",
+                        expected="an anycast gateway on every leaf", actual=short_list(lacking),
+                        message=f"{network.name} has gateway {network.gateway} in the intent but no SVI "
+                        f"on {short_list(lacking)}: its hosts there cannot route"))
     return matrix, findings
 
 

@@ -128,17 +128,20 @@ def check_cable_endpoints(inventory: Inventory) -> list[Finding]:
             cables_at[endpoint].append(cable.label)
             if _resolve(inventory, endpoint) is None:
                 findings.append(Finding(
-                    CABLE_ENDPOINTS, Severity.ERROR, subject, "a known device and port", str(endpoint),
-                    f"cable {cable.label} ({cable.a} <-> {cable.b}): {side} end {endpoint} is not in the inventory"))
+                    check=CABLE_ENDPOINTS, severity=Severity.ERROR, subject=subject, expected="a known device and port",
+                    actual=str(endpoint),
+                    message=f"cable {cable.label} ({cable.a} <-> {cable.b}): {side} end {endpoint} is not in the inventory"))
         if cable.a.device == cable.b.device:
             findings.append(Finding(
-                CABLE_ENDPOINTS, Severity.ERROR, subject, "ends on different devices", cable.a.device,
-                f"cable {cable.label} loops back: both ends {cable.a} and {cable.b} are on {cable.a.device}"))
+                check=CABLE_ENDPOINTS, severity=Severity.ERROR, subject=subject, expected="ends on different devices",
+                actual=cable.a.device,
+                message=f"cable {cable.label} loops back: both ends {cable.a} and {cable.b} are on {cable.a.device}"))
     for endpoint, labels in sorted(cables_at.items()):
         if len(labels) > 1:
             findings.append(Finding(
-                CABLE_ENDPOINTS, Severity.ERROR, str(endpoint), "at most one cable", sorted(labels),
-                f"{endpoint} is plugged into {len(labels)} cables: {', '.join(sorted(labels))}"))
+                check=CABLE_ENDPOINTS, severity=Severity.ERROR, subject=str(endpoint), expected="at most one cable",
+                actual=sorted(labels),
+                message=f"{endpoint} is plugged into {len(labels)} cables: {', '.join(sorted(labels))}"))
     return findings
 
 
@@ -147,8 +150,9 @@ def check_cable_speed(inventory: Inventory) -> list[Finding]:
     for cable, a_port, b_port in _resolved_cables(inventory):
         if a_port.speed_gbps != b_port.speed_gbps:
             findings.append(Finding(
-                CABLE_SPEED, Severity.ERROR, _cable_subject(cable), a_port.speed_gbps, b_port.speed_gbps,
-                f"cable {cable.label}: {cable.a} runs at {a_port.speed_gbps}G but {cable.b} runs at "
+                check=CABLE_SPEED, severity=Severity.ERROR, subject=_cable_subject(cable), expected=a_port.speed_gbps,
+                actual=b_port.speed_gbps,
+                message=f"cable {cable.label}: {cable.a} runs at {a_port.speed_gbps}G but {cable.b} runs at "
                 f"{b_port.speed_gbps}G; both ends must run at the same speed"))
     return findings
 
@@ -168,12 +172,13 @@ def check_optic_port(inventory: Inventory) -> list[Finding]:
             mode = f"{len(lanes)}x{max(speeds)}G"
             if len(speeds) > 1:
                 findings.append(Finding(
-                    OPTIC_PORT, Severity.ERROR, subject, "equal breakout speeds", sorted(speeds),
-                    f"{subject} is broken out into ports of different speeds {sorted(speeds)}"))
+                    check=OPTIC_PORT, severity=Severity.ERROR, subject=subject, expected="equal breakout speeds",
+                    actual=sorted(speeds),
+                    message=f"{subject} is broken out into ports of different speeds {sorted(speeds)}"))
             elif model is not None and model.breakout_modes and mode not in model.breakout_modes:
                 findings.append(Finding(
-                    OPTIC_PORT, Severity.ERROR, subject, list(model.breakout_modes), mode,
-                    f"{subject}: breakout {mode} is not supported by {model.name} "
+                    check=OPTIC_PORT, severity=Severity.ERROR, subject=subject, expected=list(model.breakout_modes),
+                    actual=mode, message=f"{subject}: breakout {mode} is not supported by {model.name} "
                     f"(supports {', '.join(model.breakout_modes)})"))
         for interface in switch.interfaces:
             subject = f"{switch.hostname}:{interface.name}"
@@ -185,23 +190,27 @@ def check_optic_port(inventory: Inventory) -> list[Finding]:
                 continue
             if model is not None and optic.form_factor != model.form_factor:
                 findings.append(Finding(
-                    OPTIC_PORT, Severity.ERROR, subject, model.form_factor, optic.form_factor,
-                    f"{subject}: a {optic.form_factor} {optic.media} optic does not fit the {model.form_factor} "
+                    check=OPTIC_PORT, severity=Severity.ERROR, subject=subject, expected=model.form_factor,
+                    actual=optic.form_factor,
+                    message=f"{subject}: a {optic.form_factor} {optic.media} optic does not fit the {model.form_factor} "
                     f"cage of {model.name}"))
             port_speed = sum(child.speed_gbps for child in lanes) if lanes else interface.speed_gbps
             if optic.speed_gbps != port_speed:
                 findings.append(Finding(
-                    OPTIC_PORT, Severity.ERROR, subject, port_speed, optic.speed_gbps,
-                    f"{subject}: {optic.media} optic carries {optic.speed_gbps}G but the port needs {port_speed}G"))
+                    check=OPTIC_PORT, severity=Severity.ERROR, subject=subject, expected=port_speed,
+                    actual=optic.speed_gbps,
+                    message=f"{subject}: {optic.media} optic carries {optic.speed_gbps}G but the port needs {port_speed}G"))
             if model is not None and optic.speed_gbps > model.max_speed_gbps:
                 findings.append(Finding(
-                    OPTIC_PORT, Severity.ERROR, subject, model.max_speed_gbps, optic.speed_gbps,
-                    f"{subject}: {optic.speed_gbps}G optic exceeds {model.name}'s {model.max_speed_gbps}G ports"))
+                    check=OPTIC_PORT, severity=Severity.ERROR, subject=subject, expected=model.max_speed_gbps,
+                    actual=optic.speed_gbps,
+                    message=f"{subject}: {optic.speed_gbps}G optic exceeds {model.name}'s {model.max_speed_gbps}G ports"))
             pairs = BREAKOUT_FIBRE_PAIRS.get(optic.media)
             if lanes and pairs is not None and pairs % len(lanes) != 0:
                 findings.append(Finding(
-                    OPTIC_PORT, Severity.ERROR, subject, f"a divisor of {pairs} fibre pairs", len(lanes),
-                    f"{subject}: {optic.media} has {pairs} fibre pair(s) and cannot break out into {len(lanes)} ports"))
+                    check=OPTIC_PORT, severity=Severity.ERROR, subject=subject,
+                    expected=f"a divisor of {pairs} fibre pairs", actual=len(lanes),
+                    message=f"{subject}: {optic.media} has {pairs} fibre pair(s) and cannot break out into {len(lanes)} ports"))
             findings.extend(_media_record_mismatch(subject, optic))
     for server in inventory.servers:
         for nic in server.nics:
@@ -210,8 +219,9 @@ def check_optic_port(inventory: Inventory) -> list[Finding]:
             subject = f"{server.name}:{nic.name}"
             if nic.optic.speed_gbps != nic.speed_gbps:
                 findings.append(Finding(
-                    OPTIC_PORT, Severity.ERROR, subject, nic.speed_gbps, nic.optic.speed_gbps,
-                    f"{subject}: {nic.optic.media} optic carries {nic.optic.speed_gbps}G but the NIC port runs at "
+                    check=OPTIC_PORT, severity=Severity.ERROR, subject=subject, expected=nic.speed_gbps,
+                    actual=nic.optic.speed_gbps,
+                    message=f"{subject}: {nic.optic.media} optic carries {nic.optic.speed_gbps}G but the NIC port runs at "
                     f"{nic.speed_gbps}G"))
             findings.extend(_media_record_mismatch(subject, nic.optic))
     return findings
@@ -221,8 +231,9 @@ def _media_record_mismatch(subject: str, optic: Optic) -> list[Finding]:
     known = MEDIA.get(optic.media)
     if known is None or known.speed_gbps == optic.speed_gbps:
         return []
-    return [Finding(OPTIC_PORT, Severity.ERROR, subject, known.speed_gbps, optic.speed_gbps,
-                    f"{subject}: optic record says {optic.speed_gbps}G but {optic.media} is a {known.speed_gbps}G media")]
+    return [Finding(
+        check=OPTIC_PORT, severity=Severity.ERROR, subject=subject, expected=known.speed_gbps, actual=optic.speed_gbps,
+        message=f"{subject}: optic record says {optic.speed_gbps}G but {optic.media} is a {known.speed_gbps}G media")]
 
 
 def check_cable_media(inventory: Inventory) -> list[Finding]:
@@ -235,18 +246,21 @@ def check_cable_media(inventory: Inventory) -> list[Finding]:
             if optic is None:
                 if cable.cable_type in (CableType.SMF, CableType.MMF):
                     findings.append(Finding(
-                        CABLE_MEDIA, Severity.ERROR, _cable_subject(cable), f"a {cable.cable_type} transceiver",
-                        None, f"{where}: a {cable.cable_type.upper()} fibre needs a transceiver, none is installed"))
+                        check=CABLE_MEDIA, severity=Severity.ERROR, subject=_cable_subject(cable),
+                        expected=f"a {cable.cable_type} transceiver", actual=None,
+                        message=f"{where}: a {cable.cable_type.upper()} fibre needs a transceiver, none is installed"))
                 continue
             optic_type = media_cable_type(optic.media)
             if optic_type is None:
                 findings.append(Finding(
-                    CABLE_MEDIA, Severity.WARNING, _cable_subject(cable), cable.cable_type, optic.media,
-                    f"{where}: unknown optic media {optic.media!r}; cannot tell whether it suits {cable.cable_type}"))
+                    check=CABLE_MEDIA, severity=Severity.WARNING, subject=_cable_subject(cable),
+                    expected=cable.cable_type, actual=optic.media,
+                    message=f"{where}: unknown optic media {optic.media!r}; cannot tell whether it suits {cable.cable_type}"))
             elif optic_type != cable.cable_type:
                 findings.append(Finding(
-                    CABLE_MEDIA, Severity.ERROR, _cable_subject(cable), cable.cable_type, optic_type,
-                    f"{where}: {optic.media} needs {optic_type.upper()} but the cable is {cable.cable_type.upper()}"))
+                    check=CABLE_MEDIA, severity=Severity.ERROR, subject=_cable_subject(cable),
+                    expected=cable.cable_type, actual=optic_type,
+                    message=f"{where}: {optic.media} needs {optic_type.upper()} but the cable is {cable.cable_type.upper()}"))
     return findings
 
 
@@ -262,8 +276,9 @@ def check_cable_reach(inventory: Inventory) -> list[Finding]:
             if reach is None or cable.length_m <= reach:
                 continue
             findings.append(Finding(
-                CABLE_REACH, Severity.ERROR, _cable_subject(cable), f"<= {reach:g} m", f"{cable.length_m:g} m",
-                f"cable {cable.label} ({cable.a} <-> {cable.b}) is {cable.length_m:g} m but {what} at "
+                check=CABLE_REACH, severity=Severity.ERROR, subject=_cable_subject(cable), expected=f"<= {reach:g} m",
+                actual=f"{cable.length_m:g} m",
+                message=f"cable {cable.label} ({cable.a} <-> {cable.b}) is {cable.length_m:g} m but {what} at "
                 f"{port.endpoint} reaches {reach:g} m"))
     return findings
 
@@ -278,16 +293,19 @@ def check_topology(inventory: Inventory) -> list[Finding]:
         peer_pair = len(roles) == 1 and a_port.role in PEER_LINK_ROLES
         if cable.peer_link and not peer_pair:
             findings.append(Finding(
-                TOPOLOGY, Severity.ERROR, subject, "peer link between two leaves", pair,
-                f"cable {cable.label} ({cable.a} <-> {cable.b}) is marked as a peer link but joins {pair}"))
+                check=TOPOLOGY, severity=Severity.ERROR, subject=subject, expected="peer link between two leaves",
+                actual=pair,
+                message=f"cable {cable.label} ({cable.a} <-> {cable.b}) is marked as a peer link but joins {pair}"))
         elif peer_pair and not cable.peer_link:
             findings.append(Finding(
-                TOPOLOGY, Severity.ERROR, subject, "leaf<->spine, or a peer link", pair,
-                f"cable {cable.label} joins {pair} ({cable.a} <-> {cable.b}) without being marked as a peer link"))
+                check=TOPOLOGY, severity=Severity.ERROR, subject=subject, expected="leaf<->spine, or a peer link",
+                actual=pair,
+                message=f"cable {cable.label} joins {pair} ({cable.a} <-> {cable.b}) without being marked as a peer link"))
         elif not peer_pair and roles not in ALLOWED_ROLE_PAIRS:
             findings.append(Finding(
-                TOPOLOGY, Severity.ERROR, subject, "leaf<->spine, spine<->super-spine or server<->leaf", pair,
-                f"cable {cable.label} joins {pair} ({cable.a} <-> {cable.b}), which the Clos design does not allow"))
+                check=TOPOLOGY, severity=Severity.ERROR, subject=subject,
+                expected="leaf<->spine, spine<->super-spine or server<->leaf", actual=pair,
+                message=f"cable {cable.label} joins {pair} ({cable.a} <-> {cable.b}), which the Clos design does not allow"))
     return findings
 
 
@@ -311,21 +329,25 @@ def check_rack_power(inventory: Inventory) -> list[Finding]:
         subject = f"rack {rack.name}"
         if unknown_models.get(rack.name):
             findings.append(Finding(
-                RACK_POWER, Severity.WARNING, subject, "known switch models", unknown_models[rack.name],
-                f"{subject}: power of {', '.join(unknown_models[rack.name])} is unknown (model not in inventory)"))
+                check=RACK_POWER, severity=Severity.WARNING, subject=subject, expected="known switch models",
+                actual=unknown_models[rack.name],
+                message=f"{subject}: power of {', '.join(unknown_models[rack.name])} is unknown (model not in inventory)"))
         if rack.power_budget_kw <= 0:
-            findings.append(Finding(RACK_POWER, Severity.INFO, subject, "a power budget", rack.power_budget_kw,
-                                    f"{subject} has no power budget recorded; not checked"))
+            findings.append(Finding(
+                check=RACK_POWER, severity=Severity.INFO, subject=subject, expected="a power budget",
+                actual=rack.power_budget_kw, message=f"{subject} has no power budget recorded; not checked"))
             continue
         budget_w = rack.power_budget_kw * 1000.0
         if load_w[rack.name] > budget_w:
             findings.append(Finding(
-                RACK_POWER, Severity.ERROR, subject, f"<= {budget_w:g} W", f"{load_w[rack.name]:g} W",
-                f"{subject} draws {load_w[rack.name] / 1000:.2f} kW, over its {rack.power_budget_kw:g} kW budget"))
+                check=RACK_POWER, severity=Severity.ERROR, subject=subject, expected=f"<= {budget_w:g} W",
+                actual=f"{load_w[rack.name]:g} W",
+                message=f"{subject} draws {load_w[rack.name] / 1000:.2f} kW, over its {rack.power_budget_kw:g} kW budget"))
     known_racks = inventory.racks_by_name
     for rack_name in sorted(set(load_w) - set(known_racks)):
-        findings.append(Finding(RACK_POWER, Severity.ERROR, f"rack {rack_name}", "a rack in the inventory", rack_name,
-                                f"devices are placed in rack {rack_name}, which is not in the inventory"))
+        findings.append(Finding(
+            check=RACK_POWER, severity=Severity.ERROR, subject=f"rack {rack_name}", expected="a rack in the inventory",
+            actual=rack_name, message=f"devices are placed in rack {rack_name}, which is not in the inventory"))
     return findings
 
 
@@ -351,13 +373,15 @@ def check_unique_identity(inventory: Inventory) -> list[Finding]:
                 serials[nic.optic.serial].append(f"optic at {server.name}:{nic.name}")
     for name, count in sorted(names.items()):
         if count > 1:
-            findings.append(Finding(UNIQUE_IDENTITY, Severity.ERROR, name, 1, count,
-                                    f"hostname {name} is used by {count} devices"))
+            findings.append(Finding(
+                check=UNIQUE_IDENTITY, severity=Severity.ERROR, subject=name, expected=1, actual=count,
+                message=f"hostname {name} is used by {count} devices"))
     for label, index in (("management IP", ips), ("serial", serials)):
         for value, holders in sorted(index.items()):
             if len(holders) > 1:
-                findings.append(Finding(UNIQUE_IDENTITY, Severity.ERROR, f"{label} {value}", 1, sorted(holders),
-                                        f"{label} {value} is shared by {', '.join(sorted(holders))}"))
+                findings.append(Finding(
+                    check=UNIQUE_IDENTITY, severity=Severity.ERROR, subject=f"{label} {value}", expected=1,
+                    actual=sorted(holders), message=f"{label} {value} is shared by {', '.join(sorted(holders))}"))
     return findings
 
 
@@ -365,9 +389,10 @@ def check_port_exists(inventory: Inventory) -> list[Finding]:
     """Every switch port exists on its model under its OS (platform data: SONiC HWSKU, Arista naming, swpN)."""
     port_counts = {model.name: model.port_count for model in inventory.switch_models}
     return [
-        Finding(PORT_EXISTS, Severity.ERROR,
-                problem.hostname if problem.interface is None else f"{problem.hostname}:{problem.interface}",
-                f"a port of {problem.model}", problem.interface or problem.model, problem.message)
+        Finding(
+            check=PORT_EXISTS, severity=Severity.ERROR,
+            subject=problem.hostname if problem.interface is None else f"{problem.hostname}:{problem.interface}",
+            expected=f"a port of {problem.model}", actual=problem.interface or problem.model, message=problem.message)
         for problem in platforms.inventory_port_problems(inventory.switches, port_counts)
     ]
 

@@ -44,13 +44,15 @@ def check_vtep_reachability(fabric) -> list[Finding]:
             reason = "no loop-free AS path between them over the established sessions"
         if len(broken) <= 3:
             for o, r in broken:
-                findings.append(Finding(REACHABILITY, Severity.ERROR, f"{matrix.leaves[r]}->{matrix.leaves[o]}",
-                                        "a route", None,
-                                        f"{matrix.leaves[r]} has no route to {matrix.leaves[o]}'s VTEP "
-                                        f"{model.vtep_prefix[matrix.leaf_devices[o]]}: {reason}"))
+                findings.append(Finding(
+                    check=REACHABILITY, severity=Severity.ERROR, subject=f"{matrix.leaves[r]}->{matrix.leaves[o]}",
+                    expected="a route", actual=None,
+                    message=f"{matrix.leaves[r]} has no route to {matrix.leaves[o]}'s VTEP "
+                    f"{model.vtep_prefix[matrix.leaf_devices[o]]}: {reason}"))
         else:
             subject, _pairs = pair_subject(matrix, origin_class, receiver_class)
-            findings.append(Finding(REACHABILITY, Severity.ERROR, subject, "a route", None,
-                                    f"{len(broken)} of {count} leaf pairs have no route to the VTEP loopback "
-                                    f"(e.g. {matrix.leaves[r]}->{matrix.leaves[o]}): {reason}"))
+            findings.append(Finding(
+                check=REACHABILITY, severity=Severity.ERROR, subject=subject, expected="a route", actual=None,
+                message=f"{len(broken)} of {count} leaf pairs have no route to the VTEP loopback "
+                f"(e.g. {matrix.leaves[r]}->{matrix.leaves[o]}): {reason}"))
     return findings

@@ -113,8 +113,9 @@ def check_chain(fabric) -> list[Finding]:
                                  f"({_describe(dscp, usual)})")
                 if wrong:
                     findings.append(Finding(
-                        CHAIN, Severity.ERROR, host, _describe(dscp, usual) if usual else None, _describe(dscp, chain),
-                        f"class {roce['name']}: {_describe(dscp, chain)} on {host}, {HOP.get(role, role)} of every "
+                        check=CHAIN, severity=Severity.ERROR, subject=host,
+                        expected=_describe(dscp, usual) if usual else None, actual=_describe(dscp, chain),
+                        message=f"class {roce['name']}: {_describe(dscp, chain)} on {host}, {HOP.get(role, role)} of every "
                         f"path through it: {'; '.join(wrong)}"))
         if roce["lossless"]:
             for host, config in devices:
@@ -125,14 +126,17 @@ def check_chain(fabric) -> list[Finding]:
                 shared = sorted(tc for tc in lossy_tcs if pg_map.get(str(tc), 0) == pg and pg is not None)
                 if shared:
                     findings.append(Finding(
-                        CHAIN, Severity.ERROR, host, f"a priority group of {roce['name']} alone", pg,
-                        f"class {roce['name']}: lossless TC {roce['traffic_class']} shares priority group {pg} with "
+                        check=CHAIN, severity=Severity.ERROR, subject=host,
+                        expected=f"a priority group of {roce['name']} alone", actual=pg,
+                        message=f"class {roce['name']}: lossless TC {roce['traffic_class']} shares priority group {pg} with "
                         f"lossy TC {shared} on {host} ({HOP.get(config.get('role'), '')})"))
     return findings
 
 
 def _port_issue(findings, check, host, interface, expected, actual, message):
-    findings.append(Finding(check, Severity.ERROR, f"{host}:{interface['name']}", expected, actual, message))
+    findings.append(Finding(
+        check=check, severity=Severity.ERROR, subject=f"{host}:{interface['name']}", expected=expected, actual=actual,
+        message=message))
 
 
 def check_pfc(fabric) -> list[Finding]:
@@ -145,8 +149,9 @@ def check_pfc(fabric) -> list[Finding]:
     for host, config in _qos_devices(ctx):
         device_lossless = sorted((config.get("qos") or {}).get("lossless_priorities") or [])
         if device_lossless != lossless:
-            findings.append(Finding(PFC, Severity.ERROR, host, lossless, device_lossless,
-                                    f"{host} declares lossless priorities {device_lossless}, the intent {lossless}"))
+            findings.append(Finding(
+                check=PFC, severity=Severity.ERROR, subject=host, expected=lossless, actual=device_lossless,
+                message=f"{host} declares lossless priorities {device_lossless}, the intent {lossless}"))
         for interface in config["interfaces"]:
             if interface["kind"] not in QOS_KINDS or not interface["enabled"]:
                 continue
@@ -169,10 +174,10 @@ def check_pfc(fabric) -> list[Finding]:
                 peer_enabled = set((peer.get("qos") or {}).get("pfc_priorities") or ())
                 if peer_enabled != enabled:
                     findings.append(Finding(
-                        PFC, Severity.ERROR,
-                        f"{host}:{interface['name']}<->{interface['peer_device']}:{interface['peer_interface']}",
-                        sorted(enabled), sorted(peer_enabled),
-                        f"PFC priorities differ between the ends of the link: {sorted(enabled)} on {host}, "
+                        check=PFC, severity=Severity.ERROR,
+                        subject=f"{host}:{interface['name']}<->{interface['peer_device']}:{interface['peer_interface']}",
+                        expected=sorted(enabled), actual=sorted(peer_enabled),
+                        message=f"PFC priorities differ between the ends of the link: {sorted(enabled)} on {host}, "
                         f"{sorted(peer_enabled)} on {interface['peer_device']}: the sender ignores the pauses"))
     return findings
 
@@ -264,17 +269,20 @@ def check_cnp(fabric) -> list[Finding]:
         cnp = qos.get("cnp") or {}
         tc = (qos.get("dscp_to_tc") or {}).get(str(dscp))
         if not cnp or cnp.get("dscp") != dscp:
-            findings.append(Finding(CNP, Severity.ERROR, host, dscp, cnp.get("dscp"),
-                                    f"{host} has no CNP class for DSCP {dscp}"))
+            findings.append(Finding(
+                check=CNP, severity=Severity.ERROR, subject=host, expected=dscp, actual=cnp.get("dscp"),
+                message=f"{host} has no CNP class for DSCP {dscp}"))
         elif tc is None or tc == 0:
-            findings.append(Finding(CNP, Severity.ERROR, host, cnp.get("traffic_class"), tc,
-                                    f"CNP DSCP {dscp} falls into best-effort TC 0 on {host}: congestion notifications "
-                                    "queue behind the traffic they should slow down"))
+            findings.append(Finding(
+                check=CNP, severity=Severity.ERROR, subject=host, expected=cnp.get("traffic_class"), actual=tc,
+                message=f"CNP DSCP {dscp} falls into best-effort TC 0 on {host}: congestion notifications "
+                "queue behind the traffic they should slow down"))
         elif tc != cnp.get("traffic_class") or (qos.get("tc_to_priority") or {}).get(str(tc)) != priority:
-            findings.append(Finding(CNP, Severity.ERROR, host, [cnp.get("traffic_class"), priority],
-                                    [tc, (qos.get("tc_to_priority") or {}).get(str(tc))],
-                                    f"CNP DSCP {dscp} maps to TC {tc} on {host}, the CNP class says TC "
-                                    f"{cnp.get('traffic_class')} / priority {priority}"))
+            findings.append(Finding(
+                check=CNP, severity=Severity.ERROR, subject=host, expected=[cnp.get("traffic_class"), priority],
+                actual=[tc, (qos.get("tc_to_priority") or {}).get(str(tc))],
+                message=f"CNP DSCP {dscp} maps to TC {tc} on {host}, the CNP class says TC "
+                f"{cnp.get('traffic_class')} / priority {priority}"))
     return findings
 
 
@@ -287,9 +295,10 @@ def check_watchdog(fabric) -> list[Finding]:
     for host, config in _qos_devices(ctx):
         watchdog = (config.get("qos") or {}).get("pfc_watchdog") or {}
         if not watchdog.get("enabled") or not (watchdog.get("detect_ms") or 0) > 0:
-            findings.append(Finding(WATCHDOG, Severity.ERROR, host, {"enabled": True, "detect_ms": "> 0"},
-                                    watchdog, f"PFC watchdog is not active on {host}: a PFC storm or deadlock there "
-                                              "stops lossless traffic indefinitely"))
+            findings.append(Finding(
+                check=WATCHDOG, severity=Severity.ERROR, subject=host, expected={"enabled": True, "detect_ms": "> 0"},
+                actual=watchdog, message=f"PFC watchdog is not active on {host}: a PFC storm or deadlock there "
+                "stops lossless traffic indefinitely"))
         for interface in config["interfaces"]:
             qos = interface.get("qos") or {}
             if interface["kind"] in QOS_KINDS and interface["enabled"] and qos.get("pfc_priorities") \
@@ -305,8 +314,9 @@ def check_trust(fabric) -> list[Finding]:
     for host, config in _qos_devices(ctx):
         trust = (config.get("qos") or {}).get("trust")
         if trust != "dscp":
-            findings.append(Finding(TRUST, Severity.ERROR, host, "dscp", trust,
-                                    f"{host} trusts {trust}: RoCEv2 is marked by DSCP, other markings are lost at L3"))
+            findings.append(Finding(
+                check=TRUST, severity=Severity.ERROR, subject=host, expected="dscp", actual=trust,
+                message=f"{host} trusts {trust}: RoCEv2 is marked by DSCP, other markings are lost at L3"))
         for interface in config["interfaces"]:
             if interface["kind"] in QOS_KINDS and interface["enabled"]:
                 port_trust = (interface.get("qos") or {}).get("trust")
@@ -343,14 +353,15 @@ def check_isolation(fabric) -> list[Finding]:
             if priority in lossless_priorities:
                 owner = lossless_priorities[priority]
                 findings.append(Finding(
-                    ISOLATION, Severity.ERROR, host, f"a priority other than {priority}", priority,
-                    f"{lossy} on {host} sends on priority {priority}, the PFC priority of lossless TC {owner} "
+                    check=ISOLATION, severity=Severity.ERROR, subject=host,
+                    expected=f"a priority other than {priority}", actual=priority,
+                    message=f"{lossy} on {host} sends on priority {priority}, the PFC priority of lossless TC {owner} "
                     f"(class {lossless_tcs[owner]}): it is paused with RoCE and shares its headroom"))
             if queue is not None and queue in lossless_queues:
                 owner = lossless_queues[queue]
                 findings.append(Finding(
-                    ISOLATION, Severity.ERROR, host, f"a queue other than {queue}", queue,
-                    f"{lossy} on {host} uses egress queue {queue} of lossless TC {owner} (class "
+                    check=ISOLATION, severity=Severity.ERROR, subject=host, expected=f"a queue other than {queue}",
+                    actual=queue, message=f"{lossy} on {host} uses egress queue {queue} of lossless TC {owner} (class "
                     f"{lossless_tcs[owner]}): RoCE shares a queue with lossy traffic"))
     return findings
 
@@ -384,8 +395,9 @@ def check_platform(fabric) -> list[Finding]:
         for feature in RoceFeature.ALL:
             if feature in needed and feature not in implemented:
                 findings.append(Finding(
-                    PLATFORM, Severity.ERROR, host, feature, f"{platform} on {family}",
-                    f"{host} ({platform}, model {hardware.get('model')}, ASIC family {family}) does not implement "
+                    check=PLATFORM, severity=Severity.ERROR, subject=host, expected=feature,
+                    actual=f"{platform} on {family}",
+                    message=f"{host} ({platform}, model {hardware.get('model')}, ASIC family {family}) does not implement "
                     f"{feature}, needed by class(es) {sorted(set(needed[feature]))} (compiler.hardware."
                     "ROCE_CAPABILITIES)"))
     return findings

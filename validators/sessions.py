@@ -79,7 +79,8 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
                 by_interface[(host, neighbor["interface"])] = neighbor
 
     def error(subject: str, expected, actual, message: str) -> None:
-        findings.append(Finding(CHECK, Severity.ERROR, subject, expected, actual, message))
+        findings.append(Finding(
+            check=CHECK, severity=Severity.ERROR, subject=subject, expected=expected, actual=actual, message=message))
 
     established = table.established
     verified_mirrors: set[int] = set()  # neighbor statements already judged from the other end
@@ -173,9 +174,11 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
                 problems.append((IPV4_UNICAST, sorted(set_a & set_b), "no common ipv4_unicast address family"))
             elif set_a != set_b:
                 missing = sorted(set_a ^ set_b)
-                findings.append(Finding(CHECK, Severity.ERROR, link, sorted(set_a | set_b), sorted(set_a & set_b),
-                                        f"address families differ ({', '.join(missing)} on one end only): "
-                                        "those routes are not exchanged"))
+                findings.append(Finding(
+                    check=CHECK, severity=Severity.ERROR, subject=link, expected=sorted(set_a | set_b),
+                    actual=sorted(set_a & set_b),
+                    message=f"address families differ ({', '.join(missing)} on one end only): "
+                    "those routes are not exchanged"))
             if problems:
                 for expected, actual, message in problems:
                     error(link, expected, actual, f"session down: {message}")

@@ -295,17 +295,20 @@ def check_whatif(fabric, result: WhatIfResult | None = None) -> list[Finding]:
     breaking = result.breaking()
     for scenario in breaking[:INDIVIDUAL_FINDINGS]:
         findings.append(Finding(
-            CHECK, Severity.ERROR, scenario.subject, result.baseline_unreachable, scenario.unreachable_pairs,
-            f"losing {scenario.kind} {scenario.subject} leaves {scenario.unreachable_pairs - result.baseline_unreachable}"
+            check=CHECK, severity=Severity.ERROR, subject=scenario.subject, expected=result.baseline_unreachable,
+            actual=scenario.unreachable_pairs,
+            message=f"losing {scenario.kind} {scenario.subject} leaves {scenario.unreachable_pairs - result.baseline_unreachable}"
             f" more leaf pair(s) without a route (e.g. {scenario.worst_pair})"))
     if len(breaking) > INDIVIDUAL_FINDINGS:
-        findings.append(Finding(CHECK, Severity.ERROR, "fabric", 0, len(breaking),
-                                f"{len(breaking)} single failures break VTEP reachability in total"))
+        findings.append(Finding(
+            check=CHECK, severity=Severity.ERROR, subject="fabric", expected=0, actual=len(breaking),
+            message=f"{len(breaking)} single failures break VTEP reachability in total"))
     worst = result.worst()
     if worst is not None:
         findings.append(Finding(
-            CHECK, Severity.INFO, worst.subject, result.baseline_min_ecmp, worst.min_ecmp,
-            f"worst single failure of {len(result.single())} ({result.engine} engine): {worst.kind} {worst.subject} "
+            check=CHECK, severity=Severity.INFO, subject=worst.subject, expected=result.baseline_min_ecmp,
+            actual=worst.min_ecmp,
+            message=f"worst single failure of {len(result.single())} ({result.engine} engine): {worst.kind} {worst.subject} "
             f"-> minimum ECMP {worst.min_ecmp} (baseline {result.baseline_min_ecmp}) at {worst.worst_pair}, "
             f"{worst.capacity_lost_gbps:g} Gb/s = {worst.capacity_lost_fraction:.2%} of leaf-spine capacity lost"))
     return findings
@@ -315,13 +318,16 @@ def check_whatif_n2(fabric, result: WhatIfResult | None = None) -> list[Finding]
     """N-2 over spine pairs: losing reachability there is a warning (surviving two failures is a design choice)."""
     result = result or run_whatif(fabric, spine_pairs=True)
     pairs = result.double()
-    findings = [Finding(CHECK_N2, Severity.WARNING, s.subject, result.baseline_unreachable, s.unreachable_pairs,
-                        f"losing spines {s.subject} together leaves "
-                        f"{s.unreachable_pairs - result.baseline_unreachable} more leaf pair(s) without a route "
-                        f"(e.g. {s.worst_pair})") for s in result.breaking(pairs)[:INDIVIDUAL_FINDINGS]]
+    findings = [Finding(
+        check=CHECK_N2, severity=Severity.WARNING, subject=s.subject, expected=result.baseline_unreachable,
+        actual=s.unreachable_pairs, message=f"losing spines {s.subject} together leaves "
+        f"{s.unreachable_pairs - result.baseline_unreachable} more leaf pair(s) without a route "
+        f"(e.g. {s.worst_pair})") for s in result.breaking(pairs)[:INDIVIDUAL_FINDINGS]]
     worst = result.worst(pairs)
     if worst is not None:
-        findings.append(Finding(CHECK_N2, Severity.INFO, worst.subject, result.baseline_min_ecmp, worst.min_ecmp,
-                                f"worst spine pair of {len(pairs)}: {worst.subject} -> minimum ECMP {worst.min_ecmp} at "
-                                f"{worst.worst_pair}, {worst.capacity_lost_fraction:.2%} of leaf-spine capacity lost"))
+        findings.append(Finding(
+            check=CHECK_N2, severity=Severity.INFO, subject=worst.subject, expected=result.baseline_min_ecmp,
+            actual=worst.min_ecmp,
+            message=f"worst spine pair of {len(pairs)}: {worst.subject} -> minimum ECMP {worst.min_ecmp} at "
+            f"{worst.worst_pair}, {worst.capacity_lost_fraction:.2%} of leaf-spine capacity lost"))
     return findings

@@ -130,13 +130,17 @@ def health_checks(context, devices: list[str], report: Report, timeout_s: float)
             try:
                 health = context.driver(device).health()
             except DriverError as exc:
-                findings.append(Finding("health", Severity.ERROR, device, "reachable", "error", str(exc)))
+                findings.append(Finding(
+                    check="health", severity=Severity.ERROR, subject=device, expected="reachable", actual="error",
+                    message=str(exc)))
                 continue
             measured[device] = health.as_dict()
             if not health.all_established:
-                findings.append(Finding("health", Severity.ERROR, device, f"{health.bgp_total}/{health.bgp_total}",
-                                        f"{health.bgp_established}/{health.bgp_total}",
-                                        f"{device}: BGP sessions down: {', '.join(health.down_peers) or 'none configured'}"))
+                findings.append(Finding(
+                    check="health", severity=Severity.ERROR, subject=device,
+                    expected=f"{health.bgp_total}/{health.bgp_total}",
+                    actual=f"{health.bgp_established}/{health.bgp_total}",
+                    message=f"{device}: BGP sessions down: {', '.join(health.down_peers) or 'none configured'}"))
         if not findings or time.monotonic() > deadline:
             report.add("health", findings)
             return measured

@@ -8,8 +8,11 @@ from validators.findings import Finding, Report, Severity
 def test_report_aggregates_per_check_with_skips():
     report = Report("demo")
     report.add("a")
-    report.add("b", [Finding("b", Severity.WARNING, "leaf1", 1, 2, "odd")])
-    report.add("c", [Finding("c", Severity.ERROR, "leaf1:Ethernet1", 9214, 1500, "MTU too small")])
+    report.add("b", [Finding(
+        check="b", severity=Severity.WARNING, subject="leaf1", expected=1, actual=2, message="odd")])
+    report.add("c", [Finding(
+        check="c", severity=Severity.ERROR, subject="leaf1:Ethernet1", expected=9214, actual=1500,
+        message="MTU too small")])
     report.skip("d", "no twin on this machine")
     assert report.counts() == {"passed": 2, "failed": 1, "skipped": 1}
     assert not report.ok
@@ -30,4 +33,4 @@ def test_report_without_errors_is_ok_and_skipped_is_never_passed():
 
 def test_finding_rejects_unknown_severity():
     with pytest.raises(ValueError, match="severity"):
-        Finding("x", "fatal", "s", None, None, "m")
+        Finding(check="x", severity="fatal", subject="s", expected=None, actual=None, message="m")

@@ -27,8 +27,11 @@ def test_topology_colours_the_link_a_finding_names():
     inventory = plan_clos(ClosParams(spines=2, leaves=4, servers_per_leaf=2))
     leaf1_uplink = next(c for c in inventory.cables if {c.a.device, c.b.device} == {"leaf1", "spine2"})
     leaf_end = leaf1_uplink.a if leaf1_uplink.a.device == "leaf1" else leaf1_uplink.b
-    findings = [Finding("mtu", "error", str(leaf_end), 9214, 1500, "MTU mismatch"),
-                Finding("pfc", "warning", "spine1:Ethernet3<->leaf3:Ethernet50", 1, 0, "PFC off")]
+    findings = [Finding(
+        check="mtu", severity="error", subject=str(leaf_end), expected=9214, actual=1500, message="MTU mismatch"),
+                Finding(
+                    check="pfc", severity="warning", subject="spine1:Ethernet3<->leaf3:Ethernet50", expected=1,
+                    actual=0, message="PFC off")]
     health = svg.link_health(inventory, findings)
     bundles = _bundles(svg.topology_svg(inventory, health))
     assert bundles["leaf1--spine2"] == "error"
@@ -67,6 +70,8 @@ def test_svg_escapes_names():
 def test_a_lens_without_matching_checks_shows_everything_ok():
     inventory = plan_clos(ClosParams(spines=1, leaves=2, servers_per_leaf=1))
     cable = next(c for c in inventory.cables if {c.a.device, c.b.device} == {"leaf1", "spine1"})
-    findings = [Finding("physical.cable_reach", "error", str(cable.a), 100, 500, "too long")]
+    findings = [Finding(
+        check="physical.cable_reach", severity="error", subject=str(cable.a), expected=100, actual=500,
+        message="too long")]
     assert svg.link_health(inventory, findings, checks=()).links[("leaf1", "spine1")] == "ok"
     assert svg.link_health(inventory, findings, checks=None).links[("leaf1", "spine1")] == "error"
