@@ -24,10 +24,11 @@ from .compile_bench import BENCH_LEAF_MODEL, bench_intent
 def _validate(result):
     """Full static validation including N-1 what-ifs; None when the validators are not installed."""
     try:
+        from validators.context import ValidationInput
         from validators.run import validate_fabric
     except ImportError:
         return None
-    return validate_fabric(result)
+    return validate_fabric(ValidationInput.from_compile(result))
 
 
 def measure(spines: int, leaves: int, servers_per_leaf: int, repeats: int) -> dict:

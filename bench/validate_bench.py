@@ -18,7 +18,7 @@ import time
 from compiler.api import build_facts, structured_configs
 from compiler.clos import ClosParams, plan_clos
 from compiler.model import Snapshot
-from validators.context import FabricContext
+from validators.context import ValidationInput
 from validators.run import validate_fabric
 
 from .compile_bench import bench_intent
@@ -61,7 +61,7 @@ def run(spines: int, leaves: int, platform: str, servers_per_leaf: int = 2, faul
     gc.collect()
     rss_before = peak_rss_mb()
     started, cpu_started = time.perf_counter(), time.process_time()
-    report = validate_fabric(FabricContext(structured, snapshot))
+    report = validate_fabric(ValidationInput(structured=structured, snapshot=snapshot))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     whatif = getattr(report.context, "whatif_result", None)
     matrix = report.context.leaf_pairs

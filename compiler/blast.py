@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.api import build_facts, structured_configs, validate_intent
 from compiler.diff import structured_diff
 from compiler.model import Endpoint, Snapshot
 from compiler.natural import natural_key
@@ -34,8 +35,6 @@ class BlastRadius:
 
 def _structured(state) -> tuple[dict, dict | None, Snapshot]:
     if isinstance(state, Snapshot):
-        from compiler.api import build_facts, structured_configs, validate_intent
-
         validate_intent(state)
         return structured_configs(state, build_facts(state)), None, state
     return dict(state.structured), dict(state.hashes), state.snapshot

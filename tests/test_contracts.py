@@ -61,3 +61,43 @@ def test_detector_flags_a_django_import(source):
                                     "from . import model", "djangoish = 1", "import jinja2"])
 def test_detector_allows_pure_imports(source):
     assert forbidden_imports(source) == []
+
+
+# Module-top imports in the pure core: an import inside a function hides a dependency (or an import circle).
+# Only optional heavy dependencies may be imported lazily, each listed here with its reason.
+LAZY_IMPORTS_ALLOWED = {
+    ("validators/batfish.py", "pandas"): "optional, heavy; only to read pybatfish answer frames",
+    ("validators/batfish.py", "pybatfish.client.session"): "optional, heavy; only with a Batfish service",
+}
+
+
+def function_local_imports(source: str) -> list[tuple[int, str]]:
+    """(line, module) for every import statement inside a function body of ``source``."""
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import):
+                found.extend((node.lineno, alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                found.append((node.lineno, "." * node.level + (node.module or "")))
+    return found
+
+
+@pytest.mark.parametrize("path", pure_files(), ids=lambda path: str(path.relative_to(REPO_ROOT)))
+def test_pure_core_imports_at_module_top(path):
+    relative = str(path.relative_to(REPO_ROOT))
+    lazy = [(line, module) for line, module in function_local_imports(path.read_text())
+            if (relative, module) not in LAZY_IMPORTS_ALLOWED]
+    assert not lazy, f"{relative} imports inside a function: {lazy} (import at module top, or list an optional " \
+                     "heavy dependency in LAZY_IMPORTS_ALLOWED with its reason)"
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("def f():\n    from compiler.api import compile_fabric\n", [(2, "compiler.api")]),
+    ("class C:\n    def m(self):\n        import json\n", [(3, "json")]),
+    ("import json\nfrom compiler import api\n\ndef f():\n    return json\n", []),
+])
+def test_lazy_import_detector(source, expected):
+    assert function_local_imports(source) == expected

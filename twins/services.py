@@ -15,12 +15,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from compiler.api import CompileResult
 from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
 from compiler.paths import safe_join
 from intents.adapters import fabric_snapshot
 from intents.models import CompileRun, FabricIntent
 from twin.runs import runner_id
+from validators.context import ValidationInput
 
 from .choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
 from .models import Installation, Twin
@@ -87,19 +87,18 @@ def twin_get_or_create(*, fabric_intent: FabricIntent, engine: str = TwinEngineC
 # --------------------------------------------------------------------------------------------- compile
 
 
-def compile_result_for_run(*, run: CompileRun) -> CompileResult:
-    """The CompileResult of a stored run: exactly the structured configs and renderings that run stored (so a
-    twin boots what the run says, even when a row was edited on purpose), with the intent's snapshot."""
+def compile_result_for_run(*, run: CompileRun) -> ValidationInput:
+    """A stored run's configs as the validators' and the twin's one input: exactly the structured configs and
+    renderings that run stored (so a twin boots what the run says, even when a row was edited on purpose), with
+    the intent's snapshot."""
     if run.status != "succeeded":
         raise TwinError(f"compile run #{run.pk} is {run.status}, not succeeded: {run.error or 'no error recorded'}")
     snapshot = fabric_snapshot(run.fabric_intent)
     structured: dict[str, dict] = {}
     rendered: dict[str, dict[str, dict[str, str]]] = {}
-    hashes: dict[str, dict[str, str]] = {}
-    for row in run.device_configs.all().only("hostname", "platform", "files", "structured", "sha256"):
+    for row in run.device_configs.all().only("hostname", "platform", "files", "structured"):
         structured[row.hostname] = row.structured
         rendered.setdefault(row.hostname, {})[row.platform] = row.files
-        hashes.setdefault(row.hostname, {})[row.platform] = row.sha256
     switches = set(snapshot.inventory.switches_by_name)
     if set(structured) != switches:
         stale = sorted(switches ^ set(structured))
@@ -109,7 +108,7 @@ def compile_result_for_run(*, run: CompileRun) -> CompileResult:
     if without_frr:
         raise TwinError(f"compile run #{run.pk} has no frr rendering for {', '.join(without_frr[:5])}; the twin runs "
                         "every switch as FRR: compile with the default platforms (own + frr)")
-    return CompileResult(snapshot=snapshot, facts=None, structured=structured, rendered=rendered, hashes=hashes)
+    return ValidationInput(structured=structured, snapshot=snapshot, rendered=rendered)
 
 
 def _compile_run(fabric_intent: FabricIntent, compile_run: CompileRun | None) -> CompileRun:
@@ -370,7 +369,7 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
 
     result = compile_result_for_run(run=twin.compile_run)
     static_report = validate_fabric(result)
-    prediction = fidelity.predict(getattr(static_report, "context", result))  # reuses its what-if run
+    prediction = fidelity.predict(static_report.context)  # reuses its what-if run
     observation = fidelity.observe(state, prediction, n_minus_1=n_minus_1)
     compared = fidelity.compare(prediction, observation, title=f"fidelity of twin {twin.prefix} "
                                                               f"(compile run #{twin.compile_run_id})")

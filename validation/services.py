@@ -21,6 +21,7 @@ from intents import services as intent_services
 from intents.adapters import fabric_snapshot
 from intents.models import FabricIntent
 from twin.runs import runner_id
+from validators.context import ValidationInput
 from validators.run import select_checks, validate_fabric
 
 from .models import ValidationFinding, ValidationRun, ValidationStatusChoices
@@ -50,7 +51,7 @@ def validation_run_execute(*, run: ValidationRun) -> ValidationRun:
         intent_services.allocations_sync(fabric_intent=run.fabric_intent)
         snapshot = fabric_snapshot(run.fabric_intent)
         result = compiler_api.compile_fabric(snapshot)
-        report = validate_fabric(result, checks=run.checks or None, title=f"validation of {run.fabric_intent.name}")
+        report = validate_fabric(ValidationInput.from_compile(result), checks=run.checks or None, title=f"validation of {run.fabric_intent.name}")
         with transaction.atomic():
             _store(run, report, len(result.structured))
             run.status = ValidationStatusChoices.SUCCEEDED

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from compiler.names import HOSTNAME, path_component
 from compiler.paths import safe_join
-from validators.context import CheckSkipped
+from validators.common import CheckSkipped
 from validators.findings import Finding, Severity
 
 CHECK = "batfish"
@@ -39,7 +39,7 @@ def _cell(row, column, default=None):
     if value is None:
         return default
     try:
-        import pandas
+        import pandas  # lazy: optional heavy dependency (pybatfish's answer frames), ~0.5 s to import
 
         if pandas.isna(value) is True:
             return default
@@ -122,8 +122,8 @@ def check_batfish(fabric, host: str | None = None) -> list[Finding]:
     if not host:
         raise CheckSkipped("no Batfish service (set BATFISH_HOST to run it)")
     if getattr(fabric, "rendered", None) is None:
-        raise CheckSkipped("Batfish needs rendered configs (pass a CompileResult)")
-    from pybatfish.client.session import Session
+        raise CheckSkipped("Batfish needs rendered configs (pass a ValidationInput with rendered files)")
+    from pybatfish.client.session import Session  # lazy: optional heavy dependency, only with a Batfish service
 
     session = Session(host=host)
     snapshot = getattr(fabric, "snapshot", None)

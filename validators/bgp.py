@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from validators.context import CORE_ROLES, VTEP_ROLES, as_context
+from validators.common import CORE_ROLES, VTEP_ROLES
+from validators.context import as_context
 from validators.findings import Finding, Severity
 
 SESSIONS = "bgp.sessions"

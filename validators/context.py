@@ -2,38 +2,74 @@
 inventory and intent when there is one, and views computed once per run and shared by the checks (BGP
 sessions, the routing model, the leaf-pair ECMP matrix).
 
-Checks accept a :class:`FabricContext`, a ``CompileResult`` (anything with ``.structured`` and ``.snapshot``)
-or a bare ``{hostname: structured config}`` dict; :func:`as_context` turns any of them into a context.
+The one input of the validators is :class:`ValidationInput` (structured configs, plus the snapshot and the
+rendered files when known); :meth:`ValidationInput.from_compile` builds it from a ``CompileResult``.
+:func:`as_context` turns a ValidationInput (or, for convenience in checks and tests, a ``CompileResult`` or a
+bare ``{hostname: structured config}`` dict) into the shared :class:`FabricContext`.
 Pure Python; never imports Django.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
-from socket import inet_aton
+from typing import TYPE_CHECKING
 
-from compiler.model import Role, Snapshot
-from compiler.topology import VTEP_ROLES
+from compiler.api import CompileResult
+from compiler.model import Snapshot
+from validators.common import (
+    CORE_ROLES,
+    VTEP_ROLES,
+    CheckSkipped,
+    host_of,
+    ip_to_int,
+    same_subnet,
+    short_list,
+    split_prefix,
+)
+from validators.leaf_pairs import LeafPairMatrix, leaf_pair_matrix
+from validators.routing import RoutingModel
+from validators.sessions import SessionTable, build_sessions
 
-__all__ = ["VTEP_ROLES", "CORE_ROLES", "CheckSkipped", "FabricContext", "as_context"]
+if TYPE_CHECKING:  # annotation only: whatif reads this context, so a runtime import would close a circle
+    from validators.whatif import WhatIfResult
 
-CORE_ROLES = frozenset({Role.SPINE, Role.SUPER_SPINE})
+# Re-exported: callers outside the validators (labs, tests) import these names from here.
+__all__ = ["VTEP_ROLES", "CORE_ROLES", "CheckSkipped", "FabricContext", "ValidationInput", "as_context",
+           "ip_to_int", "split_prefix", "same_subnet", "host_of", "short_list"]
+
+Rendered = Mapping[str, Mapping[str, Mapping[str, str]]]  # host -> platform -> file -> text
 
 
-class CheckSkipped(Exception):
-    """Raised by a check that cannot run here; the report records it as skipped with this reason."""
+@dataclass(frozen=True)
+class ValidationInput:
+    """What the validators validate: structured configs, and the snapshot (inventory, intent) and rendered files
+    when they are known (stored configs of a compile run carry no snapshot facts; a bare structured dict has
+    neither, and the checks needing them are skipped with the reason)."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    structured: Mapping[str, dict]
+    snapshot: Snapshot | None = None
+    rendered: Rendered | None = None
+
+    __hash__ = None  # type: ignore[assignment]  # holds dicts: not hashable
+
+    @classmethod
+    def from_compile(cls, result: CompileResult) -> ValidationInput:
+        return cls(structured=result.structured, snapshot=result.snapshot, rendered=result.rendered)
 
 
 class FabricContext:
-    def __init__(self, structured: Mapping[str, dict], snapshot: Snapshot | None = None, rendered=None) -> None:
+    def __init__(self, structured: Mapping[str, dict], snapshot: Snapshot | None = None,
+                 rendered: Rendered | None = None) -> None:
         self.structured = structured
         self.snapshot = snapshot
-        self.rendered = rendered  # host -> platform -> file -> text, when built from a CompileResult
+        self.rendered = rendered  # host -> platform -> file -> text, when known
+        self.whatif_result: WhatIfResult | None = None  # N-1/N-2 scenarios, computed once for both checks
+
+    @classmethod
+    def from_input(cls, source: ValidationInput) -> FabricContext:
+        return cls(source.structured, source.snapshot, source.rendered)
 
     @property
     def inventory(self):
@@ -44,21 +80,15 @@ class FabricContext:
         return self.snapshot.intent if self.snapshot is not None else None
 
     @cached_property
-    def sessions(self):
-        from validators.sessions import build_sessions
-
+    def sessions(self) -> SessionTable:
         return build_sessions(self.structured)
 
     @cached_property
-    def routing(self):
-        from validators.routing import RoutingModel
-
+    def routing(self) -> RoutingModel:
         return RoutingModel.from_context(self)
 
     @cached_property
-    def leaf_pairs(self):
-        from validators.ecmp import leaf_pair_matrix
-
+    def leaf_pairs(self) -> LeafPairMatrix:
         return leaf_pair_matrix(self.routing, self)
 
     @cached_property
@@ -68,46 +98,14 @@ class FabricContext:
                 for host, config in self.structured.items() for interface in config["interfaces"]}
 
 
-def as_context(source) -> FabricContext:
+def as_context(source: FabricContext | ValidationInput | CompileResult | Mapping[str, dict]) -> FabricContext:
     if isinstance(source, FabricContext):
         return source
-    if hasattr(source, "structured"):
-        return FabricContext(source.structured, getattr(source, "snapshot", None), getattr(source, "rendered", None))
+    if isinstance(source, ValidationInput):
+        return FabricContext.from_input(source)
+    if isinstance(source, CompileResult):
+        return FabricContext.from_input(ValidationInput.from_compile(source))
     if isinstance(source, Mapping):
         return FabricContext(source)
-    raise TypeError(f"cannot validate a {type(source).__name__}: pass a CompileResult, FabricContext or dict")
-
-
-# --------------------------------------------------------------------------------------------- addresses
-# The ipaddress module costs microseconds per parse; a 65,536-link fabric has 262,144 addresses to compare,
-# so the hot paths use these integer helpers instead.
-
-
-def ip_to_int(text: str) -> int:
-    try:
-        return int.from_bytes(inet_aton(text), "big")
-    except OSError:
-        raise ValueError(f"not an IPv4 address: {text!r}") from None
-
-
-def split_prefix(text: str) -> tuple[int, int]:
-    """"10.1.0.1/31" -> (address as int, prefix length); a bare address is a /32."""
-    address, _, length = text.partition("/")
-    return ip_to_int(address), int(length) if length else 32
-
-
-def same_subnet(address_a: int, address_b: int, prefix_length: int) -> bool:
-    shift = 32 - prefix_length
-    return address_a >> shift == address_b >> shift
-
-
-def host_of(text: str | None) -> str | None:
-    return text.split("/", 1)[0] if text else None
-
-
-def short_list(names, limit: int = 4) -> str:
-    """'leaf1, leaf2, leaf3 and 1021 more' for messages about many devices."""
-    names = list(names)
-    if len(names) <= limit:
-        return ", ".join(names)
-    return f"{', '.join(names[:limit])} and {len(names) - limit} more"
+    raise TypeError(f"cannot validate a {type(source).__name__}: pass a ValidationInput, CompileResult, "
+                    "FabricContext or {hostname: structured config} dict")

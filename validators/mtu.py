@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
-from validators.context import CORE_ROLES, VTEP_ROLES, as_context
+from validators.common import CORE_ROLES, VTEP_ROLES
+from validators.context import as_context
 from validators.findings import Finding, Severity
 
 LINKS = "mtu.links"

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from compiler.errors import IntentValidationError
 from compiler.hosts import host_addresses
-from validators.context import CheckSkipped, as_context, short_list
+from validators.common import CheckSkipped, short_list
+from validators.context import as_context
 from validators.findings import Finding, Severity
 
 VLAN_VNI = "overlay.vlan_vni"

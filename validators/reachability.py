@@ -6,9 +6,10 @@ path at all.
 
 from __future__ import annotations
 
-from validators.context import CheckSkipped, as_context
-from validators.ecmp import pair_subject
+from validators.common import CheckSkipped
+from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.leaf_pairs import pair_subject
 
 REACHABILITY = "routing.vtep_reachability"
 

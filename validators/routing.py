@@ -28,7 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from compiler.natural import natural_key
-from validators.context import CORE_ROLES, VTEP_ROLES, ip_to_int
+from validators.common import CORE_ROLES, VTEP_ROLES, ip_to_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,10 +199,3 @@ def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_e
             routes[receiver] = (path, hops)
             frontier.append(receiver)
     return routes
-
-
-def device_routes(fabric, prefixes=None) -> dict[str, dict[str, Route]]:
-    """Each device's routes with ECMP next hops (reference engine; meant for small fabrics and reports)."""
-    from validators.context import as_context
-
-    return simulate_reference(as_context(fabric).routing, prefixes=prefixes)

@@ -1,21 +1,36 @@
-"""One entry point: ``validate_fabric(compile_result, checks=None) -> Report``.
+"""One entry point: ``validate_fabric(ValidationInput, checks=None) -> ValidationResult``.
 
 Runs every static check (or a subset: exact names like ``mtu.links`` or prefixes like ``roce``) over one shared
 :class:`~validators.context.FabricContext`, so sessions, the routing model and the leaf-pair matrix are built
 once. Checks that cannot run are recorded as skipped with the reason (no RoCE classes, no inventory, no Batfish
-service), never as passed. ``report.timings`` holds seconds per check (the benchmark prints them).
+service), never as passed. The :class:`ValidationResult` is a ``Report`` that also carries wall and CPU seconds
+per check (the benchmark prints them) and the context the checks shared (reports read its what-if result and
+leaf-pair matrix).
 """
 
 from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
+from compiler.api import CompileResult
 from compiler.errors import FieldError, IntentValidationError
 from validators import batfish, bgp, ecmp, headroom, mtu, overlay, reachability, roce, whatif
-from validators.context import CheckSkipped, FabricContext, as_context
+from validators.common import CheckSkipped
+from validators.context import FabricContext, ValidationInput, as_context
 from validators.findings import Report
+from validators.physical import PHYSICAL_CHECKS
+
+
+class ValidationResult(Report):
+    """The report of one :func:`validate_fabric` run, with its per-check timings and the shared context."""
+
+    def __init__(self, title: str, context: FabricContext) -> None:
+        super().__init__(title)
+        self.context = context
+        self.timings: dict[str, float] = {}  # wall seconds per check
+        self.cpu_timings: dict[str, float] = {}  # CPU seconds of this process per check (steadier when shared)
 
 
 def _needs_roce(check: Callable) -> Callable:
@@ -30,15 +45,13 @@ def _physical(name: str) -> Callable:
     def run(ctx):
         if ctx.inventory is None:
             raise CheckSkipped("no inventory (structured configs only)")
-        from validators.physical import PHYSICAL_CHECKS
-
         return PHYSICAL_CHECKS[name](ctx.inventory)
     return run
 
 
 def _whatif_result(ctx):
     """N-1 and N-2 (spine pairs) scenarios, computed once for both checks."""
-    if getattr(ctx, "whatif_result", None) is None:
+    if ctx.whatif_result is None:
         ctx.whatif_result = whatif.run_whatif(ctx, spine_pairs=True)
     if ctx.whatif_result.skipped_reason:
         raise CheckSkipped(ctx.whatif_result.skipped_reason)
@@ -62,10 +75,6 @@ def _registry() -> dict[str, Callable[[FabricContext], list]]:
     checks.update(mtu.CHECKS)
     checks.update({name: _needs_roce(check) for name, check in roce.CHECKS.items()})
     checks.update({name: _needs_roce(check) for name, check in headroom.CHECKS.items()})
-    try:
-        from validators.physical import PHYSICAL_CHECKS
-    except ImportError:  # the inventory engineer's module; the rest still runs without it
-        PHYSICAL_CHECKS = {}
     checks.update({name: _physical(name) for name in PHYSICAL_CHECKS})
     checks[whatif.CHECK] = _whatif
     checks[whatif.CHECK_N2] = _whatif_n2
@@ -96,13 +105,14 @@ def select_checks(checks: Iterable[str] | None) -> list[str]:
     return selected
 
 
-def validate_fabric(compile_result, checks: Iterable[str] | None = None, title: str | None = None) -> Report:
-    ctx = as_context(compile_result)
+def validate_fabric(source: ValidationInput | FabricContext | CompileResult | Mapping[str, dict],
+                    checks: Iterable[str] | None = None, title: str | None = None) -> ValidationResult:
+    """``source``: a :class:`ValidationInput` (what the apps pass); a context, CompileResult or structured dict
+    is turned into one by :func:`~validators.context.as_context`."""
+    ctx = as_context(source)
     names = select_checks(checks)
     fabric_name = ctx.inventory.fabric if ctx.inventory is not None else f"{len(ctx.structured)} devices"
-    report = Report(title or f"validation of {fabric_name}")
-    report.timings = {}  # wall seconds per check
-    report.cpu_timings = {}  # CPU seconds of this process per check (steadier on a shared machine)
+    report = ValidationResult(title or f"validation of {fabric_name}", ctx)
     # Millions of small dicts and tuples: the cyclic GC would rescan them over and over for nothing.
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -118,5 +128,4 @@ def validate_fabric(compile_result, checks: Iterable[str] | None = None, title: 
     finally:
         if gc_was_enabled:
             gc.enable()
-    report.context = ctx
     return report

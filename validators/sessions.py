@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from validators.context import ip_to_int
+from validators.common import ip_to_int
 from validators.findings import Finding, Severity
 
 CHECK = "bgp.sessions"

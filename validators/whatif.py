@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from validators.context import as_context
-from validators.ecmp import LeafPairMatrix, pair_width
 from validators.findings import Finding, Severity
+from validators.leaf_pairs import LeafPairMatrix, pair_width
 from validators.routing import propagate
 
 CHECK = "whatif.n_minus_1"

@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from types import SimpleNamespace
 
 from compiler.errors import DriverError, TwinError
+from validators.context import ValidationInput
 from validators.findings import Finding, Report, Severity
 
 from ..choices import RolloutTargetChoices
@@ -45,7 +45,7 @@ def static_checks(change_set, report: Report) -> None:
 
         run = CompileRun.objects.select_related("fabric_intent").filter(pk=change_set.compile_run_id).first()
         snapshot = fabric_snapshot(run.fabric_intent) if run is not None else None
-    static = validate_fabric(SimpleNamespace(structured=structured, snapshot=snapshot),
+    static = validate_fabric(ValidationInput(structured=structured, snapshot=snapshot),
                              title=f"static checks of change set {change_set.pk}")
     for result in static.checks.values():
         if result.status == "skipped":

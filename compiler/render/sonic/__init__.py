@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring_ascii
 
+from compiler.render.frr import render_frr_conf
 from compiler.render.sonic.config_db import build_config_db, sonic_vrf_name
 
 __all__ = ["render", "render_config_db", "sonic_structured", "dumps_sorted_indented"]
@@ -19,9 +20,6 @@ __all__ = ["render", "render_config_db", "sonic_structured", "dumps_sorted_inden
 
 def render(structured: dict) -> dict[str, str]:
     """Render one device for SONiC: ``{"config_db.json": ..., "frr.conf": ...}``."""
-    # Imported here so config_db rendering works on its own; the FRR renderer lives in compiler/render/frr.
-    from compiler.render.frr import render_frr_conf
-
     return {
         "config_db.json": render_config_db(structured),
         "frr.conf": render_frr_conf(sonic_structured(structured), ifname=_sonic_ifname),

@@ -1,0 +1,60 @@
+"""What every validator module shares and nothing else: role sets, the "check cannot run here" signal and the
+integer address helpers of the hot paths. It imports no other validators module, so sessions, routing and the
+leaf-pair matrix (which the context builds) depend on it without an import circle. Pure Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from socket import inet_aton
+
+from compiler.model import Role
+from compiler.topology import VTEP_ROLES
+
+__all__ = ["VTEP_ROLES", "CORE_ROLES", "CheckSkipped", "ip_to_int", "split_prefix", "same_subnet", "host_of",
+           "short_list"]
+
+CORE_ROLES = frozenset({Role.SPINE, Role.SUPER_SPINE})
+
+
+class CheckSkipped(Exception):
+    """Raised by a check that cannot run here; the report records it as skipped with this reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# --------------------------------------------------------------------------------------------- addresses
+# The ipaddress module costs microseconds per parse; a 65,536-link fabric has 262,144 addresses to compare,
+# so the hot paths use these integer helpers instead.
+
+
+def ip_to_int(text: str) -> int:
+    try:
+        return int.from_bytes(inet_aton(text), "big")
+    except OSError:
+        raise ValueError(f"not an IPv4 address: {text!r}") from None
+
+
+def split_prefix(text: str) -> tuple[int, int]:
+    """"10.1.0.1/31" -> (address as int, prefix length); a bare address is a /32."""
+    address, _, length = text.partition("/")
+    return ip_to_int(address), int(length) if length else 32
+
+
+def same_subnet(address_a: int, address_b: int, prefix_length: int) -> bool:
+    shift = 32 - prefix_length
+    return address_a >> shift == address_b >> shift
+
+
+def host_of(text: str | None) -> str | None:
+    return text.split("/", 1)[0] if text else None
+
+
+def short_list(names: Iterable[str], limit: int = 4) -> str:
+    """'leaf1, leaf2, leaf3 and 1021 more' for messages about many devices."""
+    names = list(names)
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} and {len(names) - limit} more"
