@@ -24,6 +24,7 @@ sysdeps:
 
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/python -m mypy  # the pure core (compiler/, validators/); config in pyproject.toml
 
 demo: venv
 	bash scripts/ensure-system.sh --demo

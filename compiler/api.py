@@ -21,6 +21,7 @@ from compiler.facts import FabricFacts, build_facts
 from compiler.model import Platform, Snapshot
 from compiler.render import render_device, render_device_platforms, supported_platforms
 from compiler.structured import build_structured_configs
+from compiler.structured.contract import StructuredConfig
 from compiler.validate import check_intent, validate_intent
 
 __all__ = [
@@ -33,18 +34,18 @@ __all__ = [
 class CompileResult:
     snapshot: Snapshot
     facts: FabricFacts
-    structured: Mapping[str, dict]
+    structured: Mapping[str, StructuredConfig]
     rendered: Mapping[str, Mapping[str, Mapping[str, str]]]  # host -> platform -> file -> text
     hashes: Mapping[str, Mapping[str, str]]  # host -> platform -> sha256 over its files
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
     @property
     def allocations(self):
         return self.facts.allocations
 
 
-def structured_configs(snapshot: Snapshot, facts: FabricFacts) -> dict[str, dict]:
+def structured_configs(snapshot: Snapshot, facts: FabricFacts) -> dict[str, StructuredConfig]:
     return build_structured_configs(snapshot, facts)
 
 

@@ -26,7 +26,7 @@ class BlastRadius:
     server_ports: tuple[str, ...]  # "leaf1:Ethernet3" switch ports facing servers that change or carry a changed network
     changes: dict  # hostname -> [(path, old, new)] of the structured diff
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
     @property
     def empty(self) -> bool:
@@ -72,7 +72,8 @@ def blast_radius(old, new) -> BlastRadius:
                     tenants.add(vrf_tenant[vrf])
     for name in networks:
         network = new_networks.get(name) or old_networks.get(name)
-        tenants.add(network.tenant)
+        if network is not None:  # a changed VLAN entry names a network of the old or the new intent
+            tenants.add(network.tenant)
     changed_vlans = {n.vlan_id for name in networks for n in (old_networks.get(name), new_networks.get(name)) if n}
     server_ports = set()
     for configs, diffs in ((old_configs, changes), (new_configs, changes)):

@@ -187,10 +187,10 @@ def plan_clos(params: ClosParams) -> Inventory:
     for leaf_index in range(1, params.leaves + 1):
         hostname = f"{params.name_prefix}leaf{leaf_index}"
         leaf = switch_by_name[hostname]
-        leaf_rack = rack_positions[leaf.rack]
+        leaf_rack = rack_positions[_planned_rack(leaf)]
         for spine_offset, spine_name in enumerate(spine_names):
             spine = switch_by_name[spine_name]
-            spine_rack = rack_positions[spine.rack]
+            spine_rack = rack_positions[_planned_rack(spine)]
             distance = VERTICAL_RUN_M + RACK_WIDTH_M * abs(leaf_rack[1] - spine_rack[1]) + ROW_PITCH_M * leaf_rack[0]
             for link in range(params.uplinks_per_spine):
                 leaf_port = leaf_ports[hostname][uplink_start[hostname] + spine_offset * params.uplinks_per_spine + link]
@@ -386,10 +386,16 @@ def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: 
     ))
 
 
+def _planned_rack(switch: Switch) -> str:
+    """The rack of a switch this planner placed (it gives every switch one; the model allows none)."""
+    assert switch.rack is not None, switch.hostname
+    return switch.rack
+
+
 def _logical_ports(model: SwitchModelSpec, platform: str, speed: int, first: int, last: int) -> list[_Port]:
     """Ports ``first``..``last`` (1-based front panel) at ``speed``, named from the platform data."""
     lanes = _breakout(model, speed, platform)
-    ports = []
+    ports: list[_Port] = []
     for port in range(first, last + 1):
         names = platforms.port_names(model.name, platform, port, lanes, speed)
         parent = None if lanes == 1 else platforms.parent_name(model.name, platform, port)

@@ -348,7 +348,7 @@ class Allocations:
     l2vnis: Mapping[str, int] = field(default_factory=dict)  # network name -> VNI
     l3vnis: Mapping[str, int] = field(default_factory=dict)  # tenant name -> VNI
 
-    __hash__ = None  # mappings are not hashable
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
 
 @dataclass(frozen=True)
@@ -357,4 +357,4 @@ class Snapshot:
     intent: FabricIntent
     allocations: Allocations = field(default_factory=Allocations)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose

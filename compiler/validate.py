@@ -52,7 +52,7 @@ def validate_intent(snapshot: Snapshot) -> None:
 def check_intent(snapshot: Snapshot) -> Allocations:
     """validate_intent that also returns the completed allocations it had to compute (compile_fabric reuses them)."""
     errors: list[FieldError] = []
-    allocations = None
+    allocations: Allocations | None = None
     inventory, intent = snapshot.inventory, snapshot.intent
     # The name grammar first (compiler.names, the same rules as the Django models): a name with a line break or
     # a "/" must never reach a renderer or a path, whatever else is wrong.
@@ -77,6 +77,7 @@ def check_intent(snapshot: Snapshot) -> Allocations:
             _check_allocated(intent, allocations, errors)
     if errors:
         raise IntentValidationError(errors)
+    assert allocations is not None  # no error: allocate() ran and returned
     return allocations
 
 
@@ -217,7 +218,7 @@ def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[F
                                  "AAA servers need a secret reference like 'vault:secret/path' (never the secret)"))
     if network is None:
         return
-    gateway = policy.gateway_address()
+    gateway_host = policy.gateway_address()
     for switch in inventory.switches:
         if not switch.mgmt_ip:
             continue
@@ -229,7 +230,7 @@ def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[F
         if address not in network or address in (network.network_address, network.broadcast_address):
             errors.append(FieldError(f"switches[{switch.hostname}].mgmt_ip", switch.mgmt_ip,
                                      f"not a host address of management.network {policy.network}"))
-        elif str(address) == gateway:
+        elif str(address) == gateway_host:
             errors.append(FieldError(f"switches[{switch.hostname}].mgmt_ip", switch.mgmt_ip,
                                      "is the management gateway (management.gateway, default the network's last "
                                      "host): a switch cannot route through itself"))
@@ -288,11 +289,11 @@ def _check_pools(inventory: Inventory, intent: FabricIntent, errors: list[FieldE
         errors.append(FieldError("pools.p2p", pools.p2p, f"too small for fabric links: {needed['p2p']} /31s needed, "
                                                          f"{parsed['p2p'].num_addresses // 2} available"))
     names = list(parsed)
-    for index, first in enumerate(names):
-        for second in names[index + 1:]:
-            if parsed[first].overlaps(parsed[second]):
-                errors.append(FieldError(f"pools.{second}", getattr(pools, second),
-                                         f"overlaps pools.{first} {getattr(pools, first)}"))
+    for index, first_pool in enumerate(names):
+        for second_pool in names[index + 1:]:
+            if parsed[first_pool].overlaps(parsed[second_pool]):
+                errors.append(FieldError(f"pools.{second_pool}", getattr(pools, second_pool),
+                                         f"overlaps pools.{first_pool} {getattr(pools, first_pool)}"))
     if not 1 <= pools.l2vni_base <= MAX_VNI:
         errors.append(FieldError("pools.l2vni_base", pools.l2vni_base, f"must be 1..{MAX_VNI}"))
     for field in ("l3vni_first", "l3vni_last"):
@@ -395,8 +396,8 @@ def _check_tenants_and_networks(inventory: Inventory, intent: FabricIntent, snap
         if network.name in network_names:
             errors.append(FieldError(f"{field}.name", network.name, "duplicate network name"))
         network_names.add(network.name)
-        tenant = tenants.get(network.tenant)
-        if tenant is None:
+        network_tenant = tenants.get(network.tenant)
+        if network_tenant is None:
             errors.append(FieldError(f"{field}.tenant", network.tenant, "unknown tenant"))
         if not isinstance(network.vlan_id, int) or not 1 <= network.vlan_id <= 4094:
             errors.append(FieldError(f"{field}.vlan_id", network.vlan_id, "VLAN must be 1..4094 (IEEE 802.1Q)"))
@@ -419,7 +420,7 @@ def _check_tenants_and_networks(inventory: Inventory, intent: FabricIntent, snap
             vlan_vni.setdefault(network.vlan_id, (vni, network.name))
         subnet = _network_or_error(network.subnet, f"{field}.subnet", errors)
         if subnet is not None:
-            vrf = tenant.vrf if tenant else network.tenant
+            vrf = network_tenant.vrf if network_tenant else network.tenant
             for other_subnet, other_vrf, other_name in subnets:
                 if other_vrf == vrf and subnet.overlaps(other_subnet):
                     errors.append(FieldError(f"{field}.subnet", network.subnet,

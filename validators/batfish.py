@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from compiler.names import HOSTNAME, path_component
 from compiler.paths import safe_join
@@ -132,9 +133,10 @@ def check_batfish(fabric, host: str | None = None) -> list[Finding]:
     with tempfile.TemporaryDirectory(prefix="ft-batfish-") as directory:
         left_out = write_snapshot(fabric, Path(directory))
         session.init_snapshot(directory, name="validate", overwrite=True)
-    findings += findings_from_session_compatibility(session.q.bgpSessionCompatibility().answer().frame())
-    findings += findings_from_undefined_references(session.q.undefinedReferences().answer().frame())
-    findings += findings_from_multipath(session.q.multipathConsistency().answer().frame())
+    questions: Any = session.q  # pybatfish builds its question methods at run time (no static attributes)
+    findings += findings_from_session_compatibility(questions.bgpSessionCompatibility().answer().frame())
+    findings += findings_from_undefined_references(questions.undefinedReferences().answer().frame())
+    findings += findings_from_multipath(questions.multipathConsistency().answer().frame())
     if left_out:
         findings.append(Finding(
             check=CHECK, severity=Severity.INFO, subject="fabric", expected="every device analysed",

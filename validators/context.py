@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from compiler.api import CompileResult
 from compiler.model import Snapshot
+from compiler.structured.contract import Interface, StructuredConfig
 from validators.common import (
     CORE_ROLES,
     VTEP_ROLES,
@@ -48,11 +49,11 @@ class ValidationInput:
     when they are known (stored configs of a compile run carry no snapshot facts; a bare structured dict has
     neither, and the checks needing them are skipped with the reason)."""
 
-    structured: Mapping[str, dict]
+    structured: Mapping[str, StructuredConfig]
     snapshot: Snapshot | None = None
     rendered: Rendered | None = None
 
-    __hash__ = None  # type: ignore[assignment]  # holds dicts: not hashable
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
     @classmethod
     def from_compile(cls, result: CompileResult) -> ValidationInput:
@@ -60,7 +61,7 @@ class ValidationInput:
 
 
 class FabricContext:
-    def __init__(self, structured: Mapping[str, dict], snapshot: Snapshot | None = None,
+    def __init__(self, structured: Mapping[str, StructuredConfig], snapshot: Snapshot | None = None,
                  rendered: Rendered | None = None) -> None:
         self.structured = structured
         self.snapshot = snapshot
@@ -92,13 +93,13 @@ class FabricContext:
         return leaf_pair_matrix(self.routing, self)
 
     @cached_property
-    def interface_index(self) -> dict[tuple[str, str], dict]:
+    def interface_index(self) -> dict[tuple[str, str], Interface]:
         """(device, interface name) -> structured interface entry."""
         return {(host, interface["name"]): interface
                 for host, config in self.structured.items() for interface in config["interfaces"]}
 
 
-def as_context(source: FabricContext | ValidationInput | CompileResult | Mapping[str, dict]) -> FabricContext:
+def as_context(source: FabricContext | ValidationInput | CompileResult | Mapping[str, StructuredConfig]) -> FabricContext:
     if isinstance(source, FabricContext):
         return source
     if isinstance(source, ValidationInput):

@@ -24,6 +24,7 @@ def check_ecmp(fabric) -> list[Finding]:
         raise CheckSkipped(f"designed ECMP widths are defined for two-tier leaf-spine fabrics; this one is "
                            f"{matrix.mode} (reachability is still checked)")
     tier = matrix.tier
+    assert tier is not None  # leaf-spine mode (checked above) always has a spine tier
     mismatches = []
     for origin_class, receiver_class, count in matrix.class_pairs():
         designed, designed_mask = matrix.designed[(origin_class, receiver_class)]

@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from compiler.model import Endpoint
 from compiler.qos_math import pfc_headroom
+from compiler.structured.contract import Interface
 from validators.context import as_context
 from validators.findings import Finding, Severity
 
@@ -37,7 +38,7 @@ def _cable_lengths(ctx) -> dict[str, float]:
     return {cable.label: cable.length_m for cable in ctx.inventory.cables}
 
 
-def _cable_length(ctx, lengths: dict[str, float], host: str, interface: dict) -> float | None:
+def _cable_length(ctx, lengths: dict[str, float], host: str, interface: Interface) -> float | None:
     length = lengths.get(interface.get("cable") or "")
     if length is None and ctx.inventory is not None:
         cable = ctx.inventory.cable_at.get(Endpoint(host, interface["name"]))

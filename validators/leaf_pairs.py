@@ -249,7 +249,7 @@ def leaf_pair_matrix(model: RoutingModel, ctx=None) -> LeafPairMatrix:
                 classes[key] = len(classes)
                 matrix.members.append([])
                 matrix.signatures.append(key[0])
-                if designed:
+                if designed and key[1] is not None:  # with designed signatures, every leaf has one
                     matrix.designed_signatures.append(key[1])
             matrix.class_of.append(classes[key])
             matrix.members[classes[key]].append(position)

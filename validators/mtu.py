@@ -35,7 +35,7 @@ def check_links(fabric) -> list[Finding]:
         for interface in config["interfaces"]:
             kind = interface["kind"]
             if kind in SWITCH_KINDS:
-                peer_key = (interface["peer_device"], interface["peer_interface"])
+                peer_key = (interface["peer_device"] or "", interface["peer_interface"] or "")  # set on cabled ports
                 peer = index.get(peer_key)
                 if peer is None or peer["mtu"] == interface["mtu"] or peer_key < (host, interface["name"]):
                     continue  # equal, or reported from the link's lower end
@@ -48,7 +48,7 @@ def check_links(fabric) -> list[Finding]:
             elif kind == "server" and servers:
                 server = servers.get(interface["peer_device"])
                 nic = server.nics_by_name.get(interface["peer_interface"]) if server else None
-                if nic is not None and interface["mtu"] < nic.mtu:
+                if server is not None and nic is not None and interface["mtu"] < nic.mtu:
                     findings.append(Finding(
                         check=LINKS, severity=Severity.ERROR, subject=f"{host}:{interface['name']}", expected=nic.mtu,
                         actual=interface["mtu"],

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from compiler.errors import IntentValidationError
 from compiler.hosts import host_addresses
+from compiler.structured.contract import Vlan
 from validators.common import CheckSkipped, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
@@ -190,8 +191,9 @@ def check_l3vni(fabric) -> list[Finding]:
                     f"L3VNI {usual[1]} elsewhere: routed traffic to {host} is lost"))
     for host, config in ctx.structured.items():
         for vlan in config["vlans"]:
-            owner = vrf_tenant.get(vlan.get("vrf"))
-            if vlan.get("vrf") and owner is not None and owner != vlan["tenant"]:
+            vlan_vrf = vlan["vrf"]
+            owner = vrf_tenant.get(vlan_vrf) if vlan_vrf else None
+            if vlan_vrf and owner is not None and owner != vlan["tenant"]:
                 findings.append(Finding(
                     check=L3VNI, severity=Severity.ERROR, subject=f"{host}:{vlan['network']}",
                     expected=f"a VRF of tenant {vlan['tenant']}", actual=vlan["vrf"],
@@ -231,7 +233,7 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
     structured = ctx.structured
     matrix = HostMatrix()
     findings: list[Finding] = []
-    vlan_at: dict[str, dict[int, dict]] = {host: {vlan["id"]: vlan for vlan in config["vlans"]}
+    vlan_at: dict[str, dict[int, Vlan]] = {host: {vlan["id"]: vlan for vlan in config["vlans"]}
                                            for host, config in structured.items()}
     leaves_with_ports: dict[str, set[str]] = defaultdict(set)
     for host, config in structured.items():

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from compiler import platforms
 from compiler.catalog import MEDIA
-from compiler.model import Cable, CableType, Endpoint, Inventory, Optic, Role
+from compiler.model import Cable, CableType, Endpoint, Inventory, Optic, Role, Server, Switch
 
 from .findings import Finding, Report, Severity
 
@@ -269,6 +269,7 @@ def check_cable_reach(inventory: Inventory) -> list[Finding]:
     findings = []
     for cable, a_port, b_port in _resolved_cables(inventory):
         for port in (a_port, b_port):
+            reach: float | None
             if port.optic is not None:
                 reach, what = port.optic.reach_m, port.optic.media
             else:
@@ -357,8 +358,9 @@ def check_unique_identity(inventory: Inventory) -> list[Finding]:
     names = Counter([s.hostname for s in inventory.switches] + [s.name for s in inventory.servers])
     ips: dict[str, list[str]] = defaultdict(list)
     serials: dict[str, list[str]] = defaultdict(list)
-    for device in (*inventory.switches, *inventory.servers):
-        name = getattr(device, "hostname", None) or device.name
+    devices: tuple[Switch | Server, ...] = (*inventory.switches, *inventory.servers)
+    for device in devices:
+        name = device.hostname if isinstance(device, Switch) else device.name
         if device.mgmt_ip:
             ips[device.mgmt_ip].append(name)
         if device.serial:

@@ -28,6 +28,7 @@ A RoCE flow stays lossless only if every hop classifies it the same way and paus
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 
 from compiler.hardware import RoceFeature, roce_capabilities
 from validators.context import as_context
@@ -66,7 +67,7 @@ def _classes(ctx) -> list[dict]:
         return []
     sample = next(config["qos"]["classes"] for config in ctx.structured.values()
                   if config.get("qos") and repr(config["qos"].get("classes")) == definitions.most_common(1)[0][0])
-    cnp = next((config["qos"].get("cnp") for config in ctx.structured.values() if config.get("qos")), {}) or {}
+    cnp: Mapping[str, object] = next((config["qos"].get("cnp") for config in ctx.structured.values() if config.get("qos")), {}) or {}
     return [dict(entry, ecn=bool(entry.get("ecn")), watchdog=True, cnp_dscp=cnp.get("dscp"),
                  cnp_priority=cnp.get("priority")) for entry in sample]
 
@@ -100,7 +101,7 @@ def check_chain(fabric) -> list[Finding]:
             usual = Counter(chains.values()).most_common(1)[0][0] if chains else None
             for host, chain in chains.items():
                 config = ctx.structured[host]
-                role = config.get("role")
+                role = config["role"]
                 wrong = []
                 if not config.get("qos"):
                     wrong.append("no QoS policy at all")
@@ -108,7 +109,7 @@ def check_chain(fabric) -> list[Finding]:
                     wrong.append(f"TC {chain[0]} instead of {roce['traffic_class']}")
                 if chain[3] != roce["priority"]:
                     wrong.append(f"priority {chain[3]} instead of {roce['priority']}")
-                if chain != usual and not wrong:
+                if usual is not None and chain != usual and not wrong:
                     wrong.append(f"differs from the {sum(1 for c in chains.values() if c == usual)} other devices "
                                  f"({_describe(dscp, usual)})")
                 if wrong:
@@ -243,7 +244,8 @@ def check_ecn(fabric) -> list[Finding]:
 
 
 def _judge_ecn(ecn: dict, queues: list[str]) -> tuple[tuple, list]:
-    keys, problems = [], []
+    keys: list[tuple | None] = []
+    problems: list[tuple] = []
     for queue in queues:
         thresholds = ecn.get(queue)
         if not thresholds:

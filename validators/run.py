@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from compiler.api import CompileResult
 from compiler.errors import FieldError, IntentValidationError
+from compiler.structured.contract import StructuredConfig
 from validators import batfish, bgp, ecmp, headroom, mtu, overlay, reachability, roce, whatif
 from validators.common import CheckSkipped
 from validators.context import FabricContext, ValidationInput, as_context
@@ -105,7 +106,7 @@ def select_checks(checks: Iterable[str] | None) -> list[str]:
     return selected
 
 
-def validate_fabric(source: ValidationInput | FabricContext | CompileResult | Mapping[str, dict],
+def validate_fabric(source: ValidationInput | FabricContext | CompileResult | Mapping[str, StructuredConfig],
                     checks: Iterable[str] | None = None, title: str | None = None) -> ValidationResult:
     """``source``: a :class:`ValidationInput` (what the apps pass); a context, CompileResult or structured dict
     is turned into one by :func:`~validators.context.as_context`."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from compiler.structured.contract import Interface, Neighbor, StructuredConfig
 from validators.common import ip_to_int
 from validators.findings import Finding, Severity
 
@@ -51,10 +52,10 @@ def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
     return remote_as == peer_asn
 
 
-def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
+def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
     table = SessionTable()
     findings = table.findings
-    interfaces: dict[tuple[str, str], dict] = {}  # switch-facing or addressed ports only
+    interfaces: dict[tuple[str, str], Interface] = {}  # switch-facing or addressed ports only
     address_owner: dict[int, tuple[str, str]] = {}  # interface address -> (device, interface)
     parsed: dict[tuple[str, str], tuple[int, int, str]] = {}  # port -> (address, prefix length, bare address)
     for host, config in structured.items():
@@ -65,11 +66,11 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
                 interfaces[key] = interface
                 if ip:
                     bare, _, length = ip.partition("/")
-                    address = ip_to_int(bare)
-                    parsed[key] = (address, int(length) if length else 32, bare)
-                    address_owner[address] = key
-    by_address: dict[tuple[str, str], dict] = {}  # (device, neighbor address) -> neighbor
-    by_interface: dict[tuple[str, str], dict] = {}  # (device, local interface) -> unnumbered neighbor
+                    own_address = ip_to_int(bare)
+                    parsed[key] = (own_address, int(length) if length else 32, bare)
+                    address_owner[own_address] = key
+    by_address: dict[tuple[str, str], Neighbor] = {}  # (device, neighbor address) -> neighbor
+    by_interface: dict[tuple[str, str], Neighbor] = {}  # (device, local interface) -> unnumbered neighbor
     for host, config in structured.items():
         for neighbor in config["bgp"]["neighbors"]:
             table.neighbor_count += 1
@@ -105,9 +106,9 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
                     error(f"{host}:{local_name}", "an interface address", None,
                           f"{host}:{local_name} has no IP address for numbered neighbor {address}")
                     continue
-                local_ip, length, local_bare = local_parsed
+                local_ip, prefix_length, local_bare = local_parsed
                 peer_ip = ip_to_int(address)
-                if peer_ip == local_ip or peer_ip >> (32 - length) != local_ip >> (32 - length):
+                if peer_ip == local_ip or peer_ip >> (32 - prefix_length) != local_ip >> (32 - prefix_length):
                     error(f"{host}:{local_name}", f"an address in {local['ip']}", address,
                           f"{host}:{local_name} neighbor {address} is not in the interface subnet {local['ip']}")
                     continue
@@ -126,11 +127,12 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
                     continue
                 mirror = by_address.get((peer, local_bare))
             else:
-                peer, peer_interface_name = local["peer_device"], local["peer_interface"]
-                if peer is None or peer not in structured:
-                    error(f"{host}:{local_name}", "a cabled switch peer", peer,
+                cabled_peer, cabled_interface = local["peer_device"], local["peer_interface"]
+                if cabled_peer is None or cabled_interface is None or cabled_peer not in structured:
+                    error(f"{host}:{local_name}", "a cabled switch peer", cabled_peer,
                           f"{host}:{local_name} unnumbered neighbor has no switch at the other end of the cable")
                     continue
+                peer, peer_interface_name = cabled_peer, cabled_interface
                 mirror = by_interface.get((peer, peer_interface_name))
             if mirror is None:
                 error(f"{host}:{local_name}<->{peer}:{peer_interface_name}", f"a neighbor on {peer}:{peer_interface_name}",
@@ -145,7 +147,7 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
                 continue  # each session is judged once, from its lower end; the other end was or will be seen
             peer_bgp = structured[peer]["bgp"]
             peer_asn = peer_bgp.get("asn") if peer_bgp.get("asn") is not None else structured[peer].get("asn")
-            peer_port = interfaces.get((peer, peer_interface_name)) or {}
+            peer_port: Mapping[str, object] = interfaces.get((peer, peer_interface_name)) or {}
             families_a, families_b = neighbor["address_families"] or [], mirror["address_families"] or []
             if (neighbor["remote_as"] == peer_asn and mirror["remote_as"] == local_asn and local["enabled"]
                     and peer_port.get("enabled") and families_a == families_b and IPV4_UNICAST in families_a
@@ -159,7 +161,7 @@ def build_sessions(structured: Mapping[str, dict]) -> SessionTable:
                     verified_mirrors.add(id(mirror))
                 continue
             link = f"{host}:{local_name}<->{peer}:{peer_interface_name}"
-            problems = []
+            problems: list[tuple] = []
             if not _remote_as_ok(neighbor.get("remote_as"), local_asn, peer_asn):
                 problems.append((peer_asn, neighbor.get("remote_as"),
                                  f"{host} expects {peer} in AS {neighbor.get('remote_as')} but {peer} is AS {peer_asn}"))

@@ -154,9 +154,11 @@ class _Fast:
             value = self.cache[key] = pair_width(origin_signature, receiver_signature, self.tier)[0]
         return value
 
-    def all_pairs(self, signatures, skip_class=None):
+    def all_pairs(self, signatures, skip_class=None) -> tuple[int | None, int, tuple[int, int] | None]:
         """min width, unreachable count, worst (origin class, receiver class) over every class pair."""
-        minimum, unreachable, worst = None, 0, None
+        minimum: int | None = None
+        unreachable = 0
+        worst: tuple[int, int] | None = None
         for origin_class, origin_signature in enumerate(signatures):
             for receiver_class, receiver_signature in enumerate(signatures):
                 count = self._count(origin_class, receiver_class, skip_class)
@@ -187,6 +189,7 @@ class _Fast:
 
 def _run_fast(ctx, matrix: LeafPairMatrix, spine_pairs: bool = False) -> WhatIfResult:
     model, tier = matrix.model, matrix.tier
+    assert tier is not None  # the fast engine runs in leaf-spine mode only, which always has a spine tier
     fast = _Fast(matrix)
     signatures = matrix.signatures
     baseline_min, baseline_unreachable, _worst = fast.all_pairs(signatures)
@@ -211,7 +214,7 @@ def _run_fast(ctx, matrix: LeafPairMatrix, spine_pairs: bool = False) -> WhatIfR
                                   lost / total))
 
     # Link failures: only pairs involving the link's leaf change; pairs without it keep the baseline.
-    excluded: dict[int, tuple] = {}
+    excluded: dict[int, tuple[int | None, int, tuple[int, int] | None]] = {}
     outcome_cache: dict[tuple[int, int], tuple] = {}
     classes = range(len(signatures))
     for session, lost in speeds.items():
@@ -225,7 +228,8 @@ def _run_fast(ctx, matrix: LeafPairMatrix, spine_pairs: bool = False) -> WhatIfR
         key = (leaf_class, position)
         if key not in outcome_cache:
             changed = signatures[leaf_class].without_session(position)
-            minimum, unreachable, worst = None, 0, None
+            minimum, unreachable = None, 0
+            worst_link: tuple[int, str] | None = None  # (other class, direction) of the narrowest pair
             for other in classes:
                 count = fast.sizes[other] - (other == leaf_class)
                 if not count:
@@ -235,17 +239,17 @@ def _run_fast(ctx, matrix: LeafPairMatrix, spine_pairs: bool = False) -> WhatIfR
                     if width == 0:
                         unreachable += count
                     if minimum is None or width < minimum:
-                        minimum, worst = width, (other, direction)
-            outcome_cache[key] = (minimum, unreachable, worst)
-        minimum, unreachable, worst = outcome_cache[key]
+                        minimum, worst_link = width, (other, direction)
+            outcome_cache[key] = (minimum, unreachable, worst_link)
+        minimum, unreachable, worst_link = outcome_cache[key]
         rest_min, rest_unreachable, rest_worst = excluded[leaf_class]
         worst_name = ""
-        if worst is not None:
-            other, direction = worst
+        if worst_link is not None:
+            other, direction = worst_link
             other_leaf = next(m for m in matrix.members[other] if m != leaf_index)
             pair = (matrix.leaves[other_leaf], matrix.leaves[leaf_index])
             worst_name = f"{pair[0]}->{pair[1]}" if direction == "to" else f"{pair[1]}->{pair[0]}"
-        if rest_min is not None and (minimum is None or rest_min < minimum):
+        if rest_min is not None and rest_worst is not None and (minimum is None or rest_min < minimum):
             minimum, worst_name = rest_min, fast.name_pair(*rest_worst, exclude=leaf_index)
         unreachable += rest_unreachable
         dead_ends = frozenset({(a, a_interface), (b, b_interface)})

@@ -71,7 +71,7 @@ class FabricFacts:
     transit_vlans_by_tenant: Mapping[str, int]
     linux_vrf_tables_by_tenant: Mapping[str, int]
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
     def ecmp_width(self, leaf_a: str, leaf_b: str) -> int:
         """Designed ECMP width between two leaves: the number of spines both are cabled to."""

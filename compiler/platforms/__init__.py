@@ -79,7 +79,7 @@ class SonicPlatform:
     # BREAKOUT_CFG and the HWSKU's default mode is the only one (e.g. DellEMC-Z9664f-O64).
     breakout_table: bool = False
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
     def port(self, name: str) -> SonicPort | None:
         return self._by_name.get(name)
@@ -102,6 +102,11 @@ class EosNaming:
     first_slot: int | None = None
     ports_per_slot: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.ports_per_slot and self.first_slot is None:
+            raise PlatformDataError(f"eos.first_slot={self.first_slot!r}: needed with eos.ports_per_slot "
+                                    f"{self.ports_per_slot} (modular naming Ethernet<slot>/<port>)")
+
 
 @dataclass(frozen=True)
 class ModelPlatforms:
@@ -111,7 +116,7 @@ class ModelPlatforms:
     eos: EosNaming | None
     sonic: SonicPlatform | None
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
 
 def parse_breakout_mode(mode: str) -> tuple[int, int, tuple[int, ...]]:
@@ -263,7 +268,7 @@ def parent_name(model: str, platform: str, port_number: int) -> str:
 
 
 def _eos_name(naming: EosNaming, port_number: int, lane: int | None) -> str:
-    if naming.ports_per_slot:
+    if naming.ports_per_slot and naming.first_slot is not None:  # both or neither (__post_init__)
         slot = naming.first_slot + (port_number - 1) // naming.ports_per_slot
         local = (port_number - 1) % naming.ports_per_slot + 1
         prefix = f"Ethernet{slot}/{local}"
@@ -408,5 +413,6 @@ def inventory_port_problems(switches, port_counts: Mapping[str, int]) -> list[Po
             if parents is None or (check_parent and interface.breakout_parent not in parents):
                 problem = port_problem(switch.model, switch.platform, port_count, interface.name,
                                        interface.breakout_parent)
-                problems.append(PortProblem(switch.hostname, switch.model, interface.name, problem))
+                if problem:
+                    problems.append(PortProblem(switch.hostname, switch.model, interface.name, problem))
     return problems

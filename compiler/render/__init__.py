@@ -18,11 +18,12 @@ from collections.abc import Callable
 from compiler.errors import RenderError
 from compiler.model import Platform
 from compiler.names import check_single_line
+from compiler.structured.contract import StructuredConfig
 
-_RENDERERS: dict[str, Callable[[dict], dict[str, str]] | None] = {}
+_RENDERERS: dict[str, Callable[[StructuredConfig], dict[str, str]] | None] = {}
 
 
-def _renderer(platform: str) -> Callable[[dict], dict[str, str]] | None:
+def _renderer(platform: str) -> Callable[[StructuredConfig], dict[str, str]] | None:
     if platform not in _RENDERERS:
         module_name = f"compiler.render.{platform}"
         try:
@@ -40,11 +41,11 @@ def supported_platforms() -> tuple[str, ...]:
     return tuple(platform for platform in Platform.ALL if _renderer(platform) is not None)
 
 
-def render_device(structured: dict, platform: str) -> dict[str, str]:
+def render_device(structured: StructuredConfig, platform: str) -> dict[str, str]:
     return render_device_platforms(structured, (platform,))[platform]
 
 
-def render_device_platforms(structured: dict, platforms: tuple[str, ...]) -> dict[str, dict[str, str]]:
+def render_device_platforms(structured: StructuredConfig, platforms: tuple[str, ...]) -> dict[str, dict[str, str]]:
     """{platform: files} for one device; the line-break guard runs once for all platforms (it costs ~1 ms per
     device at 1,088 switches, as much as rendering one platform)."""
     for platform in platforms:
@@ -53,7 +54,7 @@ def render_device_platforms(structured: dict, platforms: tuple[str, ...]) -> dic
     return {platform: _renderer(platform)(structured) for platform in platforms}  # type: ignore[misc]
 
 
-def _check_platform(structured: dict, platform: str) -> None:
+def _check_platform(structured: StructuredConfig, platform: str) -> None:
     if platform not in Platform.ALL:
         raise RenderError(f"platform={platform!r}: unknown platform, expected one of {Platform.ALL}")
     render = _renderer(platform)

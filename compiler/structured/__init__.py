@@ -8,10 +8,14 @@ every key is present from the start (:func:`skeleton`), so consumers never guess
 
 from __future__ import annotations
 
+from typing import cast
+
+from compiler.facts import FabricFacts
 from compiler.model import Snapshot
 from compiler.natural import natural_key
 from compiler.structured import base, evpn_overlay, interfaces_mtu, management, roce_qos, underlay_bgp, vxlan_vrf
 from compiler.structured.context import StructuredContext
+from compiler.structured.contract import StructuredConfig
 
 FEATURES = (
     ("base", base.apply),
@@ -24,8 +28,11 @@ FEATURES = (
 )
 
 
-def skeleton(hostname: str) -> dict:
-    return {
+def skeleton(hostname: str) -> StructuredConfig:
+    """Every key present from the start. The identity and BGP scalars are None placeholders here, filled by the
+    base and underlay_bgp features before any other feature reads them (hence the cast: a finished config has
+    every value, which is what the type says)."""
+    return cast(StructuredConfig, {
         "hostname": hostname, "role": None, "platform": None, "model": None, "hardware": {}, "system_mac": None,
         "asn": None, "router_id": None,
         "mtu": {}, "loopbacks": [], "interfaces": [],
@@ -33,12 +40,12 @@ def skeleton(hostname: str) -> dict:
                 "allowas_in": 0, "bfd": False, "peer_groups": [], "neighbors": [], "networks": [],
                 "evpn": {"enabled": False, "advertise_all_vni": False}, "vrfs": []},
         "vlans": [], "vrfs": [], "vxlan": {}, "qos": {}, "management": {},
-    }
+    })
 
 
-def build_structured_configs(snapshot: Snapshot, facts) -> dict[str, dict]:
+def build_structured_configs(snapshot: Snapshot, facts: FabricFacts) -> dict[str, StructuredConfig]:
     context = StructuredContext.build(snapshot, facts)
-    configs: dict[str, dict] = {}
+    configs: dict[str, StructuredConfig] = {}
     for switch in sorted(snapshot.inventory.switches, key=lambda s: natural_key(s.hostname)):
         config = skeleton(switch.hostname)
         for _name, apply in FEATURES:

@@ -7,6 +7,7 @@ import hashlib
 
 from compiler.catalog import SWITCH_MODELS
 from compiler.hardware import asic_family
+from compiler.structured.contract import Loopback, StructuredConfig
 from compiler.topology import VTEP_ROLES
 
 
@@ -15,7 +16,7 @@ def model_spec(context, switch):
     return context.inventory.models_by_name.get(switch.model) or SWITCH_MODELS.get(switch.model)
 
 
-def apply(context, switch, config: dict) -> None:
+def apply(context, switch, config: StructuredConfig) -> None:
     allocations = context.facts.allocations
     router_id = allocations.loopbacks[switch.hostname]
     config["role"] = switch.role
@@ -28,7 +29,7 @@ def apply(context, switch, config: dict) -> None:
     config["asn"] = allocations.asns[switch.hostname]
     config["router_id"] = router_id
     config["mtu"] = {"underlay": context.intent.underlay_mtu, "host": context.intent.host_mtu}
-    loopbacks = [{"name": "Loopback0", "ip": f"{router_id}/32", "purpose": "router_id"}]
+    loopbacks: list[Loopback] = [{"name": "Loopback0", "ip": f"{router_id}/32", "purpose": "router_id"}]
     if switch.role in VTEP_ROLES:
         loopbacks.append({"name": "Loopback1", "ip": f"{allocations.vteps[switch.hostname]}/32", "purpose": "vtep"})
     config["loopbacks"] = loopbacks

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from compiler.facts import FabricFacts
 from compiler.model import RouteTargetScheme, Snapshot
 from compiler.structured.qos_policy import FabricQos, build_fabric_qos
 from compiler.topology import VTEP_ROLES
@@ -13,7 +14,7 @@ from compiler.topology import VTEP_ROLES
 @dataclass(frozen=True)
 class StructuredContext:
     snapshot: Snapshot
-    facts: object  # compiler.facts.FabricFacts (kept loose to avoid an import cycle)
+    facts: FabricFacts
     overlay_enabled: bool  # any tenant or network: EVPN address family on every session
     qos: FabricQos | None
     # hostname -> interface name -> (cable, peer device, peer interface): plain-string keys, built once
@@ -34,10 +35,10 @@ class StructuredContext:
     # scheme (empty under the ``vni`` scheme, which does not need it)
     asns_by_vni: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
     @classmethod
-    def build(cls, snapshot: Snapshot, facts) -> StructuredContext:
+    def build(cls, snapshot: Snapshot, facts: FabricFacts) -> StructuredContext:
         intent = snapshot.intent
         ports: dict[str, dict[str, tuple]] = {switch.hostname: {} for switch in snapshot.inventory.switches}
         for cable in snapshot.inventory.cables:

@@ -11,12 +11,13 @@ no leaf would import another's routes; explicit lists work on every platform.
 from __future__ import annotations
 
 from compiler.model import RouteTargetScheme
+from compiler.structured.contract import RouteTargets, StructuredConfig
 from compiler.topology import VTEP_ROLES
 
 MAX_TWO_BYTE = 65535
 
 
-def route_targets(context, asn: int, vni: int) -> dict:
+def route_targets(context, asn: int, vni: int) -> RouteTargets:
     if context.intent.route_target_scheme == RouteTargetScheme.AUTO:
         # ASN:VNI, a type-0 (2-byte ASN : 4-byte value) or type-2 (4-byte ASN : 2-byte value) RT, RFC 4360/5668;
         # validate_intent refuses a 4-byte ASN with a VNI above 65535, which neither type can carry.
@@ -32,7 +33,7 @@ def route_distinguisher(router_id: str, vni: int) -> str:
     return f"{router_id}:{vni if vni <= MAX_TWO_BYTE else vni & 0xFFFF}"
 
 
-def apply(context, switch, config: dict) -> None:
+def apply(context, switch, config: StructuredConfig) -> None:
     if not context.overlay_enabled:
         return
     is_vtep = switch.role in VTEP_ROLES

@@ -13,11 +13,12 @@ from collections import Counter
 from compiler.hardware import port_lanes
 from compiler.natural import natural_key
 from compiler.structured.base import model_spec
+from compiler.structured.contract import Interface, StructuredConfig
 
 KIND_FABRIC, KIND_SERVER, KIND_PEER_LINK, KIND_UNUSED = "fabric", "server", "peer_link", "unused"
 
 
-def apply(context, switch, config: dict) -> None:
+def apply(context, switch, config: StructuredConfig) -> None:
     intent = context.intent
     hostname = switch.hostname
     cabled = context.ports[hostname]
@@ -26,7 +27,7 @@ def apply(context, switch, config: dict) -> None:
     port_networks = context.port_networks
     unnumbered = intent.underlay != "numbered"
     underlay_mtu, host_mtu = intent.underlay_mtu, intent.host_mtu
-    interfaces = []
+    interfaces: list[Interface] = []
     spec = model_spec(context, switch)
     breakout_counts = Counter(port.breakout_parent for port in switch.interfaces if port.breakout_parent)
     lanes_by_count: dict[int, int | None] = {}
@@ -47,7 +48,10 @@ def apply(context, switch, config: dict) -> None:
             })
             continue
         cable, peer_device, peer_interface = found
-        access_vlan, trunk_vlans, ip, is_unnumbered = None, [], None, False
+        access_vlan: int | None = None
+        trunk_vlans: list[int] = []
+        ip: str | None = None
+        is_unnumbered = False
         if peer_device in switches:
             if cable.peer_link:
                 kind, mtu, description = KIND_PEER_LINK, underlay_mtu, f"PEER_LINK {peer_device} {peer_interface}"

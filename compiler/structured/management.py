@@ -15,6 +15,7 @@ from ipaddress import IPv4Address, IPv4Network
 
 from compiler import platforms
 from compiler.model import Platform
+from compiler.structured.contract import StructuredConfig
 
 LINUX_MANAGEMENT_PORT = "eth0"  # FRR/Linux switches (and SONiC, per every HWSKU's platform data)
 
@@ -30,7 +31,7 @@ def management_interface(model: str, platform: str) -> str:
     return "Management1" if platform == Platform.EOS else LINUX_MANAGEMENT_PORT
 
 
-def apply(context, switch, config: dict) -> None:
+def apply(context, switch, config: StructuredConfig) -> None:
     policy = context.intent.management
     network = IPv4Network(policy.network, strict=False)
     address = None

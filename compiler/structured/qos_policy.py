@@ -22,7 +22,7 @@ class FabricQos:
     watchdog_enabled: bool
     _port_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
     def device_policy(self) -> dict:
         policy = dict(self.policy)
@@ -117,9 +117,10 @@ def build_fabric_qos(intent: FabricIntent) -> FabricQos:
         # Lossless traffic gets its own priority group (numbered like its priority) so it has its own headroom.
         tc_to_pg[roce.traffic_class] = roce.priority if roce.lossless else 0
         tc_to_priority[roce.traffic_class] = roce.priority
-    cnp = {}
+    cnp: dict[str, int] = {}
     cnp_class = next((roce for roce in classes if roce.cnp_dscp is not None), None)
-    if cnp_class is not None:
+    # validate_intent requires the CNP priority together with the CNP DSCP; the check only narrows the types.
+    if cnp_class is not None and cnp_class.cnp_dscp is not None and cnp_class.cnp_priority is not None:
         # CNPs ride in their own lossy traffic class numbered like the CNP priority, unless a (lossy) class
         # already carries the CNP DSCP (validate_intent checks it sits on the CNP priority): then use its TC.
         cnp_tc = dscp_to_tc.setdefault(cnp_class.cnp_dscp, cnp_class.cnp_priority)

@@ -6,10 +6,12 @@ class's fixed ``headroom_bytes`` under the static policy).
 
 from __future__ import annotations
 
+from compiler.structured.contract import StructuredConfig
+
 QOS_PORT_KINDS = frozenset({"fabric", "server", "peer_link"})
 
 
-def apply(context, switch, config: dict) -> None:
+def apply(context, switch, config: StructuredConfig) -> None:
     fabric_qos = context.qos
     if fabric_qos is None:
         return

@@ -7,20 +7,21 @@ mis-numbered peer fails to establish instead of silently peering.
 
 from __future__ import annotations
 
+from compiler.structured.contract import StructuredConfig
 from compiler.topology import VTEP_ROLES
 
 PEER_GROUP = "UNDERLAY"
 
 
-def apply(context, switch, config: dict) -> None:
+def apply(context, switch, config: StructuredConfig) -> None:
     intent, facts = context.intent, context.facts
     policy = intent.bgp
     families = ["ipv4_unicast", "l2vpn_evpn"] if context.overlay_enabled else ["ipv4_unicast"]
     bgp = config["bgp"]
-    bgp.update(asn=config["asn"], router_id=config["router_id"], maximum_paths=policy.maximum_paths,
-               keepalive_s=policy.keepalive_s, hold_s=policy.hold_s, bfd=policy.bfd,
-               # leaves sharing a rack ASN accept paths that already carry it once (their rack mates' routes)
-               allowas_in=1 if switch.role in VTEP_ROLES and config["asn"] in context.shared_vtep_asns else 0)
+    bgp.update({"asn": config["asn"], "router_id": config["router_id"], "maximum_paths": policy.maximum_paths,
+                "keepalive_s": policy.keepalive_s, "hold_s": policy.hold_s, "bfd": policy.bfd,
+                # leaves sharing a rack ASN accept paths that already carry it once (their rack mates' routes)
+                "allowas_in": 1 if switch.role in VTEP_ROLES and config["asn"] in context.shared_vtep_asns else 0})
     peers = facts.peers.get(switch.hostname, ())
     if peers:
         bgp["peer_groups"] = [{"name": PEER_GROUP, "remote_as": "external", "bfd": policy.bfd,

@@ -10,11 +10,12 @@ from __future__ import annotations
 import ipaddress
 
 from compiler.qos_math import VXLAN_UDP_PORT, vxlan_mtu
+from compiler.structured.contract import StructuredConfig, Svi, Vlan
 from compiler.structured.evpn_overlay import route_distinguisher, route_targets
 from compiler.topology import VTEP_ROLES
 
 
-def apply(context, switch, config: dict) -> None:
+def apply(context, switch, config: StructuredConfig) -> None:
     if switch.role not in VTEP_ROLES:
         return
     intent, facts = context.intent, context.facts
@@ -25,10 +26,10 @@ def apply(context, switch, config: dict) -> None:
         return
     vrf_of = {tenant.name: tenant.vrf for tenant in intent.tenants}
     router_id = config["router_id"]
-    vlans = []
+    vlans: list[Vlan] = []
     for network in networks:
         vni = facts.l2vnis_by_network[network.name]
-        svi = None
+        svi: Svi | None = None
         if network.gateway:
             prefix = ipaddress.IPv4Network(network.subnet).prefixlen
             svi = {"ip": f"{network.gateway}/{prefix}", "mac": intent.anycast_gateway_mac, "mtu": intent.host_mtu}

@@ -14,6 +14,7 @@ keyword of an ASIC family, watchdog actions, speed keywords) lives here; the har
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import jinja2
 
 from compiler.errors import RenderError
 from compiler.render.eos import repeated_blocks
+from compiler.structured.contract import Interface, Qos, StructuredConfig
 
 __all__ = ["render", "eos_speed", "ECN_QUEUE_KEYWORD"]
 
@@ -60,7 +62,7 @@ EOS_CONTROL_TRAFFIC_CLASS = 7
 DSCP_VALUES_PER_LINE = 8
 
 
-def render(structured: dict) -> dict[str, str]:
+def render(structured: StructuredConfig) -> dict[str, str]:
     """Render one device's structured config as an EOS ``startup-config``."""
     try:
         _check_expressible(structured)
@@ -95,7 +97,7 @@ def render(structured: dict) -> dict[str, str]:
     return {"startup-config": text}
 
 
-def eos_speed(interface: dict) -> str:
+def eos_speed(interface: Interface) -> str:
     """EOS ``speed`` argument for an interface: rate and lane count, e.g. 400 Gb/s over 4 lanes -> ``400g-4``."""
     speed_gbps = interface["speed_gbps"]
     if speed_gbps in SINGLE_LANE_SPEEDS_GBPS:
@@ -134,7 +136,7 @@ def _template() -> jinja2.Template:
     return environment.get_template("startup-config.j2")
 
 
-def _check_expressible(structured: dict) -> None:
+def _check_expressible(structured: StructuredConfig) -> None:
     """Raise RenderError for structured configs EOS cannot express, naming the field and value."""
     hostname = structured.get("hostname", "?")
     for neighbor in structured["bgp"].get("neighbors", []):
@@ -176,7 +178,7 @@ def _check_expressible(structured: dict) -> None:
         raise RenderError(f"{hostname}: management.vrf={management['vrf']!r}: also a tenant VRF on this switch")
 
 
-def _family_keyword(structured: dict) -> str:
+def _family_keyword(structured: StructuredConfig) -> str:
     hardware = structured.get("hardware") or {}
     family = hardware.get("asic_family")
     if family not in ECN_QUEUE_KEYWORD:
@@ -188,7 +190,7 @@ def _family_keyword(structured: dict) -> str:
     return ECN_QUEUE_KEYWORD[family]
 
 
-def _qos_profiles(structured: dict) -> tuple[list[tuple[str, str]], dict[int, str]]:
+def _qos_profiles(structured: StructuredConfig) -> tuple[list[tuple[str, str]], dict[int, str]]:
     """([(name, body lines)], {id(port QoS dict): profile name}): one ``qos profile`` per distinct port QoS policy: DSCP trust, PFC on the lossless
     traffic classes, the PFC watchdog, and per egress queue its scheduling and ECN thresholds.
 
@@ -200,14 +202,16 @@ def _qos_profiles(structured: dict) -> tuple[list[tuple[str, str]], dict[int, st
     if not port_qos_dicts:
         return [], {}
     keyword = _family_keyword(structured)
-    watchdog_enabled = bool((qos.get("pfc_watchdog") or {}).get("enabled"))
+    watchdog = qos.get("pfc_watchdog")
+    watchdog_enabled = bool(watchdog and watchdog["enabled"])
     scheduling = qos.get("scheduling") or {}
     _check_scheduling(structured["hostname"], scheduling)
     bodies: dict[str, list] = {}
     for port_qos in port_qos_dicts.values():
         body = repeated_blocks.qos_profile_lines(port_qos, scheduling, keyword, watchdog_enabled)
         bodies.setdefault(body, []).append(port_qos)
-    blocks, name_by_port_qos = [], {}
+    blocks: list[tuple[str, str]] = []
+    name_by_port_qos: dict[int, str] = {}
     for index, (body, users) in enumerate(bodies.items(), start=1):
         name = QOS_PROFILE_NAME if len(bodies) == 1 else f"{QOS_PROFILE_NAME}_{index}"
         blocks.append((name, body))
@@ -233,7 +237,7 @@ def _check_scheduling(hostname: str, scheduling: dict) -> None:
                           "exceed 100")
 
 
-def _mmu_profile(structured: dict) -> dict | None:
+def _mmu_profile(structured: StructuredConfig) -> dict | None:
     """The Strata ingress-buffer profile reserving PFC headroom, or None (no lossless port, or a Sand platform).
 
     EOS applies one MMU queue profile to the whole switch, so it reserves the largest headroom any port needs:
@@ -254,7 +258,7 @@ def _mmu_profile(structured: dict) -> dict | None:
     return {"name": MMU_PROFILE_NAME, "headroom_bytes": headroom_bytes}
 
 
-def _management(structured: dict) -> dict | None:
+def _management(structured: StructuredConfig) -> dict | None:
     """The management plane (docs/structured-config.md ``management``), or None when the structured config has none.
 
     Management1 sits in the management VRF with the default route there; eAPI (`management api http-commands`,
@@ -280,9 +284,9 @@ def _management(structured: dict) -> dict | None:
     }
 
 
-def _virtual_router_mac(structured: dict) -> str | None:
+def _virtual_router_mac(structured: StructuredConfig) -> str | None:
     """EOS has one fabric-wide anycast gateway MAC (``ip virtual-router mac-address``); all SVIs must agree."""
-    macs = {vlan["svi"]["mac"].lower(): vlan["id"] for vlan in structured["vlans"] if vlan.get("svi")}
+    macs = {svi["mac"].lower(): vlan["id"] for vlan in structured["vlans"] if (svi := vlan["svi"])}
     if len(macs) > 1:
         listing = ", ".join(f"vlan {vlan_id}: {mac}" for mac, vlan_id in sorted(macs.items()))
         raise RenderError(
@@ -292,7 +296,7 @@ def _virtual_router_mac(structured: dict) -> str | None:
     return next(iter(macs), None)
 
 
-def _dscp_map_lines(qos: dict) -> list[tuple[str, int]]:
+def _dscp_map_lines(qos: Qos) -> list[tuple[str, int]]:
     """(``"24 26"``, traffic_class) pairs covering all 64 DSCPs: the contract maps unlisted DSCPs to class 0.
 
     EOS's own default map is not "everything to 0" (DSCP 0-7 go to traffic class 1), so every value is written.
@@ -312,8 +316,8 @@ def _dscp_map_lines(qos: dict) -> list[tuple[str, int]]:
     return lines
 
 
-def _watchdog_action(qos: dict) -> str | None:
-    watchdog = qos.get("pfc_watchdog") or {}
+def _watchdog_action(qos: Qos) -> str | None:
+    watchdog: Mapping[str, object] = qos.get("pfc_watchdog") or {}
     if not watchdog.get("enabled"):
         return None
     action = watchdog.get("action")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from compiler.structured.contract import Interface, Neighbor, PortQos, QueueScheduling
+
 KIND_SERVER, KIND_UNUSED = "server", "unused"
 
 
@@ -25,7 +27,7 @@ def vlan_list(vlan_ids) -> str:
     return ",".join(str(vlan_id) for vlan_id in sorted(set(vlan_ids)))
 
 
-def qos_profile_lines(port_qos: dict, scheduling: dict, queue_keyword: str, watchdog_enabled: bool) -> str:
+def qos_profile_lines(port_qos: PortQos, scheduling: dict[str, QueueScheduling], queue_keyword: str, watchdog_enabled: bool) -> str:
     """The body of a ``qos profile``: DSCP trust, PFC on the lossless traffic classes, the PFC watchdog, and per
     egress queue (``uc-tx-queue`` on Strata, ``tx-queue`` on Sand) its scheduling and ECN thresholds."""
     lines = []
@@ -52,8 +54,8 @@ def qos_profile_lines(port_qos: dict, scheduling: dict, queue_keyword: str, watc
     return "".join(lines)
 
 
-def ethernet_interfaces(interfaces: list[dict], profile_by_port_qos: dict[int, str],
-                        eos_speed: Callable[[dict], str]) -> str:
+def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[int, str],
+                        eos_speed: Callable[[Interface], str]) -> str:
     """Front-panel ports: routed fabric links, server access/trunk ports (edge ports: portfast), unused ports shut;
     RoCE ports name their QoS profile."""
     parts: list[str] = []
@@ -95,7 +97,7 @@ def ethernet_interfaces(interfaces: list[dict], profile_by_port_qos: dict[int, s
     return "".join(parts)
 
 
-def bgp_neighbor_lines(neighbors: list[dict]) -> str:
+def bgp_neighbor_lines(neighbors: list[Neighbor]) -> str:
     """``neighbor <address> peer group / remote-as / description`` for every BGP neighbor, in contract order."""
     parts: list[str] = []
     append = parts.append

@@ -16,13 +16,14 @@ import json
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from json.encoder import c_make_encoder, encode_basestring_ascii
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]  # CPython's C encoder, not in typeshed
 from pathlib import Path
 
 import jinja2
 
 from compiler.names import LINUX_IFNAME_MAX
 from compiler.render.frr import repeated_blocks
+from compiler.structured.contract import PortQos, Qos, StructuredConfig
 
 FRR_VERSION = "8.4"
 CONNECT_RETRY_S = 2  # fast session retry after a link flap (docs/twin-notes.md: proven config)
@@ -61,7 +62,7 @@ def _identity(name: str) -> str:
     return name
 
 
-def frr_view(structured: dict, ifname: Callable[[str], str] = _identity) -> dict:
+def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _identity) -> dict:
     """Everything frr.conf prints, decided: names mapped, optional blocks resolved to lists/booleans."""
     bgp = structured["bgp"]
     # Thousands of ports and neighbors on a large spine: their lines are formatted in Python (repeated_blocks).
@@ -91,11 +92,11 @@ def frr_view(structured: dict, ifname: Callable[[str], str] = _identity) -> dict
     }
 
 
-def render_frr_conf(structured: dict, ifname: Callable[[str], str] = _identity) -> str:
+def render_frr_conf(structured: StructuredConfig, ifname: Callable[[str], str] = _identity) -> str:
     return _template().render(frr_view(structured, ifname))
 
 
-def linux_plan(structured: dict) -> dict:
+def linux_plan(structured: StructuredConfig) -> dict:
     """The kernel side of an FRR switch (docs/structured-config.md, "Linux plan")."""
     vxlan = structured["vxlan"]
     host_mtu = structured["mtu"]["host"]
@@ -135,7 +136,8 @@ def linux_plan(structured: dict) -> dict:
     }
     if structured.get("qos"):
         # Two keys so plan_json prints one port per line: what applies, then the ports' commands.
-        watchdog = (structured["qos"].get("pfc_watchdog") or {}).get("enabled")
+        pfc_watchdog = structured["qos"].get("pfc_watchdog")
+        watchdog = pfc_watchdog and pfc_watchdog["enabled"]
         plan["roce_qos"] = {"applies": ROCE_QOS_APPLIES,
                             "not_rendered": dict(ROCE_QOS_NOT_RENDERED) if watchdog else {}}
         plan["roce_qos_ports"] = roce_qos_ports(structured)
@@ -159,7 +161,7 @@ RED_AVPKT_BYTES = 1500  # tc-red's average packet size for its burst/EWMA arithm
 ETS_QUANTUM_BYTES_PER_PERCENT = 1000  # tc-ets DWRR quanta are bytes; only their ratio matters (weight percent)
 
 
-def _ets_bands(policy: dict) -> list[int]:
+def _ets_bands(policy: Qos) -> list[int]:
     """Egress queues in tc-ets band order: strict bands must come first (tc-ets(8)), highest queue first."""
     scheduling = policy["scheduling"]
     strict = sorted((int(q) for q, entry in scheduling.items() if entry["mode"] == "strict"), reverse=True)
@@ -167,7 +169,7 @@ def _ets_bands(policy: dict) -> list[int]:
     return strict + weighted
 
 
-def _device_roce_commands(policy: dict) -> tuple[list[str], dict[str, str]]:
+def _device_roce_commands(policy: Qos) -> tuple[list[str], dict[str, str]]:
     """Per-device parts of the port commands: the DSCP app table, the ETS qdisc; and queue -> ETS class id."""
     tc_to_priority = policy["tc_to_priority"]
     tc_to_queue = policy["tc_to_queue"]
@@ -196,7 +198,7 @@ def _device_roce_commands(policy: dict) -> tuple[list[str], dict[str, str]]:
     return commands, class_of_queue
 
 
-def _port_roce_commands(port_qos: dict, class_of_queue: dict[str, str]) -> list[str]:
+def _port_roce_commands(port_qos: PortQos, class_of_queue: dict[str, str]) -> list[str]:
     """Per-port parts: PFC on the lossless priorities, their headroom buffers, RED/ECN per marked queue."""
     lossless = port_qos["pfc_priorities"]
     pfc = " ".join(["all:off", *(f"{priority}:on" for priority in lossless)])
@@ -223,7 +225,7 @@ def _port_roce_commands(port_qos: dict, class_of_queue: dict[str, str]) -> list[
     return commands
 
 
-def roce_qos_ports(structured: dict) -> list[dict]:
+def roce_qos_ports(structured: StructuredConfig) -> list[dict]:
     """The RoCE QoS of an FRR/Linux switch as `dcb`/`tc` commands per port (docs/renderers.md, "FRR/Linux RoCE")."""
     policy = structured["qos"]
     device_commands, class_of_queue = _device_roce_commands(policy)
@@ -269,7 +271,7 @@ def _compact_json(value: object) -> str:
     return "".join(_C_ENCODER(value, 0)) if _C_ENCODER else json.dumps(value)
 
 
-def render(structured: dict) -> dict[str, str]:
+def render(structured: StructuredConfig) -> dict[str, str]:
     return {
         "frr.conf": render_frr_conf(structured, linux_ifname),
         "linux-plan.json": plan_json(linux_plan(structured)),

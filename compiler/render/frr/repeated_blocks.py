@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from compiler.structured.contract import Interface, Neighbor
+
 KIND_UNUSED = "unused"
 
 
-def interface_blocks(interfaces: list[dict], ifname: Callable[[str], str]) -> str:
+def interface_blocks(interfaces: list[Interface], ifname: Callable[[str], str]) -> str:
     """``interface`` blocks (description, router advertisements when unnumbered, shutdown) of the used ports."""
     parts: list[str] = []
     append = parts.append
@@ -32,7 +34,7 @@ def interface_blocks(interfaces: list[dict], ifname: Callable[[str], str]) -> st
     return "".join(parts)
 
 
-def neighbor_lines(neighbors: list[dict], ifname: Callable[[str], str]) -> str:
+def neighbor_lines(neighbors: list[Neighbor], ifname: Callable[[str], str]) -> str:
     """``neighbor`` lines of ``router bgp``: by address, or by interface when unnumbered (address null)."""
     parts: list[str] = []
     append = parts.append

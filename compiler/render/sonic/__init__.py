@@ -14,11 +14,12 @@ from json.encoder import encode_basestring_ascii
 
 from compiler.render.frr import render_frr_conf
 from compiler.render.sonic.config_db import build_config_db, sonic_vrf_name
+from compiler.structured.contract import StructuredConfig
 
 __all__ = ["render", "render_config_db", "sonic_structured", "dumps_sorted_indented"]
 
 
-def render(structured: dict) -> dict[str, str]:
+def render(structured: StructuredConfig) -> dict[str, str]:
     """Render one device for SONiC: ``{"config_db.json": ..., "frr.conf": ...}``."""
     return {
         "config_db.json": render_config_db(structured),
@@ -26,7 +27,7 @@ def render(structured: dict) -> dict[str, str]:
     }
 
 
-def render_config_db(structured: dict) -> str:
+def render_config_db(structured: StructuredConfig) -> str:
     """``config_db.json`` text: sorted keys, 4-space indent, trailing newline (byte-for-byte deterministic).
 
     The text is exactly ``json.dumps(tables, sort_keys=True, indent=4)``; see :func:`dumps_sorted_indented`.
@@ -146,14 +147,14 @@ def _entry_template(keys: tuple, punctuation: tuple[str, str, str]) -> tuple[lis
     return sorted_keys, opening + body + closing
 
 
-def sonic_structured(structured: dict) -> dict:
+def sonic_structured(structured: StructuredConfig) -> StructuredConfig:
     """The structured config with VRF names as SONiC spells them; shares every untouched part with the input."""
     if not structured["vrfs"] and not structured["bgp"]["vrfs"]:
         return structured
-    renamed = dict(structured)
+    renamed = structured.copy()
     renamed["vrfs"] = [{**vrf, "name": sonic_vrf_name(vrf["name"])} for vrf in structured["vrfs"]]
     renamed["vlans"] = [
-        {**vlan, "vrf": sonic_vrf_name(vlan["vrf"])} if vlan.get("vrf") else vlan for vlan in structured["vlans"]
+        {**vlan, "vrf": sonic_vrf_name(vlan["vrf"])} if vlan["vrf"] else vlan for vlan in structured["vlans"]
     ]
     renamed["bgp"] = {
         **structured["bgp"],

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from compiler import platforms
 from compiler.catalog import SWITCH_MODELS
 from compiler.errors import PlatformDataError, RenderError
 from compiler.names import LINUX_IFNAME_MAX
+from compiler.structured.contract import EcnThresholds, Headroom, Interface, PortQos, Qos, StructuredConfig
 
 # SONiC names front-panel ports EthernetN (N = first SerDes lane index, from the platform's port_config.ini).
 PORT_NAME = re.compile(r"Ethernet[0-9]+")
@@ -84,7 +87,7 @@ def sonic_vrf_name(name: str) -> str:
     return sonic_name
 
 
-def build_config_db(structured: dict) -> dict[str, dict]:
+def build_config_db(structured: StructuredConfig) -> dict[str, dict]:
     """All CONFIG_DB tables for one device, ready for ``json.dumps(sort_keys=True)``."""
     _check_port_names(structured)
     sonic = _sonic_platform(structured)
@@ -99,7 +102,7 @@ def build_config_db(structured: dict) -> dict[str, dict]:
     return {name: table for name, table in tables.items() if table}
 
 
-def _check_port_names(structured: dict) -> None:
+def _check_port_names(structured: StructuredConfig) -> None:
     for interface in structured["interfaces"]:
         if not PORT_NAME.fullmatch(interface["name"]):
             raise RenderError(
@@ -108,7 +111,7 @@ def _check_port_names(structured: dict) -> None:
             )
 
 
-def _sonic_platform(structured: dict) -> platforms.SonicPlatform:
+def _sonic_platform(structured: StructuredConfig) -> platforms.SonicPlatform:
     model = structured.get("model")
     try:
         return platforms.sonic_platform(model)
@@ -116,7 +119,7 @@ def _sonic_platform(structured: dict) -> platforms.SonicPlatform:
         raise RenderError(f"{structured['hostname']}: model={model!r}: {exc}") from exc
 
 
-def device_metadata_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
+def device_metadata_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) -> dict:
     """DEVICE_METADATA (sonic-device_metadata.yang) and DEVICE_NEIGHBOR (sonic-device_neighbor.yang).
 
     ``docker_routing_config_mode`` is ``split-unified``: FRR runs from our single frr.conf and nothing in CONFIG_DB
@@ -125,7 +128,7 @@ def device_metadata_tables(structured: dict, sonic: platforms.SonicPlatform) -> 
     role = structured["role"]
     if role not in DEVICE_TYPE_BY_ROLE:
         raise RenderError(f"{structured['hostname']}: role={role!r}: expected one of {sorted(DEVICE_TYPE_BY_ROLE)}")
-    localhost = {
+    localhost: dict[str, object] = {
         "hostname": structured["hostname"],
         "bgp_asn": str(structured["bgp"]["asn"]),
         "bgp_router_id": structured["bgp"]["router_id"],
@@ -149,7 +152,7 @@ def device_metadata_tables(structured: dict, sonic: platforms.SonicPlatform) -> 
     return {"DEVICE_METADATA": {"localhost": localhost}, "DEVICE_NEIGHBOR": neighbors}
 
 
-def management_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
+def management_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) -> dict:
     """MGMT_PORT, MGMT_INTERFACE (sonic-mgmt_port/-interface.yang), MGMT_VRF_CONFIG (sonic-mgmt_vrf.yang),
     NTP, NTP_SERVER (sonic-ntp.yang), SYSLOG_SERVER (sonic-syslog.yang), DNS_NAMESERVER (sonic-dns.yang).
 
@@ -182,7 +185,7 @@ def management_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
     return tables
 
 
-def port_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
+def port_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) -> dict:
     """PORT (sonic-port.yang) and BREAKOUT_CFG (sonic-breakout_cfg.yang), from the structured interfaces and the
     HWSKU's platform data (compiler/platforms): lanes, alias and index of every port as SONiC itself derives them
     for the port's breakout mode, speed in Mb/s, MTU, admin status, FEC where IEEE mandates it.
@@ -192,7 +195,7 @@ def port_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
     (only on platforms with a platform.json breakout table, like SONiC's own config generation).
     """
     hostname, model = structured["hostname"], structured["model"]
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[Interface]] = {}
     for interface in structured["interfaces"]:
         groups.setdefault(interface.get("breakout_parent") or interface["name"], []).append(interface)
     layout_by_name: dict[str, platforms.SonicLogicalPort] = {}
@@ -223,9 +226,10 @@ def port_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
         layout = layout_by_name[interface["name"]]
         port = {"admin_status": "up" if interface["enabled"] else "down", "lanes": _lanes_text(layout.lanes),
                 "alias": layout.alias, "index": str(layout.index)}
-        if interface.get("speed_gbps"):
-            port["speed"] = str(int(interface["speed_gbps"] * 1000))
-            fec = interface.get("fec") or ("rs" if interface["speed_gbps"] >= RS_FEC_MIN_SPEED_GBPS else None)
+        speed_gbps = interface["speed_gbps"]
+        if speed_gbps:
+            port["speed"] = str(int(speed_gbps * 1000))
+            fec = interface.get("fec") or ("rs" if speed_gbps >= RS_FEC_MIN_SPEED_GBPS else None)
             if fec:
                 port["fec"] = fec
         if mtu is not None:
@@ -257,7 +261,7 @@ def _lanes_text(lanes: tuple[int, ...]) -> str:
     return text
 
 
-def routed_interface_tables(structured: dict) -> dict:
+def routed_interface_tables(structured: StructuredConfig) -> dict:
     """INTERFACE (sonic-interface.yang) for routed ports and LOOPBACK_INTERFACE (sonic-loopback-interface.yang).
 
     A port in a VLAN must not appear in INTERFACE (sonic-vlan.yang: "Port is a router interface").
@@ -279,7 +283,7 @@ def routed_interface_tables(structured: dict) -> dict:
     return {"INTERFACE": interfaces, "LOOPBACK_INTERFACE": loopbacks}
 
 
-def vlan_tables(structured: dict) -> dict:
+def vlan_tables(structured: StructuredConfig) -> dict:
     """VLAN, VLAN_MEMBER, VLAN_INTERFACE (sonic-vlan.yang) and VRF (sonic-vrf.yang).
 
     Each VRF also gets its transit VLAN (structured ``vrfs[].transit_vlan``), bound to the VRF without an address:
@@ -297,10 +301,10 @@ def vlan_tables(structured: dict) -> dict:
         entry["mtu"] = str(svi["mtu"] if svi else structured["mtu"]["host"])
         vlans[name] = entry
         if svi:
-            interface = {"mac_addr": svi["mac"].lower()}
-            if vlan.get("vrf"):
-                interface["vrf_name"] = sonic_vrf_name(vlan["vrf"])
-            vlan_interfaces[name] = interface
+            svi_interface = {"mac_addr": svi["mac"].lower()}
+            if vlan["vrf"]:
+                svi_interface["vrf_name"] = sonic_vrf_name(vlan["vrf"])
+            vlan_interfaces[name] = svi_interface
             vlan_interfaces[f"{name}|{svi['ip']}"] = {}
     vrfs: dict[str, dict] = {}
     for vrf in structured["vrfs"]:
@@ -342,7 +346,7 @@ def _vlan_name(hostname: str, vlan_id: int, field: str) -> str:
     return f"Vlan{vlan_id}"
 
 
-def vxlan_tables(structured: dict) -> dict:
+def vxlan_tables(structured: StructuredConfig) -> dict:
     """VXLAN_TUNNEL, VXLAN_TUNNEL_MAP, VXLAN_EVPN_NVO (sonic-vxlan.yang). Empty on spines (no VTEP)."""
     vxlan = structured["vxlan"]
     if not vxlan:
@@ -365,7 +369,7 @@ def vxlan_tables(structured: dict) -> dict:
     }
 
 
-def qos_tables(structured: dict) -> dict:
+def qos_tables(structured: StructuredConfig) -> dict:
     """RoCE QoS: classification maps, per-port bindings, ECN, lossless buffers, PFC watchdog, cable lengths.
 
     Models: sonic-dscp-tc-map, sonic-tc-queue-map, sonic-tc-priority-group-map, sonic-pfc-priority-queue-map,
@@ -465,7 +469,7 @@ def qos_tables(structured: dict) -> dict:
     return tables
 
 
-def _scheduler_tables(qos: dict, tc_to_queue: dict[int, int], tables: dict) -> dict[int, str]:
+def _scheduler_tables(qos: Qos, tc_to_queue: dict[int, int], tables: dict) -> dict[int, str]:
     """SCHEDULER (sonic-scheduler.yang): queue -> scheduler name for every queue a traffic class uses.
 
     CNP (DCQCN congestion notifications) must overtake the data it throttles: its queue is strict priority.
@@ -491,7 +495,7 @@ def _scheduler_tables(qos: dict, tc_to_queue: dict[int, int], tables: dict) -> d
     return by_queue
 
 
-def buffer_model(structured: dict) -> str:
+def buffer_model(structured: StructuredConfig) -> str:
     """``dynamic`` on NVIDIA Spectrum, ``traditional`` elsewhere (docs/renderers.md, "Buffer model").
 
     SONiC's dynamic buffer manager sizes shared pools (and headroom for PGs without an override) through a vendor
@@ -503,7 +507,7 @@ def buffer_model(structured: dict) -> str:
     return "dynamic" if model is not None and model.asic.startswith("NVIDIA") else "traditional"
 
 
-def _buffer_tables(structured: dict, tables: dict) -> None:
+def _buffer_tables(structured: StructuredConfig, tables: dict) -> None:
     """Pools and the lossy/egress profiles SONiC's buffer templates define, for the chosen buffer model.
 
     dynamic (SONiC buffer manager design, doc/qos/dynamically-headroom-calculation.md): the default lossless
@@ -545,7 +549,7 @@ def _buffer_tables(structured: dict, tables: dict) -> None:
     })
 
 
-def _total_headroom_bytes(structured: dict) -> int:
+def _total_headroom_bytes(structured: StructuredConfig) -> int:
     """Headroom all lossless PGs reserve: each distinct port qos dict summed once per port that uses it."""
     per_qos: dict[int, int] = {}
     total = 0
@@ -561,7 +565,7 @@ def _total_headroom_bytes(structured: dict) -> int:
     return total
 
 
-def _buffer_queue_rows(qos: dict, tc_to_queue: dict[int, int]) -> list[tuple[str, dict]]:
+def _buffer_queue_rows(qos: Qos, tc_to_queue: dict[int, int]) -> list[tuple[str, dict]]:
     """BUFFER_QUEUE rows for queues 0-7: lossless queues on the lossless egress profile, the rest lossy.
 
     Consecutive queues with the same profile share one "a-b" key, as SONiC's own buffer templates write them.
@@ -588,7 +592,7 @@ class _PortQosRows:
     each once. Treat the returned tables as read-only.
     """
 
-    def __init__(self, hostname: str, watchdog: dict, priority_to_tc: dict, tc_to_pg: dict, tables: dict,
+    def __init__(self, hostname: str, watchdog: Mapping[str, Any], priority_to_tc: dict, tc_to_pg: dict, tables: dict,
                  schedulers: dict[int, str]):
         self.hostname, self.watchdog, self.tables = hostname, watchdog, tables
         self.schedulers = schedulers
@@ -598,7 +602,7 @@ class _PortQosRows:
         self.shared: dict[tuple, dict] = {}  # equal entries -> one object
         self.watchdog_entry: dict | None = None
 
-    def of(self, port: str, port_qos: dict) -> tuple:
+    def of(self, port: str, port_qos: PortQos) -> tuple:
         """(PORT_QOS_MAP binding, PFC_WD entry or None, [(queue, QUEUE entry)], [(priority, PG, BUFFER_PG entry)]).
 
         ``port`` names the first port with this QoS dict: it is the port any refusal names, as before caching.
@@ -615,7 +619,7 @@ class _PortQosRows:
             entry = self.shared[key] = dict(key[1:])
         return entry
 
-    def _rows(self, port: str, port_qos: dict) -> tuple:
+    def _rows(self, port: str, port_qos: PortQos) -> tuple:
         hostname, tables = self.hostname, self.tables
         if port_qos.get("trust") not in (None, "dscp"):
             raise RenderError(
@@ -645,11 +649,11 @@ class _PortQosRows:
         queue_rows = self.queue_rows_by_ecn_id.get(id(ecn_by_queue))
         if queue_rows is None:
             queue_rows = self.queue_rows_by_ecn_id[id(ecn_by_queue)] = []
-            wred_by_queue = {}
-            for queue, ecn in (ecn_by_queue or {}).items():
+            wred_by_queue: dict[int, str] = {}
+            for queue_key, ecn in (ecn_by_queue or {}).items():
                 profile_name, profile = _wred_profile(ecn)
                 tables["WRED_PROFILE"][profile_name] = profile
-                wred_by_queue[int(queue)] = profile_name
+                wred_by_queue[int(queue_key)] = profile_name
             # Every queue a class uses gets its scheduler (strict for CNP); ECN queues also their WRED profile.
             for queue in sorted(set(wred_by_queue) | set(self.schedulers)):
                 fields = []
@@ -681,7 +685,7 @@ class _PortQosRows:
         return self._share("PORT_QOS_MAP", *binding), watchdog_entry, queue_rows, pg_rows
 
 
-def _pfc_watchdog_entry(hostname: str, watchdog: dict) -> dict:
+def _pfc_watchdog_entry(hostname: str, watchdog: Mapping[str, Any]) -> dict:
     detect_ms, restore_ms, action = watchdog["detect_ms"], watchdog["restore_ms"], watchdog["action"]
     if detect_ms not in PFCWD_DETECTION_MS:
         raise RenderError(f"{hostname}: qos.pfc_watchdog.detect_ms={detect_ms!r}: SONiC accepts 100..5000 ms")
@@ -692,7 +696,7 @@ def _pfc_watchdog_entry(hostname: str, watchdog: dict) -> dict:
     return {"action": action, "detection_time": str(detect_ms), "restoration_time": str(restore_ms)}
 
 
-def _wred_profile(ecn: dict) -> tuple[str, dict]:
+def _wred_profile(ecn: EcnThresholds) -> tuple[str, dict]:
     """ECN-marking WRED profile, named by its values so identical settings share one profile (<= 32 chars)."""
     minimum, maximum, probability = int(ecn["min_bytes"]), int(ecn["max_bytes"]), int(ecn["probability"])
     profile = {"ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true"}
@@ -704,7 +708,7 @@ def _wred_profile(ecn: dict) -> tuple[str, dict]:
     return f"ECN_{minimum}_{maximum}_{probability}", profile
 
 
-def _lossless_profile(hostname: str, port: str, priority: str, headroom: dict) -> tuple[str, dict]:
+def _lossless_profile(hostname: str, port: str, priority: str, headroom: Headroom) -> tuple[str, dict]:
     """Headroom-override ingress profile carrying the compiler's XOFF/XON/size, named by its values."""
     xoff, xon, size = int(headroom["xoff_bytes"]), int(headroom["xon_bytes"]), int(headroom["size_bytes"])
     profile = {"pool": INGRESS_LOSSLESS_POOL, "xoff": str(xoff), "xon": str(xon), "size": str(size)}
@@ -721,5 +725,5 @@ def _lossless_profile(hostname: str, port: str, priority: str, headroom: dict) -
     return f"pg_lossless_{xoff}_{xon}_{size}", profile
 
 
-def _has_headroom(structured: dict) -> bool:
+def _has_headroom(structured: StructuredConfig) -> bool:
     return any((interface.get("qos") or {}).get("headroom") for interface in structured["interfaces"])

@@ -1,0 +1,237 @@
+"""The structured config per device as types: the contract of docs/structured-config.md, checked by mypy.
+
+One ``TypedDict`` per block of the document, named after its key. Every key of the document is declared here and
+every declared key is in the document (tests/compiler/test_structured_contract.py parses the document's YAML and
+compares, and checks the golden scenarios' compiled output against these types too). The dicts stay plain JSON
+(stored in the database, diffed, rendered); the types only say what is in them.
+
+Blocks that can be ``{}`` (``vxlan`` on spines, ``qos`` without RoCE classes, an unused port's ``qos``, ``qos.cnp``
+without a CNP class, a class's ``ecn`` when it does not mark; and
+``hardware``, ``mtu`` and ``management`` in the skeleton, before their feature ran) are declared ``total=False``:
+either every key or none is present (the test checks that too).
+"""
+
+# No ``from __future__ import annotations`` here: TypedDict reads NotRequired from evaluated annotations only
+# (Python 3.11), so this module's annotations must stay real objects.
+from typing import NotRequired, TypedDict
+
+
+class Hardware(TypedDict, total=False):
+    model: str
+    asic: str | None  # null when the model or its ASIC is unknown
+    asic_family: str | None
+
+
+class Mtu(TypedDict, total=False):
+    underlay: int
+    host: int
+
+
+class Loopback(TypedDict):
+    name: str
+    ip: str
+    purpose: str  # router_id | vtep
+
+
+class EcnThresholds(TypedDict, total=False):  # {} for a class that does not mark ECN
+    min_bytes: int
+    max_bytes: int
+    probability: int
+
+
+class Headroom(TypedDict):
+    xoff_bytes: int
+    xon_bytes: int
+    size_bytes: int
+    policy: str
+
+
+class PortQos(TypedDict, total=False):
+    trust: str
+    pfc_priorities: list[int]
+    pfc_watchdog: bool
+    ecn: dict[str, EcnThresholds]  # egress queue -> thresholds
+    headroom: dict[str, Headroom]  # PFC priority -> buffer
+
+
+class Interface(TypedDict):
+    name: str
+    kind: str  # fabric | server | peer_link | unused
+    speed_gbps: int
+    lanes: int | None
+    breakout_parent: str | None
+    mtu: int
+    enabled: bool
+    description: str
+    peer_device: str | None
+    peer_interface: str | None
+    cable: str | None
+    cable_length_m: float | None
+    ip: str | None
+    unnumbered: bool
+    access_vlan: int | None
+    trunk_vlans: list[int]
+    qos: PortQos
+    fec: NotRequired[str]  # optional renderer input (rs | fc | none | auto), docs/renderers.md
+
+
+# "import" is a Python keyword: this block needs the functional syntax.
+RouteTargets = TypedDict("RouteTargets", {"import": list[str], "export": list[str]})
+
+
+class PeerGroup(TypedDict):
+    name: str
+    remote_as: str | int
+    bfd: bool
+    address_families: list[str]
+
+
+class Neighbor(TypedDict):
+    address: str | None  # null when unnumbered (RFC 5549)
+    interface: str
+    remote_as: int
+    peer_device: str
+    peer_interface: str
+    peer_group: str
+    address_families: list[str]
+    description: str
+
+
+class Evpn(TypedDict):
+    enabled: bool
+    advertise_all_vni: bool
+
+
+class BgpVrf(TypedDict):
+    name: str
+    rd: str
+    l3vni: int
+    route_targets: RouteTargets
+
+
+class Bgp(TypedDict):
+    asn: int
+    router_id: str
+    maximum_paths: int
+    keepalive_s: int
+    hold_s: int
+    allowas_in: int
+    bfd: bool
+    peer_groups: list[PeerGroup]
+    neighbors: list[Neighbor]
+    networks: list[str]
+    evpn: Evpn
+    vrfs: list[BgpVrf]
+
+
+class Svi(TypedDict):
+    ip: str
+    mac: str
+    mtu: int
+
+
+class Vlan(TypedDict):
+    id: int
+    name: str
+    network: str
+    vni: int
+    tenant: str
+    vrf: str | None
+    rd: str
+    route_targets: RouteTargets
+    svi: Svi | None  # null when L2-only
+
+
+class Vrf(TypedDict):
+    name: str
+    tenant: str
+    l3vni: int
+    transit_vlan: int  # facts: VLAN per L3VNI on platforms needing one (SONiC)
+    linux_table: int  # facts: Linux kernel routing table of the VRF (FRR/Linux, the twin)
+
+
+class Vxlan(TypedDict, total=False):
+    source_interface: str
+    vtep_ip: str
+    udp_port: int
+    mtu: int
+    vlan_vnis: dict[str, int]  # VLAN id -> L2VNI
+    vrf_vnis: dict[str, int]  # VRF -> L3VNI
+    flood_lists: dict[str, list[str]]  # VNI -> remote VTEPs
+
+
+class QosClass(TypedDict):
+    name: str
+    dscp: list[int]
+    traffic_class: int
+    priority: int
+    queue: int
+    lossless: bool
+    ecn: EcnThresholds
+
+
+class Cnp(TypedDict, total=False):  # {} without a CNP class
+    dscp: int
+    priority: int
+    traffic_class: int
+
+
+class PfcWatchdog(TypedDict):
+    enabled: bool
+    detect_ms: int
+    restore_ms: int
+    action: str
+
+
+class QueueScheduling(TypedDict):
+    mode: str  # strict | dwrr
+    weight_percent: NotRequired[int]  # dwrr only
+
+
+class Qos(TypedDict, total=False):
+    trust: str
+    dscp_to_tc: dict[str, int]
+    tc_to_queue: dict[str, int]
+    tc_to_priority_group: dict[str, int]
+    tc_to_priority: dict[str, int]
+    classes: list[QosClass]
+    lossless_priorities: list[int]
+    cnp: Cnp
+    pfc_watchdog: PfcWatchdog
+    scheduling: dict[str, QueueScheduling]  # egress queue -> scheduling
+
+
+class Aaa(TypedDict):
+    tacacs_servers: list[str]
+    secret_ref: str  # a reference the push driver resolves, never a secret
+
+
+class Management(TypedDict, total=False):
+    interface: str
+    vrf: str
+    address: str | None  # null without an inventory mgmt_ip (ZTP/DHCP address kept)
+    gateway: str
+    ntp_servers: list[str]
+    syslog_servers: list[str]
+    dns_servers: list[str]
+    aaa: Aaa | None
+
+
+class StructuredConfig(TypedDict):
+    hostname: str
+    role: str
+    platform: str
+    model: str
+    system_mac: str
+    hardware: Hardware
+    asn: int
+    router_id: str
+    mtu: Mtu
+    loopbacks: list[Loopback]
+    interfaces: list[Interface]
+    bgp: Bgp
+    vlans: list[Vlan]
+    vrfs: list[Vrf]
+    vxlan: Vxlan
+    qos: Qos
+    management: Management
