@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 import logging
 import os
-import re
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +21,6 @@ from django.db.models import Q
 from django.utils import timezone
 
 from compiler.errors import DriverError, FieldError, IntentValidationError
-from compiler.names import HOSTNAME, VERSION, name_problem
 from twin.policy import APPROVE_PRODUCTION, user_has
 
 from .audit import audit_record
@@ -37,25 +35,12 @@ from .choices import (
 from .drivers import DeviceDriver, config_hash
 from .errors import RolloutStateError
 from .models import ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout
+from .policy import RolloutPolicy
 
 logger = logging.getLogger(__name__)
 State = RolloutStateChoices
 READ_PARALLELISM = 16  # devices read concurrently when building a change set or checking drift (I/O bound)
 
-DEFAULT_POLICY = {
-    "canary": {"devices": []},  # empty: the first leaf with a diff; or {"rack": "rack1"}
-    "wave_size": 4,
-    "max_spines_drained": 1,
-    "max_spine_fraction": None,  # e.g. 0.25: never more than a quarter of the spines drained at once
-    "soak_s": 5,
-    "converge_timeout_s": 60,
-    "checks": ["static", "rehearsal", "bgp", "evpn", "ping", "mtu"],
-    "redundant_pairs": [],
-    "target_version": "",
-    "devices": [],  # rolling upgrade: which devices (empty: every spine)
-}
-TWIN_PREFIX = re.compile(r"[a-z][a-z0-9]{2,15}")  # as labs.topology: it becomes part of paths and netns names
-KNOWN_CHECKS = {"static", "rehearsal", "bgp", "evpn", "ping", "mtu", "health"}
 
 
 def lease_seconds() -> int:
@@ -167,54 +152,6 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
 # --------------------------------------------------------------------------------------------- rollouts
 
 
-def _policy_errors(policy: dict, kind: str) -> list[FieldError]:
-    errors = []
-    for key in policy:
-        if key not in DEFAULT_POLICY and key not in ("twin_prefix", "twin_state_dir"):
-            errors.append(FieldError(f"policy.{key}", policy[key], f"unknown policy key; known: {sorted(DEFAULT_POLICY)}"))
-    for key, low in (("wave_size", 1), ("max_spines_drained", 1), ("soak_s", 0), ("converge_timeout_s", 1)):
-        value = policy.get(key)
-        if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            errors.append(FieldError(f"policy.{key}", value, f"must be an integer >= {low}"))
-    checks = policy.get("checks")
-    if not isinstance(checks, list) or any(not isinstance(check, str) or check not in KNOWN_CHECKS for check in checks):
-        errors.append(FieldError("policy.checks", checks, f"must be a list drawn from {sorted(KNOWN_CHECKS)}"))
-    canary = policy.get("canary")
-    if not isinstance(canary, dict) or set(canary) - {"devices", "rack"}:
-        errors.append(FieldError("policy.canary", canary, 'use {"devices": [...]} or {"rack": "<rack>"}'))
-    elif not _string_list(canary.get("devices", [])) or not isinstance(canary.get("rack", ""), str):
-        errors.append(FieldError("policy.canary", canary, "devices must be a list of hostnames, rack a name"))
-    pairs = policy.get("redundant_pairs")
-    if not isinstance(pairs, list) or any(not _string_list(pair) or len(pair) != 2 for pair in pairs):
-        errors.append(FieldError("policy.redundant_pairs", pairs, "must be a list of [device, device] pairs"))
-    if not _string_list(policy.get("devices")):
-        errors.append(FieldError("policy.devices", policy.get("devices"), "must be a list of hostnames"))
-    for key in ("target_version", "twin_prefix", "twin_state_dir"):
-        if key in policy and policy[key] is not None and not isinstance(policy[key], str):
-            errors.append(FieldError(f"policy.{key}", policy[key], "must be a string"))
-    fraction = policy.get("max_spine_fraction")
-    if fraction is not None and (isinstance(fraction, bool) or not isinstance(fraction, (int, float))
-                                 or not 0 < fraction <= 1):
-        errors.append(FieldError("policy.max_spine_fraction", fraction, "must be a number in (0, 1]"))
-    prefix = policy.get("twin_prefix")
-    if isinstance(prefix, str) and prefix and not TWIN_PREFIX.fullmatch(prefix):
-        errors.append(FieldError("policy.twin_prefix", prefix, "a twin prefix is 3-16 lowercase letters/digits"))
-    version = policy.get("target_version")
-    problem = name_problem(VERSION, version, blank=True) if isinstance(version, str) else None
-    if problem:  # compiler.names: "4.1\nreload now" is not a version (it would reach a device's install command)
-        errors.append(FieldError("policy.target_version", version, problem))
-    canary_policy = policy.get("canary") if isinstance(policy.get("canary"), dict) else {}
-    for field, hosts in (("policy.devices", policy.get("devices")), ("policy.canary.devices", canary_policy.get("devices"))):
-        for host in hosts if _string_list(hosts) else ():  # the hostname grammar, as in the inventory
-            problem = name_problem(HOSTNAME, host)
-            if problem:
-                errors.append(FieldError(field, host, problem))
-    if kind == RolloutKindChoices.ROLLING_UPGRADE and not policy.get("target_version"):
-        errors.append(FieldError("policy.target_version", policy.get("target_version"),
-                                 "a rolling upgrade needs the version to install"))
-    return errors
-
-
 def _string_list(value) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
@@ -233,26 +170,25 @@ def _topology_errors(topology) -> list[FieldError]:
     return errors
 
 
-def _canary_plan(change_set: ChangeSet, policy: dict) -> dict:
+def _canary_plan(change_set: ChangeSet, policy: RolloutPolicy) -> dict:
     devices = list(change_set.devices.filter(has_diff=True).order_by("hostname").values("hostname", "role", "rack"))
     names = [device["hostname"] for device in devices]
-    canary_spec = policy["canary"]
-    if canary_spec.get("devices"):
-        unknown = [name for name in canary_spec["devices"] if name not in names]
+    if policy.canary_devices:
+        unknown = [name for name in policy.canary_devices if name not in names]
         if unknown:
             raise IntentValidationError(FieldError("policy.canary.devices", unknown,
                                                    "not devices with a diff in this change set"))
-        canary = list(canary_spec["devices"])
-    elif canary_spec.get("rack"):
-        canary = [device["hostname"] for device in devices if device["rack"] == canary_spec["rack"]]
+        canary = list(policy.canary_devices)
+    elif policy.canary_rack:
+        canary = [device["hostname"] for device in devices if device["rack"] == policy.canary_rack]
         if not canary:
-            raise IntentValidationError(FieldError("policy.canary.rack", canary_spec["rack"],
+            raise IntentValidationError(FieldError("policy.canary.rack", policy.canary_rack,
                                                    "no device with a diff in this rack"))
     else:
         leaves = [device["hostname"] for device in devices if device["role"] == "leaf"]
         canary = (leaves or names)[:1]
     rest = [name for name in names if name not in canary]
-    size = policy["wave_size"]
+    size = policy.wave_size
     waves = [canary] + [rest[index:index + size] for index in range(0, len(rest), size)] if names else []
     skipped = list(change_set.devices.filter(has_diff=False).values_list("hostname", flat=True))
     return {"waves": waves, "unchanged": skipped}
@@ -272,30 +208,31 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
     if policy is not None and not isinstance(policy, dict):
         errors.append(FieldError("policy", policy, "must be an object"))
         policy = {}
-    merged = {**DEFAULT_POLICY, **(policy or {})}
-    errors += _policy_errors(merged, kind)
+    merged = RolloutPolicy.merged_json(policy or {})
+    errors += RolloutPolicy.field_errors(policy or {}, kind=kind)
     if kind == RolloutKindChoices.CANARY_PUSH and change_set is None:
         errors.append(FieldError("change_set", None, "a canary push needs a change set"))
     if target == RolloutTargetChoices.TWIN and not merged.get("twin_prefix"):
         errors.append(FieldError("policy.twin_prefix", merged.get("twin_prefix"), "a twin rollout names its twin"))
     if errors:
         raise IntentValidationError(errors)
+    checked = RolloutPolicy.from_json(policy or {}, kind=kind)
     if kind == RolloutKindChoices.CANARY_PUSH:
-        plan = _canary_plan(change_set, merged)
+        plan = _canary_plan(change_set, checked)
     else:
         from .pipelines.upgrade import plan_upgrade
 
         if topology is None and target == RolloutTargetChoices.TWIN:
-            topology = twin_topology_roles_links(merged["twin_prefix"], merged.get("twin_state_dir"))
+            topology = twin_topology_roles_links(checked.twin_prefix, checked.twin_state_dir)
         if not topology:
             raise IntentValidationError(FieldError("topology", topology, "a rolling upgrade needs roles and links"))
         topology_errors = _topology_errors(topology)
         if topology_errors:
             raise IntentValidationError(topology_errors)
         plan = plan_upgrade(roles=topology["roles"], links=[tuple(link) for link in topology["links"]],
-                            devices=merged["devices"], max_spines_drained=merged["max_spines_drained"],
-                            wave_size=merged["wave_size"], redundant_pairs=[tuple(p) for p in merged["redundant_pairs"]],
-                            max_spine_fraction=merged["max_spine_fraction"])
+                            devices=list(checked.devices), max_spines_drained=checked.max_spines_drained,
+                            wave_size=checked.wave_size, redundant_pairs=[tuple(p) for p in checked.redundant_pairs],
+                            max_spine_fraction=checked.max_spine_fraction)
     initial = State.AWAITING_APPROVAL if target == RolloutTargetChoices.PRODUCTION else State.PENDING
     with transaction.atomic():
         # started_by is the creator (never changed later): rollout_approve refuses the creator as approver.

@@ -273,8 +273,8 @@ def test_without_the_bounded_parser_nul_or_a_surrogate_in_a_json_field_reaches_p
     if connection.vendor != "postgresql":
         pytest.skip("only PostgreSQL refuses NUL in jsonb; SQLite stores it")
     monkeypatch.setattr(RolloutViewSet, "parser_classes", [JSONParser])
-    # the version grammar (compiler.names, changes.services) refuses it too: take that layer away as well
-    monkeypatch.setattr("changes.services.name_problem", lambda *args, **kwargs: None)
+    # the version grammar (compiler.names, changes.policy) refuses it too: take that layer away as well
+    monkeypatch.setattr("changes.policy.name_problem", lambda *args, **kwargs: None)
     with pytest.raises(DataError):
         post_json(api_client, "/api/rollouts/", {**UPGRADE, "policy": {"target_version": version}})
 
