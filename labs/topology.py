@@ -19,8 +19,8 @@ from compiler.errors import FieldError, IntentValidationError
 # Linux IFNAMSIZ is 16 including the trailing NUL.
 MAX_IFNAME = 15
 # Node names become part of netns names, FRR pathspaces and file names: keep them shell- and path-safe.
-_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")  # fullmatch: "$" would accept a trailing newline
-_PREFIX = re.compile(r"[a-z][a-z0-9]{2,15}")  # twins.services: tw + installation + intent hash = 14
+NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")  # fullmatch: "$" would accept a trailing newline
+NAME_PREFIX = re.compile(r"[a-z][a-z0-9]{2,15}")  # twins.services: tw + installation + intent hash = 14
 
 
 def new_prefix() -> str:
@@ -124,11 +124,11 @@ class TwinTopology:
 def validate_topology(topology: TwinTopology) -> None:
     """Raise IntentValidationError listing every problem (field path + value) before anything is created."""
     errors: list[FieldError] = []
-    if not _PREFIX.fullmatch(topology.name_prefix or ""):
+    if not NAME_PREFIX.fullmatch(topology.name_prefix or ""):
         errors.append(FieldError("name_prefix", topology.name_prefix, "must be 3-16 lowercase letters/digits starting with a letter"))
     names: set[str] = set()
     for index, node in enumerate(topology.nodes):
-        if not _SAFE_NAME.fullmatch(node.name):
+        if not NODE_NAME.fullmatch(node.name):
             errors.append(FieldError(f"nodes[{index}].name", node.name, "use letters, digits, '_', '.', '-'"))
         if node.name in names:
             errors.append(FieldError(f"nodes[{index}].name", node.name, "duplicate node name"))
@@ -138,7 +138,7 @@ def validate_topology(topology: TwinTopology) -> None:
             continue
         errors.extend(_plan_errors(node))
     for index, host in enumerate(topology.hosts):
-        if not _SAFE_NAME.fullmatch(host.name):
+        if not NODE_NAME.fullmatch(host.name):
             errors.append(FieldError(f"hosts[{index}].name", host.name, "use letters, digits, '_', '.', '-'"))
         if host.name in names:
             errors.append(FieldError(f"hosts[{index}].name", host.name, "name already used by another node or host"))

@@ -1,9 +1,13 @@
 """The live twin (labs.runtime: one netns + zebra/bgpd per switch) behind the DeviceDriver interface.
 
+A thin adapter: what touches the twin (namespaces, the Linux plan delta, FRR files and reloads, daemon restarts)
+is public ``labs.runtime``; this module adds what a device driver means on top of it (candidate/compare/commit,
+the push guard, drift, drain, staged versions, health).
+
 A node's config is its two rendered files: ``frr.conf`` and ``linux-plan.json``. Commit applies them for real:
 the Linux plan delta (bridges + VXLAN devices, port MTUs/addresses, loopbacks) with ``ip``/``bridge`` in the
-node's namespace, then frr.conf with FRR's ``frr-reload.py --reload --pathspace <ns>`` (a replace that applies only
-the delta; ``vtysh -f`` would merge). Every commit appends one line to ``/etc/frr/<ns>/ft-push-journal.log`` on the
+node's namespace (``runtime.apply_plan_delta``), then frr.conf with FRR's ``frr-reload.py --reload --pathspace <ns>``
+(``runtime.reload_frr_config``: a replace that applies only the delta; ``vtysh -f`` would merge). Every commit appends one line to ``/etc/frr/<ns>/ft-push-journal.log`` on the
 node itself: the driver-side push count the crash tests assert on.
 
 Drain (choice and why): an outbound route-map ``FT-DRAIN`` that prepends the node's own ASN three times on every
@@ -13,9 +17,9 @@ graceful-shutdown community needs a matching policy on every receiver, and MED (
 paths from the same neighbouring AS, which is not true for leaves in a multi-AS Clos. The drain is also kept in
 ``/etc/frr/<ns>/ft-drain.conf`` so a daemon restart (the "upgrade") comes back still drained.
 
-Upgrade = ``install_image(version)`` stages a version tag, ``reboot()`` restarts the node's zebra and bgpd (stop by
-recorded PID, start like labs.runtime does, load frr.conf plus the drain in one ``vtysh -f``) and records the tag in
-``/etc/frr/<ns>/ft-version``; the twin's state file gets the new PIDs.
+Upgrade = ``install_image(version)`` stages a version tag, ``reboot()`` restarts the node's zebra and bgpd
+(``runtime.restart_daemons``: stop by recorded PID, start as at boot), loads frr.conf plus the drain in one
+``vtysh -f`` and records the tag in ``/etc/frr/<ns>/ft-version``; the twin's state file gets the new PIDs.
 """
 
 from __future__ import annotations
@@ -23,28 +27,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
-import signal
-import tempfile
 import time
-from pathlib import Path
 
 from compiler.errors import DriverError, TwinError
 from labs import ownership, runtime
-from labs.shell import ip_batch, ns_exec, run
+from labs.shell import run
 
-from ..guard import push_guard
+from ..guard import DRAIN_ROUTE_MAP, push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
 
-ETC_FRR = Path("/etc/frr")
-RUN_FRR = Path("/var/run/frr")
-FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
-DRAIN_ROUTE_MAP = "FT-DRAIN"
 DRAIN_PREPEND_COUNT = 3
 DEFAULT_VERSION = "frr-8.4"
-_SAFE_PREFIX = re.compile(r"[a-z][a-z0-9]{2,15}")  # fullmatch: "$" would accept a trailing newline
-_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
 _ROUTER_BGP = re.compile(r"^router bgp (\d+)\s*$", re.MULTILINE)
 
 
@@ -64,13 +58,14 @@ def normalize_plan(text: str) -> str:
 class TwinDriver(DeviceDriver):
     def __init__(self, prefix: str, hostname: str, state_dir: str | None = None):
         # Both become file paths under /etc/frr written as root: refuse anything that is not a plain name.
-        if not _SAFE_PREFIX.fullmatch(prefix or "") or not _SAFE_NAME.fullmatch(hostname or ""):
-            raise DriverError(f"twin driver: prefix={prefix!r} / hostname={hostname!r} are not plain names")
+        try:
+            self.netns = runtime.node_namespace(prefix, hostname)
+        except TwinError:
+            raise DriverError(f"twin driver: prefix={prefix!r} / hostname={hostname!r} are not plain names") from None
         self.prefix = prefix
         self.hostname = hostname
         self.state_dir = state_dir
-        self.netns = f"{prefix}-{hostname}"
-        self.etc = ETC_FRR / self.netns
+        self.etc = runtime.ETC_FRR / self.netns
         self._candidate: ConfigFiles | None = None
 
     def __repr__(self) -> str:
@@ -141,7 +136,7 @@ class TwinDriver(DeviceDriver):
             if _sha256(live) != recorded.read_text().strip():
                 frr_conf = normalize_frr_conf(live)
         plan = self._applied_plan()
-        existing = set(self._device_locations(self._state()))
+        existing = set(runtime.device_locations(self._state(), self.hostname))
         plan = {**plan, "bridges": [bridge for bridge in plan.get("bridges", []) if bridge["name"] in existing
                                     and (not bridge.get("vxlan") or bridge["vxlan"]["name"] in existing)]}
         return {"frr.conf": frr_conf, "linux-plan.json": json.dumps(plan, indent=2, sort_keys=True) + "\n"}
@@ -174,22 +169,14 @@ class TwinDriver(DeviceDriver):
     def _apply(self, candidate: ConfigFiles) -> None:
         new_plan = json.loads(candidate["linux-plan.json"])
         try:
-            self._apply_plan_delta(self._applied_plan(), new_plan)
+            runtime.apply_plan_delta(self._state(), self.hostname, self._applied_plan(), new_plan)
         except TwinError as exc:
             raise DriverError(f"{self.hostname}: applying the Linux plan failed: {exc}") from exc
         self._write_etc("ft-linux-plan.json", json.dumps(new_plan, indent=2, sort_keys=True) + "\n")
-        # As at boot: the NHG workaround, and the netns binding of this switch's VRFs (without it the reload would
-        # unbind them: runtime.twin_frr_conf).
-        frr_conf = runtime.twin_frr_conf(candidate["frr.conf"], self._state().vrf_netns.get(self.hostname, {}))
-        # frr-reload ends with "write memory" (FRR renders its own frr.conf: version line, defaults), so it reads
-        # the candidate from a separate file and the intended text is written as frr.conf afterwards.
-        self._write_etc("ft-candidate.conf", frr_conf)
-        reload = run([FRR_RELOAD, "--reload", "--pathspace", self.netns, "--stdout", str(self.etc / "ft-candidate.conf")],
-                     check=False, timeout=120)
-        if reload.returncode != 0:
-            raise DriverError(f"{self.hostname}: frr-reload failed (rc={reload.returncode}): "
-                              f"{(reload.stderr or reload.stdout).strip()[-800:]}")
-        self._write_etc("frr.conf", frr_conf)
+        try:
+            runtime.reload_frr_config(self._state(), self.hostname, candidate["frr.conf"])
+        except TwinError as exc:
+            raise DriverError(f"{self.hostname}: {exc}") from exc
         if self.is_drained():
             self._apply_drain()  # a replace must not silently undrain a node that is in maintenance
         self._record_live()
@@ -213,103 +200,7 @@ class TwinDriver(DeviceDriver):
         self._apply(self._candidate)  # not guarded: the config the node ran before, management and drain included
 
     def _write_etc(self, name: str, text: str) -> None:
-        path = self.etc / name
-        temporary = path.with_suffix(path.suffix + ".tmp")
-        temporary.write_text(text)
-        with contextlib.suppress(LookupError, PermissionError):
-            os.chown(temporary, _uid("frr"), _gid("frr"))
-        temporary.chmod(0o640)
-        temporary.replace(path)
-
-    def _device_locations(self, state: runtime.TwinState) -> dict[str, str]:
-        """Link name -> the namespace of this switch it is in (its own, or one of its VRF namespaces)."""
-        location = {}
-        for namespace in reversed(state.switch_namespaces(self.hostname)):
-            for link in json.loads(run(["ip", "-n", namespace, "-j", "link", "show"], timeout=30).stdout or "[]"):
-                location.setdefault(link.get("ifname"), namespace)
-        return location
-
-    def _apply_plan_delta(self, old: dict, new: dict) -> None:
-        """The Linux side of a replace: remove what the old plan had and the new one lacks, (re)create what changed.
-        Tenant VRFs follow the twin's backend (``runtime.LinuxBatches``): with netns VRFs a tenant's bridges live
-        in its VRF namespace, and a VRF the new plan adds (or drops) gets its namespace created (or removed)."""
-        state = self._state()
-        topology = state.topology_obj()
-        cabled = {link.a_ifname for link in topology.links if link.a_node == self.hostname}
-        cabled |= {link.b_ifname for link in topology.links if link.b_node == self.hostname}
-        cabled |= {i.peer_ifname for host in topology.hosts for i in host.interfaces if i.peer_node == self.hostname}
-        old_bridges = {bridge["name"]: bridge for bridge in old.get("bridges", [])}
-        new_bridges = {bridge["name"]: bridge for bridge in new.get("bridges", [])}
-        old_bridges |= {vrf["bridge"]["name"]: {**vrf["bridge"], "vrf": vrf["name"]}
-                        for vrf in old.get("vrfs", []) if vrf.get("bridge")}
-        new_bridges |= {vrf["bridge"]["name"]: {**vrf["bridge"], "vrf": vrf["name"]}
-                        for vrf in new.get("vrfs", []) if vrf.get("bridge")}
-        old_vrfs = {vrf["name"]: vrf for vrf in old.get("vrfs", [])}
-        new_vrfs = {vrf["name"]: vrf for vrf in new.get("vrfs", [])}
-        # A commit interrupted by a crash may have done part of this already: act on what exists now, where it is.
-        location = self._device_locations(state)
-        deletions: dict[str, list[str]] = {}
-        deleted: set[str] = set()
-        for name, bridge in {**old_bridges, **new_bridges}.items():
-            if old_bridges.get(name) == new_bridges.get(name):
-                continue
-            for device in (bridge.get("vxlan", {}).get("name"), name):
-                if device and device in location and device not in deleted:
-                    deletions.setdefault(location[device], []).append(f"link del {device}")
-                    deleted.add(device)
-        for name, vrf in old_vrfs.items():
-            if state.vrf_backend == "kernel" and name in location and new_vrfs.get(name) != vrf:
-                deletions.setdefault(location[name], []).append(f"link del {name}")
-                deleted.add(name)
-        for namespace, commands in deletions.items():
-            ip_batch(commands, netns=namespace)
-        if state.vrf_backend == "netns":
-            wanted = {vrf for vrf in new_vrfs} | {b["vrf"] for b in new.get("bridges", []) if b.get("vrf")}
-            for vrf in sorted(wanted - set(state.vrf_netns.get(self.hostname, {}))):
-                runtime.add_netns_vrf(state, self.hostname, vrf)
-            for vrf in sorted(set(state.vrf_netns.get(self.hostname, {})) - wanted):
-                runtime.remove_netns_vrf(state, self.hostname, vrf)
-            location = self._device_locations(state)
-        batches = runtime.LinuxBatches(self.netns, state.vrf_backend, state.vrf_netns.get(self.hostname, {}), cabled,
-                                       location)
-        ip_cmds = batches.ip[self.netns]
-        addresses = {(entry.get("ifname"), f"{info.get('local')}/{info.get('prefixlen')}")
-                     for entry in json.loads(run(["ip", "-n", self.netns, "-j", "addr", "show"], timeout=30).stdout
-                                             or "[]") for info in entry.get("addr_info", [])}
-        old_loopbacks, new_loopbacks = set(old.get("loopback_addresses", [])), set(new.get("loopback_addresses", []))
-        ip_cmds += [f"addr del {address} dev lo" for address in sorted(old_loopbacks - new_loopbacks)
-                    if ("lo", address) in addresses]
-        ip_cmds += [f"addr replace {address} dev lo" for address in sorted(new_loopbacks - old_loopbacks)]
-        old_ports = {port["name"]: port for port in old.get("links", [])}
-        for port in new.get("links", []):
-            if port["name"] not in cabled:
-                continue
-            before = old_ports.get(port["name"], {})
-            if port.get("mtu") and port.get("mtu") != before.get("mtu"):
-                # A server port may sit in a VRF namespace (netns VRFs): set it where it is.
-                batches.ip.setdefault(location.get(port["name"], self.netns), []).append(
-                    f"link set dev {port['name']} mtu {port['mtu']}")
-            if port.get("address") != before.get("address"):
-                if before.get("address") and (port["name"], before["address"]) in addresses:
-                    ip_cmds.append(f"addr del {before['address']} dev {port['name']}")
-                if port.get("address"):
-                    ip_cmds.append(f"addr replace {port['address']} dev {port['name']}")
-        for name, vrf in new_vrfs.items():
-            if old_vrfs.get(name) != vrf or name in deleted:
-                batches.add_vrf_device(vrf)
-        for name, bridge in new_bridges.items():
-            if old_bridges.get(name) != bridge:
-                batches.add_bridge(bridge, bridge.get("vrf"))
-        batches.apply()
-        if new.get("sysctls") and new.get("sysctls") != old.get("sysctls"):
-            ns_exec(self.netns, ["sysctl", "-qw", *(f"{key}={value}" for key, value in new["sysctls"].items())])
-        if any(" mtu " in command for commands in batches.ip.values() for command in commands):
-            # Linux keeps learned path-MTU exceptions (net.ipv4.route.mtu_expires, 10 min) on every node that got a
-            # "fragmentation needed" through this node; hardware VTEPs have no such cache. Flush them twin-wide, or
-            # an MTU fixed (or rolled back) here stays broken elsewhere (docs/twin-notes.md).
-            state = self._state()
-            for namespace in state.namespaces:
-                run(["ip", "-n", namespace, "route", "flush", "cache"], check=False)
+        runtime.write_frr_file(self.netns, name, text)
 
     # --------------------------------------------------------------------------------------------- drain
 
@@ -369,7 +260,7 @@ class TwinDriver(DeviceDriver):
         neighbours |= {link.a_node for link in topology.links if link.b_node == self.hostname}
         count = 0
         for neighbour in sorted(neighbours):
-            routes = json.loads(run(["ip", "-n", f"{self.prefix}-{neighbour}", "-j", "route", "show", "proto", "bgp"],
+            routes = json.loads(run(["ip", "-n", state.node_netns[neighbour], "-j", "route", "show", "proto", "bgp"],
                                     timeout=30).stdout or "[]")
             for route in routes:
                 if route.get("dst", "").split("/")[0] in own:
@@ -393,34 +284,18 @@ class TwinDriver(DeviceDriver):
     def reboot(self) -> None:
         """Restart zebra + bgpd of this node; the staged version becomes the running one."""
         state = self._state()
-        node = self._boot_node()
-        old_pids = state.pids.get(self.hostname, {})
-        for daemon in ("bgpd", "zebra"):
-            _stop(old_pids.get(daemon), self.netns)
-        log_dir = Path(state.state_dir) / self.prefix / "logs"
-        pids = {}
-        netns_vrfs = bool(state.vrf_netns.get(self.hostname))
-        # Started exactly as at boot (arguments, memory settings, VRF view); bfdd keeps running.
-        for daemon, extra in runtime.daemons_for("", netns_vrfs):
-            try:
-                pids[daemon] = runtime.start_daemon(self.netns, node.name, daemon, extra, log_dir, netns_vrfs)
-            except TwinError as exc:
-                raise DriverError(f"{self.hostname}: {daemon} did not restart: {exc}") from exc
+        try:
+            pids = runtime.restart_daemons(state, self.hostname)
+        except TwinError as exc:
+            raise DriverError(f"{self.hostname}: {exc}") from exc
         # frr.conf and the drain in ONE load, so sessions never come up undrained.
         combined = (self.etc / "frr.conf").read_text()
         if self.is_drained():
             combined += "\n" + (self.etc / "ft-drain.conf").read_text()
-        with tempfile.NamedTemporaryFile("w", suffix=".conf", dir=RUN_FRR / self.netns, delete=False) as handle:
-            handle.write(combined)
-        try:
-            loaded = run(["vtysh", "-N", self.netns, "-f", handle.name], check=False, timeout=120)
-        finally:
-            os.unlink(handle.name)
+        loaded = runtime.vtysh_load(self.netns, combined)
         if loaded.returncode != 0:
             raise DriverError(f"{self.hostname}: config load after restart failed: {loaded.stdout[-500:]}")
-        fresh = runtime.TwinState.load(self.prefix, self.state_dir) or state
-        fresh.pids[self.hostname] = {**fresh.pids.get(self.hostname, {}), **pids}  # bfdd kept running
-        fresh.save()
+        runtime.record_daemon_pids(state, self.hostname, pids)
         staged = self.etc / "ft-version.staged"
         if staged.exists():
             staged.replace(self.etc / "ft-version")
@@ -446,56 +321,6 @@ class TwinDriver(DeviceDriver):
                     "evpn_total": len(evpn_peers)},
         )
 
-    def evpn_remote_vteps(self) -> dict[int, list[str]]:
-        """VNI -> remote VTEPs learned through EVPN type-3 routes (what the flood lists should contain)."""
-        vnis = self._vtysh_json("show evpn vni detail json")
-        items = vnis if isinstance(vnis, list) else list(vnis.values())
-        out = {}
-        for vni in items:
-            if not isinstance(vni, dict) or "vni" not in vni:
-                continue
-            # FRR 8.4 puts the list of remote VTEPs under "numRemoteVteps"; later versions use "remoteVteps".
-            remotes = vni.get("remoteVteps", vni.get("numRemoteVteps", []))
-            if not isinstance(remotes, list):
-                remotes = []
-            out[int(vni["vni"])] = sorted(entry.get("ip", "") if isinstance(entry, dict) else str(entry)
-                                          for entry in remotes)
-        return out
-
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _is_daemon_of(pid: int, pathspace: str) -> bool:
-    try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    return any(argv[i] == b"-N" and argv[i + 1] == pathspace.encode() for i in range(len(argv) - 1))
-
-
-def _stop(pid: int | None, pathspace: str, grace_s: float = 5.0) -> None:
-    """Stop one recorded daemon (never by name: other twins run the same binaries)."""
-    if not pid or not _is_daemon_of(pid, pathspace):
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and _is_daemon_of(pid, pathspace):
-        time.sleep(0.05)
-    if _is_daemon_of(pid, pathspace):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-
-
-def _uid(name: str) -> int:
-    import pwd
-
-    return pwd.getpwnam(name).pw_uid
-
-
-def _gid(name: str) -> int:
-    import grp
-
-    return grp.getgrnam(name).gr_gid

@@ -18,7 +18,7 @@ from intents import services as intent_services
 from intents.models import DeviceConfig
 from inventory.models import Fabric
 from inventory.services import inventory_persist
-from labs.runtime import _namespaces_with_prefix
+from labs.runtime import namespaces_with_prefix
 
 pytestmark = [pytest.mark.django_db, pytest.mark.twin]
 
@@ -72,7 +72,7 @@ def test_good_change_is_rehearsed_on_a_scratch_twin_then_pushed(admin_user):
     assert statuses["rehearsal.twin.bgp_sessions"] == "passed"
     assert statuses["rehearsal.twin.evpn_flood_lists"] == statuses["rehearsal.twin.link_mtu"] == "passed"
     assert devices.commits  # pushed after the rehearsal
-    assert not _namespaces_with_prefix("ftr")  # the scratch twin is gone
+    assert not namespaces_with_prefix("ftr")  # the scratch twin is gone
 
 
 @pytest.mark.usefixtures("twin_required")
@@ -81,4 +81,4 @@ def test_change_that_breaks_the_twin_stops_before_any_push(admin_user):
     assert state == State.FAILED
     assert statuses["rehearsal.twin.bgp_sessions"] == "failed"
     assert not devices.commits  # nothing pushed to production
-    assert not _namespaces_with_prefix("ftr")
+    assert not namespaces_with_prefix("ftr")

@@ -4,12 +4,15 @@ import os
 import subprocess
 
 from labs import runtime
+from labs.runtime import daemons
 
 
 def test_only_dead_daemons_directories_are_removed(tmp_path, monkeypatch):
-    monkeypatch.setattr(runtime, "FRR_CRASH_DIR", tmp_path)
-    dead_pid = subprocess.Popen(["true"]).pid
-    os.waitpid(dead_pid, 0)
+    monkeypatch.setattr(daemons, "FRR_CRASH_DIR", tmp_path)
+    # Keep the Popen: a discarded one polls (and reaps) its child when collected, racing an explicit waitpid.
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    dead_pid = finished.pid
     live = tmp_path / f"bgpd.{os.getpid()}"
     dead = tmp_path / f"bgpd.{dead_pid}"
     unrelated = tmp_path / "notes"

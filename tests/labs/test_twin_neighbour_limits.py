@@ -3,49 +3,50 @@
 import pytest
 
 from labs import runtime, shell
+from labs.runtime import limits
 
 
 @pytest.fixture
 def fake_kernel(tmp_path, monkeypatch):
     sysctls = {key: value for key, value in zip(runtime.NEIGH_GC_KEYS, [128, 512, 1024] * 2, strict=True)}
     namespaces: list[str] = []
-    monkeypatch.setattr(runtime, "SHARED_RUN_DIR", tmp_path)
-    monkeypatch.setattr(runtime, "_read_sysctl", lambda key: sysctls[key])
-    monkeypatch.setattr(runtime, "_write_sysctl", lambda key, value: sysctls.__setitem__(key, value))
-    monkeypatch.setattr(runtime, "_all_namespaces", lambda: list(namespaces))
+    monkeypatch.setattr(limits, "SHARED_RUN_DIR", tmp_path)
+    monkeypatch.setattr(limits, "read_sysctl", lambda key: sysctls[key])
+    monkeypatch.setattr(limits, "write_sysctl", lambda key, value: sysctls.__setitem__(key, value))
+    monkeypatch.setattr(limits, "all_namespaces", lambda: list(namespaces))
     return sysctls, namespaces
 
 
 def test_last_twin_down_restores_the_originals(fake_kernel):
     sysctls, namespaces = fake_kernel
-    runtime._raise_neighbour_limits("fta", interfaces=10)
+    runtime.raise_neighbour_limits("fta", interfaces=10)
     namespaces += ["fta-leaf1"]
     raised = dict(sysctls)
     assert raised["net.ipv4.neigh.default.gc_thresh3"] == 65536 and raised["net.ipv6.neigh.default.gc_thresh1"] > 128
-    runtime._raise_neighbour_limits("ftb", interfaces=10)
+    runtime.raise_neighbour_limits("ftb", interfaces=10)
     namespaces += ["ftb-leaf1"]
     # first twin down: the other still needs the raised limits
     namespaces.remove("fta-leaf1")
-    runtime._release_neighbour_limits("fta")
+    runtime.release_neighbour_limits("fta")
     assert sysctls == raised and runtime.neighbour_limits_record()["holders"] == ["ftb"]
     namespaces.remove("ftb-leaf1")
-    runtime._release_neighbour_limits("ftb")
+    runtime.release_neighbour_limits("ftb")
     assert sysctls["net.ipv4.neigh.default.gc_thresh3"] == 1024 and runtime.neighbour_limits_record() is None
 
 
 def test_crashed_holder_does_not_pin_the_limits_forever(fake_kernel):
     sysctls, namespaces = fake_kernel
-    runtime._raise_neighbour_limits("ftcrash", interfaces=10)  # crashed: its namespaces are gone
-    runtime._raise_neighbour_limits("ftlive", interfaces=10)
+    runtime.raise_neighbour_limits("ftcrash", interfaces=10)  # crashed: its namespaces are gone
+    runtime.raise_neighbour_limits("ftlive", interfaces=10)
     namespaces += ["ftlive-spine1"]
     namespaces.remove("ftlive-spine1")
-    runtime._release_neighbour_limits("ftlive")
+    runtime.release_neighbour_limits("ftlive")
     assert sysctls["net.ipv6.neigh.default.gc_thresh3"] == 1024
 
 
 def test_big_twin_raises_beyond_the_default(fake_kernel):
     sysctls, _ = fake_kernel
-    runtime._raise_neighbour_limits("ftbig", interfaces=20000)
+    runtime.raise_neighbour_limits("ftbig", interfaces=20000)
     assert sysctls["net.ipv4.neigh.default.gc_thresh3"] == 160000
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from compiler.errors import TwinError
 from labs import ownership, runtime
+from labs.runtime import lifecycle
 
 OURS, THEIRS = "a1b2c3", "f0f0f0"
 
@@ -137,7 +138,7 @@ def test_twin_change_driver_refuses_a_switch_namespace_its_installation_does_not
 
 def test_status_is_unhealthy_when_a_namespace_under_our_name_is_not_ours(tmp_path, owners_dir, monkeypatch):
     _state(tmp_path, OURS).save()
-    monkeypatch.setattr(runtime, "_all_namespaces", lambda: ["ftx1-leaf1"])
+    monkeypatch.setattr(lifecycle, "all_namespaces", lambda: ["ftx1-leaf1"])
     ownership.claim(["ftx1-leaf1"], installation=OURS, prefix="ftx1", state_file="s")
     health = runtime.status("ftx1", tmp_path, installation=OURS)
     assert health["healthy"] and health["not_owned_namespaces"] == []

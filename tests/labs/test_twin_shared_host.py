@@ -41,11 +41,11 @@ def _random_prefix() -> str:
 
 
 def _namespaces() -> set[str]:
-    return set(runtime._all_namespaces())
+    return set(runtime.all_namespaces())
 
 
 def _alive(pid: int) -> bool:
-    return runtime._alive(pid)
+    return runtime.process_alive(pid)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -145,9 +145,9 @@ def test_down_force_never_touches_lookalike_namespaces_or_processes(tmp_path):
         processes.append(_fake_frr_daemon(foreign_marked))
         processes.append(_fake_frr_daemon(foreign_unmarked))
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and not runtime._frr_daemons_in({foreign_marked, foreign_unmarked}):
+        while time.monotonic() < deadline and not runtime.frr_daemons_in({foreign_marked, foreign_unmarked}):
             time.sleep(0.05)
-        assert len(runtime._frr_daemons_in({foreign_marked, foreign_unmarked})) == 2  # they do look like ours
+        assert len(runtime.frr_daemons_in({foreign_marked, foreign_unmarked})) == 2  # they do look like ours
 
         summary = runtime.down(prefix, tmp_path, force=True, installation=FIRST)
 
