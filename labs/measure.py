@@ -153,6 +153,16 @@ def bfd_peers(state: TwinState, node: str) -> list:
         return []
 
 
+def evpn_route_types(state: TwinState, node: str) -> dict[int, int]:
+    """EVPN route type -> routes in the node's BGP table (type 2 MAC/IP, type 3 flood, type 5 prefix)."""
+    return collectors.collect_evpn_route_types(state.node_netns[node])
+
+
+def kernel_links(state: TwinState, node: str) -> dict:
+    """ifname -> ``collectors.LinkState`` (MTU, state) of the node's kernel links."""
+    return collectors.collect_links(state.node_netns[node])
+
+
 def flood_lists(state: TwinState, nodes: Iterable[str]) -> dict[str, dict[str, set[str]]]:
     """Node -> VXLAN device -> VTEPs in its head-end replication list (EVPN type 3 -> all-zero-MAC FDB)."""
     nodes = list(nodes)

@@ -8,7 +8,7 @@ import time
 from compiler.errors import TwinError
 from validators.findings import Finding, Report, Severity
 
-from .. import collectors, expect, measure
+from .. import expect, measure
 from ..runtime import TwinState
 
 CHECK = "twin.evpn_flood_lists"
@@ -41,6 +41,6 @@ def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 
         # A sample of what BGP carries (type 2 MAC/IP, type 3 flood, type 5 prefix) on the first VTEP.
         sample = sorted(expected)[0]
         with contextlib.suppress(TwinError):
-            types = collectors.collect_evpn_route_types(state.node_netns[sample])
+            types = measure.evpn_route_types(state, sample)
             measured["route_types"] = {"node": sample, **{f"type{kind}": count for kind, count in sorted(types.items())}}
     return measured

@@ -10,7 +10,7 @@ import itertools
 
 from validators.findings import Finding, Report, Severity
 
-from .. import collectors, expect, flowprobe, measure
+from .. import expect, flowprobe, measure
 from ..runtime import TwinState
 from ..shell import parallel
 
@@ -91,7 +91,7 @@ def check_link_mtu(state: TwinState, report: Report) -> dict:
 
     results = parallel(probe, probes)
     link_nodes = sorted({link.a_node for link in topology.links} | {link.b_node for link in topology.links})
-    kernel_links = dict(zip(link_nodes, parallel(lambda node: collectors.collect_links(state.node_netns[node]),
+    kernel_links = dict(zip(link_nodes, parallel(lambda node: measure.kernel_links(state, node),
                                                  link_nodes), strict=True))
     findings = []
     # The configured MTU of each end, read back from the kernel: finds an end set *larger* than intended,
