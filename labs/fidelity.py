@@ -2,9 +2,12 @@
 
 Three steps, each usable alone:
 
-    prediction = predict(compile_result)            # pure: validators' model of the configs (no twin)
+    prediction = predict(compile_result)            # pure: validators.prediction, the configs' model (no twin)
     observation = observe(state, prediction)        # the running twin (root + FRR): same items, measured
     result = compare(prediction, observation)       # pure: one Finding per disagreement; the goal is zero
+
+The prediction lives in ``validators.prediction`` and every measurement in ``labs.measure`` (the same ones
+the live checks use); this module picks what to measure and compares.
 
 What is compared (every item is keyed in the twin's names: switch hostnames, Linux interface names):
 
@@ -35,254 +38,31 @@ as agreement, not as silence. This module never imports Django.
 
 from __future__ import annotations
 
-import ipaddress
 import itertools
-import json
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 from compiler.errors import TwinError
-from compiler.qos_math import VXLAN_OVERHEAD_BYTES
-from compiler.render.frr import linux_ifname
-from validators.context import VTEP_ROLES, as_context
 from validators.findings import Finding, Report, Severity
-from validators.overlay import host_reachability
-from validators.whatif import run_whatif
+from validators.prediction import Prediction, link_key, port_key, predict
 
-from . import collectors, flowprobe
-from .checks import (
-    NO_TENANT_VRFS,
-    classify_pair,
-    expected_ecmp_widths,
-    host_ports,
-    resync_l3vni_next_hops,
-    svi_networks,
-)
+from . import expect, measure
+from .checks.l3vni import relearn_findings
+from .expect import NO_TENANT_VRFS
 from .flowprobe import MIN_PROBE_PACKET, largest_passing
-from .runtime import vtep_of
-from .shell import parallel, run
+from .shell import parallel
+
+# Prediction, predict, link_key and port_key live in validators.prediction; re-exported for the callers of
+# labs.fidelity (twins.services, tests).
+__all__ = ["ASPECTS", "AspectCount", "FidelityResult", "Observation", "Prediction", "compare", "inject_scenario",
+           "link_key", "observe", "port_key", "predict"]
 
 ASPECTS = ("bgp_sessions", "evpn_flood", "ecmp", "reachability", "link_mtu", "host_mtu", "n_minus_1")
-# Address family names: the structured config's -> FRR's ``show bgp summary json`` keys.
-AFI_NAMES = {"ipv4_unicast": "ipv4Unicast", "l2vpn_evpn": "l2VpnEvpn"}
-IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP 8: ping -s payload = packet size - 28
-IPV6_ICMP_HEADERS = 48  # IPv6 40 + ICMPv6 8
 # Big fabrics: the twin samples (the static matrix covers every pair). Per host-matrix cell at most this many
 # pinged port pairs, cross-leaf first; per network at most this many host pairs for the path-MTU search.
 PINGS_PER_CELL = 8
 HOST_MTU_PAIRS_PER_NETWORK = 6
-
-
-def link_key(a: str, a_ifname: str, b: str, b_ifname: str) -> str:
-    """One name per cable whatever end it is seen from: 'leaf1:eth3<->spine1:eth1' with the ends sorted."""
-    ends = sorted([f"{a}:{a_ifname}", f"{b}:{b_ifname}"])
-    return f"{ends[0]}<->{ends[1]}"
-
-
-def port_key(host: str, ifname: str) -> str:
-    return f"{host}:{ifname}"
-
-
-# --------------------------------------------------------------------------------------------- prediction
-
-
-@dataclass
-class Prediction:
-    """What the static side expects, per item, plus what the intent wants (to mark predicted failures)."""
-
-    sessions: dict[str, dict[str, int]] = field(default_factory=dict)  # device -> FRR afi -> established
-    sessions_intended: dict[str, int] = field(default_factory=dict)  # device -> cabled fabric links
-    flood: dict[str, list[str]] = field(default_factory=dict)  # "leaf:vni" -> remote VTEPs mapping the VNI
-    flood_configured: dict[str, list[str]] = field(default_factory=dict)  # "leaf:vni" -> the config's flood list
-    ecmp: dict[str, int] = field(default_factory=dict)  # "src->dst" -> kernel width at src toward dst's VTEP
-    ecmp_designed: dict[str, int] = field(default_factory=dict)
-    vteps: dict[str, str] = field(default_factory=dict)  # leaf -> VTEP address
-    port_networks: dict[str, str | None] = field(default_factory=dict)  # "server:nic" -> network
-    network_tenants: dict[str, str] = field(default_factory=dict)
-    reachability: dict[str, bool] = field(default_factory=dict)  # "netA->netB" -> can talk
-    reachability_reasons: dict[str, str] = field(default_factory=dict)
-    link_mtu: dict[str, int] = field(default_factory=dict)  # link key -> largest IP packet both ways
-    link_mtu_intended: dict[str, int] = field(default_factory=dict)
-    host_mtu: dict[str, int] = field(default_factory=dict)  # "srv:nic->srv:nic" -> largest inner IP packet
-    host_mtu_intended: dict[str, int] = field(default_factory=dict)
-    baseline: dict = field(default_factory=dict)  # {"min_ecmp", "unreachable_pairs"} with nothing failed
-    scenarios: list[dict] = field(default_factory=list)  # kind, subject, targets, min_ecmp, unreachable_pairs
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
-def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Prediction:
-    """The static prediction for every fidelity item, from the same model the validators use.
-
-    ``host_nic_mtu`` (port key -> MTU) overrides the NIC MTUs from the inventory (the twin's host interfaces
-    use min(NIC MTU, intent host MTU), and so does the default)."""
-    ctx = as_context(compile_result)
-    structured = ctx.structured
-    prediction = Prediction()
-
-    # BGP sessions per device and address family (validators.sessions pairing).
-    for host, config in structured.items():
-        prediction.sessions[host] = {}
-        prediction.sessions_intended[host] = sum(1 for i in config["interfaces"]
-                                                 if i["kind"] == "fabric" and i.get("peer_device") in structured)
-    families_at = _neighbor_families(structured)
-    for session in ctx.sessions.established:
-        families = families_at.get((session.a, session.a_interface), set()) & families_at.get(
-            (session.b, session.b_interface), set())
-        for afi in families:
-            name = AFI_NAMES.get(afi, afi)
-            for device in (session.a, session.b):
-                prediction.sessions[device][name] = prediction.sessions[device].get(name, 0) + 1
-    for host, config in structured.items():  # an address family with zero sessions is still an item
-        for neighbor in config["bgp"]["neighbors"]:
-            for afi in neighbor.get("address_families") or ():
-                prediction.sessions[host].setdefault(AFI_NAMES.get(afi, afi), 0)
-
-    # EVPN flood lists: every other VTEP whose VXLAN interface maps the VNI sends a type-3 route for it.
-    mapping: dict[int, dict[str, str]] = defaultdict(dict)  # vni -> leaf -> VTEP
-    for host, config in structured.items():
-        vxlan = config.get("vxlan") or {}
-        for vni in (vxlan.get("vlan_vnis") or {}).values():
-            if vxlan.get("vtep_ip"):
-                mapping[int(vni)][host] = vxlan["vtep_ip"]
-    for vni, leaves in mapping.items():
-        for leaf in leaves:
-            key = f"{leaf}:{vni}"
-            prediction.flood[key] = sorted(vtep for other, vtep in leaves.items() if other != leaf)
-            configured = ((structured[leaf].get("vxlan") or {}).get("flood_lists") or {}).get(str(vni))
-            prediction.flood_configured[key] = sorted(configured or [])
-
-    # ECMP per ordered VTEP pair (validators.ecmp leaf-pair matrix; width at the receiver of the route).
-    matrix = ctx.leaf_pairs
-    for origin, receiver in itertools.permutations(matrix.leaves, 2):
-        prediction.ecmp[f"{receiver}->{origin}"] = matrix.width(origin, receiver)
-        designed = matrix.designed_width(origin, receiver)
-        if designed is not None:
-            prediction.ecmp_designed[f"{receiver}->{origin}"] = designed
-    for host, config in structured.items():
-        vtep = (config.get("vxlan") or {}).get("vtep_ip")
-        if vtep and config.get("role") in VTEP_ROLES:
-            prediction.vteps[host] = vtep
-
-    # Host reachability matrix (validators.overlay), network x network.
-    host_matrix, _findings = host_reachability(ctx)
-    prediction.port_networks = dict(host_matrix.ports)
-    prediction.network_tenants = {name: info["tenant"] for name, info in host_matrix.networks.items()}
-    for (a, b), ok in host_matrix.reachable.items():
-        prediction.reachability[f"{a}->{b}"] = ok
-        prediction.reachability_reasons[f"{a}->{b}"] = host_matrix.reasons.get((a, b), "")
-
-    # Link MTU: both directions of a cable pass min(MTU of the two ends).
-    index = ctx.interface_index
-    for host, config in structured.items():
-        intended = (config.get("mtu") or {}).get("underlay")
-        for interface in config["interfaces"]:
-            if interface["kind"] != "fabric":
-                continue
-            peer = index.get((interface["peer_device"], interface["peer_interface"]))
-            if peer is None:
-                continue
-            key = link_key(host, linux_ifname(interface["name"]), interface["peer_device"],
-                           linux_ifname(interface["peer_interface"]))
-            prediction.link_mtu[key] = min(interface["mtu"], peer["mtu"])
-            if intended:
-                prediction.link_mtu_intended[key] = intended
-
-    _predict_host_mtu(ctx, prediction, host_nic_mtu or {})
-    _predict_n_minus_1(ctx, prediction)
-    return prediction
-
-
-def _neighbor_families(structured) -> dict[tuple[str, str], set[str]]:
-    """(device, local interface) -> address families of the BGP neighbor there (its own, else its peer group's)."""
-    out = {}
-    for host, config in structured.items():
-        groups = {group.get("name"): group for group in config["bgp"].get("peer_groups") or ()}
-        for neighbor in config["bgp"]["neighbors"]:
-            families = neighbor.get("address_families") or groups.get(neighbor.get("peer_group"), {}).get(
-                "address_families") or ()
-            out[(host, neighbor.get("interface"))] = set(families)
-    return out
-
-
-def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int]) -> None:
-    """Largest inner IP packet between two hosts of one network on different leaves, on every ECMP path."""
-    structured = ctx.structured
-    index = ctx.interface_index
-    inventory = ctx.inventory
-    ports: list[tuple[str, str, str, dict]] = []  # (port key, network, leaf, leaf's server port)
-    for host, config in structured.items():
-        vlans = {vlan["id"]: vlan for vlan in config["vlans"]}
-        for interface in config["interfaces"]:
-            if interface["kind"] == "server" and interface["enabled"] and interface["access_vlan"] in vlans:
-                ports.append((port_key(interface["peer_device"], interface["peer_interface"]),
-                              vlans[interface["access_vlan"]]["network"], host, interface))
-    uplinks: dict[str, dict[str, int]] = defaultdict(dict)  # leaf -> spine -> smallest link MTU to it
-    for host, config in structured.items():
-        if config.get("role") not in VTEP_ROLES:
-            continue
-        for interface in config["interfaces"]:
-            peer = index.get((interface.get("peer_device"), interface.get("peer_interface")))
-            if interface["kind"] != "fabric" or not interface["enabled"] or peer is None or not peer["enabled"]:
-                continue
-            mtu = min(interface["mtu"], peer["mtu"])
-            spine = interface["peer_device"]
-            uplinks[host][spine] = min(uplinks[host].get(spine, mtu), mtu)
-
-    def nic_mtu(key: str, leaf: str) -> int:
-        if key in nic_override:
-            return nic_override[key]
-        server_name, nic_name = key.split(":", 1)
-        host_mtu = (structured[leaf].get("mtu") or {}).get("host") or 9000
-        server = inventory.servers_by_name.get(server_name) if inventory is not None else None
-        nic = server.nics_by_name.get(nic_name) if server is not None else None
-        return min(nic.mtu, host_mtu) if nic is not None else host_mtu
-
-    for (key_a, net_a, leaf_a, port_a), (key_b, net_b, leaf_b, port_b) in itertools.combinations(ports, 2):
-        if net_a != net_b or leaf_a == leaf_b:
-            continue
-        intended = min(nic_mtu(key_a, leaf_a), nic_mtu(key_b, leaf_b))
-        pair = f"{key_a}->{key_b}"
-        prediction.host_mtu_intended[pair] = intended
-        vlan_a = port_a["access_vlan"]
-        mapped = [str(vlan_a) in ((structured[leaf].get("vxlan") or {}).get("vlan_vnis") or {}) for leaf in (leaf_a, leaf_b)]
-        common = set(uplinks[leaf_a]) & set(uplinks[leaf_b])
-        if not all(mapped) or not common:
-            prediction.host_mtu[pair] = 0  # no VXLAN tunnel for the network, or no path: nothing gets through
-            continue
-        limits = [intended, port_a["mtu"], port_b["mtu"]]
-        for leaf in (leaf_a, leaf_b):
-            vxlan_mtu = (structured[leaf].get("vxlan") or {}).get("mtu")
-            if vxlan_mtu:
-                limits.append(vxlan_mtu)
-        # Every spine both leaves reach is an ECMP path; the smallest hop on any of them decides.
-        path_mtu = min(min(uplinks[leaf_a][spine], uplinks[leaf_b][spine]) for spine in common)
-        limits.append(path_mtu - VXLAN_OVERHEAD_BYTES)
-        prediction.host_mtu[pair] = min(limits)
-
-
-def _predict_n_minus_1(ctx, prediction: Prediction) -> None:
-    """The static what-if scenarios, with the twin's targets (node, Linux interface) to cut for each."""
-    result = getattr(ctx, "whatif_result", None) or run_whatif(ctx)
-    prediction.baseline = {"min_ecmp": result.baseline_min_ecmp, "unreachable_pairs": result.baseline_unreachable}
-    fabric_ports: dict[str, list[str]] = {
-        host: [linux_ifname(i["name"]) for i in config["interfaces"] if i["kind"] == "fabric" and i["enabled"]]
-        for host, config in ctx.structured.items()}
-    for scenario in result.scenarios:
-        if scenario.kind != "link":  # "spine" or a set of spines ("spine1+spine2", N-2): every fabric port of each
-            devices = scenario.subject.split("+")
-            targets = [[device, ifname] for device in devices for ifname in fabric_ports.get(device, [])]
-            subject = scenario.subject
-        else:
-            end_a, end_b = scenario.subject.split("<->")
-            a, a_if = end_a.split(":", 1)
-            b, b_if = end_b.split(":", 1)
-            targets = [[a, linux_ifname(a_if)]]
-            subject = link_key(a, linux_ifname(a_if), b, linux_ifname(b_if))
-        prediction.scenarios.append({"kind": scenario.kind, "subject": subject, "targets": targets,
-                                     "min_ecmp": scenario.min_ecmp, "unreachable_pairs": scenario.unreachable_pairs})
 
 
 # --------------------------------------------------------------------------------------------- observation
@@ -320,23 +100,23 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
     topology = state.topology_obj()
 
     started = time.monotonic()
-    observation.sessions = _stable(lambda: _observe_sessions(state), settle_s=1.0, timeout_s=30.0)
+    observation.sessions = measure.stable(lambda: measure.bgp_session_counts(state), settle_s=1.0, timeout_s=30.0)
     observation.seconds["bgp_sessions"] = round(time.monotonic() - started, 2)
 
     started = time.monotonic()
-    observation.flood = _stable(lambda: _observe_flood(state), settle_s=1.0, timeout_s=30.0)
+    observation.flood = measure.stable(lambda: _observe_flood(state), settle_s=1.0, timeout_s=30.0)
     observation.seconds["evpn_flood"] = round(time.monotonic() - started, 2)
 
     started = time.monotonic()
-    vteps = twin_vteps(state)  # the twin's own (from its Linux plans), not the prediction's
-    observation.ecmp = _stable(lambda: _observe_ecmp(state, vteps), settle_s=1.0, timeout_s=30.0)
+    vteps = expect.vteps(topology)  # the twin's own (from its Linux plans), not the prediction's
+    observation.ecmp = measure.stable(lambda: _observe_ecmp(state, vteps), settle_s=1.0, timeout_s=30.0)
     observation.seconds["ecmp"] = round(time.monotonic() - started, 2)
 
     started = time.monotonic()
-    ports = host_ports(topology)
-    svis = svi_networks(topology)
+    ports = expect.host_ports(topology)
+    svis = expect.svi_networks(topology)
     vrf_devices = state.tenant_vrfs_built
-    _warm_up(state, ports)
+    measure.warm_up(state, ports)
     pairs = [(a, b) for a, b in itertools.permutations(ports, 2) if a.host != b.host]
     to_ping = []
     per_cell: dict[tuple[str, str], int] = defaultdict(int)
@@ -348,9 +128,7 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
         per_cell[cell] += 1
         key = f"{port_key(a.host, a.ifname)}->{port_key(b.host, b.ifname)}"
         observation.ping_networks[key] = [a.network, b.network]
-        kind = classify_pair(a, b, vrf_devices, any(ipaddress.ip_address(b.address) in subnet
-                                                    for subnet in svis.get(a.leaf, [])))
-        if kind == "static_only":
+        if measure.classify_ping(a, b, vrf_devices=vrf_devices, svis=svis) == "static_only":
             observation.pings[key] = None
             observation.static_only_reasons[key] = (
                 f"different tenants: {NO_TENANT_VRFS}, it cannot measure isolation"
@@ -358,7 +136,8 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
                                              f"leaf) and {NO_TENANT_VRFS}")
         else:
             to_ping.append((key, a, b))
-    results = parallel(lambda item: _ping(state, item[1].host, item[2].address, count=3, interval=0.2), to_ping)
+    results = parallel(lambda item: measure.ping(state, item[1].host, item[2].address, count=3, interval=0.2),
+                       to_ping)
     for (key, _a, _b), result in zip(to_ping, results, strict=True):
         observation.pings[key] = result.any_reply
     observation.seconds["reachability"] = round(time.monotonic() - started, 2)
@@ -373,8 +152,7 @@ def observe(state, prediction: Prediction, *, n_minus_1: str = "sample", settle_
 
     started = time.monotonic()
     for scenario in _selected_scenarios(prediction.scenarios, n_minus_1):
-        observation.scenarios.append(inject_scenario(state, scenario, vteps, notes=observation.notes,
-                                                     settle_s=settle_s))
+        observation.scenarios.append(inject_scenario(state, scenario, notes=observation.notes, settle_s=settle_s))
     observation.seconds["n_minus_1"] = round(time.monotonic() - started, 2)
     return observation
 
@@ -393,109 +171,44 @@ def _selected_scenarios(scenarios: list[dict], mode: str) -> list[dict]:
     return picked
 
 
-def _ping(state, host: str, address: str, **kwargs):
-    return collectors.ping(state.host_netns[host], address, **kwargs)
-
-
-def _warm_up(state, ports) -> None:
-    """Hosts ARP their gateway first so the leaves learn and advertise them (EVPN type 2), like booting servers."""
-    with_gateway = [port for port in ports if port.gateway]
-    parallel(lambda port: _ping(state, port.host, port.gateway, count=1, wait_s=1), with_gateway)
-    time.sleep(0.5)
-
-
-def _stable(measure, *, settle_s: float, timeout_s: float):
-    """Measure until two readings ``settle_s`` apart agree (the twin has settled), or the timeout."""
-    deadline = time.monotonic() + timeout_s
-    previous = measure()
-    while time.monotonic() < deadline:
-        time.sleep(settle_s)
-        current = measure()
-        if current == previous:
-            return current
-        previous = current
-    return previous
-
-
-def _observe_sessions(state) -> dict[str, dict[str, int]]:
-    def one(node):
-        try:
-            sessions = collectors.collect_bgp_summary(state.node_netns[node])
-        except TwinError:
-            return {}
-        counts: dict[str, int] = {}
-        for session in sessions:
-            counts.setdefault(session.afi, 0)
-            if session.established:
-                counts[session.afi] += 1
-        return counts
-
-    nodes = sorted(state.node_netns)
-    return dict(zip(nodes, parallel(one, nodes), strict=True))
-
-
 def _observe_flood(state) -> dict[str, list[str]]:
     """Per node and VNI the VTEPs in the VXLAN device's head-end replication list (EVPN type 3 -> FDB)."""
-    devices = {node.name: {bridge["vxlan"]["name"]: int(bridge["vxlan"]["vni"])
-                           for bridge in node.linux_plan.get("bridges", []) if bridge.get("vxlan")}
-               for node in state.topology_obj().nodes}
-    nodes = sorted(node for node, vxlans in devices.items() if vxlans)
-    tables = parallel(lambda node: collectors.collect_flood_lists(state.switch_namespaces(node)), nodes)
+    devices = expect.vxlan_vnis(state.topology_obj())
+    tables = measure.flood_lists(state, sorted(node for node, vxlans in devices.items() if vxlans))
     return {f"{node}:{vni}": sorted(table.get(device, set()))
-            for node, table in zip(nodes, tables, strict=True) for device, vni in devices[node].items()}
+            for node, table in tables.items() for device, vni in devices[node].items()}
 
 
 def _observe_ecmp(state, vteps: dict[str, str]) -> dict[str, int]:
-    nodes = sorted(vteps)
-    tables = dict(zip(nodes, parallel(lambda node: collectors.collect_kernel_routes(state.node_netns[node]), nodes),
-                      strict=True))
-    return {f"{source}->{destination}": collectors.ecmp_width(tables[source], f"{vteps[destination]}/32")
-            for source, destination in itertools.permutations(nodes, 2)}
-
-
-def _port_addresses(state) -> dict[tuple[str, str], tuple[str | None, str | None]]:
-    out = {}
-    for node, netns in state.node_netns.items():
-        for link in json.loads(run(["ip", "-n", netns, "-j", "addr", "show"]).stdout or "[]"):
-            infos = link.get("addr_info", [])
-            ipv4 = next((a["local"] for a in infos if a["family"] == "inet"), None)
-            ll6 = next((a["local"] for a in infos if a["family"] == "inet6" and a.get("scope") == "link"), None)
-            out[(node, link["ifname"])] = (ipv4, ll6)
-    return out
+    return {f"{source}->{destination}": width
+            for (source, destination), width in measure.ecmp_widths(state, vteps).items()}
 
 
 def _observe_link_mtu(state, prediction: Prediction, observation: Observation) -> None:
     """Per cable, each direction: the largest DF ping to the peer's address on that link."""
-    addresses = _port_addresses(state)
+    addresses = measure.port_addresses(state)
     topology = state.topology_obj()
     probes_sent: dict[str, int] = {}
-    probes = []
-    for link in topology.links:
-        key = link_key(link.a_node, link.a_ifname, link.b_node, link.b_ifname)
-        probes.append((key, link.a_node, link.a_ifname, link.b_node, link.b_ifname))
-        probes.append((key, link.b_node, link.b_ifname, link.a_node, link.a_ifname))
+    probes = [(link_key(node, ifname, peer, peer_if), node, ifname, peer, peer_if)
+              for node, ifname, peer, peer_if in expect.link_ends(topology)]
 
     def probe(item):
         key, node, ifname, peer, peer_if = item
-        peer_v4, peer_ll = addresses.get((peer, peer_if), (None, None))
-        own_v4, _ = addresses.get((node, ifname), (None, None))
-        if own_v4 and peer_v4:
-            target, headers = peer_v4, IPV4_ICMP_HEADERS
-        elif peer_ll:
-            target, headers = f"{peer_ll}%{ifname}", IPV6_ICMP_HEADERS
-        else:
+        target = measure.link_probe_target(addresses, node, ifname, peer, peer_if)
+        if target is None:
             return None
-        netns = state.node_netns[node]
         # Resolve ARP/ND first so the first probe is not lost to it.
-        collectors.ping(netns, target, count=1, interface=ifname)
+        measure.probe_link_mtu(state, node, ifname, target, None)
 
         def passes(size: int) -> bool:
             probes_sent[key] = probes_sent.get(key, 0) + 1
-            return collectors.ping(netns, target, count=1, size=size - headers, dont_fragment=True,
-                                   interface=ifname, wait_s=0.5).any_reply
+            return measure.probe_link_mtu(state, node, ifname, target, size, wait_s=0.5).any_reply
 
+        headers = target[1]
         predicted = prediction.link_mtu.get(key) or link_mtu_of(topology, key)
-        return largest_passing(passes, predicted, floor=max(headers + 8, 1280 if headers == IPV6_ICMP_HEADERS else 576))
+        return largest_passing(passes, predicted,
+                               floor=max(headers + 8, 1280 if headers == measure.IPV6_ICMP_HEADERS else 576))
+
 
     per_direction: dict[str, list[int | None]] = defaultdict(list)
     for item, value in zip(probes, parallel(probe, probes), strict=True):
@@ -534,64 +247,35 @@ def _observe_host_mtu(state, prediction: Prediction, observation: Observation, p
             covered |= {by_key[end].leaf for end in best.split("->")}
             pairs.append(best)
 
-    widths = expected_ecmp_widths(state.topology_obj())
+    widths = expect.expected_ecmp_widths(state.topology_obj())
 
-    def measure(pair: str) -> dict:
+    def probe(pair: str) -> dict:
         source, destination = (by_key[end] for end in pair.split("->"))
-        flows = flowprobe.flows_for_paths(widths.get((source.leaf, destination.leaf), 1))
-        return flowprobe.probe(state.host_netns[source.host], state.host_netns[destination.host],
-                               destination.address, flows=flows,
-                               flush_netns=[state.node_netns[source.leaf], state.node_netns[destination.leaf]],
-                               search={"predicted": prediction.host_mtu[pair], "floor": MIN_PROBE_PACKET,
-                                       "ceiling": max(source.mtu, destination.mtu)})
+        return measure.probe_host_mtu(state, source, destination, paths=widths.get((source.leaf, destination.leaf), 1),
+                                      search={"predicted": prediction.host_mtu[pair], "floor": MIN_PROBE_PACKET,
+                                              "ceiling": max(source.mtu, destination.mtu)})
 
-    for pair, result in zip(pairs, parallel(measure, pairs), strict=True):
+    for pair, result in zip(pairs, parallel(probe, pairs), strict=True):
         observation.host_mtu[pair] = result["largest"]
         observation.host_mtu_flows[pair] = result["flows"]
 
 
-def twin_vteps(state) -> dict[str, str]:
-    """VTEP node -> VTEP address of a running twin (from its Linux plans)."""
-    return {node.name: vtep for node in state.topology_obj().nodes if (vtep := vtep_of(node))}
-
-
-def inject_scenario(state, scenario: dict, vteps: dict[str, str] | None = None, *, notes: list[str] | None = None,
-                    settle_s: float = 2.0) -> dict:
-    """Cut the scenario's links (``targets``: [node, Linux ifname] pairs), wait until the kernels settle, measure
-    min ECMP and unreachable VTEP pairs, restore, and wait until the ECMP matrix is back to what it was."""
-    vteps = vteps if vteps is not None else twin_vteps(state)
+def inject_scenario(state, scenario: dict, *, notes: list[str] | None = None, settle_s: float = 2.0) -> dict:
+    """A what-if scenario on the twin (``labs.measure.inject``): cut its links (``targets``: [node, Linux
+    ifname] pairs), wait until the kernels settle, measure min ECMP and unreachable VTEP pairs, restore, and wait
+    until the ECMP matrix is back to what it was. What went wrong on the way is appended to ``notes``."""
     notes = notes if notes is not None else []
-    def set_links(updown: str) -> None:
-        by_node: dict[str, list[str]] = defaultdict(list)
-        for node, ifname in scenario["targets"]:
-            by_node[node].append(f"link set dev {ifname} {updown}")
-        for node, commands in by_node.items():
-            run(["ip", "-n", state.node_netns[node], "-batch", "-"], input="\n".join(commands) + "\n")
-
-    before = _observe_ecmp(state, vteps)
-    cut_at = time.monotonic()
-    set_links("down")
-    try:
-        time.sleep(0.5)
-        during = _stable(lambda: _observe_ecmp(state, vteps), settle_s=settle_s, timeout_s=30.0)
-        converged_s = round(time.monotonic() - cut_at - settle_s, 2)
-    finally:
-        set_links("up")
-    restored_at = time.monotonic()
-    restored_s = None
-    while time.monotonic() - restored_at < 90.0:
-        if _observe_ecmp(state, vteps) == before:
-            restored_s = round(time.monotonic() - restored_at, 2)
-            break
-        time.sleep(0.2)
+    injection = measure.inject(state, scenario["targets"], settle_s=settle_s)
+    converged_s, restored_s = injection.converged[0], injection.restored[0]
     if restored_s is None:
         notes.append(f"{scenario['kind']} {scenario['subject']}: ECMP not restored within 90 s after "
-                                 "the links came back; later measurements may be affected")
-    # FRR 8.4 may have lost L3VNI router MACs on the way (checks.resync_l3vni_next_hops): said, and repaired so
-    # that what is measured next is the fabric, not the leftover.
-    resync = Report()
-    resynced = resync_l3vni_next_hops(state, resync)
-    notes.extend(f"{scenario['kind']} {scenario['subject']}: {finding.message}" for finding in resync.findings)
+                     "the links came back; later measurements may be affected")
+    # FRR 8.4 may have lost L3VNI router MACs on the way (labs.measure.relearn_l3vni_next_hops): said, and
+    # repaired so that what is measured next is the fabric, not the leftover.
+    notes.extend(f"{scenario['kind']} {scenario['subject']}: {finding.message}"
+                 for finding in relearn_findings(injection.relearn))
+    resynced = injection.relearn.as_measured()
+    during = injection.widths or {}
     widths = list(during.values())
     return {"kind": scenario["kind"], "subject": scenario["subject"],
             "min_ecmp": min(widths, default=0), "unreachable_pairs": sum(1 for width in widths if width == 0),

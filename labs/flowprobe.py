@@ -21,7 +21,7 @@ sending host's own interface MTU fails locally (EMSGSIZE), as it does on a real 
 
 Run by the twin as ``python flowprobe.py`` with a JSON request on stdin (``probe`` builds it); standard library
 only, so it needs nothing from the project at run time. ``largest_passing`` (the search) is pure and shared
-with the per-link probes in ``labs.fidelity``.
+with the per-link probes (``labs.fidelity`` through ``labs.measure.probe_link_mtu``).
 """
 
 from __future__ import annotations

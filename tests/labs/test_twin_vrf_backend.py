@@ -9,7 +9,7 @@ import pytest
 from twin_sample_fabric import sample_fabric
 
 from compiler.errors import TwinError
-from labs import checks, runtime
+from labs import checks, measure, runtime
 from validators.findings import CheckStatus, Report
 
 BRIDGE = {"name": "br10", "vlan": 10, "mtu": 9000, "members": ["eth1_1", "eth9_9"],
@@ -156,7 +156,7 @@ def _fake_ip(monkeypatch, neighbours: list[dict]) -> list[list[str]]:
         text = (DATA / "leaf1_tenant_a_routes.json").read_text() if "route" in args else json.dumps(neighbours)
         return subprocess.CompletedProcess(args, 0, stdout=text, stderr="")
 
-    monkeypatch.setattr(checks, "run", fake_run)
+    monkeypatch.setattr(measure, "run", fake_run)  # every `ip` of the L3VNI measurements goes through it
     return calls
 
 
