@@ -34,6 +34,9 @@ from compiler.topology import VTEP_ROLES, server_port_of
 MAX_ASN = 4294967295  # 4-byte ASN space, RFC 6793
 MAC_RE = re.compile(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}")
 HEADROOM_POLICIES = ("dynamic", "static")
+# Peer links (MLAG on EOS, MC-LAG/ICCP on SONiC, bonding + a peer on FRR/Linux) are modelled on no platform.
+PEER_LINK_REFUSED = "MLAG peer links are not supported"
+PLATFORM_LABEL = {Platform.EOS: "EOS", Platform.SONIC: "SONiC", Platform.FRR: "FRR/Linux"}
 TRANSIT_VLAN_BASE = 3000  # tenant transit VLAN = 3000 + (l3vni - l3vni_first + 1), see structured/vxlan_vrf.py
 
 
@@ -158,13 +161,15 @@ def _check_inventory(inventory: Inventory, intent: FabricIntent, errors: list[Fi
             errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
                                      "leaf-to-leaf cable must be marked as a peer link"))
         if cable.peer_link:
-            eos_ends = [end.device for end in (cable.a, cable.b)
-                        if end.device in switches and switches[end.device].platform == Platform.EOS]
-            if eos_ends:
-                # MLAG is not modelled: on EOS the port would become a routed port with no address.
-                errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
-                                         f"MLAG peer links are not supported on EOS switches ({', '.join(eos_ends)}): "
-                                         "remove the cable or the peer_link flag"))
+            # MLAG (EOS) / MC-LAG (SONiC ICCP, FRR/Linux) is not modelled on any platform: the port would become a
+            # routed port with no address on EOS, a bare PORT on SONiC and an unconfigured link on FRR/Linux.
+            for platform in Platform.ALL:
+                ends = [end.device for end in (cable.a, cable.b)
+                        if end.device in switches and switches[end.device].platform == platform]
+                if ends:
+                    errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
+                                             f"{PEER_LINK_REFUSED} on {PLATFORM_LABEL[platform]} switches "
+                                             f"({', '.join(ends)}): remove the cable or the peer_link flag"))
         if cable.length_m < 0:
             errors.append(FieldError(f"cables[{cable.label}].length_m", cable.length_m, "must not be negative"))
 

@@ -377,14 +377,6 @@ def test_weights_above_100_percent_are_refused():
         render(structured)
 
 
-def test_peer_link_port_is_refused():
-    structured = leaf_structured()
-    structured["interfaces"][0]["kind"] = "peer_link"
-    with pytest.raises(RenderError, match=r"interfaces\[Ethernet1\]\.kind='peer_link': MLAG peer links are not "
-                                          r"modelled"):
-        render(structured)
-
-
 def test_remapping_traffic_class_7_is_refused():
     structured = leaf_structured()
     structured["qos"]["tc_to_queue"]["7"] = 5

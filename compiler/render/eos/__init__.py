@@ -151,11 +151,6 @@ def _check_expressible(structured: dict) -> None:
                 f"{hostname}: interfaces[{interface['name']}].unnumbered=True: unnumbered interfaces are not "
                 "supported by the EOS renderer"
             )
-        if interface["kind"] == "peer_link":
-            raise RenderError(
-                f"{hostname}: interfaces[{interface['name']}].kind='peer_link': MLAG peer links are not modelled by "
-                "the EOS renderer (validate_intent refuses peer-link cables on EOS switches)"
-            )
     qos = structured.get("qos") or {}
     queue_of_control_class = (qos.get("tc_to_queue") or {}).get(str(EOS_CONTROL_TRAFFIC_CLASS))
     if queue_of_control_class is not None and int(queue_of_control_class) != EOS_CONTROL_TRAFFIC_CLASS:
