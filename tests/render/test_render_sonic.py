@@ -257,9 +257,37 @@ def test_cnp_queue_is_strict_priority_and_lossless_queues_dwrr(leaf_db):
     # qos.cnp.traffic_class 6 -> queue 6: CNP overtakes the RoCE data it throttles.
     assert leaf_db["QUEUE"]["Ethernet0|6"] == {"scheduler": "scheduler.strict"}
     assert leaf_db["SCHEDULER"]["scheduler.strict"] == {"type": "STRICT"}
-    assert leaf_db["QUEUE"]["Ethernet0|3"]["scheduler"] == "scheduler.lossless"
-    assert leaf_db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.lossy"}
-    assert leaf_db["SCHEDULER"]["scheduler.lossless"] == {"type": "DWRR", "weight": "50"}
+    # The weights are the structured config's qos.scheduling (the one decision, EOS prints the same).
+    assert leaf_db["QUEUE"]["Ethernet0|3"]["scheduler"] == "scheduler.dwrr_40"
+    assert leaf_db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.dwrr_20"}
+    assert leaf_db["SCHEDULER"]["scheduler.dwrr_40"] == {"type": "DWRR", "weight": "40"}
+    assert leaf_db["SCHEDULER"]["scheduler.dwrr_20"] == {"type": "DWRR", "weight": "20"}
+
+
+def test_sonic_schedulers_follow_qos_scheduling():
+    structured = leaf_structured("sonic")
+    structured["qos"]["scheduling"].update({"0": {"mode": "dwrr", "weight_percent": 10},
+                                            "3": {"mode": "dwrr", "weight_percent": 45},
+                                            "4": {"mode": "dwrr", "weight_percent": 45}})
+    db = build_config_db(structured)
+    assert db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.dwrr_10"}
+    assert db["SCHEDULER"] == {"scheduler.strict": {"type": "STRICT"}, "scheduler.dwrr_10": {"type": "DWRR", "weight": "10"},
+                               "scheduler.dwrr_45": {"type": "DWRR", "weight": "45"}}
+
+
+@pytest.mark.parametrize(("queue", "entry", "message"), [
+    ("3", None, r"qos\.scheduling\[3\]=None: queue 3 carries traffic"),
+    ("3", {"mode": "dwrr", "weight_percent": 0}, r"qos\.scheduling\[3\]\.weight_percent=0: SONiC DWRR weights"),
+    ("3", {"mode": "wrr"}, r"qos\.scheduling\[3\]\.mode='wrr'"),
+])
+def test_broken_scheduling_is_refused(queue, entry, message):
+    structured = leaf_structured("sonic")
+    if entry is None:
+        del structured["qos"]["scheduling"][queue]
+    else:
+        structured["qos"]["scheduling"][queue] = entry
+    with pytest.raises(RenderError, match=message):
+        build_config_db(structured)
 
 
 def test_cnp_sharing_a_lossless_queue_is_refused():

@@ -67,10 +67,7 @@ LOSSY_DYNAMIC_TH = "3"
 # PFC watchdog poll interval (ms): SONiC's default; it must not exceed any port's detection time.
 PFCWD_POLL_INTERVAL_MS = 200
 SCHEDULER_STRICT = "scheduler.strict"
-SCHEDULER_LOSSLESS = "scheduler.lossless"
-SCHEDULER_LOSSY = "scheduler.lossy"
-# DWRR weights: lossless (RoCE) queues get the larger share of what strict CNP leaves; lossy queues the rest.
-LOSSLESS_WEIGHT, LOSSY_WEIGHT = "50", "10"
+SCHEDULER_DWRR_PREFIX = "scheduler.dwrr_"  # + the weight: one scheduler per distinct weight in qos.scheduling
 
 
 def sonic_vrf_name(name: str) -> str:
@@ -468,8 +465,10 @@ def qos_tables(structured: dict) -> dict:
 def _scheduler_tables(qos: dict, tc_to_queue: dict[int, int], tables: dict) -> dict[int, str]:
     """SCHEDULER (sonic-scheduler.yang): queue -> scheduler name for every queue a traffic class uses.
 
-    CNP (DCQCN congestion notifications) must overtake the data it throttles: its queue is strict priority.
-    Lossless (RoCE) queues share DWRR with a larger weight than lossy ones (SONiC QoS design, "scheduler").
+    Formatting only: the scheduling is decided once, in the structured config's ``qos.scheduling``
+    (compiler/structured/qos_policy.py, also printed by EOS and the FRR/Linux ETS plan): ``strict`` ->
+    ``scheduler.strict`` (type STRICT; the CNP queue), ``dwrr`` with ``weight_percent`` W -> ``scheduler.dwrr_W``
+    (type DWRR, weight W; the YANG range 1..100 takes a percentage as it is, only the ratio matters to DWRR).
     """
     lossless_queues = {int(item["queue"]) for item in qos.get("classes", []) if item.get("lossless")}
     cnp = qos.get("cnp") or {}
@@ -477,17 +476,25 @@ def _scheduler_tables(qos: dict, tc_to_queue: dict[int, int], tables: dict) -> d
     if cnp_queue is not None and cnp_queue in lossless_queues:
         raise RenderError(f"qos.cnp.traffic_class={cnp['traffic_class']!r}: CNP shares queue {cnp_queue} with a "
                           "lossless class; CNP needs its own strict-priority queue")
+    scheduling = qos["scheduling"]
     by_queue: dict[int, str] = {}
     for queue in sorted(set(tc_to_queue.values())):
-        if queue == cnp_queue:
-            by_queue[queue] = SCHEDULER_STRICT
-            tables["SCHEDULER"][SCHEDULER_STRICT] = {"type": "STRICT"}
-        elif queue in lossless_queues:
-            by_queue[queue] = SCHEDULER_LOSSLESS
-            tables["SCHEDULER"][SCHEDULER_LOSSLESS] = {"type": "DWRR", "weight": LOSSLESS_WEIGHT}
+        entry = scheduling.get(str(queue))
+        if entry is None:
+            raise RenderError(f"qos.scheduling[{queue}]=None: queue {queue} carries traffic (qos.tc_to_queue) but "
+                              "has no scheduling")
+        if entry.get("mode") == "strict":
+            name, scheduler = SCHEDULER_STRICT, {"type": "STRICT"}
+        elif entry.get("mode") == "dwrr":
+            weight = entry.get("weight_percent")
+            if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 100:
+                raise RenderError(f"qos.scheduling[{queue}].weight_percent={weight!r}: SONiC DWRR weights are "
+                                  "1..100 (sonic-scheduler.yang)")
+            name, scheduler = f"{SCHEDULER_DWRR_PREFIX}{weight}", {"type": "DWRR", "weight": str(weight)}
         else:
-            by_queue[queue] = SCHEDULER_LOSSY
-            tables["SCHEDULER"][SCHEDULER_LOSSY] = {"type": "DWRR", "weight": LOSSY_WEIGHT}
+            raise RenderError(f"qos.scheduling[{queue}].mode={entry.get('mode')!r}: expected 'strict' or 'dwrr'")
+        by_queue[queue] = name
+        tables["SCHEDULER"][name] = scheduler
     return by_queue
 
 
