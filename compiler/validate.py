@@ -29,6 +29,7 @@ from compiler.model import (
 )
 from compiler.names import VRF_NAME, name_problem, snapshot_name_errors
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
+from compiler.secret_refs import SECRET_REFERENCE
 from compiler.topology import VTEP_ROLES, server_port_of
 
 MAX_ASN = 4294967295  # 4-byte ASN space, RFC 6793
@@ -185,7 +186,6 @@ def _check_ports_exist(inventory: Inventory, errors: list[FieldError]) -> None:
 
 
 MANAGEMENT_VRF_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$")  # a Linux netdev name on SONiC/FRR (IFNAMSIZ)
-SECRET_REFERENCE = re.compile(r"^[a-z][a-z0-9+.-]*:\S+$")  # "<scheme>:<path>", e.g. vault:secret/fabric/tacacs
 
 
 def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[FieldError]) -> None:
@@ -211,7 +211,8 @@ def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[F
                 errors.append(FieldError(f"management.{name}", server, "not an IP address"))
     if policy.aaa_servers and not SECRET_REFERENCE.match(policy.aaa_secret_ref or ""):
         errors.append(FieldError("management.aaa_secret_ref", policy.aaa_secret_ref,
-                                 "AAA servers need a secret reference like 'vault:secret/path' (never the secret)"))
+                                 "AAA servers need a secret reference like 'vault:secret/path' (never the secret; path "
+                                 "characters A-Za-z0-9_./:@+=-, so the marker a config carries stays one token)"))
     if network is None:
         return
     gateway = policy.gateway_address()
