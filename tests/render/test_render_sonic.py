@@ -528,3 +528,28 @@ def test_fast_writer_matches_json_dumps(value):
 def test_config_db_text_equals_standard_json_dumps(make):
     structured = make("sonic")
     assert render_config_db(structured) == json.dumps(build_config_db(structured), sort_keys=True, indent=4) + "\n"
+
+
+AAA = {"tacacs_servers": ["192.0.2.5", "192.0.2.6"], "secret_ref": "vault:secret/fabric/tacacs"}
+
+
+def test_tacacs_aaa_tables_carry_the_secret_reference_only():
+    structured = leaf_structured("sonic")
+    structured["management"]["aaa"] = dict(AAA)
+    db = build_config_db(structured)
+    assert db["TACPLUS"] == {"global": {"passkey": "FT-SECRET[vault:secret/fabric/tacacs]", "src_intf": "eth0"}}
+    assert db["TACPLUS_SERVER"] == {"192.0.2.5": {"priority": "2", "tcp_port": "49", "vrf": "mgmt"},
+                                    "192.0.2.6": {"priority": "1", "tcp_port": "49", "vrf": "mgmt"}}
+    assert db["AAA"] == {"authentication": {"login": "tacacs+,local", "failthrough": "True"}}
+    assert not {"TACPLUS", "TACPLUS_SERVER", "AAA"} & set(build_config_db(leaf_structured("sonic")))
+
+
+@pytest.mark.parametrize(("aaa", "message"), [
+    ({**AAA, "secret_ref": "s3cret"}, r"management\.aaa\.secret_ref='s3cret'"),
+    ({**AAA, "tacacs_servers": [f"192.0.2.{n}" for n in range(1, 10)]}, r"SONiC takes 1\.\.8 TACACS\+ servers"),
+])
+def test_broken_aaa_is_refused(aaa, message):
+    structured = leaf_structured("sonic")
+    structured["management"]["aaa"] = aaa
+    with pytest.raises(RenderError, match=message):
+        build_config_db(structured)

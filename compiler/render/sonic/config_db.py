@@ -19,6 +19,7 @@ from compiler import platforms
 from compiler.catalog import SWITCH_MODELS
 from compiler.errors import PlatformDataError, RenderError
 from compiler.names import LINUX_IFNAME_MAX
+from compiler.secret_refs import placeholder as secret_placeholder
 
 # SONiC names front-panel ports EthernetN (N = first SerDes lane index, from the platform's port_config.ini).
 PORT_NAME = re.compile(r"Ethernet[0-9]+")
@@ -66,6 +67,8 @@ DEFAULT_LOSSLESS_DYNAMIC_TH = "0"
 LOSSY_DYNAMIC_TH = "3"
 # PFC watchdog poll interval (ms): SONiC's default; it must not exceed any port's detection time.
 PFCWD_POLL_INTERVAL_MS = 200
+TACPLUS_MAX_SERVERS = 8  # sonic-system-tacacs.yang TACPLUS_SERVER_LIST max-elements
+TACACS_PORT = "49"  # RFC 8907 section 4 (TACACS+ over TCP port 49)
 SCHEDULER_STRICT = "scheduler.strict"
 SCHEDULER_DWRR_PREFIX = "scheduler.dwrr_"  # + the weight: one scheduler per distinct weight in qos.scheduling
 
@@ -153,7 +156,7 @@ def management_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
     From the structured ``management`` key. SONiC's management VRF is always named ``mgmt``; when the structured
     config names a VRF, management runs in it and NTP/syslog use it. Without an address the management interface
     is not rendered: the switch keeps the address it booted with (ZTP/DHCP), which the push must then preserve.
-    AAA (TACACS+) is not rendered: its shared secret is a reference the push driver resolves (docs/renderers.md).
+    AAA (TACACS+): :func:`aaa_tables`, the shared secret by reference only.
     """
     management = structured.get("management") or {}
     if not management:
@@ -176,7 +179,39 @@ def management_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
                                    for server in management["syslog_servers"]}
     if management.get("dns_servers"):
         tables["DNS_NAMESERVER"] = {server: {} for server in management["dns_servers"]}
+    if management.get("aaa"):
+        tables.update(aaa_tables(structured["hostname"], management["aaa"], port, vrf_enabled))
     return tables
+
+
+def aaa_tables(hostname: str, aaa: dict, management_port: str, vrf_enabled: bool) -> dict:
+    """TACPLUS, TACPLUS_SERVER (sonic-system-tacacs.yang), AAA (sonic-system-aaa.yang).
+
+    TACACS+ servers in the management VRF (the model takes ``mgmt`` or ``default``), the first server tried first
+    (``priority`` 1..64, higher first), sourced from the management port. The shared secret is the global
+    ``passkey`` - the secret reference's marker (compiler.secret_refs), which the push driver replaces with the
+    secret from the credential store; the marker satisfies the passkey pattern ``[^ #,]*`` so the stored config
+    is YANG-valid, and ``key_encrypt`` stays false (SONiC would otherwise expect its own encrypted form).
+    Login authentication tries TACACS+, then local users (``failthrough``: a server that rejects or is down
+    does not lock the operator out; EOS gets the same ``group FT_TACACS local``). Authorization is left to the
+    switch's default (local): SONiC's ``AAA|authorization`` is per-command TACACS+ authorization, which EOS's
+    ``aaa authorization exec`` is not.
+    """
+    servers = aaa.get("tacacs_servers") or []
+    if not servers or len(servers) > TACPLUS_MAX_SERVERS:
+        raise RenderError(f"{hostname}: management.aaa.tacacs_servers={servers!r}: SONiC takes 1..{TACPLUS_MAX_SERVERS} "
+                          "TACACS+ servers (sonic-system-tacacs.yang max-elements)")
+    try:
+        passkey = secret_placeholder(aaa.get("secret_ref") or "")
+    except ValueError as exc:
+        raise RenderError(f"{hostname}: management.aaa.secret_ref={aaa.get('secret_ref')!r}: {exc}") from None
+    vrf = SONIC_MANAGEMENT_VRF if vrf_enabled else "default"
+    return {
+        "TACPLUS": {"global": {"passkey": passkey, "src_intf": management_port}},
+        "TACPLUS_SERVER": {server: {"priority": str(len(servers) - index), "tcp_port": TACACS_PORT, "vrf": vrf}
+                           for index, server in enumerate(servers)},
+        "AAA": {"authentication": {"login": "tacacs+,local", "failthrough": "True"}},
+    }
 
 
 def port_tables(structured: dict, sonic: platforms.SonicPlatform) -> dict:
