@@ -39,8 +39,8 @@ from pyeapi.eapilib import EapiError
 from compiler.errors import DriverError
 
 from ..credentials import secret_refs_resolve
-from ..guard import config_blocks, is_aaa_line, push_guard
-from .base import ConfigFiles, DeviceDriver, Health
+from ..guard import config_blocks, eos_keys_masked, is_aaa_line, push_guard
+from .base import ConfigFiles, DeviceDriver, Health, config_diff
 
 CONFIG_FILE = "startup-config"
 DRAIN_CONFIG = "maintenance\n   unit System\n      quiesce\n"
@@ -189,6 +189,12 @@ class NapalmEosDriver(DeviceDriver):
     def discard(self) -> None:
         self._call("discard_config", self.device.discard_config)
         self._candidate = None
+
+    def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
+        """Offline (change sets, drift): the unified diff with keys masked on both sides, so the device's TACACS+ key
+        and the intent's ``FT-SECRET[...]`` marker are not a difference and no key lands in a stored diff."""
+        return config_diff({name: eos_keys_masked(text) for name, text in running.items()},
+                           {name: eos_keys_masked(text) for name, text in intended.items()})
 
     def is_at(self, config: ConfigFiles) -> bool:
         """EOS normalises the running config (defaults, comments), so "already applied?" is asked the device's way:

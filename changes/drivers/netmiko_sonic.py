@@ -39,7 +39,7 @@ from twin.redaction import redact
 from ..credentials import secret_refs_resolve
 from ..guard import push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
-from .config_db import apply_config_db_patch, config_db_patch, parse_config_db
+from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, secrets_masked
 
 DEFAULTS = {
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
@@ -172,9 +172,12 @@ class NetmikoSonicDriver(DeviceDriver):
 
     def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
         """Offline (change sets, drift): the same patch text + frr.conf diff as ``compare``, so tables we merge and
-        do not render (MGMT_*, platform data) never show up as removals."""
-        running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
-        intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")
+        do not render (MGMT_*, platform data) never show up as removals. Passkeys are masked on both sides: the
+        device's and the rendered marker are not a difference."""
+        running_db = secrets_masked(parse_config_db(running.get(CONFIG_DB, ""),
+                                                    what=f"{self.hostname}: running {CONFIG_DB}"))
+        intended_db = secrets_masked(parse_config_db(intended.get(CONFIG_DB, ""),
+                                                     what=f"{self.hostname}: intended {CONFIG_DB}"))
         frr_after = intended.get("frr.conf", running.get("frr.conf", ""))
         return patch_text(config_db_patch(running_db, intended_db)) + config_diff(
             {"frr.conf": running.get("frr.conf", "")}, {"frr.conf": frr_after})

@@ -243,3 +243,27 @@ def test_sonic_guard_refuses_dropping_a_tacacs_server_but_allows_a_key_rotation(
     message = str(refused.value)
     assert "TACPLUS_SERVER|192.0.2.5 would be removed" in message
     assert "TACPLUS|global field 'passkey' would be removed" in message and "rotated-Key-43" not in message
+
+
+# ------------------------------------------------------------------------------------------ offline diffs
+
+
+def test_eos_planned_diff_sees_no_difference_between_the_devices_key_and_the_marker():
+    driver = _eos()
+    intended = {"startup-config": INTENDED_AAA["startup-config"].replace("end\n", MAINTENANCE + "end\n")}
+    running = {"startup-config": EOS_AFTER}
+    assert driver.planned_diff(running, intended) == ""  # same AAA, key by reference: nothing to do
+    other = {"startup-config": intended["startup-config"].replace("host 192.0.2.5", "host 192.0.2.9")}
+    diff = driver.planned_diff(running, other)  # broken: another server is a difference, shown without a key
+    assert "-tacacs-server host 192.0.2.5 vrf MGMT key 7 ***" in diff and TYPE7 not in diff
+
+
+def test_sonic_planned_diff_sees_no_difference_between_the_devices_passkey_and_the_marker():
+    driver = NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", "s3cret-Pa55")
+    resolved = copy.deepcopy(SONIC_AAA)
+    resolved["TACPLUS"]["global"]["passkey"] = SECRET
+    running = _sonic_files({**copy.deepcopy(SONIC_RUNNING), **resolved})
+    assert driver.planned_diff(running, _sonic_files({**copy.deepcopy(SONIC_RUNNING), **SONIC_AAA})) == ""
+    without = _sonic_files(copy.deepcopy(SONIC_RUNNING))  # broken: the device lacks AAA: the diff adds it, masked
+    diff = driver.planned_diff(without, _sonic_files({**copy.deepcopy(SONIC_RUNNING), **SONIC_AAA}))
+    assert '"path": "/TACPLUS"' in diff and '"passkey": "***"' in diff and "FT-SECRET" not in diff
