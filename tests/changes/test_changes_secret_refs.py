@@ -267,3 +267,22 @@ def test_sonic_planned_diff_sees_no_difference_between_the_devices_passkey_and_t
     without = _sonic_files(copy.deepcopy(SONIC_RUNNING))  # broken: the device lacks AAA: the diff adds it, masked
     diff = driver.planned_diff(without, _sonic_files({**copy.deepcopy(SONIC_RUNNING), **SONIC_AAA}))
     assert '"path": "/TACPLUS"' in diff and '"passkey": "***"' in diff and "FT-SECRET" not in diff
+
+
+def test_key_rotation_reencrypts_config_secrets(monkeypatch):
+    from cryptography.fernet import Fernet, InvalidToken
+
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", old)
+    config_secret_set(reference=REFERENCE, clear=SECRET)
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", new)  # broken order: the new key alone cannot open it
+    with pytest.raises(CommandError, match="config secret 'vault:secret/fabric/tacacs' cannot be decrypted"):
+        call_command("credential_key_rotate", stdout=io.StringIO())
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", f"{new},{old}")
+    call_command("credential_key_rotate", stdout=io.StringIO())
+    token = ConfigSecret.objects.get(reference=REFERENCE).value_encrypted.encode()
+    with pytest.raises(InvalidToken):
+        Fernet(old.encode()).decrypt(token)
+    monkeypatch.setenv("FT_CREDENTIAL_KEY", new)
+    resolved = secret_refs_resolve({"config_db.json": MARKER}, device="leaf2", platform="sonic")
+    assert resolved == {"config_db.json": SECRET}
