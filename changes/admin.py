@@ -4,7 +4,7 @@ from django.contrib import admin
 
 from twin.policy import MANAGE_ENDPOINTS, CapabilityAdminMixin
 
-from .models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
+from .models import AuditLog, ChangeSet, ChangeSetDevice, ConfigSecret, DeviceEndpoint, DriftRecord, Rollout, Step
 
 
 class ChangeSetDeviceInline(admin.TabularInline):
@@ -43,6 +43,19 @@ class DeviceEndpointAdmin(CapabilityAdminMixin, admin.ModelAdmin):
     capability = MANAGE_ENDPOINTS  # endpoints say how to log in to production devices: admins only
     list_display = ("hostname", "driver", "address", "port", "username")
     exclude = ("password_encrypted",)  # set through the service / command; never shown
+
+
+@admin.register(ConfigSecret)
+class ConfigSecretAdmin(CapabilityAdminMixin, admin.ModelAdmin):
+    """References only: values are set with ``manage.py config_secret set`` and are never shown."""
+
+    capability = MANAGE_ENDPOINTS  # the secrets pushed to production devices: admins only
+    list_display = ("reference", "updated_at")
+    readonly_fields = ("reference", "updated_at")
+    exclude = ("value_encrypted",)
+
+    def has_add_permission(self, request) -> bool:  # a value can only be given through the command (stdin/env)
+        return False
 
 
 @admin.register(DriftRecord)

@@ -14,12 +14,21 @@ generated once with mode 0600 and read on every later start. It is never derived
 Operators can keep passwords out of the database entirely with ``password_env`` (an environment variable name)
 or ``secret_file`` (a file whose first line is the password). Every clear value handled here is remembered by
 twin.redaction so logs and audit entries show ``***`` instead.
+
+Config secrets (``ConfigSecret``): secrets a rendered config names by reference only - the TACACS+ key is
+``FT-SECRET[vault:secret/fabric/tacacs]`` in every stored config, diff and golden (compiler.secret_refs).
+``secret_refs_resolve`` is the one place a reference becomes a secret: every push driver (NAPALM EOS, Netmiko
+SONiC, twin) calls it on the candidate just before it is sent, and it refuses the push (``SecretReferenceUnknown``)
+when a reference is not registered. Register one with ``manage.py config_secret set <reference>`` (value from
+stdin or an environment variable, never the command line).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -28,8 +37,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from compiler.errors import DriverError, FieldError, IntentValidationError
+from compiler.secret_refs import PLACEHOLDER, SECRET_REFERENCE, references_in
 from twin.keyfiles import KeyFileError, key_file_read_or_create
 from twin.redaction import REDACTED, is_secret_name, secret_remember
+
+from .errors import SecretReferenceUnknown, SecretValueRefused
 
 KEY_ENV = "FT_CREDENTIAL_KEY"
 # The marker of an encrypted value inside a JSON document (optional_args): {"$fernet": "<token>"}.
@@ -205,11 +217,19 @@ def _options_reencrypt(options, fernet: MultiFernet):
 def credentials_reencrypt() -> int:
     """Re-encrypt every stored secret under the current (first) key; returns how many were re-encrypted. Runs in
     one transaction: a secret no accepted key opens aborts it with DriverError and changes nothing."""
-    from .models import DeviceEndpoint  # here: models imports this module (DeviceEndpoint.save encrypts)
+    from .models import ConfigSecret, DeviceEndpoint  # here: models imports this module (DeviceEndpoint.save)
 
     fernet = _fernet()
     count = 0
     with transaction.atomic():
+        for secret in ConfigSecret.objects.select_for_update().order_by("pk"):
+            try:
+                rotated = fernet.rotate(secret.value_encrypted.encode()).decode()
+            except InvalidToken as exc:
+                raise DriverError(f"config secret {secret.reference!r} cannot be decrypted with any accepted key; "
+                                  "nothing was re-encrypted") from exc
+            ConfigSecret.objects.filter(pk=secret.pk).update(value_encrypted=rotated)
+            count += 1
         for endpoint in DeviceEndpoint.objects.select_for_update().order_by("pk"):
             try:
                 if endpoint.password_encrypted:
@@ -223,3 +243,79 @@ def credentials_reencrypt() -> int:
             DeviceEndpoint.objects.filter(pk=endpoint.pk).update(password_encrypted=endpoint.password_encrypted,
                                                                  optional_args=options)
     return count
+
+
+# --------------------------------------------------------------------------------------------- config secrets
+
+# Cisco/Arista "type 7" obfuscation (reversible, not encryption): what EOS prints after `key 7` for TACACS+ and
+# RADIUS keys. Two decimal digits of salt, then each character XOR the table character at (salt + i), in hex.
+# Checked against Arista AVD's own implementation (pyavd_utils.passwords.simple_7_encrypt) in the tests.
+_TYPE7_TABLE = "dsfd;kfoA,.iyewrkldJKDHSUBsgvca69834ncxv9873254k;fg87"
+# SONiC TACACS+ passkey (sonic-system-tacacs.yang): 1..256 printable ASCII characters except blank, '#' and ','.
+SONIC_PASSKEY = re.compile(r"[!-~]{1,256}")
+SONIC_PASSKEY_FORBIDDEN = " #,"
+
+
+def eos_type7(clear: str, *, salt: int) -> str:
+    """``clear`` in EOS's type-7 form with a salt 0..15."""
+    if not 0 <= salt <= 15:
+        raise ValueError(f"type-7 salt {salt!r} must be 0..15")
+    return f"{salt:02d}" + "".join(f"{ord(char) ^ ord(_TYPE7_TABLE[(salt + index) % len(_TYPE7_TABLE)]):02X}"
+                                   for index, char in enumerate(clear))
+
+
+def config_secret_set(*, reference: str, clear: str) -> bool:
+    """Register (or replace) the secret behind ``reference``; True when it was new. The clear value is encrypted
+    at once and never stored or logged in clear."""
+    from .models import ConfigSecret  # here: models imports this module (DeviceEndpoint.save encrypts)
+
+    if not SECRET_REFERENCE.match(reference or ""):
+        raise IntentValidationError(FieldError("reference", reference, "expected '<scheme>:<path>' like "
+                                               "vault:secret/fabric/tacacs (path characters A-Za-z0-9_./:@+=-)"))
+    if not clear:
+        raise IntentValidationError(FieldError("value", "", "an empty secret cannot be registered"))
+    _, created = ConfigSecret.objects.update_or_create(reference=reference,
+                                                       defaults={"value_encrypted": encrypt_secret(clear)})
+    return created
+
+
+def config_secret_delete(*, reference: str) -> bool:
+    from .models import ConfigSecret
+
+    deleted, _ = ConfigSecret.objects.filter(reference=reference).delete()
+    return bool(deleted)
+
+
+def _encoded_for(platform: str, device: str, reference: str, clear: str) -> str:
+    """The secret as the platform takes it where its reference stands: EOS ``key 7 <type-7>``; SONiC and FRR/Linux
+    the clear value (SONiC ``passkey`` with ``key_encrypt`` false)."""
+    if platform == "eos":
+        # A salt fixed per reference, so the same secret always renders the same text (stable hashes, no diff).
+        encoded = eos_type7(clear, salt=hashlib.sha256(reference.encode()).digest()[0] % 16)
+        secret_remember(encoded)  # type 7 is reversible: as secret as the clear value
+        return encoded
+    if not SONIC_PASSKEY.fullmatch(clear) or any(char in clear for char in SONIC_PASSKEY_FORBIDDEN):
+        raise SecretValueRefused(f"{device}: secret reference {reference!r}: the stored value cannot be a "
+                                 f"{platform} TACACS+ passkey (1-256 printable ASCII characters, no blank, '#' or "
+                                 "','; sonic-system-tacacs.yang); register another value")
+    return clear
+
+
+def secret_refs_resolve(files: dict[str, str], *, device: str, platform: str) -> dict[str, str]:
+    """The one resolver: ``files`` with every ``FT-SECRET[<reference>]`` replaced by the registered secret, encoded
+    for ``platform`` (eos, sonic, frr). Files without a reference come back unchanged (no database access).
+    Unknown references refuse the push (``SecretReferenceUnknown``, naming all of them); every clear and encoded
+    value is remembered by twin.redaction, so step output, errors and the audit trail show ``***``. The result is
+    for the device only: never store or return it."""
+    from .models import ConfigSecret
+
+    references = list(dict.fromkeys(reference for text in files.values() for reference in references_in(text)))
+    if not references:
+        return files
+    stored = dict(ConfigSecret.objects.filter(reference__in=references).values_list("reference", "value_encrypted"))
+    unknown = [reference for reference in references if reference not in stored]
+    if unknown:
+        raise SecretReferenceUnknown(device, unknown)
+    encoded = {reference: _encoded_for(platform, device, reference, decrypt_secret(stored[reference]))
+               for reference in references}
+    return {name: PLACEHOLDER.sub(lambda match: encoded[match.group(1)], text) for name, text in files.items()}

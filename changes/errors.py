@@ -33,3 +33,20 @@ class PushRefused(DriverError):  # noqa: N818 - named for what the operator sees
         self.problems = list(problems)
         super().__init__(f"{device}: push refused, the candidate would cut the management path or change the drain "
                          f"state: " + "; ".join(self.problems))
+
+
+class SecretReferenceUnknown(DriverError):  # noqa: N818 - named for what the operator sees
+    """A config names a secret reference (compiler.secret_refs) the credential store does not hold: the push is
+    refused before anything reaches the device. Names the device and every unknown reference (never a value)."""
+
+    def __init__(self, device: str, references: list[str]):
+        self.device = device
+        self.references = list(references)
+        listed = ", ".join(repr(reference) for reference in self.references)
+        super().__init__(f"{device}: push refused, secret reference {listed} is not in the credential store "
+                         f"(register it with: manage.py config_secret set {self.references[0]})")
+
+
+class SecretValueRefused(DriverError):
+    """A stored secret cannot be written where its reference stands (e.g. a blank in a SONiC TACACS+ passkey).
+    Names the device, the reference and the rule, never the value."""

@@ -6,7 +6,10 @@ and refuses (``PushRefused``, naming the device and every line/key) when the pus
 
 - the management path: the management interface (address, VRF, shutdown state; an EOS candidate must carry one
   with an address, since the session replaces everything), the management VRF, its default route, the API/SSH
-  access (EOS ``management ...`` blocks; SONiC MGMT_*, SSH_SERVER, RESTAPI, GNMI/TELEMETRY, AAA), the login users (EOS ``username``), and the platform identity SONiC boots from (DEVICE_METADATA
+  access (EOS ``management ...`` blocks; SONiC MGMT_*, SSH_SERVER, RESTAPI, GNMI/TELEMETRY), the login users (EOS
+  ``username``), AAA (EOS ``tacacs-server``/``radius-server``/``aaa ...``/``ip tacacs`` lines compared with keys
+  masked, so a key rotation passes and no key is ever printed; SONiC AAA, TACPLUS*, RADIUS*, where a passkey may
+  change but not disappear), and the platform identity SONiC boots from (DEVICE_METADATA
   hwsku/platform/mac: without them the switch does not come back, issue #13);
 - this device's drain/maintenance state (EOS ``maintenance`` block; SONiC BGP_DEVICE_GLOBAL|STATE ``tsa_enabled``;
   FRR/twin ``route-map FT-DRAIN`` and the neighbours using it).
@@ -20,6 +23,8 @@ from __future__ import annotations
 import json
 import re
 
+from twin.redaction import is_secret_name
+
 from .drivers.base import ConfigFiles
 from .errors import PushRefused
 
@@ -31,7 +36,8 @@ FRR_FILE = "frr.conf"
 # sonic-restapi.yang, sonic-gnmi.yang, sonic-system-aaa.yang, sonic-bgp-device-global.yang): every field the
 # device has must survive unchanged.
 SONIC_PROTECTED_TABLES = ("MGMT_INTERFACE", "MGMT_PORT", "MGMT_VRF_CONFIG", "SSH_SERVER", "RESTAPI", "GNMI",
-                          "TELEMETRY", "AAA", "TACPLUS_SERVER", "RADIUS_SERVER", "BGP_DEVICE_GLOBAL")
+                          "TELEMETRY", "AAA", "TACPLUS", "TACPLUS_SERVER", "RADIUS", "RADIUS_SERVER",
+                          "BGP_DEVICE_GLOBAL")
 SONIC_PROTECTED_FIELDS = {("DEVICE_METADATA", "localhost"): ("hwsku", "platform", "mac")}
 SONIC_MGMT_VRF = "mgmt"  # SONiC's management VRF name is fixed (sonic-mgmt_vrf.yang)
 
@@ -134,6 +140,7 @@ def _eos_problems(running_text: str, effective_text: str) -> list[str]:
     for header in running:
         if any(header.startswith(prefix) for prefix in route_prefixes) and header not in effective:
             problems.append(f"management route '{header}' would be removed")
+    problems += _eos_aaa_problems(running, effective)
     users = {header.split()[1] for header in running if header.startswith("username ")}
     kept = {header.split()[1] for header in effective if header.startswith("username ")}
     problems += [f"login 'username {user}' would be removed" for user in sorted(users - kept)]
@@ -142,6 +149,41 @@ def _eos_problems(running_text: str, effective_text: str) -> list[str]:
     if "maintenance" not in running and "maintenance" in effective:
         problems += [f"drain state 'maintenance': line '{line}' would be added" for line in effective["maintenance"]]
     return problems
+
+
+# AAA: how a login is checked. Removing what the device has could lock the operator out (issue #13); a key may
+# change (rotation), so lines are compared with their key masked and never printed with it.
+_EOS_AAA_HEADER = re.compile(r"^(?:tacacs-server |radius-server |aaa |ip tacacs |ip radius )")
+_EOS_KEY = re.compile(r"\bkey(?: \d+[a-z]?)? \S+")
+
+
+def is_aaa_line(header: str) -> bool:
+    """Is this top-level EOS line part of AAA (servers and keys, server groups, methods, source interfaces)?"""
+    return bool(_EOS_AAA_HEADER.match(header))
+
+
+def _key_masked(line: str) -> str:
+    return _EOS_KEY.sub(lambda match: match.group(0).rsplit(" ", 1)[0] + " ***", line)
+
+
+def eos_keys_masked(text: str) -> str:
+    """EOS config text with every ``key [type] <value>`` shown as ``key [type] ***``: the device's key and the
+    rendered secret reference's marker compare equal, and no key is shown (change-set diffs, drift)."""
+    return "".join(_key_masked(line) for line in text.splitlines(keepends=True))
+
+
+def _eos_aaa_lines(blocks: dict[str, list[str]]) -> list[str]:
+    lines = []
+    for header, body in blocks.items():
+        if is_aaa_line(header):
+            lines.append(_key_masked(header))
+            lines += [f"{_key_masked(header)} / {_key_masked(line)}" for line in body]
+    return lines
+
+
+def _eos_aaa_problems(running: dict[str, list[str]], effective: dict[str, list[str]]) -> list[str]:
+    kept = set(_eos_aaa_lines(effective))
+    return [f"AAA '{line}' would be removed" for line in _eos_aaa_lines(running) if line not in kept]
 
 
 # --------------------------------------------------------------------------------------------- SONiC
@@ -170,11 +212,14 @@ def _sonic_problems(running_text: str, effective_text: str) -> list[str]:
         for field in fields or sorted(set(before) | set(after)):
             if field not in before and (fields or field not in after):
                 continue
+            secret = is_secret_name(field)  # a passkey: never printed; a new value (rotation) is not a loss
             if field not in after:
-                problems.append(f"{table}|{key} field '{field}' would be removed (was {before[field]!r})")
+                was = "" if secret else f" (was {before[field]!r})"
+                problems.append(f"{table}|{key} field '{field}' would be removed{was}")
             elif field not in before:
-                problems.append(f"{table}|{key} field '{field}' would be added ({after[field]!r})")
-            elif before[field] != after[field]:
+                problems.append(f"{table}|{key} field '{field}' would be added"
+                                + ("" if secret else f" ({after[field]!r})"))
+            elif before[field] != after[field] and not secret:
                 problems.append(f"{table}|{key} field '{field}' would change {before[field]!r} -> {after[field]!r}")
 
     for table in SONIC_PROTECTED_TABLES:

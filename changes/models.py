@@ -6,8 +6,10 @@ Devices are referred to by hostname (the inventory's unique key) so change recor
 """
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 
+from compiler.secret_refs import SECRET_REFERENCE
 from twin import names
 
 from .choices import (
@@ -21,7 +23,8 @@ from .choices import (
 )
 from .credentials import options_encrypt
 
-__all__ = ("ChangeSet", "ChangeSetDevice", "Rollout", "Step", "DeviceEndpoint", "DriftRecord", "AuditLog")
+__all__ = ("ChangeSet", "ChangeSetDevice", "Rollout", "Step", "DeviceEndpoint", "ConfigSecret", "DriftRecord",
+           "AuditLog")
 
 
 class ChangeSet(models.Model):
@@ -142,6 +145,25 @@ class DeviceEndpoint(models.Model):
         # Whoever writes the row (service, admin, shell, importer): secret-looking optional_args are encrypted.
         self.optional_args = options_encrypt(self.optional_args or {})
         super().save(*args, **kwargs)
+
+
+class ConfigSecret(models.Model):
+    """A secret a rendered config names by reference (``FT-SECRET[<reference>]``, compiler.secret_refs), e.g. the
+    TACACS+ key of ``FabricIntent.aaa_secret_ref``. Fernet-encrypted at rest like endpoint passwords; written only
+    through ``changes.credentials.config_secret_set`` (``manage.py config_secret set``), read only by the push
+    drivers' resolver (``changes.credentials.secret_refs_resolve``)."""
+
+    reference = models.CharField(max_length=200, unique=True,
+                                 validators=[RegexValidator(SECRET_REFERENCE.pattern,
+                                                            "a reference like vault:secret/path")])
+    value_encrypted = models.TextField(editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("reference",)
+
+    def __str__(self) -> str:
+        return self.reference
 
 
 class DriftRecord(models.Model):

@@ -34,6 +34,12 @@ class Platform:
     ALL = (EOS, SONIC, FRR)
 
 
+# Peer links (MLAG on EOS, MC-LAG/ICCP on SONiC, bonding + a peer on FRR/Linux) are modelled on no platform:
+# validate_intent and render_device both refuse them with this text.
+PEER_LINK_REFUSED = "MLAG peer links are not supported"
+PLATFORM_LABEL = {Platform.EOS: "EOS", Platform.SONIC: "SONiC", Platform.FRR: "FRR/Linux"}
+
+
 class Underlay:
     NUMBERED = "numbered"  # /31 per fabric link
     UNNUMBERED = "unnumbered"  # BGP over IPv6 link-local (RFC 5549); FRR and SONiC only

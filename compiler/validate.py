@@ -26,6 +26,8 @@ from compiler.catalog import SWITCH_MODELS
 from compiler.errors import AllocationError, FieldError, IntentValidationError
 from compiler.hardware import EOS_FAMILIES, asic_family
 from compiler.model import (
+    PEER_LINK_REFUSED,
+    PLATFORM_LABEL,
     Allocations,
     AsnScheme,
     FabricIntent,
@@ -38,6 +40,7 @@ from compiler.model import (
 )
 from compiler.names import VRF_NAME, name_problem, snapshot_name_errors
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
+from compiler.secret_refs import SECRET_REFERENCE
 from compiler.topology import VTEP_ROLES, server_port_of
 
 MAX_ASN = 4294967295  # 4-byte ASN space, RFC 6793
@@ -167,13 +170,15 @@ def _check_inventory(inventory: Inventory, intent: FabricIntent, errors: list[Fi
             errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
                                      "leaf-to-leaf cable must be marked as a peer link"))
         if cable.peer_link:
-            eos_ends = [end.device for end in (cable.a, cable.b)
-                        if end.device in switches and switches[end.device].platform == Platform.EOS]
-            if eos_ends:
-                # MLAG is not modelled: on EOS the port would become a routed port with no address.
-                errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
-                                         f"MLAG peer links are not supported on EOS switches ({', '.join(eos_ends)}): "
-                                         "remove the cable or the peer_link flag"))
+            # MLAG (EOS) / MC-LAG (SONiC ICCP, FRR/Linux) is not modelled on any platform: the port would become a
+            # routed port with no address on EOS, a bare PORT on SONiC and an unconfigured link on FRR/Linux.
+            for platform in Platform.ALL:
+                ends = [end.device for end in (cable.a, cable.b)
+                        if end.device in switches and switches[end.device].platform == platform]
+                if ends:
+                    errors.append(FieldError(f"cables[{cable.label}].peer_link", cable.peer_link,
+                                             f"{PEER_LINK_REFUSED} on {PLATFORM_LABEL[platform]} switches "
+                                             f"({', '.join(ends)}): remove the cable or the peer_link flag"))
         if cable.length_m < 0:
             errors.append(FieldError(f"cables[{cable.label}].length_m", cable.length_m, "must not be negative"))
 
@@ -189,7 +194,6 @@ def _check_ports_exist(inventory: Inventory, errors: list[FieldError]) -> None:
 
 
 MANAGEMENT_VRF_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$")  # a Linux netdev name on SONiC/FRR (IFNAMSIZ)
-SECRET_REFERENCE = re.compile(r"^[a-z][a-z0-9+.-]*:\S+$")  # "<scheme>:<path>", e.g. vault:secret/fabric/tacacs
 
 
 def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[FieldError]) -> None:
@@ -215,7 +219,8 @@ def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[F
                 errors.append(FieldError(f"management.{name}", server, "not an IP address"))
     if policy.aaa_servers and not SECRET_REFERENCE.match(policy.aaa_secret_ref or ""):
         errors.append(FieldError("management.aaa_secret_ref", policy.aaa_secret_ref,
-                                 "AAA servers need a secret reference like 'vault:secret/path' (never the secret)"))
+                                 "AAA servers need a secret reference like 'vault:secret/path' (never the secret; path "
+                                 "characters A-Za-z0-9_./:@+=-, so the marker a config carries stays one token)"))
     if network is None:
         return
     gateway_host = policy.gateway_address()

@@ -131,11 +131,11 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
         for interface in config["interfaces"]:
             if interface["kind"] != "fabric":
                 continue
-            peer = index.get((interface["peer_device"], interface["peer_interface"]))
-            if peer is None:
+            peer_device, peer_interface = interface["peer_device"], interface["peer_interface"]
+            peer = index.get((peer_device, peer_interface)) if peer_device and peer_interface else None
+            if peer is None or peer_device is None or peer_interface is None:
                 continue
-            key = link_key(host, linux_ifname(interface["name"]), interface["peer_device"],
-                           linux_ifname(interface["peer_interface"]))
+            key = link_key(host, linux_ifname(interface["name"]), peer_device, linux_ifname(peer_interface))
             prediction.link_mtu[key] = min(interface["mtu"], peer["mtu"])
             if intended:
                 prediction.link_mtu_intended[key] = intended

@@ -1,9 +1,13 @@
 """Arista EOS through NAPALM (eAPI): a configuration session with commit-confirm that never cuts the switch off.
 
 Push (NAPALM's eos driver does the session work, napalm/eos/eos.py):
-1. read the running config; carry its ``maintenance`` stanza into the candidate (a drained switch stays drained);
+0. resolve the candidate's secret references (``FT-SECRET[...]``: the TACACS+ key, written as ``key 7 <type-7>``)
+   from the encrypted credential store (``changes.credentials.secret_refs_resolve``); an unknown reference refuses
+   the push before the device is contacted;
+1. read the running config; carry its ``maintenance`` stanza into the candidate (a drained switch stays drained)
+   and, when the candidate has no AAA, its AAA stanzas (the operator's TACACS+ servers and key survive);
 2. the pre-push guard (``changes.guard.push_guard``) refuses a candidate that would remove or change the
-   management interface, VRF, default route, ``management api``/``ssh`` or logins, or the drain state;
+   management interface, VRF, default route, ``management api``/``ssh``, logins or AAA, or the drain state;
 3. ``load_replace_candidate``: ``configure session napalm_<n>`` + ``rollback clean-config`` + the candidate
    (a replace inside the session; nothing is live yet), ``compare_config`` = ``show session-config ... diffs``;
 4. ``commit_config(revert_in=N)``: ``configure session <s> commit timer hh:mm:ss`` - EOS applies it and rolls it
@@ -34,8 +38,9 @@ from pyeapi.eapilib import EapiError
 
 from compiler.errors import DriverError
 
-from ..guard import config_blocks, push_guard
-from .base import ConfigFiles, DeviceDriver, Health
+from ..credentials import secret_refs_resolve
+from ..guard import config_blocks, eos_keys_masked, is_aaa_line, push_guard
+from .base import ConfigFiles, DeviceDriver, Health, config_diff
 
 CONFIG_FILE = "startup-config"
 DRAIN_CONFIG = "maintenance\n   unit System\n      quiesce\n"
@@ -43,21 +48,49 @@ UNDRAIN_CONFIG = "maintenance\n   unit System\n      no quiesce\n"
 COMMIT_CONFIRM_S = 300  # EOS rolls the session back by itself unless it is confirmed within this time
 
 
-def carry_maintenance(running_text: str, candidate_text: str) -> str:
-    """The candidate with the running config's ``maintenance`` stanza (the drain state is the device's, not the
-    intent's). A candidate that already has a ``maintenance`` block is left alone: the guard then compares them."""
-    running = running_text.splitlines()
-    if "maintenance" in config_blocks(candidate_text) or "maintenance" not in running:
-        return candidate_text
-    start = running.index("maintenance")
-    end = start + 1
-    while end < len(running) and running[end].startswith(" "):
-        end += 1
-    stanza = "\n".join(running[start:end]) + "\n!\n"
+def _stanzas(text: str, wanted) -> str:
+    """The top-level lines of ``text`` for which ``wanted(line)`` holds, each with its indented lines, as config text
+    (each stanza followed by '!')."""
+    out, keep = [], False
+    for line in text.splitlines():
+        if line and not line.startswith((" ", "!")):
+            keep = line != "end" and wanted(line)
+            if keep:
+                out.append(line)
+        elif keep and line.startswith(" "):
+            out.append(line)
+    return "".join(f"{line}\n" for line in out) + "!\n" if out else ""
+
+
+def _insert_before_end(candidate_text: str, stanza: str) -> str:
     lines = candidate_text.splitlines(keepends=True)
     if lines and lines[-1].strip() == "end":  # keep 'end' last
         return "".join(lines[:-1]) + stanza + lines[-1]
     return candidate_text + ("" if candidate_text.endswith("\n") or not candidate_text else "\n") + stanza
+
+
+def carry_aaa(running_text: str, candidate_text: str) -> str:
+    """The candidate with the running config's AAA (TACACS+/RADIUS servers and keys, server groups, ``aaa``
+    methods, source interfaces) when the candidate has none: an intent without AAA leaves the operator's AAA and
+    its key in place instead of the session replace deleting them. A candidate with AAA of its own (the intent's,
+    keys already resolved) is left alone; the guard then refuses it if it drops AAA the device has."""
+    if any(is_aaa_line(header) for header in config_blocks(candidate_text)):
+        return candidate_text
+    stanza = _stanzas(running_text, is_aaa_line)
+    return _insert_before_end(candidate_text, stanza) if stanza else candidate_text
+
+
+def carry_maintenance(running_text: str, candidate_text: str) -> str:
+    """The candidate with the running config's ``maintenance`` stanza (the drain state is the device's, not the
+    intent's). A candidate that already has a ``maintenance`` block is left alone: the guard then compares them."""
+    if "maintenance" in config_blocks(candidate_text) or "maintenance" not in running_text.splitlines():
+        return candidate_text
+    return _insert_before_end(candidate_text, _stanzas(running_text, lambda line: line == "maintenance"))
+
+
+def carry_device_state(running_text: str, candidate_text: str) -> str:
+    """What the device keeps whatever the intent says: its AAA when the intent has none, its drain state."""
+    return carry_maintenance(running_text, carry_aaa(running_text, candidate_text))
 
 
 class NapalmEosDriver(DeviceDriver):
@@ -120,8 +153,9 @@ class NapalmEosDriver(DeviceDriver):
         """Guarded: the drain stanza is carried over, then ``push_guard`` must pass before the session is opened."""
         if CONFIG_FILE not in config:
             raise DriverError(f"{self.hostname}: EOS needs a {CONFIG_FILE!r} file, got {sorted(config)}")
+        resolved = secret_refs_resolve(config, device=self.hostname, platform="eos")  # refused if unknown
         running = self.get_running_config()
-        candidate = {CONFIG_FILE: carry_maintenance(running[CONFIG_FILE], config[CONFIG_FILE])}
+        candidate = {CONFIG_FILE: carry_device_state(running[CONFIG_FILE], resolved[CONFIG_FILE])}
         push_guard(device=self.hostname, platform="eos", running=running, effective=candidate)
         self._load_session(candidate)
 
@@ -156,13 +190,20 @@ class NapalmEosDriver(DeviceDriver):
         self._call("discard_config", self.device.discard_config)
         self._candidate = None
 
+    def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
+        """Offline (change sets, drift): the unified diff with keys masked on both sides, so the device's TACACS+ key
+        and the intent's ``FT-SECRET[...]`` marker are not a difference and no key lands in a stored diff."""
+        return config_diff({name: eos_keys_masked(text) for name, text in running.items()},
+                           {name: eos_keys_masked(text) for name, text in intended.items()})
+
     def is_at(self, config: ConfigFiles) -> bool:
         """EOS normalises the running config (defaults, comments), so "already applied?" is asked the device's way:
         a replace candidate with an empty diff. Not guarded: nothing is committed."""
         if CONFIG_FILE not in config:
             raise DriverError(f"{self.hostname}: EOS needs a {CONFIG_FILE!r} file, got {sorted(config)}")
+        resolved = secret_refs_resolve(config, device=self.hostname, platform="eos")
         running = self.get_running_config()
-        self._load_session({CONFIG_FILE: carry_maintenance(running[CONFIG_FILE], config[CONFIG_FILE])})
+        self._load_session({CONFIG_FILE: carry_device_state(running[CONFIG_FILE], resolved[CONFIG_FILE])})
         try:
             return not self.compare().strip()
         finally:

@@ -14,6 +14,11 @@ the management address: the switch stays down). Instead:
 Rollback to a saved running config applies the full patch (every table, nothing merged) back to it, restores
 frr.conf, and checks the result is byte-identical (after the JSON normalisation ``get_running_config`` applies).
 
+Secret references in the candidate (the TACACS+ ``passkey`` is ``FT-SECRET[<reference>]`` as rendered) are resolved
+from the encrypted credential store when the candidate is loaded (``changes.credentials.secret_refs_resolve``); an
+unknown reference refuses the push before the switch is contacted, and the patch shown as the step's output hides
+secret fields.
+
 Reads use ``show runningconfiguration all``, ``base64`` of frr.conf and ``vtysh -c '... json'``. Drain/undrain use
 SONiC's traffic-shift scripts TSA/TSB, TSC reports the mode. Every command is configurable through
 ``optional_args`` so the same driver runs against the twin (an sshd inside a twin node's namespace, vtysh with
@@ -29,10 +34,12 @@ import shlex
 import uuid
 
 from compiler.errors import DriverError
+from twin.redaction import redact
 
+from ..credentials import secret_refs_resolve
 from ..guard import push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
-from .config_db import apply_config_db_patch, config_db_patch, parse_config_db
+from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, secrets_masked
 
 DEFAULTS = {
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
@@ -141,7 +148,8 @@ class NetmikoSonicDriver(DeviceDriver):
             json.loads(config[CONFIG_DB])
         except ValueError as exc:
             raise DriverError(f"{self.hostname}: config_db.json is not valid JSON: {exc}") from exc
-        self._candidate = dict(config)
+        # The TACACS+ passkey is FT-SECRET[<reference>] in the rendered config: resolved here, refused if unknown.
+        self._candidate = secret_refs_resolve(dict(config), device=self.hostname, platform="sonic")
 
     def _plan(self, candidate: ConfigFiles, *, owned_only: bool = True) -> tuple[ConfigFiles, list[dict], ConfigFiles]:
         """(running files, JSON Patch, files the device would run afterwards); guarded when ``owned_only``."""
@@ -164,9 +172,12 @@ class NetmikoSonicDriver(DeviceDriver):
 
     def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
         """Offline (change sets, drift): the same patch text + frr.conf diff as ``compare``, so tables we merge and
-        do not render (MGMT_*, platform data) never show up as removals."""
-        running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
-        intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")
+        do not render (MGMT_*, platform data) never show up as removals. Passkeys are masked on both sides: the
+        device's and the rendered marker are not a difference."""
+        running_db = secrets_masked(parse_config_db(running.get(CONFIG_DB, ""),
+                                                    what=f"{self.hostname}: running {CONFIG_DB}"))
+        intended_db = secrets_masked(parse_config_db(intended.get(CONFIG_DB, ""),
+                                                     what=f"{self.hostname}: intended {CONFIG_DB}"))
         frr_after = intended.get("frr.conf", running.get("frr.conf", ""))
         return patch_text(config_db_patch(running_db, intended_db)) + config_diff(
             {"frr.conf": running.get("frr.conf", "")}, {"frr.conf": frr_after})
@@ -278,4 +289,13 @@ def normalize_config_db(text: str, *, what: str) -> str:
 
 
 def patch_text(patch: list[dict]) -> str:
-    return "".join(json.dumps(op, sort_keys=True) + "\n" for op in patch)
+    """The patch one operation a line, for people (step output, change-set diffs): values of secret-looking fields
+    (the TACACS+ ``passkey``) are shown as ``***``; the patch applied to the switch is written separately."""
+    return "".join(json.dumps(_op_redacted(op), sort_keys=True) + "\n" for op in patch)
+
+
+def _op_redacted(op: dict) -> dict:
+    if "value" not in op:
+        return op
+    field = op["path"].rsplit("/", 1)[-1]
+    return {**op, "value": redact(op["value"], key=field)}

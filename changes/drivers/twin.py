@@ -34,6 +34,7 @@ from compiler.errors import DriverError, TwinError
 from labs import ownership, runtime
 from labs.shell import run
 
+from ..credentials import secret_refs_resolve
 from ..guard import DRAIN_ROUTE_MAP, push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
 
@@ -144,7 +145,8 @@ class TwinDriver(DeviceDriver):
     def load_candidate(self, config: ConfigFiles) -> None:
         if set(config) != {"frr.conf", "linux-plan.json"}:
             raise DriverError(f"{self.hostname}: the twin takes frr.conf + linux-plan.json, got {sorted(config)}")
-        self._candidate = self.normalize(config)
+        # The same resolver as every driver: a secret reference in the files is resolved or the push is refused.
+        self._candidate = self.normalize(secret_refs_resolve(config, device=self.hostname, platform="frr"))
 
     def compare(self) -> str:
         if self._candidate is None:

@@ -16,7 +16,7 @@ import importlib
 from collections.abc import Callable
 
 from compiler.errors import RenderError
-from compiler.model import Platform
+from compiler.model import PEER_LINK_REFUSED, PLATFORM_LABEL, Platform
 from compiler.names import check_single_line
 from compiler.structured.contract import StructuredConfig
 
@@ -51,7 +51,20 @@ def render_device_platforms(structured: StructuredConfig, platforms: tuple[str, 
     for platform in platforms:
         _check_platform(structured, platform)
     check_single_line(structured, "/".join(platforms))
+    _refuse_peer_links(structured, platforms)
     return {platform: _renderer(platform)(structured) for platform in platforms}  # type: ignore[misc]
+
+
+def _refuse_peer_links(structured: StructuredConfig, platforms: tuple[str, ...]) -> None:
+    """No renderer models MLAG/MC-LAG: a ``peer_link`` port would reach the switch as a routed port without an
+    address (EOS), a bare PORT (SONiC) or an unconfigured link (FRR/Linux). ``validate_intent`` refuses the cable
+    first; this is the renderers' own refusal for a structured config that did not come through it."""
+    for interface in structured["interfaces"]:
+        if interface["kind"] == "peer_link":
+            labels = ", ".join(PLATFORM_LABEL[platform] for platform in platforms)
+            raise RenderError(f"{structured.get('hostname')}: interfaces[{interface['name']}].kind='peer_link': "
+                              f"{PEER_LINK_REFUSED} by the {labels} renderer (validate_intent refuses peer-link "
+                              "cables on every platform)")
 
 
 def _check_platform(structured: StructuredConfig, platform: str) -> None:

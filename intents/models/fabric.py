@@ -12,6 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 
 from compiler import model as core
+from compiler.secret_refs import SECRET_REFERENCE
 from twin import names
 from twin.versioning import VersionedModel
 
@@ -116,8 +117,9 @@ class FabricIntent(VersionedModel):
     aaa_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list],
                                    help_text="TACACS+ servers")
     aaa_secret_ref = models.CharField(max_length=200, blank=True,
-                                      validators=[RegexValidator(r"^[a-z][a-z0-9+.-]*:\S+$",
-                                                                 "a reference like vault:secret/path, never the secret")],
+                                      validators=[RegexValidator(SECRET_REFERENCE.pattern,
+                                                                 "a reference like vault:secret/path (path characters "
+                                                                 "A-Za-z0-9_./:@+=-), never the secret")],
                                       help_text="Reference to the AAA shared secret (resolved by the push driver)")
     created = models.DateTimeField(auto_now_add=True)
     last_updated = models.DateTimeField(auto_now=True)

@@ -131,6 +131,59 @@ def test_linux_plan(snapshot):
     assert all(len(link["name"]) <= 15 for link in plan["links"])
 
 
+MANAGEMENT = {"ntp_servers": ["192.0.2.10"], "syslog_servers": ["192.0.2.20", "2001:db8::20"],
+              "dns_servers": ["192.0.2.53"]}
+
+
+def _management_plan(make_snapshot, **management) -> dict:
+    snapshot = make_snapshot(intent={"management": {**MANAGEMENT, **management}})
+    files = compile_fabric(snapshot, platforms=["frr"]).rendered["leaf1"]["frr"]
+    return json.loads(files["linux-plan.json"]), snapshot.inventory.switches_by_name["leaf1"].mgmt_ip
+
+
+def test_linux_plan_carries_the_management_plane_static_only(make_snapshot):
+    plan, mgmt_ip = _management_plan(make_snapshot)
+    management = plan["management"]
+    assert management["applies"].startswith("static-only:")
+    assert management["commands"] == [
+        "ip link add mgmt type vrf table 5000", "ip link set mgmt up", "ip link set eth0 master mgmt",
+        f"ip address replace {mgmt_ip}/16 dev eth0", "ip link set eth0 up",
+        "ip route replace default via 172.16.255.254 vrf mgmt"]
+    assert management["chrony"] == ["server 192.0.2.10 iburst"]
+    assert management["rsyslog"] == ["*.* @192.0.2.20:514", "*.* @[2001:db8::20]:514"]
+    assert management["resolv_conf"] == ["nameserver 192.0.2.53"] and management["not_rendered"] == {}
+    assert all(vrf["name"] != "mgmt" for vrf in plan["vrfs"])  # never in the keys the twin applies
+
+
+def test_linux_plan_management_in_the_default_vrf_and_aaa_not_rendered(make_snapshot):
+    plan, mgmt_ip = _management_plan(make_snapshot, vrf="default", aaa_servers=["192.0.2.5"],
+                                     aaa_secret_ref="vault:secret/tacacs")
+    management = plan["management"]
+    assert management["vrf"] is None and management["table"] is None
+    assert management["commands"][-1] == "ip route replace default via 172.16.255.254 dev eth0 metric 4096"
+    assert "aaa" in management["not_rendered"] and "vault:secret/tacacs" not in json.dumps(plan)
+    _run_ip_commands(management["commands"], mgmt_ip)
+
+
+def _run_ip_commands(commands: list[str], mgmt_ip: str) -> None:
+    """Run the plan's ip commands in a private network namespace (unshare -rn) on a veth named eth0."""
+    if not shutil.which("unshare"):
+        pytest.skip("skipped: unshare (util-linux) not installed")
+    script = " && ".join(["ip link add eth0 type veth peer name peer0", *commands, "ip route show"])
+    done = subprocess.run(["unshare", "-rn", "sh", "-c", script], capture_output=True, text=True, timeout=30)
+    if "Operation not permitted" in done.stderr:
+        pytest.skip(f"skipped: no user namespaces here ({done.stderr.strip()})")
+    assert done.returncode == 0, done.stderr
+    assert "default via 172.16.255.254 dev eth0 metric 4096" in done.stdout and mgmt_ip in done.stdout
+
+
+def test_a_broken_management_command_fails_in_the_kernel(make_snapshot):
+    plan, mgmt_ip = _management_plan(make_snapshot, vrf="default")
+    broken = [command.replace(" via ", " vai ") for command in plan["management"]["commands"]]
+    with pytest.raises(AssertionError):
+        _run_ip_commands(broken, mgmt_ip)
+
+
 def test_linux_ifname():
     assert linux_ifname("Ethernet1/1") == "eth1_1"
     assert linux_ifname("Ethernet12") == "eth12"

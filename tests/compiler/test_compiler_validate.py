@@ -187,7 +187,10 @@ def test_leaf_to_leaf_cable_needs_peer_link(snapshot):
     with pytest.raises(IntentValidationError, match="must be marked as a peer link"):
         validate_intent(Snapshot(inventory, snapshot.intent))
     marked = replace(inventory, cables=snapshot.inventory.cables + (replace(cable, peer_link=True),))
-    validate_intent(Snapshot(marked, snapshot.intent))
+    with pytest.raises(IntentValidationError) as caught:  # marked, it is refused as a peer link (no MLAG anywhere)
+        validate_intent(Snapshot(marked, snapshot.intent))
+    assert "must be marked as a peer link" not in str(caught.value)
+    assert any(e.field == "cables[X1].peer_link" for e in caught.value.errors)
 
 
 def test_lossless_priority_other_than_traffic_class_is_fine_off_eos(make_snapshot):
@@ -196,12 +199,13 @@ def test_lossless_priority_other_than_traffic_class_is_fine_off_eos(make_snapsho
     validate_intent(snapshot_from_scenario(data))  # FRR: explicit DSCP -> priority map, millisecond timers
 
 
-def test_peer_link_on_eos_is_refused_naming_the_cable(make_snapshot):
+@pytest.mark.parametrize(("platform", "label"), [("eos", "EOS"), ("sonic", "SONiC"), ("frr", "FRR/Linux")])
+def test_peer_link_is_refused_naming_the_cable_on_every_platform(make_snapshot, platform, label):
     from dataclasses import replace
 
     from compiler.model import Cable, Endpoint
 
-    snapshot = make_snapshot(clos={"platform": "eos"})
+    snapshot = make_snapshot(clos={"platform": platform})
     inventory = snapshot.inventory
     free1, free2 = (next(i.name for i in inventory.switches_by_name[leaf].interfaces
                          if Endpoint(leaf, i.name) not in inventory.cable_at) for leaf in ("leaf1", "leaf2"))
@@ -211,7 +215,8 @@ def test_peer_link_on_eos_is_refused_naming_the_cable(make_snapshot):
         validate_intent(broken)
     errors = [e for e in caught.value.errors if e.field == "cables[X1].peer_link"]
     assert errors and errors[0].value is True
-    assert "MLAG peer links are not supported on EOS switches (leaf1, leaf2)" in errors[0].message
+    assert f"MLAG peer links are not supported on {label} switches (leaf1, leaf2)" in errors[0].message
+    validate_intent(snapshot)  # the same fabric without the peer link is valid
 
 
 def test_base_scenario_is_valid_on_eos(make_snapshot):

@@ -48,6 +48,7 @@ def test_system_mac_is_stable_locally_administered_unicast():
     ({"ntp_servers": ("pool.ntp.org",)}, "management.ntp_servers", "pool.ntp.org"),
     ({"vrf": "management-vrf-too-long"}, "management.vrf", "management-vrf-too-long"),
     ({"aaa_servers": ("192.0.2.5",), "aaa_secret_ref": "hunter2"}, "management.aaa_secret_ref", "hunter2"),
+    ({"aaa_servers": ("192.0.2.5",), "aaa_secret_ref": "vault:a#b,c"}, "management.aaa_secret_ref", "vault:a#b,c"),
     ({"network": "10.99.0.0/16"}, "switches[spine1].mgmt_ip", "172.16.0.1"),
     ({"gateway": "172.16.0.1"}, "switches[spine1].mgmt_ip", "172.16.0.1"),  # spine1's own address
 ])

@@ -135,6 +135,8 @@ BAD_FABRIC = [
     ("dns servers not a list", {"dns_servers": "192.0.2.53"}, "dns_servers"),
     ("management gateway outside its network", {"management_gateway": "10.9.9.1"}, "management_gateway"),
     ("aaa servers without a secret reference", {"aaa_servers": ["192.0.2.5"]}, "aaa_secret_ref"),
+    ("secret reference that cannot stay one token", {"aaa_servers": ["192.0.2.5"],
+                                                     "aaa_secret_ref": "vault:secret#1,2"}, "aaa_secret_ref"),
     ("switches outside the management network", {"management_network": "10.99.0.0/16"}, "].mgmt_ip"),
 ]
 

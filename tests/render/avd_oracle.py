@@ -21,12 +21,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from compiler.secret_refs import placeholder as secret_placeholder
+
 # ASIC family (compiler.hardware.AsicFamily) -> the AVD field of the queue that takes ECN and scheduling. Arista EOS
 # User Manual, "Quality of Service": Trident/Tomahawk (Strata) unicast queues are `uc-tx-queue`; Jericho (Sand)
 # queues are `tx-queue`.
 AVD_QUEUE_FIELD = {"strata": "uc_tx_queues", "sand": "tx_queues"}
 # Our watchdog action words (SONiC's) -> EOS's (drop | errdisable | notify-only; AVD schema enumeration).
 AVD_WATCHDOG_ACTION = {"drop": "drop", "forward": "notify-only"}
+AAA_GROUP = "FT_TACACS"  # a name we choose (masked in shapes)
 
 # Top-level command -> feature, for the per-feature counts. The first matching prefix wins.
 FEATURES = (
@@ -37,6 +40,7 @@ FEATURES = (
     ("interface Ethernet", "ethernet interfaces"), ("interface Loopback", "loopbacks"),
     ("interface Management", "management"), ("management api", "management"), ("ip route", "management"),
     ("ntp ", "management"), ("logging ", "management"), ("ip name-server", "management"),
+    ("tacacs-server", "aaa"), ("aaa ", "aaa"), ("ip tacacs", "aaa"),
     ("interface Vlan", "svis"), ("interface Vxlan", "vxlan"), ("ip virtual-router", "anycast gateway"),
     ("router bgp", "bgp"), ("end", "identity"),
 )
@@ -170,6 +174,20 @@ def _management(structured: dict) -> dict:
     if management.get("dns_servers"):
         out["ip_name_server"] = {"vrfs": [{"name": vrf or "default",
                                            "servers": [{"ip_address": s} for s in management["dns_servers"]]}]}
+    aaa = management.get("aaa")
+    if aaa:
+        # TACACS+ in the management VRF, one server group, login/exec through it with local users as fallback,
+        # sourced from the management interface. The key is the secret reference's marker with key type 7 (the
+        # obfuscated form EOS shows and the push driver writes); AVD's schema takes any string as the key.
+        in_vrf = {"vrf": vrf} if vrf else {}
+        servers = aaa["tacacs_servers"]
+        out["tacacs_servers"] = {"hosts": [{"host": server, **in_vrf, "key": secret_placeholder(aaa["secret_ref"]),
+                                            "key_type": "7"} for server in servers]}
+        out["aaa_server_groups"] = [{"name": AAA_GROUP, "type": "tacacs+",
+                                     "servers": [{"server": server, **in_vrf} for server in servers]}]
+        out["aaa_authentication"] = {"login": {"default": f"group {AAA_GROUP} local"}}
+        out["aaa_authorization"] = {"exec": {"default": f"group {AAA_GROUP} local"}}
+        out["ip_tacacs_source_interfaces"] = [{"name": management["interface"], **in_vrf}]
     return out
 
 
@@ -340,6 +358,8 @@ def names_in(structured: dict) -> set[str]:
     management = structured.get("management") or {}
     if management.get("vrf"):
         names.add(management["vrf"])
+    if management.get("aaa"):
+        names |= {AAA_GROUP, secret_placeholder(management["aaa"]["secret_ref"])}
     return names
 
 

@@ -25,6 +25,7 @@ pytest.importorskip("pyavd", reason="pyavd is a pinned test dependency (requirem
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 MANAGEMENT = {"interface": "Management1", "vrf": "MGMT", "address": "192.168.0.10/24", "gateway": "192.168.0.1",
               "ntp_servers": ["192.168.0.250"], "syslog_servers": ["192.168.0.240"], "dns_servers": ["192.168.0.53"]}
+AAA = {"tacacs_servers": ["192.168.0.5", "192.168.0.6"], "secret_ref": "vault:secret/fabric/tacacs"}
 
 
 def _with(structured: dict, edit) -> dict:
@@ -67,6 +68,9 @@ def _cases() -> dict[str, dict]:
     cases = {
         "leaf+management": _with(leaf, lambda s: s.update(management=dict(MANAGEMENT))),
         "leaf+management in default VRF": _with(leaf, lambda s: s.update(management={**MANAGEMENT, "vrf": None})),
+        "leaf+management+AAA": _with(leaf, lambda s: s.update(management={**MANAGEMENT, "aaa": AAA})),
+        "leaf+management+AAA in default VRF": _with(leaf, lambda s: s.update(
+            management={**MANAGEMENT, "vrf": None, "aaa": AAA})),
         "spine": spine,
         "leaf on Jericho (tx-queue)": _with(leaf, lambda s: s.update(hardware={
             "model": "DCS-7816R4", "asic": "Broadcom Jericho3", "asic_family": "sand"})),
@@ -128,6 +132,27 @@ def test_missing_vxlan_qos_is_a_mismatch(monkeypatch):
     text = eos.render(leaf)["startup-config"].replace("   vxlan qos ecn propagation\n", "")
     result = compare(leaf, text, eos.eos_speed, eos._seconds)
     assert result.avd_only == {("interface Vxlan<n>", "vxlan qos ecn propagation")}
+
+
+def test_tacacs_key_without_key_type_is_a_mismatch():
+    leaf = CASES["leaf+management+AAA"]
+    text = eos.render(leaf)["startup-config"].replace(" key 7 ", " key ")
+    result = compare(leaf, text, eos.eos_speed, eos._seconds)
+    assert ("tacacs-server host <ip> vrf <name> key <name>",) in result.ours_only
+    assert ("tacacs-server host <ip> vrf <name> key <n> <name>",) in result.avd_only
+
+
+def test_aaa_without_local_fallback_is_a_mismatch():
+    leaf = CASES["leaf+management+AAA"]
+    text = eos.render(leaf)["startup-config"].replace("default group FT_TACACS local\n", "default group FT_TACACS\n")
+    result = compare(leaf, text, eos.eos_speed, eos._seconds)
+    assert ("aaa authentication login default group <name> local",) in result.avd_only
+
+
+def test_rendered_tacacs_key_is_the_reference_marker_never_a_secret():
+    text = eos.render(CASES["leaf+management+AAA"])["startup-config"]
+    keys = [line.split(" key 7 ")[1] for line in text.splitlines() if line.startswith("tacacs-server host ")]
+    assert keys == ["FT-SECRET[vault:secret/fabric/tacacs]"] * 2
 
 
 def test_three_decimal_watchdog_timer_is_refused_by_avd_schema():

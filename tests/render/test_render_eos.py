@@ -377,14 +377,6 @@ def test_weights_above_100_percent_are_refused():
         render(structured)
 
 
-def test_peer_link_port_is_refused():
-    structured = leaf_structured()
-    structured["interfaces"][0]["kind"] = "peer_link"
-    with pytest.raises(RenderError, match=r"interfaces\[Ethernet1\]\.kind='peer_link': MLAG peer links are not "
-                                          r"modelled"):
-        render(structured)
-
-
 def test_remapping_traffic_class_7_is_refused():
     structured = leaf_structured()
     structured["qos"]["tc_to_queue"]["7"] = 5
@@ -460,7 +452,26 @@ def test_no_management_key_prints_no_management_plane():
         assert absent not in leaf_text, absent
 
 
+AAA = {"tacacs_servers": ["192.0.2.5", "192.0.2.6"], "secret_ref": "vault:secret/fabric/tacacs"}
+
+
+def test_aaa_tacacs_in_the_management_vrf_with_the_secret_reference_only():
+    text = startup_config(with_management(aaa=AAA))
+    for line in ("tacacs-server host 192.0.2.5 vrf MGMT key 7 FT-SECRET[vault:secret/fabric/tacacs]",
+                 "tacacs-server host 192.0.2.6 vrf MGMT key 7 FT-SECRET[vault:secret/fabric/tacacs]",
+                 "aaa authentication login default group FT_TACACS local",
+                 "aaa authorization exec default group FT_TACACS local",
+                 "ip tacacs vrf MGMT source-interface Management1"):
+        assert f"\n{line}\n" in text, line
+    assert block(text, "aaa group server tacacs+ FT_TACACS").splitlines() == [
+        "   server 192.0.2.5 vrf MGMT", "   server 192.0.2.6 vrf MGMT"]
+    assert "tacacs" not in startup_config(with_management()).lower()  # no AAA in the intent: none printed
+
+
 @pytest.mark.parametrize(("changes", "message"), [
+    ({"aaa": {**AAA, "secret_ref": "hunter2"}}, r"leaf1: management\.aaa\.secret_ref='hunter2'"),
+    ({"aaa": {**AAA, "secret_ref": "vault:a b"}}, r"leaf1: management\.aaa\.secret_ref='vault:a b'"),
+    ({"aaa": {**AAA, "tacacs_servers": []}}, r"leaf1: management\.aaa\.tacacs_servers=\[\]"),
     ({"address": None}, r"leaf1: management\.address=None: required"),
     ({"interface": ""}, r"leaf1: management\.interface='': required"),
     ({"vrf": "TENANT_A"}, r"leaf1: management\.vrf='TENANT_A': also a tenant VRF"),

@@ -257,9 +257,37 @@ def test_cnp_queue_is_strict_priority_and_lossless_queues_dwrr(leaf_db):
     # qos.cnp.traffic_class 6 -> queue 6: CNP overtakes the RoCE data it throttles.
     assert leaf_db["QUEUE"]["Ethernet0|6"] == {"scheduler": "scheduler.strict"}
     assert leaf_db["SCHEDULER"]["scheduler.strict"] == {"type": "STRICT"}
-    assert leaf_db["QUEUE"]["Ethernet0|3"]["scheduler"] == "scheduler.lossless"
-    assert leaf_db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.lossy"}
-    assert leaf_db["SCHEDULER"]["scheduler.lossless"] == {"type": "DWRR", "weight": "50"}
+    # The weights are the structured config's qos.scheduling (the one decision, EOS prints the same).
+    assert leaf_db["QUEUE"]["Ethernet0|3"]["scheduler"] == "scheduler.dwrr_40"
+    assert leaf_db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.dwrr_20"}
+    assert leaf_db["SCHEDULER"]["scheduler.dwrr_40"] == {"type": "DWRR", "weight": "40"}
+    assert leaf_db["SCHEDULER"]["scheduler.dwrr_20"] == {"type": "DWRR", "weight": "20"}
+
+
+def test_sonic_schedulers_follow_qos_scheduling():
+    structured = leaf_structured("sonic")
+    structured["qos"]["scheduling"].update({"0": {"mode": "dwrr", "weight_percent": 10},
+                                            "3": {"mode": "dwrr", "weight_percent": 45},
+                                            "4": {"mode": "dwrr", "weight_percent": 45}})
+    db = build_config_db(structured)
+    assert db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.dwrr_10"}
+    assert db["SCHEDULER"] == {"scheduler.strict": {"type": "STRICT"}, "scheduler.dwrr_10": {"type": "DWRR", "weight": "10"},
+                               "scheduler.dwrr_45": {"type": "DWRR", "weight": "45"}}
+
+
+@pytest.mark.parametrize(("queue", "entry", "message"), [
+    ("3", None, r"qos\.scheduling\[3\]=None: queue 3 carries traffic"),
+    ("3", {"mode": "dwrr", "weight_percent": 0}, r"qos\.scheduling\[3\]\.weight_percent=0: SONiC DWRR weights"),
+    ("3", {"mode": "wrr"}, r"qos\.scheduling\[3\]\.mode='wrr'"),
+])
+def test_broken_scheduling_is_refused(queue, entry, message):
+    structured = leaf_structured("sonic")
+    if entry is None:
+        del structured["qos"]["scheduling"][queue]
+    else:
+        structured["qos"]["scheduling"][queue] = entry
+    with pytest.raises(RenderError, match=message):
+        build_config_db(structured)
 
 
 def test_cnp_sharing_a_lossless_queue_is_refused():
@@ -500,3 +528,28 @@ def test_fast_writer_matches_json_dumps(value):
 def test_config_db_text_equals_standard_json_dumps(make):
     structured = make("sonic")
     assert render_config_db(structured) == json.dumps(build_config_db(structured), sort_keys=True, indent=4) + "\n"
+
+
+AAA = {"tacacs_servers": ["192.0.2.5", "192.0.2.6"], "secret_ref": "vault:secret/fabric/tacacs"}
+
+
+def test_tacacs_aaa_tables_carry_the_secret_reference_only():
+    structured = leaf_structured("sonic")
+    structured["management"]["aaa"] = dict(AAA)
+    db = build_config_db(structured)
+    assert db["TACPLUS"] == {"global": {"passkey": "FT-SECRET[vault:secret/fabric/tacacs]", "src_intf": "eth0"}}
+    assert db["TACPLUS_SERVER"] == {"192.0.2.5": {"priority": "2", "tcp_port": "49", "vrf": "mgmt"},
+                                    "192.0.2.6": {"priority": "1", "tcp_port": "49", "vrf": "mgmt"}}
+    assert db["AAA"] == {"authentication": {"login": "tacacs+,local", "failthrough": "True"}}
+    assert not {"TACPLUS", "TACPLUS_SERVER", "AAA"} & set(build_config_db(leaf_structured("sonic")))
+
+
+@pytest.mark.parametrize(("aaa", "message"), [
+    ({**AAA, "secret_ref": "s3cret"}, r"management\.aaa\.secret_ref='s3cret'"),
+    ({**AAA, "tacacs_servers": [f"192.0.2.{n}" for n in range(1, 10)]}, r"SONiC takes 1\.\.8 TACACS\+ servers"),
+])
+def test_broken_aaa_is_refused(aaa, message):
+    structured = leaf_structured("sonic")
+    structured["management"]["aaa"] = aaa
+    with pytest.raises(RenderError, match=message):
+        build_config_db(structured)

@@ -62,6 +62,38 @@ def test_hand_built_fixtures_pass_sonic_yang(make):
     assert validate_config_db(json.loads(render_config_db(make("sonic")))).errors == []
 
 
+AAA = {"tacacs_servers": ["192.0.2.5", "2001:db8::5"], "secret_ref": "vault:secret/fabric/tacacs"}
+
+
+def _with_aaa(vrf: str | None = "mgmt") -> dict:
+    structured = leaf_structured("sonic")
+    structured["management"].update(aaa=copy.deepcopy(AAA), vrf=vrf)
+    return json.loads(render_config_db(structured))
+
+
+@pytest.mark.parametrize("vrf", ["mgmt", None], ids=["mgmt-vrf", "default-vrf"])
+def test_tacacs_aaa_tables_pass_sonic_yang(vrf):
+    database = _with_aaa(vrf)
+    assert {"TACPLUS", "TACPLUS_SERVER", "AAA"} <= set(database)  # sonic-system-tacacs / sonic-system-aaa checked
+    report = validate_config_db(database)
+    assert report.errors == [] and report.tables_without_yang == []
+
+
+def test_tacacs_login_without_a_passkey_fails():
+    errors = _broken(_with_aaa(), lambda db: db["TACPLUS"]["global"].pop("passkey"))
+    assert any("not allowed when passkey not exists" in error for error in errors), errors
+
+
+def test_a_passkey_with_a_blank_fails():
+    errors = _broken(_with_aaa(), lambda db: db["TACPLUS"]["global"].update(passkey="two words"))
+    assert any("passkey" in error or "TACACS shared secret" in error for error in errors), errors
+
+
+def test_a_tacacs_server_in_a_tenant_vrf_fails():
+    errors = _broken(_with_aaa(), lambda db: db["TACPLUS_SERVER"]["192.0.2.5"].update(vrf="Vrf_TENANT_A"))
+    assert any("Invalid VRF name" in error or "vrf" in error for error in errors), errors
+
+
 # ------------------------------------------------------------------------------------- must fail
 
 
@@ -132,6 +164,9 @@ def fabrics(draw) -> dict:
     if draw(st.booleans()):
         intent["management"] = {"ntp_servers": ["192.0.2.10"], "syslog_servers": ["192.0.2.20", "2001:db8::20"],
                                 "dns_servers": ["192.0.2.53"]}
+        if draw(st.booleans()):
+            intent["management"].update(aaa_servers=["192.0.2.5", "2001:db8::5"],
+                                        aaa_secret_ref="vault:secret/fabric/tacacs")
     return {"clos": clos, "intent": intent}
 
 

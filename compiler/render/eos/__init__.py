@@ -22,7 +22,8 @@ import jinja2
 
 from compiler.errors import RenderError
 from compiler.render.eos import repeated_blocks
-from compiler.structured.contract import Interface, Qos, StructuredConfig
+from compiler.secret_refs import placeholder
+from compiler.structured.contract import Aaa, Interface, Qos, StructuredConfig
 
 __all__ = ["render", "eos_speed", "ECN_QUEUE_KEYWORD"]
 
@@ -60,6 +61,12 @@ EOS_CONTROL_TRAFFIC_CLASS = 7
 # `qos map dscp ... to traffic-class N` takes a list of DSCP values; we print at most this many per line so each
 # command stays short and readable.
 DSCP_VALUES_PER_LINE = 8
+# The TACACS+ server group AAA uses (`aaa group server tacacs+ FT_TACACS`), with local users as the fallback when
+# no server answers (`... group FT_TACACS local`), so a TACACS+ outage never locks the operator out.
+AAA_GROUP_NAME = "FT_TACACS"
+# `tacacs-server host ... key 7 <key>`: the key is stored obfuscated (type 7) as EOS itself shows it; the rendered
+# text carries the secret reference's marker (compiler.secret_refs) and the push driver writes the type-7 form.
+TACACS_KEY_TYPE = "7"
 
 
 def render(structured: StructuredConfig) -> dict[str, str]:
@@ -152,11 +159,6 @@ def _check_expressible(structured: StructuredConfig) -> None:
             raise RenderError(
                 f"{hostname}: interfaces[{interface['name']}].unnumbered=True: unnumbered interfaces are not "
                 "supported by the EOS renderer"
-            )
-        if interface["kind"] == "peer_link":
-            raise RenderError(
-                f"{hostname}: interfaces[{interface['name']}].kind='peer_link': MLAG peer links are not modelled by "
-                "the EOS renderer (validate_intent refuses peer-link cables on EOS switches)"
             )
     qos = structured.get("qos") or {}
     queue_of_control_class = (qos.get("tc_to_queue") or {}).get(str(EOS_CONTROL_TRAFFIC_CLASS))
@@ -281,7 +283,24 @@ def _management(structured: StructuredConfig) -> dict | None:
         "ntp_servers": list(management.get("ntp_servers") or ()),
         "syslog_servers": list(management.get("syslog_servers") or ()),
         "dns_servers": list(management.get("dns_servers") or ()),
+        "aaa": _aaa(hostname, management.get("aaa")),
     }
+
+
+def _aaa(hostname: str, aaa: Aaa | None) -> dict | None:
+    """TACACS+ servers in the management VRF, a server group, login and exec authorisation through it with local
+    users as fallback, sourced from the management interface. The key is the secret reference's marker."""
+    if not aaa:
+        return None
+    if not aaa.get("tacacs_servers"):
+        raise RenderError(f"{hostname}: management.aaa.tacacs_servers={aaa.get('tacacs_servers')!r}: AAA needs at "
+                          "least one TACACS+ server")
+    try:
+        key = placeholder(aaa.get("secret_ref") or "")
+    except ValueError as exc:
+        raise RenderError(f"{hostname}: management.aaa.secret_ref={aaa.get('secret_ref')!r}: {exc}") from None
+    return {"servers": list(aaa["tacacs_servers"]), "key_type": TACACS_KEY_TYPE, "key": key,
+            "group": AAA_GROUP_NAME}
 
 
 def _virtual_router_mac(structured: StructuredConfig) -> str | None:

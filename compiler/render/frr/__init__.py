@@ -134,6 +134,9 @@ def linux_plan(structured: StructuredConfig) -> dict:
         "bridges": bridges,
         "vrfs": vrfs,
     }
+    management = management_plan(structured)
+    if management:
+        plan["management"] = management
     if structured.get("qos"):
         # Two keys so plan_json prints one port per line: what applies, then the ports' commands.
         pfc_watchdog = structured["qos"].get("pfc_watchdog")
@@ -142,6 +145,58 @@ def linux_plan(structured: StructuredConfig) -> dict:
                             "not_rendered": dict(ROCE_QOS_NOT_RENDERED) if watchdog else {}}
         plan["roce_qos_ports"] = roce_qos_ports(structured)
     return plan
+
+
+# --- Management plane on a Linux switch ------------------------------------------------------------------------
+# The out-of-band port in its own VRF (Linux l3mdev, Documentation/networking/vrf.rst), the default route in that
+# VRF, and the NTP/syslog/DNS targets as the config lines of chrony, rsyslog and resolv.conf. Table 5000 is the one
+# SONiC gives its mgmt VRF (sonic-buildimage files/image_config/interfaces/interfaces.j2), above every tenant table
+# (VRF_TABLE_BASE + transit VLAN offset <= 2094). Without a management VRF the default route gets a metric far
+# above zebra's (20 for BGP), so a default learned from the fabric still wins. The twin has no management network:
+# labs/ never reads this key.
+MANAGEMENT_VRF_TABLE = 5000
+MANAGEMENT_DEFAULT_ROUTE_METRIC = 4096
+SYSLOG_UDP_PORT = 514  # RFC 5426
+MANAGEMENT_APPLIES = ("static-only: run on the switch (the services must run in the management VRF, e.g. "
+                      "'ip vrf exec <vrf> chronyd'); the twin has no management network and ignores this key")
+MANAGEMENT_NOT_RENDERED = {
+    "aaa": "TACACS+ on Linux is PAM/NSS (libpam-tacplus, libnss-tacplus): configure it with the switch image; the "
+           "shared secret stays a reference (docs/renderers.md)",
+}
+
+
+def management_plan(structured: StructuredConfig) -> dict | None:
+    """The management plane of an FRR/Linux switch (docs/renderers.md, "FRR/Linux management"), or None."""
+    management = structured.get("management")
+    if not management:
+        return None
+    port = linux_ifname(management["interface"])
+    vrf = management.get("vrf") if management.get("vrf") not in (None, "", "default") else None
+    address, gateway = management.get("address"), management.get("gateway")
+    commands = []
+    if vrf:
+        commands += [f"ip link add {vrf} type vrf table {MANAGEMENT_VRF_TABLE}", f"ip link set {vrf} up",
+                     f"ip link set {port} master {vrf}"]
+    if address:
+        commands.append(f"ip address replace {address} dev {port}")
+    commands.append(f"ip link set {port} up")
+    if address and gateway:
+        commands.append(f"ip route replace default via {gateway} vrf {vrf}" if vrf else
+                        f"ip route replace default via {gateway} dev {port} metric {MANAGEMENT_DEFAULT_ROUTE_METRIC}")
+
+    def syslog_target(server: str) -> str:
+        return f"*.* @[{server}]:{SYSLOG_UDP_PORT}" if ":" in server else f"*.* @{server}:{SYSLOG_UDP_PORT}"
+
+    return {
+        "applies": MANAGEMENT_APPLIES,
+        "interface": port, "address": address, "vrf": vrf, "table": MANAGEMENT_VRF_TABLE if vrf else None,
+        "gateway": gateway,
+        "commands": commands,
+        "chrony": [f"server {server} iburst" for server in management.get("ntp_servers") or ()],
+        "rsyslog": [syslog_target(server) for server in management.get("syslog_servers") or ()],
+        "resolv_conf": [f"nameserver {server}" for server in management.get("dns_servers") or ()],
+        "not_rendered": dict(MANAGEMENT_NOT_RENDERED) if management.get("aaa") else {},
+    }
 
 
 # --- RoCE QoS on a Linux switch -------------------------------------------------------------------------------

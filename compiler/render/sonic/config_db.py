@@ -21,7 +21,8 @@ from compiler import platforms
 from compiler.catalog import SWITCH_MODELS
 from compiler.errors import PlatformDataError, RenderError
 from compiler.names import LINUX_IFNAME_MAX
-from compiler.structured.contract import EcnThresholds, Headroom, Interface, PortQos, Qos, StructuredConfig
+from compiler.secret_refs import placeholder as secret_placeholder
+from compiler.structured.contract import Aaa, EcnThresholds, Headroom, Interface, PortQos, Qos, StructuredConfig
 
 # SONiC names front-panel ports EthernetN (N = first SerDes lane index, from the platform's port_config.ini).
 PORT_NAME = re.compile(r"Ethernet[0-9]+")
@@ -69,11 +70,10 @@ DEFAULT_LOSSLESS_DYNAMIC_TH = "0"
 LOSSY_DYNAMIC_TH = "3"
 # PFC watchdog poll interval (ms): SONiC's default; it must not exceed any port's detection time.
 PFCWD_POLL_INTERVAL_MS = 200
+TACPLUS_MAX_SERVERS = 8  # sonic-system-tacacs.yang TACPLUS_SERVER_LIST max-elements
+TACACS_PORT = "49"  # RFC 8907 section 4 (TACACS+ over TCP port 49)
 SCHEDULER_STRICT = "scheduler.strict"
-SCHEDULER_LOSSLESS = "scheduler.lossless"
-SCHEDULER_LOSSY = "scheduler.lossy"
-# DWRR weights: lossless (RoCE) queues get the larger share of what strict CNP leaves; lossy queues the rest.
-LOSSLESS_WEIGHT, LOSSY_WEIGHT = "50", "10"
+SCHEDULER_DWRR_PREFIX = "scheduler.dwrr_"  # + the weight: one scheduler per distinct weight in qos.scheduling
 
 
 def sonic_vrf_name(name: str) -> str:
@@ -159,7 +159,7 @@ def management_tables(structured: StructuredConfig, sonic: platforms.SonicPlatfo
     From the structured ``management`` key. SONiC's management VRF is always named ``mgmt``; when the structured
     config names a VRF, management runs in it and NTP/syslog use it. Without an address the management interface
     is not rendered: the switch keeps the address it booted with (ZTP/DHCP), which the push must then preserve.
-    AAA (TACACS+) is not rendered: its shared secret is a reference the push driver resolves (docs/renderers.md).
+    AAA (TACACS+): :func:`aaa_tables`, the shared secret by reference only.
     """
     management = structured.get("management") or {}
     if not management:
@@ -182,7 +182,39 @@ def management_tables(structured: StructuredConfig, sonic: platforms.SonicPlatfo
                                    for server in management["syslog_servers"]}
     if management.get("dns_servers"):
         tables["DNS_NAMESERVER"] = {server: {} for server in management["dns_servers"]}
+    if aaa := management.get("aaa"):
+        tables.update(aaa_tables(structured["hostname"], aaa, port, vrf_enabled))
     return tables
+
+
+def aaa_tables(hostname: str, aaa: Aaa, management_port: str, vrf_enabled: bool) -> dict:
+    """TACPLUS, TACPLUS_SERVER (sonic-system-tacacs.yang), AAA (sonic-system-aaa.yang).
+
+    TACACS+ servers in the management VRF (the model takes ``mgmt`` or ``default``), the first server tried first
+    (``priority`` 1..64, higher first), sourced from the management port. The shared secret is the global
+    ``passkey`` - the secret reference's marker (compiler.secret_refs), which the push driver replaces with the
+    secret from the credential store; the marker satisfies the passkey pattern ``[^ #,]*`` so the stored config
+    is YANG-valid, and ``key_encrypt`` stays false (SONiC would otherwise expect its own encrypted form).
+    Login authentication tries TACACS+, then local users (``failthrough``: a server that rejects or is down
+    does not lock the operator out; EOS gets the same ``group FT_TACACS local``). Authorization is left to the
+    switch's default (local): SONiC's ``AAA|authorization`` is per-command TACACS+ authorization, which EOS's
+    ``aaa authorization exec`` is not.
+    """
+    servers = aaa.get("tacacs_servers") or []
+    if not servers or len(servers) > TACPLUS_MAX_SERVERS:
+        raise RenderError(f"{hostname}: management.aaa.tacacs_servers={servers!r}: SONiC takes 1..{TACPLUS_MAX_SERVERS} "
+                          "TACACS+ servers (sonic-system-tacacs.yang max-elements)")
+    try:
+        passkey = secret_placeholder(aaa.get("secret_ref") or "")
+    except ValueError as exc:
+        raise RenderError(f"{hostname}: management.aaa.secret_ref={aaa.get('secret_ref')!r}: {exc}") from None
+    vrf = SONIC_MANAGEMENT_VRF if vrf_enabled else "default"
+    return {
+        "TACPLUS": {"global": {"passkey": passkey, "src_intf": management_port}},
+        "TACPLUS_SERVER": {server: {"priority": str(len(servers) - index), "tcp_port": TACACS_PORT, "vrf": vrf}
+                           for index, server in enumerate(servers)},
+        "AAA": {"authentication": {"login": "tacacs+,local", "failthrough": "True"}},
+    }
 
 
 def port_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) -> dict:
@@ -472,8 +504,10 @@ def qos_tables(structured: StructuredConfig) -> dict:
 def _scheduler_tables(qos: Qos, tc_to_queue: dict[int, int], tables: dict) -> dict[int, str]:
     """SCHEDULER (sonic-scheduler.yang): queue -> scheduler name for every queue a traffic class uses.
 
-    CNP (DCQCN congestion notifications) must overtake the data it throttles: its queue is strict priority.
-    Lossless (RoCE) queues share DWRR with a larger weight than lossy ones (SONiC QoS design, "scheduler").
+    Formatting only: the scheduling is decided once, in the structured config's ``qos.scheduling``
+    (compiler/structured/qos_policy.py, also printed by EOS and the FRR/Linux ETS plan): ``strict`` ->
+    ``scheduler.strict`` (type STRICT; the CNP queue), ``dwrr`` with ``weight_percent`` W -> ``scheduler.dwrr_W``
+    (type DWRR, weight W; the YANG range 1..100 takes a percentage as it is, only the ratio matters to DWRR).
     """
     lossless_queues = {int(item["queue"]) for item in qos.get("classes", []) if item.get("lossless")}
     cnp = qos.get("cnp") or {}
@@ -481,17 +515,25 @@ def _scheduler_tables(qos: Qos, tc_to_queue: dict[int, int], tables: dict) -> di
     if cnp_queue is not None and cnp_queue in lossless_queues:
         raise RenderError(f"qos.cnp.traffic_class={cnp['traffic_class']!r}: CNP shares queue {cnp_queue} with a "
                           "lossless class; CNP needs its own strict-priority queue")
+    scheduling = qos["scheduling"]
     by_queue: dict[int, str] = {}
     for queue in sorted(set(tc_to_queue.values())):
-        if queue == cnp_queue:
-            by_queue[queue] = SCHEDULER_STRICT
-            tables["SCHEDULER"][SCHEDULER_STRICT] = {"type": "STRICT"}
-        elif queue in lossless_queues:
-            by_queue[queue] = SCHEDULER_LOSSLESS
-            tables["SCHEDULER"][SCHEDULER_LOSSLESS] = {"type": "DWRR", "weight": LOSSLESS_WEIGHT}
+        entry = scheduling.get(str(queue))
+        if entry is None:
+            raise RenderError(f"qos.scheduling[{queue}]=None: queue {queue} carries traffic (qos.tc_to_queue) but "
+                              "has no scheduling")
+        if entry.get("mode") == "strict":
+            name, scheduler = SCHEDULER_STRICT, {"type": "STRICT"}
+        elif entry.get("mode") == "dwrr":
+            weight = entry.get("weight_percent")
+            if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 100:
+                raise RenderError(f"qos.scheduling[{queue}].weight_percent={weight!r}: SONiC DWRR weights are "
+                                  "1..100 (sonic-scheduler.yang)")
+            name, scheduler = f"{SCHEDULER_DWRR_PREFIX}{weight}", {"type": "DWRR", "weight": str(weight)}
         else:
-            by_queue[queue] = SCHEDULER_LOSSY
-            tables["SCHEDULER"][SCHEDULER_LOSSY] = {"type": "DWRR", "weight": LOSSY_WEIGHT}
+            raise RenderError(f"qos.scheduling[{queue}].mode={entry.get('mode')!r}: expected 'strict' or 'dwrr'")
+        by_queue[queue] = name
+        tables["SCHEDULER"][name] = scheduler
     return by_queue
 
 
