@@ -7,8 +7,11 @@ many-to-many table), so the snapshot of a 1,000-switch fabric is built in well u
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from compiler import model as core
 from inventory.adapters import inventory_snapshot
@@ -17,6 +20,26 @@ from .choices import AllocationKindChoices
 from .models import Allocation, FabricIntent, Network, RoceClass, Tenant
 
 P2P_PREFIX_LENGTH = 31  # the allocator hands out /31s only (RFC 3021 point-to-point links)
+
+
+def _canonical(value):
+    """A JSON-able form of snapshot values with every mapping's keys sorted (dict order is not meaning)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {item.name: _canonical(getattr(value, item.name)) for item in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(key): _canonical(item) for key, item in sorted(value.items(), key=lambda pair: str(pair[0]))}
+    if isinstance(value, list | tuple):
+        return [_canonical(item) for item in value]
+    if isinstance(value, frozenset | set):
+        return sorted(_canonical(item) for item in value)
+    return value if value is None or isinstance(value, bool | int | float | str) else str(value)
+
+
+def snapshot_sha256(snapshot: core.Snapshot) -> str:
+    """Digest of everything a compile reads (inventory, intent, allocations): a compile run stores it, and a
+    validation of that run's stored configs refuses when the fabric's snapshot no longer has it."""
+    text = json.dumps(_canonical(snapshot), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def fabric_snapshot(fabric_intent: FabricIntent, *, allocations: core.Allocations | None = None) -> core.Snapshot:

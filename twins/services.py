@@ -18,8 +18,8 @@ from django.utils import timezone
 from compiler.api import CompileResult
 from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
 from compiler.paths import safe_join
-from intents.adapters import fabric_snapshot
 from intents.models import CompileRun, FabricIntent
+from intents.selectors import compile_run_result
 from twin.runs import runner_id
 
 from .choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
@@ -88,28 +88,14 @@ def twin_get_or_create(*, fabric_intent: FabricIntent, engine: str = TwinEngineC
 
 
 def compile_result_for_run(*, run: CompileRun) -> CompileResult:
-    """The CompileResult of a stored run: exactly the structured configs and renderings that run stored (so a
-    twin boots what the run says, even when a row was edited on purpose), with the intent's snapshot."""
-    if run.status != "succeeded":
-        raise TwinError(f"compile run #{run.pk} is {run.status}, not succeeded: {run.error or 'no error recorded'}")
-    snapshot = fabric_snapshot(run.fabric_intent)
-    structured: dict[str, dict] = {}
-    rendered: dict[str, dict[str, dict[str, str]]] = {}
-    hashes: dict[str, dict[str, str]] = {}
-    for row in run.device_configs.all().only("hostname", "platform", "files", "structured", "sha256"):
-        structured[row.hostname] = row.structured
-        rendered.setdefault(row.hostname, {})[row.platform] = row.files
-        hashes.setdefault(row.hostname, {})[row.platform] = row.sha256
-    switches = set(snapshot.inventory.switches_by_name)
-    if set(structured) != switches:
-        stale = sorted(switches ^ set(structured))
-        raise TwinError(f"compile run #{run.pk} does not match the fabric's switches any more ({', '.join(stale[:5])}"
-                        f"{' ...' if len(stale) > 5 else ''}); compile again")
-    without_frr = sorted(host for host, platforms in rendered.items() if "frr" not in platforms)
+    """The CompileResult of a stored run (``intents.selectors.compile_run_result``: exactly what the run stored),
+    refused when a switch has no frr rendering: the twin runs every switch as FRR."""
+    result = compile_run_result(run=run)
+    without_frr = sorted(host for host, platforms in result.rendered.items() if "frr" not in platforms)
     if without_frr:
         raise TwinError(f"compile run #{run.pk} has no frr rendering for {', '.join(without_frr[:5])}; the twin runs "
                         "every switch as FRR: compile with the default platforms (own + frr)")
-    return CompileResult(snapshot=snapshot, facts=None, structured=structured, rendered=rendered, hashes=hashes)
+    return result
 
 
 def _compile_run(fabric_intent: FabricIntent, compile_run: CompileRun | None) -> CompileRun:
