@@ -62,7 +62,7 @@ ACTIVE = (RunStatus.PENDING, RunStatus.RUNNING)
 # Every kind of run the reaper looks at: (label, "app.Model"). Looked up by name at call time, so this module
 # imports no app (the apps' models import ``twin.models.RunRecord``, which imports this module).
 RUN_MODELS = (("compile_runs", "intents.CompileRun"), ("validation_runs", "validation.ValidationRun"),
-              ("twin_operations", "ui.TwinOperation"))
+              ("twin_operations", "twins.TwinOperation"))
 
 
 def _boot_id() -> str:
@@ -139,14 +139,16 @@ def runs_reap_interrupted() -> dict[str, int]:
 
 
 def run_enqueue(*, model, run_id: int, task, what: str) -> None:
-    """Queue ``task`` for the ``pending`` run row ``run_id`` of ``model`` and record its task id. Broker down: the
-    run never started, so it is stored failed with the reason, never "pending" forever. A run that did start
-    (eager mode) recorded its own failure: that error stays visible and is raised."""
+    """Queue ``task`` for the run row ``run_id`` of ``model`` and record its task id. Broker down: the run never
+    started (``started`` is still empty), so it is stored failed with the reason, never "pending" (or, for a twin
+    operation, "running") forever. A run that did start (eager mode) recorded its own failure: that error stays
+    visible and is raised."""
     try:
         result = task.delay(run_id)
     except Exception as error:
-        if not model.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
-                status=RunStatus.FAILED, finished=timezone.now(), error=f"could not queue the {what}: {type(error).__name__}: {error}"):
+        if not model.objects.filter(pk=run_id, status__in=ACTIVE, started__isnull=True).update(
+                status=RunStatus.FAILED, finished=timezone.now(),
+                error=f"could not queue the {what}: {type(error).__name__}: {error}"):
             raise
         return
     model.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")
