@@ -62,7 +62,7 @@ ACTIVE = (RunStatus.PENDING, RunStatus.RUNNING)
 # Every kind of run the reaper looks at: (label, "app.Model"). Looked up by name at call time, so this module
 # imports no app (the apps' models import ``twin.models.RunRecord``, which imports this module).
 RUN_MODELS = (("compile_runs", "intents.CompileRun"), ("validation_runs", "validation.ValidationRun"),
-              ("twin_operations", "twins.TwinOperation"))
+              ("twin_operations", "twins.TwinOperation"), ("fabric_builds", "inventory.FabricBuild"))
 
 
 def _boot_id() -> str:

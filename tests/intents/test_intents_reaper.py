@@ -52,7 +52,8 @@ def test_reap_runs_marks_only_runs_of_gone_processes_interrupted(fabric_intent, 
 
     call_command("reap_runs")
 
-    assert ("reaped 4 interrupted run(s): 1 compile runs, 1 validation runs, 1 twin operations, 1 twin boots"
+    assert ("reaped 4 interrupted run(s): 1 compile runs, 1 validation runs, 1 twin operations, 0 fabric builds, "
+            "1 twin boots"
             in capsys.readouterr().out)
     for row in (dead_compile, dead_validation, dead_operation, dead_boot):
         row.refresh_from_db()
@@ -63,7 +64,7 @@ def test_reap_runs_marks_only_runs_of_gone_processes_interrupted(fabric_intent, 
         row.refresh_from_db()
         assert row.status == status and not row.error
     assert runs.runs_reap_interrupted() == {"compile_runs": 0, "validation_runs": 0, "twin_operations": 0,
-                                            "twin_boots": 0}
+                                            "fabric_builds": 0, "twin_boots": 0}
 
 
 def test_celery_worker_start_reaps_too(fabric_intent, dead_runner):

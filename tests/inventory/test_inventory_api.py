@@ -4,7 +4,20 @@ import pytest
 from api_testing import APIViewTestMixin
 from django.urls import reverse
 
-from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
+from inventory.models import (
+    Cable,
+    Fabric,
+    FabricBuild,
+    Interface,
+    NicPort,
+    Optic,
+    Platform,
+    Rack,
+    Server,
+    Site,
+    Switch,
+    SwitchModel,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -330,6 +343,8 @@ def test_build_action_runs_the_builder_task(api_client):
     assert response.status_code == 201, response.data
     assert response.data["switches"] == 4 and response.data["oversubscription"] == {"leaf1": 1.0, "leaf2": 1.0}
     assert Switch.objects.filter(fabric__name="api-fab").count() == 4
+    build = FabricBuild.objects.get(pk=response.data["build"])  # recorded (in a worker too: test_inventory_worker)
+    assert build.status == "succeeded" and build.fabric_name == "api-fab" and build.summary["switches"] == 4
     again = api_client.post(reverse("fabric-build"), body, format="json")
     assert again.status_code == 201 and not any(again.data["created"].values())
 
@@ -341,6 +356,7 @@ def test_build_action_rejects_bad_parameters_with_field_errors(api_client):
                                {"name": "x", "spines": 2, "leaves": 2, "model": "NOPE-1"}, format="json")
     assert response.status_code == 400 and "leaf_model" in response.data
     assert not Fabric.objects.filter(name="x").exists()
+    assert not FabricBuild.objects.exists()  # refused before any record
 
 
 def test_schema_and_docs_are_served(api_client):
