@@ -2,7 +2,7 @@
 shaped for a constant number of queries per list page, writes are atomic, and integrity races become 400s."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -77,6 +77,15 @@ class FabricViewSet(InventoryModelViewSet):
         """Physical consistency report of the fabric's inventory (validators.physical)."""
         report = physical_report(inventory_snapshot(self.get_object()))
         return Response(report.as_dict())
+
+
+class FabricBuildViewSet(viewsets.ReadOnlyModelViewSet):
+    """Recorded fabric builds (``POST /api/fabrics/build/`` answers with the record's id): poll one for its
+    outcome when a Celery worker runs it."""
+
+    queryset = FabricBuild.objects.select_related("requested_by").order_by("-created", "-id")
+    serializer_class = s.FabricBuildRecordSerializer
+    filterset_fields = ("status", "fabric_name")
 
 
 class RackViewSet(InventoryModelViewSet):

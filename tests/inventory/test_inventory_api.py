@@ -345,6 +345,9 @@ def test_build_action_runs_the_builder_task(api_client):
     assert Switch.objects.filter(fabric__name="api-fab").count() == 4
     build = FabricBuild.objects.get(pk=response.data["build"])  # recorded (in a worker too: test_inventory_worker)
     assert build.status == "succeeded" and build.fabric_name == "api-fab" and build.summary["switches"] == 4
+    record = api_client.get(f"/api/fabric-builds/{build.pk}/")
+    assert record.status_code == 200 and record.data["status"] == "succeeded"
+    assert record.data["summary"]["switches"] == 4 and record.data["requested_by"] == "api-tester"
     again = api_client.post(reverse("fabric-build"), body, format="json")
     assert again.status_code == 201 and not any(again.data["created"].values())
 
@@ -380,3 +383,28 @@ def test_physical_report_endpoint_passes_then_fails(api_client):
     assert report["ok"] is False
     reach = next(check for check in report["checks"] if check["name"] == "physical.cable_reach")
     assert reach["status"] == "failed" and cable.label in reach["findings"][0]["message"]
+
+
+def test_build_action_with_a_broker_answers_with_the_build_record(api_client, monkeypatch):
+    """A broker accepts the task: 202 with the pending build record to poll; a broker that is down: 503 and the
+    record is failed with the reason (never pending forever)."""
+
+    class Queued:
+        id = "celery-task-1"
+
+    monkeypatch.setattr("inventory.api.views.fabric_build_task.delay", lambda build_id: Queued())
+    body = {"name": "queued-fab", "spines": 2, "leaves": 2}
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 202 and response.data["status"] == "queued"
+    record = api_client.get(f"/api/fabric-builds/{response.data['build']}/").data
+    assert record["status"] == "pending" and record["task_id"] == "celery-task-1" and record["fabric_name"] == "queued-fab"
+
+    def broker_down(build_id):
+        raise ConnectionError("Connection refused")
+
+    monkeypatch.setattr("inventory.api.views.fabric_build_task.delay", broker_down)
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 503
+    build = FabricBuild.objects.get(pk=response.data["build"])
+    assert build.status == "failed" and build.error.startswith("could not queue the fabric build: ConnectionError")
+    assert not Fabric.objects.filter(name="queued-fab").exists()
