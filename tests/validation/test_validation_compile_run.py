@@ -49,6 +49,16 @@ def test_a_compile_run_whose_fabric_changed_since_is_refused(validation_intent):
     assert list(run.error_fields) == ["compile_run"] and not run.findings.exists()
 
 
+def test_an_inventory_change_since_the_compile_is_refused_too(validation_intent):
+    from inventory.models import Cable
+
+    compiled = intent_services.compile_run_create(fabric_intent=validation_intent)
+    cable = Cable.objects.filter(interfaces__switch__fabric=validation_intent.fabric).order_by("label").first()
+    Cable.objects.filter(pk=cable.pk).update(length_m=cable.length_m + 40)  # headroom depends on it
+    run = services.validation_run_create(fabric_intent=validation_intent, compile_run=compiled)
+    assert run.status == "failed" and "changed since it was compiled" in run.error
+
+
 def test_a_compile_run_that_failed_or_covers_part_of_the_fabric_is_refused(validation_intent):
     failed = CompileRun.objects.create(fabric_intent=validation_intent, status="failed", error="pool exhausted")
     run = services.validation_run_create(fabric_intent=validation_intent, compile_run=failed)
