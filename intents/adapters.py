@@ -7,6 +7,9 @@ many-to-many table), so the snapshot of a 1,000-switch fabric is built in well u
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -17,6 +20,24 @@ from .choices import AllocationKindChoices
 from .models import Allocation, FabricIntent, Network, RoceClass, Tenant
 
 P2P_PREFIX_LENGTH = 31  # the allocator hands out /31s only (RFC 3021 point-to-point links)
+
+
+def snapshot_sha256(snapshot: core.Snapshot) -> str:
+    """Digest of everything a compile reads (inventory, intent, allocations): a compile run stores it, and a
+    validation of that run's stored configs refuses when the fabric's snapshot no longer has it.
+
+    Inventory and intent are digested through their ``repr``: frozen dataclasses and tuples built by this module
+    and ``inventory.adapters`` from ordered queries, so equal content gives equal text (measured: 0.6 s for 272
+    switches, 4.8 s for 1,088 switches and 67,584 cables on the loaded 2-core build machine; a JSON walk took
+    6x that). Allocations are sorted by key first: the compile's come from the allocator, a later snapshot's
+    from the database, in another order."""
+    digest = hashlib.sha256()
+    digest.update(repr(snapshot.inventory).encode())
+    digest.update(repr(snapshot.intent).encode())
+    allocations = {item.name: sorted(getattr(snapshot.allocations, item.name).items(), key=lambda pair: str(pair[0]))
+                   for item in dataclasses.fields(snapshot.allocations)}
+    digest.update(json.dumps(allocations, sort_keys=True, default=str).encode())
+    return digest.hexdigest()
 
 
 def fabric_snapshot(fabric_intent: FabricIntent, *, allocations: core.Allocations | None = None) -> core.Snapshot:

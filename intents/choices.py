@@ -39,9 +39,3 @@ class AllocationKindChoices(models.TextChoices):
     L2VNI = "l2vni", "L2VNI"
     L3VNI = "l3vni", "L3VNI"
 
-
-class CompileStatusChoices(models.TextChoices):
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"

@@ -7,10 +7,12 @@ from dataclasses import asdict
 from django.db.models import Prefetch, QuerySet
 
 from compiler.errors import FieldError, IntentValidationError
+from compiler.natural import natural_key
 from inventory.models import NicPort
+from twin.runs import RunStatus
+from validators.context import ValidationInput
 
-from .adapters import intent_snapshot
-from .choices import CompileStatusChoices
+from .adapters import fabric_snapshot, intent_snapshot
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 
 
@@ -60,7 +62,7 @@ def compile_run_list() -> QuerySet[CompileRun]:
 
 
 def compile_run_latest(*, fabric_intent: FabricIntent) -> CompileRun | None:
-    return fabric_intent.compile_runs.filter(status=CompileStatusChoices.SUCCEEDED).order_by("-created", "-id").first()
+    return fabric_intent.compile_runs.filter(status=RunStatus.SUCCEEDED).order_by("-created", "-id").first()
 
 
 def device_config_list() -> QuerySet[DeviceConfig]:
@@ -104,3 +106,27 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
     return value
+
+
+def compile_run_result(*, run: CompileRun) -> ValidationInput:
+    """The validators' one input (``ValidationInput``) for a stored, succeeded compile of the whole fabric: exactly
+    the structured configs and renderings that run stored (the twin boots and the validators check what the run
+    says, even when a row was edited on purpose), with the fabric's snapshot. Refused (naming ``compile_run``) when the run did not succeed or no longer covers the
+    fabric's switches."""
+    if run.status != RunStatus.SUCCEEDED:
+        raise IntentValidationError(FieldError("compile_run", run.pk, f"is {run.status}, not succeeded: "
+                                                                      f"{run.error or 'no error recorded'}"))
+    snapshot = fabric_snapshot(run.fabric_intent)
+    structured: dict[str, dict] = {}
+    rendered: dict[str, dict[str, dict[str, str]]] = {}
+    for row in run.device_configs.all().only("hostname", "platform", "files", "structured"):
+        structured[row.hostname] = row.structured
+        rendered.setdefault(row.hostname, {})[row.platform] = row.files
+    switches = set(snapshot.inventory.switches_by_name)
+    if set(structured) != switches:
+        stale = sorted(switches ^ set(structured), key=natural_key)
+        what = "compiled only some devices" if run.devices else "does not match the fabric's switches any more"
+        raise IntentValidationError(FieldError("compile_run", run.pk, f"{what} ({', '.join(stale[:5])}"
+                                                                      f"{' ...' if len(stale) > 5 else ''}); "
+                                                                      "compile the whole fabric again"))
+    return ValidationInput(structured=structured, snapshot=snapshot, rendered=rendered)

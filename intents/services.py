@@ -12,7 +12,6 @@ import dataclasses
 import io
 import tarfile
 import tempfile
-import time
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,14 +19,13 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.utils import timezone
 
 from compiler import api as compiler_api
 from compiler import model as core
 from compiler.blast import BlastRadius, blast_radius
 from compiler.diff import config_diff as text_diff
 from compiler.diff import structured_diff
-from compiler.errors import FabricTwinError, FieldError, IntentValidationError
+from compiler.errors import FieldError, IntentValidationError
 from compiler.names import HOSTNAME, OBJECT_NAME, name_problem, object_name_errors, path_component
 from compiler.natural import natural_key
 from compiler.paths import archive_member, safe_join
@@ -36,10 +34,10 @@ from compiler.topology import FABRIC_ASN_ROLES
 from compiler.validate import check_intent
 from inventory.adapters import inventory_snapshot
 from inventory.models import Fabric, NicPort, Switch
-from twin.runs import runner_id
+from twin.runs import run_execute
 
-from .adapters import allocation_rows, fabric_snapshot
-from .choices import AllocationKindChoices, CompileStatusChoices
+from .adapters import allocation_rows, fabric_snapshot, snapshot_sha256
+from .choices import AllocationKindChoices
 from .constants import ROCE_DEFAULT_CLASSES
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 from .selectors import device_config_baselines
@@ -225,7 +223,7 @@ def compile_run_create(*, fabric_intent: FabricIntent, platforms: Iterable[str] 
 
 
 def compile_run_prepare(*, fabric_intent: FabricIntent, platforms: Iterable[str] | None = None,
-                        devices: Iterable[str] | None = None) -> CompileRun:
+                        devices: Iterable[str] | None = None, requested_by=None) -> CompileRun:
     """A pending run record (the API hands its id back before a Celery worker executes it). A request naming an
     unknown platform or device is refused here, before any row exists: bad input leaves no failed run behind."""
     platforms = list(dict.fromkeys(platforms or ()))
@@ -241,32 +239,23 @@ def compile_run_prepare(*, fabric_intent: FabricIntent, platforms: Iterable[str]
     if missing:
         raise IntentValidationError([FieldError("devices", name, f"no switch {name} in fabric "
                                                                  f"{fabric_intent.fabric.name}") for name in missing])
-    return CompileRun.objects.create(fabric_intent=fabric_intent, platforms=platforms, devices=devices)
+    requested_by = requested_by if requested_by is not None and requested_by.is_authenticated else None
+    return CompileRun.objects.create(fabric_intent=fabric_intent, platforms=platforms, devices=devices,
+                                     requested_by=requested_by)
 
 
 def compile_run_execute(*, run: CompileRun) -> CompileRun:
     """Run a prepared compile: sync allocations, compile, store DeviceConfig rows; failures are recorded.
 
-    Domain errors (invalid intent, exhausted pool, unknown device) mark the run failed with the field errors;
-    anything else also marks it failed and is re-raised (a bug must be visible, not swallowed).
+    ``twin.runs.run_execute`` owns the lifecycle: domain errors (invalid intent, exhausted pool, unknown device)
+    mark the run failed with the field errors; anything else also marks it failed and is re-raised (a bug must
+    be visible, not swallowed).
     """
-    run.status, run.started, run.runner = CompileStatusChoices.RUNNING, timezone.now(), runner_id()
-    run.save(update_fields=["status", "started", "runner"])  # the reaper (twin.runs) knows who runs it
-    started = time.perf_counter()
-    try:
+    with run_execute(run, update_fields=("device_count", "snapshot_sha256")):
         configs = _compile_device_configs(run)
         with transaction.atomic():
             DeviceConfig.objects.bulk_create(configs, batch_size=_device_config_batch_size())
             run.device_count = len({config.hostname for config in configs})
-            run.status = CompileStatusChoices.SUCCEEDED
-    except FabricTwinError as exc:
-        run.status, run.error = CompileStatusChoices.FAILED, str(exc)
-        run.error_fields = exc.as_dict() if isinstance(exc, IntentValidationError) else {}
-    except Exception as exc:
-        run.status, run.error = CompileStatusChoices.FAILED, f"internal error: {type(exc).__name__}: {exc}"
-        _finish(run, started)
-        raise
-    _finish(run, started)
     return run
 
 
@@ -278,16 +267,11 @@ def _device_config_batch_size() -> int:
     return 1 if connection.vendor == "postgresql" else 500
 
 
-def _finish(run: CompileRun, started: float) -> None:
-    run.finished = timezone.now()
-    run.duration_s = round(time.perf_counter() - started, 4)
-    run.save(update_fields=["status", "error", "error_fields", "device_count", "finished", "duration_s"])
-
-
 def _compile_device_configs(run: CompileRun) -> list[DeviceConfig]:
     synced = allocations_sync(fabric_intent=run.fabric_intent)
     # The synced allocations are exactly what is stored now: no second read of the database.
     snapshot = dataclasses.replace(synced.snapshot, allocations=synced.allocations)
+    run.snapshot_sha256 = snapshot_sha256(snapshot)
     structured, rendered, hashes = compile_devices(snapshot, devices=run.devices, platforms=run.platforms)
     return [DeviceConfig(run=run, hostname=hostname, platform=platform, files=dict(files),
                          structured=structured[hostname], sha256=hashes[hostname][platform])

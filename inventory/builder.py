@@ -1,5 +1,8 @@
 """The fabric builder: plan a Clos with ``compiler.clos.plan_clos`` and persist it with ``inventory_persist``.
 
+``fabric_build_prepare`` + ``fabric_build_execute`` record a build as a ``FabricBuild`` run record (the API and
+the UI: in the web process without a broker, in a Celery worker with one); ``fabric_build`` is the work itself.
+
 The plan is pure and deterministic; persisting upserts by natural keys, so building twice changes nothing and
 building with more leaves only adds objects. The builder also reports oversubscription per leaf
 (server-facing capacity / spine-facing capacity; 1.0 is non-blocking).
@@ -7,12 +10,15 @@ building with more leaves only adds objects. The builder also reports oversubscr
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 from compiler.clos import ClosParams, plan_clos
 from compiler.model import Endpoint, Inventory, Role
+from twin.runs import run_execute
 
+from .models import FabricBuild
 from .services import PersistResult, inventory_persist
 
 
@@ -78,3 +84,27 @@ def fabric_build(*, params: ClosParams, progress: bool = False) -> BuildResult:
     inventory = plan_clos(params)
     persisted = inventory_persist(inventory=inventory, site=params.site, progress=progress)
     return BuildResult(inventory, persisted, leaf_capacities(inventory))
+
+
+def fabric_build_prepare(*, params: ClosParams, requested_by=None) -> FabricBuild:
+    """A pending build record of ``params`` (validated by the caller: the API plans once in its serializer)."""
+    requested_by = requested_by if requested_by is not None and requested_by.is_authenticated else None
+    return FabricBuild.objects.create(fabric_name=params.name, params=dataclasses.asdict(params),
+                                      requested_by=requested_by)
+
+
+def fabric_build_params(build: FabricBuild) -> ClosParams:
+    stored = dict(build.params)
+    stored["leaf_platforms"] = tuple(stored.get("leaf_platforms") or ())  # JSON has no tuples
+    return ClosParams(**stored)
+
+
+def fabric_build_execute(*, build: FabricBuild, progress: bool = False) -> FabricBuild:
+    """Build and persist the recorded Clos (``twin.runs.run_execute``: a refused plan or inventory fails the
+    record with its field errors; a bug fails it and is raised). ``summary`` keeps the counts, ``result`` the
+    full ``BuildResult.as_dict()``."""
+    with run_execute(build):
+        result = fabric_build(params=fabric_build_params(build), progress=progress).as_dict()
+        build.result = result
+        build.summary = {key: result[key] for key in ("fabric", "switches", "servers", "cables")}
+    return build

@@ -78,6 +78,7 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     # inventory: operators edit and build it
     "inventory.api.views.SiteViewSet": crud(EDIT_INVENTORY),
     "inventory.api.views.FabricViewSet": {**crud(EDIT_INVENTORY), "build": EDIT_INVENTORY, "physical": VIEW},
+    "inventory.api.views.FabricBuildViewSet": READ,  # build records: written only by the build action
     "inventory.api.views.RackViewSet": crud(EDIT_INVENTORY),
     "inventory.api.views.SwitchModelViewSet": crud(EDIT_INVENTORY),
     "inventory.api.views.PlatformViewSet": crud(EDIT_INVENTORY),

@@ -1,8 +1,16 @@
-"""Who is executing a run, and the reaper for runs whose executor is gone (issue #12 point 8).
+"""One home for "a run": its status set, its lifecycle and its reaper (issue #14: one run record).
 
-Compile runs, validation runs and the UI's twin operations are written ``running`` (a twin ``booting``) before
-their work starts.
-A process killed mid-way (worker SIGKILL, web server restart, OOM) would leave them ``running`` forever, and a
+Compile runs, validation runs, twin operations and fabric builds are rows of models built on
+``twin.models.RunRecord`` (an abstract base, in the spirit of Nautobot's JobResult): one ``RunStatus`` set
+(pending → running → succeeded | failed), when it was requested/started/finished, who asked, the summary, the
+full result and, when it failed, why. ``run_execute(run)`` is the ONE place that moves a row through that
+lifecycle and tells a domain error (a ``FabricTwinError``: failed with its message and field errors) from a bug
+(anything else: failed "internal error", traceback logged, re-raised so it stays visible). Rollouts keep their
+own record (``changes.Rollout`` + per-device ``Step`` rows): they pause, wait for approval and roll back, which a
+run does not.
+
+Who is executing a run, and the reaper for runs whose executor is gone (issue #12 point 8): every run (and a
+twin's boot) is written ``running`` (a twin ``booting``) before its work starts. A process killed mid-way (worker SIGKILL, web server restart, OOM) would leave them ``running`` forever, and a
 running twin operation blocks every further operation on its fabric. Each such row therefore records its
 *runner*, ``<hostname>:<boot id>:<pid>:<process start time>``, when it starts; ``runs_reap_interrupted`` marks
 failed, with the reason "interrupted", every running row whose runner provably no longer exists: same host and
@@ -17,15 +25,44 @@ reaped too: no process of the version that started them survives the upgrade tha
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.apps import apps
+from django.db import models
 from django.utils import timezone
+
+from compiler.errors import FabricTwinError
+
+logger = logging.getLogger(__name__)
 
 BOOT_ID_FILE = Path("/proc/sys/kernel/random/boot_id")
 INTERRUPTED = "interrupted"
+INTERNAL_ERROR = "internal error"
+
+
+class RunStatus(models.TextChoices):
+    """The status of every run record (compile, validation, twin operation, fabric build). ``succeeded`` says
+    the run completed, not that the fabric passed (a validation run's verdict is its ``ok``)."""
+
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+ACTIVE = (RunStatus.PENDING, RunStatus.RUNNING)
+
+# Every kind of run the reaper looks at: (label, "app.Model"). Looked up by name at call time, so this module
+# imports no app (the apps' models import ``twin.models.RunRecord``, which imports this module).
+RUN_MODELS = (("compile_runs", "intents.CompileRun"), ("validation_runs", "validation.ValidationRun"),
+              ("twin_operations", "twins.TwinOperation"), ("fabric_builds", "inventory.FabricBuild"))
 
 
 def _boot_id() -> str:
@@ -72,18 +109,10 @@ def runner_state(runner: str) -> RunnerState:
 
 
 def _run_kinds():
-    """(label, model, running status, failed status) of every kind of run that records a runner."""
-    from intents.choices import CompileStatusChoices
-    from intents.models import CompileRun
-    from twins.choices import TwinStatusChoices
-    from twins.models import Twin
-    from ui.models import TwinOperation
-    from validation.models import ValidationRun, ValidationStatusChoices
-
-    return [("compile_runs", CompileRun, CompileStatusChoices.RUNNING, CompileStatusChoices.FAILED),
-            ("validation_runs", ValidationRun, ValidationStatusChoices.RUNNING, ValidationStatusChoices.FAILED),
-            ("twin_operations", TwinOperation, TwinOperation.Status.RUNNING, TwinOperation.Status.FAILED),
-            ("twin_boots", Twin, TwinStatusChoices.BOOTING, TwinStatusChoices.FAILED)]
+    """(label, model, running status, failed status) of every kind of run that records a runner; a twin's boot
+    is not a run record (the Twin row is the twin) but is reaped the same way."""
+    kinds = [(label, apps.get_model(name), RunStatus.RUNNING, RunStatus.FAILED) for label, name in RUN_MODELS]
+    return kinds + [("twin_boots", apps.get_model("twins.Twin"), "booting", "failed")]
 
 
 def interrupted_error(reason: str) -> str:
@@ -110,14 +139,55 @@ def runs_reap_interrupted() -> dict[str, int]:
 
 
 def run_enqueue(*, model, run_id: int, task, what: str) -> None:
-    """Queue ``task`` for the ``pending`` run row ``run_id`` of ``model`` and record its task id. Broker down: the
-    run never started, so it is stored failed with the reason, never "pending" forever. A run that did start
-    (eager mode) recorded its own failure: that error stays visible and is raised."""
+    """Queue ``task`` for the run row ``run_id`` of ``model`` and record its task id. Broker down: the run never
+    started (``started`` is still empty), so it is stored failed with the reason, never "pending" (or, for a twin
+    operation, "running") forever. A run that did start (eager mode) recorded its own failure: that error stays
+    visible and is raised."""
     try:
         result = task.delay(run_id)
     except Exception as error:
-        if not model.objects.filter(pk=run_id, status="pending").update(
-                status="failed", error=f"could not queue the {what}: {type(error).__name__}: {error}"):
+        if not model.objects.filter(pk=run_id, status__in=ACTIVE, started__isnull=True).update(
+                status=RunStatus.FAILED, finished=timezone.now(),
+                error=f"could not queue the {what}: {type(error).__name__}: {error}"):
             raise
         return
     model.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "")
+
+
+@contextmanager
+def run_execute(run, *, update_fields: tuple[str, ...] = ()) -> Iterator:
+    """Own the lifecycle of one run record: ``running`` (with its runner and start time) before the body, then
+    ``succeeded`` when the body returns, ``failed`` when it raises.
+
+    A ``FabricTwinError`` is a domain error (invalid intent, a twin that cannot boot here, a refused build): the
+    run fails with its message (and its field errors, when the error has ``as_dict``) and the error is not
+    raised further: the record is the outcome. Anything else is a bug: the run fails with "internal error: …",
+    the traceback goes to the log and the exception is raised again so it stays visible (a 500, a failed
+    Celery task). The body sets the run's own outcome fields (counts, summary, result); ``update_fields`` names
+    the subclass fields it sets, so the final save writes only those and the lifecycle fields."""
+    run.status, run.started, run.runner = RunStatus.RUNNING, timezone.now(), runner_id()
+    run.error, run.error_fields = "", {}
+    run.save(update_fields=["status", "started", "runner", "error", "error_fields"])  # the reaper knows who runs it
+    clock = time.perf_counter()
+    try:
+        yield run
+    except FabricTwinError as error:
+        run.status, run.error = RunStatus.FAILED, str(error)
+        # field -> messages of an invalid input (IntentValidationError, or an error carrying a stored run's)
+        as_dict = getattr(error, "as_dict", None)
+        run.error_fields = as_dict() if callable(as_dict) else {}
+    except Exception as error:
+        logger.exception("%s #%s failed with an internal error", type(run).__name__, run.pk)
+        run.status, run.error = RunStatus.FAILED, f"{INTERNAL_ERROR}: {type(error).__name__}: {error}"
+        _run_finish(run, clock, update_fields)
+        raise
+    else:
+        run.status = RunStatus.SUCCEEDED
+    _run_finish(run, clock, update_fields)
+
+
+def _run_finish(run, clock: float, update_fields: tuple[str, ...]) -> None:
+    run.finished = timezone.now()
+    run.duration_s = round(time.perf_counter() - clock, 4)
+    run.save(update_fields=["status", "error", "error_fields", "finished", "duration_s", "summary", "result",
+                            *update_fields])

@@ -19,3 +19,12 @@ class TwinStatusChoices(models.TextChoices):
 class InjectionKindChoices(models.TextChoices):
     LINK = "link", "One fabric link"
     SPINE = "spine", "A whole spine"
+
+
+class TwinOperationKindChoices(models.TextChoices):
+    UP = "up", "Start twin"
+    DOWN = "down", "Stop twin"
+    PING = "ping", "Live checks + ping matrix"
+    FIDELITY = "fidelity", "Fidelity"
+    FAIL_LINK = "fail_link", "Fail a leaf uplink"
+    FAIL_SPINE = "fail_spine", "Fail a spine"

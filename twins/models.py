@@ -1,15 +1,20 @@
-"""A Twin: one live copy of a fabric intent's compiled configs, and what was last measured on it.
+"""A Twin: one live copy of a fabric intent's compiled configs, and what was last measured on it; and the
+record of each operation run on a fabric's twin.
 
 The runtime state (namespaces, PIDs) lives in labs.runtime's state file named by ``prefix``; this row is the
 durable, queryable record: which compile run was booted, when it converged, how much memory it takes, the last
-live-check report, the last fidelity comparison and what the twin cannot measure on this machine.
+live-check report, the last fidelity comparison and what the twin cannot measure on this machine. The
+``last_*`` fields are the latest outcome of each kind of measurement, whoever ran it (API, command, UI);
+a ``TwinOperation`` records one requested operation (who, when, how long, its result or why it failed).
 """
 
 from django.db import models
 
-from .choices import TwinEngineChoices, TwinStatusChoices
+from twin.models import RunRecord
 
-__all__ = ("Installation", "Twin")
+from .choices import TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
+
+__all__ = ("Installation", "Twin", "TwinOperation")
 
 
 class Installation(models.Model):
@@ -68,3 +73,19 @@ class Twin(models.Model):
 
     def __str__(self) -> str:
         return f"twin {self.prefix} of {self.fabric_intent_id} ({self.engine}, {self.status})"
+
+
+class TwinOperation(RunRecord):
+    """One operation on the twin of one fabric (boot, live checks, fidelity, failure injection), requested from
+    the UI. Unlike other runs it is written ``running`` when requested (``twins.services.twin_operation_create``):
+    it claims the fabric's twin, so a second operation is refused until it finished or its process is gone."""
+
+    kind = models.CharField(max_length=16, choices=TwinOperationKindChoices.choices)
+    fabric = models.CharField(max_length=100, db_index=True, help_text="inventory fabric name")
+    prefix = models.CharField(max_length=16, blank=True, help_text="the twin's namespace prefix")
+
+    class Meta(RunRecord.Meta):
+        indexes = [models.Index(fields=("fabric", "kind", "-created"), name="twinoperation_fabric_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.fabric} {self.kind} {self.status}"

@@ -1,7 +1,8 @@
 """Writes of the twins app: boot, check, break, compare and remove a fabric intent's live twin.
 
 HackSoft style: ``twin_<action>(*, ...)`` with keyword-only arguments; views, tasks and the ``manage.py twin``
-command stay thin and call these. The work itself is labs/ (runtime, checks, fidelity); these functions pick
+command stay thin and call these. ``twin_operation_create`` / ``twin_operation_execute`` record an operation a
+user started (the UI's buttons) as a ``TwinOperation`` run record around the same calls. The work itself is labs/ (runtime, checks, fidelity); these functions pick
 the compile run, record every outcome on the Twin row and turn "this machine cannot run a twin" into a clear
 :class:`TwinUnavailable` (callers report it as *skipped*, never as passed).
 """
@@ -17,13 +18,15 @@ from django.utils import timezone
 
 from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
 from compiler.paths import safe_join
-from intents.adapters import fabric_snapshot
 from intents.models import CompileRun, FabricIntent
-from twin.runs import runner_id
+from intents.selectors import compile_run_result
+from inventory.models import Fabric
+from twin.runs import RunStatus, interrupted_error, run_execute, runner_id, runner_state
 from validators.context import ValidationInput
 
-from .choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
-from .models import Installation, Twin
+from .choices import InjectionKindChoices, TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
+from .models import Installation, Twin, TwinOperation
+from .selectors import fabric_twin, twin_operation_busy
 
 # A twin of a big fabric keeps a few hosts per leaf: enough for bridging, routing, ECMP and MTU probes; the full
 # host matrix of a 1,000-leaf fabric is the static validators' job.
@@ -88,27 +91,14 @@ def twin_get_or_create(*, fabric_intent: FabricIntent, engine: str = TwinEngineC
 
 
 def compile_result_for_run(*, run: CompileRun) -> ValidationInput:
-    """A stored run's configs as the validators' and the twin's one input: exactly the structured configs and
-    renderings that run stored (so a twin boots what the run says, even when a row was edited on purpose), with
-    the intent's snapshot."""
-    if run.status != "succeeded":
-        raise TwinError(f"compile run #{run.pk} is {run.status}, not succeeded: {run.error or 'no error recorded'}")
-    snapshot = fabric_snapshot(run.fabric_intent)
-    structured: dict[str, dict] = {}
-    rendered: dict[str, dict[str, dict[str, str]]] = {}
-    for row in run.device_configs.all().only("hostname", "platform", "files", "structured"):
-        structured[row.hostname] = row.structured
-        rendered.setdefault(row.hostname, {})[row.platform] = row.files
-    switches = set(snapshot.inventory.switches_by_name)
-    if set(structured) != switches:
-        stale = sorted(switches ^ set(structured))
-        raise TwinError(f"compile run #{run.pk} does not match the fabric's switches any more ({', '.join(stale[:5])}"
-                        f"{' ...' if len(stale) > 5 else ''}); compile again")
-    without_frr = sorted(host for host, platforms in rendered.items() if "frr" not in platforms)
+    """The validators' and the twin's one input for a stored run (``intents.selectors.compile_run_result``: exactly what the run stored),
+    refused when a switch has no frr rendering: the twin runs every switch as FRR."""
+    result = compile_run_result(run=run)
+    without_frr = sorted(host for host, platforms in result.rendered.items() if "frr" not in platforms)
     if without_frr:
         raise TwinError(f"compile run #{run.pk} has no frr rendering for {', '.join(without_frr[:5])}; the twin runs "
                         "every switch as FRR: compile with the default platforms (own + frr)")
-    return ValidationInput(structured=structured, snapshot=snapshot, rendered=rendered)
+    return result
 
 
 def _compile_run(fabric_intent: FabricIntent, compile_run: CompileRun | None) -> CompileRun:
@@ -383,3 +373,121 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
     }
     twin.save(update_fields=["last_fidelity", "updated"])
     return twin.last_fidelity
+
+
+# --------------------------------------------------------------------------------------------- operations
+
+
+def _fabric_intent_of(fabric: Fabric) -> FabricIntent:
+    intent = fabric.intents.order_by("name").first()
+    if intent is None:
+        raise TwinError(f"fabric {fabric.name} has no fabric intent: create one (Intents) before booting its twin")
+    return intent
+
+
+def _twin_of(fabric: Fabric) -> Twin:
+    twin = fabric_twin(fabric=fabric)
+    if twin is None:
+        raise TwinError(f"the twin of {fabric.name} was never started: start it first")
+    return twin
+
+
+def _operation_up(fabric: Fabric) -> dict:
+    twin = twin_up(fabric_intent=_fabric_intent_of(fabric), engine=FABRIC_TWIN_ENGINE)
+    return {"status": twin.status, "switches": twin.switches, "hosts": twin.hosts, "boot_s": twin.boot_s,
+            "converge_s": twin.converge_s}
+
+
+def _operation_down(fabric: Fabric) -> dict:
+    return twin_down(twin=_twin_of(fabric))
+
+
+def _operation_check(fabric: Fabric) -> dict:
+    twin = twin_check(twin=_twin_of(fabric))
+    return {"status": twin.status, "ok": twin.last_report.get("ok")}
+
+
+def _operation_fidelity(fabric: Fabric) -> dict:
+    result = twin_fidelity(twin=_twin_of(fabric))
+    return {"disagreements": result["disagreements"], "agreed_failures": result["agreed_failures"]}
+
+
+def _operation_inject(fabric: Fabric, kind: str) -> dict:
+    return twin_inject(twin=_twin_of(fabric), kind=kind)["measured"]
+
+
+# The twin of a fabric is the netns twin of the fabric's first intent (by name).
+FABRIC_TWIN_ENGINE = TwinEngineChoices.NETNS
+OPERATIONS = {
+    TwinOperationKindChoices.UP: _operation_up,
+    TwinOperationKindChoices.DOWN: _operation_down,
+    TwinOperationKindChoices.PING: _operation_check,
+    TwinOperationKindChoices.FIDELITY: _operation_fidelity,
+    TwinOperationKindChoices.FAIL_LINK: lambda fabric: _operation_inject(fabric, InjectionKindChoices.LINK),
+    TwinOperationKindChoices.FAIL_SPINE: lambda fabric: _operation_inject(fabric, InjectionKindChoices.SPINE),
+}
+
+
+def twin_fabric_twin(*, fabric: Fabric, create: bool = False) -> Twin | None:
+    """The Twin row of the fabric's twin (None when the fabric has no intent, or no twin yet and not
+    ``create``)."""
+    twin = fabric_twin(fabric=fabric)
+    intent = fabric.intents.order_by("name").first()
+    if twin is None and create and intent is not None:
+        twin = twin_get_or_create(fabric_intent=intent, engine=FABRIC_TWIN_ENGINE)
+    return twin
+
+
+def twin_fabric_status(*, fabric: Fabric) -> dict:
+    """What the twin page shows: the runtime's liveness reconciled into the row (``twin_status``), the running
+    operation and what this machine lacks to run a twin."""
+    missing = twin_prerequisites()
+    busy = twin_operation_busy(fabric=fabric)
+    twin = fabric_twin(fabric=fabric)
+    if twin is None:
+        state = "booting" if busy and busy.kind == TwinOperationKindChoices.UP else "stopped"
+        return {"state": state, "exists": False, "missing": missing, "busy": busy, "running": False,
+                "twin": None, "prefix": "", "no_intent": not fabric.intents.exists()}
+    try:
+        live = twin_status(twin=twin)
+    except (FabricTwinError, OSError) as error:
+        # informational: a transient `ip netns` failure (other twins booting) must not take the page down
+        live = {"exists": None, "status_error": f"could not read the runtime state: {error}"}
+    twin.refresh_from_db()
+    state = "stopped" if twin.status == TwinStatusChoices.DOWN else twin.status
+    return {**live, "state": state, "missing": missing, "busy": busy, "twin": twin,
+            "running": twin.status in RUNNING, "prefix": twin.prefix}
+
+
+def twin_operation_create(*, fabric: Fabric, kind: str, user=None) -> TwinOperation:
+    """Record a requested operation, ``running`` at once: it claims the fabric's twin, and a second one is
+    refused while it runs. One whose process is gone (killed worker, restarted server) is interrupted, not
+    busy (twin.runs); one without a runner predates them and is left to the start-up reaper."""
+    if kind not in OPERATIONS:
+        raise IntentValidationError(FieldError("kind", kind, f"one of {', '.join(OPERATIONS)}"))
+    busy = twin_operation_busy(fabric=fabric)
+    if busy is not None and busy.runner and runner_state(busy.runner).alive is False:
+        TwinOperation.objects.filter(pk=busy.pk, status=busy.status, runner=busy.runner).update(
+            status=RunStatus.FAILED, finished=timezone.now(), error=interrupted_error(runner_state(busy.runner).reason))
+        busy = None
+    if busy is not None:
+        raise TwinError(f"{busy.get_kind_display()} is still running on the twin of {fabric.name} "
+                        f"(started {busy.created:%H:%M:%S})")
+    twin = fabric_twin(fabric=fabric)
+    return TwinOperation.objects.create(fabric=fabric.name, prefix=twin.prefix if twin else "", kind=kind,
+                                        status=RunStatus.RUNNING,
+                                        requested_by=user if user and user.is_authenticated else None,
+                                        runner=runner_id())  # until a worker takes it: the requesting process
+
+
+def twin_operation_execute(*, operation: TwinOperation) -> TwinOperation:
+    """Do the work of a recorded operation and store its outcome (``twin.runs.run_execute``: a domain error
+    fails it with the message, a bug fails it and is raised)."""
+    fabric = Fabric.objects.get(name=operation.fabric)
+    with run_execute(operation, update_fields=("prefix",)):
+        operation.result = OPERATIONS[operation.kind](fabric)
+    twin = fabric_twin(fabric=fabric)
+    if twin is not None and twin.prefix != operation.prefix:
+        operation.prefix = twin.prefix
+        operation.save(update_fields=["prefix"])
+    return operation

@@ -3,8 +3,10 @@
 from celery import shared_task
 
 from intents.models import FabricIntent
+from twin.runs import ACTIVE
 
 from . import services
+from .models import TwinOperation
 from .selectors import twin_get
 
 
@@ -33,3 +35,12 @@ def twin_inject_task(twin_id: int, kind: str = "link", target: str | None = None
 def twin_fidelity_task(twin_id: int, n_minus_1: str = "sample") -> dict:
     result = services.twin_fidelity(twin=twin_get(twin_id=twin_id), n_minus_1=n_minus_1)
     return {"twin": twin_id, "disagreements": result["disagreements"], "agreed_failures": result["agreed_failures"]}
+
+
+@shared_task(name="twins.twin_operation_execute", acks_late=True)
+def twin_operation_run(operation_id: int) -> str:
+    """Execute a recorded twin operation (a redelivered message of a finished one does nothing)."""
+    operation = TwinOperation.objects.get(pk=operation_id)
+    if operation.status not in ACTIVE:
+        return operation.status
+    return services.twin_operation_execute(operation=operation).status

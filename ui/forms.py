@@ -31,6 +31,19 @@ def field_errors_into(form: forms.Form, error: FabricTwinError) -> None:
             form.add_error(None, f"{field_error.field}: {message}")
 
 
+def run_errors_into(form: forms.Form, run) -> None:
+    """Attach a failed run record's error to the form: its field errors (field -> messages, matched on the last
+    path component like ``field_errors_into``) or, without them, its message."""
+    if not run.error_fields:
+        form.add_error(None, run.error)
+        return
+    for field, messages in run.error_fields.items():
+        name = field.rsplit(".", 1)[-1]
+        for message in messages:
+            form.add_error(name if name in form.fields else None, message if name in form.fields
+                           else f"{field}: {message}")
+
+
 class FabricBuildForm(forms.Form):
     name = forms.SlugField(max_length=60, initial="demo", help_text="Fabric name (inventory)")
     site = forms.SlugField(max_length=60, initial="dc1")

@@ -197,6 +197,7 @@ def validation_start(fabric, *, user=None):
     if not apps.is_installed("validation"):
         return unavailable("validation", "Validation runs")
     from compiler.errors import FabricTwinError, FieldError, IntentValidationError
+    from twin.runs import run_enqueue
     from validation import services
     from validation.tasks import validation_run_execute_task
 
@@ -204,17 +205,11 @@ def validation_start(fabric, *, user=None):
     if intent is None:
         return IntentValidationError(FieldError("fabric", fabric.name, "has no fabric intent to validate"))
     try:
-        run = services.validation_run_prepare(fabric_intent=intent)
+        run = services.validation_run_prepare(fabric_intent=intent, requested_by=user)
     except FabricTwinError as error:
         return error
-    try:
-        validation_run_execute_task.delay(run.pk)
-    except Exception as error:
-        # Broker down: the run never started, so it is recorded failed with the reason, never left "pending"
-        # forever. A run that did start (eager mode) recorded its own failure: that error stays visible.
-        if not type(run).objects.filter(pk=run.pk, status="pending").update(
-                status="failed", error=f"could not queue the validation: {type(error).__name__}: {error}"):
-            raise
+    # Broker down: the run never started, so run_enqueue records it failed with the reason, never "pending".
+    run_enqueue(model=type(run), run_id=run.pk, task=validation_run_execute_task, what="validation")
     run.refresh_from_db()
     return run
 
@@ -223,30 +218,26 @@ def validation_start(fabric, *, user=None):
 
 
 def twin_status(fabric):
-    from ui import twin_ops
+    from twins import services
 
-    return twin_ops.twin_status(fabric=fabric)
+    return services.twin_fabric_status(fabric=fabric)
 
 
 def twin_action(fabric, action: str, *, user=None):
-    """Record the operation and run it (a Celery task: in-process when no broker is configured)."""
+    """Record the operation and run it (a Celery task: in-process when no broker is configured). Broker down:
+    the operation never started, so ``run_enqueue`` records it failed with the reason instead of leaving it
+    blocking the fabric's twin."""
     from compiler.errors import FabricTwinError
-    from ui import twin_ops
-    from ui.tasks import twin_operation_run
+    from twin.runs import run_enqueue
+    from twins import services
+    from twins.models import TwinOperation
+    from twins.tasks import twin_operation_run
 
     try:
-        operation = twin_ops.twin_operation_create(fabric=fabric, kind=action, user=user)
+        operation = services.twin_operation_create(fabric=fabric, kind=action, user=user)
     except FabricTwinError as error:
         return error
-    try:
-        twin_operation_run.delay(operation.pk)
-    except Exception as error:
-        # Broker down: a running operation would block the fabric's twin while this server runs; it never
-        # started, so it is recorded failed with the reason. One that ran (eager mode) recorded its own failure
-        # (finished is set): that error stays visible.
-        if not type(operation).objects.filter(pk=operation.pk, status="running", finished__isnull=True).update(
-                status="failed", error=f"could not queue the operation: {type(error).__name__}: {error}"):
-            raise
+    run_enqueue(model=TwinOperation, run_id=operation.pk, task=twin_operation_run, what="operation")
     operation.refresh_from_db()
     return operation
 

@@ -1,13 +1,12 @@
-"""A validation run of one fabric intent and its findings (one row per Finding of validators.findings)."""
+"""A validation run of one compile run and its findings (one row per Finding of validators.findings).
+
+A ValidationRun is a ``twin.models.RunRecord`` (status ``succeeded`` = the run completed; whether the fabric
+passed is ``ok``). It points at the compile run whose STORED configs it validated.
+"""
 
 from django.db import models
 
-
-class ValidationStatusChoices(models.TextChoices):
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"  # the run completed; whether the fabric passed is ``ok``
-    FAILED = "failed", "Failed"  # the run itself could not complete (invalid intent, internal error)
+from twin.models import RunRecord
 
 
 class SeverityChoices(models.TextChoices):
@@ -16,20 +15,14 @@ class SeverityChoices(models.TextChoices):
     INFO = "info", "Info"
 
 
-class ValidationRun(models.Model):
+class ValidationRun(RunRecord):
+    kind = models.CharField(max_length=16, default="validation", editable=False)
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE, related_name="validation_runs")
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=ValidationStatusChoices.choices,
-                              default=ValidationStatusChoices.PENDING)
+    compile_run = models.ForeignKey("intents.CompileRun", on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="validation_runs",
+                                    help_text="The compile run whose stored configs were validated")
     checks = models.JSONField(default=list, blank=True, help_text="Requested checks (names or prefixes); empty = all")
-    task_id = models.CharField(max_length=64, blank=True)
-    runner = models.CharField(max_length=200, blank=True,
-                              help_text="host:boot:pid:start of the process executing it (twin.runs reaper)")
     ok = models.BooleanField(null=True, help_text="No check failed (null until the run completed)")
-    summary = models.JSONField(default=dict, blank=True,
-                               help_text="Per check: status, skip reason, finding counts, seconds; N-1 summary")
     device_count = models.PositiveIntegerField(default=0)
     checks_passed = models.PositiveIntegerField(default=0)
     checks_failed = models.PositiveIntegerField(default=0)
@@ -37,12 +30,8 @@ class ValidationRun(models.Model):
     error_count = models.PositiveIntegerField(default=0)
     warning_count = models.PositiveIntegerField(default=0)
     info_count = models.PositiveIntegerField(default=0)
-    duration_s = models.FloatField(null=True, blank=True)
-    error = models.TextField(blank=True, help_text="Why the run failed (not the fabric's findings)")
-    error_fields = models.JSONField(default=dict, blank=True)
 
-    class Meta:
-        ordering = ["-created", "-id"]
+    class Meta(RunRecord.Meta):
         indexes = [models.Index(fields=["fabric_intent", "-created"])]
 
     def __str__(self) -> str:

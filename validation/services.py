@@ -1,70 +1,96 @@
 """Writes of the validation app: ``validation_run_create`` (prepare + execute now) for the API and the command,
 ``validation_run_prepare`` + ``validation_run_execute`` for the Celery path.
 
-The fabric is compiled exactly as the intents app compiles it (allocations synced, the snapshot built by
-``intents.adapters.fabric_snapshot``, ``compiler.api.compile_fabric``), then ``validators.run.validate_fabric``
-runs; the report's per-check summary and every finding are stored in one transaction. A run that cannot
-complete (invalid intent, unknown check name) is stored as failed with the field errors; nothing is half-saved.
+A validation run checks the STORED configs of one compile run (``intents.selectors.compile_run_result``: the
+structured configs and renderings exactly as that run stored them), never a fresh compile of the intent. A
+request without a compile run compiles first (``intents.services.compile_run_create``) and records that compile
+run on the validation run. ``validators.run.validate_fabric`` runs on it; the report's per-check summary and
+every finding are stored in one transaction. ``twin.runs.run_execute`` owns the run's lifecycle: a run that
+cannot complete (invalid intent, failed compile, a compile run whose fabric changed since) is stored as failed
+with the field errors; nothing is half-saved.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.utils import timezone
 
-from compiler import api as compiler_api
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, FieldError, IntentValidationError
 from intents import services as intent_services
-from intents.adapters import fabric_snapshot
-from intents.models import FabricIntent
-from twin.runs import runner_id
-from validators.context import ValidationInput
+from intents.adapters import snapshot_sha256
+from intents.models import CompileRun, FabricIntent
+from intents.selectors import compile_run_result
+from twin.runs import RunStatus, run_execute
 from validators.run import select_checks, validate_fabric
 
-from .models import ValidationFinding, ValidationRun, ValidationStatusChoices
+from .models import ValidationFinding, ValidationRun
 
 FINDING_MESSAGE_MAX = 4000
 
 
-def validation_run_prepare(*, fabric_intent: FabricIntent, checks: Iterable[str] | None = None) -> ValidationRun:
-    """A pending run; unknown check names are rejected now (IntentValidationError naming ``checks``)."""
+class CompileRunFailed(FabricTwinError):
+    """The compile a validation ran first failed: the validation fails with that run's error and its field
+    errors exactly as stored (``as_dict`` is what ``twin.runs.run_execute`` records as ``error_fields``)."""
+
+    def __init__(self, compile_run: CompileRun) -> None:
+        super().__init__(f"compile run #{compile_run.pk} failed: {compile_run.error}")
+        self.error_fields = dict(compile_run.error_fields)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return self.error_fields
+OUTCOME_FIELDS = ("compile_run", "ok", "device_count", "checks_passed", "checks_failed", "checks_skipped",
+                  "error_count", "warning_count", "info_count")
+
+
+def validation_run_prepare(*, fabric_intent: FabricIntent, checks: Iterable[str] | None = None,
+                           compile_run: CompileRun | None = None, requested_by=None) -> ValidationRun:
+    """A pending run; unknown check names (``checks``) and a compile run of another intent (``compile_run``) are
+    rejected now, before any row exists."""
     checks = list(dict.fromkeys(checks or ()))
     if checks:
         select_checks(checks)
-    return ValidationRun.objects.create(fabric_intent=fabric_intent, checks=checks)
+    if compile_run is not None and compile_run.fabric_intent_id != fabric_intent.pk:
+        raise IntentValidationError(FieldError("compile_run", compile_run.pk,
+                                               f"belongs to another fabric intent than {fabric_intent.name}"))
+    requested_by = requested_by if requested_by is not None and requested_by.is_authenticated else None
+    return ValidationRun.objects.create(fabric_intent=fabric_intent, checks=checks, compile_run=compile_run,
+                                        requested_by=requested_by)
 
 
-def validation_run_create(*, fabric_intent: FabricIntent, checks: Iterable[str] | None = None) -> ValidationRun:
+def validation_run_create(*, fabric_intent: FabricIntent, checks: Iterable[str] | None = None,
+                          compile_run: CompileRun | None = None, requested_by=None) -> ValidationRun:
     """Validate now, in this process; returns the finished run (status succeeded or failed)."""
-    run = validation_run_prepare(fabric_intent=fabric_intent, checks=checks)
+    run = validation_run_prepare(fabric_intent=fabric_intent, checks=checks, compile_run=compile_run,
+                                 requested_by=requested_by)
     return validation_run_execute(run=run)
 
 
 def validation_run_execute(*, run: ValidationRun) -> ValidationRun:
-    run.status, run.started, run.runner = ValidationStatusChoices.RUNNING, timezone.now(), runner_id()
-    run.save(update_fields=["status", "started", "runner"])  # the reaper (twin.runs) knows who runs it
-    started = time.perf_counter()
-    try:
-        intent_services.allocations_sync(fabric_intent=run.fabric_intent)
-        snapshot = fabric_snapshot(run.fabric_intent)
-        result = compiler_api.compile_fabric(snapshot)
-        report = validate_fabric(ValidationInput.from_compile(result), checks=run.checks or None, title=f"validation of {run.fabric_intent.name}")
+    with run_execute(run, update_fields=OUTCOME_FIELDS):
+        requested = run.compile_run is not None
+        compiled = _compile_run_of(run)
+        result = compile_run_result(run=compiled)
+        # A compile made just now for this run compiled this snapshot; a requested one may be older.
+        if requested and compiled.snapshot_sha256 != snapshot_sha256(result.snapshot):
+            raise IntentValidationError(FieldError("compile_run", compiled.pk, "the inventory, intent or allocations "
+                                                   "changed since it was compiled: validate a new compile"))
+        report = validate_fabric(result, checks=run.checks or None, title=f"validation of {run.fabric_intent.name}")
         with transaction.atomic():
             _store(run, report, len(result.structured))
-            run.status = ValidationStatusChoices.SUCCEEDED
-            _finish(run, started)
-    except FabricTwinError as exc:
-        run.status, run.error = ValidationStatusChoices.FAILED, str(exc)
-        run.error_fields = exc.as_dict() if isinstance(exc, IntentValidationError) else {}
-        _finish(run, started)
-    except Exception as exc:
-        run.status, run.error = ValidationStatusChoices.FAILED, f"internal error: {type(exc).__name__}: {exc}"
-        _finish(run, started)
-        raise
     return run
+
+
+def _compile_run_of(run: ValidationRun) -> CompileRun:
+    """The requested compile run, or a new compile of the intent, recorded on the validation run first."""
+    if run.compile_run is not None:
+        return run.compile_run
+    compiled = intent_services.compile_run_create(fabric_intent=run.fabric_intent)
+    ValidationRun.objects.filter(pk=run.pk).update(compile_run=compiled)
+    run.compile_run = compiled
+    if compiled.status != RunStatus.SUCCEEDED:
+        raise CompileRunFailed(compiled)
+    return compiled
 
 
 def _store(run: ValidationRun, report, device_count: int) -> None:
@@ -101,9 +127,3 @@ def _store(run: ValidationRun, report, device_count: int) -> None:
     run.device_count = device_count
     run.checks_passed, run.checks_failed, run.checks_skipped = counts["passed"], counts["failed"], counts["skipped"]
     run.error_count, run.warning_count, run.info_count = totals["error"], totals["warning"], totals["info"]
-
-
-def _finish(run: ValidationRun, started: float) -> None:
-    run.finished = timezone.now()
-    run.duration_s = round(time.perf_counter() - started, 4)
-    run.save()

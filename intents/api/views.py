@@ -81,7 +81,7 @@ class FabricIntentViewSet(IntentModelViewSet):
         if background is None:
             background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_COMPILE_MAX_DEVICES
         run = services.compile_run_prepare(fabric_intent=fabric_intent, platforms=options.get("platforms"),
-                                           devices=options.get("devices"))
+                                           devices=options.get("devices"), requested_by=request.user)
         if background:
             def enqueue(run_id=run.pk):
                 run_enqueue(model=CompileRun, run_id=run_id, task=compile_run_execute_task, what="compile")

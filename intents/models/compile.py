@@ -1,37 +1,31 @@
 """Compile runs and their per-device results, plus what is deployed on each device (the diff baseline).
 
-A CompileRun is the durable record of one compile (Nautobot JobResult style): status, timing, counts and the
-error when it failed. DeviceConfig holds one device x platform result: the rendered files, the structured
+A CompileRun is the durable record of one compile (a ``twin.models.RunRecord``: status, timing, who asked, the
+error when it failed) with its counts and the digest of the snapshot it compiled, so a later validation of
+its stored configs can tell that the intent or inventory changed since. DeviceConfig holds one device x platform result: the rendered files, the structured
 config they came from and the sha256 the compiler computed. DeployedConfig points at the DeviceConfig that is
 live on a device; the change pipelines set it, and diffs compare a new compile against it.
 """
 
 from django.db import models
 
-from ..choices import CompileStatusChoices, PlatformChoices
+from twin.models import RunRecord
+
+from ..choices import PlatformChoices
 
 __all__ = ("CompileRun", "DeviceConfig", "DeployedConfig")
 
 
-class CompileRun(models.Model):
+class CompileRun(RunRecord):
+    kind = models.CharField(max_length=16, default="compile", editable=False)
     fabric_intent = models.ForeignKey("intents.FabricIntent", on_delete=models.CASCADE, related_name="compile_runs")
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=CompileStatusChoices.choices,
-                              default=CompileStatusChoices.PENDING)
-    duration_s = models.FloatField(null=True, blank=True)
     device_count = models.PositiveIntegerField(default=0)
     platforms = models.JSONField(default=list, blank=True, help_text="Requested platforms; empty: each device's own + frr")
     devices = models.JSONField(default=list, blank=True, help_text="Requested hostnames; empty: every device")
-    error = models.TextField(blank=True)
-    error_fields = models.JSONField(default=dict, blank=True, help_text="field -> messages when the intent was invalid")
-    task_id = models.CharField(max_length=64, blank=True)
-    runner = models.CharField(max_length=200, blank=True,
-                              help_text="host:boot:pid:start of the process executing it (twin.runs reaper)")
+    snapshot_sha256 = models.CharField(max_length=64, blank=True,
+                                       help_text="Digest of the inventory + intent + allocations it compiled")
 
-    class Meta:
-        ordering = ("-created", "-id")
+    class Meta(RunRecord.Meta):
         indexes = [models.Index(fields=("fabric_intent", "status", "-created"), name="compilerun_intent_status")]
 
     def __str__(self) -> str:

@@ -12,13 +12,26 @@ from twin.api import VersionedModelSerializer
 
 from .. import selectors
 from ..choices import CableEndChoices, PlatformChoices
-from ..models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
+from ..models import (
+    Cable,
+    Fabric,
+    FabricBuild,
+    Interface,
+    NicPort,
+    Optic,
+    Platform,
+    Rack,
+    Server,
+    Site,
+    Switch,
+    SwitchModel,
+)
 from ..services import cable_connect
 
 __all__ = (
     "SiteSerializer", "FabricSerializer", "RackSerializer", "SwitchModelSerializer", "PlatformSerializer",
     "SwitchSerializer", "InterfaceSerializer", "OpticSerializer", "CableSerializer", "ServerSerializer",
-    "NicPortSerializer", "FabricBuildSerializer",
+    "NicPortSerializer", "FabricBuildSerializer", "FabricBuildRecordSerializer",
 )
 
 
@@ -259,6 +272,18 @@ class FabricBuildSerializer(serializers.Serializer):
         except IntentValidationError as error:
             raise serializers.ValidationError(error.as_dict()) from None
         return attrs
+
+
+class FabricBuildRecordSerializer(serializers.ModelSerializer):
+    """A recorded fabric build (``inventory.FabricBuild``, a run record); read-only."""
+
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = FabricBuild
+        fields = ("id", "kind", "fabric_name", "status", "params", "created", "started", "finished", "duration_s",
+                  "requested_by", "task_id", "summary", "result", "error", "error_fields")
+        read_only_fields = fields
 
 
 def clos_params_from(data: dict) -> ClosParams:

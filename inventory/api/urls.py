@@ -7,6 +7,7 @@ from . import views
 router = DefaultRouter()
 router.register("sites", views.SiteViewSet)
 router.register("fabrics", views.FabricViewSet)
+router.register("fabric-builds", views.FabricBuildViewSet)
 router.register("racks", views.RackViewSet)
 router.register("switch-models", views.SwitchModelViewSet)
 router.register("platforms", views.PlatformViewSet)

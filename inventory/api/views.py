@@ -1,17 +1,19 @@
 """<Model>ViewSet for every inventory model, plus the fabric build action. Views stay thin: querysets are
 shaped for a constant number of queries per list page, writes are atomic, and integrity races become 400s."""
 
-from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from twin.api import AtomicModelViewSet
+from twin.runs import RunStatus, run_enqueue
 from validators.physical import physical_report
 
 from .. import selectors
 from ..adapters import inventory_snapshot
+from ..builder import fabric_build_prepare
+from ..models import FabricBuild
 from ..tasks import fabric_build_task
 from . import filtersets as f
 from . import serializers as s
@@ -44,18 +46,30 @@ class FabricViewSet(InventoryModelViewSet):
     search_fields = ("name", "description")
 
     @extend_schema(request=s.FabricBuildSerializer,
-                   responses={201: OpenApiResponse(description="built (tasks run in-process)"),
-                              202: OpenApiResponse(description="queued on the Celery broker"),
-                              400: OpenApiResponse(description="invalid parameters")})
+                   responses={201: OpenApiResponse(description="built (tasks run in-process): counts, created, "
+                                                               "updated, oversubscription and the build record id"),
+                              202: OpenApiResponse(description="queued on the Celery broker: the build record id"),
+                              400: OpenApiResponse(description="invalid parameters"),
+                              503: OpenApiResponse(description="the broker could not be reached")})
     @action(detail=False, methods=["post"], url_path="build", serializer_class=s.FabricBuildSerializer)
     def build(self, request):
-        """Plan a Clos fabric (compiler.clos) and persist it through a Celery task (eager by default)."""
+        """Plan a Clos fabric (compiler.clos) and persist it through a Celery task (eager by default). Every
+        build is recorded (``inventory.FabricBuild``), in a worker too."""
         serializer = s.FabricBuildSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        result = fabric_build_task.delay(dict(serializer.validated_data))
-        if settings.CELERY_TASK_ALWAYS_EAGER:
-            return Response(result.get(), status=status.HTTP_201_CREATED)
-        return Response({"task_id": result.id, "status": "queued"}, status=status.HTTP_202_ACCEPTED)
+        build = fabric_build_prepare(params=s.clos_params_from(serializer.validated_data), requested_by=request.user)
+        run_enqueue(model=FabricBuild, run_id=build.pk, task=fabric_build_task, what="fabric build")
+        build.refresh_from_db()
+        if build.status == RunStatus.SUCCEEDED:
+            return Response({**build.result, "build": build.pk}, status=status.HTTP_201_CREATED)
+        if build.status == RunStatus.FAILED and build.started is None:  # never ran: the broker is down
+            return Response({"build": build.pk, "status": build.status, "error": build.error},
+                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        if build.status == RunStatus.FAILED:
+            return Response(build.error_fields or {"non_field_errors": [build.error]},
+                            status=status.HTTP_400_BAD_REQUEST)
+        return Response({"build": build.pk, "task_id": build.task_id, "status": "queued"},
+                        status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="validators.findings.Report.as_dict()")})
     @action(detail=True, methods=["get"], url_path="physical")
@@ -63,6 +77,15 @@ class FabricViewSet(InventoryModelViewSet):
         """Physical consistency report of the fabric's inventory (validators.physical)."""
         report = physical_report(inventory_snapshot(self.get_object()))
         return Response(report.as_dict())
+
+
+class FabricBuildViewSet(viewsets.ReadOnlyModelViewSet):
+    """Recorded fabric builds (``POST /api/fabrics/build/`` answers with the record's id): poll one for its
+    outcome when a Celery worker runs it."""
+
+    queryset = FabricBuild.objects.select_related("requested_by").order_by("-created", "-id")
+    serializer_class = s.FabricBuildRecordSerializer
+    filterset_fields = ("status", "fabric_name")
 
 
 class RackViewSet(InventoryModelViewSet):

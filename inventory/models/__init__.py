@@ -1,5 +1,6 @@
 """Inventory models, split by domain (NetBox style); import them from ``inventory.models``."""
 
+from .builds import *  # noqa: F401,F403
 from .cables import *  # noqa: F401,F403
 from .optics import *  # noqa: F401,F403
 from .servers import *  # noqa: F401,F403

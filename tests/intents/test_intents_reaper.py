@@ -11,8 +11,7 @@ from intents import services
 from intents.models import CompileRun
 from twin import runs
 from twin.celery import reap_interrupted_runs
-from twins.models import Twin
-from ui.models import TwinOperation
+from twins.models import Twin, TwinOperation
 from validation.models import ValidationRun
 
 
@@ -46,14 +45,15 @@ def test_reap_runs_marks_only_runs_of_gone_processes_interrupted(fabric_intent, 
     foreign_compile = CompileRun.objects.create(fabric_intent=fabric_intent, status="running", runner=elsewhere)
     pending_compile = CompileRun.objects.create(fabric_intent=fabric_intent)  # queued, not started: kept
     dead_validation = ValidationRun.objects.create(fabric_intent=fabric_intent, status="running", runner=dead_runner)
-    dead_operation = TwinOperation.objects.create(fabric="f1", kind="up", runner=dead_runner)
+    dead_operation = TwinOperation.objects.create(fabric="f1", kind="up", status="running", runner=dead_runner)
     dead_boot = Twin.objects.create(fabric_intent=fabric_intent, prefix="twreaptest", status="booting",
                                     runner=dead_runner)
     finished = CompileRun.objects.create(fabric_intent=fabric_intent, status="succeeded", runner=dead_runner)
 
     call_command("reap_runs")
 
-    assert ("reaped 4 interrupted run(s): 1 compile runs, 1 validation runs, 1 twin operations, 1 twin boots"
+    assert ("reaped 4 interrupted run(s): 1 compile runs, 1 validation runs, 1 twin operations, 0 fabric builds, "
+            "1 twin boots"
             in capsys.readouterr().out)
     for row in (dead_compile, dead_validation, dead_operation, dead_boot):
         row.refresh_from_db()
@@ -64,7 +64,7 @@ def test_reap_runs_marks_only_runs_of_gone_processes_interrupted(fabric_intent, 
         row.refresh_from_db()
         assert row.status == status and not row.error
     assert runs.runs_reap_interrupted() == {"compile_runs": 0, "validation_runs": 0, "twin_operations": 0,
-                                            "twin_boots": 0}
+                                            "fabric_builds": 0, "twin_boots": 0}
 
 
 def test_celery_worker_start_reaps_too(fabric_intent, dead_runner):
@@ -81,10 +81,10 @@ def test_a_run_records_the_process_executing_it(fabric_intent):
 
 def test_an_interrupted_twin_operation_no_longer_blocks_the_fabric(fabric_intent, dead_runner):
     from compiler.errors import TwinError
-    from ui.twin_ops import twin_operation_create
+    from twins.services import twin_operation_create
 
     fabric = fabric_intent.fabric
-    stale = TwinOperation.objects.create(fabric=fabric.name, kind="up", runner=dead_runner)
+    stale = TwinOperation.objects.create(fabric=fabric.name, kind="up", status="running", runner=dead_runner)
     operation = twin_operation_create(fabric=fabric, kind="down")
     stale.refresh_from_db()
     assert stale.status == "failed" and stale.error.startswith("interrupted")
@@ -123,7 +123,7 @@ def test_validation_that_cannot_be_queued_is_failed_not_pending(api, fabric_inte
 def test_twin_operation_that_cannot_be_queued_does_not_block_the_fabric(fabric_intent, monkeypatch):
     from ui import integrations
 
-    monkeypatch.setattr("ui.tasks.twin_operation_run.delay", _broker_down)
+    monkeypatch.setattr("twins.tasks.twin_operation_run.delay", _broker_down)
     operation = integrations.twin_action(fabric_intent.fabric, "up")
     assert operation.status == "failed" and operation.error.startswith("could not queue the operation")
     assert not TwinOperation.objects.filter(status="running").exists()
@@ -137,7 +137,7 @@ def test_a_task_that_ran_and_failed_keeps_its_own_error_visible(fabric_intent, m
         TwinOperation.objects.filter(pk=operation_id).update(status="failed", error="internal error: boom")
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("ui.tasks.twin_operation_run.delay", ran_and_failed)
+    monkeypatch.setattr("twins.tasks.twin_operation_run.delay", ran_and_failed)
     with pytest.raises(RuntimeError, match="boom"):
         integrations.twin_action(fabric_intent.fabric, "up")
     assert TwinOperation.objects.get().error == "internal error: boom"

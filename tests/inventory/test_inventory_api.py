@@ -4,7 +4,20 @@ import pytest
 from api_testing import APIViewTestMixin
 from django.urls import reverse
 
-from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
+from inventory.models import (
+    Cable,
+    Fabric,
+    FabricBuild,
+    Interface,
+    NicPort,
+    Optic,
+    Platform,
+    Rack,
+    Server,
+    Site,
+    Switch,
+    SwitchModel,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -330,6 +343,11 @@ def test_build_action_runs_the_builder_task(api_client):
     assert response.status_code == 201, response.data
     assert response.data["switches"] == 4 and response.data["oversubscription"] == {"leaf1": 1.0, "leaf2": 1.0}
     assert Switch.objects.filter(fabric__name="api-fab").count() == 4
+    build = FabricBuild.objects.get(pk=response.data["build"])  # recorded (in a worker too: test_inventory_worker)
+    assert build.status == "succeeded" and build.fabric_name == "api-fab" and build.summary["switches"] == 4
+    record = api_client.get(f"/api/fabric-builds/{build.pk}/")
+    assert record.status_code == 200 and record.data["status"] == "succeeded"
+    assert record.data["summary"]["switches"] == 4 and record.data["requested_by"] == "api-tester"
     again = api_client.post(reverse("fabric-build"), body, format="json")
     assert again.status_code == 201 and not any(again.data["created"].values())
 
@@ -341,6 +359,7 @@ def test_build_action_rejects_bad_parameters_with_field_errors(api_client):
                                {"name": "x", "spines": 2, "leaves": 2, "model": "NOPE-1"}, format="json")
     assert response.status_code == 400 and "leaf_model" in response.data
     assert not Fabric.objects.filter(name="x").exists()
+    assert not FabricBuild.objects.exists()  # refused before any record
 
 
 def test_schema_and_docs_are_served(api_client):
@@ -364,3 +383,28 @@ def test_physical_report_endpoint_passes_then_fails(api_client):
     assert report["ok"] is False
     reach = next(check for check in report["checks"] if check["name"] == "physical.cable_reach")
     assert reach["status"] == "failed" and cable.label in reach["findings"][0]["message"]
+
+
+def test_build_action_with_a_broker_answers_with_the_build_record(api_client, monkeypatch):
+    """A broker accepts the task: 202 with the pending build record to poll; a broker that is down: 503 and the
+    record is failed with the reason (never pending forever)."""
+
+    class Queued:
+        id = "celery-task-1"
+
+    monkeypatch.setattr("inventory.api.views.fabric_build_task.delay", lambda build_id: Queued())
+    body = {"name": "queued-fab", "spines": 2, "leaves": 2}
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 202 and response.data["status"] == "queued"
+    record = api_client.get(f"/api/fabric-builds/{response.data['build']}/").data
+    assert record["status"] == "pending" and record["task_id"] == "celery-task-1" and record["fabric_name"] == "queued-fab"
+
+    def broker_down(build_id):
+        raise ConnectionError("Connection refused")
+
+    monkeypatch.setattr("inventory.api.views.fabric_build_task.delay", broker_down)
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 503
+    build = FabricBuild.objects.get(pk=response.data["build"])
+    assert build.status == "failed" and build.error.startswith("could not queue the fabric build: ConnectionError")
+    assert not Fabric.objects.filter(name="queued-fab").exists()

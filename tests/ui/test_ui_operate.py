@@ -3,8 +3,8 @@
 import pytest
 
 from changes.models import Rollout, Step
-from ui import twin_ops
-from ui.models import TwinOperation
+from twins.models import TwinOperation
+from twins.selectors import twin_ping_matrix
 
 FABRIC, INTENT = "uifab", "uifab-intent"  # as built by tests/ui/conftest.py
 
@@ -101,8 +101,7 @@ def test_twin_rollout_needs_a_compiled_intent_and_a_running_twin(operator, fabri
 
 def test_twin_page_without_prerequisites(operator, fabric_intent, monkeypatch):
     missing = lambda: ["needs root (network namespaces, veth, FRR daemons)"]  # noqa: E731
-    monkeypatch.setattr(twin_ops, "twin_prerequisites", missing)
-    monkeypatch.setattr("twins.services.twin_prerequisites", missing)  # what twin_up itself checks
+    monkeypatch.setattr("twins.services.twin_prerequisites", missing)  # what the page and twin_up check
     page = operator.get(f"/twin/{FABRIC}/").content.decode()
     assert "needs root" in page and 'pill stopped' in page
     assert "Start twin</button>" in page and "disabled" in page
@@ -113,7 +112,7 @@ def test_twin_page_without_prerequisites(operator, fabric_intent, monkeypatch):
 
 
 def test_twin_operations_are_refused_while_one_runs(operator, fabric_intent):
-    TwinOperation.objects.create(fabric=FABRIC, prefix="", kind="up")
+    TwinOperation.objects.create(fabric=FABRIC, prefix="", kind="up", status="running")
     response = operator.post(f"/twin/{FABRIC}/ping/", follow=True)
     assert any("still running" in str(message) for message in response.context["messages"])
     page = operator.get(f"/twin/{FABRIC}/status/").content.decode()
@@ -145,7 +144,7 @@ def test_ping_heat_map_from_the_stored_live_check_report(fabric_intent, tmp_path
                                last_report={"ok": False, "checks": [
                                    {"name": "twin.ping_bridged", "status": "failed", "findings": [failed]}]},
                                last_measured={"ping": {"outcomes": outcomes}})
-    matrix = twin_ops.ping_matrix(twin)
+    matrix = twin_ping_matrix(twin=twin)
     assert matrix["hosts"] == hosts
     assert matrix["cells"]["gpu0001"]["gpu0003"]["css"] == "bad"
     assert matrix["cells"]["gpu0003"]["gpu0001"]["css"] == "ok"

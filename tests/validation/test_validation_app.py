@@ -7,6 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from compiler.errors import IntentValidationError
+from intents import services as intent_services
 from validation import selectors, services
 from validation.models import ValidationFinding, ValidationRun
 
@@ -111,9 +112,11 @@ def test_a_run_that_cannot_compile_is_stored_failed(validation_api, validation_i
     def refuse(snapshot, platforms=None):
         raise IntentValidationError(FieldError("networks[net10].subnet", "10.10.0.0/30", "too small"))
 
-    monkeypatch.setattr(services.compiler_api, "compile_fabric", refuse)
+    monkeypatch.setattr(intent_services.compiler_api, "compile_fabric", refuse)  # the compile it runs first
     run = services.validation_run_create(fabric_intent=validation_intent)
     assert run.status == "failed" and run.ok is None
+    assert run.compile_run.status == "failed" and run.error.startswith(f"compile run #{run.compile_run.pk} failed")
+    assert run.error_fields == run.compile_run.error_fields
     assert "networks[net10].subnet" in run.error_fields and ValidationFinding.objects.filter(run=run).count() == 0
     response = validation_api.post("/api/validation-runs/", {"fabric_intent": validation_intent.pk}, format="json")
     assert response.status_code == 400 and response.json()["status"] == "failed"

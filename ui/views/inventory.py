@@ -12,8 +12,8 @@ from django.db.models import Count, Q, Sum
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from compiler.errors import FabricTwinError
 from inventory import selectors
+from inventory.builder import fabric_build_execute, fabric_build_prepare
 from inventory.choices import (
     CableStatusChoices,
     CableTypeChoices,
@@ -22,9 +22,10 @@ from inventory.choices import (
     SwitchRoleChoices,
 )
 from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
+from twin.runs import RunStatus
 from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
 from ui import svg
-from ui.forms import FabricBuildForm, field_errors_into
+from ui.forms import FabricBuildForm, run_errors_into
 from ui.roles import EDIT_INVENTORY
 
 from .common import fabric_or_404, paginate, requires, viewer
@@ -88,19 +89,17 @@ def fabric_list(request):
 @requires(EDIT_INVENTORY)
 def fabric_build(request):
     """Plan a Clos from a few numbers and persist it (idempotent: building again only adds what is new)."""
-    from inventory.builder import fabric_build as build
-
     form = FabricBuildForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        try:
-            result = build(params=form.clos_params())
-        except FabricTwinError as error:
-            field_errors_into(form, error)
+        # In this process (a build of the form's sizes takes seconds), recorded like every build.
+        build = fabric_build_execute(build=fabric_build_prepare(params=form.clos_params(), requested_by=request.user))
+        if build.status == RunStatus.FAILED:
+            run_errors_into(form, build)
         else:
-            counts = result.as_dict()
+            counts = build.summary
             messages.success(request, f"Built fabric {counts['fabric']}: {counts['switches']} switches, "
                                       f"{counts['servers']} servers, {counts['cables']} cables.")
-            return redirect("ui:fabric_detail", name=result.inventory.fabric)
+            return redirect("ui:fabric_detail", name=counts["fabric"])
     return render(request, "ui/fabric_build.html", {"section": "fabrics", "title": "Build a fabric", "form": form})
 
 

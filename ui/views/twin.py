@@ -1,6 +1,7 @@
 """The live twin of a fabric: start/stop, status, the ping matrix as a heat map, failure injection and the
-fidelity result (the twin's measurements vs. the compiled model). The work is done by ``ui.twin_ops`` over the
-labs runtime; this page only shows and asks, and polls itself while an operation runs."""
+fidelity result (the twin's measurements vs. the compiled model). The work is done by the twins app's services
+(each button press a ``twins.TwinOperation`` run record); this page only shows and asks, and polls itself while an
+operation runs."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from inventory.models import Fabric
-from ui import integrations, twin_ops
-from ui.models import TwinOperation
+from twin.runs import RunStatus
+from twins.choices import TwinOperationKindChoices
+from twins.selectors import twin_operation_list, twin_ping_matrix
+from ui import integrations
 from ui.roles import OPERATE
 
 from .common import fabric_or_404, requires, viewer
@@ -29,11 +32,11 @@ def _context(fabric) -> dict:
     twin = status.get("twin")
     return {
         "fabric": fabric, "status": status, "twin": twin,
-        "ping": twin_ops.ping_matrix(twin) if twin is not None and status["running"] else None,
+        "ping": twin_ping_matrix(twin=twin) if twin is not None and status["running"] else None,
         "report": twin.last_report if twin is not None else {},
         "fidelity": twin.last_fidelity if twin is not None else {},
         "injection": twin.last_injection if twin is not None else {},
-        "operations": TwinOperation.objects.filter(fabric=fabric.name)[:8],
+        "operations": twin_operation_list(fabric=fabric)[:8],
     }
 
 
@@ -54,15 +57,15 @@ def twin_status_partial(request, name: str):
 @requires(OPERATE)
 def twin_action(request, name: str, action: str):
     fabric = fabric_or_404(name)
-    if action not in TwinOperation.Kind.values:
+    if action not in TwinOperationKindChoices.values:
         raise Http404(f"unknown twin action {action!r}")
     if request.method == "POST":
         outcome = integrations.twin_action(fabric, action, user=request.user)
         if isinstance(outcome, Exception):
             messages.error(request, f"Twin: {outcome}")
-        elif outcome.status == TwinOperation.Status.FAILED:
+        elif outcome.status == RunStatus.FAILED:
             messages.error(request, f"{outcome.get_kind_display()} failed: {outcome.error.splitlines()[0]}")
-        elif outcome.status == TwinOperation.Status.OK:
+        elif outcome.status == RunStatus.SUCCEEDED:
             messages.success(request, f"{outcome.get_kind_display()}: done.")
         else:
             messages.info(request, f"{outcome.get_kind_display()} started; this page updates itself.")

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from intents.models import FabricIntent
+from intents.models import CompileRun, FabricIntent
 
 from ..models import SeverityChoices, ValidationFinding, ValidationRun
 
@@ -12,7 +12,7 @@ class ValidationRunSerializer(serializers.ModelSerializer):
         model = ValidationRun
         fields = ["id", "fabric_intent", "fabric_intent_name", "created", "started", "finished", "status", "checks",
                   "task_id", "ok", "device_count", "checks_passed", "checks_failed", "checks_skipped", "error_count",
-                  "warning_count", "info_count", "duration_s", "error", "error_fields", "summary"]
+                  "warning_count", "info_count", "duration_s", "error", "error_fields", "summary", "compile_run"]
         read_only_fields = fields
 
 
@@ -22,6 +22,9 @@ class ValidationRequestSerializer(serializers.Serializer):
                                    help_text="Check names or prefixes (bgp, mtu.links, roce ...); empty: all")
     background = serializers.BooleanField(required=False, allow_null=True, default=None,
                                           help_text="Run in a Celery task (default: only for large fabrics)")
+    compile_run = serializers.PrimaryKeyRelatedField(
+        queryset=CompileRun.objects.all(), required=False, allow_null=True, default=None,
+        help_text="Validate the stored configs of this compile run; empty: compile the intent first")
 
 
 class ValidationFindingSerializer(serializers.ModelSerializer):

@@ -40,7 +40,8 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
         background = options.get("background")
         if background is None:
             background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_VALIDATE_MAX_DEVICES
-        run = services.validation_run_prepare(fabric_intent=fabric_intent, checks=options.get("checks"))
+        run = services.validation_run_prepare(fabric_intent=fabric_intent, checks=options.get("checks"),
+                                              compile_run=options.get("compile_run"), requested_by=request.user)
         if background:
             def enqueue(run_id=run.pk):
                 run_enqueue(model=ValidationRun, run_id=run_id, task=validation_run_execute_task, what="validation")

@@ -85,11 +85,12 @@ class Command(BaseCommand):
         return f"{run.device_count} devices compiled in {run.duration_s:.2f}s; configs in {target}/{run.fabric_intent.name}/"
 
     def step_validate(self) -> str:
-        """Every static check on the compiled fabric (BGP, routing/ECMP, overlay, MTU, RoCE, headroom, physical,
-        N-1/N-2 what-ifs; Batfish only when BATFISH_HOST is set), stored as a validation run."""
+        """Every static check on the stored configs of the compile step (BGP, routing/ECMP, overlay, MTU, RoCE,
+        headroom, physical, N-1/N-2 what-ifs; Batfish only when BATFISH_HOST is set), stored as a validation run."""
         from validation.services import validation_run_create
 
-        run = validation_run_create(fabric_intent=self.context["fabric_intent"])
+        run = validation_run_create(fabric_intent=self.context["fabric_intent"],
+                                    compile_run=self.context.get("compile_run"))
         skipped = [name + (f" ({check['reason']})" if check.get("reason") else "")
                    for name, check in run.summary.get("checks", {}).items() if check.get("status") == "skipped"]
         verdict = "all checks passed" if run.ok else f"{run.checks_failed} checks FAILED"

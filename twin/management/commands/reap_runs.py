@@ -13,7 +13,8 @@ from twin.runs import runs_reap_interrupted
 
 
 class Command(BaseCommand):
-    help = "Mark compile/validation runs and twin operations whose process is gone as failed (interrupted)."
+    help = ("Mark runs (compile, validation, twin operation, fabric build) and twin boots whose process is gone as "
+            "failed (interrupted).")
 
     def handle(self, *args, **options):
         reaped = runs_reap_interrupted()
