@@ -1,6 +1,6 @@
 """Render-speed measurement for the EOS and SONiC renderers (a script that prints a table, not a timed test).
 
-    .venv/bin/python tests/render/render_speed.py [devices]      # default 1000
+    .venv/bin/python tests/compiler/render/render_speed.py [devices]      # default 1000
 
 Renders ``devices`` synthetic copies of the hand-built leaf and spine (half each), widened to 64 RoCE-enabled
 400G ports per switch (leaf: 2 tenants, 2 lossless classes), and prints the best of three wall times per platform. The first device is rendered before timing so template

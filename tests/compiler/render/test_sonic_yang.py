@@ -1,4 +1,4 @@
-"""Every config_db.json the compiler produces passes SONiC's own YANG models (tests/render/sonic_yang.py).
+"""Every config_db.json the compiler produces passes SONiC's own YANG models (tests/compiler/render/sonic_yang.py).
 
 Goldens, randomly generated fabrics (sizes, leaf models, breakouts, RoCE classes, tenants, underlay, management
 services) and deliberately broken configs that must fail: a port without lanes, a leafref to nothing, a field
@@ -26,7 +26,7 @@ from compiler.scenario import snapshot_from_scenario
 pytestmark = pytest.mark.skipif(yanglint_path() is None,
                                 reason="yanglint not installed (Debian libyang2-tools; scripts/ensure-system.sh)")
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 GOLDEN_CONFIGS = sorted(GOLDEN.glob("*/expected/rendered/*/sonic/config_db.json"))
 ROCE_CLASSES = [
     {"name": "roce", "dscp": [26], "priority": 3, "traffic_class": 3, "lossless": True,
