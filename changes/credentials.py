@@ -27,7 +27,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
-from compiler.errors import DriverError, FieldError, IntentValidationError
+from compiler.errors import DriverError, FieldError, InputError
 from twin.keyfiles import KeyFileError, key_file_read_or_create
 from twin.redaction import REDACTED, is_secret_name, secret_remember
 
@@ -146,7 +146,7 @@ def options_keep_redacted(new, stored, *, key: object = None, path: str = "optio
     with no stored value behind it is an error (it would otherwise become the secret)."""
     if is_secret_name(key) and new == REDACTED:
         if stored is None:
-            raise IntentValidationError(FieldError(path, new, "no stored secret to keep here; send the value itself"))
+            raise InputError(FieldError(path, new, "no stored secret to keep here; send the value itself"))
         return stored
     if isinstance(new, dict):
         old = stored if isinstance(stored, dict) and not is_encrypted(stored) else {}

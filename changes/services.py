@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from compiler.errors import DriverError, FieldError, IntentValidationError
+from compiler.errors import DriverError, FieldError, InputError
 from compiler.names import HOSTNAME, VERSION, name_problem
 from twin.policy import APPROVE_PRODUCTION, user_has
 
@@ -74,7 +74,7 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
     and stores both; devices without a diff are kept (has_diff False, no rollback copy) and skipped by the
     pipelines. Nothing is saved unless every device could be read."""
     if not intended:
-        raise IntentValidationError(FieldError("intended", {}, "a change set needs at least one device"))
+        raise InputError(FieldError("intended", {}, "a change set needs at least one device"))
 
     def read(hostname: str) -> tuple[str, dict, str]:
         driver = driver_for(hostname)
@@ -91,7 +91,7 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
         results = list(pool.map(read, sorted(intended)))
     errors = [FieldError(f"devices[{hostname}]", hostname, error) for hostname, _, error in results if error]
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     rows = []
     for hostname, configs, _ in results:
         spec = intended[hostname]
@@ -136,12 +136,12 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
 
     run = CompileRun.objects.select_related("fabric_intent").filter(pk=compile_run_id).first()
     if run is None:
-        raise IntentValidationError(FieldError("compile_run", compile_run_id, "no such compile run"))
+        raise InputError(FieldError("compile_run", compile_run_id, "no such compile run"))
     configs = list(run.device_configs.all())
     intended: dict[str, dict] = {}
     if target == RolloutTargetChoices.TWIN:
         if not twin_prefix:
-            raise IntentValidationError(FieldError("twin_prefix", twin_prefix, "required for a twin change set"))
+            raise InputError(FieldError("twin_prefix", twin_prefix, "required for a twin change set"))
         for config in configs:
             if config.platform == "frr":
                 intended[config.hostname] = {"files": config.files, "platform": "frr", "driver": DriverChoices.TWIN,
@@ -155,7 +155,7 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
                 continue
             endpoint = endpoints.get(config.hostname)
             if endpoint is None:
-                raise IntentValidationError(FieldError(f"devices[{config.hostname}]", config.hostname,
+                raise InputError(FieldError(f"devices[{config.hostname}]", config.hostname,
                                                        "no DeviceEndpoint: how to reach this device is unknown"))
             intended[config.hostname] = {"files": config.files, "platform": config.platform, "driver": endpoint.driver,
                                          "role": config.structured.get("role", ""), "structured": config.structured}
@@ -240,13 +240,13 @@ def _canary_plan(change_set: ChangeSet, policy: dict) -> dict:
     if canary_spec.get("devices"):
         unknown = [name for name in canary_spec["devices"] if name not in names]
         if unknown:
-            raise IntentValidationError(FieldError("policy.canary.devices", unknown,
+            raise InputError(FieldError("policy.canary.devices", unknown,
                                                    "not devices with a diff in this change set"))
         canary = list(canary_spec["devices"])
     elif canary_spec.get("rack"):
         canary = [device["hostname"] for device in devices if device["rack"] == canary_spec["rack"]]
         if not canary:
-            raise IntentValidationError(FieldError("policy.canary.rack", canary_spec["rack"],
+            raise InputError(FieldError("policy.canary.rack", canary_spec["rack"],
                                                    "no device with a diff in this rack"))
     else:
         leaves = [device["hostname"] for device in devices if device["role"] == "leaf"]
@@ -279,7 +279,7 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
     if target == RolloutTargetChoices.TWIN and not merged.get("twin_prefix"):
         errors.append(FieldError("policy.twin_prefix", merged.get("twin_prefix"), "a twin rollout names its twin"))
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     if kind == RolloutKindChoices.CANARY_PUSH:
         plan = _canary_plan(change_set, merged)
     else:
@@ -288,10 +288,10 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
         if topology is None and target == RolloutTargetChoices.TWIN:
             topology = twin_topology_roles_links(merged["twin_prefix"], merged.get("twin_state_dir"))
         if not topology:
-            raise IntentValidationError(FieldError("topology", topology, "a rolling upgrade needs roles and links"))
+            raise InputError(FieldError("topology", topology, "a rolling upgrade needs roles and links"))
         topology_errors = _topology_errors(topology)
         if topology_errors:
-            raise IntentValidationError(topology_errors)
+            raise InputError(topology_errors)
         plan = plan_upgrade(roles=topology["roles"], links=[tuple(link) for link in topology["links"]],
                             devices=merged["devices"], max_spines_drained=merged["max_spines_drained"],
                             wave_size=merged["wave_size"], redundant_pairs=[tuple(p) for p in merged["redundant_pairs"]],
@@ -311,7 +311,7 @@ def twin_topology_roles_links(prefix: str, state_dir: str | None = None) -> dict
 
     state = TwinState.load(prefix, state_dir)
     if state is None:
-        raise IntentValidationError(FieldError("policy.twin_prefix", prefix, "no running twin with this prefix"))
+        raise InputError(FieldError("policy.twin_prefix", prefix, "no running twin with this prefix"))
     topology = state.topology_obj()
     return {"roles": {node.name: node.role for node in topology.nodes},
             "links": [[link.a_node, link.b_node] for link in topology.links]}
@@ -487,7 +487,7 @@ def endpoint_create(*, hostname: str, driver: str, address: str, username: str =
     from .credentials import endpoint_set_password
 
     if driver not in DriverChoices.values:
-        raise IntentValidationError(FieldError("driver", driver, f"must be one of {DriverChoices.values}"))
+        raise InputError(FieldError("driver", driver, f"must be one of {DriverChoices.values}"))
     endpoint = DeviceEndpoint(hostname=hostname, driver=driver, address=address, username=username, **extra)
     _endpoint_check_options(endpoint)
     endpoint_set_password(endpoint, password)
@@ -503,7 +503,7 @@ def endpoint_update(*, endpoint: DeviceEndpoint, values: Mapping, password: str 
     from .credentials import endpoint_set_password, options_keep_redacted
 
     if "driver" in values and values["driver"] not in DriverChoices.values:
-        raise IntentValidationError(FieldError("driver", values["driver"], f"must be one of {DriverChoices.values}"))
+        raise InputError(FieldError("driver", values["driver"], f"must be one of {DriverChoices.values}"))
     for name, value in values.items():
         if name == "optional_args":
             value = options_keep_redacted(value or {}, endpoint.optional_args)
@@ -524,11 +524,11 @@ def _endpoint_check_options(endpoint: DeviceEndpoint) -> None:
 
     options = endpoint.optional_args or {}
     if not isinstance(options, dict):
-        raise IntentValidationError(FieldError("optional_args", options, "must be a JSON object"))
+        raise InputError(FieldError("optional_args", options, "must be a JSON object"))
     try:
         if endpoint.driver == DriverChoices.NETMIKO_SONIC:
             NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, optional_args=options)
         elif endpoint.driver in (DriverChoices.NAPALM_EOS, DriverChoices.NAPALM_MOCK):
             NapalmEosDriver(endpoint.hostname, endpoint.address, endpoint.username, "", optional_args=options)
     except DriverError as exc:
-        raise IntentValidationError(FieldError("optional_args", options, str(exc))) from exc
+        raise InputError(FieldError("optional_args", options, str(exc))) from exc

@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from django.db.models import Prefetch, QuerySet
 
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 from inventory.models import NicPort
 
 from .adapters import intent_snapshot
@@ -25,7 +25,7 @@ def fabric_intent_resolve(name: str | None) -> FabricIntent:
         found = list(intents[:2])
         if len(found) == 1:
             return found[0]
-        raise IntentValidationError(FieldError("fabric", None, f"{len(found) or 'no'} fabric intents exist: "
+        raise InputError(FieldError("fabric", None, f"{len(found) or 'no'} fabric intents exist: "
                                                                "name one"))
     match = intents.filter(name=name).first()
     if match is not None:
@@ -34,7 +34,7 @@ def fabric_intent_resolve(name: str | None) -> FabricIntent:
     if len(by_fabric) == 1:
         return by_fabric[0]
     known = ", ".join(intents.values_list("name", flat=True)[:20]) or "none"
-    raise IntentValidationError(FieldError("fabric", name, f"no fabric intent or inventory fabric with a single "
+    raise InputError(FieldError("fabric", name, f"no fabric intent or inventory fabric with a single "
                                                            f"intent of this name (fabric intents: {known})"))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 from intents.models import FabricIntent
 
 from .models import Twin
@@ -21,5 +21,5 @@ def twin_for(*, fabric_intent: FabricIntent, engine: str) -> Twin | None:
 def twin_get(*, twin_id: int) -> Twin:
     twin = twin_list().filter(pk=twin_id).first()
     if twin is None:
-        raise IntentValidationError(FieldError("twin", twin_id, "no twin with this id"))
+        raise InputError(FieldError("twin", twin_id, "no twin with this id"))
     return twin

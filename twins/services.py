@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compiler.api import CompileResult
-from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
+from compiler.errors import FabricTwinError, FieldError, InputError, TwinError
 from compiler.paths import safe_join
 from intents.adapters import fabric_snapshot
 from intents.models import CompileRun, FabricIntent
@@ -68,7 +68,7 @@ def twin_prefix_for(*, fabric_intent: FabricIntent, engine: str, installation: s
 
 def _check_engine(engine: str) -> None:
     if engine not in TwinEngineChoices.values:
-        raise IntentValidationError(FieldError("engine", engine, f"one of {', '.join(TwinEngineChoices.values)}"))
+        raise InputError(FieldError("engine", engine, f"one of {', '.join(TwinEngineChoices.values)}"))
 
 
 @transaction.atomic
@@ -117,13 +117,13 @@ def _compile_run(fabric_intent: FabricIntent, compile_run: CompileRun | None) ->
 
     if compile_run is not None:
         if compile_run.fabric_intent_id != fabric_intent.pk:
-            raise IntentValidationError(FieldError("compile_run", compile_run.pk,
+            raise InputError(FieldError("compile_run", compile_run.pk,
                                                    f"belongs to another fabric intent than {fabric_intent.name}"))
         return compile_run
     run = compile_run_create(fabric_intent=fabric_intent)
     if run.status != "succeeded":
         if run.error_fields:
-            raise IntentValidationError([FieldError(field, None, "; ".join(messages))
+            raise InputError([FieldError(field, None, "; ".join(messages))
                                          for field, messages in run.error_fields.items()])
         raise TwinError(f"compile of {fabric_intent.name} failed: {run.error}")
     return run
@@ -306,7 +306,7 @@ def twin_inject(*, twin: Twin, kind: str = InjectionKindChoices.LINK, target: st
     ('leaf1:Ethernet63/1' or 'leaf1:eth63_1' for a link, 'spine2' for a spine) exactly that is cut and the ECMP
     matrix is measured after it settled, then restored."""
     if kind not in InjectionKindChoices.values:
-        raise IntentValidationError(FieldError("kind", kind, f"one of {', '.join(InjectionKindChoices.values)}"))
+        raise InputError(FieldError("kind", kind, f"one of {', '.join(InjectionKindChoices.values)}"))
     _require_twin_host()
     state = _runtime_state(twin)
     from labs import checks, fidelity
@@ -340,7 +340,7 @@ def _scenario_for_target(state, kind: str, target: str) -> dict:
     topology = state.topology_obj()
     if kind == InjectionKindChoices.SPINE:
         if target not in state.node_netns:
-            raise IntentValidationError(FieldError("target", target, f"no switch {target} in twin {state.prefix}"))
+            raise InputError(FieldError("target", target, f"no switch {target} in twin {state.prefix}"))
         targets = [[link.a_node, link.a_ifname] if link.a_node == target else [link.b_node, link.b_ifname]
                    for link in topology.links if target in (link.a_node, link.b_node)]
         return {"kind": kind, "subject": target, "targets": targets}
@@ -351,7 +351,7 @@ def _scenario_for_target(state, kind: str, target: str) -> dict:
                 if (end_node, end_if) == (node, candidate):
                     return {"kind": kind, "subject": link_key(link.a_node, link.a_ifname, link.b_node, link.b_ifname),
                             "targets": [[end_node, end_if]]}
-    raise IntentValidationError(FieldError("target", target, "no fabric link at this switch:interface in the twin "
+    raise InputError(FieldError("target", target, "no fabric link at this switch:interface in the twin "
                                                              "(use e.g. leaf1:Ethernet63/1 or leaf1:eth63_1)"))
 
 

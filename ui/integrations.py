@@ -194,13 +194,13 @@ def validation_start(fabric, *, user=None):
     """Validate the fabric's intent (a Celery task; in-process without a broker). Returns the run or the error."""
     if not apps.is_installed("validation"):
         return unavailable("validation", "Validation runs")
-    from compiler.errors import FabricTwinError, FieldError, IntentValidationError
+    from compiler.errors import FabricTwinError, FieldError, InputError
     from validation import services
     from validation.tasks import validation_run_execute_task
 
     intent = fabric.intents.order_by("name").first()
     if intent is None:
-        return IntentValidationError(FieldError("fabric", fabric.name, "has no fabric intent to validate"))
+        return InputError(FieldError("fabric", fabric.name, "has no fabric intent to validate"))
     try:
         run = services.validation_run_prepare(fabric_intent=intent)
     except FabricTwinError as error:
@@ -306,24 +306,24 @@ def rollout_create(data, *, user=None):
     if _changes() is None:
         return unavailable("changes", "Creating rollouts")
     from changes import services
-    from compiler.errors import FabricTwinError, FieldError, IntentValidationError
+    from compiler.errors import FabricTwinError, FieldError, InputError
     from intents.selectors import compile_run_latest, fabric_intent_list
 
     intent = fabric_intent_list().filter(name=data.get("intent", "")).first()
     target = data.get("target", "twin")
     try:
         if intent is None:
-            raise IntentValidationError(FieldError("intent", data.get("intent"), "no fabric intent of this name"))
+            raise InputError(FieldError("intent", data.get("intent"), "no fabric intent of this name"))
         run = compile_run_latest(fabric_intent=intent)
         if run is None:
-            raise IntentValidationError(FieldError("intent", intent.name, "never compiled: compile it first"))
+            raise InputError(FieldError("intent", intent.name, "never compiled: compile it first"))
         prefix = ""
         if target == "twin":
             from twins.selectors import twin_for
 
             twin = twin_for(fabric_intent=intent, engine="netns")
             if twin is None or twin.status not in ("up", "degraded"):
-                raise IntentValidationError(FieldError("target", target, f"the twin of {intent.name} is not "
+                raise InputError(FieldError("target", target, f"the twin of {intent.name} is not "
                                                                          "running: start it on the Twin page"))
             prefix = twin.prefix
         change_set = services.changeset_create_from_compile_run(

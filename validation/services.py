@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compiler import api as compiler_api
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 from intents import services as intent_services
 from intents.adapters import fabric_snapshot
 from intents.models import FabricIntent
@@ -29,7 +29,7 @@ FINDING_MESSAGE_MAX = 4000
 
 
 def validation_run_prepare(*, fabric_intent: FabricIntent, checks: Iterable[str] | None = None) -> ValidationRun:
-    """A pending run; unknown check names are rejected now (IntentValidationError naming ``checks``)."""
+    """A pending run; unknown check names are rejected now (InputError naming ``checks``)."""
     checks = list(dict.fromkeys(checks or ()))
     if checks:
         select_checks(checks)
@@ -57,7 +57,7 @@ def validation_run_execute(*, run: ValidationRun) -> ValidationRun:
             _finish(run, started)
     except FabricTwinError as exc:
         run.status, run.error = ValidationStatusChoices.FAILED, str(exc)
-        run.error_fields = exc.as_dict() if isinstance(exc, IntentValidationError) else {}
+        run.error_fields = exc.as_dict() if isinstance(exc, InputError) else {}
         _finish(run, started)
     except Exception as exc:
         run.status, run.error = ValidationStatusChoices.FAILED, f"internal error: {type(exc).__name__}: {exc}"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from compiler.hosts import host_addresses
 from validators.context import CheckSkipped, as_context, short_list
 from validators.findings import Finding, Severity
@@ -235,7 +235,7 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
         try:  # the one answer to "which address does this NIC use", shared with the twin (compiler.hosts)
             matrix.addresses = {f"{host.endpoint.device}:{host.endpoint.interface}": host.address
                                 for host in host_addresses(ctx.snapshot)}
-        except IntentValidationError as error:
+        except InputError as error:
             findings += [Finding(HOST_REACHABILITY, Severity.ERROR, item.field, "an address per attached port",
                                  item.value, item.message) for item in error.errors]
     if ctx.intent is not None:

@@ -12,7 +12,7 @@ import gc
 import time
 from collections.abc import Callable, Iterable
 
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 from validators import batfish, bgp, ecmp, headroom, mtu, overlay, reachability, roce, whatif
 from validators.context import CheckSkipped, FabricContext, as_context
 from validators.findings import Report
@@ -92,7 +92,7 @@ def select_checks(checks: Iterable[str] | None) -> list[str]:
             errors.append(FieldError("checks", wanted, f"unknown check; known: {', '.join(CHECKS)}"))
         selected += [name for name in matches if name not in selected]
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     return selected
 
 

@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 from intents import selectors, services
 from intents.models import FabricIntent, Network, RoceClass, Tenant
 from inventory.models import Fabric, NicPort, Switch
@@ -280,7 +280,7 @@ def object_preview(request, name: str, kind: str):
         except ValidationError as error:
             errors = [f"{field}: {'; '.join(messages_)}" for field, messages_ in error.message_dict.items()] \
                 if hasattr(error, "error_dict") else list(error.messages)
-        except IntentValidationError as error:
+        except InputError as error:
             errors = [str(field_error) for field_error in error.errors]
         except FabricTwinError as error:
             errors = [str(error)]

@@ -18,7 +18,7 @@ import time
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 
 from ... import selectors, services
 from ...audit import audit_actor
@@ -60,7 +60,7 @@ class Command(BaseCommand):
         try:
             with audit_actor(user):
                 getattr(self, f"do_{options['action']}")(options, user)
-        except IntentValidationError as exc:
+        except InputError as exc:
             raise CommandError("; ".join(str(error) for error in exc.errors)) from exc
         except (FabricTwinError, PermissionError) as exc:
             raise CommandError(str(exc)) from exc

@@ -17,7 +17,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 from twins import services
 from twins.choices import InjectionKindChoices, TwinEngineChoices
 
@@ -51,7 +51,7 @@ class Command(BaseCommand):
         except services.TwinUnavailable as error:
             self._emit({"skipped": True, "reason": str(error)}, str(error))
             return
-        except IntentValidationError as error:
+        except InputError as error:
             raise CommandError(f"invalid input: {error}") from error
         except FabricTwinError as error:
             raise CommandError(str(error)) from error
