@@ -22,8 +22,10 @@ venv: $(STAMP)
 sysdeps:
 	bash scripts/ensure-system.sh
 
+# ruff, then the dead-code check (vulture with the framework entry points allowed: scripts/deadcode.py).
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/python scripts/deadcode.py
 
 demo: venv
 	bash scripts/ensure-system.sh --demo

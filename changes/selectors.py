@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Max, QuerySet
 
 from .choices import RolloutStateChoices, StepPhaseChoices, StepResultChoices
-from .models import ChangeSet, ChangeSetDevice, DriftRecord, Rollout, Step
+from .models import ChangeSetDevice, DriftRecord, Rollout, Step
 
 
 def rollout_list() -> QuerySet[Rollout]:
@@ -19,15 +19,6 @@ def rollout_get(*, rollout_id: int) -> Rollout:
 
 def step_list(*, rollout: Rollout) -> QuerySet[Step]:
     return Step.objects.filter(rollout=rollout).order_by("id")
-
-
-def changeset_list() -> QuerySet[ChangeSet]:
-    return ChangeSet.objects.annotate(device_count=Count("devices"),
-                                      diff_count=Count("devices", filter=Q(devices__has_diff=True)))
-
-
-def changeset_devices(*, change_set: ChangeSet) -> QuerySet[ChangeSetDevice]:
-    return change_set.devices.order_by("hostname")
 
 
 def pushed_devices(*, rollout: Rollout) -> list[str]:

@@ -90,21 +90,6 @@ def ip_to_int(text: str) -> int:
         raise ValueError(f"not an IPv4 address: {text!r}") from None
 
 
-def split_prefix(text: str) -> tuple[int, int]:
-    """"10.1.0.1/31" -> (address as int, prefix length); a bare address is a /32."""
-    address, _, length = text.partition("/")
-    return ip_to_int(address), int(length) if length else 32
-
-
-def same_subnet(address_a: int, address_b: int, prefix_length: int) -> bool:
-    shift = 32 - prefix_length
-    return address_a >> shift == address_b >> shift
-
-
-def host_of(text: str | None) -> str | None:
-    return text.split("/", 1)[0] if text else None
-
-
 def short_list(names, limit: int = 4) -> str:
     """'leaf1, leaf2, leaf3 and 1021 more' for messages about many devices."""
     names = list(names)

@@ -199,10 +199,3 @@ def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_e
             routes[receiver] = (path, hops)
             frontier.append(receiver)
     return routes
-
-
-def device_routes(fabric, prefixes=None) -> dict[str, dict[str, Route]]:
-    """Each device's routes with ECMP next hops (reference engine; meant for small fabrics and reports)."""
-    from validators.context import as_context
-
-    return simulate_reference(as_context(fabric).routing, prefixes=prefixes)

@@ -446,23 +446,6 @@ class TwinDriver(DeviceDriver):
                     "evpn_total": len(evpn_peers)},
         )
 
-    def evpn_remote_vteps(self) -> dict[int, list[str]]:
-        """VNI -> remote VTEPs learned through EVPN type-3 routes (what the flood lists should contain)."""
-        vnis = self._vtysh_json("show evpn vni detail json")
-        items = vnis if isinstance(vnis, list) else list(vnis.values())
-        out = {}
-        for vni in items:
-            if not isinstance(vni, dict) or "vni" not in vni:
-                continue
-            # FRR 8.4 puts the list of remote VTEPs under "numRemoteVteps"; later versions use "remoteVteps".
-            remotes = vni.get("remoteVteps", vni.get("numRemoteVteps", []))
-            if not isinstance(remotes, list):
-                remotes = []
-            out[int(vni["vni"])] = sorted(entry.get("ip", "") if isinstance(entry, dict) else str(entry)
-                                          for entry in remotes)
-        return out
-
-
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 from compiler.errors import DriverError, TwinError
 from validators.findings import Finding, Report, Severity
+from validators.run import validate_fabric
 
 from ..choices import RolloutTargetChoices
 
@@ -32,11 +33,6 @@ def static_checks(change_set, report: Report) -> None:
     structured = {row.hostname: row.structured for row in change_set.devices.all() if row.structured}
     if not structured:
         report.skip("static", "the change set has no structured configs (not built from a compile run)")
-        return
-    try:
-        from validators.run import validate_fabric
-    except ImportError:
-        report.skip("static", "validators.run.validate_fabric is not available in this build")
         return
     snapshot = None
     if change_set.compile_run_id:
