@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
@@ -205,7 +206,7 @@ def _options_reencrypt(options, fernet: MultiFernet):
 def credentials_reencrypt() -> int:
     """Re-encrypt every stored secret under the current (first) key; returns how many were re-encrypted. Runs in
     one transaction: a secret no accepted key opens aborts it with DriverError and changes nothing."""
-    from .models import DeviceEndpoint  # here: models imports this module (DeviceEndpoint.save encrypts)
+    DeviceEndpoint = apps.get_model("changes", "DeviceEndpoint")  # by name: changes.models imports this module
 
     fernet = _fernet()
     count = 0
