@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Max, QuerySet
 
-from .choices import RolloutStateChoices, StepPhaseChoices, StepResultChoices
+from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
 from .models import ChangeSetDevice, DriftRecord, Rollout, Step
 
 
@@ -33,7 +33,7 @@ def rollout_progress(*, rollout: Rollout) -> dict:
     steps = Step.objects.filter(rollout=rollout)
     by_result = dict(steps.values_list("result").annotate(n=Count("id")).values_list("result", "n"))
     devices = [device for wave in rollout.plan.get("waves", []) for device in wave]
-    done_phase = StepPhaseChoices.PUSH if rollout.kind == "canary_push" else StepPhaseChoices.UNDRAIN
+    done_phase = StepPhaseChoices.PUSH if rollout.kind == RolloutKindChoices.CANARY_PUSH else StepPhaseChoices.UNDRAIN
     done = set(steps.filter(phase=done_phase, result__in=[StepResultChoices.OK, StepResultChoices.SKIPPED])
                .values_list("device", flat=True))
     current = steps.filter(result=StepResultChoices.RUNNING).order_by("-id").first()

@@ -19,6 +19,7 @@ from compiler.api import CompileResult
 from compiler.errors import FabricTwinError, FieldError, InputError, TwinError
 from compiler.paths import safe_join
 from intents.adapters import fabric_snapshot
+from intents.choices import CompileStatusChoices
 from intents.models import CompileRun, FabricIntent
 from twin.runs import runner_id
 
@@ -90,7 +91,7 @@ def twin_get_or_create(*, fabric_intent: FabricIntent, engine: str = TwinEngineC
 def compile_result_for_run(*, run: CompileRun) -> CompileResult:
     """The CompileResult of a stored run: exactly the structured configs and renderings that run stored (so a
     twin boots what the run says, even when a row was edited on purpose), with the intent's snapshot."""
-    if run.status != "succeeded":
+    if run.status != CompileStatusChoices.SUCCEEDED:
         raise TwinError(f"compile run #{run.pk} is {run.status}, not succeeded: {run.error or 'no error recorded'}")
     snapshot = fabric_snapshot(run.fabric_intent)
     structured: dict[str, dict] = {}
@@ -121,7 +122,7 @@ def _compile_run(fabric_intent: FabricIntent, compile_run: CompileRun | None) ->
                                                    f"belongs to another fabric intent than {fabric_intent.name}"))
         return compile_run
     run = compile_run_create(fabric_intent=fabric_intent)
-    if run.status != "succeeded":
+    if run.status != CompileStatusChoices.SUCCEEDED:
         if run.error_fields:
             raise InputError([FieldError(field, None, "; ".join(messages))
                                          for field, messages in run.error_fields.items()])

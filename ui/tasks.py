@@ -2,12 +2,12 @@
 
 from celery import shared_task
 
+from ui.models import TwinOperation
+from ui.twin_ops import twin_operation_execute
+
 
 @shared_task(acks_late=True)
 def twin_operation_run(operation_id: int) -> str:
-    from ui.models import TwinOperation
-    from ui.twin_ops import twin_operation_execute
-
     operation = TwinOperation.objects.get(pk=operation_id)
     if operation.status != TwinOperation.Status.RUNNING:
         return operation.status  # already done (a redelivered message)

@@ -2,6 +2,7 @@
 shaped for a constant number of queries per list page, writes are atomic, and integrity races become 400s."""
 
 from django.conf import settings
+from django.db.models import ProtectedError
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import action
@@ -21,8 +22,6 @@ class InventoryModelViewSet(AtomicModelViewSet):
     """Atomic CRUD; deleting an object still in use is a 400 naming what uses it."""
 
     def perform_destroy(self, instance):
-        from django.db.models import ProtectedError
-
         try:
             instance.delete()
         except ProtectedError as error:

@@ -23,7 +23,7 @@ from compiler.errors import FabricTwinError, InputError
 
 from ... import selectors, services
 from ...audit import audit_actor
-from ...choices import RolloutKindChoices, RolloutTargetChoices
+from ...choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices
 from ...lifecycle import new_runner_id
 from ...models import ChangeSet, Rollout
 from ...pipelines.runner import rollout_execute
@@ -169,7 +169,7 @@ class Command(BaseCommand):
                 self.stdout.write(line)
                 self.stdout.flush()
                 last = line
-            if progress["finished"] or rollout.state == "paused":
+            if progress["finished"] or rollout.state == RolloutStateChoices.PAUSED:
                 self._status(rollout_id, steps=False)
                 return
             time.sleep(0.5)
