@@ -22,9 +22,11 @@ venv: $(STAMP)
 sysdeps:
 	bash scripts/ensure-system.sh
 
+# ruff, then the dead-code check (vulture with the framework entry points allowed: scripts/deadcode.py).
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy  # the pure core (compiler/, validators/); config in pyproject.toml
+	$(BIN)/python scripts/deadcode.py
 
 demo: venv
 	bash scripts/ensure-system.sh --demo

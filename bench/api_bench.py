@@ -20,6 +20,9 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import django
+import psycopg
+
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_BENCH_URL = "postgres://postgres@127.0.0.1:5432/ft_bench"
@@ -27,8 +30,6 @@ PG_BENCH_URL = "postgres://postgres@127.0.0.1:5432/ft_bench"
 
 def _database_url() -> tuple[str, str]:
     try:
-        import psycopg
-
         with psycopg.connect(PG_ADMIN_URL.replace("postgres://", "postgresql://"), autocommit=True,
                              connect_timeout=3) as conn:
             conn.execute("DROP DATABASE IF EXISTS ft_bench WITH (FORCE)")
@@ -49,9 +50,8 @@ def _free_port() -> int:
 
 def _prepare(spines: int, leaves: int) -> dict:
     """Migrate, build the fabric, make a token; returns ids to hit. Runs in this process."""
-    import django
-
     django.setup()
+    # lazy, here: the Django and app imports need the settings, set up only after the bench database was chosen
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
     from django.core.management import call_command
@@ -59,13 +59,12 @@ def _prepare(spines: int, leaves: int) -> dict:
     from compiler.clos import ClosParams
     from inventory.builder import fabric_build
     from inventory.models import Cable, Interface, Switch
+    from twin.tokens import token_issue
 
     call_command("migrate", verbosity=0, interactive=False)
     fabric_build(params=ClosParams(name="bench", spines=spines, leaves=leaves, servers_per_leaf=4))
     user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True})
     user.groups.add(Group.objects.get(name="viewer"))  # the API checks roles (twin/policy.py); the bench only reads
-    from twin.tokens import token_issue
-
     token, _ = token_issue(user=user)
     return {
         "token": token,
@@ -78,6 +77,7 @@ def _prepare(spines: int, leaves: int) -> dict:
 
 def _query_counts(token: str, paths: list[str]) -> dict[str, tuple[int, int]]:
     """Queries per request at limit=10 and limit=500 (equal numbers mean the endpoint is constant)."""
+    # lazy: needs django.setup() (run by _prepare in this process) before the app registry is importable
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext

@@ -14,7 +14,9 @@ from __future__ import annotations
 import time
 from ipaddress import IPv4Network
 
-from compiler.model import Role, Snapshot
+from compiler.api import allocate, build_facts, render_device, structured_configs, validate_intent
+from compiler.clos import ClosParams, plan_clos
+from compiler.model import Allocations, FabricIntent, Network, Role, Snapshot, Tenant
 
 
 def avd_inputs(snapshot: Snapshot) -> dict[str, dict]:
@@ -107,7 +109,7 @@ def avd_inputs(snapshot: Snapshot) -> dict[str, dict]:
 
 def run_pyavd(all_inputs: dict[str, dict], devices: list[str]) -> tuple[dict, dict[str, float]]:
     """pyavd's documented pipeline; returns (structured configs for `devices`, phase timings in seconds)."""
-    import pyavd
+    import pyavd  # lazy: an optional bench-only dependency (requirements-bench.txt), heavy to import
 
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -186,10 +188,6 @@ def compare_semantics(ours: dict, avd: dict) -> list[str]:
 
 def reference_intent_snapshot(spines: int, leaves: int) -> Snapshot:
     """One tenant with a VRF, two routed networks and one L2 network: the same intent for both tools."""
-    from compiler.api import allocate
-    from compiler.clos import ClosParams, plan_clos
-    from compiler.model import Allocations, FabricIntent, Network, Tenant
-
     inventory = plan_clos(ClosParams(name=f"avd{spines}x{leaves}", spines=spines, leaves=leaves, servers_per_leaf=2))
     intent = FabricIntent(
         name=f"avd{spines}x{leaves}", inventory_fabric=inventory.fabric,
@@ -204,8 +202,6 @@ def reference_intent_snapshot(spines: int, leaves: int) -> Snapshot:
 
 
 def compare(spines: int, leaves: int, sample: int = 3) -> dict:
-    from compiler.api import build_facts, render_device, structured_configs, validate_intent
-
     snapshot = reference_intent_snapshot(spines, leaves)
     devices = [switch.hostname for switch in snapshot.inventory.switches]
 
@@ -256,7 +252,7 @@ def table(rows: list[dict]) -> str:
 
 def run(sizes=((2, 4), (4, 16), (8, 64))) -> list[dict]:
     try:
-        import pyavd  # noqa: F401
+        import pyavd  # noqa: F401 - lazy: optional bench-only dependency; absent means "skipped"
     except ImportError:
         return [{"skipped": "pyavd is not installed (make bench installs requirements-bench.txt)"}]
     return [compare(spines, leaves) for spines, leaves in sizes]

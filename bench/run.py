@@ -6,6 +6,10 @@
 - Side by side with Arista AVD (pyavd, bench-only dependency): bench/avd_compare.py.
 - The live twin: boot-to-converged and memory (bench/twin_bench.py; needs root + FRR).
 - The API: p50/p95 latency and query counts (bench/api_bench.py).
+- Render speed of the EOS and SONiC renderers over 1,000 synthetic devices (bench/render_bench.py).
+Deeper single benchmarks, run by hand: bench/compile_bench.py, bench/validate_bench.py (per-check profile),
+bench/intents_bench.py (the Django side of a compile: saves, allocation sync, DeviceConfig rows; needs a
+database), bench/twin_verify_bench.py (boot + every live check with failure injection per size; root + FRR).
 Each part that cannot run here says "skipped: <reason>" in the report. Benchmarks are not timed tests.
 """
 
@@ -181,6 +185,13 @@ def main() -> int:
     api_result = api[1] if api else None
     report["api"] = api_result if api else skip
     sections.append("## API latency\n\n" + ("```\n" + api[0].table(api_result) + "\n```" if api else skip))
+
+    print("render ...", file=sys.stderr, flush=True)
+    render = subprocess.run([sys.executable, "-m", "bench.render_bench", "1000"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=1800)
+    render_text = render.stdout.strip() if render.returncode == 0 else f"failed: {render.stderr.strip()[-500:]}"
+    report["render"] = render_text
+    sections.append("## Render speed (1,000 synthetic devices)\n\n```\n" + render_text + "\n```")
 
     target_rows = targets(scale_rows, avd_rows, twin_rows, api_result)
     report["targets"] = [dict(zip(("target", "goal", "measured", "status"), row, strict=True)) for row in target_rows]

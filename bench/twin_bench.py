@@ -27,6 +27,10 @@ import uuid
 
 from compiler.api import compile_fabric
 from compiler.scenario import snapshot_from_scenario
+from labs import checks, runtime
+from labs.from_compile import topology_from_compile
+from labs.shell import twin_prerequisites
+from validators.findings import Report
 
 DEFAULT_SIZES = ("2x4", "4x16", "4x64")
 TARGETS = {"2x4": "green < 30 s", "4x16": "", "4x64": "converged < 60 s"}
@@ -42,10 +46,6 @@ def scenario(spines: int, leaves: int, bfd: bool = True) -> dict:
 
 
 def measure(size: str, *, full_checks: bool | None = None, bfd: bool = True) -> dict:
-    from labs import checks, runtime
-    from labs.from_compile import topology_from_compile
-    from validators.findings import Report
-
     spines, leaves = (int(part) for part in size.split("x"))
     full_checks = size == "2x4" if full_checks is None else full_checks
     compiled_at = time.perf_counter()
@@ -91,8 +91,6 @@ def measure(size: str, *, full_checks: bool | None = None, bfd: bool = True) -> 
 
 def run(sizes=DEFAULT_SIZES, *, bfd: bool = True) -> list[dict]:
     """One row per fabric size; a single row with ``skipped`` when the machine cannot run the twin."""
-    from labs.shell import twin_prerequisites
-
     missing = twin_prerequisites()
     if missing:
         return [{"fabric": ", ".join(sizes), "skipped": "needs root and FRR (" + "; ".join(missing) + ")"}]

@@ -10,6 +10,6 @@ class ChangesConfig(AppConfig):
 
     def ready(self) -> None:
         # Audit trail for inventory, intents and changes models without editing those apps (see changes.audit).
-        from .audit import connect_audit_signals
+        from .audit import connect_audit_signals  # in ready(): Django loads models only after every app config
 
         connect_audit_signals()

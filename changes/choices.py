@@ -25,7 +25,7 @@ class RolloutStateChoices(models.TextChoices):
 
 
 S = RolloutStateChoices
-# The only place that says which state may follow which. services.rollout_transition enforces it atomically.
+# The only place that says which state may follow which. lifecycle.rollout_transition enforces it atomically.
 # pending -> awaiting_approval: production rollouts are submitted for approval; twin rollouts go pending -> running.
 # running -> pending is not allowed: a rollout never forgets it ran. paused -> running resumes at the next step.
 ROLLOUT_TRANSITIONS: dict[str, frozenset[str]] = {

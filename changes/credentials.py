@@ -32,11 +32,12 @@ import re
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
-from compiler.errors import DriverError, FieldError, IntentValidationError
+from compiler.errors import DriverError, FieldError, InputError
 from compiler.secret_refs import PLACEHOLDER, SECRET_REFERENCE, references_in
 from twin.keyfiles import KeyFileError, key_file_read_or_create
 from twin.redaction import REDACTED, is_secret_name, secret_remember
@@ -158,7 +159,7 @@ def options_keep_redacted(new, stored, *, key: object = None, path: str = "optio
     with no stored value behind it is an error (it would otherwise become the secret)."""
     if is_secret_name(key) and new == REDACTED:
         if stored is None:
-            raise IntentValidationError(FieldError(path, new, "no stored secret to keep here; send the value itself"))
+            raise InputError(FieldError(path, new, "no stored secret to keep here; send the value itself"))
         return stored
     if isinstance(new, dict):
         old = stored if isinstance(stored, dict) and not is_encrypted(stored) else {}
@@ -217,7 +218,9 @@ def _options_reencrypt(options, fernet: MultiFernet):
 def credentials_reencrypt() -> int:
     """Re-encrypt every stored secret under the current (first) key; returns how many were re-encrypted. Runs in
     one transaction: a secret no accepted key opens aborts it with DriverError and changes nothing."""
-    from .models import ConfigSecret, DeviceEndpoint  # here: models imports this module (DeviceEndpoint.save)
+    # by name: changes.models imports this module
+    ConfigSecret = apps.get_model("changes", "ConfigSecret")
+    DeviceEndpoint = apps.get_model("changes", "DeviceEndpoint")
 
     fernet = _fernet()
     count = 0
@@ -270,10 +273,10 @@ def config_secret_set(*, reference: str, clear: str) -> bool:
     from .models import ConfigSecret  # here: models imports this module (DeviceEndpoint.save encrypts)
 
     if not SECRET_REFERENCE.match(reference or ""):
-        raise IntentValidationError(FieldError("reference", reference, "expected '<scheme>:<path>' like "
+        raise InputError(FieldError("reference", reference, "expected '<scheme>:<path>' like "
                                                "vault:secret/fabric/tacacs (path characters A-Za-z0-9_./:@+=-)"))
     if not clear:
-        raise IntentValidationError(FieldError("value", "", "an empty secret cannot be registered"))
+        raise InputError(FieldError("value", "", "an empty secret cannot be registered"))
     _, created = ConfigSecret.objects.update_or_create(reference=reference,
                                                        defaults={"value_encrypted": encrypt_secret(clear)})
     return created

@@ -14,7 +14,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 from compiler.names import HOSTNAME, VERSION, name_problem
 
 from .choices import RolloutKindChoices
@@ -167,10 +167,10 @@ class RolloutPolicy:
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any], *, kind: str) -> RolloutPolicy:
-        """The checked policy; IntentValidationError with every field error otherwise."""
+        """The checked policy; InputError with every field error otherwise."""
         errors = cls.field_errors(raw, kind=kind)
         if errors:
-            raise IntentValidationError(errors)
+            raise InputError(errors)
         merged = cls.merged_json(raw)
         return cls(**{name: _frozen(value) for name, value in merged.items()})
 

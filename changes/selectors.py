@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Max, QuerySet
 
-from .choices import RolloutStateChoices, StepPhaseChoices, StepResultChoices
-from .models import ChangeSet, ChangeSetDevice, DriftRecord, Rollout, Step
+from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
+from .models import ChangeSetDevice, DriftRecord, Rollout, Step
 
 
 def rollout_list() -> QuerySet[Rollout]:
@@ -21,15 +21,6 @@ def step_list(*, rollout: Rollout) -> QuerySet[Step]:
     return Step.objects.filter(rollout=rollout).order_by("id")
 
 
-def changeset_list() -> QuerySet[ChangeSet]:
-    return ChangeSet.objects.annotate(device_count=Count("devices"),
-                                      diff_count=Count("devices", filter=Q(devices__has_diff=True)))
-
-
-def changeset_devices(*, change_set: ChangeSet) -> QuerySet[ChangeSetDevice]:
-    return change_set.devices.order_by("hostname")
-
-
 def pushed_devices(*, rollout: Rollout) -> list[str]:
     """Devices this rollout committed a config to (a push step ok, or interrupted: the outcome was unknown)."""
     rows = Step.objects.filter(rollout=rollout, phase=StepPhaseChoices.PUSH,
@@ -42,7 +33,7 @@ def rollout_progress(*, rollout: Rollout) -> dict:
     steps = Step.objects.filter(rollout=rollout)
     by_result = dict(steps.values_list("result").annotate(n=Count("id")).values_list("result", "n"))
     devices = [device for wave in rollout.plan.get("waves", []) for device in wave]
-    done_phase = StepPhaseChoices.PUSH if rollout.kind == "canary_push" else StepPhaseChoices.UNDRAIN
+    done_phase = StepPhaseChoices.PUSH if rollout.kind == RolloutKindChoices.CANARY_PUSH else StepPhaseChoices.UNDRAIN
     done = set(steps.filter(phase=done_phase, result__in=[StepResultChoices.OK, StepResultChoices.SKIPPED])
                .values_list("device", flat=True))
     current = steps.filter(result=StepResultChoices.RUNNING).order_by("-id").first()

@@ -1,51 +1,48 @@
 """Writes of the change pipelines (HackSoft style: keyword-only, named <entity>_<action>).
 
-Every rollout state change goes through ``rollout_transition``, which checks choices.ROLLOUT_TRANSITIONS under a
-row lock and writes an audit row in the same transaction. Tasks, views and the management command only call
-these functions.
+Every rollout state change goes through ``rollout_transition`` (changes.lifecycle), which checks
+choices.ROLLOUT_TRANSITIONS under a row lock and writes an audit row in the same transaction. Tasks, views and the
+management command only call these functions. Imports run one way: services -> tasks (enqueue) -> runner ->
+lifecycle; nothing below imports the services.
 """
 
 from __future__ import annotations
 
-import datetime
 import logging
-import os
-import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
-from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
-from compiler.errors import DriverError, FieldError, IntentValidationError
+from compiler.errors import DriverError, FieldError, InputError
+from intents.models import CompileRun
+from labs.runtime import TwinState
 from twin.policy import APPROVE_PRODUCTION, user_has
 
 from .audit import audit_record
 from .choices import (
-    ROLLOUT_TRANSITIONS,
     AuditActionChoices,
     DriverChoices,
     RolloutKindChoices,
     RolloutStateChoices,
     RolloutTargetChoices,
 )
-from .drivers import DeviceDriver, config_hash
+from .credentials import endpoint_set_password, options_keep_redacted
+from .drift import READ_PARALLELISM
+from .drivers import DeviceDriver, config_hash, driver_for_endpoint, driver_for_twin
+from .drivers.netmiko_sonic import NetmikoSonicDriver
 from .errors import RolloutStateError
-from .models import ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout
+from .lifecycle import rollout_transition
+from .models import ChangeSet, ChangeSetDevice, DeviceEndpoint, Rollout
+from .pipelines.upgrade import plan_upgrade
 from .policy import RolloutPolicy
+from .tasks import rollout_enqueue
 
 logger = logging.getLogger(__name__)
 State = RolloutStateChoices
-READ_PARALLELISM = 16  # devices read concurrently when building a change set or checking drift (I/O bound)
 
-
-
-def lease_seconds() -> int:
-    """How long a runner's claim on a rollout lasts without renewal (renewed at every step boundary)."""
-    return int(getattr(settings, "FT_ROLLOUT_LEASE_S", 0) or os.environ.get("FT_ROLLOUT_LEASE_S", 60))
 
 
 # --------------------------------------------------------------------------------------------- change sets
@@ -59,7 +56,7 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
     and stores both; devices without a diff are kept (has_diff False, no rollback copy) and skipped by the
     pipelines. Nothing is saved unless every device could be read."""
     if not intended:
-        raise IntentValidationError(FieldError("intended", {}, "a change set needs at least one device"))
+        raise InputError(FieldError("intended", {}, "a change set needs at least one device"))
 
     def read(hostname: str) -> tuple[str, dict, str]:
         driver = driver_for(hostname)
@@ -76,7 +73,7 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
         results = list(pool.map(read, sorted(intended)))
     errors = [FieldError(f"devices[{hostname}]", hostname, error) for hostname, _, error in results if error]
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     rows = []
     for hostname, configs, _ in results:
         spec = intended[hostname]
@@ -101,8 +98,6 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
 def changeset_create_for_twin(*, name: str, prefix: str, intended_files: Mapping[str, Mapping[str, str]],
                               roles: Mapping[str, str] | None = None, state_dir: str | None = None,
                               user=None) -> ChangeSet:
-    from .drivers import driver_for_twin
-
     roles = roles or {}
     intended = {host: {"files": files, "platform": "frr", "role": roles.get(host, ""), "driver": DriverChoices.TWIN}
                 for host, files in intended_files.items()}
@@ -115,18 +110,14 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
                                       user=None) -> ChangeSet:
     """The intents app's compile run -> change set. Twin target: the FRR platform files of every device, read
     from the twin; production: each device's own platform, read through its DeviceEndpoint."""
-    from intents.models import CompileRun
-
-    from .drivers import driver_for_endpoint, driver_for_twin
-
     run = CompileRun.objects.select_related("fabric_intent").filter(pk=compile_run_id).first()
     if run is None:
-        raise IntentValidationError(FieldError("compile_run", compile_run_id, "no such compile run"))
+        raise InputError(FieldError("compile_run", compile_run_id, "no such compile run"))
     configs = list(run.device_configs.all())
     intended: dict[str, dict] = {}
     if target == RolloutTargetChoices.TWIN:
         if not twin_prefix:
-            raise IntentValidationError(FieldError("twin_prefix", twin_prefix, "required for a twin change set"))
+            raise InputError(FieldError("twin_prefix", twin_prefix, "required for a twin change set"))
         for config in configs:
             if config.platform == "frr":
                 intended[config.hostname] = {"files": config.files, "platform": "frr", "driver": DriverChoices.TWIN,
@@ -140,7 +131,7 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
                 continue
             endpoint = endpoints.get(config.hostname)
             if endpoint is None:
-                raise IntentValidationError(FieldError(f"devices[{config.hostname}]", config.hostname,
+                raise InputError(FieldError(f"devices[{config.hostname}]", config.hostname,
                                                        "no DeviceEndpoint: how to reach this device is unknown"))
             intended[config.hostname] = {"files": config.files, "platform": config.platform, "driver": endpoint.driver,
                                          "role": config.structured.get("role", ""), "structured": config.structured}
@@ -176,13 +167,13 @@ def _canary_plan(change_set: ChangeSet, policy: RolloutPolicy) -> dict:
     if policy.canary_devices:
         unknown = [name for name in policy.canary_devices if name not in names]
         if unknown:
-            raise IntentValidationError(FieldError("policy.canary.devices", unknown,
+            raise InputError(FieldError("policy.canary.devices", unknown,
                                                    "not devices with a diff in this change set"))
         canary = list(policy.canary_devices)
     elif policy.canary_rack:
         canary = [device["hostname"] for device in devices if device["rack"] == policy.canary_rack]
         if not canary:
-            raise IntentValidationError(FieldError("policy.canary.rack", policy.canary_rack,
+            raise InputError(FieldError("policy.canary.rack", policy.canary_rack,
                                                    "no device with a diff in this rack"))
     else:
         leaves = [device["hostname"] for device in devices if device["role"] == "leaf"]
@@ -215,20 +206,18 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
     if target == RolloutTargetChoices.TWIN and not merged.get("twin_prefix"):
         errors.append(FieldError("policy.twin_prefix", merged.get("twin_prefix"), "a twin rollout names its twin"))
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     checked = RolloutPolicy.from_json(policy or {}, kind=kind)
     if kind == RolloutKindChoices.CANARY_PUSH:
         plan = _canary_plan(change_set, checked)
     else:
-        from .pipelines.upgrade import plan_upgrade
-
         if topology is None and target == RolloutTargetChoices.TWIN:
             topology = twin_topology_roles_links(checked.twin_prefix, checked.twin_state_dir)
         if not topology:
-            raise IntentValidationError(FieldError("topology", topology, "a rolling upgrade needs roles and links"))
+            raise InputError(FieldError("topology", topology, "a rolling upgrade needs roles and links"))
         topology_errors = _topology_errors(topology)
         if topology_errors:
-            raise IntentValidationError(topology_errors)
+            raise InputError(topology_errors)
         plan = plan_upgrade(roles=topology["roles"], links=[tuple(link) for link in topology["links"]],
                             devices=list(checked.devices), max_spines_drained=checked.max_spines_drained,
                             wave_size=checked.wave_size, redundant_pairs=[tuple(p) for p in checked.redundant_pairs],
@@ -244,39 +233,12 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
 
 
 def twin_topology_roles_links(prefix: str, state_dir: str | None = None) -> dict:
-    from labs.runtime import TwinState
-
     state = TwinState.load(prefix, state_dir)
     if state is None:
-        raise IntentValidationError(FieldError("policy.twin_prefix", prefix, "no running twin with this prefix"))
+        raise InputError(FieldError("policy.twin_prefix", prefix, "no running twin with this prefix"))
     topology = state.topology_obj()
     return {"roles": {node.name: node.role for node in topology.nodes},
             "links": [[link.a_node, link.b_node] for link in topology.links]}
-
-
-def rollout_transition(*, rollout_id: int, to_state: str, user=None, message: str = "",
-                       expected_from: tuple[str, ...] | None = None, **fields) -> Rollout:
-    """The one place a rollout changes state: row lock, allowed-transition check, audit row."""
-    with transaction.atomic():
-        rollout = Rollout.objects.select_for_update().get(pk=rollout_id)
-        current = rollout.state
-        if expected_from is not None and current not in expected_from:
-            expected = [str(state) for state in expected_from]
-            raise RolloutStateError(f"rollout {rollout.pk}: state={current!r}, expected one of {expected}")
-        if to_state not in ROLLOUT_TRANSITIONS.get(current, ()):
-            raise RolloutStateError(f"rollout {rollout.pk}: cannot go from state={current!r} to {to_state!r} "
-                                    f"(allowed: {sorted(ROLLOUT_TRANSITIONS.get(current, ())) or 'none, terminal'})")
-        rollout.state = to_state
-        for key, value in fields.items():
-            setattr(rollout, key, value)
-        if to_state == State.RUNNING and rollout.started_at is None:
-            rollout.started_at = timezone.now()
-        if to_state in (State.SUCCEEDED, State.FAILED, State.ROLLED_BACK, State.CANCELLED):
-            rollout.finished_at = timezone.now()
-        rollout.save()
-        audit_record(action=AuditActionChoices.ROLLOUT, instance=rollout, user=user,
-                     changes={"from": current, "to": to_state}, message=message)
-    return rollout
 
 
 def rollout_approve(*, rollout: Rollout, user) -> Rollout:
@@ -313,19 +275,6 @@ def rollout_start(*, rollout: Rollout, user=None, enqueue: bool = True) -> Rollo
     return rollout
 
 
-def task_options() -> dict:
-    """FT_CHANGES_QUEUE routes rollout tasks to a dedicated queue (a worker started with ``-Q <queue>``)."""
-    queue = os.environ.get("FT_CHANGES_QUEUE", "")
-    return {"queue": queue} if queue else {}
-
-
-def rollout_enqueue(*, rollout: Rollout, countdown: float = 0) -> None:
-    from .tasks import rollout_run
-
-    # After commit: the worker must see the running state (and never a rollback of it).
-    transaction.on_commit(lambda: rollout_run.apply_async(args=[rollout.pk], countdown=countdown, **task_options()))
-
-
 def rollout_pause(*, rollout: Rollout, user=None) -> Rollout:
     """Takes effect at the next step boundary (the runner re-reads the state before each step)."""
     return rollout_transition(rollout_id=rollout.pk, to_state=State.PAUSED, user=user, message="pause requested",
@@ -340,91 +289,13 @@ def rollout_cancel(*, rollout: Rollout, user=None) -> Rollout:
 # --------------------------------------------------------------------------------------------- leases
 
 
-def rollout_lease_acquire(*, rollout_id: int, owner: str) -> bool:
-    now = timezone.now()
-    taken = Rollout.objects.filter(pk=rollout_id).filter(
-        Q(lease_owner="") | Q(lease_expires_at__lt=now) | Q(lease_owner=owner)
-    ).update(lease_owner=owner, lease_expires_at=now + datetime.timedelta(seconds=lease_seconds()))
-    return taken == 1
-
-
-def rollout_lease_renew(*, rollout_id: int, owner: str) -> bool:
-    expires = timezone.now() + datetime.timedelta(seconds=lease_seconds())
-    return Rollout.objects.filter(pk=rollout_id, lease_owner=owner).update(lease_expires_at=expires) == 1
-
-
-def rollout_lease_release(*, rollout_id: int, owner: str) -> None:
-    Rollout.objects.filter(pk=rollout_id, lease_owner=owner).update(lease_owner="", lease_expires_at=None)
-
-
-def rollouts_resume_stalled() -> list[int]:
-    """Re-enqueue running rollouts whose runner died (lease expired or about to): called when a worker starts and
-    by beat. A duplicate enqueue is harmless: the lease lets only one runner work on a rollout."""
-    resumed = []
-    now = timezone.now()
-    for rollout in Rollout.objects.filter(state=State.RUNNING):
-        remaining = (rollout.lease_expires_at - now).total_seconds() if rollout.lease_expires_at else 0
-        rollout_enqueue_now(rollout_id=rollout.pk, countdown=max(0.0, remaining) + 0.5)
-        resumed.append(rollout.pk)
-    return resumed
-
-
-def rollout_enqueue_now(*, rollout_id: int, countdown: float = 0) -> None:
-    from .tasks import rollout_run
-
-    rollout_run.apply_async(args=[rollout_id], countdown=countdown, **task_options())
-
-
-def new_runner_id() -> str:
-    return uuid.uuid4().hex
-
-
 # --------------------------------------------------------------------------------------------- drift
-
-
-def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], intended: Mapping[str, Mapping[str, str]],
-                change_set: ChangeSet | None = None) -> list[DriftRecord]:
-    """Read each device's running config through its driver and record drift against the intended files."""
-
-    def check(hostname: str) -> DriftRecord:
-        wanted = intended[hostname]
-        try:
-            with hostnames_drivers[hostname]() as driver:
-                running = driver.normalize(driver.get_running_config())
-                wanted = driver.normalize(dict(wanted))
-                diff = driver.planned_diff(running, wanted)
-        except DriverError as exc:
-            return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(wanted)), error=str(exc),
-                               change_set=change_set)
-        return DriftRecord(hostname=hostname, intended_hash=config_hash(wanted), running_hash=config_hash(running),
-                           drifted=bool(diff), diff=diff, change_set=change_set)
-
-    names = sorted(intended)
-    if not names:
-        return []
-    with ThreadPoolExecutor(max_workers=min(READ_PARALLELISM, len(names))) as pool:
-        records = list(pool.map(check, names))
-    return DriftRecord.objects.bulk_create(records)
-
-
-def drift_detect_all() -> list[DriftRecord]:
-    """Beat entry: for every device that has an endpoint, compare the config deployed by the last successful
-    rollout (or the last change set) with what the device runs now."""
-    from .drivers import driver_for_endpoint
-    from .selectors import intended_configs_latest
-
-    intended = intended_configs_latest()
-    endpoints = {endpoint.hostname: endpoint for endpoint in DeviceEndpoint.objects.filter(hostname__in=list(intended))}
-    drivers = {host: (lambda endpoint=endpoint: driver_for_endpoint(endpoint)) for host, endpoint in endpoints.items()}
-    return drift_check(hostnames_drivers=drivers, intended={host: intended[host][1] for host in endpoints})
 
 
 def endpoint_create(*, hostname: str, driver: str, address: str, username: str = "", password: str = "",
                     **extra) -> DeviceEndpoint:
-    from .credentials import endpoint_set_password
-
     if driver not in DriverChoices.values:
-        raise IntentValidationError(FieldError("driver", driver, f"must be one of {DriverChoices.values}"))
+        raise InputError(FieldError("driver", driver, f"must be one of {DriverChoices.values}"))
     endpoint = DeviceEndpoint(hostname=hostname, driver=driver, address=address, username=username, **extra)
     _endpoint_check_options(endpoint)
     endpoint_set_password(endpoint, password)
@@ -437,10 +308,8 @@ def endpoint_create(*, hostname: str, driver: str, address: str, username: str =
 def endpoint_update(*, endpoint: DeviceEndpoint, values: Mapping, password: str | None = None) -> DeviceEndpoint:
     """Change an endpoint. ``password=None`` keeps the stored one ("" clears it); secrets in ``optional_args``
     sent back as ``***`` (as the API shows them) keep their stored values."""
-    from .credentials import endpoint_set_password, options_keep_redacted
-
     if "driver" in values and values["driver"] not in DriverChoices.values:
-        raise IntentValidationError(FieldError("driver", values["driver"], f"must be one of {DriverChoices.values}"))
+        raise InputError(FieldError("driver", values["driver"], f"must be one of {DriverChoices.values}"))
     for name, value in values.items():
         if name == "optional_args":
             value = options_keep_redacted(value or {}, endpoint.optional_args)
@@ -456,16 +325,15 @@ def endpoint_update(*, endpoint: DeviceEndpoint, values: Mapping, password: str 
 def _endpoint_check_options(endpoint: DeviceEndpoint) -> None:
     """The drivers validate their own optional_args when built (no connection is made): refuse bad ones now, by
     field and value, instead of at the first rollout step."""
-    from .drivers.napalm_eos import NapalmEosDriver
-    from .drivers.netmiko_sonic import NetmikoSonicDriver
+    from .drivers.napalm_eos import NapalmEosDriver  # lazy: napalm is heavy (~1 s, pulls pyeapi) and EOS-only
 
     options = endpoint.optional_args or {}
     if not isinstance(options, dict):
-        raise IntentValidationError(FieldError("optional_args", options, "must be a JSON object"))
+        raise InputError(FieldError("optional_args", options, "must be a JSON object"))
     try:
         if endpoint.driver == DriverChoices.NETMIKO_SONIC:
             NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, optional_args=options)
         elif endpoint.driver in (DriverChoices.NAPALM_EOS, DriverChoices.NAPALM_MOCK):
             NapalmEosDriver(endpoint.hostname, endpoint.address, endpoint.username, "", optional_args=options)
     except DriverError as exc:
-        raise IntentValidationError(FieldError("optional_args", options, str(exc))) from exc
+        raise InputError(FieldError("optional_args", options, str(exc))) from exc

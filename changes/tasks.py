@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import logging
+import os
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.db import transaction
+from django.utils import timezone
+
+from .choices import RolloutStateChoices
+from .drift import drift_detect_all
+from .lifecycle import new_runner_id
+from .models import Rollout
+from .pipelines.runner import rollout_execute
 
 logger = logging.getLogger(__name__)
 
@@ -13,23 +22,16 @@ logger = logging.getLogger(__name__)
 @shared_task(name="changes.rollout_run", acks_late=True, reject_on_worker_lost=True)
 def rollout_run(rollout_id: int) -> str:
     """Run or resume one rollout. Safe to deliver twice: the lease admits one runner, finished steps are skipped."""
-    from .pipelines.runner import rollout_execute
-    from .services import new_runner_id
-
     return rollout_execute(rollout_id=rollout_id, owner=new_runner_id())
 
 
 @shared_task(name="changes.rollouts_resume_stalled")
 def rollouts_resume_stalled() -> list[int]:
-    from .services import rollouts_resume_stalled as resume
-
-    return resume()
+    return rollouts_resume_stalled_enqueue()
 
 
 @shared_task(name="changes.drift_detect")
 def drift_detect() -> dict:
-    from .services import drift_detect_all
-
     records = drift_detect_all()
     return {"checked": len(records), "drifted": sum(record.drifted for record in records),
             "errors": sum(bool(record.error) for record in records)}
@@ -39,8 +41,40 @@ def drift_detect() -> dict:
 def _resume_on_worker_start(sender=None, **kwargs) -> None:
     """A worker that starts (e.g. after the previous one was killed) picks up rollouts left running."""
     try:
-        from .services import task_options
-
         rollouts_resume_stalled.apply_async(**task_options())
     except Exception:  # noqa: BLE001 - a broker hiccup must not stop the worker from starting
         logger.exception("could not enqueue the resume of stalled rollouts")
+
+
+# --------------------------------------------------------------------------------------------- enqueue
+
+
+def task_options() -> dict:
+    """FT_CHANGES_QUEUE routes rollout tasks to a dedicated queue (a worker started with ``-Q <queue>``)."""
+    queue = os.environ.get("FT_CHANGES_QUEUE", "")
+    return {"queue": queue} if queue else {}
+
+
+
+def rollout_enqueue(*, rollout: Rollout, countdown: float = 0) -> None:
+    # After commit: the worker must see the running state (and never a rollback of it).
+    transaction.on_commit(lambda: rollout_run.apply_async(args=[rollout.pk], countdown=countdown, **task_options()))
+
+
+
+def rollouts_resume_stalled_enqueue() -> list[int]:
+    """Re-enqueue running rollouts whose runner died (lease expired or about to): called when a worker starts and
+    by beat. A duplicate enqueue is harmless: the lease lets only one runner work on a rollout."""
+    resumed = []
+    now = timezone.now()
+    for rollout in Rollout.objects.filter(state=RolloutStateChoices.RUNNING):
+        remaining = (rollout.lease_expires_at - now).total_seconds() if rollout.lease_expires_at else 0
+        rollout_enqueue_now(rollout_id=rollout.pk, countdown=max(0.0, remaining) + 0.5)
+        resumed.append(rollout.pk)
+    return resumed
+
+
+
+def rollout_enqueue_now(*, rollout_id: int, countdown: float = 0) -> None:
+    rollout_run.apply_async(args=[rollout_id], countdown=countdown, **task_options())
+

@@ -9,7 +9,7 @@ fabric therefore never moves anything already allocated.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from compiler.errors import AllocationError, FieldError
 from compiler.model import Allocations, AsnScheme, FabricIntent, Inventory, Role, Underlay
@@ -246,7 +246,3 @@ def needed_counts(inventory: Inventory, intent: FabricIntent) -> dict[str, int]:
         "asn": len(asn_groups),
         "l3vni": sum(1 for t in intent.tenants if t.l3vni is None),
     }
-
-
-def count_in_range(values: Iterable[int], first: int, last: int) -> int:
-    return sum(1 for value in values if first <= value <= last)

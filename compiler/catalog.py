@@ -114,8 +114,3 @@ def standard_length(cable_type: str, distance_m: float) -> float:
         if length >= distance_m:
             return length
     return STANDARD_LENGTHS_M[cable_type][-1]
-
-
-def media_reach_m(media_name: str) -> float | None:
-    media = MEDIA.get(media_name)
-    return media.reach_m if media else None

@@ -21,7 +21,7 @@ from ipaddress import IPv4Network
 
 from . import platforms
 from .catalog import DEFAULT_MODELS_BY_PLATFORM, SWITCH_MODELS, media_for, standard_length
-from .errors import FieldError, IntentValidationError
+from .errors import FieldError, InputError
 from .model import (
     Cable,
     Endpoint,
@@ -328,7 +328,7 @@ def _check_params(params: ClosParams) -> None:
     if not errors and params.planes > params.spines:
         errors.append(FieldError("planes", params.planes, f"cannot exceed the number of spines ({params.spines})"))
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
 
 
 def _servers_per_rack(params: ClosParams, leaf_power_w: float) -> tuple[int, int]:
@@ -341,7 +341,7 @@ def _servers_per_rack(params: ClosParams, leaf_power_w: float) -> tuple[int, int
         first = min(first, int((budget_w - params.rails_per_server * leaf_power_w) // params.server_power_w))
         overflow = min(overflow, int(budget_w // params.server_power_w))
         if overflow < 1:
-            raise IntentValidationError(FieldError(
+            raise InputError(FieldError(
                 "rack_power_budget_kw", params.rack_power_budget_kw,
                 f"too small for one {params.server_power_w / 1000:.1f} kW server per rack",
             ))
@@ -366,12 +366,12 @@ def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: 
                 other_speeds: tuple[int, ...] = ()) -> SwitchModelSpec:
     candidates = [SWITCH_MODELS[name]] if name else [SWITCH_MODELS[n] for n in DEFAULT_MODELS_BY_PLATFORM[platform]]
     if name and not platforms.runs(name, platform):
-        raise IntentValidationError(FieldError(field, name, f"{name} has no {platform} platform data "
+        raise InputError(FieldError(field, name, f"{name} has no {platform} platform data "
                                                             f"(compiler/platforms/data/{name}.json)"))
     if name:
         missing = [speed for speed in (speed_gbps, *other_speeds) if not _breakout(SWITCH_MODELS[name], speed, platform)]
         if missing:
-            raise IntentValidationError(FieldError(
+            raise InputError(FieldError(
                 field, name, f"{name} under {platform} has no port mode for {missing[0]}G (breakout modes in "
                              f"compiler/platforms/data/{name}.json or the catalogue)"))
     for model in candidates:
@@ -380,7 +380,7 @@ def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: 
             continue
         if lanes and model.port_count * lanes >= ports_needed:
             return model
-    raise IntentValidationError(FieldError(
+    raise InputError(FieldError(
         field, name or f"auto ({platform})",
         f"no switch model gives {ports_needed} ports at {speed_gbps}G",
     ))
@@ -415,7 +415,7 @@ def _leaf_ports(
     down_physical = math.ceil(params.servers_per_leaf / down_lanes) if params.servers_per_leaf else 0
     up_physical = math.ceil(uplink_count / up_lanes)
     if down_physical + up_physical > model.port_count:
-        raise IntentValidationError(FieldError(
+        raise InputError(FieldError(
             "servers_per_leaf", params.servers_per_leaf,
             f"{model.name} has {model.port_count} ports; {down_physical} downlink + {up_physical} uplink ports needed",
         ))

@@ -1,6 +1,16 @@
-"""The project's error hierarchy (pure; the Django side maps these to HTTP 400 / command errors).
+"""The project's error hierarchy, in one place (pure: the packages that never import Django raise these too).
 
 Every error names the field and the offending value so an engineer can fix the input without reading code.
+The API maps the whole hierarchy to HTTP 400 in one handler (twin/api.py ``exception_handler``; InputError with
+its field errors), management commands to CommandError; docs/errors.md lists each layer's errors.
+
+    FabricTwinError
+    ├── InputError                 bad input of any kind: field errors {field: [messages]}
+    │   ├── IntentValidationError  the fabric intent (or the inventory it refers to) is invalid
+    │   │   └── AllocationError    a pool is exhausted / overlaps / an allocation would collide
+    │   └── UnsafePathError        a name would leave its directory
+    ├── InventoryError, PlatformDataError, RenderError, TwinError, DriverError
+    └── (Django side) StaleVersionError (twin/versioning.py), RolloutStateError, CheckFailed (changes/errors.py)
 """
 
 from __future__ import annotations
@@ -28,8 +38,9 @@ class FieldError:
         return {"field": self.field, "value": _jsonable(self.value), "message": self.message}
 
 
-class IntentValidationError(FabricTwinError):
-    """The intent (or inventory it refers to) is invalid; carries every field error found, not just the first."""
+class InputError(FabricTwinError):
+    """Bad input (a request, a file, command options, a policy): carries every field error found, not just the
+    first. The generic input error of every layer; raise a subclass where a more precise one exists."""
 
     def __init__(self, errors: list[FieldError] | FieldError | str):
         if isinstance(errors, str):
@@ -55,11 +66,16 @@ class IntentValidationError(FabricTwinError):
         return out
 
 
+class IntentValidationError(InputError):
+    """The fabric intent (or the inventory it refers to) is invalid: compiler/validate.py and the intent documents
+    (intents/, compiler/scenario.py). Not for other input: that is InputError."""
+
+
 class AllocationError(IntentValidationError):
     """A pool is exhausted, overlaps another pool, or an allocation would collide."""
 
 
-class UnsafePathError(IntentValidationError):
+class UnsafePathError(InputError):
     """A name would leave its directory (``..``, ``/``, an absolute path, a symlink out of the output root)."""
 
 

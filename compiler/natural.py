@@ -18,7 +18,3 @@ def natural_key(name: str) -> tuple:
     parts = _DIGITS.split(name)
     # Pair every chunk with its kind so ints never compare against strs.
     return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in parts if part != "")
-
-
-def natural_sorted(names) -> list[str]:
-    return sorted(names, key=natural_key)

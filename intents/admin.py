@@ -6,7 +6,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 from twin.versioning import StaleVersionError, VersionedAdminForm, stale_message
 
 from . import services
@@ -31,7 +31,7 @@ class IntentValidatedForm(VersionedAdminForm):
                 transaction.set_rollback(True)
         except StaleVersionError as error:  # saved by someone else between clean() and this trial save
             self.add_error(None, stale_message(error, self, reload_hint=True))
-        except IntentValidationError as error:
+        except InputError as error:
             for item in error.errors:
                 self.add_error(None, f"{item.field}: {item.message} (got {item.value!r})")
         except ValidationError as error:

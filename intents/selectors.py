@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from django.db.models import Prefetch, QuerySet
 
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 from compiler.natural import natural_key
 from inventory.models import NicPort
 from twin.runs import RunStatus
@@ -27,7 +27,7 @@ def fabric_intent_resolve(name: str | None) -> FabricIntent:
         found = list(intents[:2])
         if len(found) == 1:
             return found[0]
-        raise IntentValidationError(FieldError("fabric", None, f"{len(found) or 'no'} fabric intents exist: "
+        raise InputError(FieldError("fabric", None, f"{len(found) or 'no'} fabric intents exist: "
                                                                "name one"))
     match = intents.filter(name=name).first()
     if match is not None:
@@ -36,7 +36,7 @@ def fabric_intent_resolve(name: str | None) -> FabricIntent:
     if len(by_fabric) == 1:
         return by_fabric[0]
     known = ", ".join(intents.values_list("name", flat=True)[:20]) or "none"
-    raise IntentValidationError(FieldError("fabric", name, f"no fabric intent or inventory fabric with a single "
+    raise InputError(FieldError("fabric", name, f"no fabric intent or inventory fabric with a single "
                                                            f"intent of this name (fabric intents: {known})"))
 
 
@@ -114,7 +114,7 @@ def compile_run_result(*, run: CompileRun) -> ValidationInput:
     says, even when a row was edited on purpose), with the fabric's snapshot. Refused (naming ``compile_run``) when the run did not succeed or no longer covers the
     fabric's switches."""
     if run.status != RunStatus.SUCCEEDED:
-        raise IntentValidationError(FieldError("compile_run", run.pk, f"is {run.status}, not succeeded: "
+        raise InputError(FieldError("compile_run", run.pk, f"is {run.status}, not succeeded: "
                                                                       f"{run.error or 'no error recorded'}"))
     snapshot = fabric_snapshot(run.fabric_intent)
     structured: dict[str, dict] = {}
@@ -126,7 +126,7 @@ def compile_run_result(*, run: CompileRun) -> ValidationInput:
     if set(structured) != switches:
         stale = sorted(switches ^ set(structured), key=natural_key)
         what = "compiled only some devices" if run.devices else "does not match the fabric's switches any more"
-        raise IntentValidationError(FieldError("compile_run", run.pk, f"{what} ({', '.join(stale[:5])}"
+        raise InputError(FieldError("compile_run", run.pk, f"{what} ({', '.join(stale[:5])}"
                                                                       f"{' ...' if len(stale) > 5 else ''}); "
                                                                       "compile the whole fabric again"))
     return ValidationInput(structured=structured, snapshot=snapshot, rendered=rendered)

@@ -25,7 +25,7 @@ from compiler import model as core
 from compiler.blast import BlastRadius, blast_radius
 from compiler.diff import config_diff as text_diff
 from compiler.diff import structured_diff
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError, IntentValidationError
 from compiler.names import HOSTNAME, OBJECT_NAME, name_problem, object_name_errors, path_component
 from compiler.natural import natural_key
 from compiler.paths import archive_member, safe_join
@@ -229,7 +229,7 @@ def compile_run_prepare(*, fabric_intent: FabricIntent, platforms: Iterable[str]
     platforms = list(dict.fromkeys(platforms or ()))
     unknown = [platform for platform in platforms if platform not in core.Platform.ALL]
     if unknown:
-        raise IntentValidationError([FieldError("platforms", platform, f"unknown platform; one of "
+        raise InputError([FieldError("platforms", platform, f"unknown platform; one of "
                                                                        f"{', '.join(core.Platform.ALL)}")
                                      for platform in unknown])
     devices = list(dict.fromkeys(devices or ()))
@@ -237,7 +237,7 @@ def compile_run_prepare(*, fabric_intent: FabricIntent, platforms: Iterable[str]
                 .values_list("hostname", flat=True))
     missing = sorted(set(devices) - known, key=natural_key)
     if missing:
-        raise IntentValidationError([FieldError("devices", name, f"no switch {name} in fabric "
+        raise InputError([FieldError("devices", name, f"no switch {name} in fabric "
                                                                  f"{fabric_intent.fabric.name}") for name in missing])
     requested_by = requested_by if requested_by is not None and requested_by.is_authenticated else None
     return CompileRun.objects.create(fabric_intent=fabric_intent, platforms=platforms, devices=devices,
@@ -288,7 +288,7 @@ def compile_devices(snapshot: core.Snapshot, *, devices: Iterable[str] | None = 
     devices, platforms = list(devices or ()), list(platforms or ()) or None
     unknown = sorted(set(devices) - set(snapshot.inventory.switches_by_name), key=natural_key)
     if unknown:
-        raise IntentValidationError([FieldError("devices", name, f"no switch {name} in fabric "
+        raise InputError([FieldError("devices", name, f"no switch {name} in fabric "
                                                                  f"{snapshot.inventory.fabric}") for name in unknown])
     if not devices:
         result = compiler_api.compile_fabric(snapshot, platforms=platforms)
@@ -349,10 +349,10 @@ def config_diff(*, fabric_intent: FabricIntent, device: str | None = None,
     the deployed config, or the latest stored compile when nothing is recorded as deployed."""
     snapshot = fabric_snapshot(fabric_intent)
     if device is not None and device not in snapshot.inventory.switches_by_name:
-        raise IntentValidationError(FieldError("device", device, f"no switch {device} in fabric "
+        raise InputError(FieldError("device", device, f"no switch {device} in fabric "
                                                                  f"{snapshot.inventory.fabric}"))
     if platform is not None and platform not in core.Platform.ALL:
-        raise IntentValidationError(FieldError("platform", platform, f"one of {', '.join(core.Platform.ALL)}"))
+        raise InputError(FieldError("platform", platform, f"one of {', '.join(core.Platform.ALL)}"))
     intended, rendered, _hashes = compile_devices(snapshot, devices=[device] if device else None,
                                                    platforms=[platform] if platform else None)
     baselines = device_config_baselines(fabric_intent=fabric_intent, hostnames=[device] if device else None,
@@ -440,7 +440,7 @@ def compile_run_archive(*, run: CompileRun, kind: str = "tar.gz"):
     """Every config of ``run`` as a .tar.gz or .zip (same layout as ``compile_run_write``); returns a rewound
     file object (spooled to disk past 64 MB) and the download file name."""
     if kind not in ARCHIVE_KINDS:
-        raise IntentValidationError(FieldError("kind", kind, f"one of {', '.join(ARCHIVE_KINDS)}"))
+        raise InputError(FieldError("kind", kind, f"one of {', '.join(ARCHIVE_KINDS)}"))
     prefix = path_component(OBJECT_NAME, run.fabric_intent.name, "intent.name")
     fields = ("intent.name", "hostname", "platform", "file")
     buffer = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)

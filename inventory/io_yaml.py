@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from compiler import model as core
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 
 from .adapters import inventory_snapshot
 from .models import Fabric
@@ -123,10 +123,10 @@ def _optic(reader: _Reader, data: Any, path: str) -> core.Optic | None:
 
 
 def inventory_from_dict(data: Any) -> tuple[core.Inventory, dict]:
-    """(Inventory, fabric meta {name, site, description}); raises IntentValidationError listing every problem."""
+    """(Inventory, fabric meta {name, site, description}); raises InputError listing every problem."""
     reader = _Reader()
     if not isinstance(data, dict):
-        raise IntentValidationError(FieldError("document", type(data).__name__, "expected a mapping"))
+        raise InputError(FieldError("document", type(data).__name__, "expected a mapping"))
     if data.get("format") != FORMAT:
         reader.errors.append(FieldError("format", data.get("format"), f"expected {FORMAT!r}"))
     fabric = reader.get(data, "fabric", dict, "document") or {}
@@ -203,7 +203,7 @@ def inventory_from_dict(data: Any) -> tuple[core.Inventory, dict]:
             length_m=reader.get(c, "length_m", float, path), status=reader.get(c, "status", str, path, "planned"),
             peer_link=reader.get(c, "peer_link", bool, path, False)))
     if reader.errors:
-        raise IntentValidationError(reader.errors)
+        raise InputError(reader.errors)
     inventory = core.Inventory(fabric=meta["name"], switches=tuple(switches), servers=tuple(servers),
                                cables=tuple(cables), racks=racks, switch_models=models)
     return inventory, meta
@@ -220,9 +220,9 @@ def parse_inventory_yaml(text: str) -> tuple[core.Inventory, dict]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise IntentValidationError(FieldError("document", str(error).splitlines()[0], "is not valid YAML")) from None
+        raise InputError(FieldError("document", str(error).splitlines()[0], "is not valid YAML")) from None
     except RecursionError:
-        raise IntentValidationError(FieldError("document", None, "is nested too deeply")) from None
+        raise InputError(FieldError("document", None, "is nested too deeply")) from None
     return inventory_from_dict(data)
 
 

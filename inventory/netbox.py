@@ -25,7 +25,7 @@ from typing import Any
 from compiler import model as core
 from compiler import platforms
 from compiler.catalog import MEDIA, SWITCH_MODELS
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 
 from .services import PersistResult, inventory_persist
 
@@ -64,16 +64,16 @@ def load_dump(directory: Path | str) -> dict[str, list[dict]]:
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as error:
-            raise IntentValidationError(FieldError(str(path), error.msg, "is not valid JSON")) from None
+            raise InputError(FieldError(str(path), error.msg, "is not valid JSON")) from None
         except UnicodeDecodeError as error:
-            raise IntentValidationError(FieldError(str(path), error.reason, "is not UTF-8 text")) from None
+            raise InputError(FieldError(str(path), error.reason, "is not UTF-8 text")) from None
         except RecursionError:
-            raise IntentValidationError(FieldError(str(path), None, "is nested too deeply")) from None
+            raise InputError(FieldError(str(path), None, "is nested too deeply")) from None
         except OSError as error:
-            raise IntentValidationError(FieldError(str(path), error.strerror, "cannot be read")) from None
+            raise InputError(FieldError(str(path), error.strerror, "cannot be read")) from None
         data[endpoint] = document["results"] if isinstance(document, dict) and "results" in document else document
         if not isinstance(data[endpoint], list):
-            raise IntentValidationError(FieldError(str(path), type(document).__name__, "expected a list or a page"))
+            raise InputError(FieldError(str(path), type(document).__name__, "expected a list or a page"))
     return data
 
 
@@ -199,12 +199,12 @@ def check_dump(data: dict[str, list]) -> list[FieldError]:
 def netbox_to_inventory(data: dict[str, list[dict]], *, fabric: str) -> NetboxImport:
     errors = check_dump(data)
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     try:
         return _to_inventory(data, fabric)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         # check_dump covers the shapes we know of; anything else is still the input's fault, reported as such.
-        raise IntentValidationError(FieldError("dump", None, f"cannot be read: {type(error).__name__}: {error}")) from None
+        raise InputError(FieldError("dump", None, f"cannot be read: {type(error).__name__}: {error}")) from None
 
 
 def _to_inventory(data: dict[str, list[dict]], fabric: str) -> NetboxImport:

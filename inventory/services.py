@@ -16,7 +16,7 @@ from django.db import DataError, IntegrityError, connection, transaction
 from tqdm import tqdm
 
 from compiler import model as core
-from compiler.errors import FieldError, IntentValidationError, InventoryError
+from compiler.errors import FieldError, InputError, InventoryError
 from compiler.names import OBJECT_NAME, TEXT, inventory_name_errors, name_problem
 from twin.versioning import version_bump
 
@@ -62,7 +62,7 @@ class PersistResult:
 
 def platform_get_or_create(*, slug: str) -> Platform:
     if slug not in PLATFORM_DEFAULTS:
-        raise IntentValidationError(FieldError("platform", slug, f"must be one of {', '.join(PLATFORM_DEFAULTS)}"))
+        raise InputError(FieldError("platform", slug, f"must be one of {', '.join(PLATFORM_DEFAULTS)}"))
     platform, _ = Platform.objects.get_or_create(slug=slug, defaults=PLATFORM_DEFAULTS[slug])
     return platform
 
@@ -196,7 +196,7 @@ def _check_references(inventory: core.Inventory, *, site: str | None = None, des
         if problem:
             errors.append(FieldError(path, value, problem))
     if errors:  # before the lookups below: PostgreSQL refuses even to compare with a NUL
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     racks, models = inventory.racks_by_name, inventory.models_by_name
     for switch in inventory.switches:
         if switch.rack is not None and switch.rack not in racks:
@@ -234,7 +234,7 @@ def _check_references(inventory: core.Inventory, *, site: str | None = None, des
             errors.append(FieldError(f"servers[{server.name}].nics[{name}].name", name,
                                      "appears more than once on this server"))
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
 
 
 _MODEL_OF = {core.SwitchModelSpec: SwitchModel, core.Rack: Rack, core.Switch: Switch, core.Interface: Interface,
@@ -349,7 +349,7 @@ def _persist_models_and_racks(inventory: core.Inventory, fabric: Fabric, result:
         try:
             SwitchModel(name=spec.name, **wanted_models[spec.name]).clean()
         except ValidationError as error:
-            raise IntentValidationError([FieldError(f"switch_models[{spec.name}].{name}", None, "; ".join(msgs))
+            raise InputError([FieldError(f"switch_models[{spec.name}].{name}", None, "; ".join(msgs))
                                          for name, msgs in error.message_dict.items()]) from None
     for slug in sorted({switch.platform for switch in inventory.switches}):
         if not Platform.objects.filter(slug=slug).exists():
@@ -408,7 +408,7 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
 def _foreign(rows: dict[str, dict], fabric: Fabric, kind: str) -> None:
     for name, row in rows.items():
         if row["fabric_id"] != fabric.id:
-            raise IntentValidationError(FieldError(kind, name, "already belongs to another fabric"))
+            raise InputError(FieldError(kind, name, "already belongs to another fabric"))
 
 
 def _persist_ports_and_cables(inventory: core.Inventory, fabric: Fabric, result: PersistResult, bar) -> None:
@@ -475,7 +475,7 @@ def _check_every_end_exists(inventory: core.Inventory, plugged: dict) -> None:
     ports |= {(s.name, n.name) for s in inventory.servers for n in s.nics}
     missing = [f"{device}:{port}" for device, port in plugged if (device, port) not in ports]
     if missing:
-        raise IntentValidationError([FieldError("cables", end, "cable end is not a port in the inventory")
+        raise InputError([FieldError("cables", end, "cable end is not a port in the inventory")
                                      for end in sorted(missing)[:20]])
 
 
@@ -516,7 +516,7 @@ def cable_connect(*, cable: Cable, a_end: Interface | NicPort, b_end: Interface 
     if _device_of(a_end) == _device_of(b_end):
         errors.append(FieldError("b_end", str(b_end), f"both ends are on {_device_of(a_end)}"))
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     cable_disconnect(cable=cable)
     for side, port in (("A", a_end), ("B", b_end)):
         type(port).objects.filter(pk=port.pk).update(cable=cable, cable_end=side, version=version_bump())

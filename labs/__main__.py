@@ -6,7 +6,6 @@
     python -m labs verify ft3fa91c [--no-failover] [--json]
     python -m labs down ft3fa91c [--force]
     python -m labs list
-    python -m labs bench --sizes 2x2,2x4,4x16                # boot, verify, tear down; print a table
 """
 
 from __future__ import annotations
@@ -18,9 +17,12 @@ from pathlib import Path
 
 import yaml
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.api import compile_fabric
+from compiler.errors import FabricTwinError, InputError
+from compiler.scenario import snapshot_from_scenario
 
 from . import checks, runtime
+from .from_compile import topology_from_compile
 from .topology import TwinTopology, new_prefix
 
 
@@ -31,11 +33,6 @@ def _topology(args) -> TwinTopology:
             data["name_prefix"] = args.prefix
         data.setdefault("name_prefix", new_prefix())
         return TwinTopology.from_dict(data)
-    from compiler.api import compile_fabric
-    from compiler.scenario import snapshot_from_scenario
-
-    from .from_compile import topology_from_compile
-
     scenario = yaml.safe_load(Path(args.scenario).read_text())
     result = compile_fabric(snapshot_from_scenario(scenario))
     return topology_from_compile(result, name_prefix=args.prefix, max_servers_per_leaf=args.max_servers_per_leaf)
@@ -53,41 +50,6 @@ def _verify(state, args) -> int:
         print(report.as_text())
         _print(measured)
     return 0 if report.ok else 1
-
-
-def _bench(args) -> int:
-    from compiler.api import compile_fabric
-    from compiler.scenario import snapshot_from_scenario
-
-    from .from_compile import topology_from_compile
-
-    header = ("fabric", "switches", "hosts", "boot_s", "bgp_converged_s", "rss_per_switch_mib", "link_local_s",
-              "link_remote_s", "link_outage_ms", "spine_outage_ms", "checks")
-    print(" | ".join(header))
-    worst = 0
-    for size in args.sizes.split(","):
-        spines, leaves = (int(part) for part in size.lower().split("x"))
-        scenario = {"clos": {"spines": spines, "leaves": leaves, "servers_per_leaf": 1, "platform": "frr"},
-                    "intent": {"name": f"bench{size}", "underlay": args.underlay,
-                               "tenants": [{"name": "A", "vrf": "TENANT_A"}],
-                               "networks": [{"name": "net10", "tenant": "A", "vlan_id": 10, "subnet": "10.10.0.0/22",
-                                             "gateway": "10.10.0.1", "attachments": "all"}]}}
-        topology = topology_from_compile(compile_fabric(snapshot_from_scenario(scenario)))
-        state = runtime.up(topology, args.state_dir)
-        try:
-            report, measured = checks.verify(state)
-        finally:
-            runtime.down(state.prefix, args.state_dir, force=True)
-        counts = report.counts()
-        worst = max(worst, 0 if report.ok else 1)
-        link, spine = measured.get("failover_link", {}), measured.get("failover_spine", {})
-        row = (size, len(topology.nodes), len(topology.hosts), state.timings.get("boot_s"),
-               measured["bgp"].get("converged_s"), measured["resources"]["rss_per_switch_mib"],
-               link.get("local_converged_s"), link.get("remote_converged_s"),
-               round(link.get("outage_s", 0) * 1000), round(spine.get("outage_s", 0) * 1000),
-               f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
-        print(" | ".join(str(value) for value in row), flush=True)
-    return worst
 
 
 def _status_or_error(prefix: str, state_dir: Path, installation: str | None) -> dict:
@@ -123,9 +85,6 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--no-failover", action="store_true", help="skip failure injection")
         command.add_argument("--json", action="store_true")
     sub.add_parser("list", help="twins with a state file")
-    bench = sub.add_parser("bench", help="boot/verify/tear down compiled FRR fabrics of several sizes")
-    bench.add_argument("--sizes", default="2x2,2x4", help="SPINESxLEAVES list, e.g. 2x2,4x16")
-    bench.add_argument("--underlay", default="numbered", choices=["numbered", "unnumbered"])
     args = parser.parse_args(argv)
 
     try:
@@ -146,14 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "down":
             _print(runtime.down(args.prefix, args.state_dir, force=args.force, installation=args.installation))
             return 0
-        if args.command == "bench":
-            return _bench(args)
         if args.command == "list":
             state_dir = Path(args.state_dir or runtime.default_state_dir())
             _print([_status_or_error(path.stem, state_dir, args.installation)
                     for path in sorted(state_dir.glob("*.json"))])
             return 0
-    except IntentValidationError as error:
+    except InputError as error:
         _print({"error": "invalid input", "fields": error.as_dict()})
         return 2
     except FabricTwinError as error:

@@ -279,14 +279,6 @@ def collect_l3vnis(pathspace: str) -> dict[int, L3Vni]:
     return parse_l3vnis(vtysh_json(pathspace, "show evpn vni detail json"))
 
 
-def collect_evpn_vni(pathspace: str) -> dict[int, EvpnVni]:
-    return parse_evpn_vni(vtysh_json(pathspace, "show evpn vni json"))
-
-
-def collect_rib(pathspace: str) -> dict[str, int]:
-    return parse_ip_route(vtysh_json(pathspace, "show ip route json"))
-
-
 def collect_bfd_peers(pathspace: str) -> list[BfdPeer]:
     return parse_bfd_peers(vtysh_json(pathspace, "show bfd peers json"))
 

@@ -14,7 +14,7 @@ import re
 import secrets
 from dataclasses import asdict, dataclass, field
 
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 
 # Linux IFNAMSIZ is 16 including the trailing NUL.
 MAX_IFNAME = 15
@@ -122,7 +122,7 @@ class TwinTopology:
 
 
 def validate_topology(topology: TwinTopology) -> None:
-    """Raise IntentValidationError listing every problem (field path + value) before anything is created."""
+    """Raise InputError listing every problem (field path + value) before anything is created."""
     errors: list[FieldError] = []
     if not NAME_PREFIX.fullmatch(topology.name_prefix or ""):
         errors.append(FieldError("name_prefix", topology.name_prefix, "must be 3-16 lowercase letters/digits starting with a letter"))
@@ -176,7 +176,7 @@ def validate_topology(topology: TwinTopology) -> None:
             claim(interface.peer_node, interface.peer_ifname, f"{host.name}:{interface.ifname}",
                   f"hosts[{host.name}].interfaces[{interface.ifname}].peer_ifname")
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
 
 
 def _ifname_errors(path: str, ifname: str) -> list[FieldError]:

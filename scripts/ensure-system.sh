@@ -19,7 +19,7 @@ fi
 want frr
 want frr-pythontools
 want iputils-ping  # the live twin's reachability, MTU and failover probes
-want libyang2-tools  # yanglint: config_db.json against SONiC's YANG models (tests/render/test_sonic_yang.py)
+want libyang2-tools  # yanglint: config_db.json against SONiC's YANG models (tests/compiler/render/test_sonic_yang.py)
 if [ "$mode" != "--demo" ]; then
   want chromium
   want openssh-server

@@ -21,7 +21,7 @@ from rest_framework import exceptions, serializers, status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 
 from .api_limits import RequestBodyTooLarge
 from .versioning import StaleVersionError, VersionedModel, stale_version_error
@@ -72,7 +72,7 @@ def body_version(request) -> int | None:
 
 
 def exception_handler(exc, context):
-    """DRF's handler, plus: IntentValidationError and Django ValidationError become 400 with field errors; a
+    """DRF's handler, plus: InputError and Django ValidationError become 400 with field errors; a
     stale version is 412 (If-Match) or 409 (version field, or a stale save anywhere below) with the details; a body
     over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413; every error body is an object."""
     if isinstance(exc, StaleVersionError):
@@ -81,7 +81,7 @@ def exception_handler(exc, context):
         if exc.current is not None:
             response["ETag"] = etag_of(exc.current)
         return response
-    if isinstance(exc, IntentValidationError):
+    if isinstance(exc, InputError):
         return Response(exc.as_dict(), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}

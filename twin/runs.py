@@ -173,7 +173,7 @@ def run_execute(run, *, update_fields: tuple[str, ...] = ()) -> Iterator:
         yield run
     except FabricTwinError as error:
         run.status, run.error = RunStatus.FAILED, str(error)
-        # field -> messages of an invalid input (IntentValidationError, or an error carrying a stored run's)
+        # field -> messages of an invalid input (InputError and its subclasses)
         as_dict = getattr(error, "as_dict", None)
         run.error_fields = as_dict() if callable(as_dict) else {}
     except Exception as error:

@@ -7,7 +7,7 @@ import itertools
 
 from django.db.models import QuerySet
 
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 from intents.models import FabricIntent
 from inventory.models import Fabric
 from labs.checks import classify_pair, host_ports, svi_networks
@@ -29,7 +29,7 @@ def twin_for(*, fabric_intent: FabricIntent, engine: str) -> Twin | None:
 def twin_get(*, twin_id: int) -> Twin:
     twin = twin_list().filter(pk=twin_id).first()
     if twin is None:
-        raise IntentValidationError(FieldError("twin", twin_id, "no twin with this id"))
+        raise InputError(FieldError("twin", twin_id, "no twin with this id"))
     return twin
 
 

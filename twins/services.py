@@ -16,13 +16,21 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from compiler.errors import FabricTwinError, FieldError, IntentValidationError, TwinError
+from compiler.errors import FabricTwinError, FieldError, InputError, TwinError
 from compiler.paths import safe_join
+from compiler.render.frr import linux_ifname
 from intents.models import CompileRun, FabricIntent
 from intents.selectors import compile_run_result
+from intents.services import compile_run_create
 from inventory.models import Fabric
+from labs import checks, containerlab, fidelity, runtime, shell
+from labs.fidelity import link_key
+from labs.from_compile import topology_from_compile
+from labs.ownership import new_installation_id
 from twin.runs import RunStatus, interrupted_error, run_execute, runner_id, runner_state
 from validators.context import ValidationInput
+from validators.findings import Finding, Report, Severity
+from validators.run import validate_fabric
 
 from .choices import InjectionKindChoices, TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
 from .models import Installation, Twin, TwinOperation
@@ -39,9 +47,7 @@ class TwinUnavailable(TwinError):
 
 
 def twin_prerequisites() -> list[str]:
-    from labs.shell import twin_prerequisites as missing
-
-    return missing()
+    return shell.twin_prerequisites()
 
 
 def _require_twin_host() -> None:
@@ -53,8 +59,6 @@ def _require_twin_host() -> None:
 def installation_id() -> str:
     """This database's installation id (``Installation``, created by migration 0002_installation; created here
     on first use when the row is missing, e.g. after a test flush). Every twin of this database is owned by it."""
-    from labs.ownership import new_installation_id
-
     row = Installation.objects.filter(pk=1).first()
     if row is None:
         row, _created = Installation.objects.get_or_create(pk=1, defaults={"installation_id": new_installation_id()})
@@ -71,7 +75,7 @@ def twin_prefix_for(*, fabric_intent: FabricIntent, engine: str, installation: s
 
 def _check_engine(engine: str) -> None:
     if engine not in TwinEngineChoices.values:
-        raise IntentValidationError(FieldError("engine", engine, f"one of {', '.join(TwinEngineChoices.values)}"))
+        raise InputError(FieldError("engine", engine, f"one of {', '.join(TwinEngineChoices.values)}"))
 
 
 @transaction.atomic
@@ -102,17 +106,15 @@ def compile_result_for_run(*, run: CompileRun) -> ValidationInput:
 
 
 def _compile_run(fabric_intent: FabricIntent, compile_run: CompileRun | None) -> CompileRun:
-    from intents.services import compile_run_create
-
     if compile_run is not None:
         if compile_run.fabric_intent_id != fabric_intent.pk:
-            raise IntentValidationError(FieldError("compile_run", compile_run.pk,
+            raise InputError(FieldError("compile_run", compile_run.pk,
                                                    f"belongs to another fabric intent than {fabric_intent.name}"))
         return compile_run
     run = compile_run_create(fabric_intent=fabric_intent)
-    if run.status != "succeeded":
+    if run.status != RunStatus.SUCCEEDED:
         if run.error_fields:
-            raise IntentValidationError([FieldError(field, None, "; ".join(messages))
+            raise InputError([FieldError(field, None, "; ".join(messages))
                                          for field, messages in run.error_fields.items()])
         raise TwinError(f"compile of {fabric_intent.name} failed: {run.error}")
     return run
@@ -126,9 +128,7 @@ def _state_dir(twin: Twin) -> str | None:
 
 
 def _runtime_state(twin: Twin):
-    from labs.runtime import owned_state
-
-    state = owned_state(twin.prefix, _state_dir(twin), installation=installation_id())
+    state = runtime.owned_state(twin.prefix, _state_dir(twin), installation=installation_id())
     if state is None or state.status != "up":
         raise TwinError(f"twin {twin.prefix} of {twin.fabric_intent.name} is not running: run `twin up` first")
     return state
@@ -147,15 +147,11 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     if engine == TwinEngineChoices.CONTAINERLAB:
         return _containerlab_up(twin, fabric_intent, compile_run)
     _require_twin_host()
-    from labs import runtime
-
     if twin.status in RUNNING and compile_run in (None, twin.compile_run):
         if runtime.status(twin.prefix, _state_dir(twin), installation=installation_id()).get("healthy"):
             return twin  # already up: nothing to do (idempotent)
     run = _compile_run(fabric_intent, compile_run)
     result = compile_result_for_run(run=run)
-    from labs.from_compile import topology_from_compile
-
     topology = topology_from_compile(result, name_prefix=twin.prefix, max_servers_per_leaf=max_servers_per_leaf)
     running = runtime.TwinState.load(twin.prefix, _state_dir(twin))
     if running is not None and running.digest != topology.digest():
@@ -183,8 +179,6 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
 
 
 def _containerlab_up(twin: Twin, fabric_intent: FabricIntent, compile_run: CompileRun | None) -> Twin:
-    from labs import containerlab
-
     run = _compile_run(fabric_intent, compile_run)
     result = compile_result_for_run(run=run)
     out_dir = safe_join(settings.FT_OUTPUT_DIR, "containerlab", twin.prefix, fields=("containerlab", "twin.prefix"))
@@ -209,8 +203,6 @@ def _mark(twin: Twin, **fields) -> None:
 
 
 def _store_checks(twin: Twin, state, *, failover: bool) -> None:
-    from labs import checks
-
     report, measured = checks.verify(state, failover=failover)
     twin.last_report = report.as_dict()
     twin.last_measured = {**measured, "kernel": state.kernel, "vrf_backend": state.vrf_backend}
@@ -234,8 +226,6 @@ def twin_status(*, twin: Twin) -> dict:
     if twin.engine != TwinEngineChoices.NETNS:
         return {"prefix": twin.prefix, "engine": twin.engine, "status": twin.status, "exists": None,
                 "detail": "status of containerlab labs: `containerlab inspect`"}
-    from labs import runtime
-
     live = runtime.status(twin.prefix, _state_dir(twin), installation=installation_id())
     if not live["exists"]:
         status = TwinStatusChoices.FAILED if live.get("orphan_namespaces") else TwinStatusChoices.DOWN
@@ -251,8 +241,6 @@ def twin_status(*, twin: Twin) -> dict:
 def twin_down(*, twin: Twin, force: bool = False) -> dict:
     """Remove the twin (exactly what it created). Idempotent: a twin that is already gone is just marked down."""
     if twin.engine == TwinEngineChoices.CONTAINERLAB:
-        from labs import containerlab
-
         lab_dir = safe_join(settings.FT_OUTPUT_DIR, "containerlab", twin.prefix, fields=("containerlab", "twin.prefix"))
         topology = next(iter(lab_dir.glob("*.clab.yml")), None)
         summary = {"prefix": twin.prefix, "destroyed": False}
@@ -261,8 +249,6 @@ def twin_down(*, twin: Twin, force: bool = False) -> dict:
             summary["destroyed"] = True
         _mark(twin, status=TwinStatusChoices.DOWN)
         return summary
-    from labs import runtime
-
     installation = installation_id()
     live = runtime.status(twin.prefix, _state_dir(twin), installation=installation)
     if not live["exists"] and not live.get("orphan_namespaces"):
@@ -295,12 +281,9 @@ def twin_inject(*, twin: Twin, kind: str = InjectionKindChoices.LINK, target: st
     ('leaf1:Ethernet63/1' or 'leaf1:eth63_1' for a link, 'spine2' for a spine) exactly that is cut and the ECMP
     matrix is measured after it settled, then restored."""
     if kind not in InjectionKindChoices.values:
-        raise IntentValidationError(FieldError("kind", kind, f"one of {', '.join(InjectionKindChoices.values)}"))
+        raise InputError(FieldError("kind", kind, f"one of {', '.join(InjectionKindChoices.values)}"))
     _require_twin_host()
     state = _runtime_state(twin)
-    from labs import checks, fidelity
-    from validators.findings import Finding, Report, Severity
-
     report = Report(f"failure injection on twin {twin.prefix}")
     if target is None:
         measured = checks.inject_failure(state, report, scope=kind)
@@ -326,13 +309,10 @@ def twin_inject(*, twin: Twin, kind: str = InjectionKindChoices.LINK, target: st
 
 
 def _scenario_for_target(state, kind: str, target: str) -> dict:
-    from compiler.render.frr import linux_ifname
-    from labs.fidelity import link_key
-
     topology = state.topology_obj()
     if kind == InjectionKindChoices.SPINE:
         if target not in state.node_netns:
-            raise IntentValidationError(FieldError("target", target, f"no switch {target} in twin {state.prefix}"))
+            raise InputError(FieldError("target", target, f"no switch {target} in twin {state.prefix}"))
         targets = [[link.a_node, link.a_ifname] if link.a_node == target else [link.b_node, link.b_ifname]
                    for link in topology.links if target in (link.a_node, link.b_node)]
         return {"kind": kind, "subject": target, "targets": targets}
@@ -343,7 +323,7 @@ def _scenario_for_target(state, kind: str, target: str) -> dict:
                 if (end_node, end_if) == (node, candidate):
                     return {"kind": kind, "subject": link_key(link.a_node, link.a_ifname, link.b_node, link.b_ifname),
                             "targets": [[end_node, end_if]]}
-    raise IntentValidationError(FieldError("target", target, "no fabric link at this switch:interface in the twin "
+    raise InputError(FieldError("target", target, "no fabric link at this switch:interface in the twin "
                                                              "(use e.g. leaf1:Ethernet63/1 or leaf1:eth63_1)"))
 
 
@@ -354,9 +334,6 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
     state = _runtime_state(twin)
     if twin.compile_run is None:
         raise TwinError(f"twin {twin.prefix} has no recorded compile run; run `twin up` again")
-    from labs import fidelity
-    from validators.run import validate_fabric
-
     result = compile_result_for_run(run=twin.compile_run)
     static_report = validate_fabric(result)
     prediction = fidelity.predict(static_report.context)  # reuses its what-if run
@@ -464,7 +441,7 @@ def twin_operation_create(*, fabric: Fabric, kind: str, user=None) -> TwinOperat
     refused while it runs. One whose process is gone (killed worker, restarted server) is interrupted, not
     busy (twin.runs); one without a runner predates them and is left to the start-up reaper."""
     if kind not in OPERATIONS:
-        raise IntentValidationError(FieldError("kind", kind, f"one of {', '.join(OPERATIONS)}"))
+        raise InputError(FieldError("kind", kind, f"one of {', '.join(OPERATIONS)}"))
     busy = twin_operation_busy(fabric=fabric)
     if busy is not None and busy.runner and runner_state(busy.runner).alive is False:
         TwinOperation.objects.filter(pk=busy.pk, status=busy.status, runner=busy.runner).update(

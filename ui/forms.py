@@ -1,5 +1,5 @@
 """Forms of the UI. Domain validation is not repeated here: forms only parse, then the owning service (the
-fabric builder, the intents services) decides, and its ``IntentValidationError`` field errors are shown inline
+fabric builder, the intents services) decides, and its ``InputError`` field errors are shown inline
 next to the field they name (``field_errors_into``)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from django import forms
 
 from compiler.clos import ClosParams
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 from compiler.model import Platform
 
 SPEEDS = [(speed, f"{speed}G") for speed in (100, 200, 400, 800)]
@@ -19,7 +19,7 @@ def field_errors_into(form: forms.Form, error: FabricTwinError) -> None:
 
     Field paths like ``networks[net10].vlan_id`` are matched on their last component.
     """
-    if not isinstance(error, IntentValidationError):
+    if not isinstance(error, InputError):
         form.add_error(None, str(error))
         return
     for field_error in error.errors:

@@ -1,52 +1,42 @@
-"""The UI's one door to the apps built alongside it (intents, validation, labs, changes).
-
-Each function calls the owning app's services/selectors. An app that is not installed (yet) is reported as
-``Unavailable(reason)`` so pages render a clear "not available" panel instead of failing; nothing is faked.
-"""
+"""The UI's one door to the other apps (inventory, intents, validation, twins, changes): each function calls the
+owning app's services/selectors; the views only render what comes back."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from types import ModuleType
 
-from django.apps import apps
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 
-
-@dataclass(frozen=True)
-class Unavailable:
-    """A panel whose app has not landed or is not installed."""
-
-    what: str
-    reason: str
-
-    def __bool__(self) -> bool:  # so templates can write {% if panel %}
-        return False
-
-
-def module(app_label: str, name: str) -> ModuleType | None:
-    """``<app_label>.<name>`` when the app is installed and the module imports, else None."""
-    if not apps.is_installed(app_label):
-        return None
-    try:
-        return importlib.import_module(f"{app_label}.{name}")
-    except ImportError:
-        return None
-
-
-def unavailable(app_label: str, what: str) -> Unavailable:
-    if not apps.is_installed(app_label):
-        return Unavailable(what, f"the {app_label} app is not installed in this build")
-    return Unavailable(what, f"{app_label} does not provide this yet")
-
+from changes import services as change_services
+from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices
+from changes.selectors import drift_latest, rollout_list, step_list
+from changes.selectors import rollout_progress as changes_rollout_progress
+from compiler.blast import blast_radius as compiler_blast_radius
+from compiler.errors import FabricTwinError, FieldError, InputError
+from intents import selectors as intent_selectors
+from intents.adapters import fabric_snapshot
+from intents.selectors import compile_run_latest, fabric_intent_list
+from inventory.adapters import inventory_snapshot as inventory_adapter_snapshot
+from twin.runs import RunStatus, run_enqueue
+from twins import services as twin_services
+from twins.choices import TwinEngineChoices, TwinStatusChoices
+from twins.models import TwinOperation
+from twins.selectors import twin_for
+from twins.tasks import twin_operation_run
+from validation import services as validation_services
+from validation.models import ValidationRun
+from validation.selectors import validation_findings
+from validation.selectors import validation_report as stored_report
+from validation.tasks import validation_run_execute_task
+from validators.findings import Finding
+from validators.physical import check_physical, physical_report
 
 # --------------------------------------------------------------------------------------------- snapshots
 
 
 def inventory_snapshot(fabric):
-    from inventory.adapters import inventory_snapshot as snapshot
-
-    return snapshot(fabric)
+    return inventory_adapter_snapshot(fabric)
 
 
 # --------------------------------------------------------------------------------------------- findings
@@ -54,15 +44,13 @@ def inventory_snapshot(fabric):
 
 def physical_findings(inventory) -> list:
     """The physical checks run live on the inventory (pure validators); used until a validation run exists."""
-    from validators.physical import check_physical
-
     return check_physical(inventory)
 
 
 def latest_findings(fabric, inventory=None) -> tuple[list, str]:
     """(findings, source label) of the newest validation run; live physical checks when there is none."""
     run = latest_validation_run(fabric)
-    if run is not None and not isinstance(run, Unavailable):
+    if run is not None:
         return run_findings(run), f"validation run #{run.pk}"
     inventory = inventory if inventory is not None else inventory_snapshot(fabric)
     return physical_findings(inventory), "live physical checks (no validation run yet)"
@@ -84,25 +72,17 @@ def _mentions(subject: str, prefix: str, exact_port: bool) -> bool:
 
 def latest_validation_run(fabric):
     """The newest validation run of any intent of ``fabric`` (None when never validated)."""
-    if not apps.is_installed("validation"):
-        return unavailable("validation", "Validation runs")
-    from validation.models import ValidationRun
-
     return ValidationRun.objects.select_related("fabric_intent").filter(
         fabric_intent__fabric=fabric).order_by("-created", "-id").first()
 
 
 def _finding(row: dict):
-    from validators.findings import Finding
-
     return Finding(
         check=row["check"], severity=row["severity"], subject=row["subject"], expected=row["expected"],
         actual=row["actual"], message=row["message"])
 
 
 def run_findings(run) -> list:
-    from validation.selectors import validation_findings
-
     return [_finding(row.as_dict()) for row in validation_findings(run=run)]
 
 
@@ -124,12 +104,9 @@ def fabric_status(fabric) -> dict:
 
 def intent_summaries() -> list:
     """Every fabric intent with its newest compile run (two queries)."""
-    selectors = module("intents", "selectors")
-    if selectors is None:
-        return []
-    intents = list(selectors.fabric_intent_list().order_by("name"))
+    intents = list(intent_selectors.fabric_intent_list().order_by("name"))
     latest: dict[int, object] = {}
-    for run in selectors.compile_run_list().filter(fabric_intent__in=intents).order_by("fabric_intent_id", "-created",
+    for run in intent_selectors.compile_run_list().filter(fabric_intent__in=intents).order_by("fabric_intent_id", "-created",
                                                                                        "-id"):
         latest.setdefault(run.fabric_intent_id, run)
     return [{"intent": intent, "latest": latest.get(intent.pk)} for intent in intents]
@@ -142,11 +119,6 @@ def blast_radius(fabric_intent, change):
     back; the snapshots before and after are compared by the compiler. Validation errors of the change
     propagate exactly as a save would raise them.
     """
-    from django.db import transaction
-
-    from compiler.blast import blast_radius as compare
-    from intents.adapters import fabric_snapshot
-
     # fresh rows, not the caller's object: a bound ModelForm has already written the new values onto it
     model = type(fabric_intent)
     before = fabric_snapshot(model.objects.get(pk=fabric_intent.pk))
@@ -154,7 +126,7 @@ def blast_radius(fabric_intent, change):
         change()
         after = fabric_snapshot(model.objects.get(pk=fabric_intent.pk))
         transaction.set_rollback(True)
-    return compare(before, after)
+    return compiler_blast_radius(before, after)
 
 
 # --------------------------------------------------------------------------------------------- validation
@@ -175,37 +147,26 @@ class ReportView:
 def validation_report(fabric) -> ReportView:
     """The newest validation run of ``fabric``; the physical checks run live when there is none."""
     run = latest_validation_run(fabric)
-    if run is not None and not isinstance(run, Unavailable):
-        from validation.selectors import validation_report as stored_report
-
+    if run is not None:
         report = stored_report(run=run)
         checks = [{**check, "findings": [_finding(row) for row in check["findings"]]} for check in report["checks"]]
         findings = [finding for check in checks for finding in check["findings"]]
-        notice = f"the run itself failed: {run.error}" if run.status == "failed" else ""
+        notice = f"the run itself failed: {run.error}" if run.status == RunStatus.FAILED else ""
         return ReportView(f"validation run #{run.pk} of {run.fabric_intent.name} ({run.created:%Y-%m-%d %H:%M})",
                           checks, findings, run, bool(run.ok), notice)
-    from validators.physical import physical_report
-
     report = physical_report(inventory_snapshot(fabric))
-    notice = (run.reason if isinstance(run, Unavailable) else "no validation run yet") + \
+    notice = "no validation run yet" + \
         "; showing the physical checks run live on the inventory"
     return ReportView("live physical checks", list(report.checks.values()), report.findings, None, report.ok, notice)
 
 
 def validation_start(fabric, *, user=None):
     """Validate the fabric's intent (a Celery task; in-process without a broker). Returns the run or the error."""
-    if not apps.is_installed("validation"):
-        return unavailable("validation", "Validation runs")
-    from compiler.errors import FabricTwinError, FieldError, IntentValidationError
-    from twin.runs import run_enqueue
-    from validation import services
-    from validation.tasks import validation_run_execute_task
-
     intent = fabric.intents.order_by("name").first()
     if intent is None:
-        return IntentValidationError(FieldError("fabric", fabric.name, "has no fabric intent to validate"))
+        return InputError(FieldError("fabric", fabric.name, "has no fabric intent to validate"))
     try:
-        run = services.validation_run_prepare(fabric_intent=intent, requested_by=user)
+        run = validation_services.validation_run_prepare(fabric_intent=intent, requested_by=user)
     except FabricTwinError as error:
         return error
     # Broker down: the run never started, so run_enqueue records it failed with the reason, never "pending".
@@ -218,23 +179,15 @@ def validation_start(fabric, *, user=None):
 
 
 def twin_status(fabric):
-    from twins import services
-
-    return services.twin_fabric_status(fabric=fabric)
+    return twin_services.twin_fabric_status(fabric=fabric)
 
 
 def twin_action(fabric, action: str, *, user=None):
     """Record the operation and run it (a Celery task: in-process when no broker is configured). Broker down:
     the operation never started, so ``run_enqueue`` records it failed with the reason instead of leaving it
     blocking the fabric's twin."""
-    from compiler.errors import FabricTwinError
-    from twin.runs import run_enqueue
-    from twins import services
-    from twins.models import TwinOperation
-    from twins.tasks import twin_operation_run
-
     try:
-        operation = services.twin_operation_create(fabric=fabric, kind=action, user=user)
+        operation = twin_services.twin_operation_create(fabric=fabric, kind=action, user=user)
     except FabricTwinError as error:
         return error
     run_enqueue(model=TwinOperation, run_id=operation.pk, task=twin_operation_run, what="operation")
@@ -245,38 +198,20 @@ def twin_action(fabric, action: str, *, user=None):
 # --------------------------------------------------------------------------------------------- rollouts
 
 
-def _changes():
-    services, selectors = module("changes", "services"), module("changes", "selectors")
-    if services is None or selectors is None:
-        return None
-    return services, selectors
-
-
 def recent_rollouts(limit: int = 8):
-    if _changes() is None:
-        return unavailable("changes", "Rollouts")
-    from changes.selectors import rollout_list
-
     return list(rollout_list().order_by("-created_at", "-id")[:limit])
 
 
 def running_rollouts(fabric):
     """Unfinished rollouts of change sets compiled from this fabric's intents."""
-    if _changes() is None:
-        return unavailable("changes", "Rollouts")
-    from changes.selectors import rollout_list
-
     intents = list(fabric.intents.values_list("name", flat=True)) if hasattr(fabric, "intents") else []
     return list(rollout_list().filter(change_set__fabric_name__in=intents,
-                                      state__in=("pending", "awaiting_approval", "running", "paused")))
+                                      state__in=(RolloutStateChoices.PENDING, RolloutStateChoices.AWAITING_APPROVAL,
+                                                 RolloutStateChoices.RUNNING, RolloutStateChoices.PAUSED)))
 
 
 def drift(fabric):
     """Newest drift record per device of this fabric: {"drifted": n, "checked": n} or None when never checked."""
-    if _changes() is None:
-        return unavailable("changes", "Drift")
-    from changes.selectors import drift_latest
-
     hostnames = set(fabric.switches.values_list("hostname", flat=True))
     records = [record for record in drift_latest() if record.hostname in hostnames]
     if not records:
@@ -285,10 +220,6 @@ def drift(fabric):
 
 
 def rollout_create_options():
-    if _changes() is None:
-        return unavailable("changes", "Creating rollouts")
-    from intents.selectors import fabric_intent_list
-
     return {"intents": list(fabric_intent_list().order_by("name").values_list("name", flat=True))}
 
 
@@ -296,61 +227,47 @@ def rollout_create(data, *, user=None):
     """A canary push of the intent's newest compile run, to its fabric's twin or to production devices.
 
     Returns the rollout, or the domain error (named field and value) to show."""
-    if _changes() is None:
-        return unavailable("changes", "Creating rollouts")
-    from changes import services
-    from compiler.errors import FabricTwinError, FieldError, IntentValidationError
-    from intents.selectors import compile_run_latest, fabric_intent_list
-
     intent = fabric_intent_list().filter(name=data.get("intent", "")).first()
     target = data.get("target", "twin")
     try:
         if intent is None:
-            raise IntentValidationError(FieldError("intent", data.get("intent"), "no fabric intent of this name"))
+            raise InputError(FieldError("intent", data.get("intent"), "no fabric intent of this name"))
         run = compile_run_latest(fabric_intent=intent)
         if run is None:
-            raise IntentValidationError(FieldError("intent", intent.name, "never compiled: compile it first"))
+            raise InputError(FieldError("intent", intent.name, "never compiled: compile it first"))
         prefix = ""
-        if target == "twin":
-            from twins.selectors import twin_for
-
-            twin = twin_for(fabric_intent=intent, engine="netns")
-            if twin is None or twin.status not in ("up", "degraded"):
-                raise IntentValidationError(FieldError("target", target, f"the twin of {intent.name} is not "
+        if target == RolloutTargetChoices.TWIN:
+            twin = twin_for(fabric_intent=intent, engine=TwinEngineChoices.NETNS)
+            if twin is None or twin.status not in (TwinStatusChoices.UP, TwinStatusChoices.DEGRADED):
+                raise InputError(FieldError("target", target, f"the twin of {intent.name} is not "
                                                                          "running: start it on the Twin page"))
             prefix = twin.prefix
-        change_set = services.changeset_create_from_compile_run(
+        change_set = change_services.changeset_create_from_compile_run(
             compile_run_id=run.pk, target=target, twin_prefix=prefix, user=user)
-        return services.rollout_create(
-            name=f"{intent.name} canary → {target} (compile #{run.pk})", kind="canary_push", target=target,
+        return change_services.rollout_create(
+            name=f"{intent.name} canary → {target} (compile #{run.pk})", kind=RolloutKindChoices.CANARY_PUSH, target=target,
             policy={"twin_prefix": prefix} if prefix else {}, change_set=change_set, user=user)
     except FabricTwinError as error:
         return error
 
 
 def rollout_get(pk: int):
-    if _changes() is None:
-        return None
-    from changes.selectors import rollout_list
-
     return rollout_list().filter(pk=pk).first()
 
 
-FINAL_ROLLOUT_STATES = ("succeeded", "failed", "cancelled", "rolled_back")
+FINAL_ROLLOUT_STATES = (RolloutStateChoices.SUCCEEDED, RolloutStateChoices.FAILED, RolloutStateChoices.CANCELLED,
+                        RolloutStateChoices.ROLLED_BACK)
 
 
 def rollout_progress(rollout) -> dict:
     """Planned waves with each device's steps (one query) and the changes app's progress counts."""
-    from changes.selectors import rollout_progress as progress
-    from changes.selectors import step_list
-
     steps_by_device: dict[str, list] = {}
     rollout_wide = []
     for step in step_list(rollout=rollout):
         (steps_by_device.setdefault(step.device, []) if step.device else rollout_wide).append(step)
     waves = [(index, [{"device": device, "steps": steps_by_device.get(device, [])} for device in devices])
              for index, devices in enumerate(rollout.plan.get("waves", []))]
-    counts = progress(rollout=rollout)
+    counts = changes_rollout_progress(rollout=rollout)
     total = counts["devices_total"]
     return {"waves": waves, "rollout_steps": rollout_wide, "counts": counts, "final": counts["finished"],
             "percent": round(100 * counts["devices_done"] / total) if total else (100 if counts["finished"] else 0),
@@ -359,13 +276,9 @@ def rollout_progress(rollout) -> dict:
 
 def rollout_action(rollout, action: str, *, user=None):
     """approve | start | resume | pause | cancel through the changes services; returns the error to show."""
-    from django.core.exceptions import PermissionDenied
-
-    from changes import services
-    from compiler.errors import FabricTwinError
-
-    calls = {"approve": services.rollout_approve, "start": services.rollout_start, "resume": services.rollout_start,
-             "pause": services.rollout_pause, "cancel": services.rollout_cancel}
+    calls = {"approve": change_services.rollout_approve, "start": change_services.rollout_start,
+             "resume": change_services.rollout_start, "pause": change_services.rollout_pause,
+             "cancel": change_services.rollout_cancel}
     try:
         return calls[action](rollout=rollout, user=user)
     except (FabricTwinError, PermissionDenied) as error:

@@ -9,6 +9,8 @@ in one place, ``twin.policy`` (docs/security.md).
 
 from __future__ import annotations
 
+from django.apps import apps
+from django.contrib.auth.management import create_permissions
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
@@ -37,9 +39,6 @@ def perm(codename: str) -> str:
 @transaction.atomic
 def roles_ensure() -> dict[str, list[str]]:
     """Create the viewer/operator/admin groups with exactly their permissions; returns role -> codenames."""
-    from django.apps import apps
-    from django.contrib.auth.management import create_permissions
-
     # Permissions are normally created after migrate; create them now so this also works mid-migration.
     create_permissions(apps.get_app_config("ui"), verbosity=0)
     permissions = {p.codename: p for p in Permission.objects.filter(content_type__app_label="ui")}

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from compiler.errors import FabricTwinError, FieldError, IntentValidationError
+from compiler.errors import FabricTwinError, FieldError, InputError
 from intents import services as intent_services
 from intents.adapters import snapshot_sha256
 from intents.models import CompileRun, FabricIntent
@@ -39,6 +39,8 @@ class CompileRunFailed(FabricTwinError):
 
     def as_dict(self) -> dict[str, list[str]]:
         return self.error_fields
+
+
 OUTCOME_FIELDS = ("compile_run", "ok", "device_count", "checks_passed", "checks_failed", "checks_skipped",
                   "error_count", "warning_count", "info_count")
 
@@ -51,7 +53,7 @@ def validation_run_prepare(*, fabric_intent: FabricIntent, checks: Iterable[str]
     if checks:
         select_checks(checks)
     if compile_run is not None and compile_run.fabric_intent_id != fabric_intent.pk:
-        raise IntentValidationError(FieldError("compile_run", compile_run.pk,
+        raise InputError(FieldError("compile_run", compile_run.pk,
                                                f"belongs to another fabric intent than {fabric_intent.name}"))
     requested_by = requested_by if requested_by is not None and requested_by.is_authenticated else None
     return ValidationRun.objects.create(fabric_intent=fabric_intent, checks=checks, compile_run=compile_run,
@@ -73,7 +75,7 @@ def validation_run_execute(*, run: ValidationRun) -> ValidationRun:
         result = compile_run_result(run=compiled)
         # A compile made just now for this run compiled this snapshot; a requested one may be older.
         if requested and compiled.snapshot_sha256 != snapshot_sha256(result.snapshot):
-            raise IntentValidationError(FieldError("compile_run", compiled.pk, "the inventory, intent or allocations "
+            raise InputError(FieldError("compile_run", compiled.pk, "the inventory, intent or allocations "
                                                    "changed since it was compiled: validate a new compile"))
         report = validate_fabric(result, checks=run.checks or None, title=f"validation of {run.fabric_intent.name}")
         with transaction.atomic():

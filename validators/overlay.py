@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from compiler.hosts import host_addresses
 from compiler.structured.contract import Vlan
 from validators.common import CheckSkipped, short_list
@@ -250,7 +250,7 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
         try:  # the one answer to "which address does this NIC use", shared with the twin (compiler.hosts)
             matrix.addresses = {f"{host.endpoint.device}:{host.endpoint.interface}": host.address
                                 for host in host_addresses(ctx.snapshot)}
-        except IntentValidationError as error:
+        except InputError as error:
             findings += [Finding(
                 check=HOST_REACHABILITY, severity=Severity.ERROR, subject=item.field,
                 expected="an address per attached port", actual=item.value, message=item.message) for item in error.errors]

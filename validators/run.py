@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 
 from compiler.api import CompileResult
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 from compiler.structured.contract import StructuredConfig
 from validators import batfish, bgp, ecmp, headroom, mtu, overlay, reachability, roce, whatif
 from validators.common import CheckSkipped
@@ -102,7 +102,7 @@ def select_checks(checks: Iterable[str] | None) -> list[str]:
             errors.append(FieldError("checks", wanted, f"unknown check; known: {', '.join(CHECKS)}"))
         selected += [name for name in matches if name not in selected]
     if errors:
-        raise IntentValidationError(errors)
+        raise InputError(errors)
     return selected
 
 

@@ -5,33 +5,30 @@ from __future__ import annotations
 from compiler.errors import DriverError
 
 from ..choices import DriverChoices
+from ..credentials import endpoint_options, endpoint_password
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
+from .netmiko_sonic import NetmikoSonicDriver
+from .twin import TwinDriver
 
 __all__ = ("ConfigFiles", "DeviceDriver", "Health", "config_diff", "config_hash", "driver_for_endpoint",
            "driver_for_twin")
 
 
 def driver_for_twin(prefix: str, hostname: str, state_dir: str | None = None) -> DeviceDriver:
-    from .twin import TwinDriver
-
     return TwinDriver(prefix, hostname, state_dir=state_dir)
 
 
 def driver_for_endpoint(endpoint) -> DeviceDriver:
     """A production driver from a DeviceEndpoint row (the password is decrypted here, in memory only)."""
-    from ..credentials import endpoint_options, endpoint_password
-
     password = endpoint_password(endpoint)
     options = endpoint_options(endpoint)  # secret optional_args decrypted here, in memory only
     if endpoint.driver in (DriverChoices.NAPALM_EOS, DriverChoices.NAPALM_MOCK):
-        from .napalm_eos import NapalmEosDriver
+        from .napalm_eos import NapalmEosDriver  # lazy: napalm is heavy (~1 s, pulls pyeapi) and EOS-only
 
         return NapalmEosDriver(endpoint.hostname, endpoint.address, endpoint.username, password,
                                napalm_driver="mock" if endpoint.driver == DriverChoices.NAPALM_MOCK else "eos",
                                optional_args=options)
     if endpoint.driver == DriverChoices.NETMIKO_SONIC:
-        from .netmiko_sonic import NetmikoSonicDriver
-
         return NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, password,
                                   port=endpoint.port, key_file=endpoint.key_file, optional_args=options)
     if endpoint.driver == DriverChoices.TWIN:

@@ -87,6 +87,7 @@ class NetmikoSonicDriver(DeviceDriver):
     def open(self) -> None:
         if self._connection is not None:
             return
+        # lazy: netmiko is heavy (~0.5 s, pulls paramiko and textfsm) and only a SONiC endpoint needs it
         from netmiko import ConnectHandler
         from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException
 

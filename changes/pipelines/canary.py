@@ -10,6 +10,8 @@ may have happened between the commit and the step row update).
 from __future__ import annotations
 
 from compiler.errors import DriverError, FabricTwinError
+from intents.models import CompileRun
+from intents.services import device_configs_mark_deployed
 
 from ..choices import RolloutStateChoices, RolloutTargetChoices, StepPhaseChoices, StepResultChoices
 from ..errors import CheckFailed, RolloutStopped
@@ -68,9 +70,6 @@ class CanaryPipeline:
         change_set = self.rollout.change_set
         if self.rollout.target != RolloutTargetChoices.PRODUCTION or not change_set.compile_run_id:
             return
-        from intents.models import CompileRun
-        from intents.services import device_configs_mark_deployed
-
         run = CompileRun.objects.filter(pk=change_set.compile_run_id).first()
         if run is not None:
             device_configs_mark_deployed(run=run, devices=list(change_set.devices.values_list("hostname", flat=True)))

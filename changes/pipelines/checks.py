@@ -15,11 +15,23 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import tempfile
 import time
+import uuid
 
 from compiler.errors import DriverError, TwinError
+from intents.adapters import fabric_snapshot
+from intents.models import CompileRun
+from labs import checks as live
+from labs import runtime
+from labs.from_compile import topology_from_compile
+from labs.runtime import TwinState
+from labs.shell import twin_prerequisites
+from labs.topology import TwinNode
+from twins.services import compile_result_for_run, installation_id
 from validators.context import ValidationInput
 from validators.findings import Finding, Report, Severity
+from validators.run import validate_fabric
 
 from ..choices import RolloutTargetChoices
 
@@ -33,16 +45,8 @@ def static_checks(change_set, report: Report) -> None:
     if not structured:
         report.skip("static", "the change set has no structured configs (not built from a compile run)")
         return
-    try:
-        from validators.run import validate_fabric
-    except ImportError:
-        report.skip("static", "validators.run.validate_fabric is not available in this build")
-        return
     snapshot = None
     if change_set.compile_run_id:
-        from intents.adapters import fabric_snapshot
-        from intents.models import CompileRun
-
         run = CompileRun.objects.select_related("fabric_intent").filter(pk=change_set.compile_run_id).first()
         snapshot = fabric_snapshot(run.fabric_intent) if run is not None else None
     static = validate_fabric(ValidationInput(structured=structured, snapshot=snapshot),
@@ -61,21 +65,10 @@ def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
     if not change_set.compile_run_id:
         report.skip("rehearsal", "the change set did not come from a compile run: no configs to boot a twin from")
         return
-    from labs.shell import twin_prerequisites
-
     missing = twin_prerequisites()
     if missing:
         report.skip("rehearsal", f"skipped: the twin cannot run here ({'; '.join(missing)})")
         return
-    import tempfile
-    import uuid
-
-    from intents.models import CompileRun
-    from labs import checks as live
-    from labs import runtime
-    from labs.from_compile import topology_from_compile
-    from twins.services import compile_result_for_run, installation_id
-
     run = CompileRun.objects.select_related("fabric_intent").get(pk=change_set.compile_run_id)
     prefix = "ftr" + uuid.uuid4().hex[:8]
     with tempfile.TemporaryDirectory(prefix="ft-rehearsal-") as state_dir:
@@ -94,10 +87,6 @@ def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
 
 
 def twin_checks(context, names: list[str], report: Report, timeout_s: float) -> None:
-    from labs import checks as live
-    from labs.runtime import TwinState
-    from labs.topology import TwinNode
-
     policy = context.rollout.policy
     state = TwinState.load(policy["twin_prefix"], policy.get("twin_state_dir"))
     if state is None:

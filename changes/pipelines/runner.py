@@ -25,13 +25,10 @@ from twin.redaction import redact_text
 from ..choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, StepResultChoices
 from ..drivers import DeviceDriver, driver_for_endpoint, driver_for_twin
 from ..errors import RolloutStopped
+from ..lifecycle import rollout_lease_acquire, rollout_lease_release, rollout_lease_renew, rollout_transition
 from ..models import ChangeSetDevice, DeviceEndpoint, Rollout, Step
-from ..services import (
-    rollout_lease_acquire,
-    rollout_lease_release,
-    rollout_lease_renew,
-    rollout_transition,
-)
+from .canary import CanaryPipeline
+from .upgrade import UpgradePipeline
 
 logger = logging.getLogger(__name__)
 State = RolloutStateChoices
@@ -146,9 +143,6 @@ def recover_interrupted_steps(rollout: Rollout, owner: str) -> int:
 
 def rollout_execute(*, rollout_id: int, owner: str, driver_factory=None) -> str:
     """Run (or resume) a rollout to a terminal state or the next pause. Returns the state it left it in."""
-    from .canary import CanaryPipeline
-    from .upgrade import UpgradePipeline
-
     if not rollout_lease_acquire(rollout_id=rollout_id, owner=owner):
         logger.info("rollout %s: another runner holds the lease; not starting a second one", rollout_id)
         return "busy"

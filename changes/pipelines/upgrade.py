@@ -16,7 +16,7 @@ import time
 from collections import deque
 from collections.abc import Iterable
 
-from compiler.errors import DriverError, FabricTwinError, FieldError, IntentValidationError
+from compiler.errors import DriverError, FabricTwinError, FieldError, InputError
 
 from ..choices import RolloutStateChoices, StepPhaseChoices, StepResultChoices
 from ..errors import CheckFailed, RolloutStopped
@@ -100,11 +100,6 @@ class FabricGraph:
         return (worst if worst is not None else 1), worst_pair, checked
 
 
-def leaf_pair_min_ecmp(roles: dict[str, str], links: Iterable[tuple[str, str]], removed: Iterable[str]
-                       ) -> tuple[int, tuple[str, str] | None, int]:
-    return FabricGraph(roles, links).min_leaf_pair_ecmp(removed)
-
-
 def plan_upgrade(*, roles: dict[str, str], links: list[tuple[str, str]], devices: list[str] | None = None,
                  max_spines_drained: int = 1, wave_size: int = 1,
                  redundant_pairs: list[tuple[str, str]] | None = None,
@@ -117,9 +112,9 @@ def plan_upgrade(*, roles: dict[str, str], links: list[tuple[str, str]], devices
     devices = list(devices or [name for name, role in roles.items() if role in SPINE_ROLES])
     unknown = [device for device in devices if device not in roles]
     if unknown:
-        raise IntentValidationError(FieldError("policy.devices", unknown, "not devices of this fabric"))
+        raise InputError(FieldError("policy.devices", unknown, "not devices of this fabric"))
     if not devices:
-        raise IntentValidationError(FieldError("policy.devices", devices, "nothing to upgrade"))
+        raise InputError(FieldError("policy.devices", devices, "nothing to upgrade"))
     partner: dict[str, set[str]] = {}
     for a, b in redundant_pairs or []:
         partner.setdefault(a, set()).add(b)
@@ -148,7 +143,7 @@ def plan_upgrade(*, roles: dict[str, str], links: list[tuple[str, str]], devices
         else:
             width, pair, _ = fabric_graph.min_leaf_pair_ecmp([device])
             if width < 1:
-                raise IntentValidationError(FieldError(
+                raise InputError(FieldError(
                     "policy.devices", device, f"draining it alone leaves leaf pair {pair[0]}-{pair[1]} without any "
                     "path (ECMP 0): it cannot be upgraded hitlessly"))
             waves.append([device])

@@ -84,11 +84,6 @@ class FabricFacts:
             for leaf_b in leaves[index + 1:]:
                 yield leaf_a, leaf_b, self.ecmp_width(leaf_a, leaf_b)
 
-    def vtep_ips_for(self, vni: int) -> tuple[str, ...]:
-        vteps = self.allocations.vteps
-        return tuple(vteps[host] for host in self.vtep_hosts_by_vni.get(vni, ()))
-
-
 def _address_only(address: str | None) -> str | None:
     return address.split("/")[0] if address else None
 

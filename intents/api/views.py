@@ -12,12 +12,13 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from compiler.errors import FieldError, IntentValidationError
+from compiler.errors import FieldError, InputError
 from inventory.models import Switch
 from twin.api import AtomicModelViewSet
 from twin.runs import run_enqueue
 
 from .. import selectors, services
+from ..choices import CompileStatusChoices
 from ..constants import SYNC_COMPILE_MAX_DEVICES
 from ..models import CompileRun, FabricIntent, Network, RoceClass, Tenant
 from ..tasks import compile_run_execute_task
@@ -35,7 +36,7 @@ class IntentModelViewSet(AtomicModelViewSet):
 def _query(request, name: str, choices=None) -> str | None:
     value = request.query_params.get(name) or None
     if value is not None and choices is not None and value not in choices:
-        raise IntentValidationError(FieldError(name, value, f"one of {', '.join(choices)}"))
+        raise InputError(FieldError(name, value, f"one of {', '.join(choices)}"))
     return value
 
 
@@ -43,11 +44,11 @@ def _run_of(fabric_intent: FabricIntent, run_id) -> CompileRun:
     if run_id is not None:
         run = fabric_intent.compile_runs.filter(pk=run_id).first()
         if run is None:
-            raise IntentValidationError(FieldError("run", run_id, f"no compile run of {fabric_intent.name}"))
+            raise InputError(FieldError("run", run_id, f"no compile run of {fabric_intent.name}"))
         return run
     run = selectors.compile_run_latest(fabric_intent=fabric_intent)
     if run is None:
-        raise IntentValidationError(FieldError("run", None, f"{fabric_intent.name} has no successful compile yet: "
+        raise InputError(FieldError("run", None, f"{fabric_intent.name} has no successful compile yet: "
                                                             f"POST .../compile/ first"))
     return run
 
@@ -89,10 +90,10 @@ class FabricIntentViewSet(IntentModelViewSet):
             transaction.on_commit(enqueue)
             run.refresh_from_db()
             return Response(s.CompileRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
-                            if run.status == "failed" else status.HTTP_202_ACCEPTED)
+                            if run.status == CompileStatusChoices.FAILED else status.HTTP_202_ACCEPTED)
         run = services.compile_run_execute(run=run)
         body = s.CompileRunSerializer(run).data
-        if run.status != "succeeded":
+        if run.status != CompileStatusChoices.SUCCEEDED:
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -105,7 +106,7 @@ class FabricIntentViewSet(IntentModelViewSet):
         fabric_intent = self.get_object()
         device = _query(request, "device")
         if device is None:
-            raise IntentValidationError(FieldError("device", None, "name the device (?device=leaf1)"))
+            raise InputError(FieldError("device", None, "name the device (?device=leaf1)"))
         run = _run_of(fabric_intent, _query(request, "run"))
         configs = run.device_configs.filter(hostname=device)
         platform = _query(request, "platform")
@@ -113,12 +114,12 @@ class FabricIntentViewSet(IntentModelViewSet):
             configs = configs.filter(platform=platform)
         config = configs.order_by("platform").first()
         if config is None:
-            raise IntentValidationError(FieldError("device", device, f"run {run.pk} has no config for {device}"
+            raise InputError(FieldError("device", device, f"run {run.pk} has no config for {device}"
                                                                      + (f" on {platform}" if platform else "")))
         file_name = _query(request, "file")
         if file_name is not None:
             if file_name not in config.files:
-                raise IntentValidationError(FieldError("file", file_name, f"one of {', '.join(sorted(config.files))}"))
+                raise InputError(FieldError("file", file_name, f"one of {', '.join(sorted(config.files))}"))
             return HttpResponse(config.files[file_name], content_type="text/plain; charset=utf-8")
         return Response(s.DeviceConfigSerializer(config).data)
 
@@ -193,12 +194,12 @@ def _apply_changes(fabric_intent: FabricIntent, changes: list[dict], context: di
         instance = None
         if model is FabricIntent:
             if op != "update":
-                raise IntentValidationError(FieldError(f"{where}.op", op, "the fabric intent itself can only be updated"))
+                raise InputError(FieldError(f"{where}.op", op, "the fabric intent itself can only be updated"))
             instance = fabric_intent
         elif op in ("update", "delete"):
             instance = model.objects.filter(pk=change.get("id"), fabric_intent=fabric_intent).first()
             if instance is None:
-                raise IntentValidationError(FieldError(f"{where}.id", change.get("id"),
+                raise InputError(FieldError(f"{where}.id", change.get("id"),
                                                        f"no {change['object']} of {fabric_intent.name} with this id"))
         elif model is not Network:
             data["fabric_intent"] = fabric_intent.pk
@@ -210,7 +211,7 @@ def _apply_changes(fabric_intent: FabricIntent, changes: list[dict], context: di
             raise serializers.ValidationError({f"{where}.{name}": errors for name, errors in serializer.errors.items()})
         tenant = serializer.validated_data.get("tenant")
         if tenant is not None and tenant.fabric_intent_id != fabric_intent.pk:
-            raise IntentValidationError(FieldError(f"{where}.tenant", tenant.pk, f"not a tenant of {fabric_intent.name}"))
+            raise InputError(FieldError(f"{where}.tenant", tenant.pk, f"not a tenant of {fabric_intent.name}"))
         serializer.save()
 
 
@@ -268,8 +269,8 @@ class CompileRunViewSet(mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet)
     def mark_deployed(self, request, pk=None):
         """Record this run's configs (optionally ``devices``) as deployed: the baseline of later diffs."""
         run = self.get_object()
-        if run.status != "succeeded":
-            raise IntentValidationError(FieldError("run", run.pk, f"only a succeeded run can be deployed ({run.status})"))
+        if run.status != CompileStatusChoices.SUCCEEDED:
+            raise InputError(FieldError("run", run.pk, f"only a succeeded run can be deployed ({run.status})"))
         devices = request.data.get("devices") if hasattr(request.data, "get") else None
         count = services.device_configs_mark_deployed(run=run, devices=devices)
         return Response({"deployed": count})

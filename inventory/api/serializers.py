@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from compiler.clos import ClosParams, plan_clos
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from twin.api import VersionedModelSerializer
 
 from .. import selectors
@@ -269,7 +269,7 @@ class FabricBuildSerializer(serializers.Serializer):
             raise serializers.ValidationError({"leaves": ["fabric too large for one request"]})
         try:
             plan_clos(params)
-        except IntentValidationError as error:
+        except InputError as error:
             raise serializers.ValidationError(error.as_dict()) from None
         return attrs
 

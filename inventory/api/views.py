@@ -1,6 +1,7 @@
 """<Model>ViewSet for every inventory model, plus the fabric build action. Views stay thin: querysets are
 shaped for a constant number of queries per list page, writes are atomic, and integrity races become 400s."""
 
+from django.db.models import ProtectedError
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -23,8 +24,6 @@ class InventoryModelViewSet(AtomicModelViewSet):
     """Atomic CRUD; deleting an object still in use is a 400 naming what uses it."""
 
     def perform_destroy(self, instance):
-        from django.db.models import ProtectedError
-
         try:
             instance.delete()
         except ProtectedError as error:

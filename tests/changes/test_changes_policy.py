@@ -9,7 +9,7 @@ import pytest
 
 from changes.choices import RolloutKindChoices as Kind
 from changes.policy import RolloutPolicy
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 
 CANARY, UPGRADE = Kind.CANARY_PUSH, Kind.ROLLING_UPGRADE
 
@@ -62,7 +62,7 @@ def test_each_broken_field_is_named_with_its_value(raw, kind, field, value, mess
     problems = _problems(raw, kind)
     assert field in problems, problems
     assert problems[field][0] == value and message in problems[field][1]
-    with pytest.raises(IntentValidationError) as raised:
+    with pytest.raises(InputError) as raised:
         RolloutPolicy.from_json(raw, kind=kind)
     assert field in raised.value.as_dict()
 

@@ -20,7 +20,7 @@ from changes.credentials import endpoint_password
 from changes.drivers import driver_for_endpoint
 from changes.errors import RolloutStateError
 from changes.models import AuditLog, DeviceEndpoint, Rollout
-from compiler.errors import DriverError, IntentValidationError
+from compiler.errors import DriverError, InputError
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "Tr0ub4dor&3-never-in-clear"
@@ -48,7 +48,7 @@ def test_terminal_states_have_no_exit():
 
 
 def test_policy_errors_name_field_and_value():
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         services.rollout_create(name="x", kind="rolling_upgrade", target="twin",
                                 policy={"wave_size": 0, "checks": ["bgp", "telepathy"], "twin_prefix": "ftx"})
     fields = error.value.as_dict()
@@ -190,7 +190,7 @@ def test_audit_trail_of_inventory_changes_via_api(api_client):
     {"devices": "spine1"}, {"twin_prefix": "../../etc"}, {"target_version": 7},
 ])
 def test_malformed_policies_are_field_errors_not_crashes(policy):
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         services.rollout_create(name="x", kind="rolling_upgrade", target="twin",
                                 policy={"twin_prefix": "ftx", "target_version": "1", **policy})
     assert any(field.startswith("policy.") for field in error.value.as_dict())
@@ -201,7 +201,7 @@ def test_malformed_policies_are_field_errors_not_crashes(policy):
     {"roles": {"a": 1}, "links": []},
 ])
 def test_malformed_topology_is_a_field_error(topology):
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         services.rollout_create(name="x", kind="rolling_upgrade", target="production",
                                 policy={"target_version": "1"}, topology=topology)
     assert any(field.startswith("topology") for field in error.value.as_dict())

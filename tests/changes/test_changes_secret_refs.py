@@ -24,7 +24,7 @@ from changes.drivers.napalm_eos import NapalmEosDriver, carry_aaa
 from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from changes.errors import PushRefused, SecretReferenceUnknown, SecretValueRefused
 from changes.models import ConfigSecret
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from compiler.secret_refs import placeholder
 from twin.redaction import REDACTED, redact_text
 
@@ -136,7 +136,7 @@ def test_config_secret_command_refusals(monkeypatch, args, message):
 
 
 def test_an_empty_secret_is_not_registered():
-    with pytest.raises(IntentValidationError, match="empty secret"):
+    with pytest.raises(InputError, match="empty secret"):
         config_secret_set(reference=REFERENCE, clear="")
 
 

@@ -255,9 +255,9 @@ def test_runner_guard_refusal_fails_the_push_step_and_touches_nothing(switch, ad
 def test_endpoint_with_bad_driver_options_is_refused_by_field_and_nothing_saved(driver, options, named):
     from changes import services
     from changes.models import DeviceEndpoint
-    from compiler.errors import IntentValidationError
+    from compiler.errors import InputError
 
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         services.endpoint_create(hostname="leaf2", driver=driver, address="192.0.2.12", optional_args=options)
     assert error.value.errors[0].field == "optional_args" and named in str(error.value)
     assert not DeviceEndpoint.objects.exists()

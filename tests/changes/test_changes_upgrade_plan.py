@@ -8,7 +8,7 @@ import time
 import pytest
 
 from changes.pipelines.upgrade import FabricGraph, plan_upgrade
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 
 
 def clos(spines: int, leaves: int, uplinks: int = 1):
@@ -53,7 +53,7 @@ def test_redundant_pair_members_never_share_a_wave():
 def test_single_homed_leaf_blocks_a_hitless_upgrade_of_its_only_spine():
     roles, links = clos(2, 3)
     links = [link for link in links if link != ("leaf3", "spine2")]  # leaf3 only reaches spine1
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         plan_upgrade(roles=roles, links=links)
     assert "policy.devices" in error.value.as_dict() and "spine1" in str(error.value) and "leaf3" in str(error.value)
 

@@ -16,7 +16,7 @@ from compiler_scenarios import scenario
 
 from compiler import names
 from compiler.api import build_facts, compile_fabric, structured_configs
-from compiler.errors import IntentValidationError, RenderError
+from compiler.errors import InputError, IntentValidationError, RenderError
 from compiler.model import Platform
 from compiler.render import render_device
 from compiler.scenario import snapshot_from_scenario
@@ -265,7 +265,7 @@ def test_deliberately_broken_render_guard_lets_a_line_in(monkeypatch):
 
 
 def test_compile_fabric_refuses_before_rendering(base_snapshot):
-    with pytest.raises(IntentValidationError, match="hostname"):
+    with pytest.raises(InputError, match="hostname"):
         compile_fabric(_switch(base_snapshot, 0, hostname="spine1\nhostname evil"))
 
 
@@ -278,5 +278,5 @@ def test_clos_name_prefix_must_start_hostnames(prefix, ok):
     if ok:
         assert plan_clos(params).switches[0].hostname.startswith(prefix)
     else:
-        with pytest.raises(IntentValidationError, match="name_prefix"):
+        with pytest.raises(InputError, match="name_prefix"):
             plan_clos(params)

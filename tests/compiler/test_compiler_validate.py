@@ -7,7 +7,7 @@ import copy
 import pytest
 from compiler_scenarios import BASE_SCENARIO
 
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError, IntentValidationError
 from compiler.model import Allocations, Snapshot
 from compiler.scenario import snapshot_from_scenario
 from compiler.validate import validate_intent
@@ -144,7 +144,7 @@ def test_base_scenario_is_valid(snapshot):
 def test_broken_intent_names_field_and_value(mutate, field, value, fragment):
     data = copy.deepcopy(BASE_SCENARIO)
     mutate(data)
-    with pytest.raises(IntentValidationError) as caught:
+    with pytest.raises(InputError) as caught:
         validate_intent(snapshot_from_scenario(data))
     matching = [error for error in caught.value.errors if error.field == field and fragment in error.message]
     assert matching, f"no error on {field} containing {fragment!r}; got {[str(e) for e in caught.value.errors]}"

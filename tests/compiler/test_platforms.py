@@ -9,7 +9,7 @@ import pytest
 from compiler import platforms
 from compiler.catalog import SWITCH_MODELS
 from compiler.clos import ClosParams, plan_clos
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError, IntentValidationError
 from compiler.model import FabricIntent, Snapshot
 from compiler.validate import validate_intent
 from validators.physical import PORT_EXISTS, check_port_exists, physical_report
@@ -77,7 +77,7 @@ def test_builder_names_ports_from_the_platform_data():
 
 
 def test_builder_refuses_a_speed_the_hwsku_cannot_break_out_to():
-    with pytest.raises(IntentValidationError, match="Z9664F-ON under sonic has no port mode for 100G"):
+    with pytest.raises(InputError, match="Z9664F-ON under sonic has no port mode for 100G"):
         plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=2, platform="sonic", leaf_model="Z9664F-ON",
                              downlink_speed_gbps=100))
     # the same speed on a model whose platform.json offers it
@@ -86,7 +86,7 @@ def test_builder_refuses_a_speed_the_hwsku_cannot_break_out_to():
 
 
 def test_builder_refuses_an_os_the_model_does_not_run():
-    with pytest.raises(IntentValidationError, match="leaf_model.*SN5600 has no eos platform data"):
+    with pytest.raises(InputError, match="leaf_model.*SN5600 has no eos platform data"):
         plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=2, platform="eos", leaf_model="SN5600"))
 
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from changes import services as change_services
 from compiler import names
-from compiler.errors import IntentValidationError, UnsafePathError
+from compiler.errors import InputError, IntentValidationError, UnsafePathError
 from intents import services
 from intents.models import DeviceConfig, FabricIntent, Tenant
 from inventory.models import Switch
@@ -160,7 +160,7 @@ TOPOLOGY = {"roles": {"spine1": "spine", "leaf1": "leaf"}, "links": [["leaf1", "
 @pytest.mark.parametrize("version", ["4.1\nreload now", "4.1\r\nreload", "4.1\x00", "4.1;reload", "$(reboot)",
                                      "4.1 \n", "\u20284.1"], ids=repr)
 def test_target_version_must_be_a_version(db, version):
-    with pytest.raises(IntentValidationError) as caught:
+    with pytest.raises(InputError) as caught:
         change_services.rollout_create(name="up", kind="rolling_upgrade", target="production",
                                        policy={"target_version": version}, topology=TOPOLOGY)
     assert any(e.field == "policy.target_version" and e.value == version for e in caught.value.errors)
@@ -174,7 +174,7 @@ def test_target_version_valid_is_accepted(db):
 
 
 def test_rollout_policy_hostnames_obey_the_grammar(db):
-    with pytest.raises(IntentValidationError) as caught:
+    with pytest.raises(InputError) as caught:
         change_services.rollout_create(name="x", kind="canary_push", target="twin",
                                        policy={"devices": ["leaf1\nhostname x"], "twin_prefix": "ftx"},
                                        topology=TOPOLOGY)

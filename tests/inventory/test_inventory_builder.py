@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from compiler.clos import ClosParams, plan_clos
-from compiler.errors import IntentValidationError, InventoryError
+from compiler.errors import InputError, InventoryError
 from inventory.adapters import inventory_snapshot
 from inventory.builder import fabric_build, leaf_capacities
 from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
@@ -67,7 +67,7 @@ def test_rewiring_an_existing_port_is_refused_and_nothing_is_saved():
 
 def test_devices_of_another_fabric_are_not_taken_over():
     fabric_build(params=SMALL)
-    with pytest.raises(IntentValidationError, match="already belongs to another fabric"):
+    with pytest.raises(InputError, match="already belongs to another fabric"):
         fabric_build(params=ClosParams(name="other", spines=2, leaves=4, servers_per_leaf=2))
     assert not Fabric.objects.filter(name="other").exists()
 
@@ -77,7 +77,7 @@ def test_unknown_rack_reference_is_a_field_error():
     from dataclasses import replace
 
     broken = replace(inventory, switches=(replace(inventory.switches[0], rack="nowhere"), *inventory.switches[1:]))
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         inventory_persist(inventory=broken)
     assert "switches[spine1].rack" in error.value.as_dict()
     assert Switch.objects.count() == 0

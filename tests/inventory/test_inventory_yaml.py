@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from compiler.clos import ClosParams
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from inventory.builder import fabric_build
 from inventory.io_yaml import fabric_export_yaml, fabric_import_yaml
 from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Site, Switch, SwitchModel
@@ -64,7 +64,7 @@ def test_bad_documents_name_every_field_and_save_nothing():
     data["switches"][0]["role"] = "router"
     data["switches"][1]["interfaces"][0]["speed_gbps"] = "fast"
     del data["cables"][0]["length_m"]
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         fabric_import_yaml(yaml.safe_dump(data))
     fields = error.value.as_dict()
     assert "switches[spine1].role" in fields
@@ -79,13 +79,13 @@ def test_a_database_error_midway_rolls_everything_back():
     _empty_database()
     # A cable end that names no port: detected after switches, interfaces and cables were written.
     data["cables"][-1]["b"]["interface"] = "Ethernet999"
-    with pytest.raises(IntentValidationError, match="cable end is not a port"):
+    with pytest.raises(InputError, match="cable end is not a port"):
         fabric_import_yaml(yaml.safe_dump(data))
     assert Switch.objects.count() == 0 and Cable.objects.count() == 0 and Fabric.objects.count() == 0
 
 
 def test_invalid_yaml_and_wrong_format_are_field_errors():
-    with pytest.raises(IntentValidationError, match="not valid YAML"):
+    with pytest.raises(InputError, match="not valid YAML"):
         fabric_import_yaml("switches: [unclosed")
-    with pytest.raises(IntentValidationError, match="format"):
+    with pytest.raises(InputError, match="format"):
         fabric_import_yaml(yaml.safe_dump({"format": "other", "fabric": {"name": "x"}}))

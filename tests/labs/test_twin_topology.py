@@ -3,7 +3,7 @@
 import pytest
 from twin_sample_fabric import sample_fabric
 
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from labs.checks import HostPort, classify_pair, expected_ecmp_widths, expected_flood_lists, expected_sessions
 from labs.topology import HostInterface, TwinHost, TwinLink, TwinTopology, validate_topology
 
@@ -25,7 +25,7 @@ def test_bad_input_names_every_field_and_value():
         links=[*good.links, TwinLink("leaf1", long_name, "nosuch", "eth9"), TwinLink("leaf1", "eth1", "spine9", "x")],
         hosts=[TwinHost("h9", (HostInterface("eth0", "leaf1", "eth7", "10.10.0.300/24"),))],
     )
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         validate_topology(broken)
     fields = {(e.field, e.value) for e in error.value.errors}
     assert ("name_prefix", "FT!") in fields
@@ -39,7 +39,7 @@ def test_port_in_two_bridges_is_refused():
     topology = sample_fabric("fttest3")
     leaf = topology.nodes_by_name["leaf1"]
     leaf.linux_plan["bridges"][1]["members"] = list(leaf.linux_plan["bridges"][0]["members"])
-    with pytest.raises(IntentValidationError, match="trunk ports are not supported"):
+    with pytest.raises(InputError, match="trunk ports are not supported"):
         validate_topology(topology)
 
 

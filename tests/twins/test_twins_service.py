@@ -9,7 +9,7 @@ import shutil
 import pytest
 from django.core.management import CommandError, call_command
 
-from compiler.errors import IntentValidationError, TwinError
+from compiler.errors import InputError, TwinError
 from twins import services, tasks
 from twins.models import Twin
 
@@ -78,15 +78,15 @@ def test_compile_run_of_another_intent_is_refused(twin_intent, twin_host):
 
     other = intent_services.fabric_intent_create(fabric=twin_intent.fabric, name="other-intent")
     run = intent_services.compile_run_create(fabric_intent=other)
-    with pytest.raises(IntentValidationError, match="compile_run="):
+    with pytest.raises(InputError, match="compile_run="):
         services.twin_up(fabric_intent=twin_intent, compile_run=run)
 
 
 def test_unknown_engine_and_injection_kind_name_the_field(twin_intent, twin_host):
-    with pytest.raises(IntentValidationError, match="engine='docker'"):
+    with pytest.raises(InputError, match="engine='docker'"):
         services.twin_up(fabric_intent=twin_intent, engine="docker")
     twin = services.twin_get_or_create(fabric_intent=twin_intent)
-    with pytest.raises(IntentValidationError, match="kind='rack'"):
+    with pytest.raises(InputError, match="kind='rack'"):
         services.twin_inject(twin=twin, kind="rack")
 
 

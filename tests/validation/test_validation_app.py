@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError, IntentValidationError
 from intents import services as intent_services
 from validation import selectors, services
 from validation.models import ValidationFinding, ValidationRun
@@ -37,7 +37,7 @@ def test_subset_and_unknown_checks(validation_intent):
     assert list(run.summary["checks"]) == ["bgp.sessions", "bgp.timers_bfd", "bgp.router_ids", "bgp.asns",
                                            "mtu.links"]
     before = ValidationRun.objects.count()
-    with pytest.raises(IntentValidationError):
+    with pytest.raises(InputError):
         services.validation_run_create(fabric_intent=validation_intent, checks=["bogus"])
     assert ValidationRun.objects.count() == before  # nothing saved for a rejected request
 

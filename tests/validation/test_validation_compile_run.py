@@ -4,7 +4,7 @@ refused by name, and a validation without a compile run compiles first and recor
 
 import pytest
 
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from intents import services as intent_services
 from intents.models import CompileRun
 from validation import services
@@ -71,7 +71,7 @@ def test_a_compile_run_that_failed_or_covers_part_of_the_fabric_is_refused(valid
 def test_a_compile_run_of_another_intent_is_refused_before_any_row(validation_intent):
     other = intent_services.fabric_intent_create(fabric=validation_intent.fabric, name="other-intent")
     compiled = CompileRun.objects.create(fabric_intent=other, status="succeeded")
-    with pytest.raises(IntentValidationError, match="compile_run"):
+    with pytest.raises(InputError, match="compile_run"):
         services.validation_run_prepare(fabric_intent=validation_intent, compile_run=compiled)
     assert not validation_intent.validation_runs.exists()
 

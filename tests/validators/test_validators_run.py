@@ -3,7 +3,7 @@
 import pytest
 from validator_fabrics import compiled, context, interface
 
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from validators.findings import CheckStatus
 from validators.run import check_names, validate_fabric
 
@@ -35,7 +35,7 @@ def test_subset_by_prefix_and_exact_name():
 
 
 def test_unknown_check_is_a_field_error():
-    with pytest.raises(IntentValidationError) as raised:
+    with pytest.raises(InputError) as raised:
         validate_fabric(compiled(), checks=["bgp", "nonsense"])
     assert raised.value.errors[0].field == "checks" and raised.value.errors[0].value == "nonsense"
 

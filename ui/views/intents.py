@@ -14,8 +14,9 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 from intents import selectors, services
+from intents.choices import CompileStatusChoices
 from intents.models import FabricIntent, Network, RoceClass, Tenant
 from inventory.models import Fabric, NicPort, Switch
 from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
@@ -161,7 +162,7 @@ def intent_compile(request, name: str):
     except FabricTwinError as error:
         messages.error(request, f"Compile refused: {error}")
         return redirect("ui:intent_detail", name=name)
-    if run.status == "succeeded":
+    if run.status == CompileStatusChoices.SUCCEEDED:
         messages.success(request, f"Compiled {run.device_count} devices in {run.duration_s:.2f} s (run #{run.pk}).")
         return redirect("ui:config_list", name=intent.name)
     messages.error(request, f"Compile failed: {run.error}")
@@ -280,7 +281,7 @@ def object_preview(request, name: str, kind: str):
         except ValidationError as error:
             errors = [f"{field}: {'; '.join(messages_)}" for field, messages_ in error.message_dict.items()] \
                 if hasattr(error, "error_dict") else list(error.messages)
-        except IntentValidationError as error:
+        except InputError as error:
             errors = [str(field_error) for field_error in error.errors]
         except FabricTwinError as error:
             errors = [str(error)]

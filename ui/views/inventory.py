@@ -24,7 +24,7 @@ from inventory.choices import (
 from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
 from twin.runs import RunStatus
 from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
-from ui import svg
+from ui import integrations, svg
 from ui.forms import FabricBuildForm, run_errors_into
 from ui.roles import EDIT_INVENTORY
 
@@ -106,8 +106,6 @@ def fabric_build(request):
 @viewer
 def fabric_detail(request, name: str):
     fabric = fabric_or_404(name)
-    from ui import integrations
-
     switches = fabric.switches.values("role").annotate(count=Count("id")).order_by("role")
     context = {
         "section": "fabrics", "title": f"Fabric {fabric.name}", "fabric": fabric,
@@ -211,8 +209,6 @@ def _peer_of(port) -> tuple[str, str | None]:
 @viewer
 def switch_detail(request, hostname: str):
     switch = get_object_or_404(Switch.objects.select_related("fabric", "rack", "model", "platform"), hostname=hostname)
-    from ui import integrations
-
     interfaces = list(switch.interfaces.select_related("cable", "optic").prefetch_related(
         "cable__interfaces__switch", "cable__nic_ports__server"))
     ports = [(interface, *_peer_of(interface)) for interface in interfaces]
@@ -260,8 +256,6 @@ def interface_detail(request, pk: int):
         interface = Interface.objects.select_related("switch__fabric", "cable").prefetch_related(
             "cable__interfaces__switch", "cable__nic_ports__server").get(pk=pk)
         peer, peer_href = _peer_of(interface)
-    from ui import integrations
-
     return render(request, "ui/inventory/interface_detail.html", {
         "section": "interfaces", "title": f"{interface.switch.hostname}:{interface.name}", "interface": interface,
         "optic": optic, "peer": peer, "peer_href": peer_href,

@@ -33,9 +33,6 @@ def rollout_create(request):
     if not request.user.has_perm(perm(policy.rollout_capability("create", target=target))):
         raise PermissionDenied("Only an admin may create a production rollout; operators roll out to the twin.")
     outcome = integrations.rollout_create(request.POST, user=request.user)
-    if isinstance(outcome, integrations.Unavailable):
-        messages.warning(request, f"{outcome.what} not available: {outcome.reason}.")
-        return redirect("ui:rollout_list")
     if isinstance(outcome, Exception):
         messages.error(request, f"Rollout not created: {outcome}")
         return redirect("ui:rollout_list")

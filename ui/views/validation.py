@@ -10,6 +10,7 @@ from django.urls import NoReverseMatch, reverse
 from inventory.models import Fabric
 from ui import integrations
 from ui.roles import OPERATE
+from validation.models import ValidationStatusChoices
 
 from .common import fabric_or_404, requires, viewer
 
@@ -79,16 +80,14 @@ def validation_run(request, name: str):
     fabric = fabric_or_404(name)
     if request.method == "POST":
         outcome = integrations.validation_start(fabric, user=request.user)
-        if isinstance(outcome, integrations.Unavailable):
-            messages.warning(request, f"{outcome.what} not available: {outcome.reason}.")
-        elif isinstance(outcome, Exception):
+        if isinstance(outcome, Exception):
             messages.error(request, f"Validation refused: {outcome}")
-        elif outcome.status == "succeeded":
+        elif outcome.status == ValidationStatusChoices.SUCCEEDED:
             verdict = "passed" if outcome.ok else "failed"
             messages.success(request, f"Validation run #{outcome.pk} {verdict}: {outcome.checks_passed} checks "
                                       f"passed, {outcome.checks_failed} failed, {outcome.checks_skipped} skipped "
                                       f"({outcome.duration_s:.2f} s).")
-        elif outcome.status == "failed":
+        elif outcome.status == ValidationStatusChoices.FAILED:
             messages.error(request, f"Validation run #{outcome.pk} could not complete: {outcome.error}")
         else:
             messages.info(request, f"Validation run #{outcome.pk} {outcome.status}.")

@@ -19,7 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from changes.credentials import config_secret_delete, config_secret_set
 from changes.models import ConfigSecret
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 
 
 class Command(BaseCommand):
@@ -56,6 +56,6 @@ class Command(BaseCommand):
             clear = lines[0] if lines else ""
         try:
             created = config_secret_set(reference=reference, clear=clear)
-        except IntentValidationError as exc:
+        except InputError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"{'registered' if created else 'replaced'} {reference} (encrypted; value not shown)")

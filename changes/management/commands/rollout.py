@@ -16,14 +16,17 @@ import json
 import time
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 
 from ... import selectors, services
 from ...audit import audit_actor
-from ...choices import RolloutKindChoices, RolloutTargetChoices
+from ...choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices
+from ...lifecycle import new_runner_id
 from ...models import ChangeSet, Rollout
+from ...pipelines.runner import rollout_execute
 
 
 class Command(BaseCommand):
@@ -60,7 +63,7 @@ class Command(BaseCommand):
         try:
             with audit_actor(user):
                 getattr(self, f"do_{options['action']}")(options, user)
-        except IntentValidationError as exc:
+        except InputError as exc:
             raise CommandError("; ".join(str(error) for error in exc.errors)) from exc
         except (FabricTwinError, PermissionError) as exc:
             raise CommandError(str(exc)) from exc
@@ -102,8 +105,6 @@ class Command(BaseCommand):
             self.stdout.write(f"  wave {index}: {', '.join(wave)}")
 
     def do_approve(self, options, user):
-        from django.core.exceptions import PermissionDenied
-
         try:
             rollout = services.rollout_approve(rollout=self._rollout(options), user=user)
         except PermissionDenied as exc:
@@ -111,17 +112,13 @@ class Command(BaseCommand):
         self.stdout.write(f"rollout {rollout.pk} approved by {user}: state {rollout.state}")
 
     def do_start(self, options, user):
-        from django.core.exceptions import PermissionDenied
-
         try:
             rollout = services.rollout_start(rollout=self._rollout(options), user=user, enqueue=not options["inline"])
         except PermissionDenied as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"rollout {rollout.pk} {rollout.state}")
         if options["inline"]:
-            from ...pipelines.runner import rollout_execute
-
-            rollout_execute(rollout_id=rollout.pk, owner=services.new_runner_id())
+            rollout_execute(rollout_id=rollout.pk, owner=new_runner_id())
             self._status(rollout.pk, steps=True)
         elif options["follow"]:
             self._follow(rollout.pk)
@@ -172,7 +169,7 @@ class Command(BaseCommand):
                 self.stdout.write(line)
                 self.stdout.flush()
                 last = line
-            if progress["finished"] or rollout.state == "paused":
+            if progress["finished"] or rollout.state == RolloutStateChoices.PAUSED:
                 self._status(rollout_id, steps=False)
                 return
             time.sleep(0.5)

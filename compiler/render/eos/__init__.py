@@ -6,7 +6,7 @@ EOS at all (raising :class:`compiler.errors.RenderError` naming the field otherw
 formatting filters. The Jinja2 templates in ``templates/`` print the blocks in the order EOS itself shows them
 in ``show running-config``; the blocks repeated per port and per BGP neighbor are formatted in Python
 (:mod:`compiler.render.eos.repeated_blocks`: 8x faster than the Jinja loops at 1,088 switches). Syntax is that
-of Arista's own generator (aristanetworks/avd ``eos_cli_config_gen``), and tests/render/test_eos_avd_oracle.py
+of Arista's own generator (aristanetworks/avd ``eos_cli_config_gen``), and tests/compiler/render/test_eos_avd_oracle.py
 proves it: the same settings rendered by pyavd give the same command shapes. EOS-specific vocabulary (the queue
 keyword of an ASIC family, watchdog actions, speed keywords) lives here; the hardware facts behind it live in
 :mod:`compiler.hardware`.

@@ -5,13 +5,13 @@ from contextlib import contextmanager
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 
 
 def error_lines(error: Exception, source: str | None = None) -> str:
-    if isinstance(error, IntentValidationError) and source:
+    if isinstance(error, InputError) and source:
         return "\n".join(error.report_lines(source))  # importers: "file: field: value: reason"
-    if isinstance(error, IntentValidationError):
+    if isinstance(error, InputError):
         return "\n".join(f"  {item.field}: {item.message} (got {item.value!r})" for item in error.errors)
     if isinstance(error, ValidationError) and hasattr(error, "error_dict"):
         return "\n".join(f"  {field}: {' '.join(messages)}" for field, messages in error.message_dict.items())

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 from validators.physical import physical_report
 
 from ...io_yaml import fabric_import_yaml, parse_inventory_yaml
@@ -31,7 +31,7 @@ class Command(BaseCommand):
                 if not report.ok:
                     raise CommandError("physical checks failed:\n" + report.as_text())
             inventory, result = fabric_import_yaml(text)
-        except IntentValidationError as error:
+        except InputError as error:
             raise CommandError("\n".join(error.report_lines(source))) from None
         except FabricTwinError as error:
             raise CommandError(f"{source}: {error}") from None

@@ -4,7 +4,7 @@ from functools import partial
 
 from django.core.management.base import BaseCommand, CommandError
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
 
 from ...netbox import ENDPOINTS, netbox_import, source_file
 
@@ -21,7 +21,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             result = netbox_import(options["directory"], fabric=options["fabric"])
-        except IntentValidationError as error:
+        except InputError as error:
             raise CommandError("\n".join(error.report_lines(partial(source_file, directory=options["directory"])))) from None
         except FabricTwinError as error:
             raise CommandError(f"{options['directory']}: {error}") from None

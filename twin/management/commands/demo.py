@@ -9,14 +9,34 @@ rollout) run when their parts are present and say "skipped: <reason>" when the m
 from __future__ import annotations
 
 import time
+from io import StringIO
 from pathlib import Path
 
 import yaml
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from changes import services as change_services
+from changes.choices import (
+    RolloutKindChoices,
+    RolloutStateChoices,
+    RolloutTargetChoices,
+    StepPhaseChoices,
+    StepResultChoices,
+)
+from changes.models import Step
+from changes.pipelines.runner import rollout_execute
 from compiler.errors import FabricTwinError
 from compiler.scenario import clos_params
+from intents.choices import CompileStatusChoices
+from intents.models import Tenant
+from intents.services import compile_run_create, compile_run_write, fabric_intent_apply, network_create
+from inventory.builder import fabric_build
+from twins.choices import TwinStatusChoices
+from twins.models import Twin
+from twins.services import TwinUnavailable, twin_down, twin_fidelity, twin_up
+from validation.services import validation_run_create
 
 DEFAULT_SCENARIO = Path(settings.BASE_DIR) / "examples" / "reference-fabric.yaml"
 
@@ -56,8 +76,6 @@ class Command(BaseCommand):
     # ------------------------------------------------------------------------------------------------ steps
 
     def step_inventory(self) -> str:
-        from inventory.builder import fabric_build
-
         result = fabric_build(params=clos_params(self.context["data"]["clos"]))
         inventory = result.inventory
         self.context["fabric_name"] = inventory.fabric
@@ -66,18 +84,14 @@ class Command(BaseCommand):
                 f"{len(inventory.cables)} cables (worst leaf oversubscription {worst:.2f}:1)")
 
     def step_intent(self) -> str:
-        from intents.services import fabric_intent_apply
-
         fabric_intent = fabric_intent_apply(data=self.context["data"])
         self.context["fabric_intent"] = fabric_intent
         return (f"intent {fabric_intent.name}: {fabric_intent.tenants.count()} tenants, "
                 f"{fabric_intent.networks.count()} networks, {fabric_intent.roce_classes.count()} RoCE classes")
 
     def step_compile(self) -> str:
-        from intents.services import compile_run_create, compile_run_write
-
         run = compile_run_create(fabric_intent=self.context["fabric_intent"])
-        if run.status != "succeeded":
+        if run.status != CompileStatusChoices.SUCCEEDED:
             raise CommandError(f"compile failed: {run.error}")
         self.context["compile_run"] = run
         target = self.out_dir / "configs"
@@ -87,7 +101,6 @@ class Command(BaseCommand):
     def step_validate(self) -> str:
         """Every static check on the stored configs of the compile step (BGP, routing/ECMP, overlay, MTU, RoCE,
         headroom, physical, N-1/N-2 what-ifs; Batfish only when BATFISH_HOST is set), stored as a validation run."""
-        from validation.services import validation_run_create
 
         run = validation_run_create(fabric_intent=self.context["fabric_intent"],
                                     compile_run=self.context.get("compile_run"))
@@ -102,14 +115,12 @@ class Command(BaseCommand):
     def step_twin(self) -> str:
         """Boot the live twin of the compiled intent (netns + FRR) and run every live check; it keeps running
         for the web UI until `manage.py twin down`."""
-        from twins.services import TwinUnavailable, twin_down, twin_up
 
         if self.context["no_twin"]:
             return "skipped: --no-twin"
-        from twins.models import Twin
 
         # A twin left running by an earlier demo runs an older compile (and the demo's canary change): replace it.
-        for running in Twin.objects.filter(fabric_intent=self.context["fabric_intent"]).exclude(status="down"):
+        for running in Twin.objects.filter(fabric_intent=self.context["fabric_intent"]).exclude(status=TwinStatusChoices.DOWN):
             twin_down(twin=running, force=True)
         try:
             twin = twin_up(fabric_intent=self.context["fabric_intent"], compile_run=self.context.get("compile_run"))
@@ -124,8 +135,6 @@ class Command(BaseCommand):
 
     def step_fidelity(self) -> str:
         """The twin's measurements against the static validators' predictions for the same compile."""
-        from twins.services import twin_fidelity
-
         twin = self.context.get("twin")
         if twin is None:
             return "skipped: no live twin"
@@ -138,11 +147,6 @@ class Command(BaseCommand):
     def step_rollout(self) -> str:
         """A canary push on the twin: add a network (new VNI) to the intent, compile, turn the compile into a change
         set and roll it out canary-first with the static validators as pre-check and live checks after each wave."""
-        from changes import services as change_services
-        from changes.models import Step
-        from changes.pipelines.runner import rollout_execute
-        from intents.models import Tenant
-        from intents.services import compile_run_create, network_create
 
         twin = self.context.get("twin")
         if twin is None:
@@ -151,33 +155,29 @@ class Command(BaseCommand):
         network = network_create(tenant=Tenant.objects.get(fabric_intent=fabric_intent, name="A"), name="a-eval",
                                  vlan_id=40, subnet="10.40.0.0/24", gateway="10.40.0.1")
         run = compile_run_create(fabric_intent=fabric_intent)
-        if run.status != "succeeded":
+        if run.status != CompileStatusChoices.SUCCEEDED:
             raise CommandError(f"compile of the change failed: {run.error}")
         change_set = change_services.changeset_create_from_compile_run(
-            compile_run_id=run.pk, target="twin", name=f"demo: add network {network.name} (VLAN 40)",
+            compile_run_id=run.pk, target=RolloutTargetChoices.TWIN, name=f"demo: add network {network.name} (VLAN 40)",
             twin_prefix=twin.prefix, twin_state_dir=twin.state_dir or None)
         rollout = change_services.rollout_create(
-            name=f"demo canary: {network.name}", kind="canary_push", target="twin", change_set=change_set,
+            name=f"demo canary: {network.name}", kind=RolloutKindChoices.CANARY_PUSH, target=RolloutTargetChoices.TWIN, change_set=change_set,
             policy={"twin_prefix": twin.prefix, "twin_state_dir": twin.state_dir or None, "soak_s": 2,
                     "wave_size": 2, "checks": ["static", "bgp", "evpn", "ping"]})
         change_services.rollout_start(rollout=rollout, enqueue=False)
         state = rollout_execute(rollout_id=rollout.pk, owner="demo")
         rollout.refresh_from_db()
         waves = [", ".join(wave) for wave in rollout.plan.get("waves", [])]
-        pushed = Step.objects.filter(rollout=rollout, phase="push", result="ok").count()
+        pushed = Step.objects.filter(rollout=rollout, phase=StepPhaseChoices.PUSH, result=StepResultChoices.OK).count()
         summary = (f"rollout #{rollout.pk} {state}: waves [{'] ['.join(waves)}] (canary first), {pushed} devices "
                    f"pushed, unchanged: {', '.join(rollout.plan.get('unchanged', [])) or 'none'}; "
                    f"`manage.py rollout status {rollout.pk} --steps` for every step")
-        if state != "succeeded":
+        if state != RolloutStateChoices.SUCCEEDED:
             raise CommandError(f"{summary}\n{rollout.error}")
         return summary
 
     def step_login(self) -> str:
         """Users admin / operator / viewer in their role groups; the password is printed once, here."""
-        from io import StringIO
-
-        from django.core.management import call_command
-
         out = StringIO()
         call_command("demo_user", stdout=out)
         return f"log in at http://127.0.0.1:8000/login/ — {out.getvalue().strip()}"

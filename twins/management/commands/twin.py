@@ -17,9 +17,12 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from compiler.errors import FabricTwinError, IntentValidationError
+from compiler.errors import FabricTwinError, InputError
+from intents.selectors import fabric_intent_resolve
 from twins import services
-from twins.choices import InjectionKindChoices, TwinEngineChoices
+from twins.api.serializers import TwinSerializer
+from twins.choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
+from twins.selectors import twin_for
 
 ACTIONS = ("up", "status", "down", "check", "inject", "fidelity")
 
@@ -42,8 +45,6 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=("text", "json"), default="text")
 
     def handle(self, *args, **options):
-        from intents.selectors import fabric_intent_resolve
-
         self.format = options["format"]
         try:
             fabric_intent = fabric_intent_resolve(options["fabric"])
@@ -51,7 +52,7 @@ class Command(BaseCommand):
         except services.TwinUnavailable as error:
             self._emit({"skipped": True, "reason": str(error)}, str(error))
             return
-        except IntentValidationError as error:
+        except InputError as error:
             raise CommandError(f"invalid input: {error}") from error
         except FabricTwinError as error:
             raise CommandError(str(error)) from error
@@ -67,8 +68,6 @@ class Command(BaseCommand):
             self.stdout.write(text)
 
     def _twin(self, fabric_intent, options):
-        from twins.selectors import twin_for
-
         twin = twin_for(fabric_intent=fabric_intent, engine=options["engine"])
         if twin is None:
             raise FabricTwinError(f"{fabric_intent.name} has no {options['engine']} twin: run `twin up` first")
@@ -92,11 +91,9 @@ class Command(BaseCommand):
     def do_up(self, fabric_intent, options):
         twin = services.twin_up(fabric_intent=fabric_intent, engine=options["engine"], failover=options["failover"])
         self._emit(self._as_dict(twin), self._report_text(twin))
-        return twin.status == "up"  # degraded (a live check failed) exits 1 like `check`
+        return twin.status == TwinStatusChoices.UP  # degraded (a live check failed) exits 1 like `check`
 
     def do_status(self, fabric_intent, options):
-        from twins.selectors import twin_for
-
         twin = twin_for(fabric_intent=fabric_intent, engine=options["engine"])
         if twin is None:
             self._emit({"fabric_intent": fabric_intent.name, "status": "down", "twin": None},
@@ -146,6 +143,4 @@ class Command(BaseCommand):
 
     @staticmethod
     def _as_dict(twin) -> dict:
-        from twins.api.serializers import TwinSerializer
-
         return dict(TwinSerializer(twin).data)

@@ -4,7 +4,7 @@ import pytest
 
 from compiler.catalog import MEDIA, media_for, standard_length
 from compiler.clos import ClosParams, oversubscription, plan_clos
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from compiler.model import CableType, Role
 
 
@@ -81,7 +81,7 @@ def test_media_choice_by_distance():
     ],
 )
 def test_bad_parameters_name_the_field(params, field):
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         plan_clos(params)
     assert error.value.errors[0].field == field
 
@@ -111,7 +111,7 @@ def test_servers_are_packed_by_power_as_well_as_rack_units():
     racks = {server.rack for server in inventory.servers}
     assert racks == {"dc1-r001", "dc1-r001-2", "dc1-r002", "dc1-r002-2"}
     assert [f for f in check_physical(inventory) if f.check == "physical.rack_power"] == []
-    with pytest.raises(IntentValidationError, match="rack_power_budget_kw"):
+    with pytest.raises(InputError, match="rack_power_budget_kw"):
         plan_clos(ClosParams(rack_power_budget_kw=5.0))
 
 
@@ -130,7 +130,7 @@ def test_intent_errors_survive_a_round_trip_through_their_message():
 
     from compiler.errors import FieldError
 
-    error = IntentValidationError([FieldError("vlan_id", 0, "must be 1..4094")])
+    error = InputError([FieldError("vlan_id", 0, "must be 1..4094")])
     assert pickle.loads(pickle.dumps(error)).errors == error.errors
-    rebuilt = IntentValidationError(str(error))  # what Celery's JSON transport hands back
+    rebuilt = InputError(str(error))  # what Celery's JSON transport hands back
     assert rebuilt.errors[0].message == "vlan_id=0: must be 1..4094"

@@ -1,6 +1,6 @@
 """Render-speed measurement for the EOS and SONiC renderers (a script that prints a table, not a timed test).
 
-    .venv/bin/python tests/render/render_speed.py [devices]      # default 1000
+    python -m bench.render_bench [devices]      # default 1000 (part of make bench)
 
 Renders ``devices`` synthetic copies of the hand-built leaf and spine (half each), widened to 64 RoCE-enabled
 400G ports per switch (leaf: 2 tenants, 2 lossless classes), and prints the best of three wall times per platform. The first device is rendered before timing so template
@@ -11,14 +11,9 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from render_structured_fixtures import leaf_structured, synthetic_fleet  # noqa: E402
-
-from compiler.render import eos, sonic  # noqa: E402
+from compiler.render import eos, sonic
+from tests.compiler.render.render_structured_fixtures import leaf_structured, synthetic_fleet
 
 
 def measure(name: str, function, fleet: list[dict], repeats: int = 3) -> tuple[str, int, float, int]:
@@ -43,10 +38,7 @@ def main() -> None:
         measure("sonic config_db.json", lambda d: {"config_db.json": sonic.render_config_db(d)},
                 synthetic_fleet(count, "sonic")),
     ]
-    try:
-        rows.append(measure("sonic config_db.json + frr.conf", sonic.render, synthetic_fleet(count, "sonic")))
-    except ImportError as error:
-        print(f"(sonic frr.conf skipped: {error})")
+    rows.append(measure("sonic config_db.json + frr.conf", sonic.render, synthetic_fleet(count, "sonic")))
     print(f"template compile + first EOS device: {warmup_s * 1000:.1f} ms")
     print(f"{'renderer':34} {'devices':>8} {'seconds':>8} {'ms/device':>10} {'MB out':>8}")
     for name, devices, seconds, total_bytes in rows:

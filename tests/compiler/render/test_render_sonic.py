@@ -462,18 +462,6 @@ def test_two_priorities_on_one_priority_group_with_different_headroom_are_refuse
 
 
 
-def _frr_renderer_missing() -> bool:
-    try:
-        from compiler.render.frr import render_frr_conf  # noqa: F401
-    except ImportError:
-        return True
-    return False
-
-
-FRR_RENDERER_MISSING = _frr_renderer_missing()
-
-
-@pytest.mark.skipif(FRR_RENDERER_MISSING, reason="compiler.render.frr (shared FRR renderer) is not in the tree yet")
 def test_render_returns_config_db_and_frr_conf_with_sonic_vrf_names():
     from compiler.render.sonic import render
 
@@ -484,7 +472,6 @@ def test_render_returns_config_db_and_frr_conf_with_sonic_vrf_names():
     assert "vrf TENANT_A\n" not in files["frr.conf"]
 
 
-@pytest.mark.skipif(FRR_RENDERER_MISSING, reason="compiler.render.frr (shared FRR renderer) is not in the tree yet")
 @pytest.mark.parametrize("make", [leaf_structured, spine_structured])
 def test_frr_conf_passes_vtysh_dry_run(make, tmp_path):
     vtysh = shutil.which("vtysh")
@@ -500,7 +487,6 @@ def test_frr_conf_passes_vtysh_dry_run(make, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.skipif(FRR_RENDERER_MISSING, reason="compiler.render.frr (shared FRR renderer) is not in the tree yet")
 def test_vtysh_dry_run_rejects_a_broken_frr_conf(tmp_path):
     """The check above can fail: the same dry run refuses a frr.conf with one bad line appended."""
     vtysh = shutil.which("vtysh")

@@ -13,7 +13,7 @@ The mapping states EOS facts independently of our renderer on purpose: which que
 prints ``tx-queue`` on a Tomahawk or ``no-drop`` as a watchdog action therefore disagrees with the oracle.
 
 pyavd is a test-only dependency (requirements.txt); nothing at runtime imports this module. Run it as a script
-for the measurement table: ``.venv/bin/python tests/render/avd_oracle.py``.
+for the measurement table: ``.venv/bin/python tests/compiler/render/avd_oracle.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Our EOS text against Arista's own generator (pyavd 6.4 eos_cli_config_gen), shape by shape, feature by feature.
 
-Each case maps a structured config onto AVD's schema (tests/render/avd_oracle.py), has pyavd validate it (ranges,
+Each case maps a structured config onto AVD's schema (tests/compiler/render/avd_oracle.py), has pyavd validate it (ranges,
 enumerations, patterns) and render it, and requires every command shape of ours to be one AVD prints for the same
 settings and vice versa. Deliberately wrong forms (``tx-queue`` on a Tomahawk, ``no-drop`` as a watchdog action,
 3-decimal timers) must fail.
@@ -22,7 +22,7 @@ from compiler.scenario import snapshot_from_scenario
 
 pytest.importorskip("pyavd", reason="pyavd is a pinned test dependency (requirements.txt)")
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 MANAGEMENT = {"interface": "Management1", "vrf": "MGMT", "address": "192.168.0.10/24", "gateway": "192.168.0.1",
               "ntp_servers": ["192.168.0.250"], "syslog_servers": ["192.168.0.240"], "dns_servers": ["192.168.0.53"]}
 AAA = {"tacacs_servers": ["192.168.0.5", "192.168.0.6"], "secret_ref": "vault:secret/fabric/tacacs"}
@@ -177,5 +177,5 @@ def test_not_covered_shapes_have_reasons():
 
 
 if __name__ == "__main__":
-    # The measurement: PYTHONPATH=. .venv/bin/python tests/render/test_eos_avd_oracle.py
+    # The measurement: PYTHONPATH=. .venv/bin/python tests/compiler/render/test_eos_avd_oracle.py
     print(summary({name: _compare(structured) for name, structured in CASES.items()}))

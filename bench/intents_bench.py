@@ -1,4 +1,6 @@
-"""manage.py intent_bench: time the Django side of a compile on a big fabric and print a table.
+"""Time the Django side of a compile on a big fabric and print a table (part of ``make bench``)::
+
+    DEBUG=1 python -m bench.intents_bench [--spines 64 --leaves 1024 --servers-per-leaf 2 --platform sonic --keep]
 
 Builds a Clos (default 64 spines x 1024 leaves = 1,088 switches), a fabric intent with two tenants, two networks
 and the RoCE defaults, then times each step the API and commands run: validated saves, allocation sync, the
@@ -8,17 +10,25 @@ process only. Everything runs in one transaction that is rolled back
 (``--keep`` commits it). A benchmark script, not a timed test.
 """
 
+import os
+import sys
 import time
 
-from django.core.management.base import BaseCommand
-from django.db import connection, transaction
-from django.test.utils import CaptureQueriesContext
+import django
 
-from compiler.clos import ClosParams, plan_clos
-from compiler.model import Platform
-from intents import services
-from intents.adapters import fabric_snapshot
-from inventory.services import inventory_persist
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
+django.setup()  # a script, not an app command: the Django imports below need the app registry
+
+from django.core.management.base import BaseCommand  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+from compiler.clos import ClosParams, plan_clos  # noqa: E402
+from compiler.model import Platform  # noqa: E402
+from intents import services  # noqa: E402
+from intents.adapters import fabric_snapshot  # noqa: E402
+from inventory.models import Fabric  # noqa: E402
+from inventory.services import inventory_persist  # noqa: E402
 
 # Pools big enough for 1,088 switches and 65,536 fabric links; 4-byte private ASNs (RFC 6996).
 BENCH_POOLS = {"loopback_pool": "10.0.0.0/20", "vtep_pool": "10.0.16.0/20", "p2p_pool": "10.128.0.0/14",
@@ -67,8 +77,6 @@ class Command(BaseCommand):
         inventory = self.timed("plan_clos", lambda: plan_clos(params),
                                lambda inv: f"{len(inv.switches)} switches, {len(inv.cables)} cables")
         self.timed("inventory_persist (inventory app)", lambda: inventory_persist(inventory=inventory))
-        from inventory.models import Fabric
-
         fabric = Fabric.objects.get(name=name)
         intent = self.timed("fabric_intent_create (validated)",
                             lambda: services.fabric_intent_create(fabric=fabric, name=name, **BENCH_POOLS))
@@ -105,3 +113,11 @@ class Command(BaseCommand):
             return fileobj.tell()
 
         self.timed("compile_run_archive (tar.gz)", archive, lambda size: f"{size / 1e6:.1f} MB")
+
+
+def main() -> None:
+    Command().run_from_argv(["bench.intents_bench", "intents_bench", *sys.argv[1:]])
+
+
+if __name__ == "__main__":
+    main()

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas" / "sonic-yang"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas" / "sonic-yang"
 
 # sonic_yang_ext.py Type_1_list_maps_model: tables whose entries are {key: value} maps, not field dicts.
 TYPE_1_MAP_LISTS = frozenset({

@@ -15,7 +15,7 @@ import pytest
 
 from compiler.render import eos, sonic
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 STRUCTURED = sorted(GOLDEN.glob("*/expected/structured/*.json"))
 OWN_PLATFORM = [
     path for path in STRUCTURED if json.loads(path.read_text())["platform"] in ("eos", "sonic")

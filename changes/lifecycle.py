@@ -1,0 +1,77 @@
+"""A rollout's state machine and its runner's lease: the layer the services, the runner and the tasks stand on.
+
+Every rollout state change goes through ``rollout_transition``, which checks choices.ROLLOUT_TRANSITIONS under a
+row lock and writes an audit row in the same transaction. A runner (changes.pipelines.runner) holds a lease on
+the rollout it works on, renewed at every step boundary; a dead runner's lease expires and another takes over.
+Kept apart from changes.services so the import graph is one-way: services -> tasks -> runner -> lifecycle.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import uuid
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from .audit import audit_record
+from .choices import ROLLOUT_TRANSITIONS, AuditActionChoices, RolloutStateChoices
+from .errors import RolloutStateError
+from .models import Rollout
+
+State = RolloutStateChoices
+
+
+def lease_seconds() -> int:
+    """How long a runner's claim on a rollout lasts without renewal (renewed at every step boundary)."""
+    return int(getattr(settings, "FT_ROLLOUT_LEASE_S", 0) or os.environ.get("FT_ROLLOUT_LEASE_S", 60))
+
+
+def rollout_transition(*, rollout_id: int, to_state: str, user=None, message: str = "",
+                       expected_from: tuple[str, ...] | None = None, **fields) -> Rollout:
+    """The one place a rollout changes state: row lock, allowed-transition check, audit row."""
+    with transaction.atomic():
+        rollout = Rollout.objects.select_for_update().get(pk=rollout_id)
+        current = rollout.state
+        if expected_from is not None and current not in expected_from:
+            expected = [str(state) for state in expected_from]
+            raise RolloutStateError(f"rollout {rollout.pk}: state={current!r}, expected one of {expected}")
+        if to_state not in ROLLOUT_TRANSITIONS.get(current, ()):
+            raise RolloutStateError(f"rollout {rollout.pk}: cannot go from state={current!r} to {to_state!r} "
+                                    f"(allowed: {sorted(ROLLOUT_TRANSITIONS.get(current, ())) or 'none, terminal'})")
+        rollout.state = to_state
+        for key, value in fields.items():
+            setattr(rollout, key, value)
+        if to_state == State.RUNNING and rollout.started_at is None:
+            rollout.started_at = timezone.now()
+        if to_state in (State.SUCCEEDED, State.FAILED, State.ROLLED_BACK, State.CANCELLED):
+            rollout.finished_at = timezone.now()
+        rollout.save()
+        audit_record(action=AuditActionChoices.ROLLOUT, instance=rollout, user=user,
+                     changes={"from": current, "to": to_state}, message=message)
+    return rollout
+
+
+def rollout_lease_acquire(*, rollout_id: int, owner: str) -> bool:
+    now = timezone.now()
+    taken = Rollout.objects.filter(pk=rollout_id).filter(
+        Q(lease_owner="") | Q(lease_expires_at__lt=now) | Q(lease_owner=owner)
+    ).update(lease_owner=owner, lease_expires_at=now + datetime.timedelta(seconds=lease_seconds()))
+    return taken == 1
+
+
+def rollout_lease_renew(*, rollout_id: int, owner: str) -> bool:
+    expires = timezone.now() + datetime.timedelta(seconds=lease_seconds())
+    return Rollout.objects.filter(pk=rollout_id, lease_owner=owner).update(lease_expires_at=expires) == 1
+
+
+def rollout_lease_release(*, rollout_id: int, owner: str) -> None:
+    Rollout.objects.filter(pk=rollout_id, lease_owner=owner).update(lease_owner="", lease_expires_at=None)
+
+
+def new_runner_id() -> str:
+    return uuid.uuid4().hex
+
