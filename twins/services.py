@@ -405,16 +405,6 @@ OPERATIONS = {
 }
 
 
-def twin_fabric_twin(*, fabric: Fabric, create: bool = False) -> Twin | None:
-    """The Twin row of the fabric's twin (None when the fabric has no intent, or no twin yet and not
-    ``create``)."""
-    twin = fabric_twin(fabric=fabric)
-    intent = fabric.intents.order_by("name").first()
-    if twin is None and create and intent is not None:
-        twin = twin_get_or_create(fabric_intent=intent, engine=FABRIC_TWIN_ENGINE)
-    return twin
-
-
 def twin_fabric_status(*, fabric: Fabric) -> dict:
     """What the twin page shows: the runtime's liveness reconciled into the row (``twin_status``), the running
     operation and what this machine lacks to run a twin."""
