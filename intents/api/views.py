@@ -15,10 +15,9 @@ from rest_framework.response import Response
 from compiler.errors import FieldError, InputError
 from inventory.models import Switch
 from twin.api import AtomicModelViewSet
-from twin.runs import run_enqueue
+from twin.runs import RunStatus, run_enqueue
 
 from .. import selectors, services
-from ..choices import CompileStatusChoices
 from ..constants import SYNC_COMPILE_MAX_DEVICES
 from ..models import CompileRun, FabricIntent, Network, RoceClass, Tenant
 from ..tasks import compile_run_execute_task
@@ -90,10 +89,10 @@ class FabricIntentViewSet(IntentModelViewSet):
             transaction.on_commit(enqueue)
             run.refresh_from_db()
             return Response(s.CompileRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
-                            if run.status == CompileStatusChoices.FAILED else status.HTTP_202_ACCEPTED)
+                            if run.status == RunStatus.FAILED else status.HTTP_202_ACCEPTED)
         run = services.compile_run_execute(run=run)
         body = s.CompileRunSerializer(run).data
-        if run.status != CompileStatusChoices.SUCCEEDED:
+        if run.status != RunStatus.SUCCEEDED:
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -269,7 +268,7 @@ class CompileRunViewSet(mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet)
     def mark_deployed(self, request, pk=None):
         """Record this run's configs (optionally ``devices``) as deployed: the baseline of later diffs."""
         run = self.get_object()
-        if run.status != CompileStatusChoices.SUCCEEDED:
+        if run.status != RunStatus.SUCCEEDED:
             raise InputError(FieldError("run", run.pk, f"only a succeeded run can be deployed ({run.status})"))
         devices = request.data.get("devices") if hasattr(request.data, "get") else None
         count = services.device_configs_mark_deployed(run=run, devices=devices)

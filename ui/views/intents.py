@@ -16,9 +16,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from compiler.errors import FabricTwinError, InputError
 from intents import selectors, services
-from intents.choices import CompileStatusChoices
 from intents.models import FabricIntent, Network, RoceClass, Tenant
 from inventory.models import Fabric, NicPort, Switch
+from twin.runs import RunStatus
 from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
 from ui import integrations
 from ui.forms import field_errors_into
@@ -162,7 +162,7 @@ def intent_compile(request, name: str):
     except FabricTwinError as error:
         messages.error(request, f"Compile refused: {error}")
         return redirect("ui:intent_detail", name=name)
-    if run.status == CompileStatusChoices.SUCCEEDED:
+    if run.status == RunStatus.SUCCEEDED:
         messages.success(request, f"Compiled {run.device_count} devices in {run.duration_s:.2f} s (run #{run.pk}).")
         return redirect("ui:config_list", name=intent.name)
     messages.error(request, f"Compile failed: {run.error}")

@@ -8,9 +8,9 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 
 from inventory.models import Fabric
+from twin.runs import RunStatus
 from ui import integrations
 from ui.roles import OPERATE
-from validation.models import ValidationStatusChoices
 
 from .common import fabric_or_404, requires, viewer
 
@@ -82,12 +82,12 @@ def validation_run(request, name: str):
         outcome = integrations.validation_start(fabric, user=request.user)
         if isinstance(outcome, Exception):
             messages.error(request, f"Validation refused: {outcome}")
-        elif outcome.status == ValidationStatusChoices.SUCCEEDED:
+        elif outcome.status == RunStatus.SUCCEEDED:
             verdict = "passed" if outcome.ok else "failed"
             messages.success(request, f"Validation run #{outcome.pk} {verdict}: {outcome.checks_passed} checks "
                                       f"passed, {outcome.checks_failed} failed, {outcome.checks_skipped} skipped "
                                       f"({outcome.duration_s:.2f} s).")
-        elif outcome.status == ValidationStatusChoices.FAILED:
+        elif outcome.status == RunStatus.FAILED:
             messages.error(request, f"Validation run #{outcome.pk} could not complete: {outcome.error}")
         else:
             messages.info(request, f"Validation run #{outcome.pk} {outcome.status}.")

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from compiler.model import Platform
 from intents import selectors, services
-from intents.choices import CompileStatusChoices
+from twin.runs import RunStatus
 
 from ._common import command_errors
 
@@ -31,7 +31,7 @@ class Command(BaseCommand):
             started = time.perf_counter()
             run = services.compile_run_create(fabric_intent=fabric_intent, platforms=options["platform"],
                                               devices=options["device"])
-        if run.status != CompileStatusChoices.SUCCEEDED:
+        if run.status != RunStatus.SUCCEEDED:
             raise CommandError(f"compile run {run.pk} of {fabric_intent.name} failed:\n"
                                + (error_lines_from(run) or f"  {run.error}"))
         written = services.compile_run_write(run=run, out_dir=Path(options["out"]))

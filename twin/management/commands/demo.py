@@ -29,10 +29,10 @@ from changes.models import Step
 from changes.pipelines.runner import rollout_execute
 from compiler.errors import FabricTwinError
 from compiler.scenario import clos_params
-from intents.choices import CompileStatusChoices
 from intents.models import Tenant
 from intents.services import compile_run_create, compile_run_write, fabric_intent_apply, network_create
 from inventory.builder import fabric_build
+from twin.runs import RunStatus
 from twins.choices import TwinStatusChoices
 from twins.models import Twin
 from twins.services import TwinUnavailable, twin_down, twin_fidelity, twin_up
@@ -91,7 +91,7 @@ class Command(BaseCommand):
 
     def step_compile(self) -> str:
         run = compile_run_create(fabric_intent=self.context["fabric_intent"])
-        if run.status != CompileStatusChoices.SUCCEEDED:
+        if run.status != RunStatus.SUCCEEDED:
             raise CommandError(f"compile failed: {run.error}")
         self.context["compile_run"] = run
         target = self.out_dir / "configs"
@@ -155,7 +155,7 @@ class Command(BaseCommand):
         network = network_create(tenant=Tenant.objects.get(fabric_intent=fabric_intent, name="A"), name="a-eval",
                                  vlan_id=40, subnet="10.40.0.0/24", gateway="10.40.0.1")
         run = compile_run_create(fabric_intent=fabric_intent)
-        if run.status != CompileStatusChoices.SUCCEEDED:
+        if run.status != RunStatus.SUCCEEDED:
             raise CommandError(f"compile of the change failed: {run.error}")
         change_set = change_services.changeset_create_from_compile_run(
             compile_run_id=run.pk, target=RolloutTargetChoices.TWIN, name=f"demo: add network {network.name} (VLAN 40)",
