@@ -39,6 +39,7 @@ class ParsedDevice:
     unmodelled: list[Unmodelled] = field(default_factory=list)
     # Where a fact was stated: "interface Ethernet1" / "bgp" / "vlan 10" / "qos" -> (file, line)
     locations: dict[str, tuple[str, int]] = field(default_factory=dict)
+    source: str = ""  # where the files came from (a directory or file name in a config set)
 
     def locate(self, *keys: str) -> tuple[str, int] | None:
         for key in keys:

@@ -31,6 +31,7 @@ from compiler.parse.common import (
 )
 
 CONF = "frr.conf"
+ETS_QUANTUM_BYTES_PER_PERCENT = 1000  # compiler.render.frr: a DWRR quantum of 1000 bytes per weight percent
 PLAN = "linux-plan.json"
 _NOOPS = {"frr defaults datacenter", "log syslog informational", "service integrated-vtysh-config",
           "no zebra nexthop kernel enable", "line vty", "exit", "no bgp ebgp-requires-policy",
@@ -349,6 +350,8 @@ def _apply_roce_ports(plan: dict, structured: dict, by_linux: dict, unmodelled: 
         return
     qos = empty_qos()
     qos["trust"] = "dscp"
+    watchdog_wanted = "pfc_watchdog" in ((plan.get("roce_qos") or {}).get("not_rendered") or {})
+    qos["pfc_watchdog"]["enabled"] = watchdog_wanted
     interfaces = {item["name"]: item for item in structured["interfaces"]}
     for port in ports:
         interface = interfaces.get(by_linux.get(port["name"], port["name"]))
@@ -360,6 +363,7 @@ def _apply_roce_ports(plan: dict, structured: dict, by_linux: dict, unmodelled: 
         ecn_by_band: dict[int, dict] = {}
         priomap: list[int] = []
         strict_bands = 0
+        quanta: list[int] = []
         for command in port.get("commands", []):
             if match := _DSCP_PRIO.match(command):
                 for pair in match.group(1).split():
@@ -384,6 +388,8 @@ def _apply_roce_ports(plan: dict, structured: dict, by_linux: dict, unmodelled: 
                 priomap = [int(band) for band in match.group(1).split()]
                 strict_match = re.search(r" strict (\d+)", command)
                 strict_bands = int(strict_match.group(1)) if strict_match else 0
+                quanta_match = re.search(r" quanta ([\d ]+?) priomap", command)
+                quanta = [int(value) for value in quanta_match.group(1).split()] if quanta_match else []
             else:
                 unmodelled.append(Unmodelled(PLAN, 0, f"roce_qos_ports[{port['name']}]: {command}"))
         # tc-ets(8) priomap: priority -> band; a traffic class's band is that of its priority (priority == traffic
@@ -398,7 +404,13 @@ def _apply_roce_ports(plan: dict, structured: dict, by_linux: dict, unmodelled: 
         for band in range(strict_bands):  # tc-ets(8): the first `strict` bands are strict priority
             if band in queue_of_band:
                 qos["scheduling"][str(queue_of_band[band])] = {"mode": "strict"}
-        port_qos["pfc_watchdog"] = False  # Linux has no PFC watchdog (the plan's roce_qos.not_rendered)
+        for index, quantum in enumerate(quanta):  # then one DWRR quantum per band (compiler.render.frr)
+            band = strict_bands + index
+            if band in queue_of_band:
+                qos["scheduling"][str(queue_of_band[band])] = {
+                    "mode": "dwrr", "weight_percent": quantum // ETS_QUANTUM_BYTES_PER_PERCENT}
+        # Linux has no PFC watchdog: the plan names it under roce_qos.not_rendered when the switch wants one.
+        port_qos["pfc_watchdog"] = watchdog_wanted and bool(port_qos["pfc_priorities"])
         interface["qos"] = port_qos
     lossless = sorted({p for item in structured["interfaces"] if item["qos"] for p in item["qos"]["pfc_priorities"]})
     qos["lossless_priorities"] = lossless

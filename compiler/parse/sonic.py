@@ -12,7 +12,10 @@ state and otherwise known (:data:`KNOWN_TABLES`).
 from __future__ import annotations
 
 import json
+from functools import cache
 
+from compiler.catalog import SWITCH_MODELS
+from compiler.hardware import asic_family
 from compiler.parse.common import (
     ParsedDevice,
     Unmodelled,
@@ -25,6 +28,7 @@ from compiler.parse.common import (
     sort_structured,
 )
 from compiler.parse.frr import apply_vni_blocks, parse_frr_conf, peers_from_descriptions, strip_vrf_prefix
+from compiler.platforms import PlatformDataError, known_models, model_platforms
 
 CONFIG_DB = "config_db.json"
 FRR_CONF = "frr.conf"
@@ -85,6 +89,27 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
     return ParsedDevice(structured["hostname"], "sonic", structured, unmodelled, locations)
 
 
+@cache
+def _model_by_hwsku() -> dict[str, str]:
+    """SONiC HWSKU -> inventory model, from the platform data the renderer uses (compiler.platforms)."""
+    out = {}
+    for model in known_models():
+        try:
+            sonic = model_platforms(model).sonic
+        except PlatformDataError:
+            continue
+        if sonic is not None:
+            out.setdefault(sonic.hwsku, model)
+    return out
+
+
+def _hardware(hwsku: str | None) -> tuple[str | None, dict]:
+    model = _model_by_hwsku().get(hwsku or "")
+    spec = SWITCH_MODELS.get(model) if model else None
+    return model, {"model": model, "asic": spec.asic if spec else None,
+                   "asic_family": asic_family(spec) if spec else None}
+
+
 def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: list, lines: dict[str, int]) -> None:
     def at(key, table, row=None):
         line = lines.get(f"{table}|{row}") if row is not None else None
@@ -97,6 +122,7 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
     structured["hostname"] = metadata.get("hostname") or structured["hostname"]
     structured["role"] = ROLE_BY_DEVICE_TYPE.get(metadata.get("type"))
     structured["system_mac"] = metadata.get("mac")
+    structured["model"], structured["hardware"] = _hardware(metadata.get("hwsku"))
     at("device", "DEVICE_METADATA", "localhost")
     interfaces: dict[str, dict] = {}
     for name, port in (db.get("PORT") or {}).items():
