@@ -82,8 +82,12 @@ def carried(structured: dict, platform: str) -> dict:
 
 
 def carried_by_both(structured: dict, platform_a: str, platform_b: str) -> dict:
-    """What both platforms state (cross-target equivalence compares this)."""
-    return _intersect(carried(structured, platform_a), carried(structured, platform_b))
+    """What both platforms state (cross-target equivalence compares this). The management port's name is the
+    platform's own (EOS Management1, SONiC eth0), so it is not compared."""
+    both = _intersect(carried(structured, platform_a), carried(structured, platform_b))
+    if both.get("management"):
+        both["management"].pop("interface", None)
+    return both
 
 
 def _intersect(a, b):

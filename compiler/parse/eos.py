@@ -233,7 +233,7 @@ class _EosParser:
             self._ethernet(node, name)
         elif lowered.startswith("loopback"):
             self._loopback(node, name)
-        elif lowered.startswith("management"):
+        elif lowered.startswith("management") or any(c.text == "description oob_management" for c in node.children):
             self._management_interface(node, name)
         elif lowered.startswith("vlan") and name[4:].isdigit():
             self._svi(node, int(name[4:]))
