@@ -318,6 +318,8 @@ class _EosParser:
                 loopback["purpose"] = words[1]
             elif words[:2] == ["ip", "address"] and len(words) == 3:
                 loopback["ip"] = words[2]
+            elif child.text == "no shutdown":
+                pass
             else:
                 continue
             _use(child)
@@ -329,7 +331,7 @@ class _EosParser:
         management["interface"] = name
         for child in node.children:
             words = child.words()
-            if child.text in ("description oob_management", "no shutdown"):
+            if words[0] == "description" or child.text == "no shutdown":
                 pass
             elif words[0] == "vrf" and len(words) == 2:
                 management["vrf"] = words[1]
@@ -400,7 +402,7 @@ class _EosParser:
                  "vrf_vnis": {}, "flood_lists": {}}
         for child in node.children:
             words = child.words()
-            if child.text in _KNOWN_NOOPS:
+            if child.text in _KNOWN_NOOPS or words[0] == "description":
                 pass
             elif words[:2] == ["vxlan", "source-interface"] and len(words) == 3:
                 vxlan["source_interface"] = words[2]
@@ -462,7 +464,8 @@ class _EosParser:
 
         for child in node.children:
             words = child.words()
-            if child.text in _KNOWN_NOOPS or child.text in ("bgp asn notation asplain",):
+            # asplain notation and waiting for the FIB before advertising change no route the model describes.
+            if child.text in _KNOWN_NOOPS or child.text in ("bgp asn notation asplain", "update wait-install"):
                 pass
             elif words[0] == "router-id" and len(words) == 2:
                 bgp["router_id"] = words[1]
@@ -488,9 +491,10 @@ class _EosParser:
                     neighbor(target)["description"] = child.text.split(None, 3)[3]
                 elif rest[0] == "allowas-in" and len(rest) == 2:
                     bgp["allowas_in"] = int(rest[1])
-                elif rest[:2] == ["send-community", "extended"] or rest == ["send-community"] or rest == [
-                        "maximum-routes", "0"] or rest == ["next-hop-unchanged"]:
-                    pass
+                elif rest[:2] == ["send-community", "extended"] or rest == ["send-community"] or (
+                        rest[0] == "maximum-routes" and len(rest) == 2 and rest[1].isdigit()) or rest == [
+                        "next-hop-unchanged"]:
+                    pass  # route limits and communities: not in the model (EVPN needs extended ones, AVD sends all)
                 elif rest[0] in ("update-source", "ebgp-multihop") and len(rest) == 2:
                     options.setdefault(target, {})[rest[0]] = rest[1]
                 else:
@@ -604,7 +608,9 @@ class _EosParser:
         bgp = structured["bgp"]
         structured["asn"], structured["router_id"] = bgp["asn"], bgp["router_id"]
         evpn = bgp["evpn"]
-        evpn["advertise_all_vni"] = evpn["enabled"] and not evpn.pop("_next_hop_unchanged", False)
+        # Only a VTEP originates VNIs; a spine relaying EVPN keeps the next hop (bgp next-hop-unchanged).
+        evpn["advertise_all_vni"] = (evpn["enabled"] and bool(structured["vxlan"])
+                                     and not evpn.pop("_next_hop_unchanged", False))
         if not evpn["enabled"]:
             evpn.pop("_next_hop_unchanged", None)
         # Loopback purposes: our renderer names them; otherwise the router ID and the VTEP source say it.
