@@ -36,7 +36,9 @@ def _vrf(name):
 def carried(structured: dict, platform: str) -> dict:
     """The part of ``structured`` that ``platform``'s files state, in one spelling."""
     out: dict = {"hostname": structured["hostname"], "asn": structured["asn"], "router_id": structured["router_id"]}
-    if platform in ("eos", "sonic"):
+    if platform == "sonic":
+        # DEVICE_METADATA.type (ToRRouter for leaves and borders); EOS and FRR text say no role (the parsers
+        # infer one: a VTEP or a switch with server ports is a leaf).
         out["role"] = "leaf" if structured.get("role") in ("leaf", "border") else structured.get("role")
     out["loopbacks"] = [{"ip": item["ip"], "purpose": item["purpose"]} for item in structured["loopbacks"]]
     interfaces = []

@@ -630,7 +630,8 @@ class _EosParser:
         self._finish_vlans()
         self._finish_qos()
         self._finish_management()
-        structured["role"] = "leaf" if vxlan else "spine"
+        servers = any(interface["kind"] == "server" for interface in structured["interfaces"])
+        structured["role"] = "leaf" if vxlan or servers else "spine"
         sort_structured(structured)
 
     def _redistributed_loopbacks(self) -> list[str]:

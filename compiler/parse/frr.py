@@ -274,6 +274,12 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
     apply_vni_blocks(structured)
     peers_from_descriptions(structured)
     _finish_neighbors(structured)
+    # The plan lists loopback addresses only: the router ID's is router_id; the contract's other loopback is the
+    # VTEP source (leaves carry it even before a VNI exists).
+    for loopback in structured["loopbacks"]:
+        if loopback["purpose"] is None:
+            is_router_id = loopback["ip"].split("/")[0] == structured["bgp"]["router_id"]
+            loopback["purpose"] = "router_id" if is_router_id else "vtep"
     structured["role"] = "leaf" if structured["vxlan"] else "spine"
     structured.pop("_frr_vrf_vnis", None)
     sort_structured(structured)
@@ -334,12 +340,10 @@ def _apply_plan(plan: dict, structured: dict, unmodelled: list[Unmodelled]) -> N
         structured["vxlan"] = {"source_interface": loopback["name"] if loopback else None, "vtep_ip": vtep["local"],
                                "udp_port": vtep["dstport"], "mtu": vtep["mtu"], "vlan_vnis": vlan_vnis,
                                "vrf_vnis": vrf_vnis, "flood_lists": {}}
-    for loopback in structured["loopbacks"]:
-        if loopback["purpose"] is None:
-            loopback["purpose"] = "router_id"
     fabric = [link["mtu"] for link in plan.get("links", []) if link["kind"] == "fabric"]
     host = [b["mtu"] for b in plan.get("bridges", []) if b.get("svi")] or \
-        [link["mtu"] for link in plan.get("links", []) if link["kind"] == "server"]
+        [link["mtu"] for link in plan.get("links", []) if link["kind"] == "server"] or \
+        [b["mtu"] for b in plan.get("bridges", [])]
     structured["mtu"] = {"underlay": max(fabric, default=None), "host": max(host, default=None)}
     _apply_roce_ports(plan, structured, by_linux, unmodelled)
 

@@ -12,6 +12,7 @@ state and otherwise known (:data:`KNOWN_TABLES`).
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from functools import cache
 
 from compiler.catalog import SWITCH_MODELS
@@ -42,7 +43,7 @@ KNOWN_TABLES = {"BUFFER_POOL", "BUFFER_QUEUE", "VXLAN_EVPN_NVO", "MGMT_PORT", "M
 READ_TABLES = {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER", "VLAN_INTERFACE", "VRF",
                "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH",
-               "DEVICE_NEIGHBOR"}
+               "DEVICE_NEIGHBOR", "BREAKOUT_CFG"}
 
 
 def _ints(text: str) -> list[int]:
@@ -136,11 +137,21 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
             interface["fec"] = port["fec"]
         interfaces[name] = interface
         at(f"interface {name}", "PORT", name)
-    for key in db.get("INTERFACE") or {}:
+    _breakouts(db, interfaces)
+    for interface in interfaces.values():
+        # An enabled port that is neither routed nor in a VLAN faces a server in no network (our renderer says
+        # so in its description); routed and VLAN ports are classified below.
+        if interface["enabled"] or interface["description"].startswith("SERVER "):
+            interface["kind"] = "server"
+    for key, row in (db.get("INTERFACE") or {}).items():
         name, _, address = key.partition("|")
-        if name in interfaces and address:
+        if name not in interfaces:
+            continue
+        interfaces[name]["kind"] = "fabric"  # a routed port (sonic-interface.yang), numbered or not
+        if address:
             interfaces[name]["ip"] = address
-            interfaces[name]["kind"] = "fabric"
+        elif row.get("ipv6_use_link_local_only") == "enable":
+            interfaces[name]["unnumbered"] = True  # RFC 5549 BGP over the IPv6 link-local address
     for key, neighbor in (db.get("DEVICE_NEIGHBOR") or {}).items():
         if key in interfaces:
             interfaces[key]["peer_device"], interfaces[key]["peer_interface"] = neighbor.get("name"), neighbor.get(
@@ -219,10 +230,12 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         at("vxlan", "VXLAN_TUNNEL", name)
     router_id = metadata.get("bgp_router_id")
     for loopback in loopbacks.values():
-        if loopback["purpose"] is None:
-            loopback["purpose"] = "router_id" if loopback["ip"].split("/")[0] == router_id else None
+        if loopback["purpose"] is None:  # the contract's loopbacks: the router ID's, else the VTEP source
+            loopback["purpose"] = "router_id" if loopback["ip"].split("/")[0] == router_id else "vtep"
     fabric_mtus = [i["mtu"] for i in interfaces.values() if i["kind"] == "fabric" and i["mtu"]]
-    host_mtus = [i["mtu"] for i in interfaces.values() if i["kind"] == "server" and i["mtu"]]
+    # The host MTU: the server ports', else the tenant VLANs' (an L2 VLAN carries the host MTU, compiler.render).
+    host_mtus = [i["mtu"] for i in interfaces.values() if i["kind"] == "server" and i["mtu"]] or [
+        vlan["mtu"] for name, vlan in vlan_by_name.items() if vni_by_vlan.get(name) not in vrf_by_vni and vlan["mtu"]]
     structured["mtu"] = {"underlay": max(fabric_mtus, default=None), "host": max(host_mtus, default=None)}
     if structured["vxlan"] and structured["mtu"]["underlay"]:
         # VXLAN device MTU: underlay - 50 (RFC 7348 outer headers over IPv4); the L3VNI transit VLAN carries it.
@@ -231,6 +244,30 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
     structured["interfaces"] = list(interfaces.values())
     _read_qos(db, structured, interfaces, locations, lines)
     _read_management(db, structured)
+
+
+def _port_number(name: str) -> int:
+    digits = "".join(character for character in name if character.isdigit())
+    return int(digits) if digits else -1
+
+
+def _breakouts(db: dict, interfaces: dict[str, dict]) -> None:
+    """BREAKOUT_CFG (sonic-breakout_cfg.yang): a cage's mode ``NxSPEED[...]``; with N > 1 the ports numbered from
+    the cage's first port up to the next cage are its sub-ports (``breakout_parent`` = the cage's port name)."""
+    cages = sorted(((_port_number(name), name, row.get("brkout_mode", ""))
+                    for name, row in (db.get("BREAKOUT_CFG") or {}).items()), key=lambda item: item[0])
+    if not cages:
+        return
+    numbers = [number for number, _, _ in cages]
+    for name, interface in interfaces.items():
+        number = _port_number(name)
+        index = bisect_right(numbers, number) - 1
+        if index < 0:
+            continue
+        _, cage, mode = cages[index]
+        count = mode.split("x", 1)[0]
+        if count.isdigit() and int(count) > 1:
+            interface["breakout_parent"] = cage
 
 
 def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lines: dict) -> None:
