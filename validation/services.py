@@ -21,6 +21,7 @@ from intents import services as intent_services
 from intents.adapters import fabric_snapshot
 from intents.models import FabricIntent
 from twin.runs import runner_id
+from validators.configs import ConfigValidation, validate_configs
 from validators.run import select_checks, validate_fabric
 
 from .models import ValidationFinding, ValidationRun, ValidationStatusChoices
@@ -106,3 +107,11 @@ def _finish(run: ValidationRun, started: float) -> None:
     run.finished = timezone.now()
     run.duration_s = round(time.perf_counter() - started, 4)
     run.save()
+
+
+def validation_configs_run(*, device_files: dict[str, dict[str, str]], fabric_intent: FabricIntent | None = None,
+                           checks: Iterable[str] | None = None) -> ConfigValidation:
+    """Validate uploaded or pulled device configs as text (validators.configs); with a fabric intent its inventory
+    serves the checks that need one when the hostnames match. Nothing is stored: the report is the answer."""
+    snapshot = fabric_snapshot(fabric_intent) if fabric_intent is not None else None
+    return validate_configs(device_files, snapshot=snapshot, checks=list(checks) if checks else None)

@@ -66,7 +66,13 @@ def parse_device(files: dict[str, str], platform: str | None = None, hostname_hi
         raise ParseError(f"platform={platform!r}: no parser (known: {', '.join(PARSERS)})")
     roles = ROLES[platform]
     original = {_role_name(name, text, roles): name for name, text in files.items()}
-    parsed = PARSERS[platform]({role: files[name] for role, name in original.items()}, hostname_hint)
+    try:
+        parsed = PARSERS[platform]({role: files[name] for role, name in original.items()}, hostname_hint)
+    except (KeyError, ValueError, TypeError, AttributeError, IndexError) as error:
+        # Foreign text in a shape no parser expects (a JSON value of the wrong type, a number that is not one):
+        # refused naming the files, never a crash.
+        raise ParseError(f"{', '.join(sorted(files))}: not a {platform} configuration this parser can read "
+                         f"({type(error).__name__}: {error})") from error
     # Reports cite the files by the names they were given.
     parsed.unmodelled = [Unmodelled(original.get(item.file, item.file), item.line, item.text)
                          for item in parsed.unmodelled]

@@ -103,6 +103,17 @@ def configs_from_archive(data: bytes, name: str = "upload") -> dict[str, dict[st
     return out
 
 
+def configs_from_uploads(uploads: list[tuple[str, bytes]]) -> dict[str, dict[str, str]]:
+    """Several uploaded files, one per device (the device is the file name without its extension)."""
+    _check_sizes("files", [len(data) for _, data in uploads])
+    out: dict[str, dict[str, str]] = {}
+    for name, data in uploads:
+        _add(out, (name,), data, "files")
+    if not out:
+        raise ParseError("files=[]: no config files")
+    return out
+
+
 def _parts(member: str) -> tuple[str, ...]:
     parts = tuple(part for part in member.split("/") if part not in ("", "."))
     if member.startswith("/") or not parts:
