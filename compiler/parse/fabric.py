@@ -6,11 +6,16 @@ between loopbacks mapped onto the underlay sessions.
 * Flood lists: a VTEP with ``advertise-all-vni`` / ``redistribute learned`` floods each VNI to every other VTEP
   carrying it (EVPN type-3 routes, RFC 8365 section 9), which is what the compiler writes into the structured
   config (compiler.structured.vxlan_vrf).
+* Networks and tenants: configs name neither; a VLAN's network is the name any device gives its VNI (EOS
+  ``vlan N / name``, SONiC VLAN description), else ``vni<N>``; a tenant is known by its VRF, so a VRF's tenant is
+  its name and a VLAN's the VRF its VNI is routed in on any device (EOS states it on the SVI only).
 * EVPN over loopback sessions (AVD's overlay design): the structured config models EVPN on the sessions toward
   a device, so ``l2vpn_evpn`` moves to the underlay neighbors toward the device owning the overlay address.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from compiler.natural import natural_key
 from compiler.parse.common import ParsedDevice, Unmodelled, network_of
@@ -22,6 +27,7 @@ def complete_fabric(devices: dict[str, ParsedDevice]) -> None:
     _overlay_sessions(devices)
     _flood_lists(structured)
     _neighbor_peers(structured)
+    _networks_and_tenants(structured)
 
 
 def _peers(structured: dict[str, dict]) -> None:
@@ -93,3 +99,24 @@ def _flood_lists(structured: dict[str, dict]) -> None:
         vxlan["flood_lists"] = {
             str(vni): sorted((ip for ip in carriers.get(int(vni), []) if ip != vxlan["vtep_ip"]), key=natural_key)
             for vni in sorted(vxlan["vlan_vnis"].values())}
+
+
+def _networks_and_tenants(structured: dict[str, dict]) -> None:
+    names: dict[object, Counter] = {}
+    vrfs: dict[object, str] = {}
+    for config in structured.values():
+        for vlan in config["vlans"]:
+            key = vlan["vni"] if vlan["vni"] is not None else ("vlan", vlan["id"])
+            if vlan["name"]:
+                names.setdefault(key, Counter())[vlan["name"]] += 1
+            if vlan["vrf"]:
+                vrfs.setdefault(key, vlan["vrf"])
+        for vrf in config["vrfs"]:
+            vrf["tenant"] = vrf["name"]
+    for config in structured.values():
+        for vlan in config["vlans"]:
+            key = vlan["vni"] if vlan["vni"] is not None else ("vlan", vlan["id"])
+            stated = names.get(key)
+            vlan["network"] = stated.most_common(1)[0][0] if stated else (
+                f"vni{vlan['vni']}" if vlan["vni"] is not None else f"vlan{vlan['id']}")
+            vlan["tenant"] = vrfs.get(key)
