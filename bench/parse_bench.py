@@ -95,11 +95,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("size", nargs="?", default="64x1024")
     parser.add_argument("--write", action="store_true", help="store the row in bench/results/parse.{md,json}")
+    parser.add_argument("--json", action="store_true", help="print the row as one JSON line (bench.run reads it)")
     options = parser.parse_args()
     spines, leaves = (int(part) for part in options.size.split("x"))
     row = run(spines, leaves)
     text = table(row)
-    print(text)
+    print(json.dumps(row) if options.json else text)
     if options.write:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "parse.md").write_text("## Configs as text: parse + validate (validate --configs)\n\n" + text + "\n")

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compiler.errors import FabricTwinError
 from compiler.parse import ParsedDevice, parse_device
+from compiler.parse.carried import carried, differences
+from compiler.parse.drift import describe_path
 from compiler.parse.fabric import complete_fabric
 from validators.context import FabricContext
-from validators.findings import CheckStatus, Finding, Report
+from validators.findings import CheckStatus, Finding, Report, Severity
 from validators.run import validate_fabric
 
 NO_INVENTORY = "no inventory (structured configs only)"  # validators.run's reason for inventory checks
@@ -141,3 +144,64 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
         if where:
             out.append(f"{device.source or host}/{where[0]}:{where[1]}")
     return out
+
+
+def running_state_errors(intended: dict[str, ParsedDevice], running: dict[str, ParsedDevice]) -> dict[str, list[dict]]:
+    """The checks on the fabric as it runs (each device's running config where it was read, its intended one
+    elsewhere) against the fabric as intended: hostname -> the error findings that exist only in the running
+    state, so drift that breaks losslessness raises the check's error (issue #15 item 5)."""
+    fabric = {**intended, **running}
+    complete_fabric(fabric)
+    complete_fabric(intended)
+    before = {(f.check, f.subject, f.message) for f in validate_parsed(intended).report.findings
+              if f.severity == "error"}
+    out: dict[str, list[dict]] = {}
+    for finding in validate_parsed(fabric).report.findings:
+        if finding.severity != "error" or (finding.check, finding.subject, finding.message) in before:
+            continue
+        for end in finding.subject.split("<->"):
+            host = end.split(":", 1)[0].strip()
+            if host in running:
+                out.setdefault(host, []).append(finding.as_dict())
+    return out
+
+
+TEXT_CHECK = "text.render"
+
+
+def text_faithfulness(structured: dict[str, dict], files: dict[str, dict[str, str]],
+                      platforms: dict[str, str]) -> list[Finding]:
+    """The rollout gate on the text (issue #15 item 6): parse the exact files that will be pushed and compare
+    them with the structured config they were rendered from, on what each platform carries. A renderer bug (a
+    port's PFC dropped, a lane count wrong) or a hand edit of the files is an error naming the field and the line;
+    files that do not parse are an error naming the file."""
+    findings: list[Finding] = []
+    for host in sorted(files):
+        platform = platforms[host]
+        try:
+            parsed = parse_device(files[host], platform=platform, hostname_hint=host)
+        except FabricTwinError as error:
+            findings.append(Finding(TEXT_CHECK, Severity.ERROR, host, "parseable config", None,
+                                    f"{host}: the files to push do not parse: {error}"))
+            continue
+        if host not in structured:
+            continue
+        want_model, have_model = carried(structured[host], platform), carried(parsed.structured, platform)
+        for model in (want_model, have_model):  # EVPN builds flood lists; no file of one device states them
+            (model.get("vxlan") or {}).pop("flood_lists", None)
+        for path, want, have in differences(want_model, have_model):
+            subject, where = _subject_and_line(host, path, parsed)
+            findings.append(Finding(TEXT_CHECK, Severity.ERROR, subject, want, have,
+                                    f"{host} {describe_path(path)}: {want!r} in the structured config, {have!r} in "
+                                    f"the {platform} text{f' ({where})' if where else ''}: the files do not say "
+                                    "what was compiled"))
+    return findings
+
+
+def _subject_and_line(host: str, path: str, parsed: ParsedDevice) -> tuple[str, str]:
+    if path.startswith("interfaces["):
+        name = path[len("interfaces["):path.index("]")]
+        where = parsed.locate(f"interface {name} qos", f"interface {name}")
+        return f"{host}:{name}", f"{where[0]}:{where[1]}" if where else ""
+    where = parsed.locate(path.split(".")[0].split("[")[0], "device")
+    return host, f"{where[0]}:{where[1]}" if where else ""

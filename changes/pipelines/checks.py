@@ -19,6 +19,7 @@ import time
 from types import SimpleNamespace
 
 from compiler.errors import DriverError, TwinError
+from validators.configs import TEXT_CHECK, text_faithfulness
 from validators.findings import Finding, Report, Severity
 
 from ..choices import RolloutTargetChoices
@@ -52,6 +53,21 @@ def static_checks(change_set, report: Report) -> None:
             report.skip(f"static.{result.name}", result.reason)
         else:
             report.add(f"static.{result.name}", result.findings)
+    text_checks(change_set, report)
+
+
+def text_checks(change_set, report: Report) -> None:
+    """The gate on the text: the exact files the rollout will push, parsed and compared with the structured
+    configs they came from (validators.configs.text_faithfulness): a renderer bug or an edited file stops the
+    rollout before any device is touched."""
+    rows = [row for row in change_set.devices.all() if row.intended_files]
+    if not rows:
+        report.skip(f"static.{TEXT_CHECK}", "the change set has no files to push")
+        return
+    findings = text_faithfulness({row.hostname: row.structured for row in rows if row.structured},
+                                 {row.hostname: dict(row.intended_files) for row in rows},
+                                 {row.hostname: row.platform for row in rows})
+    report.add(f"static.{TEXT_CHECK}", findings)
 
 
 def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:

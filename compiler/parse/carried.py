@@ -110,8 +110,8 @@ def _record_key(item: dict):
 
 
 def _port_qos(port_qos: dict, structured: dict, platform: str) -> dict:
-    if not port_qos:
-        return {}
+    """A port's QoS with every carried field present (a port without QoS: empty values), so a difference reads
+    ``[3]`` against ``[]``."""
     fields = PORT_QOS_FIELDS[platform]
     out = {}
     qos = structured.get("qos") or {}
