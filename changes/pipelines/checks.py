@@ -19,6 +19,7 @@ import time
 from types import SimpleNamespace
 
 from compiler.errors import DriverError, TwinError
+from compiler.parse import PARSERS
 from validators.configs import TEXT_CHECK, text_faithfulness
 from validators.findings import Finding, Report, Severity
 
@@ -60,9 +61,10 @@ def text_checks(change_set, report: Report) -> None:
     """The gate on the text: the exact files the rollout will push, parsed and compared with the structured
     configs they came from (validators.configs.text_faithfulness): a renderer bug or an edited file stops the
     rollout before any device is touched."""
-    rows = [row for row in change_set.devices.all() if row.intended_files]
+    rows = [row for row in change_set.devices.all() if row.intended_files and row.platform in PARSERS]
     if not rows:
-        report.skip(f"static.{TEXT_CHECK}", "the change set has no files to push")
+        report.skip(f"static.{TEXT_CHECK}", f"the change set has no files of a platform with a parser "
+                                            f"({', '.join(PARSERS)}) to push")
         return
     findings = text_faithfulness({row.hostname: row.structured for row in rows if row.structured},
                                  {row.hostname: dict(row.intended_files) for row in rows},

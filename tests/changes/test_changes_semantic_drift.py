@@ -98,8 +98,8 @@ def test_drift_reports_field_differences_and_running_state_errors():
 @pytest.mark.django_db
 def test_drift_of_an_unparseable_running_config_is_said_not_hidden():
     intended = _intended()
-    records = services.drift_check(
-        hostnames_drivers={"leaf1": lambda: FakeDriver("leaf1", {"startup-config": "\x00garbage\n"})},
-        intended={"leaf1": intended["leaf1"]}, fabric_intended=intended)
-    assert records[0].drifted
-    assert records[0].differences and "leaf1" in records[0].differences[0]["message"]
+    broken = {"config_db.json": "{not json", "frr.conf": intended["leaf2"]["frr.conf"]}
+    records = services.drift_check(hostnames_drivers={"leaf2": lambda: FakeDriver("leaf2", broken)},
+                                   intended={"leaf2": intended["leaf2"]}, fabric_intended=intended)
+    assert records[0].drifted and records[0].running_errors == []
+    assert [item["message"][:41] for item in records[0].differences] == ["leaf2: running config not parsed: config_"]
