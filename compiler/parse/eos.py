@@ -84,6 +84,8 @@ class _EosParser:
         self.route_maps: dict[str, list[str]] = {}
         self.prefix_lists: dict[str, list[tuple[str, int | None]]] = {}
         self.redistribute_connected: str | None = None  # route-map name, "" for none
+        self.svis: dict[int, dict] = {}  # VLAN id -> SVI facts (interface VlanN)
+        self.bgp_vlans: dict[int, dict] = {}  # VLAN id -> RD and route targets (router bgp / vlan N)
 
     def at(self, key: str, node: Node) -> None:
         self.locations.setdefault(key, (self.file, node.line))
@@ -393,7 +395,6 @@ class _EosParser:
             else:
                 continue
             _use(child)
-        self.svis = getattr(self, "svis", {})
         self.svis[vlan_id] = svi
         self.at(f"interface Vlan{vlan_id}", _use(node))
 
@@ -582,7 +583,6 @@ class _EosParser:
             else:
                 continue
             _use(child)
-        self.bgp_vlans = getattr(self, "bgp_vlans", {})
         self.bgp_vlans[vlan_id] = entry
         self.at(f"bgp vlan {vlan_id}", _use(node))
 
@@ -660,8 +660,7 @@ class _EosParser:
         structured = self.structured
         vxlan = structured["vxlan"]
         vlan_vnis = {int(vlan): vni for vlan, vni in (vxlan.get("vlan_vnis") or {}).items()}
-        svis = getattr(self, "svis", {})
-        bgp_vlans = getattr(self, "bgp_vlans", {})
+        svis, bgp_vlans = self.svis, self.bgp_vlans
         for vlan_id, name in self.vlan_names.items():
             svi = svis.get(vlan_id)
             bgp_vlan = bgp_vlans.get(vlan_id, {"rd": None, "route_targets": {"import": [], "export": []}})
