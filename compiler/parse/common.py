@@ -10,6 +10,7 @@ lossless priorities and the queues), and leaves the rest at the contract's empty
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from socket import inet_aton
 
 from compiler.natural import natural_key
 
@@ -65,17 +66,22 @@ def cli_tree(text: str) -> list[Node]:
     """Top-level nodes of indentation-structured CLI text (EOS, FRR). ``!`` lines and blank lines separate
     blocks and carry nothing (EOS and FRR print comments as ``!``)."""
     roots: list[Node] = []
-    stack: list[tuple[int, Node]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("!"):
+    indents: list[int] = []  # the open blocks: indentation and node, innermost last
+    nodes: list[Node] = []
+    number = 0
+    for raw in text.split("\n"):
+        number += 1
+        content = raw.strip()  # also drops the CR of CRLF files
+        if not content or content[0] == "!":
             continue
         indent = len(raw) - len(raw.lstrip(" "))
-        node = Node(stripped, number)
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        (stack[-1][1].children if stack else roots).append(node)
-        stack.append((indent, node))
+        node = Node(content, number, [])
+        while indents and indents[-1] >= indent:
+            indents.pop()
+            nodes.pop()
+        (nodes[-1].children if nodes else roots).append(node)
+        indents.append(indent)
+        nodes.append(node)
     return roots
 
 
@@ -189,8 +195,10 @@ def sort_structured(structured: dict) -> dict:
 
 
 def ip_int(address: str) -> int:
-    parts = [int(part) for part in address.split(".")]
-    return (parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]
+    try:
+        return int.from_bytes(inet_aton(address), "big")
+    except OSError:
+        raise ValueError(f"not an IPv4 address: {address!r}") from None
 
 
 def network_of(prefix: str) -> tuple[int, int]:
@@ -208,9 +216,24 @@ def contains(prefix: str, address: str | None) -> bool:
     return ip_int(address) >> (32 - bits) == network
 
 
-def interface_for_address(structured: dict, address: str | None) -> str | None:
-    """The local interface whose subnet holds a BGP neighbor's address (configs name the address only)."""
-    for interface in structured["interfaces"]:
-        if interface["ip"] and contains(interface["ip"], address):
-            return interface["name"]
-    return None
+class SubnetIndex:
+    """Which local interface's subnet holds an address (configs name a BGP neighbor by address only): one dict
+    lookup per prefix length in use instead of a scan of every port (a 1,024-port spine has 1,024 neighbors)."""
+
+    def __init__(self, structured: dict) -> None:
+        self.by_length: dict[int, dict[int, str]] = {}
+        for interface in structured["interfaces"]:
+            if interface["ip"]:
+                network, bits = network_of(interface["ip"])
+                self.by_length.setdefault(bits, {}).setdefault(network, interface["name"])
+        self.lengths = sorted(self.by_length, reverse=True)  # the most specific subnet wins
+
+    def interface_for(self, address: str | None) -> str | None:
+        if not address:
+            return None
+        value = ip_int(address)
+        for bits in self.lengths:
+            name = self.by_length[bits].get(value >> (32 - bits))
+            if name is not None:
+                return name
+        return None

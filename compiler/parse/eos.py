@@ -15,6 +15,7 @@ import re
 from compiler.parse.common import (
     Node,
     ParsedDevice,
+    SubnetIndex,
     cli_tree,
     contains,
     empty_interface,
@@ -22,7 +23,6 @@ from compiler.parse.common import (
     empty_qos,
     empty_structured,
     finish_qos,
-    interface_for_address,
     neighbor_peer_from_description,
     peer_from_description,
     sort_structured,
@@ -30,6 +30,7 @@ from compiler.parse.common import (
 )
 
 FILE = "startup-config"
+_MISSING = object()
 # compiler.render.eos.ECN_QUEUE_KEYWORD, read backwards: the queue keyword names the ASIC family.
 QUEUE_KEYWORD_FAMILY = {"uc-tx-queue": "strata", "tx-queue": "sand"}
 WATCHDOG_ACTIONS = {"drop": "drop", "notify-only": "forward"}  # compiler.render.eos.WATCHDOG_ACTIONS inverted
@@ -84,6 +85,7 @@ class _EosParser:
         self.route_maps: dict[str, list[str]] = {}
         self.prefix_lists: dict[str, list[tuple[str, int | None]]] = {}
         self.redistribute_connected: str | None = None  # route-map name, "" for none
+        self.line_cache: dict[str, tuple | None] = {}
         self.svis: dict[int, dict] = {}  # VLAN id -> SVI facts (interface VlanN)
         self.bgp_vlans: dict[int, dict] = {}  # VLAN id -> RD and route targets (router bgp / vlan N)
 
@@ -242,61 +244,76 @@ class _EosParser:
         elif lowered.startswith("vxlan"):
             self._vxlan(node)
 
+    def _ethernet_line(self, text: str) -> tuple | None:
+        """What one line of an Ethernet interface sets: (field, value), or None when it is no such line. A
+        1,024-port spine repeats the same few lines (``mtu 9214``, ``no switchport``), so results are cached."""
+        cached = self.line_cache.get(text, _MISSING)
+        if cached is not _MISSING:
+            return cached
+        words = text.split()
+        result: tuple | None = None
+        if text == "shutdown" or text == "no shutdown":
+            result = ("enabled", text == "no shutdown")
+        elif words[0] == "mtu" and len(words) == 2 and words[1].isdigit():
+            result = ("mtu", int(words[1]))
+        elif words[0] == "speed" and len(words) >= 2:
+            speed, lanes = _speed(" ".join(words[1:]))
+            result = ("speed", (speed, lanes)) if speed is not None else None
+        elif text == "no switchport":
+            result = ("switchport", False)
+        elif text == "switchport" or (words[:2] == ["switchport", "mode"] and len(words) == 3
+                                      and words[2] in ("access", "trunk")):
+            result = ("switchport", True)
+        elif words[:3] == ["switchport", "access", "vlan"] and len(words) == 4:
+            result = ("access_vlan", int(words[3]))
+        elif words[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(words) == 5:
+            result = ("trunk_vlans", _vlan_ids(words[4]))
+        elif words[:4] == ["switchport", "trunk", "native", "vlan"] and len(words) == 5:
+            result = ("native_vlan", int(words[4]))
+        elif text == "spanning-tree portfast":
+            result = ("noop", None)
+        elif words[0] == "service-profile" and len(words) == 2 and words[1] in self.profiles:
+            result = ("profile", words[1])
+        self.line_cache[text] = result
+        return result
+
     def _ethernet(self, node: Node, name: str) -> None:
         interface = empty_interface(name)
         interface["enabled"] = True  # EOS's default: `shutdown` is printed when a port is down
-        port_qos, qos_stated = empty_port_qos(), False
+        direct_qos, profile_name, qos_line = None, None, None
         switchport = None
         for child in node.children:
-            words = child.words()
-            if words[0] == "description" and len(words) > 1:
-                interface["description"] = child.text.split(None, 1)[1]
-            elif child.text == "shutdown":
-                interface["enabled"] = False
-            elif child.text == "no shutdown":
-                interface["enabled"] = True
-            elif words[0] == "mtu" and len(words) == 2:
-                interface["mtu"] = int(words[1])
-            elif words[0] == "speed" and len(words) >= 2:
-                speed, lanes = _speed(" ".join(words[1:]))
-                if speed is None:
-                    continue
-                interface["speed_gbps"], interface["lanes"] = speed, lanes
-            elif child.text == "no switchport":
-                switchport = False
-            elif child.text == "switchport":
-                switchport = True
-            elif words[:2] == ["switchport", "mode"] and len(words) == 3 and words[2] in ("access", "trunk"):
-                switchport = True
-            elif words[:3] == ["switchport", "access", "vlan"] and len(words) == 4:
-                switchport, interface["access_vlan"] = True, int(words[3])
-            elif words[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(words) == 5:
-                switchport, interface["trunk_vlans"] = True, _vlan_ids(words[4])
-            elif words[:4] == ["switchport", "trunk", "native", "vlan"] and len(words) == 5:
-                interface["access_vlan"] = int(words[4])
-            elif words[:2] == ["ip", "address"] and len(words) == 3:
-                interface["ip"] = words[2]
-            elif words[0] == "service-profile" and len(words) == 2 and words[1] in self.profiles:
-                profile = self.profiles[words[1]]
-                for key in ("trust", "pfc_watchdog"):
-                    port_qos[key] = port_qos[key] or profile[key]
-                port_qos["pfc_priorities"] = sorted({*port_qos["pfc_priorities"], *profile["pfc_priorities"]})
-                port_qos["ecn"] = {**profile["ecn"], **port_qos["ecn"]}
-                for queue, entry in self.profile_scheduling[words[1]].items():
-                    self.qos["scheduling"].setdefault(queue, entry)
-                qos_stated = True
-            elif child.text == "spanning-tree portfast":
-                pass
-            elif self._port_qos_line(child, port_qos, self.qos["scheduling"]):
-                qos_stated = True
-                continue
+            text = child.text
+            if text.startswith("description "):
+                interface["description"] = text.split(None, 1)[1]
+            elif text.startswith("ip address ") and text.count(" ") == 2:
+                interface["ip"] = text[len("ip address "):]
             else:
-                continue
-            _use(child)
+                decoded = self._ethernet_line(text)
+                if decoded is None:
+                    if direct_qos is None:
+                        direct_qos = empty_port_qos()
+                    if self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
+                        qos_line = qos_line or child
+                    continue
+                field, value = decoded
+                if field == "speed":
+                    interface["speed_gbps"], interface["lanes"] = value
+                elif field == "switchport":
+                    switchport = value
+                elif field == "access_vlan" or field == "native_vlan":
+                    switchport = True if field == "access_vlan" else switchport
+                    interface["access_vlan"] = value
+                elif field == "trunk_vlans":
+                    switchport, interface["trunk_vlans"] = True, value
+                elif field == "profile":
+                    profile_name, qos_line = value, child
+                elif field != "noop":
+                    interface[field] = value
+            child.used = True
         if interface["access_vlan"] is not None and interface["trunk_vlans"]:
             # The renderer adds the native VLAN to the allowed list; the contract keeps them apart.
             interface["trunk_vlans"] = [vlan for vlan in interface["trunk_vlans"] if vlan != interface["access_vlan"]]
-        peer_device, peer_interface = peer_from_description(interface["description"])
         if switchport:
             interface["kind"] = "server"
         elif switchport is False:
@@ -304,13 +321,27 @@ class _EosParser:
         else:
             interface["kind"] = "unused"
         if interface["kind"] != "unused":
-            interface["peer_device"], interface["peer_interface"] = peer_device, peer_interface
-        interface["qos"] = port_qos if qos_stated else {}
+            interface["peer_device"], interface["peer_interface"] = peer_from_description(interface["description"])
+        interface["qos"] = self._port_qos(profile_name, direct_qos if qos_line is not None else None)
         self.structured["interfaces"].append(interface)
         self.at(f"interface {name}", _use(node))
-        if qos_stated:
-            self.at(f"interface {name} qos", next((c for c in node.children if c.words()[0] in (
-                "service-profile", "priority-flow-control", "qos")), node))
+        if qos_line is not None:
+            self.at(f"interface {name} qos", qos_line)
+
+    def _port_qos(self, profile_name: str | None, direct: dict | None) -> dict:
+        """A port's QoS: its service-profile's (one dict shared by every port naming the profile, as the compiler
+        shares them), merged with QoS commands on the interface itself (AVD prints PFC there)."""
+        if profile_name is None:
+            return direct or {}
+        profile = self.profiles[profile_name]
+        for queue, entry in self.profile_scheduling[profile_name].items():
+            self.qos["scheduling"].setdefault(queue, entry)
+        if direct is None:
+            return profile
+        return {"trust": direct["trust"] or profile["trust"],
+                "pfc_priorities": sorted({*profile["pfc_priorities"], *direct["pfc_priorities"]}),
+                "pfc_watchdog": direct["pfc_watchdog"] or profile["pfc_watchdog"],
+                "ecn": {**profile["ecn"], **direct["ecn"]}, "headroom": {}}
 
     def _loopback(self, node: Node, name: str) -> None:
         loopback = {"name": name, "ip": None, "purpose": None}
@@ -650,8 +681,9 @@ class _EosParser:
 
     def _finish_interfaces(self) -> None:
         structured = self.structured
+        subnets = SubnetIndex(structured)
         for neighbor in structured["bgp"]["neighbors"]:
-            neighbor["interface"] = interface_for_address(structured, neighbor["address"])
+            neighbor["interface"] = subnets.interface_for(neighbor["address"])
         fabric_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "fabric" and i["mtu"]]
         host_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "server" and i["mtu"]]
         structured["mtu"] = {"underlay": max(fabric_mtus, default=None), "host": max(host_mtus, default=None)}
@@ -703,7 +735,7 @@ class _EosParser:
         if self.mmu_headroom and lossless:
             # One switch-wide XOFF reservation (compiler.render.eos._mmu_profile): each lossless port gets it,
             # split over its lossless priorities; EOS sizes XON itself, so size_bytes is not stated (None).
-            for port in ports:
+            for port in {id(port["qos"]): port for port in ports}.values():  # ports share profile dicts
                 priorities = port["qos"]["pfc_priorities"]
                 if not priorities:
                     continue

@@ -92,13 +92,14 @@ def _flood_lists(structured: dict[str, dict]) -> None:
             continue
         for vni in vxlan["vlan_vnis"].values():
             carriers.setdefault(int(vni), []).append(vxlan["vtep_ip"])
+    ordered = {vni: sorted(ips, key=natural_key) for vni, ips in carriers.items()}  # once per VNI, not per VTEP
     for config in structured.values():
         vxlan = config["vxlan"]
         if not vxlan or not vxlan.get("vtep_ip") or not config["bgp"]["evpn"]["enabled"]:
             continue
-        vxlan["flood_lists"] = {
-            str(vni): sorted((ip for ip in carriers.get(int(vni), []) if ip != vxlan["vtep_ip"]), key=natural_key)
-            for vni in sorted(vxlan["vlan_vnis"].values())}
+        own = vxlan["vtep_ip"]
+        vxlan["flood_lists"] = {str(vni): [ip for ip in ordered.get(int(vni), ()) if ip != own]
+                                for vni in sorted(vxlan["vlan_vnis"].values())}
 
 
 def _networks_and_tenants(structured: dict[str, dict]) -> None:

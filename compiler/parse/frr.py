@@ -16,6 +16,7 @@ import re
 from compiler.parse.common import (
     Node,
     ParsedDevice,
+    SubnetIndex,
     Unmodelled,
     cli_tree,
     empty_interface,
@@ -23,7 +24,6 @@ from compiler.parse.common import (
     empty_qos,
     empty_structured,
     finish_qos,
-    interface_for_address,
     neighbor_peer_from_description,
     peer_from_description,
     sort_structured,
@@ -287,9 +287,10 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
 
 
 def _finish_neighbors(structured: dict) -> None:
+    subnets = SubnetIndex(structured)
     for neighbor in structured["bgp"]["neighbors"]:
         if neighbor["interface"] is None:
-            neighbor["interface"] = interface_for_address(structured, neighbor["address"])
+            neighbor["interface"] = subnets.interface_for(neighbor["address"])
 
 
 def _apply_plan(plan: dict, structured: dict, unmodelled: list[Unmodelled]) -> None:

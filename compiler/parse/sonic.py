@@ -12,6 +12,7 @@ state and otherwise known (:data:`KNOWN_TABLES`).
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_right
 from functools import cache
 
@@ -19,13 +20,13 @@ from compiler.catalog import SWITCH_MODELS
 from compiler.hardware import asic_family
 from compiler.parse.common import (
     ParsedDevice,
+    SubnetIndex,
     Unmodelled,
     empty_interface,
     empty_port_qos,
     empty_qos,
     empty_structured,
     finish_qos,
-    interface_for_address,
     sort_structured,
 )
 from compiler.parse.frr import apply_vni_blocks, parse_frr_conf, peers_from_descriptions, strip_vrf_prefix
@@ -50,22 +51,28 @@ def _ints(text: str) -> list[int]:
     return sorted(int(part) for part in str(text).split(",") if part.strip().isdigit())
 
 
+_JSON_OBJECT_KEY = re.compile(r'^([ \t]*)"([^"\n]*)"[ \t]*:[ \t]*\{', re.MULTILINE)
+
+
 def _json_line_index(text: str) -> dict[str, int]:
     """``TABLE`` / ``TABLE|key`` -> the line where that object opens, for findings that cite file:line.
-    config_db.json is printed one key per line (SONiC's ``sonic-cfggen --print-data``, our renderer): the depth
-    of the braces says whether a key names a table (depth 1) or a row (depth 2)."""
+    config_db.json is printed one key per line (SONiC's ``sonic-cfggen --print-data``, our renderer): the
+    shallowest indented object keys are tables, the next level their rows."""
+    matches = [(match.start(), len(match.group(1)), match.group(2)) for match in _JSON_OBJECT_KEY.finditer(text)]
+    indents = sorted({indent for _, indent, _ in matches})
+    if not indents:
+        return {}
+    table_indent, row_indent = indents[0], indents[1] if len(indents) > 1 else None
     index: dict[str, int] = {}
-    depth, table = 0, ""
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if stripped.startswith('"') and stripped.endswith("{"):
-            key = stripped.split('"')[1]
-            if depth == 1:
-                table = key
-                index.setdefault(table, number)
-            elif depth == 2:
-                index.setdefault(f"{table}|{key}", number)
-        depth += stripped.count("{") - stripped.count("}")
+    table, line, position = "", 1, 0
+    for start, indent, key in matches:
+        line += text.count("\n", position, start)
+        position = start
+        if indent == table_indent:
+            table = key
+            index.setdefault(table, line)
+        elif indent == row_indent and table:
+            index.setdefault(f"{table}|{key}", line)
     return index
 
 
@@ -83,9 +90,10 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
         vrf["l3vni"] = vrf["l3vni"] or vrf_vnis.get(vrf["name"])
     apply_vni_blocks(structured)
     peers_from_descriptions(structured)
+    subnets = SubnetIndex(structured)
     for neighbor in structured["bgp"]["neighbors"]:
         if neighbor["interface"] is None and neighbor["address"]:
-            neighbor["interface"] = interface_for_address(structured, neighbor["address"])
+            neighbor["interface"] = subnets.interface_for(neighbor["address"])
     sort_structured(structured)
     return ParsedDevice(structured["hostname"], "sonic", structured, unmodelled, locations)
 

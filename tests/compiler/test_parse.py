@@ -162,3 +162,9 @@ def test_sonic_text_fault_pfc_enable_removed_from_one_port_qos_map_entry_is_caug
     line = int(file_line.rsplit(":", 1)[1])
     assert file_line.startswith("leaf2/config_db.json:")
     assert '"Ethernet248"' in configs["leaf2"]["config_db.json"].splitlines()[line - 1]
+
+
+def test_crlf_and_blank_lines_parse_like_the_original():
+    text = _files("single_tenant_2x4", "leaf1", "eos")["startup-config"]
+    odd = text.replace("\n", "\r\n").replace("!\r\ninterface Ethernet2", "   \r\n!\r\ninterface Ethernet2")
+    assert parse_device({"startup-config": odd}).structured == parse_device({"startup-config": text}).structured
