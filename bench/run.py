@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench.parse_bench import table as parse_table
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SIZES = (("2x4", 5), ("4x16", 5), ("8x64", 3), ("16x256", 3), ("64x1024", 2))  # (size, repeats)
@@ -34,6 +36,8 @@ TARGETS = {
     "eos_vs_pyavd_ratio": 20.0,
     "twin_4x64_converged_s": 60.0,
     "api_list_p95_ms": 200.0,
+    "parse_validate_1088_s": 20.0,
+    "parse_validate_1088_rss_mb": 3072.0,
 }
 
 
@@ -115,7 +119,16 @@ def optional(module: str, call: str = "run"):
     return (imported, result), None
 
 
-def targets(scale_rows: list[dict], avd_rows, twin_rows, api_result) -> list[tuple[str, str, str, str]]:
+def parse_configs_row() -> dict:
+    """bench.parse_bench at 64x1024 in its own process (its peak RSS is its own)."""
+    completed = subprocess.run([sys.executable, "-m", "bench.parse_bench", "64x1024", "--json"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=3600)
+    if completed.returncode != 0:
+        return {"error": completed.stderr.strip()[-500:]}
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def targets(scale_rows: list[dict], avd_rows, twin_rows, api_result, parse_row=None) -> list[tuple[str, str, str, str]]:
     big = next((row for row in scale_rows if row.get("size") == "64x1024" and "error" not in row), None)
     out = []
 
@@ -145,6 +158,14 @@ def targets(scale_rows: list[dict], avd_rows, twin_rows, api_result) -> list[tup
         add("API list endpoints", "p95 < 200 ms, constant queries",
             f"worst p95 {worst} ms, queries {'constant' if constant else 'NOT constant'}",
             worst < TARGETS["api_list_p95_ms"] and constant)
+    if parse_row and "error" not in parse_row:
+        cpu = parse_row["parse_cpu_s"] + parse_row["validate_cpu_s"]
+        add("1,088 switches' configs (EOS+SONiC+FRR) parsed + validated as text", "< 20 s and < 3 GB",
+            f"{parse_row['total_wall_s']:.2f} s wall ({cpu:.2f} s CPU), peak RSS {parse_row['peak_rss_mb']:.0f} MB",
+            parse_row["total_wall_s"] < TARGETS["parse_validate_1088_s"]
+            and parse_row["peak_rss_mb"] < TARGETS["parse_validate_1088_rss_mb"])
+    else:
+        add("1,088 switches' configs parsed + validated as text", "< 20 s and < 3 GB", "skipped", None)
     return out
 
 
@@ -193,7 +214,15 @@ def main() -> int:
     report["render"] = render_text
     sections.append("## Render speed (1,000 synthetic devices)\n\n```\n" + render_text + "\n```")
 
-    target_rows = targets(scale_rows, avd_rows, twin_rows, api_result)
+    print("configs as text ...", file=sys.stderr, flush=True)
+    parse_row = parse_configs_row()
+    report["parse_configs"] = parse_row
+    if "error" in parse_row:
+        sections.append(f"## Configs as text (validate --configs)\n\nskipped: {parse_row['error']}")
+    else:
+        sections.append("## Configs as text (validate --configs)\n\n" + parse_table(parse_row))
+
+    target_rows = targets(scale_rows, avd_rows, twin_rows, api_result, parse_row)
     report["targets"] = [dict(zip(("target", "goal", "measured", "status"), row, strict=True)) for row in target_rows]
     sections.append("## Targets\n\n| target | goal | measured | status |\n|---|---|---|---|\n" + "\n".join(
         f"| {name} | {goal} | {measured} | {status} |" for name, goal, measured, status in target_rows))

@@ -175,6 +175,10 @@ class DriftRecord(models.Model):
     running_hash = models.CharField(max_length=64, blank=True)
     drifted = models.BooleanField(default=False)
     diff = models.TextField(blank=True)
+    # Semantic drift (compiler.parse.drift): field-level differences in the model's words, and the error findings
+    # the static checks raise on the running state that the intended state does not have.
+    differences = models.JSONField(default=list, blank=True)
+    running_errors = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     change_set = models.ForeignKey(ChangeSet, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 

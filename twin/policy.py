@@ -100,7 +100,7 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     "intents.api.views.DeviceConfigViewSet": READ,
     # validation and the twin: operators run them
     "validation.api.views.ValidationRunViewSet": {**READ, "create": OPERATE, "destroy": OPERATE, "report": VIEW,
-                                                  "findings": VIEW},
+                                                  "findings": VIEW, "configs": OPERATE},
     "twins.api.views.TwinViewSet": {**READ, "create": OPERATE, "up": OPERATE, "down": OPERATE, "check": OPERATE,
                                     "inject": OPERATE, "fidelity": OPERATE, "live_status": VIEW},
     # change pipelines: production needs an admin (and approval by a second person, see changes.services)

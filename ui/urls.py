@@ -49,6 +49,7 @@ urlpatterns = [
     path("configs/<name:name>/<name:hostname>/", configs.config_detail, name="config_detail"),
     # validation
     path("validation/", validation.validation_pick, name="validation_pick"),
+    path("validate-configs/", validation.validation_configs, name="validation_configs"),
     path("validation/<name:name>/", validation.validation_report, name="validation_report"),
     path("validation/<name:name>/run/", validation.validation_run, name="validation_run"),
     # twin

@@ -18,10 +18,11 @@ from django.db import transaction
 
 from compiler.errors import FabricTwinError, FieldError, InputError
 from intents import services as intent_services
-from intents.adapters import snapshot_sha256
+from intents.adapters import fabric_snapshot, snapshot_sha256
 from intents.models import CompileRun, FabricIntent
 from intents.selectors import compile_run_result
 from twin.runs import RunStatus, run_execute
+from validators.configs import ConfigValidation, validate_configs
 from validators.run import select_checks, validate_fabric
 
 from .models import ValidationFinding, ValidationRun
@@ -129,3 +130,11 @@ def _store(run: ValidationRun, report, device_count: int) -> None:
     run.device_count = device_count
     run.checks_passed, run.checks_failed, run.checks_skipped = counts["passed"], counts["failed"], counts["skipped"]
     run.error_count, run.warning_count, run.info_count = totals["error"], totals["warning"], totals["info"]
+
+
+def validation_configs_run(*, device_files: dict[str, dict[str, str]], fabric_intent: FabricIntent | None = None,
+                           checks: Iterable[str] | None = None) -> ConfigValidation:
+    """Validate uploaded or pulled device configs as text (validators.configs); with a fabric intent its inventory
+    serves the checks that need one when the hostnames match. Nothing is stored: the report is the answer."""
+    snapshot = fabric_snapshot(fabric_intent) if fabric_intent is not None else None
+    return validate_configs(device_files, snapshot=snapshot, checks=list(checks) if checks else None)

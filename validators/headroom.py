@@ -84,9 +84,15 @@ def check_headroom(fabric) -> list[Finding]:
                         check=CHECK, severity=Severity.ERROR, subject=subject, expected=need.size_bytes, actual=None,
                         message=f"no headroom reserved for lossless priority {priority} on {subject}"))
                     continue
-                reserved += profile.get("size_bytes") or 0
-                xoff, size = profile.get("xoff_bytes") or 0, profile.get("size_bytes") or 0
-                if xoff < need.xoff_bytes or size < need.size_bytes:
+                reserved += profile.get("size_bytes") or profile.get("xoff_bytes") or 0
+                xoff, size = profile.get("xoff_bytes") or 0, profile.get("size_bytes")
+                # size_bytes None: the platform configures the XOFF reservation only and sizes XON itself (EOS
+                # `ingress headroom bytes`, read back by compiler.parse.eos); then only XOFF can be judged.
+                if size is None:
+                    size, need_size = xoff, need.xoff_bytes
+                else:
+                    need_size = need.size_bytes
+                if xoff < need.xoff_bytes or size < need_size:
                     findings.append(Finding(
                         check=CHECK, severity=Severity.ERROR, subject=subject,
                         expected={"xoff_bytes": need.xoff_bytes, "size_bytes": need.size_bytes},

@@ -70,8 +70,8 @@ class RolloutCreateSerializer(serializers.Serializer):
 class DriftRecordSerializer(serializers.ModelSerializer):
     class Meta:
         model = DriftRecord
-        fields = ("id", "hostname", "checked_at", "intended_hash", "running_hash", "drifted", "diff", "error",
-                  "change_set")
+        fields = ("id", "hostname", "checked_at", "intended_hash", "running_hash", "drifted", "diff", "differences",
+                  "running_errors", "error", "change_set")
 
 
 class AuditLogSerializer(serializers.ModelSerializer):

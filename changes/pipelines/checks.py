@@ -20,6 +20,7 @@ import time
 import uuid
 
 from compiler.errors import DriverError, TwinError
+from compiler.parse import PARSERS
 from intents.adapters import fabric_snapshot
 from intents.models import CompileRun
 from labs import checks as live
@@ -29,6 +30,7 @@ from labs.runtime import TwinState
 from labs.shell import twin_prerequisites
 from labs.topology import TwinNode
 from twins.services import compile_result_for_run, installation_id
+from validators.configs import TEXT_CHECK, text_faithfulness
 from validators.context import ValidationInput
 from validators.findings import Finding, Report, Severity
 from validators.run import validate_fabric
@@ -56,6 +58,22 @@ def static_checks(change_set, report: Report) -> None:
             report.skip(f"static.{result.name}", result.reason)
         else:
             report.add(f"static.{result.name}", result.findings)
+    text_checks(change_set, report)
+
+
+def text_checks(change_set, report: Report) -> None:
+    """The gate on the text: the exact files the rollout will push, parsed and compared with the structured
+    configs they came from (validators.configs.text_faithfulness): a renderer bug or an edited file stops the
+    rollout before any device is touched."""
+    rows = [row for row in change_set.devices.all() if row.intended_files and row.platform in PARSERS]
+    if not rows:
+        report.skip(f"static.{TEXT_CHECK}", f"the change set has no files of a platform with a parser "
+                                            f"({', '.join(PARSERS)}) to push")
+        return
+    findings = text_faithfulness({row.hostname: row.structured for row in rows if row.structured},
+                                 {row.hostname: dict(row.intended_files) for row in rows},
+                                 {row.hostname: row.platform for row in rows})
+    report.add(f"static.{TEXT_CHECK}", findings)
 
 
 def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:

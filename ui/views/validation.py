@@ -7,10 +7,14 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 
+from compiler.errors import FabricTwinError
+from compiler.parse.files import configs_from_archive, configs_from_uploads
+from intents.models import FabricIntent
 from inventory.models import Fabric
 from twin.runs import RunStatus
 from ui import integrations
 from ui.roles import OPERATE
+from validation import services as validation_services
 
 from .common import fabric_or_404, requires, viewer
 
@@ -92,3 +96,36 @@ def validation_run(request, name: str):
         else:
             messages.info(request, f"Validation run #{outcome.pk} {outcome.status}.")
     return redirect("ui:validation_report", name=fabric.name)
+
+
+@requires(OPERATE, methods=("POST",))
+def validation_configs(request):
+    """Validate device configs as text: upload an archive (<device>/<files>) or one file per device; the report
+    cites each finding's file:line and lists every unmodelled line (validators.configs). Nothing is stored."""
+    context = {"section": "validation", "title": "Validate configs", "result": None,
+               "intents": FabricIntent.objects.order_by("name").values_list("pk", "name")}
+    status = 200
+    if request.method == "POST":
+        archive, uploads = request.FILES.get("archive"), request.FILES.getlist("files")
+        intent_id = request.POST.get("fabric_intent") or ""
+        try:
+            if bool(archive) == bool(uploads):
+                raise FabricTwinError("archive / files: upload one archive or several files (not both, not none)")
+            device_files = (configs_from_archive(archive.read(), archive.name) if archive else
+                            configs_from_uploads([(upload.name, upload.read()) for upload in uploads]))
+            fabric_intent = None
+            if intent_id:
+                fabric_intent = FabricIntent.objects.filter(pk=int(intent_id) if intent_id.isdigit() else -1).first()
+                if fabric_intent is None:
+                    raise FabricTwinError(f"fabric_intent={intent_id!r}: no such fabric intent")
+            context["result"] = validation_services.validation_configs_run(device_files=device_files,
+                                                                           fabric_intent=fabric_intent)
+        except FabricTwinError as error:
+            messages.error(request, f"Configs refused: {error}")
+            status = 400
+    if context["result"] is not None:
+        result = context["result"]
+        context["findings"] = [{"finding": finding, "where": result.where(finding)}
+                               for finding in result.report.findings][:2000]
+        context["unmodelled"] = result.unmodelled()[:2000]
+    return render(request, "ui/validation_configs.html", context, status=status)

@@ -38,3 +38,20 @@ class ValidationFindingSerializer(serializers.ModelSerializer):
 class ReportFilterSerializer(serializers.Serializer):
     check = serializers.CharField(required=False, max_length=64)
     severity = serializers.ChoiceField(choices=SeverityChoices.choices, required=False)
+
+
+class ConfigsUploadSerializer(serializers.Serializer):
+    """Device configs to validate as text: one archive (.tar, .tar.gz, .zip of <device>/<files> or one file per
+    device) or several files (one per device: an EOS config, a SONiC config_db.json)."""
+
+    archive = serializers.FileField(required=False)
+    files = serializers.ListField(child=serializers.FileField(), required=False, default=list)
+    fabric_intent = serializers.PrimaryKeyRelatedField(queryset=FabricIntent.objects.all(), required=False,
+                                                       allow_null=True, default=None,
+                                                       help_text="Use this fabric's inventory when hostnames match")
+    checks = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list)
+
+    def validate(self, attrs):
+        if bool(attrs.get("archive")) == bool(attrs.get("files")):
+            raise serializers.ValidationError({"archive": ["send one archive or several files (not both, not none)"]})
+        return attrs

@@ -8,8 +8,10 @@ from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
+from compiler.parse.files import configs_from_archive, configs_from_uploads
 from inventory.models import Switch
 from twin.runs import run_enqueue
 
@@ -73,3 +75,21 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
         if page is not None:
             return self.get_paginated_response(s.ValidationFindingSerializer(page, many=True).data)
         return Response(s.ValidationFindingSerializer(findings, many=True).data)
+
+    @extend_schema(request={"multipart/form-data": s.ConfigsUploadSerializer}, responses={200: dict})
+    @action(detail=False, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    def configs(self, request):
+        """Validate device configs as text (any EOS/SONiC/FRR mix, platform detected by content): the report with
+        each finding's file:line and every unmodelled line. Nothing is stored. Unreadable input is a 400 naming
+        the file."""
+        params = s.ConfigsUploadSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        options = params.validated_data
+        if options.get("archive"):
+            archive = options["archive"]
+            device_files = configs_from_archive(archive.read(), archive.name)
+        else:
+            device_files = configs_from_uploads([(upload.name, upload.read()) for upload in options["files"]])
+        result = services.validation_configs_run(device_files=device_files, fabric_intent=options["fabric_intent"],
+                                                 checks=options.get("checks") or None)
+        return Response(result.as_dict())

@@ -1,0 +1,772 @@
+"""Arista EOS startup-config / running-config -> structured config (docs/structured-config.md).
+
+The text is read as EOS prints it (``show running-config``): top-level commands, blocks indented below them.
+Every command this module understands is the inverse of a line of :mod:`compiler.render.eos` or its equivalent
+as Arista AVD's ``eos_cli_config_gen`` prints it (PFC and ``qos trust`` directly on an interface, EVPN on
+multi-hop loopback sessions, ``redistribute connected`` for the loopbacks); anything else is reported as
+unmodelled with its line. Command syntax: Arista EOS User Manual ("Quality of Service", "Priority Flow Control",
+"VXLAN", "BGP") and AVD's eos_cli_config_gen templates.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compiler.parse.common import (
+    Node,
+    ParsedDevice,
+    SubnetIndex,
+    cli_tree,
+    contains,
+    empty_interface,
+    empty_port_qos,
+    empty_qos,
+    empty_structured,
+    finish_qos,
+    neighbor_peer_from_description,
+    peer_from_description,
+    sort_structured,
+    unused_lines,
+)
+
+FILE = "startup-config"
+_MISSING = object()
+# compiler.render.eos.ECN_QUEUE_KEYWORD, read backwards: the queue keyword names the ASIC family.
+QUEUE_KEYWORD_FAMILY = {"uc-tx-queue": "strata", "tx-queue": "sand"}
+WATCHDOG_ACTIONS = {"drop": "drop", "notify-only": "forward"}  # compiler.render.eos.WATCHDOG_ACTIONS inverted
+_SPEED = re.compile(r"^(?:forced\s+)?(\d+(?:\.\d+)?)([gt])(?:-(\d+)|full)?$")
+# Commands that configure nothing the structured config models and that a fabric config commonly carries:
+# consumed silently only when they are exactly the form our renderer prints (anything else stays unmodelled).
+_KNOWN_NOOPS = {"service routing protocols model multi-agent", "end", "ip routing", "no bgp default ipv4-unicast",
+                "redistribute learned", "spanning-tree portfast", "vxlan qos ecn propagation",
+                "vxlan qos dscp propagation encapsulation", "vxlan qos map dscp to traffic-class decapsulation"}
+
+
+def _use(node: Node) -> Node:
+    node.used = True
+    return node
+
+
+def _speed(text: str) -> tuple[int | None, int | None]:
+    """``400g-8`` -> (400, 8); ``25g`` -> (25, None); ``1.6t-8`` -> (1600, 8); ``forced 100gfull`` -> (100, None)."""
+    match = _SPEED.match(text)
+    if not match:
+        return None, None
+    rate = float(match.group(1)) * (1000 if match.group(2) == "t" else 1)
+    return int(rate), int(match.group(3)) if match.group(3) else None
+
+
+def _vlan_ids(text: str) -> list[int]:
+    """``10,20-22`` -> [10, 20, 21, 22]."""
+    out: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        out.extend(range(int(low), int(high or low) + 1))
+    return out
+
+
+class _EosParser:
+    def __init__(self, text: str, file_name: str, hostname_hint: str) -> None:
+        self.file = file_name
+        self.roots = cli_tree(text)
+        self.structured = empty_structured(hostname_hint, "eos")
+        self.locations: dict[str, tuple[str, int]] = {}
+        self.qos = empty_qos()
+        self.qos_stated = False
+        self.profiles: dict[str, dict] = {}  # qos profile name -> port QoS
+        self.profile_scheduling: dict[str, dict] = {}
+        self.queue_keyword: str | None = None
+        self.mmu_headroom: int | None = None
+        self.mmu_family: str | None = None
+        self.virtual_mac: str | None = None
+        self.vlan_names: dict[int, str] = {}
+        self.vrf_names: list[str] = []
+        self.management: dict = {}
+        self.route_maps: dict[str, list[str]] = {}
+        self.prefix_lists: dict[str, list[tuple[str, int | None]]] = {}
+        self.redistribute_connected: str | None = None  # route-map name, "" for none
+        self.line_cache: dict[str, tuple | None] = {}
+        self.svis: dict[int, dict] = {}  # VLAN id -> SVI facts (interface VlanN)
+        self.bgp_vlans: dict[int, dict] = {}  # VLAN id -> RD and route targets (router bgp / vlan N)
+
+    def at(self, key: str, node: Node) -> None:
+        self.locations.setdefault(key, (self.file, node.line))
+
+    # ------------------------------------------------------------------------------------------------ driver
+    def parse(self) -> ParsedDevice:
+        deferred = []
+        for node in self.roots:
+            words = node.words()
+            if node.text in _KNOWN_NOOPS:
+                _use(node)
+            elif words[0] == "hostname" and len(words) == 2:
+                self.structured["hostname"] = _use(node).words()[1]
+                self.at("device", node)
+            elif words[:2] == ["qos", "map"] or node.text.startswith("priority-flow-control pause watchdog "):
+                self._global_qos(node)
+            elif words[:2] == ["qos", "profile"] and len(words) == 3:
+                self._qos_profile(node)
+            elif node.text.startswith("platform trident mmu queue profile "):
+                self._mmu(node)
+            elif words[0] == "vlan" and len(words) == 2 and words[1].isdigit():
+                self._vlan(node)
+            elif words[:2] == ["vrf", "instance"] and len(words) == 3:
+                self.vrf_names.append(_use(node).words()[2])
+                self.at(f"vrf {words[2]}", node)
+            elif words[0] == "interface" and len(words) == 2:
+                deferred.append(node)  # after the QoS profiles and VRFs they name
+            elif words[:3] == ["ip", "virtual-router", "mac-address"] and len(words) == 4:
+                self.virtual_mac = _use(node).words()[3].lower()
+            elif words[:3] == ["ip", "routing", "vrf"] and len(words) == 4 or words[:4] == ["no", "ip", "routing",
+                                                                                              "vrf"]:
+                _use(node)
+            elif words[:2] == ["router", "bgp"] and len(words) == 3:
+                deferred.append(node)
+            elif words[:2] in (["ip", "name-server"], ["ip", "route"], ["ntp", "server"],
+                               ["ntp", "local-interface"]) or (words[0] == "logging" and "host" in words):
+                self._management_global(node)
+            elif words[:2] == ["management", "api"]:
+                self._eapi(node)
+            elif words[:2] == ["ip", "prefix-list"] and len(words) == 3:
+                self._prefix_list(node)
+            elif words[0] == "route-map" and len(words) == 4:
+                self._route_map(node)
+        for node in deferred:
+            if node.words()[0] == "interface":
+                self._interface(node)
+        for node in deferred:
+            if node.words()[0] == "router":
+                self._router_bgp(node)
+        self._finish()
+        unmodelled = unused_lines(self.file, self.roots)
+        return ParsedDevice(self.structured["hostname"], "eos", self.structured, unmodelled, self.locations)
+
+    # ---------------------------------------------------------------------------------------------- QoS
+    def _global_qos(self, node: Node) -> None:
+        words = node.words()
+        qos = self.qos
+        self.qos_stated = True
+        self.at("qos", node)
+        if words[:3] == ["qos", "map", "dscp"] and words[-3:-1] == ["to", "traffic-class"]:
+            for dscp in words[3:-3]:
+                qos["dscp_to_tc"][str(int(dscp))] = int(words[-1])
+        elif words[:3] == ["qos", "map", "traffic-class"] and words[-3:-1] == ["to", "tx-queue"] and len(words) == 7:
+            qos["tc_to_queue"][str(int(words[3]))] = int(words[-1])
+        elif node.text.startswith("priority-flow-control pause watchdog default timeout "):
+            qos["pfc_watchdog"]["detect_ms"] = round(float(words[-1]) * 1000)
+        elif node.text.startswith("priority-flow-control pause watchdog default recovery-time "):
+            qos["pfc_watchdog"]["restore_ms"] = round(float(words[-1]) * 1000)
+        elif node.text.startswith("priority-flow-control pause watchdog action ") and len(words) == 5:
+            if words[-1] not in WATCHDOG_ACTIONS:
+                return
+            qos["pfc_watchdog"]["action"] = WATCHDOG_ACTIONS[words[-1]]
+            qos["pfc_watchdog"]["enabled"] = True
+        else:
+            return
+        _use(node)
+
+    def _port_qos_line(self, node: Node, port_qos: dict, scheduling: dict | None) -> bool:
+        """One QoS command of a ``qos profile`` or of an interface; True when understood."""
+        words = node.words()
+        if words[:2] == ["qos", "trust"] and len(words) == 3:
+            port_qos["trust"] = words[2]
+        elif node.text in ("priority-flow-control on", "priority-flow-control mode on"):
+            pass  # PFC is on where a priority is no-drop; the priorities carry it
+        elif words[:2] == ["priority-flow-control", "priority"] and words[3:] == ["no-drop"]:
+            port_qos["pfc_priorities"] = sorted({*port_qos["pfc_priorities"], int(words[2])})
+        elif node.text == "priority-flow-control pause watchdog":
+            port_qos["pfc_watchdog"] = True
+        elif words[0] in QUEUE_KEYWORD_FAMILY and len(words) == 2 and words[1].isdigit():
+            self.queue_keyword = words[0]
+            queue = str(int(words[1]))
+            for child in node.children:
+                child_words = child.words()
+                if child.text == "priority strict":
+                    if scheduling is not None:
+                        scheduling[queue] = {"mode": "strict"}
+                elif child.text == "no priority":
+                    pass  # round-robin; the weight follows
+                elif child_words[:2] == ["bandwidth", "percent"] and len(child_words) == 3:
+                    if scheduling is not None:
+                        scheduling[queue] = {"mode": "dwrr", "weight_percent": int(child_words[2])}
+                elif (child_words[:3] == ["random-detect", "ecn", "minimum-threshold"] and len(child_words) == 10
+                      and child_words[4] == "bytes" and child_words[7] == "bytes"):
+                    port_qos["ecn"][queue] = {"min_bytes": int(child_words[3]), "max_bytes": int(child_words[6]),
+                                              "probability": int(child_words[9])}
+                else:
+                    continue
+                _use(child)
+        else:
+            return False
+        _use(node)
+        return True
+
+    def _qos_profile(self, node: Node) -> None:
+        name = node.words()[2]
+        port_qos, scheduling = empty_port_qos(), {}
+        for child in node.children:
+            self._port_qos_line(child, port_qos, scheduling)
+        self.profiles[name] = port_qos
+        self.profile_scheduling[name] = scheduling
+        self.at(f"qos profile {name}", _use(node))
+
+    def _mmu(self, node: Node) -> None:
+        words = node.words()
+        if len(words) == 6 or (len(words) == 7 and words[6] == "apply"):
+            for child in node.children:
+                child_words = child.words()
+                if child_words[:3] == ["ingress", "headroom", "bytes"] and len(child_words) == 4:
+                    self.mmu_headroom = int(_use(child).words()[3])
+            self.mmu_family = "strata"  # `platform trident` commands exist on Strata (Trident/Tomahawk) only
+            self.at("qos headroom", _use(node))
+
+    # ------------------------------------------------------------------------------------------ L2 / VRF
+    def _vlan(self, node: Node) -> None:
+        vlan_id = int(node.words()[1])
+        self.vlan_names[vlan_id] = ""
+        for child in node.children:
+            if child.words()[0] == "name" and len(child.words()) == 2:
+                self.vlan_names[vlan_id] = _use(child).words()[1]
+        self.at(f"vlan {vlan_id}", _use(node))
+
+    # ------------------------------------------------------------------------------------------ interfaces
+    def _interface(self, node: Node) -> None:
+        name = node.words()[1]
+        lowered = name.lower()
+        if lowered.startswith("ethernet"):
+            self._ethernet(node, name)
+        elif lowered.startswith("loopback"):
+            self._loopback(node, name)
+        elif lowered.startswith("management") or any(c.text == "description oob_management" for c in node.children):
+            self._management_interface(node, name)
+        elif lowered.startswith("vlan") and name[4:].isdigit():
+            self._svi(node, int(name[4:]))
+        elif lowered.startswith("vxlan"):
+            self._vxlan(node)
+
+    def _ethernet_line(self, text: str) -> tuple | None:
+        """What one line of an Ethernet interface sets: (field, value), or None when it is no such line. A
+        1,024-port spine repeats the same few lines (``mtu 9214``, ``no switchport``), so results are cached."""
+        cached = self.line_cache.get(text, _MISSING)
+        if cached is not _MISSING:
+            return cached
+        words = text.split()
+        result: tuple | None = None
+        if text == "shutdown" or text == "no shutdown":
+            result = ("enabled", text == "no shutdown")
+        elif words[0] == "mtu" and len(words) == 2 and words[1].isdigit():
+            result = ("mtu", int(words[1]))
+        elif words[0] == "speed" and len(words) >= 2:
+            speed, lanes = _speed(" ".join(words[1:]))
+            result = ("speed", (speed, lanes)) if speed is not None else None
+        elif text == "no switchport":
+            result = ("switchport", False)
+        elif text == "switchport" or (words[:2] == ["switchport", "mode"] and len(words) == 3
+                                      and words[2] in ("access", "trunk")):
+            result = ("switchport", True)
+        elif words[:3] == ["switchport", "access", "vlan"] and len(words) == 4:
+            result = ("access_vlan", int(words[3]))
+        elif words[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(words) == 5:
+            result = ("trunk_vlans", _vlan_ids(words[4]))
+        elif words[:4] == ["switchport", "trunk", "native", "vlan"] and len(words) == 5:
+            result = ("native_vlan", int(words[4]))
+        elif text == "spanning-tree portfast":
+            result = ("noop", None)
+        elif words[0] == "service-profile" and len(words) == 2 and words[1] in self.profiles:
+            result = ("profile", words[1])
+        self.line_cache[text] = result
+        return result
+
+    def _ethernet(self, node: Node, name: str) -> None:
+        interface = empty_interface(name)
+        interface["enabled"] = True  # EOS's default: `shutdown` is printed when a port is down
+        direct_qos, profile_name, qos_line = None, None, None
+        switchport = None
+        for child in node.children:
+            text = child.text
+            if text.startswith("description "):
+                interface["description"] = text.split(None, 1)[1]
+            elif text.startswith("ip address ") and text.count(" ") == 2:
+                interface["ip"] = text[len("ip address "):]
+            else:
+                decoded = self._ethernet_line(text)
+                if decoded is None:
+                    if direct_qos is None:
+                        direct_qos = empty_port_qos()
+                    if self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
+                        qos_line = qos_line or child
+                    continue
+                field, value = decoded
+                if field == "speed":
+                    interface["speed_gbps"], interface["lanes"] = value
+                elif field == "switchport":
+                    switchport = value
+                elif field == "access_vlan" or field == "native_vlan":
+                    switchport = True if field == "access_vlan" else switchport
+                    interface["access_vlan"] = value
+                elif field == "trunk_vlans":
+                    switchport, interface["trunk_vlans"] = True, value
+                elif field == "profile":
+                    profile_name, qos_line = value, child
+                elif field != "noop":
+                    interface[field] = value
+            child.used = True
+        if interface["access_vlan"] is not None and interface["trunk_vlans"]:
+            # The renderer adds the native VLAN to the allowed list; the contract keeps them apart.
+            interface["trunk_vlans"] = [vlan for vlan in interface["trunk_vlans"] if vlan != interface["access_vlan"]]
+        if switchport:
+            interface["kind"] = "server"
+        elif switchport is False:
+            interface["kind"] = "server" if interface["description"].startswith("SERVER ") else "fabric"
+        else:
+            interface["kind"] = "unused"
+        if interface["kind"] != "unused":
+            interface["peer_device"], interface["peer_interface"] = peer_from_description(interface["description"])
+        interface["qos"] = self._port_qos(profile_name, direct_qos if qos_line is not None else None)
+        self.structured["interfaces"].append(interface)
+        self.at(f"interface {name}", _use(node))
+        if qos_line is not None:
+            self.at(f"interface {name} qos", qos_line)
+
+    def _port_qos(self, profile_name: str | None, direct: dict | None) -> dict:
+        """A port's QoS: its service-profile's (one dict shared by every port naming the profile, as the compiler
+        shares them), merged with QoS commands on the interface itself (AVD prints PFC there)."""
+        if profile_name is None:
+            return direct or {}
+        profile = self.profiles[profile_name]
+        for queue, entry in self.profile_scheduling[profile_name].items():
+            self.qos["scheduling"].setdefault(queue, entry)
+        if direct is None:
+            return profile
+        return {"trust": direct["trust"] or profile["trust"],
+                "pfc_priorities": sorted({*profile["pfc_priorities"], *direct["pfc_priorities"]}),
+                "pfc_watchdog": direct["pfc_watchdog"] or profile["pfc_watchdog"],
+                "ecn": {**profile["ecn"], **direct["ecn"]}, "headroom": {}}
+
+    def _loopback(self, node: Node, name: str) -> None:
+        loopback = {"name": name, "ip": None, "purpose": None}
+        for child in node.children:
+            words = child.words()
+            if words[0] == "description" and len(words) == 2:
+                loopback["purpose"] = words[1]
+            elif words[:2] == ["ip", "address"] and len(words) == 3:
+                loopback["ip"] = words[2]
+            elif child.text == "no shutdown":
+                pass
+            else:
+                continue
+            _use(child)
+        self.structured["loopbacks"].append(loopback)
+        self.at(f"interface {name}", _use(node))
+
+    def _management_interface(self, node: Node, name: str) -> None:
+        management = self.management
+        management["interface"] = name
+        for child in node.children:
+            words = child.words()
+            if words[0] == "description" or child.text == "no shutdown":
+                pass
+            elif words[0] == "vrf" and len(words) == 2:
+                management["vrf"] = words[1]
+            elif words[:2] == ["ip", "address"] and len(words) == 3:
+                management["address"] = words[2]
+            else:
+                continue
+            _use(child)
+        self.at("management", _use(node))
+
+    def _management_global(self, node: Node) -> None:
+        words = node.words()
+        management = self.management
+        vrf = None
+        if "vrf" in words:
+            vrf = words[words.index("vrf") + 1]
+            words = words[:words.index("vrf")] + words[words.index("vrf") + 2:]
+        if words[:2] == ["ip", "name-server"] and len(words) == 3:
+            management.setdefault("dns_servers", []).append(words[2])
+        elif words[:2] == ["ip", "route"] and len(words) == 4 and words[2] == "0.0.0.0/0":
+            management["gateway"] = words[3]
+        elif words[:2] == ["ntp", "server"] and len(words) in (3, 4) and words[3:] in ([], ["iburst"]):
+            management.setdefault("ntp_servers", []).append(words[2])
+        elif words[:2] == ["ntp", "local-interface"] and len(words) == 3:
+            pass
+        elif words[0] == "logging" and words[1:2] == ["host"] and len(words) == 3:
+            management.setdefault("syslog_servers", []).append(words[2])
+        else:
+            return
+        if vrf and vrf != "default":
+            management.setdefault("global_vrf", vrf)
+        _use(node)
+
+    def _eapi(self, node: Node) -> None:
+        if node.text != "management api http-commands":
+            return
+        for child in node.children:
+            if child.text in ("protocol https", "no shutdown"):
+                _use(child)
+            elif child.words()[0] == "vrf" and len(child.words()) == 2:
+                _use(child)
+                for grandchild in child.children:
+                    if grandchild.text == "no shutdown":
+                        _use(grandchild)
+        _use(node)
+
+    def _svi(self, node: Node, vlan_id: int) -> None:
+        svi = {"ip": None, "mac": None, "mtu": None, "vrf": None}
+        for child in node.children:
+            words = child.words()
+            if words[0] == "description" or child.text == "no shutdown":
+                pass
+            elif words[0] == "mtu" and len(words) == 2:
+                svi["mtu"] = int(words[1])
+            elif words[0] == "vrf" and len(words) == 2:
+                svi["vrf"] = words[1]
+            elif words[:3] == ["ip", "address", "virtual"] and len(words) == 4:
+                svi["ip"] = words[3]
+            else:
+                continue
+            _use(child)
+        self.svis[vlan_id] = svi
+        self.at(f"interface Vlan{vlan_id}", _use(node))
+
+    def _vxlan(self, node: Node) -> None:
+        vxlan = {"source_interface": None, "vtep_ip": None, "udp_port": 4789, "mtu": None, "vlan_vnis": {},
+                 "vrf_vnis": {}, "flood_lists": {}}
+        for child in node.children:
+            words = child.words()
+            if child.text in _KNOWN_NOOPS or words[0] == "description":
+                pass
+            elif words[:2] == ["vxlan", "source-interface"] and len(words) == 3:
+                vxlan["source_interface"] = words[2]
+            elif words[:2] == ["vxlan", "udp-port"] and len(words) == 3:
+                vxlan["udp_port"] = int(words[2])
+            elif words[:2] == ["vxlan", "vlan"] and len(words) == 5 and words[3] == "vni":
+                vxlan["vlan_vnis"][str(int(words[2]))] = int(words[4])
+            elif words[:2] == ["vxlan", "vrf"] and len(words) == 5 and words[3] == "vni":
+                vxlan["vrf_vnis"][words[2]] = int(words[4])
+            else:
+                continue
+            _use(child)
+        self.structured["vxlan"] = vxlan
+        self.at("vxlan", _use(node))
+
+    # ------------------------------------------------------------------------------------- prefix lists
+    def _prefix_list(self, node: Node) -> None:
+        entries = []
+        for child in node.children:
+            words = child.words()
+            if words[0] == "seq" and len(words) >= 4 and words[2] == "permit":
+                exact = int(words[5]) if words[4:5] == ["eq"] and len(words) == 6 else None
+                entries.append((words[3], exact))
+                _use(child)
+        self.prefix_lists[node.words()[2]] = entries
+        _use(node)
+
+    def _route_map(self, node: Node) -> None:
+        words = node.words()
+        if words[2] != "permit":
+            return
+        lists = []
+        for child in node.children:
+            child_words = child.words()
+            if child_words[:4] == ["match", "ip", "address", "prefix-list"] and len(child_words) == 5:
+                lists.append(_use(child).words()[4])
+        self.route_maps.setdefault(words[1], []).extend(lists)
+        _use(node)
+
+    # ----------------------------------------------------------------------------------------------- BGP
+    def _router_bgp(self, node: Node) -> None:
+        bgp = self.structured["bgp"]
+        bgp["asn"] = int(node.words()[2])
+        self.at("bgp", _use(node))
+        groups: dict[str, dict] = {}
+        neighbors: dict[str, dict] = {}
+        options: dict[str, dict] = {}  # neighbor or group -> update-source / ebgp-multihop (overlay sessions)
+        activated: dict[str, set] = {}
+        timers = None
+
+        def group(name):
+            return groups.setdefault(name, {"name": name, "remote_as": "external", "bfd": False,
+                                            "address_families": []})
+
+        def neighbor(address):
+            return neighbors.setdefault(address, {"address": address, "interface": None, "remote_as": None,
+                                                  "peer_device": None, "peer_interface": None, "peer_group": None,
+                                                  "address_families": [], "description": ""})
+
+        for child in node.children:
+            words = child.words()
+            # asplain notation and waiting for the FIB before advertising change no route the model describes.
+            if child.text in _KNOWN_NOOPS or child.text in ("bgp asn notation asplain", "update wait-install"):
+                pass
+            elif words[0] == "router-id" and len(words) == 2:
+                bgp["router_id"] = words[1]
+            elif words[0] == "maximum-paths" and len(words) in (2, 4):
+                bgp["maximum_paths"] = int(words[1])
+            elif words[0] == "redistribute" and words[1:2] == ["connected"] and len(words) in (2, 4):
+                self.redistribute_connected = words[3] if len(words) == 4 else ""
+            elif words[0] == "neighbor" and len(words) >= 3:
+                target, rest = words[1], words[2:]
+                is_group = not target[0].isdigit()
+                if rest == ["peer", "group"] and is_group:
+                    group(target)
+                elif rest[:2] == ["peer", "group"] and len(rest) == 3:
+                    neighbor(target)["peer_group"] = rest[2]
+                elif rest[0] == "remote-as" and len(rest) == 2:
+                    value = int(rest[1]) if rest[1].isdigit() else rest[1]
+                    (group(target) if is_group else neighbor(target))["remote_as"] = value
+                elif rest == ["bfd"]:
+                    (group(target) if is_group else neighbor(target))["bfd"] = True
+                elif rest[0] == "timers" and len(rest) == 3:
+                    timers = (int(rest[1]), int(rest[2]))
+                elif rest[0] == "description" and len(rest) >= 2 and not is_group:
+                    neighbor(target)["description"] = child.text.split(None, 3)[3]
+                elif rest[0] == "allowas-in" and len(rest) == 2:
+                    bgp["allowas_in"] = int(rest[1])
+                elif rest[:2] == ["send-community", "extended"] or rest == ["send-community"] or (
+                        rest[0] == "maximum-routes" and len(rest) == 2 and rest[1].isdigit()) or rest == [
+                        "next-hop-unchanged"]:
+                    pass  # route limits and communities: not in the model (EVPN needs extended ones, AVD sends all)
+                elif rest[0] in ("update-source", "ebgp-multihop") and len(rest) == 2:
+                    options.setdefault(target, {})[rest[0]] = rest[1]
+                else:
+                    continue
+            elif words[0] == "vlan" and len(words) == 2 and words[1].isdigit():
+                self._bgp_vlan(child)
+                continue
+            elif words[:2] == ["address-family", "evpn"] and len(words) == 2:
+                bgp["evpn"]["enabled"] = True
+                self._address_family(child, "l2vpn_evpn", activated)
+            elif words[:2] == ["address-family", "ipv4"] and len(words) == 2:
+                self._address_family(child, "ipv4_unicast", activated)
+            elif words[0] == "vrf" and len(words) == 2:
+                self._bgp_vrf(child)
+                continue
+            else:
+                continue
+            _use(child)
+        if timers:
+            bgp["keepalive_s"], bgp["hold_s"] = timers
+        for name, entry in groups.items():
+            entry["address_families"] = [family for family in ("ipv4_unicast", "l2vpn_evpn")
+                                         if family in activated.get(name, ())]
+        bgp["peer_groups"] = list(groups.values())
+        bgp["bfd"] = any(entry["bfd"] for entry in groups.values())
+        overlay = []
+        for address, entry in neighbors.items():
+            parent = groups.get(entry["peer_group"] or "", {})
+            families = set(activated.get(address, ())) | set(parent.get("address_families", ()))
+            entry["address_families"] = [family for family in ("ipv4_unicast", "l2vpn_evpn") if family in families]
+            if entry["remote_as"] is None:
+                entry["remote_as"] = parent.get("remote_as")
+            entry["peer_device"], entry["peer_interface"] = neighbor_peer_from_description(entry["description"])
+            entry.pop("bfd", None)
+            settings = {**options.get(entry["peer_group"] or "", {}), **options.get(address, {})}
+            if "ebgp-multihop" in settings or "update-source" in settings:
+                # EVPN between loopbacks (AVD's overlay): the structured config has EVPN on the underlay sessions
+                # instead; compiler.parse.fabric moves the address family onto the sessions toward that device.
+                overlay.append(entry)
+            else:
+                bgp["neighbors"].append(entry)
+        self.structured["_overlay_neighbors"] = overlay
+        for group_entry in groups.values():
+            if group_entry["name"] in {o["peer_group"] for o in overlay} and not any(
+                    n["peer_group"] == group_entry["name"] for n in bgp["neighbors"]):
+                group_entry["_overlay"] = True
+        bgp["peer_groups"] = [entry for entry in groups.values() if not entry.pop("_overlay", False)]
+
+    def _address_family(self, node: Node, family: str, activated: dict[str, set]) -> None:
+        bgp = self.structured["bgp"]
+        for child in node.children:
+            words = child.words()
+            if words[0] == "neighbor" and words[2:] == ["activate"] and len(words) == 3:
+                activated.setdefault(words[1], set()).add(family)
+            elif words[0] == "no" and words[1:2] == ["neighbor"] and words[3:] == ["activate"]:
+                pass
+            elif family == "l2vpn_evpn" and child.text == "bgp next-hop-unchanged":
+                bgp["evpn"]["_next_hop_unchanged"] = True
+            elif family == "ipv4_unicast" and words[0] == "network" and len(words) == 2:
+                bgp["networks"].append(words[1])
+            else:
+                continue
+            _use(child)
+
+    def _route_targets(self, child: Node, targets: dict) -> bool:
+        words = child.words()
+        if words[0] != "route-target" or len(words) < 3:
+            return False
+        direction, values = words[1], [word for word in words[2:] if word != "evpn"]
+        if direction not in ("both", "import", "export") or len(values) != 1:
+            return False
+        for key in (("import", "export") if direction == "both" else (direction,)):
+            targets[key].append(values[0])
+        return True
+
+    def _bgp_vlan(self, node: Node) -> None:
+        vlan_id = int(node.words()[1])
+        entry = {"rd": None, "route_targets": {"import": [], "export": []}}
+        for child in node.children:
+            words = child.words()
+            if words[0] == "rd" and len(words) == 2:
+                entry["rd"] = words[1]
+            elif child.text == "redistribute learned" or self._route_targets(child, entry["route_targets"]):
+                pass
+            else:
+                continue
+            _use(child)
+        self.bgp_vlans[vlan_id] = entry
+        self.at(f"bgp vlan {vlan_id}", _use(node))
+
+    def _bgp_vrf(self, node: Node) -> None:
+        entry = {"name": node.words()[1], "rd": None, "l3vni": None, "route_targets": {"import": [], "export": []}}
+        for child in node.children:
+            words = child.words()
+            if words[0] == "rd" and len(words) == 2:
+                entry["rd"] = words[1]
+            elif (words[0] == "router-id" and len(words) == 2) or child.text == "redistribute connected":
+                pass
+            elif self._route_targets(child, entry["route_targets"]):
+                pass
+            else:
+                continue
+            _use(child)
+        self.structured["bgp"]["vrfs"].append(entry)
+        self.at(f"bgp vrf {entry['name']}", _use(node))
+
+    # ------------------------------------------------------------------------------------------- finish
+    def _finish(self) -> None:
+        structured = self.structured
+        bgp = structured["bgp"]
+        structured["asn"], structured["router_id"] = bgp["asn"], bgp["router_id"]
+        evpn = bgp["evpn"]
+        # Only a VTEP originates VNIs; a spine relaying EVPN keeps the next hop (bgp next-hop-unchanged).
+        evpn["advertise_all_vni"] = (evpn["enabled"] and bool(structured["vxlan"])
+                                     and not evpn.pop("_next_hop_unchanged", False))
+        if not evpn["enabled"]:
+            evpn.pop("_next_hop_unchanged", None)
+        # Loopback purposes: our renderer names them; otherwise the router ID and the VTEP source say it.
+        vxlan = structured["vxlan"]
+        for loopback in structured["loopbacks"]:
+            if loopback["purpose"] not in ("router_id", "vtep"):
+                if vxlan and loopback["name"] == vxlan["source_interface"]:
+                    loopback["purpose"] = "vtep"
+                elif loopback["ip"] and loopback["ip"].split("/")[0] == bgp["router_id"]:
+                    loopback["purpose"] = "router_id"
+        if vxlan:
+            source = next((lb for lb in structured["loopbacks"] if lb["name"] == vxlan["source_interface"]), None)
+            vxlan["vtep_ip"] = source["ip"].split("/")[0] if source and source["ip"] else None
+        if self.redistribute_connected is not None and not bgp["networks"]:
+            bgp["networks"] = self._redistributed_loopbacks()
+        self._finish_interfaces()
+        self._finish_vlans()
+        self._finish_qos()
+        self._finish_management()
+        servers = any(interface["kind"] == "server" for interface in structured["interfaces"])
+        structured["role"] = "leaf" if vxlan or servers else "spine"
+        sort_structured(structured)
+
+    def _redistributed_loopbacks(self) -> list[str]:
+        """``redistribute connected [route-map RM]`` advertises the connected loopbacks the route map's prefix
+        lists permit (AVD: RM-CONN-2-BGP -> PL-LOOPBACKS-EVPN-OVERLAY)."""
+        lists = self.route_maps.get(self.redistribute_connected or "", [])
+        entries = [entry for name in lists for entry in self.prefix_lists.get(name, [])]
+        out = []
+        for loopback in self.structured["loopbacks"]:
+            if not loopback["ip"]:
+                continue
+            if not self.redistribute_connected or any(_covers(prefix, exact, loopback["ip"])
+                                                      for prefix, exact in entries):
+                out.append(loopback["ip"])
+        return out
+
+    def _finish_interfaces(self) -> None:
+        structured = self.structured
+        subnets = SubnetIndex(structured)
+        for neighbor in structured["bgp"]["neighbors"]:
+            neighbor["interface"] = subnets.interface_for(neighbor["address"])
+        fabric_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "fabric" and i["mtu"]]
+        host_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "server" and i["mtu"]]
+        structured["mtu"] = {"underlay": max(fabric_mtus, default=None), "host": max(host_mtus, default=None)}
+
+    def _finish_vlans(self) -> None:
+        structured = self.structured
+        vxlan = structured["vxlan"]
+        vlan_vnis = {int(vlan): vni for vlan, vni in (vxlan.get("vlan_vnis") or {}).items()}
+        svis, bgp_vlans = self.svis, self.bgp_vlans
+        for vlan_id, name in self.vlan_names.items():
+            svi = svis.get(vlan_id)
+            bgp_vlan = bgp_vlans.get(vlan_id, {"rd": None, "route_targets": {"import": [], "export": []}})
+            structured["vlans"].append({
+                "id": vlan_id, "name": name, "network": name, "vni": vlan_vnis.get(vlan_id), "tenant": None,
+                "vrf": svi["vrf"] if svi else None, "rd": bgp_vlan["rd"], "route_targets": bgp_vlan["route_targets"],
+                "svi": {"ip": svi["ip"], "mac": self.virtual_mac, "mtu": svi["mtu"]} if svi and svi["ip"] else None,
+            })
+        vrf_vnis = vxlan.get("vrf_vnis") or {}
+        management_vrf = self.management.get("vrf") or self.management.get("global_vrf")
+        for name in self.vrf_names:
+            if name == management_vrf:
+                continue
+            structured["vrfs"].append({"name": name, "tenant": None, "l3vni": vrf_vnis.get(name),
+                                       "transit_vlan": None})
+        for entry in structured["bgp"]["vrfs"]:
+            entry["l3vni"] = vrf_vnis.get(entry["name"])
+        if vxlan and structured["mtu"]["underlay"]:
+            vxlan["mtu"] = structured["mtu"]["underlay"] - 50  # RFC 7348 outer headers over IPv4
+
+    def _finish_qos(self) -> None:
+        structured = self.structured
+        ports = [i for i in structured["interfaces"] if i["qos"]]
+        if not (self.qos_stated or ports):
+            return
+        qos = self.qos
+        family = QUEUE_KEYWORD_FAMILY.get(self.queue_keyword or "") or self.mmu_family
+        structured["hardware"]["asic_family"] = family
+        trusts = {port["qos"]["trust"] for port in ports if port["qos"]["trust"]}
+        qos["trust"] = trusts.pop() if len(trusts) == 1 else None
+        # EOS pauses per traffic class (compiler.render.eos: a lossless class's priority is its traffic class).
+        lossless = sorted({priority for port in ports for priority in port["qos"]["pfc_priorities"]})
+        qos["lossless_priorities"] = lossless
+        classes = sorted({int(tc) for tc in qos["tc_to_queue"]} | {int(tc) for tc in qos["dscp_to_tc"].values()})
+        qos["tc_to_priority"] = {str(tc): tc for tc in classes}
+        qos["tc_to_priority_group"] = {str(tc): (tc if tc in lossless else 0) for tc in classes}
+        for port in ports:
+            for queue, ecn in port["qos"]["ecn"].items():
+                qos["_ecn_by_queue"].setdefault(queue, ecn)
+        if self.mmu_headroom and lossless:
+            # One switch-wide XOFF reservation (compiler.render.eos._mmu_profile): each lossless port gets it,
+            # split over its lossless priorities; EOS sizes XON itself, so size_bytes is not stated (None).
+            for port in {id(port["qos"]): port for port in ports}.values():  # ports share profile dicts
+                priorities = port["qos"]["pfc_priorities"]
+                if not priorities:
+                    continue
+                share = self.mmu_headroom // len(priorities)
+                port["qos"]["headroom"] = {
+                    str(priority): {"xoff_bytes": share + (self.mmu_headroom - share * len(priorities)
+                                                           if index == 0 else 0),
+                                    "xon_bytes": None, "size_bytes": None, "policy": "static"}
+                    for index, priority in enumerate(priorities)}
+        structured["qos"] = finish_qos(qos)
+
+    def _finish_management(self) -> None:
+        management = self.management
+        if not management.get("interface"):
+            return
+        self.structured["management"] = {
+            "interface": management["interface"], "vrf": management.get("vrf") or "default",
+            "address": management.get("address"), "gateway": management.get("gateway"),
+            "ntp_servers": management.get("ntp_servers", []), "syslog_servers": management.get("syslog_servers", []),
+            "dns_servers": management.get("dns_servers", []), "aaa": None,
+        }
+
+
+def _covers(prefix: str, exact_length: int | None, address_prefix: str) -> bool:
+    address, _, length = address_prefix.partition("/")
+    if exact_length is not None and int(length or 32) != exact_length:
+        return False
+    return contains(prefix, address)
+
+
+def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
+    """``{"startup-config": text}`` (or ``running-config``) -> ParsedDevice."""
+    file_name, text = next(iter(files.items()))
+    return _EosParser(text, file_name, hostname_hint).parse()

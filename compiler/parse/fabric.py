@@ -1,0 +1,123 @@
+"""What only the whole set of configs says: which port is cabled to which, EVPN's flood lists, EVPN sessions
+between loopbacks mapped onto the underlay sessions.
+
+* Peers: two routed ports whose addresses share a subnet are the ends of one link (RFC 3021 /31s in our
+  fabrics); a port that already names its peer (our descriptions, SONiC DEVICE_NEIGHBOR) keeps it.
+* Flood lists: a VTEP with ``advertise-all-vni`` / ``redistribute learned`` floods each VNI to every other VTEP
+  carrying it (EVPN type-3 routes, RFC 8365 section 9), which is what the compiler writes into the structured
+  config (compiler.structured.vxlan_vrf).
+* Networks and tenants: configs name neither; a VLAN's network is the name any device gives its VNI (EOS
+  ``vlan N / name``, SONiC VLAN description), else ``vni<N>``; a tenant is known by its VRF, so a VRF's tenant is
+  its name and a VLAN's the VRF its VNI is routed in on any device (EOS states it on the SVI only).
+* EVPN over loopback sessions (AVD's overlay design): the structured config models EVPN on the sessions toward
+  a device, so ``l2vpn_evpn`` moves to the underlay neighbors toward the device owning the overlay address.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from compiler.natural import natural_key
+from compiler.parse.common import ParsedDevice, Unmodelled, network_of
+
+
+def complete_fabric(devices: dict[str, ParsedDevice]) -> None:
+    structured = {host: device.structured for host, device in devices.items()}
+    _peers(structured)
+    _overlay_sessions(devices)
+    _flood_lists(structured)
+    _neighbor_peers(structured)
+    _networks_and_tenants(structured)
+
+
+def _peers(structured: dict[str, dict]) -> None:
+    by_subnet: dict[tuple[int, int], list[tuple[str, dict]]] = {}
+    for host, config in structured.items():
+        for interface in config["interfaces"]:
+            if interface["ip"] and network_of(interface["ip"])[1] >= 30:
+                by_subnet.setdefault(network_of(interface["ip"]), []).append((host, interface))
+    for ends in by_subnet.values():
+        if len(ends) != 2:
+            continue
+        (host_a, port_a), (host_b, port_b) = ends
+        for port, host, name in ((port_a, host_b, port_b["name"]), (port_b, host_a, port_a["name"])):
+            if port["peer_device"] is None:
+                port["peer_device"], port["peer_interface"] = host, name
+
+
+def _neighbor_peers(structured: dict[str, dict]) -> None:
+    owner = {}
+    for host, config in structured.items():
+        for interface in config["interfaces"]:
+            if interface["ip"]:
+                owner[interface["ip"].split("/")[0]] = (host, interface["name"])
+    for config in structured.values():
+        for neighbor in config["bgp"]["neighbors"]:
+            if neighbor["peer_device"] is None and neighbor["address"] in owner:
+                neighbor["peer_device"], neighbor["peer_interface"] = owner[neighbor["address"]]
+
+
+def _overlay_sessions(devices: dict[str, ParsedDevice]) -> None:
+    loopback_owner = {}
+    for host, device in devices.items():
+        for loopback in device.structured["loopbacks"]:
+            if loopback["ip"]:
+                loopback_owner[loopback["ip"].split("/")[0]] = host
+    port_owner = {}
+    for host, device in devices.items():
+        for interface in device.structured["interfaces"]:
+            if interface["ip"]:
+                port_owner[interface["ip"].split("/")[0]] = host
+    for device in devices.values():
+        config = device.structured
+        overlay = config.pop("_overlay_neighbors", [])
+        for entry in overlay:
+            peer = loopback_owner.get(entry["address"])
+            targets = [n for n in config["bgp"]["neighbors"] if port_owner.get(n["address"]) == peer] if peer else []
+            if not targets:
+                device.unmodelled.append(Unmodelled(device.locate("bgp")[0] if device.locate("bgp") else "", 0,
+                                                    f"neighbor {entry['address']}: EVPN session to an address no "
+                                                    "parsed device owns"))
+                continue
+            for neighbor in targets:
+                families = set(neighbor["address_families"]) | set(entry["address_families"])
+                neighbor["address_families"] = [f for f in ("ipv4_unicast", "l2vpn_evpn") if f in families]
+
+
+def _flood_lists(structured: dict[str, dict]) -> None:
+    carriers: dict[int, list[str]] = {}
+    for config in structured.values():
+        vxlan = config["vxlan"]
+        if not vxlan or not vxlan.get("vtep_ip") or not config["bgp"]["evpn"]["enabled"]:
+            continue
+        for vni in vxlan["vlan_vnis"].values():
+            carriers.setdefault(int(vni), []).append(vxlan["vtep_ip"])
+    ordered = {vni: sorted(ips, key=natural_key) for vni, ips in carriers.items()}  # once per VNI, not per VTEP
+    for config in structured.values():
+        vxlan = config["vxlan"]
+        if not vxlan or not vxlan.get("vtep_ip") or not config["bgp"]["evpn"]["enabled"]:
+            continue
+        own = vxlan["vtep_ip"]
+        vxlan["flood_lists"] = {str(vni): [ip for ip in ordered.get(int(vni), ()) if ip != own]
+                                for vni in sorted(vxlan["vlan_vnis"].values())}
+
+
+def _networks_and_tenants(structured: dict[str, dict]) -> None:
+    names: dict[object, Counter] = {}
+    vrfs: dict[object, str] = {}
+    for config in structured.values():
+        for vlan in config["vlans"]:
+            key = vlan["vni"] if vlan["vni"] is not None else ("vlan", vlan["id"])
+            if vlan["name"]:
+                names.setdefault(key, Counter())[vlan["name"]] += 1
+            if vlan["vrf"]:
+                vrfs.setdefault(key, vlan["vrf"])
+        for vrf in config["vrfs"]:
+            vrf["tenant"] = vrf["name"]
+    for config in structured.values():
+        for vlan in config["vlans"]:
+            key = vlan["vni"] if vlan["vni"] is not None else ("vlan", vlan["id"])
+            stated = names.get(key)
+            vlan["network"] = stated.most_common(1)[0][0] if stated else (
+                f"vni{vlan['vni']}" if vlan["vni"] is not None else f"vlan{vlan['id']}")
+            vlan["tenant"] = vrfs.get(key)

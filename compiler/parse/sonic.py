@@ -1,0 +1,372 @@
+"""SONiC ``config_db.json`` + ``frr.conf`` -> structured config (docs/structured-config.md).
+
+CONFIG_DB tables are read as SONiC's YANG models define them (sonic-port, sonic-interface, sonic-vlan, sonic-vrf,
+sonic-vxlan, sonic-qos-maps (DSCP_TO_TC_MAP, TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP, ...), sonic-port-qos-map
+(PORT_QOS_MAP.pfc_enable), sonic-pfcwd, sonic-queue, sonic-scheduler, sonic-wred-profile, sonic-buffer-pg,
+sonic-buffer-profile, sonic-cable-length, sonic-device-neighbor); the routing half comes from frr.conf
+(:mod:`compiler.parse.frr`, same text as FRR's). A table or key not read here is reported as unmodelled
+(``config_db.json: TABLE|key``); the tables that only size buffers or name the platform are read for what they
+state and otherwise known (:data:`KNOWN_TABLES`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_right
+from functools import cache
+
+from compiler.catalog import SWITCH_MODELS
+from compiler.hardware import asic_family
+from compiler.parse.common import (
+    ParsedDevice,
+    SubnetIndex,
+    Unmodelled,
+    empty_interface,
+    empty_port_qos,
+    empty_qos,
+    empty_structured,
+    finish_qos,
+    sort_structured,
+)
+from compiler.parse.frr import apply_vni_blocks, parse_frr_conf, peers_from_descriptions, strip_vrf_prefix
+from compiler.platforms import PlatformDataError, known_models, model_platforms
+
+CONFIG_DB = "config_db.json"
+FRR_CONF = "frr.conf"
+ROLE_BY_DEVICE_TYPE = {"ToRRouter": "leaf", "LeafRouter": "spine", "SpineRouter": "super-spine"}
+# Tables whose content is fully derived from what the parser reads (buffer pools sized from the model, the
+# platform's management and lossless-pattern defaults): known, nothing further to model.
+KNOWN_TABLES = {"BUFFER_POOL", "BUFFER_QUEUE", "VXLAN_EVPN_NVO", "MGMT_PORT", "MGMT_VRF_CONFIG", "NTP",
+                "LOSSLESS_TRAFFIC_PATTERN", "DEFAULT_LOSSLESS_BUFFER_PARAMETER", "PFC_WD", "SCHEDULER",
+                "WRED_PROFILE", "BUFFER_PROFILE", "MAP_PFC_PRIORITY_TO_QUEUE", "FEATURE", "DEVICE_METADATA",
+                "MGMT_INTERFACE", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER"}
+READ_TABLES = {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER", "VLAN_INTERFACE", "VRF",
+               "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
+               "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH",
+               "DEVICE_NEIGHBOR", "BREAKOUT_CFG"}
+
+
+def _ints(text: str) -> list[int]:
+    return sorted(int(part) for part in str(text).split(",") if part.strip().isdigit())
+
+
+_JSON_OBJECT_KEY = re.compile(r'^([ \t]*)"([^"\n]*)"[ \t]*:[ \t]*\{', re.MULTILINE)
+
+
+def _json_line_index(text: str) -> dict[str, int]:
+    """``TABLE`` / ``TABLE|key`` -> the line where that object opens, for findings that cite file:line.
+    config_db.json is printed one key per line (SONiC's ``sonic-cfggen --print-data``, our renderer): the
+    shallowest indented object keys are tables, the next level their rows."""
+    matches = [(match.start(), len(match.group(1)), match.group(2)) for match in _JSON_OBJECT_KEY.finditer(text)]
+    indents = sorted({indent for _, indent, _ in matches})
+    if not indents:
+        return {}
+    table_indent, row_indent = indents[0], indents[1] if len(indents) > 1 else None
+    index: dict[str, int] = {}
+    table, line, position = "", 1, 0
+    for start, indent, key in matches:
+        line += text.count("\n", position, start)
+        position = start
+        if indent == table_indent:
+            table = key
+            index.setdefault(table, line)
+        elif indent == row_indent and table:
+            index.setdefault(f"{table}|{key}", line)
+    return index
+
+
+def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
+    structured = empty_structured(hostname_hint, "sonic")
+    locations: dict[str, tuple[str, int]] = {}
+    unmodelled: list[Unmodelled] = []
+    if CONFIG_DB in files:
+        text = files[CONFIG_DB]
+        _read_config_db(json.loads(text), structured, locations, unmodelled, _json_line_index(text))
+    if FRR_CONF in files:
+        unmodelled += parse_frr_conf(files[FRR_CONF], FRR_CONF, structured, locations, vrf_name=strip_vrf_prefix)
+    vrf_vnis = structured.pop("_frr_vrf_vnis", {})
+    for vrf in structured["vrfs"]:
+        vrf["l3vni"] = vrf["l3vni"] or vrf_vnis.get(vrf["name"])
+    apply_vni_blocks(structured)
+    peers_from_descriptions(structured)
+    subnets = SubnetIndex(structured)
+    for neighbor in structured["bgp"]["neighbors"]:
+        if neighbor["interface"] is None and neighbor["address"]:
+            neighbor["interface"] = subnets.interface_for(neighbor["address"])
+    sort_structured(structured)
+    return ParsedDevice(structured["hostname"], "sonic", structured, unmodelled, locations)
+
+
+@cache
+def _model_by_hwsku() -> dict[str, str]:
+    """SONiC HWSKU -> inventory model, from the platform data the renderer uses (compiler.platforms)."""
+    out = {}
+    for model in known_models():
+        try:
+            sonic = model_platforms(model).sonic
+        except PlatformDataError:
+            continue
+        if sonic is not None:
+            out.setdefault(sonic.hwsku, model)
+    return out
+
+
+def _hardware(hwsku: str | None) -> tuple[str | None, dict]:
+    model = _model_by_hwsku().get(hwsku or "")
+    spec = SWITCH_MODELS.get(model) if model else None
+    return model, {"model": model, "asic": spec.asic if spec else None,
+                   "asic_family": asic_family(spec) if spec else None}
+
+
+def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: list, lines: dict[str, int]) -> None:
+    def at(key, table, row=None):
+        line = lines.get(f"{table}|{row}") if row is not None else None
+        locations.setdefault(key, (CONFIG_DB, line or lines.get(table, 0)))
+
+    for table in db:
+        if table not in KNOWN_TABLES | READ_TABLES:
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(table, 0), table))
+    metadata = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
+    structured["hostname"] = metadata.get("hostname") or structured["hostname"]
+    structured["role"] = ROLE_BY_DEVICE_TYPE.get(metadata.get("type"))
+    structured["system_mac"] = metadata.get("mac")
+    structured["model"], structured["hardware"] = _hardware(metadata.get("hwsku"))
+    at("device", "DEVICE_METADATA", "localhost")
+    interfaces: dict[str, dict] = {}
+    for name, port in (db.get("PORT") or {}).items():
+        interface = empty_interface(name)
+        interface["enabled"] = port.get("admin_status") == "up"
+        interface["description"] = port.get("description", "")
+        interface["mtu"] = int(port["mtu"]) if port.get("mtu") else None
+        interface["speed_gbps"] = int(port["speed"]) // 1000 if port.get("speed") else None
+        interface["lanes"] = len(str(port["lanes"]).split(",")) if port.get("lanes") else None
+        if "fec" in port:
+            interface["fec"] = port["fec"]
+        interfaces[name] = interface
+        at(f"interface {name}", "PORT", name)
+    _breakouts(db, interfaces)
+    for interface in interfaces.values():
+        # An enabled port that is neither routed nor in a VLAN faces a server in no network (our renderer says
+        # so in its description); routed and VLAN ports are classified below.
+        if interface["enabled"] or interface["description"].startswith("SERVER "):
+            interface["kind"] = "server"
+    for key, row in (db.get("INTERFACE") or {}).items():
+        name, _, address = key.partition("|")
+        if name not in interfaces:
+            continue
+        interfaces[name]["kind"] = "fabric"  # a routed port (sonic-interface.yang), numbered or not
+        if address:
+            interfaces[name]["ip"] = address
+        elif row.get("ipv6_use_link_local_only") == "enable":
+            interfaces[name]["unnumbered"] = True  # RFC 5549 BGP over the IPv6 link-local address
+    for key, neighbor in (db.get("DEVICE_NEIGHBOR") or {}).items():
+        if key in interfaces:
+            interfaces[key]["peer_device"], interfaces[key]["peer_interface"] = neighbor.get("name"), neighbor.get(
+                "port")
+    for key, value in ((db.get("CABLE_LENGTH") or {}).get("AZURE") or {}).items():
+        if key in interfaces and str(value).endswith("m"):
+            length = float(str(value)[:-1])
+            interfaces[key]["cable_length_m"] = length
+    loopbacks = {}
+    for key in db.get("LOOPBACK_INTERFACE") or {}:
+        name, _, address = key.partition("|")
+        if address:
+            loopbacks[name] = {"name": name, "ip": address, "purpose": None}
+    structured["loopbacks"] = [loopbacks[name] for name in sorted(loopbacks)]
+    # VLANs, members, SVIs, VRFs, VXLAN
+    vlan_by_name = {}
+    for name, row in (db.get("VLAN") or {}).items():
+        vlan_by_name[name] = {"id": int(row.get("vlanid", name[4:])), "name": row.get("description", ""),
+                              "mtu": int(row["mtu"]) if row.get("mtu") else None}
+    members: dict[str, list] = {}
+    for key, row in (db.get("VLAN_MEMBER") or {}).items():
+        vlan_name, _, port = key.partition("|")
+        if port in interfaces and vlan_name in vlan_by_name:
+            vlan_id = vlan_by_name[vlan_name]["id"]
+            interfaces[port]["kind"] = "server"
+            if row.get("tagging_mode") == "tagged":
+                interfaces[port]["trunk_vlans"].append(vlan_id)
+            else:
+                interfaces[port]["access_vlan"] = vlan_id
+            members.setdefault(vlan_name, []).append(port)
+    svis: dict[str, dict] = {}
+    for key, row in (db.get("VLAN_INTERFACE") or {}).items():
+        vlan_name, _, address = key.partition("|")
+        svi = svis.setdefault(vlan_name, {"ip": None, "mac": None, "vrf": None})
+        if address:
+            svi["ip"] = address
+        else:
+            svi["mac"] = row.get("mac_addr")
+            svi["vrf"] = strip_vrf_prefix(row["vrf_name"]) if row.get("vrf_name") else None
+    tunnel = next(iter((db.get("VXLAN_TUNNEL") or {}).items()), None)
+    vni_by_vlan = {}
+    for row in (db.get("VXLAN_TUNNEL_MAP") or {}).values():
+        vni_by_vlan[row.get("vlan")] = int(row["vni"])
+    vrf_by_vni = {}
+    for name, row in (db.get("VRF") or {}).items():
+        vrf = {"name": strip_vrf_prefix(name), "tenant": None, "l3vni": int(row["vni"]) if row.get("vni") else None,
+               "transit_vlan": None}
+        structured["vrfs"].append(vrf)
+        if vrf["l3vni"] is not None:
+            vrf_by_vni[vrf["l3vni"]] = vrf
+        at(f"vrf {vrf['name']}", "VRF", name)
+    vlan_vnis = {}
+    for vlan_name, vlan in sorted(vlan_by_name.items(), key=lambda item: item[1]["id"]):
+        vni = vni_by_vlan.get(vlan_name)
+        if vni in vrf_by_vni:
+            vrf_by_vni[vni]["transit_vlan"] = vlan["id"]  # the L3VNI's transit VLAN, not a tenant network
+            continue
+        svi = svis.get(vlan_name) or {}
+        if vni is not None:
+            vlan_vnis[str(vlan["id"])] = vni
+        structured["vlans"].append({
+            "id": vlan["id"], "name": vlan["name"], "network": vlan["name"], "vni": vni, "tenant": None,
+            "vrf": svi.get("vrf"), "rd": None, "route_targets": {"import": [], "export": []},
+            "svi": {"ip": svi["ip"], "mac": svi["mac"], "mtu": vlan["mtu"]} if svi.get("ip") else None})
+        at(f"vlan {vlan['id']}", "VLAN", vlan_name)
+    if tunnel:
+        name, row = tunnel
+        vtep_ip = row.get("src_ip")
+        source = next((lb for lb in loopbacks.values() if lb["ip"].split("/")[0] == vtep_ip), None)
+        if source:
+            source["purpose"] = "vtep"
+        structured["vxlan"] = {"source_interface": source["name"] if source else None, "vtep_ip": vtep_ip,
+                               "udp_port": 4789, "mtu": None, "vlan_vnis": vlan_vnis,
+                               "vrf_vnis": {vrf["name"]: vrf["l3vni"] for vrf in structured["vrfs"] if vrf["l3vni"]},
+                               "flood_lists": {}}
+        at("vxlan", "VXLAN_TUNNEL", name)
+    router_id = metadata.get("bgp_router_id")
+    for loopback in loopbacks.values():
+        if loopback["purpose"] is None:  # the contract's loopbacks: the router ID's, else the VTEP source
+            loopback["purpose"] = "router_id" if loopback["ip"].split("/")[0] == router_id else "vtep"
+    fabric_mtus = [i["mtu"] for i in interfaces.values() if i["kind"] == "fabric" and i["mtu"]]
+    # The host MTU: the server ports', else the tenant VLANs' (an L2 VLAN carries the host MTU, compiler.render).
+    host_mtus = [i["mtu"] for i in interfaces.values() if i["kind"] == "server" and i["mtu"]] or [
+        vlan["mtu"] for name, vlan in vlan_by_name.items() if vni_by_vlan.get(name) not in vrf_by_vni and vlan["mtu"]]
+    structured["mtu"] = {"underlay": max(fabric_mtus, default=None), "host": max(host_mtus, default=None)}
+    if structured["vxlan"] and structured["mtu"]["underlay"]:
+        # VXLAN device MTU: underlay - 50 (RFC 7348 outer headers over IPv4); the L3VNI transit VLAN carries it.
+        transit = [v["mtu"] for name, v in vlan_by_name.items() if vni_by_vlan.get(name) in vrf_by_vni and v["mtu"]]
+        structured["vxlan"]["mtu"] = transit[0] if transit else structured["mtu"]["underlay"] - 50
+    structured["interfaces"] = list(interfaces.values())
+    _read_qos(db, structured, interfaces, locations, lines)
+    _read_management(db, structured)
+
+
+def _port_number(name: str) -> int:
+    digits = "".join(character for character in name if character.isdigit())
+    return int(digits) if digits else -1
+
+
+def _breakouts(db: dict, interfaces: dict[str, dict]) -> None:
+    """BREAKOUT_CFG (sonic-breakout_cfg.yang): a cage's mode ``NxSPEED[...]``; with N > 1 the ports numbered from
+    the cage's first port up to the next cage are its sub-ports (``breakout_parent`` = the cage's port name)."""
+    cages = sorted(((_port_number(name), name, row.get("brkout_mode", ""))
+                    for name, row in (db.get("BREAKOUT_CFG") or {}).items()), key=lambda item: item[0])
+    if not cages:
+        return
+    numbers = [number for number, _, _ in cages]
+    for name, interface in interfaces.items():
+        number = _port_number(name)
+        index = bisect_right(numbers, number) - 1
+        if index < 0:
+            continue
+        _, cage, mode = cages[index]
+        count = mode.split("x", 1)[0]
+        if count.isdigit() and int(count) > 1:
+            interface["breakout_parent"] = cage
+
+
+def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lines: dict) -> None:
+    port_maps = db.get("PORT_QOS_MAP") or {}
+    if not port_maps and not db.get("DSCP_TO_TC_MAP"):
+        return
+    qos = empty_qos()
+
+    def first(table):
+        return next(iter((db.get(table) or {}).values()), {})
+
+    qos["dscp_to_tc"] = {str(int(dscp)): int(tc) for dscp, tc in first("DSCP_TO_TC_MAP").items()}
+    qos["tc_to_queue"] = {str(int(tc)): int(queue) for tc, queue in sorted(first("TC_TO_QUEUE_MAP").items(),
+                                                                           key=lambda item: int(item[0]))}
+    qos["tc_to_priority_group"] = {str(int(tc)): int(pg) for tc, pg in
+                                   sorted(first("TC_TO_PRIORITY_GROUP_MAP").items(), key=lambda item: int(item[0]))}
+    priority_to_pg = {int(p): int(pg) for p, pg in first("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP").items()}
+    # SONiC pauses per priority; our maps keep priority == traffic class (compiler.structured.qos_policy).
+    qos["tc_to_priority"] = {tc: int(tc) for tc in qos["tc_to_queue"]}
+    qos["trust"] = "dscp" if qos["dscp_to_tc"] else None
+    watchdog_rows = db.get("PFC_WD") or {}
+    watchdog = next((row for key, row in watchdog_rows.items() if key != "GLOBAL"), None)
+    if watchdog:
+        qos["pfc_watchdog"] = {"enabled": True, "detect_ms": int(watchdog["detection_time"]),
+                               "restore_ms": int(watchdog["restoration_time"]), "action": watchdog["action"]}
+    schedulers = db.get("SCHEDULER") or {}
+    wred = db.get("WRED_PROFILE") or {}
+    profiles = db.get("BUFFER_PROFILE") or {}
+    queues: dict[str, dict[str, dict]] = {}
+    for key, row in (db.get("QUEUE") or {}).items():
+        port, _, queue = key.partition("|")
+        queues.setdefault(port, {})[queue] = row
+    pgs: dict[str, dict[int, str]] = {}
+    for key, row in (db.get("BUFFER_PG") or {}).items():
+        port, _, group = key.partition("|")
+        if group.isdigit():
+            pgs.setdefault(port, {})[int(group)] = row.get("profile", "")
+    for name, binding in port_maps.items():
+        interface = interfaces.get(name)
+        if interface is None:
+            continue
+        port_qos = empty_port_qos()
+        port_qos["trust"] = "dscp" if binding.get("dscp_to_tc_map") else None
+        port_qos["pfc_priorities"] = _ints(binding.get("pfc_enable", ""))
+        port_qos["pfc_watchdog"] = bool(_ints(binding.get("pfcwd_sw_enable", ""))) and name in watchdog_rows
+        for queue, row in queues.get(name, {}).items():
+            for single in _queue_range(queue):
+                scheduler = schedulers.get(row.get("scheduler", "")) or {}
+                if scheduler:
+                    mode = "strict" if scheduler.get("type") == "STRICT" else "dwrr"
+                    entry = {"mode": mode} if mode == "strict" else {"mode": mode,
+                                                                      "weight_percent": int(scheduler["weight"])}
+                    qos["scheduling"].setdefault(single, entry)
+                profile = wred.get(row.get("wred_profile", ""))
+                if profile and profile.get("ecn", "ecn_none") != "ecn_none":
+                    port_qos["ecn"][single] = {"min_bytes": int(profile["green_min_threshold"]),
+                                               "max_bytes": int(profile["green_max_threshold"]),
+                                               "probability": int(profile["green_drop_probability"])}
+        for priority in port_qos["pfc_priorities"]:
+            group = priority_to_pg.get(priority)
+            profile = profiles.get(pgs.get(name, {}).get(group, "")) if group is not None else None
+            if profile and "xoff" in profile:
+                port_qos["headroom"][str(priority)] = {
+                    "xoff_bytes": int(profile["xoff"]), "xon_bytes": int(profile.get("xon", 0)),
+                    "size_bytes": int(profile.get("size", 0)),
+                    "policy": "dynamic" if "dynamic_th" in profile else "static"}
+        interface["qos"] = port_qos
+        locations[f"interface {name} qos"] = (CONFIG_DB, lines.get(f"PORT_QOS_MAP|{name}", 0))
+    qos["lossless_priorities"] = sorted({p for i in interfaces.values() if i["qos"] for p in i["qos"]["pfc_priorities"]})
+    for interface in interfaces.values():
+        for queue, ecn in (interface["qos"] or {}).get("ecn", {}).items():
+            qos["_ecn_by_queue"].setdefault(queue, ecn)
+    locations.setdefault("qos", (CONFIG_DB, lines.get("DSCP_TO_TC_MAP", 0)))
+    structured["qos"] = finish_qos(qos)
+
+
+def _queue_range(queue: str) -> list[str]:
+    low, _, high = queue.partition("-")
+    return [str(q) for q in range(int(low), int(high or low) + 1)] if low.isdigit() else []
+
+
+def _read_management(db: dict, structured: dict) -> None:
+    rows = db.get("MGMT_INTERFACE") or {}
+    if not rows:
+        return
+    key, row = next(iter(rows.items()))
+    name, _, address = key.partition("|")
+    enabled = ((db.get("MGMT_VRF_CONFIG") or {}).get("vrf_global") or {}).get("mgmtVrfEnabled") == "true"
+    structured["management"] = {
+        "interface": name, "vrf": "mgmt" if enabled else "default", "address": address or None,
+        "gateway": row.get("gwaddr"),
+        "ntp_servers": sorted(db.get("NTP_SERVER") or {}), "syslog_servers": sorted(db.get("SYSLOG_SERVER") or {}),
+        "dns_servers": sorted(db.get("DNS_NAMESERVER") or {}), "aaa": None,
+    }

@@ -1,0 +1,111 @@
+"""POST /api/validation-runs/configs/ (archive or files) and the UI page /validate-configs/: configs validated as
+text, findings with file:line; bad uploads are 400s naming the file; viewers may not run it."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "mixed_eos_sonic" / "expected"
+
+
+def _configs(broken: bool) -> dict[str, bytes]:
+    """<host>/<file> -> bytes of the mixed EOS/SONiC golden, optionally with PFC removed from leaf1 Ethernet1/1."""
+    out = {}
+    for structured in sorted((GOLDEN / "structured").glob("*.json")):
+        host = structured.stem
+        platform = json.loads(structured.read_text())["platform"]
+        for path in sorted((GOLDEN / "rendered" / host / platform).iterdir()):
+            text = path.read_text()
+            if broken and host == "leaf1":
+                text = text.replace("   spanning-tree portfast\n   service-profile FT_ROCE\n",
+                                    "   spanning-tree portfast\n")
+            out[f"{host}/{path.name}"] = text.encode()
+    return out
+
+
+def _tar(members: dict[str, bytes]) -> io.BytesIO:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    buffer.seek(0)
+    buffer.name = "fabric.tar.gz"
+    return buffer
+
+
+def _pfc_errors(report: dict) -> dict[str, list[str]]:
+    return {finding["subject"]: finding["locations"] for check in report["checks"] if check["name"] == "roce.pfc"
+            for finding in check["findings"] if finding["severity"] == "error"}
+
+
+@pytest.mark.django_db
+def test_api_validates_an_archive_and_cites_the_line(api_client):
+    response = api_client.post("/api/validation-runs/configs/", {"archive": _tar(_configs(broken=True))},
+                               format="multipart")
+    assert response.status_code == 200, response.content
+    report = response.json()
+    assert report["ok"] is False and report["unmodelled"] == []
+    assert _pfc_errors(report)["leaf1:Ethernet1/1"][0].startswith("leaf1/startup-config:")
+    clean = api_client.post("/api/validation-runs/configs/", {"archive": _tar(_configs(broken=False))},
+                            format="multipart")
+    assert clean.status_code == 200 and _pfc_errors(clean.json()) == {}
+
+
+@pytest.mark.django_db
+def test_api_accepts_one_file_per_device(api_client):
+    files = []
+    for name, data in _configs(broken=True).items():
+        if name.endswith("startup-config"):
+            upload = io.BytesIO(data)
+            upload.name = f"{name.split('/')[0]}.cfg"
+            files.append(upload)
+    response = api_client.post("/api/validation-runs/configs/", {"files": files}, format="multipart")
+    assert response.status_code == 200, response.content
+    assert set(response.json()["devices"]) == {"leaf1", "leaf3", "spine1", "spine2"}
+    assert "leaf1:Ethernet1/1" in _pfc_errors(response.json())
+
+
+@pytest.mark.django_db
+def test_api_refuses_bad_uploads_naming_the_file(api_client):
+    junk = io.BytesIO(b"not an archive")
+    junk.name = "junk.bin"
+    response = api_client.post("/api/validation-runs/configs/", {"archive": junk}, format="multipart")
+    assert response.status_code == 400 and "junk.bin" in response.json()["detail"]
+    note = io.BytesIO(b"hello\n")
+    note.name = "notes.txt"
+    response = api_client.post("/api/validation-runs/configs/", {"files": [note]}, format="multipart")
+    assert response.status_code == 400 and "notes.txt" in response.json()["detail"]
+    response = api_client.post("/api/validation-runs/configs/", {}, format="multipart")
+    assert response.status_code == 400 and "archive" in response.json()
+
+
+def _client(django_user_model, role: str) -> Client:
+    user = django_user_model.objects.create_user(username=f"configs-{role}", password="pw-not-used")
+    user.groups.set([Group.objects.get(name=role)])
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.django_db
+def test_ui_page_validates_an_upload(django_user_model):
+    operator = _client(django_user_model, "operator")
+    assert operator.get("/validate-configs/").status_code == 200
+    response = operator.post("/validate-configs/", {"archive": _tar(_configs(broken=True))})
+    body = response.content.decode()
+    assert response.status_code == 200 and "roce.pfc" in body and "leaf1/startup-config:" in body
+    junk = io.BytesIO(b"junk")
+    junk.name = "junk.bin"
+    assert operator.post("/validate-configs/", {"archive": junk}).status_code == 400
+    viewer = _client(django_user_model, "viewer")
+    assert viewer.get("/validate-configs/").status_code == 200
+    assert viewer.post("/validate-configs/", {"archive": _tar(_configs(broken=True))}).status_code == 403

@@ -1,0 +1,82 @@
+"""manage.py validate --configs DIR: mixed EOS/SONiC configs from a directory; the issue #15 text-only faults
+fail the command with file:line; unsafe archives are refused naming the member."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from compiler.errors import UnsafePathError
+from compiler.parse.files import configs_from_archive
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "mixed_eos_sonic" / "expected"
+
+
+def _write_configs(root: Path) -> Path:
+    for structured in (GOLDEN / "structured").glob("*.json"):
+        host = structured.stem
+        platform = json.loads(structured.read_text())["platform"]
+        shutil.copytree(GOLDEN / "rendered" / host / platform, root / host)
+    return root
+
+
+def test_validate_configs_clean_directory(tmp_path, capsys):
+    call_command("validate", "--configs", str(_write_configs(tmp_path)))
+    out = capsys.readouterr().out
+    assert "validation of 6 device configs" in out and " 0 failed" in out
+    assert "devices: 4 eos, 2 sonic" in out and "unmodelled lines/keys: 0" in out
+
+
+def test_validate_configs_text_faults_exit_non_zero_with_file_and_line(tmp_path, capsys):
+    root = _write_configs(tmp_path)
+    eos = root / "leaf1" / "startup-config"
+    eos.write_text(eos.read_text().replace("   spanning-tree portfast\n   service-profile FT_ROCE\n",
+                                           "   spanning-tree portfast\n"))
+    sonic = root / "leaf4" / "config_db.json"
+    db = json.loads(sonic.read_text())
+    del db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"]
+    sonic.write_text(json.dumps(db, indent=4, sort_keys=True))
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("validate", "--configs", str(root), "--format", "json")
+    assert exit_info.value.code == 1
+    report = json.loads(capsys.readouterr().out)
+    pfc = {finding["subject"]: finding["locations"] for check in report["checks"] if check["name"] == "roce.pfc"
+           for finding in check["findings"] if finding["severity"] == "error"}
+    assert pfc["leaf1:Ethernet1/1"][0].startswith("leaf1/startup-config:")
+    assert pfc["leaf4:Ethernet0"][0].startswith("leaf4/config_db.json:")
+
+
+def test_validate_configs_refuses_a_missing_directory(tmp_path):
+    with pytest.raises(CommandError, match="not a directory"):
+        call_command("validate", "--configs", str(tmp_path / "nope"))
+
+
+def _tar(members: dict[str, bytes], symlink: str | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        if symlink:
+            info = tarfile.TarInfo(symlink)
+            info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+def test_archive_layout_and_unsafe_members():
+    text = (GOLDEN / "rendered" / "leaf1" / "eos" / "startup-config").read_bytes()
+    assert configs_from_archive(_tar({"fabric/leaf1/startup-config": text})) == {
+        "leaf1": {"startup-config": text.decode()}}
+    with pytest.raises(UnsafePathError, match=r"\.\./x"):
+        configs_from_archive(_tar({"../x": text}))
+    with pytest.raises(UnsafePathError, match="not a regular file"):
+        configs_from_archive(_tar({"leaf1.cfg": text}, symlink="leaf2.cfg"))
