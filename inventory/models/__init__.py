@@ -1,6 +1,7 @@
 """Inventory models, split by domain (NetBox style); import them from ``inventory.models``."""
 
 from .cables import *  # noqa: F401,F403
+from .netbox import *  # noqa: F401,F403
 from .optics import *  # noqa: F401,F403
 from .servers import *  # noqa: F401,F403
 from .sites import *  # noqa: F401,F403
