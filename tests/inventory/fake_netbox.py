@@ -15,6 +15,8 @@ class FakeNetbox:
     def __init__(self, data: dict[str, list[dict]], token: str = "0123456789abcdef", max_page_size: int = 1000,
                  next_host: str | None = None):
         self.data = {f"dcim/{endpoint}": records for endpoint, records in data.items()}
+        for path in ("ipam/ip-addresses", "ipam/vlans", "ipam/vrfs"):
+            self.data.setdefault(path, [])
         self.token, self.max_page_size, self.next_host = token, max_page_size, next_host
         self.requests: list[tuple[str, str]] = []
         self.writes: list[tuple[str, str, dict]] = []

@@ -13,8 +13,9 @@ from django.core.management.base import CommandError
 from fake_netbox import FakeNetbox
 
 from compiler.errors import IntentValidationError
+from intents.services import fabric_intent_create, network_create, tenant_create
 from inventory.adapters import inventory_snapshot
-from inventory.models import Cable, Interface, NetboxSync, Optic, Server, Switch
+from inventory.models import Cable, Fabric, Interface, NetboxSync, Optic, Server, Switch
 from inventory.netbox_client import NetboxApiError, NetboxClient
 from inventory.netbox_sync import netbox_sync, netbox_sync_live
 
@@ -145,3 +146,35 @@ def test_live_sync_service_reads_the_client():
         result = netbox_sync_live(client=NetboxClient(fake.url + "/api/", TOKEN), fabric="ai", dry_run=True)
     assert result.record.status == "dry-run" and Switch.objects.count() == 0
     assert result.record.summary.startswith("would apply: ")
+
+
+@pytest.mark.django_db
+def test_writeback_dry_run_then_apply_is_idempotent():
+    with FakeNetbox(nb.build()) as fake, mock.patch.dict(os.environ, {"FT_NETBOX_TOKEN": TOKEN}):
+        netbox_sync_live(client=NetboxClient(fake.url, TOKEN), fabric="ai")
+        intent = fabric_intent_create(fabric=Fabric.objects.get(name="ai"), name="ai")
+        tenant = tenant_create(fabric_intent=intent, name="A", vrf="TENANT_A")
+        network_create(tenant=tenant, name="net10", vlan_id=10, subnet="10.10.0.0/24", gateway="10.10.0.1")
+
+        def writeback(*extra) -> str:
+            out = io.StringIO()
+            call_command("netbox_writeback", "--fabric", "ai", "--url", fake.url, *extra, stdout=out)
+            return out.getvalue()
+
+        dry = writeback()
+        assert fake.writes == []  # a dry run writes nothing
+        # 4 switches' custom fields, 4 loopbacks + 2 VTEPs, 4 leaf-spine links x 2 ends, 1 VLAN, 1 VRF
+        assert dry.count("would write") == 4 + 6 + 8 + 1 + 1
+        assert "would write PATCH dcim/devices/" in dry and "VLAN 10 net10 L2VNI" in dry
+        applied = writeback("--apply")
+        assert applied.count("wrote ") == 20 and len(fake.writes) == 20
+        p2p = [body for method, path, body in fake.writes if path == "ipam/ip-addresses" and "/31" in body["address"]]
+        leaf1_uplink = nb.find(fake.data["dcim/interfaces"], device="leaf1", name="Ethernet64/1")["id"]
+        assert any(body.get("assigned_object_id") == leaf1_uplink for body in p2p)
+        assert writeback() == "NetBox already holds every allocation: nothing to write\n"  # idempotent
+        # broken: someone edits an ASN in NetBox by hand; the write-back repairs exactly that
+        leaf1 = nb.find(fake.data["dcim/devices"], name="leaf1")
+        right = leaf1["custom_fields"]["asn"]
+        leaf1["custom_fields"]["asn"] = 1
+        repaired = writeback("--apply")
+        assert repaired.strip() == f"wrote PATCH dcim/devices/{leaf1['id']}: device leaf1: asn={right}"
