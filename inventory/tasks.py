@@ -35,14 +35,16 @@ class NetboxSyncFailed(Exception):
 
 
 @shared_task(name="inventory.netbox_sync")
-def netbox_sync_task(fabric: str = "", trigger: str = NetboxSyncTriggerChoices.SCHEDULE, dry_run: bool = False) -> dict:
+def netbox_sync_task(fabric: str = "", trigger: str = NetboxSyncTriggerChoices.SCHEDULE, dry_run: bool = False,
+                     allow_missing_links: bool = False) -> dict:
     """Re-sync the fabric from the configured NetBox (settings FT_NETBOX_*): the beat schedule and the webhook.
     Every run that reached NetBox is a NetboxSync row (failed ones too); returns its id, status and summary."""
     fabric = fabric or settings.FT_NETBOX_FABRIC
     try:
         if not fabric:
             raise FabricTwinError("no fabric to sync: set FT_NETBOX_FABRIC")
-        result = netbox_sync_live(client=netbox_client_configured(), fabric=fabric, trigger=trigger, dry_run=dry_run)
+        result = netbox_sync_live(client=netbox_client_configured(), fabric=fabric, trigger=trigger, dry_run=dry_run,
+                                  allow_missing_links=allow_missing_links)
     except FabricTwinError as error:
         if netbox_sync_task.request.is_eager:
             raise
