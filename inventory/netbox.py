@@ -452,7 +452,7 @@ class _Mapper:
             ports_by_device[_id(interface["device"])].append(interface)
         for device_id, (device, role, platform) in switch_devices.items():
             interfaces = ports_by_device.get(device_id, [])
-            model_name = (device.get("device_type") or {}).get("model") or "unknown"
+            model_name = _model_name(device.get("device_type") or {})
             if model_name not in models:
                 models[model_name] = SWITCH_MODELS.get(model_name) or _model_from_interfaces(device, interfaces)
             rack = racks.get(_id(device.get("rack")))
@@ -705,6 +705,22 @@ def _nic_network(nic: dict) -> str | None:
     if network in NON_FABRIC_NETWORKS:
         return network
     return next((tag for tag in sorted(_tags(nic)) if tag in NON_FABRIC_NETWORKS), None)
+
+
+# Airflow variants the community device-type library names as their own models (Arista ordering codes: -F front-to-
+# rear, -R rear-to-front airflow; 7060X5 data sheet): the same switch for us.
+_AIRFLOW_SUFFIXES = ("-F", "-R")
+
+
+def _model_name(device_type: dict) -> str:
+    """Our catalogue / platform-data name of a NetBox device type: its model, else its part number, else the model
+    without an airflow suffix (``DCS-7060DX5-64S-F`` from netbox-community/devicetype-library is our
+    ``DCS-7060DX5-64S``); a model we do not know keeps its NetBox name."""
+    model = _text(device_type.get("model")) or "unknown"
+    known = set(SWITCH_MODELS) | set(platforms.known_models())
+    candidates = [model, _text(device_type.get("part_number"))]
+    candidates += [name[:-len(suffix)] for name in candidates for suffix in _AIRFLOW_SUFFIXES if name.endswith(suffix)]
+    return next((name for name in candidates if name in known), model)
 
 
 def _status(device: dict) -> str:

@@ -168,3 +168,16 @@ def test_empty_rail_custom_field_is_not_set():
             interface["custom_fields"]["rail"] = ""
     assert [n.rail for n in imported(data).inventory.servers_by_name["gpu1"].nics] == [0, 1]
     assert Endpoint("gpu1", "eth0") in imported(data).inventory.cable_at
+
+
+def test_community_library_model_names_map_to_the_catalogue():
+    data = nb.build()
+    for device in data["devices"]:
+        if device["device_type"]["model"] == "DCS-7060DX5-64S":  # as netbox-community/devicetype-library names it
+            device["device_type"].update(model="DCS-7060DX5-64S-F", part_number="DCS-7060DX5-64S-F")
+    inventory = imported(data).inventory
+    assert inventory.switches_by_name["leaf1"].model == "DCS-7060DX5-64S"
+    assert inventory.models_by_name["DCS-7060DX5-64S"].buffer_mb == 113.0  # the catalogue spec, not a guess
+    # broken: a model nobody knows keeps its NetBox name (derived from its interfaces, checks say so)
+    data["devices"][0]["device_type"]["model"] = "XYZ-9000-F"
+    assert imported(data).inventory.switches_by_name["spine1"].model == "XYZ-9000-F"
