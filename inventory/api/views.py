@@ -135,7 +135,7 @@ class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     queryset = selectors.netbox_sync_list()
     serializer_class = s.NetboxSyncSerializer
-    filterset_fields = ("fabric_name", "status", "trigger")
+    filterset_class = f.NetboxSyncFilterSet
 
     @extend_schema(request=s.NetboxSyncRequestSerializer,
                    responses={200: s.NetboxSyncSerializer, 202: OpenApiResponse(description="queued"),

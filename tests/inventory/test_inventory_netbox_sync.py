@@ -244,3 +244,10 @@ def test_beat_schedule_entry_only_when_an_interval_is_set():
                            f"'twin.settings'); django.setup(); {code}"], env=env, capture_output=True, text=True,
                           check=True).stdout
     assert none.strip() == "None"
+
+
+@pytest.mark.django_db
+def test_sync_list_filters_are_bounded(api_client):
+    assert api_client.get("/api/netbox-syncs/?fabric_name=a%00b").status_code == 400
+    assert api_client.get("/api/netbox-syncs/?status=bogus").status_code == 400
+    assert api_client.get("/api/netbox-syncs/?fabric_name__icontains=ai").status_code == 200
