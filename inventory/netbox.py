@@ -307,6 +307,7 @@ class _Mapper:
         self.skipped: list[tuple[str, str]] = []
         self.lost: list[tuple[str, str, core.Endpoint | None, str]] = []  # (cable label, source, endpoint, reason)
         self.lost_cables: list[int] = []
+        self.lost_ports: list[int] = []  # switch ports whose link was lost (kept: the missing-link check names them)
         self.interfaces = {i["id"]: i for i in data.get("interfaces", [])}
         self.devices = {d["id"]: d for d in data.get("devices", [])}
         self.cable_at: dict[tuple[str, Any], tuple[dict, str]] = {}  # (object type, id) -> (cable, side)
@@ -443,6 +444,7 @@ class _Mapper:
             (switch_ports if device_id in switch_devices else server_ports)[interface["id"]] = interface
 
         links, fabric_nics = self._links(switch_ports, server_ports, switch_devices, port_skip)
+        linked = {end for link in links for end in link.ends} | set(self.lost_ports)
         optics = self._optics({**switch_ports, **{i: server_ports[i] for i in fabric_nics}})
 
         models: dict[str, core.SwitchModelSpec] = {}
@@ -456,6 +458,9 @@ class _Mapper:
             if model_name not in models:
                 models[model_name] = SWITCH_MODELS.get(model_name) or _model_from_interfaces(device, interfaces)
             rack = racks.get(_id(device.get("rack")))
+            if model_name in platforms.known_models():
+                interfaces = self._known_ports(device, model_name, platform, models[model_name].port_count,
+                                               interfaces, linked)
             # Breakout parents come from the model's platform data (NetBox has no notion of them); names the data
             # does not know stay as they are and fail the inventory check (compiler.validate) with the model named.
             breakouts = (platforms.breakout_parents(model_name, platform, models[model_name].port_count,
@@ -516,7 +521,7 @@ class _Mapper:
                 continue
             here = self._endpoint(interface_id)
             if far is None:
-                self._lose(cable, here, reason)
+                self._lose(cable, here, reason, interface_id)
             elif far in switch_ports:
                 links[key] = _Link((interface_id, far), segments, lane)
             elif far in server_ports:
@@ -524,16 +529,17 @@ class _Mapper:
                 nic = server_ports[far]
                 network = _nic_network(nic)
                 if switch[1] not in FABRIC_LEAF_ROLES:
-                    self._lose(cable, here, f"{self._port_label(far)} is a server NIC cabled to a {switch[1]}")
+                    self._lose(cable, here, f"{self._port_label(far)} is a server NIC cabled to a {switch[1]}",
+                               interface_id)
                 elif network:
                     self._lose(cable, here, f"{self._port_label(far)} is marked {network!r} (not the backend "
-                                            f"fabric) but is cabled to fabric leaf port {here}")
+                                            f"fabric) but is cabled to fabric leaf port {here}", interface_id)
                 else:
                     links[key] = _Link((interface_id, far), segments, lane)
                     fabric_nics[far] = interface_id
             else:
                 why = port_skip.get(far, f"interface {far} is not in the export")
-                self._lose(cable, here, f"its far end {self._port_label(far)} is not imported ({why})")
+                self._lose(cable, here, f"its far end {self._port_label(far)} is not imported ({why})", interface_id)
         for nic_id, nic in server_ports.items():
             if nic_id in fabric_nics:
                 continue
@@ -550,12 +556,31 @@ class _Mapper:
                 self.skipped.append((label, "not cabled and no rail custom field: kept out of the backend fabric"))
         return list(links.values()), fabric_nics
 
+    def _known_ports(self, device: dict, model: str, platform: str, port_count: int, interfaces: list[dict],
+                     linked: set[int]) -> list[dict]:
+        """The device's ports that the model's platform data has under its OS. An uncabled port it lacks (the
+        community device-type library lists e.g. the DCS-7060DX5-64S's two SFP+ ports, Ethernet65/66, which our
+        fabric never uses) is skipped with the reason; a cabled one is kept, so physical.port_exists names it."""
+        known = platforms.valid_port_names(model, platform, port_count)
+        if not known:
+            return interfaces
+        kept = []
+        for interface in interfaces:
+            if interface["name"] in known or interface["id"] in linked:
+                kept.append(interface)
+            else:
+                self.skipped.append((f"interface {device['name']}:{interface['name']}",
+                                     f"not a port of {model} under {platform} in our platform data, and not cabled"))
+        return kept
+
     def _endpoint(self, interface_id: int) -> core.Endpoint:
         interface = self.interfaces[interface_id]
         return core.Endpoint(_name(interface.get("device")), interface["name"])
 
-    def _lose(self, cable: dict, endpoint: core.Endpoint, reason: str) -> None:
+    def _lose(self, cable: dict, endpoint: core.Endpoint, reason: str, port: int | None = None) -> None:
         self.lost_cables.append(cable["id"])
+        if port is not None:
+            self.lost_ports.append(port)
         self.lost.append((self._label(cable), f"netbox cable {self._label(cable)} (id {cable['id']})", endpoint,
                           reason))
 

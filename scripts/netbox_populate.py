@@ -228,7 +228,7 @@ def record(api: Api, directory: Path, limit: int) -> None:
     for endpoint in ENDPOINTS:
         for number, page in enumerate(api.pages(f"dcim/{endpoint}", limit), start=1):
             name = f"{endpoint}.json" if number == 1 else f"{endpoint}.{number}.json"
-            (directory / name).write_text(json.dumps(page, indent=1, sort_keys=True) + "\n")
+            (directory / name).write_text(json.dumps(page, sort_keys=True, separators=(",", ":")) + "\n")
 
 
 def main() -> None:
