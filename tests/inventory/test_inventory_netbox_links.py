@@ -181,3 +181,24 @@ def test_community_library_model_names_map_to_the_catalogue():
     # broken: a model nobody knows keeps its NetBox name (derived from its interfaces, checks say so)
     data["devices"][0]["device_type"]["model"] = "XYZ-9000-F"
     assert imported(data).inventory.switches_by_name["spine1"].model == "XYZ-9000-F"
+
+
+def test_ports_the_platform_data_lacks_are_left_out_only_when_uncabled():
+    data = nb.build()
+    leaf1_port = nb.find(data["interfaces"], device="leaf1", name="Ethernet63/1")
+    for device in ("leaf1", "leaf2"):
+        extra = {**leaf1_port, "id": 9000 + len(device) + (device == "leaf2"), "name": "Ethernet65",
+                 "type": {"value": "10gbase-x-sfpp", "label": "SFP+"}, "speed": 10_000_000,
+                 "device": nb.find(data["interfaces"], device=device, name="Ethernet63/1")["device"]}
+        data["interfaces"].append(extra)
+    result = imported(data)
+    assert dict(result.skipped)["interface leaf1:Ethernet65"].startswith("not a port of DCS-7060DX5-64S")
+    # broken: cabled, it is kept, and physical.port_exists names it rather than the link vanishing
+    ends = [i for i in data["interfaces"] if i["name"] == "Ethernet65"]
+    data["cables"].append({**nb.find(data["cables"], label="L2-S2"), "id": 99, "label": "X-65", "type": "dac-passive",
+                           "a_terminations": [{"object_type": "dcim.interface", "object_id": ends[0]["id"]}],
+                           "b_terminations": [{"object_type": "dcim.interface", "object_id": ends[1]["id"]}]})
+    inventory = imported(data).inventory
+    assert any(c.label == "X-65" for c in inventory.cables)
+    errors = [f.subject for f in physical_report(inventory).findings if f.check == "physical.port_exists"]
+    assert sorted(errors) == ["leaf1:Ethernet65", "leaf2:Ethernet65"]
