@@ -3,7 +3,7 @@
 {value, label}, cables with ``a_terminations``/``b_terminations`` of {object_type, object_id, object}, front ports
 with ``rear_ports`` [{position, rear_port, rear_port_position}] (NetBox 4.5+), modules in module bays).
 
-Not recorded from a running NetBox (none could be run here: see docs/inventory.md "Fixtures"). What it holds, each
+Hand-built (tests/inventory/fixtures/netbox-recorded/ is the same fabric recorded from a real NetBox 4.4.9). Each
 a case issue #18 found lost or wrong:
 - spines spine1/spine2 (DCS-7280CR3-32P4, EOS), leaves leaf1 (rail 0) / leaf2 (rail 1) (DCS-7060DX5-64S, EOS);
 - L1-S1 runs through two patch panels (pp1 front 1 -> rear 1 -> trunk TR-1 -> pp2 rear 1 -> front 1), 10+30+5 m;
