@@ -3,7 +3,8 @@
 {value, label}, cables with ``a_terminations``/``b_terminations`` of {object_type, object_id, object}, front ports
 with ``rear_ports`` [{position, rear_port, rear_port_position}] (NetBox 4.5+), modules in module bays).
 
-Hand-built (tests/inventory/fixtures/netbox-recorded/ is the same fabric recorded from a real NetBox 4.4.9). Each
+Hand-built, so each case can be broken one at a time (tests/inventory/fixtures/netbox-recorded/ holds the same fabric as
+a real NetBox 4.4.9 returned it). What it holds, each
 a case issue #18 found lost or wrong:
 - spines spine1/spine2 (DCS-7280CR3-32P4, EOS), leaves leaf1 (rail 0) / leaf2 (rail 1) (DCS-7060DX5-64S, EOS);
 - L1-S1 runs through two patch panels (pp1 front 1 -> rear 1 -> trunk TR-1 -> pp2 rear 1 -> front 1), 10+30+5 m;
