@@ -88,6 +88,44 @@ MEDIA: dict[str, Media] = {
     )
 }
 
+# Vendor part numbers of optics -> (catalogue media, reach in metres when the part reaches less than the media's
+# standard reach, source). Read by the NetBox importer for inventory items (``part_id``) and module types
+# (``part_number``); a part number not listed here is still recognised when it contains a media name.
+OPTIC_PART_NUMBERS: dict[str, tuple[str, float | None, str]] = {
+    # NVIDIA LinkX twin-port OSFP for Spectrum-4 (SN5600) / Quantum-2: two 400G engines in one OSFP plug
+    "MMA4Z00-NS": ("800G-2xSR4", None, "NVIDIA MMA4Z00-NS: 800Gb/s twin-port OSFP 2x400G SR4, multimode, 50 m"),
+    "MMS4X00-NM": ("800G-2xDR4", None, "NVIDIA MMS4X00-NM: 800Gb/s twin-port OSFP 2x400G DR4, single mode, 500 m "
+                                       "(docs.nvidia.com/networking/display/mms4x00nm800g500m)"),
+    "MMS4X00-NS": ("800G-2xDR4", 100.0, "NVIDIA MMS4X00-NS: 800Gb/s twin-port OSFP 2x400G DR8, single mode, 100 m "
+                                        "(docs.nvidia.com/networking/display/800gmms4x00ns)"),
+    "MMS4X50-NM": ("800G-2xFR4", None, "NVIDIA MMS4X50-NM: 800Gb/s twin-port OSFP 2xFR4, single mode, 2 km "
+                                       "(docs.nvidia.com/networking/display/mms4x50nm800g2kmpub)"),
+    "MMS4X00-NS400": ("400G-DR4", 100.0, "NVIDIA MMS4X00-NS400: 400Gb/s single-port OSFP DR4 for ConnectX-7, 100 m"),
+    # Arista (Transceiver Compatibility and Interoperability guide: 400GBASE-DR4 500 m, -FR4 2 km, -SR8 100 m OM4)
+    "QDD-400G-DR4": ("400G-DR4", None, "Arista QDD-400G-DR4: 400GBASE-DR4 QSFP-DD, 500 m parallel SMF"),
+    "QDD-400G-FR4": ("400G-FR4", None, "Arista QDD-400G-FR4: 400GBASE-FR4 QSFP-DD, 2 km duplex SMF"),
+    "QDD-400G-SR8": ("400G-SR8", None, "Arista QDD-400G-SR8: 400GBASE-SR8 QSFP-DD, 100 m OM4"),
+    "OSFP-400G-DR4": ("400G-DR4", None, "Arista OSFP-400G-DR4: 400GBASE-DR4 OSFP, 500 m parallel SMF"),
+    "OSFP-400G-FR4": ("400G-FR4", None, "Arista OSFP-400G-FR4: 400GBASE-FR4 OSFP, 2 km duplex SMF"),
+    "OSFP-400G-SR8": ("400G-SR8", None, "Arista OSFP-400G-SR8: 400GBASE-SR8 OSFP, 100 m OM4"),
+    "OSFP-800G-2DR4": ("800G-2xDR4", None, "Arista OSFP-800G-2DR4: 2x 400GBASE-DR4 OSFP, 500 m parallel SMF"),
+    "OSFP-800G-2FR4": ("800G-2xFR4", None, "Arista OSFP-800G-2FR4: 2x 400GBASE-FR4 OSFP, 2 km duplex SMF"),
+}
+
+
+def media_for_part(part_number: str) -> tuple[str, float | None] | None:
+    """(media, reach override) for a vendor part number; a catalogue media name inside it also counts; else None.
+
+    Vendors suffix part numbers (``-T``, ``-FLT``, ``-C``...): the longest listed part number it starts with wins."""
+    part = part_number.strip().upper()
+    for known in sorted(OPTIC_PART_NUMBERS, key=len, reverse=True):
+        if part == known or part.startswith(known + "-") or part.startswith(known + "_"):
+            media, reach, _source = OPTIC_PART_NUMBERS[known]
+            return media, reach
+    name = next((name for name in sorted(MEDIA, key=len, reverse=True) if name.upper() in part), None)
+    return (name, None) if name else None
+
+
 # Standard cable lengths sold for each cable type (metres); a run is rounded up to the next one.
 STANDARD_LENGTHS_M: dict[str, tuple[float, ...]] = {
     CableType.DAC: (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 5.0),

@@ -182,6 +182,16 @@ class Cable:
         return self.b if endpoint == self.a else self.a
 
 
+@dataclass(frozen=True, slots=True)
+class MissingLink:
+    """A port the source of truth (NetBox) says is cabled, whose link could not be imported (``--allow-missing-links``):
+    the physical checks report it as an error until the port is cabled in the inventory."""
+
+    endpoint: Endpoint
+    source: str  # e.g. "netbox cable BO-1 (id 17)"
+    reason: str
+
+
 @dataclass(frozen=True)
 class Inventory:
     fabric: str
@@ -190,6 +200,7 @@ class Inventory:
     cables: tuple[Cable, ...] = ()
     racks: tuple[Rack, ...] = ()
     switch_models: tuple[SwitchModelSpec, ...] = ()
+    missing_links: tuple[MissingLink, ...] = ()  # cabled in the source of truth, not importable (see MissingLink)
 
     @cached_property
     def switches_by_name(self) -> Mapping[str, Switch]:

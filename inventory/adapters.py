@@ -1,6 +1,6 @@
 """The only bridge from the inventory ORM to the pure core: ``inventory_snapshot(fabric) -> Inventory``.
 
-Reads with a constant number of queries (values() rows, no per-object queries) so a fabric of thousands of
+Reads with a constant number of queries (10) (values() rows, no per-object queries) so a fabric of thousands of
 switches becomes a snapshot in seconds. Orders rows by creation (the builder creates in plan order, so a built
 fabric's snapshot equals the plan it came from); racks by (row, position, name) and models by name as the
 planner does.
@@ -12,7 +12,8 @@ from collections import defaultdict
 
 from compiler import model as core
 
-from .models import Fabric, Interface, NicPort, Rack, Server, Switch, SwitchModel
+from .choices import NetboxSyncStatusChoices
+from .models import Fabric, Interface, NetboxSync, NicPort, Rack, Server, Switch, SwitchModel
 
 _OPTIC_FIELDS = ("optic__id", "optic__form_factor", "optic__media", "optic__speed_gbps", "optic__reach_m",
                  "optic__vendor", "optic__part_number", "optic__serial")
@@ -102,7 +103,15 @@ def inventory_snapshot(fabric: Fabric | str) -> core.Inventory:
         if "A" in ends[cable_id] and "B" in ends[cable_id]  # a cable with one end plugged is not a link yet
     )
     return core.Inventory(fabric=fabric.name, switches=switches, servers=servers, cables=cables, racks=racks,
-                          switch_models=models)
+                          switch_models=models, missing_links=_missing_links(fabric.name))
+
+
+def _missing_links(fabric: str) -> tuple[core.MissingLink, ...]:
+    """Links the source of truth (the last applied NetBox sync) has and the inventory could not import: one query."""
+    record = NetboxSync.objects.filter(fabric_name=fabric, status=NetboxSyncStatusChoices.APPLIED).only(
+        "missing_links").first()
+    return tuple(core.MissingLink(endpoint=core.Endpoint(item["device"], item["interface"]), source=item["source"],
+                                  reason=item["reason"]) for item in (record.missing_links if record else []))
 
 
 def _fill_far_ends(ends: dict[int, dict[str, core.Endpoint]]) -> None:

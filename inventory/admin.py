@@ -5,7 +5,20 @@ from django.contrib import admin
 
 from twin.versioning import VersionedModelAdmin
 
-from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
+from .models import (
+    Cable,
+    Fabric,
+    Interface,
+    NetboxSync,
+    NicPort,
+    Optic,
+    Platform,
+    Rack,
+    Server,
+    Site,
+    Switch,
+    SwitchModel,
+)
 
 
 @admin.register(Site)
@@ -110,3 +123,19 @@ class NicPortAdmin(VersionedModelAdmin):
     search_fields = ("name", "server__name")
     raw_id_fields = ("server",)
     readonly_fields = ("cable", "cable_end")
+
+
+@admin.register(NetboxSync)
+class NetboxSyncAdmin(admin.ModelAdmin):
+    """NetBox import / re-sync runs: read-only (a run is a record; start one with netbox_import or the API)."""
+
+    list_display = ("id", "fabric_name", "trigger", "status", "started_at", "summary")
+    list_filter = ("status", "trigger", "fabric_name")
+    search_fields = ("fabric_name", "summary")
+    readonly_fields = [field.name for field in NetboxSync._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

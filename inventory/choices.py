@@ -50,3 +50,16 @@ class FormFactorChoices(models.TextChoices):
     OSFP = "OSFP", "OSFP"
     QSFP28 = "QSFP28", "QSFP28"
     QSFP112 = "QSFP112", "QSFP112"
+
+
+class NetboxSyncStatusChoices(models.TextChoices):
+    DRY_RUN = "dry-run", "Dry run (nothing applied)"
+    APPLIED = "applied", "Applied"
+    FAILED = "failed", "Failed (nothing applied)"
+
+
+class NetboxSyncTriggerChoices(models.TextChoices):
+    COMMAND = "command", "manage.py command"
+    API = "api", "API request"
+    WEBHOOK = "webhook", "NetBox event rule (webhook)"
+    SCHEDULE = "schedule", "Celery beat schedule"

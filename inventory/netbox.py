@@ -1,22 +1,31 @@
-"""Import an inventory from NetBox REST API JSON (dcim/racks, dcim/devices, dcim/interfaces, dcim/cables and
-dcim/inventory-items for optics), as saved from ``GET /api/dcim/<endpoint>/`` (a paginated page with
-``results`` or a bare list).
+"""Import an inventory from NetBox (4.x shapes first; ``device_role`` and ``rear_port`` of 3.x are read too):
+from saved REST JSON (``GET /api/dcim/<endpoint>/`` pages, a page set or bare lists) or live from the API
+(:mod:`inventory.netbox_client`). Pure mapping: NetBox JSON in, ``compiler.model.Inventory`` out.
 
-Mapping (NetBox 4.x shapes; ``device_role`` of NetBox 3.x is accepted too):
+Mapping (docs/inventory.md "NetBox import" lists every field and custom field read):
 - device ``role.slug`` spine / leaf / super-spine / border(-leaf) -> a switch; server / gpu(-server) -> a server.
 - ``platform.slug`` containing eos / sonic / frr|cumulus|linux -> our platform.
 - interface ``speed`` (kbps) -> Gb/s; ``type.value`` names the cage (qsfpdd, osfp, qsfp112, qsfp28).
-- cable ``type`` dac-* / aoc / smf* / mmf*; ``length`` converted to metres from ``length_unit``.
-- inventory item with ``component_type`` dcim.interface -> the optic in that port; media from
-  ``custom_fields.media`` or a catalogue media name found in ``part_id``; reach from the catalogue.
-- rack power budget from ``custom_fields.power_budget_kw``; server GPUs/power from custom fields.
-Everything that cannot be mapped is skipped and reported with the reason, never guessed.
+- links: NetBox's cable trace is followed from every imported port through patch panels (front port -> rear port
+  -> the next cable, rear-port positions kept like NetBox's own trace) and breakout cables (several terminations
+  per end, paired in order / by position, as NetBox 4.5 cable profiles pair them). Cable ``type`` dac-* / aoc /
+  smf* / mmf*; ``length`` converted to metres from ``length_unit`` (summed over the segments of a patched run).
+- optics: inventory items installed in an interface, and NetBox 4 modules (in a module bay named like the port, or
+  owning the port); media from ``custom_fields.media``, the vendor part number (compiler.catalog.OPTIC_PART_NUMBERS)
+  or a catalogue media name in it.
+- server NICs: a NIC is on the backend fabric when it is cabled to a fabric leaf and neither its tags nor its
+  ``custom_fields.network`` say storage / management / frontend; its rail is the rail of that leaf
+  (``custom_fields.rail`` of the leaf, else of the NIC, else the NIC's position among the server's fabric NICs).
+A link that cannot be imported stops the import with the reason for each one; with ``allow_missing_links`` the
+rest is imported and each lost link is kept as ``Inventory.missing_links`` (the physical checks report it).
+Everything else that cannot be mapped is skipped and reported with the reason, never guessed.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,56 +33,105 @@ from typing import Any
 
 from compiler import model as core
 from compiler import platforms
-from compiler.catalog import MEDIA, SWITCH_MODELS
+from compiler.catalog import MEDIA, SWITCH_MODELS, media_for_part
 from compiler.errors import FieldError, InputError
+from compiler.natural import natural_key
 
-from .services import PersistResult, inventory_persist
-
-ENDPOINTS = ("racks", "devices", "interfaces", "cables", "inventory-items")
+# dcim endpoints read; the last three are optional (NetBox 4 modules, patch panels).
+ENDPOINTS = ("racks", "devices", "interfaces", "cables", "inventory-items", "modules", "front-ports", "rear-ports")
 
 ROLE_MAP = {"spine": core.Role.SPINE, "leaf": core.Role.LEAF, "super-spine": core.Role.SUPER_SPINE,
             "superspine": core.Role.SUPER_SPINE, "border": core.Role.BORDER, "border-leaf": core.Role.BORDER}
 SERVER_ROLES = {"server", "gpu", "gpu-server", "compute", "gpu-node"}
+# Roles a server NIC is cabled to when it is on the backend (GPU) fabric.
+FABRIC_LEAF_ROLES = {core.Role.LEAF, core.Role.BORDER}
+# Tags / custom_fields.network values that keep a server NIC out of the backend fabric.
+NON_FABRIC_NETWORKS = {"storage", "management", "mgmt", "frontend", "oob", "inband"}
 CABLE_TYPE_PREFIXES = (("dac", core.CableType.DAC), ("aoc", core.CableType.AOC), ("smf", core.CableType.SMF),
                        ("mmf", core.CableType.MMF))
 LENGTH_TO_M = {"m": 1.0, "cm": 0.01, "km": 1000.0, "ft": 0.3048, "in": 0.0254, "mi": 1609.344}
 # NetBox interface type value fragments -> our port form factors.
 FORM_FACTORS = (("qsfpdd", "QSFP-DD"), ("osfp", "OSFP"), ("qsfp112", "QSFP112"), ("qsfp28", "QSFP28"))
 SKIPPED_INTERFACE_TYPES = {"virtual", "lag", "bridge"}
+INTERFACE, FRONT_PORT, REAR_PORT = "dcim.interface", "dcim.frontport", "dcim.rearport"
+MAX_TRACE_HOPS = 16  # patch panels in one run; NetBox's trace has no limit, a loop in the data must not hang us
 
 
 @dataclass
 class NetboxImport:
     inventory: core.Inventory
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (object, reason)
-    persisted: PersistResult | None = None
+    # NetBox object key ("device:3", "cable:17", ...) -> what was imported from it; the re-sync diff compares two
+    state: dict[str, dict] = field(default_factory=dict)
+    persisted: Any = None  # PersistResult once saved
 
     def skipped_text(self) -> str:
         return "\n".join(f"skipped {what}: {why}" for what, why in self.skipped) or "nothing skipped"
 
 
+class TruncatedExport(InputError):
+    """A page set whose ``count`` says NetBox holds more than the pages supplied (its page cap cut the export)."""
+
+
+def page_problem(where: str, count: Any, got: int, next_url: Any) -> FieldError | None:
+    """Why a set of pages is incomplete: ``count`` above what was read, or a ``next`` page never supplied."""
+    if isinstance(count, int) and not isinstance(count, bool) and count > got:
+        return FieldError(where, f"{got} of {count}",
+                          "is truncated: NetBox's page cap (MAX_PAGE_SIZE, 1000 by default) cut the export; save "
+                          "every page (<endpoint>.json, <endpoint>.2.json, ...) or import live with --url")
+    if next_url:
+        return FieldError(where, next_url, "has a next page that was not supplied")
+    return None
+
+
+def _page_files(directory: Path, endpoint: str) -> list[Path]:
+    first = directory / f"{endpoint}.json"
+    more = []
+    for path in directory.glob(f"{endpoint}.*.json"):
+        number = path.name[len(endpoint) + 1:-len(".json")]
+        if number.isdigit():
+            more.append((int(number), path))
+    return ([first] if first.exists() else []) + [path for _, path in sorted(more)]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise InputError(FieldError(str(path), error.msg, "is not valid JSON")) from None
+    except UnicodeDecodeError as error:
+        raise InputError(FieldError(str(path), error.reason, "is not UTF-8 text")) from None
+    except RecursionError:
+        raise InputError(FieldError(str(path), None, "is nested too deeply")) from None
+    except OSError as error:
+        raise InputError(FieldError(str(path), error.strerror, "cannot be read")) from None
+
+
 def load_dump(directory: Path | str) -> dict[str, list[dict]]:
-    """Read <endpoint>.json files from a directory; a missing file is an empty list."""
+    """Read ``<endpoint>.json`` (and further pages ``<endpoint>.2.json``, ...) from a directory; a missing endpoint
+    is an empty list. A page set with fewer results than its ``count`` (or a ``next`` page not supplied) is
+    refused: NetBox caps a page at MAX_PAGE_SIZE (1000 by default), and a silently truncated import would drop
+    devices and links."""
     directory = Path(directory)
-    data = {}
+    data: dict[str, list[dict]] = {}
     for endpoint in ENDPOINTS:
-        path = directory / f"{endpoint}.json"
-        if not path.exists():
-            data[endpoint] = []
-            continue
-        try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise InputError(FieldError(str(path), error.msg, "is not valid JSON")) from None
-        except UnicodeDecodeError as error:
-            raise InputError(FieldError(str(path), error.reason, "is not UTF-8 text")) from None
-        except RecursionError:
-            raise InputError(FieldError(str(path), None, "is nested too deeply")) from None
-        except OSError as error:
-            raise InputError(FieldError(str(path), error.strerror, "cannot be read")) from None
-        data[endpoint] = document["results"] if isinstance(document, dict) and "results" in document else document
-        if not isinstance(data[endpoint], list):
-            raise InputError(FieldError(str(path), type(document).__name__, "expected a list or a page"))
+        records: list = []
+        count, next_url = None, None
+        for path in _page_files(directory, endpoint):
+            document = _read_json(path)
+            if isinstance(document, dict) and "results" in document:
+                count = document.get("count") if count is None else count
+                next_url = document.get("next")
+                document = document["results"]
+            if not isinstance(document, list):
+                raise InputError(FieldError(str(path), type(document).__name__,
+                                                       "expected a list or a page"))
+            records.extend(document)
+        unique = {repr(record.get("id")) for record in records if isinstance(record, dict)}  # pages may overlap
+        problem = page_problem(str(directory / f"{endpoint}.json"), count, len(unique), next_url)
+        if problem:
+            raise TruncatedExport(problem)
+        data[endpoint] = records
     return data
 
 
@@ -89,8 +147,28 @@ def _name(obj: Any) -> str:
     return _text(obj.get("name")) if isinstance(obj, dict) else ""
 
 
+def _id(obj: Any) -> Any:
+    return obj.get("id") if isinstance(obj, dict) else obj
+
+
 def _value(obj: Any) -> str:
     return _text(obj.get("value")) if isinstance(obj, dict) else _text(obj)
+
+
+def _custom(record: dict) -> dict:
+    custom = record.get("custom_fields")
+    return custom if isinstance(custom, dict) else {}
+
+
+def _custom_int(record: dict, key: str) -> int | None:
+    """An integer custom field; empty (null or "") reads as not set."""
+    value = _custom(record).get(key)
+    return None if value is None or value == "" else _int(value)
+
+
+def _tags(record: dict) -> set[str]:
+    tags = record.get("tags") if isinstance(record.get("tags"), list) else []
+    return {(_slug(tag) or _name(tag)).lower() for tag in tags if isinstance(tag, dict)}
 
 
 def _platform(slug: str) -> str | None:
@@ -128,12 +206,15 @@ def _address(ip: Any) -> str | None:
 # ("type", "status" and "length_unit" are choice values: an object {value, label} or a bare string; _value reads
 # either and anything else as absent.)
 _OBJECT_KEYS = ("role", "device_role", "platform", "device", "site", "location", "rack", "device_type",
-                "custom_fields", "primary_ip4", "manufacturer")
+                "custom_fields", "primary_ip4", "manufacturer", "module", "module_bay", "module_type")
 _NUMBER_KEYS = {"racks": ("u_height",), "devices": ("position",), "interfaces": ("mtu", "speed"),
-                "cables": ("length",), "inventory-items": ()}
+                "cables": ("length",), "inventory-items": (), "modules": (), "front-ports": (),
+                "rear-ports": ("positions",)}
+# An empty custom field ("" or null) means "not set"; anything else must be a number.
 _CUSTOM_NUMBER_KEYS = ("power_budget_kw", "plane", "gpu_count", "power_w", "rail", "reach_m")
 _REQUIRED = {"racks": (("id", int), ("name", str)), "devices": (("id", int),),
-             "interfaces": (("id", int), ("name", str)), "cables": (("id", int),), "inventory-items": ()}
+             "interfaces": (("id", int), ("name", str)), "cables": (("id", int),), "inventory-items": (),
+             "modules": (("id", int),), "front-ports": (("id", int),), "rear-ports": (("id", int),)}
 # NetBox's own limit for integer fields (PostgreSQL integer); anything larger is not a NetBox value.
 _NETBOX_INT_MAX = 2**31 - 1
 
@@ -179,15 +260,16 @@ def check_dump(data: dict[str, list]) -> list[FieldError]:
                     errors.append(FieldError(f"{path}.{key}", record[key], problem))
             custom = record.get("custom_fields")
             for key in _CUSTOM_NUMBER_KEYS if isinstance(custom, dict) else ():
-                problem = _number_problem(custom.get(key))
+                problem = None if custom.get(key) == "" else _number_problem(custom.get(key))
                 if problem:
                     errors.append(FieldError(f"{path}.custom_fields.{key}", custom[key], problem))
-            if isinstance(custom, dict) and custom.get("media") is not None and not isinstance(custom["media"], str):
-                errors.append(FieldError(f"{path}.custom_fields.media", custom["media"], "expected a string"))
+            for key in ("media", "network"):
+                if isinstance(custom, dict) and custom.get(key) is not None and not isinstance(custom[key], str):
+                    errors.append(FieldError(f"{path}.custom_fields.{key}", custom[key], "expected a string"))
             for key in ("name", "label", "description", "serial", "part_id"):
                 if record.get(key) is not None and not isinstance(record[key], str):
                     errors.append(FieldError(f"{path}.{key}", record[key], "expected a string or null"))
-            for side in ("a_terminations", "b_terminations"):
+            for side in ("a_terminations", "b_terminations", "rear_ports", "tags"):
                 ends = record.get(side)
                 if ends is not None and (not isinstance(ends, list) or not all(isinstance(e, dict) for e in ends)):
                     errors.append(FieldError(f"{path}.{side}", ends, "expected a list of objects"))
@@ -196,160 +278,474 @@ def check_dump(data: dict[str, list]) -> list[FieldError]:
     return errors
 
 
-def netbox_to_inventory(data: dict[str, list[dict]], *, fabric: str) -> NetboxImport:
+def netbox_to_inventory(data: dict[str, list[dict]], *, fabric: str,
+                        allow_missing_links: bool = False) -> NetboxImport:
+    """Map NetBox JSON to an inventory. A link that cannot be imported raises InputError with one
+    ``cable <label>`` error per link, unless ``allow_missing_links`` (then it is in ``inventory.missing_links``)."""
     errors = check_dump(data)
     if errors:
         raise InputError(errors)
     try:
-        return _to_inventory(data, fabric)
+        return _Mapper(data, fabric).run(allow_missing_links=allow_missing_links)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         # check_dump covers the shapes we know of; anything else is still the input's fault, reported as such.
         raise InputError(FieldError("dump", None, f"cannot be read: {type(error).__name__}: {error}")) from None
 
 
-def _to_inventory(data: dict[str, list[dict]], fabric: str) -> NetboxImport:
-    skipped: list[tuple[str, str]] = []
-    racks = {}
-    for rack in data.get("racks", []):
-        racks[rack["id"]] = core.Rack(
-            name=rack["name"], site=_name(rack.get("site")), row=_name(rack.get("location")),
-            position=0, height_u=_int(rack.get("u_height") or 42),
-            power_budget_kw=float((rack.get("custom_fields") or {}).get("power_budget_kw") or 0.0))
+@dataclass
+class _Link:
+    ends: tuple[int, int]  # NetBox interface ids, in trace order
+    segments: list[dict]  # the cables of the run, from ends[0] to ends[1]
+    lane: int | None  # position within a breakout cable (1-based) when it has several terminations per end
 
-    switch_devices, server_devices = {}, {}
-    for device in data.get("devices", []):
-        label = f"device {device.get('name') or device.get('id')}"
-        role_slug = _slug(device.get("role") or device.get("device_role"))
-        if not device.get("name"):
-            skipped.append((label, "has no name"))
-        elif role_slug in ROLE_MAP:
-            platform = _platform(_slug(device.get("platform")))
-            if platform is None:
-                skipped.append((label, f"platform {_slug(device.get('platform')) or 'none'!r} is not eos/sonic/frr"))
+
+class _Mapper:
+    """One mapping run (the indexes it needs are built once)."""
+
+    def __init__(self, data: dict[str, list[dict]], fabric: str):
+        self.data, self.fabric = data, fabric
+        self.skipped: list[tuple[str, str]] = []
+        self.lost: list[tuple[str, str, core.Endpoint | None, str]] = []  # (cable label, source, endpoint, reason)
+        self.lost_cables: list[int] = []
+        self.lost_ports: list[int] = []  # switch ports whose link was lost (kept: the missing-link check names them)
+        self.interfaces = {i["id"]: i for i in data.get("interfaces", [])}
+        self.devices = {d["id"]: d for d in data.get("devices", [])}
+        self.cable_at: dict[tuple[str, Any], tuple[dict, str]] = {}  # (object type, id) -> (cable, side)
+        for cable in data.get("cables", []):
+            for side in ("a", "b"):
+                for termination in self._terminations(cable, side):
+                    self.cable_at[(termination.get("object_type"), termination.get("object_id"))] = (cable, side)
+        self.front_to_rear: dict[Any, tuple[Any, int]] = {}
+        self.rear_to_front: dict[tuple[Any, int], Any] = {}
+        for front in data.get("front-ports", []):
+            # NetBox <= 4.4: rear_port + rear_port_position; 4.5+: rear_ports [{position, rear_port, rear_port_position}]
+            mappings = front.get("rear_ports") or ([{"rear_port": front["rear_port"],
+                                                     "rear_port_position": front.get("rear_port_position")}]
+                                                   if front.get("rear_port") else [])
+            for mapping in mappings[:1]:
+                rear_id, position = _id(mapping.get("rear_port")), _int(mapping.get("rear_port_position") or 1)
+                self.front_to_rear[front["id"]] = (rear_id, position)
+                self.rear_to_front[(rear_id, position)] = front["id"]
+        self.rear_positions = {rear["id"]: _int(rear.get("positions") or 1) for rear in data.get("rear-ports", [])}
+
+    @staticmethod
+    def _terminations(cable: dict, side: str) -> list[dict]:
+        ends = cable.get(f"{side}_terminations") or []
+        # NetBox 4.5+ carries the position of each termination within a multi-position (breakout) cable
+        return sorted(ends, key=lambda end: _int(end["position"]) if isinstance(end.get("position"), (int, float))
+                      else 0)
+
+    @staticmethod
+    def _label(cable: dict) -> str:
+        return cable.get("label") or f"netbox-cable-{cable['id']}"
+
+    def _port_label(self, interface_id: Any) -> str:
+        interface = self.interfaces.get(interface_id)
+        return f"{_name(interface.get('device'))}:{interface.get('name')}" if interface else f"interface {interface_id}"
+
+    # ---------------------------------------------------------------------------------------- trace
+    def trace(self, interface_id: int) -> tuple[int | None, list[dict], int | None, str]:
+        """Follow the cable from an interface to the interface at the far end, like NetBox's cable trace:
+        (far interface id or None, the cables passed, breakout lane, reason when it failed)."""
+        term: tuple[str, Any] = (INTERFACE, interface_id)
+        cable, side = self.cable_at[term]
+        segments, positions, lane = [cable], [], None
+        for _hop in range(MAX_TRACE_HOPS):
+            near = self._terminations(cable, side)
+            far = self._terminations(cable, "b" if side == "a" else "a")
+            index = next((k for k, t in enumerate(near) if (t.get("object_type"), t.get("object_id")) == term), 0)
+            if not far:
+                return None, segments, lane, f"cable {self._label(cable)} has no far end"
+            if len(near) != len(far):
+                return None, segments, lane, (f"breakout cable {self._label(cable)} has {len(near)} terminations "
+                                              f"on one end and {len(far)} on the other: the lanes cannot be "
+                                              "paired (give both ends the same number, as NetBox 4.5 cable "
+                                              "profiles do)")
+            if len(near) > 1:
+                lane = index + 1
+            peer = far[index]
+            peer_type, peer_id = peer.get("object_type"), peer.get("object_id")
+            if peer_type == INTERFACE:
+                return peer_id, segments, lane, ""
+            if peer_type == FRONT_PORT:
+                if peer_id not in self.front_to_rear:
+                    return None, segments, lane, f"patch panel front port {peer_id} maps to no rear port"
+                rear_id, position = self.front_to_rear[peer_id]
+                positions.append(position)
+                term = (REAR_PORT, rear_id)
+            elif peer_type == REAR_PORT:
+                if not positions and self.rear_positions.get(peer_id, 1) > 1:
+                    return None, segments, lane, (f"cable {self._label(cable)} reaches multi-position rear port "
+                                                  f"{peer_id} without a front port to tell the position")
+                position = positions.pop() if positions else 1
+                front_id = self.rear_to_front.get((peer_id, position))
+                if front_id is None:
+                    return None, segments, lane, f"patch panel rear port {peer_id} position {position} has no front port"
+                term = (FRONT_PORT, front_id)
             else:
-                switch_devices[device["id"]] = (device, ROLE_MAP[role_slug], platform)
-        elif role_slug in SERVER_ROLES:
-            server_devices[device["id"]] = device
-        else:
-            skipped.append((label, f"role {role_slug or 'none'!r} is not a fabric switch or a server"))
+                return None, segments, lane, f"cable {self._label(cable)} ends on a {peer_type or 'unknown object'}"
+            if term not in self.cable_at:
+                return None, segments, lane, (f"patch panel port {term[0].split('.')[1]} {term[1]} is not cabled "
+                                              f"onwards (run through {self._label(cable)} ends there)")
+            cable, side = self.cable_at[term]
+            segments.append(cable)
+        return None, segments, lane, f"the trace passes more than {MAX_TRACE_HOPS} patch panels (a loop?)"
 
-    interfaces_by_device: dict[int, list[dict]] = defaultdict(list)
-    interface_index: dict[int, tuple[str, str]] = {}  # NetBox interface id -> (device name, interface name)
-    for interface in data.get("interfaces", []):
-        device_id = (interface.get("device") or {}).get("id")
-        label = f"interface {_name(interface.get('device'))}:{interface.get('name')}"
-        if device_id not in switch_devices and device_id not in server_devices:
-            continue  # its device was skipped (and reported) already
-        if _value(interface.get("type")) in SKIPPED_INTERFACE_TYPES or interface.get("mgmt_only"):
-            skipped.append((label, "virtual or management-only interface"))
-            continue
-        if _speed_gbps(interface) is None:
-            skipped.append((label, "no speed and no speed in its type"))
-            continue
-        interfaces_by_device[device_id].append(interface)
-        interface_index[interface["id"]] = (_name(interface.get("device")), interface["name"])
+    # ---------------------------------------------------------------------------------------- run
+    def run(self, *, allow_missing_links: bool) -> NetboxImport:
+        data = self.data
+        racks = {}
+        for rack in data.get("racks", []):
+            racks[rack["id"]] = core.Rack(
+                name=rack["name"], site=_name(rack.get("site")), row=_name(rack.get("location")),
+                position=0, height_u=_int(rack.get("u_height") or 42),
+                power_budget_kw=float(_custom(rack).get("power_budget_kw") or 0.0))
 
-    optics: dict[int, core.Optic] = {}
-    interface_by_id = {i["id"]: i for items in interfaces_by_device.values() for i in items}
-    for item in data.get("inventory-items", []):
-        label = f"inventory item {_name(item.get('device'))}:{item.get('name')}"
-        if item.get("component_type") != "dcim.interface" or item.get("component_id") not in interface_by_id:
-            skipped.append((label, "not installed in an imported interface"))
-            continue
-        interface = interface_by_id[item["component_id"]]
-        media = (item.get("custom_fields") or {}).get("media") or next(
-            (name for name in sorted(MEDIA, key=len, reverse=True) if name in (item.get("part_id") or "")), None)
+        switch_devices, server_devices = {}, {}
+        device_skip: dict[Any, str] = {}
+        for device in data.get("devices", []):
+            label = f"device {device.get('name') or device.get('id')}"
+            role_slug = _slug(device.get("role") or device.get("device_role"))
+            reason = None
+            if not device.get("name"):
+                reason = "has no name"
+            elif role_slug in ROLE_MAP:
+                platform = _platform(_slug(device.get("platform")))
+                if platform is None:
+                    reason = f"platform {_slug(device.get('platform')) or 'none'!r} is not eos/sonic/frr"
+                else:
+                    switch_devices[device["id"]] = (device, ROLE_MAP[role_slug], platform)
+            elif role_slug in SERVER_ROLES:
+                server_devices[device["id"]] = device
+            else:
+                reason = f"role {role_slug or 'none'!r} is not a fabric switch or a server"
+            if reason:
+                self.skipped.append((label, reason))
+                device_skip[device["id"]] = f"device {device.get('name') or device.get('id')} was skipped: {reason}"
+
+        switch_ports: dict[int, dict] = {}  # imported switch interfaces by NetBox id
+        server_ports: dict[int, dict] = {}  # candidate server NICs by NetBox id
+        port_skip: dict[Any, str] = {}
+        for interface in data.get("interfaces", []):
+            device_id = _id(interface.get("device"))
+            label = f"interface {_name(interface.get('device'))}:{interface.get('name')}"
+            if device_id not in switch_devices and device_id not in server_devices:
+                port_skip[interface["id"]] = device_skip.get(device_id, f"its device {device_id} is not in the export")
+                continue  # its device was skipped (and reported) already
+            reason = None
+            if _value(interface.get("type")) in SKIPPED_INTERFACE_TYPES or interface.get("mgmt_only"):
+                reason = "virtual or management-only interface"
+            elif _speed_gbps(interface) is None:
+                reason = "no speed and no speed in its type"
+            if reason:
+                self.skipped.append((label, reason))
+                port_skip[interface["id"]] = f"{label} was skipped: {reason}"
+                continue
+            (switch_ports if device_id in switch_devices else server_ports)[interface["id"]] = interface
+
+        links, fabric_nics = self._links(switch_ports, server_ports, switch_devices, port_skip)
+        linked = {end for link in links for end in link.ends} | set(self.lost_ports)
+        optics = self._optics({**switch_ports, **{i: server_ports[i] for i in fabric_nics}})
+
+        models: dict[str, core.SwitchModelSpec] = {}
+        switches = []
+        ports_by_device: dict[Any, list[dict]] = defaultdict(list)
+        for interface in switch_ports.values():
+            ports_by_device[_id(interface["device"])].append(interface)
+        for device_id, (device, role, platform) in switch_devices.items():
+            interfaces = ports_by_device.get(device_id, [])
+            model_name = _model_name(device.get("device_type") or {})
+            if model_name not in models:
+                models[model_name] = SWITCH_MODELS.get(model_name) or _model_from_interfaces(device, interfaces)
+            rack = racks.get(_id(device.get("rack")))
+            if model_name in platforms.known_models():
+                interfaces = self._known_ports(device, model_name, platform, models[model_name].port_count,
+                                               interfaces, linked)
+            # Breakout parents come from the model's platform data (NetBox has no notion of them); names the data
+            # does not know stay as they are and fail the inventory check (compiler.validate) with the model named.
+            breakouts = (platforms.breakout_parents(model_name, platform, models[model_name].port_count,
+                                                    [i["name"] for i in interfaces])
+                         if model_name in platforms.known_models() else {})
+            switches.append(core.Switch(
+                hostname=device["name"], role=role, platform=platform, model=model_name,
+                interfaces=tuple(core.Interface(
+                    name=i["name"], speed_gbps=_speed_gbps(i), mtu=_int(i.get("mtu") or 9214),
+                    enabled=bool(i.get("enabled", True)), description=i.get("description") or "",
+                    breakout_parent=(breakouts.get(i["name"]) or (None, None))[0],
+                    lane=(breakouts.get(i["name"]) or (None, None))[1],
+                    optic=optics.get(i["id"])) for i in interfaces),
+                rack=rack.name if rack else None,
+                u_position=_int(device["position"]) if rack and device.get("position") else None,
+                os_version=_custom(device).get("os_version") or "",
+                mgmt_ip=_address(device.get("primary_ip4")), serial=device.get("serial") or "",
+                status=_status(device), plane=_int(_custom(device).get("plane") or 0)))
+
+        servers = self._servers(server_devices, server_ports, fabric_nics, racks, optics)
+        cables = self._cables(links)
+        used = {segment["id"] for link in links for segment in link.segments} | set(self.lost_cables)
+        for cable in data.get("cables", []):
+            if cable["id"] not in used:
+                self.skipped.append((f"cable {self._label(cable)}", "not a fabric link: no end traces to an "
+                                                                    "imported switch port"))
+
+        missing = tuple(core.MissingLink(endpoint=endpoint, source=source, reason=reason)
+                        for _label, source, endpoint, reason in self.lost if endpoint is not None)
+        if self.lost and not allow_missing_links:
+            raise InputError([FieldError(f"cable {label}", source, reason)
+                                         for label, source, _endpoint, reason in self.lost])
+        for label, _source, endpoint, reason in self.lost:
+            self.skipped.append((f"cable {label}", f"MISSING LINK at {endpoint}: {reason}"))
+
+        used_racks = {s.rack for s in switches} | {s.rack for s in servers}
+        inventory = core.Inventory(
+            fabric=self.fabric, switches=tuple(switches), servers=tuple(servers), cables=tuple(cables),
+            racks=tuple(sorted((rack for rack in racks.values() if rack.name in used_racks),
+                               key=lambda rack: (rack.row, rack.position, rack.name))),  # the adapter's order
+            switch_models=tuple(sorted(models.values(), key=lambda m: m.name)), missing_links=missing)
+        return NetboxImport(inventory=inventory, skipped=self.skipped,
+                            state=self._state(inventory, switch_devices, server_devices, links, fabric_nics))
+
+    # ---------------------------------------------------------------------------------------- links
+    def _links(self, switch_ports, server_ports, switch_devices, port_skip) -> tuple[list[_Link], dict[int, int]]:
+        """Every link from an imported switch port (traced), and the server NICs on the backend fabric
+        (NIC id -> the leaf interface id it is cabled to)."""
+        links: dict[frozenset, _Link] = {}
+        fabric_nics: dict[int, int] = {}
+        for interface_id in sorted(switch_ports):
+            if (INTERFACE, interface_id) not in self.cable_at:
+                continue
+            cable = self.cable_at[(INTERFACE, interface_id)][0]
+            far, segments, lane, reason = self.trace(interface_id)
+            key = frozenset({interface_id, far}) if far is not None else frozenset({interface_id})
+            if key in links:
+                continue
+            here = self._endpoint(interface_id)
+            if far is None:
+                self._lose(cable, here, reason, interface_id)
+            elif far in switch_ports:
+                links[key] = _Link((interface_id, far), segments, lane)
+            elif far in server_ports:
+                switch = switch_devices[_id(self.interfaces[interface_id]["device"])]
+                nic = server_ports[far]
+                network = _nic_network(nic)
+                if switch[1] not in FABRIC_LEAF_ROLES:
+                    self._lose(cable, here, f"{self._port_label(far)} is a server NIC cabled to a {switch[1]}",
+                               interface_id)
+                elif network:
+                    self._lose(cable, here, f"{self._port_label(far)} is marked {network!r} (not the backend "
+                                            f"fabric) but is cabled to fabric leaf port {here}", interface_id)
+                else:
+                    links[key] = _Link((interface_id, far), segments, lane)
+                    fabric_nics[far] = interface_id
+            else:
+                why = port_skip.get(far, f"interface {far} is not in the export")
+                self._lose(cable, here, f"its far end {self._port_label(far)} is not imported ({why})", interface_id)
+        for nic_id, nic in server_ports.items():
+            if nic_id in fabric_nics:
+                continue
+            label = f"interface {_name(nic.get('device'))}:{nic.get('name')}"
+            network = _nic_network(nic)
+            if network:
+                self.skipped.append((label, f"marked {network!r}: kept out of the backend fabric"))
+            elif (INTERFACE, nic_id) in self.cable_at:
+                self.skipped.append((label, "not cabled to a fabric leaf: kept out of the backend fabric "
+                                            "(storage or management NIC)"))
+            elif _custom_int(nic, "rail") is not None:
+                fabric_nics[nic_id] = 0  # planned: not cabled yet, its rail custom field says it is a fabric NIC
+            else:
+                self.skipped.append((label, "not cabled and no rail custom field: kept out of the backend fabric"))
+        return list(links.values()), fabric_nics
+
+    def _known_ports(self, device: dict, model: str, platform: str, port_count: int, interfaces: list[dict],
+                     linked: set[int]) -> list[dict]:
+        """The device's ports that the model's platform data has under its OS. An uncabled port it lacks (the
+        community device-type library lists e.g. the DCS-7060DX5-64S's two SFP+ ports, Ethernet65/66, which our
+        fabric never uses) is skipped with the reason; a cabled one is kept, so physical.port_exists names it."""
+        known = platforms.valid_port_names(model, platform, port_count)
+        if not known:
+            return interfaces
+        kept = []
+        for interface in interfaces:
+            if interface["name"] in known or interface["id"] in linked:
+                kept.append(interface)
+            else:
+                self.skipped.append((f"interface {device['name']}:{interface['name']}",
+                                     f"not a port of {model} under {platform} in our platform data, and not cabled"))
+        return kept
+
+    def _endpoint(self, interface_id: int) -> core.Endpoint:
+        interface = self.interfaces[interface_id]
+        return core.Endpoint(_name(interface.get("device")), interface["name"])
+
+    def _lose(self, cable: dict, endpoint: core.Endpoint, reason: str, port: int | None = None) -> None:
+        self.lost_cables.append(cable["id"])
+        if port is not None:
+            self.lost_ports.append(port)
+        self.lost.append((self._label(cable), f"netbox cable {self._label(cable)} (id {cable['id']})", endpoint,
+                          reason))
+
+    def _cables(self, links: list[_Link]) -> list[core.Cable]:
+        cables = []
+        for link in sorted(links, key=lambda item: (item.segments[0]["id"], item.lane or 0)):
+            first = link.segments[0]
+            label = self._label(first) if len(link.segments) == 1 else "+".join(self._label(s) for s in link.segments)
+            if link.lane is not None:
+                label = f"{label}/{link.lane}"
+            here = self._endpoint(link.ends[0])
+            types = {next((ours for prefix, ours in CABLE_TYPE_PREFIXES if _value(s.get("type")).startswith(prefix)),
+                          None) for s in link.segments}
+            if None in types or len(types) != 1:
+                kinds = ", ".join(sorted({_value(s.get("type")) or "none" for s in link.segments}))
+                self._lose(first, here, f"cable type {kinds!r} is not one of dac/aoc/smf/mmf along the run")
+                continue
+            metres = 0.0
+            for segment in link.segments:
+                unit = _value(segment.get("length_unit")) or "m"
+                if segment.get("length") is None or unit not in LENGTH_TO_M:
+                    self._lose(first, here, f"length {segment.get('length')!r} {unit} of cable "
+                                            f"{self._label(segment)} cannot be read in metres")
+                    break
+                metres += float(segment["length"]) * LENGTH_TO_M[unit]
+            else:
+                connected = all(_value(s.get("status")) == "connected" for s in link.segments)
+                cables.append(core.Cable(
+                    label=label, a=here, b=self._endpoint(link.ends[1]), cable_type=types.pop(),
+                    length_m=round(metres, 3), status="connected" if connected else "planned"))
+        return cables
+
+    # ---------------------------------------------------------------------------------------- optics
+    def _optics(self, ports: dict[int, dict]) -> dict[int, core.Optic]:
+        optics: dict[int, core.Optic] = {}
+        for item in self.data.get("inventory-items", []):
+            label = f"inventory item {_name(item.get('device'))}:{item.get('name')}"
+            if item.get("component_type") != INTERFACE or item.get("component_id") not in ports:
+                self.skipped.append((label, "not installed in an imported interface"))
+                continue
+            self._optic(optics, label, ports[item["component_id"]], item, item.get("part_id") or "",
+                        item.get("manufacturer"))
+        by_device_name = {(_id(i.get("device")), i["name"]): i for i in ports.values()}
+        owned = defaultdict(list)
+        for interface in ports.values():
+            if _id(interface.get("module")) is not None:
+                owned[_id(interface["module"])].append(interface)
+        for module in self.data.get("modules", []):
+            module_type = module.get("module_type") or {}
+            bay = module.get("module_bay") or {}
+            label = f"module {_name(module.get('device'))}:{_name(bay) or module['id']}"
+            targets = owned.get(module["id"]) or [by_device_name[key] for key in
+                                                  ((_id(module.get("device")), _name(bay)),
+                                                   (_id(module.get("device")), _text(bay.get("label"))))
+                                                  if key in by_device_name][:1]
+            if not targets:
+                self.skipped.append((label, "not in the bay of an imported interface"))
+                continue
+            part = _text(module_type.get("part_number")) or _text(module_type.get("model"))
+            for interface in targets:
+                self._optic(optics, label, interface, module, part, module_type.get("manufacturer"))
+        return optics
+
+    def _optic(self, optics: dict, label: str, interface: dict, record: dict, part: str, manufacturer: Any) -> None:
+        media, reach = _custom(record).get("media") or None, None
         if media is None:
-            skipped.append((label, f"cannot tell the optic media from part_id {item.get('part_id')!r}"))
-            continue
+            found = media_for_part(part)
+            if found is None:
+                self.skipped.append((label, f"cannot tell the optic media from part number {part!r}"))
+                return
+            media, reach = found
         catalog = MEDIA.get(media)
-        reach = (item.get("custom_fields") or {}).get("reach_m") or (catalog.reach_m if catalog else None)
+        reach = _custom(record).get("reach_m") or reach or (catalog.reach_m if catalog else None)
         if reach is None:
-            skipped.append((label, f"media {media!r} is not in the catalogue and no reach_m custom field"))
-            continue
-        optics[item["component_id"]] = core.Optic(
+            self.skipped.append((label, f"media {media!r} is not in the catalogue and no reach_m custom field"))
+            return
+        optics[interface["id"]] = core.Optic(
             form_factor=_form_factor(_value(interface.get("type"))) or "", media=media,
             speed_gbps=catalog.speed_gbps if catalog else _speed_gbps(interface), reach_m=float(reach),
-            vendor=_name(item.get("manufacturer")), part_number=item.get("part_id") or "",
-            serial=item.get("serial") or "")
+            vendor=_name(manufacturer), part_number=part, serial=record.get("serial") or "")
 
-    models: dict[str, core.SwitchModelSpec] = {}
-    switches = []
-    for device_id, (device, role, platform) in switch_devices.items():
-        interfaces = interfaces_by_device.get(device_id, [])
-        model_name = (device.get("device_type") or {}).get("model") or "unknown"
-        if model_name not in models:
-            models[model_name] = SWITCH_MODELS.get(model_name) or _model_from_interfaces(device, interfaces)
-        rack = racks.get((device.get("rack") or {}).get("id"))
-        # Breakout parents come from the model's platform data (NetBox has no notion of them); names the data does
-        # not know stay as they are and fail the inventory check (compiler.validate) with the model named.
-        breakouts = (platforms.breakout_parents(model_name, platform, models[model_name].port_count,
-                                                [i["name"] for i in interfaces])
-                     if model_name in platforms.known_models() else {})
-        switches.append(core.Switch(
-            hostname=device["name"], role=role, platform=platform, model=model_name,
-            interfaces=tuple(core.Interface(
-                name=i["name"], speed_gbps=_speed_gbps(i), mtu=_int(i.get("mtu") or 9214),
-                enabled=bool(i.get("enabled", True)), description=i.get("description") or "",
-                breakout_parent=(breakouts.get(i["name"]) or (None, None))[0],
-                lane=(breakouts.get(i["name"]) or (None, None))[1],
-                optic=optics.get(i["id"])) for i in interfaces),
-            rack=rack.name if rack else None,
-            u_position=_int(device["position"]) if rack and device.get("position") else None,
-            os_version=(device.get("custom_fields") or {}).get("os_version") or "",
-            mgmt_ip=_address(device.get("primary_ip4")), serial=device.get("serial") or "",
-            status=_status(device), plane=_int((device.get("custom_fields") or {}).get("plane") or 0)))
+    # ---------------------------------------------------------------------------------------- servers
+    def _servers(self, server_devices, server_ports, fabric_nics, racks, optics) -> list[core.Server]:
+        nics_by_device: dict[Any, list[dict]] = defaultdict(list)
+        for nic_id in fabric_nics:
+            nics_by_device[_id(server_ports[nic_id]["device"])].append(server_ports[nic_id])
+        servers = []
+        errors = []
+        for device_id, device in server_devices.items():
+            rack = racks.get(_id(device.get("rack")))
+            custom = _custom(device)
+            nics = []
+            ordered = sorted(nics_by_device.get(device_id, []), key=lambda i: natural_key(i["name"]))
+            for position, interface in enumerate(ordered):
+                leaf_port = fabric_nics[interface["id"]]
+                leaf = self.devices.get(_id(self.interfaces[leaf_port]["device"])) if leaf_port else None
+                leaf_rail = _custom_int(leaf, "rail") if leaf else None
+                own_rail = _custom_int(interface, "rail")
+                if leaf_rail is not None and own_rail is not None and leaf_rail != own_rail:
+                    errors.append(FieldError(f"interface {device['name']}:{interface['name']}.custom_fields.rail",
+                                             own_rail, f"disagrees with rail {leaf_rail} of leaf {_name(leaf)} "
+                                                       "it is cabled to"))
+                rail = leaf_rail if leaf_rail is not None else own_rail if own_rail is not None else position
+                nics.append(core.NicPort(name=interface["name"], rail=rail, speed_gbps=_speed_gbps(interface),
+                                         mtu=_int(interface.get("mtu") or 9000), optic=optics.get(interface["id"])))
+            servers.append(core.Server(
+                name=device["name"], nics=tuple(nics), rack=rack.name if rack else None,
+                u_position=_int(device["position"]) if rack and device.get("position") else None,
+                gpu_count=_int(custom.get("gpu_count") or 8), power_w=float(custom.get("power_w") or 0.0),
+                mgmt_ip=_address(device.get("primary_ip4")), serial=device.get("serial") or ""))
+        if errors:
+            raise InputError(errors)
+        return servers
 
-    servers = []
-    for device_id, device in server_devices.items():
-        rack = racks.get((device.get("rack") or {}).get("id"))
-        custom = device.get("custom_fields") or {}
-        nics = []
-        for rail, interface in enumerate(interfaces_by_device.get(device_id, [])):
-            nics.append(core.NicPort(name=interface["name"], rail=_int((interface.get("custom_fields") or {})
-                                                                      .get("rail", rail)),
-                                     speed_gbps=_speed_gbps(interface), mtu=_int(interface.get("mtu") or 9000),
-                                     optic=optics.get(interface["id"])))
-        servers.append(core.Server(
-            name=device["name"], nics=tuple(nics), rack=rack.name if rack else None,
-            u_position=_int(device["position"]) if rack and device.get("position") else None,
-            gpu_count=_int(custom.get("gpu_count") or 8), power_w=float(custom.get("power_w") or 0.0),
-            mgmt_ip=_address(device.get("primary_ip4")), serial=device.get("serial") or ""))
+    # ---------------------------------------------------------------------------------------- re-sync state
+    def _state(self, inventory, switch_devices, server_devices, links, fabric_nics) -> dict[str, dict]:
+        """What was imported, keyed by NetBox object: the re-sync diff (inventory.netbox_sync) compares two."""
+        state: dict[str, dict] = {}
+        switches, servers = inventory.switches_by_name, inventory.servers_by_name
+        for device_id, (device, _role, _platform) in switch_devices.items():
+            switch = switches[device["name"]]
+            state[f"device:{device_id}"] = {
+                "name": switch.hostname, "role": switch.role, "platform": switch.platform, "model": switch.model,
+                "rack": switch.rack, "status": switch.status, "mgmt_ip": switch.mgmt_ip, "serial": switch.serial}
+        for device_id, device in server_devices.items():
+            server = servers[device["name"]]
+            state[f"device:{device_id}"] = {"name": server.name, "role": "server", "rack": server.rack,
+                                            "nics": {nic.name: nic.rail for nic in server.nics}}
+        cables = {(c.a, c.b): c for c in inventory.cables}
+        for link in links:
+            here, there = self._endpoint(link.ends[0]), self._endpoint(link.ends[1])
+            cable = cables.get((here, there))
+            if cable is None:
+                continue  # lost (reported as a missing link)
+            key = f"cable:{link.segments[0]['id']}" + (f"/{link.lane}" if link.lane else "")
+            state[key] = {"label": cable.label, "ends": sorted([str(here), str(there)]),
+                          "type": cable.cable_type, "length_m": cable.length_m, "status": cable.status,
+                          "via": [segment["id"] for segment in link.segments[1:]]}
+        for missing in inventory.missing_links:
+            state[f"missing:{missing.endpoint}"] = {"source": missing.source, "reason": missing.reason}
+        return state
 
-    cables = []
-    for cable in data.get("cables", []):
-        label = cable.get("label") or f"netbox-cable-{cable['id']}"
-        ends = []
-        for side in ("a_terminations", "b_terminations"):
-            terminations = cable.get(side) or []
-            if len(terminations) != 1 or terminations[0].get("object_type") != "dcim.interface":
-                ends.append(None)
-                continue
-            ends.append(interface_index.get(terminations[0].get("object_id")))
-        if None in ends:
-            skipped.append((f"cable {label}", "an end is not one imported interface"))
-            continue
-        cable_type = next((ours for prefix, ours in CABLE_TYPE_PREFIXES if _value(cable.get("type")).startswith(prefix)),
-                          None)
-        if cable_type is None:
-            skipped.append((f"cable {label}", f"cable type {_value(cable.get('type')) or 'none'!r} is not dac/aoc/smf/mmf"))
-            continue
-        unit = _value(cable.get("length_unit")) or "m"
-        if cable.get("length") is None or unit not in LENGTH_TO_M:
-            skipped.append((f"cable {label}", f"length {cable.get('length')!r} {unit} cannot be read in metres"))
-            continue
-        cables.append(core.Cable(
-            label=label, a=core.Endpoint(*ends[0]), b=core.Endpoint(*ends[1]), cable_type=cable_type,
-            length_m=round(float(cable["length"]) * LENGTH_TO_M[unit], 3),
-            status="connected" if _value(cable.get("status")) == "connected" else "planned"))
 
-    used_racks = {s.rack for s in switches} | {s.rack for s in servers}
-    inventory = core.Inventory(
-        fabric=fabric, switches=tuple(switches), servers=tuple(servers), cables=tuple(cables),
-        racks=tuple(sorted((rack for rack in racks.values() if rack.name in used_racks),
-                           key=lambda rack: (rack.row, rack.position, rack.name))),  # the adapter's order
-        switch_models=tuple(sorted(models.values(), key=lambda m: m.name)))
-    return NetboxImport(inventory=inventory, skipped=skipped)
+def _nic_network(nic: dict) -> str | None:
+    """'storage' / 'management' / ... when the NIC's tags or ``custom_fields.network`` keep it off the backend."""
+    network = _text(_custom(nic).get("network")).lower()
+    if network in NON_FABRIC_NETWORKS:
+        return network
+    return next((tag for tag in sorted(_tags(nic)) if tag in NON_FABRIC_NETWORKS), None)
+
+
+# Airflow variants the community device-type library names as their own models (Arista ordering codes: -F front-to-
+# rear, -R rear-to-front airflow; 7060X5 data sheet): the same switch for us.
+_AIRFLOW_SUFFIXES = ("-F", "-R")
+
+
+def _model_name(device_type: dict) -> str:
+    """Our catalogue / platform-data name of a NetBox device type: its model, else its part number, else the model
+    without an airflow suffix (``DCS-7060DX5-64S-F`` from netbox-community/devicetype-library is our
+    ``DCS-7060DX5-64S``); a model we do not know keeps its NetBox name."""
+    model = _text(device_type.get("model")) or "unknown"
+    known = set(SWITCH_MODELS) | set(platforms.known_models())
+    candidates = [model, _text(device_type.get("part_number"))]
+    candidates += [name[:-len(suffix)] for name in candidates for suffix in _AIRFLOW_SUFFIXES if name.endswith(suffix)]
+    return next((name for name in candidates if name in known), model)
 
 
 def _status(device: dict) -> str:
@@ -370,25 +766,27 @@ def _model_from_interfaces(device: dict, interfaces: list[dict]) -> core.SwitchM
         form_factor=cages.most_common(1)[0][0] if cages else "QSFP-DD")
 
 
+_PAGE_FILE = re.compile(r"^(?P<endpoint>[a-z-]+)(?:\.\d+)?\.json")
+
+
 def source_file(field: str, directory: Path | str) -> str:
     """The dump file an error's field path comes from (for ``file: field: value: reason`` reports)."""
     head = field.split("[", 1)[0].split(".", 1)[0]
-    if field.startswith(tuple(f"{endpoint}.json" for endpoint in ENDPOINTS)):
+    match = _PAGE_FILE.match(field)
+    if match and match.group("endpoint") in ENDPOINTS:
         name = field.split("[", 1)[0]
+    elif field.startswith("cable "):
+        name = "cables.json"
     elif ".optic" in field:
         name = "inventory-items.json"
-    elif ".interfaces[" in field or ".nics[" in field:
+    elif ".interfaces[" in field or ".nics[" in field or field.startswith("interface "):
         name = "interfaces.json"
     elif head in ("switches", "servers", "switch_models", "hostname"):
         name = "devices.json"
     elif head in ("racks", "cables"):
         name = f"{head}.json"
+    elif field.startswith(str(directory)):
+        return field  # already a path (load_dump's errors)
     else:
         return str(directory)
     return str(Path(directory) / name)
-
-
-def netbox_import(directory: Path | str, *, fabric: str, progress: bool = False) -> NetboxImport:
-    result = netbox_to_inventory(load_dump(directory), fabric=fabric)
-    result.persisted = inventory_persist(inventory=result.inventory, progress=progress)
-    return result

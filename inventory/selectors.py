@@ -3,7 +3,20 @@
 from django.db.models import OuterRef, Prefetch, QuerySet, Subquery, Value
 from django.db.models.functions import Concat
 
-from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
+from .models import (
+    Cable,
+    Fabric,
+    Interface,
+    NetboxSync,
+    NicPort,
+    Optic,
+    Platform,
+    Rack,
+    Server,
+    Site,
+    Switch,
+    SwitchModel,
+)
 
 
 def site_list() -> QuerySet[Site]:
@@ -68,3 +81,8 @@ def server_list() -> QuerySet[Server]:
 
 def nic_port_list() -> QuerySet[NicPort]:
     return NicPort.objects.select_related("server").order_by("server_id", "rail", "name")
+
+
+def netbox_sync_list():
+    """NetBox import / re-sync runs, newest first (the JSON detail is read per row: lists are short and paged)."""
+    return NetboxSync.objects.order_by("-started_at", "-id")

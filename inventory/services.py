@@ -13,6 +13,7 @@ from operator import attrgetter
 
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import DataError, IntegrityError, connection, transaction
+from django.db.models import ProtectedError
 from tqdm import tqdm
 
 from compiler import model as core
@@ -47,17 +48,18 @@ class PersistResult:
 
     created: dict[str, int] = field(default_factory=dict)
     updated: dict[str, int] = field(default_factory=dict)
+    deleted: dict[str, int] = field(default_factory=dict)  # only inventory_replace deletes
 
     def count(self, kind: str, model: str, number: int) -> None:
-        target = self.created if kind == "created" else self.updated
+        target = {"created": self.created, "updated": self.updated, "deleted": self.deleted}[kind]
         target[model] = target.get(model, 0) + number
 
     @property
     def changed(self) -> bool:
-        return any(self.created.values()) or any(self.updated.values())
+        return any(self.created.values()) or any(self.updated.values()) or any(self.deleted.values())
 
     def as_dict(self) -> dict:
-        return {"created": dict(self.created), "updated": dict(self.updated)}
+        return {"created": dict(self.created), "updated": dict(self.updated), "deleted": dict(self.deleted)}
 
 
 def platform_get_or_create(*, slug: str) -> Platform:
@@ -185,6 +187,71 @@ def _inventory_persist(*, inventory: core.Inventory, site: str | None, descripti
     finally:
         bar.close()
     return result
+
+
+def inventory_replace(*, inventory: core.Inventory, progress: bool = False) -> PersistResult:
+    """Make the fabric exactly ``inventory`` (the re-sync from a source of truth such as NetBox): what
+    ``inventory_persist`` does, after deleting the fabric's switches, servers, ports, optics and cables that are
+    gone and the cables whose ends moved (re-patched: re-created at their new ends). One transaction."""
+    try:
+        return _inventory_replace(inventory=inventory, progress=progress)
+    except (IntegrityError, DataError) as error:
+        raise InventoryError(f"the database refused the inventory: {str(error).splitlines()[0]}") from None
+    except ProtectedError as error:
+        names = ", ".join(sorted({str(obj) for obj in error.protected_objects})[:10])
+        raise InventoryError(f"cannot delete what the source no longer has: still in use by {names}") from None
+
+
+@transaction.atomic
+def _inventory_replace(*, inventory: core.Inventory, progress: bool) -> PersistResult:
+    deleted = PersistResult()
+    fabric = Fabric.objects.filter(name=inventory.fabric).first()
+    if fabric is not None:
+        wanted_ends = {cable.label: {str(cable.a), str(cable.b)} for cable in inventory.cables}
+        ends: dict[int, set[str]] = {}
+        labels: dict[int, str] = {}
+        for cable_id, label, device, port in Interface.objects.filter(switch__fabric=fabric, cable__isnull=False) \
+                .values_list("cable_id", "cable__label", "switch__hostname", "name"):
+            ends.setdefault(cable_id, set()).add(f"{device}:{port}")
+            labels[cable_id] = label
+        for cable_id, label, device, port in NicPort.objects.filter(server__fabric=fabric, cable__isnull=False) \
+                .values_list("cable_id", "cable__label", "server__name", "name"):
+            ends.setdefault(cable_id, set()).add(f"{device}:{port}")
+            labels[cable_id] = label
+        # a cable whose label is gone, or whose ends moved (re-patched), goes; the persist re-creates moved ones
+        stale = [cable_id for cable_id, label in labels.items() if wanted_ends.get(label) != ends[cable_id]]
+        _delete(Cable.objects.filter(id__in=stale), "Cable", deleted)
+
+        switches = {s.hostname: {i.name for i in s.interfaces} for s in inventory.switches}
+        servers = {s.name: {n.name for n in s.nics} for s in inventory.servers}
+        with_optic = {(s.hostname, i.name) for s in inventory.switches for i in s.interfaces if i.optic} | \
+                     {(s.name, n.name) for s in inventory.servers for n in s.nics if n.optic}
+        _delete(Optic.objects.filter(interface__switch__fabric=fabric).exclude(
+            id__in=[pk for pk, device, port in Optic.objects.filter(interface__switch__fabric=fabric).values_list(
+                "id", "interface__switch__hostname", "interface__name") if (device, port) in with_optic]),
+            "Optic", deleted)
+        _delete(Optic.objects.filter(nic_port__server__fabric=fabric).exclude(
+            id__in=[pk for pk, device, port in Optic.objects.filter(nic_port__server__fabric=fabric).values_list(
+                "id", "nic_port__server__name", "nic_port__name") if (device, port) in with_optic]),
+            "Optic", deleted)
+        _delete(Interface.objects.filter(switch__fabric=fabric).exclude(
+            id__in=[pk for pk, device, port in Interface.objects.filter(switch__fabric=fabric).values_list(
+                "id", "switch__hostname", "name") if port in switches.get(device, ())]), "Interface", deleted)
+        _delete(NicPort.objects.filter(server__fabric=fabric).exclude(
+            id__in=[pk for pk, device, port in NicPort.objects.filter(server__fabric=fabric).values_list(
+                "id", "server__name", "name") if port in servers.get(device, ())]), "NicPort", deleted)
+        _delete(Switch.objects.filter(fabric=fabric).exclude(hostname__in=list(switches)), "Switch", deleted)
+        _delete(Server.objects.filter(fabric=fabric).exclude(name__in=list(servers)), "Server", deleted)
+    result = _inventory_persist(inventory=inventory, site=None, description=None, progress=progress)
+    result.deleted = deleted.deleted
+    return result
+
+
+def _delete(queryset, model: str, result: PersistResult) -> None:
+    count = queryset.count()
+    if count:
+        queryset.delete()
+        result.count("deleted", model, count)
 
 
 def _check_references(inventory: core.Inventory, *, site: str | None = None, description: str | None = None) -> None:

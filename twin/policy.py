@@ -88,6 +88,9 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     "inventory.api.views.CableViewSet": crud(EDIT_INVENTORY),
     "inventory.api.views.ServerViewSet": crud(EDIT_INVENTORY),
     "inventory.api.views.NicPortViewSet": crud(EDIT_INVENTORY),
+    # NetBox re-sync runs: operators start one (dry run by default); NetBox's webhook carries an operator's token
+    # and the HMAC signature of its secret (both checked)
+    "inventory.api.views.NetboxSyncViewSet": {**READ, "sync": EDIT_INVENTORY, "webhook": EDIT_INVENTORY},
     # intents: operators edit them and compile; previews of an edit need the edit capability
     "intents.api.views.FabricIntentViewSet": {
         **crud(EDIT_INTENTS), "compile": OPERATE, "config": VIEW, "diff": VIEW, "archive": VIEW,

@@ -229,6 +229,17 @@ CELERY_BEAT_SCHEDULE: dict = {
     "changes-resume-stalled": {"task": "changes.rollouts_resume_stalled", "schedule": 60.0},
 }
 
+# --- NetBox as the source of truth (docs/inventory.md "NetBox import"): the NetBox to read, the fabric it feeds,
+# the webhook secret NetBox signs event-rule webhooks with (X-Hook-Signature, HMAC-SHA512), and a periodic re-sync.
+FT_NETBOX_URL = os.environ.get("FT_NETBOX_URL", "")
+FT_NETBOX_TOKEN = os.environ.get("FT_NETBOX_TOKEN", "")
+FT_NETBOX_FABRIC = os.environ.get("FT_NETBOX_FABRIC", "")
+FT_NETBOX_WEBHOOK_SECRET = os.environ.get("FT_NETBOX_WEBHOOK_SECRET", "")
+FT_NETBOX_SYNC_INTERVAL_S = float(os.environ.get("FT_NETBOX_SYNC_INTERVAL_S", 0))  # 0: no scheduled re-sync
+if FT_NETBOX_SYNC_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["inventory-netbox-sync"] = {"task": "inventory.netbox_sync",
+                                                     "schedule": FT_NETBOX_SYNC_INTERVAL_S}
+
 # Largest request body, in bytes: Django's own limit for forms, and twin.api_limits.BoundedJSONParser's for JSON
 # (a 413 beyond it). Django's default (2.5 MiB); the largest real body, a rollout with its topology, is a few KiB.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("FT_MAX_REQUEST_BODY_BYTES", 2_621_440))

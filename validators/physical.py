@@ -27,6 +27,7 @@ TOPOLOGY = "physical.topology"
 RACK_POWER = "physical.rack_power"
 UNIQUE_IDENTITY = "physical.unique_identity"
 PORT_EXISTS = "physical.port_exists"
+MISSING_LINK = "physical.missing_link"
 
 SERVER = "server"
 
@@ -399,6 +400,18 @@ def check_port_exists(inventory: Inventory) -> list[Finding]:
     ]
 
 
+def check_missing_link(inventory: Inventory) -> list[Finding]:
+    """A port the source of truth (NetBox) has a cable on, with no link in the inventory, is an error: the
+    compiled config would shut a live port (issue #18: lost breakout and patch-panel links rendered ``shutdown``).
+    Ports later cabled in the inventory pass."""
+    return [
+        Finding(MISSING_LINK, Severity.ERROR, str(missing.endpoint), f"a link ({missing.source})", "no link",
+                f"{missing.endpoint} is cabled in {missing.source} but the link was not imported: {missing.reason}; "
+                "its config would shut the port")
+        for missing in inventory.missing_links if missing.endpoint not in inventory.cable_at
+    ]
+
+
 PHYSICAL_CHECKS: dict[str, Callable[[Inventory], list[Finding]]] = {
     CABLE_ENDPOINTS: check_cable_endpoints,
     CABLE_SPEED: check_cable_speed,
@@ -409,6 +422,7 @@ PHYSICAL_CHECKS: dict[str, Callable[[Inventory], list[Finding]]] = {
     RACK_POWER: check_rack_power,
     UNIQUE_IDENTITY: check_unique_identity,
     PORT_EXISTS: check_port_exists,
+    MISSING_LINK: check_missing_link,
 }
 
 

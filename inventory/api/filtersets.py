@@ -4,7 +4,20 @@ import django_filters
 
 from twin.api_limits import BaseFilterSet, StrictBooleanFilter
 
-from ..models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
+from ..models import (
+    Cable,
+    Fabric,
+    Interface,
+    NetboxSync,
+    NicPort,
+    Optic,
+    Platform,
+    Rack,
+    Server,
+    Site,
+    Switch,
+    SwitchModel,
+)
 
 _NAME = ["exact", "icontains"]
 
@@ -82,3 +95,9 @@ class NicPortFilterSet(BaseFilterSet):
     class Meta:
         model = NicPort
         fields = {"server": ["exact"], "name": _NAME, "rail": ["exact"], "speed_gbps": ["exact"]}
+
+
+class NetboxSyncFilterSet(BaseFilterSet):
+    class Meta:
+        model = NetboxSync
+        fields = {"fabric_name": _NAME, "status": ["exact"], "trigger": ["exact"]}

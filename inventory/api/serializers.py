@@ -17,6 +17,7 @@ from ..models import (
     Fabric,
     FabricBuild,
     Interface,
+    NetboxSync,
     NicPort,
     Optic,
     Platform,
@@ -298,3 +299,20 @@ def clos_params_from(data: dict) -> ClosParams:
         name_prefix=data.get("name_prefix") or "", mgmt_pool=data.get("mgmt_pool") or "172.16.0.0/16",
         server_mgmt_pool=data.get("server_mgmt_pool") or "172.20.0.0/16",
     )
+
+
+class NetboxSyncSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = NetboxSync
+        fields = ("id", "fabric_name", "source", "trigger", "status", "allow_missing_links", "started_at", "summary",
+                  "diff", "persisted", "skipped", "missing_links", "error")
+        read_only_fields = fields
+
+
+class NetboxSyncRequestSerializer(serializers.Serializer):
+    """A re-sync from the configured NetBox (FT_NETBOX_URL / FT_NETBOX_TOKEN)."""
+
+    fabric = serializers.RegexField(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\Z", required=False,
+                                    help_text="default: FT_NETBOX_FABRIC")
+    dry_run = serializers.BooleanField(default=True, help_text="show the diff, apply nothing (the default)")
+    allow_missing_links = serializers.BooleanField(default=False)

@@ -17,5 +17,6 @@ router.register("optics", views.OpticViewSet)
 router.register("cables", views.CableViewSet)
 router.register("servers", views.ServerViewSet)
 router.register("nic-ports", views.NicPortViewSet)
+router.register("netbox-syncs", views.NetboxSyncViewSet)
 
 urlpatterns = router.urls

@@ -1,9 +1,10 @@
 """<Model>ViewSet for every inventory model, plus the fabric build action. Views stay thin: querysets are
 shaped for a constant number of queries per list page, writes are atomic, and integrity races become 400s."""
 
+from django.conf import settings
 from django.db.models import ProtectedError
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status, viewsets
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -14,8 +15,10 @@ from validators.physical import physical_report
 from .. import selectors
 from ..adapters import inventory_snapshot
 from ..builder import fabric_build_prepare
+from ..choices import NetboxSyncTriggerChoices
 from ..models import FabricBuild
-from ..tasks import fabric_build_task
+from ..netbox_sync import webhook_signature_valid
+from ..tasks import fabric_build_task, netbox_sync_task
 from . import filtersets as f
 from . import serializers as s
 
@@ -148,3 +151,46 @@ class NicPortViewSet(InventoryModelViewSet):
     serializer_class = s.NicPortSerializer
     filterset_class = f.NicPortFilterSet
     search_fields = ("name",)
+
+
+class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """NetBox import / re-sync runs (inventory.netbox_sync): read them, start one, or let NetBox start one."""
+
+    queryset = selectors.netbox_sync_list()
+    serializer_class = s.NetboxSyncSerializer
+    filterset_class = f.NetboxSyncFilterSet
+
+    @extend_schema(request=s.NetboxSyncRequestSerializer,
+                   responses={200: s.NetboxSyncSerializer, 202: OpenApiResponse(description="queued"),
+                              400: OpenApiResponse(description="invalid input, NetBox refused or not configured")})
+    @action(detail=False, methods=["post"], url_path="sync", serializer_class=s.NetboxSyncRequestSerializer)
+    def sync(self, request):
+        """Re-sync a fabric from the configured NetBox; a dry run (the default) records the diff only."""
+        serializer = s.NetboxSyncRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return self._run(dict(serializer.validated_data, trigger=NetboxSyncTriggerChoices.API))
+
+    @extend_schema(request=None, responses={200: s.NetboxSyncSerializer, 202: OpenApiResponse(description="queued"),
+                                            400: OpenApiResponse(description="X-Hook-Signature missing or wrong"),
+                                            503: OpenApiResponse(description="no webhook secret configured")})
+    @action(detail=False, methods=["post"], url_path="webhook")
+    def webhook(self, request):
+        """NetBox event rule target: NetBox signs the body with the webhook's secret (HMAC-SHA512 in
+        X-Hook-Signature); the request also carries an API token (the webhook's additional header
+        ``Authorization: Token ...`` of an operator). Any dcim change re-syncs FT_NETBOX_FABRIC and applies it."""
+        secret = settings.FT_NETBOX_WEBHOOK_SECRET
+        if not secret:
+            return Response({"detail": "FT_NETBOX_WEBHOOK_SECRET is not set: webhooks are refused"},
+                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        signature = request.headers.get("X-Hook-Signature", "")
+        if not webhook_signature_valid(body=request.body, signature=signature, secret=secret):
+            return Response({"X-Hook-Signature": [f"missing or not the HMAC-SHA512 of the body (got {signature[:16]!r})"]},
+                            status=status.HTTP_400_BAD_REQUEST)
+        return self._run({"trigger": NetboxSyncTriggerChoices.WEBHOOK, "dry_run": False})
+
+    def _run(self, options: dict) -> Response:
+        result = netbox_sync_task.delay(**options)
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            record = selectors.netbox_sync_list().get(id=result.get()["id"])
+            return Response(s.NetboxSyncSerializer(record).data, status=status.HTTP_200_OK)
+        return Response({"task_id": result.id, "status": "queued"}, status=status.HTTP_202_ACCEPTED)

@@ -2,6 +2,7 @@
 
 from .builds import *  # noqa: F401,F403
 from .cables import *  # noqa: F401,F403
+from .netbox import *  # noqa: F401,F403
 from .optics import *  # noqa: F401,F403
 from .servers import *  # noqa: F401,F403
 from .sites import *  # noqa: F401,F403

@@ -7,7 +7,20 @@ from django.urls import reverse
 
 from compiler.clos import ClosParams
 from inventory.builder import fabric_build
-from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel
+from inventory.models import (
+    Cable,
+    Fabric,
+    Interface,
+    NetboxSync,
+    NicPort,
+    Optic,
+    Platform,
+    Rack,
+    Server,
+    Site,
+    Switch,
+    SwitchModel,
+)
 
 MODELS = (Site, Fabric, Rack, SwitchModel, Platform, Switch, Interface, Optic, Cable, Server, NicPort)
 
@@ -35,3 +48,13 @@ def test_admin_pages_render(admin_client_with_fabric, model):
 def test_admin_requires_login(client, db):
     response = client.get(reverse("admin:inventory_switch_changelist"))
     assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_netbox_sync_runs_are_read_only_in_the_admin(admin_client_with_fabric):
+    run = NetboxSync.objects.create(fabric_name="adm", source="nb", trigger="command", status="applied",
+                                    summary="applied: 1 create")
+    prefix = "admin:inventory_netboxsync"
+    client = admin_client_with_fabric
+    assert "applied: 1 create" in client.get(reverse(f"{prefix}_changelist")).content.decode()
+    assert client.get(reverse(f"{prefix}_change", args=[run.pk])).status_code == 200  # view only
+    assert client.get(reverse(f"{prefix}_add")).status_code == 403

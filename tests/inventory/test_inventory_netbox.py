@@ -10,8 +10,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from inventory.adapters import inventory_snapshot
-from inventory.models import Cable, Interface, Optic, Rack, Server, Switch, SwitchModel
-from inventory.netbox import load_dump, netbox_import, netbox_to_inventory
+from inventory.models import Cable, Interface, NetboxSync, Optic, Rack, Server, Switch, SwitchModel
+from inventory.netbox import load_dump, netbox_to_inventory
+from inventory.netbox_sync import netbox_sync_from_dump
 from validators.physical import physical_report
 
 FIXTURE = Path(__file__).parent / "fixtures" / "netbox"
@@ -27,7 +28,7 @@ def test_mapping_is_pure_and_reports_every_skip():
     assert "role 'oob-management'" in skipped["device oob1"]
     assert skipped["interface spine1:Management1"] == "virtual or management-only interface"
     assert skipped["interface leaf1:Vlan10"] == "virtual or management-only interface"
-    assert skipped["cable OOB-S1"] == "an end is not one imported interface"
+    assert skipped["cable OOB-S1"] == "not a fabric link: no end traces to an imported switch port"
     assert skipped["inventory item leaf1:PSU1"] == "not installed in an imported interface"
     assert skipped["inventory item oob1:optic Ethernet1"] == "not installed in an imported interface"
     leaf1 = inventory.switches_by_name["leaf1"]
@@ -45,7 +46,7 @@ def test_mapping_is_pure_and_reports_every_skip():
 
 @pytest.mark.django_db
 def test_import_persists_and_is_idempotent():
-    result = netbox_import(FIXTURE, fabric="nb")
+    result = netbox_sync_from_dump(directory=FIXTURE, fabric="nb")
     assert result.persisted.created["Switch"] == 4
     assert (Switch.objects.count(), Server.objects.count(), Cable.objects.count()) == (4, 2, 6)
     assert Optic.objects.count() == 12
@@ -53,7 +54,7 @@ def test_import_persists_and_is_idempotent():
     assert SwitchModel.objects.filter(name="DCS-7280CR3-32P4").exists()
     assert Interface.objects.get(switch__hostname="spine1", name="Ethernet1/1").cable.label == "L1-S1"
     assert inventory_snapshot("nb") == result.inventory
-    again = netbox_import(FIXTURE, fabric="nb")
+    again = netbox_sync_from_dump(directory=FIXTURE, fabric="nb")
     assert not again.persisted.changed
 
 
@@ -76,17 +77,32 @@ def test_broken_dump_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.django_db
-def test_cable_to_a_missing_interface_is_skipped_not_guessed(tmp_path):
+def test_a_link_that_cannot_be_imported_stops_the_import_with_its_reason(tmp_path):
     shutil.copytree(FIXTURE, tmp_path / "nb")
     cables = json.loads((tmp_path / "nb" / "cables.json").read_text())
     cables[0]["a_terminations"][0]["object_id"] = 99999
     cables[1]["length"] = None
     (tmp_path / "nb" / "cables.json").write_text(json.dumps(cables))
-    result = netbox_import(tmp_path / "nb", fabric="nb")
-    skipped = dict(result.skipped)
-    assert skipped["cable L1-S1"] == "an end is not one imported interface"
-    assert "cannot be read in metres" in skipped["cable L1-S2"]
+    with pytest.raises(CommandError) as refused:
+        call_command("netbox_import", str(tmp_path / "nb"), "--fabric", "nb", stdout=io.StringIO())
+    text = str(refused.value)
+    assert "cables.json: cable L1-S1: 'netbox cable L1-S1 (id 1)': its far end interface 99999 is not imported" in text
+    assert "cable L1-S2: 'netbox cable L1-S2 (id 2)': length None m of cable L1-S2 cannot be read in metres" in text
+    assert Switch.objects.count() == 0
+    assert NetboxSync.objects.get().status == "failed"  # recorded, nothing applied
+
+    # --allow-missing-links: the rest is imported, and the physical checks report each lost link until it is cabled
+    err = io.StringIO()
+    call_command("netbox_import", str(tmp_path / "nb"), "--fabric", "nb", "--allow-missing-links",
+                 stdout=io.StringIO(), stderr=err)
+    assert "MISSING LINK spine1:Ethernet1/1: netbox cable L1-S1 (id 1)" in err.getvalue()
     assert Cable.objects.count() == 4
+    inventory = inventory_snapshot("nb")
+    assert {str(m.endpoint) for m in inventory.missing_links} == {"spine1:Ethernet1/1", "spine2:Ethernet1/1"}
+    report = physical_report(inventory)
+    missing = [f for f in report.findings if f.check == "physical.missing_link"]
+    assert sorted(f.subject for f in missing) == ["spine1:Ethernet1/1", "spine2:Ethernet1/1"]
+    assert all(f.severity == "error" for f in missing) and not report.ok
 
 
 def test_breakout_parents_come_from_the_platform_data():
