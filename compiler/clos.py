@@ -73,6 +73,7 @@ class ClosParams:
     name_prefix: str = ""  # prepended to switch, server and rack names: several fabrics in one inventory
     mgmt_pool: str = "172.16.0.0/16"  # switch management addresses
     server_mgmt_pool: str = "172.20.0.0/16"  # server management addresses
+    spine_uplinks: int = 0  # ports each spine keeps free at the top for a super-spine tier (compiler.clos.plan_pods)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +94,8 @@ def plan_clos(params: ClosParams) -> Inventory:
     ]
     uplink_count = params.spines * params.uplinks_per_spine
     spine_model = _pick_model(
-        params.spine_model, spine_platform, params.uplink_speed_gbps, params.leaves * params.uplinks_per_spine,
-        "spine_model",
+        params.spine_model, spine_platform, params.uplink_speed_gbps,
+        params.leaves * params.uplinks_per_spine + params.spine_uplinks, "spine_model",
     )
     leaf_models = {
         platform: _pick_model(
@@ -295,7 +296,7 @@ def oversubscription(inventory: Inventory) -> dict[str, float]:
 def _check_params(params: ClosParams) -> None:
     errors = []
     for field_name, minimum in (("spines", 1), ("leaves", 1), ("servers_per_leaf", 0), ("rails_per_server", 1),
-                                ("uplinks_per_spine", 1), ("planes", 1)):
+                                ("uplinks_per_spine", 1), ("planes", 1), ("spine_uplinks", 0)):
         value = getattr(params, field_name)
         if not isinstance(value, int) or value < minimum:
             errors.append(FieldError(field_name, value, f"must be an integer >= {minimum}"))
@@ -443,7 +444,7 @@ def _with_optics(switch: Switch, optics: dict[tuple[str, str], Optic]) -> Switch
     return Switch(
         hostname=switch.hostname, role=switch.role, platform=switch.platform, model=switch.model,
         interfaces=interfaces, rack=switch.rack, u_position=switch.u_position, os_version=switch.os_version,
-        mgmt_ip=switch.mgmt_ip, serial=switch.serial, status=switch.status, plane=switch.plane,
+        mgmt_ip=switch.mgmt_ip, serial=switch.serial, status=switch.status, plane=switch.plane, pod=switch.pod,
     )
 
 
