@@ -31,7 +31,7 @@ from .clos import (
     plan_clos,
 )
 from .errors import FieldError, IntentValidationError
-from .model import Cable, Endpoint, Inventory, Optic, Platform, Rack, Role, Switch
+from .model import Cable, Endpoint, Inventory, Optic, Platform, Rack, Role, Server, Switch
 
 MGMT_BLOCKS_PER_POD = 4  # third octets of the management /16 per pod: 1,000 switches
 SUPER_SPINES_PER_RACK = 4  # a 1-2U super-spine shares a rack; chassis fill one each
@@ -81,7 +81,9 @@ def plan_pods(params: PodsParams) -> Inventory:
     servers_per_pod = math.ceil(pod.leaves / pod.rails_per_server) * pod.servers_per_leaf
     server_blocks = max(math.ceil(servers_per_pod / 250), 1)
     models = {model.name: model}
-    servers, cables, pod_switches = [], [], []
+    servers: list[Server] = []
+    cables: list[Cable] = []
+    pod_switches: list[Switch] = []
     for number in range(1, params.pods + 1):
         inventory = plan_clos(replace(pod, name=params.name, name_prefix=f"pod{number}-{pod.name_prefix}",
                                       planes=planes, spine_uplinks=per_plane_ports))
