@@ -257,10 +257,7 @@ def check_n_minus_1(fabric) -> list[Finding]:
         reduced_core = {s: c for s, c in spine_super.items() if s != spine}
         failed = TierModel(model, reduced_leaves, reduced_core)
         unreachable, low = outcome(failed.class_widths(), failed)
-        text = ""
-        if capacity is not None:
-            text = plane_text(plane_of.get(names[spine], 0), down[names[spine]], up[names[spine]])
-        results.append(("spine", names[spine], unreachable, low, text))
+        results.append(("spine", names[spine], unreachable, low, ""))  # its plane's ratio is unchanged
         for core, sessions in spine_super.get(spine, {}).items():
             core_map = dict(spine_super)
             core_map[spine] = Counter({**spine_super[spine], core: sessions - 1})
@@ -270,7 +267,9 @@ def check_n_minus_1(fabric) -> list[Finding]:
             if capacity is not None:
                 per_link = link_speed[(names[spine], names[core])] / max(sessions, 1)
                 text = plane_text(plane_of.get(names[spine], 0), 0.0, per_link)
-            results.append(("link", f"{names[spine]}<->{names[core]}", unreachable, low, text))
+            for link in range(sessions):  # parallel links of one spine/super-spine pair: the same outcome
+                suffix = f" (link {link + 1}/{sessions})" if sessions > 1 else ""
+                results.append(("link", f"{names[spine]}<->{names[core]}{suffix}", unreachable, low, text))
     # leaf<->spine links: the leaf's class changes alone; same (class, spine) -> same outcome
     cache: dict[tuple[int, int], tuple[int, int]] = {}
     for leaf, spines in leaf_spine.items():
@@ -292,7 +291,9 @@ def check_n_minus_1(fabric) -> list[Finding]:
                         unreachable += peers * ((after == 0) - (before == 0))
                 cache[key] = (unreachable, low)
             unreachable, low = cache[key]
-            results.append(("link", f"{names[leaf]}<->{names[spine]}", unreachable, low, ""))
+            for link in range(sessions):
+                suffix = f" (link {link + 1}/{sessions})" if sessions > 1 else ""
+                results.append(("link", f"{names[leaf]}<->{names[spine]}{suffix}", unreachable, low, ""))
     findings: list[Finding] = []
     breaking = [r for r in results if r[2] > base_unreachable]
     for kind, subject, unreachable, _low, _text in breaking[:INDIVIDUAL_FINDINGS]:

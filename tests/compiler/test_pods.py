@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from compiler.allocate import allocate
+from compiler.api import validate_intent
 from compiler.clos import ClosParams
 from compiler.errors import IntentValidationError
 from compiler.model import Endpoint, FabricIntent, Role
 from compiler.pods import PodsParams, plan_pods, tier_oversubscription
+from compiler.scenario import snapshot_from_scenario
 from compiler.topology import server_port_of
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SMALL = PodsParams(name="p5", pods=2, pod=ClosParams(spines=2, leaves=2, servers_per_leaf=2))
 
 
@@ -97,3 +103,14 @@ def test_bad_parameters_name_the_field(field, value):
     with pytest.raises(IntentValidationError) as error:
         plan_pods(PodsParams(**{**SMALL.__dict__, field: value}))
     assert field in str(error.value) and str(value) in str(error.value)
+
+
+@pytest.mark.parametrize("example,leaf_ratio,plane_ratio", [("superpod-5stage.yaml", 2.0, 1.0),
+                                                             ("pods-5stage.yaml", 1.0, 8.0)])
+def test_examples_plan_compile_and_have_their_stated_ratios(example, leaf_ratio, plane_ratio):
+    data = yaml.safe_load((EXAMPLES / example).read_text())
+    snapshot = snapshot_from_scenario(data)
+    validate_intent(snapshot)
+    ratios = tier_oversubscription(snapshot.inventory)
+    assert set(ratios["leaf"].values()) == {leaf_ratio}
+    assert set(ratios["plane"].values()) == {plane_ratio}
