@@ -146,6 +146,7 @@ def plan_clos(params: ClosParams) -> Inventory:
 
     # --- leaves, rail groups, servers
     leaf_ports: dict[str, list[_Port]] = {}
+    leaf_layouts: dict[str, tuple[list[_Port], int, tuple[Interface, ...]]] = {}
     uplink_start: dict[str, int] = {}
     for leaf_index in range(1, params.leaves + 1):
         platform = leaf_platforms[leaf_index - 1]
@@ -155,12 +156,15 @@ def plan_clos(params: ClosParams) -> Inventory:
         rack_name = f"{params.site}-{params.name_prefix}r{group + 1:03d}"
         add_rack(rack_name, group // RACKS_PER_ROW + 1, group % RACKS_PER_ROW + 1)
         hostname = f"{params.name_prefix}leaf{leaf_index}"
-        ports, uplink_start[hostname] = _leaf_ports(model, platform, params, uplink_count)
+        if platform not in leaf_layouts:  # every leaf of one platform has the same ports: name them once
+            ports, first_uplink = _leaf_ports(model, platform, params, uplink_count)
+            leaf_layouts[platform] = (ports, first_uplink, tuple(_interface(port) for port in ports))
+        ports, uplink_start[hostname], interfaces = leaf_layouts[platform]
         leaf_ports[hostname] = ports
         switches.append(
             Switch(
                 hostname=hostname, role=Role.LEAF, platform=platform, model=model.name,
-                interfaces=tuple(_interface(port) for port in ports), rack=rack_name,
+                interfaces=interfaces, rack=rack_name,
                 u_position=RACK_HEIGHT_U - 1 - rail * LEAF_HEIGHT_U, os_version=OS_VERSIONS[platform],
                 mgmt_ip=_mgmt_ip(params.mgmt_pool, 1 + (leaf_index - 1) // 250, (leaf_index - 1) % 250 + 1),
                 serial=f"SN-{params.name}-{hostname}", status="planned",

@@ -17,6 +17,7 @@ Skipped with the reason on fabrics without super-spines (two tiers: routing.ecmp
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import replace
 
 from validators.common import CheckSkipped
 from validators.context import as_context
@@ -250,19 +251,36 @@ def check_n_minus_1(fabric) -> list[Finding]:
             lost = sum(speed for (spine, other), speed in link_speed.items() if other == names[core])
             text = plane_text(plane_of.get(names[core], 0), 0.0, lost)
         results.append(("super-spine", names[core], unreachable, low, text))
-    # pod spines and spine<->super-spine links: a changed model each
+    # A pod spine or one of its super-spine links only changes the class pairs with a leaf in its pod.
+    pod_pairs: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for o, r in baseline:
+        for pod in {tiers.classes[o].pod, tiers.classes[r].pod}:
+            pod_pairs[pod].append((o, r))
+    all_pods = set(pod_pairs)
+    min_outside = {pod: min((w for (o, r), w in baseline.items()
+                             if pod not in (tiers.classes[o].pod, tiers.classes[r].pod)), default=None)
+                   for pod in all_pods}
+
+    def pod_outcome(pod: int, classes: list, spine_super_now: dict) -> tuple[int, int]:
+        unreachable, widths = base_unreachable, []
+        for o, r in pod_pairs.get(pod, ()):
+            width = tiers.width(classes[o], classes[r], spine_super=spine_super_now)
+            widths.append(width)
+            unreachable += tiers.pair_count(o, r) * ((width == 0) - (baseline[(o, r)] == 0))
+        lows = [w for w in (min_outside.get(pod), min(widths, default=None)) if w is not None]
+        return unreachable, min(lows) if lows else 0
+
     for spine in (d for d, role in enumerate(roles) if role == SPINE):
-        reduced_leaves = {leaf: Counter({s: n for s, n in spines.items() if s != spine})
-                          for leaf, spines in leaf_spine.items()}
-        reduced_core = {s: c for s, c in spine_super.items() if s != spine}
-        failed = TierModel(model, reduced_leaves, reduced_core)
-        unreachable, low = outcome(failed.class_widths(), failed)
+        pod = model.asn[spine]
+        without = [replace(c, spines=tuple(item for item in c.spines if item[0] != spine))
+                   if any(item[0] == spine for item in c.spines) else c for c in tiers.classes]
+        core_map = {s: c for s, c in spine_super.items() if s != spine}
+        unreachable, low = pod_outcome(pod, without, core_map)
         results.append(("spine", names[spine], unreachable, low, ""))  # its plane's ratio is unchanged
         for core, sessions in spine_super.get(spine, {}).items():
             core_map = dict(spine_super)
             core_map[spine] = Counter({**spine_super[spine], core: sessions - 1})
-            failed = TierModel(model, leaf_spine, core_map)
-            unreachable, low = outcome(failed.class_widths(), failed)
+            unreachable, low = pod_outcome(pod, tiers.classes, core_map)
             text = ""
             if capacity is not None:
                 per_link = link_speed[(names[spine], names[core])] / max(sessions, 1)

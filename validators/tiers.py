@@ -63,27 +63,31 @@ class TierModel:
                          advertises=model.vtep_prefix[leaf] is not None
                          and model.vtep_prefix[leaf] in model.networks[leaf])
 
-    def core_reach(self, origin: LeafClass, dead_supers: frozenset[int] = frozenset()) -> set[int]:
+    def core_reach(self, origin: LeafClass, dead_supers: frozenset[int] = frozenset(),
+                   spine_super: dict[int, Counter] | None = None) -> set[int]:
         """Super-spines holding a route to a leaf of ``origin``: those with a session to one of its spines."""
+        spine_super = self.spine_super if spine_super is None else spine_super
         reach: set[int] = set()
         for spine, _sessions in origin.spines:
-            reach.update(s for s, n in self.spine_super.get(spine, {}).items() if n > 0 and s not in dead_supers)
+            reach.update(s for s, n in spine_super.get(spine, {}).items() if n > 0 and s not in dead_supers)
         return reach
 
     def width(self, origin: LeafClass, receiver: LeafClass, reach: set[int] | None = None,
-              dead_supers: frozenset[int] = frozenset()) -> int:
-        """ECMP width at a receiver leaf towards an origin leaf's VTEP (0: no route)."""
+              dead_supers: frozenset[int] = frozenset(), spine_super: dict[int, Counter] | None = None) -> int:
+        """ECMP width at a receiver leaf towards an origin leaf's VTEP (0: no route). ``spine_super``: a failure
+        state's spine -> super-spine sessions instead of the model's."""
         if not origin.advertises or origin.pod < 0 or receiver.pod < 0:
             return 0
+        spine_super = self.spine_super if spine_super is None else spine_super
         if origin.pod == receiver.pod:
             origin_spines = {spine for spine, _n in origin.spines}
             total = sum(n for spine, n in receiver.spines if spine in origin_spines)
         else:
             if reach is None:
-                reach = self.core_reach(origin, dead_supers)
+                reach = self.core_reach(origin, dead_supers, spine_super)
             total = 0
             for spine, n in receiver.spines:
-                supers: Counter = self.spine_super.get(spine, Counter())
+                supers: Counter = spine_super.get(spine, Counter())
                 if any(count > 0 and s in reach for s, count in supers.items()):
                     total += n
         return min(total, receiver.maximum_paths)

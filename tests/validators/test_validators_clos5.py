@@ -11,7 +11,7 @@ from compiler.api import compile_fabric
 from compiler.clos import ClosParams
 from compiler.model import Snapshot
 from compiler.pods import PodsParams, plan_pods
-from validators import clos5
+from validators import clos5, whatif
 from validators.routing import simulate_reference
 from validators.run import validate_fabric
 
@@ -111,3 +111,14 @@ def test_two_tier_fabric_is_skipped_with_the_reason():
     report = validate_fabric(context(compiled()), checks=["clos5"])
     assert {r.status for r in report.checks.values()} == {"skipped"}
     assert all("no super-spine" in r.reason for r in report.checks.values())
+
+
+def test_n_minus_1_matches_the_exact_whatif_engine_on_device_failures():
+    ctx = context(five_stage(spines=1, leaves=2))
+    exact = whatif.run_whatif(ctx, engine="exact")
+    expected = {s.subject: s.unreachable_pairs for s in exact.breaking() if "<->" not in s.subject}
+    got = {f.subject: f.actual for f in errors(clos5.check_n_minus_1(context(five_stage(spines=1, leaves=2))))
+           if "<->" not in f.subject}
+    # whatif fails spines only; the single super-spine cuts the 2 pods apart: 2 x 2 leaves, both directions
+    assert got.pop("superspine1") == 8
+    assert got == expected and len(expected) == 2  # both pod spines, the same pair counts
