@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from compiler.clos import ClosParams, plan_clos
 from compiler.model import Endpoint, Inventory, Role
+from compiler.pods import PodsParams, plan_pods
 
 from .services import PersistResult, inventory_persist
 
@@ -77,4 +78,12 @@ def fabric_build(*, params: ClosParams, progress: bool = False) -> BuildResult:
     """Plan ``params`` and persist the plan in one transaction."""
     inventory = plan_clos(params)
     persisted = inventory_persist(inventory=inventory, site=params.site, progress=progress)
+    return BuildResult(inventory, persisted, leaf_capacities(inventory))
+
+
+def fabric_build_pods(*, params: PodsParams, progress: bool = False) -> BuildResult:
+    """A 5-stage Clos (``compiler.pods.plan_pods``: pods under super-spine planes), persisted the same way: growing
+    ``pods`` adds pods and plugs new super-spine ports, nothing else moves."""
+    inventory = plan_pods(params)
+    persisted = inventory_persist(inventory=inventory, site=params.pod.site, progress=progress)
     return BuildResult(inventory, persisted, leaf_capacities(inventory))
