@@ -11,7 +11,7 @@ from compiler.api import compile_fabric
 from compiler.clos import ClosParams
 from compiler.model import Snapshot
 from compiler.pods import PodsParams, plan_pods
-from validators import clos5, whatif
+from validators import clos5, mtu, roce, whatif
 from validators.routing import simulate_reference
 from validators.run import validate_fabric
 
@@ -122,3 +122,20 @@ def test_n_minus_1_matches_the_exact_whatif_engine_on_device_failures():
     # whatif fails spines only; the single super-spine cuts the 2 pods apart: 2 x 2 leaves, both directions
     assert got.pop("superspine1") == 8
     assert got == expected and len(expected) == 2  # both pod spines, the same pair counts
+
+
+def test_mtu_budget_and_lossless_chain_cover_the_core_tier():
+    """The 5-hop path leaf-spine-super-spine-spine-leaf: a low MTU or a PFC gap on the core tier is found there
+    (the correct fabric passes both: test_whole_run_on_a_correct_five_stage_fabric_has_no_error)."""
+    def low_core_mtu(structured):
+        for host, peer in (("pod1-spine1", "superspine1"), ("superspine1", "pod1-spine1")):
+            interface(structured, host, peer=peer)["mtu"] = 1600
+    budget = errors(mtu.check_overlay_budget(context(five_stage(), low_core_mtu)))
+    assert budget and all("exceeds the underlay MTU 1600 at pod1-spine1:" in f.message for f in budget)
+
+    def no_pfc_on_core(structured):
+        port = interface(structured, "superspine2", peer="pod2-spine2")
+        port["qos"] = dict(port["qos"], pfc_priorities=[])
+    pfc = errors(roce.check_pfc(context(five_stage(), no_pfc_on_core)))
+    assert {f.subject.split(":")[0] for f in pfc} == {"superspine2"}
+    assert any("PFC is off for lossless priority [3] on superspine2" in f.message for f in pfc)
