@@ -100,8 +100,8 @@ def scaling_table(rows: list[dict], exponents: dict) -> str:
     return "\n".join(lines)
 
 
-def five_stage() -> dict:
-    completed = subprocess.run([sys.executable, "-m", "bench.clos5_bench", "--shape", "avd", "--json"],
+def five_stage(shape: str = "avd", *extra: str) -> dict:
+    completed = subprocess.run([sys.executable, "-m", "bench.clos5_bench", "--shape", shape, "--json", *extra],
                                cwd=ROOT, capture_output=True, text=True, timeout=3600)
     if completed.returncode != 0:
         return {"error": completed.stderr.strip()[-500:]}
@@ -123,6 +123,15 @@ def five_stage_table(row: dict) -> str:
         "",
         f"Checks: {row['checks']}; N-1: {row['n_minus_1']}. Slowest checks (CPU s): {row['slowest_checks']}.",
     ])
+
+
+def gpu100k_line(row: dict) -> str:
+    if "error" in row:
+        return f"100k-GPU rail-optimised fabric: error: {row['error']}"
+    return (f"100k-GPU rail-optimised fabric ({row['pods']} pods of 16 SUs x 8 rail leaves, {row['planes']} planes): "
+            f"{row['switches']} switches, {row['servers']} servers, {row['gpus']} GPUs, {row['cables']} cables; build "
+            f"{row['build_s']:.1f} s CPU, compile for eos+sonic+frr {row['compile_s']:.1f} s CPU "
+            f"({row['compile_wall_s']:.1f} s wall), peak RSS {row['peak_rss_mb']:.0f} MB; oversubscription {row['ratios']}")
 
 
 def optional(module: str, call: str = "run"):
@@ -218,7 +227,10 @@ def main() -> int:
     print("5-stage Clos ...", file=sys.stderr, flush=True)
     clos5_row = five_stage()
     report["five_stage"] = clos5_row
-    sections.append("## 5-stage Clos, Arista AVD's largest reported shape\n\n" + five_stage_table(clos5_row))
+    gpu_row = five_stage("gpu100k", "--no-validate")
+    report["five_stage_100k_gpus"] = gpu_row
+    sections.append("## 5-stage Clos, Arista AVD's largest reported shape\n\n" + five_stage_table(clos5_row)
+                    + "\n\n" + gpu100k_line(gpu_row))
 
     target_rows = targets(scale_rows, avd_rows, twin_rows, api_result, clos5_row)
     report["targets"] = [dict(zip(("target", "goal", "measured", "status"), row, strict=True)) for row in target_rows]
