@@ -37,8 +37,11 @@ def super_spine_asn(intent: FabricIntent) -> int:
     return intent.pools.spine_asn - 1
 
 
-def spine_asn(intent: FabricIntent, plane: int) -> int:
-    return intent.pools.spine_asn + plane
+def spine_asn(intent: FabricIntent, plane: int, pod: int = 0) -> int:
+    """Two tiers: the spines of plane p share ``spine_asn + p``. Five stages (``pod`` >= 1): the spines of pod n
+    share ``spine_asn + n - 1`` whatever their plane (RFC 7938 section 5.2.1: one ASN per tier-2 cluster), so a
+    path never leaves a pod through one spine and comes back through another (AS_PATH loop prevention)."""
+    return intent.pools.spine_asn + (pod - 1 if pod else plane)
 
 
 def transit_vlan(intent: FabricIntent, l3vni: int) -> int:
@@ -159,7 +162,7 @@ def _allocate_asns(inventory: Inventory, intent: FabricIntent, existing: Mapping
     core_asns: set[int] = set()
     for switch in inventory.switches:
         if switch.role == Role.SPINE:
-            result.setdefault(switch.hostname, spine_asn(intent, switch.plane))
+            result.setdefault(switch.hostname, spine_asn(intent, switch.plane, switch.pod))
         elif switch.role == Role.SUPER_SPINE:
             result.setdefault(switch.hostname, super_spine_asn(intent))
         else:

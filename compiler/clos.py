@@ -73,6 +73,7 @@ class ClosParams:
     name_prefix: str = ""  # prepended to switch, server and rack names: several fabrics in one inventory
     mgmt_pool: str = "172.16.0.0/16"  # switch management addresses
     server_mgmt_pool: str = "172.20.0.0/16"  # server management addresses
+    spine_uplinks: int = 0  # ports each spine keeps free at the top for a super-spine tier (compiler.clos.plan_pods)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +94,8 @@ def plan_clos(params: ClosParams) -> Inventory:
     ]
     uplink_count = params.spines * params.uplinks_per_spine
     spine_model = _pick_model(
-        params.spine_model, spine_platform, params.uplink_speed_gbps, params.leaves * params.uplinks_per_spine,
-        "spine_model",
+        params.spine_model, spine_platform, params.uplink_speed_gbps,
+        params.leaves * params.uplinks_per_spine + params.spine_uplinks, "spine_model",
     )
     leaf_models = {
         platform: _pick_model(
@@ -145,6 +146,7 @@ def plan_clos(params: ClosParams) -> Inventory:
 
     # --- leaves, rail groups, servers
     leaf_ports: dict[str, list[_Port]] = {}
+    leaf_layouts: dict[str, tuple[list[_Port], int, tuple[Interface, ...]]] = {}
     uplink_start: dict[str, int] = {}
     for leaf_index in range(1, params.leaves + 1):
         platform = leaf_platforms[leaf_index - 1]
@@ -154,12 +156,15 @@ def plan_clos(params: ClosParams) -> Inventory:
         rack_name = f"{params.site}-{params.name_prefix}r{group + 1:03d}"
         add_rack(rack_name, group // RACKS_PER_ROW + 1, group % RACKS_PER_ROW + 1)
         hostname = f"{params.name_prefix}leaf{leaf_index}"
-        ports, uplink_start[hostname] = _leaf_ports(model, platform, params, uplink_count)
+        if platform not in leaf_layouts:  # every leaf of one platform has the same ports: name them once
+            ports, first_uplink = _leaf_ports(model, platform, params, uplink_count)
+            leaf_layouts[platform] = (ports, first_uplink, tuple(_interface(port) for port in ports))
+        ports, uplink_start[hostname], interfaces = leaf_layouts[platform]
         leaf_ports[hostname] = ports
         switches.append(
             Switch(
                 hostname=hostname, role=Role.LEAF, platform=platform, model=model.name,
-                interfaces=tuple(_interface(port) for port in ports), rack=rack_name,
+                interfaces=interfaces, rack=rack_name,
                 u_position=RACK_HEIGHT_U - 1 - rail * LEAF_HEIGHT_U, os_version=OS_VERSIONS[platform],
                 mgmt_ip=_mgmt_ip(params.mgmt_pool, 1 + (leaf_index - 1) // 250, (leaf_index - 1) % 250 + 1),
                 serial=f"SN-{params.name}-{hostname}", status="planned",
@@ -295,7 +300,7 @@ def oversubscription(inventory: Inventory) -> dict[str, float]:
 def _check_params(params: ClosParams) -> None:
     errors = []
     for field_name, minimum in (("spines", 1), ("leaves", 1), ("servers_per_leaf", 0), ("rails_per_server", 1),
-                                ("uplinks_per_spine", 1), ("planes", 1)):
+                                ("uplinks_per_spine", 1), ("planes", 1), ("spine_uplinks", 0)):
         value = getattr(params, field_name)
         if not isinstance(value, int) or value < minimum:
             errors.append(FieldError(field_name, value, f"must be an integer >= {minimum}"))
@@ -443,7 +448,7 @@ def _with_optics(switch: Switch, optics: dict[tuple[str, str], Optic]) -> Switch
     return Switch(
         hostname=switch.hostname, role=switch.role, platform=switch.platform, model=switch.model,
         interfaces=interfaces, rack=switch.rack, u_position=switch.u_position, os_version=switch.os_version,
-        mgmt_ip=switch.mgmt_ip, serial=switch.serial, status=switch.status, plane=switch.plane,
+        mgmt_ip=switch.mgmt_ip, serial=switch.serial, status=switch.status, plane=switch.plane, pod=switch.pod,
     )
 
 

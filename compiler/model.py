@@ -125,7 +125,9 @@ class Switch:
     mgmt_ip: str | None = None
     serial: str = ""
     status: str = "planned"
-    plane: int = 0  # spine plane (multi-plane fabrics); leaves ignore it
+    plane: int = 0  # spine plane (multi-plane fabrics); leaves ignore it; in a 5-stage Clos spine k and the
+    # super-spines it connects to are plane k-1 (compiler.clos.plan_pods)
+    pod: int = 0  # 5-stage Clos: pod number from 1 (spines and leaves); 0 = not in a pod (2-tier, super-spines)
 
     @cached_property
     def interfaces_by_name(self) -> Mapping[str, Interface]:

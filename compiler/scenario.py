@@ -12,6 +12,11 @@ Used by the golden tests, the benchmark and anyone who wants a fabric without a 
                   attachments: all}]            # "all": every server NIC cabled to one of the network's leaves
       roce_classes: [{name: roce, dscp: [26], priority: 3, traffic_class: 3, lossless: true}]
     allocations: {asns: {leaf1: 65101}}                                  # optional stored allocations
+
+A 5-stage Clos names ``pods`` instead of ``clos`` (compiler.pods.PodsParams fields; ``pod`` is the ClosParams of
+every pod)::
+
+    pods: {pods: 2, super_spines_per_plane: 1, pod: {spines: 2, leaves: 2, servers_per_leaf: 2}}
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from compiler.model import (
     Tenant,
 )
 from compiler.natural import natural_key
+from compiler.pods import PodsParams, plan_pods
 from compiler.topology import VTEP_ROLES, server_port_of
 
 
@@ -48,6 +54,12 @@ def _build(cls, data: dict, field: str):
 
 def clos_params(data: dict) -> ClosParams:
     return _build(ClosParams, dict(data), "clos")
+
+
+def pods_params(data: dict) -> PodsParams:
+    data = dict(data)
+    data["pod"] = _build(ClosParams, dict(data.get("pod", {})), "pods.pod")
+    return _build(PodsParams, data, "pods")
 
 
 def _attachments(inventory: Inventory, raw, leaves: tuple[str, ...], field: str) -> tuple[Endpoint, ...]:
@@ -111,6 +123,9 @@ def allocations_to_dict(allocations: Allocations) -> dict:
 
 
 def snapshot_from_scenario(data: dict) -> Snapshot:
-    inventory = plan_clos(clos_params(data.get("clos", {})))
+    if "pods" in data:
+        inventory = plan_pods(pods_params(data["pods"]))
+    else:
+        inventory = plan_clos(clos_params(data.get("clos", {})))
     intent = intent_from_dict(data.get("intent", {"name": inventory.fabric}), inventory)
     return Snapshot(inventory=inventory, intent=intent, allocations=allocations_from_dict(data.get("allocations")))

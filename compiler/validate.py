@@ -330,7 +330,7 @@ def _check_asns(inventory: Inventory, intent: FabricIntent, snapshot: Snapshot, 
     if pools.asn_first > pools.asn_last:
         errors.append(FieldError("pools.asn_last", pools.asn_last, f"below asn_first {pools.asn_first}"))
         return
-    core = {spine_asn(intent, s.plane): s.hostname for s in inventory.switches if s.role == Role.SPINE}
+    core = {spine_asn(intent, s.plane, s.pod): s.hostname for s in inventory.switches if s.role == Role.SPINE}
     if any(s.role == Role.SUPER_SPINE for s in inventory.switches):
         core[super_spine_asn(intent)] = "super-spines"
     for asn, owner in sorted(core.items()):

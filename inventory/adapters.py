@@ -72,10 +72,11 @@ def inventory_snapshot(fabric: Fabric | str) -> core.Inventory:
         core.Switch(hostname=row["hostname"], role=row["role"], platform=row["platform__slug"],
                     model=row["model__name"], interfaces=tuple(interfaces_by_switch.get(row["id"], ())),
                     rack=row["rack__name"], u_position=row["u_position"], os_version=row["os_version"],
-                    mgmt_ip=row["mgmt_ip"], serial=row["serial"], status=row["status"], plane=row["plane"])
+                    mgmt_ip=row["mgmt_ip"], serial=row["serial"], status=row["status"], plane=row["plane"],
+                    pod=row["pod"])
         for row in Switch.objects.filter(fabric=fabric).order_by("id").values(
             "id", "hostname", "role", "platform__slug", "model__name", "rack__name", "u_position", "os_version",
-            "mgmt_ip", "serial", "status", "plane")
+            "mgmt_ip", "serial", "status", "plane", "pod")
     )
 
     nics_by_server: dict[int, list[core.NicPort]] = defaultdict(list)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from compiler.clos import ClosParams, plan_clos
 from compiler.model import Endpoint, Inventory, Role
+from compiler.pods import PodsParams, plan_pods
 from twin.runs import run_execute
 
 from .models import FabricBuild
@@ -108,3 +109,9 @@ def fabric_build_execute(*, build: FabricBuild, progress: bool = False) -> Fabri
         build.result = result
         build.summary = {key: result[key] for key in ("fabric", "switches", "servers", "cables")}
     return build
+def fabric_build_pods(*, params: PodsParams, progress: bool = False) -> BuildResult:
+    """A 5-stage Clos (``compiler.pods.plan_pods``: pods under super-spine planes), persisted the same way: growing
+    ``pods`` adds pods and plugs new super-spine ports, nothing else moves."""
+    inventory = plan_pods(params)
+    persisted = inventory_persist(inventory=inventory, site=params.pod.site, progress=progress)
+    return BuildResult(inventory, persisted, leaf_capacities(inventory))

@@ -12,6 +12,7 @@ PORT_SPEEDS_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
 RACK_HEIGHT_MAX_U = 60
 BREAKOUT_LANES_MAX = 8
 PLANE_MAX = 64
+POD_MAX = 63  # 5-stage Clos pods (compiler.pods: 4 management /24s per pod in a /16)
 
 # Driver names per platform slug: NAPALM has a core EOS driver only; SONiC and FRR are reached over their
 # Linux shell (Netmiko "linux"), FRR through vtysh.

@@ -42,7 +42,7 @@ def inventory_to_dict(inventory: core.Inventory, *, site: str = "", description:
         "switches": [
             {"hostname": s.hostname, "role": s.role, "platform": s.platform, "model": s.model, "plane": s.plane,
              "rack": s.rack, "u_position": s.u_position, "os_version": s.os_version, "mgmt_ip": s.mgmt_ip,
-             "serial": s.serial, "status": s.status,
+             "serial": s.serial, "status": s.status, **({"pod": s.pod} if s.pod else {}),
              "interfaces": [
                  {"name": i.name, "speed_gbps": i.speed_gbps, "mtu": i.mtu, "enabled": i.enabled,
                   "description": i.description, "breakout_parent": i.breakout_parent, "lane": i.lane,
@@ -173,7 +173,7 @@ def inventory_from_dict(data: Any) -> tuple[core.Inventory, dict]:
             u_position=reader.get(s, "u_position", int, path, None),
             os_version=reader.get(s, "os_version", str, path, ""), mgmt_ip=reader.get(s, "mgmt_ip", str, path, None),
             serial=reader.get(s, "serial", str, path, ""), status=reader.get(s, "status", str, path, "planned"),
-            plane=reader.get(s, "plane", int, path, 0)))
+            plane=reader.get(s, "plane", int, path, 0), pod=reader.get(s, "pod", int, path, 0)))
     servers = []
     for index, s in enumerate(reader.items(data, "servers", "document")):
         path = f"servers[{s.get('name', index) if isinstance(s, dict) else index}]"

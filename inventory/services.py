@@ -32,7 +32,7 @@ DEFAULT_SITE = "default"
 
 _MODEL_FIELDS = ("vendor", "asic", "port_count", "max_speed_gbps", "form_factor", "breakout_modes", "buffer_mb",
                  "typical_power_w")
-_SWITCH_FIELDS = ("fabric_id", "role", "plane", "rack_id", "u_position", "model_id", "platform_id", "os_version",
+_SWITCH_FIELDS = ("fabric_id", "role", "plane", "pod", "rack_id", "u_position", "model_id", "platform_id", "os_version",
                   "mgmt_ip", "serial", "status")
 _SERVER_FIELDS = ("fabric_id", "rack_id", "u_position", "gpu_count", "power_w", "mgmt_ip", "serial")
 _CABLE_FIELDS = ("cable_type", "length_m", "status", "peer_link")
@@ -448,7 +448,7 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
     hostnames = [s.hostname for s in inventory.switches]
     wanted = {
         switch.hostname: {
-            "fabric_id": fabric.id, "role": switch.role, "plane": switch.plane,
+            "fabric_id": fabric.id, "role": switch.role, "plane": switch.plane, "pod": switch.pod,
             "rack_id": racks.get(switch.rack) if switch.rack else None, "u_position": switch.u_position,
             "model_id": models[switch.model], "platform_id": platforms[switch.platform],
             "os_version": switch.os_version, "mgmt_ip": switch.mgmt_ip or None, "serial": switch.serial,

@@ -61,16 +61,28 @@ def vteps(topology: TwinTopology) -> dict[str, str]:
 
 
 def expected_ecmp_widths(topology: TwinTopology) -> dict[tuple[str, str], int]:
-    """(source VTEP node, destination VTEP node) -> equal-cost kernel next hops in a 2-tier Clos: every link
-    from the source to a switch that is also cabled to the destination is one path."""
+    """(source VTEP node, destination VTEP node) -> equal-cost kernel next hops: every link from the source to a
+    switch that is also cabled to the destination is one path; between pods of a 5-stage Clos, every link to a
+    spine that reaches the destination's pod through a super-spine (validators/tiers.py states why)."""
     neighbours: dict[str, dict[str, int]] = {node.name: {} for node in topology.nodes}
     for link in topology.links:
         neighbours[link.a_node][link.b_node] = neighbours[link.a_node].get(link.b_node, 0) + 1
         neighbours[link.b_node][link.a_node] = neighbours[link.b_node].get(link.a_node, 0) + 1
+    role = {node.name: node.role for node in topology.nodes}
+
+    def reaches_through_core(spine: str, destination: str) -> bool:
+        # 5-stage Clos (RFC 7938 ASNs): spine -> a super-spine -> a spine of the destination's pod -> destination
+        return any(role[top] == "super-spine" and any(role[down] == "spine" and destination in neighbours[down]
+                                                      for down in neighbours[top])
+                   for top in neighbours[spine])
+
     widths = {}
     for source, destination in itertools.permutations(vteps(topology), 2):
         widths[(source, destination)] = sum(count for middle, count in neighbours[source].items()
                                             if destination in neighbours[middle])
+        if not widths[(source, destination)]:  # another pod
+            widths[(source, destination)] = sum(count for middle, count in neighbours[source].items()
+                                                if role[middle] == "spine" and reaches_through_core(middle, destination))
     return widths
 
 

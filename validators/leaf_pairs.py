@@ -15,7 +15,8 @@ class pair with spine sets as Python int bitsets:
 
 When no length-2 path exists the pair is handed to :func:`validators.routing.propagate` (longer "valley" paths
 through another leaf exist only when spines do not all share one ASN, e.g. multi-plane designs). Fabrics
-that are not two-tier leaf-spine (super-spines, leaf-leaf sessions) use ``propagate`` per origin for every pair.
+that are not two-tier leaf-spine (leaf-leaf sessions, ASN schemes other than RFC 7938's) use ``propagate`` per origin
+for every pair; 5-stage Clos fabrics under the RFC 7938 scheme use the class algebra of :mod:`validators.tiers`.
 Tests check both paths against :func:`validators.routing.simulate_reference`.
 """
 
@@ -26,6 +27,7 @@ from dataclasses import dataclass, replace
 
 from validators.common import VTEP_ROLES, short_list
 from validators.routing import RoutingModel, propagate
+from validators.tiers import TierModel, tier_model
 
 UNLIMITED_PATHS = 1 << 30
 
@@ -113,6 +115,7 @@ class LeafPairMatrix:
         self.leaves = [model.names[device] for device in self.leaf_devices]
         self.leaf_position = {device: position for position, device in enumerate(self.leaf_devices)}
         self.tier: SpineTier | None = None
+        self.tiers: TierModel | None = None  # five-stage mode
         self.mode = "general"
         self.class_of: list[int] = []
         self.members: list[list[int]] = []
@@ -263,6 +266,18 @@ def leaf_pair_matrix(model: RoutingModel, ctx=None) -> LeafPairMatrix:
             for (origin_class, receiver_class), (width, _mask) in matrix.widths.items():
                 if width == 0 and matrix.signatures[origin_class].advertises:
                     _resolve_by_propagation(matrix, origin_class, receiver_class)
+        return matrix
+    tiers = tier_model(model)
+    if tiers is not None:  # 5-stage Clos under the RFC 7938 ASN scheme: classes of validators.tiers
+        matrix.mode = "five-stage"
+        matrix.tiers = tiers
+        matrix.class_of = [0] * len(matrix.leaf_devices)
+        for class_index, devices in enumerate(tiers.members):
+            matrix.members.append([matrix.leaf_position[device] for device in devices])
+            matrix.signatures.append(LeafSignature(mask=0))
+            for device in devices:
+                matrix.class_of[matrix.leaf_position[device]] = class_index
+        matrix.widths = {pair: (width, 0) for pair, width in tiers.class_widths().items()}
         return matrix
     # General fabrics: one class per leaf, every pair by propagation.
     for position in range(len(matrix.leaf_devices)):

@@ -405,8 +405,8 @@ def check_missing_link(inventory: Inventory) -> list[Finding]:
     compiled config would shut a live port (issue #18: lost breakout and patch-panel links rendered ``shutdown``).
     Ports later cabled in the inventory pass."""
     return [
-        Finding(MISSING_LINK, Severity.ERROR, str(missing.endpoint), f"a link ({missing.source})", "no link",
-                f"{missing.endpoint} is cabled in {missing.source} but the link was not imported: {missing.reason}; "
+        Finding(check=MISSING_LINK, severity=Severity.ERROR, subject=str(missing.endpoint), expected=f"a link ({missing.source})", actual="no link",
+                message=f"{missing.endpoint} is cabled in {missing.source} but the link was not imported: {missing.reason}; "
                 "its config would shut the port")
         for missing in inventory.missing_links if missing.endpoint not in inventory.cable_at
     ]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from compiler.api import CompileResult
 from compiler.errors import FieldError, InputError
 from compiler.structured.contract import StructuredConfig
-from validators import batfish, bgp, ecmp, headroom, mtu, overlay, reachability, roce, whatif
+from validators import batfish, bgp, clos5, ecmp, headroom, mtu, overlay, reachability, roce, whatif
 from validators.common import CheckSkipped
 from validators.context import FabricContext, ValidationInput, as_context
 from validators.findings import Report
@@ -72,6 +72,7 @@ def _registry() -> dict[str, Callable[[FabricContext], list]]:
     checks.update(bgp.CHECKS)
     checks[reachability.REACHABILITY] = reachability.check_vtep_reachability
     checks[ecmp.ECMP] = ecmp.check_ecmp
+    checks.update(clos5.CHECKS)
     checks.update(overlay.CHECKS)
     checks.update(mtu.CHECKS)
     checks.update({name: _needs_roce(check) for name, check in roce.CHECKS.items()})

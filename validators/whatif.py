@@ -283,6 +283,9 @@ def run_whatif(fabric, engine: str = "auto", spine_pairs: bool = False) -> WhatI
         return WhatIfResult(engine, 0, 0, [], skipped_reason="no VTEP leaves")
     if engine == "auto" and matrix.mode == "leaf-spine":
         return _run_fast(ctx, matrix, spine_pairs)
+    if engine == "auto" and matrix.mode == "five-stage":
+        return WhatIfResult(engine, 0, 0, [], skipped_reason=(
+            "five-stage Clos: every super-spine, pod spine and link failure is clos5.n_minus_1 (validators/clos5.py)"))
     model = matrix.model
     spines = len(model.core())
     scenarios = len(model.sessions) + spines + (spines * (spines - 1) // 2 if spine_pairs else 0)

@@ -13,7 +13,16 @@ from typing import cast
 from compiler.facts import FabricFacts
 from compiler.model import Snapshot
 from compiler.natural import natural_key
-from compiler.structured import base, evpn_overlay, interfaces_mtu, management, roce_qos, underlay_bgp, vxlan_vrf
+from compiler.structured import (
+    base,
+    evpn_overlay,
+    interfaces_mtu,
+    management,
+    roce_qos,
+    underlay_bgp,
+    valley_free,
+    vxlan_vrf,
+)
 from compiler.structured.context import StructuredContext
 from compiler.structured.contract import StructuredConfig
 
@@ -21,6 +30,7 @@ FEATURES = (
     ("base", base.apply),
     ("interfaces_mtu", interfaces_mtu.apply),
     ("underlay_bgp", underlay_bgp.apply),
+    ("valley_free", valley_free.apply),
     ("evpn_overlay", evpn_overlay.apply),
     ("vxlan_vrf", vxlan_vrf.apply),
     ("roce_qos", roce_qos.apply),

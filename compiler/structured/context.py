@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from compiler.facts import FabricFacts
-from compiler.model import RouteTargetScheme, Snapshot
+from compiler.model import Role, RouteTargetScheme, Snapshot
 from compiler.structured.qos_policy import FabricQos, build_fabric_qos
 from compiler.topology import VTEP_ROLES
 
@@ -34,6 +34,9 @@ class StructuredContext:
     # VNI -> the distinct ASNs of the VTEPs carrying it, ascending: the import list of the ``auto`` route-target
     # scheme (empty under the ``vni`` scheme, which does not need it)
     asns_by_vni: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # The super-spines' shared ASN in a 5-stage Clos (RFC 7938 section 5.2.1), None in a two-tier fabric: the
+    # valley_free feature filters on it
+    super_spine_asn: int | None = None
 
     __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
@@ -64,10 +67,12 @@ class StructuredContext:
         if intent.route_target_scheme == RouteTargetScheme.AUTO:
             asns_by_vni = {vni: tuple(sorted({asns[host] for host in hosts}))
                            for vni, hosts in facts.vtep_hosts_by_vni.items()}
+        super_spine_asns = {asns[s.hostname] for s in snapshot.inventory.switches if s.role == Role.SUPER_SPINE}
         return cls(snapshot=snapshot, facts=facts, overlay_enabled=bool(intent.networks or intent.tenants),
                    qos=build_fabric_qos(intent) if intent.roce_classes else None, ports=ports,
                    link_addresses=link_addresses, port_networks=port_networks, vtep_ips_by_vni=vtep_ips_by_vni,
-                   shared_vtep_asns=shared, asns_by_vni=asns_by_vni)
+                   shared_vtep_asns=shared, asns_by_vni=asns_by_vni,
+                   super_spine_asn=min(super_spine_asns) if super_spine_asns else None)
 
     @property
     def intent(self):

@@ -95,6 +95,18 @@ class Neighbor(TypedDict):
     peer_group: str
     address_families: list[str]
     description: str
+    route_map_out: NotRequired[str]  # export policy (IPv4 unicast) by name, from bgp.route_maps: 5-stage Clos only
+
+
+class RouteMapEntry(TypedDict):
+    seq: int
+    action: str  # permit | deny
+    as_path: str | None  # AS-path regular expression to match; null: match everything
+
+
+class RouteMap(TypedDict):
+    name: str
+    entries: list[RouteMapEntry]
 
 
 class Evpn(TypedDict):
@@ -122,6 +134,7 @@ class Bgp(TypedDict):
     networks: list[str]
     evpn: Evpn
     vrfs: list[BgpVrf]
+    route_maps: NotRequired[list[RouteMap]]  # valley-free export policy of a 5-stage Clos (structured/valley_free.py)
 
 
 class Svi(TypedDict):

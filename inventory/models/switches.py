@@ -20,6 +20,7 @@ from ..constants import (
     INTERFACE_MTU_MAX,
     INTERFACE_MTU_MIN,
     PLANE_MAX,
+    POD_MAX,
     PORT_SPEEDS_GBPS,
 )
 from .cables import unplug_on_cable_delete
@@ -81,6 +82,8 @@ class Switch(VersionedModel):
     hostname = models.CharField(max_length=63, unique=True, validators=[names.hostname])  # RFC 1123 label length
     role = models.CharField(max_length=20, choices=SwitchRoleChoices.choices)
     plane = models.PositiveSmallIntegerField(default=0, validators=[MaxValueValidator(PLANE_MAX)])
+    # 5-stage Clos pod of a spine or leaf (1..); 0 = not in a pod. Decides the spine ASN (RFC 7938 5.2.1).
+    pod = models.PositiveSmallIntegerField(default=0, validators=[MaxValueValidator(POD_MAX)])
     rack = models.ForeignKey("inventory.Rack", on_delete=models.PROTECT, related_name="switches",
                              null=True, blank=True)
     u_position = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -148,16 +148,23 @@ def test_per_rack_asns_need_allowas_in_between_rails():
 # --------------------------------------------------------------------------- hand-made three-tier fabric
 
 
-def test_three_tier_uses_the_propagation_engine_and_matches_reference():
+def test_three_tier_uses_the_tier_classes_and_matches_reference():
     ctx = FabricContext(three_tier())
     matrix = assert_fast_matches_reference(ctx)
-    assert matrix.mode == "general"
+    assert matrix.mode == "five-stage"  # RFC 7938 ASN scheme: validators.tiers
     assert matrix.width("leaf3", "leaf1") == 1  # leaf1 has one uplink
     assert reachability.check_vtep_reachability(ctx) == []
     routes = simulate_reference(ctx.routing)
     assert routes["leaf1"]["10.0.4.3/32"].as_path == (65001, 64999, 65002, 65103)
     assert routes["spine1"]["10.0.4.3/32"].ecmp_width == 2  # via super1 and super2 (multipath-relax)
     assert {hop[0] for hop in routes["spine1"]["10.0.4.3/32"].next_hops} == {"super1", "super2"}
+
+
+def test_three_tier_outside_the_rfc7938_scheme_uses_the_propagation_engine():
+    fabric = three_tier()
+    set_asn(fabric, "super2", 64998)  # super-spines in two ASNs: valley paths become possible
+    matrix = assert_fast_matches_reference(FabricContext(fabric))
+    assert matrix.mode == "general"
 
 
 def test_three_tier_super_spines_sharing_an_asn_block_valley_routing():

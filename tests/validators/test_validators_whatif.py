@@ -4,7 +4,7 @@ and broken fabrics; failures that break reachability are named."""
 import pytest
 from validator_fabrics import compiled, context, interface, set_asn, three_tier
 
-from validators import whatif
+from validators import clos5, whatif
 from validators.context import FabricContext
 
 
@@ -66,12 +66,16 @@ def test_single_spine_fabric_breaks_on_every_failure():
     assert "4 more leaf pair(s) without a route" in link.message
 
 
-def test_three_tier_fabric_uses_the_exact_engine():
-    result = whatif.run_whatif(FabricContext(three_tier()))
+def test_three_tier_fabric_exact_engine_agrees_with_clos5():
+    result = whatif.run_whatif(FabricContext(three_tier()), engine="exact")
     assert result.engine == "exact"
     breaking = {s.subject for s in result.breaking()}
     assert "spine2" in breaking and "spine1" in breaking  # each pod hangs on one spine
     assert not any(s.subject.startswith("super") for s in result.breaking())
+    # auto hands a 5-stage fabric to clos5.n_minus_1, which finds the same device failures breaking
+    assert "clos5.n_minus_1" in whatif.run_whatif(FabricContext(three_tier())).skipped_reason
+    clos5_breaking = {f.subject for f in clos5.check_n_minus_1(FabricContext(three_tier())) if f.severity == "error"}
+    assert {s for s in clos5_breaking if "<->" not in s} == {s for s in breaking if "<->" not in s}
 
 
 def test_n_minus_2_spine_pairs_fast_equals_exact_and_warns():

@@ -89,6 +89,7 @@ def render(structured: StructuredConfig) -> dict[str, str]:
                 structured["interfaces"], profile_by_port_qos, eos_speed),
             bgp_neighbor_lines=repeated_blocks.bgp_neighbor_lines(neighbors),
             standalone_neighbors=[neighbor for neighbor in neighbors if not neighbor["peer_group"]],
+            route_map_neighbors=[neighbor for neighbor in neighbors if neighbor.get("route_map_out")],
         )
     except KeyError as error:
         # A field the contract promises is missing; say which instead of printing nothing.

@@ -88,6 +88,10 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
             "vnis": [block for block in vni_blocks if block["import"] or block["export"]],
             "vrfs": [{"name": vrf["name"], "rd": vrf["rd"], "import": vrf["route_targets"]["import"],
                       "export": vrf["route_targets"]["export"]} for vrf in bgp["vrfs"]],
+            # 5-stage Clos valley-free export policy (compiler/structured/valley_free.py); empty otherwise
+            "route_maps_out": [(ifname(n["interface"]) if n["address"] is None else n["address"], n["route_map_out"])
+                               for n in bgp["neighbors"] if n.get("route_map_out")],
+            "route_maps": bgp.get("route_maps", []),
         },
     }
 

@@ -4,9 +4,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from compiler.clos import ClosParams
 from compiler.errors import FabricTwinError
+from compiler.pods import PodsParams, tier_oversubscription
 from validators.physical import physical_report
 
-from ...builder import fabric_build, oversubscription_table
+from ...builder import fabric_build, fabric_build_pods, oversubscription_table
 
 
 class Command(BaseCommand):
@@ -31,6 +32,12 @@ class Command(BaseCommand):
         parser.add_argument("--mgmt-pool", default="172.16.0.0/16", help="switch management /16")
         parser.add_argument("--server-mgmt-pool", default="172.20.0.0/16", help="server management /16")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        # 5-stage Clos (compiler.pods): --spines/--leaves/... then describe ONE pod
+        parser.add_argument("--pods", type=int, default=0, help="5-stage Clos: this many pods under super-spine "
+                            "planes (0: a two-tier fabric)")
+        parser.add_argument("--super-spines-per-plane", type=int, default=1, help="with --pods; planes = spines")
+        parser.add_argument("--super-spine-links", type=int, default=1, help="with --pods: parallel links "
+                            "between a spine and each super-spine of its plane")
 
     def handle(self, *args, **options):
         params = ClosParams(
@@ -43,7 +50,13 @@ class Command(BaseCommand):
             server_mgmt_pool=options["server_mgmt_pool"],
         )
         try:
-            result = fabric_build(params=params, progress=not options["no_progress"])
+            if options["pods"]:
+                result = fabric_build_pods(params=PodsParams(
+                    name=options["name"], pods=options["pods"], pod=params,
+                    super_spines_per_plane=options["super_spines_per_plane"],
+                    super_spine_links=options["super_spine_links"]), progress=not options["no_progress"])
+            else:
+                result = fabric_build(params=params, progress=not options["no_progress"])
         except FabricTwinError as error:
             raise CommandError(str(error)) from None
         inventory = result.inventory
@@ -54,6 +67,11 @@ class Command(BaseCommand):
         self.stdout.write(f"created: {created or 'nothing'}; updated: {updated or 'nothing'}")
         self.stdout.write("oversubscription per leaf (downlink / uplink capacity):")
         self.stdout.write(oversubscription_table(result.capacities))
+        if options["pods"]:
+            ratios = tier_oversubscription(inventory)
+            for tier in ("plane", "rail"):
+                self.stdout.write(f"oversubscription per {tier}: " + ", ".join(
+                    f"{key} {value:.2f}:1" for key, value in ratios[tier].items()))
         report = physical_report(inventory)
         counts = report.counts()
         self.stdout.write(f"physical checks: {counts['passed']} passed, {counts['failed']} failed")

@@ -42,7 +42,7 @@ FEATURES = (
     ("ntp ", "management"), ("logging ", "management"), ("ip name-server", "management"),
     ("tacacs-server", "aaa"), ("aaa ", "aaa"), ("ip tacacs", "aaa"),
     ("interface Vlan", "svis"), ("interface Vxlan", "vxlan"), ("ip virtual-router", "anycast gateway"),
-    ("router bgp", "bgp"), ("end", "identity"),
+    ("router bgp", "bgp"), ("ip as-path", "routing policy"), ("route-map", "routing policy"), ("end", "identity"),
 )
 
 # Shapes of our EOS output the oracle does not compare, with the reason (comments are dropped by shapes()).
@@ -236,6 +236,14 @@ def _router_bgp(structured: dict) -> dict:
                   "router_id": bgp["router_id"], "redistribute": {"connected": {"enabled": True}}}
                  for vrf in bgp["vrfs"]],
     }
+    policy_neighbors = [{"ip_address": n["address"], "route_map_out": n["route_map_out"]}
+                        for n in bgp["neighbors"] if n.get("route_map_out")]
+    if policy_neighbors:
+        ipv4 = out["address_family_ipv4"]
+        standalone_ips = {n["ip_address"] for n in ipv4["neighbors"]}
+        ipv4["neighbors"] = [n for n in ipv4["neighbors"] if n["ip_address"] not in
+                             {p["ip_address"] for p in policy_neighbors}] + [
+            {**p, **({"activate": True} if p["ip_address"] in standalone_ips else {})} for p in policy_neighbors]
     if bgp["evpn"]["enabled"]:
         out["address_family_evpn"] = activated("l2vpn_evpn")
         if not bgp["evpn"]["advertise_all_vni"]:
@@ -274,6 +282,15 @@ def avd_structured_config(structured: dict, speed_of, seconds_of) -> dict:
                             for vlan in structured["vlans"] if vlan["svi"]],
         "router_bgp": _router_bgp(structured),
     }
+    route_maps = structured["bgp"].get("route_maps", [])
+    if route_maps:  # 5-stage valley-free export policy
+        out["as_path"] = {"access_lists": [
+            {"name": f"{rm['name']}-{e['seq']}", "entries": [{"type": "permit", "match": e["as_path"], "origin": "any"}]}
+            for rm in route_maps for e in rm["entries"] if e["as_path"] is not None]}
+        out["route_maps"] = [{"name": rm["name"], "sequence_numbers": [
+            {"sequence": e["seq"], "type": e["action"],
+             **({"match": [f"as-path {rm['name']}-{e['seq']}"]} if e["as_path"] is not None else {})}
+            for e in rm["entries"]]} for rm in route_maps]
     if vxlan:
         out["vxlan_interface"] = {"vxlan1": {"vxlan": {
             "source_interface": vxlan["source_interface"], "udp_port": vxlan["udp_port"],
