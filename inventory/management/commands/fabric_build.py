@@ -9,33 +9,58 @@ from validators.physical import physical_report
 from ...builder import fabric_build, oversubscription_table
 
 
+def _platform_list(value: str) -> tuple[str, ...]:
+    """'eos,sonic' -> ('eos', 'sonic'); the planner names a bad platform (leaf_platforms=...)."""
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
 class Command(BaseCommand):
     help = "Build (or grow) a fabric inventory from Clos parameters. Running it twice changes nothing."
 
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True, help="inventory fabric name")
-        parser.add_argument("--site", default="dc1")
-        parser.add_argument("--spines", type=int, required=True)
-        parser.add_argument("--leaves", type=int, required=True)
-        parser.add_argument("--servers-per-leaf", type=int, default=2)
+        parser.add_argument("--site", default="dc1", help="site name (created when new)")
+        parser.add_argument("--spines", type=int, required=True, help="number of spines")
+        parser.add_argument("--leaves", type=int, required=True, help="number of leaves")
+        parser.add_argument("--servers-per-leaf", type=int, default=2,
+                            help="GPU servers per rail group (per leaf with one rail)")
         parser.add_argument("--rails", type=int, default=1, help="NICs per server, one leaf per rail")
-        parser.add_argument("--uplink-speed", type=int, default=400, help="Gb/s")
-        parser.add_argument("--downlink-speed", type=int, default=400, help="Gb/s")
+        parser.add_argument("--uplinks-per-spine", type=int, default=1,
+                            help="parallel links from each leaf to each spine (leaf uplinks = spines x this)")
+        parser.add_argument("--planes", type=int, default=1,
+                            help="spine planes; spine i is in plane (i-1) x planes / spines (each plane its ASN)")
+        parser.add_argument("--uplink-speed", type=int, default=400, help="leaf-spine link speed, Gb/s")
+        parser.add_argument("--downlink-speed", type=int, default=400, help="leaf-server link speed, Gb/s")
         parser.add_argument("--model", default=None, help="leaf switch model (default: picked per platform)")
-        parser.add_argument("--spine-model", default=None)
-        parser.add_argument("--platform", default="eos", choices=["eos", "sonic", "frr"])
-        parser.add_argument("--spine-platform", default=None, choices=["eos", "sonic", "frr"])
-        parser.add_argument("--rack-power-budget-kw", type=float, default=40.0)
+        parser.add_argument("--spine-model", default=None, help="spine switch model (default: picked per platform)")
+        parser.add_argument("--platform", default="eos", choices=["eos", "sonic", "frr"],
+                            help="leaf platform (and spine platform unless --spine-platform)")
+        parser.add_argument("--spine-platform", default=None, choices=["eos", "sonic", "frr"],
+                            help="spine platform (default: --platform)")
+        parser.add_argument("--leaf-platforms", default="", type=_platform_list,
+                            help="comma-separated platforms cycled over the leaves for a mixed fabric, "
+                                 "e.g. eos,sonic (overrides --platform for leaves)")
+        parser.add_argument("--server-gpus", type=int, default=ClosParams.server_gpus, help="GPUs per server")
+        parser.add_argument("--server-power-w", type=float, default=ClosParams.server_power_w,
+                            help="maximum power per server in W (packs racks by power)")
+        parser.add_argument("--rack-power-budget-kw", type=float, default=40.0,
+                            help="power budget per rack in kW (0: none)")
         parser.add_argument("--name-prefix", default="", help="prefix for switch, server and rack names "
                             "(another fabric in the same inventory, e.g. 'b-')")
-        parser.add_argument("--mgmt-pool", default="172.16.0.0/16", help="switch management /16")
-        parser.add_argument("--server-mgmt-pool", default="172.20.0.0/16", help="server management /16")
+        parser.add_argument("--mgmt-pool", default=ClosParams.mgmt_pool,
+                            help="switch management /16 (left at the default and used by another fabric: the first "
+                                 "free /16 of 172.16.0.0/12 is picked and reported)")
+        parser.add_argument("--server-mgmt-pool", default=ClosParams.server_mgmt_pool,
+                            help="server management /16 (picked like --mgmt-pool)")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, **options):
         params = ClosParams(
             name=options["name"], site=options["site"], spines=options["spines"], leaves=options["leaves"],
             servers_per_leaf=options["servers_per_leaf"], rails_per_server=options["rails"],
+            uplinks_per_spine=options["uplinks_per_spine"], planes=options["planes"],
+            leaf_platforms=options["leaf_platforms"], server_gpus=options["server_gpus"],
+            server_power_w=options["server_power_w"],
             uplink_speed_gbps=options["uplink_speed"], downlink_speed_gbps=options["downlink_speed"],
             leaf_model=options["model"], spine_model=options["spine_model"], platform=options["platform"],
             spine_platform=options["spine_platform"], rack_power_budget_kw=options["rack_power_budget_kw"],
@@ -52,8 +77,14 @@ class Command(BaseCommand):
         created = ", ".join(f"{count} {name}" for name, count in result.persisted.created.items() if count)
         updated = ", ".join(f"{count} {name}" for name, count in result.persisted.updated.items() if count)
         self.stdout.write(f"created: {created or 'nothing'}; updated: {updated or 'nothing'}")
+        for note in result.notes:
+            self.stdout.write(f"picked {note}")
         self.stdout.write("oversubscription per leaf (downlink / uplink capacity):")
         self.stdout.write(oversubscription_table(result.capacities))
+        ratios = [capacity.ratio for capacity in result.capacities]
+        if ratios:
+            self.stdout.write(f"oversubscription: worst {max(ratios):.2f}:1, best {min(ratios):.2f}:1 "
+                              f"over {len(ratios)} leaves (1.00:1 is non-blocking)")
         report = physical_report(inventory)
         counts = report.counts()
         self.stdout.write(f"physical checks: {counts['passed']} passed, {counts['failed']} failed")
