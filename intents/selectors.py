@@ -7,10 +7,10 @@ from dataclasses import asdict
 from django.db.models import Prefetch, QuerySet
 
 from compiler.errors import FieldError, IntentValidationError
-from inventory.models import NicPort
+from inventory.models import NicPort, Server, Switch
 
 from .adapters import intent_snapshot
-from .choices import CompileStatusChoices
+from .choices import AllocationKindChoices, CompileStatusChoices
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 
 
@@ -104,3 +104,24 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
     return value
+
+
+_ADDRESS_KINDS = {AllocationKindChoices.LOOPBACK: "loopback", AllocationKindChoices.VTEP: "VTEP",
+                  AllocationKindChoices.P2P: "link address"}
+
+
+def fabric_identities() -> dict[str, dict[str, str]]:
+    """Every inventory fabric's addresses and what holds each: switch and server management IPs, and the
+    router-id/VTEP loopbacks and link addresses allocated by its intents (several intents of one fabric are
+    alternative designs of the same devices and may repeat an address). Input of
+    ``validators.physical.check_cross_fabric_identity``."""
+    identities: dict[str, dict[str, str]] = {}
+    for model, name_field in ((Switch, "hostname"), (Server, "name")):
+        for fabric, name, address in (model.objects.exclude(mgmt_ip=None).order_by("fabric__name", name_field)
+                                      .values_list("fabric__name", name_field, "mgmt_ip")):
+            identities.setdefault(fabric, {}).setdefault(address, f"{name} management")
+    rows = (Allocation.objects.filter(kind__in=list(_ADDRESS_KINDS)).order_by("fabric_intent__fabric__name", "id")
+            .values_list("fabric_intent__fabric__name", "fabric_intent__name", "kind", "key", "value"))
+    for fabric, intent, kind, key, value in rows:
+        identities.setdefault(fabric, {}).setdefault(value, f"{_ADDRESS_KINDS[kind]} {key} of intent {intent}")
+    return identities
