@@ -109,3 +109,22 @@ def test_cross_fabric_identity_finds_an_address_in_two_fabrics(api):
     [finding] = report["checks"][0]["findings"]
     assert finding["message"] == (f"address {loopback.value} is used in 2 fabrics: loopback fe-spine1 of intent fe "
                                   f"(fe), loopback spine1 of intent ref (ref)")
+
+
+def test_a_nic_port_of_tenant_a_cannot_be_attached_to_a_tenant_b_network(api):
+    backend = _build_and_apply("reference-fabric.yaml")
+    b_train = backend.networks.get(name="b-train")
+    before = sorted(str(port) for port in b_train.attachments.all())
+    url = reverse("network-detail", args=[b_train.pk])
+    # gpu0001:eth0 is an access port of a-train (tenant A)
+    response = api.patch(url, {"attachments": [*before, "gpu0001:eth0"], "version": b_train.version}, format="json")
+    assert response.status_code == 400, response.json()
+    assert "already an access port of network a-train of tenant A: detach it there first" in str(
+        response.json()["networks[b-train].attachments"]), response.json()
+    assert sorted(str(port) for port in b_train.attachments.all()) == before  # nothing saved
+    # a port of the same tenant's other network is not this refusal's business
+    a_storage = backend.networks.get(name="a-storage")
+    response = api.patch(reverse("network-detail", args=[a_storage.pk]),
+                         {"attachments": ["gpu0002:eth0", "gpu0004:eth0", "gpu0001:eth0"],
+                          "version": a_storage.version}, format="json")
+    assert response.status_code == 200, response.json()
