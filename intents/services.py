@@ -75,14 +75,26 @@ def _renamed_allocation_kind(instance) -> str | None:
     return None
 
 
-@transaction.atomic
 def intent_object_save(*, instance, values: dict | None = None, many: dict[str, Iterable] | None = None):
     """Create or update a FabricIntent, Tenant, Network or RoceClass and validate the whole fabric intent.
 
     ``values``: field -> value; ``many``: many-to-many field -> objects (Network.leaves, Network.attachments).
     Raises django ValidationError (model-level, naming the field) or IntentValidationError (fabric-level);
-    either way the transaction rolls back.
+    either way the transaction rolls back, and a refused create leaves ``instance`` unsaved (no primary key: the
+    form that re-renders it is still a create, without a Delete for an id never stored).
     """
+    created = instance.pk is None
+    try:
+        return _intent_object_save(instance=instance, values=values, many=many)
+    except Exception:
+        if created:
+            instance.pk = None
+            instance._state.adding = True
+        raise
+
+
+@transaction.atomic
+def _intent_object_save(*, instance, values: dict | None, many: dict[str, Iterable] | None):
     old_name = None
     if instance.pk is not None and _renamed_allocation_kind(instance):
         old_name = type(instance).objects.filter(pk=instance.pk).values_list("name", flat=True).first()
