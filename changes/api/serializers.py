@@ -10,6 +10,7 @@ from twin.redaction import redact
 from ..choices import RolloutKindChoices, RolloutTargetChoices
 from ..models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
 from ..policy import KNOWN_CHECKS, RolloutPolicy
+from ..selectors import twin_target_for_intent
 
 _HOSTNAMES = {"type": "array", "items": {"type": "string"}}
 # OpenAPI shape per RolloutPolicy annotation (changes/policy.py is the one home of the policy: a field with an
@@ -68,13 +69,26 @@ class ChangeSetSerializer(serializers.ModelSerializer):
 
 
 class ChangeSetCreateSerializer(serializers.Serializer):
-    compile_run = serializers.IntegerField()
+    compile_run = serializers.IntegerField(required=False, help_text="omit with fabric_intent: its latest compile")
+    fabric_intent = serializers.CharField(
+        required=False, max_length=100,
+        help_text="twin target by name: the intent's running twin and latest successful compile run (instead of "
+                  "compile_run and twin_prefix)")
     target = serializers.ChoiceField(choices=RolloutTargetChoices.choices)
     # Bounded by the column it is stored in: a longer name was a database error (500), not a 400.
     name = serializers.CharField(required=False, allow_blank=True, default="",
                                  max_length=ChangeSet._meta.get_field("name").max_length)
     twin_prefix = serializers.CharField(required=False, allow_blank=True, default="")
     twin_state_dir = serializers.CharField(required=False, allow_blank=True, default="")
+
+    def validate(self, attrs):
+        if attrs.get("fabric_intent") and attrs["target"] == RolloutTargetChoices.TWIN and not attrs["twin_prefix"]:
+            twin, run = twin_target_for_intent(fabric_intent=attrs["fabric_intent"])
+            attrs["twin_prefix"], attrs["twin_state_dir"] = twin.prefix, attrs["twin_state_dir"] or twin.state_dir
+            attrs.setdefault("compile_run", run)
+        if attrs.get("compile_run") is None:
+            raise serializers.ValidationError({"compile_run": ["give compile_run, or fabric_intent for a twin"]})
+        return attrs
 
 
 class RolloutSerializer(serializers.ModelSerializer):
@@ -104,6 +118,16 @@ class RolloutCreateSerializer(serializers.Serializer):
     change_set = serializers.PrimaryKeyRelatedField(queryset=ChangeSet.objects.all(), required=False, allow_null=True)
     policy = RolloutPolicyField(required=False, default=dict)
     topology = serializers.DictField(required=False, allow_null=True, default=None)
+    fabric_intent = serializers.CharField(required=False, max_length=100,
+                                          help_text="twin target by name: policy.twin_prefix is the intent's running twin")
+
+    def validate(self, attrs):
+        name = attrs.pop("fabric_intent", None)
+        if name and attrs["target"] == RolloutTargetChoices.TWIN and not attrs["policy"].get("twin_prefix"):
+            twin, _ = twin_target_for_intent(fabric_intent=name)
+            attrs["policy"] = {**attrs["policy"], "twin_prefix": twin.prefix,
+                               **({"twin_state_dir": twin.state_dir} if twin.state_dir else {})}
+        return attrs
 
 
 class DriftRecordSerializer(serializers.ModelSerializer):
