@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from django.db.models import Count, Max, QuerySet
 
+from compiler.errors import FieldError, InputError
+from compiler.names import OBJECT_NAME, name_problem
+from intents.models import CompileRun, FabricIntent
+from twins.choices import TwinStatusChoices
+from twins.models import Twin
+
 from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
 from .models import ChangeSetDevice, DriftRecord, Rollout, Step
 
@@ -65,3 +71,24 @@ def intended_configs_latest() -> dict[str, tuple[int, dict]]:
     for hostname, change_set_id, files in rows:
         out.setdefault(hostname, (change_set_id, files))
     return out
+
+
+def twin_target_for_intent(*, fabric_intent: str, field: str = "fabric_intent") -> tuple[Twin, int]:
+    """The running twin of the fabric intent named ``fabric_intent`` and the intent's latest successful compile
+    run: what an automation client means by "roll out to the twin of intent X" (no internal twin prefix).
+    InputError naming ``field`` when the intent is unknown, has no running twin or no compile."""
+    problem = name_problem(OBJECT_NAME, fabric_intent)
+    if problem:
+        raise InputError(FieldError(field, fabric_intent, problem))
+    intent = FabricIntent.objects.filter(name=fabric_intent).first()
+    if intent is None:
+        raise InputError(FieldError(field, fabric_intent, "no fabric intent of this name"))
+    twin = (Twin.objects.filter(fabric_intent=intent, status__in=(TwinStatusChoices.UP, TwinStatusChoices.DEGRADED))
+            .order_by("-started", "-id").first())
+    if twin is None:
+        raise InputError(FieldError(field, fabric_intent, "no running twin of this intent (twin up first)"))
+    run = (CompileRun.objects.filter(fabric_intent=intent, status="succeeded").order_by("-id")
+           .values_list("id", flat=True).first())
+    if run is None:
+        raise InputError(FieldError(field, fabric_intent, "no successful compile of this intent"))
+    return twin, run

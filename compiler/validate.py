@@ -30,6 +30,7 @@ from compiler.model import (
     PLATFORM_LABEL,
     Allocations,
     AsnScheme,
+    Endpoint,
     FabricIntent,
     Inventory,
     Platform,
@@ -396,6 +397,7 @@ def _check_tenants_and_networks(inventory: Inventory, intent: FabricIntent, snap
     network_names: set[str] = set()
     vlan_vni: dict[int, tuple[int, str]] = {}
     subnets: list[tuple[ipaddress.IPv4Network, str, str]] = []  # (subnet, vrf, network name)
+    port_owner: dict[Endpoint, tuple[str, str]] = {}  # NIC port -> (network, tenant) that has it as an access port
     for network in intent.networks:
         field = f"networks[{network.name}]"
         if network.name in network_names:
@@ -451,6 +453,13 @@ def _check_tenants_and_networks(inventory: Inventory, intent: FabricIntent, snap
             if leaf not in vtep_hosts:
                 errors.append(FieldError(f"{field}.leaves", leaf, "unknown leaf (no leaf or border switch of this name)"))
         for nic in network.attachments:
+            owner = port_owner.setdefault(nic, (network.name, network.tenant))
+            if owner[1] != network.tenant:
+                # A second network on a NIC port turns its leaf port into a trunk without a native VLAN: across
+                # tenants that hands tenant B's VLAN to tenant A's host. A port belongs to one tenant.
+                errors.append(FieldError(f"{field}.attachments", str(nic),
+                                         f"already an access port of network {owner[0]} of tenant {owner[1]}: "
+                                         "detach it there first (a NIC port belongs to one tenant)"))
             server = inventory.servers_by_name.get(nic.device)
             if server is None or nic.interface not in server.nics_by_name:
                 errors.append(FieldError(f"{field}.attachments", str(nic), "unknown server NIC port"))

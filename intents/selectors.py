@@ -8,11 +8,12 @@ from django.db.models import Prefetch, QuerySet
 
 from compiler.errors import FieldError, InputError
 from compiler.natural import natural_key
-from inventory.models import NicPort
+from inventory.models import NicPort, Server, Switch
 from twin.runs import RunStatus
 from validators.context import ValidationInput
 
 from .adapters import fabric_snapshot, intent_snapshot
+from .choices import AllocationKindChoices
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 
 
@@ -111,8 +112,8 @@ def _plain(value):
 def compile_run_result(*, run: CompileRun) -> ValidationInput:
     """The validators' one input (``ValidationInput``) for a stored, succeeded compile of the whole fabric: exactly
     the structured configs and renderings that run stored (the twin boots and the validators check what the run
-    says, even when a row was edited on purpose), with the fabric's snapshot. Refused (naming ``compile_run``) when the run did not succeed or no longer covers the
-    fabric's switches."""
+    says, even when a row was edited on purpose), with the fabric's snapshot. Refused (naming ``compile_run``) when
+    the run did not succeed or no longer covers the fabric's switches."""
     if run.status != RunStatus.SUCCEEDED:
         raise InputError(FieldError("compile_run", run.pk, f"is {run.status}, not succeeded: "
                                                                       f"{run.error or 'no error recorded'}"))
@@ -130,3 +131,22 @@ def compile_run_result(*, run: CompileRun) -> ValidationInput:
                                                                       f"{' ...' if len(stale) > 5 else ''}); "
                                                                       "compile the whole fabric again"))
     return ValidationInput(structured=structured, snapshot=snapshot, rendered=rendered)
+_ADDRESS_KINDS = {AllocationKindChoices.LOOPBACK: "loopback", AllocationKindChoices.VTEP: "VTEP",
+                  AllocationKindChoices.P2P: "link address"}
+
+
+def fabric_identities() -> dict[str, dict[str, str]]:
+    """Every inventory fabric's addresses and what holds each: switch and server management IPs, and the
+    router-id/VTEP loopbacks and link addresses allocated by its intents (several intents of one fabric are
+    alternative designs of the same devices and may repeat an address). Input of
+    ``validators.physical.check_cross_fabric_identity``."""
+    identities: dict[str, dict[str, str]] = {}
+    for model, name_field in ((Switch, "hostname"), (Server, "name")):
+        for fabric, name, address in (model.objects.exclude(mgmt_ip=None).order_by("fabric__name", name_field)
+                                      .values_list("fabric__name", name_field, "mgmt_ip")):
+            identities.setdefault(fabric, {}).setdefault(address, f"{name} management")
+    rows = (Allocation.objects.filter(kind__in=list(_ADDRESS_KINDS)).order_by("fabric_intent__fabric__name", "id")
+            .values_list("fabric_intent__fabric__name", "fabric_intent__name", "kind", "key", "value"))
+    for fabric, intent, kind, key, value in rows:
+        identities.setdefault(fabric, {}).setdefault(value, f"{_ADDRESS_KINDS[kind]} {key} of intent {intent}")
+    return identities

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import ipaddress
 import tarfile
 import tempfile
 import zipfile
@@ -40,6 +41,7 @@ from .adapters import allocation_rows, fabric_snapshot, snapshot_sha256
 from .choices import AllocationKindChoices
 from .constants import ROCE_DEFAULT_CLASSES
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
+from .models.fabric import POOL_FIELDS, free_prefix, pool_prefix
 from .selectors import device_config_baselines
 
 # ------------------------------------------------------------------------------------------------ validation
@@ -71,14 +73,26 @@ def _renamed_allocation_kind(instance) -> str | None:
     return None
 
 
-@transaction.atomic
 def intent_object_save(*, instance, values: dict | None = None, many: dict[str, Iterable] | None = None):
     """Create or update a FabricIntent, Tenant, Network or RoceClass and validate the whole fabric intent.
 
     ``values``: field -> value; ``many``: many-to-many field -> objects (Network.leaves, Network.attachments).
     Raises django ValidationError (model-level, naming the field) or IntentValidationError (fabric-level);
-    either way the transaction rolls back.
+    either way the transaction rolls back, and a refused create leaves ``instance`` unsaved (no primary key: the
+    form that re-renders it is still a create, without a Delete for an id never stored).
     """
+    created = instance.pk is None
+    try:
+        return _intent_object_save(instance=instance, values=values, many=many)
+    except Exception:
+        if created:
+            instance.pk = None
+            instance._state.adding = True
+        raise
+
+
+@transaction.atomic
+def _intent_object_save(*, instance, values: dict | None, many: dict[str, Iterable] | None):
     old_name = None
     if instance.pk is not None and _renamed_allocation_kind(instance):
         old_name = type(instance).objects.filter(pk=instance.pk).values_list("name", flat=True).first()
@@ -503,6 +517,39 @@ def _save_named(instance, values: dict, prefix: str, many: dict | None = None):
     return instance
 
 
+def _fabric_defaults(raw: dict, fabric) -> dict:
+    """``raw`` with what the file leaves out chosen for this inventory fabric (several fabrics per inventory):
+    loopback/VTEP/link pools free of other fabrics' intents (the default when it is free), and the management
+    network the fabric's switch addresses come from (the builder may have picked another /16 than the default)."""
+    raw = dict(raw)
+    given = raw.get("pools") if isinstance(raw.get("pools"), dict) else None
+    if given is not None or "pools" not in raw:
+        pools = dict(given or {})
+        defaults = core.Pools()
+        others = FabricIntent.objects.exclude(fabric=fabric)
+        if isinstance(raw.get("name"), str) and not name_problem(OBJECT_NAME, raw["name"]):
+            others = others.exclude(name=raw["name"])  # (a bad name is reported below, before any other lookup)
+        used = [prefix for value in others.values_list(*POOL_FIELDS) for prefix in map(pool_prefix, value) if prefix is not None]
+        used += [prefix for prefix in map(pool_prefix, pools.values()) if prefix is not None]
+        for key in ("loopback", "vtep", "p2p"):
+            if key in pools:
+                continue
+            default = ipaddress.IPv4Network(getattr(defaults, key))
+            chosen = default if not any(default.overlaps(other) for other in used) else (
+                free_prefix(default.prefixlen, used) or default)
+            pools[key] = str(chosen)
+            used.append(chosen)
+        raw["pools"] = pools
+    management = raw.get("management")
+    if management is None or (isinstance(management, dict) and "network" not in management):
+        address = (Switch.objects.filter(fabric=fabric).exclude(mgmt_ip=None).order_by("id")
+                   .values_list("mgmt_ip", flat=True).first())
+        network = ipaddress.ip_network(f"{address}/16", strict=False) if address else None
+        if isinstance(network, ipaddress.IPv4Network) and str(network) != core.Management().network:
+            raw["management"] = {**(management or {}), "network": str(network)}
+    return raw
+
+
 @transaction.atomic
 def fabric_intent_apply(*, data: dict, fabric=None) -> FabricIntent:
     """Create or update a fabric intent with its tenants, networks and RoCE classes from a scenario-shaped dict
@@ -525,6 +572,7 @@ def fabric_intent_apply(*, data: dict, fabric=None) -> FabricIntent:
     raw["inventory_fabric"] = fabric.name
     if not raw.get("name"):
         raise IntentValidationError(FieldError("intent.name", raw.get("name"), "a fabric intent needs a name"))
+    raw = _fabric_defaults(raw, fabric)
     intent = intent_from_dict(raw, inventory_snapshot(fabric))
     name_errors: list[FieldError] = []
     object_name_errors(intent, "intent", name_errors)  # the name grammar before any lookup by name

@@ -12,15 +12,23 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from ipaddress import IPv4Network, ip_network
 
 from compiler.clos import ClosParams, plan_clos
+from compiler.errors import FieldError, InputError
 from compiler.model import Endpoint, Inventory, Role
 from compiler.pods import PodsParams, plan_pods
-from twin.runs import run_execute
+from twin.runs import RunStatus, run_execute
 
-from .models import FabricBuild
+from .models import FabricBuild, Server, Switch
 from .services import PersistResult, inventory_persist
+
+# Management /16s are handed out from RFC 1918's 172.16.0.0/12 when a fabric keeps the planner's default pools
+# and another fabric already uses them (several fabrics in one inventory: backend GPU + frontend/storage).
+MGMT_POOL_SPACE = IPv4Network("172.16.0.0/12")
+_DEFAULTS = ClosParams()
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +47,7 @@ class BuildResult:
     inventory: Inventory
     persisted: PersistResult
     capacities: tuple[LeafCapacity, ...]
+    notes: tuple[str, ...] = field(default=())  # what the builder decided for the caller (pools picked)
 
     def as_dict(self) -> dict:
         return {
@@ -47,6 +56,7 @@ class BuildResult:
             "servers": len(self.inventory.servers),
             "cables": len(self.inventory.cables),
             **self.persisted.as_dict(),
+            "notes": list(self.notes),
             "oversubscription": {c.leaf: (round(c.ratio, 3) if c.uplink_gbps else None) for c in self.capacities},
         }
 
@@ -80,11 +90,74 @@ def oversubscription_table(capacities: tuple[LeafCapacity, ...], limit: int = 50
     return "\n".join(lines)
 
 
+def management_pools(params: ClosParams) -> tuple[ClosParams, tuple[str, ...]]:
+    """``params`` with management pools that no other fabric of the inventory uses, and notes saying why.
+
+    A fabric that already has addresses keeps its pools when the caller left the defaults (rebuilds and growth
+    are idempotent). Left at the default and taken by another fabric, a pool becomes the first free /16 of
+    172.16.0.0/12; given explicitly and taken, it is a field error naming the holder and a free /16.
+    """
+    notes: list[str] = []
+    used: dict[IPv4Network, str] = {}  # /16 -> the other fabric using it
+    own: dict[str, IPv4Network] = {}  # "mgmt_pool"/"server_mgmt_pool" -> this fabric's /16 (rebuilds)
+    for model, field_name in ((Switch, "mgmt_pool"), (Server, "server_mgmt_pool")):
+        for address, fabric_name in (model.objects.exclude(mgmt_ip=None).values_list("mgmt_ip", "fabric__name")
+                                     .order_by().distinct()):
+            block = ip_network(f"{address}/16", strict=False)
+            if not isinstance(block, IPv4Network):
+                continue  # IPv6 management addresses cannot collide with an IPv4 pool
+            if fabric_name == params.name:
+                own.setdefault(field_name, block)
+            else:
+                used.setdefault(block, fabric_name)
+    chosen: dict[str, str] = {}
+    mine: list[IPv4Network] = []  # pools this fabric ends up with (its two pools must not overlap either)
+    for field_name in ("mgmt_pool", "server_mgmt_pool"):
+        value = getattr(params, field_name)
+        try:
+            pool = IPv4Network(value, strict=False)
+        except ValueError:
+            continue  # the planner names the field and the value
+        default = value == getattr(_DEFAULTS, field_name)
+        if default and field_name in own:
+            chosen[field_name] = str(own[field_name])
+            mine.append(own[field_name])
+            continue
+        taken = {block: holder for block, holder in used.items() if block.overlaps(pool)}
+        if not taken and not any(other.overlaps(pool) for other in mine):
+            mine.append(pool)
+            continue
+        free = _free_block(set(used) | set(mine), start=pool)
+        holder = next(iter(taken.values()), params.name)
+        if not default:
+            raise InputError(FieldError(
+                field_name, value, f"overlaps management addresses of fabric {holder}: use a free /16"
+                                   + (f" such as {free}" if free else "")))
+        if free is None:
+            raise InputError(FieldError(field_name, value, f"used by fabric {holder} and no /16 of "
+                                                                      f"{MGMT_POOL_SPACE} is free: give one"))
+        chosen[field_name] = str(free)
+        mine.append(free)
+        notes.append(f"{field_name} {free} ({value} is used by fabric {holder})")
+    return replace(params, **chosen), tuple(notes)
+
+
+def _free_block(used: set[IPv4Network], *, start: IPv4Network) -> IPv4Network | None:
+    """The first /16 of MGMT_POOL_SPACE at or after ``start`` (then from the beginning) that nothing uses."""
+    blocks = list(MGMT_POOL_SPACE.subnets(new_prefix=16))
+    first = next((index for index, block in enumerate(blocks) if block.overlaps(start)), 0)
+    for block in blocks[first:] + blocks[:first]:
+        if not any(block.overlaps(other) for other in used):
+            return block
+    return None
+
+
 def fabric_build(*, params: ClosParams, progress: bool = False) -> BuildResult:
-    """Plan ``params`` and persist the plan in one transaction."""
+    """Plan ``params`` (with management pools free of other fabrics) and persist the plan in one transaction."""
+    params, notes = management_pools(params)
     inventory = plan_clos(params)
     persisted = inventory_persist(inventory=inventory, site=params.site, progress=progress)
-    return BuildResult(inventory, persisted, leaf_capacities(inventory))
+    return BuildResult(inventory, persisted, leaf_capacities(inventory), notes)
 
 
 def fabric_build_prepare(*, params: ClosParams, requested_by=None) -> FabricBuild:
@@ -104,11 +177,32 @@ def fabric_build_execute(*, build: FabricBuild, progress: bool = False) -> Fabri
     """Build and persist the recorded Clos (``twin.runs.run_execute``: a refused plan or inventory fails the
     record with its field errors; a bug fails it and is raised). ``summary`` keeps the counts, ``result`` the
     full ``BuildResult.as_dict()``."""
+    _build_recorded(build, lambda: fabric_build(params=fabric_build_params(build), progress=progress))
+    return build
+
+
+def fabric_build_command(*, params: ClosParams | PodsParams, progress: bool = False
+                         ) -> tuple[FabricBuild, BuildResult | None]:
+    """What ``manage.py fabric_build`` runs: the build recorded like the API's and the UI's (a FabricBuild row),
+    executed in this process; the BuildResult (None when the build failed) is for the command's report."""
+    build = FabricBuild.objects.create(fabric_name=params.name, params=dataclasses.asdict(params))
+    if isinstance(params, PodsParams):
+        pods = params
+        return build, _build_recorded(build, lambda: fabric_build_pods(params=pods, progress=progress))
+    clos = params
+    return build, _build_recorded(build, lambda: fabric_build(params=clos, progress=progress))
+
+
+def _build_recorded(build: FabricBuild, run: Callable[[], BuildResult]) -> BuildResult | None:
+    outcome: BuildResult | None = None
     with run_execute(build):
-        result = fabric_build(params=fabric_build_params(build), progress=progress).as_dict()
+        outcome = run()
+        result = outcome.as_dict()
         build.result = result
         build.summary = {key: result[key] for key in ("fabric", "switches", "servers", "cables")}
-    return build
+    return outcome if build.status == RunStatus.SUCCEEDED else None
+
+
 def fabric_build_pods(*, params: PodsParams, progress: bool = False) -> BuildResult:
     """A 5-stage Clos (``compiler.pods.plan_pods``: pods under super-spine planes), persisted the same way: growing
     ``pods`` adds pods and plugs new super-spine ports, nothing else moves."""

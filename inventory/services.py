@@ -455,10 +455,6 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
             "status": switch.status}
         for switch in inventory.switches
     }
-    existing = _rows(Switch.objects.all(), ("hostname",), _SWITCH_FIELDS, hostnames, "hostname")
-    _foreign(existing, fabric, "switch")
-    _upsert(Switch, existing, wanted, lambda name, values: {"hostname": name, **values}, result, bar)
-
     names = [s.name for s in inventory.servers]
     wanted_servers = {
         server.name: {
@@ -467,15 +463,54 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
             "mgmt_ip": server.mgmt_ip or None, "serial": server.serial}
         for server in inventory.servers
     }
+    existing = _rows(Switch.objects.all(), ("hostname",), _SWITCH_FIELDS, hostnames, "hostname")
     existing_servers = _rows(Server.objects.all(), ("name",), _SERVER_FIELDS, names, "name")
+    _foreign(existing, fabric, "switch")
     _foreign(existing_servers, fabric, "server")
+    _check_other_fabrics(inventory, fabric)
+    _upsert(Switch, existing, wanted, lambda name, values: {"hostname": name, **values}, result, bar)
     _upsert(Server, existing_servers, wanted_servers, lambda name, values: {"name": name, **values}, result, bar)
 
 
 def _foreign(rows: dict[str, dict], fabric: Fabric, kind: str) -> None:
-    for name, row in rows.items():
-        if row["fabric_id"] != fabric.id:
-            raise InputError(FieldError(kind, name, "already belongs to another fabric"))
+    """Names are global (hostnames are device identities: configs, twin namespaces and NetBox all key on them),
+    so a name another fabric holds is refused, naming the holder and the fix."""
+    owners = dict(Fabric.objects.values_list("id", "name"))
+    errors = [FieldError(kind, name, f"already belongs to another fabric ({owners.get(row['fabric_id'])}): give "
+                                     "this fabric's names a prefix (fabric_build --name-prefix, API name_prefix)")
+              for name, row in rows.items() if row["fabric_id"] != fabric.id]
+    if errors:
+        raise InputError(errors[:20])
+
+
+def _check_other_fabrics(inventory: core.Inventory, fabric: Fabric) -> None:
+    """Management IPs and serials are identities across the whole inventory (the database keeps them unique): one
+    another fabric already holds is a field error naming the device, the value, its holder and the fix, before
+    any write (never an IntegrityError)."""
+    errors: list[FieldError] = []
+    for kind, devices, attribute, fix in (
+        ("switches", inventory.switches, "hostname", "fabric_build --mgmt-pool (API mgmt_pool)"),
+        ("servers", inventory.servers, "name", "fabric_build --server-mgmt-pool (API server_mgmt_pool)"),
+    ):
+        for column, label, fix_text in (("mgmt_ip", "management IP", f"choose a free /16 with {fix}"),
+                                        ("serial", "serial", "serials are unique across the inventory")):
+            wanted = {getattr(device, column): getattr(device, attribute) for device in devices
+                      if getattr(device, column)}
+            if not wanted:
+                continue
+            holders = {}
+            for model, name_field in ((Switch, "hostname"), (Server, "name")):
+                values = list(wanted)
+                for start in range(0, len(values), 10_000):
+                    holders.update(
+                        (value, (holder, fabric_name)) for value, holder, fabric_name in
+                        model.objects.exclude(fabric=fabric).filter(**{f"{column}__in": values[start:start + 10_000]})
+                        .values_list(column, name_field, "fabric__name"))
+            for value, (holder, fabric_name) in sorted(holders.items()):
+                errors.append(FieldError(f"{kind}[{wanted[value]}].{column}", value,
+                                         f"{label} already used by {holder} of fabric {fabric_name}: {fix_text}"))
+    if errors:
+        raise InputError(errors[:20])
 
 
 def _persist_ports_and_cables(inventory: core.Inventory, fabric: Fabric, result: PersistResult, bar) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import Group, User
 from django.contrib.auth.password_validation import validate_password
+from django.contrib.staticfiles import finders
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
@@ -80,13 +81,22 @@ def test_every_page_carries_the_csp_and_scripts_come_from_this_origin_only(setti
     assert 'src="/static/ui/ui.js"' in page.content.decode()  # the handlers' new home is loaded
     api = Client().get("/api/fabrics/")
     assert api["Content-Security-Policy"] == settings.FT_CSP
-    assert "cdn.jsdelivr.net" in policy_for_path("/api/docs/") and "cdn.jsdelivr.net" not in policy_for_path("/")
+    # Swagger UI and ReDoc come from this origin (drf-spectacular-sidecar): no policy names a CDN
+    assert all("cdn.jsdelivr.net" not in policy_for_path(path) for path in ("/", "/api/docs/", "/api/redoc/"))
     # Swagger UI starts from a script URL of this origin, not an inline script the docs policy would block.
     docs = client.get("/api/docs/")
     assert docs.status_code == 200 and _inline_scripts(docs.content.decode()) == []
     assert "'unsafe-inline'" not in docs["Content-Security-Policy"].split("script-src")[1].split(";")[0]
     script = client.get("/api/docs/", {"script": ""})
     assert script.status_code == 200 and "SwaggerUIBundle" in script.content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in docs.content.decode()
+    assert "cdn.jsdelivr.net" not in docs.content.decode() + script.content.decode()
+    redoc = client.get("/api/redoc/")
+    page = redoc.content.decode()
+    assert redoc.status_code == 200 and _inline_scripts(page) == [] and "https://" not in page
+    bundle = "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"
+    assert f"/static/{bundle}" in page and finders.find(bundle)
+    assert finders.find("drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")
 
 
 @pytest.mark.django_db

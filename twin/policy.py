@@ -94,7 +94,8 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     # intents: operators edit them and compile; previews of an edit need the edit capability
     "intents.api.views.FabricIntentViewSet": {
         **crud(EDIT_INTENTS), "compile": OPERATE, "config": VIEW, "diff": VIEW, "archive": VIEW,
-        "blast_radius": EDIT_INTENTS, "roce_defaults": EDIT_INTENTS, "allocate": EDIT_INTENTS},
+        "blast_radius": EDIT_INTENTS, "roce_defaults": EDIT_INTENTS, "allocate": EDIT_INTENTS,
+        "identity": VIEW},
     "intents.api.views.TenantViewSet": crud(EDIT_INTENTS),
     "intents.api.views.NetworkViewSet": crud(EDIT_INTENTS),
     "intents.api.views.RoceClassViewSet": crud(EDIT_INTENTS),

@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "axes",  # failed-login throttling (lock-out per username and IP)
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc bundles as static files (no CDN)
     "twin",  # project-level management commands (demo)
     "inventory",
     "intents",
@@ -190,12 +191,14 @@ CSRF_COOKIE_SAMESITE = "Lax"
 FT_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
           "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
           "frame-ancestors 'none'")
-# Swagger UI (/api/docs/) loads its bundle from the CDN drf-spectacular points at (SWAGGER_UI_DIST).
+# Swagger UI (/api/docs/) and ReDoc (/api/redoc/) are served from this origin (drf-spectacular-sidecar's static
+# builds): nothing loads from a CDN. ReDoc starts its search index in a blob: web worker.
 FT_CSP_PATHS = {
-    "/api/docs/": ("default-src 'self'; script-src 'self' https://cdn.jsdelivr.net; "
-                   "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: "
-                   "https://cdn.jsdelivr.net; connect-src 'self'; object-src 'none'; base-uri 'self'; "
-                   "frame-ancestors 'none'"),
+    "/api/docs/": ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+                   "connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"),
+    "/api/redoc/": ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+                    "worker-src 'self' blob:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+                    "base-uri 'self'; frame-ancestors 'none'"),
 }
 
 # API throttle counters live in the default cache (the login lock-out counts in the database, axes' tables): per process unless FT_CACHE_URL points at Redis
@@ -290,6 +293,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Inventory, intents, compiled configs, validation, the live twin and change pipelines.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "twin.api_schema.error_responses_hook"],
 }

@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .converters import NameConverter
-from .views import configs, dashboard, intents, inventory, rollouts, topology, twin, validation
+from .views import account, configs, dashboard, intents, inventory, rollouts, topology, twin, validation
 
 app_name = "ui"
 register_converter(NameConverter, "name")  # object names: any character, "/" included, never a 500
@@ -12,6 +12,7 @@ urlpatterns = [
     # log in / log out: Django's views with our templates (settings.LOGIN_URL is /login/)
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/tokens/", account.token_list, name="token_list"),
     # fabrics and inventory
     path("fabrics/", inventory.fabric_list, name="fabric_list"),
     path("fabrics/build/", inventory.fabric_build, name="fabric_build"),

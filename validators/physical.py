@@ -9,7 +9,7 @@ Pure Python; never imports Django.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from compiler import platforms
@@ -28,6 +28,7 @@ RACK_POWER = "physical.rack_power"
 UNIQUE_IDENTITY = "physical.unique_identity"
 PORT_EXISTS = "physical.port_exists"
 MISSING_LINK = "physical.missing_link"
+CROSS_FABRIC_IDENTITY = "physical.cross_fabric_identity"
 
 SERVER = "server"
 
@@ -386,6 +387,29 @@ def check_unique_identity(inventory: Inventory) -> list[Finding]:
                     check=UNIQUE_IDENTITY, severity=Severity.ERROR, subject=f"{label} {value}", expected=1,
                     actual=sorted(holders), message=f"{label} {value} is shared by {', '.join(sorted(holders))}"))
     return findings
+
+
+def check_cross_fabric_identity(identities: Mapping[str, Mapping[str, str]]) -> list[Finding]:
+    """An address held in two fabrics of one inventory: ``identities`` maps fabric -> {address: what holds it}
+    (management IPs, router-id and VTEP loopbacks, link addresses). Fabrics that never meet on a wire still meet
+    in the management network, in IPAM/NetBox and at any border; one address for two devices is ambiguous there.
+    Not a per-inventory rule (it needs every fabric), so it is not in PHYSICAL_CHECKS; see cross_fabric_report."""
+    holders: dict[str, list[str]] = defaultdict(list)
+    for fabric, addresses in sorted(identities.items()):
+        for address, holder in addresses.items():
+            holders[address].append(f"{holder} ({fabric})")
+    return [
+        Finding(check=CROSS_FABRIC_IDENTITY, severity=Severity.ERROR, subject=f"address {address}", expected=1,
+                actual=sorted(held), message=f"address {address} is used in {len(held)} fabrics: {', '.join(sorted(held))}")
+        for address, held in sorted(holders.items()) if len(held) > 1
+    ]
+
+
+def cross_fabric_report(identities: Mapping[str, Mapping[str, str]]) -> Report:
+    """The cross-fabric identity check as a one-rule Report (passed when no address repeats across fabrics)."""
+    report = Report(f"cross-fabric identity of {len(identities)} fabrics")
+    report.add(CROSS_FABRIC_IDENTITY, check_cross_fabric_identity(identities))
+    return report
 
 
 def check_port_exists(inventory: Inventory) -> list[Finding]:

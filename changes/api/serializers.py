@@ -1,11 +1,50 @@
 """API shapes of the change pipelines. Writes go through services; serializers only validate input shape."""
 
+from dataclasses import fields as dataclass_fields
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from twin.redaction import redact
 
 from ..choices import RolloutKindChoices, RolloutTargetChoices
 from ..models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
+from ..policy import KNOWN_CHECKS, RolloutPolicy
+from ..selectors import twin_target_for_intent
+
+_HOSTNAMES = {"type": "array", "items": {"type": "string"}}
+# OpenAPI shape per RolloutPolicy annotation (changes/policy.py is the one home of the policy: a field with an
+# annotation missing here fails at import, so the schema cannot fall behind the dataclass).
+_POLICY_TYPES = {
+    "Mapping[str, Any]": {"type": "object", "additionalProperties": False,
+                          "properties": {"devices": _HOSTNAMES, "rack": {"type": "string"}}},
+    "int": {"type": "integer"},
+    "float | None": {"type": "number", "nullable": True},
+    "tuple[str, ...]": _HOSTNAMES,
+    "tuple[tuple[str, str], ...]": {"type": "array", "items": {**_HOSTNAMES, "minItems": 2, "maxItems": 2}},
+    "str": {"type": "string"},
+    "str | None": {"type": "string", "nullable": True},
+}
+
+
+def _policy_schema() -> dict:
+    """The rollout policy object, field by field from the RolloutPolicy dataclass with its defaults and docs."""
+    defaults = {**RolloutPolicy.defaults_json(), "twin_prefix": None, "twin_state_dir": None}
+    properties = {}
+    for spec in dataclass_fields(RolloutPolicy):
+        shape = dict(_POLICY_TYPES[str(spec.type)])
+        if spec.name == "checks":
+            shape["items"] = {"type": "string", "enum": sorted(KNOWN_CHECKS)}
+        properties[spec.name] = {**shape, "default": defaults[spec.name],
+                                 **({"description": spec.metadata["doc"]} if spec.metadata.get("doc") else {})}
+    return {"type": "object", "additionalProperties": False, "properties": properties,
+            "description": "Rollout policy (changes/policy.py RolloutPolicy): every key optional, the caller's "
+                           "object is merged over the defaults; errors name policy.<field> and the value."}
+
+
+@extend_schema_field(_policy_schema())
+class RolloutPolicyField(serializers.DictField):
+    """The rollout ``policy`` object, described field by field in the OpenAPI schema."""
 
 
 class StepSerializer(serializers.ModelSerializer):
@@ -30,7 +69,11 @@ class ChangeSetSerializer(serializers.ModelSerializer):
 
 
 class ChangeSetCreateSerializer(serializers.Serializer):
-    compile_run = serializers.IntegerField()
+    compile_run = serializers.IntegerField(required=False, help_text="omit with fabric_intent: its latest compile")
+    fabric_intent = serializers.CharField(
+        required=False, max_length=100,
+        help_text="twin target by name: the intent's running twin and latest successful compile run (instead of "
+                  "compile_run and twin_prefix)")
     target = serializers.ChoiceField(choices=RolloutTargetChoices.choices)
     # Bounded by the column it is stored in: a longer name was a database error (500), not a 400.
     name = serializers.CharField(required=False, allow_blank=True, default="",
@@ -38,9 +81,19 @@ class ChangeSetCreateSerializer(serializers.Serializer):
     twin_prefix = serializers.CharField(required=False, allow_blank=True, default="")
     twin_state_dir = serializers.CharField(required=False, allow_blank=True, default="")
 
+    def validate(self, attrs):
+        if attrs.get("fabric_intent") and attrs["target"] == RolloutTargetChoices.TWIN and not attrs["twin_prefix"]:
+            twin, run = twin_target_for_intent(fabric_intent=attrs["fabric_intent"])
+            attrs["twin_prefix"], attrs["twin_state_dir"] = twin.prefix, attrs["twin_state_dir"] or twin.state_dir
+            attrs.setdefault("compile_run", run)
+        if attrs.get("compile_run") is None:
+            raise serializers.ValidationError({"compile_run": ["give compile_run, or fabric_intent for a twin"]})
+        return attrs
+
 
 class RolloutSerializer(serializers.ModelSerializer):
     started_by = serializers.StringRelatedField()
+    policy = RolloutPolicyField(read_only=True)
     approved_by = serializers.StringRelatedField()
 
     class Meta:
@@ -63,8 +116,18 @@ class RolloutCreateSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=RolloutKindChoices.choices)
     target = serializers.ChoiceField(choices=RolloutTargetChoices.choices)
     change_set = serializers.PrimaryKeyRelatedField(queryset=ChangeSet.objects.all(), required=False, allow_null=True)
-    policy = serializers.DictField(required=False, default=dict)
+    policy = RolloutPolicyField(required=False, default=dict)
     topology = serializers.DictField(required=False, allow_null=True, default=None)
+    fabric_intent = serializers.CharField(required=False, max_length=100,
+                                          help_text="twin target by name: policy.twin_prefix is the intent's running twin")
+
+    def validate(self, attrs):
+        name = attrs.pop("fabric_intent", None)
+        if name and attrs["target"] == RolloutTargetChoices.TWIN and not attrs["policy"].get("twin_prefix"):
+            twin, _ = twin_target_for_intent(fabric_intent=name)
+            attrs["policy"] = {**attrs["policy"], "twin_prefix": twin.prefix,
+                               **({"twin_state_dir": twin.state_dir} if twin.state_dir else {})}
+        return attrs
 
 
 class DriftRecordSerializer(serializers.ModelSerializer):

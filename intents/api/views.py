@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.db.models import RestrictedError
 from django.http import FileResponse, HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -16,6 +16,7 @@ from compiler.errors import FieldError, InputError
 from inventory.models import Switch
 from twin.api import AtomicModelViewSet
 from twin.runs import RunStatus, run_enqueue
+from validators.physical import cross_fabric_report
 
 from .. import selectors, services
 from ..constants import SYNC_COMPILE_MAX_DEVICES
@@ -167,6 +168,14 @@ class FabricIntentViewSet(IntentModelViewSet):
         """Create (or reset) the typical RoCEv2 lossless class: DSCP 26 -> priority 3 with PFC + ECN, CNP 48 -> 6."""
         classes = services.roce_defaults_apply(fabric_intent=self.get_object())
         return Response(s.RoceClassSerializer(classes, many=True).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: OpenApiResponse(
+        description="validators.findings.Report.as_dict(): one check, physical.cross_fabric_identity, with a "
+                    "finding per address used in more than one inventory fabric")})
+    @action(detail=False, methods=["get"], url_path="identity")
+    def identity(self, request):
+        """Addresses (management IPs, loopbacks, VTEPs, link addresses) repeated across inventory fabrics."""
+        return Response(cross_fabric_report(selectors.fabric_identities()).as_dict())
 
     @extend_schema(request=None)
     @action(detail=True, methods=["post"])

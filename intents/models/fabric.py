@@ -29,6 +29,27 @@ _MANAGEMENT = core.Management()
 MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}\Z")  # \Z: "$" would accept a trailing newline
 
 
+POOL_FIELDS = ("loopback_pool", "vtep_pool", "p2p_pool")
+POOL_SPACE = ipaddress.IPv4Network("10.0.0.0/8")  # RFC 1918: where free pools are suggested
+
+
+def pool_prefix(value) -> ipaddress.IPv4Network | None:
+    try:
+        return ipaddress.IPv4Network(value)
+    except (ValueError, TypeError):
+        return None  # the field validator names the malformed value
+
+
+def free_prefix(length: int, used: list[ipaddress.IPv4Network]) -> ipaddress.IPv4Network | None:
+    """The first /``length`` of 10.0.0.0/8 that overlaps none of ``used``."""
+    if length < POOL_SPACE.prefixlen:
+        return None
+    for candidate in POOL_SPACE.subnets(new_prefix=length):
+        if not any(candidate.overlaps(other) for other in used):
+            return candidate
+    return None
+
+
 def validate_ipv4_prefix(value: str) -> None:
     try:
         ipaddress.IPv4Network(value)
@@ -165,5 +186,28 @@ class FabricIntent(VersionedModel):
                                                 f"{self.management_network}")
         if self.aaa_servers and not self.aaa_secret_ref:
             errors["aaa_secret_ref"] = "AAA servers need a secret reference like vault:secret/path"
+        errors.update(self._pool_clashes())
         if errors:
             raise ValidationError(errors)
+
+    def _pool_clashes(self) -> dict[str, str]:
+        """Loopback, VTEP and link pools must not overlap the pools of another inventory fabric's intents:
+        router IDs, VTEPs and /31s are identities wherever two fabrics meet (a shared management or border
+        network, one NetBox/IPAM). Intents of the same fabric (alternative designs) may share pools."""
+        if not self.fabric_id:
+            return {}
+        own = {name: pool_prefix(getattr(self, name)) for name in POOL_FIELDS}
+        others = FabricIntent.objects.exclude(fabric_id=self.fabric_id).exclude(pk=self.pk).only(
+            "name", "fabric__name", *POOL_FIELDS).select_related("fabric")
+        taken = [(pool_prefix(getattr(other, name)), other) for other in others for name in POOL_FIELDS]
+        taken = [(prefix, other) for prefix, other in taken if prefix is not None]
+        errors = {}
+        for name, prefix in own.items():
+            clash = next((other for theirs, other in taken if prefix is not None and theirs.overlaps(prefix)), None)
+            if clash is None:
+                continue
+            used = [theirs for theirs, _ in taken] + [mine for field, mine in own.items() if field != name and mine]
+            free = free_prefix(prefix.prefixlen, used)
+            errors[name] = (f"{prefix} overlaps the pools of intent {clash.name} (fabric {clash.fabric.name}): "
+                            f"give this fabric its own pool" + (f", e.g. {free}" if free else ""))
+        return errors

@@ -252,6 +252,14 @@ class FabricBuildSerializer(serializers.Serializer):
     leaves = serializers.IntegerField(min_value=1, max_value=4096)
     servers_per_leaf = serializers.IntegerField(min_value=0, max_value=512, default=2)
     rails = serializers.IntegerField(min_value=1, max_value=16, default=1)
+    uplinks_per_spine = serializers.IntegerField(min_value=1, max_value=64, default=1,
+                                                 help_text="parallel links from each leaf to each spine")
+    planes = serializers.IntegerField(min_value=1, max_value=64, default=1, help_text="spine planes")
+    leaf_platforms = serializers.ListField(child=serializers.ChoiceField(choices=PlatformChoices.choices),
+                                           required=False, default=list, max_length=64,
+                                           help_text="platforms cycled over the leaves (mixed fabric)")
+    server_gpus = serializers.IntegerField(min_value=0, max_value=64, default=8)
+    server_power_w = serializers.FloatField(min_value=0.0, max_value=100_000.0, default=10200.0)
     uplink_speed = serializers.ChoiceField(choices=[100, 200, 400, 800], default=400)
     downlink_speed = serializers.ChoiceField(choices=[100, 200, 400, 800], default=400)
     model = serializers.CharField(required=False, allow_null=True, default=None, max_length=100)
@@ -292,6 +300,9 @@ def clos_params_from(data: dict) -> ClosParams:
     return ClosParams(
         name=data["name"], site=data.get("site") or "dc1", spines=data["spines"], leaves=data["leaves"],
         servers_per_leaf=data.get("servers_per_leaf", 2), rails_per_server=data.get("rails", 1),
+        uplinks_per_spine=data.get("uplinks_per_spine", 1), planes=data.get("planes", 1),
+        leaf_platforms=tuple(data.get("leaf_platforms") or ()), server_gpus=data.get("server_gpus", 8),
+        server_power_w=float(data.get("server_power_w", 10200.0)),
         uplink_speed_gbps=int(data.get("uplink_speed", 400)), downlink_speed_gbps=int(data.get("downlink_speed", 400)),
         leaf_model=data.get("model") or None, spine_model=data.get("spine_model") or None,
         platform=data.get("platform") or "eos", spine_platform=data.get("spine_platform") or None,

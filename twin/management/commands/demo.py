@@ -39,6 +39,8 @@ from twins.services import TwinUnavailable, twin_down, twin_fidelity, twin_up
 from validation.services import validation_run_create
 
 DEFAULT_SCENARIO = Path(settings.BASE_DIR) / "examples" / "reference-fabric.yaml"
+# The second fabric of the same inventory: the frontend/storage fabric of the reference GPU servers.
+FRONTEND_SCENARIO = Path(settings.BASE_DIR) / "examples" / "frontend-fabric.yaml"
 
 
 class Command(BaseCommand):
@@ -48,16 +50,19 @@ class Command(BaseCommand):
         parser.add_argument("--scenario", default=str(DEFAULT_SCENARIO), help="scenario YAML (clos + intent)")
         parser.add_argument("--out", default=str(settings.FT_OUTPUT_DIR), help="where configs and reports go")
         parser.add_argument("--no-twin", action="store_true", help="skip the live twin steps")
+        parser.add_argument("--frontend", default=str(FRONTEND_SCENARIO),
+                            help="scenario YAML of the second (frontend) fabric built beside the first; '' skips it")
 
     def handle(self, *args, **options):
         self.out_dir = Path(options["out"])
         data = yaml.safe_load(Path(options["scenario"]).read_text())
-        self.context: dict = {"data": data, "no_twin": options["no_twin"]}
+        self.context: dict = {"data": data, "no_twin": options["no_twin"], "frontend": options["frontend"]}
         steps = [
             ("inventory", self.step_inventory),
             ("intent", self.step_intent),
             ("compile", self.step_compile),
             ("validate", self.step_validate),
+            ("frontend", self.step_frontend),
             ("twin", self.step_twin),
             ("fidelity", self.step_fidelity),
             ("rollout", self.step_rollout),
@@ -111,6 +116,30 @@ class Command(BaseCommand):
                 f"{': ' + '; '.join(skipped) if skipped else ''}; {run.error_count} errors, "
                 f"{run.warning_count} warnings (run #{run.pk}, `manage.py validate --fabric "
                 f"{run.fabric_intent.name}` for the full report)")
+
+    def step_frontend(self) -> str:
+        """The second fabric of the inventory (backend GPU + frontend/storage): built, intent applied, compiled and
+        validated beside the first; names are prefixed, pools picked free of the first fabric."""
+        from intents.services import compile_run_create, compile_run_write, fabric_intent_apply
+        from inventory.builder import fabric_build
+        from validation.services import validation_run_create
+
+        if not self.context["frontend"]:
+            return "skipped: --frontend ''"
+        data = yaml.safe_load(Path(self.context["frontend"]).read_text())
+        built = fabric_build(params=clos_params(data["clos"]))
+        fabric_intent = fabric_intent_apply(data=data)
+        run = compile_run_create(fabric_intent=fabric_intent)
+        if run.status != "succeeded":
+            raise CommandError(f"frontend compile failed: {run.error}")
+        compile_run_write(run=run, out_dir=self.out_dir / "configs")
+        validation = validation_run_create(fabric_intent=fabric_intent)
+        verdict = "all checks passed" if validation.ok else f"{validation.checks_failed} checks FAILED"
+        return (f"fabric {built.inventory.fabric}: {len(built.inventory.switches)} switches, "
+                f"{len(built.inventory.servers)} servers; pools loopback {fabric_intent.loopback_pool}, VTEP "
+                f"{fabric_intent.vtep_pool}, links {fabric_intent.p2p_pool}, management "
+                f"{fabric_intent.management_network}; {run.device_count} devices compiled; {verdict} "
+                f"({validation.checks_passed} passed, {validation.checks_failed} failed)")
 
     def step_twin(self) -> str:
         """Boot the live twin of the compiled intent (netns + FRR) and run every live check; it keeps running
