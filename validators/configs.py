@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
+from typing import cast
 
 from compiler.errors import FabricTwinError
 from compiler.parse import ParsedDevice, parse_device
 from compiler.parse.carried import carried, differences
+from compiler.parse.common import Unmodelled
 from compiler.parse.drift import describe_path
 from compiler.parse.fabric import complete_fabric
+from compiler.structured.contract import StructuredConfig
 from validators.context import FabricContext
 from validators.findings import CheckStatus, Finding, Report, Severity
 from validators.run import validate_fabric
@@ -41,7 +44,7 @@ class ConfigValidation:
     def where(self, finding: Finding) -> list[str]:
         return self.locations.get(id(finding), [])
 
-    def unmodelled(self) -> list[tuple[str, object]]:
+    def unmodelled(self) -> list[tuple[str, Unmodelled]]:
         return [(host, item) for host, device in self.devices.items() for item in device.unmodelled]
 
     def as_dict(self) -> dict:
@@ -103,7 +106,8 @@ def parse_configs(device_files: dict[str, dict[str, str]]) -> dict[str, ParsedDe
 def validation_input(devices: dict[str, ParsedDevice], snapshot=None) -> tuple[FabricContext, str]:
     """The one adapter: parsed configs (+ the inventory's snapshot when it describes them) -> validator input,
     and why the inventory was not used ("" when it was)."""
-    structured = {host: device.structured for host, device in devices.items()}
+    # The parsers build the contract's shape in plain dicts (every key present, compiler.parse.common.empty_structured).
+    structured = {host: cast(StructuredConfig, device.structured) for host, device in devices.items()}
     if snapshot is None:
         return FabricContext(structured), NO_INVENTORY
     switches = {switch.hostname for switch in snapshot.inventory.switches}
@@ -128,10 +132,10 @@ def validate_parsed(devices: dict[str, ParsedDevice], snapshot=None, checks=None
         for result in report.checks.values():
             if result.status == CheckStatus.SKIPPED and result.reason == NO_INVENTORY:
                 result.reason = inventory_reason
-    result = ConfigValidation(report, devices, inventory_reason)
+    validation = ConfigValidation(report, devices, inventory_reason)
     for finding in report.findings:
-        result.locations[id(finding)] = _locate(finding, devices)
-    return result
+        validation.locations[id(finding)] = _locate(finding, devices)
+    return validation
 
 
 def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:

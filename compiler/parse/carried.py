@@ -9,6 +9,8 @@ what both platforms carry: the basis of cross-target equivalence. ``differences(
 
 from __future__ import annotations
 
+from typing import Any
+
 from compiler.parse.frr import strip_vrf_prefix
 
 # EOS names a single-lane rate without a lane count (compiler.render.eos.SINGLE_LANE_SPEEDS_GBPS).
@@ -113,7 +115,7 @@ def _port_qos(port_qos: dict, structured: dict, platform: str) -> dict:
     """A port's QoS with every carried field present (a port without QoS: empty values), so a difference reads
     ``[3]`` against ``[]``."""
     fields = PORT_QOS_FIELDS[platform]
-    out = {}
+    out: dict[str, Any] = {}
     qos = structured.get("qos") or {}
     watchdog_on = bool((qos.get("pfc_watchdog") or {}).get("enabled"))
     for key in ("trust", "pfc_priorities", "ecn"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from socket import inet_aton
+from typing import Any
 
 from compiler.natural import natural_key
 
@@ -154,15 +155,15 @@ def finish_qos(qos: dict) -> dict:
         dscp_by_tc.setdefault(int(traffic_class), []).append(int(dscp))
     lossless = {int(priority) for priority in qos["lossless_priorities"]}
     ecn_by_queue = qos.pop("_ecn_by_queue", {})
-    classes = []
-    cnp = {}
+    classes: list[dict[str, Any]] = []
+    cnp: dict[str, Any] = {}
     for traffic_class in sorted(dscp_by_tc):
         if traffic_class == 0:
             continue
         priority = int(qos["tc_to_priority"].get(str(traffic_class), traffic_class))
         queue = int(qos["tc_to_queue"].get(str(traffic_class), traffic_class))
         is_lossless = priority in lossless
-        entry = {"name": f"tc{traffic_class}", "dscp": sorted(dscp_by_tc[traffic_class]),
+        entry: dict[str, Any] = {"name": f"tc{traffic_class}", "dscp": sorted(dscp_by_tc[traffic_class]),
                  "traffic_class": traffic_class, "priority": priority, "queue": queue, "lossless": is_lossless,
                  "ecn": ecn_by_queue.get(str(queue)) or {}}
         strict = (qos["scheduling"].get(str(queue)) or {}).get("mode") == "strict"

@@ -11,6 +11,7 @@ unmodelled with its line. Command syntax: Arista EOS User Manual ("Quality of Se
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from compiler.parse.common import (
     Node,
@@ -30,7 +31,6 @@ from compiler.parse.common import (
 )
 
 FILE = "startup-config"
-_MISSING = object()
 # compiler.render.eos.ECN_QUEUE_KEYWORD, read backwards: the queue keyword names the ASIC family.
 QUEUE_KEYWORD_FAMILY = {"uc-tx-queue": "strata", "tx-queue": "sand"}
 WATCHDOG_ACTIONS = {"drop": "drop", "notify-only": "forward"}  # compiler.render.eos.WATCHDOG_ACTIONS inverted
@@ -203,7 +203,8 @@ class _EosParser:
 
     def _qos_profile(self, node: Node) -> None:
         name = node.words()[2]
-        port_qos, scheduling = empty_port_qos(), {}
+        port_qos = empty_port_qos()
+        scheduling: dict[str, Any] = {}
         for child in node.children:
             self._port_qos_line(child, port_qos, scheduling)
         self.profiles[name] = port_qos
@@ -247,9 +248,8 @@ class _EosParser:
     def _ethernet_line(self, text: str) -> tuple | None:
         """What one line of an Ethernet interface sets: (field, value), or None when it is no such line. A
         1,024-port spine repeats the same few lines (``mtu 9214``, ``no switchport``), so results are cached."""
-        cached = self.line_cache.get(text, _MISSING)
-        if cached is not _MISSING:
-            return cached
+        if text in self.line_cache:
+            return self.line_cache[text]
         words = text.split()
         result: tuple | None = None
         if text == "shutdown" or text == "no shutdown":
@@ -412,7 +412,7 @@ class _EosParser:
         _use(node)
 
     def _svi(self, node: Node, vlan_id: int) -> None:
-        svi = {"ip": None, "mac": None, "mtu": None, "vrf": None}
+        svi: dict[str, Any] = {"ip": None, "mac": None, "mtu": None, "vrf": None}
         for child in node.children:
             words = child.words()
             if words[0] == "description" or child.text == "no shutdown":
@@ -430,8 +430,8 @@ class _EosParser:
         self.at(f"interface Vlan{vlan_id}", _use(node))
 
     def _vxlan(self, node: Node) -> None:
-        vxlan = {"source_interface": None, "vtep_ip": None, "udp_port": 4789, "mtu": None, "vlan_vnis": {},
-                 "vrf_vnis": {}, "flood_lists": {}}
+        vxlan: dict[str, Any] = {"source_interface": None, "vtep_ip": None, "udp_port": 4789, "mtu": None,
+                                 "vlan_vnis": {}, "vrf_vnis": {}, "flood_lists": {}}
         for child in node.children:
             words = child.words()
             if child.text in _KNOWN_NOOPS or words[0] == "description":
@@ -604,7 +604,7 @@ class _EosParser:
 
     def _bgp_vlan(self, node: Node) -> None:
         vlan_id = int(node.words()[1])
-        entry = {"rd": None, "route_targets": {"import": [], "export": []}}
+        entry: dict[str, Any] = {"rd": None, "route_targets": {"import": [], "export": []}}
         for child in node.children:
             words = child.words()
             if words[0] == "rd" and len(words) == 2:
@@ -618,7 +618,8 @@ class _EosParser:
         self.at(f"bgp vlan {vlan_id}", _use(node))
 
     def _bgp_vrf(self, node: Node) -> None:
-        entry = {"name": node.words()[1], "rd": None, "l3vni": None, "route_targets": {"import": [], "export": []}}
+        entry: dict[str, Any] = {"name": node.words()[1], "rd": None, "l3vni": None,
+                                 "route_targets": {"import": [], "export": []}}
         for child in node.children:
             words = child.words()
             if words[0] == "rd" and len(words) == 2:

@@ -75,7 +75,8 @@ def _overlay_sessions(devices: dict[str, ParsedDevice]) -> None:
             peer = loopback_owner.get(entry["address"])
             targets = [n for n in config["bgp"]["neighbors"] if port_owner.get(n["address"]) == peer] if peer else []
             if not targets:
-                device.unmodelled.append(Unmodelled(device.locate("bgp")[0] if device.locate("bgp") else "", 0,
+                bgp_location = device.locate("bgp")
+                device.unmodelled.append(Unmodelled(bgp_location[0] if bgp_location else "", 0,
                                                     f"neighbor {entry['address']}: EVPN session to an address no "
                                                     "parsed device owns"))
                 continue

@@ -67,31 +67,7 @@ def configs_from_directory(root: Path | str) -> dict[str, dict[str, str]]:
 
 def configs_from_archive(data: bytes, name: str = "upload") -> dict[str, dict[str, str]]:
     """A .tar(.gz) or .zip of the directory layout above (one top directory wrapping it is allowed)."""
-    members: list[tuple[tuple[str, ...], bytes]] = []
-    if zipfile.is_zipfile(io.BytesIO(data)):
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            infos = archive.infolist()
-            _check_sizes(name, [info.file_size for info in infos])
-            for info in infos:
-                if info.is_dir():
-                    continue
-                if (info.external_attr >> 16) & 0o170000 not in (0, 0o100000):  # symlinks and devices
-                    raise UnsafePathError(FieldError("file", info.filename, "not a regular file"))
-                members.append((_parts(info.filename), archive.read(info)))
-    else:
-        try:
-            archive = tarfile.open(fileobj=io.BytesIO(data))
-        except tarfile.TarError as error:
-            raise ParseError(f"file={name!r}: neither a zip nor a tar archive ({error})") from None
-        with archive:
-            infos = archive.getmembers()
-            _check_sizes(name, [info.size for info in infos])
-            for info in infos:
-                if info.isdir():
-                    continue
-                if not info.isfile():
-                    raise UnsafePathError(FieldError("file", info.name, "not a regular file (link or device)"))
-                members.append((_parts(info.name), archive.extractfile(info).read()))
+    members = _zip_members(data, name) if zipfile.is_zipfile(io.BytesIO(data)) else _tar_members(data, name)
     tops = {parts[0] for parts, _ in members}
     if len(tops) == 1 and all(len(parts) >= 2 for parts, _ in members):
         members = [(parts[1:], content) for parts, content in members]  # one wrapping directory
@@ -101,6 +77,41 @@ def configs_from_archive(data: bytes, name: str = "upload") -> dict[str, dict[st
     if not out:
         raise ParseError(f"file={name!r}: no config files in the archive")
     return out
+
+
+def _zip_members(data: bytes, name: str) -> list[tuple[tuple[str, ...], bytes]]:
+    """The regular files of a .zip: (path parts, content)."""
+    members: list[tuple[tuple[str, ...], bytes]] = []
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        infos = archive.infolist()
+        _check_sizes(name, [info.file_size for info in infos])
+        for info in infos:
+            if info.is_dir():
+                continue
+            if (info.external_attr >> 16) & 0o170000 not in (0, 0o100000):  # symlinks and devices
+                raise UnsafePathError(FieldError("file", info.filename, "not a regular file"))
+            members.append((_parts(info.filename), archive.read(info)))
+    return members
+
+
+def _tar_members(data: bytes, name: str) -> list[tuple[tuple[str, ...], bytes]]:
+    """The regular files of a .tar(.gz): (path parts, content)."""
+    members: list[tuple[tuple[str, ...], bytes]] = []
+    try:
+        archive = tarfile.open(fileobj=io.BytesIO(data))
+    except tarfile.TarError as error:
+        raise ParseError(f"file={name!r}: neither a zip nor a tar archive ({error})") from None
+    with archive:
+        infos = archive.getmembers()
+        _check_sizes(name, [info.size for info in infos])
+        for info in infos:
+            if info.isdir():
+                continue
+            extracted = archive.extractfile(info) if info.isfile() else None  # None for links and devices
+            if extracted is None:
+                raise UnsafePathError(FieldError("file", info.name, "not a regular file (link or device)"))
+            members.append((_parts(info.name), extracted.read()))
+    return members
 
 
 def configs_from_uploads(uploads: list[tuple[str, bytes]]) -> dict[str, dict[str, str]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from compiler.parse.common import (
     Node,
@@ -210,7 +211,7 @@ def _address_family(node: Node, family: str, bgp: dict, activated: dict, vni_blo
 
 def _router_bgp_vrf(node: Node, bgp: dict, name: str) -> None:
     _use(node)
-    entry = {"name": name, "rd": None, "l3vni": None, "route_targets": {"import": [], "export": []}}
+    entry: dict[str, Any] = {"name": name, "rd": None, "l3vni": None, "route_targets": {"import": [], "export": []}}
     for child in node.children:
         words = child.words()
         if child.text in _NOOPS or (words[:2] == ["bgp", "router-id"] and len(words) == 3):

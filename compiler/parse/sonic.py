@@ -15,6 +15,7 @@ import json
 import re
 from bisect import bisect_right
 from functools import cache
+from typing import Any
 
 from compiler.catalog import SWITCH_MODELS
 from compiler.hardware import asic_family
@@ -101,13 +102,13 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
 @cache
 def _model_by_hwsku() -> dict[str, str]:
     """SONiC HWSKU -> inventory model, from the platform data the renderer uses (compiler.platforms)."""
-    out = {}
+    out: dict[str, str] = {}
     for model in known_models():
         try:
             sonic = model_platforms(model).sonic
         except PlatformDataError:
             continue
-        if sonic is not None:
+        if sonic is not None and sonic.hwsku is not None:  # a lookup is by a str HWSKU: a None key is never hit
             out.setdefault(sonic.hwsku, model)
     return out
 
@@ -127,9 +128,9 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
     for table in db:
         if table not in KNOWN_TABLES | READ_TABLES:
             unmodelled.append(Unmodelled(CONFIG_DB, lines.get(table, 0), table))
-    metadata = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
+    metadata: dict[str, Any] = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
     structured["hostname"] = metadata.get("hostname") or structured["hostname"]
-    structured["role"] = ROLE_BY_DEVICE_TYPE.get(metadata.get("type"))
+    structured["role"] = ROLE_BY_DEVICE_TYPE.get(metadata.get("type", ""))
     structured["system_mac"] = metadata.get("mac")
     structured["model"], structured["hardware"] = _hardware(metadata.get("hwsku"))
     at("device", "DEVICE_METADATA", "localhost")
