@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from compiler import model as core
+from twin.runs import RunStatus
 
-from .choices import NetboxSyncStatusChoices
 from .models import Fabric, Interface, NetboxSync, NicPort, Rack, Server, Switch, SwitchModel
 
 _OPTIC_FIELDS = ("optic__id", "optic__form_factor", "optic__media", "optic__speed_gbps", "optic__reach_m",
@@ -109,7 +109,7 @@ def inventory_snapshot(fabric: Fabric | str) -> core.Inventory:
 
 def _missing_links(fabric: str) -> tuple[core.MissingLink, ...]:
     """Links the source of truth (the last applied NetBox sync) has and the inventory could not import: one query."""
-    record = NetboxSync.objects.filter(fabric_name=fabric, status=NetboxSyncStatusChoices.APPLIED).only(
+    record = NetboxSync.objects.filter(fabric_name=fabric, status=RunStatus.SUCCEEDED, dry_run=False).only(
         "missing_links").first()
     return tuple(core.MissingLink(endpoint=core.Endpoint(item["device"], item["interface"]), source=item["source"],
                                   reason=item["reason"]) for item in (record.missing_links if record else []))

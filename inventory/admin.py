@@ -129,9 +129,9 @@ class NicPortAdmin(VersionedModelAdmin):
 class NetboxSyncAdmin(admin.ModelAdmin):
     """NetBox import / re-sync runs: read-only (a run is a record; start one with netbox_import or the API)."""
 
-    list_display = ("id", "fabric_name", "trigger", "status", "started_at", "summary")
-    list_filter = ("status", "trigger", "fabric_name")
-    search_fields = ("fabric_name", "summary")
+    list_display = ("id", "fabric_name", "trigger", "status", "dry_run", "created", "summary_text")
+    list_filter = ("status", "dry_run", "trigger", "fabric_name")
+    search_fields = ("fabric_name", "summary__text")
     readonly_fields = [field.name for field in NetboxSync._meta.fields]
 
     def has_add_permission(self, request) -> bool:

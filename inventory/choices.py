@@ -52,12 +52,6 @@ class FormFactorChoices(models.TextChoices):
     QSFP112 = "QSFP112", "QSFP112"
 
 
-class NetboxSyncStatusChoices(models.TextChoices):
-    DRY_RUN = "dry-run", "Dry run (nothing applied)"
-    APPLIED = "applied", "Applied"
-    FAILED = "failed", "Failed (nothing applied)"
-
-
 class NetboxSyncTriggerChoices(models.TextChoices):
     COMMAND = "command", "manage.py command"
     API = "api", "API request"

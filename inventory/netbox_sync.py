@@ -19,8 +19,9 @@ from django.db import transaction
 
 from compiler import model as core
 from compiler.errors import FabricTwinError
+from twin.runs import RunStatus, run_execute
 
-from .choices import NetboxSyncStatusChoices, NetboxSyncTriggerChoices
+from .choices import NetboxSyncTriggerChoices
 from .models import NetboxSync
 from .netbox import NetboxImport, load_dump, netbox_to_inventory
 from .netbox_client import NetboxClient
@@ -70,44 +71,55 @@ def _short(value: Any) -> str:
 
 
 def last_applied(fabric: str) -> NetboxSync | None:
-    return NetboxSync.objects.filter(fabric_name=fabric, status=NetboxSyncStatusChoices.APPLIED).first()
+    """The baseline of the next diff: the latest sync that applied (succeeded, not a dry run)."""
+    return NetboxSync.objects.filter(fabric_name=fabric, status=RunStatus.SUCCEEDED, dry_run=False).first()
 
 
 def netbox_sync(*, fabric: str, data: dict[str, list[dict]], source: str, dry_run: bool = False,
                 allow_missing_links: bool = False, trigger: str = NetboxSyncTriggerChoices.COMMAND,
                 progress: bool = False) -> SyncResult:
-    """Map ``data`` (NetBox JSON), diff it against the last applied sync and apply it unless ``dry_run``.
+    """Map ``data`` (NetBox JSON), diff it against the last applied sync and apply it unless ``dry_run``; the run
+    is a NetboxSync row moved through ``twin.runs.run_execute``.
 
     A mapping error (a link that cannot be imported, a hostile record) raises after recording a failed run; so does
-    an apply the database refuses (nothing of it is saved)."""
-    record = NetboxSync(fabric_name=fabric, source=source[:300], trigger=trigger,
-                        allow_missing_links=allow_missing_links)
-    try:
-        mapped = netbox_to_inventory(data, fabric=fabric, allow_missing_links=allow_missing_links)
-    except FabricTwinError as error:
-        _fail(record, error)
-        raise
+    an apply the database refuses (nothing of it is saved). A bug fails the run "internal error" and is raised."""
+    record = NetboxSync.objects.create(fabric_name=fabric, source=source[:300], trigger=trigger, dry_run=dry_run,
+                                       allow_missing_links=allow_missing_links)
+    refused: list[FabricTwinError] = []
+    with run_execute(record, update_fields=("diff", "persisted", "skipped", "missing_links", "state")):
+        try:
+            result = _sync(record, data, progress=progress)
+        except FabricTwinError as error:
+            # the error only: what NetBox held may be the hostile input that failed (not stored)
+            record.diff, record.state, record.skipped, record.missing_links, record.persisted = [], {}, [], [], {}
+            text = str(error).replace("\x00", "\\x00")
+            record.summary = {"text": f"failed: {text.splitlines()[0][:200]}" if text else "failed"}
+            refused.append(error)
+            raise
+    if refused:
+        raise refused[0]
+    return result
+
+
+def _sync(record: NetboxSync, data: dict[str, list[dict]], *, progress: bool) -> SyncResult:
+    """The body of one sync run: map, diff against the last applied sync, apply (or measure, for a dry run)."""
+    fabric, dry_run = record.fabric_name, record.dry_run
+    mapped = netbox_to_inventory(data, fabric=fabric, allow_missing_links=record.allow_missing_links)
     previous = last_applied(fabric)
     diff = state_diff(previous.state if previous else {}, mapped.state)
     record.diff, record.state, record.skipped = diff, mapped.state, [list(item) for item in mapped.skipped]
     record.missing_links = [{"device": m.endpoint.device, "interface": m.endpoint.interface, "source": m.source,
                              "reason": m.reason} for m in mapped.inventory.missing_links]
     result = SyncResult(record=record, mapped=mapped, diff=diff)
-    try:
-        result.persisted = _apply(mapped.inventory, dry_run=dry_run, progress=progress)
-    except FabricTwinError as error:
-        _fail(record, error)
-        raise
-    record.persisted = result.persisted.as_dict()
-    record.status = NetboxSyncStatusChoices.DRY_RUN if dry_run else NetboxSyncStatusChoices.APPLIED
+    result.persisted = _apply(mapped.inventory, dry_run=dry_run, progress=progress)
+    written = record.persisted = result.persisted.as_dict()
     counts = {action: sum(1 for c in diff if c["action"] == action) for action in (CREATE, UPDATE, DELETE, REPATCH)}
-    written = result.persisted.as_dict()
-    record.summary = (f"{'would apply' if dry_run else 'applied'}: "
-                      + ", ".join(f"{n} {action}" for action, n in counts.items())
-                      + f"; rows created {sum(written['created'].values())}, updated "
-                        f"{sum(written['updated'].values())}, deleted {sum(written['deleted'].values())}"
-                      + (f"; {len(record.missing_links)} MISSING LINKS" if record.missing_links else ""))
-    record.save()
+    rows = {key: sum(written[key].values()) for key in ("created", "updated", "deleted")}
+    text = (f"{'would apply' if dry_run else 'applied'}: "
+            + ", ".join(f"{n} {action}" for action, n in counts.items())
+            + f"; rows created {rows['created']}, updated {rows['updated']}, deleted {rows['deleted']}"
+            + (f"; {len(record.missing_links)} MISSING LINKS" if record.missing_links else ""))
+    record.summary = {"text": text, **counts, **rows, "missing_links": len(record.missing_links)}
     return result
 
 
@@ -127,17 +139,6 @@ def _apply(inventory: core.Inventory, *, dry_run: bool, progress: bool) -> Persi
     except _DryRun:
         pass
     return measured[0]
-
-
-def _fail(record: NetboxSync, error: Exception) -> None:
-    """Record a failed run: the error only (what NetBox held may be the hostile input that failed: not stored;
-    NUL, which PostgreSQL text cannot hold, escaped)."""
-    record.status = NetboxSyncStatusChoices.FAILED
-    record.diff, record.state, record.skipped, record.missing_links = [], {}, [], []
-    text = str(error).replace("\x00", "\\x00")
-    record.error = text[:10_000]
-    record.summary = f"failed: {text.splitlines()[0][:200]}" if text else "failed"
-    record.save()
 
 
 def netbox_sync_from_dump(*, directory: Path | str, fabric: str, **options: Any) -> SyncResult:

@@ -85,4 +85,4 @@ def nic_port_list() -> QuerySet[NicPort]:
 
 def netbox_sync_list():
     """NetBox import / re-sync runs, newest first (the JSON detail is read per row: lists are short and paged)."""
-    return NetboxSync.objects.order_by("-started_at", "-id")
+    return NetboxSync.objects.order_by("-created", "-id")

@@ -31,7 +31,7 @@ class NetboxSyncFailed(Exception):
 def netbox_sync_task(fabric: str = "", trigger: str = NetboxSyncTriggerChoices.SCHEDULE, dry_run: bool = False,
                      allow_missing_links: bool = False) -> dict:
     """Re-sync the fabric from the configured NetBox (settings FT_NETBOX_*): the beat schedule and the webhook.
-    Every run that reached NetBox is a NetboxSync row (failed ones too); returns its id, status and summary."""
+    Every run that reached NetBox is a NetboxSync row (failed ones too); returns its id, status, dry_run and summary line."""
     fabric = fabric or settings.FT_NETBOX_FABRIC
     try:
         if not fabric:
@@ -42,4 +42,5 @@ def netbox_sync_task(fabric: str = "", trigger: str = NetboxSyncTriggerChoices.S
         if netbox_sync_task.request.is_eager:
             raise
         raise NetboxSyncFailed(str(error)) from None
-    return {"id": result.record.id, "status": result.record.status, "summary": result.record.summary}
+    record = result.record
+    return {"id": record.id, "status": record.status, "dry_run": record.dry_run, "summary": record.summary_text}

@@ -1,6 +1,6 @@
 """One home for "a run": its status set, its lifecycle and its reaper (issue #14: one run record).
 
-Compile runs, validation runs, twin operations and fabric builds are rows of models built on
+Compile runs, validation runs, twin operations, fabric builds and NetBox syncs are rows of models built on
 ``twin.models.RunRecord`` (an abstract base, in the spirit of Nautobot's JobResult): one ``RunStatus`` set
 (pending → running → succeeded | failed), when it was requested/started/finished, who asked, the summary, the
 full result and, when it failed, why. ``run_execute(run)`` is the ONE place that moves a row through that
@@ -62,7 +62,8 @@ ACTIVE = (RunStatus.PENDING, RunStatus.RUNNING)
 # Every kind of run the reaper looks at: (label, "app.Model"). Looked up by name at call time, so this module
 # imports no app (the apps' models import ``twin.models.RunRecord``, which imports this module).
 RUN_MODELS = (("compile_runs", "intents.CompileRun"), ("validation_runs", "validation.ValidationRun"),
-              ("twin_operations", "twins.TwinOperation"), ("fabric_builds", "inventory.FabricBuild"))
+              ("twin_operations", "twins.TwinOperation"), ("fabric_builds", "inventory.FabricBuild"),
+              ("netbox_syncs", "inventory.NetboxSync"))
 
 
 def _boot_id() -> str:
@@ -172,18 +173,29 @@ def run_execute(run, *, update_fields: tuple[str, ...] = ()) -> Iterator:
     try:
         yield run
     except FabricTwinError as error:
-        run.status, run.error = RunStatus.FAILED, str(error)
+        run.status, run.error = RunStatus.FAILED, _text(str(error))
         # field -> messages of an invalid input (InputError and its subclasses)
         as_dict = getattr(error, "as_dict", None)
-        run.error_fields = as_dict() if callable(as_dict) else {}
+        run.error_fields = _text(as_dict()) if callable(as_dict) else {}
     except Exception as error:
         logger.exception("%s #%s failed with an internal error", type(run).__name__, run.pk)
-        run.status, run.error = RunStatus.FAILED, f"{INTERNAL_ERROR}: {type(error).__name__}: {error}"
+        run.status, run.error = RunStatus.FAILED, _text(f"{INTERNAL_ERROR}: {type(error).__name__}: {error}")
         _run_finish(run, clock, update_fields)
         raise
     else:
         run.status = RunStatus.SUCCEEDED
     _run_finish(run, clock, update_fields)
+
+
+def _text(value):
+    """An error message (or field errors) PostgreSQL text and jsonb can hold: NUL (from hostile input) escaped."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\\x00")
+    if isinstance(value, dict):
+        return {_text(key): _text(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_text(item) for item in value]
+    return value
 
 
 def _run_finish(run, clock: float, update_fields: tuple[str, ...]) -> None:

@@ -100,4 +100,4 @@ class NicPortFilterSet(BaseFilterSet):
 class NetboxSyncFilterSet(BaseFilterSet):
     class Meta:
         model = NetboxSync
-        fields = {"fabric_name": _NAME, "status": ["exact"], "trigger": ["exact"]}
+        fields = {"fabric_name": _NAME, "status": ["exact"], "dry_run": ["exact"], "trigger": ["exact"]}

@@ -313,10 +313,13 @@ def clos_params_from(data: dict) -> ClosParams:
 
 
 class NetboxSyncSerializer(serializers.ModelSerializer):
+    summary_text = serializers.CharField(read_only=True, help_text="summary's one line (diff counts, rows written)")
+
     class Meta:
         model = NetboxSync
-        fields = ("id", "fabric_name", "source", "trigger", "status", "allow_missing_links", "started_at", "summary",
-                  "diff", "persisted", "skipped", "missing_links", "error")
+        fields = ("id", "kind", "fabric_name", "source", "trigger", "status", "dry_run", "allow_missing_links",
+                  "created", "started", "finished", "duration_s", "summary", "summary_text", "diff", "persisted",
+                  "skipped", "missing_links", "error", "error_fields")
         read_only_fields = fields
 
 

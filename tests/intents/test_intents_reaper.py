@@ -64,7 +64,7 @@ def test_reap_runs_marks_only_runs_of_gone_processes_interrupted(fabric_intent, 
         row.refresh_from_db()
         assert row.status == status and not row.error
     assert runs.runs_reap_interrupted() == {"compile_runs": 0, "validation_runs": 0, "twin_operations": 0,
-                                            "fabric_builds": 0, "twin_boots": 0}
+                                            "fabric_builds": 0, "netbox_syncs": 0, "twin_boots": 0}
 
 
 def test_celery_worker_start_reaps_too(fabric_intent, dead_runner):

@@ -51,8 +51,8 @@ def test_admin_requires_login(client, db):
 
 
 def test_netbox_sync_runs_are_read_only_in_the_admin(admin_client_with_fabric):
-    run = NetboxSync.objects.create(fabric_name="adm", source="nb", trigger="command", status="applied",
-                                    summary="applied: 1 create")
+    run = NetboxSync.objects.create(fabric_name="adm", source="nb", trigger="command", status="succeeded",
+                                    dry_run=False, summary={"text": "applied: 1 create"})
     prefix = "admin:inventory_netboxsync"
     client = admin_client_with_fabric
     assert "applied: 1 create" in client.get(reverse(f"{prefix}_changelist")).content.decode()

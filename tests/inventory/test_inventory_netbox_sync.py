@@ -73,7 +73,7 @@ def test_command_imports_live_with_the_token_from_the_environment():
             call_command("netbox_import", "--url", fake.url, "--fabric", "ai", stdout=io.StringIO())
     assert Cable.objects.count() == 8
     assert Interface.objects.get(switch__hostname="leaf2", name="Ethernet3/5").cable.label == "BO-1/2"
-    record = NetboxSync.objects.filter(status="applied").get()
+    record = NetboxSync.objects.filter(status="succeeded", dry_run=False).get()
     assert record.source == fake.url and TOKEN not in str(record.__dict__)
 
 
@@ -81,7 +81,7 @@ def test_command_imports_live_with_the_token_from_the_environment():
 def test_resync_diff_dry_run_then_apply_in_one_transaction():
     data = nb.build()
     first = netbox_sync(fabric="ai", data=data, source="nb")
-    assert first.record.status == "applied" and {c["action"] for c in first.diff} == {"create"}
+    assert first.record.status == "succeeded" and not first.record.dry_run and {c["action"] for c in first.diff} == {"create"}
     assert netbox_sync(fabric="ai", data=nb.build(), source="nb").diff == []  # nothing changed in NetBox
 
     # edits in NetBox: re-patch G2-L1 to leaf1:Ethernet63/1's neighbour port, delete L2-S2, relabel L1-S2,
@@ -104,12 +104,12 @@ def test_resync_diff_dry_run_then_apply_in_one_transaction():
     leaf1_id = nb.find(data["devices"], name="leaf1")["id"]
     assert ("update", f"device:{leaf1_id}") in actions
     assert "serial: SN-leaf1 -> NEW-SERIAL" in dry.diff_text()
-    assert dry.record.status == "dry-run" and dry.persisted.deleted == {"Cable": 3}  # L2-S2, old L1-S2, moved G2-L1
+    assert dry.record.status == "succeeded" and dry.record.dry_run and dry.persisted.deleted == {"Cable": 3}  # L2-S2, old L1-S2, moved G2-L1
     after = (Cable.objects.count(), list(Interface.objects.filter(cable__isnull=False).values_list("id", "cable_id")))
     assert after == before  # the dry run changed nothing
 
     applied = netbox_sync(fabric="ai", data=edited, source="nb")
-    assert applied.record.status == "applied"
+    assert applied.record.status == "succeeded" and not applied.record.dry_run
     assert not Cable.objects.filter(label__in=["L2-S2", "L1-S2"]).exists()
     assert Interface.objects.get(switch__hostname="leaf2", name="Ethernet1/1").cable.label == "G2-L1"
     assert Interface.objects.get(switch__hostname="leaf1", name="Ethernet2/1").cable is None
@@ -151,8 +151,8 @@ def test_a_refused_resync_saves_nothing_and_is_recorded():
 def test_live_sync_service_reads_the_client():
     with FakeNetbox(nb.build()) as fake:
         result = netbox_sync_live(client=NetboxClient(fake.url + "/api/", TOKEN), fabric="ai", dry_run=True)
-    assert result.record.status == "dry-run" and Switch.objects.count() == 0
-    assert result.record.summary.startswith("would apply: ")
+    assert result.record.status == "succeeded" and result.record.dry_run and Switch.objects.count() == 0
+    assert result.record.summary_text.startswith("would apply: ") and result.record.summary["text"] == result.record.summary_text
 
 
 @pytest.mark.django_db
@@ -197,7 +197,7 @@ def test_api_sync_and_signed_webhook(api_client):
                                                          FT_NETBOX_FABRIC="ai", FT_NETBOX_WEBHOOK_SECRET="s3cret"):
         dry = api_client.post("/api/netbox-syncs/sync/", {}, format="json")
         assert dry.status_code == 200, dry.content
-        assert dry.json()["status"] == "dry-run" and dry.json()["trigger"] == "api" and Switch.objects.count() == 0
+        assert dry.json()["status"] == "succeeded" and dry.json()["dry_run"] and dry.json()["trigger"] == "api" and Switch.objects.count() == 0
         bad = api_client.post("/api/netbox-syncs/sync/", {"fabric": "../x"}, format="json")
         assert bad.status_code == 400 and "fabric" in bad.json()
 
@@ -210,9 +210,10 @@ def test_api_sync_and_signed_webhook(api_client):
         signed = api_client.post("/api/netbox-syncs/webhook/", body, content_type="application/json",
                                  HTTP_X_HOOK_SIGNATURE=_signed(body, "s3cret"))
         assert signed.status_code == 200, signed.content
-        assert signed.json()["status"] == "applied" and signed.json()["trigger"] == "webhook"
+        assert signed.json()["status"] == "succeeded" and not signed.json()["dry_run"]
+        assert signed.json()["trigger"] == "webhook"
         assert Cable.objects.count() == 8
-        listed = api_client.get("/api/netbox-syncs/?status=applied").json()
+        listed = api_client.get("/api/netbox-syncs/?status=succeeded&dry_run=false").json()
         assert listed["count"] == 1 and listed["results"][0]["fabric_name"] == "ai"
     with override_settings(FT_NETBOX_WEBHOOK_SECRET=""):
         refused = api_client.post("/api/netbox-syncs/webhook/", body, content_type="application/json",
@@ -225,7 +226,7 @@ def test_scheduled_task_resyncs_the_configured_fabric():
     with FakeNetbox(nb.build()) as fake, override_settings(FT_NETBOX_URL=fake.url, FT_NETBOX_TOKEN=TOKEN,
                                                          FT_NETBOX_FABRIC="ai"):
         outcome = netbox_sync_task()
-    assert outcome["status"] == "applied" and NetboxSync.objects.get().trigger == "schedule"
+    assert outcome["status"] == "succeeded" and not outcome["dry_run"] and NetboxSync.objects.get().trigger == "schedule"
     # broken: NetBox not configured; a worker records the reason as one plain message
     with override_settings(FT_NETBOX_URL="", FT_NETBOX_FABRIC="ai"), pytest.raises(NetboxSyncFailed,
                                                                                    match="not configured"):

@@ -57,7 +57,7 @@ class Command(BaseCommand):
         verb = "would import" if options["dry_run"] else "imported"
         self.stdout.write(f"{verb} {len(inventory.switches)} switches, {len(inventory.servers)} servers, "
                           f"{len(inventory.cables)} cables into fabric {inventory.fabric} (sync {result.record.id}: "
-                          f"{result.record.summary})")
+                          f"{result.record.summary_text})")
         self.stdout.write(result.diff_text())
         self.stdout.write(result.mapped.skipped_text())
         for missing in inventory.missing_links:
