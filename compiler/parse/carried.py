@@ -103,7 +103,7 @@ def _intersect(a, b):
 
 
 def _record_key(item: dict):
-    for key in ("name", "id", "address", "ip", "traffic_class"):
+    for key in ("name", "id", "address", "ip", "traffic_class", "seq"):
         if key in item:
             return (key, item[key])
     return repr(item)
@@ -137,13 +137,17 @@ def _bgp(bgp: dict, platform: str) -> dict:
                   else {})} for group in bgp["peer_groups"]]
     neighbors = [{key: neighbor[key] for key in ("address", "interface", "remote_as", "peer_group", "description",
                                                   "peer_device", "peer_interface")}
-                 | {"address_families": sorted(neighbor["address_families"])} for neighbor in bgp["neighbors"]]
+                 | {"address_families": sorted(neighbor["address_families"]),
+                    "route_map_out": neighbor.get("route_map_out")} for neighbor in bgp["neighbors"]]
     return {"asn": bgp["asn"], "router_id": bgp["router_id"], "maximum_paths": bgp["maximum_paths"],
             "keepalive_s": bgp["keepalive_s"], "hold_s": bgp["hold_s"], "allowas_in": bgp.get("allowas_in") or 0,
             "bfd": bgp["bfd"], "peer_groups": groups, "neighbors": neighbors, "networks": list(bgp["networks"]),
             "evpn": {"enabled": bgp["evpn"]["enabled"], "advertise_all_vni": bgp["evpn"]["advertise_all_vni"]},
             "vrfs": [{"name": _vrf(vrf["name"]), "rd": vrf["rd"], "l3vni": vrf["l3vni"],
-                      "route_targets": vrf["route_targets"]} for vrf in bgp["vrfs"]]}
+                      "route_targets": vrf["route_targets"]} for vrf in bgp["vrfs"]],
+            # Valley-free export policy (5-stage Clos): every platform prints the route maps and AS-path lists.
+            "route_maps": [{"name": route_map["name"], "entries": [dict(entry) for entry in route_map["entries"]]}
+                           for route_map in bgp.get("route_maps") or []]}
 
 
 def _vxlan(vxlan: dict, platform: str) -> dict:
