@@ -79,8 +79,16 @@ def carried(structured: dict, platform: str) -> dict:
             "address": management["address"], "gateway": management.get("gateway"),
             "ntp_servers": list(management.get("ntp_servers") or []),
             "syslog_servers": list(management.get("syslog_servers") or []),
-            "dns_servers": list(management.get("dns_servers") or [])} if management else None
+            "dns_servers": list(management.get("dns_servers") or []),
+            "aaa": _aaa(management.get("aaa"))} if management else None
     return out
+
+
+def _aaa(aaa: dict | None) -> dict | None:
+    """TACACS+ servers in order and the secret reference (EOS and SONiC state both; the secret never)."""
+    if not aaa:
+        return None
+    return {"tacacs_servers": list(aaa.get("tacacs_servers") or []), "secret_ref": aaa.get("secret_ref")}
 
 
 def carried_by_both(structured: dict, platform_a: str, platform_b: str) -> dict:

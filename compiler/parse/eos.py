@@ -28,6 +28,7 @@ from compiler.parse.common import (
     sort_structured,
     unused_lines,
 )
+from compiler.parse.aaa import EosAaa
 from compiler.parse.policy import AsPathPolicies, apply_route_maps, route_map_out
 
 FILE = "startup-config"
@@ -97,6 +98,7 @@ class _EosParser:
     def parse(self) -> ParsedDevice:
         deferred = []
         policies = AsPathPolicies()
+        self.aaa = EosAaa()
         for node in self.roots:
             words = node.words()
             if node.text in _KNOWN_NOOPS:
@@ -131,6 +133,8 @@ class _EosParser:
                 self._eapi(node)
             elif words[:2] == ["ip", "prefix-list"] and len(words) == 3:
                 self._prefix_list(node)
+            elif self.aaa.line(node):
+                self.at("management aaa", node)
             elif policies.as_path_line(node, "eos") or policies.route_map(node):
                 self.at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
             elif words[0] == "route-map" and len(words) == 4:
@@ -769,7 +773,7 @@ class _EosParser:
             "interface": management["interface"], "vrf": management.get("vrf") or "default",
             "address": management.get("address"), "gateway": management.get("gateway"),
             "ntp_servers": management.get("ntp_servers", []), "syslog_servers": management.get("syslog_servers", []),
-            "dns_servers": management.get("dns_servers", []), "aaa": None,
+            "dns_servers": management.get("dns_servers", []), "aaa": self.aaa.finish(),
         }
 
 
