@@ -68,11 +68,14 @@ def carried(structured: dict, platform: str) -> dict:
                      "svi": dict(vlan["svi"]) if vlan["svi"] else None,
                      **({"name": vlan["name"]} if platform != "frr" else {})} for vlan in structured["vlans"]]
     out["vrfs"] = [{"name": _vrf(vrf["name"]), "l3vni": vrf["l3vni"],
-                    **({"transit_vlan": vrf["transit_vlan"]} if platform != "eos" else {})}
+                    **({"transit_vlan": vrf["transit_vlan"]} if platform != "eos" else {}),
+                    **({"linux_table": vrf.get("linux_table")} if platform == "frr" else {})}
                    for vrf in structured["vrfs"]]
     out["vxlan"] = _vxlan(structured["vxlan"], platform)
     out["qos"] = _qos(structured.get("qos") or {}, platform)
-    if platform != "frr":
+    if platform == "frr":
+        out["management"] = _linux_management(structured.get("management") or None)
+    else:
         management = structured.get("management") or None
         out["management"] = {
             "interface": management["interface"], "vrf": management.get("vrf") or "default",
@@ -82,6 +85,18 @@ def carried(structured: dict, platform: str) -> dict:
             "dns_servers": list(management.get("dns_servers") or []),
             "aaa": _aaa(management.get("aaa"))} if management else None
     return out
+
+
+def _linux_management(management: dict | None) -> dict | None:
+    """The Linux plan's management (compiler.render.frr.management_plan): the port by its Linux name (not
+    compared), and of AAA only that it is wanted (TACACS+ on Linux is PAM/NSS, configured with the image)."""
+    if not management:
+        return None
+    return {"vrf": management.get("vrf") or "default", "address": management["address"],
+            "gateway": management.get("gateway"), "ntp_servers": list(management.get("ntp_servers") or []),
+            "syslog_servers": list(management.get("syslog_servers") or []),
+            "dns_servers": list(management.get("dns_servers") or []),
+            "aaa": {"requested": True} if management.get("aaa") else None}
 
 
 def _aaa(aaa: dict | None) -> dict | None:

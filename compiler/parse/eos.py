@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from compiler.parse.aaa import EosAaa
 from compiler.parse.common import (
     Node,
     ParsedDevice,
@@ -28,7 +29,6 @@ from compiler.parse.common import (
     sort_structured,
     unused_lines,
 )
-from compiler.parse.aaa import EosAaa
 from compiler.parse.policy import AsPathPolicies, apply_route_maps, route_map_out
 
 FILE = "startup-config"

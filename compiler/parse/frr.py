@@ -30,6 +30,7 @@ from compiler.parse.common import (
     sort_structured,
     unused_lines,
 )
+from compiler.parse.management_plan import read_management_plan
 from compiler.parse.policy import AsPathPolicies, apply_route_maps, route_map_out
 
 CONF = "frr.conf"
@@ -284,6 +285,10 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
     names: dict[str, str] = {}
     if PLAN in files:
         plan = json.loads(files[PLAN])
+        management = read_management_plan(plan.pop("management", None) if isinstance(plan, dict) else None,
+                                          unmodelled)
+        if management is not None:
+            structured["management"] = management
         names = {link["name"]: link["source_name"] for link in plan.get("links", [])}
         _apply_plan(plan, structured, unmodelled)
     if CONF in files:
@@ -350,7 +355,8 @@ def _apply_plan(plan: dict, structured: dict, unmodelled: list[Unmodelled]) -> N
         vrf_vnis[vrf["name"]] = vrf["l3vni"]
         bridge_name = (vrf.get("bridge") or {}).get("name", "")
         transit = int(bridge_name[2:]) if bridge_name[2:].isdigit() else None
-        structured["vrfs"].append({"name": vrf["name"], "tenant": None, "l3vni": vrf["l3vni"], "transit_vlan": transit})
+        structured["vrfs"].append({"name": vrf["name"], "tenant": None, "l3vni": vrf["l3vni"], "transit_vlan": transit,
+                                   "linux_table": vrf.get("table")})
     if vtep:
         loopback = next((lb for lb in structured["loopbacks"] if lb["ip"].split("/")[0] == vtep["local"]), None)
         if loopback:
