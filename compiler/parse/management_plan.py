@@ -68,15 +68,17 @@ def read_management_plan(plan: Any, unmodelled: list[Unmodelled]) -> Management 
                 out.append(next(group for group in match.groups() if group))
         return out
 
+    gateway: Any = plan.get("gateway")
     not_rendered = plan.get("not_rendered") or {}
     for key in not_rendered:
         if key != "aaa":
             unmodelled.append(Unmodelled(PLAN, 0, f"management.not_rendered.{key}"))
-    return {
+    management: Management = {
         "interface": plan["interface"], "vrf": plan.get("vrf") or "default", "address": plan.get("address"),
-        "gateway": plan.get("gateway"),
+        "gateway": gateway,
         "ntp_servers": servers("chrony", _CHRONY), "syslog_servers": servers("rsyslog", _RSYSLOG),
         "dns_servers": servers("resolv_conf", _RESOLV),
         # The plan says AAA is wanted, not its servers or secret reference (those stay with the switch image).
         "aaa": {"tacacs_servers": [], "secret_ref": ""} if "aaa" in not_rendered else None,
     }
+    return management
