@@ -70,19 +70,42 @@ def carried(structured: dict, platform: str) -> dict:
                      "svi": dict(vlan["svi"]) if vlan["svi"] else None,
                      **({"name": vlan["name"]} if platform != "frr" else {})} for vlan in structured["vlans"]]
     out["vrfs"] = [{"name": _vrf(vrf["name"]), "l3vni": vrf["l3vni"],
-                    **({"transit_vlan": vrf["transit_vlan"]} if platform != "eos" else {})}
+                    **({"transit_vlan": vrf["transit_vlan"]} if platform != "eos" else {}),
+                    **({"linux_table": vrf.get("linux_table")} if platform == "frr" else {})}
                    for vrf in structured["vrfs"]]
     out["vxlan"] = _vxlan(structured["vxlan"], platform)
     out["qos"] = _qos(structured.get("qos") or {}, platform)
-    if platform != "frr":
+    if platform == "frr":
+        out["management"] = _linux_management(structured.get("management") or None)
+    else:
         management = structured.get("management") or None
         out["management"] = {
             "interface": management["interface"], "vrf": management.get("vrf") or "default",
             "address": management["address"], "gateway": management.get("gateway"),
             "ntp_servers": list(management.get("ntp_servers") or []),
             "syslog_servers": list(management.get("syslog_servers") or []),
-            "dns_servers": list(management.get("dns_servers") or [])} if management else None
+            "dns_servers": list(management.get("dns_servers") or []),
+            "aaa": _aaa(management.get("aaa"))} if management else None
     return out
+
+
+def _linux_management(management: dict | None) -> dict | None:
+    """The Linux plan's management (compiler.render.frr.management_plan): the port by its Linux name (not
+    compared), and of AAA only that it is wanted (TACACS+ on Linux is PAM/NSS, configured with the image)."""
+    if not management:
+        return None
+    return {"vrf": management.get("vrf") or "default", "address": management["address"],
+            "gateway": management.get("gateway"), "ntp_servers": list(management.get("ntp_servers") or []),
+            "syslog_servers": list(management.get("syslog_servers") or []),
+            "dns_servers": list(management.get("dns_servers") or []),
+            "aaa": {"requested": True} if management.get("aaa") else None}
+
+
+def _aaa(aaa: dict | None) -> dict | None:
+    """TACACS+ servers in order and the secret reference (EOS and SONiC state both; the secret never)."""
+    if not aaa:
+        return None
+    return {"tacacs_servers": list(aaa.get("tacacs_servers") or []), "secret_ref": aaa.get("secret_ref")}
 
 
 def carried_by_both(structured: dict, platform_a: str, platform_b: str) -> dict:
@@ -105,7 +128,7 @@ def _intersect(a, b):
 
 
 def _record_key(item: dict):
-    for key in ("name", "id", "address", "ip", "traffic_class"):
+    for key in ("name", "id", "address", "ip", "traffic_class", "seq"):
         if key in item:
             return (key, item[key])
     return repr(item)
@@ -139,13 +162,17 @@ def _bgp(bgp: dict, platform: str) -> dict:
                   else {})} for group in bgp["peer_groups"]]
     neighbors = [{key: neighbor[key] for key in ("address", "interface", "remote_as", "peer_group", "description",
                                                   "peer_device", "peer_interface")}
-                 | {"address_families": sorted(neighbor["address_families"])} for neighbor in bgp["neighbors"]]
+                 | {"address_families": sorted(neighbor["address_families"]),
+                    "route_map_out": neighbor.get("route_map_out")} for neighbor in bgp["neighbors"]]
     return {"asn": bgp["asn"], "router_id": bgp["router_id"], "maximum_paths": bgp["maximum_paths"],
             "keepalive_s": bgp["keepalive_s"], "hold_s": bgp["hold_s"], "allowas_in": bgp.get("allowas_in") or 0,
             "bfd": bgp["bfd"], "peer_groups": groups, "neighbors": neighbors, "networks": list(bgp["networks"]),
             "evpn": {"enabled": bgp["evpn"]["enabled"], "advertise_all_vni": bgp["evpn"]["advertise_all_vni"]},
             "vrfs": [{"name": _vrf(vrf["name"]), "rd": vrf["rd"], "l3vni": vrf["l3vni"],
-                      "route_targets": vrf["route_targets"]} for vrf in bgp["vrfs"]]}
+                      "route_targets": vrf["route_targets"]} for vrf in bgp["vrfs"]],
+            # Valley-free export policy (5-stage Clos): every platform prints the route maps and AS-path lists.
+            "route_maps": [{"name": route_map["name"], "entries": [dict(entry) for entry in route_map["entries"]]}
+                           for route_map in bgp.get("route_maps") or []]}
 
 
 def _vxlan(vxlan: dict, platform: str) -> dict:

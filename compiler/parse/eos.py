@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from compiler.parse.aaa import EosAaa
 from compiler.parse.common import (
     Node,
     ParsedDevice,
@@ -29,6 +30,7 @@ from compiler.parse.common import (
     sort_structured,
     unused_lines,
 )
+from compiler.parse.policy import AsPathPolicies, apply_route_maps, route_map_out
 
 FILE = "startup-config"
 # compiler.render.eos.ECN_QUEUE_KEYWORD, read backwards: the queue keyword names the ASIC family.
@@ -95,6 +97,8 @@ class _EosParser:
     # ------------------------------------------------------------------------------------------------ driver
     def parse(self) -> ParsedDevice:
         deferred = []
+        policies = AsPathPolicies()
+        self.aaa = EosAaa()
         for node in self.roots:
             words = node.words()
             if node.text in _KNOWN_NOOPS:
@@ -129,6 +133,10 @@ class _EosParser:
                 self._eapi(node)
             elif words[:2] == ["ip", "prefix-list"] and len(words) == 3:
                 self._prefix_list(node)
+            elif self.aaa.line(node):
+                self.at("management aaa", node)
+            elif policies.as_path_line(node, "eos") or policies.route_map(node):
+                self.at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
             elif words[0] == "route-map" and len(words) == 4:
                 self._route_map(node)
         for node in deferred:
@@ -137,6 +145,7 @@ class _EosParser:
         for node in deferred:
             if node.words()[0] == "router":
                 self._router_bgp(node)
+        self._export_policies(policies)
         self._finish()
         unmodelled = unused_lines(self.file, self.roots)
         return ParsedDevice(self.structured["hostname"], "eos", self.structured, unmodelled, self.locations)
@@ -575,6 +584,12 @@ class _EosParser:
                 group_entry["_overlay"] = True
         bgp["peer_groups"] = [entry for entry in groups.values() if not entry.pop("_overlay", False)]
 
+    def _export_policies(self, policies: AsPathPolicies) -> None:
+        """``neighbor X route-map NAME out`` lines (kept aside by _address_family) onto their neighbors."""
+        bgp = self.structured["bgp"]
+        exports: list[tuple[Node, str, str]] = bgp.pop("_exports", [])
+        apply_route_maps(policies, exports, {entry["address"]: entry for entry in bgp["neighbors"]}, bgp)
+
     def _address_family(self, node: Node, family: str, activated: dict[str, set]) -> None:
         bgp = self.structured["bgp"]
         for child in node.children:
@@ -587,6 +602,9 @@ class _EosParser:
                 bgp["evpn"]["_next_hop_unchanged"] = True
             elif family == "ipv4_unicast" and words[0] == "network" and len(words) == 2:
                 bgp["networks"].append(words[1])
+            elif family == "ipv4_unicast" and (export := route_map_out(words)):
+                bgp.setdefault("_exports", []).append((child, *export))
+                continue  # used once the neighbor and its route map are known (_export_policies)
             else:
                 continue
             _use(child)
@@ -756,7 +774,7 @@ class _EosParser:
             "interface": management["interface"], "vrf": management.get("vrf") or "default",
             "address": management.get("address"), "gateway": management.get("gateway"),
             "ntp_servers": management.get("ntp_servers", []), "syslog_servers": management.get("syslog_servers", []),
-            "dns_servers": management.get("dns_servers", []), "aaa": None,
+            "dns_servers": management.get("dns_servers", []), "aaa": self.aaa.finish(),
         }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from compiler.parse.common import (
@@ -30,6 +31,8 @@ from compiler.parse.common import (
     sort_structured,
     unused_lines,
 )
+from compiler.parse.management_plan import read_management_plan
+from compiler.parse.policy import AsPathPolicies, apply_route_maps, route_map_out
 
 CONF = "frr.conf"
 ETS_QUANTUM_BYTES_PER_PERCENT = 1000  # compiler.render.frr: a DWRR quantum of 1000 bytes per weight percent
@@ -60,6 +63,7 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
     interfaces = {item["name"]: item for item in structured["interfaces"]}
     vrf_vnis: dict[str, int] = {}
     vni_blocks: dict[int, dict] = {}
+    policies = AsPathPolicies()
 
     def at(key, node):
         locations.setdefault(key, (file_name, node.line))
@@ -103,12 +107,23 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
         elif words[:2] == ["router", "bgp"] and len(words) == 5 and words[3] == "vrf":
             _router_bgp_vrf(node, bgp, vrf_name(words[4]))
             at(f"bgp vrf {vrf_name(words[4])}", node)
+        elif policies.as_path_line(node, "frr") or policies.route_map(node):
+            at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
+    _export_policies(policies, bgp, source_name)
     structured["_frr_vrf_vnis"] = vrf_vnis
     structured["_frr_vni_blocks"] = vni_blocks
     for entry in bgp["vrfs"]:
         entry["l3vni"] = vrf_vnis.get(entry["name"])
     structured["asn"], structured["router_id"] = bgp["asn"], bgp["router_id"]
     return unused_lines(file_name, roots)
+
+
+def _export_policies(policies: AsPathPolicies, bgp: dict, source_name: Callable[[str], str]) -> None:
+    """``neighbor X route-map NAME out`` lines (kept aside by _address_family) onto their neighbors."""
+    exports: list[tuple[Node, str, str]] = bgp.pop("_exports", [])
+    neighbors = {entry["address"] or entry["interface"]: entry for entry in bgp["neighbors"]}
+    apply_route_maps(policies, [(node, target if target[0].isdigit() else source_name(target), name)
+                                for node, target, name in exports], neighbors, bgp)
 
 
 def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
@@ -192,6 +207,9 @@ def _address_family(node: Node, family: str, bgp: dict, activated: dict, vni_blo
             bgp["maximum_paths"] = int(words[1])
         elif child.text == "advertise-all-vni":
             bgp["evpn"]["advertise_all_vni"] = True
+        elif family == "ipv4_unicast" and (export := route_map_out(words)):
+            bgp.setdefault("_exports", []).append((child, *export))
+            continue  # used once the neighbor and its route map are known (_export_policies)
         elif words[0] == "vni" and len(words) == 2:
             block = vni_blocks[int(words[1])] = {"rd": None, "import": [], "export": []}
             for grandchild in child.children:
@@ -268,6 +286,10 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
     names: dict[str, str] = {}
     if PLAN in files:
         plan = json.loads(files[PLAN])
+        management = read_management_plan(plan.pop("management", None) if isinstance(plan, dict) else None,
+                                          unmodelled)
+        if management is not None:
+            structured["management"] = management
         names = {link["name"]: link["source_name"] for link in plan.get("links", [])}
         _apply_plan(plan, structured, unmodelled)
     if CONF in files:
@@ -334,7 +356,8 @@ def _apply_plan(plan: dict, structured: dict, unmodelled: list[Unmodelled]) -> N
         vrf_vnis[vrf["name"]] = vrf["l3vni"]
         bridge_name = (vrf.get("bridge") or {}).get("name", "")
         transit = int(bridge_name[2:]) if bridge_name[2:].isdigit() else None
-        structured["vrfs"].append({"name": vrf["name"], "tenant": None, "l3vni": vrf["l3vni"], "transit_vlan": transit})
+        structured["vrfs"].append({"name": vrf["name"], "tenant": None, "l3vni": vrf["l3vni"], "transit_vlan": transit,
+                                   "linux_table": vrf.get("table")})
     if vtep:
         loopback = next((lb for lb in structured["loopbacks"] if lb["ip"].split("/")[0] == vtep["local"]), None)
         if loopback:

@@ -19,6 +19,7 @@ from typing import Any
 
 from compiler.catalog import SWITCH_MODELS
 from compiler.hardware import asic_family
+from compiler.parse.aaa import AAA_TABLES, sonic_aaa
 from compiler.parse.common import (
     ParsedDevice,
     SubnetIndex,
@@ -46,6 +47,7 @@ READ_TABLES = {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER",
                "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH",
                "DEVICE_NEIGHBOR", "BREAKOUT_CFG"}
+READ_TABLES = READ_TABLES | AAA_TABLES  # management AAA, read by compiler.parse.aaa.sonic_aaa
 
 
 def _ints(text: str) -> list[int]:
@@ -253,6 +255,11 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
     structured["interfaces"] = list(interfaces.values())
     _read_qos(db, structured, interfaces, locations, lines)
     _read_management(db, structured)
+    aaa = sonic_aaa(db, unmodelled, CONFIG_DB, lines)
+    if aaa is not None and structured.get("management"):
+        structured["management"]["aaa"] = aaa
+    elif aaa is not None:
+        unmodelled.extend(Unmodelled(CONFIG_DB, lines.get(table, 0), table) for table in sorted(AAA_TABLES & set(db)))
 
 
 def _port_number(name: str) -> int:

@@ -59,7 +59,7 @@ def test_round_trip_counts_every_golden_file():
                 assert rendered[name] == text, f"{directory}/{name} does not render back"
                 checked += 1
     print(f"render(parse(text)) == text: {checked} golden files")
-    assert checked == 94  # 56 device renderings; a golden added or removed changes this count
+    assert checked == 126  # 76 device renderings; a golden added or removed changes this count
 
 
 def test_parse_sees_a_changed_value():
@@ -168,3 +168,99 @@ def test_crlf_and_blank_lines_parse_like_the_original():
     text = _files("single_tenant_2x4", "leaf1", "eos")["startup-config"]
     odd = text.replace("\n", "\r\n").replace("!\r\ninterface Ethernet2", "   \r\n!\r\ninterface Ethernet2")
     assert parse_device({"startup-config": odd}).structured == parse_device({"startup-config": text}).structured
+
+
+# ------------------------------------------------------------- issue #13 (AAA) and #17 (valley-free): broken cases
+
+def _device_diffs(structured: dict, parsed: dict, platform: str) -> list:
+    """Differences of one device parsed alone: EVPN flood lists need the whole fabric (complete_fabric)."""
+    return [diff for diff in differences(carried(structured, platform), carried(parsed, platform))
+            if not diff[0].startswith("vxlan.flood_lists")]
+
+
+def test_eos_aaa_server_dropped_is_a_field_difference():
+    """A TACACS+ server missing from the EOS text parses to a shorter server list, not to silence."""
+    structured = _structured("mixed_eos_sonic")["leaf1"]
+    text = _files("mixed_eos_sonic", "leaf1", "eos")["startup-config"]
+    broken = text.replace("tacacs-server host 192.0.2.6 vrf mgmt key 7 FT-SECRET[vault:secret/golden/tacacs]\n", "")
+    broken = broken.replace("   server 192.0.2.6 vrf mgmt\n", "")
+    assert broken.count("192.0.2.6") == 0
+    device = parse_device({"startup-config": broken})
+    assert device.unmodelled == []
+    diffs = _device_diffs(structured, device.structured, "eos")
+    assert diffs == [("management.aaa.tacacs_servers", ["192.0.2.5", "192.0.2.6"], ["192.0.2.5"])]
+
+
+def test_eos_aaa_secret_that_is_no_reference_is_unmodelled():
+    """A literal key (not a FT-SECRET[...] reference) is not read as the secret: its line is reported."""
+    text = _files("mixed_eos_sonic", "leaf1", "eos")["startup-config"]
+    broken = text.replace("192.0.2.6 vrf mgmt key 7 FT-SECRET[vault:secret/golden/tacacs]", "192.0.2.6 vrf mgmt key 7 0207")
+    device = parse_device({"startup-config": broken})
+    assert [item.text for item in device.unmodelled] == ["tacacs-server host 192.0.2.6 vrf mgmt key 7 0207",
+                                                         "server 192.0.2.6 vrf mgmt"]
+
+
+def test_sonic_aaa_secret_reference_changed_is_a_field_difference():
+    structured = _structured("mixed_eos_sonic")["leaf2"]
+    files = _files("mixed_eos_sonic", "leaf2", "sonic")
+    db = json.loads(files["config_db.json"])
+    db["TACPLUS"]["global"]["passkey"] = "FT-SECRET[vault:secret/other]"
+    del db["TACPLUS_SERVER"]["192.0.2.5"]
+    files["config_db.json"] = json.dumps(db, indent=4, sort_keys=True)
+    device = parse_device(files)
+    assert device.unmodelled == []
+    diffs = differences(carried(structured, "sonic"), carried(device.structured, "sonic"))
+    assert ("management.aaa.secret_ref", "vault:secret/golden/tacacs", "vault:secret/other") in diffs
+    assert ("management.aaa.tacacs_servers", ["192.0.2.5", "192.0.2.6"], ["192.0.2.6"]) in diffs
+
+
+def test_linux_plan_management_changed_is_found():
+    """The Linux plan's management: a changed NTP server is a field difference; a foreign command is reported."""
+    structured = _structured("mixed_eos_sonic")["leaf1"]
+    files = _files("mixed_eos_sonic", "leaf1", "frr")
+    plan = json.loads(files["linux-plan.json"])
+    plan["management"]["chrony"] = ["server 192.0.2.11 iburst"]
+    plan["management"]["commands"].append("ip link set Management1 mtu 9000")
+    files["linux-plan.json"] = json.dumps(plan)
+    device = parse_device(files)
+    assert [item.text for item in device.unmodelled] == ["management.commands: ip link set Management1 mtu 9000"]
+    diffs = _device_diffs(structured, device.structured, "frr")
+    assert diffs == [("management.ntp_servers", ["192.0.2.10"], ["192.0.2.11"])]
+
+
+@pytest.mark.parametrize("host,platform,file", [("pod1-leaf1", "eos", "startup-config"),
+                                                ("pod1-leaf2", "sonic", "frr.conf"),
+                                                ("pod1-spine1", "frr", "frr.conf")])
+def test_valley_free_route_map_missing_on_one_neighbor_is_found(host, platform, file):
+    """A spine-facing session without its valley-free export policy: a field difference on that neighbor."""
+    structured = _structured("five_stage_2pods")[host]
+    files = _files("five_stage_2pods", host, platform)
+    neighbor = next(item for item in structured["bgp"]["neighbors"] if item.get("route_map_out"))
+    line = f"neighbor {neighbor['address']} route-map {neighbor['route_map_out']} out"
+    kept = [text for text in files[file].split("\n") if text.strip() != line]
+    assert len(kept) == files[file].count("\n")  # exactly one line dropped
+    files[file] = "\n".join(kept)
+    device = parse_device(files)
+    diffs = _device_diffs(structured, device.structured, platform)
+    assert diffs[0] == (f"bgp.neighbors[{neighbor['address']}].route_map_out", neighbor["route_map_out"], None)
+    users = [item for item in structured["bgp"]["neighbors"] if item.get("route_map_out")]
+    if len(users) > 1:
+        assert device.unmodelled == [] and len(diffs) == 1
+    else:  # a spine's only upward session: the policy nobody uses now is reported, and missing from the model
+        assert {item.text.split()[0] for item in device.unmodelled} == {"bgp", "route-map", "match"}
+        assert diffs[1][0] == "bgp.route_maps" and diffs[1][2] == []
+
+
+def test_valley_free_policy_changed_is_found():
+    """A leaf whose AS-path list lets transit routes through (regex changed): the policy entry differs; a route map
+    no neighbor uses, or one without its AS-path list, is reported, not dropped."""
+    structured = _structured("five_stage_2pods")["pod1-leaf1"]
+    text = _files("five_stage_2pods", "pod1-leaf1", "eos")["startup-config"]
+    broken = text.replace("VALLEY_FREE_LEAF_OUT-10 permit ^$ any", "VALLEY_FREE_LEAF_OUT-10 permit .* any")
+    device = parse_device({"startup-config": broken})
+    diffs = _device_diffs(structured, device.structured, "eos")
+    assert diffs == [("bgp.route_maps[VALLEY_FREE_LEAF_OUT].entries[10].as_path", "^$", ".*")]
+    no_list = text.replace("ip as-path access-list VALLEY_FREE_LEAF_OUT-10 permit ^$ any\n", "")
+    unmodelled = [item.text for item in parse_device({"startup-config": no_list}).unmodelled]
+    assert "route-map VALLEY_FREE_LEAF_OUT permit 10" in unmodelled
+    assert any(item.endswith("route-map VALLEY_FREE_LEAF_OUT out") for item in unmodelled)

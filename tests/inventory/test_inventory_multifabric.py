@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from compiler.clos import ClosParams, plan_clos
-from compiler.errors import IntentValidationError
+from compiler.errors import InputError
 from inventory.builder import fabric_build
 from inventory.models import Fabric, Server, Switch
 from inventory.services import inventory_persist
@@ -37,7 +37,7 @@ def test_an_explicit_pool_another_fabric_uses_is_refused_naming_a_free_one():
     fabric_build(params=ClosParams(name="be", spines=2, leaves=2, mgmt_pool="10.10.0.0/16"))
     clash = ClosParams(name="fe", spines=2, leaves=2, name_prefix="fe-", mgmt_pool="10.10.0.0/16",
                        server_mgmt_pool="10.99.0.0/16")
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         fabric_build(params=clash)
     assert list(error.value.as_dict()) == ["mgmt_pool"]
     # the suggestion is the first free /16 of 172.16.0.0/12 (the default pool is still free here)
@@ -49,7 +49,7 @@ def test_persisting_a_taken_management_ip_names_device_holder_and_fix():
     fabric_build(params=BACKEND)
     # an importer (YAML, NetBox) does not go through the pool picker: the persist check still refuses by field
     inventory = plan_clos(ClosParams(name="fe", spines=2, leaves=2, name_prefix="fe-"))
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         inventory_persist(inventory=inventory)
     fields = error.value.as_dict()
     assert "switches[fe-spine1].mgmt_ip" in fields and "servers[fe-gpu0001].mgmt_ip" in fields
@@ -60,7 +60,7 @@ def test_persisting_a_taken_management_ip_names_device_holder_and_fix():
 
 def test_same_names_in_a_second_fabric_are_refused_naming_the_prefix_fix():
     fabric_build(params=BACKEND)
-    with pytest.raises(IntentValidationError) as error:
+    with pytest.raises(InputError) as error:
         fabric_build(params=ClosParams(name="fe", spines=2, leaves=2, servers_per_leaf=2))
     assert "already belongs to another fabric (be): give this fabric's names a prefix" in str(error.value)
 
@@ -91,7 +91,7 @@ def test_the_32_server_example_builds_with_one_command():
     text = out.getvalue()
     assert "fabric be32: 12 switches, 32 servers, 512 cables" in text, text
     assert "oversubscription: worst 1.00:1, best 1.00:1 over 8 leaves" in text
-    assert "physical checks: 9 passed, 0 failed" in text
+    assert "physical checks: 10 passed, 0 failed" in text
 
 
 def test_command_exposes_planes_and_mixed_leaf_platforms():

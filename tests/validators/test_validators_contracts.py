@@ -23,7 +23,7 @@ def test_finding_is_built_by_keyword():
 
 def test_positional_finding_is_refused():
     with pytest.raises(TypeError):
-        Finding(check="mtu.links", severity=Severity.ERROR, subject="leaf1:Ethernet1", expected=9214, actual=9000, message="MTU differs")  # type: ignore[misc]
+        Finding("mtu.links", Severity.ERROR, "leaf1:Ethernet1", 9214, 9000, "MTU differs")  # type: ignore[misc]
 
 
 def test_validation_input_from_a_compile_carries_what_the_checks_read():

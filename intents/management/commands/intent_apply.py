@@ -7,7 +7,8 @@ import yaml
 from django.core.management.base import BaseCommand, CommandError
 
 from compiler.clos import plan_clos
-from compiler.scenario import clos_params
+from compiler.pods import plan_pods
+from compiler.scenario import clos_params, pods_params
 from intents import services
 from inventory.models import Fabric
 from inventory.services import inventory_persist
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("file", help="Scenario/intent YAML file")
         parser.add_argument("--fabric", help="Inventory fabric (default: intent.inventory_fabric, then clos.name)")
         parser.add_argument("--build-inventory", action="store_true",
-                            help="Plan and persist the file's clos: section first (creates or grows the fabric)")
+                            help="Plan and persist the file's clos: (or 5-stage pods:) section first (creates or grows the fabric)")
 
     def handle(self, *args, **options):
         path = Path(options["file"])
@@ -38,10 +39,15 @@ class Command(BaseCommand):
         with command_errors(f"intent_apply {path}", source=str(path)):
             fabric = None
             if options["build_inventory"]:
-                if "clos" not in data:
-                    raise CommandError(f"{path} has no clos: section to build the inventory from")
-                inventory_persist(inventory=plan_clos(clos_params(data["clos"])))
-                fabric = Fabric.objects.get(name=clos_params(data["clos"]).name)
+                if "pods" in data:  # a 5-stage Clos (compiler.scenario.pods_params)
+                    params = pods_params(data["pods"])
+                    inventory_persist(inventory=plan_pods(params))
+                    fabric = Fabric.objects.get(name=params.name)
+                elif "clos" in data:
+                    inventory_persist(inventory=plan_clos(clos_params(data["clos"])))
+                    fabric = Fabric.objects.get(name=clos_params(data["clos"]).name)
+                else:
+                    raise CommandError(f"{path} has no clos: or pods: section to build the inventory from")
             if options["fabric"]:
                 fabric = Fabric.objects.filter(name=options["fabric"]).first()
                 if fabric is None:
