@@ -53,7 +53,7 @@ def test_reap_runs_marks_only_runs_of_gone_processes_interrupted(fabric_intent, 
     call_command("reap_runs")
 
     assert ("reaped 4 interrupted run(s): 1 compile runs, 1 validation runs, 1 twin operations, 0 fabric builds, "
-            "1 twin boots"
+            "0 netbox syncs, 1 twin boots"
             in capsys.readouterr().out)
     for row in (dead_compile, dead_validation, dead_operation, dead_boot):
         row.refresh_from_db()
