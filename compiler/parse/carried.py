@@ -192,10 +192,12 @@ def _vxlan(vxlan: dict, platform: str) -> dict:
 def _qos(qos: dict, platform: str) -> dict:
     if not qos:
         return {}
+    cnp = qos.get("cnp") or {}
     out = {"dscp_to_tc": {str(k): int(v) for k, v in qos["dscp_to_tc"].items() if int(v) != 0},
            "lossless_priorities": sorted(int(p) for p in qos["lossless_priorities"]),
            "classes": [{key: entry.get(key) or ({} if key == "ecn" else entry.get(key)) for key in CLASS_FIELDS}
-                       for entry in qos["classes"] if int(entry["traffic_class"]) != 0]}
+                       for entry in qos["classes"]
+                       if int(entry["traffic_class"]) != 0 and not _is_cnp_marking(entry, cnp)]}
     if platform in ("eos", "sonic"):
         out["tc_to_queue"] = {str(k): int(v) for k, v in qos["tc_to_queue"].items()}
         watchdog = qos.get("pfc_watchdog") or {}
@@ -207,6 +209,15 @@ def _qos(qos: dict, platform: str) -> dict:
     if platform == "sonic":
         out["tc_to_priority_group"] = {str(k): int(v) for k, v in qos["tc_to_priority_group"].items()}
     return out
+
+
+def _is_cnp_marking(entry: dict, cnp: dict) -> bool:
+    """A lossy class with exactly the CNP's DSCP, priority and traffic class and no ECN (an intent may declare the
+    CNP marking as a RoCE class of its own, as the reference fabric does): every renderer prints it as the CNP
+    marking, so no text can tell the two apart and the parsers keep it as ``qos.cnp`` (common.finish_qos)."""
+    return bool(cnp) and not entry.get("lossless") and not entry.get("ecn") \
+        and [int(dscp) for dscp in entry["dscp"]] == [int(cnp["dscp"])] \
+        and int(entry["priority"]) == int(cnp["priority"]) and int(entry["traffic_class"]) == int(cnp["traffic_class"])
 
 
 def differences(a, b, path: str = "") -> list[tuple[str, object, object]]:

@@ -264,3 +264,37 @@ def test_valley_free_policy_changed_is_found():
     unmodelled = [item.text for item in parse_device({"startup-config": no_list}).unmodelled]
     assert "route-map VALLEY_FREE_LEAF_OUT permit 10" in unmodelled
     assert any(item.endswith("route-map VALLEY_FREE_LEAF_OUT out") for item in unmodelled)
+
+
+def _with_explicit_cnp_class(structured: dict) -> dict:
+    """The reference fabric declares the CNP marking as a RoCE class of its own (lossy, DSCP 48): a structured
+    config then carries it twice, as a class and as ``qos.cnp``."""
+    config = json.loads(json.dumps(structured))
+    cnp = config["qos"]["cnp"]
+    config["qos"]["classes"].append({"name": "cnp", "dscp": [cnp["dscp"]], "traffic_class": cnp["traffic_class"],
+                                     "priority": cnp["priority"], "queue": cnp["traffic_class"], "lossless": False,
+                                     "ecn": {}})
+    return config
+
+
+def _leaf_with_cnp(platform: str) -> dict:
+    return next(config for scenario in ("roce_lossless", "five_stage_2pods")
+                for config in _structured(scenario).values()
+                if config["platform"] == platform and config["role"] == "leaf" and config["qos"].get("cnp"))
+
+
+@pytest.mark.parametrize("platform", ["eos", "sonic", "frr"])
+def test_a_class_that_is_the_cnp_marking_is_carried_as_the_cnp(platform):
+    structured = _with_explicit_cnp_class(_leaf_with_cnp(platform))
+    parsed = parse_device(render_device(structured, platform))
+    assert _device_diffs(structured, parsed.structured, platform) == []
+
+
+def test_a_lossy_class_beside_the_cnp_is_still_compared():
+    structured = _with_explicit_cnp_class(_structured("roce_lossless")["leaf1"])
+    lossy = dict(structured["qos"]["classes"][-1], name="bulk", ecn={"min_bytes": 1000, "max_bytes": 2000,
+                                                                    "probability": 5})
+    expected = json.loads(json.dumps(structured))
+    expected["qos"]["classes"][-1] = lossy  # an ECN-marked lossy class is not the CNP marking: it must be carried
+    parsed = parse_device(render_device(structured, "frr"))
+    assert _device_diffs(expected, parsed.structured, "frr"), "a class with ECN the text lacks must be a difference"
