@@ -65,6 +65,14 @@ def wsgi_in_test_transaction():
     request_finished.connect(close_old_connections)
 
 
+@pytest.fixture(autouse=True)
+def netbox_webhook_configured(settings):
+    """The NetBox webhook as a deployment that uses it runs: with a secret. Without one it answers 503 ("no
+    webhook secret configured", tests/inventory/test_inventory_netbox_sync.py); with one, the fuzzer's unsigned
+    bodies must get a 400 naming X-Hook-Signature, never a server error."""
+    settings.FT_NETBOX_WEBHOOK_SECRET = "schemathesis-webhook-secret"
+
+
 @pytest.fixture
 def api_schema(db, wsgi_in_test_transaction):
     # Generated in a fixture: some serializers' field reprs touch the database while the schema is built.
