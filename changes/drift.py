@@ -1,19 +1,25 @@
 """Drift detection: read each device's running config through its driver and record how it differs from the
 config deployed last (Celery beat runs ``drift_detect_all``: changes.tasks.drift_detect): the text diff, the
-field-level differences (compiler.parse.drift) and the errors the static checks raise on the running state."""
+field-level differences (compiler.parse.drift), the errors the static checks raise on the running state and the
+remediation that brings the device back (``remediation_build``: EOS CLI, SONiC JSON Patch + vtysh, FRR vtysh)."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
-from compiler.errors import DriverError, FabricTwinError
+from compiler.errors import DriverError, FabricTwinError, FieldError, InputError
 from compiler.parse import ParsedDevice, parse_device
 from compiler.parse.drift import field_drift
+from compiler.parse.remediate import cli_remediation
+from twin.redaction import redact_text
 from validators.configs import running_state_errors
 
 from .drivers import DeviceDriver, config_hash, driver_for_endpoint
+from .drivers.config_db import config_db_patch, parse_config_db, secrets_masked
+from .guard import eos_keys_masked
 from .models import ChangeSet, DeviceEndpoint, DriftRecord
 from .selectors import intended_configs_latest
 
@@ -41,14 +47,19 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
         except DriverError as exc:
             return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(wanted)), error=str(exc),
                                change_set=change_set)
+        remediation: dict = {}
         try:
             fields, parsed_running[hostname] = field_drift(hostname, dict(wanted), dict(running))
             differences = [item.as_dict() for item in fields]
+            if fields:  # only semantic drift is remediated (a reordered or reformatted config is none)
+                remediation = remediation_build(platform=parsed_running[hostname].platform, intended=wanted,
+                                                running=running)
         except FabricTwinError as exc:  # a running config no parser reads: said, not hidden
             differences = [{"path": "", "intended": None, "running": None,
                             "message": f"{hostname}: running config not parsed: {exc}"}]
         return DriftRecord(hostname=hostname, intended_hash=config_hash(wanted), running_hash=config_hash(running),
-                           drifted=bool(diff), diff=diff, differences=differences, change_set=change_set)
+                           drifted=bool(diff), diff=diff, differences=differences, remediation=remediation,
+                           change_set=change_set)
 
     names = sorted(intended)
     if not names:
@@ -59,6 +70,58 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
     for record in records:
         record.running_errors = errors.get(record.hostname, [])
     return DriftRecord.objects.bulk_create(records)
+
+
+def _split_files(files: Mapping[str, str]) -> tuple[str, str]:
+    """(CLI text, JSON text) of one device's files, told apart by content as the parsers do (names are a hint)."""
+    text = "".join(body for body in files.values() if not body.lstrip().startswith("{"))
+    document = "".join(body for body in files.values() if body.lstrip().startswith("{"))
+    return text, document
+
+
+def remediation_build(*, platform: str, intended: Mapping[str, str], running: Mapping[str, str]) -> dict:
+    """What brings a device running ``running`` back to ``intended``, per platform:
+
+    - ``eos``: ``cli``, EOS commands for a configure session (compiler.parse.remediate);
+    - ``sonic``: ``config_db_patch``, the RFC 6902 JSON Patch ``config apply-patch`` takes (the push's own patch,
+      changes.drivers.config_db: owned tables made equal, others merged; passkeys shown as ``***``), and ``cli``,
+      the vtysh commands for frr.conf;
+    - ``frr``: ``cli``, vtysh commands for frr.conf; ``notes`` says when the Linux plan differs (the twin applies
+      the whole plan on a push: it is re-pushed, not patched).
+
+    InputError (field ``platform``) for a platform with no remediation."""
+    intended_text, intended_json = _split_files(intended)
+    running_text, running_json = _split_files(running)
+    out: dict = {"platform": platform, "cli": [], "config_db_patch": [], "notes": []}
+    if platform == "eos":
+        # Keys masked on both sides (as the EOS driver's planned diff): the device's TACACS+ key and the rendered
+        # FT-SECRET marker are no difference, and no key is shown.
+        out["cli"] = cli_remediation(eos_keys_masked(intended_text), eos_keys_masked(running_text), platform="eos")
+    elif platform in ("sonic", "frr"):
+        out["cli"] = cli_remediation(intended_text, running_text, platform="frr")
+        if platform == "sonic":
+            out["config_db_patch"] = config_db_patch(
+                secrets_masked(parse_config_db(running_json, what="running config_db.json")),
+                secrets_masked(parse_config_db(intended_json, what="intended config_db.json")))
+        elif json.loads(intended_json or "{}") != json.loads(running_json or "{}"):
+            out["notes"].append("linux-plan.json differs: push the intended plan (the twin applies it whole)")
+    else:
+        raise InputError(FieldError("platform", platform, "no remediation for this platform (eos, sonic, frr)"))
+    out["cli"] = [redact_text(line) for line in out["cli"]]  # a remembered secret is never shown
+    return out
+
+
+def remediation_text(remediation: Mapping) -> str:
+    """The remediation for people (drift command, UI): each part under the tool that applies it."""
+    parts = []
+    if remediation.get("config_db_patch"):
+        parts.append("config apply-patch (RFC 6902 JSON Patch):\n"
+                     + json.dumps(remediation["config_db_patch"], indent=2, sort_keys=True))
+    if remediation.get("cli"):
+        tool = "EOS CLI (configure session)" if remediation.get("platform") == "eos" else "vtysh (configure)"
+        parts.append(f"{tool}:\n" + "\n".join(remediation["cli"]))
+    parts += list(remediation.get("notes") or [])
+    return "\n".join(parts)
 
 
 def _running_state_errors(fabric_intended: Mapping[str, Mapping[str, str]],

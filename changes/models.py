@@ -179,6 +179,12 @@ class DriftRecord(models.Model):
     # the static checks raise on the running state that the intended state does not have.
     differences = models.JSONField(default=list, blank=True)
     running_errors = models.JSONField(default=list, blank=True)
+    # What brings the device back (changes.drift.remediation_build): {"platform", "cli": [EOS CLI / vtysh lines],
+    # "config_db_patch": [RFC 6902 ops], "notes": [...]}; empty without semantic drift.
+    remediation = models.JSONField(default=dict, blank=True, help_text=(
+        "What brings the device back to the intended config: platform, cli (EOS CLI or vtysh lines, in context), "
+        "config_db_patch (SONiC: the RFC 6902 JSON Patch for `config apply-patch`), notes; {} without semantic "
+        "drift."))
     error = models.TextField(blank=True)
     change_set = models.ForeignKey(ChangeSet, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 

@@ -134,7 +134,7 @@ class DriftRecordSerializer(serializers.ModelSerializer):
     class Meta:
         model = DriftRecord
         fields = ("id", "hostname", "checked_at", "intended_hash", "running_hash", "drifted", "diff", "differences",
-                  "running_errors", "error", "change_set")
+                  "running_errors", "remediation", "error", "change_set")
 
 
 class AuditLogSerializer(serializers.ModelSerializer):

@@ -166,7 +166,8 @@ def _bgp(bgp: dict, platform: str) -> dict:
                     "route_map_out": neighbor.get("route_map_out")} for neighbor in bgp["neighbors"]]
     return {"asn": bgp["asn"], "router_id": bgp["router_id"], "maximum_paths": bgp["maximum_paths"],
             "keepalive_s": bgp["keepalive_s"], "hold_s": bgp["hold_s"], "allowas_in": bgp.get("allowas_in") or 0,
-            "bfd": bgp["bfd"], "peer_groups": groups, "neighbors": neighbors, "networks": list(bgp["networks"]),
+            # Advertised networks are a set (FRR and EOS print them in their own order): compared sorted.
+            "bfd": bgp["bfd"], "peer_groups": groups, "neighbors": neighbors, "networks": sorted(bgp["networks"]),
             "evpn": {"enabled": bgp["evpn"]["enabled"], "advertise_all_vni": bgp["evpn"]["advertise_all_vni"]},
             "vrfs": [{"name": _vrf(vrf["name"]), "rd": vrf["rd"], "l3vni": vrf["l3vni"],
                       "route_targets": vrf["route_targets"]} for vrf in bgp["vrfs"]],
