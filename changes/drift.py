@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from compiler.errors import DriverError, FabricTwinError, FieldError, InputError
 from compiler.parse import ParsedDevice, parse_device
-from compiler.parse.drift import field_drift
+from compiler.parse.drift import FieldDrift, field_drift
 from compiler.parse.remediate import cli_remediation
 from twin.redaction import redact_text
 from validators.configs import running_state_errors
@@ -90,25 +90,53 @@ def remediation_build(*, platform: str, intended: Mapping[str, str], running: Ma
       the whole plan on a push: it is re-pushed, not patched).
 
     InputError (field ``platform``) for a platform with no remediation."""
-    intended_text, intended_json = _split_files(intended)
-    running_text, running_json = _split_files(running)
+    if platform not in ("eos", "sonic", "frr"):
+        raise InputError(FieldError("platform", platform, "no remediation for this platform (eos, sonic, frr)"))
+    intended_text, intended_json = _split_files(secrets_hidden(platform=platform, files=intended))
+    running_text, running_json = _split_files(secrets_hidden(platform=platform, files=running))
     out: dict = {"platform": platform, "cli": [], "config_db_patch": [], "notes": []}
     if platform == "eos":
-        # Keys masked on both sides (as the EOS driver's planned diff): the device's TACACS+ key and the rendered
-        # FT-SECRET marker are no difference, and no key is shown.
-        out["cli"] = cli_remediation(eos_keys_masked(intended_text), eos_keys_masked(running_text), platform="eos")
-    elif platform in ("sonic", "frr"):
+        out["cli"] = cli_remediation(intended_text, running_text, platform="eos")
+    else:
         out["cli"] = cli_remediation(intended_text, running_text, platform="frr")
         if platform == "sonic":
-            out["config_db_patch"] = config_db_patch(
-                secrets_masked(parse_config_db(running_json, what="running config_db.json")),
-                secrets_masked(parse_config_db(intended_json, what="intended config_db.json")))
+            out["config_db_patch"] = config_db_patch(parse_config_db(running_json, what="running config_db.json"),
+                                                     parse_config_db(intended_json, what="intended config_db.json"))
         elif json.loads(intended_json or "{}") != json.loads(running_json or "{}"):
             out["notes"].append("linux-plan.json differs: push the intended plan (the twin applies it whole)")
-    else:
-        raise InputError(FieldError("platform", platform, "no remediation for this platform (eos, sonic, frr)"))
     out["cli"] = [redact_text(line) for line in out["cli"]]  # a remembered secret is never shown
     return out
+
+
+def secrets_hidden(*, platform: str, files: Mapping[str, str]) -> dict[str, str]:
+    """The files with every key/passkey shown as ``***`` (EOS ``key [type] <value>``, SONiC TACPLUS ``passkey``), as
+    the drivers' planned diffs do: the device's secret and the rendered ``FT-SECRET[...]`` marker compare equal and
+    no secret is shown. Comparisons and remediation only; never pushed."""
+    out = dict(files)
+    for name, text in files.items():
+        if platform == "eos" and not text.lstrip().startswith("{"):
+            out[name] = eos_keys_masked(text)
+        elif platform == "sonic" and text.lstrip().startswith("{"):
+            document = secrets_masked(parse_config_db(text, what=name))
+            out[name] = json.dumps(document, indent=4, sort_keys=True) + "\n"
+    return out
+
+
+def push_verify(*, hostname: str, driver: DeviceDriver, pushed: Mapping[str, str],
+                platform: str | None = None) -> tuple[list[FieldDrift], int]:
+    """After a push: read what the device now runs through its driver, parse it and compare it field by field with
+    the files pushed (compiler.parse.drift.field_drift, secrets hidden on both sides). Returns the differences in
+    what the platform's files carry (a non-empty list fails the push's verification) and how many running lines
+    the parser does not model (listed by drift, not compared here: a device prints defaults and carries state the
+    push keeps, e.g. platform data, that no rendering states). ParseError when the running config is no config of
+    the platform; DriverError when it cannot be read."""
+    running = driver.normalize(driver.get_running_config())
+    wanted = driver.normalize(dict(pushed))
+    platform = platform or parse_device(dict(wanted), hostname_hint=hostname).platform
+    fields, parsed = field_drift(hostname, secrets_hidden(platform=platform, files=wanted),
+                                 secrets_hidden(platform=platform, files=running), platform=platform)
+    compared = [item for item in fields if not item.path.startswith("unmodelled ")]
+    return compared, len(parsed.unmodelled)
 
 
 def remediation_text(remediation: Mapping) -> str:

@@ -50,3 +50,15 @@ class SecretReferenceUnknown(DriverError):  # noqa: N818 - named for what the op
 class SecretValueRefused(DriverError):
     """A stored secret cannot be written where its reference stands (e.g. a blank in a SONiC TACACS+ passkey).
     Names the device, the reference and the rule, never the value."""
+
+
+class PushVerifyFailed(FabricTwinError):  # noqa: N818 - named for what the operator sees
+    """After a push, the device's running config, parsed, differs from the files pushed (changes.drift.push_verify):
+    the device does not run what was pushed (a rejected line, a platform that rewrote a value). ``differences``
+    lists each field-level difference; the message names the device and every difference."""
+
+    def __init__(self, device: str, differences: list[str]):
+        self.device = device
+        self.differences = list(differences)
+        super().__init__(f"{device}: the running config after the push differs from the pushed one: "
+                         + "; ".join(self.differences))

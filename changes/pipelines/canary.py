@@ -1,6 +1,8 @@
 """Canary push: pre-checks, the canary wave, post-checks, soak, then the remaining waves.
 
-Any failed check or push rolls back every device this rollout already pushed (in reverse order, to the config it
+After each push the device's running config is read back, parsed and compared field by field with the files
+pushed (post-push verification, changes.drift.push_verify): a difference fails that device's verify step. Any
+failed check, push or verification rolls back every device this rollout already pushed (in reverse order, to the config it
 ran before, kept in the change set) and the rollout ends rolled back; the checks run again after the rollback
 and the report says whether the fabric is green again. Resumable at any point: a push step that finished ok is
 never redone, and before every push the device's running config is compared with the intended one (the crash
@@ -10,11 +12,13 @@ may have happened between the commit and the step row update).
 from __future__ import annotations
 
 from compiler.errors import DriverError, FabricTwinError
+from compiler.parse import PARSERS
 from intents.models import CompileRun
 from intents.services import device_configs_mark_deployed
 
 from ..choices import RolloutStateChoices, RolloutTargetChoices, StepPhaseChoices, StepResultChoices
-from ..errors import CheckFailed, RolloutStopped
+from ..drift import push_verify
+from ..errors import CheckFailed, PushVerifyFailed, RolloutStopped
 from ..selectors import pushed_devices
 from .checks import fabric_checks
 
@@ -45,6 +49,7 @@ class CanaryPipeline:
             try:
                 for device in wave:
                     self.push(index, device)
+                    self.verify_push(index, device)
                 self.check(Phase.VERIFY, index, f"post-checks after wave {index} ({', '.join(wave)})",
                            devices=self.done_devices(waves[:index]))
                 soak_s = self.rollout.policy.get("soak_s", 0)
@@ -92,6 +97,29 @@ class CanaryPipeline:
             diff = driver.push(row.intended_files)
             step.output = diff or "no difference reported by the device"
             step.detail = {"pushed": True}
+
+    def verify_push(self, wave: int, device: str) -> None:
+        """Post-push verification: what the device runs now, parsed, against the files pushed; a difference fails
+        the step (field-level differences in its output) and so rolls the rollout back."""
+        if self.ctx.completed(Phase.VERIFY, device, wave):
+            return  # verified before a resume
+        row = self.ctx.change_set_device(device)
+        with self.ctx.step(Phase.VERIFY, device, wave, config_hash=row.intended_hash) as step:
+            if row.platform not in PARSERS:
+                step.result = Result.SKIPPED
+                step.output = f"skipped: no parser for platform {row.platform!r} ({', '.join(PARSERS)})"
+                return
+            differences, unmodelled = push_verify(hostname=device, driver=self.ctx.driver(device),
+                                                  pushed=row.intended_files, platform=row.platform)
+            step.detail = {"differences": [item.as_dict() for item in differences],
+                           "running_lines_not_modelled": unmodelled}
+            if differences:
+                step.output = "post-push verification: the running config, parsed, differs from the pushed one:\n" \
+                    + "\n".join(item.message for item in differences)
+                raise PushVerifyFailed(device, [item.message for item in differences])
+            step.output = (f"post-push verification: the running config, parsed, equals the pushed one in every "
+                           f"field the {row.platform} files carry ({unmodelled} running lines not modelled, not "
+                           f"compared)")
 
     def check(self, phase: str, wave: int, title: str, *, include_static: bool = False, tag: str = "",
               devices: list[str] | None = None) -> None:
