@@ -167,11 +167,12 @@ def _running_state_errors(fabric_intended: Mapping[str, Mapping[str, str]],
         return {}
 
 
-def drift_detect_all() -> list[DriftRecord]:
-    """Beat entry: for every device that has an endpoint, compare the config deployed by the last successful
-    rollout (or the last change set) with what the device runs now."""
+def drift_detect_all(*, hostnames: list[str] | None = None) -> list[DriftRecord]:
+    """Beat entry: for every device that has an endpoint (or those of ``hostnames``), compare the config deployed
+    by the last successful rollout (or the last change set) with what the device runs now."""
     intended = intended_configs_latest()
-    endpoints = {endpoint.hostname: endpoint for endpoint in DeviceEndpoint.objects.filter(hostname__in=list(intended))}
+    wanted = [host for host in intended if hostnames is None or host in hostnames]
+    endpoints = {endpoint.hostname: endpoint for endpoint in DeviceEndpoint.objects.filter(hostname__in=wanted)}
     drivers = {host: (lambda endpoint=endpoint: driver_for_endpoint(endpoint)) for host, endpoint in endpoints.items()}
     return drift_check(hostnames_drivers=drivers, intended={host: intended[host][1] for host in endpoints},
                        fabric_intended={host: files for host, (_, files) in intended.items()})

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
+from changes import drift as change_drift
 from changes import services as change_services
 from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices
 from changes.selectors import drift_latest, rollout_list, step_list
@@ -217,6 +218,13 @@ def drift(fabric):
     if not records:
         return None
     return {"drifted": sum(1 for record in records if record.drifted), "checked": len(records)}
+
+
+def drift_rows(hostname: str = "") -> list[dict]:
+    """The newest drift record per device (or of one device) with its remediation as text (the drift page)."""
+    return [{"record": record, "remediation": change_drift.remediation_text(record.remediation)
+             if record.remediation else ""}
+            for record in drift_latest() if not hostname or record.hostname == hostname]
 
 
 def rollout_create_options():

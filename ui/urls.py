@@ -64,5 +64,6 @@ urlpatterns = [
     path("rollouts/<int:pk>/", rollouts.rollout_detail, name="rollout_detail"),
     path("rollouts/<int:pk>/progress/", rollouts.rollout_progress, name="rollout_progress"),
     path("rollouts/<int:pk>/<str:action>/", rollouts.rollout_action, name="rollout_action"),
+    path("drift/", rollouts.drift_list, name="drift_list"),
 ]
 

@@ -61,6 +61,9 @@ def test_good_change_new_vni_rolls_out_canary_first(twin):
     assert state == State.SUCCEEDED, rollout.error
     pushes = list(Step.objects.filter(rollout=rollout, phase=Phase.PUSH).values_list("device", "result"))
     assert pushes == [("leaf1", Result.OK), ("leaf2", Result.OK)]  # canary first
+    verified = Step.objects.filter(rollout=rollout, phase=Phase.VERIFY).exclude(device="")  # post-push: parsed
+    assert sorted(verified.values_list("device", "result")) == [("leaf1", Result.OK), ("leaf2", Result.OK)]
+    assert all("equals the pushed one" in step.output for step in verified)
     canary_verify = Step.objects.get(rollout=rollout, phase=Phase.VERIFY, wave=1, detail__tag="")
     assert canary_verify.id < Step.objects.get(rollout=rollout, device="leaf2", phase=Phase.PUSH).id
     for node, files in new_files.items():  # every node runs the intent

@@ -48,6 +48,15 @@ def _progress_context(pk: int) -> dict:
 
 
 @viewer
+def drift_list(request):
+    """The newest drift check per device: field-level differences, errors the checks raise on the running state,
+    and the remediation (EOS CLI, SONiC JSON Patch + vtysh, FRR vtysh). ``?host=`` shows one device."""
+    hostname = request.GET.get("host", "").strip()
+    return render(request, "ui/rollouts/drift.html", {
+        "section": "drift", "title": "Drift", "host": hostname, "rows": integrations.drift_rows(hostname)})
+
+
+@viewer
 def rollout_detail(request, pk: int):
     context = _progress_context(pk)
     return render(request, "ui/rollouts/detail.html", {"section": "rollouts",
