@@ -17,6 +17,8 @@ from pathlib import Path
 
 import jsonpatch
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from changes import drift
 from compiler.errors import InputError
@@ -286,3 +288,43 @@ def test_unknown_platform_is_refused_naming_the_field():
         drift.remediation_build(platform="junos", intended={}, running={})
     with pytest.raises(InputError, match="platform='junos'"):
         cli_remediation("", "", platform="junos")
+
+
+# ------------------------------------------------------------------------------ property: random running configs
+
+
+def _paths(tree: dict, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = []
+    for line, children in tree.items():
+        out.append((*prefix, line))
+        out += _paths(children, (*prefix, line))
+    return out
+
+
+def _without(tree: dict, path: tuple[str, ...]) -> None:
+    for line in path[:-1]:
+        tree = tree.get(line, {})
+    tree.pop(path[-1], None)
+
+
+PROPERTY_DEVICES = [(platform, *_devices("mixed_eos_sonic")[platform]) for platform in ("eos", "sonic", "frr")]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(device=st.sampled_from(PROPERTY_DEVICES), picks=st.lists(st.integers(min_value=0), min_size=1, max_size=4),
+       extra=st.booleans())
+def test_remediation_of_any_removed_lines_brings_the_config_back(device, picks, extra):
+    """Property: remove any lines or blocks of a golden's CLI text (and maybe add a line the intent lacks) and the
+    remediation restores the intended model."""
+    platform, host, intended = device
+    name = _text_name(intended)
+    tree = config_tree(intended[name])
+    paths = _paths(tree)
+    for pick in picks:
+        _without(tree, paths[pick % len(paths)])
+    if extra:
+        tree.setdefault("interface Ethernet1/1" if platform == "eos" else "interface Ethernet0",
+                        {})["description added by hand"] = {}
+    running = {**intended, name: _render(tree, platform="eos" if platform == "eos" else "frr")}
+    remediation = drift.remediation_build(platform=platform, intended=intended, running=running)
+    assert remediation_problems(host, platform, intended, running, remediation) == []
