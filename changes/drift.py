@@ -125,13 +125,14 @@ def secrets_hidden(*, platform: str, files: Mapping[str, str]) -> dict[str, str]
 def push_verify(*, hostname: str, driver: DeviceDriver, pushed: Mapping[str, str],
                 platform: str | None = None) -> tuple[list[FieldDrift], int]:
     """After a push: read what the device now runs through its driver, parse it and compare it field by field with
-    the files pushed (compiler.parse.drift.field_drift, secrets hidden on both sides). Returns the differences in
+    what the push should have left (``driver.effective_after_push``: the files pushed, plus what a merging push
+    keeps; compiler.parse.drift.field_drift, secrets hidden on both sides). Returns the differences in
     what the platform's files carry (a non-empty list fails the push's verification) and how many running lines
     the parser does not model (listed by drift, not compared here: a device prints defaults and carries state the
     push keeps, e.g. platform data, that no rendering states). ParseError when the running config is no config of
     the platform; DriverError when it cannot be read."""
     running = driver.normalize(driver.get_running_config())
-    wanted = driver.normalize(dict(pushed))
+    wanted = driver.normalize(driver.effective_after_push(running, dict(pushed)))
     platform = platform or parse_device(dict(wanted), hostname_hint=hostname).platform
     fields, parsed = field_drift(hostname, secrets_hidden(platform=platform, files=wanted),
                                  secrets_hidden(platform=platform, files=running), platform=platform)

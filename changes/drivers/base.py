@@ -99,6 +99,12 @@ class DeviceDriver(ABC):
         drift). A unified diff here; drivers whose push merges (SONiC) show what they would really send."""
         return config_diff(running, intended)
 
+    def effective_after_push(self, running: ConfigFiles, pushed: ConfigFiles) -> ConfigFiles:
+        """What the device should run after ``pushed`` was pushed onto ``running`` (post-push verification compares
+        the running config with it): the pushed files. Drivers whose push merges (SONiC's patch) or carries device
+        state (EOS: AAA, drain) override it."""
+        return dict(pushed)
+
     def runs_exactly(self, config: ConfigFiles) -> bool:
         """Does the device run exactly this saved config (asked before a rollback)? Drivers whose push merges
         (SONiC: tables we do not own) override it, since there ``is_at`` ignores what the candidate leaves out."""

@@ -159,6 +159,11 @@ class NapalmEosDriver(DeviceDriver):
         push_guard(device=self.hostname, platform="eos", running=running, effective=candidate)
         self._load_session(candidate)
 
+    def effective_after_push(self, running: ConfigFiles, pushed: ConfigFiles) -> ConfigFiles:
+        """The pushed config with the device state a push carries over (its AAA when the intent has none, its
+        drain state), as ``load_candidate`` builds it."""
+        return {**pushed, CONFIG_FILE: carry_device_state(running.get(CONFIG_FILE, ""), pushed.get(CONFIG_FILE, ""))}
+
     def _load_session(self, config: ConfigFiles) -> None:
         self._call("load_replace_candidate", self.device.load_replace_candidate, config=config[CONFIG_FILE])
         self._candidate = config

@@ -164,6 +164,14 @@ class NetmikoSonicDriver(DeviceDriver):
             push_guard(device=self.hostname, platform="sonic", running=running, effective=effective)
         return running, patch, effective
 
+    def effective_after_push(self, running: ConfigFiles, pushed: ConfigFiles) -> ConfigFiles:
+        """The running CONFIG_DB with the push's patch applied (tables we merge keep what the device has, e.g. ports
+        the intent does not use) and the pushed frr.conf: what ``_plan`` expects the switch to run."""
+        running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
+        pushed_db = parse_config_db(pushed.get(CONFIG_DB, ""), what=f"{self.hostname}: pushed {CONFIG_DB}")
+        return {CONFIG_DB: dump_config_db(apply_config_db_patch(running_db, config_db_patch(running_db, pushed_db))),
+                "frr.conf": pushed.get("frr.conf", running.get("frr.conf", ""))}
+
     def compare(self) -> str:
         """The JSON Patch ``config apply-patch`` would get (one operation a line) and the frr.conf diff."""
         if self._candidate is None:

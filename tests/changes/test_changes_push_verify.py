@@ -16,6 +16,7 @@ from changes import drift, services
 from changes.choices import RolloutStateChoices as State
 from changes.choices import StepPhaseChoices as Phase
 from changes.choices import StepResultChoices as Result
+from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from changes.models import Step
 from changes.pipelines.runner import rollout_execute
 
@@ -119,3 +120,37 @@ def test_push_verify_at_the_driver_boundary(host):
                                        platform=HOSTS[host])
     assert any(item.path.endswith(".qos.pfc_priorities") and item.intended == [3] and item.running == []
                for item in differences), [item.message for item in differences]
+
+
+class SonicRunning(NetmikoSonicDriver):
+    """The SONiC driver's own comparison logic on a fixed running config (no SSH)."""
+
+    def __init__(self, running: dict[str, str]):
+        super().__init__("leaf2", "192.0.2.10", "admin")
+        self.running = running
+
+    def get_running_config(self):
+        return self.normalize(dict(self.running))
+
+
+def test_sonic_verification_keeps_what_the_patch_merges():
+    """SONiC's push merges PORT, DEVICE_METADATA and the management tables: a port the intent does not use and the
+    switch's own tables are no difference after a push; a dropped ``pfc_enable`` still is."""
+    pushed = _golden("leaf2")
+    document = json.loads(pushed["config_db.json"])
+    document["PORT"]["Ethernet512"] = {"admin_status": "down", "lanes": "512,513", "mtu": "9100", "speed": "400000"}
+    document["DEVICE_METADATA"]["localhost"]["mac"] = "52:54:00:12:34:56"  # platform data
+    document["FEATURE"] = {"lldp": {"state": "enabled"}}  # a table the intent does not render
+    running = {**pushed, "config_db.json": json.dumps(document, indent=4, sort_keys=True)}
+    assert drift.push_verify(hostname="leaf2", driver=SonicRunning(running), pushed=pushed)[0] == []
+    # Without the driver's merge (the base class: the device should run exactly the pushed files) it would differ.
+    assert drift.push_verify(hostname="leaf2", driver=MemoryFabricDriver(running), pushed=pushed)[0]
+    dropped = _drops_pfc(running)
+    differences, _ = drift.push_verify(hostname="leaf2", driver=SonicRunning(dropped), pushed=pushed)
+    assert any(item.path.endswith(".qos.pfc_priorities") for item in differences)
+
+
+def MemoryFabricDriver(running: dict[str, str]) -> MemoryDevice:  # noqa: N802 - reads as the driver it returns
+    fabric = MemoryFabric(["leaf2"])
+    fabric.configs["leaf2"] = running
+    return fabric.driver("leaf2")
