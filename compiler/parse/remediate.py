@@ -35,6 +35,9 @@ from compiler.parse.common import Node, cli_tree
 
 # Block terminators FRR prints (frr.conf, ``show running-config``): structure, not configuration.
 FRR_BLOCK_ENDS = frozenset({"exit", "exit-address-family", "exit-vni", "exit-vrf", "end"})
+# Lines a config or ``show running-config`` prints that are no command to send: vtysh's banner, and FRR's version
+# and defaults profile (FRR user guide, "frr defaults": fixed when the daemons start, not changeable at run time).
+NOT_COMMANDS = re.compile(r"^(?:Building configuration\.\.\.|Current configuration:|frr version .*|frr defaults .*)$")
 # Indentation each platform prints one level with (EOS 3 spaces, FRR 1).
 INDENT = {"eos": "   ", "frr": " "}
 
@@ -58,14 +61,15 @@ Tree = dict[str, "Tree"]
 
 
 def config_tree(text: str) -> Tree:
-    """CLI text as nested ``{line: {child line: ...}}`` (indentation, ``!`` comments and FRR block ends dropped)."""
+    """CLI text as nested ``{line: {child line: ...}}`` (indentation, ``!`` comments, FRR block ends and lines that
+    are no command dropped)."""
     return _tree(cli_tree(text))
 
 
 def _tree(nodes: list[Node]) -> Tree:
     out: Tree = {}
     for node in nodes:
-        if node.text in FRR_BLOCK_ENDS:
+        if node.text in FRR_BLOCK_ENDS or NOT_COMMANDS.match(node.text):
             continue
         out.setdefault(node.text, {}).update(_tree(node.children))
     return out

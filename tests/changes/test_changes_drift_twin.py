@@ -1,6 +1,7 @@
 """Drift detection on the live twin (root + FRR; skipped otherwise): after a rollout, the beat task reads every
 node's running config through the twin driver and finds nothing; an out-of-band vtysh change on one leaf and a
-deleted VXLAN device on another are then each reported as drift with a diff, and exposed by the API."""
+deleted VXLAN device on another are then each reported as drift with a diff, and exposed by the API; the
+remediation drift proposes for the vtysh change, typed into FRR, removes it."""
 
 from __future__ import annotations
 
@@ -50,5 +51,15 @@ def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_c
         assert latest["leaf1"]["drifted"] and "rogue-change" in latest["leaf1"]["diff"]
         assert latest["leaf2"]["drifted"] and "vx10030" in latest["leaf2"]["diff"]
         assert not latest["spine1"]["drifted"]
+
+        # The remediation drift proposes, typed into FRR as it is, removes the out-of-band change.
+        commands = latest["leaf1"]["remediation"]["cli"]
+        assert " no neighbor FABRIC description rogue-change" in commands, commands
+        run(["vtysh", "-N", f"{prefix}-leaf1", "-c", "configure terminal",
+             *[argument for line in commands for argument in ("-c", line.strip())]])
+        drift_detect.delay().get()
+        again = {row["hostname"]: row for row in api_client.get("/api/drift/").json()}
+        assert "rogue-change" not in again["leaf1"]["diff"]
+        assert not [item for item in again["leaf1"]["differences"] if item["path"].startswith("bgp.")]
     finally:
         runtime.down(prefix, state_dir=tmp_path, force=True)

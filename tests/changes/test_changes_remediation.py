@@ -328,3 +328,10 @@ def test_remediation_of_any_removed_lines_brings_the_config_back(device, picks, 
     running = {**intended, name: _render(tree, platform="eos" if platform == "eos" else "frr")}
     remediation = drift.remediation_build(platform=platform, intended=intended, running=running)
     assert remediation_problems(host, platform, intended, running, remediation) == []
+
+
+def test_show_running_config_banner_and_version_are_no_commands():
+    intended = "frr version 8.4\nfrr defaults datacenter\nhostname leaf1\n!\nrouter bgp 65001\n bgp router-id 10.0.0.1\nexit\n"
+    running = ("Building configuration...\n\nCurrent configuration:\n!\nfrr version 8.4.4\nfrr defaults datacenter\n"
+               "hostname leaf1\n!\nrouter bgp 65001\n bgp router-id 10.0.0.9\nexit\n!\nend\n")
+    assert cli_remediation(intended, running, platform="frr") == ["router bgp 65001", " bgp router-id 10.0.0.1", "exit"]
