@@ -19,7 +19,8 @@ from validators.configs import running_state_errors
 
 from .drivers import DeviceDriver, config_hash, driver_for_endpoint
 from .drivers.config_db import config_db_patch, parse_config_db, secrets_masked
-from .guard import eos_keys_masked
+from .errors import PushRefused
+from .guard import eos_keys_masked, push_guard
 from .models import ChangeSet, DeviceEndpoint, DriftRecord
 from .selectors import intended_configs_latest
 
@@ -44,6 +45,9 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
                 running = driver.normalize(driver.get_running_config())
                 wanted = driver.normalize(dict(wanted))
                 diff = driver.planned_diff(running, wanted)
+                # What a push of the intended files would leave (SONiC keeps what its patch merges, EOS its AAA and
+                # drain state): the remediation's target, so it never removes what a push keeps.
+                target = driver.normalize(driver.effective_after_push(running, wanted))
         except DriverError as exc:
             return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(wanted)), error=str(exc),
                                change_set=change_set)
@@ -52,8 +56,9 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
             fields, parsed_running[hostname] = field_drift(hostname, dict(wanted), dict(running))
             differences = [item.as_dict() for item in fields]
             if fields:  # only semantic drift is remediated (a reordered or reformatted config is none)
-                remediation = remediation_build(platform=parsed_running[hostname].platform, intended=wanted,
-                                                running=running)
+                platform = parsed_running[hostname].platform
+                remediation = remediation_build(platform=platform, intended=target, running=running)
+                remediation["notes"] += _guard_notes(hostname, platform, running, target)
         except FabricTwinError as exc:  # a running config no parser reads: said, not hidden
             differences = [{"path": "", "intended": None, "running": None,
                             "message": f"{hostname}: running config not parsed: {exc}"}]
@@ -70,6 +75,16 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
     for record in records:
         record.running_errors = errors.get(record.hostname, [])
     return DriftRecord.objects.bulk_create(records)
+
+
+def _guard_notes(hostname: str, platform: str, running: Mapping[str, str], target: Mapping[str, str]) -> list[str]:
+    """The pre-push guard's verdict on the remediation's target: what applying it would cut (management path, AAA,
+    drain state) is said next to the commands, as a push of it would be refused."""
+    try:
+        push_guard(device=hostname, platform=platform, running=dict(running), effective=dict(target))
+    except PushRefused as exc:
+        return [f"not safe to apply as is (a push would be refused): {exc}"]
+    return []
 
 
 def _split_files(files: Mapping[str, str]) -> tuple[str, str]:

@@ -4,9 +4,10 @@
 (:func:`compiler.parse.common.cli_tree`, the parsers' own reader) and returns the commands, in context, for EOS CLI
 (a configure session) or FRR ``vtysh`` (FRR's frr.conf, and SONiC's frr.conf):
 
-- a line the running config has and the intended one lacks is negated in its context (``no <line>``; a
-  ``no <line>`` that is not wanted is re-entered without its ``no``, which restores the default), and a block is
-  removed by negating its header;
+- a line the running config has and the intended one lacks is negated in its context (``no <line>``), and a
+  block is removed by negating its header; a ``no <x>`` line only the running config has is left alone unless
+  the intended config sets ``<x>`` otherwise: re-entering ``<x>`` would turn on what the device or its defaults
+  turned off (EOS prints ``no aaa root``, FRR ``no bgp default ipv4-unicast``);
 - a line the intended config has and the running one lacks is entered in its context, a missing block with all
   its lines;
 - a setting that holds one value (``mtu``, ``description``, ``neighbor X remote-as`` ... :data:`SINGLE_VALUED`)
@@ -87,8 +88,8 @@ def setting_key(line: str) -> str:
 
 
 def negate(line: str) -> str:
-    """The command that undoes a line: ``no <line>``; for a ``no <x>`` line, ``<x>`` (back to the default)."""
-    return line[3:] if line.startswith("no ") else f"no {line}"
+    """The command that undoes a line: ``no <line>`` (a block header: the whole block)."""
+    return f"no {line}"
 
 
 def _negations(running: Tree, intended: Tree) -> Tree:
@@ -100,7 +101,7 @@ def _negations(running: Tree, intended: Tree) -> Tree:
             inner = _negations(children, intended[line])
             if inner:
                 out[line] = inner
-        elif children or setting_key(line) not in replaced:
+        elif children or (setting_key(line) not in replaced and not line.startswith("no ")):
             out[negate(line)] = {}
     return out
 

@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from changes import drift
+from changes.drivers.napalm_eos import NapalmEosDriver
 
 pytestmark = pytest.mark.django_db
 
@@ -65,3 +66,34 @@ def test_drift_api_and_ui_show_the_remediation(records, api_client):
     page = client.get("/drift/?host=leaf1").content.decode()
     assert "Remediation" in page and "priority-flow-control priority 3 no-drop" in page and "leaf3" not in page
     assert Client().get("/drift/").status_code == 302  # login required
+
+
+class EosRunning(NapalmEosDriver):
+    """The EOS driver's own logic (what a push carries) on a fixed running config (no connection)."""
+
+    def __init__(self, running: str):
+        super().__init__("leaf1", "192.0.2.11", "admin", "x")
+        self.running = running
+
+    def open(self) -> None:
+        return None
+
+    def get_running_config(self):
+        return {"startup-config": self.running}
+
+
+def test_remediation_keeps_what_a_push_carries_and_says_what_the_guard_would_refuse():
+    """A drained EOS leaf with a hand-added login user and a lost PFC line: the remediation restores PFC, leaves
+    the drain (``maintenance``: device state a push carries) alone, and says that removing the user would be
+    refused by the pre-push guard. A ``no ...`` line only the device has is not turned into its opposite."""
+    intended = {"startup-config": (RENDERED / "leaf1" / "eos" / "startup-config").read_text()}
+    running = intended["startup-config"].replace(PFC_LINE, "").replace(
+        "\nend", "\nmaintenance\n   unit System\n      quiesce\n!\nusername ops privilege 15 nopassword\n!\n"
+                 "no aaa root\n!\nend")
+    [record] = drift.drift_check(hostnames_drivers={"leaf1": lambda: EosRunning(running)},
+                                 intended={"leaf1": intended})
+    cli = record.remediation["cli"]
+    assert "   priority-flow-control priority 3 no-drop" in cli
+    assert not any("maintenance" in line or "quiesce" in line for line in cli)
+    assert "no username ops privilege 15 nopassword" in cli and "aaa root" not in cli
+    assert any("not safe to apply as is" in note and "username" in note for note in record.remediation["notes"])
