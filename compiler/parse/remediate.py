@@ -50,12 +50,15 @@ SINGLE_VALUED = (
                r"|advertisement-interval|maximum-routes|ebgp-multihop|local-as|allowas-in))(?=\s|$)"),
     re.compile(r"^(neighbor \S+ route-map) \S+ (in|out)$"),
     re.compile(r"^(description|mtu|speed|hostname|router-id|bgp router-id|switchport mode|switchport access vlan"
-               r"|switchport trunk allowed vlan|maximum-paths|timers bgp|rd|vni|vxlan source-interface"
+               r"|switchport trunk allowed vlan|timers bgp|rd|vxlan source-interface"
                r"|vxlan udp-port|bandwidth percent|qos trust|ingress headroom bytes|service-profile|random-detect ecn"
-               r"|priority|log syslog|ip routing vrf|vrf|vxlan vlan \S+ vni|vxlan vrf \S+ vni"
+               r"|priority|log syslog|vxlan vlan \S+ vni|vxlan vrf \S+ vni"
                r"|qos map traffic-class \S+ to tx-queue"
                r"|priority-flow-control pause watchdog default (?:timeout|recovery-time)"
                r"|priority-flow-control pause watchdog action)(?=\s|$)"),
+    # One value and nothing else: an interface's ``vrf NAME``, FRR's ``vni N`` in a VRF, ``maximum-paths N`` (not
+    # ``vrf instance NAME``, ``maximum-paths ibgp N``: other settings).
+    re.compile(r"^(vrf|vni|maximum-paths)(?= \d+(?: ecmp \d+)?$| [A-Za-z_][\w.-]*$)"),
 )
 
 Tree = dict[str, "Tree"]

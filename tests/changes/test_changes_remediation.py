@@ -335,3 +335,24 @@ def test_show_running_config_banner_and_version_are_no_commands():
     running = ("Building configuration...\n\nCurrent configuration:\n!\nfrr version 8.4.4\nfrr defaults datacenter\n"
                "hostname leaf1\n!\nrouter bgp 65001\n bgp router-id 10.0.0.9\nexit\n!\nend\n")
     assert cli_remediation(intended, running, platform="frr") == ["router bgp 65001", " bgp router-id 10.0.0.1", "exit"]
+
+
+@pytest.mark.parametrize(("line", "key"), [
+    ("mtu 9214", "mtu"), ("no shutdown", "shutdown"), ("neighbor 10.0.0.1 remote-as 65000", "neighbor 10.0.0.1 remote-as"),
+    ("neighbor 10.0.0.1 timers connect 2", "neighbor 10.0.0.1 timers connect"),
+    ("neighbor X route-map FT-OUT out", "neighbor X route-map out"), ("vrf TENANT_A", "vrf"), ("vni 50001", "vni"),
+    ("maximum-paths 64 ecmp 64", "maximum-paths"),
+    # several per context: each line is its own setting
+    ("vrf instance TENANT_A", "vrf instance TENANT_A"), ("ip routing vrf TENANT_A", "ip routing vrf TENANT_A"),
+    ("maximum-paths ibgp 4", "maximum-paths ibgp 4"), ("priority-flow-control priority 3 no-drop",
+                                                        "priority-flow-control priority 3 no-drop"),
+])
+def test_setting_keys(line, key):
+    assert setting_key(line) == key
+
+
+def test_a_missing_vrf_does_not_hide_an_extra_one():
+    intended = "vrf instance A\n!\nip routing vrf A\n!\nend\n"
+    running = "vrf instance B\n!\nip routing vrf B\n!\nend\n"
+    assert cli_remediation(intended, running, platform="eos") == [
+        "no ip routing vrf B", "no vrf instance B", "vrf instance A", "ip routing vrf A"]
