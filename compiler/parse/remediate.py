@@ -90,22 +90,30 @@ def setting_key(line: str) -> str:
     return body
 
 
-def negate(line: str) -> str:
-    """The command that undoes a line: ``no <line>`` (a block header: the whole block)."""
+# EOS front-panel and management ports cannot be removed, only returned to their defaults (Arista EOS User Manual,
+# "default interface"); VLAN, loopback, port-channel and VXLAN interfaces are removed with ``no interface``.
+EOS_PHYSICAL_PORT = re.compile(r"^interface (?:Ethernet|Management)\S*$")
+
+
+def negate(line: str, platform: str) -> str:
+    """The command that undoes a line: ``no <line>`` (a block header: the whole block); an EOS physical port:
+    ``default interface <port>``."""
+    if platform == "eos" and EOS_PHYSICAL_PORT.match(line):
+        return f"default {line}"
     return f"no {line}"
 
 
-def _negations(running: Tree, intended: Tree) -> Tree:
+def _negations(running: Tree, intended: Tree, platform: str) -> Tree:
     out: Tree = {}
     replaced = {setting_key(line) for line, children in intended.items() if not children and line not in running}
     for line in reversed(list(running)):
         children = running[line]
         if line in intended:
-            inner = _negations(children, intended[line])
+            inner = _negations(children, intended[line], platform)
             if inner:
                 out[line] = inner
         elif children or (setting_key(line) not in replaced and not line.startswith("no ")):
-            out[negate(line)] = {}
+            out[negate(line, platform)] = {}
     return out
 
 
@@ -139,4 +147,4 @@ def cli_remediation(intended_text: str, running_text: str, *, platform: str) -> 
         raise InputError(FieldError("platform", platform, f"no CLI remediation (known: {', '.join(INDENT)})"))
     running, intended = config_tree(running_text), config_tree(intended_text)
     indent = INDENT[platform]
-    return _lines(_negations(running, intended), indent) + _lines(_additions(running, intended), indent)
+    return _lines(_negations(running, intended, platform), indent) + _lines(_additions(running, intended), indent)

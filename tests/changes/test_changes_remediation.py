@@ -51,7 +51,8 @@ def _devices(golden: str) -> dict[str, tuple[str, dict[str, str]]]:
 
 def _apply_cli(running_text: str, commands: list[str], *, platform: str) -> str:
     """A device's reading of the commands: context by indentation (``exit`` leaves it), ``no X`` removes X (or
-    the setting X names) or, where nothing is there to remove, is itself a setting; a line enters its context or
+    the setting X names) or, where nothing is there to remove, is itself a setting; ``default interface P`` empties
+    port P; a line enters its context or
     is added, replacing a single-valued setting of the same key; ``X`` where ``no X`` is set restores X."""
     tree = config_tree(running_text)
     stack: list[tuple[int, dict]] = [(-1, tree)]
@@ -63,6 +64,9 @@ def _apply_cli(running_text: str, commands: list[str], *, platform: str) -> str:
         while stack[-1][0] >= indent:
             stack.pop()
         parent = stack[-1][1]
+        if line.startswith("default interface "):  # EOS: the port stays, back to its defaults
+            parent[line[len("default "):]] = {}
+            continue
         if line.startswith("no "):
             target = line[3:]
             matches = [key for key in parent if key == target or (not parent[key] and setting_key(key) == target)]
@@ -356,3 +360,12 @@ def test_a_missing_vrf_does_not_hide_an_extra_one():
     running = "vrf instance B\n!\nip routing vrf B\n!\nend\n"
     assert cli_remediation(intended, running, platform="eos") == [
         "no ip routing vrf B", "no vrf instance B", "vrf instance A", "ip routing vrf A"]
+
+
+def test_an_eos_port_is_defaulted_a_virtual_interface_removed():
+    intended = "interface Ethernet1/1\n   mtu 9214\n!\nend\n"
+    running = ("interface Ethernet1/1\n   mtu 9214\n!\ninterface Ethernet1/5\n   mtu 9214\n!\n"
+               "interface Vlan30\n   mtu 9000\n!\nend\n")
+    assert cli_remediation(intended, running, platform="eos") == ["no interface Vlan30",
+                                                                 "default interface Ethernet1/5"]
+    assert _apply_cli(running, ["default interface Ethernet1/5"], platform="eos").count("mtu 9214") == 1
