@@ -19,6 +19,7 @@ from changes.choices import StepResultChoices as Result
 from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from changes.models import Step
 from changes.pipelines.runner import rollout_execute
+from compiler.errors import FabricTwinError
 
 pytestmark = pytest.mark.django_db
 
@@ -154,3 +155,14 @@ def MemoryFabricDriver(running: dict[str, str]) -> MemoryDevice:  # noqa: N802 -
     fabric = MemoryFabric(["leaf2"])
     fabric.configs["leaf2"] = running
     return fabric.driver("leaf2")
+
+
+def test_a_running_config_that_does_not_parse_is_no_pass():
+    fabric = Fabric(drops=False)
+    fabric.configs["leaf1"] = {"startup-config": "% Invalid input (privileged mode required)\n"}
+    differences, _ = drift.push_verify(hostname="leaf1", driver=fabric.driver("leaf1"), pushed=_golden("leaf1"),
+                                       platform="eos")
+    assert {"interfaces", "bgp.neighbors"} <= {item.path for item in differences}  # read as EOS: none of it
+    fabric.configs["leaf2"] = {"config_db.json": "{not json", "frr.conf": ""}
+    with pytest.raises(FabricTwinError, match="config_db.json"):
+        drift.push_verify(hostname="leaf2", driver=fabric.driver("leaf2"), pushed=_golden("leaf2"), platform="sonic")
