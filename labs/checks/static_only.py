@@ -3,6 +3,9 @@
 - ``twin.pfc_ecn``       always skipped: veth has no PFC/ECN, verified statically only
 - ``twin.l3vni_vrfs``    "static only" when the twin was booted without tenant VRFs
 - ``twin.not_modelled``  the topology's own limitations (what ``labs.from_compile`` could not build)
+- ``twin.static_only_config``  per switch, the parts of its own config the twin does not run (QoS, PFC, buffers,
+  management, speeds) and the lines no parser models; what it does run is in ``measured["device_configs"]``
+  (``labs.node_configs``)
 """
 
 from __future__ import annotations
@@ -18,6 +21,32 @@ PFC_ECN_REASON = ("verified statically only: veth devices support neither PFC (d
 
 def check_pfc_ecn(report: Report) -> None:
     report.skip("twin.pfc_ecn", PFC_ECN_REASON)
+
+
+def device_configs_of(state: TwinState) -> dict[str, dict]:
+    """Per switch: what it boots from, the parts of its config run live, static-only, not modelled
+    (``labs.node_configs``; a twin booted from a hand-written topology has none)."""
+    return dict((state.topology.get("extra") or {}).get("device_configs") or {})
+
+
+def check_static_only_config(state: TwinState, report: Report) -> dict[str, dict]:
+    """Skipped with, per group of switches with the same static-only parts, what of their own config the twin
+    cannot run; returns the full per-switch account for ``measured``."""
+    configs = device_configs_of(state)
+    groups: dict[tuple, list[str]] = {}
+    for host, summary in configs.items():
+        key = (summary["platform"], tuple(summary["static_only"]), summary.get("unmodelled_count", 0))
+        groups.setdefault(key, []).append(host)
+    parts = []
+    for (platform, static_only, unmodelled), hosts in groups.items():
+        text = f"{', '.join(hosts)} ({platform}): {'; '.join(static_only) or 'nothing'}"
+        if unmodelled:
+            text += f"; {unmodelled} lines/keys not modelled (neither run nor checked)"
+        parts.append(text)
+    if parts:
+        report.skip("twin.static_only_config", "verified statically only, the twin cannot run them: "
+                    + " | ".join(parts))
+    return configs
 
 
 def check_not_modelled(state: TwinState, report: Report) -> None:
