@@ -44,6 +44,10 @@ LIVE_SONIC_TABLES = ("PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_ME
 PORT_STATIC_FIELDS = ("speed", "lanes", "fec", "autoneg")
 MAX_VLAN_ID = 4094  # IEEE 802.1Q: VLAN IDs 1..4094
 RESERVED_LINUX_TABLES = (253, 254, 255)  # default, main, local (iproute2 rt_tables)
+# The Linux plan's RoCE QoS is the FRR/Linux translation (dcb/tc) of a QoS policy, static-only on the twin (veths
+# have no DCB); an EOS switch's QoS is its own EOS text (checked by the static validators), and its headroom sizes
+# are not in that text, so the EOS node's plan carries no such translation.
+STATIC_PLAN_KEYS = ("roce_qos", "roce_qos_ports")
 UNMODELLED_SHOWN = 20  # the report lists this many unmodelled lines per device, then a count
 
 
@@ -85,8 +89,10 @@ def _eos_node(*, hostname: str, role: str, files: dict[str, str], intent: Fabric
     parsed = parse_device(files, platform="eos", hostname_hint=hostname)
     structured = parsed.structured
     notes = _twin_vrf_numbers(structured, intent, hostname, transit_from_vni=True)
-    node = TwinNode(name=hostname, frr_conf=render_frr_conf(structured, linux_ifname),
-                    linux_plan=linux_plan(structured), role=role)
+    plan = linux_plan(structured)
+    for key in STATIC_PLAN_KEYS:
+        plan.pop(key, None)
+    node = TwinNode(name=hostname, frr_conf=render_frr_conf(structured, linux_ifname), linux_plan=plan, role=role)
     summary = {"platform": "eos", "boots_from": f"{eos_parse.FILE} parsed, frr.conf + Linux plan rendered from it",
                "live": _live_parts(structured), "static_only": _static_parts(structured),
                "unmodelled": _unmodelled(parsed), "unmodelled_count": len(parsed.unmodelled)}
