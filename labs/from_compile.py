@@ -47,7 +47,7 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
             limitations.append(f"{switch.hostname}: runs its frr rendering (this compile has no {switch.platform} "
                                "rendering): its own config is not exercised live")
         config = node_from_own_config(hostname=switch.hostname, role=switch.role, platform=platform,
-                                      files=own, intent=intent)
+                                      files=own, intended=result.structured.get(switch.hostname))
         limitations.extend(config.limitations)
         device_configs[switch.hostname] = config.summary
         plan = config.node.linux_plan

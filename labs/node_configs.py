@@ -11,9 +11,9 @@
 - **FRR**: its ``frr.conf`` and ``linux-plan.json`` as rendered.
 
 Two numbers the vendor texts do not state are the twin's own: the Linux routing table of a tenant VRF and, for
-EOS (which binds an L3VNI without a VLAN), the transit VLAN of the VRF's L3VNI bridge. Both are derived from the
-parsed L3VNI exactly as the compiler derives them (:func:`compiler.allocate.linux_vrf_table`,
-:func:`compiler.allocate.transit_vlan`).
+EOS (which binds an L3VNI without a VLAN), the transit VLAN of the VRF's L3VNI bridge. Both come from the
+device's intended structured config for the VRF of that name (:func:`compiler.allocate.linux_vrf_table`,
+:func:`compiler.allocate.transit_vlan`), else the next free number.
 
 :func:`exercised` says per device what the parse carried and what of it runs live in the twin versus what stays
 static-only (checked by the static validators only), plus every line/key not modelled; it is computed from the
@@ -25,13 +25,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from compiler.allocate import VRF_TABLE_BASE, linux_vrf_table, transit_vlan
+from compiler.allocate import VRF_TABLE_BASE
 from compiler.errors import TwinError
-from compiler.model import FabricIntent, Platform
+from compiler.model import Platform
 from compiler.parse import ParseError, ParsedDevice, parse_device
 from compiler.parse import eos as eos_parse
 from compiler.parse import sonic as sonic_parse
-from compiler.render.frr import linux_ifname, linux_plan, render_frr_conf, twin_ifname
+from compiler.parse.frr import strip_vrf_prefix
+from compiler.render.frr import linux_ifname, linux_plan, plan_json, render_frr_conf, twin_ifname
 from compiler.render.sonic import sonic_structured
 
 from .topology import TwinNode
@@ -45,8 +46,9 @@ PORT_STATIC_FIELDS = ("speed", "lanes", "fec", "autoneg")
 MAX_VLAN_ID = 4094  # IEEE 802.1Q: VLAN IDs 1..4094
 RESERVED_LINUX_TABLES = (253, 254, 255)  # default, main, local (iproute2 rt_tables)
 # The Linux plan's RoCE QoS is the FRR/Linux translation (dcb/tc) of a QoS policy, static-only on the twin (veths
-# have no DCB); an EOS switch's QoS is its own EOS text (checked by the static validators), and its headroom sizes
-# are not in that text, so the EOS node's plan carries no such translation.
+# have no DCB, labs/ never applies it); an EOS or SONiC switch's QoS is its own text (checked by the static
+# validators; EOS does not even state headroom sizes), so their nodes' plans carry no such translation, and the
+# twin's change driver compares plans without it (changes.drivers.twin.normalize_plan).
 STATIC_PLAN_KEYS = ("roce_qos", "roce_qos_ports")
 UNMODELLED_SHOWN = 20  # the report lists this many unmodelled lines per device, then a count
 
@@ -61,13 +63,13 @@ class NodeConfig:
 
 
 def node_from_own_config(*, hostname: str, role: str, platform: str, files: dict[str, str],
-                         intent: FabricIntent) -> NodeConfig:
+                         intended: dict | None) -> NodeConfig:
     """The twin node that runs ``files`` (the device's own rendering for ``platform``)."""
     try:
         if platform == Platform.EOS:
-            return _eos_node(hostname=hostname, role=role, files=files, intent=intent)
+            return _eos_node(hostname=hostname, role=role, files=files, intended=intended)
         if platform == Platform.SONIC:
-            return _sonic_node(hostname=hostname, role=role, files=files, intent=intent)
+            return _sonic_node(hostname=hostname, role=role, files=files, intended=intended)
     except ParseError as error:
         raise TwinError(f"{hostname}: its {platform} config cannot be parsed for the twin: {error}") from error
     except (KeyError, TypeError, ValueError) as error:
@@ -85,10 +87,10 @@ def node_from_own_config(*, hostname: str, role: str, platform: str, files: dict
     raise TwinError(f"{hostname}: platform={platform!r}: the twin runs eos, sonic or frr configs")
 
 
-def _eos_node(*, hostname: str, role: str, files: dict[str, str], intent: FabricIntent) -> NodeConfig:
+def _eos_node(*, hostname: str, role: str, files: dict[str, str], intended: dict | None) -> NodeConfig:
     parsed = parse_device(files, platform="eos", hostname_hint=hostname)
     structured = parsed.structured
-    notes = _twin_vrf_numbers(structured, intent, hostname, transit_from_vni=True)
+    notes = _twin_vrf_numbers(structured, intended, hostname, transit_from_intent=True)
     plan = linux_plan(structured)
     for key in STATIC_PLAN_KEYS:
         plan.pop(key, None)
@@ -99,7 +101,7 @@ def _eos_node(*, hostname: str, role: str, files: dict[str, str], intent: Fabric
     return NodeConfig(node, summary, tuple(notes))
 
 
-def _sonic_node(*, hostname: str, role: str, files: dict[str, str], intent: FabricIntent) -> NodeConfig:
+def _sonic_node(*, hostname: str, role: str, files: dict[str, str], intended: dict | None) -> NodeConfig:
     config_db_name = next((name for name, text in files.items() if text.lstrip().startswith("{")), None)
     frr_name = next((name for name, text in files.items() if not text.lstrip().startswith("{")), None)
     if config_db_name is None or frr_name is None:
@@ -108,8 +110,10 @@ def _sonic_node(*, hostname: str, role: str, files: dict[str, str], intent: Fabr
     # The Linux side from CONFIG_DB alone: frr.conf is what FRR runs, not an input of the kernel plan.
     linux_side = parse_device({config_db_name: files[config_db_name]}, platform="sonic", hostname_hint=hostname)
     structured = linux_side.structured
-    notes = _twin_vrf_numbers(structured, intent, hostname, transit_from_vni=False)
+    notes = _twin_vrf_numbers(structured, intended, hostname, transit_from_intent=False)
     plan = linux_plan(sonic_structured(structured), _sonic_port_name)
+    for key in STATIC_PLAN_KEYS:
+        plan.pop(key, None)
     full = parse_device(files, platform="sonic", hostname_hint=hostname)  # for the report: every file's lines
     frr_conf = files[frr_name]
     tables = json.loads(files[config_db_name])
@@ -132,33 +136,45 @@ def _sonic_node(*, hostname: str, role: str, files: dict[str, str], intent: Fabr
     return NodeConfig(TwinNode(name=hostname, frr_conf=frr_conf, linux_plan=plan, role=role), summary, tuple(notes))
 
 
+def twin_node_files(*, hostname: str, role: str, platform: str, files: dict[str, str], intended: dict | None
+                    ) -> dict[str, str]:
+    """What the twin runs for a device's own files, as the twin's two files (``frr.conf`` + ``linux-plan.json``):
+    what a twin change set pushes, so the twin keeps running each switch's own config after a rollout."""
+    if platform == Platform.FRR:
+        return dict(files)
+    node = node_from_own_config(hostname=hostname, role=role, platform=platform, files=files,
+                                intended=intended).node
+    return {"frr.conf": node.frr_conf, "linux-plan.json": plan_json(node.linux_plan)}
+
+
 def _sonic_port_name(name: str) -> str:
     return twin_ifname(name, Platform.SONIC)
 
 
-def _twin_vrf_numbers(structured: dict, intent: FabricIntent, hostname: str, *, transit_from_vni: bool
+def _twin_vrf_numbers(structured: dict, intended: dict | None, hostname: str, *, transit_from_intent: bool
                       ) -> list[str]:
-    """Fill ``linux_table`` (and, when the text has none, ``transit_vlan``) of every VRF from its L3VNI as the
-    compiler derives them; a value that cannot be used (a VNI far from the intent's pool, a clash with a VLAN
-    the config uses) takes the next free number and says so."""
+    """Fill ``linux_table`` (and, for EOS or when the text has none, ``transit_vlan``) of every VRF: the intended
+    structured config's numbers for the VRF of that name (compiler.allocate derives them from the L3VNI); a VRF
+    the intent does not have, or a number already taken, gets the next free one and says so."""
     notes: list[str] = []
+    planned = {strip_vrf_prefix(vrf["name"]): vrf for vrf in (intended or {}).get("vrfs") or []}
     used_vlans = {vlan["id"] for vlan in structured["vlans"]}
-    used_tables: set[int] = set()
+    used_tables: set[int] = set(RESERVED_LINUX_TABLES)
     for vrf in structured["vrfs"]:
-        l3vni = vrf.get("l3vni")
-        if l3vni is None:
+        if vrf.get("l3vni") is None:
             raise TwinError(f"{hostname}: vrfs[{vrf['name']}].l3vni=None: the config gives the VRF no L3VNI, and the "
                             "twin builds a tenant VRF around its L3VNI")
-        if transit_from_vni or vrf.get("transit_vlan") is None:
-            vlan = transit_vlan(intent, l3vni)
-            if not 1 <= vlan <= MAX_VLAN_ID or vlan in used_vlans:
+        plan = planned.get(strip_vrf_prefix(vrf["name"])) or {}
+        if transit_from_intent or vrf.get("transit_vlan") is None:
+            vlan = plan.get("transit_vlan")
+            if vlan is None or vlan in used_vlans:
                 vlan = next(v for v in range(MAX_VLAN_ID, 0, -1) if v not in used_vlans)
-                notes.append(f"{hostname}: VRF {vrf['name']} L3VNI {l3vni}: transit VLAN {vlan} chosen by the twin "
-                             "(the one derived from the intent's L3VNI pool is not usable)")
+                notes.append(f"{hostname}: VRF {vrf['name']}: transit VLAN {vlan} of its L3VNI bridge chosen by the "
+                             "twin (the intent has no free one for this VRF)")
             vrf["transit_vlan"] = vlan
         used_vlans.add(vrf["transit_vlan"])
-        table = linux_vrf_table(intent, l3vni)
-        if table < VRF_TABLE_BASE or table in used_tables or table in RESERVED_LINUX_TABLES:
+        table = plan.get("linux_table")
+        if table is None or table in used_tables:
             table = max(used_tables | {VRF_TABLE_BASE + MAX_VLAN_ID}) + 1
         used_tables.add(table)
         vrf["linux_table"] = table

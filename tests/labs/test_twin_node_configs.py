@@ -88,7 +88,7 @@ def test_the_account_of_each_switch_comes_from_what_its_parse_carried():
     files = own_files("leaf1", "eos")
     files["startup-config"] = files["startup-config"].replace("hostname leaf1\n", "hostname leaf1\nbanner motd\n", 1)
     config = node_from_own_config(hostname="leaf1", role="leaf", platform="eos", files=files,
-                                  intent=mixed().snapshot.intent)
+                                  intended=mixed().structured["leaf1"])
     assert config.summary["unmodelled_count"] == 1 and "banner motd" in config.summary["unmodelled"][0]
     assert "not modelled: 1 lines/keys" in summary_text("leaf1", config.summary)
     topology = topology_from_compile(mixed(), name_prefix="ftown3", files={"leaf1": files})
@@ -150,24 +150,37 @@ def test_a_neighbor_outside_every_peer_group_runs_with_its_own_remote_as():
     files = own_files("leaf1", "eos")
     files["startup-config"] = files["startup-config"].replace("   neighbor 10.1.0.0 peer group UNDERLAY\n", "")
     node = node_from_own_config(hostname="leaf1", role="leaf", platform="eos", files=files,
-                                intent=mixed().snapshot.intent).node
+                                intended=mixed().structured["leaf1"]).node
     assert " neighbor 10.1.0.0 remote-as 65000\n neighbor 10.1.0.0 description" in node.frr_conf
     assert "peer-group None" not in node.frr_conf and "neighbor 10.1.0.0 peer-group" not in node.frr_conf
 
 
 def test_configs_the_twin_cannot_run_are_refused_naming_the_switch():
-    intent = mixed().snapshot.intent
+    intended = mixed().structured
     sonic = own_files("leaf2", "sonic")
     with pytest.raises(TwinError, match=r"leaf2: a SONiC switch needs config_db.json and frr.conf"):
         node_from_own_config(hostname="leaf2", role="leaf", platform="sonic",
-                             files={"config_db.json": sonic["config_db.json"]}, intent=intent)
+                             files={"config_db.json": sonic["config_db.json"]}, intended=intended["leaf2"])
     eos = own_files("leaf1", "eos")
     eos["startup-config"] = eos["startup-config"].replace("   vxlan vrf TENANT_A vni 50001\n", "")
     with pytest.raises(TwinError, match=r"leaf1: vrfs\[TENANT_A\]\.l3vni=None"):
-        node_from_own_config(hostname="leaf1", role="leaf", platform="eos", files=eos, intent=intent)
+        node_from_own_config(hostname="leaf1", role="leaf", platform="eos", files=eos, intended=intended["leaf1"])
     with pytest.raises(TwinError, match=r"leaf1: its eos config cannot be parsed for the twin"):
         node_from_own_config(hostname="leaf1", role="leaf", platform="eos", files={"startup-config": "{}"},
-                             intent=intent)
+                             intended=intended["leaf1"])
+
+
+def test_vrf_numbers_come_from_the_intended_config_else_the_twin_picks_free_ones():
+    """The Linux table and the EOS transit VLAN are in no EOS text: the intended config's, else free ones."""
+    files = own_files("leaf1", "eos")
+    planned = node_from_own_config(hostname="leaf1", role="leaf", platform="eos", files=files,
+                                   intended=mixed().structured["leaf1"])
+    assert [(vrf["table"], vrf["bridge"]["name"]) for vrf in planned.node.linux_plan["vrfs"]] == [(1001, "br3001")]
+    assert planned.limitations == ()
+    foreign = node_from_own_config(hostname="leaf1", role="leaf", platform="eos", files=files, intended=None)
+    assert [(vrf["table"], vrf["bridge"]["name"]) for vrf in foreign.node.linux_plan["vrfs"]] == [(5095, "br4094")]
+    assert foreign.limitations == ("leaf1: VRF TENANT_A: transit VLAN 4094 of its L3VNI bridge chosen by the twin "
+                                   "(the intent has no free one for this VRF)",)
 
 
 def test_a_compile_without_the_own_platform_runs_the_frr_rendering_and_says_so():

@@ -76,8 +76,9 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
     # Thousands of ports and neighbors on a large spine: their lines are formatted in Python (repeated_blocks).
     neighbor_lines = repeated_blocks.neighbor_lines(bgp["neighbors"], ifname)
     evpn = bgp["evpn"]
+    # A VLAN without a VNI (a parsed config that maps none) is local: no EVPN VNI block.
     vni_blocks = [{"vni": vlan["vni"], "rd": vlan["rd"], "import": vlan["route_targets"]["import"],
-                   "export": vlan["route_targets"]["export"]} for vlan in structured["vlans"]]
+                   "export": vlan["route_targets"]["export"]} for vlan in structured["vlans"] if vlan["vni"] is not None]
     interface_blocks = repeated_blocks.interface_blocks(structured["interfaces"], ifname)
     return {
         "frr_version": FRR_VERSION,
@@ -131,9 +132,11 @@ def linux_plan(structured: StructuredConfig, ifname: Callable[[str], str] = linu
         return {"name": f"vx{vni}", "vni": vni, "local": vxlan["vtep_ip"], "dstport": vxlan["udp_port"],
                 "mtu": vxlan["mtu"]}
 
+    # A VLAN without a VNI (a parsed config that maps none) is a local bridge without a VXLAN device.
     bridges = [{"name": f"br{vlan['id']}", "vlan": vlan["id"],
                 "mtu": vlan["svi"]["mtu"] if vlan["svi"] else host_mtu,
-                "vxlan": vxlan_device(vlan["vni"]), "members": members.get(vlan["id"], []),
+                **({"vxlan": vxlan_device(vlan["vni"])} if vlan["vni"] is not None else {}),
+                "members": members.get(vlan["id"], []),
                 "svi": {"address": vlan["svi"]["ip"], "mac": vlan["svi"]["mac"]} if vlan["svi"] else None,
                 "vrf": vlan["vrf"]} for vlan in structured["vlans"]]
     vrfs = [{"name": vrf["name"], "table": vrf["linux_table"],
