@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from compiler.allocate import VRF_TABLE_BASE
 from compiler.errors import TwinError
 from compiler.model import Platform
-from compiler.parse import ParseError, ParsedDevice, parse_device
+from compiler.parse import ParsedDevice, ParseError, parse_device
 from compiler.parse import eos as eos_parse
 from compiler.parse import sonic as sonic_parse
 from compiler.parse.frr import strip_vrf_prefix
