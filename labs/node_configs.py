@@ -39,10 +39,11 @@ from .topology import TwinNode
 
 # CONFIG_DB tables the twin's Linux plan is built from (sonic-port, sonic-interface, sonic-loopback-interface,
 # sonic-vlan, sonic-vrf, sonic-vxlan YANG models): their rows become veth MTUs, addresses, bridges, VXLAN
-# devices and VRFs. From PORT only mtu and admin_status reach a veth (speed, lanes, fec are static-only).
+# devices and VRFs. From PORT only the mtu reaches a veth (a port in no VLAN and not routed is not created; its
+# speed, lanes, fec and admin status have no veth equivalent and are static-only).
 LIVE_SONIC_TABLES = ("PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER", "VLAN_INTERFACE", "VRF",
                      "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP")
-PORT_STATIC_FIELDS = ("speed", "lanes", "fec", "autoneg")
+PORT_STATIC_FIELDS = ("admin_status", "speed", "lanes", "fec", "autoneg")
 MAX_VLAN_ID = 4094  # IEEE 802.1Q: VLAN IDs 1..4094
 RESERVED_LINUX_TABLES = (253, 254, 255)  # default, main, local (iproute2 rt_tables)
 # The Linux plan's RoCE QoS is the FRR/Linux translation (dcb/tc) of a QoS policy, static-only on the twin (veths
@@ -123,7 +124,7 @@ def _sonic_node(*, hostname: str, role: str, files: dict[str, str], intended: di
     for table in sorted(tables):
         rows = len(tables[table]) if isinstance(tables[table], dict) else 0
         if table in LIVE_SONIC_TABLES:
-            live.append(f"{table} ({rows})" + (": mtu, admin_status" if table == "PORT" else ""))
+            live.append(f"{table} ({rows})" + (": mtu" if table == "PORT" else ""))
         else:
             static_only.append(f"{table} ({rows})")
     port_static = sorted({key for row in (tables.get("PORT") or {}).values() if isinstance(row, dict)
