@@ -13,9 +13,10 @@ from compiler.scenario import snapshot_from_scenario
 from labs import checks, runtime
 from labs.checks import check_static_only_config, device_configs_of
 from labs.from_compile import topology_from_compile
-from labs.node_configs import node_from_own_config, summary_text
+from labs.node_configs import node_from_own_config, summary_text, twin_node_files
 from labs.runtime import TwinState
 from labs.topology import validate_topology
+from validators.configs import text_faithfulness
 from validators.findings import CheckStatus, Report
 from validators.prediction import predict
 
@@ -221,3 +222,27 @@ def test_a_fault_only_in_the_eos_text_is_caught_live(tmp_path, monkeypatch):
             assert report.checks["twin.l3vni_vrfs"].status == CheckStatus.PASSED, report.as_text()
     finally:
         runtime.down(state.prefix, tmp_path, force=True)
+
+
+def test_twin_change_set_files_pass_the_text_gate_except_what_the_own_text_breaks():
+    """What a twin change set pushes per device (labs.node_configs.twin_node_files) is gated on the text like any
+    push: equal to the intent except the QoS no twin runs (said as info); a neighbor removed from the EOS text is
+    an error naming it."""
+    result = mixed()
+    files = {host: twin_node_files(hostname=host, role=result.structured[host]["role"],
+                                   platform=result.structured[host]["platform"],
+                                   files=own_files(host, result.structured[host]["platform"]),
+                                   intended=result.structured[host]) for host in result.structured}
+    platforms = dict.fromkeys(files, "frr")
+    twin_nodes = frozenset(files)
+    findings = text_faithfulness(result.structured, files, platforms, without_qos=twin_nodes)
+    assert {finding.severity for finding in findings} == {"info"} and len(findings) == 3
+    assert any("PFC priorities" in finding.message for finding in text_faithfulness(result.structured, files,
+                                                                                      platforms))
+    eos = own_files("leaf1", "eos")
+    eos["startup-config"] = eos["startup-config"].replace("   neighbor 10.1.0.0 remote-as 65000\n", "")
+    files["leaf1"] = twin_node_files(hostname="leaf1", role="leaf", platform="eos", files=eos,
+                                     intended=result.structured["leaf1"])
+    errors = [finding for finding in text_faithfulness(result.structured, files, platforms, without_qos=twin_nodes)
+              if finding.severity == "error"]
+    assert errors and all(finding.subject.startswith("leaf1") for finding in errors), errors
