@@ -246,3 +246,17 @@ def test_twin_change_set_files_pass_the_text_gate_except_what_the_own_text_break
     errors = [finding for finding in text_faithfulness(result.structured, files, platforms, without_qos=twin_nodes)
               if finding.severity == "error"]
     assert errors and all(finding.subject.startswith("leaf1") for finding in errors), errors
+
+
+def test_the_static_only_reason_stays_short_on_big_fabrics():
+    summary = {"platform": "eos", "boots_from": "startup-config parsed", "live": [],
+               "static_only": ["priority-flow-control (2 ports)"], "unmodelled": [], "unmodelled_count": 0}
+    configs = {f"leaf{index}": dict(summary, static_only=[f"priority-flow-control ({index} ports)"])
+               for index in range(1, 1001)}
+    state = TwinState(prefix="ftown10", label="", digest="", state_dir="", status="up", created_at=0.0,
+                      node_netns={}, host_netns={}, frr_dirs=[], topology={"extra": {"device_configs": configs}})
+    report = Report()
+    assert len(check_static_only_config(state, report)) == 1000  # every switch's own account, with its counts
+    assert report.checks["twin.static_only_config"].reason == (
+        "verified statically only, the twin cannot run them: leaf1, leaf2, leaf3 and 997 more (eos): "
+        "priority-flow-control")
