@@ -17,7 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from compiler.errors import DriverError, FieldError, InputError
-from intents.models import CompileRun
+from intents.models import CompileRun, DeviceConfig
+from labs.node_configs import twin_node_files
 from labs.runtime import TwinState
 from twin.policy import APPROVE_PRODUCTION, user_has
 
@@ -108,8 +109,9 @@ def changeset_create_for_twin(*, name: str, prefix: str, intended_files: Mapping
 def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name: str = "",
                                       twin_prefix: str = "", twin_state_dir: str | None = None,
                                       user=None) -> ChangeSet:
-    """The intents app's compile run -> change set. Twin target: the FRR platform files of every device, read
-    from the twin; production: each device's own platform, read through its DeviceEndpoint."""
+    """The intents app's compile run -> change set. Twin target: per device what the twin runs for its own
+    platform's files (labs.node_configs: frr.conf + Linux plan; its frr rendering when the run has no own-platform
+    files), read from the twin; production: each device's own platform, read through its DeviceEndpoint."""
     run = CompileRun.objects.select_related("fabric_intent").filter(pk=compile_run_id).first()
     if run is None:
         raise InputError(FieldError("compile_run", compile_run_id, "no such compile run"))
@@ -118,11 +120,20 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
     if target == RolloutTargetChoices.TWIN:
         if not twin_prefix:
             raise InputError(FieldError("twin_prefix", twin_prefix, "required for a twin change set"))
+        rows_by_host: dict[str, dict[str, DeviceConfig]] = {}
         for config in configs:
-            if config.platform == "frr":
-                intended[config.hostname] = {"files": config.files, "platform": "frr", "driver": DriverChoices.TWIN,
-                                             "role": config.structured.get("role", ""),
-                                             "structured": config.structured}
+            rows_by_host.setdefault(config.hostname, {})[config.platform] = config
+        for hostname, rows in rows_by_host.items():
+            # What the twin runs for the device's own config (labs.node_configs), else for its frr rendering.
+            own = next((row for platform, row in rows.items() if platform == row.structured.get("platform")), None)
+            source = own or rows.get("frr")
+            if source is None:
+                continue
+            role = source.structured.get("role", "")
+            files = twin_node_files(hostname=hostname, role=role, platform=source.platform, files=source.files,
+                                    intended=source.structured)
+            intended[hostname] = {"files": files, "platform": "frr", "driver": DriverChoices.TWIN, "role": role,
+                                  "structured": source.structured}
         driver_for = lambda host: driver_for_twin(twin_prefix, host, twin_state_dir)  # noqa: E731
     else:
         endpoints = {endpoint.hostname: endpoint for endpoint in DeviceEndpoint.objects.all()}

@@ -94,7 +94,11 @@ def main(argv: list[str] | None = None) -> int:
                     "config_errors": state.config_errors, "state_file": str(state.state_file)})
             return _verify(state, args) if args.verify else 0
         if args.command == "status":
-            _print(runtime.status(args.prefix, args.state_dir, sessions=args.sessions, installation=args.installation))
+            data = runtime.status(args.prefix, args.state_dir, sessions=args.sessions, installation=args.installation)
+            state = runtime.TwinState.load(args.prefix, args.state_dir) if data.get("exists") else None
+            if state is not None:
+                data["device_configs"] = checks.device_configs_of(state)  # what each switch runs, live or static
+            _print(data)
             return 0
         if args.command == "verify":
             state = runtime.owned_state(args.prefix, args.state_dir, installation=args.installation)

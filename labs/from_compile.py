@@ -1,29 +1,32 @@
-"""CompileResult -> TwinTopology: every switch runs its FRR rendering, every cable becomes a veth pair.
+"""CompileResult -> TwinTopology: every switch runs its own config, every cable becomes a veth pair.
 
-The twin boots each switch, whatever its own platform (EOS, SONiC, FRR), as FRR + Linux using the compiler's
-``frr`` rendering (``frr.conf`` + ``linux-plan.json``), so the twin tests the intent and the FRR translation of
-it, not the vendor syntax (that is the static validators' job). Servers become host namespaces with the
-addresses from ``compiler.hosts.host_addresses`` (the one agreed answer for lab host addressing).
+Each switch boots as FRR + Linux from the files of its own platform (:mod:`labs.node_configs`): an EOS switch
+from its parsed ``startup-config`` (frr.conf + Linux plan rendered from the parse), a SONiC switch from its own
+``frr.conf`` as is plus the Linux side of its ``config_db.json``, an FRR switch from its ``frr`` rendering. So a
+fault that exists only in a vendor text runs in the twin. ``topology.extra["device_configs"]`` says per switch
+what was exercised live and what stays static-only. Servers become host namespaces with the addresses from
+``compiler.hosts.host_addresses`` (the one agreed answer for lab host addressing).
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 
 from compiler.errors import TwinError
 from compiler.hosts import host_addresses
 from compiler.model import Endpoint, Role
-from compiler.render.frr import linux_ifname
+from compiler.render.frr import twin_ifname
 
-from .topology import HostInterface, TwinHost, TwinLink, TwinNode, TwinTopology, new_prefix
+from .node_configs import node_from_own_config
+from .topology import HostInterface, TwinHost, TwinLink, TwinTopology, new_prefix
 
 
-def topology_from_compile(result, *, name_prefix: str | None = None, max_servers_per_leaf: int | None = None
-                          ) -> TwinTopology:
-    """Build the twin input from a ``compiler.api.CompileResult`` (compiled with the ``frr`` platform, which
-    ``compile_fabric`` adds by default). ``max_servers_per_leaf`` keeps big fabrics' twins small: only the
-    first N servers (by name) with an address on each leaf become host namespaces."""
+def topology_from_compile(result, *, name_prefix: str | None = None, max_servers_per_leaf: int | None = None,
+                          files: dict[str, dict[str, str]] | None = None) -> TwinTopology:
+    """Build the twin input from a ``compiler.api.CompileResult``: each switch runs the rendering of its own
+    platform. ``files`` ({hostname: {file name: text}}) replaces a switch's own files (a config as it will be
+    pushed, or pulled from the switch). ``max_servers_per_leaf`` keeps big fabrics' twins small: only the first
+    N servers (by name) with an address on each leaf become host namespaces."""
     snapshot = result.snapshot
     inventory = snapshot.inventory
     intent = snapshot.intent
@@ -31,26 +34,42 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
     limitations: list[str] = []
 
     nodes = []
+    device_configs = {}
+    ports: dict[str, dict[str, str]] = {}  # switch -> inventory port name -> the twin's (Linux) name
     for switch in inventory.switches:
-        files = result.rendered.get(switch.hostname, {}).get("frr")
-        if files is None:
-            raise TwinError(f"{switch.hostname}: no 'frr' rendering in the CompileResult; compile with the frr "
-                            "platform (compile_fabric(snapshot) adds it by default)")
-        plan = json.loads(files["linux-plan.json"])
+        rendered = result.rendered.get(switch.hostname, {})
+        platform = switch.platform if (files or {}).get(switch.hostname) or switch.platform in rendered else "frr"
+        own = (files or {}).get(switch.hostname) or rendered.get(platform)
+        if own is None:
+            raise TwinError(f"{switch.hostname}: neither a {switch.platform!r} nor an 'frr' rendering in the "
+                            "CompileResult; compile with the default platforms (own + frr) or pass its files")
+        if platform != switch.platform:
+            limitations.append(f"{switch.hostname}: runs its frr rendering (this compile has no {switch.platform} "
+                               "rendering): its own config is not exercised live")
+        config = node_from_own_config(hostname=switch.hostname, role=switch.role, platform=platform,
+                                      files=own, intended=result.structured.get(switch.hostname))
+        limitations.extend(config.limitations)
+        device_configs[switch.hostname] = config.summary
+        plan = config.node.linux_plan
+        ports[switch.hostname] = {link["source_name"]: link["name"] for link in plan.get("links", [])
+                                  if link.get("source_name")}
         for bridge in plan.get("bridges", []):
             trunked = [member for member in bridge.get("members", []) if "." in member]
             if trunked:
                 # No 802.1Q devices nor VLAN-filtering bridges in this kernel: trunk ports cannot be modelled.
                 limitations.append(f"{switch.hostname}: trunk members {', '.join(trunked)} of {bridge['name']} "
                                    "not modelled (kernel has no VLAN devices)")
-        nodes.append(TwinNode(name=switch.hostname, frr_conf=files["frr.conf"], linux_plan=plan,
-                              role=switch.role, kind="switch"))
+        nodes.append(config.node)
+
+    def port(device: str, interface: str) -> str:
+        # A cabled port the config does not mention: its veth exists, unconfigured, under the twin's name for it.
+        return ports.get(device, {}).get(interface) or twin_ifname(interface, switches[device].platform)
 
     links = []
     for cable in inventory.cables:
         if cable.a.device in switches and cable.b.device in switches:
-            links.append(TwinLink(a_node=cable.a.device, a_ifname=linux_ifname(cable.a.interface),
-                                  b_node=cable.b.device, b_ifname=linux_ifname(cable.b.interface),
+            links.append(TwinLink(a_node=cable.a.device, a_ifname=port(cable.a.device, cable.a.interface),
+                                  b_node=cable.b.device, b_ifname=port(cable.b.device, cable.b.interface),
                                   mtu=intent.underlay_mtu, label=cable.label))
 
     addresses = defaultdict(list)
@@ -74,7 +93,7 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
                 continue
             kept_per_leaf[address.leaf].add(server.name)
             interfaces.append(HostInterface(ifname=nic.name, peer_node=address.leaf,
-                                            peer_ifname=linux_ifname(address.leaf_interface), address=address.address,
+                                            peer_ifname=port(address.leaf, address.leaf_interface), address=address.address,
                                             gateway=address.gateway, mtu=nic.mtu,  # as the server has it
                                             network=address.network, tenant=address.tenant))
         if interfaces:
@@ -82,5 +101,6 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
 
     return TwinTopology(name_prefix=name_prefix or new_prefix(), nodes=nodes, links=links, hosts=hosts,
                         label=intent.name, extra={"limitations": limitations,
-                                                  "spines": sum(1 for n in nodes if n.role == Role.SPINE)})
+                                                  "spines": sum(1 for n in nodes if n.role == Role.SPINE),
+                                                  "device_configs": device_configs})
 

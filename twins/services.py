@@ -96,12 +96,14 @@ def twin_get_or_create(*, fabric_intent: FabricIntent, engine: str = TwinEngineC
 
 def compile_result_for_run(*, run: CompileRun) -> ValidationInput:
     """The validators' and the twin's one input for a stored run (``intents.selectors.compile_run_result``: exactly what the run stored),
-    refused when a switch has no frr rendering: the twin runs every switch as FRR."""
+    refused when a switch has neither its own platform's rendering nor the frr one: the twin runs each switch's
+    own config (labs.node_configs), else its frr rendering."""
     result = compile_run_result(run=run)
-    without_frr = sorted(host for host, platforms in result.rendered.items() if "frr" not in platforms)
-    if without_frr:
-        raise TwinError(f"compile run #{run.pk} has no frr rendering for {', '.join(without_frr[:5])}; the twin runs "
-                        "every switch as FRR: compile with the default platforms (own + frr)")
+    missing = sorted(host for host, platforms in result.rendered.items()
+                     if result.structured[host]["platform"] not in platforms and "frr" not in platforms)
+    if missing:
+        raise TwinError(f"compile run #{run.pk} has no rendering the twin can run for {', '.join(missing[:5])}: "
+                        "compile with the default platforms (own + frr)")
     return result
 
 
@@ -234,8 +236,11 @@ def twin_status(*, twin: Twin) -> dict:
     elif live["status"] == "up" and not live["healthy"] and twin.status == TwinStatusChoices.UP:
         _mark(twin, status=TwinStatusChoices.DEGRADED, error=f"dead daemons {live['dead_daemons']}, missing "
                                                              f"namespaces {live['missing_namespaces'][:5]}")
+    state = runtime.TwinState.load(twin.prefix, _state_dir(twin)) if live["exists"] else None
+    device_configs = checks.device_configs_of(state) if state is not None else {}
     return {**live, "twin": twin.pk, "engine": twin.engine, "status_recorded": twin.status,
-            "converge_s": twin.converge_s, "rss_mb": twin.rss_mb, "limitations": twin.limitations}
+            "converge_s": twin.converge_s, "rss_mb": twin.rss_mb, "limitations": twin.limitations,
+            "device_configs": device_configs}
 
 
 def twin_down(*, twin: Twin, force: bool = False) -> dict:

@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
-from compiler.render.frr import linux_ifname
+from compiler.render.frr import twin_ifname
 from validators.context import VTEP_ROLES, as_context
 from validators.overlay import host_reachability
 from validators.whatif import run_whatif
@@ -135,7 +135,8 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
             peer = index.get((peer_device, peer_interface)) if peer_device and peer_interface else None
             if peer is None or peer_device is None or peer_interface is None:
                 continue
-            key = link_key(host, linux_ifname(interface["name"]), peer_device, linux_ifname(peer_interface))
+            key = link_key(host, twin_ifname(interface["name"], config["platform"]), peer_device,
+                           twin_ifname(peer_interface, _platform(structured, peer_device)))
             prediction.link_mtu[key] = min(interface["mtu"], peer["mtu"])
             if intended:
                 prediction.link_mtu_intended[key] = intended
@@ -213,12 +214,19 @@ def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int])
         prediction.host_mtu[pair] = min(limits)
 
 
+def _platform(structured, host: str) -> str:
+    """The platform whose twin port names apply (labs.node_configs): the device's own."""
+    config = structured.get(host)
+    return config.get("platform", "") if config else ""
+
+
 def _predict_n_minus_1(ctx, prediction: Prediction) -> None:
     """The static what-if scenarios, with the twin's targets (node, Linux interface) to cut for each."""
     result = getattr(ctx, "whatif_result", None) or run_whatif(ctx)
     prediction.baseline = {"min_ecmp": result.baseline_min_ecmp, "unreachable_pairs": result.baseline_unreachable}
     fabric_ports: dict[str, list[str]] = {
-        host: [linux_ifname(i["name"]) for i in config["interfaces"] if i["kind"] == "fabric" and i["enabled"]]
+        host: [twin_ifname(i["name"], config["platform"]) for i in config["interfaces"]
+               if i["kind"] == "fabric" and i["enabled"]]
         for host, config in ctx.structured.items()}
     for scenario in result.scenarios:
         if scenario.kind != "link":  # "spine" or a set of spines ("spine1+spine2", N-2): every fabric port of each
@@ -229,7 +237,8 @@ def _predict_n_minus_1(ctx, prediction: Prediction) -> None:
             end_a, end_b = scenario.subject.split("<->")
             a, a_if = end_a.split(":", 1)
             b, b_if = end_b.split(":", 1)
-            targets = [[a, linux_ifname(a_if)]]
-            subject = link_key(a, linux_ifname(a_if), b, linux_ifname(b_if))
+            a_twin = twin_ifname(a_if, _platform(ctx.structured, a))
+            targets = [[a, a_twin]]
+            subject = link_key(a, a_twin, b, twin_ifname(b_if, _platform(ctx.structured, b)))
         prediction.scenarios.append({"kind": scenario.kind, "subject": subject, "targets": targets,
                                      "min_ecmp": scenario.min_ecmp, "unreachable_pairs": scenario.unreachable_pairs})

@@ -32,6 +32,7 @@ import time
 
 from compiler.errors import DriverError, TwinError
 from labs import ownership, runtime
+from labs.node_configs import STATIC_PLAN_KEYS
 from labs.shell import run
 
 from ..credentials import secret_refs_resolve
@@ -50,10 +51,15 @@ def normalize_frr_conf(text: str) -> str:
 
 
 def normalize_plan(text: str) -> str:
+    """The plan as the twin applies it: sorted JSON without the static-only RoCE QoS translation, which no twin
+    applies and a switch booted from its own EOS/SONiC config does not carry (labs.node_configs)."""
     try:
-        return json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+        plan = json.loads(text)
     except ValueError as exc:
         raise DriverError(f"linux-plan.json is not valid JSON: {exc}") from exc
+    if isinstance(plan, dict):
+        plan = {key: value for key, value in plan.items() if key not in STATIC_PLAN_KEYS}
+    return json.dumps(plan, indent=2, sort_keys=True) + "\n"
 
 
 class TwinDriver(DeviceDriver):

@@ -14,7 +14,8 @@ compiled fabric is checked against its own intent), records ``Finding``s into a 
 - ``ping``         ``twin.ping_bridged``, ``twin.ping_routed``, ``twin.tenant_isolation``
 - ``mtu``          ``twin.host_mtu``, ``twin.link_mtu``  DF probes at exactly the MTU and one byte more
 - ``failover``     ``twin.failover_link``, ``twin.failover_spine``  convergence and outage of a flow
-- ``static_only``  ``twin.pfc_ecn``, ``twin.not_modelled``  what the twin cannot measure, said as skipped
+- ``static_only``  ``twin.pfc_ecn``, ``twin.not_modelled``, ``twin.static_only_config``  what the twin cannot
+  measure, said as skipped; ``measured["device_configs"]`` says per switch what of its own config runs live
 
 The names below stay importable from ``labs.checks`` as before (twins.services, changes.pipelines, ui,
 ``python -m labs``, bench).
@@ -46,7 +47,13 @@ from .failover import check_failover
 from .l3vni import check_l3vni_vrfs, resync_l3vni_next_hops
 from .mtu import check_host_mtu, check_link_mtu
 from .ping import check_ping_matrix, sample_pairs
-from .static_only import PFC_ECN_REASON, check_not_modelled, check_pfc_ecn
+from .static_only import (
+    PFC_ECN_REASON,
+    check_not_modelled,
+    check_pfc_ecn,
+    check_static_only_config,
+    device_configs_of,
+)
 
 # The failover check's name before the package split (twins.services.twin_inject calls it).
 inject_failure = check_failover
@@ -54,7 +61,8 @@ inject_failure = check_failover
 __all__ = [
     "NO_TENANT_VRFS", "PFC_ECN_REASON", "HostPort", "check_bfd_sessions", "check_bgp_sessions", "check_config_load",
     "check_ecmp_width", "check_evpn_flood_lists", "check_failover", "check_host_mtu", "check_l3vni_vrfs",
-    "check_link_mtu", "check_not_modelled", "check_pfc_ecn", "check_ping_matrix", "classify_pair",
+    "check_link_mtu", "check_not_modelled", "check_pfc_ecn", "check_ping_matrix", "check_static_only_config",
+    "classify_pair", "device_configs_of",
     "count_l3vni_host_routes", "expected_ecmp_widths", "expected_flood_lists", "expected_l3vnis",
     "expected_sessions", "host_ports", "inject_failure", "l3vni_next_hop_gaps", "l3vni_tables", "measure_resources",
     "resync_l3vni_next_hops", "sample_pairs", "svi_networks", "verify",
@@ -81,5 +89,6 @@ def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float
         measured["failover_spine"] = check_failover(state, report, scope="spine")
     check_pfc_ecn(report)
     check_not_modelled(state, report)
+    measured["device_configs"] = check_static_only_config(state, report)
     measured["resources"] = measure_resources(state)
     return report, measured

@@ -3,21 +3,60 @@
 - ``twin.pfc_ecn``       always skipped: veth has no PFC/ECN, verified statically only
 - ``twin.l3vni_vrfs``    "static only" when the twin was booted without tenant VRFs
 - ``twin.not_modelled``  the topology's own limitations (what ``labs.from_compile`` could not build)
+- ``twin.static_only_config``  per switch, the parts of its own config the twin does not run (QoS, PFC, buffers,
+  management, speeds) and the lines no parser models; what it does run is in ``measured["device_configs"]``
+  (``labs.node_configs``)
 """
 
 from __future__ import annotations
+
+import re
 
 from validators.findings import Report
 
 from ..expect import NO_TENANT_VRFS
 from ..runtime import TwinState
 
+HOSTS_NAMED = 6  # a group of more switches names the first three and counts the rest
+_COUNT = re.compile(r" \([^)]*\)$")  # "priority-flow-control (2 ports)" -> "priority-flow-control"
 PFC_ECN_REASON = ("verified statically only: veth devices support neither PFC (dcb pfc -> 'Operation not "
                   "supported') nor ECN marking queues (no red qdisc in this kernel); see docs/twin.md")
 
 
 def check_pfc_ecn(report: Report) -> None:
     report.skip("twin.pfc_ecn", PFC_ECN_REASON)
+
+
+def device_configs_of(state: TwinState) -> dict[str, dict]:
+    """Per switch: what it boots from, the parts of its config run live, static-only, not modelled
+    (``labs.node_configs``; a twin booted from a hand-written topology has none)."""
+    return dict((state.topology.get("extra") or {}).get("device_configs") or {})
+
+
+def check_static_only_config(state: TwinState, report: Report) -> dict[str, dict]:
+    """Skipped with, per group of switches with the same static-only parts, what of their own config the twin
+    cannot run; returns the full per-switch account for ``measured``."""
+    configs = device_configs_of(state)
+    # Switches grouped by what is static-only, counts left out (they are per switch in measured), so the reason
+    # stays a few lines at 1,000+ switches.
+    groups: dict[tuple, list[str]] = {}
+    unmodelled: dict[tuple, int] = {}
+    for host, summary in configs.items():
+        key = (summary["platform"], tuple(_COUNT.sub("", part) for part in summary["static_only"]))
+        groups.setdefault(key, []).append(host)
+        unmodelled[key] = unmodelled.get(key, 0) + summary.get("unmodelled_count", 0)
+    parts = []
+    for key, hosts in groups.items():
+        platform, static_only = key
+        named = ", ".join(hosts) if len(hosts) <= HOSTS_NAMED else f"{', '.join(hosts[:3])} and {len(hosts) - 3} more"
+        text = f"{named} ({platform}): {'; '.join(static_only) or 'nothing'}"
+        if unmodelled[key]:
+            text += f"; {unmodelled[key]} lines/keys not modelled (neither run nor checked)"
+        parts.append(text)
+    if parts:
+        report.skip("twin.static_only_config", "verified statically only, the twin cannot run them: "
+                    + " | ".join(parts))
+    return configs
 
 
 def check_not_modelled(state: TwinState, report: Report) -> None:

@@ -44,9 +44,12 @@ def _production_canary(admin_user, name: str, break_leaf1: bool):
     run = intent_services.compile_run_create(fabric_intent=intent)
     assert run.status == "succeeded", run.error
     if break_leaf1:  # what the run would push to leaf1 peers with the wrong spine ASN: sessions cannot come up
-        row = DeviceConfig.objects.get(run=run, hostname="leaf1", platform="frr")
+        # (its EOS text: the scratch twin runs each switch's own config, the text that would be pushed)
+        row = DeviceConfig.objects.get(run=run, hostname="leaf1", platform="eos")
         spine_asn = str(row.structured["bgp"]["neighbors"][0]["remote_as"])
-        row.files = {**row.files, "frr.conf": row.files["frr.conf"].replace(f"remote-as {spine_asn}", "remote-as 64999")}
+        text = row.files["startup-config"]
+        assert f"remote-as {spine_asn}" in text
+        row.files = {**row.files, "startup-config": text.replace(f"remote-as {spine_asn}", "remote-as 64999")}
         row.save()
     configs = {config.hostname: config for config in run.device_configs.exclude(platform="frr")}
     devices = MemoryFabric(sorted(configs))

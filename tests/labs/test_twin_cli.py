@@ -45,3 +45,21 @@ def test_list_shows_another_installations_twin_without_inspecting_it(tmp_path, c
     assert entry["prefix"] == "ftother" and "belongs to installation 0f0f0f" in entry["error"]
     assert main(["--state-dir", str(tmp_path), "--installation", "a1b2c3", "verify", "ftother"]) == 2
     assert "nothing was touched" in capsys.readouterr().err
+
+
+def test_status_says_what_each_switch_runs(tmp_path, capsys):
+    """The per-switch account of its own config (labs.node_configs) comes from the state file's topology."""
+    from labs import runtime
+
+    configs = {"leaf1": {"platform": "eos", "boots_from": "startup-config parsed", "live": ["router bgp 65100"],
+                         "static_only": ["priority-flow-control (2 ports)"], "unmodelled": [], "unmodelled_count": 0}}
+    runtime.TwinState(prefix="ftown9", label="", digest="", state_dir=str(tmp_path), status="up", created_at=0.0,
+                      node_netns={}, host_netns={}, frr_dirs=[], installation="a1b2c3",
+                      topology={"name_prefix": "ftown9", "extra": {"device_configs": configs}}).save()
+    assert main(["--state-dir", str(tmp_path), "--installation", "a1b2c3", "status", "ftown9"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["exists"] and status["device_configs"] == configs
+    runtime.TwinState(prefix="ftown8", label="", digest="", state_dir=str(tmp_path), status="up", created_at=0.0,
+                      node_netns={}, host_netns={}, frr_dirs=[], installation="a1b2c3").save()
+    assert main(["--state-dir", str(tmp_path), "--installation", "a1b2c3", "status", "ftown8"]) == 0
+    assert json.loads(capsys.readouterr().out)["device_configs"] == {}  # a hand-written topology has none

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 from django.core.management import call_command
@@ -58,7 +59,7 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         again = services.twin_up(fabric_intent=twin_intent, **twin_place)  # running up twice is safe
         assert again.pk == twin.pk and again.started == twin.started and Twin.objects.count() == 1
         other = compile_run_create(fabric_intent=twin_intent)  # another compile, one line different
-        row = other.device_configs.get(hostname="leaf1", platform="frr")
+        row = other.device_configs.get(hostname="leaf2", platform="sonic")  # its frr.conf runs as is
         row.files = {**row.files, "frr.conf": row.files["frr.conf"] + "! changed\n"}
         row.save()
         with pytest.raises(TwinError, match="is a different fabric: run `twin down` first"):
@@ -89,7 +90,15 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         assert fidelity["agreed_failures"] == 0
 
         call_command("twin", "status", "--fabric", twin_intent.name)
-        assert "healthy=True" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "healthy=True" in out
+        # each switch ran its own config: EOS parsed, SONiC's frr.conf as is; the static-only rest is said
+        assert "leaf2 (sonic): frr.conf as is + Linux plan from config_db.json; live: frr.conf: run as is" in out
+        assert "leaf1 (eos): startup-config parsed" in out
+        configs = twin.last_measured["device_configs"]
+        assert {host: config["platform"] for host, config in configs.items()} == {
+            "spine1": "eos", "spine2": "eos", "leaf1": "eos", "leaf2": "sonic", "leaf3": "eos", "leaf4": "sonic"}
+        assert checks["twin.static_only_config"] == CheckStatus.SKIPPED  # never reported as passed
     finally:
         summary = services.twin_down(twin=Twin.objects.get(pk=twin.pk))
         print(f"down: {summary}")
@@ -98,9 +107,18 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
     assert services.twin_down(twin=Twin.objects.get(pk=twin.pk)) == {"prefix": twin.prefix, "already_down": True}
 
 
+def _eos_port_mtu(text: str, port: str, mtu: int) -> str:
+    """The EOS startup-config with ``mtu`` on ``port`` (the twin runs each EOS switch's own text)."""
+    broken, count = re.subn(rf"(\ninterface {re.escape(port)}\n(?:   .*\n)*?)   mtu \d+\n", rf"\g<1>   mtu {mtu}\n",
+                            text, count=1)
+    assert count == 1, port
+    return broken
+
+
 def _break_compile(run):
-    """Mutate the stored compile: spine1's port toward leaf1 at MTU 9000 (structured config and Linux plan),
-    and leaf3's VXLAN without the VNI of a-train (VLAN 10)."""
+    """Mutate the stored compile: spine1's port toward leaf1 at MTU 9000 (structured config, its EOS text and the
+    FRR Linux plan), and leaf3's VXLAN without the VNI of a-train (VLAN 10; structured config and its EOS text).
+    The twin runs spine1's and leaf3's own EOS texts (labs.node_configs); the validators read the structured."""
     rows = {(row.hostname, row.platform): row for row in run.device_configs.all()}
     for platform in ("eos", "frr"):
         row = rows[("spine1", platform)]
@@ -112,18 +130,24 @@ def _break_compile(run):
             plan = json.loads(row.files["linux-plan.json"])
             next(link for link in plan["links"] if link["name"] == linux_ifname(port["name"]))["mtu"] = 9000
             row.files = {**row.files, "linux-plan.json": json.dumps(plan, indent=1)}
+        else:
+            row.files = {**row.files, "startup-config": _eos_port_mtu(row.files["startup-config"], port["name"], 9000)}
         row.save()
         bad_port = f"spine1:{linux_ifname(port['name'])}"
     for (hostname, platform), row in rows.items():
         if hostname != "leaf3":
             continue
         structured = copy.deepcopy(row.structured)
-        del structured["vxlan"]["vlan_vnis"]["10"]
+        vni = structured["vxlan"]["vlan_vnis"].pop("10")
         row.structured = structured
         if platform == "frr":
             plan = json.loads(row.files["linux-plan.json"])
             next(bridge for bridge in plan["bridges"] if bridge["vlan"] == 10).pop("vxlan")
             row.files = {**row.files, "linux-plan.json": json.dumps(plan, indent=1)}
+        elif platform == "eos":
+            line = f"   vxlan vlan 10 vni {vni}\n"
+            assert line in row.files["startup-config"]
+            row.files = {**row.files, "startup-config": row.files["startup-config"].replace(line, "")}
         row.save()
     return bad_port
 
@@ -168,14 +192,13 @@ def test_misconfiguration_is_caught_by_validators_and_twin_and_they_agree(twin_i
 
 @pytest.mark.usefixtures("twin_required")
 def test_fidelity_reports_a_disagreement_when_the_twin_runs_something_else(twin_intent, twin_place, twin_leftovers):
-    """Only the Linux plan says 9000 (as if the FRR renderer mis-rendered the MTU): the validators, reading the
-    structured config, predict 9214; the twin measures 9000. That divergence must be a fidelity error."""
+    """Only spine1's EOS text says 9000 (as if the EOS renderer mis-rendered the MTU): the validators, reading the
+    structured config, predict 9214; the twin, running that EOS text, measures 9000. That divergence must be a
+    fidelity error."""
     run = compile_run_create(fabric_intent=twin_intent)
-    row = run.device_configs.get(hostname="spine1", platform="frr")
+    row = run.device_configs.get(hostname="spine1", platform="eos")
     port = next(i for i in row.structured["interfaces"] if i["peer_device"] == "leaf1")
-    plan = json.loads(row.files["linux-plan.json"])
-    next(link for link in plan["links"] if link["name"] == linux_ifname(port["name"]))["mtu"] = 9000
-    row.files = {**row.files, "linux-plan.json": json.dumps(plan)}
+    row.files = {**row.files, "startup-config": _eos_port_mtu(row.files["startup-config"], port["name"], 9000)}
     row.save()
 
     twin = services.twin_up(fabric_intent=twin_intent, compile_run=run, checks=False, **twin_place)

@@ -334,3 +334,20 @@ def test_subject_links_split_pairs_and_scenarios():
     assert [text for text, _ in subject_links("spine1+spine2", switches, servers)] == ["spine1", "+", "spine2"]
     assert subject_links("gpu0001:eth0", switches, servers) == [("gpu0001:eth0", "/inventory/servers/gpu0001/")]
     assert subject_links("network net10", switches, servers) == [("network net10", None)]
+
+
+def test_twin_page_says_what_each_switch_runs(viewer, fabric_intent):
+    """The last live check's per-switch account (labs.node_configs) is a table on the twin page; none without it."""
+    from twins.models import Twin
+
+    twin = Twin.objects.create(fabric_intent=fabric_intent, prefix="twuiown01", status="down")
+    assert "What each switch runs" not in viewer.get(f"/twin/{FABRIC}/status/").content.decode()
+    twin.last_measured = {"device_configs": {"leaf2": {
+        "platform": "sonic", "boots_from": "frr.conf as is + Linux plan from config_db.json",
+        "live": ["frr.conf: run as is (59 lines)", "VXLAN_TUNNEL_MAP (2)"], "static_only": ["PORT_QOS_MAP (3)"],
+        "unmodelled": ["config_db.json: FOO|bar"], "unmodelled_count": 1}}}
+    twin.save()
+    page = viewer.get(f"/twin/{FABRIC}/status/").content.decode()
+    assert "What each switch runs" in page
+    assert "frr.conf: run as is (59 lines); VXLAN_TUNNEL_MAP (2)" in page and "PORT_QOS_MAP (3)" in page
+    assert 'title="config_db.json: FOO|bar">1</td>' in page

@@ -36,6 +36,9 @@ def _context(fabric) -> dict:
         "report": twin.last_report if twin is not None else {},
         "fidelity": twin.last_fidelity if twin is not None else {},
         "injection": twin.last_injection if twin is not None else {},
+        # what each switch runs of its own config, live or static-only (labs.node_configs), from the last check
+        "device_configs": sorted(((twin.last_measured or {}).get("device_configs") or {}).items())
+        if twin is not None else [],
         "operations": twin_operation_list(fabric=fabric)[:8],
     }
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import jinja2
 
+from compiler.model import Platform
 from compiler.names import LINUX_IFNAME_MAX
 from compiler.render.frr import repeated_blocks
 from compiler.structured.contract import PortQos, Qos, StructuredConfig
@@ -58,6 +59,13 @@ def linux_ifname(name: str) -> str:
     return candidate
 
 
+def twin_ifname(name: str, platform: str) -> str:
+    """A port's kernel name in the twin, which runs each switch's own config (labs.node_configs): a SONiC switch
+    keeps its CONFIG_DB port names (``Ethernet0``: SONiC's kernel names, used by its frr.conf), every other
+    platform gets the Linux-safe name of :func:`linux_ifname`."""
+    return name if platform == Platform.SONIC else linux_ifname(name)
+
+
 def _identity(name: str) -> str:
     return name
 
@@ -68,8 +76,9 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
     # Thousands of ports and neighbors on a large spine: their lines are formatted in Python (repeated_blocks).
     neighbor_lines = repeated_blocks.neighbor_lines(bgp["neighbors"], ifname)
     evpn = bgp["evpn"]
+    # A VLAN without a VNI (a parsed config that maps none) is local: no EVPN VNI block.
     vni_blocks = [{"vni": vlan["vni"], "rd": vlan["rd"], "import": vlan["route_targets"]["import"],
-                   "export": vlan["route_targets"]["export"]} for vlan in structured["vlans"]]
+                   "export": vlan["route_targets"]["export"]} for vlan in structured["vlans"] if vlan["vni"] is not None]
     interface_blocks = repeated_blocks.interface_blocks(structured["interfaces"], ifname)
     return {
         "frr_version": FRR_VERSION,
@@ -100,11 +109,13 @@ def render_frr_conf(structured: StructuredConfig, ifname: Callable[[str], str] =
     return _template().render(frr_view(structured, ifname))
 
 
-def linux_plan(structured: StructuredConfig) -> dict:
-    """The kernel side of an FRR switch (docs/structured-config.md, "Linux plan")."""
+def linux_plan(structured: StructuredConfig, ifname: Callable[[str], str] = linux_ifname) -> dict:
+    """The kernel side of an FRR switch (docs/structured-config.md, "Linux plan"). ``ifname`` maps port names to
+    kernel names: Linux-safe names by default; the twin passes SONiC's own port names for a SONiC switch, whose
+    frr.conf names its ports so (labs.node_configs)."""
     vxlan = structured["vxlan"]
     host_mtu = structured["mtu"]["host"]
-    links = [{"name": linux_ifname(item["name"]), "source_name": item["name"], "mtu": item["mtu"],
+    links = [{"name": ifname(item["name"]), "source_name": item["name"], "mtu": item["mtu"],
               "address": item["ip"], "kind": item["kind"]}
              for item in structured["interfaces"] if item["kind"] != "unused"]
     members: dict[int, list[str]] = {}
@@ -112,18 +123,20 @@ def linux_plan(structured: StructuredConfig) -> dict:
         if item["kind"] != "server":
             continue
         if item["access_vlan"] is not None:
-            members.setdefault(item["access_vlan"], []).append(linux_ifname(item["name"]))
+            members.setdefault(item["access_vlan"], []).append(ifname(item["name"]))
         for vlan_id in item["trunk_vlans"]:
             # A port carrying several networks joins each bridge through an 802.1Q sub-interface.
-            members.setdefault(vlan_id, []).append(f"{linux_ifname(item['name'])}.{vlan_id}"[:LINUX_IFNAME_MAX])
+            members.setdefault(vlan_id, []).append(f"{ifname(item['name'])}.{vlan_id}"[:LINUX_IFNAME_MAX])
 
     def vxlan_device(vni: int) -> dict:
         return {"name": f"vx{vni}", "vni": vni, "local": vxlan["vtep_ip"], "dstport": vxlan["udp_port"],
                 "mtu": vxlan["mtu"]}
 
+    # A VLAN without a VNI (a parsed config that maps none) is a local bridge without a VXLAN device.
     bridges = [{"name": f"br{vlan['id']}", "vlan": vlan["id"],
                 "mtu": vlan["svi"]["mtu"] if vlan["svi"] else host_mtu,
-                "vxlan": vxlan_device(vlan["vni"]), "members": members.get(vlan["id"], []),
+                **({"vxlan": vxlan_device(vlan["vni"])} if vlan["vni"] is not None else {}),
+                "members": members.get(vlan["id"], []),
                 "svi": {"address": vlan["svi"]["ip"], "mac": vlan["svi"]["mac"]} if vlan["svi"] else None,
                 "vrf": vlan["vrf"]} for vlan in structured["vlans"]]
     vrfs = [{"name": vrf["name"], "table": vrf["linux_table"],
@@ -147,7 +160,7 @@ def linux_plan(structured: StructuredConfig) -> dict:
         watchdog = pfc_watchdog and pfc_watchdog["enabled"]
         plan["roce_qos"] = {"applies": ROCE_QOS_APPLIES,
                             "not_rendered": dict(ROCE_QOS_NOT_RENDERED) if watchdog else {}}
-        plan["roce_qos_ports"] = roce_qos_ports(structured)
+        plan["roce_qos_ports"] = roce_qos_ports(structured, ifname)
     return plan
 
 
@@ -284,7 +297,7 @@ def _port_roce_commands(port_qos: PortQos, class_of_queue: dict[str, str]) -> li
     return commands
 
 
-def roce_qos_ports(structured: StructuredConfig) -> list[dict]:
+def roce_qos_ports(structured: StructuredConfig, ifname: Callable[[str], str] = linux_ifname) -> list[dict]:
     """The RoCE QoS of an FRR/Linux switch as `dcb`/`tc` commands per port (docs/renderers.md, "FRR/Linux RoCE")."""
     policy = structured["qos"]
     device_commands, class_of_queue = _device_roce_commands(policy)
@@ -298,7 +311,7 @@ def roce_qos_ports(structured: StructuredConfig) -> list[dict]:
         if template is None:
             template = by_port_qos[id(port_qos)] = "\n".join(
                 device_commands + _port_roce_commands(port_qos, class_of_queue))
-        name = linux_ifname(item["name"])
+        name = ifname(item["name"])
         ports.append({"name": name, "commands": template.replace("{port}", name).split("\n")})
     return ports
 

@@ -42,9 +42,14 @@ def neighbor_lines(neighbors: list[Neighbor], ifname: Callable[[str], str]) -> s
         unnumbered = neighbor["address"] is None
         peer = ifname(neighbor["interface"]) if unnumbered else neighbor["address"]
         remote_as, peer_group, description = neighbor["remote_as"], neighbor["peer_group"], neighbor["description"]
-        if unnumbered:
+        if peer_group is None:
+            # A neighbor outside every peer group: a parsed foreign or hand-edited config (the twin runs it).
+            append(f" neighbor {peer} interface remote-as {remote_as}\n" if unnumbered
+                   else f" neighbor {peer} remote-as {remote_as}\n")
+        elif unnumbered:
             append(f" neighbor {peer} interface peer-group {peer_group}\n neighbor {peer} remote-as {remote_as}\n")
         else:
             append(f" neighbor {peer} remote-as {remote_as}\n neighbor {peer} peer-group {peer_group}\n")
-        append(f" neighbor {peer} description {description}\n")
+        if description:
+            append(f" neighbor {peer} description {description}\n")
     return "".join(parts)

@@ -19,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from compiler.errors import FabricTwinError, InputError
 from intents.selectors import fabric_intent_resolve
+from labs.node_configs import summary_text
 from twins import services
 from twins.api.serializers import TwinSerializer
 from twins.choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
@@ -84,6 +85,7 @@ class Command(BaseCommand):
             for finding in check["findings"]:
                 if finding["severity"] != "info" or check["status"] != "passed":
                     lines.append(f"      {finding['severity']:7} {finding['subject']}: {finding['message']}")
+        lines += _device_config_lines((twin.last_measured or {}).get("device_configs") or {})
         return "\n".join(lines)
 
     # ------------------------------------------------------------------------------------------------ actions
@@ -109,6 +111,7 @@ class Command(BaseCommand):
                 f"healthy={live.get('healthy')} switches={live.get('switches')} hosts={live.get('hosts')} "
                 f"uptime={live.get('uptime_s')}s dead={live.get('dead_daemons') or {}} "
                 f"missing={live.get('missing_namespaces') or []}")
+        text = "\n".join([text, *_device_config_lines(live.get("device_configs") or {})])
         self._emit(live, text)
         return True
 
@@ -144,3 +147,11 @@ class Command(BaseCommand):
     @staticmethod
     def _as_dict(twin) -> dict:
         return dict(TwinSerializer(twin).data)
+
+
+def _device_config_lines(device_configs: dict) -> list[str]:
+    """What each switch runs: its own config, live parts and static-only parts (labs.node_configs)."""
+    if not device_configs:
+        return []
+    return ["  what each switch runs:"] + [f"    {summary_text(host, summary)}"
+                                           for host, summary in sorted(device_configs.items())]
