@@ -12,6 +12,8 @@ from __future__ import annotations
 from compiler.errors import DriverError, FabricTwinError
 from intents.models import CompileRun
 from intents.services import device_configs_mark_deployed
+from twins.choices import TwinSwitchSourceChoices
+from twins.services import twin_switch_record
 
 from ..choices import RolloutStateChoices, RolloutTargetChoices, StepPhaseChoices, StepResultChoices
 from ..errors import CheckFailed, RolloutStopped
@@ -65,14 +67,30 @@ class CanaryPipeline:
         self.ctx.finish(RolloutStateChoices.SUCCEEDED, outcome=self.outcomes())
 
     def mark_deployed(self) -> None:
-        """Production only: the compile run's configs are now what the devices run (the intents app's diff
-        baseline). A twin rollout changes the twin, not the record of what production runs."""
+        """Production: the compile run's configs are now what the devices run (the intents app's diff baseline).
+        A twin rollout changes the twin, not the record of what production runs: there the switches the change
+        set left unchanged are recorded as running the new compile too (their text is the same), so the twin
+        runs one compile again (the pushed ones were recorded at each push)."""
         change_set = self.rollout.change_set
-        if self.rollout.target != RolloutTargetChoices.PRODUCTION or not change_set.compile_run_id:
+        if self.rollout.target == RolloutTargetChoices.TWIN:
+            for row in change_set.devices.filter(has_diff=False):
+                self.record_twin(row.hostname, row.intended_files, row.intended_hash, TwinSwitchSourceChoices.ROLLOUT)
+            return
+        if not change_set.compile_run_id:
             return
         run = CompileRun.objects.filter(pk=change_set.compile_run_id).first()
         if run is not None:
             device_configs_mark_deployed(run=run, devices=list(change_set.devices.values_list("hostname", flat=True)))
+
+    def record_twin(self, device: str, files: dict, sha256: str, source: str) -> None:
+        """Twin target only: the twin's record of what ``device`` runs follows the push (or rollback) that just
+        succeeded (twins.services.twin_switch_record); a push that raised never gets here."""
+        if self.rollout.target != RolloutTargetChoices.TWIN:
+            return
+        policy = self.rollout.policy
+        twin_switch_record(prefix=policy["twin_prefix"], state_dir=policy.get("twin_state_dir"), hostname=device,
+                           files=files, sha256=sha256, source=source, rollout_id=self.rollout.pk,
+                           compile_run_id=self.rollout.change_set.compile_run_id)
 
     # --------------------------------------------------------------------------------------------- steps
 
@@ -88,10 +106,11 @@ class CanaryPipeline:
             if driver.is_at(row.intended_files):
                 step.result = Result.SKIPPED
                 step.output = f"already runs the intended config (sha256 {row.intended_hash[:12]}); not pushed again"
-                return
-            diff = driver.push(row.intended_files)
-            step.output = diff or "no difference reported by the device"
-            step.detail = {"pushed": True}
+            else:
+                diff = driver.push(row.intended_files)
+                step.output = diff or "no difference reported by the device"
+                step.detail = {"pushed": True}
+            self.record_twin(device, row.intended_files, row.intended_hash, TwinSwitchSourceChoices.ROLLOUT)
 
     def check(self, phase: str, wave: int, title: str, *, include_static: bool = False, tag: str = "",
               devices: list[str] | None = None) -> None:
@@ -122,6 +141,7 @@ class CanaryPipeline:
                     else:
                         driver.rollback(row.running_files)
                         step.output = f"restored the previous config (sha256 {row.running_hash[:12]})"
+                    self.record_twin(device, row.running_files, row.running_hash, TwinSwitchSourceChoices.ROLLBACK)
             except (DriverError, FabricTwinError) as exc:
                 errors.append(f"{device}: {exc}")
         green = False

@@ -233,4 +233,4 @@ def test_twin_canary_rollout_in_a_browser(browser_page, live_server, transaction
         page.goto(f"{base}/twin/{FABRIC}/")
         if page.locator("text=Stop twin").count():
             page.click("text=Stop twin")
-            page.wait_for_selector("#twin-status h3 .pill.stopped")
+            page.wait_for_selector("#twin-status h3 .pill.down")

@@ -2,16 +2,21 @@
 
 from rest_framework import serializers
 
-from ..choices import InjectionKindChoices
+from ..choices import InjectionKindChoices, twin_healthy
 from ..models import Twin
 
 
 class TwinSerializer(serializers.ModelSerializer):
     fabric_intent_name = serializers.CharField(source="fabric_intent.name", read_only=True)
+    healthy = serializers.SerializerMethodField(help_text="Derived from status: true exactly when it is 'up'")
+
+    def get_healthy(self, twin: Twin) -> bool:
+        return twin_healthy(twin.status)
 
     class Meta:
         model = Twin
-        fields = ("id", "fabric_intent", "fabric_intent_name", "engine", "prefix", "status", "compile_run", "started",
+        fields = ("id", "fabric_intent", "fabric_intent_name", "engine", "prefix", "status", "healthy", "compile_run",
+                  "switch_configs", "started",
                   "converged", "boot_s", "converge_s", "rss_mb", "switches", "hosts", "limitations", "error",
                   "last_report", "last_measured", "last_injection", "last_fidelity", "created", "updated")
         read_only_fields = tuple(name for name in fields if name not in ("fabric_intent", "engine"))
