@@ -80,7 +80,8 @@ class CanaryPipeline:
             return
         run = CompileRun.objects.filter(pk=change_set.compile_run_id).first()
         if run is not None:
-            device_configs_mark_deployed(run=run, devices=list(change_set.devices.values_list("hostname", flat=True)))
+            device_configs_mark_deployed(run=run, devices=list(change_set.devices.values_list("hostname", flat=True)),
+                                         rollout_id=self.rollout.pk)
 
     def record_twin(self, device: str, files: dict, sha256: str, source: str) -> None:
         """Twin target only: the twin's record of what ``device`` runs follows the push (or rollback) that just

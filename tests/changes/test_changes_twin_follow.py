@@ -154,3 +154,38 @@ def test_status_vocabulary_is_one_and_healthy_is_derived(booted):
     twin.status = TwinStatusChoices.UP
     assert TwinSerializer(twin).data["healthy"] is True
     assert services.twin_status_reason(twin=twin) == "every live check passed"
+
+
+def test_diffs_say_what_the_target_runs_and_agree_across_api_and_command(booted, api_client):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    first, second, frr = booted["first"], booted["second"], booted["frr"]
+    intent = booted["intent"]
+    # Right after booting compile #first: the intent (= compile #second) differs from what the twin runs.
+    diffs = {(d.hostname, d.platform): d for d in intent_services.config_diff(fabric_intent=intent)}
+    leaf1 = diffs[("leaf1", "frr")]
+    assert leaf1.label == f"diff vs twin (running compile #{first.pk})" and leaf1.changed
+    assert (leaf1.baseline, leaf1.target, leaf1.baseline_run) == ("twin", "twin", first.pk)
+    other = next(d for (host, platform), d in diffs.items() if host == "leaf1" and platform != "frr")
+    assert other.label.endswith("; the twin runs its frr rendering)")
+    compiled = intent_services.config_diff(fabric_intent=intent, device="leaf1", platform="frr", target="compile")
+    assert compiled[0].label == f"diff vs last compile (#{second.pk})" and not compiled[0].changed
+    state, _rollout_row = _rollout(booted, frr[second.pk])
+    assert state == State.SUCCEEDED
+    # After the rollout the twin runs #second: nothing left to push, and every client says so in the same words.
+    body = api_client.get(f"/api/fabric-intents/{intent.pk}/diff/", {"device": "leaf1", "platform": "frr"}).json()
+    (result,) = body["results"]
+    assert (result["label"], result["changed"]) == (f"diff vs twin (running compile #{second.pk})", False)
+    out = StringIO()
+    call_command("config_diff", fabric=intent.name, stdout=out)
+    assert out.getvalue().strip().endswith(f"(compared with twin: {len(diffs)})"), out.getvalue()
+    assert api_client.get(f"/api/fabric-intents/{intent.pk}/diff/", {"target": "bogus"}).status_code == 400
+    booted["twin"].status = TwinStatusChoices.DOWN
+    booted["twin"].save()
+    missing = api_client.get(f"/api/fabric-intents/{intent.pk}/diff/", {"target": "twin"})
+    assert missing.status_code == 400 and "no running twin" in missing.content.decode()
+    # nothing deployed, no twin: the last compile, said so
+    assert intent_services.config_diff(fabric_intent=intent, device="leaf1", platform="frr")[0].label == \
+        f"diff vs last compile (#{second.pk})"
