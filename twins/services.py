@@ -450,9 +450,11 @@ def _scenario_for_target(state, kind: str, target: str) -> dict:
 
 
 def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
-    """Compare the twin's measurements with the static validators' predictions for the compile it booted
+    """Compare the twin's measurements with the static validators' predictions for the compile its switches run
+    now (booted, or rolled out to every switch: ``Twin.compile_run``; refused while they run different compiles)
     (labs.fidelity). Stores and returns the comparison; zero disagreements is the goal."""
     _require_twin_host()
+    twin.refresh_from_db()  # the compile the switches run now (a rollout may have moved them since)
     state = _runtime_state(twin)
     if twin.compile_run is None:
         runs = {host: entry.get("compile_run") for host, entry in sorted((twin.switch_configs or {}).items())}
@@ -468,6 +470,7 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
         **compared.as_dict(),
         "static": {"ok": static_report.ok, "counts": static_report.counts(),
                    "failed": [name for name, check in static_report.checks.items() if check.status == "failed"]},
+        "compile_run": twin.compile_run_id,
         "observation_seconds": observation.seconds,
         "notes": observation.notes,
         "at": timezone.now().isoformat(),

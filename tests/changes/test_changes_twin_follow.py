@@ -15,7 +15,7 @@ from changes import services as change_services
 from changes.choices import RolloutStateChoices as State
 from changes.pipelines.runner import rollout_execute
 from compiler.clos import ClosParams, plan_clos
-from compiler.errors import DriverError
+from compiler.errors import DriverError, InputError
 from intents import services as intent_services
 from inventory.models import Fabric
 from inventory.services import inventory_persist
@@ -189,3 +189,15 @@ def test_diffs_say_what_the_target_runs_and_agree_across_api_and_command(booted,
     # nothing deployed, no twin: the last compile, said so
     assert intent_services.config_diff(fabric_intent=intent, device="leaf1", platform="frr")[0].label == \
         f"diff vs last compile (#{second.pk})"
+
+
+def test_switches_on_different_compiles_are_said_so(booted):
+    first, second, frr = booted["first"], booted["second"], booted["frr"]
+    twin = services.twin_switch_record(prefix=PREFIX, state_dir=booted["state_dir"], hostname="leaf1",
+                                       files=frr[second.pk]["leaf1"], sha256="x", source="rollout",
+                                       compile_run_id=second.pk, rollout_id=None)
+    assert twin.compile_run_id is None  # no single compile runs everywhere: fidelity refuses, diffs go per switch
+    assert services.twin_runs_text(twin=twin) == (f"switches run different compiles (#{second.pk}: leaf1; "
+                                                  f"#{first.pk}: leaf2, spine1, spine2)")
+    with pytest.raises(InputError, match="source='pushed': one of boot, rollout, rollback"):
+        services.twin_switch_record(prefix=PREFIX, hostname="leaf1", files={}, sha256="", source="pushed")
