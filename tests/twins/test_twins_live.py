@@ -89,7 +89,11 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         assert fidelity["agreed_failures"] == 0
 
         call_command("twin", "status", "--fabric", twin_intent.name)
-        assert "healthy=True" in capsys.readouterr().out
+        line = capsys.readouterr().out  # one status word, its reason and the compile the switches run
+        assert f": up (every live check passed); runs compile #{twin.compile_run_id}; 6 switches" in line, line
+        call_command("twin", "status", "--fabric", twin_intent.name, "--format", "json")
+        status = json.loads(capsys.readouterr().out)
+        assert (status["status"], status["healthy"], status["processes_alive"]) == ("up", True, True)
     finally:
         summary = services.twin_down(twin=Twin.objects.get(pk=twin.pk))
         print(f"down: {summary}")
