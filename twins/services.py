@@ -208,33 +208,41 @@ def _uniform_compile_run(switch_configs: Mapping[str, Mapping]) -> int | None:
 
 def twin_switch_record(*, prefix: str, hostname: str, files: Mapping[str, str], sha256: str, source: str,
                        compile_run_id: int | None = None, rollout_id: int | None = None,
-                       state_dir: str | None = None) -> Twin | None:
+                       state_dir: str | None = None, runtime_state: bool = True) -> Twin | None:
     """Record that twin switch ``hostname`` now runs ``files``: called after every SUCCESSFUL push or rollback
     (``changes.pipelines.canary``), never before nor after a failed one.
 
     Two records follow it: the runtime's state file (the node's ``frr_conf``/``linux_plan`` in the topology the
-    live checks and fidelity derive their expectations from, and its digest), and the ``Twin`` row's
-    ``switch_configs`` (which compile run and rollout each switch's config came from; ``compile_run`` is the run
-    every switch runs, empty while they differ). A rollback restores the compile run the switch ran before the
-    push it undoes. Returns the Twin row, or None when no Twin row has this prefix (a bare labs twin)."""
+    live checks and fidelity derive their expectations from, and its digest; ``runtime_state=False`` leaves it
+    alone for a switch whose text did not change), and the ``Twin`` row's ``switch_configs`` (which compile run
+    and rollout each switch's config came from; ``compile_run`` is the run every switch runs, empty while they
+    differ). A rollback restores the compile run the switch ran before the push it undoes. Idempotent per rollout:
+    recording the same push again (a resumed rollout) changes nothing. Returns the Twin row, or None when no Twin
+    row has this prefix (a bare labs twin: only its state file follows)."""
     if source not in TwinSwitchSourceChoices.values:
         raise InputError(FieldError("source", source, f"one of {', '.join(TwinSwitchSourceChoices.values)}"))
-    _state_record_node(prefix, state_dir, hostname, files)
     with transaction.atomic():
         twin = Twin.objects.select_for_update().filter(prefix=prefix).first()
+        current = ((twin.switch_configs or {}).get(hostname) or {}) if twin is not None else {}
+        # A resumed rollout records the same switch again: the entry it wrote before is not what the switch ran
+        # before the rollout, so it keeps the first record's "previous" (and a repeated rollback its compile).
+        again = rollout_id is not None and (current.get("rollout"), current.get("source")) == (rollout_id, source)
+        if again and current.get("sha256") == sha256:
+            return twin  # already recorded
+        if runtime_state:
+            _state_record_node(prefix, state_dir, hostname, files)
         if twin is None:
             return None
-        configs = dict(twin.switch_configs or {})
-        current = configs.get(hostname) or {}
         entry = {"compile_run": compile_run_id, "sha256": sha256, "source": source, "rollout": rollout_id,
                  "at": timezone.now().isoformat()}
         if source == TwinSwitchSourceChoices.ROLLOUT:
-            entry["previous"] = {key: value for key, value in current.items() if key != "previous"}
+            entry["previous"] = current.get("previous", {}) if again else {
+                key: value for key, value in current.items() if key != "previous"}
         elif source == TwinSwitchSourceChoices.ROLLBACK:
-            entry["compile_run"] = (current.get("previous") or {}).get("compile_run")
-        configs[hostname] = entry
-        twin.switch_configs = configs
-        twin.compile_run_id = _uniform_compile_run(configs)
+            entry["compile_run"] = current.get("compile_run") if again else (current.get("previous") or {}).get(
+                "compile_run")
+        twin.switch_configs = {**(twin.switch_configs or {}), hostname: entry}
+        twin.compile_run_id = _uniform_compile_run(twin.switch_configs)
         twin.save(update_fields=["switch_configs", "compile_run", "updated"])
         return twin
 

@@ -201,3 +201,16 @@ def test_switches_on_different_compiles_are_said_so(booted):
                                                   f"#{first.pk}: leaf2, spine1, spine2)")
     with pytest.raises(InputError, match="source='pushed': one of boot, rollout, rollback"):
         services.twin_switch_record(prefix=PREFIX, hostname="leaf1", files={}, sha256="", source="pushed")
+
+
+def test_recording_a_push_again_after_a_resume_keeps_what_the_switch_ran_before(booted):
+    first, second, frr = booted["first"], booted["second"], booted["frr"]
+    record = {"prefix": PREFIX, "state_dir": booted["state_dir"], "hostname": "leaf1", "rollout_id": 99}
+    for _ in range(2):  # the second one is a resumed rollout recording the same push
+        twin = services.twin_switch_record(**record, files=frr[second.pk]["leaf1"], sha256="new", source="rollout",
+                                           compile_run_id=second.pk)
+        assert twin.switch_configs["leaf1"]["previous"]["compile_run"] == first.pk
+    for _ in range(2):
+        twin = services.twin_switch_record(**record, files=frr[first.pk]["leaf1"], sha256="old", source="rollback",
+                                           compile_run_id=second.pk)
+        assert (twin.switch_configs["leaf1"]["compile_run"], twin.compile_run_id) == (first.pk, first.pk)
