@@ -7,7 +7,7 @@ from django.db.models import Count, Max, QuerySet
 from compiler.errors import FieldError, InputError
 from compiler.names import OBJECT_NAME, name_problem
 from intents.models import CompileRun, FabricIntent
-from twins.choices import TwinStatusChoices
+from twins.choices import TWIN_RUNNING
 from twins.models import Twin
 
 from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
@@ -83,7 +83,7 @@ def twin_target_for_intent(*, fabric_intent: str, field: str = "fabric_intent") 
     intent = FabricIntent.objects.filter(name=fabric_intent).first()
     if intent is None:
         raise InputError(FieldError(field, fabric_intent, "no fabric intent of this name"))
-    twin = (Twin.objects.filter(fabric_intent=intent, status__in=(TwinStatusChoices.UP, TwinStatusChoices.DEGRADED))
+    twin = (Twin.objects.filter(fabric_intent=intent, status__in=TWIN_RUNNING)
             .order_by("-started", "-id").first())
     if twin is None:
         raise InputError(FieldError(field, fabric_intent, "no running twin of this intent (twin up first)"))

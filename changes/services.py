@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from compiler.errors import DriverError, FieldError, InputError
 from intents.models import CompileRun, DeviceConfig
+from intents.selectors import device_config_twin_source
 from labs.node_configs import twin_node_files
 from labs.runtime import TwinState
 from twin.policy import APPROVE_PRODUCTION, user_has
@@ -124,9 +125,7 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
         for config in configs:
             rows_by_host.setdefault(config.hostname, {})[config.platform] = config
         for hostname, rows in rows_by_host.items():
-            # What the twin runs for the device's own config (labs.node_configs), else for its frr rendering.
-            own = next((row for platform, row in rows.items() if platform == row.structured.get("platform")), None)
-            source = own or rows.get("frr")
+            source = device_config_twin_source(rows=rows)
             if source is None:
                 continue
             role = source.structured.get("role", "")

@@ -39,3 +39,12 @@ class AllocationKindChoices(models.TextChoices):
     L2VNI = "l2vni", "L2VNI"
     L3VNI = "l3vni", "L3VNI"
 
+
+
+class DiffTargetChoices(models.TextChoices):
+    """What a config diff compares against (intents.selectors.diff_baselines): what the target runs."""
+
+    AUTO = "auto", "What the switch runs: the device when a rollout deployed it, else the running twin, else the last compile"
+    DEVICE = "device", "The production device (what a production rollout deployed)"
+    TWIN = "twin", "The running twin (the compile each twin switch runs)"
+    COMPILE = "compile", "The last successful compile"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 from django.db.models import Prefetch, QuerySet
 
@@ -10,10 +10,12 @@ from compiler.errors import FieldError, InputError
 from compiler.natural import natural_key
 from inventory.models import NicPort, Server, Switch
 from twin.runs import RunStatus
+from twins.choices import TWIN_RUNNING, TwinEngineChoices
+from twins.models import Twin
 from validators.context import ValidationInput
 
 from .adapters import fabric_snapshot, intent_snapshot
-from .choices import AllocationKindChoices
+from .choices import AllocationKindChoices, DiffTargetChoices
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 
 
@@ -70,23 +72,86 @@ def device_config_list() -> QuerySet[DeviceConfig]:
     return DeviceConfig.objects.select_related("run")
 
 
-def device_config_baselines(*, fabric_intent: FabricIntent, hostnames=None, platforms=None) -> dict:
-    """(hostname, platform) -> (DeviceConfig, "deployed" | "compiled"): what a new compile is compared with.
+@dataclass(frozen=True)
+class DiffBaseline:
+    """What one device x platform is compared with, and the words every diff shows for it (API, CLI, UI)."""
 
-    The deployed config when the change pipelines recorded one, otherwise the latest successful compile.
-    Two queries whatever the fabric size.
-    """
-    deployed = DeployedConfig.objects.filter(fabric_intent=fabric_intent).select_related("device_config")
-    latest = compile_run_latest(fabric_intent=fabric_intent)
-    compiled = DeviceConfig.objects.filter(run=latest) if latest else DeviceConfig.objects.none()
-    if hostnames:
-        deployed, compiled = deployed.filter(hostname__in=hostnames), compiled.filter(hostname__in=hostnames)
-    if platforms:
-        deployed, compiled = deployed.filter(platform__in=platforms), compiled.filter(platform__in=platforms)
-    baselines = {(config.hostname, config.platform): (config, "compiled") for config in compiled}
-    for row in deployed:
-        baselines[(row.hostname, row.platform)] = (row.device_config, "deployed")
+    config: DeviceConfig | None  # None: nothing to compare with (the whole file is new)
+    target: str  # DiffTargetChoices: device | twin | compile
+    label: str  # e.g. "diff vs twin (running compile #12)"
+
+    @property
+    def kind(self) -> str:
+        """The API's ``baseline`` word: deployed | twin | compiled | none."""
+        if self.config is None:
+            return "none"
+        return {DiffTargetChoices.DEVICE: "deployed", DiffTargetChoices.TWIN: "twin"}.get(self.target, "compiled")
+
+
+def device_config_twin_source(*, rows: dict[str, DeviceConfig]) -> DeviceConfig | None:
+    """Of one switch's stored configs (by platform), the one the twin runs: its own platform's rendering, else its
+    ``frr`` rendering (labs.node_configs turns either into what the twin's FRR runs)."""
+    own = next((row for platform, row in rows.items() if platform == row.structured.get("platform")), None)
+    return own or rows.get("frr")
+
+
+def diff_baselines(*, fabric_intent: FabricIntent, target: str = DiffTargetChoices.AUTO, hostnames=None,
+                   platforms=None) -> dict[tuple[str, str], DiffBaseline]:
+    """(hostname, platform) -> what a config is compared with: what the TARGET runs, labelled so.
+
+    ``device``: the config a production rollout deployed (``DeployedConfig``); ``twin``: the compile run each
+    switch of the intent's running twin runs now (``twins.Twin.switch_configs``, followed after every push;
+    the twin runs that run's frr rendering, other platforms show that run's file); ``compile``: the last
+    successful compile; ``auto`` (default): device where one was deployed, else twin, else last compile.
+    Keys absent from the result have nothing to compare with. Four queries whatever the fabric size."""
+    if target not in DiffTargetChoices.values:
+        raise InputError(FieldError("target", target, f"one of {', '.join(DiffTargetChoices.values)}"))
+    twin = (Twin.objects.filter(fabric_intent=fabric_intent, engine=TwinEngineChoices.NETNS, status__in=TWIN_RUNNING).first()
+            if target in (DiffTargetChoices.AUTO, DiffTargetChoices.TWIN) else None)
+    if target == DiffTargetChoices.TWIN and twin is None:
+        raise InputError(FieldError("target", target, f"no running twin of {fabric_intent.name}: start it, or "
+                                                      "compare with device or compile"))
+
+    def narrowed(rows):
+        if hostnames:
+            rows = rows.filter(hostname__in=hostnames)
+        if platforms:
+            rows = rows.filter(platform__in=platforms)
+        return rows
+
+    baselines: dict[tuple[str, str], DiffBaseline] = {}
+    if target in (DiffTargetChoices.AUTO, DiffTargetChoices.COMPILE):
+        latest = compile_run_latest(fabric_intent=fabric_intent)
+        for config in narrowed(DeviceConfig.objects.filter(run=latest) if latest else DeviceConfig.objects.none()):
+            baselines[(config.hostname, config.platform)] = DiffBaseline(
+                config, DiffTargetChoices.COMPILE, f"diff vs last compile (#{config.run_id})")
+    if twin is not None:
+        runs = {host: entry.get("compile_run") for host, entry in (twin.switch_configs or {}).items()}
+        rows = narrowed(DeviceConfig.objects.filter(run_id__in={run for run in runs.values() if run},
+                                                    hostname__in=list(runs)))
+        for config in rows:
+            if runs.get(config.hostname) != config.run_id:
+                continue
+            runs_as = "" if config.platform == "frr" else "; the twin runs its frr rendering"
+            baselines[(config.hostname, config.platform)] = DiffBaseline(
+                config, DiffTargetChoices.TWIN, f"diff vs twin (running compile #{config.run_id}{runs_as})")
+    if target in (DiffTargetChoices.AUTO, DiffTargetChoices.DEVICE):
+        deployed = narrowed(DeployedConfig.objects.filter(fabric_intent=fabric_intent)).select_related("device_config")
+        for row in deployed:
+            by = f"rollout #{row.deployed_by_rollout}" if row.deployed_by_rollout else "hand (mark deployed)"
+            baselines[(row.hostname, row.platform)] = DiffBaseline(
+                row.device_config, DiffTargetChoices.DEVICE,
+                f"diff vs device {row.hostname} (deployed by {by} on {row.deployed:%Y-%m-%d %H:%M}, "
+                f"compile #{row.device_config.run_id})")
     return baselines
+
+
+def diff_missing_label(*, target: str, hostname: str) -> str:
+    """The words for a device x platform with nothing to compare with under ``target``."""
+    where = {DiffTargetChoices.DEVICE: f"nothing deployed on device {hostname}",
+             DiffTargetChoices.TWIN: f"{hostname} runs no recorded compile in the twin",
+             DiffTargetChoices.COMPILE: "no earlier compile"}.get(target, "nothing deployed, in the twin or compiled")
+    return f"{where}: the whole file is new"
 
 
 def fabric_intent_export(*, fabric_intent: FabricIntent) -> dict:

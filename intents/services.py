@@ -38,11 +38,11 @@ from inventory.models import Fabric, NicPort, Switch
 from twin.runs import run_execute
 
 from .adapters import allocation_rows, fabric_snapshot, snapshot_sha256
-from .choices import AllocationKindChoices
+from .choices import AllocationKindChoices, DiffTargetChoices
 from .constants import ROCE_DEFAULT_CLASSES
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 from .models.fabric import POOL_FIELDS, free_prefix, pool_prefix
-from .selectors import device_config_baselines
+from .selectors import diff_baselines, diff_missing_label
 
 # ------------------------------------------------------------------------------------------------ validation
 
@@ -321,8 +321,10 @@ def compile_devices(snapshot: core.Snapshot, *, devices: Iterable[str] | None = 
 
 
 @transaction.atomic
-def device_configs_mark_deployed(*, run: CompileRun, devices: Iterable[str] | None = None) -> int:
-    """Record that ``run``'s configs (of ``devices``, default all) are live: the baseline of later diffs."""
+def device_configs_mark_deployed(*, run: CompileRun, devices: Iterable[str] | None = None,
+                                 rollout_id: int | None = None) -> int:
+    """Record that ``run``'s configs (of ``devices``, default all) are live on the devices, pushed by production
+    rollout ``rollout_id`` (None: marked by hand): the "diff vs device" baseline of later diffs."""
     configs = run.device_configs.all()
     if devices is not None:
         configs = configs.filter(hostname__in=list(devices))
@@ -330,7 +332,7 @@ def device_configs_mark_deployed(*, run: CompileRun, devices: Iterable[str] | No
     for config in configs.only("id", "hostname", "platform"):
         DeployedConfig.objects.update_or_create(
             fabric_intent_id=run.fabric_intent_id, hostname=config.hostname, platform=config.platform,
-            defaults={"device_config": config})
+            defaults={"device_config": config, "deployed_by_rollout": rollout_id})
         count += 1
     return count
 
@@ -342,10 +344,12 @@ def device_configs_mark_deployed(*, run: CompileRun, devices: Iterable[str] | No
 class DeviceDiff:
     hostname: str
     platform: str
-    baseline: str  # "deployed", "compiled" (the latest stored compile) or "none"
+    baseline: str  # "deployed" (device), "twin", "compiled" (the latest stored compile) or "none"
     baseline_run: int | None
     text: str  # unified diff over every file, empty when identical
     structured: list[dict]  # [{"path", "old", "new"}]
+    target: str = DiffTargetChoices.AUTO  # what it was compared with: device | twin | compile
+    label: str = ""  # e.g. "diff vs twin (running compile #12)" (intents.selectors.diff_baselines)
 
     @property
     def changed(self) -> bool:
@@ -353,39 +357,44 @@ class DeviceDiff:
 
     def as_dict(self) -> dict:
         return {"hostname": self.hostname, "platform": self.platform, "baseline": self.baseline,
-                "baseline_run": self.baseline_run, "changed": self.changed, "text": self.text,
-                "structured": self.structured}
+                "baseline_run": self.baseline_run, "target": self.target, "label": self.label,
+                "changed": self.changed, "text": self.text, "structured": self.structured}
 
 
-def config_diff(*, fabric_intent: FabricIntent, device: str | None = None,
-                platform: str | None = None) -> list[DeviceDiff]:
+def config_diff(*, fabric_intent: FabricIntent, device: str | None = None, platform: str | None = None,
+                target: str = DiffTargetChoices.AUTO) -> list[DeviceDiff]:
     """Compile the intent as it is now (in memory, nothing stored) and diff it per device and platform against
-    the deployed config, or the latest stored compile when nothing is recorded as deployed."""
+    what the ``target`` runs (intents.selectors.diff_baselines: device, twin, last compile; auto picks per
+    device), each diff labelled with what it compared against."""
     snapshot = fabric_snapshot(fabric_intent)
     if device is not None and device not in snapshot.inventory.switches_by_name:
         raise InputError(FieldError("device", device, f"no switch {device} in fabric "
                                                                  f"{snapshot.inventory.fabric}"))
     if platform is not None and platform not in core.Platform.ALL:
         raise InputError(FieldError("platform", platform, f"one of {', '.join(core.Platform.ALL)}"))
+    baselines = diff_baselines(fabric_intent=fabric_intent, target=target, hostnames=[device] if device else None,
+                               platforms=[platform] if platform else None)
     intended, rendered, _hashes = compile_devices(snapshot, devices=[device] if device else None,
                                                    platforms=[platform] if platform else None)
-    baselines = device_config_baselines(fabric_intent=fabric_intent, hostnames=[device] if device else None,
-                                        platforms=[platform] if platform else None)
     diffs = []
     for hostname in sorted(rendered, key=natural_key):
         for platform_name, files in rendered[hostname].items():
-            old, baseline = baselines.get((hostname, platform_name), (None, "none"))
+            baseline = baselines.get((hostname, platform_name))
+            old = baseline.config if baseline else None
+            label = baseline.label if baseline else diff_missing_label(target=target, hostname=hostname)
+            kind = baseline.kind if baseline else "none"
             old_files = old.files if old else {}
             text = "".join(
                 text_diff(old_files.get(name, ""), files.get(name, ""),
-                          old_name=f"{hostname}/{platform_name}/{name} ({baseline})",
+                          old_name=f"{hostname}/{platform_name}/{name} ({kind})",
                           new_name=f"{hostname}/{platform_name}/{name} (intended)")
                 for name in sorted(set(old_files) | set(files)))
             structured = [{"path": path, "old": before, "new": after}
                           for path, before, after in structured_diff(old.structured if old else {},
                                                                      intended[hostname])]
-            diffs.append(DeviceDiff(hostname=hostname, platform=platform_name, baseline=baseline,
-                                    baseline_run=old.run_id if old else None, text=text, structured=structured))
+            diffs.append(DeviceDiff(hostname=hostname, platform=platform_name, baseline=kind,
+                                    baseline_run=old.run_id if old else None, text=text, structured=structured,
+                                    target=baseline.target if baseline else target, label=label))
     return diffs
 
 

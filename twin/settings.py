@@ -297,6 +297,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # One name for the twin's one status vocabulary (the Twin record and GET /api/twins/{id}/status/ share it).
+    "ENUM_NAME_OVERRIDES": {"TwinStatusEnum": "twins.choices.TwinStatusChoices"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "twin.api_schema.error_responses_hook"],
 }
 

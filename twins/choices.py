@@ -9,11 +9,31 @@ class TwinEngineChoices(models.TextChoices):
 
 
 class TwinStatusChoices(models.TextChoices):
-    DOWN = "down", "Down"
+    """The twin's one status vocabulary (model, API, ``manage.py twin``, UI). ``healthy`` is derived from it
+    (``twin_healthy``), never measured separately, so the two can never contradict each other."""
+
+    DOWN = "down", "Down (not running)"
     BOOTING = "booting", "Booting"
-    UP = "up", "Up (every live check passed)"
-    DEGRADED = "degraded", "Degraded (running, some live check failed)"
-    FAILED = "failed", "Failed"
+    UP = "up", "Up (running, every live check passed)"
+    DEGRADED = "degraded", "Degraded (running, a live check failed or a daemon died)"
+    FAILED = "failed", "Failed (boot or teardown failed; leftovers may remain)"
+
+
+# Statuses in which the twin's namespaces and daemons exist (it can be checked, pushed to, compared).
+TWIN_RUNNING = frozenset({TwinStatusChoices.UP, TwinStatusChoices.DEGRADED})
+
+
+def twin_healthy(status: str) -> bool:
+    """Healthy means exactly ``up``: running and every live check of the last report passed."""
+    return status == TwinStatusChoices.UP
+
+
+class TwinSwitchSourceChoices(models.TextChoices):
+    """How a twin switch came to run its config (``Twin.switch_configs[<hostname>]["source"]``)."""
+
+    BOOT = "boot", "Booted from the compile"
+    ROLLOUT = "rollout", "Pushed by a rollout"
+    ROLLBACK = "rollback", "Restored by a rollout's rollback"
 
 
 class InjectionKindChoices(models.TextChoices):

@@ -44,7 +44,14 @@ class Twin(models.Model):
                                  help_text="Where labs.runtime keeps the state file; empty: its default (out/twins)")
     status = models.CharField(max_length=16, choices=TwinStatusChoices.choices, default=TwinStatusChoices.DOWN)
     compile_run = models.ForeignKey("intents.CompileRun", on_delete=models.SET_NULL, null=True, blank=True,
-                                    related_name="twins", help_text="The compile whose frr rendering was booted")
+                                    related_name="twins",
+                                    help_text="The compile every switch runs now (booted, or rolled out to every "
+                                              "switch); empty while switches run different compiles "
+                                              "(switch_configs says which)")
+    switch_configs = models.JSONField(
+        default=dict, blank=True,
+        help_text="Per switch, what it runs now: {hostname: {compile_run, sha256, source (boot | rollout | "
+                  "rollback), rollout, at}}; written at boot and after every successful push or rollback")
     started = models.DateTimeField(null=True, blank=True)
     converged = models.DateTimeField(null=True, blank=True)
     boot_s = models.FloatField(null=True, blank=True, help_text="Namespaces, cables, plans and daemons started")

@@ -9,8 +9,11 @@ the compile run, record every outcome on the Twin row and turn "this machine can
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
+import json
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.db import transaction
@@ -19,27 +22,37 @@ from django.utils import timezone
 from compiler.errors import FabricTwinError, FieldError, InputError, TwinError
 from compiler.paths import safe_join
 from compiler.render.frr import linux_ifname
-from intents.models import CompileRun, FabricIntent
-from intents.selectors import compile_run_result
+from intents.models import CompileRun, DeviceConfig, FabricIntent
+from intents.selectors import compile_run_result, device_config_twin_source
 from intents.services import compile_run_create
 from inventory.models import Fabric
 from labs import checks, containerlab, fidelity, runtime, shell
 from labs.fidelity import link_key
 from labs.from_compile import topology_from_compile
+from labs.node_configs import node_from_own_config
 from labs.ownership import new_installation_id
+from labs.runtime.state import prefix_lock
 from twin.runs import RunStatus, interrupted_error, run_execute, runner_id, runner_state
 from validators.context import ValidationInput
 from validators.findings import Finding, Report, Severity
 from validators.run import validate_fabric
 
-from .choices import InjectionKindChoices, TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
+from .choices import (
+    TWIN_RUNNING,
+    InjectionKindChoices,
+    TwinEngineChoices,
+    TwinOperationKindChoices,
+    TwinStatusChoices,
+    TwinSwitchSourceChoices,
+    twin_healthy,
+)
 from .models import Installation, Twin, TwinOperation
 from .selectors import fabric_twin, twin_operation_busy
 
 # A twin of a big fabric keeps a few hosts per leaf: enough for bridging, routing, ECMP and MTU probes; the full
 # host matrix of a 1,000-leaf fabric is the static validators' job.
 DEFAULT_SERVERS_PER_LEAF = 2
-RUNNING = (TwinStatusChoices.UP, TwinStatusChoices.DEGRADED)
+
 
 
 class TwinUnavailable(TwinError):
@@ -149,7 +162,7 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     if engine == TwinEngineChoices.CONTAINERLAB:
         return _containerlab_up(twin, fabric_intent, compile_run)
     _require_twin_host()
-    if twin.status in RUNNING and compile_run in (None, twin.compile_run):
+    if twin.status in TWIN_RUNNING and compile_run in (None, twin.compile_run):
         if runtime.status(twin.prefix, _state_dir(twin), installation=installation_id()).get("healthy"):
             return twin  # already up: nothing to do (idempotent)
     run = _compile_run(fabric_intent, compile_run)
@@ -173,11 +186,108 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     twin.boot_s = state.timings.get("boot_s")
     twin.switches, twin.hosts = len(state.node_netns), len(state.host_netns)
     twin.limitations = list(topology.extra.get("limitations", []))
+    twin.switch_configs = _boot_switch_configs(run, [node.name for node in topology.nodes])
     twin.status = TwinStatusChoices.UP
     twin.save()
     if checks:
         _store_checks(twin, state, failover=failover)
     return twin
+
+
+def _boot_switch_configs(run: CompileRun, hostnames: list[str]) -> dict:
+    """Every booted switch runs ``run``'s frr rendering (sha256 as the compile stored it)."""
+    hashes = dict(DeviceConfig.objects.filter(run=run, platform="frr", hostname__in=hostnames)
+                  .values_list("hostname", "sha256"))
+    at = timezone.now().isoformat()
+    return {host: {"compile_run": run.pk, "sha256": hashes.get(host, ""), "source": TwinSwitchSourceChoices.BOOT,
+                   "rollout": None, "at": at} for host in hostnames}
+
+
+def _uniform_compile_run(switch_configs: Mapping[str, Mapping]) -> int | None:
+    """The compile run every switch runs, or None while they differ (or one is unknown)."""
+    runs = {entry.get("compile_run") for entry in switch_configs.values()}
+    return runs.pop() if len(runs) == 1 else None
+
+
+def twin_switch_record(*, prefix: str, hostname: str, files: Mapping[str, str], sha256: str, source: str,
+                       compile_run_id: int | None = None, rollout_id: int | None = None,
+                       state_dir: str | None = None, runtime_state: bool = True) -> Twin | None:
+    """Record that twin switch ``hostname`` now runs ``files``: called after every SUCCESSFUL push or rollback
+    (``changes.pipelines.canary``), never before nor after a failed one.
+
+    Two records follow it: the runtime's state file (the node's ``frr_conf``/``linux_plan`` in the topology the
+    live checks and fidelity derive their expectations from, and its digest; ``runtime_state=False`` leaves it
+    alone for a switch whose text did not change), and the ``Twin`` row's ``switch_configs`` (which compile run
+    and rollout each switch's config came from; ``compile_run`` is the run every switch runs, empty while they
+    differ). A rollback restores the compile run the switch ran before the push it undoes. Idempotent per rollout:
+    recording the same push again (a resumed rollout) changes nothing. Returns the Twin row, or None when no Twin
+    row has this prefix (a bare labs twin: only its state file follows)."""
+    if source not in TwinSwitchSourceChoices.values:
+        raise InputError(FieldError("source", source, f"one of {', '.join(TwinSwitchSourceChoices.values)}"))
+    with transaction.atomic():
+        twin = Twin.objects.select_for_update().filter(prefix=prefix).first()
+        current = ((twin.switch_configs or {}).get(hostname) or {}) if twin is not None else {}
+        # A resumed rollout records the same switch again: the entry it wrote before is not what the switch ran
+        # before the rollout, so it keeps the first record's "previous" (and a repeated rollback its compile).
+        again = rollout_id is not None and (current.get("rollout"), current.get("source")) == (rollout_id, source)
+        if again and current.get("sha256") == sha256:
+            return twin  # already recorded
+        entry = {"compile_run": compile_run_id, "sha256": sha256, "source": source, "rollout": rollout_id,
+                 "at": timezone.now().isoformat()}
+        if source == TwinSwitchSourceChoices.ROLLOUT:
+            entry["previous"] = current.get("previous", {}) if again else {
+                key: value for key, value in current.items() if key != "previous"}
+        elif source == TwinSwitchSourceChoices.ROLLBACK:
+            entry["compile_run"] = current.get("compile_run") if again else (current.get("previous") or {}).get(
+                "compile_run")
+        if runtime_state:
+            _state_record_node(prefix, state_dir, hostname, files,
+                               account=_own_config_account(entry["compile_run"], hostname, source))
+        if twin is None:
+            return None
+        twin.switch_configs = {**(twin.switch_configs or {}), hostname: entry}
+        twin.compile_run_id = _uniform_compile_run(twin.switch_configs)
+        twin.save(update_fields=["switch_configs", "compile_run", "updated"])
+        return twin
+
+
+def _own_config_account(compile_run_id: int | None, hostname: str, source: str) -> dict | None:
+    """What of its own config the switch now runs (labs.node_configs' account, as at boot), for the compile run
+    whose files were pushed; None when that run is unknown (a bare change set) or holds no config of the switch."""
+    if compile_run_id is None:
+        return None
+    rows = {row.platform: row for row in DeviceConfig.objects.filter(run_id=compile_run_id,
+                                                                     hostname=hostname)}
+    row = device_config_twin_source(rows=rows)
+    if row is None:
+        return None
+    account = node_from_own_config(hostname=hostname, role=row.structured.get("role", ""), platform=row.platform,
+                                   files=row.files, intended=row.structured).summary
+    return {**account, "compile_run": compile_run_id, "source": source}
+
+
+def _state_record_node(prefix: str, state_dir: str | None, hostname: str, files: Mapping[str, str], *,
+                       account: dict | None = None) -> None:
+    """The state file's topology node now carries what the switch runs (its digest follows), so every live check
+    and the fidelity comparison expect what the switch runs, not what it booted; the per-switch account of its own
+    config (``extra.device_configs``) follows too, or is dropped when the pushed files' origin is unknown."""
+    with prefix_lock(prefix):
+        state = runtime.TwinState.load(prefix, state_dir)
+        if state is None or hostname not in state.node_netns or not {"frr.conf", "linux-plan.json"} <= set(files):
+            return
+        topology = state.topology_obj()
+        nodes = tuple(dataclasses.replace(node, frr_conf=files["frr.conf"],
+                                          linux_plan=json.loads(files["linux-plan.json"]))
+                      if node.name == hostname else node for node in topology.nodes)
+        device_configs = dict((topology.extra or {}).get("device_configs") or {})
+        if account is not None:
+            device_configs[hostname] = account
+        else:
+            device_configs.pop(hostname, None)
+        updated = dataclasses.replace(topology, nodes=nodes, extra={**(topology.extra or {}),
+                                                                    "device_configs": device_configs})
+        state.topology, state.digest = updated.to_dict(), updated.digest()
+        state.save()
 
 
 def _containerlab_up(twin: Twin, fabric_intent: FabricIntent, compile_run: CompileRun | None) -> Twin:
@@ -201,12 +311,15 @@ def _containerlab_up(twin: Twin, fabric_intent: FabricIntent, compile_run: Compi
 def _mark(twin: Twin, **fields) -> None:
     for name, value in fields.items():
         setattr(twin, name, value)
-    twin.save()
+    twin.save(update_fields=[*fields, "updated"])
 
 
 def _store_checks(twin: Twin, state, *, failover: bool) -> None:
     report, measured = checks.verify(state, failover=failover)
-    twin.last_report = report.as_dict()
+    # What the checks compared against: what each switch runs now (state file, followed by twin_switch_record).
+    twin.last_report = {**report.as_dict(), "compile_run": twin.compile_run_id,
+                        "switch_compile_runs": {host: entry.get("compile_run")
+                                                for host, entry in sorted((twin.switch_configs or {}).items())}}
     twin.last_measured = {**measured, "kernel": state.kernel, "vrf_backend": state.vrf_backend}
     bgp = measured.get("bgp") or {}
     # A re-check of a long-running twin finds everything Established at its first look: that is only an upper
@@ -220,27 +333,68 @@ def _store_checks(twin: Twin, state, *, failover: bool) -> None:
     modelled = [item for item in twin.limitations if not item.startswith("twin.")]
     twin.limitations = modelled + skipped
     twin.status = TwinStatusChoices.UP if report.ok else TwinStatusChoices.DEGRADED
-    twin.save()
+    # Never the whole row: a rollout may have recorded a push (switch_configs) while the checks ran.
+    twin.save(update_fields=["last_report", "last_measured", "converge_s", "converged", "rss_mb", "limitations",
+                             "status", "updated"])
 
 
 def twin_status(*, twin: Twin) -> dict:
-    """Liveness from the runtime (namespaces present, recorded daemons alive), reconciled into the row."""
+    """Liveness from the runtime (namespaces present, recorded daemons alive), reconciled into the row's one
+    status word (twins.choices.TwinStatusChoices): ``status`` is that word, ``healthy`` is derived from it
+    (``twin_healthy``: exactly ``up``), ``reason`` says why it is not up, ``processes_alive`` is the runtime's
+    liveness alone (namespaces and daemons, not the live checks), and ``compile_run`` /
+    ``switch_compile_runs`` what the switches run."""
     if twin.engine != TwinEngineChoices.NETNS:
         return {"prefix": twin.prefix, "engine": twin.engine, "status": twin.status, "exists": None,
+                "healthy": twin_healthy(twin.status), "reason": twin_status_reason(twin=twin),
                 "detail": "status of containerlab labs: `containerlab inspect`"}
     live = runtime.status(twin.prefix, _state_dir(twin), installation=installation_id())
     if not live["exists"]:
         status = TwinStatusChoices.FAILED if live.get("orphan_namespaces") else TwinStatusChoices.DOWN
         if twin.status != TwinStatusChoices.BOOTING and twin.status != status:
-            _mark(twin, status=status)
+            _mark(twin, status=status, **({"switch_configs": {}} if status == TwinStatusChoices.DOWN else {}))
     elif live["status"] == "up" and not live["healthy"] and twin.status == TwinStatusChoices.UP:
         _mark(twin, status=TwinStatusChoices.DEGRADED, error=f"dead daemons {live['dead_daemons']}, missing "
                                                              f"namespaces {live['missing_namespaces'][:5]}")
+    twin.refresh_from_db()
     state = runtime.TwinState.load(twin.prefix, _state_dir(twin)) if live["exists"] else None
     device_configs = checks.device_configs_of(state) if state is not None else {}
-    return {**live, "twin": twin.pk, "engine": twin.engine, "status_recorded": twin.status,
+    runtime_view = {key: value for key, value in live.items() if key not in ("status", "healthy")}
+    return {**runtime_view, "twin": twin.pk, "engine": twin.engine, "status": twin.status,
+            "healthy": twin_healthy(twin.status), "reason": twin_status_reason(twin=twin),
+            "status_recorded": twin.status, "runtime_status": live.get("status"),
+            "processes_alive": live.get("healthy"), "compile_run": twin.compile_run_id,
+            "switch_compile_runs": {host: entry.get("compile_run")
+                                    for host, entry in sorted((twin.switch_configs or {}).items())},
             "converge_s": twin.converge_s, "rss_mb": twin.rss_mb, "limitations": twin.limitations,
             "device_configs": device_configs}
+
+
+def twin_status_reason(*, twin: Twin) -> str:
+    """Why the twin is in its status, in one phrase (the CLI line, the API's ``reason``, the UI)."""
+    if twin.status == TwinStatusChoices.UP:
+        return "every live check passed"
+    if twin.status == TwinStatusChoices.DEGRADED:
+        failed = [check["name"] for check in (twin.last_report or {}).get("checks", [])
+                  if check.get("status") == "failed"]
+        if failed:
+            return f"live checks failed: {', '.join(failed)}"
+        return twin.error or "running, not every part alive"
+    if twin.status == TwinStatusChoices.FAILED:
+        return twin.error or "boot or teardown failed"
+    if twin.status == TwinStatusChoices.BOOTING:
+        return "namespaces and daemons being created"
+    return "not running"
+
+
+def twin_runs_text(*, twin: Twin) -> str:
+    """What the twin's switches run, in words: ``runs compile #12`` or ``switches run different compiles (...)``."""
+    if not twin.switch_configs:
+        return "runs nothing recorded" if twin.compile_run_id is None else f"booted compile #{twin.compile_run_id}"
+    if twin.compile_run_id is not None:
+        return f"runs compile #{twin.compile_run_id}"
+    runs = {host: entry.get("compile_run") for host, entry in sorted(twin.switch_configs.items())}
+    return f"switches run different compiles ({_describe_runs(runs)})"
 
 
 def twin_down(*, twin: Twin, force: bool = False) -> dict:
@@ -249,16 +403,16 @@ def twin_down(*, twin: Twin, force: bool = False) -> dict:
         lab_dir = safe_join(settings.FT_OUTPUT_DIR, "containerlab", twin.prefix, fields=("containerlab", "twin.prefix"))
         topology = next(iter(lab_dir.glob("*.clab.yml")), None)
         summary = {"prefix": twin.prefix, "destroyed": False}
-        if topology is not None and twin.status in RUNNING:
+        if topology is not None and twin.status in TWIN_RUNNING:
             containerlab.deploy(topology, destroy=True)
             summary["destroyed"] = True
-        _mark(twin, status=TwinStatusChoices.DOWN)
+        _mark(twin, status=TwinStatusChoices.DOWN, switch_configs={})
         return summary
     installation = installation_id()
     live = runtime.status(twin.prefix, _state_dir(twin), installation=installation)
     if not live["exists"] and not live.get("orphan_namespaces"):
         # Namespaces with this prefix that another installation owns (foreign_namespaces) are not ours to remove.
-        _mark(twin, status=TwinStatusChoices.DOWN)
+        _mark(twin, status=TwinStatusChoices.DOWN, switch_configs={})
         foreign = live.get("foreign_namespaces")
         return {"prefix": twin.prefix, "already_down": True, **({"left_alone": foreign} if foreign else {})}
     _require_twin_host()
@@ -269,13 +423,14 @@ def twin_down(*, twin: Twin, force: bool = False) -> dict:
     except FabricTwinError as error:
         _mark(twin, status=TwinStatusChoices.FAILED, error=f"down: {error}")
         raise
-    _mark(twin, status=TwinStatusChoices.DOWN, error="")
+    _mark(twin, status=TwinStatusChoices.DOWN, error="", switch_configs={})
     return summary
 
 
 def twin_check(*, twin: Twin, failover: bool = False) -> Twin:
     """Run every live check again on the running twin and store the report."""
     _require_twin_host()
+    twin.refresh_from_db()  # what each switch runs now (a rollout may have pushed since this row was read)
     _store_checks(twin, _runtime_state(twin), failover=failover)
     return twin
 
@@ -333,12 +488,16 @@ def _scenario_for_target(state, kind: str, target: str) -> dict:
 
 
 def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
-    """Compare the twin's measurements with the static validators' predictions for the compile it booted
+    """Compare the twin's measurements with the static validators' predictions for the compile its switches run
+    now (booted, or rolled out to every switch: ``Twin.compile_run``; refused while they run different compiles)
     (labs.fidelity). Stores and returns the comparison; zero disagreements is the goal."""
     _require_twin_host()
+    twin.refresh_from_db()  # the compile the switches run now (a rollout may have moved them since)
     state = _runtime_state(twin)
     if twin.compile_run is None:
-        raise TwinError(f"twin {twin.prefix} has no recorded compile run; run `twin up` again")
+        runs = {host: entry.get("compile_run") for host, entry in sorted((twin.switch_configs or {}).items())}
+        raise TwinError(f"twin {twin.prefix}: its switches run different compiles ({_describe_runs(runs)}); fidelity "
+                        "compares one compile: finish or roll back the rollout, or `twin up` again")
     result = compile_result_for_run(run=twin.compile_run)
     static_report = validate_fabric(result)
     prediction = fidelity.predict(static_report.context)  # reuses its what-if run
@@ -349,12 +508,21 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
         **compared.as_dict(),
         "static": {"ok": static_report.ok, "counts": static_report.counts(),
                    "failed": [name for name, check in static_report.checks.items() if check.status == "failed"]},
+        "compile_run": twin.compile_run_id,
         "observation_seconds": observation.seconds,
         "notes": observation.notes,
         "at": timezone.now().isoformat(),
     }
     twin.save(update_fields=["last_fidelity", "updated"])
     return twin.last_fidelity
+
+
+def _describe_runs(runs: Mapping[str, int | None]) -> str:
+    by_run: dict[int | None, list[str]] = {}
+    for host, run in runs.items():
+        by_run.setdefault(run, []).append(host)
+    return "; ".join(f"{'unknown' if run is None else f'#{run}'}: {', '.join(hosts[:4])}"
+                     + (f" +{len(hosts) - 4}" if len(hosts) > 4 else "") for run, hosts in by_run.items()) or "none"
 
 
 # --------------------------------------------------------------------------------------------- operations
@@ -417,7 +585,7 @@ def twin_fabric_status(*, fabric: Fabric) -> dict:
     busy = twin_operation_busy(fabric=fabric)
     twin = fabric_twin(fabric=fabric)
     if twin is None:
-        state = "booting" if busy and busy.kind == TwinOperationKindChoices.UP else "stopped"
+        state = TwinStatusChoices.BOOTING if busy and busy.kind == TwinOperationKindChoices.UP else TwinStatusChoices.DOWN
         return {"state": state, "exists": False, "missing": missing, "busy": busy, "running": False,
                 "twin": None, "prefix": "", "no_intent": not fabric.intents.exists()}
     try:
@@ -426,9 +594,10 @@ def twin_fabric_status(*, fabric: Fabric) -> dict:
         # informational: a transient `ip netns` failure (other twins booting) must not take the page down
         live = {"exists": None, "status_error": f"could not read the runtime state: {error}"}
     twin.refresh_from_db()
-    state = "stopped" if twin.status == TwinStatusChoices.DOWN else twin.status
+    state = twin.status
     return {**live, "state": state, "missing": missing, "busy": busy, "twin": twin,
-            "running": twin.status in RUNNING, "prefix": twin.prefix}
+            "running": twin.status in TWIN_RUNNING, "prefix": twin.prefix,
+            "reason": twin_status_reason(twin=twin), "runs": twin_runs_text(twin=twin)}
 
 
 def twin_operation_create(*, fabric: Fabric, kind: str, user=None) -> TwinOperation:

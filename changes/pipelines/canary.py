@@ -15,6 +15,8 @@ from compiler.errors import DriverError, FabricTwinError
 from compiler.parse import PARSERS
 from intents.models import CompileRun
 from intents.services import device_configs_mark_deployed
+from twins.choices import TwinSwitchSourceChoices
+from twins.services import twin_switch_record
 
 from ..choices import RolloutStateChoices, RolloutTargetChoices, StepPhaseChoices, StepResultChoices
 from ..drift import push_verify
@@ -70,14 +72,33 @@ class CanaryPipeline:
         self.ctx.finish(RolloutStateChoices.SUCCEEDED, outcome=self.outcomes())
 
     def mark_deployed(self) -> None:
-        """Production only: the compile run's configs are now what the devices run (the intents app's diff
-        baseline). A twin rollout changes the twin, not the record of what production runs."""
+        """Production: the compile run's configs are now what the devices run (the intents app's diff baseline).
+        A twin rollout changes the twin, not the record of what production runs: there the switches the change
+        set left unchanged are recorded as running the new compile too (their text is the same), so the twin
+        runs one compile again (the pushed ones were recorded at each push; recording them again is a no-op)."""
         change_set = self.rollout.change_set
-        if self.rollout.target != RolloutTargetChoices.PRODUCTION or not change_set.compile_run_id:
+        if self.rollout.target == RolloutTargetChoices.TWIN:
+            # every device: a push whose record a crash skipped is recorded now (a recorded one is a no-op)
+            for row in change_set.devices.all():
+                self.record_twin(row.hostname, row.intended_files, row.intended_hash, TwinSwitchSourceChoices.ROLLOUT,
+                                 runtime_state=row.has_diff)
+            return
+        if not change_set.compile_run_id:
             return
         run = CompileRun.objects.filter(pk=change_set.compile_run_id).first()
         if run is not None:
-            device_configs_mark_deployed(run=run, devices=list(change_set.devices.values_list("hostname", flat=True)))
+            device_configs_mark_deployed(run=run, devices=list(change_set.devices.values_list("hostname", flat=True)),
+                                         rollout_id=self.rollout.pk)
+
+    def record_twin(self, device: str, files: dict, sha256: str, source: str, runtime_state: bool = True) -> None:
+        """Twin target only: the twin's record of what ``device`` runs follows the push (or rollback) that just
+        succeeded (twins.services.twin_switch_record); a push that raised never gets here."""
+        if self.rollout.target != RolloutTargetChoices.TWIN:
+            return
+        policy = self.rollout.policy
+        twin_switch_record(prefix=policy["twin_prefix"], state_dir=policy.get("twin_state_dir"), hostname=device,
+                           files=files, sha256=sha256, source=source, rollout_id=self.rollout.pk,
+                           compile_run_id=self.rollout.change_set.compile_run_id, runtime_state=runtime_state)
 
     # --------------------------------------------------------------------------------------------- steps
 
@@ -93,10 +114,12 @@ class CanaryPipeline:
             if driver.is_at(row.intended_files):
                 step.result = Result.SKIPPED
                 step.output = f"already runs the intended config (sha256 {row.intended_hash[:12]}); not pushed again"
-                return
-            diff = driver.push(row.intended_files)
-            step.output = diff or "no difference reported by the device"
-            step.detail = {"pushed": True}
+            else:
+                diff = driver.push(row.intended_files)
+                step.output = diff or "no difference reported by the device"
+                step.detail = {"pushed": True}
+        # After the step is recorded ok: a failure to record is then rolled back like any failure after a push.
+        self.record_twin(device, row.intended_files, row.intended_hash, TwinSwitchSourceChoices.ROLLOUT)
 
     def verify_push(self, wave: int, device: str) -> None:
         """Post-push verification: what the device runs now, parsed, against the files pushed; a difference fails
@@ -150,6 +173,7 @@ class CanaryPipeline:
                     else:
                         driver.rollback(row.running_files)
                         step.output = f"restored the previous config (sha256 {row.running_hash[:12]})"
+                self.record_twin(device, row.running_files, row.running_hash, TwinSwitchSourceChoices.ROLLBACK)
             except (DriverError, FabricTwinError) as exc:
                 errors.append(f"{device}: {exc}")
         green = False

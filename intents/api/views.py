@@ -19,6 +19,7 @@ from twin.runs import RunStatus, run_enqueue
 from validators.physical import cross_fabric_report
 
 from .. import selectors, services
+from ..choices import DiffTargetChoices
 from ..constants import SYNC_COMPILE_MAX_DEVICES
 from ..models import CompileRun, FabricIntent, Network, RoceClass, Tenant
 from ..tasks import compile_run_execute_task
@@ -123,14 +124,19 @@ class FabricIntentViewSet(IntentModelViewSet):
             return HttpResponse(config.files[file_name], content_type="text/plain; charset=utf-8")
         return Response(s.DeviceConfigSerializer(config).data)
 
-    @extend_schema(parameters=[OpenApiParameter("device", str), OpenApiParameter("platform", str),
-                               OpenApiParameter("changed_only", bool)])
+    @extend_schema(parameters=[
+        OpenApiParameter("device", str), OpenApiParameter("platform", str), OpenApiParameter("changed_only", bool),
+        OpenApiParameter("target", str, enum=DiffTargetChoices.values,
+                         description="What to compare with: " + "; ".join(
+                             f"{value}: {label}" for value, label in DiffTargetChoices.choices))])
     @action(detail=True, methods=["get"])
     def diff(self, request, pk=None):
-        """Compile the current intent in memory and diff it against what is deployed (or the last compile)."""
+        """Compile the current intent in memory and diff it against what the target runs (device, twin, last
+        compile; ``auto`` picks per device). Each result says what it compared against in ``label``."""
         fabric_intent = self.get_object()
         diffs = services.config_diff(fabric_intent=fabric_intent, device=_query(request, "device"),
-                                     platform=_query(request, "platform"))
+                                     platform=_query(request, "platform"),
+                                     target=_query(request, "target") or DiffTargetChoices.AUTO)
         if request.query_params.get("changed_only") in ("1", "true", "yes"):
             diffs = [diff for diff in diffs if diff.changed]
         return Response({"count": len(diffs), "results": [diff.as_dict() for diff in diffs]})

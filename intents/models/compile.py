@@ -56,6 +56,10 @@ class DeployedConfig(models.Model):
     platform = models.CharField(max_length=8, choices=PlatformChoices.choices)
     device_config = models.ForeignKey(DeviceConfig, on_delete=models.RESTRICT, related_name="deployments")
     deployed = models.DateTimeField(auto_now=True)
+    # The changes app's Rollout id (no foreign key: intents stay upstream of the change pipelines); empty when
+    # the run was marked deployed by hand (API mark_deployed).
+    deployed_by_rollout = models.PositiveBigIntegerField(null=True, blank=True,
+                                                         help_text="id of the production rollout that pushed it")
 
     class Meta:
         ordering = ("fabric_intent", "hostname", "platform")

@@ -229,8 +229,16 @@ def test_twin_canary_rollout_in_a_browser(browser_page, live_server, transaction
         state = page.get_attribute("#rollout-progress", "data-state")
         assert state == "succeeded", page.inner_text("#rollout-progress")[:3000]
         assert page.locator("#rollout-progress[hx-get]").count() == 0, "a finished rollout stops polling"
+        # the twin followed the rollout: the config pages compare with what it runs, its live checks are green
+        page.goto(f"{base}/configs/{INTENT}/leaf2/?platform=frr")
+        page.wait_for_selector("h3:has-text('Diff vs twin (running compile #')")
+        page.goto(f"{base}/twin/{FABRIC}/")
+        page.click("text=Run live checks")
+        page.wait_for_selector("#twin-status:not([hx-get]) h3 .pill.up", timeout=180_000)
+        assert "runs compile #" in page.inner_text("#twin-status")
+        shot(page, "16-twin-after-rollout")
     finally:
         page.goto(f"{base}/twin/{FABRIC}/")
         if page.locator("text=Stop twin").count():
             page.click("text=Stop twin")
-            page.wait_for_selector("#twin-status h3 .pill.stopped")
+            page.wait_for_selector("#twin-status h3 .pill.down")

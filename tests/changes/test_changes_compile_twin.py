@@ -1,7 +1,9 @@
 """End to end through the real product path (root + FRR; skipped otherwise): inventory from the Clos planner, a
 fabric intent, a compile run, a twin booted from that compile; then a network with a new VNI is added to the
 intent, compiled again, turned into a change set from the compile run and rolled out canary-first on the twin
-with the static validators as pre-check. Every twin node then runs exactly the new compile's FRR files."""
+with the static validators as pre-check. Every twin node then runs exactly the new compile's FRR files, and the
+twin follows: its record says every switch runs the new compile and its live checks, which compare against what
+each switch runs, are green (before the twin followed rollouts they kept comparing against the boot compile)."""
 
 from __future__ import annotations
 
@@ -15,14 +17,11 @@ from changes.choices import StepPhaseChoices as Phase
 from changes.drivers.twin import TwinDriver
 from changes.models import Step
 from changes.pipelines.runner import rollout_execute
-from compiler import api as compiler_api
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
-from intents.adapters import fabric_snapshot
 from inventory.models import Fabric
 from inventory.services import inventory_persist
-from labs import runtime
-from labs.from_compile import topology_from_compile
+from twins import services as twin_services
 
 pytestmark = [pytest.mark.twin, pytest.mark.django_db, pytest.mark.slow]
 
@@ -36,9 +35,8 @@ def test_new_vni_from_compile_run_rolls_out_on_the_twin(twin_required, tmp_path)
     first = intent_services.compile_run_create(fabric_intent=intent)
     assert first.status == "succeeded", first.error
     prefix = "fte" + uuid.uuid4().hex[:6]
-    intent_services.allocations_sync(fabric_intent=intent)
-    result = compiler_api.compile_fabric(fabric_snapshot(intent))
-    runtime.up(topology_from_compile(result, name_prefix=prefix), state_dir=tmp_path)
+    twin = twin_services.twin_up(fabric_intent=intent, compile_run=first, prefix=prefix, state_dir=str(tmp_path),
+                                 checks=False)
     try:
         intent_services.network_create(tenant=tenant, name="net30", vlan_id=30, subnet="10.30.0.0/24",
                                        gateway="10.30.0.1")
@@ -62,5 +60,12 @@ def test_new_vni_from_compile_run_rolls_out_on_the_twin(twin_required, tmp_path)
         frr_files = {config.hostname: config.files for config in second.device_configs.filter(platform="frr")}
         for node, files in frr_files.items():
             assert TwinDriver(prefix, node, str(tmp_path)).is_at(files), node
+        twin = twin_services.twin_check(twin=twin)
+        failed = {check["name"]: [finding["message"] for finding in check["findings"]][:3]
+                  for check in twin.last_report["checks"] if check["status"] == "failed"}
+        assert (twin.status, twin.compile_run_id, twin.last_report["compile_run"]) == ("up", second.pk, second.pk), \
+            failed
+        assert set(twin.last_report["switch_compile_runs"].values()) == {second.pk}
+        assert {entry["source"] for host, entry in twin.switch_configs.items() if host in changed} == {"rollout"}
     finally:
-        runtime.down(prefix, state_dir=tmp_path, force=True)
+        twin_services.twin_down(twin=twin, force=True)

@@ -147,13 +147,17 @@ def test_compile_command_errors(fabric_intent, tmp_path):
 
 def test_config_diff_command(fabric_intent, tmp_path):
     _run("compile", "--out", str(tmp_path), "--platform", "eos")
-    assert _run("config_diff", "--platform", "eos").strip().endswith("0 of 6 device configs change")
+    assert _run("config_diff", "--platform", "eos").strip().endswith(
+        "0 of 6 device configs change (compared with last compile: 6)")
     services.fabric_intent_update(fabric_intent=fabric_intent, bgp_maximum_paths=16)
     output = _run("config_diff", "--device", "leaf1", "--platform", "eos", "--structured")
-    assert "== leaf1 eos (against compiled run" in output
+    run = fabric_intent.compile_runs.latest("created")
+    assert f"== leaf1 eos: diff vs last compile (#{run.pk})" in output
     assert "\n-   maximum-paths 64 ecmp 64\n+   maximum-paths 16 ecmp 16\n" in output
     assert "bgp.maximum_paths: 64 -> 16" in output
-    assert output.strip().endswith("1 of 1 device configs change")
+    assert output.strip().endswith("1 of 1 device configs change (compared with last compile: 1)")
+    with pytest.raises(CommandError, match="no running twin"):
+        _run("config_diff", "--target", "twin")
 
 
 def test_intent_apply_and_export_carry_the_management_plane(fabric, tmp_path):

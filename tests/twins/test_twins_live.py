@@ -90,8 +90,8 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         assert fidelity["agreed_failures"] == 0
 
         call_command("twin", "status", "--fabric", twin_intent.name)
-        out = capsys.readouterr().out
-        assert "healthy=True" in out
+        out = capsys.readouterr().out  # one status word, its reason and the compile the switches run
+        assert f": up (every live check passed); runs compile #{twin.compile_run_id}; 6 switches" in out, out
         # each switch ran its own config: EOS parsed, SONiC's frr.conf as is; the static-only rest is said
         assert "leaf2 (sonic): frr.conf as is + Linux plan from config_db.json; live: frr.conf: run as is" in out
         assert "leaf1 (eos): startup-config parsed" in out
@@ -99,6 +99,9 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         assert {host: config["platform"] for host, config in configs.items()} == {
             "spine1": "eos", "spine2": "eos", "leaf1": "eos", "leaf2": "sonic", "leaf3": "eos", "leaf4": "sonic"}
         assert checks["twin.static_only_config"] == CheckStatus.SKIPPED  # never reported as passed
+        call_command("twin", "status", "--fabric", twin_intent.name, "--format", "json")
+        status = json.loads(capsys.readouterr().out)
+        assert (status["status"], status["healthy"], status["processes_alive"]) == ("up", True, True)
     finally:
         summary = services.twin_down(twin=Twin.objects.get(pk=twin.pk))
         print(f"down: {summary}")

@@ -123,6 +123,8 @@ def test_api_create_status_and_errors(api_client, twin_intent, twin_host, tmp_pa
     assert not_running.status_code == 400 and "is not running" in not_running.json()["detail"]
     status = api_client.get(f"/api/twins/{body['id']}/status/")
     assert status.status_code == 200 and status.json()["exists"] is False
+    assert {key: status.json()[key] for key in ("status", "healthy", "reason")} == {
+        "status": "down", "healthy": False, "reason": "not running"}  # one vocabulary, healthy derived
     listing = api_client.get("/api/twins/?engine=netns")
     assert listing.status_code == 200 and listing.json()["count"] == 1
 

@@ -103,7 +103,7 @@ def test_twin_page_without_prerequisites(operator, fabric_intent, monkeypatch):
     missing = lambda: ["needs root (network namespaces, veth, FRR daemons)"]  # noqa: E731
     monkeypatch.setattr("twins.services.twin_prerequisites", missing)  # what the page and twin_up check
     page = operator.get(f"/twin/{FABRIC}/").content.decode()
-    assert "needs root" in page and 'pill stopped' in page
+    assert "needs root" in page and 'pill down' in page
     assert "Start twin</button>" in page and "disabled" in page
     response = operator.post(f"/twin/{FABRIC}/up/", follow=True)
     operation = TwinOperation.objects.get(kind="up")

@@ -195,17 +195,23 @@ def test_compile_then_configs_and_diff(operator, fabric_intent):
     response = operator.post(f"/intents/{INTENT}/compile/")
     assert response.status_code == 302 and response["Location"] == f"/configs/{INTENT}/"
     listing = operator.get(f"/configs/{INTENT}/").content.decode()
-    assert "leaf1" in listing and "not deployed" in listing
-    page = operator.get(f"/configs/{INTENT}/leaf1/").content.decode()
-    assert '<span class="kw">interface</span>' in page and "Nothing deployed yet" in page
-    # mark deployed, change the intent, recompile: the diff shows the new VLAN
     run = fabric_intent.compile_runs.latest("created")
+    # nothing deployed, no twin: compared with the last compile (as config_diff and the API), and said so
+    assert "leaf1" in listing and f"diff vs last compile (#{run.pk})" in listing
+    page = operator.get(f"/configs/{INTENT}/leaf1/").content.decode()
+    assert '<span class="kw">interface</span>' in page and f"Identical: diff vs last compile (#{run.pk})" in page
+    page = operator.get(f"/configs/{INTENT}/leaf1/?target=device").content.decode()
+    assert "Nothing deployed on device leaf1: the whole file is new" in page
+    assert "no running twin" in operator.get(f"/configs/{INTENT}/leaf1/?target=twin").content.decode()
+    assert "bogus&#x27;: one of auto, device, twin, compile" in operator.get(f"/configs/{INTENT}/?target=bogus").content.decode()
+    # mark deployed, change the intent, recompile: the diff shows the new VLAN
     services.device_configs_mark_deployed(run=run)
     tenant = fabric_intent.tenants.get(name="A")
     services.network_create(tenant=tenant, name="net40", vlan_id=40, subnet="10.40.0.0/24", gateway="10.40.0.1")
     operator.post(f"/intents/{INTENT}/compile/")
     page = operator.get(f"/configs/{INTENT}/leaf1/?platform=frr&file=frr.conf").content.decode()
     assert re.search(r'<span class="add">\+[^<]*10040', page), "the diff shows the new VNI"
+    assert "Diff vs device leaf1 (deployed by hand (mark deployed) on" in page
     assert "changed" in operator.get(f"/configs/{INTENT}/").content.decode()
 
 

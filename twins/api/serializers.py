@@ -2,16 +2,21 @@
 
 from rest_framework import serializers
 
-from ..choices import InjectionKindChoices
+from ..choices import InjectionKindChoices, TwinStatusChoices, twin_healthy
 from ..models import Twin
 
 
 class TwinSerializer(serializers.ModelSerializer):
     fabric_intent_name = serializers.CharField(source="fabric_intent.name", read_only=True)
+    healthy = serializers.SerializerMethodField(help_text="Derived from status: true exactly when it is 'up'")
+
+    def get_healthy(self, twin: Twin) -> bool:
+        return twin_healthy(twin.status)
 
     class Meta:
         model = Twin
-        fields = ("id", "fabric_intent", "fabric_intent_name", "engine", "prefix", "status", "compile_run", "started",
+        fields = ("id", "fabric_intent", "fabric_intent_name", "engine", "prefix", "status", "healthy", "compile_run",
+                  "switch_configs", "started",
                   "converged", "boot_s", "converge_s", "rss_mb", "switches", "hosts", "limitations", "error",
                   "last_report", "last_measured", "last_injection", "last_fidelity", "created", "updated")
         read_only_fields = tuple(name for name in fields if name not in ("fabric_intent", "engine"))
@@ -39,3 +44,31 @@ class TwinInjectSerializer(serializers.Serializer):
 class TwinFidelitySerializer(serializers.Serializer):
     n_minus_1 = serializers.ChoiceField(choices=("sample", "all", "none"), default="sample",
                                         help_text="which static what-if failures to repeat in the twin")
+
+
+class TwinLiveStatusSerializer(serializers.Serializer):
+    """``GET /api/twins/{id}/status/`` (``twins.services.twin_status``): the one status word, reconciled with the
+    runtime; the runtime-only fields are present for netns twins whose state file exists."""
+
+    twin = serializers.IntegerField(required=False)
+    prefix = serializers.CharField()
+    engine = serializers.CharField()
+    status = serializers.ChoiceField(choices=TwinStatusChoices.choices,
+                                     help_text="The twin's status (docs/twin-operations.md 'Status words')")
+    healthy = serializers.BooleanField(help_text="Derived from status: true exactly when it is 'up'")
+    reason = serializers.CharField(help_text="Why it is in this status, e.g. 'live checks failed: twin.l3vni_vrfs'")
+    exists = serializers.BooleanField(allow_null=True, help_text="A state file exists (null: not a netns twin)")
+    compile_run = serializers.IntegerField(required=False, allow_null=True,
+                                           help_text="The compile every switch runs; null while they differ")
+    switch_compile_runs = serializers.DictField(child=serializers.IntegerField(allow_null=True), required=False,
+                                                help_text="hostname -> compile run it runs now")
+    processes_alive = serializers.BooleanField(required=False, allow_null=True,
+                                               help_text="Runtime liveness only: namespaces present, daemons alive")
+    runtime_status = serializers.CharField(required=False, allow_null=True,
+                                           help_text="The runtime state file's own status (booting | up | failed)")
+    switches = serializers.IntegerField(required=False)
+    hosts = serializers.IntegerField(required=False)
+    uptime_s = serializers.FloatField(required=False)
+    dead_daemons = serializers.DictField(required=False, help_text="switch -> daemons no longer running")
+    missing_namespaces = serializers.ListField(child=serializers.CharField(), required=False)
+    limitations = serializers.ListField(child=serializers.CharField(), required=False)

@@ -3,7 +3,8 @@
 POST /api/twins/                 {fabric_intent, engine}   -> a 'down' twin record (nothing boots yet)
 POST /api/twins/{id}/up|down|check|inject|fidelity         -> the twin after the action (202 + task id when a
                                                               real broker is configured)
-GET  /api/twins/{id}/status/                                -> liveness from the runtime
+GET  /api/twins/{id}/status/                                -> status word, derived healthy, reason, the compile
+                                                              each switch runs, runtime liveness
 A machine that cannot run the twin answers 503 with ``skipped: true`` and the reason (never a pass).
 """
 
@@ -76,6 +77,8 @@ class TwinViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         data = self._input(s.TwinFidelitySerializer)
         return self._run(tasks.twin_fidelity_task, self.get_object().pk, data["n_minus_1"])
 
+    @extend_schema(responses=s.TwinLiveStatusSerializer)
     @action(detail=True, methods=["get"], url_path="status")
     def live_status(self, request, pk=None):
+        """The twin's status word (healthy derived from it) and why, what its switches run, runtime liveness."""
         return Response(services.twin_status(twin=self.get_object()))

@@ -1,8 +1,10 @@
-"""Rendered configs per device and platform, highlighted, with the diff against the last deployed config.
+"""Rendered configs per device and platform, highlighted, with the diff against what the target runs.
 
 Configs come from the newest successful compile run (``intents.selectors.compile_run_latest``); the baseline
-is what the change pipelines recorded as deployed (``DeployedConfig``). The diff is ``compiler.diff.config_diff``
-(the project's one diff) of the file on display.
+is what the target runs (``intents.selectors.diff_baselines``, the same as ``manage.py config_diff`` and the
+API's diff): the device (deployed by a production rollout), the running twin (the compile each twin switch runs)
+or the last compile; ``?target=`` picks one, default ``auto`` (device, else twin, else last compile). Every diff
+says what it compared against. The diff is ``compiler.diff.config_diff`` (the project's one diff).
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404, redirect, render
 
 from compiler.diff import config_diff
+from compiler.errors import InputError
 from compiler.natural import natural_key
 from intents import selectors
-from intents.models import DeployedConfig, FabricIntent
+from intents.choices import DiffTargetChoices
+from intents.models import FabricIntent
 
 from .common import viewer
 
@@ -30,12 +34,21 @@ def config_pick(request):
     return redirect("ui:config_list", name=first.name)
 
 
+def _baselines(intent: FabricIntent, target: str, **narrow) -> tuple[dict, str]:
+    """The baselines for ``target`` and an error message ("" when fine): a bad ?target= or no running twin is said
+    on the page, never a 500."""
+    try:
+        return selectors.diff_baselines(fabric_intent=intent, target=target, **narrow), ""
+    except InputError as error:
+        return {}, str(error)
+
+
 @viewer
 def config_list(request, name: str):
     intent = _intent_or_404(name)
     run = selectors.compile_run_latest(fabric_intent=intent)
-    deployed = {(row.hostname, row.platform): row.device_config.sha256 for row in
-                DeployedConfig.objects.filter(fabric_intent=intent).select_related("device_config")}
+    target = request.GET.get("target") or DiffTargetChoices.AUTO
+    baselines, target_error = _baselines(intent, target)
     rows = []
     if run is not None:
         query = request.GET.get("q", "").strip()
@@ -43,13 +56,18 @@ def config_list(request, name: str):
         if query:
             configs = configs.filter(hostname__icontains=query)
         for config in sorted(configs, key=lambda c: (natural_key(c.hostname), c.platform)):
-            baseline = deployed.get((config.hostname, config.platform))
-            state = "not deployed" if baseline is None else "in sync" if baseline == config.sha256 else "changed"
-            rows.append({"config": config, "state": state})
+            baseline = baselines.get((config.hostname, config.platform))
+            if baseline is None:
+                state, label = "new", selectors.diff_missing_label(target=target, hostname=config.hostname)
+            else:
+                state = "in sync" if baseline.config.sha256 == config.sha256 else "changed"
+                label = baseline.label
+            rows.append({"config": config, "state": state, "label": label})
     return render(request, "ui/configs/list.html", {
         "section": "configs", "title": f"Configs · {intent.name}", "intent": intent, "run": run, "rows": rows,
         "intents": selectors.fabric_intent_list().values_list("name", flat=True), "query": request.GET.get("q", ""),
-        "changed": sum(1 for row in rows if row["state"] == "changed"),
+        "changed": sum(1 for row in rows if row["state"] == "changed"), "target": target,
+        "targets": DiffTargetChoices.choices, "target_error": target_error,
     })
 
 
@@ -67,15 +85,18 @@ def config_detail(request, name: str, hostname: str):
     files = sorted(config.files)
     file_name = request.GET.get("file") if request.GET.get("file") in config.files else files[0]
     text = config.files[file_name]
-    deployed = DeployedConfig.objects.filter(fabric_intent=intent, hostname=hostname,
-                                             platform=config.platform).select_related("device_config").first()
+    target = request.GET.get("target") or DiffTargetChoices.AUTO
+    baselines, target_error = _baselines(intent, target, hostnames=[hostname], platforms=[config.platform])
+    baseline = baselines.get((hostname, config.platform))
     diff = None
-    if deployed is not None:
-        old = deployed.device_config.files.get(file_name, "")
-        diff = config_diff(old, text, f"deployed/{file_name}", f"intended/{file_name}")
+    if baseline is not None:
+        old = baseline.config.files.get(file_name, "")
+        diff = config_diff(old, text, f"{baseline.kind}/{file_name}", f"intended/{file_name}")
     return render(request, "ui/configs/detail.html", {
         "section": "configs", "title": f"{hostname} · {config.platform}", "intent": intent, "hostname": hostname,
         "run": run, "platforms": platforms, "platform": config.platform, "files": files, "file_name": file_name,
-        "text": text, "language": "json" if file_name.endswith(".json") else "cli", "deployed": deployed,
-        "diff": diff, "sha256": config.sha256,
+        "text": text, "language": "json" if file_name.endswith(".json") else "cli", "baseline": baseline,
+        "diff": diff, "sha256": config.sha256, "target": target, "targets": DiffTargetChoices.choices,
+        "target_error": target_error,
+        "label": baseline.label if baseline else selectors.diff_missing_label(target=target, hostname=hostname),
     })

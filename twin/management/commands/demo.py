@@ -35,7 +35,15 @@ from inventory.builder import fabric_build
 from twin.runs import RunStatus
 from twins.choices import TwinStatusChoices
 from twins.models import Twin
-from twins.services import TwinUnavailable, twin_down, twin_fidelity, twin_up
+from twins.services import (
+    TwinUnavailable,
+    twin_check,
+    twin_down,
+    twin_fidelity,
+    twin_runs_text,
+    twin_status_reason,
+    twin_up,
+)
 from validation.services import validation_run_create
 
 DEFAULT_SCENARIO = Path(settings.BASE_DIR) / "examples" / "reference-fabric.yaml"
@@ -203,7 +211,10 @@ class Command(BaseCommand):
                    f"`manage.py rollout status {rollout.pk} --steps` for every step")
         if state != RolloutStateChoices.SUCCEEDED:
             raise CommandError(f"{summary}\n{rollout.error}")
-        return summary
+        # The twin followed the rollout: its live checks now compare with what each switch runs.
+        twin = twin_check(twin=twin)
+        return (f"{summary}; the twin {twin_runs_text(twin=twin)}, live checks again: {twin.status} "
+                f"({twin_status_reason(twin=twin)})")
 
     def step_login(self) -> str:
         """Users admin / operator / viewer in their role groups; the password is printed once, here."""

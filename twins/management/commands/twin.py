@@ -76,7 +76,8 @@ class Command(BaseCommand):
 
     def _report_text(self, twin) -> str:
         report = twin.last_report or {}
-        lines = [f"twin {twin.prefix} ({twin.fabric_intent.name}, {twin.engine}): {twin.status}; "
+        lines = [f"twin {twin.prefix} ({twin.fabric_intent.name}, {twin.engine}): {twin.status} "
+                 f"({services.twin_status_reason(twin=twin)}); {services.twin_runs_text(twin=twin)}; "
                  f"{twin.switches} switches, {twin.hosts} hosts; boot {twin.boot_s}s, converged {twin.converge_s}s "
                  f"after daemon start, FRR RSS {twin.rss_mb} MiB"]
         for check in report.get("checks", []):
@@ -98,22 +99,30 @@ class Command(BaseCommand):
     def do_status(self, fabric_intent, options):
         twin = twin_for(fabric_intent=fabric_intent, engine=options["engine"])
         if twin is None:
-            self._emit({"fabric_intent": fabric_intent.name, "status": "down", "twin": None},
+            self._emit({"fabric_intent": fabric_intent.name, "status": TwinStatusChoices.DOWN.value, "healthy": False,
+                        "twin": None},
                        f"{fabric_intent.name}: no {options['engine']} twin (down)")
             return True
         live = services.twin_status(twin=twin)
-        twin.refresh_from_db()
-        if live.get("exists") is None:  # not a netns twin: the runtime has no state to report
-            self._emit(live, f"twin {twin.prefix} ({fabric_intent.name}, {twin.engine}): {twin.status}; "
-                             f"{live.get('detail', '')}{'; ' + twin.error if twin.error else ''}")
-            return True
-        text = (f"twin {twin.prefix} ({fabric_intent.name}, {twin.engine}): {twin.status}; "
-                f"healthy={live.get('healthy')} switches={live.get('switches')} hosts={live.get('hosts')} "
-                f"uptime={live.get('uptime_s')}s dead={live.get('dead_daemons') or {}} "
-                f"missing={live.get('missing_namespaces') or []}")
-        text = "\n".join([text, *_device_config_lines(live.get("device_configs") or {})])
-        self._emit(live, text)
+        self._emit(live, "\n".join([self._status_line(twin, live),
+                                     *_device_config_lines(live.get("device_configs") or {})]))
         return True
+
+    @staticmethod
+    def _status_line(twin, live: dict) -> str:
+        """One line, one vocabulary (twins.choices.TwinStatusChoices): the status word, why, what the switches
+        run; the runtime's liveness only where it adds something (dead daemons, missing namespaces)."""
+        line = (f"twin {twin.prefix} ({twin.fabric_intent.name}, {twin.engine}): {live['status']} "
+                f"({live['reason']}); {services.twin_runs_text(twin=twin)}")
+        if live.get("exists"):
+            line += f"; {live.get('switches')} switches, {live.get('hosts')} hosts, up {live.get('uptime_s')}s"
+        if live.get("dead_daemons"):
+            line += f"; dead daemons {live['dead_daemons']}"
+        if live.get("missing_namespaces"):
+            line += f"; missing namespaces {live['missing_namespaces'][:5]}"
+        if live.get("exists") is None and live.get("detail"):
+            line += f"; {live['detail']}"
+        return line
 
     def do_down(self, fabric_intent, options):
         summary = services.twin_down(twin=self._twin(fabric_intent, options), force=options["force"])
