@@ -408,3 +408,20 @@ def test_build_action_with_a_broker_answers_with_the_build_record(api_client, mo
     build = FabricBuild.objects.get(pk=response.data["build"])
     assert build.status == "failed" and build.error.startswith("could not queue the fabric build: ConnectionError")
     assert not Fabric.objects.filter(name="queued-fab").exists()
+
+
+def test_build_action_200g_builds_and_a_model_without_the_platform_is_a_400(api_client):
+    body = {"name": "fab200", "spines": 2, "leaves": 2, "uplink_speed": 200, "downlink_speed": 200}
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 201, response.data  # was a ValueError (500): no 200G media in the catalogue
+    assert set(Interface.objects.filter(switch__fabric__name="fab200", optic__isnull=False)
+               .values_list("speed_gbps", flat=True)) == {200}
+    body = {"name": "sn", "spines": 2, "leaves": 2, "model": "SN5600", "downlink_speed": 100}
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 400 and "it runs sonic" in str(response.data["leaf_model"])
+    response = api_client.post(reverse("fabric-build"), {**body, "platform": "sonic"}, format="json")
+    assert response.status_code == 400 and "--name-prefix" in str(response.data["switch"])  # same names: the fix
+    response = api_client.post(reverse("fabric-build"), {**body, "platform": "sonic", "name_prefix": "sn-"},
+                               format="json")
+    assert response.status_code == 201, response.data
+    assert Interface.objects.filter(switch__hostname="sn-leaf1", speed_gbps=100).count() == 4  # one 4x cage

@@ -128,3 +128,17 @@ def test_a_build_big_enough_for_the_copy_fast_path_round_trips():
     assert result.persisted.created["Interface"] > 5000
     assert inventory_snapshot("big") == plan_clos(params)
     assert not fabric_build(params=params).persisted.changed
+
+
+def test_fabric_build_command_builds_200g_and_names_the_model_field_for_sn5600_under_eos():
+    out = io.StringIO()
+    call_command("fabric_build", "--name", "c200", "--spines", "2", "--leaves", "2", "--uplink-speed", "200",
+                 "--downlink-speed", "200", "--no-progress", stdout=out)
+    assert "fabric c200: 4 switches" in out.getvalue()
+    with pytest.raises(CommandError, match="leaf_model='SN5600'.*it runs sonic"):
+        call_command("fabric_build", "--name", "csn", "--spines", "2", "--leaves", "2", "--model", "SN5600",
+                     "--downlink-speed", "100", "--no-progress", stdout=io.StringIO())
+    call_command("fabric_build", "--name", "csn", "--spines", "2", "--leaves", "2", "--model", "SN5600",
+                 "--platform", "sonic", "--downlink-speed", "100", "--name-prefix", "sn-", "--no-progress",
+                 stdout=io.StringIO())
+    assert Switch.objects.get(hostname="sn-leaf1", fabric__name="csn").model.name == "SN5600"
