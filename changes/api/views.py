@@ -37,7 +37,8 @@ class ChangeSetViewSet(viewsets.ReadOnlyModelViewSet):
         change_set = services.changeset_create_from_compile_run(
             compile_run_id=data["compile_run"], target=data["target"], name=data["name"],
             twin_prefix=data["twin_prefix"], twin_state_dir=data["twin_state_dir"] or None, user=request.user)
-        return Response(ChangeSetSerializer(change_set).data, status=status.HTTP_201_CREATED)
+        return Response(ChangeSetSerializer(change_set, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -59,13 +60,13 @@ class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         serializer = RolloutCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         rollout = services.rollout_create(user=request.user, **serializer.validated_data)
-        return Response(RolloutSerializer(rollout).data, status=status.HTTP_201_CREATED)
+        return Response(RolloutSerializer(rollout, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
     def _act(self, request, service):
         rollout = self.get_object()
         with transaction.atomic():
             rollout = service(rollout=rollout, user=request.user)
-        return Response(RolloutSerializer(rollout).data)
+        return Response(RolloutSerializer(rollout, context={"request": request}).data)
 
     @extend_schema(request=None, responses=RolloutSerializer)
     @action(detail=True, methods=["post"])
@@ -101,7 +102,7 @@ class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 class DriftViewSet(viewsets.ViewSet):
     @extend_schema(responses=DriftRecordSerializer(many=True))
     def list(self, request):
-        return Response(DriftRecordSerializer(selectors.drift_latest(), many=True).data)
+        return Response(DriftRecordSerializer(selectors.drift_latest(), many=True, context={"request": request}).data)
 
 
 class AuditLogViewSet(viewsets.ReadOnlyModelViewSet):

@@ -89,10 +89,11 @@ class FabricIntentViewSet(IntentModelViewSet):
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()
-            return Response(s.CompileRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
+            return Response(s.CompileRunSerializer(run, context={"request": request}).data,
+                            status=status.HTTP_503_SERVICE_UNAVAILABLE
                             if run.status == RunStatus.FAILED else status.HTTP_202_ACCEPTED)
         run = services.compile_run_execute(run=run)
-        body = s.CompileRunSerializer(run).data
+        body = s.CompileRunSerializer(run, context={"request": request}).data
         if run.status != RunStatus.SUCCEEDED:
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
         return Response(body, status=status.HTTP_201_CREATED)
@@ -121,7 +122,7 @@ class FabricIntentViewSet(IntentModelViewSet):
             if file_name not in config.files:
                 raise InputError(FieldError("file", file_name, f"one of {', '.join(sorted(config.files))}"))
             return HttpResponse(config.files[file_name], content_type="text/plain; charset=utf-8")
-        return Response(s.DeviceConfigSerializer(config).data)
+        return Response(s.DeviceConfigSerializer(config, context={"request": request}).data)
 
     @extend_schema(parameters=[OpenApiParameter("device", str), OpenApiParameter("platform", str),
                                OpenApiParameter("changed_only", bool)])
@@ -167,7 +168,8 @@ class FabricIntentViewSet(IntentModelViewSet):
     def roce_defaults(self, request, pk=None):
         """Create (or reset) the typical RoCEv2 lossless class: DSCP 26 -> priority 3 with PFC + ECN, CNP 48 -> 6."""
         classes = services.roce_defaults_apply(fabric_intent=self.get_object())
-        return Response(s.RoceClassSerializer(classes, many=True).data, status=status.HTTP_201_CREATED)
+        return Response(s.RoceClassSerializer(classes, many=True, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: OpenApiResponse(
         description="validators.findings.Report.as_dict(): one check, physical.cross_fabric_identity, with a "
@@ -293,7 +295,9 @@ class DeviceConfigViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         queryset = super().get_queryset()
         if self.action == "list":
-            queryset = queryset.only("id", "run_id", "hostname", "platform", "sha256")
+            # the run columns its brief object shows (CompileRun.__str__): selected, not read per row
+            queryset = queryset.only("id", "run_id", "hostname", "platform", "sha256", "run__id",
+                                     "run__fabric_intent_id", "run__status")
         return queryset
 
     def get_serializer_class(self):

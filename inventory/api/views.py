@@ -192,5 +192,6 @@ class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         result = netbox_sync_task.delay(**options)
         if settings.CELERY_TASK_ALWAYS_EAGER:
             record = selectors.netbox_sync_list().get(id=result.get()["id"])
-            return Response(s.NetboxSyncSerializer(record).data, status=status.HTTP_200_OK)
+            return Response(s.NetboxSyncSerializer(record, context={"request": self.request}).data,
+                            status=status.HTTP_200_OK)
         return Response({"task_id": result.id, "status": "queued"}, status=status.HTTP_202_ACCEPTED)

@@ -283,7 +283,9 @@ class TestCableAPI(APIViewTestMixin):
         response = api_client.post(self.list_url(), self.create_data(), format="json")
         assert response.status_code == 201, response.data
         assert response.data["a_end"] == "leaf1:Ethernet50" and response.data["b_end"] == "gpu1:eth0"
-        assert response.data["b_nic_port"] == nic_port().pk and response.data["a_nic_port"] is None
+        assert response.data["b_nic_port"] == {"id": nic_port().pk, "url": f"http://testserver/api/nic-ports/{nic_port().pk}/",
+                                               "display": "gpu1:eth0", "name": "eth0"}
+        assert response.data["a_nic_port"] is None and response.data["a_interface"]["display"] == "leaf1:Ethernet50"
         assert NicPort.objects.get(pk=nic_port().pk).cable_end == "B"
 
     def test_a_port_already_cabled_is_400(self, api_client):

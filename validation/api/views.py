@@ -50,10 +50,11 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()
-            return Response(s.ValidationRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
+            return Response(s.ValidationRunSerializer(run, context={"request": request}).data,
+                            status=status.HTTP_503_SERVICE_UNAVAILABLE
                             if run.status == "failed" else status.HTTP_202_ACCEPTED)
         run = services.validation_run_execute(run=run)
-        body = s.ValidationRunSerializer(run).data
+        body = s.ValidationRunSerializer(run, context={"request": request}).data
         return Response(body, status=status.HTTP_400_BAD_REQUEST if run.status == "failed"
                         else status.HTTP_201_CREATED)
 
