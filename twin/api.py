@@ -35,6 +35,13 @@ _ENTITY_TAG = re.compile(r'\s*(?:W/)?"([0-9]{1,10})"\s*')
 _VERSION_TEXT = re.compile(r"[0-9]{1,10}")
 
 
+def accepted(request, view_name: str, pk: int, body: dict) -> Response:
+    """202 Accepted for a long action: ``Location`` and ``status_url`` name the record to poll (RFC 9110 15.3.3)."""
+    status_url = reverse(view_name, kwargs={"pk": pk}, request=request)
+    return Response({**body, "status_url": status_url}, status=status.HTTP_202_ACCEPTED,
+                    headers={"Location": status_url})
+
+
 class IfMatchFailed(StaleVersionError):
     """The version claimed by an If-Match header is stale: 412 Precondition Failed (RFC 9110 13.1.1)."""
 

@@ -104,6 +104,16 @@ class RolloutSerializer(BriefModelSerializer):
         read_only_fields = fields
 
 
+class RolloutAcceptedSerializer(RolloutSerializer):
+    """The answer to ``POST /api/rollouts/{id}/start/``: the rollout as it stands, where to poll it."""
+
+    status_url = serializers.URLField(help_text="poll until state is terminal or paused (also the Location header)")
+
+    class Meta(RolloutSerializer.Meta):
+        fields = (*RolloutSerializer.Meta.fields, "status_url")
+        read_only_fields = fields
+
+
 class RolloutDetailSerializer(RolloutSerializer):
     steps = StepSerializer(many=True, read_only=True)
 

@@ -10,6 +10,8 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from twin.api import accepted
+
 from .. import selectors, services
 from ..models import AuditLog, ChangeSet, DeviceEndpoint
 from .serializers import (
@@ -18,6 +20,7 @@ from .serializers import (
     ChangeSetSerializer,
     DeviceEndpointSerializer,
     DriftRecordSerializer,
+    RolloutAcceptedSerializer,
     RolloutCreateSerializer,
     RolloutDetailSerializer,
     RolloutSerializer,
@@ -73,10 +76,17 @@ class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def approve(self, request, pk=None):
         return self._act(request, services.rollout_approve)
 
-    @extend_schema(request=None, responses=RolloutSerializer)
+    @extend_schema(request=None, responses={202: RolloutAcceptedSerializer})
     @action(detail=True, methods=["post"])
     def start(self, request, pk=None):
-        return self._act(request, services.rollout_start)
+        """Start (or resume) the rollout: 202 Accepted at once with ``Location``/``status_url`` (the rollout; poll
+        it until ``state`` is terminal or paused), whether a Celery worker or, with no broker, a background thread
+        of the web process runs it."""
+        rollout = self.get_object()
+        with transaction.atomic():
+            rollout = services.rollout_start(rollout=rollout, user=request.user)
+        return accepted(request, "rollout-detail", rollout.pk,
+                        RolloutSerializer(rollout, context={"request": request}).data)
 
     @extend_schema(request=None, responses=RolloutSerializer)
     @action(detail=True, methods=["post"])

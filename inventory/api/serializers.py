@@ -298,6 +298,17 @@ class FabricBuildRecordSerializer(BriefModelSerializer):
         read_only_fields = fields
 
 
+class FabricBuildAcceptedSerializer(FabricBuildRecordSerializer):
+    """The answer to ``POST /api/fabrics/build/``: the build record as it stands, where to poll it."""
+
+    build = serializers.IntegerField(help_text="the build record's id (GET /api/fabric-builds/{id}/)")
+    status_url = serializers.URLField(help_text="poll until status is succeeded or failed (also the Location header)")
+
+    class Meta(FabricBuildRecordSerializer.Meta):
+        fields = ("build", "status_url", *FabricBuildRecordSerializer.Meta.fields)
+        read_only_fields = fields
+
+
 def clos_params_from(data: dict) -> ClosParams:
     """API/command field names -> ClosParams (the planner's names)."""
     return ClosParams(
