@@ -3,9 +3,10 @@
 
     FT_API_TOKEN=<token from the UI's "API tokens" page> python3 examples/automation.py --url http://127.0.0.1:8000
 
-Standard library only. Long actions (the build, the rollout start) answer 202 Accepted with a ``status_url``
-that the script polls. Every step prints one line; a step that cannot run here says "skipped: <reason>" (a twin
-rollout needs a running twin of the intent: `manage.py twin up --fabric NAME`). Exits non-zero on any failure.
+Standard library only. Long actions (build, compile, validate, rollout start) answer 202 Accepted with a
+``status_url`` that the script polls. Every step prints one line; a step that cannot run here says
+"skipped: <reason>" (a twin rollout needs a running twin of the intent: `manage.py twin up --fabric NAME`). Exits
+non-zero on any failure.
 The rollout names the fabric intent, never the internal twin prefix (docs/changes.md).
 """
 
@@ -83,9 +84,13 @@ def main() -> int:
     print(f"intent    {name}: tenant {tenant['name']}, network a-train (VLAN 10), RoCEv2 defaults")
 
     run = api.must("POST", f"/api/fabric-intents/{intent['id']}/compile/", {}, ok=(201, 202))
+    if "status_url" in run:  # 202: compiling off the request
+        run = api.poll(run["status_url"], "status", ("pending", "running"))
     print(f"compile   run #{run['id']} {run['status']}: {run.get('device_count')} devices")
 
     validation = api.must("POST", "/api/validation-runs/", {"fabric_intent": intent["id"]}, ok=(201, 202))
+    if "status_url" in validation:  # 202: validating off the request
+        validation = api.poll(validation["status_url"], "status", ("pending", "running"))
     print(f"validate  run #{validation['id']} {validation['status']}: ok={validation['ok']}, "
           f"{validation['checks_passed']} passed, {validation['checks_failed']} failed")
     if validation["status"] == "succeeded" and not validation["ok"]:

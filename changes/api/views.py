@@ -29,7 +29,7 @@ from .serializers import (
 
 
 class ChangeSetViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = ChangeSet.objects.prefetch_related("devices")
+    queryset = ChangeSet.objects.select_related("created_by").prefetch_related("devices")
     serializer_class = ChangeSetSerializer
 
     @extend_schema(request=ChangeSetCreateSerializer, responses=ChangeSetSerializer)

@@ -160,6 +160,16 @@ class CompileRunSerializer(BriefModelSerializer):
         read_only_fields = fields
 
 
+class CompileRunAcceptedSerializer(CompileRunSerializer):
+    """A compile answered 202: the run as it stands and where to poll it (also the Location header)."""
+
+    status_url = serializers.URLField(help_text="poll until status is succeeded or failed")
+
+    class Meta(CompileRunSerializer.Meta):
+        fields = (*CompileRunSerializer.Meta.fields, "status_url")
+        read_only_fields = fields
+
+
 class DeviceConfigSummarySerializer(BriefModelSerializer):
     class Meta:
         model = DeviceConfig

@@ -14,8 +14,8 @@ from rest_framework.response import Response
 
 from compiler.errors import FieldError, InputError
 from inventory.models import Switch
-from twin.api import AtomicModelViewSet
-from twin.runs import RunStatus, run_enqueue
+from twin.api import AtomicModelViewSet, accepted
+from twin.runs import RunStatus, run_enqueue, run_in_background
 from validators.physical import cross_fabric_report
 
 from .. import selectors, services
@@ -69,29 +69,37 @@ class FabricIntentViewSet(IntentModelViewSet):
         instance.delete()  # cascades to tenants, networks, classes, allocations and compile records
 
     @extend_schema(request=s.CompileRequestSerializer, responses={201: s.CompileRunSerializer,
-                                                                   202: s.CompileRunSerializer})
+                                                                   202: s.CompileRunAcceptedSerializer})
     @action(detail=True, methods=["post"])
     def compile(self, request, pk=None):
-        """Compile now (fabrics under SYNC_COMPILE_MAX_DEVICES switches, 201) or in a Celery task (202 + run id;
-        poll GET /api/compile-runs/{id}/). A failed compile is a 400 carrying the run and the field errors."""
+        """202 Accepted with ``Location``/``status_url`` (poll GET /api/compile-runs/{id}/): in a Celery task, or
+        with no broker in a background thread of the web process. ``background: false`` (or, with
+        FT_RUN_IN_BACKGROUND off, a fabric under SYNC_COMPILE_MAX_DEVICES switches) compiles in the request: 201,
+        and a failed compile is a 400 carrying the run and the field errors."""
         fabric_intent = self.get_object()
         params = s.CompileRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         options = params.validated_data
         background = options.get("background")
-        if background is None:
-            background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_COMPILE_MAX_DEVICES
         run = services.compile_run_prepare(fabric_intent=fabric_intent, platforms=options.get("platforms"),
                                            devices=options.get("devices"), requested_by=request.user)
+        run_id = run.pk
+        if background is not False and run_in_background(lambda: compile_run_execute_task(run_id),
+                                                         what=f"compile {run_id}"):
+            return accepted(request, "compilerun-detail", run_id,
+                            s.CompileRunSerializer(run, context={"request": request}).data)
+        if background is None:
+            background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_COMPILE_MAX_DEVICES
         if background:
             def enqueue(run_id=run.pk):
                 run_enqueue(model=CompileRun, run_id=run_id, task=compile_run_execute_task, what="compile")
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()
-            return Response(s.CompileRunSerializer(run, context={"request": request}).data,
-                            status=status.HTTP_503_SERVICE_UNAVAILABLE
-                            if run.status == RunStatus.FAILED else status.HTTP_202_ACCEPTED)
+            body = s.CompileRunSerializer(run, context={"request": request}).data
+            if run.status == RunStatus.FAILED:
+                return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            return accepted(request, "compilerun-detail", run_id, body)
         run = services.compile_run_execute(run=run)
         body = s.CompileRunSerializer(run, context={"request": request}).data
         if run.status != RunStatus.SUCCEEDED:

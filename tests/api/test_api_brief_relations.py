@@ -4,6 +4,8 @@ object of attributes matching one object; the OpenAPI schema describes the two s
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework import serializers
 
@@ -42,15 +44,17 @@ def every_relation(db):
     intent_services.network_create(tenant=tenant, name="net10", vlan_id=10, subnet="10.10.0.0/24",
                                    gateway="10.10.0.1")
     intent_services.roce_defaults_apply(fabric_intent=intent)
-    Allocation.objects.create(fabric_intent=intent, kind="loopback", key="leaf1", value="10.0.0.1")
-    run = CompileRun.objects.create(fabric_intent=intent, status="succeeded")
-    DeviceConfig.objects.create(run=run, hostname="leaf1", platform="eos", files={}, structured={}, sha256="0" * 64)
-    Twin.objects.create(fabric_intent=intent, prefix="brieftw", compile_run=run)
-    ValidationRun.objects.create(fabric_intent=intent, compile_run=run, status="succeeded")
     user = get_user_model().objects.create_user(username="brief-user")
-    change_set = ChangeSet.objects.create(name="cs", fabric_name="brief", compile_run_id=run.pk, created_by=user)
-    Rollout.objects.create(name="r", kind="config", target="twin", change_set=change_set, started_by=user)
-    DriftRecord.objects.create(hostname="leaf1", change_set=change_set)
+    for index in range(2):  # two rows of each: a relation read per row shows as more queries (N+1)
+        Allocation.objects.create(fabric_intent=intent, kind="loopback", key=f"leaf{index}", value=f"10.0.0.{index}")
+        run = CompileRun.objects.create(fabric_intent=intent, status="succeeded")
+        DeviceConfig.objects.create(run=run, hostname="leaf1", platform="eos", files={}, structured={},
+                                    sha256="0" * 64)
+        ValidationRun.objects.create(fabric_intent=intent, compile_run=run, status="succeeded")
+        change_set = ChangeSet.objects.create(name="cs", fabric_name="brief", compile_run_id=run.pk, created_by=user)
+        Rollout.objects.create(name="r", kind="config", target="twin", change_set=change_set, started_by=user)
+        DriftRecord.objects.create(hostname=f"leaf{index}", change_set=change_set)
+    Twin.objects.create(fabric_intent=intent, prefix="brieftw", compile_run=run)
 
 
 def _relation_fields(viewset) -> dict[str, serializers.RelatedField]:
@@ -70,8 +74,12 @@ def test_every_list_endpoint_gives_relations_as_brief_objects_whose_url_resolves
     checked, empty, resolved = set(), set(), {}
     for router in ROUTERS:
         for _prefix, viewset, basename in router.registry:
-            response = api_client.get(reverse(f"{basename}-list"))
+            with CaptureQueriesContext(connection) as one_row:
+                assert api_client.get(reverse(f"{basename}-list"), {"limit": 1}).status_code == 200
+            with CaptureQueriesContext(connection) as every_row:
+                response = api_client.get(reverse(f"{basename}-list"))
             assert response.status_code == 200, (basename, response.data)
+            assert len(every_row) == len(one_row), f"{basename}: queries grow with the rows (N+1)"
             rows = response.data["results"] if isinstance(response.data, dict) else response.data
             relations = {name: field for name, field in _relation_fields(viewset).items()
                          if not isinstance(field, NAMED)}

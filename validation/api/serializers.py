@@ -17,6 +17,16 @@ class ValidationRunSerializer(BriefModelSerializer):
         read_only_fields = fields
 
 
+class ValidationRunAcceptedSerializer(ValidationRunSerializer):
+    """A validation answered 202: the run as it stands and where to poll it (also the Location header)."""
+
+    status_url = serializers.URLField(help_text="poll until status is succeeded or failed")
+
+    class Meta(ValidationRunSerializer.Meta):
+        fields = [*ValidationRunSerializer.Meta.fields, "status_url"]
+        read_only_fields = fields
+
+
 class ValidationRequestSerializer(serializers.Serializer):
     fabric_intent = BriefRelatedField(queryset=FabricIntent.objects.all())
     checks = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list,
