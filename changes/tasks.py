@@ -10,9 +10,11 @@ from celery.signals import worker_ready
 from django.db import transaction
 from django.utils import timezone
 
+from twin.runs import run_in_background
+
 from .choices import RolloutStateChoices
 from .drift import drift_detect_all
-from .lifecycle import new_runner_id
+from .lifecycle import in_process_runner_id, new_runner_id
 from .models import Rollout
 from .pipelines.runner import rollout_execute
 
@@ -57,8 +59,14 @@ def task_options() -> dict:
 
 
 def rollout_enqueue(*, rollout: Rollout, countdown: float = 0) -> None:
+    """Run the rollout off the request: on the broker's worker, or with no broker in a background thread of this
+    process (twin.runs.run_in_background; its lease names this process, so reap_runs pauses it if we die)."""
+    rollout_id = rollout.pk
+    if run_in_background(lambda: rollout_execute(rollout_id=rollout_id, owner=in_process_runner_id()),
+                         what=f"rollout {rollout_id}"):
+        return
     # After commit: the worker must see the running state (and never a rollback of it).
-    transaction.on_commit(lambda: rollout_run.apply_async(args=[rollout.pk], countdown=countdown, **task_options()))
+    transaction.on_commit(lambda: rollout_run.apply_async(args=[rollout_id], countdown=countdown, **task_options()))
 
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Network
 
 from . import platforms
-from .catalog import DEFAULT_MODELS_BY_PLATFORM, SWITCH_MODELS, media_for, standard_length
+from .catalog import DEFAULT_MODELS_BY_PLATFORM, MEDIA, SWITCH_MODELS, Media, media_for, standard_length
 from .errors import FieldError, InputError
 from .model import (
     Cable,
@@ -175,8 +175,9 @@ def plan_clos(params: ClosParams) -> Inventory:
     models_by_name = {spine_model.name: spine_model, **{m.name: m for m in leaf_models.values()}}
     optics: dict[tuple[str, str], Optic] = {}  # (device, interface) -> optic
 
-    def cable(a: Endpoint, a_form: str, b: Endpoint, b_form: str, speed: int, distance_m: float) -> None:
-        media = media_for(speed, distance_m)
+    def cable(a: Endpoint, a_form: str, b: Endpoint, b_form: str, speed: int, distance_m: float,
+              speed_field: str) -> None:
+        media = _media(speed, distance_m, speed_field)
         length = standard_length(media.cable_type, distance_m)
         for end, form in ((a, a_form), (b, b_form)):
             optics[(end.device, end.interface)] = Optic(
@@ -203,7 +204,7 @@ def plan_clos(params: ClosParams) -> Inventory:
                 cable(
                     Endpoint(hostname, leaf_port.name), models_by_name[leaf.model].form_factor,
                     Endpoint(spine_name, spine_port.name), spine_model.form_factor,
-                    params.uplink_speed_gbps, distance,
+                    params.uplink_speed_gbps, distance, "uplink_speed_gbps",
                 )
 
     # servers <-> leaves (one NIC per rail, NIC rail r to leaf r of the rail group)
@@ -248,7 +249,7 @@ def plan_clos(params: ClosParams) -> Inventory:
                 cable(
                     Endpoint(name, f"eth{rail}"), nic_form,
                     Endpoint(hostname, leaf_ports[hostname][slot].name), models_by_name[leaf.model].form_factor,
-                    params.downlink_speed_gbps, distance,
+                    params.downlink_speed_gbps, distance, "downlink_speed_gbps",
                 )
 
     # attach optics to the interfaces and NIC ports they sit in
@@ -371,8 +372,11 @@ def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: 
                 other_speeds: tuple[int, ...] = ()) -> SwitchModelSpec:
     candidates = [SWITCH_MODELS[name]] if name else [SWITCH_MODELS[n] for n in DEFAULT_MODELS_BY_PLATFORM[platform]]
     if name and not platforms.runs(name, platform):
+        runs_on = [other for other in Platform.ALL if platforms.runs(name, other)]
         raise InputError(FieldError(field, name, f"{name} has no {platform} platform data "
-                                                            f"(compiler/platforms/data/{name}.json)"))
+                                                 f"(compiler/platforms/data/{name}.json); it runs "
+                                                 f"{', '.join(runs_on) or 'no modelled platform'}: choose that "
+                                                 "platform or another model"))
     if name:
         missing = [speed for speed in (speed_gbps, *other_speeds) if not _breakout(SWITCH_MODELS[name], speed, platform)]
         if missing:
@@ -389,6 +393,19 @@ def _pick_model(name: str | None, platform: str, speed_gbps: int, ports_needed: 
         field, name or f"auto ({platform})",
         f"no switch model gives {ports_needed} ports at {speed_gbps}G",
     ))
+
+
+def _media(speed_gbps: int, distance_m: float, field: str) -> Media:
+    """The catalogue media for a planned link, or a field error naming the speed when none reaches that far."""
+    try:
+        return media_for(speed_gbps, distance_m)
+    except ValueError:
+        speeds = sorted({media.speed_gbps for media in MEDIA.values()})
+        reach = max((media.reach_m for media in MEDIA.values() if media.speed_gbps == speed_gbps), default=0.0)
+        hint = (f"the longest {speed_gbps}G media reaches {reach:g} m" if reach
+                else f"catalogued speeds: {', '.join(map(str, speeds))}")
+        raise InputError(FieldError(field, speed_gbps, f"no optic or cable for a {distance_m:g} m run at "
+                                                       f"{speed_gbps}G ({hint}; compiler/catalog.py MEDIA)")) from None
 
 
 def _planned_rack(switch: Switch) -> str:

@@ -3,8 +3,10 @@
 
     FT_API_TOKEN=<token from the UI's "API tokens" page> python3 examples/automation.py --url http://127.0.0.1:8000
 
-Standard library only. Every step prints one line; a step that cannot run here says "skipped: <reason>" (a twin
-rollout needs a running twin of the intent: `manage.py twin up --fabric NAME`). Exits non-zero on any failure.
+Standard library only. Long actions (build, compile, validate, rollout start) answer 202 Accepted with a
+``status_url`` that the script polls. Every step prints one line; a step that cannot run here says
+"skipped: <reason>" (a twin rollout needs a running twin of the intent: `manage.py twin up --fabric NAME`). Exits
+non-zero on any failure.
 The rollout names the fabric intent, never the internal twin prefix (docs/changes.md).
 """
 
@@ -16,6 +18,7 @@ import os
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 
@@ -34,6 +37,13 @@ class Api:
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"{}")
 
+    def poll(self, status_url: str, field: str, busy: tuple[str, ...], every_s: float = 1.0) -> dict:
+        """GET a long action's status URL (its 202 answer's Location) until ``field`` leaves the ``busy`` values."""
+        path = urllib.parse.urlsplit(status_url).path
+        while (record := self.must("GET", path))[field] in busy:
+            time.sleep(every_s)
+        return record
+
     def must(self, method: str, path: str, body: dict | None = None, ok=(200, 201)) -> dict:
         status, data = self.call(method, path, body)
         if status not in ok:
@@ -51,7 +61,12 @@ def main() -> int:
         sys.exit("set FT_API_TOKEN (UI: API tokens; or POST /api/auth/login/ with your password)")
     api, name = Api(args.url, token), args.fabric
 
-    built = api.must("POST", "/api/fabrics/build/", {"name": name, "spines": 2, "leaves": 2, "servers_per_leaf": 2})
+    accepted = api.must("POST", "/api/fabrics/build/", {"name": name, "spines": 2, "leaves": 2,
+                                                          "servers_per_leaf": 2}, ok=(202,))
+    build = api.poll(accepted["status_url"], "status", ("pending", "running"))
+    if build["status"] != "succeeded":
+        sys.exit(f"build     failed: {build['error']} {json.dumps(build['error_fields'])[:500]}")
+    built = build["result"]
     print(f"build     fabric {name}: {built['switches']} switches, {built['servers']} servers, "
           f"worst oversubscription {max(built['oversubscription'].values()):.2f}:1")
 
@@ -69,9 +84,13 @@ def main() -> int:
     print(f"intent    {name}: tenant {tenant['name']}, network a-train (VLAN 10), RoCEv2 defaults")
 
     run = api.must("POST", f"/api/fabric-intents/{intent['id']}/compile/", {}, ok=(201, 202))
+    if "status_url" in run:  # 202: compiling off the request
+        run = api.poll(run["status_url"], "status", ("pending", "running"))
     print(f"compile   run #{run['id']} {run['status']}: {run.get('device_count')} devices")
 
     validation = api.must("POST", "/api/validation-runs/", {"fabric_intent": intent["id"]}, ok=(201, 202))
+    if "status_url" in validation:  # 202: validating off the request
+        validation = api.poll(validation["status_url"], "status", ("pending", "running"))
     print(f"validate  run #{validation['id']} {validation['status']}: ok={validation['ok']}, "
           f"{validation['checks_passed']} passed, {validation['checks_failed']} failed")
     if validation["status"] == "succeeded" and not validation["ok"]:
@@ -86,10 +105,8 @@ def main() -> int:
         sys.exit(f"POST /api/change-sets/: HTTP {status}: {json.dumps(change_set)[:500]}")
     rollout = api.must("POST", "/api/rollouts/", {"name": f"{name} canary", "kind": "canary_push", "target": "twin",
                                                   "change_set": change_set["id"], "fabric_intent": name})
-    api.must("POST", f"/api/rollouts/{rollout['id']}/start/", {}, ok=(200, 201, 202))
-    while rollout["state"] not in ("succeeded", "failed", "rolled_back", "cancelled"):
-        time.sleep(2)
-        rollout = api.must("GET", f"/api/rollouts/{rollout['id']}/")
+    started = api.must("POST", f"/api/rollouts/{rollout['id']}/start/", {}, ok=(202,))
+    rollout = api.poll(started["status_url"], "state", ("pending", "running"))
     print(f"rollout   #{rollout['id']} {rollout['state']}")
     return 0 if rollout["state"] == "succeeded" else 1
 

@@ -57,7 +57,7 @@ def roce_class_list() -> QuerySet[RoceClass]:
 
 
 def allocation_list() -> QuerySet[Allocation]:
-    return Allocation.objects.all()
+    return Allocation.objects.select_related("fabric_intent")
 
 
 def compile_run_list() -> QuerySet[CompileRun]:

@@ -24,11 +24,11 @@ def site_list() -> QuerySet[Site]:
 
 
 def fabric_list() -> QuerySet[Fabric]:
-    return Fabric.objects.all()
+    return Fabric.objects.select_related("site")
 
 
 def rack_list() -> QuerySet[Rack]:
-    return Rack.objects.order_by("site_id", "name")
+    return Rack.objects.select_related("site", "fabric").order_by("site_id", "name")
 
 
 def switch_model_list() -> QuerySet[SwitchModel]:
@@ -40,11 +40,11 @@ def platform_list() -> QuerySet[Platform]:
 
 
 def switch_list() -> QuerySet[Switch]:
-    return Switch.objects.all()
+    return Switch.objects.select_related("fabric", "rack", "model", "platform")
 
 
 def interface_list() -> QuerySet[Interface]:
-    return Interface.objects.select_related("switch").order_by("switch_id", "id")
+    return Interface.objects.select_related("switch", "cable").order_by("switch_id", "id")
 
 
 def optic_list() -> QuerySet[Optic]:
@@ -76,11 +76,11 @@ def cable_list(*, ports: bool = False) -> QuerySet[Cable]:
 
 
 def server_list() -> QuerySet[Server]:
-    return Server.objects.all()
+    return Server.objects.select_related("fabric", "rack")
 
 
 def nic_port_list() -> QuerySet[NicPort]:
-    return NicPort.objects.select_related("server").order_by("server_id", "rail", "name")
+    return NicPort.objects.select_related("server", "cable").order_by("server_id", "rail", "name")
 
 
 def netbox_sync_list():

@@ -39,6 +39,8 @@ ENTRY_POINT_NAMES = [
     "*Config", "ready",  # Django app configs
     "get_*", "has_permission", "has_*_permission", "validate_*", "clean_*", "to_representation",
     "to_internal_value", "perform_*", "parse", "to_python", "to_url",  # DRF / Django hooks and converters
+    "use_pk_only_optimization",  # DRF: RelatedField asks it before reading the related object
+    "*Extension", "map_serializer_field",  # drf-spectacular: extensions register by subclassing, called by it
     "*Middleware", "*Backend", "*Pagination", "*Filter", "*FilterBackend", "*JSONParser", "*_hook",  # settings
     "Capability",  # ui.models: an unmanaged model that only carries the role permissions
     "log_message",  # http.server: BaseHTTPRequestHandler calls it (test fakes silence it)

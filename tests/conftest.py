@@ -31,6 +31,21 @@ def pytest_report_header(config):
 
 
 @pytest.fixture(autouse=True)
+def long_actions_in_the_request(settings):
+    """Tests read a long action's outcome in the same test transaction, where an after-commit background thread
+    would never start (pytest-django rolls back): they run in the request. The background mode (the default,
+    twin.runs.run_in_background) has its own tests with committed transactions (``in_background``)."""
+    settings.FT_RUN_IN_BACKGROUND = False
+
+
+@pytest.fixture
+def in_background(settings):
+    """Long actions run as deployed without a broker: 202 at once, the work in a background thread."""
+    settings.FT_RUN_IN_BACKGROUND = True
+    assert settings.CELERY_TASK_ALWAYS_EAGER, "these tests are about the no-broker (in-process) mode"
+
+
+@pytest.fixture(autouse=True)
 def credential_key_file(tmp_path_factory, settings):
     """Each test's device-credential key file is its own (never the checkout's data/credential.key)."""
     settings.FT_CREDENTIAL_KEY_FILE = tmp_path_factory.mktemp("data") / "credential.key"

@@ -12,13 +12,17 @@ field never reverts another writer's edit of a different field.
 import re
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, serializers, status, viewsets
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from compiler.errors import FabricTwinError, InputError
@@ -29,6 +33,13 @@ from .versioning import StaleVersionError, VersionedModel, stale_version_error
 VERSION_MAX = 2_147_483_647  # PositiveIntegerField's range on PostgreSQL
 _ENTITY_TAG = re.compile(r'\s*(?:W/)?"([0-9]{1,10})"\s*')
 _VERSION_TEXT = re.compile(r"[0-9]{1,10}")
+
+
+def accepted(request, view_name: str, pk: int, body: dict) -> Response:
+    """202 Accepted for a long action: ``Location`` and ``status_url`` name the record to poll (RFC 9110 15.3.3)."""
+    status_url = reverse(view_name, kwargs={"pk": pk}, request=request)
+    return Response({**body, "status_url": status_url}, status=status.HTTP_202_ACCEPTED,
+                    headers={"Location": status_url})
 
 
 class IfMatchFailed(StaleVersionError):
@@ -147,7 +158,128 @@ class VersionedAutoSchema(AutoSchema):
         return {**ok, 409: StaleVersionSerializer, 412: StaleVersionSerializer}
 
 
-class VersionedModelSerializer(serializers.ModelSerializer):
+# Natural names a brief object carries besides id/url/display, when its model has the field (NetBox adds e.g. name).
+BRIEF_NAME_FIELDS = ("name", "hostname")
+_BRIEF_LOOKUP_VALUE = (str, int, float, bool)
+
+
+def brief_of(obj, *, request=None) -> dict:
+    """The brief form of a related object (NetBox's nested serializers): ``id``, ``url`` of its API detail
+    endpoint (absolute when a request is known), ``display`` (its str) and its natural name where it has one."""
+    return brief_from(type(obj), pk=obj.pk, display=str(obj), request=request,
+                      names={name: getattr(obj, name) for name in _brief_names(type(obj))})
+
+
+def brief_from(model, *, pk: int, display: str, names: dict, request=None) -> dict:
+    """The brief form from values a list selected in SQL (no object built): ``names`` as in ``brief_of``."""
+    url = reverse(f"{model._meta.model_name}-detail", kwargs={"pk": pk}, request=request)
+    return {"id": pk, "url": url, "display": display, **names}
+
+
+def _brief_names(model) -> tuple[str, ...]:
+    fields = {field.name for field in model._meta.concrete_fields}
+    return tuple(name for name in BRIEF_NAME_FIELDS if name in fields)
+
+
+class BriefRelatedField(serializers.PrimaryKeyRelatedField):
+    """A relation read as a brief object ``{"id", "url", "display"[, "name"|"hostname"]}`` and written as the id,
+    or as an object of the related model's own attributes (``{"id": 3}``, ``{"hostname": "leaf1"}``) that must match
+    exactly one object (NetBox's rule). Querysets select the related rows (selectors): ``display`` needs them."""
+
+    default_error_messages = {
+        **serializers.PrimaryKeyRelatedField.default_error_messages,
+        "attributes": "unknown attribute(s) {names} of {model}; known: {known}",
+        "lookup_type": "attribute values must be strings or numbers, got {value!r}",
+        "no_match": "no {model} matches {value!r}",
+        "many_match": "{value!r} matches several {model} objects: give its id",
+    }
+
+    def use_pk_only_optimization(self):
+        return False  # display and name need the object (selected with the row, not one query per row)
+
+    def to_representation(self, value):
+        return brief_of(value, request=self.context.get("request"))
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            if set(data) == {"id"}:
+                data = data["id"]
+            else:
+                return self._lookup(data)
+        return super().to_internal_value(data)
+
+    def _lookup(self, data: dict):
+        queryset = self.get_queryset()
+        model = queryset.model
+        known = sorted(field.attname for field in model._meta.concrete_fields)
+        unknown = sorted(set(data) - set(known))
+        if not data or unknown:
+            self.fail("attributes", names=", ".join(unknown) or "(none given)", model=model._meta.model_name,
+                      known=", ".join(known))
+        for value in data.values():
+            if not isinstance(value, _BRIEF_LOOKUP_VALUE):
+                self.fail("lookup_type", value=value)
+        try:
+            return queryset.get(**data)
+        except model.DoesNotExist:
+            self.fail("no_match", model=model._meta.model_name, value=data)
+        except model.MultipleObjectsReturned:
+            self.fail("many_match", model=model._meta.model_name, value=data)
+        except (TypeError, ValueError, DjangoValidationError):
+            self.fail("no_match", model=model._meta.model_name, value=data)
+
+
+class BriefRelatedFieldExtension(OpenApiSerializerFieldExtension):
+    """OpenAPI of BriefRelatedField: responses reference a ``Brief<Model>`` component; requests take the id or
+    an object of attributes (COMPONENT_SPLIT_REQUEST keeps the two apart)."""
+
+    target_class = BriefRelatedField
+
+    def map_serializer_field(self, auto_schema, direction):
+        field = self.target
+        model = field.queryset.model if field.queryset is not None else _related_model(field)
+        label = model._meta.verbose_name
+        if direction == "request":
+            return {"oneOf": [{"type": "integer", "description": f"the {label}'s id"},
+                              {"type": "object", "minProperties": 1, "additionalProperties": True,
+                               "description": f"attributes of exactly one {label}, e.g. {{\"id\": 3}}"
+                                              + (f" or {{\"{_brief_names(model)[0]}\": \"...\"}}"
+                                                 if _brief_names(model) else "")}]}
+        properties = {
+            "id": {"type": "integer", "readOnly": True},
+            "url": {"type": "string", "format": "uri", "readOnly": True,
+                    "description": f"the {label}'s API detail endpoint"},
+            "display": {"type": "string", "readOnly": True},
+            **{name: {"type": "string", "readOnly": True} for name in _brief_names(model)},
+        }
+        component = ResolvedComponent(
+            name=f"Brief{model.__name__}", type=ResolvedComponent.SCHEMA, object=model,
+            schema={"type": "object", "description": f"A {label}, in brief (follow url for all of it).",
+                    "properties": properties, "required": list(properties)})
+        auto_schema.registry.register_on_missing(component)
+        return component.ref
+
+
+def _related_model(field: BriefRelatedField):
+    """The model of a read-only relation (no queryset): from the serializer's model field."""
+    parent = field.parent if not isinstance(field.parent, serializers.ManyRelatedField) else field.parent.parent
+    source = field.source if not isinstance(field.parent, serializers.ManyRelatedField) else field.parent.source
+    return parent.Meta.model._meta.get_field(source).related_model
+
+
+class BriefModelSerializer(serializers.ModelSerializer):
+    """Every model serializer of the API: relations are brief objects (``BriefRelatedField``)."""
+
+    serializer_related_field = BriefRelatedField
+
+    def build_relational_field(self, field_name, relation_info):
+        if relation_info.related_model is get_user_model():
+            # Users have no API endpoint (accounts are managed in the UI/admin): their username, read-only.
+            return serializers.SlugRelatedField, {"slug_field": "username", "read_only": True}
+        return super().build_relational_field(field_name, relation_info)
+
+
+class VersionedModelSerializer(BriefModelSerializer):
     """Every ModelSerializer of a VersionedModel shows ``version`` and accepts it on update as the version the
     write is based on (optional; a stale one is a 409). Ignored on create."""
 

@@ -29,13 +29,15 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.apps import apps
-from django.db import models
+from django.conf import settings
+from django.db import connections, models, transaction
 from django.utils import timezone
 
 from compiler.errors import FabricTwinError
@@ -137,6 +139,40 @@ def runs_reap_interrupted() -> dict[str, int]:
                 status=failed, error=interrupted_error(state.reason), **finished)
         reaped[label] = count
     return reaped
+
+
+# In-process long actions (no broker): at most this many at a time per web process; more wait their turn.
+BACKGROUND_WORKERS = 2
+_background: ThreadPoolExecutor | None = None
+
+
+def run_in_background(work: Callable[[], object], *, what: str) -> bool:
+    """Run ``work`` off the request when no broker is configured (Celery eager), so a long action answers 202 at
+    once as it does with a worker: after the current transaction commits (the thread must see the rows the request
+    wrote), in a background thread of this process, its database connection closed when done. The work records
+    its own outcome and runner (``run_execute``; a rollout's lease), so ``manage.py reap_runs`` finds it if the
+    process dies first. Returns False, having run nothing, when the caller should run the work itself: a broker is
+    configured (queue the task) or FT_RUN_IN_BACKGROUND is off (run it in the request)."""
+    if not settings.CELERY_TASK_ALWAYS_EAGER or not settings.FT_RUN_IN_BACKGROUND:
+        return False
+    transaction.on_commit(lambda: _executor().submit(_background_body, work, what))
+    return True
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _background
+    if _background is None:
+        _background = ThreadPoolExecutor(max_workers=BACKGROUND_WORKERS, thread_name_prefix="ft-run")
+    return _background
+
+
+def _background_body(work: Callable[[], object], what: str) -> None:
+    try:
+        work()
+    except Exception:  # the run record holds the outcome; a bug is logged with its traceback, never lost
+        logger.exception("background %s failed", what)
+    finally:
+        connections.close_all()
 
 
 def run_enqueue(*, model, run_id: int, task, what: str) -> None:

@@ -5,6 +5,7 @@ from dataclasses import fields as dataclass_fields
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from twin.api import BriefModelSerializer, BriefRelatedField
 from twin.redaction import redact
 
 from ..choices import RolloutKindChoices, RolloutTargetChoices
@@ -47,20 +48,20 @@ class RolloutPolicyField(serializers.DictField):
     """The rollout ``policy`` object, described field by field in the OpenAPI schema."""
 
 
-class StepSerializer(serializers.ModelSerializer):
+class StepSerializer(BriefModelSerializer):
     class Meta:
         model = Step
         fields = ("id", "device", "wave", "phase", "result", "started_at", "finished_at", "config_hash", "output",
                   "detail")
 
 
-class ChangeSetDeviceSerializer(serializers.ModelSerializer):
+class ChangeSetDeviceSerializer(BriefModelSerializer):
     class Meta:
         model = ChangeSetDevice
         fields = ("hostname", "role", "rack", "platform", "driver", "intended_hash", "running_hash", "has_diff", "diff")
 
 
-class ChangeSetSerializer(serializers.ModelSerializer):
+class ChangeSetSerializer(BriefModelSerializer):
     devices = ChangeSetDeviceSerializer(many=True, read_only=True)
 
     class Meta:
@@ -91,7 +92,7 @@ class ChangeSetCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class RolloutSerializer(serializers.ModelSerializer):
+class RolloutSerializer(BriefModelSerializer):
     started_by = serializers.StringRelatedField()
     policy = RolloutPolicyField(read_only=True)
     approved_by = serializers.StringRelatedField()
@@ -100,6 +101,16 @@ class RolloutSerializer(serializers.ModelSerializer):
         model = Rollout
         fields = ("id", "name", "kind", "target", "state", "change_set", "policy", "plan", "report", "started_by",
                   "approved_by", "approved_at", "created_at", "started_at", "finished_at", "error")
+        read_only_fields = fields
+
+
+class RolloutAcceptedSerializer(RolloutSerializer):
+    """The answer to ``POST /api/rollouts/{id}/start/``: the rollout as it stands, where to poll it."""
+
+    status_url = serializers.URLField(help_text="poll until state is terminal or paused (also the Location header)")
+
+    class Meta(RolloutSerializer.Meta):
+        fields = (*RolloutSerializer.Meta.fields, "status_url")
         read_only_fields = fields
 
 
@@ -115,7 +126,7 @@ class RolloutCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     kind = serializers.ChoiceField(choices=RolloutKindChoices.choices)
     target = serializers.ChoiceField(choices=RolloutTargetChoices.choices)
-    change_set = serializers.PrimaryKeyRelatedField(queryset=ChangeSet.objects.all(), required=False, allow_null=True)
+    change_set = BriefRelatedField(queryset=ChangeSet.objects.all(), required=False, allow_null=True)
     policy = RolloutPolicyField(required=False, default=dict)
     topology = serializers.DictField(required=False, allow_null=True, default=None)
     fabric_intent = serializers.CharField(required=False, max_length=100,
@@ -130,20 +141,20 @@ class RolloutCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class DriftRecordSerializer(serializers.ModelSerializer):
+class DriftRecordSerializer(BriefModelSerializer):
     class Meta:
         model = DriftRecord
         fields = ("id", "hostname", "checked_at", "intended_hash", "running_hash", "drifted", "diff", "differences",
                   "running_errors", "remediation", "error", "change_set")
 
 
-class AuditLogSerializer(serializers.ModelSerializer):
+class AuditLogSerializer(BriefModelSerializer):
     class Meta:
         model = AuditLog
         fields = ("id", "at", "username", "action", "object_type", "object_id", "object_repr", "changes", "message")
 
 
-class DeviceEndpointSerializer(serializers.ModelSerializer):
+class DeviceEndpointSerializer(BriefModelSerializer):
     """Credentials are write-only: ``password`` is never returned (``has_password`` says whether one is stored),
     and every secret-looking key of ``optional_args`` reads back as ``***`` (twin.redaction)."""
 

@@ -10,6 +10,8 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from twin.api import accepted
+
 from .. import selectors, services
 from ..models import AuditLog, ChangeSet, DeviceEndpoint
 from .serializers import (
@@ -18,6 +20,7 @@ from .serializers import (
     ChangeSetSerializer,
     DeviceEndpointSerializer,
     DriftRecordSerializer,
+    RolloutAcceptedSerializer,
     RolloutCreateSerializer,
     RolloutDetailSerializer,
     RolloutSerializer,
@@ -26,7 +29,7 @@ from .serializers import (
 
 
 class ChangeSetViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = ChangeSet.objects.prefetch_related("devices")
+    queryset = ChangeSet.objects.select_related("created_by").prefetch_related("devices")
     serializer_class = ChangeSetSerializer
 
     @extend_schema(request=ChangeSetCreateSerializer, responses=ChangeSetSerializer)
@@ -37,7 +40,8 @@ class ChangeSetViewSet(viewsets.ReadOnlyModelViewSet):
         change_set = services.changeset_create_from_compile_run(
             compile_run_id=data["compile_run"], target=data["target"], name=data["name"],
             twin_prefix=data["twin_prefix"], twin_state_dir=data["twin_state_dir"] or None, user=request.user)
-        return Response(ChangeSetSerializer(change_set).data, status=status.HTTP_201_CREATED)
+        return Response(ChangeSetSerializer(change_set, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -59,23 +63,30 @@ class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         serializer = RolloutCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         rollout = services.rollout_create(user=request.user, **serializer.validated_data)
-        return Response(RolloutSerializer(rollout).data, status=status.HTTP_201_CREATED)
+        return Response(RolloutSerializer(rollout, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
     def _act(self, request, service):
         rollout = self.get_object()
         with transaction.atomic():
             rollout = service(rollout=rollout, user=request.user)
-        return Response(RolloutSerializer(rollout).data)
+        return Response(RolloutSerializer(rollout, context={"request": request}).data)
 
     @extend_schema(request=None, responses=RolloutSerializer)
     @action(detail=True, methods=["post"])
     def approve(self, request, pk=None):
         return self._act(request, services.rollout_approve)
 
-    @extend_schema(request=None, responses=RolloutSerializer)
+    @extend_schema(request=None, responses={202: RolloutAcceptedSerializer})
     @action(detail=True, methods=["post"])
     def start(self, request, pk=None):
-        return self._act(request, services.rollout_start)
+        """Start (or resume) the rollout: 202 Accepted at once with ``Location``/``status_url`` (the rollout; poll
+        it until ``state`` is terminal or paused), whether a Celery worker or, with no broker, a background thread
+        of the web process runs it."""
+        rollout = self.get_object()
+        with transaction.atomic():
+            rollout = services.rollout_start(rollout=rollout, user=request.user)
+        return accepted(request, "rollout-detail", rollout.pk,
+                        RolloutSerializer(rollout, context={"request": request}).data)
 
     @extend_schema(request=None, responses=RolloutSerializer)
     @action(detail=True, methods=["post"])
@@ -101,7 +112,7 @@ class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 class DriftViewSet(viewsets.ViewSet):
     @extend_schema(responses=DriftRecordSerializer(many=True))
     def list(self, request):
-        return Response(DriftRecordSerializer(selectors.drift_latest(), many=True).data)
+        return Response(DriftRecordSerializer(selectors.drift_latest(), many=True, context={"request": request}).data)
 
 
 class AuditLogViewSet(viewsets.ReadOnlyModelViewSet):

@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from compiler import model as core
 from inventory.models import Fabric, NicPort, Switch
-from twin.api import VersionedModelSerializer
+from twin.api import BriefModelSerializer, BriefRelatedField, VersionedModelSerializer
 
 from .. import services
 from ..models import Allocation, CompileRun, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
@@ -120,7 +120,7 @@ class NicPortEndpointField(serializers.RelatedField):
 
 class NetworkSerializer(IntentModelSerializer):
     many_fields = ("leaves", "attachments")
-    fabric_intent = serializers.PrimaryKeyRelatedField(read_only=True)
+    fabric_intent = BriefRelatedField(read_only=True)
     leaves = NamedRelatedField(slug_field="hostname", queryset=Switch.objects.all(), many=True, required=False,
                                help_text="Leaf hostnames; empty: every leaf")
     attachments = NicPortEndpointField(queryset=NicPort.objects.select_related("server"), many=True,
@@ -145,14 +145,14 @@ class RoceClassSerializer(IntentModelSerializer):
         validators = []
 
 
-class AllocationSerializer(serializers.ModelSerializer):
+class AllocationSerializer(BriefModelSerializer):
     class Meta:
         model = Allocation
         fields = ("id", "fabric_intent", "kind", "key", "value", "created")
         read_only_fields = fields
 
 
-class CompileRunSerializer(serializers.ModelSerializer):
+class CompileRunSerializer(BriefModelSerializer):
     class Meta:
         model = CompileRun
         fields = ("id", "fabric_intent", "status", "created", "started", "finished", "duration_s", "device_count",
@@ -160,14 +160,24 @@ class CompileRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class DeviceConfigSummarySerializer(serializers.ModelSerializer):
+class CompileRunAcceptedSerializer(CompileRunSerializer):
+    """A compile answered 202: the run as it stands and where to poll it (also the Location header)."""
+
+    status_url = serializers.URLField(help_text="poll until status is succeeded or failed")
+
+    class Meta(CompileRunSerializer.Meta):
+        fields = (*CompileRunSerializer.Meta.fields, "status_url")
+        read_only_fields = fields
+
+
+class DeviceConfigSummarySerializer(BriefModelSerializer):
     class Meta:
         model = DeviceConfig
         fields = ("id", "run", "hostname", "platform", "sha256")
         read_only_fields = fields
 
 
-class DeviceConfigSerializer(serializers.ModelSerializer):
+class DeviceConfigSerializer(BriefModelSerializer):
     class Meta:
         model = DeviceConfig
         fields = ("id", "run", "hostname", "platform", "sha256", "files", "structured")

@@ -14,8 +14,8 @@ from rest_framework.response import Response
 
 from compiler.errors import FieldError, InputError
 from inventory.models import Switch
-from twin.api import AtomicModelViewSet
-from twin.runs import RunStatus, run_enqueue
+from twin.api import AtomicModelViewSet, accepted
+from twin.runs import RunStatus, run_enqueue, run_in_background
 from validators.physical import cross_fabric_report
 
 from .. import selectors, services
@@ -70,30 +70,39 @@ class FabricIntentViewSet(IntentModelViewSet):
         instance.delete()  # cascades to tenants, networks, classes, allocations and compile records
 
     @extend_schema(request=s.CompileRequestSerializer, responses={201: s.CompileRunSerializer,
-                                                                   202: s.CompileRunSerializer})
+                                                                   202: s.CompileRunAcceptedSerializer})
     @action(detail=True, methods=["post"])
     def compile(self, request, pk=None):
-        """Compile now (fabrics under SYNC_COMPILE_MAX_DEVICES switches, 201) or in a Celery task (202 + run id;
-        poll GET /api/compile-runs/{id}/). A failed compile is a 400 carrying the run and the field errors."""
+        """202 Accepted with ``Location``/``status_url`` (poll GET /api/compile-runs/{id}/): in a Celery task, or
+        with no broker in a background thread of the web process. ``background: false`` (or, with
+        FT_RUN_IN_BACKGROUND off, a fabric under SYNC_COMPILE_MAX_DEVICES switches) compiles in the request: 201,
+        and a failed compile is a 400 carrying the run and the field errors."""
         fabric_intent = self.get_object()
         params = s.CompileRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         options = params.validated_data
         background = options.get("background")
-        if background is None:
-            background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_COMPILE_MAX_DEVICES
         run = services.compile_run_prepare(fabric_intent=fabric_intent, platforms=options.get("platforms"),
                                            devices=options.get("devices"), requested_by=request.user)
+        run_id = run.pk
+        if background is not False and run_in_background(lambda: compile_run_execute_task(run_id),
+                                                         what=f"compile {run_id}"):
+            return accepted(request, "compilerun-detail", run_id,
+                            s.CompileRunSerializer(run, context={"request": request}).data)
+        if background is None:
+            background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_COMPILE_MAX_DEVICES
         if background:
             def enqueue(run_id=run.pk):
                 run_enqueue(model=CompileRun, run_id=run_id, task=compile_run_execute_task, what="compile")
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()
-            return Response(s.CompileRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
-                            if run.status == RunStatus.FAILED else status.HTTP_202_ACCEPTED)
+            body = s.CompileRunSerializer(run, context={"request": request}).data
+            if run.status == RunStatus.FAILED:
+                return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            return accepted(request, "compilerun-detail", run_id, body)
         run = services.compile_run_execute(run=run)
-        body = s.CompileRunSerializer(run).data
+        body = s.CompileRunSerializer(run, context={"request": request}).data
         if run.status != RunStatus.SUCCEEDED:
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
         return Response(body, status=status.HTTP_201_CREATED)
@@ -122,7 +131,7 @@ class FabricIntentViewSet(IntentModelViewSet):
             if file_name not in config.files:
                 raise InputError(FieldError("file", file_name, f"one of {', '.join(sorted(config.files))}"))
             return HttpResponse(config.files[file_name], content_type="text/plain; charset=utf-8")
-        return Response(s.DeviceConfigSerializer(config).data)
+        return Response(s.DeviceConfigSerializer(config, context={"request": request}).data)
 
     @extend_schema(parameters=[
         OpenApiParameter("device", str), OpenApiParameter("platform", str), OpenApiParameter("changed_only", bool),
@@ -173,7 +182,8 @@ class FabricIntentViewSet(IntentModelViewSet):
     def roce_defaults(self, request, pk=None):
         """Create (or reset) the typical RoCEv2 lossless class: DSCP 26 -> priority 3 with PFC + ECN, CNP 48 -> 6."""
         classes = services.roce_defaults_apply(fabric_intent=self.get_object())
-        return Response(s.RoceClassSerializer(classes, many=True).data, status=status.HTTP_201_CREATED)
+        return Response(s.RoceClassSerializer(classes, many=True, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: OpenApiResponse(
         description="validators.findings.Report.as_dict(): one check, physical.cross_fabric_identity, with a "
@@ -299,7 +309,9 @@ class DeviceConfigViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         queryset = super().get_queryset()
         if self.action == "list":
-            queryset = queryset.only("id", "run_id", "hostname", "platform", "sha256")
+            # the run columns its brief object shows (CompileRun.__str__): selected, not read per row
+            queryset = queryset.only("id", "run_id", "hostname", "platform", "sha256", "run__id",
+                                     "run__fabric_intent_id", "run__status")
         return queryset
 
     def get_serializer_class(self):

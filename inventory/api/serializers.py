@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import InputError
-from twin.api import VersionedModelSerializer
+from twin.api import BriefModelSerializer, BriefRelatedField, VersionedModelSerializer, brief_from
 
 from .. import selectors
 from ..choices import CableEndChoices, PlatformChoices
@@ -150,10 +150,10 @@ class OpticSerializer(ValidatedModelSerializer):
 class CableSerializer(ValidatedModelSerializer):
     """A cable and its two ends. Write exactly one of ``a_interface``/``a_nic_port`` and one of the B pair."""
 
-    a_interface = serializers.PrimaryKeyRelatedField(queryset=Interface.objects.all(), required=False, allow_null=True)
-    a_nic_port = serializers.PrimaryKeyRelatedField(queryset=NicPort.objects.all(), required=False, allow_null=True)
-    b_interface = serializers.PrimaryKeyRelatedField(queryset=Interface.objects.all(), required=False, allow_null=True)
-    b_nic_port = serializers.PrimaryKeyRelatedField(queryset=NicPort.objects.all(), required=False, allow_null=True)
+    a_interface = BriefRelatedField(queryset=Interface.objects.all(), required=False, allow_null=True)
+    a_nic_port = BriefRelatedField(queryset=NicPort.objects.all(), required=False, allow_null=True)
+    b_interface = BriefRelatedField(queryset=Interface.objects.all(), required=False, allow_null=True)
+    b_nic_port = BriefRelatedField(queryset=NicPort.objects.all(), required=False, allow_null=True)
     a_end = serializers.SerializerMethodField()
     b_end = serializers.SerializerMethodField()
 
@@ -194,9 +194,12 @@ class CableSerializer(ValidatedModelSerializer):
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
-        for side, (interface_pk, nic_port_pk, _label) in self._ends(instance).items():
-            data[f"{side}_interface"] = interface_pk
-            data[f"{side}_nic_port"] = nic_port_pk
+        request = self.context.get("request")
+        for side, (interface_pk, nic_port_pk, label) in self._ends(instance).items():
+            for field, model, pk in (("interface", Interface, interface_pk), ("nic_port", NicPort, nic_port_pk)):
+                # label is "<device>:<port>" (device names have no ":"): the brief object's display and name
+                data[f"{side}_{field}"] = None if pk is None else brief_from(
+                    model, pk=pk, display=label, names={"name": label.split(":", 1)[1]}, request=request)
         return data
 
     def validate(self, attrs):
@@ -283,7 +286,7 @@ class FabricBuildSerializer(serializers.Serializer):
         return attrs
 
 
-class FabricBuildRecordSerializer(serializers.ModelSerializer):
+class FabricBuildRecordSerializer(BriefModelSerializer):
     """A recorded fabric build (``inventory.FabricBuild``, a run record); read-only."""
 
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
@@ -292,6 +295,17 @@ class FabricBuildRecordSerializer(serializers.ModelSerializer):
         model = FabricBuild
         fields = ("id", "kind", "fabric_name", "status", "params", "created", "started", "finished", "duration_s",
                   "requested_by", "task_id", "summary", "result", "error", "error_fields")
+        read_only_fields = fields
+
+
+class FabricBuildAcceptedSerializer(FabricBuildRecordSerializer):
+    """The answer to ``POST /api/fabrics/build/``: the build record as it stands, where to poll it."""
+
+    build = serializers.IntegerField(help_text="the build record's id (GET /api/fabric-builds/{id}/)")
+    status_url = serializers.URLField(help_text="poll until status is succeeded or failed (also the Location header)")
+
+    class Meta(FabricBuildRecordSerializer.Meta):
+        fields = ("build", "status_url", *FabricBuildRecordSerializer.Meta.fields)
         read_only_fields = fields
 
 
@@ -312,7 +326,7 @@ def clos_params_from(data: dict) -> ClosParams:
     )
 
 
-class NetboxSyncSerializer(serializers.ModelSerializer):
+class NetboxSyncSerializer(BriefModelSerializer):
     summary_text = serializers.CharField(read_only=True, help_text="summary's one line (diff counts, rows written)")
 
     class Meta:

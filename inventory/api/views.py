@@ -8,8 +8,8 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from twin.api import AtomicModelViewSet
-from twin.runs import RunStatus, run_enqueue
+from twin.api import AtomicModelViewSet, accepted
+from twin.runs import RunStatus, run_enqueue, run_in_background
 from validators.physical import physical_report
 
 from .. import selectors
@@ -48,30 +48,31 @@ class FabricViewSet(InventoryModelViewSet):
     search_fields = ("name", "description")
 
     @extend_schema(request=s.FabricBuildSerializer,
-                   responses={201: OpenApiResponse(description="built (tasks run in-process): counts, created, "
-                                                               "updated, oversubscription and the build record id"),
-                              202: OpenApiResponse(description="queued on the Celery broker: the build record id"),
-                              400: OpenApiResponse(description="invalid parameters"),
+                   responses={202: s.FabricBuildAcceptedSerializer,
+                              400: OpenApiResponse(description="invalid parameters (a plan the builder refuses)"),
                               503: OpenApiResponse(description="the broker could not be reached")})
     @action(detail=False, methods=["post"], url_path="build", serializer_class=s.FabricBuildSerializer)
     def build(self, request):
-        """Plan a Clos fabric (compiler.clos) and persist it through a Celery task (eager by default). Every
-        build is recorded (``inventory.FabricBuild``), in a worker too."""
+        """Plan a Clos fabric (compiler.clos) and persist it as a recorded build (``inventory.FabricBuild``):
+        202 Accepted at once with ``Location``/``status_url`` (the build record; poll it until ``status`` is
+        succeeded or failed, ``result`` then holds counts and oversubscription), whether a Celery worker or, with
+        no broker, a background thread of the web process runs it. Invalid parameters are a 400 before anything
+        is recorded."""
         serializer = s.FabricBuildSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         build = fabric_build_prepare(params=s.clos_params_from(serializer.validated_data), requested_by=request.user)
-        run_enqueue(model=FabricBuild, run_id=build.pk, task=fabric_build_task, what="fabric build")
+        build_id = build.pk
+        if not run_in_background(lambda: fabric_build_task(build_id), what=f"fabric build {build_id}"):
+            run_enqueue(model=FabricBuild, run_id=build_id, task=fabric_build_task, what="fabric build")
         build.refresh_from_db()
-        if build.status == RunStatus.SUCCEEDED:
-            return Response({**build.result, "build": build.pk}, status=status.HTTP_201_CREATED)
         if build.status == RunStatus.FAILED and build.started is None:  # never ran: the broker is down
             return Response({"build": build.pk, "status": build.status, "error": build.error},
                             status=status.HTTP_503_SERVICE_UNAVAILABLE)
-        if build.status == RunStatus.FAILED:
+        if build.status == RunStatus.FAILED:  # ran in the request (FT_RUN_IN_BACKGROUND off) and was refused
             return Response(build.error_fields or {"non_field_errors": [build.error]},
                             status=status.HTTP_400_BAD_REQUEST)
-        return Response({"build": build.pk, "task_id": build.task_id, "status": "queued"},
-                        status=status.HTTP_202_ACCEPTED)
+        return accepted(request, "fabricbuild-detail", build.pk,
+                        {"build": build.pk, **s.FabricBuildRecordSerializer(build).data})
 
     @extend_schema(request=None, responses={200: OpenApiResponse(description="validators.findings.Report.as_dict()")})
     @action(detail=True, methods=["get"], url_path="physical")
@@ -192,5 +193,6 @@ class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         result = netbox_sync_task.delay(**options)
         if settings.CELERY_TASK_ALWAYS_EAGER:
             record = selectors.netbox_sync_list().get(id=result.get()["id"])
-            return Response(s.NetboxSyncSerializer(record).data, status=status.HTTP_200_OK)
+            return Response(s.NetboxSyncSerializer(record, context={"request": self.request}).data,
+                            status=status.HTTP_200_OK)
         return Response({"task_id": result.id, "status": "queued"}, status=status.HTTP_202_ACCEPTED)

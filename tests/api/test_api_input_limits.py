@@ -365,3 +365,10 @@ def test_without_the_bounded_parser_nul_in_a_lookup_by_name_reaches_postgresql(a
     monkeypatch.setattr(NamedRelatedField, "to_internal_value", SlugRelatedField.to_internal_value)
     with pytest.raises(DataError):  # SlugRelatedField looks the name up without checking it (found by schemathesis)
         post_json(api_client, "/api/fabric-intents/", {"name": "fi", "fabric": "limits\x00"})
+
+
+@pytest.mark.parametrize("path", ["/api/switches/abc/", "/api/switches/a%0Ab/"])
+def test_an_unknown_api_path_is_a_json_404_even_with_a_newline(api_client, path):
+    # schemathesis found a newline in a path id answered by Django's HTML 404 (the catch-all did not match it)
+    response = api_client.patch(path, {}, format="json")
+    assert response.status_code == 404 and response["Content-Type"] == "application/json"

@@ -134,3 +134,36 @@ def test_intent_errors_survive_a_round_trip_through_their_message():
     assert pickle.loads(pickle.dumps(error)).errors == error.errors
     rebuilt = InputError(str(error))  # what Celery's JSON transport hands back
     assert rebuilt.errors[0].message == "vlan_id=0: must be 1..4094"
+
+
+def test_200g_links_build_with_200g_media_on_every_cable():
+    inventory = plan_clos(ClosParams(spines=2, leaves=2, uplink_speed_gbps=200, downlink_speed_gbps=200))
+    assert {cable.cable_type for cable in inventory.cables} == {CableType.DAC, CableType.AOC}
+    optics = [i.optic for s in inventory.switches for i in s.interfaces if i.optic is not None]
+    assert optics and {optic.speed_gbps for optic in optics} == {200}
+    assert {optic.media for optic in optics} <= {"200G-DAC", "200G-AOC"}
+
+
+def test_a_speed_without_catalogued_media_names_the_speed_field(monkeypatch):
+    # Broken case: without 200G media (the catalogue before 200G was added) the planner must not raise
+    # ValueError (an HTTP 500) but a field error naming the speed and the catalogue.
+    for name in [name for name, media in MEDIA.items() if media.speed_gbps == 200]:
+        monkeypatch.delitem(MEDIA, name)
+    with pytest.raises(InputError) as error:
+        plan_clos(ClosParams(spines=2, leaves=2, uplink_speed_gbps=200))
+    assert (error.value.errors[0].field, error.value.errors[0].value) == ("uplink_speed_gbps", 200)
+    assert "catalogued speeds: 100, 400, 800" in str(error.value)
+
+
+def test_sn5600_leaves_break_800g_cages_out_for_100g_downlinks():
+    # sonic-buildimage device/mellanox/x86_64-nvidia_sn5600-r0/platform.json: no 8x100G mode, but
+    # "4x200G[100G,50G,25G,10G]" runs four 100G sub-ports per OSFP cage.
+    inventory = plan_clos(ClosParams(spines=2, leaves=2, servers_per_leaf=8, platform="sonic", leaf_model="SN5600",
+                                     downlink_speed_gbps=100))
+    leaf = inventory.switches_by_name["leaf1"]
+    down = [i for i in leaf.interfaces if i.speed_gbps == 100]
+    assert len(down) == 8 and [i.name for i in down[:4]] == ["Ethernet0", "Ethernet2", "Ethernet4", "Ethernet6"]
+    assert {i.breakout_parent for i in down[:4]} == {"Ethernet0"} and [i.lane for i in down[:4]] == [1, 2, 3, 4]
+    with pytest.raises(InputError) as error:  # under EOS the model has no platform data: the field and the fix
+        plan_clos(ClosParams(spines=2, leaves=2, leaf_model="SN5600", downlink_speed_gbps=100))
+    assert error.value.errors[0].field == "leaf_model" and "it runs sonic" in str(error.value)

@@ -3,6 +3,7 @@ Celery), rendered config, diff, archive, blast radius, RoCE defaults."""
 
 import io
 import tarfile
+import time
 import zipfile
 
 import pytest
@@ -410,3 +411,31 @@ def test_an_allocated_intent_cannot_switch_fabric(api, fabric_intent):
     response = api.patch(f"/api/fabric-intents/{fabric_intent.pk}/", {"fabric": "other"}, format="json")
     assert response.status_code == 400 and "fabric" in response.json()
     assert FabricIntent.objects.get(pk=fabric_intent.pk).fabric.name == "ref"
+
+
+def _polled(api, status_url: str) -> dict:
+    deadline = time.monotonic() + 120
+    while (record := api.get(status_url).json())["status"] in ("pending", "running"):
+        assert time.monotonic() < deadline, record
+        time.sleep(0.2)
+    return record
+
+
+@pytest.mark.django_db(transaction=True)
+def test_compile_and_validate_answer_202_without_a_broker_and_their_status_urls_reach_the_outcome(
+        api, fabric_intent, in_background):
+    response = api.post(f"/api/fabric-intents/{fabric_intent.pk}/compile/", {"platforms": ["frr"]}, format="json")
+    assert response.status_code == 202 and response["Location"] == response.json()["status_url"]
+    assert response.json()["status"] == "pending"  # answered before the background thread compiled
+    run = _polled(api, response.json()["status_url"])
+    assert run["status"] == "succeeded" and run["device_count"] == 6, run
+    response = api.post("/api/validation-runs/", {"fabric_intent": fabric_intent.pk, "compile_run": run["id"]},
+                        format="json")
+    assert response.status_code == 202 and response.json()["status_url"].endswith(
+        f"/api/validation-runs/{response.json()['id']}/")
+    validation = _polled(api, response.json()["status_url"])
+    assert validation["status"] == "succeeded" and validation["compile_run"]["id"] == run["id"], validation
+    # background: false asks for the work in the request: 201 with the outcome
+    response = api.post(f"/api/fabric-intents/{fabric_intent.pk}/compile/", {"background": False,
+                                                                              "platforms": ["frr"]}, format="json")
+    assert response.status_code == 201 and response.json()["status"] == "succeeded"

@@ -1,5 +1,8 @@
 """REST API: CRUD for every inventory model through the generic mixins, plus cables, deletes and the build action."""
 
+import threading
+import time
+
 import pytest
 from api_testing import APIViewTestMixin
 from django.urls import reverse
@@ -283,7 +286,9 @@ class TestCableAPI(APIViewTestMixin):
         response = api_client.post(self.list_url(), self.create_data(), format="json")
         assert response.status_code == 201, response.data
         assert response.data["a_end"] == "leaf1:Ethernet50" and response.data["b_end"] == "gpu1:eth0"
-        assert response.data["b_nic_port"] == nic_port().pk and response.data["a_nic_port"] is None
+        assert response.data["b_nic_port"] == {"id": nic_port().pk, "url": f"http://testserver/api/nic-ports/{nic_port().pk}/",
+                                               "display": "gpu1:eth0", "name": "eth0"}
+        assert response.data["a_nic_port"] is None and response.data["a_interface"]["display"] == "leaf1:Ethernet50"
         assert NicPort.objects.get(pk=nic_port().pk).cable_end == "B"
 
     def test_a_port_already_cabled_is_400(self, api_client):
@@ -340,8 +345,9 @@ def test_filters_and_search(api_client):
 def test_build_action_runs_the_builder_task(api_client):
     body = {"name": "api-fab", "spines": 2, "leaves": 2, "servers_per_leaf": 2, "platform": "sonic"}
     response = api_client.post(reverse("fabric-build"), body, format="json")
-    assert response.status_code == 201, response.data
-    assert response.data["switches"] == 4 and response.data["oversubscription"] == {"leaf1": 1.0, "leaf2": 1.0}
+    assert response.status_code == 202, response.data
+    result = response.data["result"]
+    assert result["switches"] == 4 and result["oversubscription"] == {"leaf1": 1.0, "leaf2": 1.0}
     assert Switch.objects.filter(fabric__name="api-fab").count() == 4
     build = FabricBuild.objects.get(pk=response.data["build"])  # recorded (in a worker too: test_inventory_worker)
     assert build.status == "succeeded" and build.fabric_name == "api-fab" and build.summary["switches"] == 4
@@ -349,7 +355,7 @@ def test_build_action_runs_the_builder_task(api_client):
     assert record.status_code == 200 and record.data["status"] == "succeeded"
     assert record.data["summary"]["switches"] == 4 and record.data["requested_by"] == "api-tester"
     again = api_client.post(reverse("fabric-build"), body, format="json")
-    assert again.status_code == 201 and not any(again.data["created"].values())
+    assert again.status_code == 202 and not any(again.data["result"]["created"].values())
 
 
 def test_build_action_rejects_bad_parameters_with_field_errors(api_client):
@@ -395,7 +401,8 @@ def test_build_action_with_a_broker_answers_with_the_build_record(api_client, mo
     monkeypatch.setattr("inventory.api.views.fabric_build_task.delay", lambda build_id: Queued())
     body = {"name": "queued-fab", "spines": 2, "leaves": 2}
     response = api_client.post(reverse("fabric-build"), body, format="json")
-    assert response.status_code == 202 and response.data["status"] == "queued"
+    assert response.status_code == 202 and response.data["status"] == "pending"
+    assert response["Location"].endswith(f"/api/fabric-builds/{response.data['build']}/")
     record = api_client.get(f"/api/fabric-builds/{response.data['build']}/").data
     assert record["status"] == "pending" and record["task_id"] == "celery-task-1" and record["fabric_name"] == "queued-fab"
 
@@ -408,3 +415,54 @@ def test_build_action_with_a_broker_answers_with_the_build_record(api_client, mo
     build = FabricBuild.objects.get(pk=response.data["build"])
     assert build.status == "failed" and build.error.startswith("could not queue the fabric build: ConnectionError")
     assert not Fabric.objects.filter(name="queued-fab").exists()
+
+
+def test_build_action_200g_builds_and_a_model_without_the_platform_is_a_400(api_client):
+    body = {"name": "fab200", "spines": 2, "leaves": 2, "uplink_speed": 200, "downlink_speed": 200}
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 202, response.data  # was a ValueError (500): no 200G media in the catalogue
+    assert set(Interface.objects.filter(switch__fabric__name="fab200", optic__isnull=False)
+               .values_list("speed_gbps", flat=True)) == {200}
+    body = {"name": "sn", "spines": 2, "leaves": 2, "model": "SN5600", "downlink_speed": 100}
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 400 and "it runs sonic" in str(response.data["leaf_model"])
+    response = api_client.post(reverse("fabric-build"), {**body, "platform": "sonic"}, format="json")
+    assert response.status_code == 400 and "--name-prefix" in str(response.data["switch"])  # same names: the fix
+    response = api_client.post(reverse("fabric-build"), {**body, "platform": "sonic", "name_prefix": "sn-"},
+                               format="json")
+    assert response.status_code == 202, response.data
+    assert Interface.objects.filter(switch__hostname="sn-leaf1", speed_gbps=100).count() == 4  # one 4x cage
+
+
+@pytest.mark.django_db(transaction=True)
+def test_build_answers_202_at_once_and_its_status_url_reaches_the_outcome(api_client, in_background, monkeypatch):
+    """No broker: the build runs in a background thread after the request; the request does not wait for it."""
+    from inventory.tasks import fabric_build_task
+
+    gate = threading.Event()
+
+    def held(build_id):  # the real task, once the test has seen the answer
+        assert gate.wait(30), "the test never released the build"
+        return fabric_build_task(build_id)
+
+    monkeypatch.setattr("inventory.api.views.fabric_build_task", held)
+    clock = time.perf_counter()
+    response = api_client.post(reverse("fabric-build"), {"name": "bg", "spines": 2, "leaves": 2}, format="json")
+    assert time.perf_counter() - clock < 10 and response.status_code == 202, response.data
+    status_url = response.data["status_url"]
+    assert response["Location"] == status_url and status_url.endswith(f"/api/fabric-builds/{response.data['build']}/")
+    assert response.data["status"] == "pending" and api_client.get(status_url).data["status"] == "pending"
+    gate.set()
+    deadline = time.monotonic() + 60
+    while (record := api_client.get(status_url).data)["status"] in ("pending", "running"):
+        assert time.monotonic() < deadline, record
+        time.sleep(0.1)
+    assert record["status"] == "succeeded" and record["result"]["switches"] == 4, record
+    assert Switch.objects.filter(fabric__name="bg").count() == 4
+
+
+def test_build_in_the_request_also_answers_202_with_the_outcome(api_client):
+    # FT_RUN_IN_BACKGROUND off (tests, debugging): same contract, the record is already final
+    response = api_client.post(reverse("fabric-build"), {"name": "fg", "spines": 2, "leaves": 2}, format="json")
+    assert response.status_code == 202 and response.data["status"] == "succeeded"
+    assert response["Location"] == response.data["status_url"] and response.data["result"]["switches"] == 4

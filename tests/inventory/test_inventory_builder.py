@@ -128,3 +128,47 @@ def test_a_build_big_enough_for_the_copy_fast_path_round_trips():
     assert result.persisted.created["Interface"] > 5000
     assert inventory_snapshot("big") == plan_clos(params)
     assert not fabric_build(params=params).persisted.changed
+
+
+def test_fabric_build_command_builds_200g_and_names_the_model_field_for_sn5600_under_eos():
+    out = io.StringIO()
+    call_command("fabric_build", "--name", "c200", "--spines", "2", "--leaves", "2", "--uplink-speed", "200",
+                 "--downlink-speed", "200", "--no-progress", stdout=out)
+    assert "fabric c200: 4 switches" in out.getvalue()
+    with pytest.raises(CommandError, match="leaf_model='SN5600'.*it runs sonic"):
+        call_command("fabric_build", "--name", "csn", "--spines", "2", "--leaves", "2", "--model", "SN5600",
+                     "--downlink-speed", "100", "--no-progress", stdout=io.StringIO())
+    call_command("fabric_build", "--name", "csn", "--spines", "2", "--leaves", "2", "--model", "SN5600",
+                 "--platform", "sonic", "--downlink-speed", "100", "--name-prefix", "sn-", "--no-progress",
+                 stdout=io.StringIO())
+    assert Switch.objects.get(hostname="sn-leaf1", fabric__name="csn").model.name == "SN5600"
+
+
+# ClosParams field -> the command option that sets it (the API's FabricBuildSerializer uses the option's name with
+# underscores); spine_uplinks is set by the 5-stage planner itself (--pods, --super-spine-links).
+BUILDER_OPTIONS = {"name": "--name", "site": "--site", "spines": "--spines", "leaves": "--leaves",
+                   "servers_per_leaf": "--servers-per-leaf", "rails_per_server": "--rails",
+                   "uplink_speed_gbps": "--uplink-speed", "downlink_speed_gbps": "--downlink-speed",
+                   "uplinks_per_spine": "--uplinks-per-spine", "platform": "--platform",
+                   "spine_platform": "--spine-platform", "leaf_platforms": "--leaf-platforms", "leaf_model": "--model",
+                   "spine_model": "--spine-model", "planes": "--planes", "server_gpus": "--server-gpus",
+                   "server_power_w": "--server-power-w", "rack_power_budget_kw": "--rack-power-budget-kw",
+                   "name_prefix": "--name-prefix", "mgmt_pool": "--mgmt-pool",
+                   "server_mgmt_pool": "--server-mgmt-pool", "spine_uplinks": "--super-spine-links"}
+
+
+def test_every_planner_parameter_is_a_command_option_with_help_and_an_api_field():
+    import dataclasses
+
+    from inventory.api.serializers import FabricBuildSerializer
+    from inventory.management.commands.fabric_build import Command
+
+    assert {spec.name for spec in dataclasses.fields(ClosParams)} == set(BUILDER_OPTIONS)  # a new one must be mapped
+    helps = {option: action.help for action in Command().create_parser("manage.py", "fabric_build")._actions
+             for option in action.option_strings}
+    for option in BUILDER_OPTIONS.values():
+        assert helps.get(option), f"{option} is missing or has no --help text"
+    api_fields = set(FabricBuildSerializer().fields)
+    missing = {option.removeprefix("--").replace("-", "_") for field, option in BUILDER_OPTIONS.items()
+               if field != "spine_uplinks"} - api_fields
+    assert not missing, f"POST /api/fabrics/build/ lacks {sorted(missing)}"

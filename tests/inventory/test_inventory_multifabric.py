@@ -68,7 +68,7 @@ def test_same_names_in_a_second_fabric_are_refused_naming_the_prefix_fix():
 def test_api_builds_a_second_fabric_and_answers_a_clash_with_400(api_client):
     url = reverse("fabric-build")
     assert api_client.post(url, {"name": "be", "spines": 2, "leaves": 2, "server_mgmt_pool": "10.20.0.0/16"},
-                           format="json").status_code == 201
+                           format="json").status_code == 202
     response = api_client.post(url, {"name": "fe", "spines": 2, "leaves": 2}, format="json")
     assert response.status_code == 400 and "name_prefix" in str(response.json())
     response = api_client.post(url, {"name": "fe", "spines": 2, "leaves": 2, "name_prefix": "fe-",
@@ -76,8 +76,8 @@ def test_api_builds_a_second_fabric_and_answers_a_clash_with_400(api_client):
     assert response.status_code == 400 and "mgmt_pool" in response.json(), response.json()
     response = api_client.post(url, {"name": "fe", "spines": 2, "leaves": 2, "name_prefix": "fe-",
                                      "uplinks_per_spine": 2, "leaf_platforms": ["eos", "sonic"]}, format="json")
-    assert response.status_code == 201, response.json()
-    assert response.json()["notes"][0].startswith("mgmt_pool 172.17.0.0/16")
+    assert response.status_code == 202, response.json()
+    assert response.json()["result"]["notes"][0].startswith("mgmt_pool 172.17.0.0/16")
     assert set(Switch.objects.filter(fabric__name="fe", role="leaf").values_list("platform__slug", flat=True)) == {
         "eos", "sonic"}
 

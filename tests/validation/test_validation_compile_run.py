@@ -82,4 +82,4 @@ def test_the_api_takes_a_compile_run_and_reports_it(validation_api, validation_i
                                                              "compile_run": compiled.pk, "checks": ["mtu"]},
                                    format="json")
     assert response.status_code == 201, response.data
-    assert response.data["compile_run"] == compiled.pk and response.data["ok"] is True
+    assert response.data["compile_run"]["id"] == compiled.pk and response.data["ok"] is True

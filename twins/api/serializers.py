@@ -2,11 +2,13 @@
 
 from rest_framework import serializers
 
+from twin.api import BriefModelSerializer
+
 from ..choices import InjectionKindChoices, TwinStatusChoices, twin_healthy
 from ..models import Twin
 
 
-class TwinSerializer(serializers.ModelSerializer):
+class TwinSerializer(BriefModelSerializer):
     fabric_intent_name = serializers.CharField(source="fabric_intent.name", read_only=True)
     healthy = serializers.SerializerMethodField(help_text="Derived from status: true exactly when it is 'up'")
 

@@ -36,7 +36,7 @@ class TwinViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         if not settings.CELERY_TASK_ALWAYS_EAGER:
             return Response({"task_id": result.id}, status=status.HTTP_202_ACCEPTED)
         twin = self.get_queryset().get(pk=self.get_object().pk)
-        return Response({**s.TwinSerializer(twin).data, "result": result.get()})
+        return Response({**s.TwinSerializer(twin, context={"request": self.request}).data, "result": result.get()})
 
     def _input(self, serializer_class):
         serializer = serializer_class(data=self.request.data)
@@ -58,7 +58,7 @@ class TwinViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             summary = services.twin_down(twin=twin, force=self._input(s.TwinDownSerializer)["force"])
         except services.TwinUnavailable as error:
             return Response({"detail": str(error), "skipped": True}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
-        return Response({**s.TwinSerializer(twin).data, "result": summary})
+        return Response({**s.TwinSerializer(twin, context={"request": request}).data, "result": summary})
 
     @extend_schema(request=s.TwinCheckSerializer)
     @action(detail=True, methods=["post"])

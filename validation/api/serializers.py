@@ -1,11 +1,12 @@
 from rest_framework import serializers
 
 from intents.models import CompileRun, FabricIntent
+from twin.api import BriefModelSerializer, BriefRelatedField
 
 from ..models import SeverityChoices, ValidationFinding, ValidationRun
 
 
-class ValidationRunSerializer(serializers.ModelSerializer):
+class ValidationRunSerializer(BriefModelSerializer):
     fabric_intent_name = serializers.CharField(source="fabric_intent.name", read_only=True)
 
     class Meta:
@@ -16,18 +17,28 @@ class ValidationRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ValidationRunAcceptedSerializer(ValidationRunSerializer):
+    """A validation answered 202: the run as it stands and where to poll it (also the Location header)."""
+
+    status_url = serializers.URLField(help_text="poll until status is succeeded or failed")
+
+    class Meta(ValidationRunSerializer.Meta):
+        fields = [*ValidationRunSerializer.Meta.fields, "status_url"]
+        read_only_fields = fields
+
+
 class ValidationRequestSerializer(serializers.Serializer):
-    fabric_intent = serializers.PrimaryKeyRelatedField(queryset=FabricIntent.objects.all())
+    fabric_intent = BriefRelatedField(queryset=FabricIntent.objects.all())
     checks = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list,
                                    help_text="Check names or prefixes (bgp, mtu.links, roce ...); empty: all")
     background = serializers.BooleanField(required=False, allow_null=True, default=None,
                                           help_text="Run in a Celery task (default: only for large fabrics)")
-    compile_run = serializers.PrimaryKeyRelatedField(
+    compile_run = BriefRelatedField(
         queryset=CompileRun.objects.all(), required=False, allow_null=True, default=None,
         help_text="Validate the stored configs of this compile run; empty: compile the intent first")
 
 
-class ValidationFindingSerializer(serializers.ModelSerializer):
+class ValidationFindingSerializer(BriefModelSerializer):
     check = serializers.CharField(source="check_name")
 
     class Meta:
@@ -46,7 +57,7 @@ class ConfigsUploadSerializer(serializers.Serializer):
 
     archive = serializers.FileField(required=False)
     files = serializers.ListField(child=serializers.FileField(), required=False, default=list)
-    fabric_intent = serializers.PrimaryKeyRelatedField(queryset=FabricIntent.objects.all(), required=False,
+    fabric_intent = BriefRelatedField(queryset=FabricIntent.objects.all(), required=False,
                                                        allow_null=True, default=None,
                                                        help_text="Use this fabric's inventory when hostnames match")
     checks = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list)

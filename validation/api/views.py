@@ -13,7 +13,8 @@ from rest_framework.response import Response
 
 from compiler.parse.files import configs_from_archive, configs_from_uploads
 from inventory.models import Switch
-from twin.runs import run_enqueue
+from twin.api import accepted
+from twin.runs import run_enqueue, run_in_background
 
 from .. import selectors, services
 from ..models import ValidationRun
@@ -26,34 +27,43 @@ FILTERS = [OpenApiParameter("check", str, description="check name or prefix (bgp
 
 
 class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = ValidationRun.objects.select_related("fabric_intent").order_by("-created", "-id")
+    queryset = ValidationRun.objects.select_related("fabric_intent", "compile_run").order_by("-created", "-id")
     serializer_class = s.ValidationRunSerializer
     filterset_fields = ["fabric_intent", "status", "ok"]
 
     @extend_schema(request=s.ValidationRequestSerializer, responses={201: s.ValidationRunSerializer,
-                                                                      202: s.ValidationRunSerializer})
+                                                                      202: s.ValidationRunAcceptedSerializer})
     def create(self, request, *args, **kwargs):
-        """Validate now (201) or, for fabrics of SYNC_VALIDATE_MAX_DEVICES switches or more, in a Celery task
-        (202; poll GET /api/validation-runs/{id}/). A run that could not complete is a 400 carrying its errors."""
+        """202 Accepted with ``Location``/``status_url`` (poll GET /api/validation-runs/{id}/): in a Celery task,
+        or with no broker in a background thread of the web process. ``background: false`` (or, with
+        FT_RUN_IN_BACKGROUND off, a fabric under SYNC_VALIDATE_MAX_DEVICES switches) validates in the request:
+        201, and a run that could not complete is a 400 carrying its errors."""
         params = s.ValidationRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         options = params.validated_data
         fabric_intent = options["fabric_intent"]
         background = options.get("background")
-        if background is None:
-            background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_VALIDATE_MAX_DEVICES
         run = services.validation_run_prepare(fabric_intent=fabric_intent, checks=options.get("checks"),
                                               compile_run=options.get("compile_run"), requested_by=request.user)
+        run_id = run.pk
+        if background is not False and run_in_background(lambda: validation_run_execute_task(run_id),
+                                                         what=f"validation {run_id}"):
+            return accepted(request, "validationrun-detail", run_id,
+                            s.ValidationRunSerializer(run, context={"request": request}).data)
+        if background is None:
+            background = Switch.objects.filter(fabric_id=fabric_intent.fabric_id).count() >= SYNC_VALIDATE_MAX_DEVICES
         if background:
             def enqueue(run_id=run.pk):
                 run_enqueue(model=ValidationRun, run_id=run_id, task=validation_run_execute_task, what="validation")
 
             transaction.on_commit(enqueue)
             run.refresh_from_db()
-            return Response(s.ValidationRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE
-                            if run.status == "failed" else status.HTTP_202_ACCEPTED)
+            body = s.ValidationRunSerializer(run, context={"request": request}).data
+            if run.status == "failed":
+                return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            return accepted(request, "validationrun-detail", run_id, body)
         run = services.validation_run_execute(run=run)
-        body = s.ValidationRunSerializer(run).data
+        body = s.ValidationRunSerializer(run, context={"request": request}).data
         return Response(body, status=status.HTTP_400_BAD_REQUEST if run.status == "failed"
                         else status.HTTP_201_CREATED)
 
