@@ -1,0 +1,48 @@
+"""The UI at real sizes (issue #16 item 5, issue #17 item 5): pods and planes, row view, allocated numbers,
+native platform first, intended vs operational state, port search, explained counts. Small fabrics only: the
+sizes that prove the point (the 16x64 and 18-pod pictures are tested on the pure SVG in test_ui_svg.py)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from compiler.clos import ClosParams
+from compiler.pods import PodsParams
+from inventory.builder import fabric_build_pods
+from tests.ui.conftest import FABRIC
+
+
+@pytest.fixture
+def pods_fabric(db):
+    return fabric_build_pods(params=PodsParams(name="podfab", pods=2, super_spines_per_plane=1, pod=ClosParams(
+        spines=2, leaves=2, servers_per_leaf=1, mgmt_pool="10.200.0.0/16", server_mgmt_pool="10.201.0.0/16")))
+
+
+def _queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_topology_frames_pods_and_opens_one_pod(viewer, pods_fabric, fabric_intent):
+    # no N+1: the 14-switch pod fabric costs the same queries as the 8-switch Clos (and stays small)
+    assert _queries(viewer, "/fabrics/podfab/topology/") == _queries(viewer, f"/fabrics/{FABRIC}/topology/") <= 20
+    page = viewer.get("/fabrics/podfab/topology/").content.decode()
+    assert 'data-group="pod 1"' in page and 'data-group="plane 2"' in page
+    assert '<option value="2" >pod 2</option>' in page or ">pod 2</option>" in page
+    one = viewer.get("/fabrics/podfab/topology/?pod=2").content.decode()
+    assert 'data-device="pod2-leaf1"' in one and 'data-device="pod1-leaf1"' not in one
+    assert 'data-device="superspine1"' in one
+
+
+@pytest.mark.parametrize("pod", ["3", "x", "-1"])
+def test_an_unknown_pod_is_a_404_naming_the_pods(viewer, pods_fabric, pod):
+    response = viewer.get(f"/fabrics/podfab/topology/?pod={pod}")
+    assert response.status_code == 404
+
+
+def test_a_two_tier_fabric_has_no_pod_picker(viewer, fabric_intent):
+    page = viewer.get(f"/fabrics/{FABRIC}/topology/").content.decode()
+    assert 'name="pod"' not in page and "data-zoom" in page and 'data-zoom-step="1.25"' in page
