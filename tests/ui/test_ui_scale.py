@@ -46,3 +46,20 @@ def test_an_unknown_pod_is_a_404_naming_the_pods(viewer, pods_fabric, pod):
 def test_a_two_tier_fabric_has_no_pod_picker(viewer, fabric_intent):
     page = viewer.get(f"/fabrics/{FABRIC}/topology/").content.decode()
     assert 'name="pod"' not in page and "data-zoom" in page and 'data-zoom-step="1.25"' in page
+
+
+def test_rack_row_shows_every_rack_of_the_row_side_by_side(viewer, fabric_intent, pods_fabric):
+    from inventory.models import Rack
+
+    rack = Rack.objects.filter(switches__hostname="leaf1").first()
+    row_racks = Rack.objects.filter(site=rack.site, row=rack.row)
+    url = f"/inventory/rows/{rack.site.name}/{rack.row}/"
+    page = viewer.get(url).content.decode()
+    assert page.count('class="rack-card"') == row_racks.count() > 1
+    assert 'data-device="leaf1"' in page and 'data-device="gpu0001"' in page
+    narrowed = viewer.get(url + f"?fabric={FABRIC}").content.decode()
+    assert narrowed.count('class="rack-card"') == row_racks.filter(fabric__name=FABRIC).count()
+    # the rack page and the rack list link to the row; two fabrics in the row cost no more queries than one
+    assert url in viewer.get(f"/inventory/racks/{rack.pk}/").content.decode()
+    assert _queries(viewer, url) == _queries(viewer, url + f"?fabric={FABRIC}")
+    assert viewer.get(f"/inventory/rows/{rack.site.name}/no-such-row/").status_code == 404

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.contrib import messages
 from django.db import transaction
 from django.db.models import Count, Q, Sum
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
@@ -128,7 +129,9 @@ def rack_list(request):
         server_power=Sum("servers__power_w")), ("name", "row"), {"fabric": "fabric__name", "row": "row"})
     rows = lambda rack: [  # noqa: E731 - a row is a one-liner per list
         Cell(rack.name, reverse("ui:rack_detail", args=[rack.pk])), Cell(rack.site.name),
-        Cell(rack.fabric.name if rack.fabric else "—"), Cell(rack.row), Cell(rack.position), Cell(f"{rack.height_u}U"),
+        Cell(rack.fabric.name if rack.fabric else "—"),
+        Cell(rack.row or "—", reverse("ui:rack_row", args=[rack.site.name, rack.row]) if rack.row else None),
+        Cell(rack.position), Cell(f"{rack.height_u}U"),
         Cell(rack.switch_count), Cell(rack.server_count),
         Cell(f"{(rack.server_power or 0) / 1000:.1f} / {rack.power_budget_kw:.1f} kW"),
     ]
@@ -137,18 +140,22 @@ def rack_list(request):
                       row=rows, filters=[Filter("fabric", "Fabric", _fabric_choices())], numeric={4, 6, 7})
 
 
-def rack_devices(rack: Rack) -> list[svg.RackDevice]:
-    devices = [
-        svg.RackDevice(switch.hostname, switch.role, switch.u_position, svg.SWITCH_HEIGHT_U,
-                       switch.model.typical_power_w, reverse("ui:switch_detail", args=[switch.hostname]))
-        for switch in rack.switches.select_related("model").exclude(u_position=None)
-    ]
-    devices += [
-        svg.RackDevice(server.name, "server", server.u_position, svg.SERVER_HEIGHT_U, server.power_w,
-                       reverse("ui:server_detail", args=[server.name]))
-        for server in rack.servers.exclude(u_position=None)
-    ]
+def rack_devices_by_rack(racks: list[Rack]) -> dict[int, list[svg.RackDevice]]:
+    """Placed switches and servers of each rack, drawn as the elevation does: two queries for any number of racks."""
+    devices: dict[int, list[svg.RackDevice]] = {rack.pk: [] for rack in racks}
+    for switch in Switch.objects.filter(rack__in=racks).exclude(u_position=None).select_related("model"):
+        devices[switch.rack_id].append(svg.RackDevice(
+            switch.hostname, switch.role, switch.u_position, svg.SWITCH_HEIGHT_U, switch.model.typical_power_w,
+            reverse("ui:switch_detail", args=[switch.hostname])))
+    for server in Server.objects.filter(rack__in=racks).exclude(u_position=None):
+        devices[server.rack_id].append(svg.RackDevice(
+            server.name, "server", server.u_position, svg.SERVER_HEIGHT_U, server.power_w,
+            reverse("ui:server_detail", args=[server.name])))
     return devices
+
+
+def rack_devices(rack: Rack) -> list[svg.RackDevice]:
+    return rack_devices_by_rack([rack])[rack.pk]
 
 
 @viewer
@@ -162,6 +169,31 @@ def rack_detail(request, pk: int):
         "elevation": svg.rack_elevation_svg(rack.name, rack.height_u, devices, rack.power_budget_kw),
         "power": svg.power_summary(devices, rack.power_budget_kw), "devices": sorted(
             devices, key=lambda device: -device.u_position), "unplaced": unplaced,
+    })
+
+
+@viewer
+def rack_row(request, site: str, row: str):
+    """Every rack of one row of a site side by side, in position order (``?fabric=`` narrows to one fabric)."""
+    racks = Rack.objects.filter(site__name=site, row=row).select_related("site", "fabric").order_by(
+        "position", "name")
+    fabric = request.GET.get("fabric", "")
+    if fabric:
+        racks = racks.filter(fabric__name=fabric)
+    racks = list(racks)
+    if not racks:
+        raise Http404(f"no rack in row {row!r} of site {site!r}" + (f" in fabric {fabric!r}" if fabric else ""))
+    devices = rack_devices_by_rack(racks)
+    cards = [{"rack": rack, "elevation": svg.rack_elevation_svg(rack.name, rack.height_u, devices[rack.pk],
+                                                               rack.power_budget_kw),
+              "power": svg.power_summary(devices[rack.pk], rack.power_budget_kw)} for rack in racks]
+    used_kw = sum(card["power"]["used_kw"] for card in cards)
+    budget_kw = sum(rack.power_budget_kw for rack in racks)
+    fabrics = sorted({rack.fabric.name for rack in racks if rack.fabric})
+    return render(request, "ui/inventory/rack_row.html", {
+        "section": "racks", "title": f"Row {row} · {site}", "site": site, "row": row, "cards": cards,
+        "used_kw": used_kw, "budget_kw": budget_kw, "fabrics": fabrics, "fabric": fabric,
+        "devices": sum(len(items) for items in devices.values()),
     })
 
 
