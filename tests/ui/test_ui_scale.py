@@ -63,3 +63,29 @@ def test_rack_row_shows_every_rack_of_the_row_side_by_side(viewer, fabric_intent
     assert url in viewer.get(f"/inventory/racks/{rack.pk}/").content.decode()
     assert _queries(viewer, url) == _queries(viewer, url + f"?fabric={FABRIC}")
     assert viewer.get(f"/inventory/rows/{rack.site.name}/no-such-row/").status_code == 404
+
+
+def test_intent_page_shows_the_allocated_numbers_not_auto(operator, fabric_intent):
+    from intents import services
+
+    url = f"/intents/{fabric_intent.name}/"
+    base = fabric_intent.l2vni_base
+    page = operator.get(url).content.decode()
+    assert ">auto<" not in page
+    # before the first compile: the numbers the allocator will hand out, said to be pending
+    assert f'data-vni-source="at the next compile">{base + 10} ' in page
+    assert "not stored yet" in page and "leaf4" in page
+    services.compile_run_create(fabric_intent=fabric_intent)
+    page = operator.get(url).content.decode()
+    assert f'data-vni-source="allocated">{base + 10} ' in page and "not stored yet" not in page
+    tenant_vni = fabric_intent.allocations.get(kind="l3vni", key="A").value
+    assert f'data-vni-source="allocated">{tenant_vni} ' in page
+    leaf1_asn = fabric_intent.allocations.get(kind="asn", key="leaf1").value
+    assert f'<tr><td>leaf1</td><td class="num">{leaf1_asn}</td>' in page
+
+
+def test_an_allocator_refusal_is_shown_not_a_500(operator, fabric_intent):
+    type(fabric_intent).objects.filter(pk=fabric_intent.pk).update(loopback_pool="10.0.0.0/30")  # 2 hosts, 6 switches
+    page = operator.get(f"/intents/{fabric_intent.name}/")
+    assert page.status_code == 200 and "The allocator refuses" in page.content.decode()
+    assert "pools.loopback" in page.content.decode()
