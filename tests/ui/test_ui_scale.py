@@ -4,6 +4,8 @@ sizes that prove the point (the 16x64 and 18-pod pictures are tested on the pure
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -89,3 +91,22 @@ def test_an_allocator_refusal_is_shown_not_a_500(operator, fabric_intent):
     page = operator.get(f"/intents/{fabric_intent.name}/")
     assert page.status_code == 200 and "The allocator refuses" in page.content.decode()
     assert "pools.loopback" in page.content.decode()
+
+
+@pytest.mark.parametrize("platform", ["eos", "sonic"])
+def test_a_switch_opens_on_its_own_platform(viewer, db, platform):
+    from intents import services
+    from inventory.builder import fabric_build
+    from inventory.models import Fabric
+
+    fabric_build(params=ClosParams(name="natfab", spines=1, leaves=2, servers_per_leaf=1, platform=platform))
+    intent = services.fabric_intent_create(fabric=Fabric.objects.get(name="natfab"), name="natfab-intent")
+    services.compile_run_create(fabric_intent=intent)
+    page = viewer.get("/configs/natfab-intent/leaf1/").content.decode()
+    tabs = re.findall(r'class="(active)?" data-platform="(\w+)"', page)
+    assert [name for _, name in tabs] == [platform, "frr"]  # native first, the twin's FRR after it
+    assert tabs[0][0] == "active" and "(runs on the switch)" in page
+    first_file = {"eos": "startup-config", "sonic": "config_db.json"}[platform]
+    assert f"<h3>Intended {first_file}</h3>" in page
+    listing = viewer.get("/configs/natfab-intent/").content.decode()
+    assert re.search(rf"leaf1</a></td>\s*<td>{platform} <span class=\"muted\">native", listing)
