@@ -110,3 +110,24 @@ def test_a_switch_opens_on_its_own_platform(viewer, db, platform):
     assert f"<h3>Intended {first_file}</h3>" in page
     listing = viewer.get("/configs/natfab-intent/").content.decode()
     assert re.search(rf"leaf1</a></td>\s*<td>{platform} <span class=\"muted\">native", listing)
+
+
+def test_switch_ports_show_inventory_and_intended_state_apart(operator, fabric_intent):
+    from intents import services
+    from inventory.models import Interface
+
+    page = operator.get("/inventory/switches/leaf1/").content.decode()
+    assert "not compiled yet" in page and '<td data-state="config"><span class="muted">—</span>' in page
+    services.compile_run_create(fabric_intent=fabric_intent)
+    page = operator.get("/inventory/switches/leaf1/").content.decode()
+    uncabled = Interface.objects.filter(switch__hostname="leaf1", cable__isnull=True, enabled=True).count()
+    assert uncabled > 0
+    # an uncabled port: enabled in the inventory, shut by the compiled config, both shown and labelled
+    row = re.search(r'<tr id="if-(?P<name>[^"]+)">(?:(?!</tr>).)*?data-state="inventory"><span class="pill enabled">'
+                    r'enabled</span></td>\s*<td data-state="config"><span class="pill shutdown">shutdown</span> '
+                    r'<span class="muted">unused</span>', page, re.S)
+    assert row is not None
+    assert f"so {uncabled} ports enabled in the inventory are shut by the config" in page
+    cabled = Interface.objects.filter(switch__hostname="leaf1", cable__isnull=False).first()
+    assert re.search(rf'<tr id="if-{re.escape(cabled.name)}">(?:(?!</tr>).)*?data-state="config"><span class="pill '
+                     rf'enabled">enabled</span> <span class="muted">(fabric|server)</span>', page, re.S)

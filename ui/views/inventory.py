@@ -13,6 +13,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from intents import selectors as intent_selectors
 from inventory import selectors
 from inventory.builder import fabric_build_execute, fabric_build_prepare
 from inventory.choices import (
@@ -238,14 +239,34 @@ def _peer_of(port) -> tuple[str, str | None]:
     return "(open end)", None
 
 
+def _intended_interfaces(switch: Switch) -> tuple[dict[str, dict], str]:
+    """Interface name -> the compiled (intended) interface of the switch's native-platform config in the newest
+    successful compile of its fabric's intents, and a label naming that compile ("" when never compiled).
+    The compiler shuts ports nothing is cabled to (kind "unused") whatever the inventory's admin state says."""
+    for intent in switch.fabric.intents.order_by("name"):
+        run = intent_selectors.compile_run_latest(fabric_intent=intent)
+        if run is None:
+            continue
+        config = intent_selectors.device_config_list().filter(
+            run=run, hostname=switch.hostname).order_by("platform").only("structured", "platform", "run").first()
+        if config is not None:
+            interfaces = config.structured.get("interfaces", [])
+            return {item["name"]: item for item in interfaces}, f"{intent.name} compile #{run.pk}"
+    return {}, ""
+
+
 @viewer
 def switch_detail(request, hostname: str):
     switch = get_object_or_404(Switch.objects.select_related("fabric", "rack", "model", "platform"), hostname=hostname)
     interfaces = list(switch.interfaces.select_related("cable", "optic").prefetch_related(
         "cable__interfaces__switch", "cable__nic_ports__server"))
-    ports = [(interface, *_peer_of(interface)) for interface in interfaces]
+    intended, intended_source = _intended_interfaces(switch)
+    ports = [(interface, *_peer_of(interface), intended.get(interface.name)) for interface in interfaces]
     return render(request, "ui/inventory/switch_detail.html", {
         "section": "switches", "title": switch.hostname, "switch": switch, "ports": ports,
+        "intended_source": intended_source, "shut_by_config": sum(
+            1 for interface in interfaces if interface.enabled and interface.name in intended
+            and not intended[interface.name]["enabled"]),
         "cabled": sum(1 for interface in interfaces if interface.cable_id),
         "findings": integrations.findings_for_device(switch.fabric, switch.hostname),
         "intents": list(switch.fabric.intents.order_by("name").values_list("name", flat=True)),
@@ -271,7 +292,7 @@ def interface_list(request):
     ]
     speeds = sorted({str(s) for s in Interface.objects.values_list("speed_gbps", flat=True).distinct()}, key=int)
     return _list_page(request, section="interfaces", title="Interfaces", queryset=queryset,
-                      headers=["Switch", "Interface", "Speed", "MTU", "State", "Breakout of", "Optic", "Cable",
+                      headers=["Switch", "Interface", "Speed", "MTU", "Inventory state", "Breakout of", "Optic", "Cable",
                                "Description"],
                       row=row, filters=[Filter("fabric", "Fabric", _fabric_choices()),
                                         Filter("speed", "Speed (Gb/s)", [(s, f"{s}G") for s in speeds]),
