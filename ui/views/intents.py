@@ -35,12 +35,19 @@ class TenantForm(VersionedModelForm):
         fields = ("name", "vrf", "l3vni")
 
 
+class SearchableSelectMultiple(forms.SelectMultiple):
+    """A multi-select with a filter box, "select shown" / "clear" and counts (ui.js data-filter): picking 500 of
+    1,024 NIC ports is typing "rail3" and one click, not 500 ctrl-clicks. Chosen options are never hidden."""
+
+    template_name = "ui/widgets/searchable_select.html"
+
+
 class NetworkForm(VersionedModelForm):
     class Meta:
         model = Network
         fields = ("tenant", "name", "vlan_id", "subnet", "gateway", "l2vni", "leaves", "attachments")
-        widgets = {"leaves": forms.SelectMultiple(attrs={"size": 8}),
-                   "attachments": forms.SelectMultiple(attrs={"size": 8})}
+        widgets = {"leaves": SearchableSelectMultiple(attrs={"size": 8}),
+                   "attachments": SearchableSelectMultiple(attrs={"size": 14})}
 
     def __init__(self, *args, fabric_intent: FabricIntent, **kwargs):
         super().__init__(*args, **kwargs)

@@ -6,6 +6,8 @@
 //   <svg data-zoom viewBox="...">         wheel zooms around the pointer, drag pans (the viewBox, not the page)
 //   <div data-zoom-for="ID"><button data-zoom-step="1.25">   zoom the svg[data-zoom] inside #ID (0: fit)
 //   <input data-filter="ID">              show only the <option>s / rows of #ID whose text contains the words
+//   <button data-select-shown="ID">       select every shown option of the multi-select #ID; data-clear="ID": none
+//   <span data-selected-count="ID">       kept up to date with "N selected" of #ID
 // Listeners sit on the document, so content swapped in by htmx behaves the same.
 "use strict";
 
@@ -121,3 +123,33 @@ document.addEventListener("input", (event) => {
   const counter = document.querySelector(`[data-filter-count="${CSS.escape(input.dataset.filter)}"]`);
   if (counter) counter.textContent = `${shown} shown`;
 });
+
+function countSelected(select) {
+  const counter = document.querySelector(`[data-selected-count="${CSS.escape(select.id)}"]`);
+  if (counter) counter.textContent = `${select.selectedOptions.length} of ${select.options.length} selected`;
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("[data-select-shown], [data-clear]") : null;
+  if (!button) return;
+  const select = document.getElementById(button.dataset.selectShown || button.dataset.clear);
+  if (!(select instanceof HTMLSelectElement)) return;
+  const choose = button.dataset.selectShown !== undefined;
+  for (const option of select.options) {
+    if (choose ? !option.hidden : true) option.selected = choose;
+  }
+  select.dispatchEvent(new Event("change", { bubbles: true }));
+});
+
+document.addEventListener("change", (event) => {
+  if (event.target instanceof HTMLSelectElement && event.target.multiple) countSelected(event.target);
+});
+
+function countAll() {
+  for (const counter of document.querySelectorAll("[data-selected-count]")) {
+    const select = document.getElementById(counter.dataset.selectedCount);
+    if (select instanceof HTMLSelectElement) countSelected(select);
+  }
+}
+document.addEventListener("DOMContentLoaded", countAll);
+document.addEventListener("htmx:afterSwap", countAll);
