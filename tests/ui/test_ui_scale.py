@@ -142,3 +142,29 @@ def test_port_picker_is_searchable_and_costs_constant_queries(operator, fabric_i
     server = Server.objects.first()
     NicPort.objects.bulk_create([NicPort(server=server, name=f"eth{n}", rail=n, speed_gbps=400) for n in range(1, 40)])
     assert _queries(operator, url) == before  # 39 more ports, not 39 more queries
+
+
+def test_session_counts_are_explained_and_counted_once():
+    from labs.checks.bgp import session_count_text
+
+    two_by_four = {f"leaf{n}": {"ipv4Unicast": 2, "l2VpnEvpn": 2} for n in range(1, 5)}
+    two_by_four.update({f"spine{n}": {"ipv4Unicast": 4, "l2VpnEvpn": 4} for n in range(1, 3)})
+    assert session_count_text(two_by_four) == "16 BGP sessions (8 links x 2 address families; 32 counting both ends)"
+    # EVPN on fewer links than IPv4 (super-spines without EVPN): said per family, never a wrong product
+    mixed = {"leaf1": {"ipv4Unicast": 1, "l2VpnEvpn": 1}, "spine1": {"ipv4Unicast": 2, "l2VpnEvpn": 1},
+             "superspine1": {"ipv4Unicast": 1}}
+    assert session_count_text(mixed) == ("3 BGP sessions (ipv4Unicast on 2 links, l2VpnEvpn on 1 links; "
+                                         "6 counting both ends)")
+
+
+def test_fidelity_counts_say_what_one_item_is(viewer, fabric_intent):
+    from labs.fidelity import ASPECT_ITEMS
+    from twins.models import Twin
+
+    counts = {"items": 12, "agree": 12, "disagree": 0, "static_only": 0, "not_sampled": 0}
+    Twin.objects.create(fabric_intent=fabric_intent, prefix="uitst", status="down", last_fidelity={
+        "disagreements": 0, "agreed_failures": 0, "at": "2026-11-24T12:00:00",
+        "compared": {"bgp_sessions": counts, "ecmp": counts}})
+    page = viewer.get(f"/twin/{FABRIC}/").content.decode()
+    assert "<th>One item is</th>" in page
+    assert f'<td>bgp_sessions</td><td class="wrap muted">{ASPECT_ITEMS["bgp_sessions"]}</td>' in page

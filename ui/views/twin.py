@@ -10,6 +10,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from inventory.models import Fabric
+from labs.fidelity import ASPECT_ITEMS
 from twin.runs import RunStatus
 from twins.choices import TwinOperationKindChoices
 from twins.selectors import twin_operation_list, twin_ping_matrix
@@ -37,6 +38,7 @@ def _context(fabric) -> dict:
         "fidelity": twin.last_fidelity if twin is not None else {},
         "injection": twin.last_injection if twin is not None else {},
         "operations": twin_operation_list(fabric=fabric)[:8],
+        "aspect_items": ASPECT_ITEMS,  # what one compared item of each fidelity aspect is
     }
 
 
