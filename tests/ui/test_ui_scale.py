@@ -168,3 +168,16 @@ def test_fidelity_counts_say_what_one_item_is(viewer, fabric_intent):
     page = viewer.get(f"/twin/{FABRIC}/").content.decode()
     assert "<th>One item is</th>" in page
     assert f'<td>bgp_sessions</td><td class="wrap muted">{ASPECT_ITEMS["bgp_sessions"]}</td>' in page
+
+
+def test_a_second_fabrics_intent_is_created_from_the_ui_with_its_own_pools(operator, fabric_intent, pods_fabric):
+    from intents.models import FabricIntent
+
+    response = operator.post("/intents/new/", {"name": "pod-intent", "fabric": "podfab", "underlay": "numbered",
+                                               "asn_scheme": "per_leaf", "underlay_mtu": 9214, "host_mtu": 9000})
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    second = FabricIntent.objects.get(name="pod-intent")
+    first = FabricIntent.objects.get(pk=fabric_intent.pk)
+    assert {second.loopback_pool, second.vtep_pool, second.p2p_pool}.isdisjoint(
+        {first.loopback_pool, first.vtep_pool, first.p2p_pool})
+    assert second.management_network == "10.200.0.0/16"  # where podfab's switches are addressed

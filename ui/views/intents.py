@@ -90,6 +90,15 @@ class FabricIntentForm(VersionedModelForm):
         model = FabricIntent
         fields = ("name", "fabric", "description", "underlay", "asn_scheme", "underlay_mtu", "host_mtu")
 
+    def clean(self):
+        """The pools the save will use (free of other fabrics' intents), so the model's checks see them too:
+        with the model defaults a second fabric's intent clashed on fields this form does not show."""
+        data = super().clean()
+        if data.get("fabric") is not None and data.get("name"):
+            for field, value in services.fabric_intent_defaults(fabric=data["fabric"], name=data["name"]).items():
+                setattr(self.instance, field, value)
+        return data
+
 
 class FabricIntentSettingsForm(VersionedModelForm):
     """The design knobs of an existing fabric intent (its name and inventory fabric stay)."""
