@@ -3,7 +3,7 @@
 A backend GPU fabric of 16 spines x 64 leaves and a frontend/storage fabric of 4 spines x 16 leaves (names
 prefixed fe-, SONiC) are built, given intents, compiled and validated through the UI; the pages that issue #16
 found broken at size are then checked and photographed at both sizes (test-artifacts/screenshots/ui-*.png):
-topology (distinct labels, zoom), rack row, allocated numbers, native platform tab, intended vs inventory state,
+topology (distinct labels, zoom; an 18-pod 5-stage fabric one box per pod), rack row, allocated numbers, native platform tab, intended vs inventory state,
 the searchable port picker. A rollout is created by intent (no twin hash anywhere); with a live twin it is
 refused in words while no twin runs (starting a twin of 20 switches and rolling out is left to
 tests/browser/test_browser_e2e.py's twin test on a small fabric: too slow for this test's budget). No response
@@ -123,6 +123,18 @@ def test_two_fabrics_at_scale_in_a_browser(browser_page, live_server, transactio
 
     topology(page, base, "be", "16x64", 80)
     topology(page, base, "fe", "4x16", 20)
+
+    # a 5-stage fabric of 18 pods (built by the command): one box per pod, a click opens the pod
+    call_command("fabric_build", "--name", "pods", "--pods", "18", "--spines", "2", "--leaves", "8",
+                 "--servers-per-leaf", "1", "--super-spines-per-plane", "2", "--no-progress",
+                 "--mgmt-pool", "10.240.0.0/16", "--server-mgmt-pool", "10.241.0.0/16")  # --pods picks none free
+    page.goto(f"{base}/fabrics/pods/topology/")
+    assert page.locator("svg.topology g.node[data-pod]").count() == 18
+    shot(page, "ui-18pods-topology")
+    page.click("svg.topology g.node[data-pod='7']")
+    page.wait_for_url("**pod=7**")
+    assert page.locator("svg.topology g.group[data-group='pod 7']").count() == 1
+    shot(page, "ui-18pods-pod7")
 
     page.goto(f"{base}/intents/{fe}/")
     assert ">auto<" not in page.content()
