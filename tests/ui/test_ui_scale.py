@@ -181,3 +181,14 @@ def test_a_second_fabrics_intent_is_created_from_the_ui_with_its_own_pools(opera
     assert {second.loopback_pool, second.vtep_pool, second.p2p_pool}.isdisjoint(
         {first.loopback_pool, first.vtep_pool, first.p2p_pool})
     assert second.management_network == "10.200.0.0/16"  # where podfab's switches are addressed
+
+
+def test_detail_tables_are_not_inner_scroll_boxes():
+    """Issue #16: a switch's uplinks and a report's checks hid in a 70vh box inside the page; only the paginated
+    lists keep a bounded, scrolling table box (for their sticky header)."""
+    from pathlib import Path
+
+    css = (Path(__file__).resolve().parents[2] / "ui" / "static" / "ui" / "ui.css").read_text()
+    rules = dict(re.findall(r"^([^{}/\n][^{}\n]*?)\s*\{([^}]*)\}", css, re.M))
+    assert "max-height" not in rules[".table-wrap"]
+    assert "max-height" in rules["#list-results .table-wrap"]
