@@ -6,6 +6,7 @@
 - Side by side with Arista AVD (pyavd, bench-only dependency): bench/avd_compare.py.
 - The live twin: boot-to-converged and memory (bench/twin_bench.py; needs root + FRR).
 - The API: p50/p95 latency and query counts (bench/api_bench.py).
+- The UI: server-side page times and query counts at 16x64 and 18 pods (bench/ui_bench.py, own process).
 - Render speed of the EOS and SONiC renderers over 1,000 synthetic devices (bench/render_bench.py).
 Deeper single benchmarks, run by hand: bench/compile_bench.py, bench/validate_bench.py (per-check profile),
 bench/intents_bench.py (the Django side of a compile: saves, allocation sync, DeviceConfig rows; needs a
@@ -27,6 +28,7 @@ import time
 from pathlib import Path
 
 from bench.parse_bench import table as parse_table
+from bench.ui_bench import table as ui_table
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -164,6 +166,15 @@ def parse_configs_row() -> dict:
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
+def ui_pages() -> dict:
+    """bench.ui_bench (16x64 and 18-pod pages) in its own process: it sets up Django on its own SQLite file."""
+    completed = subprocess.run([sys.executable, "-m", "bench.ui_bench", "--json"], cwd=ROOT, capture_output=True,
+                               text=True, timeout=3600)
+    if completed.returncode != 0 and not completed.stdout.strip():
+        return {"error": completed.stderr.strip()[-500:]}
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
 def targets(scale_rows: list[dict], avd_rows, twin_rows, api_result, parse_row: dict | None = None,
             clos5_row: dict | None = None) -> list[tuple[str, str, str, str]]:
     big = next((row for row in scale_rows if row.get("size") == "64x1024" and "error" not in row), None)
@@ -248,6 +259,12 @@ def main() -> int:
     api_result = api[1] if api else None
     report["api"] = api_result if api else skip
     sections.append("## API latency\n\n" + ("```\n" + api[0].table(api_result) + "\n```" if api else skip))
+
+    print("ui ...", file=sys.stderr, flush=True)
+    ui_result = ui_pages()
+    report["ui"] = ui_result
+    sections.append("## UI page times (server side)\n\n" + (f"skipped: {ui_result['error']}" if "error" in ui_result
+                                                             else "```\n" + ui_table(ui_result) + "\n```"))
 
     print("render ...", file=sys.stderr, flush=True)
     render = subprocess.run([sys.executable, "-m", "bench.render_bench", "1000"], cwd=ROOT, capture_output=True,

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass
 
 from django.db.models import Prefetch, QuerySet
 
+from compiler import model as core
+from compiler.allocate import allocate
 from compiler.errors import FieldError, InputError
 from compiler.natural import natural_key
 from inventory.models import NicPort, Server, Switch
@@ -14,7 +16,7 @@ from twins.choices import TWIN_RUNNING, TwinEngineChoices
 from twins.models import Twin
 from validators.context import ValidationInput
 
-from .adapters import fabric_snapshot, intent_snapshot
+from .adapters import allocation_rows, fabric_snapshot, intent_snapshot
 from .choices import AllocationKindChoices, DiffTargetChoices
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 
@@ -58,6 +60,27 @@ def roce_class_list() -> QuerySet[RoceClass]:
 
 def allocation_list() -> QuerySet[Allocation]:
     return Allocation.objects.select_related("fabric_intent")
+
+
+@dataclass(frozen=True)
+class AllocationPreview:
+    """The numbers a fabric intent runs with: what is stored, completed by what the next compile will allocate."""
+
+    allocations: core.Allocations
+    pending: frozenset[tuple[str, str]]  # (kind, key) not stored yet: allocated at the next compile
+    error: str  # the allocator's refusal (a pool too small, ...); then only the stored values are shown
+
+
+def allocation_preview(*, fabric_intent: FabricIntent) -> AllocationPreview:
+    """Stored allocations plus the allocator's answer for everything without one (compiler.allocate is stable:
+    a stored value never moves, new objects get the lowest free value), without saving anything."""
+    snapshot = fabric_snapshot(fabric_intent)
+    try:
+        complete = allocate(snapshot.inventory, snapshot.intent, snapshot.allocations)
+    except InputError as error:
+        return AllocationPreview(snapshot.allocations, frozenset(), str(error))
+    pending = frozenset(allocation_rows(complete).keys() - allocation_rows(snapshot.allocations).keys())
+    return AllocationPreview(complete, pending, "")
 
 
 def compile_run_list() -> QuerySet[CompileRun]:

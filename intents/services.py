@@ -115,8 +115,21 @@ def _intent_object_save(*, instance, values: dict | None, many: dict[str, Iterab
     return instance
 
 
+def fabric_intent_defaults(*, fabric, name: str) -> dict:
+    """Pools and management network for a new intent of ``fabric``, chosen as ``fabric_intent_apply`` chooses
+    them: free of other fabrics' intents, and the /16 the fabric's switches are addressed from."""
+    chosen = _fabric_defaults({"name": name}, fabric)
+    defaults = {f"{key}_pool": value for key, value in chosen["pools"].items()}
+    if "management" in chosen:
+        defaults["management_network"] = chosen["management"]["network"]
+    return defaults
+
+
 def fabric_intent_create(*, fabric, name: str, **values) -> FabricIntent:
-    return intent_object_save(instance=FabricIntent(fabric=fabric, name=name), values=values)
+    """A new fabric intent; pools and management network not given come from ``fabric_intent_defaults``, so a
+    second fabric's intent is created without a pool clash (the UI's create form, issue #16)."""
+    defaults = fabric_intent_defaults(fabric=fabric, name=name)
+    return intent_object_save(instance=FabricIntent(fabric=fabric, name=name), values={**defaults, **values})
 
 
 def fabric_intent_update(*, fabric_intent: FabricIntent, **values) -> FabricIntent:

@@ -59,6 +59,16 @@ __all__ = ["ASPECTS", "AspectCount", "FidelityResult", "Observation", "Predictio
            "link_key", "observe", "port_key", "predict"]
 
 ASPECTS = ("bgp_sessions", "evpn_flood", "ecmp", "reachability", "link_mtu", "host_mtu", "n_minus_1")
+# What one compared item of each aspect is (the UI and the reports say what a count counts).
+ASPECT_ITEMS = {
+    "bgp_sessions": "established BGP sessions per device and address family",
+    "evpn_flood": "EVPN flood list per leaf and L2VNI",
+    "ecmp": "ECMP width per ordered VTEP pair",
+    "reachability": "host matrix cells network -> network: every measured port pair replied",
+    "link_mtu": "largest IP packet passing each fabric link, both ways",
+    "host_mtu": "largest inner IP packet between hosts of one network on different leaves, on every ECMP path",
+    "n_minus_1": "minimum ECMP and unreachable VTEP pairs after the same single failure",
+}
 # Big fabrics: the twin samples (the static matrix covers every pair). Per host-matrix cell at most this many
 # pinged port pairs, cross-leaf first; per network at most this many host pairs for the path-MTU search.
 PINGS_PER_CELL = 8
@@ -361,8 +371,7 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
     report = Report(title)
     aspects: dict[str, _Aspect] = {}
 
-    sessions = aspects["bgp_sessions"] = _Aspect("bgp_sessions", "established BGP sessions per device and "
-                                                                 "address family")
+    sessions = aspects["bgp_sessions"] = _Aspect("bgp_sessions", ASPECT_ITEMS["bgp_sessions"])
     for device in sorted(set(prediction.sessions) | set(observation.sessions)):
         predicted_afis = prediction.sessions.get(device, {})
         measured_afis = observation.sessions.get(device)
@@ -373,7 +382,7 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
             sessions.item(f"{device} {afi}", predicted, measured, failure=predicted < intended,
                           describe=f"{device} Established {afi} sessions ({intended} fabric links)")
 
-    flood = aspects["evpn_flood"] = _Aspect("evpn_flood", "EVPN flood list per leaf and L2VNI")
+    flood = aspects["evpn_flood"] = _Aspect("evpn_flood", ASPECT_ITEMS["evpn_flood"])
     for key in sorted(set(prediction.flood) | set(observation.flood)):
         predicted = prediction.flood.get(key)
         configured = prediction.flood_configured.get(key, predicted)
@@ -383,7 +392,7 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
                    predicted != configured, describe=f"remote VTEPs flooded for VNI {key.split(':')[-1]} on "
                                                     f"{key.split(':')[0]} (configured {configured})")
 
-    ecmp = aspects["ecmp"] = _Aspect("ecmp", "ECMP width per ordered VTEP pair")
+    ecmp = aspects["ecmp"] = _Aspect("ecmp", ASPECT_ITEMS["ecmp"])
     for pair in sorted(set(prediction.ecmp) | set(observation.ecmp)):
         predicted = prediction.ecmp.get(pair, 0)
         measured = observation.ecmp.get(pair)
@@ -394,7 +403,7 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
 
     _compare_reachability(prediction, observation, aspects)
 
-    link_mtu = aspects["link_mtu"] = _Aspect("link_mtu", "largest IP packet passing each fabric link, both ways")
+    link_mtu = aspects["link_mtu"] = _Aspect("link_mtu", ASPECT_ITEMS["link_mtu"])
     for key in sorted(set(prediction.link_mtu) | set(observation.link_mtu)):
         predicted = prediction.link_mtu.get(key)
         intended = prediction.link_mtu_intended.get(key, predicted)
@@ -402,8 +411,7 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
                       failure=predicted is not None and intended is not None and predicted < intended,
                       describe=f"largest packet across {key} (intended {intended})")
 
-    host_mtu = aspects["host_mtu"] = _Aspect("host_mtu", "largest inner IP packet between hosts of one network on "
-                                                         "different leaves, on every ECMP path")
+    host_mtu = aspects["host_mtu"] = _Aspect("host_mtu", ASPECT_ITEMS["host_mtu"])
     for pair in sorted(prediction.host_mtu):
         if pair not in observation.host_mtu:
             host_mtu.count.not_sampled += 1
@@ -415,8 +423,7 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
                       describe=f"{pair} end to end (host MTU {intended}"
                                f"{f', {flows} UDP flows per size' if flows else ''})")
 
-    n_minus_1 = aspects["n_minus_1"] = _Aspect("n_minus_1", "minimum ECMP and unreachable VTEP pairs after the same "
-                                                            "single failure")
+    n_minus_1 = aspects["n_minus_1"] = _Aspect("n_minus_1", ASPECT_ITEMS["n_minus_1"])
     predicted_by_subject = {(s["kind"], s["subject"]): s for s in prediction.scenarios}
     for measured in observation.scenarios:
         predicted = predicted_by_subject.get((measured["kind"], measured["subject"]))
@@ -441,8 +448,7 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
 
 def _compare_reachability(prediction: Prediction, observation: Observation, aspects: dict) -> None:
     """Static matrix cells (network -> network) vs the twin's pings of the ports it models in those networks."""
-    aspect = aspects["reachability"] = _Aspect("reachability", "host matrix cells network -> network: every "
-                                                               "measured port pair replied")
+    aspect = aspects["reachability"] = _Aspect("reachability", ASPECT_ITEMS["reachability"])
     cells: dict[str, dict[str, list]] = defaultdict(lambda: {"replied": [], "silent": [], "static_only": []})
     for pair, replied in observation.pings.items():
         source, destination = pair.split("->")

@@ -6,17 +6,21 @@ worst severity among the findings whose subject names a port of the link, or the
 
 Readability at scale: parallel cables between the same two switches are drawn as one bundle (with a count),
 and servers are aggregated per leaf into one box ("24 servers"), so a 64-leaf fabric stays a picture rather
-than a hairball. The SVG uses a viewBox, so the page scales it; the minimum width keeps labels legible.
+than a hairball. Labels are whole host names less the prefix a whole tier shares (named once in the tier
+caption), so no two boxes read the same; vertical boxes are as tall as their label. 5-stage fabrics are framed
+per pod and super-spine plane, and above ``POD_DETAIL_MAX_LEAVES`` leaves drawn one box per pod (each opens on
+its own). The SVG uses a viewBox (ui.js pans and zooms it); the minimum width keeps labels legible.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 
-from compiler.model import Endpoint, Inventory, Role
+from compiler.model import Endpoint, Inventory, Role, Switch
 from compiler.natural import natural_key
 
 # Severity ranks: higher is worse. "ok" means a report exists and names nothing on this link.
@@ -115,12 +119,46 @@ class _Box:
     height: float
     label: str
     href: str | None = None
+    title: str = ""
 
 
 TIER_ROLES = ((Role.SUPER_SPINE,), (Role.SPINE,), (Role.LEAF, Role.BORDER))
-ROW_Y = {0: 30, 1: 150, 2: 330}
-SERVER_ROW_Y = 470
+TIER_NAMES = ("super-spines", "spines", "leaves")
 MARGIN_X = 30
+# Above this many leaves a 5-stage fabric is drawn one box per pod (super-spines still one by one); a pod's own
+# picture (``pod=``) shows its spines and leaves. 128 leaves at the dense pitch is a 5,000-pixel picture already.
+POD_DETAIL_MAX_LEAVES = 128
+LABEL_CHAR_PX = 6.6  # 11px system-ui, a generous average advance per character: a vertical box fits its label
+POD_PREFIX = "pod:"  # node key of an aggregated pod box
+POD_PITCH = 116  # an aggregated pod box is wide enough for "12 spines · 265 leaves" on two lines
+
+
+def switch_group(switch: Switch) -> str:
+    """The group a switch is drawn in: its pod (5-stage), a super-spine's plane, or nothing."""
+    if switch.role == Role.SUPER_SPINE:
+        return f"plane {switch.plane + 1}"  # compiler.pods numbers planes from 0 (plane k-1 for spine k)
+    if switch.pod:
+        return f"pod {switch.pod}"
+    return ""
+
+
+def short_labels(names: Iterable[str]) -> dict[str, str]:
+    """Labels without the dash-ended prefix every name shares ("big-leaf10" -> "leaf10"; the picture names the
+    prefix once; "pod1-leaf1" and "pod2-leaf1" share none and stay whole). Never truncated otherwise, so two labels are never the same text: if dropping the prefix would
+    leave an empty or repeated label, the full names are kept."""
+    names = list(names)
+    if len(names) < 2:
+        return {name: name for name in names}
+    cut = os.path.commonprefix(names).rfind("-") + 1
+    labels = {name: name[cut:] for name in names}
+    if not cut or not all(labels.values()) or len(set(labels.values())) != len(names):
+        return {name: name for name in names}
+    return labels
+
+
+def _node_of(switch: Switch, overview: bool) -> str:
+    return f"{POD_PREFIX}{switch.pod}" if overview and switch.pod and switch.role != Role.SUPER_SPINE else \
+        switch.hostname
 
 
 def topology_svg(
@@ -129,77 +167,146 @@ def topology_svg(
     *,
     link_url: Callable[[str, str], str] | None = None,
     device_url: Callable[[str], str] | None = None,
+    pod_url: Callable[[int], str] | None = None,
+    pod: int | None = None,
     target: str = "#link-detail",
 ) -> str:
-    """The Clos as SVG: tiers of switches, bundled links coloured by ``health``, servers aggregated per leaf.
+    """The Clos as SVG: tiers of switches grouped by pod / plane, bundled links coloured by ``health``, servers
+    aggregated per leaf.
 
     ``link_url(a, b)`` gives the HTMX endpoint of a bundle's detail (both ends, optics, cables); clicking a
-    link loads it into ``target``. ``device_url(name)`` links each switch box to its page.
+    link loads it into ``target``. ``device_url(name)`` links each switch box to its page. A 5-stage fabric with
+    more than ``POD_DETAIL_MAX_LEAVES`` leaves is drawn one box per pod, linked to ``pod_url(n)``; ``pod=n`` draws
+    the super-spines and pod *n* only.
     """
-    tiers = [
-        sorted((s for s in inventory.switches if s.role in roles), key=lambda s: natural_key(s.hostname))
-        for roles in TIER_ROLES
-    ]
-    tiers = [tier for tier in tiers if tier] or [[]]
-    widest = max(len(tier) for tier in tiers)
+    switches = [s for s in inventory.switches if pod is None or s.role == Role.SUPER_SPINE or s.pod == pod]
+    leaf_count = sum(1 for s in switches if s.role in (Role.LEAF, Role.BORDER))
+    overview = pod is None and leaf_count > POD_DETAIL_MAX_LEAVES and any(s.pod for s in switches)
+    visible = {s.hostname for s in switches}
+
+    # tiers of (node key, group, switches the node stands for); pods first then names, so a group is contiguous
+    tiers: list[tuple[str, list[tuple[str, str, list[Switch]]]]] = []
+    for roles, tier_name in zip(TIER_ROLES, TIER_NAMES, strict=True):
+        members = sorted((s for s in switches if s.role in roles),
+                         key=lambda s: (s.pod, s.plane if s.role == Role.SUPER_SPINE else 0, natural_key(s.hostname)))
+        if overview and roles != (Role.SUPER_SPINE,):
+            if roles == (Role.SPINE,):  # one box per pod stands in the spine row; its leaves are inside it
+                pods: dict[int, list[Switch]] = {}
+                for switch in sorted(switches, key=lambda s: s.pod):
+                    if switch.role != Role.SUPER_SPINE:
+                        pods.setdefault(switch.pod, []).append(switch)
+                tiers.append(("pods", [(f"{POD_PREFIX}{n}", "", group) for n, group in pods.items()]))
+            continue
+        if members:
+            tiers.append((tier_name, [(s.hostname, switch_group(s), [s]) for s in members]))
+    if not tiers:
+        tiers = [("switches", [])]
+
+    widest = max((len(nodes) for name, nodes in tiers if name != "pods"), default=0)
     dense = widest > 16
     pitch = 40 if dense else 96 if widest <= 8 else 64
-    width = max(640, MARGIN_X * 2 + widest * pitch)
+    pods_wide = max((len(nodes) for name, nodes in tiers if name == "pods"), default=0)
+    width = max(640, MARGIN_X * 2 + widest * pitch, MARGIN_X * 2 + pods_wide * POD_PITCH)
+
+    # labels: without the prefix every switch of the tier shares (named once in the tier caption); distinct
+    labels: dict[str, str] = {}
+    prefixes: dict[str, str] = {}
+    for tier_name, nodes in tiers:
+        names = [key for key, _, _ in nodes if not key.startswith(POD_PREFIX)]
+        short = short_labels(names)
+        labels.update(short)
+        if names and short[names[0]] != names[0]:
+            prefixes[tier_name] = names[0][: len(names[0]) - len(short[names[0]])]
+    longest = max((len(label) for label in labels.values()), default=6)
 
     boxes: dict[str, _Box] = {}
+    groups: dict[str, list[str]] = {}  # group label -> node keys (a pod spans its spine and leaf rows)
     gap = 230 if dense else 170  # more height between tiers keeps a dense mesh from flattening into a band
-    tier_y = {index: 30 + index * gap for index in range(len(tiers))}
-    for index, tier in enumerate(tiers):
+    vertical_h = max(60.0, longest * LABEL_CHAR_PX + 12)
+    tier_y: dict[int, float] = {}
+    y = 40.0
+    for index, (tier_name, nodes) in enumerate(tiers):
+        tier_y[index] = y
         # each tier spreads over the full width (8 spines above 64 leaves, not clustered in a corner)
-        slot = (width - 2 * MARGIN_X) / max(len(tier), 1) if len(tier) > 1 else width - 2 * MARGIN_X
+        slot = (width - 2 * MARGIN_X) / max(len(nodes), 1) if len(nodes) > 1 else width - 2 * MARGIN_X
         slot = min(slot, 4 * pitch) if not dense else slot
-        row_width = slot * len(tier)
-        box_w = min(84.0, slot - 8)
-        for position, switch in enumerate(tier):
+        row_width = slot * len(nodes)
+        box_w = min(84.0 if tier_name != "pods" else 150.0, slot - 8)
+        tallest = 0.0
+        for position, (key, group, members) in enumerate(nodes):
             x = (width - row_width) / 2 + position * slot + (slot - box_w) / 2
-            boxes[switch.hostname] = _Box(
-                switch.hostname, switch.role, x, tier_y[index], box_w, 60 if box_w < 50 else 34,
-                switch.hostname, device_url(switch.hostname) if device_url else None,
-            )
-    box_h = max((box.height for box in boxes.values()), default=34)
+            if key.startswith(POD_PREFIX):
+                number = int(key[len(POD_PREFIX):])
+                spines = sum(1 for s in members if s.role == Role.SPINE)
+                label = f"pod {number}\n{spines} spines · {len(members) - spines} leaves"
+                title = f"pod {number}: {spines} spines, {len(members) - spines} leaves (click to open the pod)"
+                box = _Box(key, "pod", x, y, box_w, 44, label, pod_url(number) if pod_url else None, title)
+            else:
+                switch = members[0]
+                box = _Box(key, switch.role, x, y, box_w, vertical_h if box_w < 50 else 34, labels.get(key, key),
+                           device_url(key) if device_url else None, f"{key} ({switch.role})")
+            boxes[key] = box
+            tallest = max(tallest, box.height)
+            if group:
+                groups.setdefault(group, []).append(key)
+        y += tallest + gap
 
     # servers aggregated per leaf: count, and the worst health of the server links of that leaf
+    node_of = {s.hostname: _node_of(s, overview) for s in switches}
     servers_per_leaf: dict[str, set[str]] = {}
     server_link_health: dict[str, str] = {}
     bundles: dict[tuple[str, str], int] = {}
+    bundle_state: dict[tuple[str, str], str] = {}
     for cable in inventory.cables:
         a, b = cable.a.device, cable.b.device
-        a_switch, b_switch = a in inventory.switches_by_name, b in inventory.switches_by_name
+        a_switch, b_switch = a in visible, b in visible
+        state = health.links.get(link_key(a, b), "unknown")
         if a_switch and b_switch:
-            key = link_key(a, b)
+            if node_of[a] == node_of[b]:
+                continue  # inside one aggregated pod
+            key = link_key(node_of[a], node_of[b])
             bundles[key] = bundles.get(key, 0) + 1
-        elif a_switch or b_switch:
+            bundle_state[key] = worse(bundle_state.get(key, "unknown"), state)
+        elif (a_switch and b in inventory.servers_by_name) or (b_switch and a in inventory.servers_by_name):
             leaf, server = (a, b) if a_switch else (b, a)
+            if overview and node_of[leaf] != leaf:
+                continue
             servers_per_leaf.setdefault(leaf, set()).add(server)
-            server_link_health[leaf] = worse(server_link_health.get(leaf, "unknown"),
-                                             health.links.get(link_key(a, b), "unknown"))
+            server_link_health[leaf] = worse(server_link_health.get(leaf, "unknown"), state)
 
+    box_h = max((box.height for box in boxes.values()), default=34)
     last_y = max(tier_y.values()) + box_h
     server_y = last_y + 110
     height = server_y + (box_h + 40 if servers_per_leaf else 10)
 
     parts = [
         # never scaled up (a 2-leaf fabric stays small) and never scaled below its natural size when dense
-        # (64 leaves scroll sideways instead of shrinking their labels to nothing)
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="topology" viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'style="max-width:{width:.0f}px;min-width:{width if dense else min(width, 720):.0f}px" role="img" '
+        # (64 leaves scroll sideways instead of shrinking their labels to nothing); ui.js zooms and pans the viewBox
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="topology" data-zoom viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'style="max-width:{width:.0f}px;min-width:{width if dense or pods_wide else min(width, 720):.0f}px" '
+        f'role="img" '
         f'aria-label="Fabric topology of {_attr(inventory.fabric)}">',
         '<style>.link{stroke-width:2.5}.hit{stroke:transparent;stroke-width:12;cursor:pointer}'
         '.bundle:hover .link{stroke-width:5!important;stroke-opacity:1!important}'
-        '.node rect{stroke:#1f2933;stroke-width:1}.node text{font:11px system-ui,sans-serif;fill:#fff}'
+        '.node rect{stroke:#1f2933;stroke-width:1}.node text{font:11px system-ui,sans-serif;fill:#fff}.node text.sub{font-size:10px}'
         '.srv rect{fill:#e9ecef;stroke:#868e96}.srv text{font:10px system-ui,sans-serif;fill:#343a40}'
-        '.count{font:10px system-ui,sans-serif;fill:#495057}</style>',
+        '.group rect{fill:#f1f3f5;stroke:#ced4da;stroke-dasharray:4 3}.group text,.tier{font:11px system-ui,'
+        'sans-serif;fill:#495057}.tier{paint-order:stroke;stroke:#fff;stroke-width:4px}.count{font:10px system-ui,sans-serif;fill:#495057}</style>',
     ]
-    # links first so boxes sit on top
+    # group frames first (behind everything): a pod frames its spines and leaves, a plane its super-spines
+    for group, keys in sorted(groups.items(), key=lambda item: natural_key(item[0])):
+        members = [boxes[key] for key in keys]
+        x1 = min(box.x for box in members) - 4
+        x2 = max(box.x + box.width for box in members) + 4
+        y1 = min(box.y for box in members) - 16
+        y2 = max(box.y + box.height for box in members) + 4
+        parts.append(f'<g class="group" data-group="{_attr(group)}"><rect x="{x1:.1f}" y="{y1:.1f}" '
+                     f'width="{x2 - x1:.1f}" height="{y2 - y1:.1f}" rx="6"/>'
+                     f'<text x="{x1 + 4:.1f}" y="{y1 + 11:.1f}">{_attr(group)}</text></g>')
     # worst links last so they are drawn on top; in a dense mesh healthy links are faint so problems stand out
     def draw_order(item):
         (a, b), _ = item
-        return SEVERITY_RANK.get(health.links.get((a, b), "unknown"), 0), natural_key(a), natural_key(b)
+        return SEVERITY_RANK.get(bundle_state.get((a, b), "unknown"), 0), natural_key(a), natural_key(b)
 
     for (a, b), count in sorted(bundles.items(), key=draw_order):
         if a not in boxes or b not in boxes:
@@ -207,11 +314,11 @@ def topology_svg(
         upper, lower = (boxes[a], boxes[b]) if boxes[a].y <= boxes[b].y else (boxes[b], boxes[a])
         x1, y1 = upper.x + upper.width / 2, upper.y + upper.height
         x2, y2 = lower.x + lower.width / 2, lower.y
-        state = health.links.get((a, b), "unknown")
+        state = bundle_state.get((a, b), "unknown")
         colour = SEVERITY_COLOUR[state]
-        title = f"{a} ↔ {b}: {count} cable{'s' if count != 1 else ''}, {state}"
+        title = f"{upper.label} ↔ {lower.label}: {count} cable{'s' if count != 1 else ''}, {state}"
         hx = ""
-        if link_url:
+        if link_url and not (a.startswith(POD_PREFIX) or b.startswith(POD_PREFIX)):
             hx = f' hx-get="{_attr(link_url(a, b))}" hx-target="{_attr(target)}" hx-swap="innerHTML"'
         # a thicker line says "several parallel cables" without drawing each one
         faint = dense and SEVERITY_RANK.get(state, 0) <= SEVERITY_RANK["ok"]
@@ -224,19 +331,31 @@ def topology_svg(
             f'<line class="link" stroke="{colour}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"'
             f'{bundle_width}/></g>'
         )
-    role_fill = {Role.SUPER_SPINE: "#5f3dc4", Role.SPINE: "#364fc7", Role.LEAF: "#0b7285", Role.BORDER: "#5c940d"}
+    for index, (tier_name, nodes) in enumerate(tiers):
+        note = f" · names start {prefixes[tier_name]}" if tier_name in prefixes else ""
+        parts.append(f'<text class="tier" x="{MARGIN_X}" y="{tier_y[index] - 20:.1f}">{_attr(tier_name)} '
+                     f'({len(nodes)}){_attr(note)}</text>')
+    role_fill = {Role.SUPER_SPINE: "#5f3dc4", Role.SPINE: "#364fc7", Role.LEAF: "#0b7285", Role.BORDER: "#5c940d",
+                 "pod": "#364fc7"}
     for box in boxes.values():
         node_state = health.nodes.get(box.name)
         stroke = f' style="stroke:{SEVERITY_COLOUR[node_state]};stroke-width:3"' if node_state else ""
-        if box.width < 50:  # narrow boxes of a dense tier: vertical labels
+        if "\n" in box.label:  # an aggregated pod: name, then what it holds
+            first, second = box.label.split("\n", 1)
+            cx = box.x + box.width / 2
+            text = (f'<text x="{cx:.1f}" y="{box.y + 16:.1f}" text-anchor="middle">{_attr(first)}</text>'
+                    f'<text x="{cx:.1f}" y="{box.y + 33:.1f}" text-anchor="middle" class="sub">{_attr(second)}</text>')
+        elif box.width < 50:  # narrow boxes of a dense tier: vertical labels, the box as tall as its label
             cx, cy = box.x + box.width / 2, box.y + box.height / 2
             text = (f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" dominant-baseline="middle" '
                     f'transform="rotate(-90 {cx:.1f} {cy:.1f})">{_attr(box.label)}</text>')
         else:
             text = (f'<text x="{box.x + box.width / 2:.1f}" y="{box.y + box.height / 2:.1f}" text-anchor="middle" '
                     f'dominant-baseline="middle">{_attr(box.label)}</text>')
-        node = (f'<g class="node" data-device="{_attr(box.name)}"><title>{_attr(box.name)} ({box.role})</title>'
-                f'<rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.width}" height="{box.height}" rx="4" '
+        data = f'data-pod="{_attr(box.name[len(POD_PREFIX):])}"' if box.role == "pod" else \
+            f'data-device="{_attr(box.name)}"'
+        node = (f'<g class="node" {data}><title>{_attr(box.title)}</title>'
+                f'<rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.width:.1f}" height="{box.height:.1f}" rx="4" '
                 f'fill="{role_fill.get(box.role, "#495057")}"{stroke}/>{text}</g>')
         parts.append(f'<a href="{_attr(box.href)}">{node}</a>' if box.href else node)
     for leaf, servers in sorted(servers_per_leaf.items(), key=lambda item: natural_key(item[0])):
@@ -256,7 +375,7 @@ def topology_svg(
             f'x2="{x + box.width / 2:.1f}" y2="{y:.1f}"/>'
             f'<line class="link" stroke="{SEVERITY_COLOUR[state]}" x1="{x + box.width / 2:.1f}" '
             f'y1="{box.y + box.height:.1f}" x2="{x + box.width / 2:.1f}" y2="{y:.1f}"/>'
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.width}" height="26" rx="3"/>'
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.width:.1f}" height="26" rx="3"/>'
             f'<text x="{x + box.width / 2:.1f}" y="{y + 13:.1f}" text-anchor="middle" '
             f'dominant-baseline="middle">{label}</text></g>'
         )

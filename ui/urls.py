@@ -22,6 +22,7 @@ urlpatterns = [
     path("topology/", topology.topology_pick, name="topology_pick"),
     path("inventory/racks/", inventory.rack_list, name="rack_list"),
     path("inventory/racks/<int:pk>/", inventory.rack_detail, name="rack_detail"),
+    path("inventory/rows/<name:site>/<name:row>/", inventory.rack_row, name="rack_row"),
     path("inventory/switches/", inventory.switch_list, name="switch_list"),
     path("inventory/switches/<name:hostname>/", inventory.switch_detail, name="switch_detail"),
     path("inventory/interfaces/", inventory.interface_list, name="interface_list"),

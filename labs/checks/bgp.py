@@ -22,6 +22,21 @@ def missing_session_findings(wait: measure.SessionWait, timeout_s: float) -> lis
     return findings
 
 
+def session_count_text(expected: dict[str, dict[str, int]]) -> str:
+    """The session count explained, each session counted once: "16 BGP sessions (8 links x 2 address families;
+    32 counting both ends)". ``expected`` is per node and address family, so every session appears at both ends."""
+    ends = sum(sum(families.values()) for families in expected.values())
+    links = {afi: sum(per_node.get(afi, 0) for per_node in expected.values()) // 2
+             for afi in sorted({afi for per_node in expected.values() for afi in per_node})}
+    links = {afi: count for afi, count in links.items() if count}
+    if len(set(links.values())) == 1:
+        how = (f"{next(iter(links.values()))} links x {len(links)} address "
+               f"famil{'y' if len(links) == 1 else 'ies'}")
+    else:  # e.g. EVPN on fewer links than IPv4 unicast
+        how = ", ".join(f"{afi} on {count} links" for afi, count in links.items())
+    return f"{ends // 2} BGP sessions ({how}; {ends} counting both ends)"
+
+
 def check_bgp_sessions(state: TwinState, report: Report, timeout_s: float = 60.0, poll_s: float = 0.2) -> dict:
     """Wait until every expected session is Established (or the timeout) and report what is missing.
     The time is measured from daemon start, so right after ``up`` it is the boot-to-converged time."""
@@ -40,7 +55,7 @@ def check_bgp_sessions(state: TwinState, report: Report, timeout_s: float = 60.0
         # Already converged at the first look: the number is an upper bound, not the convergence time.
         measured["upper_bound_only"] = wait.polls == 1
         findings.append(Finding(check=CHECK, severity=Severity.INFO, subject="fabric", expected="all sessions Established",
-                                actual=measured["converged_s"], message=f"{measured['sessions']} sessions Established "
+                                actual=measured["converged_s"], message=f"{session_count_text(expected)} Established "
                                 f"{measured['converged_s']}s after daemon start"))
     report.add(CHECK, findings)
     return measured

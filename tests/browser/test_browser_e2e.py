@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+from tests.browser.conftest import CHROMIUM, SCREENSHOTS
+
 PASSWORD = "browser-test-pass-1"
 FABRIC = "webfab"
 INTENT = "webfab-intent"
@@ -30,28 +29,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
 ]
-
-
-@pytest.fixture
-def browser_page(live_server, monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
-    from playwright.sync_api import sync_playwright
-
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
-        page.set_default_timeout(60_000)
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        # A script or handler the Content-Security-Policy blocks (docs/security.md) is reported on the console.
-        page.on("console", lambda message: errors.append(message.text)
-                if "Content Security Policy" in message.text else None)
-        yield page
-        browser.close()
-        assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def shot(page, name: str) -> None:
@@ -127,6 +104,10 @@ def compile_and_validate(page, base: str) -> None:
     assert "Compiled 4 devices" in page.content()
     shot(page, "06-configs")
     page.click("text=leaf1")
+    page.wait_for_selector("pre.config")
+    # a SONiC switch opens on its own platform (config_db.json), the twin's FRR tab after it
+    assert page.get_attribute(".tabs a.active[data-platform]", "data-platform") == "sonic"
+    page.click(".tabs a[data-platform=frr]")
     page.wait_for_selector("pre.config .kw")
     shot(page, "07-config-leaf1")
 

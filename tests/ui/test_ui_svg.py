@@ -75,3 +75,65 @@ def test_a_lens_without_matching_checks_shows_everything_ok():
         message="too long")]
     assert svg.link_health(inventory, findings, checks=()).links[("leaf1", "spine1")] == "ok"
     assert svg.link_health(inventory, findings, checks=None).links[("leaf1", "spine1")] == "error"
+
+
+def _node_labels(picture: str) -> dict[str, str]:
+    """device -> the text drawn in its box."""
+    return dict(re.findall(r'<g class="node" data-device="([^"]+)"><title>[^<]*</title><rect [^>]*/><text[^>]*>'
+                           r'([^<]*)</text>', picture))
+
+
+def test_labels_are_distinct_at_16x64_with_a_name_prefix():
+    inventory = plan_clos(ClosParams(spines=16, leaves=64, servers_per_leaf=1, name_prefix="backend-"))
+    labels = _node_labels(svg.topology_svg(inventory, svg.link_health(inventory, [])))
+    assert len(labels) == 80 and len(set(labels.values())) == 80  # issue #16: leaf10..16 all read "…-leaf1"
+    assert labels["backend-leaf16"] == "leaf16"  # the shared prefix is named once, in the tier caption
+    assert "names start backend-" in svg.topology_svg(inventory, svg.link_health(inventory, []))
+
+
+def test_short_labels_keep_full_names_when_shortening_would_repeat_or_empty():
+    assert svg.short_labels(["pod1-leaf1", "pod2-leaf1"]) == {"pod1-leaf1": "pod1-leaf1", "pod2-leaf1": "pod2-leaf1"}
+    assert svg.short_labels(["a-", "a-b"]) == {"a-": "a-", "a-b": "a-b"}
+    assert svg.short_labels(["x-leaf1", "x-leaf10"]) == {"x-leaf1": "leaf1", "x-leaf10": "leaf10"}
+
+
+def test_vertical_boxes_are_as_tall_as_their_labels():
+    inventory = plan_clos(ClosParams(spines=2, leaves=20, servers_per_leaf=1))
+    picture = svg.topology_svg(inventory, svg.link_health(inventory, []))
+    height = float(re.search(r'data-device="leaf20"><title>[^<]*</title><rect [^>]*height="([\d.]+)"', picture)[1])
+    assert height >= len("leaf20") * svg.LABEL_CHAR_PX
+
+
+def _pods(pods: int, leaves: int):
+    from compiler.pods import PodsParams, plan_pods
+
+    return plan_pods(PodsParams(name="p", pods=pods, super_spines_per_plane=2,
+                                pod=ClosParams(spines=2, leaves=leaves, servers_per_leaf=1)))
+
+
+def test_pods_and_planes_are_framed_with_distinct_labels():
+    inventory = _pods(pods=3, leaves=4)
+    picture = svg.topology_svg(inventory, svg.link_health(inventory, []))
+    groups = re.findall(r'<g class="group" data-group="([^"]+)">', picture)
+    assert sorted(groups) == ["plane 1", "plane 2", "pod 1", "pod 2", "pod 3"]
+    labels = _node_labels(picture)
+    assert len(labels) == 4 + 3 * 6 and len(set(labels.values())) == len(labels)
+
+
+def test_18_pods_are_one_box_each_and_a_pod_opens_on_its_own():
+    inventory = _pods(pods=18, leaves=8)  # 144 leaves > POD_DETAIL_MAX_LEAVES
+    picture = svg.topology_svg(inventory, svg.link_health(inventory, []), pod_url=lambda n: f"?pod={n}")
+    assert re.findall(r'data-pod="(\d+)"', picture) == [str(n) for n in range(1, 19)]
+    assert "2 spines · 8 leaves" in picture and 'href="?pod=18"' in picture
+    assert 'data-device="pod1-leaf1"' not in picture
+    bundles = _bundles(picture)
+    # each super-spine reaches every pod through that pod's spine of its plane: 4 x 18 bundles, nothing else
+    assert len(bundles) == 4 * 18 and all(re.fullmatch(r"pod:\d+--superspine\d", key) for key in bundles)
+    one = svg.topology_svg(inventory, svg.link_health(inventory, []), pod=5)
+    devices = set(_node_labels(one))
+    assert {"pod5-spine1", "pod5-leaf8", "superspine4"} <= devices and not any(d.startswith("pod4-") for d in devices)
+    # a finding on a pod's uplink colours the pod's bundle in the overview
+    cable = next(c for c in inventory.cables if {c.a.device, c.b.device} == {"pod7-spine1", "superspine1"})
+    finding = Finding(check="mtu", severity="error", subject=str(cable.a), expected=9214, actual=1500, message="x")
+    coloured = _bundles(svg.topology_svg(inventory, svg.link_health(inventory, [finding])))
+    assert coloured["pod:7--superspine1"] == "error" and coloured["pod:6--superspine1"] == "ok"

@@ -17,12 +17,23 @@ from compiler.natural import natural_key
 from intents import selectors
 from intents.choices import DiffTargetChoices
 from intents.models import FabricIntent
+from inventory.models import Switch
 
 from .common import viewer
 
 
 def _intent_or_404(name: str) -> FabricIntent:
     return get_object_or_404(selectors.fabric_intent_list(), name=name)
+
+
+def native_platforms(intent: FabricIntent) -> dict[str, str]:
+    """hostname -> the platform the switch runs (inventory); the compile adds FRR for the twin (default own +
+    frr), so a SONiC switch has sonic and frr configs and opens on sonic."""
+    return dict(Switch.objects.filter(fabric=intent.fabric_id).values_list("hostname", "platform__slug"))
+
+
+def native_first(platforms: list[str], native: str | None) -> list[str]:
+    return sorted(platforms, key=lambda platform: (platform != native, platform))
 
 
 @viewer
@@ -55,14 +66,17 @@ def config_list(request, name: str):
         configs = selectors.device_config_list().filter(run=run).only("hostname", "platform", "sha256", "run")
         if query:
             configs = configs.filter(hostname__icontains=query)
-        for config in sorted(configs, key=lambda c: (natural_key(c.hostname), c.platform)):
+        native = native_platforms(intent)
+        for config in sorted(configs, key=lambda c: (natural_key(c.hostname), c.platform != native.get(c.hostname),
+                                                     c.platform)):
             baseline = baselines.get((config.hostname, config.platform))
             if baseline is None:
                 state, label = "new", selectors.diff_missing_label(target=target, hostname=config.hostname)
             else:
                 state = "in sync" if baseline.config.sha256 == config.sha256 else "changed"
                 label = baseline.label
-            rows.append({"config": config, "state": state, "label": label})
+            rows.append({"config": config, "state": state, "label": label,
+                         "native": config.platform == native.get(config.hostname)})
     return render(request, "ui/configs/list.html", {
         "section": "configs", "title": f"Configs · {intent.name}", "intent": intent, "run": run, "rows": rows,
         "intents": selectors.fabric_intent_list().values_list("name", flat=True), "query": request.GET.get("q", ""),
@@ -79,7 +93,8 @@ def config_detail(request, name: str, hostname: str):
     if not configs:
         return render(request, "ui/configs/detail.html", {
             "section": "configs", "title": hostname, "intent": intent, "hostname": hostname, "missing": True})
-    platforms = [config.platform for config in configs]
+    native = native_platforms(intent).get(hostname)
+    platforms = native_first([config.platform for config in configs], native)
     platform = request.GET.get("platform") or platforms[0]
     config = next((c for c in configs if c.platform == platform), configs[0])
     files = sorted(config.files)
@@ -94,9 +109,9 @@ def config_detail(request, name: str, hostname: str):
         diff = config_diff(old, text, f"{baseline.kind}/{file_name}", f"intended/{file_name}")
     return render(request, "ui/configs/detail.html", {
         "section": "configs", "title": f"{hostname} · {config.platform}", "intent": intent, "hostname": hostname,
-        "run": run, "platforms": platforms, "platform": config.platform, "files": files, "file_name": file_name,
-        "text": text, "language": "json" if file_name.endswith(".json") else "cli", "baseline": baseline,
-        "diff": diff, "sha256": config.sha256, "target": target, "targets": DiffTargetChoices.choices,
-        "target_error": target_error,
+        "run": run, "platforms": platforms, "platform": config.platform, "native": native, "files": files,
+        "file_name": file_name, "text": text, "language": "json" if file_name.endswith(".json") else "cli",
+        "baseline": baseline, "diff": diff, "sha256": config.sha256, "target": target,
+        "targets": DiffTargetChoices.choices, "target_error": target_error,
         "label": baseline.label if baseline else selectors.diff_missing_label(target=target, hostname=hostname),
     })

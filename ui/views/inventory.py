@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from django.contrib import messages
 from django.db import transaction
 from django.db.models import Count, Q, Sum
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from intents import selectors as intent_selectors
 from inventory import selectors
 from inventory.builder import fabric_build_execute, fabric_build_prepare
 from inventory.choices import (
@@ -128,7 +130,9 @@ def rack_list(request):
         server_power=Sum("servers__power_w")), ("name", "row"), {"fabric": "fabric__name", "row": "row"})
     rows = lambda rack: [  # noqa: E731 - a row is a one-liner per list
         Cell(rack.name, reverse("ui:rack_detail", args=[rack.pk])), Cell(rack.site.name),
-        Cell(rack.fabric.name if rack.fabric else "—"), Cell(rack.row), Cell(rack.position), Cell(f"{rack.height_u}U"),
+        Cell(rack.fabric.name if rack.fabric else "—"),
+        Cell(rack.row or "—", reverse("ui:rack_row", args=[rack.site.name, rack.row]) if rack.row else None),
+        Cell(rack.position), Cell(f"{rack.height_u}U"),
         Cell(rack.switch_count), Cell(rack.server_count),
         Cell(f"{(rack.server_power or 0) / 1000:.1f} / {rack.power_budget_kw:.1f} kW"),
     ]
@@ -137,18 +141,22 @@ def rack_list(request):
                       row=rows, filters=[Filter("fabric", "Fabric", _fabric_choices())], numeric={4, 6, 7})
 
 
-def rack_devices(rack: Rack) -> list[svg.RackDevice]:
-    devices = [
-        svg.RackDevice(switch.hostname, switch.role, switch.u_position, svg.SWITCH_HEIGHT_U,
-                       switch.model.typical_power_w, reverse("ui:switch_detail", args=[switch.hostname]))
-        for switch in rack.switches.select_related("model").exclude(u_position=None)
-    ]
-    devices += [
-        svg.RackDevice(server.name, "server", server.u_position, svg.SERVER_HEIGHT_U, server.power_w,
-                       reverse("ui:server_detail", args=[server.name]))
-        for server in rack.servers.exclude(u_position=None)
-    ]
+def rack_devices_by_rack(racks: list[Rack]) -> dict[int, list[svg.RackDevice]]:
+    """Placed switches and servers of each rack, drawn as the elevation does: two queries for any number of racks."""
+    devices: dict[int, list[svg.RackDevice]] = {rack.pk: [] for rack in racks}
+    for switch in Switch.objects.filter(rack__in=racks).exclude(u_position=None).select_related("model"):
+        devices[switch.rack_id].append(svg.RackDevice(
+            switch.hostname, switch.role, switch.u_position, svg.SWITCH_HEIGHT_U, switch.model.typical_power_w,
+            reverse("ui:switch_detail", args=[switch.hostname])))
+    for server in Server.objects.filter(rack__in=racks).exclude(u_position=None):
+        devices[server.rack_id].append(svg.RackDevice(
+            server.name, "server", server.u_position, svg.SERVER_HEIGHT_U, server.power_w,
+            reverse("ui:server_detail", args=[server.name])))
     return devices
+
+
+def rack_devices(rack: Rack) -> list[svg.RackDevice]:
+    return rack_devices_by_rack([rack])[rack.pk]
 
 
 @viewer
@@ -162,6 +170,31 @@ def rack_detail(request, pk: int):
         "elevation": svg.rack_elevation_svg(rack.name, rack.height_u, devices, rack.power_budget_kw),
         "power": svg.power_summary(devices, rack.power_budget_kw), "devices": sorted(
             devices, key=lambda device: -device.u_position), "unplaced": unplaced,
+    })
+
+
+@viewer
+def rack_row(request, site: str, row: str):
+    """Every rack of one row of a site side by side, in position order (``?fabric=`` narrows to one fabric)."""
+    racks = Rack.objects.filter(site__name=site, row=row).select_related("site", "fabric").order_by(
+        "position", "name")
+    fabric = request.GET.get("fabric", "")
+    if fabric:
+        racks = racks.filter(fabric__name=fabric)
+    racks = list(racks)
+    if not racks:
+        raise Http404(f"no rack in row {row!r} of site {site!r}" + (f" in fabric {fabric!r}" if fabric else ""))
+    devices = rack_devices_by_rack(racks)
+    cards = [{"rack": rack, "elevation": svg.rack_elevation_svg(rack.name, rack.height_u, devices[rack.pk],
+                                                               rack.power_budget_kw),
+              "power": svg.power_summary(devices[rack.pk], rack.power_budget_kw)} for rack in racks]
+    used_kw = sum(card["power"]["used_kw"] for card in cards)
+    budget_kw = sum(rack.power_budget_kw for rack in racks)
+    fabrics = sorted({rack.fabric.name for rack in racks if rack.fabric})
+    return render(request, "ui/inventory/rack_row.html", {
+        "section": "racks", "title": f"Row {row} · {site}", "site": site, "row": row, "cards": cards,
+        "used_kw": used_kw, "budget_kw": budget_kw, "fabrics": fabrics, "fabric": fabric,
+        "devices": sum(len(items) for items in devices.values()),
     })
 
 
@@ -206,14 +239,34 @@ def _peer_of(port) -> tuple[str, str | None]:
     return "(open end)", None
 
 
+def _intended_interfaces(switch: Switch) -> tuple[dict[str, dict], str]:
+    """Interface name -> the compiled (intended) interface of the switch's native-platform config in the newest
+    successful compile of its fabric's intents, and a label naming that compile ("" when never compiled).
+    The compiler shuts ports nothing is cabled to (kind "unused") whatever the inventory's admin state says."""
+    for intent in switch.fabric.intents.order_by("name"):
+        run = intent_selectors.compile_run_latest(fabric_intent=intent)
+        if run is None:
+            continue
+        config = intent_selectors.device_config_list().filter(
+            run=run, hostname=switch.hostname).order_by("platform").only("structured", "platform", "run").first()
+        if config is not None:
+            interfaces = config.structured.get("interfaces", [])
+            return {item["name"]: item for item in interfaces}, f"{intent.name} compile #{run.pk}"
+    return {}, ""
+
+
 @viewer
 def switch_detail(request, hostname: str):
     switch = get_object_or_404(Switch.objects.select_related("fabric", "rack", "model", "platform"), hostname=hostname)
     interfaces = list(switch.interfaces.select_related("cable", "optic").prefetch_related(
         "cable__interfaces__switch", "cable__nic_ports__server"))
-    ports = [(interface, *_peer_of(interface)) for interface in interfaces]
+    intended, intended_source = _intended_interfaces(switch)
+    ports = [(interface, *_peer_of(interface), intended.get(interface.name)) for interface in interfaces]
     return render(request, "ui/inventory/switch_detail.html", {
         "section": "switches", "title": switch.hostname, "switch": switch, "ports": ports,
+        "intended_source": intended_source, "shut_by_config": sum(
+            1 for interface in interfaces if interface.enabled and interface.name in intended
+            and not intended[interface.name]["enabled"]),
         "cabled": sum(1 for interface in interfaces if interface.cable_id),
         "findings": integrations.findings_for_device(switch.fabric, switch.hostname),
         "intents": list(switch.fabric.intents.order_by("name").values_list("name", flat=True)),
@@ -239,7 +292,7 @@ def interface_list(request):
     ]
     speeds = sorted({str(s) for s in Interface.objects.values_list("speed_gbps", flat=True).distinct()}, key=int)
     return _list_page(request, section="interfaces", title="Interfaces", queryset=queryset,
-                      headers=["Switch", "Interface", "Speed", "MTU", "State", "Breakout of", "Optic", "Cable",
+                      headers=["Switch", "Interface", "Speed", "MTU", "Inventory state", "Breakout of", "Optic", "Cable",
                                "Description"],
                       row=row, filters=[Filter("fabric", "Fabric", _fabric_choices()),
                                         Filter("speed", "Speed (Gb/s)", [(s, f"{s}G") for s in speeds]),

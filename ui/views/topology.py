@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -44,17 +46,24 @@ def topology(request, name: str):
     findings, source = integrations.latest_findings(fabric, inventory)
     lens = request.GET.get("lens", "all")
     health = svg.link_health(inventory, findings, _lens_checks(lens, findings))
+    pods = sorted({switch.pod for switch in inventory.switches if switch.pod})
+    pod_text = request.GET.get("pod", "")
+    if pod_text and (not pod_text.isdigit() or int(pod_text) not in pods):
+        raise Http404(f"pod={pod_text!r}: fabric {fabric.name} has pods {', '.join(map(str, pods)) or 'none'}")
+    pod = int(pod_text) if pod_text else None
+    query = urlencode({"lens": lens})
     picture = svg.topology_svg(
         inventory, health,
-        link_url=lambda a, b: reverse("ui:topology_link", args=[fabric.name]) + f"?a={a}&b={b}",
+        link_url=lambda a, b: reverse("ui:topology_link", args=[fabric.name]) + "?" + urlencode({"a": a, "b": b}),
         device_url=lambda device: reverse("ui:switch_detail", args=[device]),
+        pod_url=lambda number: f"?{query}&pod={number}", pod=pod,
     )
     counts = {state: sum(1 for value in health.links.values() if value == state) for state in svg.SEVERITY_RANK}
     return render(request, "ui/topology.html", {
         "section": "topology", "title": f"Topology · {fabric.name}", "fabric": fabric, "picture": picture,
         "source": source, "lens": lens, "lenses": list(LENSES), "counts": counts,
         "fabrics": Fabric.objects.values_list("name", flat=True), "colours": svg.SEVERITY_COLOUR,
-        "switch_count": len(inventory.switches), "server_count": len(inventory.servers),
+        "switch_count": len(inventory.switches), "server_count": len(inventory.servers), "pods": pods, "pod": pod,
     })
 
 

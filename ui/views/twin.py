@@ -10,6 +10,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from inventory.models import Fabric
+from labs.fidelity import ASPECT_ITEMS
 from twin.runs import RunStatus
 from twins.choices import TwinOperationKindChoices
 from twins.selectors import twin_operation_list, twin_ping_matrix
@@ -40,6 +41,7 @@ def _context(fabric) -> dict:
         "device_configs": sorted(((twin.last_measured or {}).get("device_configs") or {}).items())
         if twin is not None else [],
         "operations": twin_operation_list(fabric=fabric)[:8],
+        "aspect_items": ASPECT_ITEMS,  # what one compared item of each fidelity aspect is
     }
 
 

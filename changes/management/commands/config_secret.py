@@ -28,10 +28,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
         setter = sub.add_parser("set", help="register or replace a secret (value from stdin or --from-env)")
-        setter.add_argument("reference")
+        setter.add_argument("reference", help="the secret's name as config templates refer to it")
         setter.add_argument("--from-env", metavar="VAR", help="read the value from this environment variable")
         deleter = sub.add_parser("delete", help="forget a secret")
-        deleter.add_argument("reference")
+        deleter.add_argument("reference", help="the secret's name to forget")
         sub.add_parser("list", help="the registered references (never the values)")
 
     def handle(self, *args, **options):

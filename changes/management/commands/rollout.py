@@ -34,29 +34,32 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
-        create = sub.add_parser("create")
-        create.add_argument("--name", required=True)
-        create.add_argument("--kind", required=True, choices=RolloutKindChoices.values)
-        create.add_argument("--target", required=True, choices=RolloutTargetChoices.values)
-        create.add_argument("--change-set", type=int)
+        create = sub.add_parser("create", help="create a rollout from a change set or a compile run")
+        create.add_argument("--name", required=True, help="the rollout's name (shown in lists and the UI)")
+        create.add_argument("--kind", required=True, choices=RolloutKindChoices.values,
+                            help="pipeline: %(choices)s")
+        create.add_argument("--target", required=True, choices=RolloutTargetChoices.values,
+                            help="where it pushes: %(choices)s (production needs an admin's approval)")
+        create.add_argument("--change-set", type=int, help="id of an existing change set to roll out")
         create.add_argument("--compile-run", type=int, help="build the change set from this intents compile run")
         create.add_argument("--policy", default="{}", help="JSON object (see docs/changes.md)")
         create.add_argument("--topology", default="", help='rolling upgrade outside the twin: JSON '
                             '{"roles": {device: role}, "links": [[a, b], ...]}')
-        create.add_argument("--user", default="")
+        create.add_argument("--user", default="", help="username recorded as the creator (audit log)")
         for name in ("approve", "start", "pause", "cancel"):
-            action = sub.add_parser(name)
-            action.add_argument("rollout", type=int)
-            action.add_argument("--user", default="")
+            action = sub.add_parser(name, help=f"{name} a rollout")
+            action.add_argument("rollout", type=int, help="rollout id")
+            action.add_argument("--user", default="", help=f"username who does the {name} (audit log; role checked)")
             if name == "start":
-                action.add_argument("--follow", action="store_true")
+                action.add_argument("--follow", action="store_true",
+                                    help="print live progress until it ends (Ctrl-C only stops watching)")
                 action.add_argument("--inline", action="store_true",
                                     help="run in this process instead of on a Celery worker")
-        status = sub.add_parser("status")
-        status.add_argument("rollout", type=int)
-        status.add_argument("--steps", action="store_true")
-        status.add_argument("--follow", action="store_true")
-        sub.add_parser("list")
+        status = sub.add_parser("status", help="state, waves and checks of a rollout")
+        status.add_argument("rollout", type=int, help="rollout id")
+        status.add_argument("--steps", action="store_true", help="also list every step")
+        status.add_argument("--follow", action="store_true", help="refresh until the rollout ends")
+        sub.add_parser("list", help="the 50 newest rollouts")
 
     def handle(self, *args, **options):
         user = self._user(options.get("user", ""))

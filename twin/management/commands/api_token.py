@@ -19,7 +19,7 @@ class Command(BaseCommand):
     help = "Issue an API token for a user and print it once (stored hashed; expires after --ttl-hours)."
 
     def add_arguments(self, parser):
-        parser.add_argument("username")
+        parser.add_argument("username", help="the user the token authenticates as (must exist)")
         parser.add_argument("--ttl-hours", type=int, default=None,
                             help="lifetime in hours (default FT_API_TOKEN_TTL_HOURS; 0: never expires)")
         parser.add_argument("--revoke-all", action="store_true", help="revoke the user's existing tokens first")

@@ -32,18 +32,21 @@ class Command(BaseCommand):
     help = "Boot, inspect, check, break, compare with the validators, and remove a fabric intent's live twin."
 
     def add_arguments(self, parser):
-        parser.add_argument("action", choices=ACTIONS)
+        parser.add_argument("action", choices=ACTIONS, help="what to do: %(choices)s")
         parser.add_argument("--fabric", help="fabric intent name (or inventory fabric with one intent); "
                                              "default: the only intent")
-        parser.add_argument("--engine", choices=TwinEngineChoices.values, default=TwinEngineChoices.NETNS)
+        parser.add_argument("--engine", choices=TwinEngineChoices.values, default=TwinEngineChoices.NETNS,
+                            help="how the twin runs: %(choices)s (default %(default)s)")
         parser.add_argument("--force", action="store_true", help="down: also remove this installation's leftovers (ownership markers, "
                                                                   "never another installation's)")
         parser.add_argument("--failover", action="store_true", help="up/check: also inject link and spine failures")
-        parser.add_argument("--kind", choices=InjectionKindChoices.values, default=InjectionKindChoices.LINK)
+        parser.add_argument("--kind", choices=InjectionKindChoices.values, default=InjectionKindChoices.LINK,
+                            help="inject: what fails, %(choices)s (default %(default)s)")
         parser.add_argument("--target", help="inject: leaf1:Ethernet63/1 (link) or spine2 (spine)")
         parser.add_argument("--n-minus-1", dest="n_minus_1", choices=("sample", "all", "none"), default="sample",
                             help="fidelity: which static what-if failures to repeat in the twin")
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument("--format", choices=("text", "json"), default="text",
+                            help="output: %(choices)s (default %(default)s)")
 
     def handle(self, *args, **options):
         self.format = options["format"]

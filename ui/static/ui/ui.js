@@ -3,6 +3,11 @@
 //   <select data-navigate="/twin/{}/">   go to the URL with {} replaced by the chosen value (URL-encoded)
 //   <select data-autosubmit>              submit the select's form when it changes
 //   <form data-confirm="Delete x?">       ask before submitting
+//   <svg data-zoom viewBox="...">         wheel zooms around the pointer, drag pans (the viewBox, not the page)
+//   <div data-zoom-for="ID"><button data-zoom-step="1.25">   zoom the svg[data-zoom] inside #ID (0: fit)
+//   <input data-filter="ID">              show only the <option>s / rows of #ID whose text contains the words
+//   <button data-select-shown="ID">       select every shown option of the multi-select #ID; data-clear="ID": none
+//   <span data-selected-count="ID">       kept up to date with "N selected" of #ID
 // Listeners sit on the document, so content swapped in by htmx behaves the same.
 "use strict";
 
@@ -20,3 +25,131 @@ document.addEventListener("submit", (event) => {
   const message = event.target.dataset ? event.target.dataset.confirm : undefined;
   if (message !== undefined && !window.confirm(message)) event.preventDefault();
 });
+
+// ------------------------------------------------------------------ pan and zoom of large SVG pictures
+function viewBox(svg) {
+  const [x, y, w, h] = svg.getAttribute("viewBox").split(/[ ,]+/).map(Number);
+  if (svg.dataset.home === undefined) svg.dataset.home = [x, y, w, h].join(" ");
+  return { x, y, w, h };
+}
+
+function setViewBox(svg, box) {
+  const home = svg.dataset.home.split(" ").map(Number);
+  // at most 24x in, at most twice the whole picture out
+  const w = Math.min(Math.max(box.w, home[2] / 24), home[2] * 2);
+  const h = w * home[3] / home[2];
+  const x = box.x + (box.w - w) / 2, y = box.y + (box.h - h) / 2;
+  svg.setAttribute("viewBox", `${x.toFixed(1)} ${y.toFixed(1)} ${w.toFixed(1)} ${h.toFixed(1)}`);
+}
+
+function zoomAt(svg, factor, clientX, clientY) {
+  const box = viewBox(svg);
+  const rect = svg.getBoundingClientRect();
+  // the picture point under the pointer stays under it
+  const fx = rect.width ? (clientX - rect.left) / rect.width : 0.5;
+  const fy = rect.height ? (clientY - rect.top) / rect.height : 0.5;
+  const px = box.x + fx * box.w, py = box.y + fy * box.h;
+  const w = box.w / factor, h = box.h / factor;
+  setViewBox(svg, { x: px - fx * w, y: py - fy * h, w, h });
+}
+
+document.addEventListener("wheel", (event) => {
+  const svg = event.target instanceof Element ? event.target.closest("svg[data-zoom]") : null;
+  if (!svg) return;
+  event.preventDefault();
+  zoomAt(svg, event.deltaY < 0 ? 1.15 : 1 / 1.15, event.clientX, event.clientY);
+}, { passive: false });
+
+let drag = null;
+document.addEventListener("pointerdown", (event) => {
+  const svg = event.target instanceof Element ? event.target.closest("svg[data-zoom]") : null;
+  if (!svg || event.button !== 0) return;
+  drag = { svg, x: event.clientX, y: event.clientY, box: viewBox(svg), moved: false };
+});
+document.addEventListener("pointermove", (event) => {
+  if (!drag) return;
+  const dx = event.clientX - drag.x, dy = event.clientY - drag.y;
+  if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;  // a click, not a drag
+  drag.moved = true;
+  const rect = drag.svg.getBoundingClientRect();
+  const scale = drag.box.w / (rect.width || 1);
+  setViewBox(drag.svg, { x: drag.box.x - dx * scale, y: drag.box.y - dy * scale, w: drag.box.w, h: drag.box.h });
+});
+let suppressClickUntil = 0;
+document.addEventListener("pointerup", () => {
+  // the click that ends a drag must not open the link or switch under the pointer
+  if (drag && drag.moved) suppressClickUntil = Date.now() + 300;
+  drag = null;
+});
+document.addEventListener("click", (event) => {
+  if (Date.now() < suppressClickUntil && event.target instanceof Element && event.target.closest("svg[data-zoom]")) {
+    event.preventDefault();
+    event.stopPropagation();
+  }
+}, { capture: true });
+
+document.addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("[data-zoom-step]") : null;
+  if (!button) return;
+  const tools = button.closest("[data-zoom-for]");
+  const svg = tools && document.querySelector(`#${CSS.escape(tools.dataset.zoomFor)} svg[data-zoom]`);
+  if (!svg) return;
+  const step = Number(button.dataset.zoomStep);
+  viewBox(svg);
+  if (step === 0) {
+    const [x, y, w, h] = svg.dataset.home.split(" ").map(Number);
+    setViewBox(svg, { x, y, w, h });
+  } else {
+    const rect = svg.getBoundingClientRect();
+    zoomAt(svg, step, rect.left + rect.width / 2, rect.top + rect.height / 2);
+  }
+});
+
+// ------------------------------------------------------------------ filter a long list as you type
+document.addEventListener("input", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || input.dataset.filter === undefined) return;
+  const list = document.getElementById(input.dataset.filter);
+  if (!list) return;
+  const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+  let shown = 0;
+  for (const item of list.querySelectorAll("option, tbody tr, li")) {
+    // a chosen option stays visible, so a filter never hides what will be saved
+    const keep = (item instanceof HTMLOptionElement && item.selected)
+      || words.every((word) => item.textContent.toLowerCase().includes(word));
+    item.hidden = !keep;
+    if (keep) shown += 1;
+  }
+  const counter = document.querySelector(`[data-filter-count="${CSS.escape(input.dataset.filter)}"]`);
+  if (counter) counter.textContent = `${shown} shown`;
+});
+
+function countSelected(select) {
+  const counter = document.querySelector(`[data-selected-count="${CSS.escape(select.id)}"]`);
+  if (counter) counter.textContent = `${select.selectedOptions.length} of ${select.options.length} selected`;
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("[data-select-shown], [data-clear]") : null;
+  if (!button) return;
+  const select = document.getElementById(button.dataset.selectShown || button.dataset.clear);
+  if (!(select instanceof HTMLSelectElement)) return;
+  const choose = button.dataset.selectShown !== undefined;
+  for (const option of select.options) {
+    if (choose ? !option.hidden : true) option.selected = choose;
+  }
+  select.dispatchEvent(new Event("change", { bubbles: true }));
+});
+
+document.addEventListener("change", (event) => {
+  if (event.target instanceof HTMLSelectElement && event.target.multiple) countSelected(event.target);
+});
+
+function countAll() {
+  for (const counter of document.querySelectorAll("[data-selected-count]")) {
+    const select = document.getElementById(counter.dataset.selectedCount);
+    if (select instanceof HTMLSelectElement) countSelected(select);
+  }
+}
+document.addEventListener("DOMContentLoaded", countAll);
+document.addEventListener("htmx:afterSwap", countAll);

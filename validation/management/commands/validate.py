@@ -32,7 +32,8 @@ class Command(BaseCommand):
                                              "default: the only fabric intent")
         parser.add_argument("--checks", nargs="+", metavar="CHECK",
                             help=f"Check names or prefixes (default: all): {', '.join(check_names())}")
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument("--format", choices=("text", "json"), default="text",
+                            help="output: %(choices)s (default %(default)s)")
         parser.add_argument("--severity", choices=("error", "warning", "info"), help="Only show these findings")
         parser.add_argument("--configs", metavar="DIR",
                             help="Validate the device configs in DIR (<device>/<files> or one file per device: EOS "
