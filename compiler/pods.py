@@ -19,7 +19,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from .catalog import media_for, standard_length
+from .catalog import SWITCH_MODELS, media_for, standard_length
 from .clos import (
     OS_VERSIONS,
     RACK_HEIGHT_U,
@@ -217,6 +217,9 @@ def _check(params: PodsParams) -> None:
         value = getattr(params, field_name)
         if not isinstance(value, int) or value < minimum:
             errors.append(FieldError(field_name, value, f"must be an integer >= {minimum}"))
+    if params.super_spine_model is not None and params.super_spine_model not in SWITCH_MODELS:
+        errors.append(FieldError("super_spine_model", params.super_spine_model,
+                                 f"unknown model; known: {', '.join(sorted(SWITCH_MODELS))}"))
     if params.super_spine_platform is not None and params.super_spine_platform not in Platform.ALL:
         errors.append(FieldError("super_spine_platform", params.super_spine_platform,
                                  f"must be one of {', '.join(Platform.ALL)}"))

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import InputError
+from compiler.pods import PodsParams, plan_pods
 from twin.api import VersionedModelSerializer
 
 from .. import selectors
@@ -244,7 +245,8 @@ def _device_key(port) -> str:
 
 
 class FabricBuildSerializer(serializers.Serializer):
-    """Parameters of ``compiler.clos.ClosParams``; validated by planning (so a bad value is a 400 at once)."""
+    """Parameters of ``compiler.clos.ClosParams``, or with ``pods`` of ``compiler.pods.PodsParams`` (a 5-stage Clos:
+    the other fields describe ONE pod); validated by planning (so a bad value is a 400 at once)."""
 
     name = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}\Z")
     site = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}\Z", default="dc1")
@@ -271,13 +273,28 @@ class FabricBuildSerializer(serializers.Serializer):
     name_prefix = serializers.RegexField(r"^[A-Za-z0-9-]{0,20}\Z", required=False, default="", allow_blank=True)
     mgmt_pool = serializers.CharField(required=False, default="172.16.0.0/16", max_length=18)
     server_mgmt_pool = serializers.CharField(required=False, default="172.20.0.0/16", max_length=18)
+    # 5-stage Clos (compiler.pods): pods under super-spine planes, spine k of every pod to the super-spines of plane k
+    pods = serializers.IntegerField(min_value=0, max_value=63, default=0,
+                                    help_text="5-stage Clos: this many pods (spines/leaves/servers/rails describe ONE "
+                                              "pod; planes = spines per pod); 0: a two-tier Clos")
+    super_spines_per_plane = serializers.IntegerField(min_value=1, max_value=64, default=1,
+                                                      help_text="with pods: super-spines in each plane")
+    super_spine_links = serializers.IntegerField(min_value=1, max_value=64, default=1,
+                                                 help_text="with pods: parallel links between a spine and each "
+                                                           "super-spine of its plane")
+    super_spine_model = serializers.CharField(required=False, allow_null=True, default=None, max_length=100,
+                                              help_text="with pods: super-spine model (default: picked by ports)")
+    super_spine_platform = serializers.ChoiceField(choices=PlatformChoices.choices, required=False, allow_null=True,
+                                                   default=None, help_text="with pods (default: the spines')")
 
     def validate(self, attrs):
-        params = clos_params_from(attrs)
-        if params.leaves * max(params.servers_per_leaf, 1) > 200_000:
-            raise serializers.ValidationError({"leaves": ["fabric too large for one request"]})
+        params = fabric_params_from(attrs)
+        clos = params.pod if isinstance(params, PodsParams) else params
+        pods = params.pods if isinstance(params, PodsParams) else 1
+        if pods * clos.leaves * max(clos.servers_per_leaf, 1) > 200_000:
+            raise serializers.ValidationError({"pods" if pods > 1 else "leaves": ["fabric too large for one request"]})
         try:
-            plan_clos(params)
+            plan_pods(params) if isinstance(params, PodsParams) else plan_clos(params)
         except InputError as error:
             raise serializers.ValidationError(error.as_dict()) from None
         return attrs
@@ -293,6 +310,18 @@ class FabricBuildRecordSerializer(serializers.ModelSerializer):
         fields = ("id", "kind", "fabric_name", "status", "params", "created", "started", "finished", "duration_s",
                   "requested_by", "task_id", "summary", "result", "error", "error_fields")
         read_only_fields = fields
+
+
+def fabric_params_from(data: dict) -> ClosParams | PodsParams:
+    """API field names -> the planner's parameters: PodsParams when ``pods`` is set (the Clos fields are its pod)."""
+    clos = clos_params_from(data)
+    if not data.get("pods"):
+        return clos
+    return PodsParams(name=clos.name, pods=data["pods"], pod=clos,
+                      super_spines_per_plane=data.get("super_spines_per_plane", 1),
+                      super_spine_links=data.get("super_spine_links", 1),
+                      super_spine_model=data.get("super_spine_model") or None,
+                      super_spine_platform=data.get("super_spine_platform") or None)
 
 
 def clos_params_from(data: dict) -> ClosParams:

@@ -49,17 +49,20 @@ class FabricViewSet(InventoryModelViewSet):
 
     @extend_schema(request=s.FabricBuildSerializer,
                    responses={201: OpenApiResponse(description="built (tasks run in-process): counts, created, "
-                                                               "updated, oversubscription and the build record id"),
+                                                               "updated, oversubscription per leaf (with pods also "
+                                                               "tier_oversubscription: per spine, plane and rail; "
+                                                               "null = no uplink) and the build record id"),
                               202: OpenApiResponse(description="queued on the Celery broker: the build record id"),
                               400: OpenApiResponse(description="invalid parameters"),
                               503: OpenApiResponse(description="the broker could not be reached")})
     @action(detail=False, methods=["post"], url_path="build", serializer_class=s.FabricBuildSerializer)
     def build(self, request):
-        """Plan a Clos fabric (compiler.clos) and persist it through a Celery task (eager by default). Every
-        build is recorded (``inventory.FabricBuild``), in a worker too."""
+        """Plan a Clos fabric (compiler.clos), or with ``pods`` a 5-stage Clos of pods under super-spine planes
+        (compiler.pods), and persist it through a Celery task (eager by default). Every build is recorded
+        (``inventory.FabricBuild``), in a worker too."""
         serializer = s.FabricBuildSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        build = fabric_build_prepare(params=s.clos_params_from(serializer.validated_data), requested_by=request.user)
+        build = fabric_build_prepare(params=s.fabric_params_from(serializer.validated_data), requested_by=request.user)
         run_enqueue(model=FabricBuild, run_id=build.pk, task=fabric_build_task, what="fabric build")
         build.refresh_from_db()
         if build.status == RunStatus.SUCCEEDED:
