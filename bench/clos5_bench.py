@@ -20,6 +20,7 @@ import os
 import resource
 import threading
 import time
+from dataclasses import replace
 
 from compiler.api import build_facts, render_configs, structured_configs
 from compiler.clos import ClosParams
@@ -30,6 +31,7 @@ from validators.context import ValidationInput
 from validators.run import validate_fabric
 
 from .compile_bench import BENCH_LEAF_MODEL
+from .run import growth_exponent
 
 AVD_PUBLISHED_S = 9 * 60 + 14  # AVD's reported best for ~5,000 devices (16 min 37 s before its optimisation)
 TARGET_S = 60.0
@@ -50,6 +52,9 @@ SHAPES = {
                         pod=ClosParams(spines=4, leaves=16, servers_per_leaf=2, platform="sonic",
                                        leaf_model=BENCH_LEAF_MODEL)),
 }
+# --growth: the AVD shape with fewer pods (pods of 12 spines + 265 leaves under the same 12 planes)
+GROWTH_PODS = (2, 4, 8, 18)
+GROWTH_STAGES = ("structured_s", "render_s", "validate_s", "total_cpu_s", "total_wall_s")
 # ~5,000 loopbacks and VTEPs, ~57,500 /31s, 4-byte private ASNs (RFC 6996) for 4,770 leaves.
 POOLS = Pools(loopback="10.0.0.0/19", vtep="10.0.32.0/19", p2p="10.128.0.0/14",
               asn_first=4200000000, asn_last=4200099999, spine_asn=4210000000)
@@ -183,16 +188,53 @@ def run(shape: str, validate: bool = True, workers: int = 2, params: PodsParams 
     return row
 
 
+def growth(workers: int = 2) -> dict:
+    """The AVD shape at GROWTH_PODS pods, each compiled and validated (every N-1) in this process, and the
+    exponent k of time ∝ fabric links^k per stage (least squares over log-log, bench.run.growth_exponent)."""
+    rows = []
+    for pods in GROWTH_PODS:
+        params = replace(SHAPES["avd"], name=f"avd{pods}p", pods=pods)
+        row = run("avd", workers=workers, params=params)
+        row["devices"] = row["switches"]
+        rows.append(row)
+    exponents = {stage: growth_exponent(rows, stage, size="fabric_links") for stage in GROWTH_STAGES}
+    return {"rows": [{key: row[key] for key in ("pods", "switches", "fabric_links", "build_s", *GROWTH_STAGES,
+                                                "peak_rss_mb")} for row in rows],
+            "exponents": exponents, "workers": workers}
+
+
+def growth_table(result: dict) -> str:
+    lines = ["| pods | switches | fabric links | build CPU s | structured CPU s | render CPU s | validate+N-1 CPU s "
+             "| total CPU s | total wall s | peak RSS MB |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for row in result["rows"]:
+        lines.append(f"| {row['pods']} | {row['switches']} | {row['fabric_links']} | {row['build_s']:.1f} | "
+                     + " | ".join(f"{row[stage]:.1f}" for stage in GROWTH_STAGES) + f" | {row['peak_rss_mb']:.0f} |")
+    exponents = result["exponents"]
+    lines.append("")
+    lines.append("Growth exponent k (time ∝ fabric links^k): " + ", ".join(
+        f"{stage.removesuffix('_s').replace('_', ' ')} {exponents[stage]}" for stage in GROWTH_STAGES))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shape", choices=sorted(SHAPES), default="avd")
     parser.add_argument("--json", action="store_true", help="print the row as one JSON line at the end")
     parser.add_argument("--no-validate", action="store_true", help="build and compile only (the 100k-GPU shape)")
+    parser.add_argument("--growth", action="store_true", help=f"the AVD shape at {', '.join(map(str, GROWTH_PODS))} "
+                        "pods and the growth exponent against fabric links")
     parser.add_argument("--workers", type=int, default=2, help="forked render processes (compiler.api."
                         "render_configs; default 2 = the target's 2 cores; 1 = this process only)")
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error(f"--workers={args.workers}: must be >= 1")
+    if args.growth:
+        result = growth(args.workers)
+        result["table"] = growth_table(result)
+        print(result["table"])
+        if args.json:
+            print(json.dumps(result))
+        return 0
     row = run(args.shape, validate=not args.no_validate, workers=args.workers)
     if args.no_validate:
         print(f"5-stage {row['shape']}: {row['switches']} switches, {row['servers']} servers, {row['gpus']} GPUs, "
