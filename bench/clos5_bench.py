@@ -130,6 +130,7 @@ def _children_cpu_s() -> float:
 def run(shape: str, validate: bool = True, workers: int = 2, params: PodsParams | None = None) -> dict:
     params = params or SHAPES[shape]
     gc.disable()  # millions of small objects; the cyclic GC would rescan them for nothing (as compile_fabric)
+    load_started = os.getloadavg()[0]
     wall_started, cpu_started = time.perf_counter(), time.process_time()
     inventory = plan_pods(params)
     build_s = time.process_time() - cpu_started
@@ -183,6 +184,7 @@ def run(shape: str, validate: bool = True, workers: int = 2, params: PodsParams 
         "slowest_checks": sorted(((name, round(s, 2)) for name, s in report.cpu_timings.items()),
                                  key=lambda item: -item[1])[:5],
         "avd_published_s": AVD_PUBLISHED_S,
+        "load_average": [round(load_started, 1), round(os.getloadavg()[0], 1)],  # 1-minute, at start and end
     }
     row["target_met"] = row["total_wall_s"] < TARGET_S and row["peak_rss_mb"] < TARGET_RSS_MB
     return row
@@ -252,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{row['output_mb']:.0f} MB of configs")
     print(f"  validate {row['validate_s']:.1f} s CPU: {row['checks']}; {row['n_minus_1']}")
     print(f"  total {row['total_wall_s']:.1f} s wall ({row['total_cpu_s']:.1f} s CPU), peak RSS "
-          f"{row['peak_rss_mb']:.0f} MB -- target < {TARGET_S:.0f} s and < {TARGET_RSS_MB / 1024:.0f} GB: "
+          f"{row['peak_rss_mb']:.0f} MB (load average {row['load_average'][0]} -> {row['load_average'][1]} on "
+          f"{os.cpu_count()} cores) -- target < {TARGET_S:.0f} s and < {TARGET_RSS_MB / 1024:.0f} GB: "
           f"{'met' if row['target_met'] else 'NOT met'}; Arista AVD published {AVD_PUBLISHED_S // 60} min "
           f"{AVD_PUBLISHED_S % 60} s")
     if args.json:

@@ -131,7 +131,9 @@ def five_stage_table(row: dict) -> str:
         f"{row['total_wall_s']:.1f} | {row['peak_rss_mb']:.0f} | {'met' if row['target_met'] else 'NOT met'} | "
         f"{avd // 60} min {avd % 60} s (16 min 37 s before their optimisation; compile only, laptop) |",
         "",
-        f"Checks: {row['checks']}; N-1: {row['n_minus_1']}. Slowest checks (CPU s): {row['slowest_checks']}.",
+        f"Checks: {row['checks']}; N-1: {row['n_minus_1']}. Slowest checks (CPU s): {row['slowest_checks']}. "
+        f"Load average (1 min) at start and end: {row.get('load_average')}: wall time on a shared machine is the "
+        "CPU time divided by this process's share of the cores.",
     ])
 
 
