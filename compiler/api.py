@@ -116,7 +116,7 @@ def render_configs(structured: Mapping[str, StructuredConfig], platforms: Iterab
     way in) and send back each batch of texts. Only with the ``fork`` start method (Linux); elsewhere, or with
     ``workers`` <= 1, in this process. The result is the same, host order included; a RenderError of a child is
     raised here. Forking a process that holds threads or database connections is the caller's choice: the
-    benchmarks and commands ask for it, the web and worker processes do not.
+    5-stage benchmark (bench/clos5_bench.py) asks for it; the web and Celery processes do not.
     """
     if workers < 1:
         raise InputError(FieldError("workers", workers, "must be an integer >= 1"))
