@@ -244,6 +244,11 @@ def _device_key(port) -> str:
     return f"switch:{port.switch_id}" if isinstance(port, Interface) else f"server:{port.server_id}"
 
 
+# A 5-stage build of Arista AVD's largest reported shape (4,998 switches) fits twice; the 2-tier limits
+# (512 spines + 4,096 leaves) stay below it.
+MAX_BUILD_SWITCHES = 10_000
+
+
 class FabricBuildSerializer(serializers.Serializer):
     """Parameters of ``compiler.clos.ClosParams``, or with ``pods`` of ``compiler.pods.PodsParams`` (a 5-stage Clos:
     the other fields describe ONE pod); validated by planning (so a bad value is a 400 at once)."""
@@ -293,6 +298,9 @@ class FabricBuildSerializer(serializers.Serializer):
         pods = params.pods if isinstance(params, PodsParams) else 1
         if pods * clos.leaves * max(clos.servers_per_leaf, 1) > 200_000:
             raise serializers.ValidationError({"pods" if pods > 1 else "leaves": ["fabric too large for one request"]})
+        if pods * (clos.spines + clos.leaves) > MAX_BUILD_SWITCHES:
+            raise serializers.ValidationError({"pods": [f"{pods} pods x {clos.spines + clos.leaves} switches: at "
+                                                        f"most {MAX_BUILD_SWITCHES} switches in one request"]})
         try:
             plan_pods(params) if isinstance(params, PodsParams) else plan_clos(params)
         except InputError as error:

@@ -77,6 +77,7 @@ def test_api_builds_pods_records_them_and_reports_tiers(api_client):
     ({"super_spine_platform": "junos"}, "super_spine_platform"),
     ({"super_spines_per_plane": 64, "spines": 4}, "super_spines_per_plane"),  # planner: 256 > 250 super-spines
     ({"super_spine_model": "NOPE-1"}, "super_spine_model"),
+    ({"pods": 40, "spines": 10, "leaves": 250, "servers_per_leaf": 0}, "pods"),  # 10,400 switches in one request
 ])
 def test_api_refuses_bad_pods_parameters_naming_the_field(api_client, change, field):
     body = {"name": "bad5", "spines": 2, "leaves": 2, "servers_per_leaf": 1, "pods": 2, **change}
