@@ -11,8 +11,9 @@
 Deeper single benchmarks, run by hand: bench/compile_bench.py, bench/validate_bench.py (per-check profile),
 bench/intents_bench.py (the Django side of a compile: saves, allocation sync, DeviceConfig rows; needs a
 database), bench/twin_verify_bench.py (boot + every live check with failure injection per size; root + FRR).
-- 5-stage Clos of Arista AVD's largest reported shape (4,998 switches), compiled for every platform and validated
-  with every N-1, beside AVD's published time (bench/clos5_bench.py, own process).
+- 5-stage Clos of Arista AVD's largest reported shape (4,998 switches), compiled for every platform (rendering in
+  2 forked workers) and validated with every N-1, beside AVD's published time; the 100,000-GPU rail-optimised
+  fabric built and compiled; the growth exponent against fabric links (bench/clos5_bench.py, own processes).
 Each part that cannot run here says "skipped: <reason>" in the report. Benchmarks are not timed tests.
 """
 
@@ -124,14 +125,17 @@ def five_stage_table(row: dict) -> str:
     avd = row["avd_published_s"]
     return "\n".join([
         "| fabric | switches | fabric links | build CPU s | compile CPU s (eos+sonic+frr) | validate+N-1 CPU s | "
-        "total wall s | peak RSS MB | Arista AVD published |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "total CPU s | total wall s | peak RSS MB | target < 60 s and < 4 GB | Arista AVD published |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
         f"| 12 super-spines, {row['pods']} pods x (12 spines + 265 leaves) | {row['switches']} | "
-        f"{row['fabric_links']} | {row['build_s']:.1f} | {row['compile_s']:.1f} | {row['validate_s']:.1f} | "
-        f"{row['total_wall_s']:.1f} | {row['peak_rss_mb']:.0f} | {avd // 60} min {avd % 60} s (16 min 37 s before "
-        "their optimisation; compile only, laptop) |",
+        f"{row['fabric_links']} | {row['build_s']:.1f} | {row['compile_s']:.1f} (render in "
+        f"{row.get('workers', 1)} worker(s)) | {row['validate_s']:.1f} | {row['total_cpu_s']:.1f} | "
+        f"{row['total_wall_s']:.1f} | {row['peak_rss_mb']:.0f} | {'met' if row['target_met'] else 'NOT met'} | "
+        f"{avd // 60} min {avd % 60} s (16 min 37 s before their optimisation; compile only, laptop) |",
         "",
-        f"Checks: {row['checks']}; N-1: {row['n_minus_1']}. Slowest checks (CPU s): {row['slowest_checks']}.",
+        f"Checks: {row['checks']}; N-1: {row['n_minus_1']}. Slowest checks (CPU s): {row['slowest_checks']}. "
+        f"Load average (1 min) at start and end: {row.get('load_average')}: wall time on a shared machine is the "
+        "CPU time divided by this process's share of the cores.",
     ])
 
 
@@ -194,8 +198,9 @@ def targets(scale_rows: list[dict], avd_rows, twin_rows, api_result, parse_row: 
     if clos5_row and "error" not in clos5_row:
         add("5-stage 4,998 switches (AVD shape): compile all platforms + validate with every N-1",
             "< 60 s and < 4 GB on 2 cores",
-            f"{clos5_row['total_wall_s']:.1f} s wall ({clos5_row['total_cpu_s']:.1f} s CPU), peak RSS "
-            f"{clos5_row['peak_rss_mb']:.0f} MB; AVD 9 min 14 s", clos5_row["target_met"])
+            f"{clos5_row['total_wall_s']:.1f} s wall at load average {clos5_row.get('load_average')} "
+            f"({clos5_row['total_cpu_s']:.1f} s CPU), peak RSS {clos5_row['peak_rss_mb']:.0f} MB; AVD 9 min 14 s",
+            clos5_row["target_met"])
     if avd_rows and "skipped" not in avd_rows[0]:
         worst = min(row["ratio"] for row in avd_rows)
         add("EOS per device faster than pyavd", ">= 20x", f"{worst}x (worst size)", worst >= TARGETS["eos_vs_pyavd_ratio"])
@@ -286,8 +291,11 @@ def main() -> int:
     report["five_stage"] = clos5_row
     gpu_row = five_stage("gpu100k", "--no-validate")
     report["five_stage_100k_gpus"] = gpu_row
+    growth_row = five_stage("avd", "--growth")
+    report["five_stage_growth"] = growth_row
     sections.append("## 5-stage Clos, Arista AVD's largest reported shape\n\n" + five_stage_table(clos5_row)
-                    + "\n\n" + gpu100k_line(gpu_row))
+                    + "\n\n" + gpu100k_line(gpu_row) + "\n\n### Growth against fabric links (the AVD shape, fewer "
+                    "pods)\n\n" + growth_row.get("table", f"error: {growth_row.get('error')}"))
 
     target_rows = targets(scale_rows, avd_rows, twin_rows, api_result, parse_row, clos5_row)
     report["targets"] = [dict(zip(("target", "goal", "measured", "status"), row, strict=True)) for row in target_rows]

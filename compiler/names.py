@@ -20,13 +20,14 @@ This module never imports Django.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, fields, is_dataclass
 from functools import lru_cache
 from itertools import chain
 from operator import attrgetter
+
+import orjson
 
 from compiler.errors import FieldError, RenderError, UnsafePathError
 
@@ -104,7 +105,7 @@ KINDS = {kind.key: kind for kind in (HOSTNAME, OBJECT_NAME, INTERFACE_NAME, NIC_
 # Characters every renderer refuses (str.splitlines() breaks on all of these), plus NUL.
 LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029\x00")
 _LINE_BREAK_RE = re.compile("[" + re.escape("".join(sorted(LINE_BREAKS))) + "]")
-_UNESCAPED_BREAK_RE = re.compile("[\x85\u2028\u2029]")  # the line breaks json.dumps(ensure_ascii=False) keeps
+_UNESCAPED_BREAK_RE = re.compile("[\x85\u2028\u2029]")  # the line breaks JSON leaves unescaped
 
 
 def _bad_character(value: str) -> str | None:
@@ -308,15 +309,17 @@ def check_single_line(structured: object, platform: str) -> None:
     The grammar already refuses these at every boundary; this is the renderers' own guard, one call per platform,
     so an old row or a new code path can never add a line to a config. Raises RenderError naming the field.
 
-    Fast path: ``json.dumps`` (C) escapes every character below U+0020 with a backslash, so a JSON text without a
-    backslash and without U+0085/U+2028/U+2029 (which it leaves as they are) holds no line break anywhere. Only
-    otherwise is the config walked in Python, to name the field (12 ms instead of 2 s at 1,088 switches).
+    Fast path: JSON escapes every character below U+0020 with a backslash (RFC 8259 section 7), so a JSON text
+    without a backslash and without U+0085/U+2028/U+2029 (which JSON leaves as they are) holds no line break
+    anywhere. Only otherwise is the config walked in Python, to name the field. The text is orjson's (UTF-8
+    bytes, ~6x faster than ``json.dumps``: 0.5 s instead of 3.1 s for 4,998 switches); an all-ASCII text cannot
+    hold those three characters, so the regex scan runs only over a text with non-ASCII bytes.
     """
     try:
-        text = json.dumps(structured, ensure_ascii=False, check_circular=False)
-    except (TypeError, ValueError):
-        text = None  # not JSON-shaped: walk it
-    if text is not None and "\\" not in text and not _UNESCAPED_BREAK_RE.search(text):
+        text = orjson.dumps(structured, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # orjson.JSONEncodeError: not JSON-shaped (a tuple key, a 65-bit int...): walk it
+        text = None
+    if text is not None and b"\\" not in text and (text.isascii() or not _UNESCAPED_BREAK_RE.search(text.decode())):
         return
     _walk_for_line_breaks(structured, platform)
 

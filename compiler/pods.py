@@ -19,7 +19,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from .catalog import media_for, standard_length
+from .catalog import SWITCH_MODELS, media_for, standard_length
 from .clos import (
     OS_VERSIONS,
     RACK_HEIGHT_U,
@@ -127,12 +127,24 @@ def plan_pods(params: PodsParams) -> Inventory:
     )
 
 
-def tier_oversubscription(inventory: Inventory) -> dict[str, dict[str, float]]:
-    """Downstream / upstream cabled capacity per tier: ``leaf`` (server-facing / spine-facing) per leaf, ``spine``
-    (leaf-facing / super-spine-facing) per spine, ``plane`` (the spines of one plane together) and ``rail`` (the
-    leaves carrying NIC rail r, together). A ratio of 1.0 is non-blocking; inf means no uplink at all."""
+@dataclass(frozen=True)
+class TierCapacity:
+    """Cabled capacity per switch, Gb/s: ``down`` (server-facing on a leaf, leaf-facing on a spine, spine-facing on
+    a super-spine), ``up`` (towards the next tier), ``rail_of`` (leaf -> the NIC rail its servers plug into) and
+    ``link`` ((lower switch, upper switch) -> Gb/s over all their parallel links)."""
+
+    down: dict[str, int]
+    up: dict[str, int]
+    rail_of: dict[str, int]
+    link: dict[tuple[str, str], int]
+
+
+def tier_capacity(inventory: Inventory) -> TierCapacity:
+    """Every cable counted once from each end (the one home of per-tier capacity: tier_oversubscription here and
+    the failure ratios of validators/clos5.py read it)."""
     down: dict[str, int] = defaultdict(int)
     up: dict[str, int] = defaultdict(int)
+    link: dict[tuple[str, str], int] = defaultdict(int)
     rail_of: dict[str, int] = {}
     tier = {Role.LEAF: 1, Role.BORDER: 1, Role.SPINE: 2, Role.SUPER_SPINE: 3}
     for cable in inventory.cables:
@@ -149,12 +161,23 @@ def tier_oversubscription(inventory: Inventory) -> dict[str, dict[str, float]]:
                     rail_of[near.device] = nic.rail
             elif far_role in tier and tier[far_role] > tier[near_role]:
                 up[near.device] += speed
+                link[(near.device, far.device)] += speed
             elif far_role in tier and tier[far_role] < tier[near_role]:
                 down[near.device] += speed
+    return TierCapacity(down=down, up=up, rail_of=rail_of, link=link)
 
-    def ratio(d: int, u: int) -> float:
-        return round(d / u, 3) if u else math.inf
 
+def oversubscription(down: float, up: float) -> float:
+    """Downstream / upstream capacity, rounded to 3 decimals; inf when there is no uplink at all."""
+    return round(down / up, 3) if up else math.inf
+
+
+def tier_oversubscription(inventory: Inventory) -> dict[str, dict[str, float]]:
+    """Downstream / upstream cabled capacity per tier: ``leaf`` (server-facing / spine-facing) per leaf, ``spine``
+    (leaf-facing / super-spine-facing) per spine, ``plane`` (the spines of one plane together) and ``rail`` (the
+    leaves carrying NIC rail r, together). A ratio of 1.0 is non-blocking; inf means no uplink at all."""
+    capacity = tier_capacity(inventory)
+    down, up, rail_of = capacity.down, capacity.up, capacity.rail_of
     result: dict[str, dict[str, float]] = {"leaf": {}, "spine": {}, "plane": {}, "rail": {}}
     plane_totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     rail_totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -162,18 +185,18 @@ def tier_oversubscription(inventory: Inventory) -> dict[str, dict[str, float]]:
     for switch in inventory.switches:
         name = switch.hostname
         if switch.role in (Role.LEAF, Role.BORDER):
-            result["leaf"][name] = ratio(down[name], up[name])
+            result["leaf"][name] = oversubscription(down[name], up[name])
             if name in rail_of:
                 totals = rail_totals[f"rail{rail_of[name]}"]
                 totals[0] += down[name]
                 totals[1] += up[name]
         elif switch.role == Role.SPINE and has_super:
-            result["spine"][name] = ratio(down[name], up[name])
+            result["spine"][name] = oversubscription(down[name], up[name])
             totals = plane_totals[f"plane{switch.plane + 1}"]
             totals[0] += down[name]
             totals[1] += up[name]
-    result["plane"] = {key: ratio(*value) for key, value in sorted(plane_totals.items())}
-    result["rail"] = {key: ratio(*value) for key, value in sorted(rail_totals.items())}
+    result["plane"] = {key: oversubscription(*value) for key, value in sorted(plane_totals.items())}
+    result["rail"] = {key: oversubscription(*value) for key, value in sorted(rail_totals.items())}
     return result
 
 
@@ -194,6 +217,9 @@ def _check(params: PodsParams) -> None:
         value = getattr(params, field_name)
         if not isinstance(value, int) or value < minimum:
             errors.append(FieldError(field_name, value, f"must be an integer >= {minimum}"))
+    if params.super_spine_model is not None and params.super_spine_model not in SWITCH_MODELS:
+        errors.append(FieldError("super_spine_model", params.super_spine_model,
+                                 f"unknown model; known: {', '.join(sorted(SWITCH_MODELS))}"))
     if params.super_spine_platform is not None and params.super_spine_platform not in Platform.ALL:
         errors.append(FieldError("super_spine_platform", params.super_spine_platform,
                                  f"must be one of {', '.join(Platform.ALL)}"))

@@ -19,7 +19,7 @@ from ipaddress import IPv4Network, ip_network
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import FieldError, InputError
 from compiler.model import Endpoint, Inventory, Role
-from compiler.pods import PodsParams, plan_pods
+from compiler.pods import PodsParams, plan_pods, tier_oversubscription
 from twin.runs import RunStatus, run_execute
 
 from .models import FabricBuild, Server, Switch
@@ -48,6 +48,7 @@ class BuildResult:
     persisted: PersistResult
     capacities: tuple[LeafCapacity, ...]
     notes: tuple[str, ...] = field(default=())  # what the builder decided for the caller (pools picked)
+    tiers: dict[str, dict[str, float]] | None = None  # 5-stage: compiler.pods.tier_oversubscription
 
     def as_dict(self) -> dict:
         return {
@@ -58,6 +59,9 @@ class BuildResult:
             **self.persisted.as_dict(),
             "notes": list(self.notes),
             "oversubscription": {c.leaf: (round(c.ratio, 3) if c.uplink_gbps else None) for c in self.capacities},
+            **({"tier_oversubscription": {  # JSON has no inf: None is "no uplink"
+                tier: {key: None if math.isinf(value) else value for key, value in ratios.items()}
+                for tier, ratios in self.tiers.items() if tier != "leaf"}} if self.tiers is not None else {}),
         }
 
 
@@ -160,25 +164,41 @@ def fabric_build(*, params: ClosParams, progress: bool = False) -> BuildResult:
     return BuildResult(inventory, persisted, leaf_capacities(inventory), notes)
 
 
-def fabric_build_prepare(*, params: ClosParams, requested_by=None) -> FabricBuild:
-    """A pending build record of ``params`` (validated by the caller: the API plans once in its serializer)."""
+def fabric_build_prepare(*, params: ClosParams | PodsParams, requested_by=None) -> FabricBuild:
+    """A pending build record of ``params`` (validated by the caller: the API plans once in its serializer); a
+    PodsParams (5-stage Clos) is stored as its dict, the pod template under ``pod``."""
     requested_by = requested_by if requested_by is not None and requested_by.is_authenticated else None
     return FabricBuild.objects.create(fabric_name=params.name, params=dataclasses.asdict(params),
                                       requested_by=requested_by)
 
 
-def fabric_build_params(build: FabricBuild) -> ClosParams:
+def fabric_build_params(build: FabricBuild) -> ClosParams | PodsParams:
+    """The recorded parameters: a PodsParams when the record has a ``pod`` template (a 5-stage build)."""
     stored = dict(build.params)
+    if "pod" in stored:
+        return PodsParams(**{**stored, "pod": _clos_params(stored["pod"])})
+    return _clos_params(stored)
+
+
+def _clos_params(stored: dict) -> ClosParams:
+    stored = dict(stored)
     stored["leaf_platforms"] = tuple(stored.get("leaf_platforms") or ())  # JSON has no tuples
     return ClosParams(**stored)
 
 
 def fabric_build_execute(*, build: FabricBuild, progress: bool = False) -> FabricBuild:
-    """Build and persist the recorded Clos (``twin.runs.run_execute``: a refused plan or inventory fails the
-    record with its field errors; a bug fails it and is raised). ``summary`` keeps the counts, ``result`` the
-    full ``BuildResult.as_dict()``."""
-    _build_recorded(build, lambda: fabric_build(params=fabric_build_params(build), progress=progress))
+    """Build and persist the recorded Clos or 5-stage Clos (``twin.runs.run_execute``: a refused plan or
+    inventory fails the record with its field errors; a bug fails it and is raised). ``summary`` keeps the
+    counts, ``result`` the full ``BuildResult.as_dict()``."""
+    params = fabric_build_params(build)
+    _build_recorded(build, lambda: _build_run(params, progress))
     return build
+
+
+def _build_run(params: ClosParams | PodsParams, progress: bool) -> BuildResult:
+    if isinstance(params, PodsParams):
+        return fabric_build_pods(params=params, progress=progress)
+    return fabric_build(params=params, progress=progress)
 
 
 def fabric_build_command(*, params: ClosParams | PodsParams, progress: bool = False
@@ -186,11 +206,7 @@ def fabric_build_command(*, params: ClosParams | PodsParams, progress: bool = Fa
     """What ``manage.py fabric_build`` runs: the build recorded like the API's and the UI's (a FabricBuild row),
     executed in this process; the BuildResult (None when the build failed) is for the command's report."""
     build = FabricBuild.objects.create(fabric_name=params.name, params=dataclasses.asdict(params))
-    if isinstance(params, PodsParams):
-        pods = params
-        return build, _build_recorded(build, lambda: fabric_build_pods(params=pods, progress=progress))
-    clos = params
-    return build, _build_recorded(build, lambda: fabric_build(params=clos, progress=progress))
+    return build, _build_recorded(build, lambda: _build_run(params, progress))
 
 
 def _build_recorded(build: FabricBuild, run: Callable[[], BuildResult]) -> BuildResult | None:
@@ -208,4 +224,4 @@ def fabric_build_pods(*, params: PodsParams, progress: bool = False) -> BuildRes
     ``pods`` adds pods and plugs new super-spine ports, nothing else moves."""
     inventory = plan_pods(params)
     persisted = inventory_persist(inventory=inventory, site=params.pod.site, progress=progress)
-    return BuildResult(inventory, persisted, leaf_capacities(inventory))
+    return BuildResult(inventory, persisted, leaf_capacities(inventory), tiers=tier_oversubscription(inventory))

@@ -9,7 +9,9 @@
 * ``clos5.n_minus_1`` -- every super-spine, pod spine, leaf-spine link and spine-super-spine link failed one at a
   time: leaf pairs left without a route (error), the smallest ECMP widths, and the capacity ratio of the affected
   plane (spines of plane k: leaf-facing / super-spine-facing) or pod leaves under that failure ("losing
-  superspine3 makes plane 3 2.00:1").
+  superspine3 makes plane 3 2.00:1"), and per rail (the leaves of a pod carrying NIC rail r: server-facing /
+  spine-facing) the worst ratio a spine, leaf-spine link or rail-leaf failure leaves ("losing pod1-spine3 makes
+  pod 1 rail 2 1.07:1 (was 1.00:1)"; a leaf failure also says how much of its rail's server capacity goes).
 
 Skipped with the reason on fabrics without super-spines (two tiers: routing.ecmp and whatif.* cover them).
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import replace
 
+from compiler.pods import oversubscription, tier_capacity
 from validators.common import CheckSkipped
 from validators.context import as_context
 from validators.findings import Finding, Severity
@@ -188,25 +191,58 @@ def _policy_problem(policy, role: str, core_asn: int) -> str | None:
 # ------------------------------------------------------------------------------------------------- N-1
 
 
-def _capacities(ctx, tiers: TierModel):
-    """Per spine: (leaf-facing, super-spine-facing) Gb/s and plane; per link end pair: speed. From the inventory."""
+def _capacities(ctx):
+    """Cabled capacity from the inventory (compiler.pods.tier_capacity) and each spine's / super-spine's plane."""
     inventory = ctx.inventory
-    down: dict[str, float] = defaultdict(float)
-    up: dict[str, float] = defaultdict(float)
-    link_speed: dict[tuple[str, str], float] = defaultdict(float)
-    for cable in inventory.cables:
-        a_role, b_role = inventory.role_of(cable.a.device), inventory.role_of(cable.b.device)
-        if {a_role, b_role} not in ({SPINE, SUPER_SPINE}, {SPINE, "leaf"}, {SPINE, "border"}):
-            continue
-        speed = inventory.switches_by_name[cable.a.device].interfaces_by_name[cable.a.interface].speed_gbps
-        spine, other = (cable.a.device, cable.b.device) if a_role == SPINE else (cable.b.device, cable.a.device)
-        if inventory.role_of(other) == SUPER_SPINE:
-            up[spine] += speed
-        else:
-            down[spine] += speed
-        link_speed[(spine, other)] += speed
     plane_of = {s.hostname: s.plane for s in inventory.switches if s.role in (SPINE, SUPER_SPINE)}
-    return down, up, link_speed, plane_of
+    return tier_capacity(inventory), plane_of
+
+
+class _RailCapacity:
+    """Per (pod, rail): the server-facing and spine-facing Gb/s of the leaves carrying that NIC rail, and what a
+    failure takes away from it ("losing pod1-spine3 makes pod 1 rail 2 1.07:1 (was 1.00:1)")."""
+
+    def __init__(self, ctx, capacity) -> None:
+        switches = ctx.inventory.switches_by_name
+        self.capacity = capacity
+        self.rail_key = {leaf: (switches[leaf].pod, rail) for leaf, rail in capacity.rail_of.items()}
+        self.totals: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
+        for leaf, key in self.rail_key.items():
+            self.totals[key][0] += capacity.down[leaf]
+            self.totals[key][1] += capacity.up[leaf]
+        self.leaves_under: dict[str, list[tuple[str, float]]] = defaultdict(list)  # spine -> (leaf, Gb/s)
+        for (lower, upper), speed in capacity.link.items():
+            if lower in self.rail_key:
+                self.leaves_under[upper].append((lower, speed))
+
+    def text(self, key: tuple[int, int], lost_down: float, lost_up: float) -> tuple[float, str]:
+        down, up = self.totals[key]
+        pod, rail = key
+        return (oversubscription(down - lost_down, up - lost_up),
+                f"pod {pod} rail {rail} {_ratio(down - lost_down, up - lost_up)} (was {_ratio(down, up)})")
+
+    def spine_lost(self, spine: str) -> tuple[float, str] | None:
+        """The worst rail of the spine's pod once the spine's links are gone."""
+        lost: dict[tuple[int, int], float] = defaultdict(float)
+        for leaf, speed in self.leaves_under.get(spine, ()):
+            lost[self.rail_key[leaf]] += speed
+        worst = None
+        for key in sorted(lost):  # ties: the lowest pod and rail
+            found = self.text(key, 0.0, lost[key])
+            if worst is None or found[0] > worst[0]:
+                worst = found
+        return worst
+
+    def link_lost(self, leaf: str, spine: str, links: int) -> tuple[float, str] | None:
+        key = self.rail_key.get(leaf)
+        return None if key is None else self.text(key, 0.0, self.capacity.link[(leaf, spine)] / max(links, 1))
+
+    def leaf_lost(self, leaf: str) -> tuple[float, str]:
+        """A rail leaf down: its servers lose that rail; the rest of the rail keeps its ratio."""
+        key = self.rail_key[leaf]
+        ratio, text = self.text(key, self.capacity.down[leaf], self.capacity.up[leaf])
+        share = self.capacity.down[leaf] / self.totals[key][0] if self.totals[key][0] else 0.0
+        return ratio, f"{text}, {share:.1%} of its server-facing capacity gone"
 
 
 def _ratio(down: float, up: float) -> str:
@@ -221,14 +257,29 @@ def check_n_minus_1(fabric) -> list[Finding]:
     baseline = tiers.class_widths()
     leaf_pairs = sum(tiers.pair_count(o, r) for o, r in baseline)
     base_unreachable = sum(tiers.pair_count(o, r) for (o, r), w in baseline.items() if w == 0)
-    capacity = _capacities(ctx, tiers) if ctx.inventory is not None else None
     plane_totals: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    if capacity is not None:
-        down, up, link_speed, plane_of = capacity
-        for spine in down.keys() | up.keys():
-            plane_totals[plane_of.get(spine, 0)][0] += down[spine]
-            plane_totals[plane_of.get(spine, 0)][1] += up[spine]
+    capacity, rails = None, None
+    lost_by_core: dict[str, float] = defaultdict(float)  # super-spine -> the spine-facing Gb/s it takes down
+    if ctx.inventory is not None:
+        capacity, plane_of = _capacities(ctx)
+        rails = _RailCapacity(ctx, capacity)
+        for switch in ctx.inventory.switches:
+            if switch.role == SPINE:
+                plane_totals[switch.plane][0] += capacity.down[switch.hostname]
+                plane_totals[switch.plane][1] += capacity.up[switch.hostname]
+        cores = {switch.hostname for switch in ctx.inventory.switches if switch.role == SUPER_SPINE}
+        for (_spine, upper), speed in capacity.link.items():
+            if upper in cores:
+                lost_by_core[upper] += speed
     results: list[tuple[str, str, int, int, str]] = []  # kind, subject, unreachable pairs, min width, capacity
+    worst_rail: dict[str, tuple[float, str, str]] = {}  # failure kind -> (ratio, subject, text): the worst rail
+
+    def note_rail(kind: str, subject: str, found: tuple[float, str] | None) -> str:
+        if found is None:
+            return ""
+        if kind not in worst_rail or found[0] > worst_rail[kind][0]:
+            worst_rail[kind] = (found[0], subject, found[1])
+        return found[1]
 
     def outcome(widths: dict[tuple[int, int], int], model_: TierModel) -> tuple[int, int]:
         unreachable = sum(model_.pair_count(o, r) for (o, r), w in widths.items() if w == 0)
@@ -246,10 +297,7 @@ def check_n_minus_1(fabric) -> list[Finding]:
     for core in (d for d, role in enumerate(roles) if role == SUPER_SPINE):
         widths = tiers.class_widths(dead_supers=frozenset({core}))
         unreachable, low = outcome(widths, tiers)
-        text = ""
-        if capacity is not None:
-            lost = sum(speed for (spine, other), speed in link_speed.items() if other == names[core])
-            text = plane_text(plane_of.get(names[core], 0), 0.0, lost)
+        text = plane_text(plane_of.get(names[core], 0), 0.0, lost_by_core[names[core]]) if capacity else ""
         results.append(("super-spine", names[core], unreachable, low, text))
     # A pod spine or one of its super-spine links only changes the class pairs with a leaf in its pod.
     pod_pairs: dict[int, list[tuple[int, int]]] = defaultdict(list)
@@ -276,14 +324,20 @@ def check_n_minus_1(fabric) -> list[Finding]:
                    if any(item[0] == spine for item in c.spines) else c for c in tiers.classes]
         core_map = {s: c for s, c in spine_super.items() if s != spine}
         unreachable, low = pod_outcome(pod, without, core_map)
-        results.append(("spine", names[spine], unreachable, low, ""))  # its plane's ratio is unchanged
+        text = ""
+        if capacity is not None and rails is not None:
+            name = names[spine]
+            text = "; ".join(part for part in (
+                plane_text(plane_of.get(name, 0), capacity.down[name], capacity.up[name]),
+                note_rail("spine", name, rails.spine_lost(name))) if part)
+        results.append(("spine", names[spine], unreachable, low, text))
         for core, sessions in spine_super.get(spine, {}).items():
             core_map = dict(spine_super)
             core_map[spine] = Counter({**spine_super[spine], core: sessions - 1})
             unreachable, low = pod_outcome(pod, tiers.classes, core_map)
             text = ""
             if capacity is not None:
-                per_link = link_speed[(names[spine], names[core])] / max(sessions, 1)
+                per_link = capacity.link[(names[spine], names[core])] / max(sessions, 1)
                 text = plane_text(plane_of.get(names[spine], 0), 0.0, per_link)
             for link in range(sessions):  # parallel links of one spine/super-spine pair: the same outcome
                 suffix = f" (link {link + 1}/{sessions})" if sessions > 1 else ""
@@ -309,9 +363,14 @@ def check_n_minus_1(fabric) -> list[Finding]:
                         unreachable += peers * ((after == 0) - (before == 0))
                 cache[key] = (unreachable, low)
             unreachable, low = cache[key]
+            text = note_rail("link", f"{names[leaf]}<->{names[spine]}",
+                             rails.link_lost(names[leaf], names[spine], sessions)) if rails is not None else ""
             for link in range(sessions):
                 suffix = f" (link {link + 1}/{sessions})" if sessions > 1 else ""
-                results.append(("link", f"{names[leaf]}<->{names[spine]}{suffix}", unreachable, low, ""))
+                results.append(("link", f"{names[leaf]}<->{names[spine]}{suffix}", unreachable, low, text))
+    if rails is not None:  # a rail leaf down: reachability among the other leaves is unchanged, its rail shrinks
+        for leaf in rails.rail_key:
+            note_rail("leaf", leaf, rails.leaf_lost(leaf))
     findings: list[Finding] = []
     breaking = [r for r in results if r[2] > base_unreachable]
     for kind, subject, unreachable, _low, _text in breaking[:INDIVIDUAL_FINDINGS]:
@@ -326,6 +385,12 @@ def check_n_minus_1(fabric) -> list[Finding]:
         if kind == "super-spine" and text:
             findings.append(Finding(check=N_MINUS_1, severity=Severity.INFO, subject=subject, expected=None,
                                     actual=low, message=f"losing {subject} makes {text}; minimum ECMP {low}"))
+    for kind in ("spine", "link", "leaf"):
+        if kind in worst_rail:
+            _ratio_value, subject, text = worst_rail[kind]
+            findings.append(Finding(check=N_MINUS_1, severity=Severity.INFO, subject=subject, expected=None,
+                                    actual=text, message=f"worst rail under a {kind} failure: losing {subject} "
+                                                         f"makes {text}"))
     counts = Counter(kind for kind, *_rest in results)
     worst = min(results, key=lambda r: (r[3], -r[2])) if results else None
     if worst is not None:

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import InputError
+from compiler.pods import PodsParams, plan_pods
 from twin.api import BriefModelSerializer, BriefRelatedField, VersionedModelSerializer, brief_from
 
 from .. import selectors
@@ -246,8 +247,14 @@ def _device_key(port) -> str:
     return f"switch:{port.switch_id}" if isinstance(port, Interface) else f"server:{port.server_id}"
 
 
+# A 5-stage build of Arista AVD's largest reported shape (4,998 switches) fits twice; the 2-tier limits
+# (512 spines + 4,096 leaves) stay below it.
+MAX_BUILD_SWITCHES = 10_000
+
+
 class FabricBuildSerializer(serializers.Serializer):
-    """Parameters of ``compiler.clos.ClosParams``; validated by planning (so a bad value is a 400 at once)."""
+    """Parameters of ``compiler.clos.ClosParams``, or with ``pods`` of ``compiler.pods.PodsParams`` (a 5-stage Clos:
+    the other fields describe ONE pod); validated by planning (so a bad value is a 400 at once)."""
 
     name = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}\Z")
     site = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}\Z", default="dc1")
@@ -274,13 +281,31 @@ class FabricBuildSerializer(serializers.Serializer):
     name_prefix = serializers.RegexField(r"^[A-Za-z0-9-]{0,20}\Z", required=False, default="", allow_blank=True)
     mgmt_pool = serializers.CharField(required=False, default="172.16.0.0/16", max_length=18)
     server_mgmt_pool = serializers.CharField(required=False, default="172.20.0.0/16", max_length=18)
+    # 5-stage Clos (compiler.pods): pods under super-spine planes, spine k of every pod to the super-spines of plane k
+    pods = serializers.IntegerField(min_value=0, max_value=63, default=0,
+                                    help_text="5-stage Clos: this many pods (spines/leaves/servers/rails describe ONE "
+                                              "pod; planes = spines per pod); 0: a two-tier Clos")
+    super_spines_per_plane = serializers.IntegerField(min_value=1, max_value=64, default=1,
+                                                      help_text="with pods: super-spines in each plane")
+    super_spine_links = serializers.IntegerField(min_value=1, max_value=64, default=1,
+                                                 help_text="with pods: parallel links between a spine and each "
+                                                           "super-spine of its plane")
+    super_spine_model = serializers.CharField(required=False, allow_null=True, default=None, max_length=100,
+                                              help_text="with pods: super-spine model (default: picked by ports)")
+    super_spine_platform = serializers.ChoiceField(choices=PlatformChoices.choices, required=False, allow_null=True,
+                                                   default=None, help_text="with pods (default: the spines')")
 
     def validate(self, attrs):
-        params = clos_params_from(attrs)
-        if params.leaves * max(params.servers_per_leaf, 1) > 200_000:
-            raise serializers.ValidationError({"leaves": ["fabric too large for one request"]})
+        params = fabric_params_from(attrs)
+        clos = params.pod if isinstance(params, PodsParams) else params
+        pods = params.pods if isinstance(params, PodsParams) else 1
+        if pods * clos.leaves * max(clos.servers_per_leaf, 1) > 200_000:
+            raise serializers.ValidationError({"pods" if pods > 1 else "leaves": ["fabric too large for one request"]})
+        if pods * (clos.spines + clos.leaves) > MAX_BUILD_SWITCHES:
+            raise serializers.ValidationError({"pods": [f"{pods} pods x {clos.spines + clos.leaves} switches: at "
+                                                        f"most {MAX_BUILD_SWITCHES} switches in one request"]})
         try:
-            plan_clos(params)
+            plan_pods(params) if isinstance(params, PodsParams) else plan_clos(params)
         except InputError as error:
             raise serializers.ValidationError(error.as_dict()) from None
         return attrs
@@ -307,6 +332,18 @@ class FabricBuildAcceptedSerializer(FabricBuildRecordSerializer):
     class Meta(FabricBuildRecordSerializer.Meta):
         fields = ("build", "status_url", *FabricBuildRecordSerializer.Meta.fields)
         read_only_fields = fields
+
+
+def fabric_params_from(data: dict) -> ClosParams | PodsParams:
+    """API field names -> the planner's parameters: PodsParams when ``pods`` is set (the Clos fields are its pod)."""
+    clos = clos_params_from(data)
+    if not data.get("pods"):
+        return clos
+    return PodsParams(name=clos.name, pods=data["pods"], pod=clos,
+                      super_spines_per_plane=data.get("super_spines_per_plane", 1),
+                      super_spine_links=data.get("super_spine_links", 1),
+                      super_spine_model=data.get("super_spine_model") or None,
+                      super_spine_platform=data.get("super_spine_platform") or None)
 
 
 def clos_params_from(data: dict) -> ClosParams:

@@ -53,14 +53,15 @@ class FabricViewSet(InventoryModelViewSet):
                               503: OpenApiResponse(description="the broker could not be reached")})
     @action(detail=False, methods=["post"], url_path="build", serializer_class=s.FabricBuildSerializer)
     def build(self, request):
-        """Plan a Clos fabric (compiler.clos) and persist it as a recorded build (``inventory.FabricBuild``):
+        """Plan a Clos fabric (compiler.clos), or with ``pods`` a 5-stage Clos of pods under super-spine planes
+        (compiler.pods), and persist it as a recorded build (``inventory.FabricBuild``):
         202 Accepted at once with ``Location``/``status_url`` (the build record; poll it until ``status`` is
         succeeded or failed, ``result`` then holds counts and oversubscription), whether a Celery worker or, with
         no broker, a background thread of the web process runs it. Invalid parameters are a 400 before anything
         is recorded."""
         serializer = s.FabricBuildSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        build = fabric_build_prepare(params=s.clos_params_from(serializer.validated_data), requested_by=request.user)
+        build = fabric_build_prepare(params=s.fabric_params_from(serializer.validated_data), requested_by=request.user)
         build_id = build.pk
         if not run_in_background(lambda: fabric_build_task(build_id), what=f"fabric build {build_id}"):
             run_enqueue(model=FabricBuild, run_id=build_id, task=fabric_build_task, what="fabric build")

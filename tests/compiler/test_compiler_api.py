@@ -7,10 +7,10 @@ import hashlib
 import pytest
 
 from compiler import render
-from compiler.api import compile_fabric, files_sha256
+from compiler.api import compile_fabric, files_sha256, render_configs
 from compiler.blast import blast_radius
 from compiler.diff import config_diff, structured_diff
-from compiler.errors import IntentValidationError, RenderError
+from compiler.errors import InputError, IntentValidationError, RenderError
 
 
 def test_compiling_twice_is_byte_identical(make_snapshot):
@@ -122,3 +122,24 @@ def test_rendering_never_mutates_structured(make_snapshot):
         for platform in supported_platforms():
             render_device(config, platform)
     assert configs == before
+
+
+def test_render_configs_in_forked_workers_equals_one_process(make_snapshot):
+    """workers=2 forks two children that render halves of the fabric: the same texts, hashes and host order."""
+    result = compile_fabric(make_snapshot(clos={"platform": "eos", "leaf_platforms": ["eos", "sonic"]}))
+    rendered, hashes = render_configs(result.structured, workers=2)  # own platform + frr
+    alone, alone_hashes = render_configs(result.structured)
+    assert list(rendered) == list(alone) == list(result.structured) and len(rendered) > 2
+    assert rendered == alone and hashes == alone_hashes
+    assert compile_fabric(result.snapshot, workers=2).rendered == result.rendered
+
+
+def test_render_configs_raises_a_childs_render_error_and_refuses_zero_workers(make_snapshot):
+    structured = compile_fabric(make_snapshot()).structured
+    broken = {host: dict(config) for host, config in structured.items()}
+    last = list(broken)[-1]  # rendered by the second child
+    broken[last]["hostname"] = "leaf\nhostname evil"
+    with pytest.raises(RenderError, match="line break"):
+        render_configs(broken, ("frr",), workers=2)
+    with pytest.raises(InputError, match="workers=0"):
+        render_configs(structured, workers=0)

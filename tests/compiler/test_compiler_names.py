@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 
 import pytest
 from compiler_scenarios import scenario
@@ -280,3 +281,14 @@ def test_clos_name_prefix_must_start_hostnames(prefix, ok):
     else:
         with pytest.raises(InputError, match="name_prefix"):
             plan_clos(params)
+
+
+@pytest.mark.parametrize("structured, field", [
+    ({"hostname": "h", (1, 2): "z\n"}, "(1, 2)='z\\n'"),  # a key orjson refuses: the guard walks it
+    ({"hostname": "h", "asn": 2**70, "description": "a\u2028b"}, "description='a\\u2028b'"),  # a 70-bit int, too
+    ({"hostname": "h", "vrfs": [{"name": "a\x85b"}]}, "vrfs[0].name='a\\x85b'"),  # non-ASCII text: the regex scan
+])
+def test_render_guard_falls_back_to_walking_and_names_the_field(structured, field):
+    with pytest.raises(RenderError, match=re.escape(field)):
+        names.check_single_line(structured, "eos")
+    names.check_single_line({"hostname": "h", (1, 2): "z", "asn": 2**70, "description": "ä"}, "eos")  # clean

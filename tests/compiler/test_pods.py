@@ -98,7 +98,8 @@ def test_rfc7938_asn_scheme():
 
 
 @pytest.mark.parametrize("field,value", [("pods", 0), ("super_spines_per_plane", 0), ("super_spine_links", 0),
-                                         ("super_spine_platform", "junos"), ("pods", 64)])
+                                         ("super_spine_platform", "junos"), ("pods", 64),
+                                         ("super_spine_model", "NOPE-1")])
 def test_bad_parameters_name_the_field(field, value):
     with pytest.raises(IntentValidationError) as error:
         plan_pods(PodsParams(**{**SMALL.__dict__, field: value}))

@@ -1,19 +1,22 @@
 """5-stage Clos through the database: build (command and service), snapshot round trip with pods, growth by pods,
-the RFC 7938 ASNs from the stored inventory, and a refused size naming the field."""
+the RFC 7938 ASNs from the stored inventory, a refused size naming the field, and the same build through the API
+(POST /api/fabrics/build/ with pods: recorded, tier oversubscription reported, 400 naming a bad field)."""
 
 import io
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 
 from compiler.allocate import allocate
 from compiler.clos import ClosParams
 from compiler.model import FabricIntent
 from compiler.pods import PodsParams, plan_pods
 from inventory.adapters import inventory_snapshot
-from inventory.builder import fabric_build_pods
-from inventory.models import Cable, Switch
+from inventory.api.serializers import clos_params_from
+from inventory.builder import fabric_build_params, fabric_build_pods
+from inventory.models import Cable, FabricBuild, Switch
 
 pytestmark = pytest.mark.django_db
 
@@ -52,3 +55,33 @@ def test_command_refuses_too_many_pods_naming_the_field():
     with pytest.raises(CommandError, match="pods.*64"):
         call_command("fabric_build", "--name", "c5", "--spines", "2", "--leaves", "2", "--pods", "64",
                      "--no-progress", stdout=io.StringIO())
+
+
+def test_api_builds_pods_records_them_and_reports_tiers(api_client):
+    body = {"name": "api5", "spines": 2, "leaves": 2, "servers_per_leaf": 1, "pods": 2, "super_spine_links": 2}
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 202, response.data  # tests run the build in the request: its result is in
+    result = response.data["result"]
+    assert result["switches"] == 2 + 2 * 4 and result["created"]["Switch"] == 10
+    # spine: 2 leaves x 400G down, 2 links x 400G up to its plane's super-spine
+    assert result["tier_oversubscription"]["plane"] == {"plane1": 1.0, "plane2": 1.0}
+    assert result["tier_oversubscription"]["spine"]["pod1-spine1"] == 1.0
+    build = FabricBuild.objects.get(pk=response.data["build"])
+    assert build.params["pods"] == 2 and build.params["pod"]["spines"] == 2
+    assert fabric_build_params(build) == PodsParams(name="api5", pods=2, super_spine_links=2,
+                                                    pod=clos_params_from(body))
+    assert inventory_snapshot("api5") == plan_pods(fabric_build_params(build))
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"pods": -1}, "pods"), ({"pods": 64}, "pods"), ({"super_spines_per_plane": 0}, "super_spines_per_plane"),
+    ({"super_spine_platform": "junos"}, "super_spine_platform"),
+    ({"super_spines_per_plane": 64, "spines": 4}, "super_spines_per_plane"),  # planner: 256 > 250 super-spines
+    ({"super_spine_model": "NOPE-1"}, "super_spine_model"),
+    ({"pods": 40, "spines": 10, "leaves": 250, "servers_per_leaf": 0}, "pods"),  # 10,400 switches in one request
+])
+def test_api_refuses_bad_pods_parameters_naming_the_field(api_client, change, field):
+    body = {"name": "bad5", "spines": 2, "leaves": 2, "servers_per_leaf": 1, "pods": 2, **change}
+    response = api_client.post(reverse("fabric-build"), body, format="json")
+    assert response.status_code == 400 and field in response.data, response.data
+    assert not FabricBuild.objects.exists() and not Switch.objects.exists()

@@ -2,6 +2,7 @@
 agree with the reference path-vector simulation on correct and broken fabrics; every check has a passing case and a
 deliberately broken one."""
 
+from dataclasses import replace
 from functools import lru_cache
 
 import pytest
@@ -105,6 +106,47 @@ def test_n_minus_1_reports_plane_capacity_and_breaks_on_a_single_plane():
     single = errors(clos5.check_n_minus_1(context(five_stage(spines=1))))
     assert [f.subject for f in single][:1] == ["superspine1"]
     assert "leaves 18 more leaf pair(s) without a route" in single[0].message  # 3 x 3 leaves, both directions
+
+
+@lru_cache(maxsize=2)
+def rail_fabric(missing_uplink=False):
+    """2 pods x (2 spines + 4 rail leaves: 2 rail groups of 2 rails), 2 servers per leaf; optionally without the
+    pod1-leaf1 <-> pod1-spine1 cable (a rail-0 leaf left with one uplink)."""
+    inventory = plan_pods(PodsParams(name="rails", pods=2, pod=ClosParams(spines=2, leaves=4, rails_per_server=2,
+                                                                          servers_per_leaf=2)))
+    if missing_uplink:
+        ends = {"pod1-leaf1", "pod1-spine1"}
+        inventory = replace(inventory, cables=tuple(cable for cable in inventory.cables
+                                                    if {cable.a.device, cable.b.device} != ends))
+    return compile_fabric(Snapshot(inventory, intent_for(inventory)))
+
+
+def rail_messages(findings):
+    return {f.message.split(":")[0]: f.message for f in findings if f.message.startswith("worst rail")}
+
+
+def test_n_minus_1_reports_per_rail_ratios_under_spine_link_and_leaf_loss():
+    findings = clos5.check_n_minus_1(context(rail_fabric()))
+    assert errors(findings) == []
+    assert rail_messages(findings) == {
+        # every rail leaf: 2 servers down, 2 spines up (1:1); a spine lost halves every rail's uplink
+        "worst rail under a spine failure": "worst rail under a spine failure: losing pod1-spine1 makes pod 1 "
+                                            "rail 0 2.00:1 (was 1.00:1)",
+        # rail 0 of pod 1 = 2 leaves, 4 uplinks: one link lost leaves 3
+        "worst rail under a link failure": "worst rail under a link failure: losing pod1-leaf1<->pod1-spine1 makes "
+                                           "pod 1 rail 0 1.33:1 (was 1.00:1)",
+        "worst rail under a leaf failure": "worst rail under a leaf failure: losing pod1-leaf1 makes pod 1 rail 0 "
+                                           "1.00:1 (was 1.00:1), 50.0% of its server-facing capacity gone",
+    }
+
+
+def test_n_minus_1_rail_ratios_on_a_leaf_missing_an_uplink():
+    """Broken cabling: pod1-leaf1 has one uplink, so rail 0 of pod 1 starts at 4:3 and losing pod1-spine2 cuts
+    pod1-leaf1 off (an error, as losing superspine2 cuts it off from pod 2) and leaves the rail 4:1."""
+    findings = clos5.check_n_minus_1(context(rail_fabric(missing_uplink=True)))
+    assert {"pod1-spine2", "superspine2"} <= {f.subject for f in errors(findings)}
+    assert rail_messages(findings)["worst rail under a spine failure"] == (
+        "worst rail under a spine failure: losing pod1-spine2 makes pod 1 rail 0 4.00:1 (was 1.33:1)")
 
 
 def test_two_tier_fabric_is_skipped_with_the_reason():

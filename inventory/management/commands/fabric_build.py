@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from compiler.clos import ClosParams
 from compiler.errors import FabricTwinError
-from compiler.pods import PodsParams, tier_oversubscription
+from compiler.pods import PodsParams
 from validators.physical import physical_report
 
 from ...builder import fabric_build_command, oversubscription_table
@@ -60,6 +60,10 @@ class Command(BaseCommand):
         parser.add_argument("--super-spines-per-plane", type=int, default=1, help="with --pods; planes = spines")
         parser.add_argument("--super-spine-links", type=int, default=1, help="with --pods: parallel links "
                             "between a spine and each super-spine of its plane")
+        parser.add_argument("--super-spine-model", default=None, help="with --pods: super-spine model (default: "
+                            "picked by the ports the pods need)")
+        parser.add_argument("--super-spine-platform", default=None, choices=["eos", "sonic", "frr"],
+                            help="with --pods: super-spine platform (default: the spines')")
 
     def handle(self, *args, **options):
         params = ClosParams(
@@ -78,7 +82,9 @@ class Command(BaseCommand):
             recorded: ClosParams | PodsParams = PodsParams(
                 name=options["name"], pods=options["pods"], pod=params,
                 super_spines_per_plane=options["super_spines_per_plane"],
-                super_spine_links=options["super_spine_links"])
+                super_spine_links=options["super_spine_links"],
+                super_spine_model=options["super_spine_model"],
+                super_spine_platform=options["super_spine_platform"])
         else:
             recorded = params
         try:
@@ -99,8 +105,8 @@ class Command(BaseCommand):
             self.stdout.write(f"picked {note}")
         self.stdout.write("oversubscription per leaf (downlink / uplink capacity):")
         self.stdout.write(oversubscription_table(result.capacities))
-        if options["pods"]:
-            tier_ratios = tier_oversubscription(inventory)
+        if result.tiers is not None:
+            tier_ratios = result.tiers
             for tier in ("plane", "rail"):
                 self.stdout.write(f"oversubscription per {tier}: " + ", ".join(
                     f"{key} {value:.2f}:1" for key, value in tier_ratios[tier].items()))
