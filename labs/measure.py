@@ -128,22 +128,35 @@ class SessionWait:
 
 def wait_bgp_sessions(state: TwinState, expected: Mapping[str, Mapping[str, int]], *, timeout_s: float,
                       poll_s: float) -> SessionWait:
+    """Poll until every node has its expected Established sessions. Each poll asks only the nodes still short of
+    them (asking all of them every time made waiting on a big twin cost nodes x polls vtysh calls); once none
+    is, one last poll of every node confirms no session dropped meanwhile (else the wait goes on)."""
     deadline = time.monotonic() + timeout_s
     polls = 0
     slowest_poll = 0.0
+    observed: dict[str, tuple[dict[str, int], dict[str, list[str]]]] = {}
+    pending = list(expected)
+    all_seen_at = 0.0  # when the last short node was seen complete (the confirmation poll comes after it)
     while True:
         polls += 1
         poll_started = time.monotonic()
-        observed = dict(zip(expected, parallel(lambda node: bgp_sessions(state, node), expected), strict=True))
+        observed.update(zip(pending, parallel(lambda node: bgp_sessions(state, node), pending), strict=True))
         missing = {node: {afi: (want, observed[node][0].get(afi, 0)) for afi, want in families.items()
                           if observed[node][0].get(afi, 0) < want}
                    for node, families in expected.items()}
         missing = {node: afis for node, afis in missing.items() if afis}
         slowest_poll = max(slowest_poll, time.monotonic() - poll_started)
-        if not missing or time.monotonic() > deadline:
+        confirmed = len(pending) == len(expected)
+        if not missing and not all_seen_at:
+            all_seen_at = time.time()
+        if missing:
+            all_seen_at = 0.0
+        if (not missing and confirmed) or time.monotonic() > deadline:
             break
-        time.sleep(poll_s)
-    return SessionWait(observed, missing, polls, slowest_poll, time.time())
+        pending = [node for node in expected if node in missing] if missing else list(expected)
+        if missing:
+            time.sleep(poll_s)
+    return SessionWait(observed, missing, polls, slowest_poll, all_seen_at or time.time())
 
 
 def bfd_peers(state: TwinState, node: str) -> list:
