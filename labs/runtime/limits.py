@@ -120,7 +120,8 @@ def release_neighbour_limits(prefix: str) -> None:
             _neighbour_record_path().write_text(json.dumps(record))
             return
         for key, value in record["original"].items():
-            write_sysctl(key, value)
+            if read_sysctl(key) != value:
+                write_sysctl(key, value)
         _neighbour_record_path().unlink()
 
 
