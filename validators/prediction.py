@@ -63,14 +63,21 @@ class Prediction:
         return asdict(self)
 
 
-def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Prediction:
+def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None,
+            devices: set[str] | frozenset[str] | None = None) -> Prediction:
     """The static prediction for every fidelity item, from the same model the validators use.
 
     ``host_nic_mtu`` (port key -> MTU) overrides the NIC MTUs from the inventory (the twin's host interfaces
-    use min(NIC MTU, intent host MTU), and so does the default)."""
+    use min(NIC MTU, intent host MTU), and so does the default). ``devices``: only these switches are twinned
+    (a subset boot, labs.subset: every spine plus some leaves): items of other switches are left out, and a
+    session, cable or flood-list entry counts only when both of its ends are twinned. ECMP widths and the N-1
+    scenarios' numbers stay the full fabric's (every spine is twinned, so a width between twinned leaves is the
+    same; scenarios are kept when everything they cut is twinned)."""
     ctx = as_context(compile_result)
-    structured = ctx.structured
     prediction = Prediction()
+    structured = ctx.structured
+    if devices is not None:
+        structured = {host: config for host, config in structured.items() if host in devices}
 
     # BGP sessions per device and address family (validators.sessions pairing).
     for host, config in structured.items():
@@ -79,6 +86,8 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
                                                  if i["kind"] == "fabric" and i.get("peer_device") in structured)
     families_at = _neighbor_families(structured)
     for session in ctx.sessions.established:
+        if session.a not in structured or session.b not in structured:
+            continue
         families = families_at.get((session.a, session.a_interface), set()) & families_at.get(
             (session.b, session.b_interface), set())
         for afi in families:
@@ -107,6 +116,8 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
     # ECMP per ordered VTEP pair (validators.ecmp leaf-pair matrix; width at the receiver of the route).
     matrix = ctx.leaf_pairs
     for origin, receiver in itertools.permutations(matrix.leaves, 2):
+        if origin not in structured or receiver not in structured:
+            continue
         prediction.ecmp[f"{receiver}->{origin}"] = matrix.width(origin, receiver)
         designed = matrix.designed_width(origin, receiver)
         if designed is not None:
@@ -119,6 +130,11 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
     # Host reachability matrix (validators.overlay), network x network.
     host_matrix, _findings = host_reachability(ctx)
     prediction.port_networks = dict(host_matrix.ports)
+    if devices is not None:
+        twinned_ports = {port_key(i["peer_device"], i["peer_interface"]) for config in structured.values()
+                         for i in config["interfaces"] if i["kind"] == "server"}
+        prediction.port_networks = {key: network for key, network in prediction.port_networks.items()
+                                    if key in twinned_ports}
     prediction.network_tenants = {name: info["tenant"] for name, info in host_matrix.networks.items()}
     for (a, b), ok in host_matrix.reachable.items():
         prediction.reachability[f"{a}->{b}"] = ok
@@ -133,15 +149,15 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
                 continue
             peer_device, peer_interface = interface["peer_device"], interface["peer_interface"]
             peer = index.get((peer_device, peer_interface)) if peer_device and peer_interface else None
-            if peer is None or peer_device is None or peer_interface is None:
+            if peer is None or peer_device is None or peer_interface is None or peer_device not in structured:
                 continue
             key = link_key(host, linux_ifname(interface["name"]), peer_device, linux_ifname(peer_interface))
             prediction.link_mtu[key] = min(interface["mtu"], peer["mtu"])
             if intended:
                 prediction.link_mtu_intended[key] = intended
 
-    _predict_host_mtu(ctx, prediction, host_nic_mtu or {})
-    _predict_n_minus_1(ctx, prediction)
+    _predict_host_mtu(ctx, prediction, host_nic_mtu or {}, structured)
+    _predict_n_minus_1(ctx, prediction, devices)
     return prediction
 
 
@@ -157,9 +173,9 @@ def _neighbor_families(structured) -> dict[tuple[str, str], set[str]]:
     return out
 
 
-def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int]) -> None:
-    """Largest inner IP packet between two hosts of one network on different leaves, on every ECMP path."""
-    structured = ctx.structured
+def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int], structured: dict) -> None:
+    """Largest inner IP packet between two hosts of one network on different leaves, on every ECMP path
+    (between the ``structured`` switches: all, or a subset boot's)."""
     index = ctx.interface_index
     inventory = ctx.inventory
     ports: list[tuple[str, str, str, dict]] = []  # (port key, network, leaf, leaf's server port)
@@ -213,17 +229,20 @@ def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int])
         prediction.host_mtu[pair] = min(limits)
 
 
-def _predict_n_minus_1(ctx, prediction: Prediction) -> None:
-    """The static what-if scenarios, with the twin's targets (node, Linux interface) to cut for each."""
+def _predict_n_minus_1(ctx, prediction: Prediction, devices: set[str] | frozenset[str] | None = None) -> None:
+    """The static what-if scenarios, with the twin's targets (node, Linux interface) to cut for each (with
+    ``devices``, the scenarios whose every target is on a twinned switch)."""
     result = getattr(ctx, "whatif_result", None) or run_whatif(ctx)
     prediction.baseline = {"min_ecmp": result.baseline_min_ecmp, "unreachable_pairs": result.baseline_unreachable}
+    twinned = (lambda device: devices is None or device in devices)  # noqa: E731 - one-line predicate
     fabric_ports: dict[str, list[str]] = {
-        host: [linux_ifname(i["name"]) for i in config["interfaces"] if i["kind"] == "fabric" and i["enabled"]]
+        host: [linux_ifname(i["name"]) for i in config["interfaces"]
+               if i["kind"] == "fabric" and i["enabled"] and twinned(i.get("peer_device"))]
         for host, config in ctx.structured.items()}
     for scenario in result.scenarios:
         if scenario.kind != "link":  # "spine" or a set of spines ("spine1+spine2", N-2): every fabric port of each
-            devices = scenario.subject.split("+")
-            targets = [[device, ifname] for device in devices for ifname in fabric_ports.get(device, [])]
+            cut = scenario.subject.split("+")
+            targets = [[device, ifname] for device in cut for ifname in fabric_ports.get(device, [])]
             subject = scenario.subject
         else:
             end_a, end_b = scenario.subject.split("<->")
@@ -231,5 +250,8 @@ def _predict_n_minus_1(ctx, prediction: Prediction) -> None:
             b, b_if = end_b.split(":", 1)
             targets = [[a, linux_ifname(a_if)]]
             subject = link_key(a, linux_ifname(a_if), b, linux_ifname(b_if))
+            cut = [a, b]
+        if not all(twinned(device) for device in cut):
+            continue
         prediction.scenarios.append({"kind": scenario.kind, "subject": subject, "targets": targets,
                                      "min_ecmp": scenario.min_ecmp, "unreachable_pairs": scenario.unreachable_pairs})
