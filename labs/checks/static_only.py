@@ -3,6 +3,7 @@
 - ``twin.pfc_ecn``       always skipped: veth has no PFC/ECN, verified statically only
 - ``twin.l3vni_vrfs``    "static only" when the twin was booted without tenant VRFs
 - ``twin.not_modelled``  the topology's own limitations (what ``labs.from_compile`` could not build)
+- ``twin.subset``        a subset boot (``labs.subset``): the leaves, hosts and cables that were left out
 """
 
 from __future__ import annotations
@@ -30,3 +31,10 @@ def check_not_modelled(state: TwinState, report: Report) -> None:
     limitations = topology.extra.get("limitations", [])
     if limitations:
         report.skip("twin.not_modelled", "; ".join(limitations))
+    subset = topology.extra.get("subset")
+    if subset:
+        left_out = subset["left_out_leaves"]
+        report.skip("twin.subset", f"subset boot ({subset['selection'] or 'chosen leaves'}): {subset['switches']} switches "
+                    f"twinned; not measured here: {len(left_out)} leaves ({', '.join(left_out[:8])}"
+                    f"{' ...' if len(left_out) > 8 else ''}), {subset['left_out_hosts']} hosts, "
+                    f"{subset['left_out_links']} cables; every check above covers the twinned switches only")
