@@ -348,7 +348,9 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
     twinned = state.topology_obj()
     # A subset boot is compared on the switches it twinned (labs.subset); otherwise on every switch.
     devices = {node.name for node in twinned.nodes} if "subset" in twinned.extra else None
-    prediction = fidelity.predict(static_report.context, devices=devices)  # reuses its what-if run
+    policy = state.size_policy  # BFD / hold time the twin runs (labs.runtime.sizing): the model is told the same
+    protocol = {"bfd": policy["bfd"], "min_hold_s": policy["min_hold_s"]} if policy else None
+    prediction = fidelity.predict(static_report.context, devices=devices, twin_protocol=protocol)  # reuses its what-if run
     observation = fidelity.observe(state, prediction, n_minus_1=n_minus_1)
     compared = fidelity.compare(prediction, observation, title=f"fidelity of twin {twin.prefix} "
                                                               f"(compile run #{twin.compile_run_id})")

@@ -23,6 +23,39 @@ from validators.context import VTEP_ROLES, as_context
 from validators.overlay import host_reachability
 from validators.whatif import run_whatif
 
+# FRR's defaults where a config sets none (FRR docs, "BFD" and "BGP" chapters; ``frr defaults datacenter``):
+# BFD 300 ms receive/transmit interval x detect multiplier 3; BGP keepalive 3 s / hold 9 s.
+FRR_BFD_INTERVAL_MS = 300
+FRR_BFD_MULTIPLIER = 3
+FRR_DATACENTER_HOLD_S = 9
+# After the failure is detected: the withdraw crosses a spine (advertisement-interval 0) and both leaves' zebra
+# install the smaller ECMP set. Measured 74-293 ms at 2x2..4x32 (docs/twin.md); 1 s leaves room for a busy host.
+PROPAGATION_MARGIN_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class FailureDetection:
+    """How fast a switch notices a dead neighbour by its protocol timers (a silent failure; a cut veth is also
+    seen at once through carrier loss, which these timers bound from above)."""
+
+    seconds: float
+    basis: str  # "BFD 300 ms x 3" or "BGP hold 9 s"
+
+    @property
+    def outage_limit_s(self) -> float:
+        """The largest flow outage the configured timers allow: detection plus propagation."""
+        return round(self.seconds + PROPAGATION_MARGIN_S, 3)
+
+
+def detection_by_timers(*, bfd: bool, hold_s: int = FRR_DATACENTER_HOLD_S, bfd_interval_ms: int = FRR_BFD_INTERVAL_MS,
+                        bfd_multiplier: int = FRR_BFD_MULTIPLIER) -> FailureDetection:
+    """BFD: receive interval x detect multiplier (RFC 5880 section 6.8.4); without BFD: the BGP hold time
+    (RFC 4271 section 4.4)."""
+    if bfd:
+        return FailureDetection(bfd_interval_ms * bfd_multiplier / 1000, f"BFD {bfd_interval_ms} ms x {bfd_multiplier}")
+    return FailureDetection(float(hold_s), f"BGP hold {hold_s} s")
+
+
 # Address family names: the structured config's -> FRR's ``show bgp summary json`` keys.
 AFI_NAMES = {"ipv4_unicast": "ipv4Unicast", "l2vpn_evpn": "l2VpnEvpn"}
 
@@ -58,13 +91,16 @@ class Prediction:
     host_mtu_intended: dict[str, int] = field(default_factory=dict)
     baseline: dict = field(default_factory=dict)  # {"min_ecmp", "unreachable_pairs"} with nothing failed
     scenarios: list[dict] = field(default_factory=list)  # kind, subject, targets, min_ecmp, unreachable_pairs
+    # Slowest failure detection of the switches' BGP/BFD timers, as the twin runs them (``twin_protocol``):
+    # {"seconds", "basis", "outage_limit_s"}; the twin's failover checks use the same limit.
+    failure_detection: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None,
-            devices: set[str] | frozenset[str] | None = None) -> Prediction:
+            devices: set[str] | frozenset[str] | None = None, twin_protocol: dict | None = None) -> Prediction:
     """The static prediction for every fidelity item, from the same model the validators use.
 
     ``host_nic_mtu`` (port key -> MTU) overrides the NIC MTUs from the inventory (the twin's host interfaces
@@ -72,7 +108,9 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None,
     (a subset boot, labs.subset: every spine plus some leaves): items of other switches are left out, and a
     session, cable or flood-list entry counts only when both of its ends are twinned. ECMP widths and the N-1
     scenarios' numbers stay the full fabric's (every spine is twinned, so a width between twinned leaves is the
-    same; scenarios are kept when everything they cut is twinned)."""
+    same; scenarios are kept when everything they cut is twinned). ``twin_protocol`` ({"bfd": bool,
+    "min_hold_s": int}, the twin's size policy, labs.runtime.sizing) says what the twin runs instead of the
+    configs' BFD and hold time, so the prediction compares like with like."""
     ctx = as_context(compile_result)
     prediction = Prediction()
     structured = ctx.structured
@@ -156,9 +194,32 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None,
             if intended:
                 prediction.link_mtu_intended[key] = intended
 
+    _predict_failure_detection(structured, prediction, twin_protocol or {})
     _predict_host_mtu(ctx, prediction, host_nic_mtu or {}, structured)
     _predict_n_minus_1(ctx, prediction, devices)
     return prediction
+
+
+def _predict_failure_detection(structured: dict, prediction: Prediction, twin_protocol: dict) -> None:
+    """The slowest switch's detection: BFD where its peer groups enable it (FRR's default 300 ms x 3, as the
+    FRR rendering sets no BFD timers), else its BGP hold time; ``twin_protocol`` overrides both."""
+    slowest: FailureDetection | None = None
+    for config in structured.values():
+        bgp = config.get("bgp") or {}
+        if not bgp.get("neighbors"):
+            continue
+        bfd = any(group.get("bfd") for group in bgp.get("peer_groups") or ())
+        if twin_protocol.get("bfd") is False:
+            bfd = False
+        hold = int(bgp.get("hold_s") or FRR_DATACENTER_HOLD_S)
+        if not bfd and twin_protocol.get("min_hold_s"):
+            hold = max(hold, int(twin_protocol["min_hold_s"]))
+        detection = detection_by_timers(bfd=bfd, hold_s=hold)
+        if slowest is None or detection.seconds > slowest.seconds:
+            slowest = detection
+    if slowest is not None:
+        prediction.failure_detection = {"seconds": slowest.seconds, "basis": slowest.basis,
+                                        "outage_limit_s": slowest.outage_limit_s}
 
 
 def _neighbor_families(structured) -> dict[tuple[str, str], set[str]]:

@@ -105,3 +105,10 @@ def test_prediction_restricted_to_the_subset_matches_the_twin_expectations(compi
         host.name for host in small.hosts}
     assert all(target[0] in {"leaf2", "leaf7", "spine1", "spine2"}
                for scenario in restricted.scenarios for target in scenario["targets"])
+
+
+def test_prediction_is_told_the_twin_protocol_settings(compiled):
+    result, _ = compiled
+    assert predict(result).failure_detection == {"seconds": 0.9, "basis": "BFD 300 ms x 3", "outage_limit_s": 1.9}
+    told = predict(result, twin_protocol={"bfd": False, "min_hold_s": 30}).failure_detection
+    assert told == {"seconds": 30.0, "basis": "BGP hold 30 s", "outage_limit_s": 31.0}
