@@ -13,12 +13,15 @@ what-if scenarios), daemon memory.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import itertools
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from compiler.errors import TwinError
@@ -511,3 +514,24 @@ def measure_resources(state: TwinState) -> dict:
     total = sum(per_switch.values())
     return {"switches": len(per_switch), "rss_total_mib": round(total / 1024, 1),
             "rss_per_switch_mib": round(total / 1024 / max(len(per_switch), 1), 1)}
+
+
+def measure_idle_cpu(state: TwinState, seconds: float = 10.0) -> dict:
+    """CPU the twin's recorded FRR daemons use while nothing happens: utime + stime over ``seconds``, in cores
+    (1.0 = one core busy); the machine's 1-minute load average beside it, since the host may be shared."""
+    pids = [pid for daemons in state.pids.values() for pid in daemons.values()]
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu_ticks() -> int:
+        total = 0
+        for pid in pids:
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime (proc(5) fields 14, 15)
+        return total
+
+    before, started = cpu_ticks(), time.monotonic()
+    time.sleep(seconds)
+    used = (cpu_ticks() - before) / ticks
+    window = time.monotonic() - started
+    return {"frr_cores": round(used / window, 2), "window_s": round(window, 1), "load_1m": round(os.getloadavg()[0], 1)}
