@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.render.frr import linux_ifname
@@ -169,8 +171,8 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None,
     host_matrix, _findings = host_reachability(ctx)
     prediction.port_networks = dict(host_matrix.ports)
     if devices is not None:
-        twinned_ports = {port_key(i["peer_device"], i["peer_interface"]) for config in structured.values()
-                         for i in config["interfaces"] if i["kind"] == "server"}
+        twinned_ports = {f"{i['peer_device']}:{i['peer_interface']}" for config in structured.values()
+                         for i in config["interfaces"] if i["kind"] == "server"}  # port_key's format
         prediction.port_networks = {key: network for key, network in prediction.port_networks.items()
                                     if key in twinned_ports}
     prediction.network_tenants = {name: info["tenant"] for name, info in host_matrix.networks.items()}
@@ -200,7 +202,7 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None,
     return prediction
 
 
-def _predict_failure_detection(structured: dict, prediction: Prediction, twin_protocol: dict) -> None:
+def _predict_failure_detection(structured: Mapping[str, Any], prediction: Prediction, twin_protocol: dict) -> None:
     """The slowest switch's detection: BFD where its peer groups enable it (FRR's default 300 ms x 3, as the
     FRR rendering sets no BFD timers), else its BGP hold time; ``twin_protocol`` overrides both."""
     slowest: FailureDetection | None = None
@@ -234,7 +236,8 @@ def _neighbor_families(structured) -> dict[tuple[str, str], set[str]]:
     return out
 
 
-def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int], structured: dict) -> None:
+def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int], structured: Mapping[str, Any]
+                      ) -> None:
     """Largest inner IP packet between two hosts of one network on different leaves, on every ECMP path
     (between the ``structured`` switches: all, or a subset boot's)."""
     index = ctx.interface_index
