@@ -22,12 +22,14 @@ RESTORE_TIMEOUT_S = 90.0
 
 
 def check_failover(state: TwinState, report: Report, scope: str = "link", timeout_s: float = 30.0,
-                   max_outage_s: float | None = None, flow_seconds: float = 4.0) -> dict:
+                   max_outage_s: float | None = None, flow_seconds: float | None = None) -> dict:
     """scope="link": the source leaf's uplink carrying the flow goes down. scope="spine": every link of the spine
     behind that uplink goes down (the spine side, as if the spine lost power). Convergence is the time until
     the kernel on the source leaf (local) and on the destination leaf (remote, needs the BGP withdraw) lists
     the reduced ECMP set toward the other VTEP; the outage is the largest gap between ping replies, allowed up to
-    ``max_outage_s`` (default: the failure detection of the configs running on the path, plus propagation)."""
+    ``max_outage_s`` (default: the failure detection of the configs running on the path, plus propagation).
+    The flow lasts ``flow_seconds`` (default: 3 s longer than that limit, so a flow that never recovers while the
+    cut lasts shows an outage above the limit)."""
     check = f"twin.failover_{scope}"
     topology = state.topology_obj()
     try:
@@ -40,6 +42,14 @@ def check_failover(state: TwinState, report: Report, scope: str = "link", timeou
     widths = expect.expected_ecmp_widths(topology)
     full_local, full_remote = widths[(source.leaf, destination.leaf)], widths[(destination.leaf, source.leaf)]
     uplinks = expect.uplinks(topology, source.leaf)
+    policy = recorded_policy(state.size_policy)
+    nodes = topology.nodes_by_name
+    on_path = {source.leaf, destination.leaf, *(peer for _, peer, _ in uplinks)}
+    detection = expect.failure_detection([policy_frr_conf(nodes[name].frr_conf, policy) for name in sorted(on_path)])
+    if max_outage_s is None:
+        max_outage_s = detection.outage_limit_s
+    timeout_s = max(timeout_s, 3 * max_outage_s)
+    flow_seconds = flow_seconds or max(4.0, max_outage_s + 3.0)
     # The cut is the uplink the flow hashes to, so the flow runs before the cut is chosen.
     flow = measure.Flow(state, source, destination, flow_seconds).start()
     try:
@@ -55,13 +65,6 @@ def check_failover(state: TwinState, report: Report, scope: str = "link", timeou
     except BaseException:
         flow.kill()
         raise
-    policy = recorded_policy(state.size_policy)
-    nodes = topology.nodes_by_name
-    detection = expect.failure_detection([policy_frr_conf(nodes[name].frr_conf, policy)
-                                          for name in (source.leaf, destination.leaf, spine)])
-    if max_outage_s is None:
-        max_outage_s = detection.outage_limit_s
-    timeout_s = max(timeout_s, 3 * max_outage_s)
     links_to_spine = {leaf: sum(1 for _, peer, _ in expect.uplinks(topology, leaf) if peer == spine)
                       for leaf in (source.leaf, destination.leaf)}
     lost_local = 1 if scope == "link" else links_to_spine[source.leaf]
