@@ -30,6 +30,7 @@ from . import collectors, expect, flowprobe
 from .collectors import PingResult
 from .expect import HostPort
 from .runtime import TwinState
+from .runtime.sizing import CONVERGE_BASE_S, recorded_policy
 from .shell import parallel, run
 
 IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP 8: ping -s payload = packet size - 28
@@ -308,7 +309,7 @@ class Relearn:
         return {"lost": self.lost, "resynced_s": self.resynced_s, "still_missing": self.still_missing}
 
 
-def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_s: float = 45.0) -> Relearn:
+def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_s: float | None = None) -> Relearn:
     """Find L3VNI next hops FRR lost and re-learn them.
 
     Why (measured with FRR 8.4.4 here): when the best path of an EVPN route imported into a tenant VRF moves to
@@ -319,7 +320,11 @@ def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_
     documents the withdraw-then-announce (FRRouting/frr#18240); the lost re-install is the defect. The twin
     re-learns the routes with ``clear bgp *`` on the affected leaves (a fresh install works, as at boot) and
     waits for a converged fabric (sessions, kernel ECMP, then the next hops) so later measurements see the
-    fabric, not the leftover. ``labs.checks.l3vni`` turns the result into findings."""
+    fabric, not the leftover. ``labs.checks.l3vni`` turns the result into findings. ``timeout_s`` defaults to
+    the twin's convergence wait (labs.runtime.sizing: it grows with the fabric)."""
+    if timeout_s is None:
+        policy = recorded_policy(state.size_policy)
+        timeout_s = policy.converge_timeout_s if policy else CONVERGE_BASE_S
     deadline = time.monotonic() + settle_s
     gaps = l3vni_next_hop_gaps(state)
     while gaps and time.monotonic() < deadline:  # entries may still be on their way after a change
@@ -338,7 +343,8 @@ def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_
     expected_widths = expect.expected_ecmp_widths(topology)
     ecmp = None
     if expected_widths:
-        ecmp = (expected_widths, wait_ecmp_widths(state, expected_widths, settle_s=15.0)[0], expect.vteps(topology))
+        ecmp = (expected_widths, wait_ecmp_widths(state, expected_widths, settle_s=max(15.0, timeout_s / 4))[0],
+                expect.vteps(topology))
     left = l3vni_next_hop_gaps(state)
     while left and time.monotonic() - started < timeout_s:
         time.sleep(0.5)
