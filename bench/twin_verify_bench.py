@@ -77,6 +77,9 @@ def measure_size(size: str, args) -> dict:
         "link_outage": outage(link), "spine_outage": outage(spine), "detection": link.get("detection"),
         "checks": f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped",
         "failed": [name for name, check in report.checks.items() if check.status == "failed"],
+        # What stopped a failed check (its first error findings), kept in the JSON record, not in the table.
+        "failed_detail": {name: [finding.message for finding in check.findings if finding.severity == "error"][:3]
+                          for name, check in report.checks.items() if check.status == "failed"},
         "green": report.ok, "load_start": load_start, "load_end": idle["load_1m"],
         "at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
