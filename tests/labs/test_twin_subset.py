@@ -1,11 +1,15 @@
 """Subset boot selection (pure: compiled topologies, no root): every spine plus the chosen leaves, what was left
 out, neighbor lines toward left-out cables removed, and the static prediction restricted to the same switches."""
 
+import json
+
 import pytest
+from twin_sample_fabric import sample_fabric
 
 from compiler.api import compile_fabric
-from compiler.errors import InputError
+from compiler.errors import InputError, TwinError
 from compiler.scenario import snapshot_from_scenario
+from labs import __main__ as cli
 from labs.from_compile import topology_from_compile
 from labs.subset import select_leaves, subset_from_compile, subset_topology
 from validators.prediction import predict
@@ -112,3 +116,22 @@ def test_prediction_is_told_the_twin_protocol_settings(compiled):
     assert predict(result).failure_detection == {"seconds": 0.9, "basis": "BFD 300 ms x 3", "outage_limit_s": 1.9}
     told = predict(result, twin_protocol={"bfd": False, "min_hold_s": 30}).failure_detection
     assert told == {"seconds": 30.0, "basis": "BGP hold 30 s", "outage_limit_s": 31.0}
+
+
+
+def test_cli_refuses_an_unknown_leaf_before_anything_boots(tmp_path, capsys, monkeypatch):
+    booted = []
+
+    def fake_up(topology, *args, **kwargs):
+        booted.append(topology)
+        raise TwinError("not booting in a unit test")
+
+    monkeypatch.setattr(cli.runtime, "up", fake_up)
+    path = tmp_path / "twin.json"
+    path.write_text(json.dumps(sample_fabric("ftcli1", leaves=3).to_dict()))
+    assert cli.main(["up", "--topology", str(path), "--subset", "leaf2,leaf9"]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["error"] == "invalid input" and "leaf9" in out["fields"]["--subset"][0] and not booted
+    # the same selection without the typo is what would be booted
+    cli.main(["up", "--topology", str(path), "--subset", "leaf2"])
+    assert sorted(node.name for node in booted[0].nodes) == ["leaf2", "spine1", "spine2"]
