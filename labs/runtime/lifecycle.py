@@ -19,7 +19,7 @@ from .daemons import frr_daemons_in, is_our_daemon, process_alive, remove_frr_cr
 from .frr_files import ETC_FRR, RUN_FRR, write_frr_files
 from .kernel import all_namespaces, create_namespaces, detect_kernel_features, namespaces_with_prefix
 from .limits import raise_neighbour_limits, release_neighbour_limits
-from .linux_plan import apply_linux_plan, configure_host, create_cables
+from .linux_plan import apply_linux_plan, configure_host, create_cables, set_fabric_cables
 from .sizing import size_policy
 from .state import TwinState, claim, default_state_dir, prefix_lock, require_owner, resolve_installation
 from .vrf import VRF_VIEWS_DIR, choose_vrf_backend, plan_vrfs, remove_vrf_views, vrf_netns_name
@@ -185,6 +185,8 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     create_namespaces(state)
     create_cables(topology)
     parallel(lambda node: apply_linux_plan(topology, node, state), topology.nodes)
+    if policy.late_cabling:
+        set_fabric_cables(topology, "down")  # plugged in once every switch runs (sizing.LATE_CABLING_SWITCHES)
     parallel(lambda host: configure_host(topology, host), topology.hosts)
     state.timings["topology_s"] = round(time.monotonic() - started, 3)
     state.save()
@@ -201,6 +203,8 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     ordered = sorted(topology.nodes, key=lambda node: node.role not in ("super-spine", "spine"))
     results = parallel(lambda node: start_frr(topology, node, log_dir, state.vrf_netns.get(node.name, {}), policy,
                                               timeout_s=policy.start_timeout_s), ordered, workers=policy.wave)
+    if policy.late_cabling:
+        set_fabric_cables(topology, "up")
     for node, (pids, config_error) in zip(ordered, results, strict=True):
         state.pids[node.name] = pids
         if config_error:

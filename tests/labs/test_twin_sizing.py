@@ -35,6 +35,9 @@ def test_waves_and_timeouts_follow_the_machine_and_the_fabric():
     assert small.start_timeout_s == 30.0 and big.start_timeout_s == 88.0  # never a fixed 30 s at 256
     assert big.converge_timeout_s == 188.0 > small.converge_timeout_s
     assert SizePolicy.from_dict(big.as_dict()) == big
+    assert big.late_cabling and not small.late_cabling  # cables plugged in once every switch runs, from 64
+    recorded_before = {key: value for key, value in big.as_dict().items() if key != "late_cabling"}
+    assert not SizePolicy.from_dict(recorded_before).late_cabling  # a state file from before the field
 
 
 def test_a_bad_bfd_override_is_named():
