@@ -39,9 +39,16 @@ HEADER = ("fabric", "subset", "switches", "hosts", "BFD", "boot s (topology + da
           "load 1m start/end", "measured at")
 
 
+# Above 256 leaves the default pools (/22 loopbacks, 400 private 2-byte ASNs) are too small: bench.compile_bench's
+# pools, the ones bench/scale.py compiles the 1,088-switch fabric with.
+BIG_POOLS = {"loopback": "10.0.0.0/20", "vtep": "10.0.16.0/20", "p2p": "10.128.0.0/14", "asn_first": 4200000000,
+             "asn_last": 4200099999, "spine_asn": 4210000000}
+
+
 def scenario(spines: int, leaves: int, underlay: str) -> dict:
     return {"clos": {"spines": spines, "leaves": leaves, "servers_per_leaf": 1, "platform": "frr"},
             "intent": {"name": f"bench{spines}x{leaves}", "underlay": underlay,
+                       **({"pools": BIG_POOLS} if leaves > 256 else {}),
                        "tenants": [{"name": "A", "vrf": "TENANT_A"}],
                        "networks": [{"name": "net10", "tenant": "A", "vlan_id": 10, "subnet": "10.10.0.0/16",
                                      "gateway": "10.10.0.1", "attachments": "all"}]}}
