@@ -326,7 +326,9 @@ def ping_args(destination: str, *, count: int = 3, interval: float = 0.2, size: 
 
 def ping(netns: str, destination: str, **kwargs) -> PingResult:
     args = ping_args(destination, **kwargs)
-    timeout = kwargs.get("count", 3) * (kwargs.get("interval", 0.2) + kwargs.get("wait_s", 1.0)) + 10
+    # ping bounds itself (-c, -W); this only guards a hung process. 10 s of slack was not enough at load average
+    # 140 (a 256-switch twin beside other work): one ping process took 11.2 s and stopped the whole check.
+    timeout = kwargs.get("count", 3) * (kwargs.get("interval", 0.2) + kwargs.get("wait_s", 1.0)) + 60
     result = ns_exec(netns, args, check=False, timeout=timeout)
     return parse_ping(result.stdout + "\n" + result.stderr)
 
