@@ -12,8 +12,9 @@ that are neither spines nor super-spines (border leaves included). Spines and su
 so ECMP widths between the booted leaves are the full fabric's.
 
 Pure: ``subset_topology`` takes a ``TwinTopology`` and returns a smaller one: cables and hosts of left-out
-leaves removed, and in every booted switch's frr.conf the BGP neighbor lines toward ports whose cable was left
-out (a neighbor that can never come up only costs bgpd connection attempts). ``TwinTopology.extra["subset"]``
+leaves removed, and in every booted switch's frr.conf the BGP neighbor lines and ``interface`` blocks of ports whose
+cable was left out (a neighbor that can never come up only costs bgpd connection attempts; a 64x1024 spine's
+1,024 interface blocks took minutes to load per spine). ``TwinTopology.extra["subset"]``
 says what was left out; the static prediction is restricted to the same switches
 (``validators.prediction.predict(..., devices=...)``).
 """
@@ -34,6 +35,7 @@ ALWAYS_BOOTED_ROLES = ("spine", "super-spine")
 CI_SUBSET = "per-pod:2"  # the CI-sized default: the smallest selection with a cross-leaf flow in every pod
 ITEM = re.compile(r"^(?P<kind>leaves|per-pod|pod|rail):(?P<value>\d+)$")
 NEIGHBOR_LINE = re.compile(r"^\s*neighbor (?P<peer>\S+) ")
+INTERFACE_LINE = re.compile(r"^interface (?P<name>\S+)\s*$")
 
 
 def natural_key(name: str) -> tuple:
@@ -134,8 +136,9 @@ def subset_topology(topology: TwinTopology, leaves: list[str], *, selection: str
 
 
 def _without_neighbors_on(node: TwinNode, cabled: set[str]) -> tuple[str, int]:
-    """The node's frr.conf without the BGP neighbors on plan ports that have no cable in the subset: unnumbered
-    neighbors by interface name, numbered ones by address inside the port's subnet. Returns (conf, neighbors)."""
+    """The node's frr.conf without the BGP neighbors and ``interface`` blocks of plan ports that have no cable in
+    the subset: unnumbered neighbors by interface name, numbered ones by address inside the port's subnet.
+    Returns (conf, neighbors removed)."""
     dropped_ports = [port for port in node.linux_plan.get("links", []) if port["name"] not in cabled]
     if not dropped_ports:
         return node.frr_conf, 0
@@ -152,8 +155,18 @@ def _without_neighbors_on(node: TwinNode, cabled: set[str]) -> tuple[str, int]:
         return any(address in network for network in networks)
 
     removed: set[str] = set()
-    lines = []
+    lines: list[str] = []
+    in_dropped_interface = False
     for line in node.frr_conf.splitlines():
+        if in_dropped_interface:
+            in_dropped_interface = line.strip() != "exit"
+            continue
+        interface = INTERFACE_LINE.match(line)
+        if interface and interface.group("name") in names:
+            in_dropped_interface = True
+            continue
+        if line.strip() == "!" and lines and lines[-1].strip() == "!":
+            continue  # the separator of a removed block
         match = NEIGHBOR_LINE.match(line)
         if match and dropped(match.group("peer")):
             removed.add(match.group("peer"))

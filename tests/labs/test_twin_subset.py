@@ -52,6 +52,8 @@ def test_two_of_eight_leaves_keep_every_spine_and_say_what_was_left_out(compiled
     assert subset["neighbors_removed"] == {"spine1": 6, "spine2": 6}
     assert sum(1 for line in spine.splitlines() if line.strip().endswith("peer-group UNDERLAY")) == 2
     assert "leaf7" in spine and "leaf3_" not in spine
+    interfaces = [line.split()[1] for line in spine.splitlines() if line.startswith("interface ")]
+    assert len(interfaces) == 2 and "!\n!" not in spine  # blocks of left-out ports removed with their separator
     # the leaves' own configs are untouched (all their cables are booted)
     assert small.nodes_by_name["leaf2"].frr_conf == topology.nodes_by_name["leaf2"].frr_conf
 
