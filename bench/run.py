@@ -258,6 +258,9 @@ def main() -> int:
     twin_rows = twin[1] if twin else None
     report["twin"] = twin_rows if twin else skip
     sections.append("## Live twin (netns + FRR)\n\n" + ("```\n" + twin[0].table(twin_rows) + "\n```" if twin else skip))
+    verified = RESULTS / "twin_verify.md"
+    if verified.exists():  # recorded by `python -m bench.twin_verify_bench --record` (minutes per size: not run here)
+        sections.append("### Every live check per size (recorded rows)\n\n" + verified.read_text().split("\n", 2)[2])
 
     print("api ...", file=sys.stderr, flush=True)
     api, skip = optional("api_bench")

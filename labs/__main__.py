@@ -2,6 +2,7 @@
 
     python -m labs up --scenario fabric.yaml [--verify]      # compile a scenario, boot it (root + FRR)
     python -m labs up --topology twin.json                    # a TwinTopology as JSON
+    python -m labs up --scenario big.yaml --subset ci         # every spine + 2 leaves per pod (labs.subset)
     python -m labs status ft3fa91c
     python -m labs verify ft3fa91c [--no-failover] [--json]
     python -m labs down ft3fa91c [--force]
@@ -23,6 +24,7 @@ from compiler.scenario import snapshot_from_scenario
 
 from . import checks, runtime
 from .from_compile import topology_from_compile
+from .subset import select_leaves, subset_from_compile, subset_topology
 from .topology import TwinTopology, new_prefix
 
 
@@ -32,10 +34,15 @@ def _topology(args) -> TwinTopology:
         if args.prefix:
             data["name_prefix"] = args.prefix
         data.setdefault("name_prefix", new_prefix())
-        return TwinTopology.from_dict(data)
+        topology = TwinTopology.from_dict(data)
+        if args.subset:  # no inventory: leaf names and leaves:N / per-pod:N (one pod) only
+            topology = subset_topology(topology, select_leaves(topology, args.subset, field="--subset"),
+                                       selection=args.subset)
+        return topology
     scenario = yaml.safe_load(Path(args.scenario).read_text())
     result = compile_fabric(snapshot_from_scenario(scenario))
-    return topology_from_compile(result, name_prefix=args.prefix, max_servers_per_leaf=args.max_servers_per_leaf)
+    topology = topology_from_compile(result, name_prefix=args.prefix, max_servers_per_leaf=args.max_servers_per_leaf)
+    return subset_from_compile(topology, result, args.subset, field="--subset") if args.subset else topology
 
 
 def _print(data) -> None:
@@ -73,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--prefix", help="twin prefix (default: random ft<6 hex>)")
     up.add_argument("--max-servers-per-leaf", type=int, default=None)
     up.add_argument("--verify", action="store_true", help="run the live checks after boot")
+    up.add_argument("--subset", help="boot every spine and super-spine plus these leaves: comma-separated leaf names, "
+                    "leaves:N, per-pod:N, pod:P, rail:R, or ci (= per-pod:2, the CI-sized default); the report says "
+                    "what was left out")
     for name in ("status", "down"):
         command = sub.add_parser(name)
         command.add_argument("prefix")
@@ -90,8 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "up":
             state = runtime.up(_topology(args), args.state_dir, installation=args.installation)
+            topology = state.topology_obj()
             _print({"prefix": state.prefix, "label": state.label, "timings": state.timings,
-                    "config_errors": state.config_errors, "state_file": str(state.state_file)})
+                    "config_errors": state.config_errors, "state_file": str(state.state_file),
+                    "size_policy": state.size_policy, "switches": len(topology.nodes),
+                    **({"subset": topology.extra["subset"]} if "subset" in topology.extra else {})})
             return _verify(state, args) if args.verify else 0
         if args.command == "status":
             data = runtime.status(args.prefix, args.state_dir, sessions=args.sessions, installation=args.installation)

@@ -304,11 +304,10 @@ def collect_flood_lists(namespaces: str | Sequence[str]) -> dict[str, set[str]]:
 
 
 def collect_tx_packets(netns: str, ifnames: list[str]) -> dict[str, int]:
-    out = {}
-    for ifname in ifnames:
-        result = ns_exec(netns, ["cat", f"/sys/class/net/{ifname}/statistics/tx_packets"], check=False)
-        out[ifname] = int(result.stdout.strip() or 0)
-    return out
+    """Transmitted packets per interface (one ``ip -s link`` of the namespace; an absent interface counts 0)."""
+    links = json.loads(run(["ip", "-n", netns, "-s", "-j", "link", "show"], check=False).stdout or "[]")
+    counters = {link.get("ifname"): int(link.get("stats64", {}).get("tx", {}).get("packets", 0)) for link in links}
+    return {ifname: counters.get(ifname, 0) for ifname in ifnames}
 
 
 def ping_args(destination: str, *, count: int = 3, interval: float = 0.2, size: int | None = None,
@@ -327,7 +326,9 @@ def ping_args(destination: str, *, count: int = 3, interval: float = 0.2, size: 
 
 def ping(netns: str, destination: str, **kwargs) -> PingResult:
     args = ping_args(destination, **kwargs)
-    timeout = kwargs.get("count", 3) * (kwargs.get("interval", 0.2) + kwargs.get("wait_s", 1.0)) + 10
+    # ping bounds itself (-c, -W); this only guards a hung process. 10 s of slack was not enough at load average
+    # 140 (a 256-switch twin beside other work): one ping process took 11.2 s and stopped the whole check.
+    timeout = kwargs.get("count", 3) * (kwargs.get("interval", 0.2) + kwargs.get("wait_s", 1.0)) + 60
     result = ns_exec(netns, args, check=False, timeout=timeout)
     return parse_ping(result.stdout + "\n" + result.stderr)
 

@@ -10,12 +10,43 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import re
 from dataclasses import dataclass
 
 from compiler.errors import TwinError
+from validators.prediction import (
+    FRR_BFD_INTERVAL_MS,
+    FRR_BFD_MULTIPLIER,
+    FRR_DATACENTER_HOLD_S,
+    FailureDetection,
+    detection_by_timers,
+)
 
 from .runtime import vtep_of
 from .topology import TwinTopology
+
+BGP_TIMERS = re.compile(r"^\s*timers bgp (\d+) (\d+)\s*$", re.MULTILINE)
+BFD_PEER = re.compile(r"^\s*neighbor \S+ bfd\b", re.MULTILINE)
+BFD_DETECT = re.compile(r"^\s*detect-multiplier (\d+)\s*$", re.MULTILINE)
+BFD_RECEIVE = re.compile(r"^\s*receive-interval (\d+)\s*$", re.MULTILINE)
+
+
+def failure_detection(frr_confs: list[str]) -> FailureDetection:
+    """The slowest detection among these running configs (``labs.runtime.sizing.policy_frr_conf`` applied):
+    BFD's receive interval x detect multiplier where every config peers with BFD, else the BGP hold time."""
+    slowest = FailureDetection(0.0, "no BGP")
+    for conf in frr_confs:
+        if BFD_PEER.search(conf):
+            multiplier = int(match.group(1)) if (match := BFD_DETECT.search(conf)) else FRR_BFD_MULTIPLIER
+            interval = int(match.group(1)) if (match := BFD_RECEIVE.search(conf)) else FRR_BFD_INTERVAL_MS
+            detection = detection_by_timers(bfd=True, bfd_interval_ms=interval, bfd_multiplier=multiplier)
+        else:
+            hold = int(match.group(2)) if (match := BGP_TIMERS.search(conf)) else FRR_DATACENTER_HOLD_S
+            detection = detection_by_timers(bfd=False, hold_s=hold)
+        if detection.seconds > slowest.seconds:
+            slowest = detection
+    return slowest
+
 
 # Why cross-tenant and L3VNI-only pairs are "static only" in a twin without tenant VRFs. Every kernel gets them
 # (kernel VRF devices or FRR's netns VRF backend), so only a boot with FT_TWIN_VRF_BACKEND=none lacks them.

@@ -13,12 +13,15 @@ what-if scenarios), daemon memory.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import itertools
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from compiler.errors import TwinError
@@ -27,6 +30,7 @@ from . import collectors, expect, flowprobe
 from .collectors import PingResult
 from .expect import HostPort
 from .runtime import TwinState
+from .runtime.sizing import CONVERGE_BASE_S, recorded_policy
 from .shell import parallel, run
 
 IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP 8: ping -s payload = packet size - 28
@@ -128,22 +132,35 @@ class SessionWait:
 
 def wait_bgp_sessions(state: TwinState, expected: Mapping[str, Mapping[str, int]], *, timeout_s: float,
                       poll_s: float) -> SessionWait:
+    """Poll until every node has its expected Established sessions. Each poll asks only the nodes still short of
+    them (asking all of them every time made waiting on a big twin cost nodes x polls vtysh calls); once none
+    is, one last poll of every node confirms no session dropped meanwhile (else the wait goes on)."""
     deadline = time.monotonic() + timeout_s
     polls = 0
     slowest_poll = 0.0
+    observed: dict[str, tuple[dict[str, int], dict[str, list[str]]]] = {}
+    pending = list(expected)
+    all_seen_at = 0.0  # when the last short node was seen complete (the confirmation poll comes after it)
     while True:
         polls += 1
         poll_started = time.monotonic()
-        observed = dict(zip(expected, parallel(lambda node: bgp_sessions(state, node), expected), strict=True))
+        observed.update(zip(pending, parallel(lambda node: bgp_sessions(state, node), pending), strict=True))
         missing = {node: {afi: (want, observed[node][0].get(afi, 0)) for afi, want in families.items()
                           if observed[node][0].get(afi, 0) < want}
                    for node, families in expected.items()}
         missing = {node: afis for node, afis in missing.items() if afis}
         slowest_poll = max(slowest_poll, time.monotonic() - poll_started)
-        if not missing or time.monotonic() > deadline:
+        confirmed = len(pending) == len(expected)
+        if not missing and not all_seen_at:
+            all_seen_at = time.time()
+        if missing:
+            all_seen_at = 0.0
+        if (not missing and confirmed) or time.monotonic() > deadline:
             break
-        time.sleep(poll_s)
-    return SessionWait(observed, missing, polls, slowest_poll, time.time())
+        pending = [node for node in expected if node in missing] if missing else list(expected)
+        if missing:
+            time.sleep(poll_s)
+    return SessionWait(observed, missing, polls, slowest_poll, all_seen_at or time.time())
 
 
 def bfd_peers(state: TwinState, node: str) -> list:
@@ -292,7 +309,7 @@ class Relearn:
         return {"lost": self.lost, "resynced_s": self.resynced_s, "still_missing": self.still_missing}
 
 
-def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_s: float = 45.0) -> Relearn:
+def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_s: float | None = None) -> Relearn:
     """Find L3VNI next hops FRR lost and re-learn them.
 
     Why (measured with FRR 8.4.4 here): when the best path of an EVPN route imported into a tenant VRF moves to
@@ -303,7 +320,11 @@ def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_
     documents the withdraw-then-announce (FRRouting/frr#18240); the lost re-install is the defect. The twin
     re-learns the routes with ``clear bgp *`` on the affected leaves (a fresh install works, as at boot) and
     waits for a converged fabric (sessions, kernel ECMP, then the next hops) so later measurements see the
-    fabric, not the leftover. ``labs.checks.l3vni`` turns the result into findings."""
+    fabric, not the leftover. ``labs.checks.l3vni`` turns the result into findings. ``timeout_s`` defaults to
+    the twin's convergence wait (labs.runtime.sizing: it grows with the fabric)."""
+    if timeout_s is None:
+        policy = recorded_policy(state.size_policy)
+        timeout_s = policy.converge_timeout_s if policy else CONVERGE_BASE_S
     deadline = time.monotonic() + settle_s
     gaps = l3vni_next_hop_gaps(state)
     while gaps and time.monotonic() < deadline:  # entries may still be on their way after a change
@@ -322,7 +343,8 @@ def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_
     expected_widths = expect.expected_ecmp_widths(topology)
     ecmp = None
     if expected_widths:
-        ecmp = (expected_widths, wait_ecmp_widths(state, expected_widths, settle_s=15.0)[0], expect.vteps(topology))
+        ecmp = (expected_widths, wait_ecmp_widths(state, expected_widths, settle_s=max(15.0, timeout_s / 4))[0],
+                expect.vteps(topology))
     left = l3vni_next_hop_gaps(state)
     while left and time.monotonic() - started < timeout_s:
         time.sleep(0.5)
@@ -498,3 +520,24 @@ def measure_resources(state: TwinState) -> dict:
     total = sum(per_switch.values())
     return {"switches": len(per_switch), "rss_total_mib": round(total / 1024, 1),
             "rss_per_switch_mib": round(total / 1024 / max(len(per_switch), 1), 1)}
+
+
+def measure_idle_cpu(state: TwinState, seconds: float = 10.0) -> dict:
+    """CPU the twin's recorded FRR daemons use while nothing happens: utime + stime over ``seconds``, in cores
+    (1.0 = one core busy); the machine's 1-minute load average beside it, since the host may be shared."""
+    pids = [pid for daemons in state.pids.values() for pid in daemons.values()]
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu_ticks() -> int:
+        total = 0
+        for pid in pids:
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime (proc(5) fields 14, 15)
+        return total
+
+    before, started = cpu_ticks(), time.monotonic()
+    time.sleep(seconds)
+    used = (cpu_ticks() - before) / ticks
+    window = time.monotonic() - started
+    return {"frr_cores": round(used / window, 2), "window_s": round(window, 1), "load_1m": round(os.getloadavg()[0], 1)}

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from compiler.errors import TwinError
 
 FRR_BIN_DIR = "/usr/lib/frr"
-REQUIRED_TOOLS = ("ip", "bridge", "vtysh", "unshare", "ping", "sysctl")
+REQUIRED_TOOLS = ("ip", "bridge", "vtysh", "unshare", "nsenter", "ping", "sysctl")
+NETNS_DIR = "/run/netns"  # where ``ip netns`` mounts named namespaces (iproute2)
 # Subprocess-bound work: threads overlap the fork/exec and netlink waits; 2 cores still help.
 PARALLELISM = 8
 
@@ -41,8 +42,18 @@ def ip_batch(commands: list[str], *, netns: str | None = None, tool: str = "ip")
     run(args, input="\n".join(commands) + "\n", timeout=300)
 
 
+def ns_enter_args(netns: str) -> list[str]:
+    """The prefix that runs a command in a named network namespace and nothing else. Not ``ip netns exec``:
+    that also gives every command a private mount namespace (a copy of the host's mount table, which holds one
+    nsfs mount per namespace on the host, remounting /sys), and every later ``ip netns add``/``del`` on the
+    host then propagates into each such copy a daemon keeps alive: cost growing with switches x namespaces
+    (docs/twin-notes.md, 256 switches). /proc/sys/net and netlink follow the network namespace alone; /sys
+    does not (read interface counters with ``ip -s``)."""
+    return ["nsenter", f"--net={NETNS_DIR}/{netns}", "--"]
+
+
 def ns_exec(netns: str, args: Sequence[str], **kwargs) -> subprocess.CompletedProcess:
-    return run(["ip", "netns", "exec", netns, *args], **kwargs)
+    return run([*ns_enter_args(netns), *args], **kwargs)
 
 
 def parallel(function, items, workers: int = PARALLELISM) -> list:

@@ -32,6 +32,7 @@ from labs.from_compile import topology_from_compile
 from labs.node_configs import node_from_own_config
 from labs.ownership import new_installation_id
 from labs.runtime.state import prefix_lock
+from labs.subset import subset_from_compile
 from twin.runs import RunStatus, interrupted_error, run_execute, runner_id, runner_state
 from validators.context import ValidationInput
 from validators.findings import Finding, Report, Severity
@@ -152,9 +153,11 @@ def _runtime_state(twin: Twin):
 def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETNS,
             compile_run: CompileRun | None = None, prefix: str | None = None, state_dir: str = "",
             max_servers_per_leaf: int | None = DEFAULT_SERVERS_PER_LEAF, checks: bool = True,
-            failover: bool = False) -> Twin:
+            failover: bool = False, subset: str = "") -> Twin:
     """Boot the intent's twin (compiling first when no ``compile_run`` is given), wait for convergence, run the
     live checks and store the report. Safe to run twice: a healthy running twin is returned as it is.
+    ``subset`` boots every spine plus the leaves it selects (labs.subset: names, leaves:N, per-pod:N, pod:P,
+    rail:R, ci); what was left out is listed in the twin's limitations and report.
 
     Engine ``containerlab`` exports the same compile as a containerlab topology and deploys it with the
     ``containerlab`` binary (a clear TwinError where it is not installed)."""
@@ -168,6 +171,8 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     run = _compile_run(fabric_intent, compile_run)
     result = compile_result_for_run(run=run)
     topology = topology_from_compile(result, name_prefix=twin.prefix, max_servers_per_leaf=max_servers_per_leaf)
+    if subset:
+        topology = subset_from_compile(topology, result, subset, field="subset")
     running = runtime.TwinState.load(twin.prefix, _state_dir(twin))
     if running is not None and running.digest != topology.digest():
         # Never replace (nor mark failed) a running twin behind the operator's back.
@@ -187,6 +192,10 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     twin.switches, twin.hosts = len(state.node_netns), len(state.host_netns)
     twin.limitations = list(topology.extra.get("limitations", []))
     twin.switch_configs = _boot_switch_configs(run, [node.name for node in topology.nodes])
+    if "subset" in topology.extra:
+        left_out = topology.extra["subset"]["left_out_leaves"]
+        twin.limitations.append(f"subset boot ({subset}): {topology.extra['subset']['switches']} switches; left out "
+                                f"{len(left_out)} leaves ({', '.join(left_out[:8])}{' ...' if len(left_out) > 8 else ''})")
     twin.status = TwinStatusChoices.UP
     twin.save()
     if checks:
@@ -500,7 +509,12 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
                         "compares one compile: finish or roll back the rollout, or `twin up` again")
     result = compile_result_for_run(run=twin.compile_run)
     static_report = validate_fabric(result)
-    prediction = fidelity.predict(static_report.context)  # reuses its what-if run
+    twinned = state.topology_obj()
+    # A subset boot is compared on the switches it twinned (labs.subset); otherwise on every switch.
+    devices = {node.name for node in twinned.nodes} if "subset" in twinned.extra else None
+    policy = state.size_policy  # BFD / hold time the twin runs (labs.runtime.sizing): the model is told the same
+    protocol = {"bfd": policy["bfd"], "min_hold_s": policy["min_hold_s"]} if policy else None
+    prediction = fidelity.predict(static_report.context, devices=devices, twin_protocol=protocol)  # reuses its what-if run
     observation = fidelity.observe(state, prediction, n_minus_1=n_minus_1)
     compared = fidelity.compare(prediction, observation, title=f"fidelity of twin {twin.prefix} "
                                                               f"(compile run #{twin.compile_run_id})")

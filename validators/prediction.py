@@ -15,13 +15,48 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.render.frr import twin_ifname
 from validators.context import VTEP_ROLES, as_context
 from validators.overlay import host_reachability
 from validators.whatif import run_whatif
+
+# FRR's defaults where a config sets none (FRR docs, "BFD" and "BGP" chapters; ``frr defaults datacenter``):
+# BFD 300 ms receive/transmit interval x detect multiplier 3; BGP keepalive 3 s / hold 9 s.
+FRR_BFD_INTERVAL_MS = 300
+FRR_BFD_MULTIPLIER = 3
+FRR_DATACENTER_HOLD_S = 9
+# After the failure is detected: the withdraw crosses a spine (advertisement-interval 0) and both leaves' zebra
+# install the smaller ECMP set. Measured 74-293 ms at 2x2..4x32 (docs/twin.md); 1 s leaves room for a busy host.
+PROPAGATION_MARGIN_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class FailureDetection:
+    """How fast a switch notices a dead neighbour by its protocol timers (a silent failure; a cut veth is also
+    seen at once through carrier loss, which these timers bound from above)."""
+
+    seconds: float
+    basis: str  # "BFD 300 ms x 3" or "BGP hold 9 s"
+
+    @property
+    def outage_limit_s(self) -> float:
+        """The largest flow outage the configured timers allow: detection plus propagation."""
+        return round(self.seconds + PROPAGATION_MARGIN_S, 3)
+
+
+def detection_by_timers(*, bfd: bool, hold_s: int = FRR_DATACENTER_HOLD_S, bfd_interval_ms: int = FRR_BFD_INTERVAL_MS,
+                        bfd_multiplier: int = FRR_BFD_MULTIPLIER) -> FailureDetection:
+    """BFD: receive interval x detect multiplier (RFC 5880 section 6.8.4); without BFD: the BGP hold time
+    (RFC 4271 section 4.4)."""
+    if bfd:
+        return FailureDetection(bfd_interval_ms * bfd_multiplier / 1000, f"BFD {bfd_interval_ms} ms x {bfd_multiplier}")
+    return FailureDetection(float(hold_s), f"BGP hold {hold_s} s")
+
 
 # Address family names: the structured config's -> FRR's ``show bgp summary json`` keys.
 AFI_NAMES = {"ipv4_unicast": "ipv4Unicast", "l2vpn_evpn": "l2VpnEvpn"}
@@ -58,19 +93,31 @@ class Prediction:
     host_mtu_intended: dict[str, int] = field(default_factory=dict)
     baseline: dict = field(default_factory=dict)  # {"min_ecmp", "unreachable_pairs"} with nothing failed
     scenarios: list[dict] = field(default_factory=list)  # kind, subject, targets, min_ecmp, unreachable_pairs
+    # Slowest failure detection of the switches' BGP/BFD timers, as the twin runs them (``twin_protocol``):
+    # {"seconds", "basis", "outage_limit_s"}; the twin's failover checks use the same limit.
+    failure_detection: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Prediction:
+def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None,
+            devices: set[str] | frozenset[str] | None = None, twin_protocol: dict | None = None) -> Prediction:
     """The static prediction for every fidelity item, from the same model the validators use.
 
     ``host_nic_mtu`` (port key -> MTU) overrides the NIC MTUs from the inventory (the twin's host interfaces
-    use min(NIC MTU, intent host MTU), and so does the default)."""
+    use min(NIC MTU, intent host MTU), and so does the default). ``devices``: only these switches are twinned
+    (a subset boot, labs.subset: every spine plus some leaves): items of other switches are left out, and a
+    session, cable or flood-list entry counts only when both of its ends are twinned. ECMP widths and the N-1
+    scenarios' numbers stay the full fabric's (every spine is twinned, so a width between twinned leaves is the
+    same; scenarios are kept when everything they cut is twinned). ``twin_protocol`` ({"bfd": bool,
+    "min_hold_s": int}, the twin's size policy, labs.runtime.sizing) says what the twin runs instead of the
+    configs' BFD and hold time, so the prediction compares like with like."""
     ctx = as_context(compile_result)
-    structured = ctx.structured
     prediction = Prediction()
+    structured = ctx.structured
+    if devices is not None:
+        structured = {host: config for host, config in structured.items() if host in devices}
 
     # BGP sessions per device and address family (validators.sessions pairing).
     for host, config in structured.items():
@@ -79,6 +126,8 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
                                                  if i["kind"] == "fabric" and i.get("peer_device") in structured)
     families_at = _neighbor_families(structured)
     for session in ctx.sessions.established:
+        if session.a not in structured or session.b not in structured:
+            continue
         families = families_at.get((session.a, session.a_interface), set()) & families_at.get(
             (session.b, session.b_interface), set())
         for afi in families:
@@ -107,6 +156,8 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
     # ECMP per ordered VTEP pair (validators.ecmp leaf-pair matrix; width at the receiver of the route).
     matrix = ctx.leaf_pairs
     for origin, receiver in itertools.permutations(matrix.leaves, 2):
+        if origin not in structured or receiver not in structured:
+            continue
         prediction.ecmp[f"{receiver}->{origin}"] = matrix.width(origin, receiver)
         designed = matrix.designed_width(origin, receiver)
         if designed is not None:
@@ -119,6 +170,11 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
     # Host reachability matrix (validators.overlay), network x network.
     host_matrix, _findings = host_reachability(ctx)
     prediction.port_networks = dict(host_matrix.ports)
+    if devices is not None:
+        twinned_ports = {f"{i['peer_device']}:{i['peer_interface']}" for config in structured.values()
+                         for i in config["interfaces"] if i["kind"] == "server"}  # port_key's format
+        prediction.port_networks = {key: network for key, network in prediction.port_networks.items()
+                                    if key in twinned_ports}
     prediction.network_tenants = {name: info["tenant"] for name, info in host_matrix.networks.items()}
     for (a, b), ok in host_matrix.reachable.items():
         prediction.reachability[f"{a}->{b}"] = ok
@@ -133,7 +189,7 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
                 continue
             peer_device, peer_interface = interface["peer_device"], interface["peer_interface"]
             peer = index.get((peer_device, peer_interface)) if peer_device and peer_interface else None
-            if peer is None or peer_device is None or peer_interface is None:
+            if peer is None or peer_device is None or peer_interface is None or peer_device not in structured:
                 continue
             key = link_key(host, twin_ifname(interface["name"], config["platform"]), peer_device,
                            twin_ifname(peer_interface, _platform(structured, peer_device)))
@@ -141,9 +197,32 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None) -> Pr
             if intended:
                 prediction.link_mtu_intended[key] = intended
 
-    _predict_host_mtu(ctx, prediction, host_nic_mtu or {})
-    _predict_n_minus_1(ctx, prediction)
+    _predict_failure_detection(structured, prediction, twin_protocol or {})
+    _predict_host_mtu(ctx, prediction, host_nic_mtu or {}, structured)
+    _predict_n_minus_1(ctx, prediction, devices)
     return prediction
+
+
+def _predict_failure_detection(structured: Mapping[str, Any], prediction: Prediction, twin_protocol: dict) -> None:
+    """The slowest switch's detection: BFD where its peer groups enable it (FRR's default 300 ms x 3, as the
+    FRR rendering sets no BFD timers), else its BGP hold time; ``twin_protocol`` overrides both."""
+    slowest: FailureDetection | None = None
+    for config in structured.values():
+        bgp = config.get("bgp") or {}
+        if not bgp.get("neighbors"):
+            continue
+        bfd = any(group.get("bfd") for group in bgp.get("peer_groups") or ())
+        if twin_protocol.get("bfd") is False:
+            bfd = False
+        hold = int(bgp.get("hold_s") or FRR_DATACENTER_HOLD_S)
+        if not bfd and twin_protocol.get("min_hold_s"):
+            hold = max(hold, int(twin_protocol["min_hold_s"]))
+        detection = detection_by_timers(bfd=bfd, hold_s=hold)
+        if slowest is None or detection.seconds > slowest.seconds:
+            slowest = detection
+    if slowest is not None:
+        prediction.failure_detection = {"seconds": slowest.seconds, "basis": slowest.basis,
+                                        "outage_limit_s": slowest.outage_limit_s}
 
 
 def _neighbor_families(structured) -> dict[tuple[str, str], set[str]]:
@@ -158,9 +237,10 @@ def _neighbor_families(structured) -> dict[tuple[str, str], set[str]]:
     return out
 
 
-def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int]) -> None:
-    """Largest inner IP packet between two hosts of one network on different leaves, on every ECMP path."""
-    structured = ctx.structured
+def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int], structured: Mapping[str, Any]
+                      ) -> None:
+    """Largest inner IP packet between two hosts of one network on different leaves, on every ECMP path
+    (between the ``structured`` switches: all, or a subset boot's)."""
     index = ctx.interface_index
     inventory = ctx.inventory
     ports: list[tuple[str, str, str, dict]] = []  # (port key, network, leaf, leaf's server port)
@@ -220,18 +300,20 @@ def _platform(structured, host: str) -> str:
     return config.get("platform", "") if config else ""
 
 
-def _predict_n_minus_1(ctx, prediction: Prediction) -> None:
-    """The static what-if scenarios, with the twin's targets (node, Linux interface) to cut for each."""
+def _predict_n_minus_1(ctx, prediction: Prediction, devices: set[str] | frozenset[str] | None = None) -> None:
+    """The static what-if scenarios, with the twin's targets (node, Linux interface) to cut for each (with
+    ``devices``, the scenarios whose every target is on a twinned switch)."""
     result = getattr(ctx, "whatif_result", None) or run_whatif(ctx)
     prediction.baseline = {"min_ecmp": result.baseline_min_ecmp, "unreachable_pairs": result.baseline_unreachable}
+    twinned = (lambda device: devices is None or device in devices)  # noqa: E731 - one-line predicate
     fabric_ports: dict[str, list[str]] = {
         host: [twin_ifname(i["name"], config["platform"]) for i in config["interfaces"]
-               if i["kind"] == "fabric" and i["enabled"]]
+               if i["kind"] == "fabric" and i["enabled"] and twinned(i.get("peer_device"))]
         for host, config in ctx.structured.items()}
     for scenario in result.scenarios:
         if scenario.kind != "link":  # "spine" or a set of spines ("spine1+spine2", N-2): every fabric port of each
-            devices = scenario.subject.split("+")
-            targets = [[device, ifname] for device in devices for ifname in fabric_ports.get(device, [])]
+            cut = scenario.subject.split("+")
+            targets = [[device, ifname] for device in cut for ifname in fabric_ports.get(device, [])]
             subject = scenario.subject
         else:
             end_a, end_b = scenario.subject.split("<->")
@@ -240,5 +322,8 @@ def _predict_n_minus_1(ctx, prediction: Prediction) -> None:
             a_twin = twin_ifname(a_if, _platform(ctx.structured, a))
             targets = [[a, a_twin]]
             subject = link_key(a, a_twin, b, twin_ifname(b_if, _platform(ctx.structured, b)))
+            cut = [a, b]
+        if not all(twinned(device) for device in cut):
+            continue
         prediction.scenarios.append({"kind": scenario.kind, "subject": subject, "targets": targets,
                                      "min_ecmp": scenario.min_ecmp, "unreachable_pairs": scenario.unreachable_pairs})

@@ -38,6 +38,7 @@ from ..expect import (
 )
 from ..measure import count_l3vni_host_routes, l3vni_next_hop_gaps, l3vni_tables, measure_resources
 from ..runtime import TwinState
+from ..runtime.sizing import CONVERGE_BASE_S, recorded_policy
 from .bfd import check_bfd_sessions
 from .bgp import check_bgp_sessions
 from .config import check_config_load
@@ -69,16 +70,23 @@ __all__ = [
 ]
 
 
-def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float = 60.0) -> tuple[Report, dict]:
-    """Run every live check in order; returns the report and the measured numbers."""
+def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float | None = None
+           ) -> tuple[Report, dict]:
+    """Run every live check in order; returns the report and the measured numbers. Waits scale with the twin
+    (``converge_timeout_s`` defaults to its size policy's, labs.runtime.sizing)."""
     report = Report(f"twin {state.prefix} ({state.label})")
     measured: dict = {}
+    policy = recorded_policy(state.size_policy)
+    converge_timeout_s = converge_timeout_s or (policy.converge_timeout_s if policy else CONVERGE_BASE_S)
+    settle_s = max(30.0, converge_timeout_s / 2)  # BFD, flood lists, L3VNIs once the sessions are up
+    if policy:
+        measured["size_policy"] = policy.as_dict()
     check_config_load(state, report)
     measured["bgp"] = check_bgp_sessions(state, report, timeout_s=converge_timeout_s)
-    measured["bfd"] = check_bfd_sessions(state, report)
-    measured["evpn"] = check_evpn_flood_lists(state, report)
+    measured["bfd"] = check_bfd_sessions(state, report, timeout_s=settle_s)
+    measured["evpn"] = check_evpn_flood_lists(state, report, timeout_s=settle_s)
     measured["ecmp"] = check_ecmp_width(state, report)
-    measured["l3vni"] = check_l3vni_vrfs(state, report)
+    measured["l3vni"] = check_l3vni_vrfs(state, report, timeout_s=settle_s)
     measured["ping"] = check_ping_matrix(state, report)
     if measured["l3vni"]:
         measured["l3vni"]["host_routes_via_l3vni"] = count_l3vni_host_routes(state)

@@ -9,6 +9,8 @@ from validators.findings import Finding, Report, Severity
 
 from .. import measure
 from ..runtime import TwinState
+from ..runtime.daemons import BFD_CONFIGURED
+from ..runtime.sizing import recorded_policy
 from ..shell import parallel
 
 CHECK = "twin.bfd_sessions"
@@ -20,7 +22,13 @@ def check_bfd_sessions(state: TwinState, report: Report, timeout_s: float = 30.0
                       for node in state.pids}
     with_bfd = sorted(node for node, daemons in state.pids.items() if "bfdd" in daemons)
     if not with_bfd:
-        report.skip(CHECK, "no node's frr.conf enables BFD")
+        policy = recorded_policy(state.size_policy)
+        configured = any(BFD_CONFIGURED.search(node.frr_conf) for node in topology.nodes)
+        if configured and policy and not policy.bfd:
+            report.skip(CHECK, f"BFD is configured but this twin runs without it (size policy: {policy.reason}); "
+                        "BFD sessions are static only here")
+        else:
+            report.skip(CHECK, "no node's frr.conf enables BFD")
         return {}
     started = time.monotonic()
     while True:

@@ -6,6 +6,7 @@
 - ``twin.static_only_config``  per switch, the parts of its own config the twin does not run (QoS, PFC, buffers,
   management, speeds) and the lines no parser models; what it does run is in ``measured["device_configs"]``
   (``labs.node_configs``)
+- ``twin.subset``        a subset boot (``labs.subset``): the leaves, hosts and cables that were left out
 """
 
 from __future__ import annotations
@@ -69,3 +70,10 @@ def check_not_modelled(state: TwinState, report: Report) -> None:
     limitations = topology.extra.get("limitations", [])
     if limitations:
         report.skip("twin.not_modelled", "; ".join(limitations))
+    subset = topology.extra.get("subset")
+    if subset:
+        left_out = subset["left_out_leaves"]
+        report.skip("twin.subset", f"subset boot ({subset['selection'] or 'chosen leaves'}): {subset['switches']} switches "
+                    f"twinned; not measured here: {len(left_out)} leaves ({', '.join(left_out[:8])}"
+                    f"{' ...' if len(left_out) > 8 else ''}), {subset['left_out_hosts']} hosts, "
+                    f"{subset['left_out_links']} cables; every check above covers the twinned switches only")

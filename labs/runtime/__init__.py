@@ -67,6 +67,7 @@ from .linux_plan import (
     vtep_of,
     vxlan_add_command,
 )
+from .sizing import SizePolicy, recorded_policy, size_policy
 from .state import TwinState, default_state_dir, node_namespace, owned_state
 from .vrf import (
     VRF_BACKENDS,
@@ -82,12 +83,12 @@ from .vrf import (
 __all__ = [
     "DAEMON_ENV", "DAEMON_FD_LIMIT", "ETC_FRR", "FRR_CRASH_DIR", "NEIGH_GC_KEYS", "ROUTER_SYSCTLS", "RUN_FRR",
     "VRF_BACKENDS", "VRF_VIEWS_DIR", "ZEBRA_NHG_WORKAROUND",
-    "LinuxBatches", "TwinState",
+    "LinuxBatches", "SizePolicy", "TwinState",
     "add_netns_vrf", "add_vrf_view", "all_namespaces", "apply_plan_delta", "bridge_commands", "cabled_ports",
     "choose_vrf_backend", "daemons_for", "default_state_dir", "detect_kernel_features", "device_locations", "down",
     "frr_daemons_in", "is_our_daemon", "kernel_probe_netns", "namespaces_with_prefix", "neighbour_limits_record",
     "node_namespace", "owned_state", "plan_vrfs", "process_alive", "raise_neighbour_limits", "record_daemon_pids",
     "release_neighbour_limits", "reload_frr_config", "remove_frr_crash_dirs", "remove_netns_vrf", "restart_daemons",
     "run", "start_daemon", "status", "stop_daemon", "strip_twin_lines", "twin_frr_conf", "up", "vrf_netns_name",
-    "vtep_of", "vtysh_load", "vxlan_add_command", "write_frr_file",
+    "vtep_of", "vtysh_load", "vxlan_add_command", "write_frr_file", "recorded_policy", "size_policy",
 ]

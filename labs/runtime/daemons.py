@@ -17,9 +17,10 @@ from pathlib import Path
 
 from compiler.errors import TwinError
 
-from ..shell import FRR_BIN_DIR, ns_exec, run
+from ..shell import FRR_BIN_DIR, ns_enter_args, run
 from ..topology import TwinNode, TwinTopology
 from .frr_files import RUN_FRR
+from .sizing import SizePolicy, policy_frr_conf
 from .state import TwinState
 from .vrf import VRF_VIEWS_DIR, add_vrf_view
 
@@ -31,20 +32,30 @@ BFD_CONFIGURED = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
 #   bgpd at no cost a twin notices. Together: 34 -> 30 MiB per switch.
 DAEMON_FD_LIMIT = 1024
 DAEMON_ENV = ("MALLOC_ARENA_MAX=1",)
-# Runs a daemon with its own hostname and, for netns VRFs, its own view of /run/netns. zebra's netns VRF backend
-# treats every entry of /run/netns as a VRF named after the entry, so a switch's daemons must see exactly that
-# switch's VRFs under their VRF names, not the hundreds of other twin namespaces on the host. The view is a
-# host directory (VRF_VIEWS_DIR/<pathspace>/<VRF> bind-mounted to the VRF's namespace); ``ip netns exec`` gives
-# the daemon a private mount namespace (a slave of the host's, so nothing leaks out) in which the view is
-# bind-mounted over /run/netns. The views root is a shared mount, so a VRF added later on the host (a change
-# that adds a tenant) appears in the running daemon's view and zebra picks it up through inotify.
-# Arguments: hostname, [view directory], "--", daemon argv; every value is an argument, no shell string is built.
+# Runs a switch's daemons, one after the other (each daemonizes once it is ready, ``-d``), with the switch's
+# hostname and, for netns VRFs, its own view of /run/netns. zebra's netns VRF backend treats every entry of
+# /run/netns as a VRF named after the entry, so a switch's daemons must see exactly that switch's VRFs under their
+# VRF names, not the hundreds of other twin namespaces on the host. The view is a host directory
+# (VRF_VIEWS_DIR/<pathspace>/<VRF> bind-mounted to the VRF's namespace); only such a switch's daemons get a mount
+# namespace of their own (``unshare --mount``, a slave of the host's, so nothing leaks out), in which the host's
+# /run/netns is detached (so the host's later ``ip netns add``/``del`` no longer propagate into it) and the view
+# bind-mounted there instead. The views root is a shared mount, so a VRF added later on the host (a change that
+# adds a tenant) appears in the running daemon's view and zebra picks it up through inotify. Every other switch's
+# daemons share the host's mount namespace (``labs.shell.ns_enter_args``: network namespace only).
+# Arguments: hostname, [view directory], "--", then each daemon's argv followed by "::"; every value is an
+# argument, no shell string is built.
 DAEMON_WRAPPER = r"""set -e
 hostname "$1"; shift
-if [ "$1" != "--" ]; then mount --rbind "$1" /run/netns; shift; fi
+if [ "$1" != "--" ]; then umount -l /run/netns 2>/dev/null || true; mount --rbind "$1" /run/netns; shift; fi
 shift
-exec "$@"
+command=()
+for arg in "$@"; do
+  if [ "$arg" = "::" ]; then "${command[@]}"; command=(); else command+=("$arg"); fi
+done
 """
+# A lone daemon start (restart, single daemon); a boot uses its size policy's ``start_timeout_s``, which grows
+# with the start wave and the fabric (labs.runtime.sizing).
+MIN_START_TIMEOUT_S = 30.0
 RESTARTED_DAEMONS = ("bgpd", "zebra")  # stop order of a restart; bfdd keeps running
 FRR_CRASH_DIR = Path("/var/tmp/frr")  # each FRR daemon keeps a log buffer in <dir>/<daemon>.<pid>/
 
@@ -58,33 +69,47 @@ def daemons_for(frr_conf: str, netns_vrfs: bool) -> list[tuple[str, list[str]]]:
 
 
 def start_daemon(pathspace: str, hostname: str, daemon: str, extra: list[str], log_dir: Path,
-                 vrf_view: bool) -> int:
-    """Start one FRR daemon of a switch in its namespace and pathspace; returns its PID.
+                 vrf_view: bool, timeout_s: float = MIN_START_TIMEOUT_S) -> int:
+    """Start one FRR daemon of a switch in its namespace and pathspace; returns its PID (``start_daemons``)."""
+    return start_daemons(pathspace, hostname, [(daemon, extra)], log_dir, vrf_view, timeout_s=timeout_s)[daemon]
 
-    It runs under ``unshare --uts`` with the switch's hostname: in a shared UTS namespace FRR 8.4 ignores
+
+def start_daemons(pathspace: str, hostname: str, daemons: list[tuple[str, list[str]]], log_dir: Path,
+                  vrf_view: bool, timeout_s: float = MIN_START_TIMEOUT_S) -> dict[str, int]:
+    """Start a switch's FRR daemons (in order) in its namespace and pathspace with one wrapper process; returns
+    daemon -> PID.
+
+    They run under ``unshare --uts`` with the switch's hostname: in a shared UTS namespace FRR 8.4 ignores
     ``hostname`` from frr.conf (docs/twin-notes.md). ``-P 0``: no TCP vty port (dozens of twins share the host).
-    ``vrf_view``: the daemon sees the switch's netns VRFs as its /run/netns (``DAEMON_WRAPPER``)."""
-    pid_file = RUN_FRR / pathspace / f"{daemon}.pid"
-    with contextlib.suppress(FileNotFoundError):
-        pid_file.unlink()
-    command = [f"{FRR_BIN_DIR}/{daemon}", "-N", pathspace, "-d", "-F", "datacenter", "-P", "0",
-               "--limit-fds", str(DAEMON_FD_LIMIT), *extra, "--log", f"file:{log_dir}/{hostname}.{daemon}.log"]
+    ``vrf_view``: the daemons see the switch's netns VRFs as their /run/netns (``DAEMON_WRAPPER``)."""
+    pid_files = {daemon: RUN_FRR / pathspace / f"{daemon}.pid" for daemon, _ in daemons}
+    for pid_file in pid_files.values():
+        with contextlib.suppress(FileNotFoundError):
+            pid_file.unlink()
+    commands: list[str] = []
+    for daemon, extra in daemons:
+        commands += [f"{FRR_BIN_DIR}/{daemon}", "-N", pathspace, "-d", "-F", "datacenter", "-P", "0",
+                     "--limit-fds", str(DAEMON_FD_LIMIT), *extra, "--log", f"file:{log_dir}/{hostname}.{daemon}.log",
+                     "::"]
     view = [str(VRF_VIEWS_DIR / pathspace)] if vrf_view else []
-    ns_exec(pathspace, ["env", *DAEMON_ENV, "unshare", "--uts", "sh", "-c", DAEMON_WRAPPER, "sh", hostname, *view,
-                        "--", *command], timeout=30)
-    return _read_pid(pid_file)
+    unshare = ["unshare", "--uts", *(["--mount", "--propagation", "slave"] if vrf_view else [])]
+    run([*ns_enter_args(pathspace), "env", *DAEMON_ENV, *unshare, "bash", "-c", DAEMON_WRAPPER, "bash", hostname,
+         *view, "--", *commands], timeout=timeout_s)
+    return {daemon: _read_pid(pid_file) for daemon, pid_file in pid_files.items()}
 
 
-def start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path, vrf_netns: dict[str, str]
-              ) -> tuple[dict[str, int], str]:
+def start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path, vrf_netns: dict[str, str],
+              policy: SizePolicy | None = None, timeout_s: float = MIN_START_TIMEOUT_S) -> tuple[dict[str, int], str]:
     """Start the node's daemons (``daemons_for``), then load frr.conf with ``vtysh -b``. With netns VRFs
-    (``vrf_netns``: VRF name -> namespace) the switch's VRF view is built first."""
+    (``vrf_netns``: VRF name -> namespace) the switch's VRF view is built first. Under the size ``policy`` the
+    daemons are those of the config the twin runs (no bfdd when the policy turned BFD off). ``timeout_s``
+    bounds the start and the config load each (``SizePolicy.start_timeout_s``)."""
     pathspace = topology.netns(node.name)
     for vrf, namespace in sorted(vrf_netns.items()):
         add_vrf_view(pathspace, vrf, namespace)
-    pids = {daemon: start_daemon(pathspace, node.name, daemon, extra, log_dir, bool(vrf_netns))
-            for daemon, extra in daemons_for(node.frr_conf, bool(vrf_netns))}
-    loaded = run(["vtysh", "-N", pathspace, "-b"], check=False, timeout=120)
+    daemons = daemons_for(policy_frr_conf(node.frr_conf, policy), bool(vrf_netns))
+    pids = start_daemons(pathspace, node.name, daemons, log_dir, bool(vrf_netns), timeout_s=timeout_s)
+    loaded = run(["vtysh", "-N", pathspace, "-b"], check=False, timeout=max(120.0, timeout_s))
     config_error = ""
     if loaded.returncode != 0:
         config_error = (loaded.stdout + loaded.stderr).strip()[-2000:] or f"vtysh -b rc={loaded.returncode}"
@@ -100,13 +125,10 @@ def restart_daemons(state: TwinState, node_name: str) -> dict[str, int]:
     for daemon in RESTARTED_DAEMONS:
         stop_daemon(recorded.get(daemon), pathspace)
     netns_vrfs = bool(state.vrf_netns.get(node_name))
-    pids = {}
-    for daemon, extra in daemons_for("", netns_vrfs):
-        try:
-            pids[daemon] = start_daemon(pathspace, node_name, daemon, extra, state.log_dir, netns_vrfs)
-        except TwinError as exc:
-            raise TwinError(f"{daemon} did not restart: {exc}") from exc
-    return pids
+    try:
+        return start_daemons(pathspace, node_name, daemons_for("", netns_vrfs), state.log_dir, netns_vrfs)
+    except TwinError as exc:
+        raise TwinError(f"{', '.join(RESTARTED_DAEMONS)} of {node_name} did not restart: {exc}") from exc
 
 
 def record_daemon_pids(state: TwinState, node_name: str, pids: dict[str, int]) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from compiler.errors import TwinError
 
 from ..shell import FRR_BIN_DIR, run
+from .sizing import SizePolicy, policy_frr_conf, recorded_policy
 from .state import TwinState
 
 ETC_FRR = Path("/etc/frr")
@@ -28,7 +29,7 @@ VRF_STANZA = re.compile(r"^vrf (\S+)\s*$")
 FIRST_BLOCK = re.compile(r"^(interface|router|vrf|route-map|ip prefix-list|bfd)\b")
 
 
-def twin_frr_conf(frr_conf: str, netns_vrfs: Iterable[str] = ()) -> str:
+def twin_frr_conf(frr_conf: str, netns_vrfs: Iterable[str] = (), policy: SizePolicy | None = None) -> str:
     """The frr.conf a twin switch runs: the rendered one plus what the twin itself needs, in one place (boot and
     ``reload_frr_config`` use it; ``strip_twin_lines`` takes it out again for comparisons).
 
@@ -36,7 +37,10 @@ def twin_frr_conf(frr_conf: str, netns_vrfs: Iterable[str] = ()) -> str:
     - ``netns /run/netns/<VRF>`` in the stanza of each VRF this switch has as a namespace (netns VRF backend).
       zebra adds that line to its running config by itself when it finds the namespace, so a config without
       it reads to ``frr-reload.py`` as "no netns": the reload would unbind the VRF from its namespace and zebra
-      would stop following it (seen: ``vrf TENANT_A inactive``, EVPN flood entries never installed)."""
+      would stop following it (seen: ``vrf TENANT_A inactive``, EVPN flood entries never installed).
+    - the twin's size policy (``labs.runtime.sizing``): BFD lines left out and BGP hold time raised on twins too
+      big for this machine to run them as configured."""
+    frr_conf = policy_frr_conf(frr_conf, policy)
     if ZEBRA_NHG_WORKAROUND not in frr_conf:
         frr_conf = f"{ZEBRA_NHG_WORKAROUND}\n{frr_conf}"
     wanted = sorted(set(netns_vrfs))
@@ -94,13 +98,14 @@ def write_frr_file(pathspace: str, name: str, text: str) -> Path:
     return path
 
 
-def write_frr_files(pathspace: str, frr_conf: str, netns_vrfs: Iterable[str] = ()) -> None:
+def write_frr_files(pathspace: str, frr_conf: str, netns_vrfs: Iterable[str] = (), policy: SizePolicy | None = None
+                    ) -> None:
     """Create the switch's FRR directories and write the frr.conf it boots with (``twin_frr_conf``)."""
     for base in (ETC_FRR, RUN_FRR):
         directory = base / pathspace
         directory.mkdir(parents=True, exist_ok=True)
         shutil.chown(directory, "frr", "frr")
-    write_frr_file(pathspace, "frr.conf", twin_frr_conf(frr_conf, netns_vrfs))
+    write_frr_file(pathspace, "frr.conf", twin_frr_conf(frr_conf, netns_vrfs, policy))
     write_frr_file(pathspace, "vtysh.conf", "service integrated-vtysh-config\n")
 
 
@@ -109,7 +114,7 @@ def reload_frr_config(state: TwinState, node_name: str, frr_conf: str) -> None:
     only the delta; ``vtysh -f`` would merge), then keep it as the switch's frr.conf. As at boot the text gets
     ``twin_frr_conf``'s lines (without the netns binding of its VRFs the reload would unbind them)."""
     pathspace = state.node_netns[node_name]
-    frr_conf = twin_frr_conf(frr_conf, state.vrf_netns.get(node_name, {}))
+    frr_conf = twin_frr_conf(frr_conf, state.vrf_netns.get(node_name, {}), recorded_policy(state.size_policy))
     # frr-reload ends with "write memory" (FRR renders its own frr.conf: version line, defaults), so it reads
     # the candidate from a separate file and the intended text is written as frr.conf afterwards.
     candidate = write_frr_file(pathspace, "ft-candidate.conf", frr_conf)

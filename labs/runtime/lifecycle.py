@@ -19,7 +19,8 @@ from .daemons import frr_daemons_in, is_our_daemon, process_alive, remove_frr_cr
 from .frr_files import ETC_FRR, RUN_FRR, write_frr_files
 from .kernel import all_namespaces, create_namespaces, detect_kernel_features, namespaces_with_prefix
 from .limits import raise_neighbour_limits, release_neighbour_limits
-from .linux_plan import apply_linux_plan, configure_host, create_cables
+from .linux_plan import apply_linux_plan, configure_host, create_cables, set_fabric_cables
+from .sizing import size_policy
 from .state import TwinState, claim, default_state_dir, prefix_lock, require_owner, resolve_installation
 from .vrf import VRF_VIEWS_DIR, choose_vrf_backend, plan_vrfs, remove_vrf_views, vrf_netns_name
 
@@ -170,7 +171,10 @@ def _existing_twin(existing: TwinState, topology: TwinTopology) -> TwinState:
 def _boot(topology: TwinTopology, state: TwinState) -> None:
     started = time.monotonic()
     remove_frr_crash_dirs()  # stale ones from dead daemons would make a daemon with a reused PID fail to start
-    raise_neighbour_limits(topology.name_prefix, len(topology.links) + sum(len(h.interfaces) for h in topology.hosts))
+    policy = size_policy(len(topology.nodes))
+    state.size_policy = policy.as_dict()
+    raise_neighbour_limits(topology.name_prefix, len(topology.links) + sum(len(h.interfaces) for h in topology.hosts),
+                           switches=len(topology.nodes))
     state.kernel = detect_kernel_features(topology.name_prefix, state)
     state.vrf_backend = choose_vrf_backend(topology, state.kernel)
     if state.vrf_backend == "netns":
@@ -181,6 +185,8 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     create_namespaces(state)
     create_cables(topology)
     parallel(lambda node: apply_linux_plan(topology, node, state), topology.nodes)
+    if policy.late_cabling:
+        set_fabric_cables(topology, "down")  # plugged in once every switch runs (sizing.LATE_CABLING_SWITCHES)
     parallel(lambda host: configure_host(topology, host), topology.hosts)
     state.timings["topology_s"] = round(time.monotonic() - started, 3)
     state.save()
@@ -188,13 +194,18 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     log_dir = state.log_dir
     log_dir.mkdir(parents=True, exist_ok=True)
     shutil.chown(log_dir, "frr", "frr")
-    parallel(lambda node: write_frr_files(topology.netns(node.name), node.frr_conf, state.vrf_netns.get(node.name, {})),
-             topology.nodes)
+    parallel(lambda node: write_frr_files(topology.netns(node.name), node.frr_conf, state.vrf_netns.get(node.name, {}),
+                                          policy), topology.nodes)
     state.daemons_started_at = time.time()
     daemons_started = time.monotonic()
-    results = parallel(lambda node: start_frr(topology, node, log_dir, state.vrf_netns.get(node.name, {})),
-                       topology.nodes)
-    for node, (pids, config_error) in zip(topology.nodes, results, strict=True):
+    # Spines (and super-spines) first: a leaf's sessions come up as soon as its daemons run. ``policy.wave``
+    # switches start at a time (cores, memory), each within a timeout that grows with the wave and the fabric.
+    ordered = sorted(topology.nodes, key=lambda node: node.role not in ("super-spine", "spine"))
+    results = parallel(lambda node: start_frr(topology, node, log_dir, state.vrf_netns.get(node.name, {}), policy,
+                                              timeout_s=policy.start_timeout_s), ordered, workers=policy.wave)
+    if policy.late_cabling:
+        set_fabric_cables(topology, "up")
+    for node, (pids, config_error) in zip(ordered, results, strict=True):
         state.pids[node.name] = pids
         if config_error:
             state.config_errors[node.name] = config_error

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 import json
 
-from ..shell import ip_batch, ns_exec, run
+from ..shell import ip_batch, ns_exec, parallel, run
 from ..topology import TwinHost, TwinNode, TwinTopology
 from .state import TwinState
 from .vrf import add_netns_vrf, remove_netns_vrf
@@ -87,6 +87,15 @@ def create_cables(topology: TwinTopology) -> None:
                             f"type veth peer name {interface.peer_ifname} netns {topology.netns(interface.peer_node)} "
                             f"mtu {interface.mtu}")
     ip_batch(commands)
+
+
+def set_fabric_cables(topology: TwinTopology, updown: str) -> None:
+    """Every switch-to-switch cable down or up at once: one end per cable (a veth pair carries traffic only when
+    both ends are up), one ``ip -batch`` per namespace holding such ends."""
+    ends: dict[str, list[str]] = {}
+    for link in topology.links:
+        ends.setdefault(topology.netns(link.a_node), []).append(f"link set dev {link.a_ifname} {updown}")
+    parallel(lambda item: ip_batch(item[1], netns=item[0]), sorted(ends.items()))
 
 
 def apply_linux_plan(topology: TwinTopology, node: TwinNode, state: TwinState) -> None:

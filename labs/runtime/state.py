@@ -60,6 +60,7 @@ class TwinState:
     vrf_backend: str = ""
     vrf_netns: dict[str, dict[str, str]] = field(default_factory=dict)  # switch node -> {VRF name: namespace}
     installation: str = ""  # labs.ownership: the installation that booted it ("" in pre-ownership state files)
+    size_policy: dict = field(default_factory=dict)  # labs.runtime.sizing.SizePolicy as booted ({} before it existed)
 
     @property
     def state_file(self) -> Path:

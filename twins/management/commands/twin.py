@@ -40,6 +40,9 @@ class Command(BaseCommand):
         parser.add_argument("--force", action="store_true", help="down: also remove this installation's leftovers (ownership markers, "
                                                                   "never another installation's)")
         parser.add_argument("--failover", action="store_true", help="up/check: also inject link and spine failures")
+        parser.add_argument("--subset", default="", help="up: boot every spine and super-spine plus these leaves: "
+                            "comma-separated leaf names, leaves:N, per-pod:N, pod:P, rail:R, or ci (= per-pod:2, the "
+                            "CI-sized default); the report lists what was left out")
         parser.add_argument("--kind", choices=InjectionKindChoices.values, default=InjectionKindChoices.LINK,
                             help="inject: what fails, %(choices)s (default %(default)s)")
         parser.add_argument("--target", help="inject: leaf1:Ethernet63/1 (link) or spine2 (spine)")
@@ -95,7 +98,8 @@ class Command(BaseCommand):
     # ------------------------------------------------------------------------------------------------ actions
 
     def do_up(self, fabric_intent, options):
-        twin = services.twin_up(fabric_intent=fabric_intent, engine=options["engine"], failover=options["failover"])
+        twin = services.twin_up(fabric_intent=fabric_intent, engine=options["engine"], failover=options["failover"],
+                                subset=options["subset"])
         self._emit(self._as_dict(twin), self._report_text(twin))
         return twin.status == TwinStatusChoices.UP  # degraded (a live check failed) exits 1 like `check`
 
