@@ -22,9 +22,8 @@ from inventory.adapters import inventory_snapshot as inventory_adapter_snapshot
 from twin.runs import RunStatus, run_enqueue
 from twins import services as twin_services
 from twins.choices import TwinEngineChoices, TwinStatusChoices
-from twins.models import TwinOperation
 from twins.selectors import twin_for
-from twins.tasks import twin_operation_run
+from twins.tasks import twin_operation_start
 from validation import services as validation_services
 from validation.models import ValidationRun
 from validation.selectors import validation_findings
@@ -184,14 +183,13 @@ def twin_status(fabric):
 
 
 def twin_action(fabric, action: str, *, user=None):
-    """Record the operation and run it (a Celery task: in-process when no broker is configured). Broker down:
-    the operation never started, so ``run_enqueue`` records it failed with the reason instead of leaving it
-    blocking the fabric's twin."""
+    """Record the operation and start it off the request (``twins.tasks.twin_operation_start``, as the API does);
+    the twin page shows its status and polls itself while it runs."""
     try:
         operation = twin_services.twin_operation_create(fabric=fabric, kind=action, user=user)
     except FabricTwinError as error:
         return error
-    run_enqueue(model=TwinOperation, run_id=operation.pk, task=twin_operation_run, what="operation")
+    twin_operation_start(operation_id=operation.pk)
     operation.refresh_from_db()
     return operation
 
