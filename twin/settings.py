@@ -303,7 +303,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # One name for the twin's one status vocabulary (the Twin record and GET /api/twins/{id}/status/ share it).
-    "ENUM_NAME_OVERRIDES": {"TwinStatusEnum": "twins.choices.TwinStatusChoices"},
+    "ENUM_NAME_OVERRIDES": {"TwinStatusEnum": "twins.choices.TwinStatusChoices",
+                            "TwinOperationKindEnum": "twins.choices.TwinOperationKindChoices",
+                            "RunStatusEnum": "twin.runs.RunStatus"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "twin.api_schema.error_responses_hook"],
 }
 
