@@ -256,6 +256,22 @@ def test_api_sync_answers_202_at_once_and_polling_reaches_the_outcome(api_client
     assert refused.status_code == 400 and "not configured" in str(refused.json()) and NetboxSync.objects.count() == 2
 
 
+@pytest.mark.django_db
+def test_api_sync_with_a_broker_is_queued_with_the_same_status_url(api_client, settings, monkeypatch):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    queued: list[int] = []
+
+    class Queued:
+        id = "task-9"
+
+    monkeypatch.setattr("inventory.api.views.netbox_sync_run.delay", lambda pk: queued.append(pk) or Queued())
+    with override_settings(FT_NETBOX_URL="http://netbox.invalid", FT_NETBOX_TOKEN=TOKEN, FT_NETBOX_FABRIC="ai"):
+        response = api_client.post("/api/netbox-syncs/sync/", {}, format="json")
+    assert response.status_code == 202 and response["Location"] == response.json()["status_url"], response.content
+    record = NetboxSync.objects.get()
+    assert queued == [record.pk] and record.task_id == "task-9" and record.status == "pending"
+
+
 def _poll(api_client, url: str, *, timeout: float = 30) -> dict:
     deadline = time.monotonic() + timeout
     while (record := api_client.get(url).json())["status"] in ("pending", "running"):

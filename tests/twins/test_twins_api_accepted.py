@@ -93,3 +93,32 @@ def test_an_interrupted_api_operation_is_reaped(api_client, twin_intent, monkeyp
     assert runs_reap_interrupted()["twin_operations"] == 1
     record = api_client.get(response["Location"]).json()
     assert record["status"] == "failed" and record["error"].startswith("interrupted:"), record
+
+
+class _Queued:
+    id = "task-123"
+
+
+def test_with_a_broker_the_action_is_queued_and_answers_202_with_its_status_url(api_client, twin_intent, monkeypatch,
+                                                                               settings):
+    """A broker configured: queued for a worker, the same 202 + status URL (no longer a bare task id); the broker
+    down: 503 and the operation recorded failed with the reason, so it does not block the fabric's twin."""
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    queued: list[int] = []
+    monkeypatch.setattr(services, "twin_prerequisites", lambda: [])
+    monkeypatch.setattr("twins.tasks.twin_operation_run.delay", lambda pk: queued.append(pk) or _Queued())
+    twin = services.twin_get_or_create(fabric_intent=twin_intent)
+    response = api_client.post(f"/api/twins/{twin.pk}/fidelity/", {"n_minus_1": "none"}, format="json")
+    assert response.status_code == 202 and response["Location"] == response.json()["status_url"], response.content
+    record = api_client.get(response["Location"]).json()
+    assert queued == [record["id"]] and record["task_id"] == "task-123" and record["status"] == "running"
+    assert record["kind"] == "fidelity" and record["params"] == {"n_minus_1": "none"}
+    TwinOperation.objects.update(status="succeeded")
+
+    def broker_down(pk):
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr("twins.tasks.twin_operation_run.delay", broker_down)
+    response = api_client.post(f"/api/twins/{twin.pk}/check/", {}, format="json")
+    assert response.status_code == 503 and response.json()["status"] == "failed", response.content
+    assert response.json()["error"].startswith("could not queue the twin operation: ConnectionError")
