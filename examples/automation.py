@@ -3,10 +3,11 @@
 
     FT_API_TOKEN=<token from the UI's "API tokens" page> python3 examples/automation.py --url http://127.0.0.1:8000
 
-Standard library only. Long actions (build, compile, validate, rollout start) answer 202 Accepted with a
-``status_url`` that the script polls. Every step prints one line; a step that cannot run here says
-"skipped: <reason>" (a twin rollout needs a running twin of the intent: `manage.py twin up --fabric NAME`). Exits
-non-zero on any failure.
+Standard library only. Long actions (build, compile, validate, twin up, rollout start) answer 202 Accepted with
+a ``status_url`` (also the ``Location`` header) that the script polls. Every step prints one line; a step that
+cannot run here says "skipped: <reason>" (a twin rollout needs a running twin of the intent: ``--twin-up`` boots
+it through the API, which needs root and FRR on the server; or `manage.py twin up --fabric NAME`). Exits non-zero
+on any failure.
 The rollout names the fabric intent, never the internal twin prefix (docs/changes.md).
 """
 
@@ -55,6 +56,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--fabric", default="auto1", help="name of the fabric and its intent")
+    parser.add_argument("--twin-up", action="store_true",
+                        help="boot the intent's twin through the API before the rollout (needs root and FRR there)")
     args = parser.parse_args()
     token = os.environ.get("FT_API_TOKEN")
     if not token:
@@ -95,6 +98,21 @@ def main() -> int:
           f"{validation['checks_passed']} passed, {validation['checks_failed']} failed")
     if validation["status"] == "succeeded" and not validation["ok"]:
         return 1
+
+    if args.twin_up:
+        twin = api.must("POST", "/api/twins/", {"fabric_intent": intent["id"], "engine": "netns"})
+        status, started = api.call("POST", f"/api/twins/{twin['id']}/up/", {})
+        if status == 503 and started.get("skipped"):
+            print(f"twin      skipped: {started['detail']}")
+        elif status != 202:
+            sys.exit(f"POST /api/twins/{twin['id']}/up/: HTTP {status}: {json.dumps(started)[:500]}")
+        else:
+            operation = api.poll(started["status_url"], "status", ("pending", "running"))
+            if operation["status"] != "succeeded":
+                print(f"twin      up failed: {operation['error']}")
+                return 1
+            print(f"twin      {operation['prefix']} {operation['result']['status']}: "
+                  f"{operation['result']['switches']} switches, {operation['result']['hosts']} hosts")
 
     status, change_set = api.call("POST", "/api/change-sets/", {"target": "twin", "fabric_intent": name,
                                                                   "name": f"{name} automation"})

@@ -2,6 +2,8 @@
 
 from celery import shared_task
 
+from twin.runs import run_enqueue, run_in_background
+
 from . import services
 from .models import CompileRun
 
@@ -12,3 +14,11 @@ def compile_run_execute_task(run_id: int) -> dict:
     run = CompileRun.objects.select_related("fabric_intent__fabric").get(pk=run_id)
     run = services.compile_run_execute(run=run)
     return {"run": run.pk, "status": run.status, "device_count": run.device_count, "duration_s": run.duration_s}
+
+
+def compile_run_start(*, run_id: int) -> None:
+    """Run a prepared compile off the request (the UI's Compile button): with no broker in a background thread of
+    this process once the request commits (``twin.runs.run_in_background``), else queued for a worker (broker
+    down: ``run_enqueue`` records it failed). With FT_RUN_IN_BACKGROUND off it runs in the request."""
+    if not run_in_background(lambda: compile_run_execute_task(run_id), what=f"compile {run_id}"):
+        run_enqueue(model=CompileRun, run_id=run_id, task=compile_run_execute_task, what="compile")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from django.conf import settings
 from django.db import transaction
 
 from compiler import model as core
-from compiler.errors import FabricTwinError
+from compiler.errors import FabricTwinError, FieldError, InputError
 from twin.runs import RunStatus, run_execute
 
 from .choices import NetboxSyncTriggerChoices
@@ -85,10 +86,16 @@ def netbox_sync(*, fabric: str, data: dict[str, list[dict]], source: str, dry_ru
     an apply the database refuses (nothing of it is saved). A bug fails the run "internal error" and is raised."""
     record = NetboxSync.objects.create(fabric_name=fabric, source=source[:300], trigger=trigger, dry_run=dry_run,
                                        allow_missing_links=allow_missing_links)
+    return _sync_run(record, lambda: data, progress=progress)
+
+
+def _sync_run(record: NetboxSync, load: Callable[[], dict[str, list[dict]]], *, progress: bool) -> SyncResult:
+    """Move ``record`` through ``run_execute`` around loading what NetBox holds and syncing it; a domain error is
+    raised after the failed run is recorded."""
     refused: list[FabricTwinError] = []
     with run_execute(record, update_fields=("diff", "persisted", "skipped", "missing_links", "state")):
         try:
-            result = _sync(record, data, progress=progress)
+            result = _sync(record, load(), progress=progress)
         except FabricTwinError as error:
             # the error only: what NetBox held may be the hostile input that failed (not stored)
             record.diff, record.state, record.skipped, record.missing_links, record.persisted = [], {}, [], [], {}
@@ -99,6 +106,31 @@ def netbox_sync(*, fabric: str, data: dict[str, list[dict]], source: str, dry_ru
     if refused:
         raise refused[0]
     return result
+
+
+def netbox_sync_prepare(*, fabric: str = "", trigger: str, dry_run: bool = False, allow_missing_links: bool = False,
+                        requested_by=None) -> NetboxSync:
+    """A pending re-sync of ``fabric`` (default FT_NETBOX_FABRIC) from the configured NetBox, recorded before it
+    runs so the API can answer 202 with its status URL; ``netbox_sync_execute`` runs it. No fabric or NetBox not
+    configured: an error naming the setting, nothing recorded."""
+    fabric = fabric or settings.FT_NETBOX_FABRIC
+    if not fabric:
+        raise InputError(FieldError("fabric", fabric, "a fabric name (or set FT_NETBOX_FABRIC)"))
+    client = netbox_client_configured()
+    return NetboxSync.objects.create(
+        fabric_name=fabric, source=client.base[:300], trigger=trigger, dry_run=dry_run,
+        allow_missing_links=allow_missing_links,
+        requested_by=requested_by if requested_by is not None and requested_by.is_authenticated else None)
+
+
+def netbox_sync_execute(*, record: NetboxSync) -> NetboxSync:
+    """Fetch from the configured NetBox and sync into the prepared ``record``: the record is the outcome (a sync
+    NetBox or the inventory refused is ``failed`` with the reason, not raised)."""
+    try:
+        _sync_run(record, lambda: netbox_client_configured().dump(), progress=False)
+    except FabricTwinError:
+        pass  # recorded on the run by run_execute
+    return record
 
 
 def _sync(record: NetboxSync, data: dict[str, list[dict]], *, progress: bool) -> SyncResult:

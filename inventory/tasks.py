@@ -9,8 +9,8 @@ from twin.runs import ACTIVE
 
 from .builder import fabric_build_execute
 from .choices import NetboxSyncTriggerChoices
-from .models import FabricBuild
-from .netbox_sync import netbox_client_configured, netbox_sync_live
+from .models import FabricBuild, NetboxSync
+from .netbox_sync import netbox_client_configured, netbox_sync_execute, netbox_sync_live
 
 
 @shared_task(name="inventory.fabric_build_execute")
@@ -20,6 +20,15 @@ def fabric_build_task(build_id: int) -> dict:
     if build.status in ACTIVE:
         build = fabric_build_execute(build=build)
     return {"build": build.pk, "status": build.status, "error": build.error, **build.result}
+
+
+@shared_task(name="inventory.netbox_sync_execute")
+def netbox_sync_run(sync_id: int) -> dict:
+    """Execute a prepared NetBox sync (the API and the webhook); the NetboxSync row records its outcome."""
+    record = NetboxSync.objects.get(pk=sync_id)
+    if record.status in ACTIVE:
+        record = netbox_sync_execute(record=record)
+    return {"id": record.id, "status": record.status, "dry_run": record.dry_run, "summary": record.summary_text}
 
 
 class NetboxSyncFailed(Exception):

@@ -107,6 +107,7 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
                                                   "findings": VIEW, "configs": OPERATE},
     "twins.api.views.TwinViewSet": {**READ, "create": OPERATE, "up": OPERATE, "down": OPERATE, "check": OPERATE,
                                     "inject": OPERATE, "fidelity": OPERATE, "live_status": VIEW},
+    "twins.api.views.TwinOperationViewSet": READ,
     # change pipelines: production needs an admin (and approval by a second person, see changes.services)
     "changes.api.views.ChangeSetViewSet": {**READ, "create": ROLLOUT_ACTIONS["create"]},
     "changes.api.views.RolloutViewSet": {

@@ -220,7 +220,8 @@ FT_CREDENTIAL_KEY_FILE = Path(os.environ.get("FT_CREDENTIAL_KEY_FILE", FT_DATA_D
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
-# Without a broker, long actions (fabric build, compile, validate, rollout start) run in a background thread of the web process after
+# Without a broker, long actions (fabric build, compile, validate, rollout start, twin operations, NetBox syncs, the
+# UI's compile and validate) run in a background thread of the web process after
 # the request commits, so the API answers 202 at once as with a broker (twin/runs.py run_in_background); off: they
 # run inside the request (tests that read the outcome in the same transaction).
 FT_RUN_IN_BACKGROUND = env_bool("FT_RUN_IN_BACKGROUND", True)
@@ -302,7 +303,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # One name for the twin's one status vocabulary (the Twin record and GET /api/twins/{id}/status/ share it).
-    "ENUM_NAME_OVERRIDES": {"TwinStatusEnum": "twins.choices.TwinStatusChoices"},
+    "ENUM_NAME_OVERRIDES": {"TwinStatusEnum": "twins.choices.TwinStatusChoices",
+                            "TwinOperationKindEnum": "twins.choices.TwinOperationKindChoices",
+                            "RunStatusEnum": "twin.runs.RunStatus"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "twin.api_schema.error_responses_hook"],
 }
 

@@ -84,12 +84,19 @@ class Twin(models.Model):
 
 class TwinOperation(RunRecord):
     """One operation on the twin of one fabric (boot, live checks, fidelity, failure injection), requested from
-    the UI. Unlike other runs it is written ``running`` when requested (``twins.services.twin_operation_create``):
+    the UI or the API (``/api/twins/{id}/<action>/``; its status URL is ``/api/twin-operations/{id}/``). Unlike
+    other runs it is written ``running`` when requested (``twins.services.twin_operation_create``):
     it claims the fabric's twin, so a second operation is refused until it finished or its process is gone."""
 
     kind = models.CharField(max_length=16, choices=TwinOperationKindChoices.choices)
     fabric = models.CharField(max_length=100, db_index=True, help_text="inventory fabric name")
     prefix = models.CharField(max_length=16, blank=True, help_text="the twin's namespace prefix")
+    twin = models.ForeignKey(Twin, on_delete=models.SET_NULL, null=True, blank=True, related_name="operations",
+                             help_text="The twin it runs on (API: the twin named in the URL); empty: the fabric's "
+                                       "netns twin, created by 'up'")
+    params = models.JSONField(default=dict, blank=True,
+                              help_text="The operation's options: failover (up, check), force (down), target "
+                                        "(fail_link, fail_spine), n_minus_1 (fidelity)")
 
     class Meta(RunRecord.Meta):
         indexes = [models.Index(fields=("fabric", "kind", "-created"), name="twinoperation_fabric_kind")]

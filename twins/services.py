@@ -13,7 +13,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from django.conf import settings
 from django.db import transaction
@@ -549,47 +549,57 @@ def _fabric_intent_of(fabric: Fabric) -> FabricIntent:
     return intent
 
 
-def _twin_of(fabric: Fabric) -> Twin:
-    twin = fabric_twin(fabric=fabric)
+def _twin_of(fabric: Fabric, twin: Twin | None) -> Twin:
+    """The operation's twin (the API names it), else the fabric's netns twin."""
+    twin = twin or fabric_twin(fabric=fabric)
     if twin is None:
         raise TwinError(f"the twin of {fabric.name} was never started: start it first")
     return twin
 
 
-def _operation_up(fabric: Fabric) -> dict:
-    twin = twin_up(fabric_intent=_fabric_intent_of(fabric), engine=FABRIC_TWIN_ENGINE)
+def _operation_up(fabric: Fabric, twin: Twin | None, params: Mapping) -> dict:
+    if twin is not None:
+        intent, engine = twin.fabric_intent, twin.engine
+    else:
+        intent, engine = _fabric_intent_of(fabric), FABRIC_TWIN_ENGINE
+    twin = twin_up(fabric_intent=intent, engine=engine, failover=bool(params.get("failover")))
     return {"status": twin.status, "switches": twin.switches, "hosts": twin.hosts, "boot_s": twin.boot_s,
-            "converge_s": twin.converge_s}
+            "converge_s": twin.converge_s, "rss_mb": twin.rss_mb}
 
 
-def _operation_down(fabric: Fabric) -> dict:
-    return twin_down(twin=_twin_of(fabric))
+def _operation_down(fabric: Fabric, twin: Twin | None, params: Mapping) -> dict:
+    return twin_down(twin=_twin_of(fabric, twin), force=bool(params.get("force")))
 
 
-def _operation_check(fabric: Fabric) -> dict:
-    twin = twin_check(twin=_twin_of(fabric))
+def _operation_check(fabric: Fabric, twin: Twin | None, params: Mapping) -> dict:
+    twin = twin_check(twin=_twin_of(fabric, twin), failover=bool(params.get("failover")))
     return {"status": twin.status, "ok": twin.last_report.get("ok")}
 
 
-def _operation_fidelity(fabric: Fabric) -> dict:
-    result = twin_fidelity(twin=_twin_of(fabric))
+def _operation_fidelity(fabric: Fabric, twin: Twin | None, params: Mapping) -> dict:
+    result = twin_fidelity(twin=_twin_of(fabric, twin), n_minus_1=params.get("n_minus_1", "sample"))
     return {"disagreements": result["disagreements"], "agreed_failures": result["agreed_failures"]}
 
 
-def _operation_inject(fabric: Fabric, kind: str) -> dict:
-    return twin_inject(twin=_twin_of(fabric), kind=kind)["measured"]
+def _operation_inject(fabric: Fabric, twin: Twin | None, params: Mapping, kind: str) -> dict:
+    return twin_inject(twin=_twin_of(fabric, twin), kind=kind, target=params.get("target"))["measured"]
 
 
-# The twin of a fabric is the netns twin of the fabric's first intent (by name).
+# The twin of a fabric is the netns twin of the fabric's first intent (by name) unless the operation names one.
 FABRIC_TWIN_ENGINE = TwinEngineChoices.NETNS
-OPERATIONS = {
+OPERATIONS: dict[str, Callable[[Fabric, Twin | None, Mapping], dict]] = {
     TwinOperationKindChoices.UP: _operation_up,
     TwinOperationKindChoices.DOWN: _operation_down,
     TwinOperationKindChoices.PING: _operation_check,
     TwinOperationKindChoices.FIDELITY: _operation_fidelity,
-    TwinOperationKindChoices.FAIL_LINK: lambda fabric: _operation_inject(fabric, InjectionKindChoices.LINK),
-    TwinOperationKindChoices.FAIL_SPINE: lambda fabric: _operation_inject(fabric, InjectionKindChoices.SPINE),
+    TwinOperationKindChoices.FAIL_LINK: lambda fabric, twin, params: _operation_inject(
+        fabric, twin, params, InjectionKindChoices.LINK),
+    TwinOperationKindChoices.FAIL_SPINE: lambda fabric, twin, params: _operation_inject(
+        fabric, twin, params, InjectionKindChoices.SPINE),
 }
+# The API's actions (``/api/twins/{id}/<action>/``) as operation kinds; inject picks by its ``kind``.
+INJECT_OPERATIONS = {InjectionKindChoices.LINK: TwinOperationKindChoices.FAIL_LINK,
+                     InjectionKindChoices.SPINE: TwinOperationKindChoices.FAIL_SPINE}
 
 
 def twin_fabric_status(*, fabric: Fabric) -> dict:
@@ -614,9 +624,11 @@ def twin_fabric_status(*, fabric: Fabric) -> dict:
             "reason": twin_status_reason(twin=twin), "runs": twin_runs_text(twin=twin)}
 
 
-def twin_operation_create(*, fabric: Fabric, kind: str, user=None) -> TwinOperation:
+def twin_operation_create(*, fabric: Fabric, kind: str, user=None, twin: Twin | None = None,
+                          params: Mapping | None = None) -> TwinOperation:
     """Record a requested operation, ``running`` at once: it claims the fabric's twin, and a second one is
-    refused while it runs. One whose process is gone (killed worker, restarted server) is interrupted, not
+    refused while it runs. ``twin`` (the API names it) is the twin it runs on, else the fabric's netns twin;
+    ``params`` its options (``TwinOperation.params``). One whose process is gone (killed worker, restarted server) is interrupted, not
     busy (twin.runs); one without a runner predates them and is left to the start-up reaper."""
     if kind not in OPERATIONS:
         raise InputError(FieldError("kind", kind, f"one of {', '.join(OPERATIONS)}"))
@@ -628,9 +640,9 @@ def twin_operation_create(*, fabric: Fabric, kind: str, user=None) -> TwinOperat
     if busy is not None:
         raise TwinError(f"{busy.get_kind_display()} is still running on the twin of {fabric.name} "
                         f"(started {busy.created:%H:%M:%S})")
-    twin = fabric_twin(fabric=fabric)
-    return TwinOperation.objects.create(fabric=fabric.name, prefix=twin.prefix if twin else "", kind=kind,
-                                        status=RunStatus.RUNNING,
+    prefix_of = twin or fabric_twin(fabric=fabric)
+    return TwinOperation.objects.create(fabric=fabric.name, prefix=prefix_of.prefix if prefix_of else "", kind=kind,
+                                        twin=twin, params=dict(params or {}), status=RunStatus.RUNNING,
                                         requested_by=user if user and user.is_authenticated else None,
                                         runner=runner_id())  # until a worker takes it: the requesting process
 
@@ -640,8 +652,8 @@ def twin_operation_execute(*, operation: TwinOperation) -> TwinOperation:
     fails it with the message, a bug fails it and is raised)."""
     fabric = Fabric.objects.get(name=operation.fabric)
     with run_execute(operation, update_fields=("prefix",)):
-        operation.result = OPERATIONS[operation.kind](fabric)
-    twin = fabric_twin(fabric=fabric)
+        operation.result = OPERATIONS[operation.kind](fabric, operation.twin, operation.params)
+    twin = operation.twin or fabric_twin(fabric=fabric)
     if twin is not None and twin.prefix != operation.prefix:
         operation.prefix = twin.prefix
         operation.save(update_fields=["prefix"])

@@ -18,18 +18,19 @@ from compiler.errors import FabricTwinError, FieldError, InputError
 from intents import selectors as intent_selectors
 from intents.adapters import fabric_snapshot
 from intents.selectors import compile_run_latest, fabric_intent_list
+from intents.services import compile_run_prepare
+from intents.tasks import compile_run_start
 from inventory.adapters import inventory_snapshot as inventory_adapter_snapshot
-from twin.runs import RunStatus, run_enqueue
+from twin.runs import RunStatus
 from twins import services as twin_services
 from twins.choices import TwinEngineChoices, TwinStatusChoices
-from twins.models import TwinOperation
 from twins.selectors import twin_for
-from twins.tasks import twin_operation_run
+from twins.tasks import twin_operation_start
 from validation import services as validation_services
 from validation.models import ValidationRun
 from validation.selectors import validation_findings
 from validation.selectors import validation_report as stored_report
-from validation.tasks import validation_run_execute_task
+from validation.tasks import validation_run_start
 from validators.findings import Finding
 from validators.physical import check_physical, physical_report
 
@@ -152,7 +153,8 @@ def validation_report(fabric) -> ReportView:
         report = stored_report(run=run)
         checks = [{**check, "findings": [_finding(row) for row in check["findings"]]} for check in report["checks"]]
         findings = [finding for check in checks for finding in check["findings"]]
-        notice = f"the run itself failed: {run.error}" if run.status == RunStatus.FAILED else ""
+        notice = f"the run itself failed: {run.error}" if run.status == RunStatus.FAILED else (
+            f"run #{run.pk} is {run.status}; this page updates itself" if run.active else "")
         return ReportView(f"validation run #{run.pk} of {run.fabric_intent.name} ({run.created:%Y-%m-%d %H:%M})",
                           checks, findings, run, bool(run.ok), notice)
     report = physical_report(inventory_snapshot(fabric))
@@ -162,7 +164,8 @@ def validation_report(fabric) -> ReportView:
 
 
 def validation_start(fabric, *, user=None):
-    """Validate the fabric's intent (a Celery task; in-process without a broker). Returns the run or the error."""
+    """Validate the fabric's intent off the request (``validation.tasks.validation_run_start``: a Celery task, or a
+    background thread without a broker). Returns the run as it stands, or the error that refused it."""
     intent = fabric.intents.order_by("name").first()
     if intent is None:
         return InputError(FieldError("fabric", fabric.name, "has no fabric intent to validate"))
@@ -170,8 +173,19 @@ def validation_start(fabric, *, user=None):
         run = validation_services.validation_run_prepare(fabric_intent=intent, requested_by=user)
     except FabricTwinError as error:
         return error
-    # Broker down: the run never started, so run_enqueue records it failed with the reason, never "pending".
-    run_enqueue(model=type(run), run_id=run.pk, task=validation_run_execute_task, what="validation")
+    validation_run_start(run_id=run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def compile_start(fabric_intent, *, user=None):
+    """Compile the intent off the request (``intents.tasks.compile_run_start``: a Celery task, or a background
+    thread without a broker). Returns the run as it stands, or the error that refused it."""
+    try:
+        run = compile_run_prepare(fabric_intent=fabric_intent, requested_by=user)
+    except FabricTwinError as error:
+        return error
+    compile_run_start(run_id=run.pk)
     run.refresh_from_db()
     return run
 
@@ -184,14 +198,13 @@ def twin_status(fabric):
 
 
 def twin_action(fabric, action: str, *, user=None):
-    """Record the operation and run it (a Celery task: in-process when no broker is configured). Broker down:
-    the operation never started, so ``run_enqueue`` records it failed with the reason instead of leaving it
-    blocking the fabric's twin."""
+    """Record the operation and start it off the request (``twins.tasks.twin_operation_start``, as the API does);
+    the twin page shows its status and polls itself while it runs."""
     try:
         operation = twin_services.twin_operation_create(fabric=fabric, kind=action, user=user)
     except FabricTwinError as error:
         return error
-    run_enqueue(model=TwinOperation, run_id=operation.pk, task=twin_operation_run, what="operation")
+    twin_operation_start(operation_id=operation.pk)
     operation.refresh_from_db()
     return operation
 

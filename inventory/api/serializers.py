@@ -374,6 +374,16 @@ class NetboxSyncSerializer(BriefModelSerializer):
         read_only_fields = fields
 
 
+class NetboxSyncAcceptedSerializer(NetboxSyncSerializer):
+    """A sync answered 202: the run as it stands and where to poll it (also the Location header)."""
+
+    status_url = serializers.URLField(help_text="poll until status is succeeded or failed")
+
+    class Meta(NetboxSyncSerializer.Meta):
+        fields = (*NetboxSyncSerializer.Meta.fields, "status_url")
+        read_only_fields = fields
+
+
 class NetboxSyncRequestSerializer(serializers.Serializer):
     """A re-sync from the configured NetBox (FT_NETBOX_URL / FT_NETBOX_TOKEN)."""
 

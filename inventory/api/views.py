@@ -16,9 +16,9 @@ from .. import selectors
 from ..adapters import inventory_snapshot
 from ..builder import fabric_build_prepare
 from ..choices import NetboxSyncTriggerChoices
-from ..models import FabricBuild
-from ..netbox_sync import webhook_signature_valid
-from ..tasks import fabric_build_task, netbox_sync_task
+from ..models import FabricBuild, NetboxSync
+from ..netbox_sync import netbox_sync_prepare, webhook_signature_valid
+from ..tasks import fabric_build_task, netbox_sync_run
 from . import filtersets as f
 from . import serializers as s
 
@@ -163,23 +163,30 @@ class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     filterset_class = f.NetboxSyncFilterSet
 
     @extend_schema(request=s.NetboxSyncRequestSerializer,
-                   responses={200: s.NetboxSyncSerializer, 202: OpenApiResponse(description="queued"),
-                              400: OpenApiResponse(description="invalid input, NetBox refused or not configured")})
+                   responses={202: s.NetboxSyncAcceptedSerializer,
+                              400: OpenApiResponse(description="invalid input, or NetBox / the fabric not configured"),
+                              503: OpenApiResponse(description="the broker could not be reached")})
     @action(detail=False, methods=["post"], url_path="sync", serializer_class=s.NetboxSyncRequestSerializer)
     def sync(self, request):
-        """Re-sync a fabric from the configured NetBox; a dry run (the default) records the diff only."""
+        """Re-sync a fabric from the configured NetBox; a dry run (the default) records the diff only. 202 Accepted
+        at once with ``Location``/``status_url`` (the NetboxSync run; poll it until ``status`` is succeeded or
+        failed: a sync NetBox or the inventory refused is ``failed`` with ``error``), whether a Celery worker or,
+        with no broker, a background thread of the web process runs it."""
         serializer = s.NetboxSyncRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         return self._run(dict(serializer.validated_data, trigger=NetboxSyncTriggerChoices.API))
 
-    @extend_schema(request=None, responses={200: s.NetboxSyncSerializer, 202: OpenApiResponse(description="queued"),
-                                            400: OpenApiResponse(description="X-Hook-Signature missing or wrong"),
-                                            503: OpenApiResponse(description="no webhook secret configured")})
+    @extend_schema(request=None, responses={
+        202: s.NetboxSyncAcceptedSerializer,
+        400: OpenApiResponse(description="X-Hook-Signature missing or wrong, or NetBox / FT_NETBOX_FABRIC not set"),
+        503: OpenApiResponse(description="no webhook secret configured, or the broker could not be reached")})
     @action(detail=False, methods=["post"], url_path="webhook")
     def webhook(self, request):
         """NetBox event rule target: NetBox signs the body with the webhook's secret (HMAC-SHA512 in
         X-Hook-Signature); the request also carries an API token (the webhook's additional header
-        ``Authorization: Token ...`` of an operator). Any dcim change re-syncs FT_NETBOX_FABRIC and applies it."""
+        ``Authorization: Token ...`` of an operator). Any dcim change re-syncs FT_NETBOX_FABRIC and applies it. The
+        signature is verified in the request (400 when wrong, nothing recorded); the sync itself answers 202 with
+        ``Location``/``status_url`` like ``sync``."""
         secret = settings.FT_NETBOX_WEBHOOK_SECRET
         if not secret:
             return Response({"detail": "FT_NETBOX_WEBHOOK_SECRET is not set: webhooks are refused"},
@@ -191,9 +198,12 @@ class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return self._run({"trigger": NetboxSyncTriggerChoices.WEBHOOK, "dry_run": False})
 
     def _run(self, options: dict) -> Response:
-        result = netbox_sync_task.delay(**options)
-        if settings.CELERY_TASK_ALWAYS_EAGER:
-            record = selectors.netbox_sync_list().get(id=result.get()["id"])
-            return Response(s.NetboxSyncSerializer(record, context={"request": self.request}).data,
-                            status=status.HTTP_200_OK)
-        return Response({"task_id": result.id, "status": "queued"}, status=status.HTTP_202_ACCEPTED)
+        record = netbox_sync_prepare(**options, requested_by=self.request.user)
+        sync_id = record.pk
+        if not run_in_background(lambda: netbox_sync_run(sync_id), what=f"NetBox sync {sync_id}"):
+            run_enqueue(model=NetboxSync, run_id=sync_id, task=netbox_sync_run, what="NetBox sync")
+        record.refresh_from_db()
+        body = s.NetboxSyncSerializer(record, context={"request": self.request}).data
+        if record.status == RunStatus.FAILED and record.started is None:  # never ran: the broker is down
+            return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return accepted(self.request, "netboxsync-detail", sync_id, body)

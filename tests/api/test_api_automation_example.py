@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import Group
 
+from compiler.errors import TwinError
 from twin.tokens import token_issue
+from twins import services as twin_services
 
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "automation.py"
 
@@ -21,16 +23,16 @@ def operator_token(transactional_db, django_user_model):
     return token_issue(user=user)[0]
 
 
-def _run(url: str, token: str | None) -> subprocess.CompletedProcess:
+def _run(url: str, token: str | None, *options: str) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if key != "FT_API_TOKEN"}
     if token:
         env["FT_API_TOKEN"] = token
-    return subprocess.run([sys.executable, str(SCRIPT), "--url", url, "--fabric", "auto1"], env=env,
+    return subprocess.run([sys.executable, str(SCRIPT), "--url", url, "--fabric", "auto1", *options], env=env,
                           capture_output=True, text=True, timeout=300)
 
 
 def test_the_automation_example_builds_compiles_validates_and_reaches_the_rollout(live_server, operator_token,
-                                                                                  in_background):
+                                                                                  in_background, monkeypatch):
     # as deployed without a broker: the build answers 202 and runs in a background thread; the script polls
     result = _run(live_server.url, operator_token)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -40,8 +42,16 @@ def test_the_automation_example_builds_compiles_validates_and_reaches_the_rollou
     assert lines[2].startswith("compile   run #") and "succeeded: 4 devices" in lines[2]
     assert "succeeded: ok=True" in lines[3] and " 0 failed" in lines[3]
     assert lines[4] == "rollout   skipped: no running twin of intent auto1 (manage.py twin up --fabric auto1)"
-    # idempotent: a second run finds the fabric, intent, tenant and network and goes through again
-    assert _run(live_server.url, operator_token).returncode == 0
+    # idempotent: a second run finds the fabric, intent, tenant and network and goes through again, here with
+    # --twin-up: the twin API answers 202 and the script polls the operation; the boot is faked at the service
+    # boundary to fail (no twin boots in this test), so the script reports why and exits non-zero
+    def refused(**_):
+        raise TwinError("fake boot refused by the test")
+
+    monkeypatch.setattr(twin_services, "twin_prerequisites", lambda: [])
+    monkeypatch.setattr(twin_services, "twin_up", refused)
+    again = _run(live_server.url, operator_token, "--twin-up")
+    assert again.returncode == 1 and again.stdout.splitlines()[4] == "twin      up failed: fake boot refused by the test"
 
 
 def test_the_example_fails_without_a_token_or_with_a_bad_one(live_server, transactional_db):

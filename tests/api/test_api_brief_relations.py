@@ -25,7 +25,7 @@ from inventory.builder import fabric_build
 from inventory.models import Fabric, Rack, Site
 from twin.api import BriefRelatedField
 from twins.api.urls import router as twins_router
-from twins.models import Twin
+from twins.models import Twin, TwinOperation
 from validation.api.urls import router as validation_router
 from validation.models import ValidationRun
 
@@ -54,7 +54,9 @@ def every_relation(db):
         change_set = ChangeSet.objects.create(name="cs", fabric_name="brief", compile_run_id=run.pk, created_by=user)
         Rollout.objects.create(name="r", kind="config", target="twin", change_set=change_set, started_by=user)
         DriftRecord.objects.create(hostname=f"leaf{index}", change_set=change_set)
-    Twin.objects.create(fabric_intent=intent, prefix="brieftw", compile_run=run)
+    twin = Twin.objects.create(fabric_intent=intent, prefix="brieftw", compile_run=run)
+    for kind in ("up", "ping"):
+        TwinOperation.objects.create(fabric="brief", kind=kind, twin=twin, prefix=twin.prefix, requested_by=user)
 
 
 def _relation_fields(viewset) -> dict[str, serializers.RelatedField]:

@@ -125,7 +125,7 @@ def test_twin_operation_that_cannot_be_queued_does_not_block_the_fabric(fabric_i
 
     monkeypatch.setattr("twins.tasks.twin_operation_run.delay", _broker_down)
     operation = integrations.twin_action(fabric_intent.fabric, "up")
-    assert operation.status == "failed" and operation.error.startswith("could not queue the operation")
+    assert operation.status == "failed" and operation.error.startswith("could not queue the twin operation")
     assert not TwinOperation.objects.filter(status="running").exists()
 
 

@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from dataclasses import replace
 from unittest import mock
 
@@ -24,7 +26,7 @@ from inventory.adapters import inventory_snapshot
 from inventory.models import Cable, Fabric, Interface, NetboxSync, Optic, Server, Switch
 from inventory.netbox_client import NetboxApiError, NetboxClient
 from inventory.netbox_sync import netbox_sync, netbox_sync_live
-from inventory.tasks import NetboxSyncFailed, netbox_sync_task
+from inventory.tasks import NetboxSyncFailed, netbox_sync_run, netbox_sync_task
 
 TOKEN = "0123456789abcdef"
 
@@ -195,8 +197,9 @@ def _signed(body: bytes, secret: str) -> str:
 def test_api_sync_and_signed_webhook(api_client):
     with FakeNetbox(nb.build()) as fake, override_settings(FT_NETBOX_URL=fake.url, FT_NETBOX_TOKEN=TOKEN,
                                                          FT_NETBOX_FABRIC="ai", FT_NETBOX_WEBHOOK_SECRET="s3cret"):
+        # FT_RUN_IN_BACKGROUND is off in tests: the run is final in the 202 (the background mode is tested below)
         dry = api_client.post("/api/netbox-syncs/sync/", {}, format="json")
-        assert dry.status_code == 200, dry.content
+        assert dry.status_code == 202 and dry["Location"] == dry.json()["status_url"], dry.content
         assert dry.json()["status"] == "succeeded" and dry.json()["dry_run"] and dry.json()["trigger"] == "api" and Switch.objects.count() == 0
         bad = api_client.post("/api/netbox-syncs/sync/", {"fabric": "../x"}, format="json")
         assert bad.status_code == 400 and "fabric" in bad.json()
@@ -209,7 +212,7 @@ def test_api_sync_and_signed_webhook(api_client):
         assert forged.status_code == 400 and Switch.objects.count() == 0
         signed = api_client.post("/api/netbox-syncs/webhook/", body, content_type="application/json",
                                  HTTP_X_HOOK_SIGNATURE=_signed(body, "s3cret"))
-        assert signed.status_code == 200, signed.content
+        assert signed.status_code == 202 and signed["Location"].endswith(f"/api/netbox-syncs/{signed.json()['id']}/")
         assert signed.json()["status"] == "succeeded" and not signed.json()["dry_run"]
         assert signed.json()["trigger"] == "webhook"
         assert Cable.objects.count() == 8
@@ -219,6 +222,62 @@ def test_api_sync_and_signed_webhook(api_client):
         refused = api_client.post("/api/netbox-syncs/webhook/", body, content_type="application/json",
                                   HTTP_X_HOOK_SIGNATURE=_signed(body, ""))
         assert refused.status_code == 503
+
+
+@pytest.mark.django_db(transaction=True)
+def test_api_sync_answers_202_at_once_and_polling_reaches_the_outcome(api_client, in_background, monkeypatch):
+    """No broker: the sync runs in a background thread after the request; a refused one ends failed, with why."""
+    from inventory.api import views
+
+    gate = threading.Event()
+
+    def held(sync_id):  # the real task, once the test has seen the answer
+        assert gate.wait(30), "the test never released the sync"
+        return netbox_sync_run(sync_id)
+
+    monkeypatch.setattr(views, "netbox_sync_run", held)
+    with FakeNetbox(nb.build()) as fake, override_settings(FT_NETBOX_URL=fake.url, FT_NETBOX_TOKEN=TOKEN,
+                                                         FT_NETBOX_FABRIC="ai"):
+        clock = time.perf_counter()
+        response = api_client.post("/api/netbox-syncs/sync/", {"dry_run": False}, format="json")
+        assert time.perf_counter() - clock < 10 and response.status_code == 202, response.content
+        assert response.json()["status"] == "pending" and response["Location"] == response.json()["status_url"]
+        gate.set()
+        record = _poll(api_client, response["Location"])
+        assert record["status"] == "succeeded" and record["trigger"] == "api" and Cable.objects.count() == 8, record
+        with override_settings(FT_NETBOX_TOKEN="wrong"):  # broken: NetBox refuses the token
+            response = api_client.post("/api/netbox-syncs/sync/", {}, format="json")
+            assert response.status_code == 202, response.content
+            record = _poll(api_client, response["Location"])
+    assert record["status"] == "failed" and "HTTP 403" in record["error"], record
+    assert api_client.get("/api/netbox-syncs/999999/").status_code == 404
+    with override_settings(FT_NETBOX_URL="", FT_NETBOX_FABRIC="ai"):  # not configured: 400 at once, nothing recorded
+        refused = api_client.post("/api/netbox-syncs/sync/", {}, format="json")
+    assert refused.status_code == 400 and "not configured" in str(refused.json()) and NetboxSync.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_api_sync_with_a_broker_is_queued_with_the_same_status_url(api_client, settings, monkeypatch):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    queued: list[int] = []
+
+    class Queued:
+        id = "task-9"
+
+    monkeypatch.setattr("inventory.api.views.netbox_sync_run.delay", lambda pk: queued.append(pk) or Queued())
+    with override_settings(FT_NETBOX_URL="http://netbox.invalid", FT_NETBOX_TOKEN=TOKEN, FT_NETBOX_FABRIC="ai"):
+        response = api_client.post("/api/netbox-syncs/sync/", {}, format="json")
+    assert response.status_code == 202 and response["Location"] == response.json()["status_url"], response.content
+    record = NetboxSync.objects.get()
+    assert queued == [record.pk] and record.task_id == "task-9" and record.status == "pending"
+
+
+def _poll(api_client, url: str, *, timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while (record := api_client.get(url).json())["status"] in ("pending", "running"):
+        assert time.monotonic() < deadline, record
+        time.sleep(0.05)
+    return record
 
 
 @pytest.mark.django_db

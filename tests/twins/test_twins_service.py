@@ -119,8 +119,14 @@ def test_api_create_status_and_errors(api_client, twin_intent, twin_host, tmp_pa
                            format="json").status_code == 400
     bad_kind = api_client.post(f"/api/twins/{body['id']}/inject/", {"kind": "rack"}, format="json")
     assert bad_kind.status_code == 400 and "kind" in bad_kind.json()
+    # the broken case: the check is accepted, then fails with the reason at its status URL (runs in the request
+    # here: FT_RUN_IN_BACKGROUND is off in tests; tests/twins/test_twins_api_accepted.py runs it in background)
     not_running = api_client.post(f"/api/twins/{body['id']}/check/", {}, format="json")
-    assert not_running.status_code == 400 and "is not running" in not_running.json()["detail"]
+    assert not_running.status_code == 202 and not_running["Location"] == not_running.json()["status_url"]
+    operation = api_client.get(not_running.json()["status_url"]).json()
+    assert operation["status"] == "failed" and "is not running" in operation["error"], operation
+    assert operation["kind"] == "ping" and operation["twin"]["id"] == body["id"]
+    assert api_client.get("/api/twin-operations/999999/").status_code == 404
     status = api_client.get(f"/api/twins/{body['id']}/status/")
     assert status.status_code == 200 and status.json()["exists"] is False
     assert {key: status.json()[key] for key in ("status", "healthy", "reason")} == {

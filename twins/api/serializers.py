@@ -5,7 +5,7 @@ from rest_framework import serializers
 from twin.api import BriefModelSerializer
 
 from ..choices import InjectionKindChoices, TwinStatusChoices, twin_healthy
-from ..models import Twin
+from ..models import Twin, TwinOperation
 
 
 class TwinSerializer(BriefModelSerializer):
@@ -74,3 +74,24 @@ class TwinLiveStatusSerializer(serializers.Serializer):
     dead_daemons = serializers.DictField(required=False, help_text="switch -> daemons no longer running")
     missing_namespaces = serializers.ListField(child=serializers.CharField(), required=False)
     limitations = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class TwinOperationSerializer(BriefModelSerializer):
+    """``GET /api/twin-operations/{id}/``: one operation on a twin (the status URL of the twin actions): poll until
+    ``status`` is succeeded or failed; ``result`` then holds what it measured, ``error`` why it failed."""
+
+    class Meta:
+        model = TwinOperation
+        fields = ("id", "kind", "fabric", "twin", "prefix", "params", "status", "created", "started", "finished",
+                  "duration_s", "requested_by", "task_id", "result", "error", "error_fields")
+        read_only_fields = fields
+
+
+class TwinOperationAcceptedSerializer(TwinOperationSerializer):
+    """A twin action answered 202: the operation as it stands and where to poll it (also the Location header)."""
+
+    status_url = serializers.URLField(help_text="poll until status is succeeded or failed")
+
+    class Meta(TwinOperationSerializer.Meta):
+        fields = (*TwinOperationSerializer.Meta.fields, "status_url")
+        read_only_fields = fields

@@ -6,5 +6,6 @@ from . import views
 
 router = DefaultRouter()
 router.register("twins", views.TwinViewSet)
+router.register("twin-operations", views.TwinOperationViewSet)
 
 urlpatterns = router.urls

@@ -189,7 +189,7 @@ def intent_detail(request, name: str):
         "networks": networks, "switch_rows": switch_rows, "p2p_count": len(allocated.p2p),
         "allocation_error": preview.error, "pending_count": len(preview.pending),
         "roce_classes": selectors.roce_class_list().filter(fabric_intent=intent).order_by("priority"),
-        "runs": runs,
+        "runs": runs, "runs_active": any(run.active for run in runs),
     })
 
 
@@ -198,15 +198,17 @@ def intent_compile(request, name: str):
     if request.method != "POST":
         return redirect("ui:intent_detail", name=name)
     intent = _intent_or_404(name)
-    try:
-        run = services.compile_run_create(fabric_intent=intent)
-    except FabricTwinError as error:
-        messages.error(request, f"Compile refused: {error}")
-        return redirect("ui:intent_detail", name=name)
-    if run.status == RunStatus.SUCCEEDED:
+    # off the request (a worker, or a background thread): the intent page lists the run and polls while it runs
+    run = integrations.compile_start(intent, user=request.user)
+    if isinstance(run, Exception):
+        messages.error(request, f"Compile refused: {run}")
+    elif run.status == RunStatus.SUCCEEDED:
         messages.success(request, f"Compiled {run.device_count} devices in {run.duration_s:.2f} s (run #{run.pk}).")
         return redirect("ui:config_list", name=intent.name)
-    messages.error(request, f"Compile failed: {run.error}")
+    elif run.status == RunStatus.FAILED:
+        messages.error(request, f"Compile failed: {run.error}")
+    else:
+        messages.info(request, f"Compile run #{run.pk} started; this page updates itself.")
     return redirect("ui:intent_detail", name=name)
 
 
