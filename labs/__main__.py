@@ -2,6 +2,7 @@
 
     python -m labs up --scenario fabric.yaml [--verify]      # compile a scenario, boot it (root + FRR)
     python -m labs up --topology twin.json                    # a TwinTopology as JSON
+    python -m labs up --scenario fabric.yaml --frr 8.4        # which FRR runs (auto | 10.3 | 8.4; docs/twin.md)
     python -m labs status ft3fa91c
     python -m labs verify ft3fa91c [--no-failover] [--json]
     python -m labs down ft3fa91c [--force]
@@ -23,6 +24,7 @@ from compiler.scenario import snapshot_from_scenario
 
 from . import checks, runtime
 from .from_compile import topology_from_compile
+from .frr_binaries import CHOICES
 from .topology import TwinTopology, new_prefix
 
 
@@ -73,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--prefix", help="twin prefix (default: random ft<6 hex>)")
     up.add_argument("--max-servers-per-leaf", type=int, default=None)
     up.add_argument("--verify", action="store_true", help="run the live checks after boot")
+    up.add_argument("--frr", choices=CHOICES, default=None,
+                    help="which FRR the switches run: 10.3 (extracted by scripts/frr10.sh), 8.4 (the system's) or "
+                         "auto (10.3 when extracted, else 8.4; the default, or FT_TWIN_FRR)")
     for name in ("status", "down"):
         command = sub.add_parser(name)
         command.add_argument("prefix")
@@ -89,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "up":
-            state = runtime.up(_topology(args), args.state_dir, installation=args.installation)
-            _print({"prefix": state.prefix, "label": state.label, "timings": state.timings,
+            state = runtime.up(_topology(args), args.state_dir, installation=args.installation, frr=args.frr)
+            _print({"prefix": state.prefix, "label": state.label, "timings": state.timings, "frr": state.frr,
                     "config_errors": state.config_errors, "state_file": str(state.state_file)})
             return _verify(state, args) if args.verify else 0
         if args.command == "status":

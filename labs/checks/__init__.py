@@ -35,7 +35,13 @@ from ..expect import (
     host_ports,
     svi_networks,
 )
-from ..measure import count_l3vni_host_routes, l3vni_next_hop_gaps, l3vni_tables, measure_resources
+from ..measure import (
+    count_l3vni_host_routes,
+    l3vni_next_hop_gaps,
+    l3vni_relearn_enabled,
+    l3vni_tables,
+    measure_resources,
+)
 from ..runtime import TwinState
 from .bfd import check_bfd_sessions
 from .bgp import check_bgp_sessions
@@ -61,10 +67,18 @@ __all__ = [
 ]
 
 
+def frr_record(state: TwinState) -> dict:
+    """Which FRR ran (the version read from its zebra at boot) and whether the L3VNI `clear bgp *` workaround
+    is applied for it (labs.measure.l3vni_relearn_enabled)."""
+    frr = state.frr or {"release": "8.4", "version": "unknown (state file from before the FRR choice)"}
+    return {"release": frr.get("release"), "version": frr.get("version"), "reason": frr.get("reason", ""),
+            "l3vni_workaround": l3vni_relearn_enabled()}
+
+
 def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float = 60.0) -> tuple[Report, dict]:
     """Run every live check in order; returns the report and the measured numbers."""
     report = Report(f"twin {state.prefix} ({state.label})")
-    measured: dict = {}
+    measured: dict = {"frr": frr_record(state)}
     check_config_load(state, report)
     measured["bgp"] = check_bgp_sessions(state, report, timeout_s=converge_timeout_s)
     measured["bfd"] = check_bfd_sessions(state, report)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from compiler.errors import TwinError
 
-from ..shell import FRR_BIN_DIR, ns_exec, run
+from ..frr_binaries import active_frr, frr_daemon_dirs
+from ..shell import ns_exec, run
 from ..topology import TwinNode, TwinTopology
 from .frr_files import RUN_FRR
 from .state import TwinState
@@ -38,22 +39,35 @@ DAEMON_ENV = ("MALLOC_ARENA_MAX=1",)
 # the daemon a private mount namespace (a slave of the host's, so nothing leaks out) in which the view is
 # bind-mounted over /run/netns. The views root is a shared mount, so a VRF added later on the host (a change
 # that adds a tenant) appears in the running daemon's view and zebra picks it up through inotify.
-# Arguments: hostname, [view directory], "--", daemon argv; every value is an argument, no shell string is built.
+# The daemon's own stdout/stderr go to a file beside its log: FRR 10 keeps them open after ``-d`` until its
+# configuration has been loaded, so a captured pipe would block the start for good.
+# Arguments: hostname, stdio file, [view directory], "--", daemon argv; every value is an argument, no shell
+# string is built.
 DAEMON_WRAPPER = r"""set -e
 hostname "$1"; shift
+stdio=$1; shift
 if [ "$1" != "--" ]; then mount --rbind "$1" /run/netns; shift; fi
 shift
-exec "$@"
+exec "$@" </dev/null >>"$stdio" 2>&1
 """
-RESTARTED_DAEMONS = ("bgpd", "zebra")  # stop order of a restart; bfdd keeps running
+RESTARTED_DAEMONS = ("bgpd", "zebra")  # stop order of a restart; bfdd (and FRR 10's mgmtd) keep running
 FRR_CRASH_DIR = Path("/var/tmp/frr")  # each FRR daemon keeps a log buffer in <dir>/<daemon>.<pid>/
 
 
 def daemons_for(frr_conf: str, netns_vrfs: bool) -> list[tuple[str, list[str]]]:
-    """(daemon, extra arguments) in start order. ``-n``: zebra's network-namespace VRF backend."""
-    daemons = [("zebra", ["-s", "16777216", *(["-n"] if netns_vrfs else [])]), ("bgpd", [])]
+    """(daemon, extra arguments) in start order. The network-namespace VRF backend: FRR 8.4 is told so with
+    zebra's ``-n``; FRR 10 starts with mgmtd (``FrrBinaries.needs_mgmtd``), and every daemon gets the library
+    option ``-w``: a zebra started alone in that mode expects the "<vrf>:<ifname>" interface keys of the
+    netns backend from mgmtd and aborts on the first ``interface`` stanza (measured: lib/if.c
+    netns_ifname_split assertion)."""
+    if active_frr().needs_mgmtd:
+        common = ["-w"] if netns_vrfs else []
+        daemons = [("mgmtd", common), ("zebra", ["-s", "16777216", *common]), ("bgpd", common)]
+    else:
+        common = []
+        daemons = [("zebra", ["-s", "16777216", *(["-n"] if netns_vrfs else [])]), ("bgpd", [])]
     if BFD_CONFIGURED.search(frr_conf):
-        daemons.append(("bfdd", []))  # BFD is configured: run it, so the twin tests what the config says
+        daemons.append(("bfdd", common))  # BFD is configured: run it, so the twin tests what the config says
     return daemons
 
 
@@ -67,12 +81,17 @@ def start_daemon(pathspace: str, hostname: str, daemon: str, extra: list[str], l
     pid_file = RUN_FRR / pathspace / f"{daemon}.pid"
     with contextlib.suppress(FileNotFoundError):
         pid_file.unlink()
-    command = [f"{FRR_BIN_DIR}/{daemon}", "-N", pathspace, "-d", "-F", "datacenter", "-P", "0",
+    command = [active_frr().daemon(daemon), "-N", pathspace, "-d", "-F", "datacenter", "-P", "0",
                "--limit-fds", str(DAEMON_FD_LIMIT), *extra, "--log", f"file:{log_dir}/{hostname}.{daemon}.log"]
     view = [str(VRF_VIEWS_DIR / pathspace)] if vrf_view else []
-    ns_exec(pathspace, ["env", *DAEMON_ENV, "unshare", "--uts", "sh", "-c", DAEMON_WRAPPER, "sh", hostname, *view,
-                        "--", *command], timeout=30)
-    return _read_pid(pid_file)
+    stdio = log_dir / f"{hostname}.{daemon}.stdio"
+    ns_exec(pathspace, ["env", *DAEMON_ENV, "unshare", "--uts", "sh", "-c", DAEMON_WRAPPER, "sh", hostname,
+                        str(stdio), *view, "--", *command], timeout=30)
+    try:
+        return _read_pid(pid_file)
+    except TwinError as exc:
+        printed = stdio.read_text(errors="replace").strip()[-500:] if stdio.exists() else ""
+        raise TwinError(f"{exc}{f'; it printed: {printed}' if printed else ''}") from exc
 
 
 def start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path, vrf_netns: dict[str, str]
@@ -84,7 +103,7 @@ def start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path, vrf_netns: 
         add_vrf_view(pathspace, vrf, namespace)
     pids = {daemon: start_daemon(pathspace, node.name, daemon, extra, log_dir, bool(vrf_netns))
             for daemon, extra in daemons_for(node.frr_conf, bool(vrf_netns))}
-    loaded = run(["vtysh", "-N", pathspace, "-b"], check=False, timeout=120)
+    loaded = run([active_frr().vtysh, "-N", pathspace, "-b"], check=False, timeout=120)
     config_error = ""
     if loaded.returncode != 0:
         config_error = (loaded.stdout + loaded.stderr).strip()[-2000:] or f"vtysh -b rc={loaded.returncode}"
@@ -102,6 +121,8 @@ def restart_daemons(state: TwinState, node_name: str) -> dict[str, int]:
     netns_vrfs = bool(state.vrf_netns.get(node_name))
     pids = {}
     for daemon, extra in daemons_for("", netns_vrfs):
+        if daemon not in RESTARTED_DAEMONS:
+            continue  # mgmtd keeps running, like bfdd
         try:
             pids[daemon] = start_daemon(pathspace, node_name, daemon, extra, state.log_dir, netns_vrfs)
         except TwinError as exc:
@@ -178,16 +199,17 @@ def is_our_daemon(pid: int, pathspace: str) -> bool:
 
 
 def frr_daemons_in(pathspaces: set[str]) -> set[int]:
-    """FRR daemons (binaries under FRR_BIN_DIR) whose ``-N`` pathspace is exactly one of ``pathspaces`` (the
+    """FRR daemons (binaries under ``frr_daemon_dirs``: the system's or the extracted FRR's) whose ``-N`` pathspace is exactly one of ``pathspaces`` (the
     twin's owned namespaces): never a name pattern, so another installation's daemons never match."""
     wanted = {name.encode() for name in pathspaces}
+    dirs = tuple(f"{directory}/".encode() for directory in frr_daemon_dirs())
     found = set()
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             argv = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv and argv[0].startswith(FRR_BIN_DIR.encode()) and any(
+        if argv and argv[0].startswith(dirs) and any(
                 argv[i] == b"-N" and argv[i + 1] in wanted for i in range(len(argv) - 1)):
             found.add(int(cmdline.parent.name))
     return found

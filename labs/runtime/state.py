@@ -18,6 +18,7 @@ from pathlib import Path
 from compiler.errors import TwinError
 
 from .. import ownership
+from ..frr_binaries import FrrBinaries, use_frr
 from ..ownership import SHARED_RUN_DIR
 from ..topology import NAME_PREFIX, NODE_NAME, TwinTopology
 
@@ -60,6 +61,9 @@ class TwinState:
     vrf_backend: str = ""
     vrf_netns: dict[str, dict[str, str]] = field(default_factory=dict)  # switch node -> {VRF name: namespace}
     installation: str = ""  # labs.ownership: the installation that booted it ("" in pre-ownership state files)
+    # Which FRR the switches run (labs.frr_binaries.FrrBinaries.as_dict: release, paths, the version read from
+    # the binary, why it was chosen); {} in state files from before the choice existed (system FRR 8.4).
+    frr: dict = field(default_factory=dict)
 
     @property
     def state_file(self) -> Path:
@@ -99,7 +103,10 @@ class TwinState:
         path = Path(state_dir or default_state_dir()) / f"{prefix}.json"
         if not path.exists():
             return None
-        return cls(**json.loads(path.read_text()))
+        state = cls(**json.loads(path.read_text()))
+        if state.frr:
+            use_frr(FrrBinaries.from_dict(state.frr))  # talk to the twin with the FRR it runs (its vtysh)
+        return state
 
 
 def owned_state(prefix: str, state_dir: Path | str | None = None, installation: str | None = None
