@@ -26,6 +26,7 @@ from inventory.models import Fabric
 from labs import checks, containerlab, fidelity, runtime, shell
 from labs.fidelity import link_key
 from labs.from_compile import topology_from_compile
+from labs.frr_binaries import select_frr
 from labs.ownership import new_installation_id
 from twin.runs import RunStatus, interrupted_error, run_execute, runner_id, runner_state
 from validators.context import ValidationInput
@@ -143,7 +144,10 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
 
     Engine ``containerlab`` exports the same compile as a containerlab topology and deploys it with the
     ``containerlab`` binary (a clear TwinError where it is not installed). ``frr``: which FRR the switches run
-    (``labs.frr_binaries.select_frr``: auto, 10.3, 8.4)."""
+    (``labs.frr_binaries.select_frr``: auto, 10.3, 8.4); a choice that cannot run is an InputError naming the
+    path before anything is saved."""
+    if engine != TwinEngineChoices.CONTAINERLAB:
+        select_frr(choice=frr)
     twin = twin_get_or_create(fabric_intent=fabric_intent, engine=engine, prefix=prefix, state_dir=state_dir)
     if engine == TwinEngineChoices.CONTAINERLAB:
         return _containerlab_up(twin, fabric_intent, compile_run)
