@@ -77,6 +77,11 @@ class FrrBinaries:
         return cls(**{key: str(data.get(key, "")) for key in cls.__dataclass_fields__})
 
 
+# What a twin state file from before the FRR choice ran: the system's FRR 8.4 (its version was not recorded).
+LEGACY_FRR = FrrBinaries(SYSTEM_RELEASE, SYSTEM_BIN_DIR, SYSTEM_VTYSH, "", "8.4 (not recorded)",
+                         "state file from before the FRR choice: the system FRR")
+
+
 def frr10_dir() -> Path:
     """Where scripts/frr10.sh extracts FRR 10.3 (``FT_FRR10_DIR`` or ``<repo>/out/frr/10.3``)."""
     return Path(os.environ.get("FT_FRR10_DIR") or REPO_ROOT / "out" / "frr" / EXTRACTED_RELEASE)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs or starts what the project needs from the machine (Debian bookworm): FRR for the twin and the
 # vtysh parser check (plus FRR 10.3 extracted from trixie by scripts/frr10.sh), chromium for the browser test,
-# openssh-server for the Netmiko-on-twin test, and the PostgreSQL / Redis services the test suite runs against. Idempotent; prints what it did.
+# openssh-server for the Netmiko-on-twin test, and the PostgreSQL / Redis services the test suite runs against.
+# Idempotent; prints what it did.
 # --demo: only what `make demo` needs (FRR for the twin); the database is SQLite and tasks run in-process.
 set -uo pipefail
 mode=${1:-test}

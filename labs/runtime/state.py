@@ -18,7 +18,7 @@ from pathlib import Path
 from compiler.errors import TwinError
 
 from .. import ownership
-from ..frr_binaries import FrrBinaries, use_frr
+from ..frr_binaries import LEGACY_FRR, FrrBinaries, use_frr
 from ..ownership import SHARED_RUN_DIR
 from ..topology import NAME_PREFIX, NODE_NAME, TwinTopology
 
@@ -104,8 +104,9 @@ class TwinState:
         if not path.exists():
             return None
         state = cls(**json.loads(path.read_text()))
-        if state.frr:
-            use_frr(FrrBinaries.from_dict(state.frr))  # talk to the twin with the FRR it runs (its vtysh)
+        # Talk to the twin with the FRR it runs (its vtysh, its frr-reload.py); a state file from before the
+        # choice existed was booted with the system's FRR 8.4.
+        use_frr(FrrBinaries.from_dict(state.frr) if state.frr else LEGACY_FRR)
         return state
 
 

@@ -155,3 +155,17 @@ def test_frr_8_4_keeps_the_clear_bgp_workaround(monkeypatch):
     _use("10.3", "10.3")
     monkeypatch.setenv("FT_TWIN_L3VNI_RELEARN", "1")
     assert measure.l3vni_relearn_enabled()
+
+
+def test_loading_a_twin_state_selects_the_frr_it_runs(tmp_path):
+    state = runtime.TwinState(prefix="ftfrr1", label="", digest="", state_dir=str(tmp_path), status="up",
+                              created_at=0, node_netns={}, host_netns={}, frr_dirs=[])
+    state.save()  # a state file from before the FRR choice (no "frr"): booted with the system's 8.4
+    _use("10.3", "10.3")
+    runtime.TwinState.load("ftfrr1", tmp_path)
+    assert frr_binaries.active_frr() == frr_binaries.LEGACY_FRR and not frr_binaries.active_frr().needs_mgmtd
+    recorded = FrrBinaries("10.3", "/x/lib/frr", "/x/bin/vtysh", "/x", "10.3", "test")
+    state.frr = recorded.as_dict()
+    state.save()
+    runtime.TwinState.load("ftfrr1", tmp_path)
+    assert frr_binaries.active_frr() == recorded  # its vtysh and frr-reload.py are the ones used from now on
