@@ -20,7 +20,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-dir=${FT_FRR10_DIR:-$repo/out/frr/10.3}
+dir=$(realpath -m "${FT_FRR10_DIR:-$repo/out/frr/10.3}")  # absolute: the patched interpreter paths point into it
 suite=trixie
 mirror=${FT_FRR10_MIRROR:-http://deb.debian.org/debian}
 # frr's Depends in trixie (apt-cache show frr) and their library dependencies; frr-pythontools: frr-reload.py.
@@ -43,7 +43,8 @@ verify() {
   "$root/usr/lib/frr/bfdd" -v >/dev/null 2>&1 || { log "bfdd -v failed"; return 1; }
   if [ -f "$sample_conf" ]; then
     "$root/usr/bin/vtysh" -C -f "$sample_conf" >/dev/null 2>&1 \
-      || { log "FRR $version's vtysh -C rejects $sample_conf"; "$root/usr/bin/vtysh" -C -f "$sample_conf" | tail -5; return 1; }
+      || { log "FRR $version's vtysh -C rejects $sample_conf"; "$root/usr/bin/vtysh" -C -f "$sample_conf" | tail -5
+           return 1; }
   fi
   echo "$version" >"$dir/VERSION"
   log "FRR $version ready in $root (zebra --version, bgpd -v, bfdd -v, vtysh -C -f of a generated frr.conf: ok)"
@@ -53,7 +54,8 @@ if [ "${1:-}" = "--check" ]; then verify; exit $?; fi
 if verify 2>/dev/null; then exit 0; fi
 
 for tool in apt-get dpkg-deb patchelf; do
-  command -v "$tool" >/dev/null 2>&1 || { log "'$tool' is needed (apt-get install -y patchelf); FRR 10.3 not extracted"; exit 1; }
+  command -v "$tool" >/dev/null 2>&1 \
+    || { log "'$tool' is needed (apt-get install -y patchelf); FRR 10.3 not extracted"; exit 1; }
 done
 case "$(dpkg --print-architecture)" in
   amd64) triplet=x86_64-linux-gnu;; arm64) triplet=aarch64-linux-gnu;;
