@@ -12,7 +12,7 @@ from twin_sample_fabric import sample_fabric
 
 from compiler.errors import TwinError
 from labs import checks, runtime
-from labs.frr_binaries import FrrBinaries
+from labs.frr_binaries import FrrBinaries, active_frr
 from labs.topology import TwinTopology
 from validators.findings import CheckStatus, Report
 
@@ -76,7 +76,7 @@ def test_boot_records_everything_it_created(twin):
         for leaf in leaves:
             # zebra -n makes every /run/netns entry a VRF; each switch must see only its own, by VRF name,
             # although this twin alone has 9 namespaces (and other twins may run beside it)
-            shown = runtime.run(["vtysh", "-N", state.node_netns[leaf], "-c", "show vrf"]).stdout
+            shown = runtime.run([active_frr().vtysh, "-N", state.node_netns[leaf], "-c", "show vrf"]).stdout
             assert [line.split()[1] for line in shown.splitlines() if line.startswith("vrf ")] == ["TENANT_A"]
             hosts_port = runtime.run(["ip", "-n", state.vrf_netns[leaf]["TENANT_A"], "-o", "link", "show"]).stdout
             assert "br10" in hosts_port and "vx10010" in hosts_port  # the tenant's bridge + VXLAN live in the VRF
