@@ -3,16 +3,18 @@ daemon set per release, the L3VNI workaround per release and FRR 10.3's JSON. Fa
 scripts that print what the real ``zebra --version`` prints."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from twin_sample_fabric import sample_fabric
 
-from compiler.errors import InputError
+from compiler.errors import InputError, TwinError
 from labs import collectors, frr_binaries, measure, runtime
 from labs.checks.l3vni import relearn_findings
 from labs.frr_binaries import FrrBinaries, select_frr
+from labs.runtime import daemons as daemons_module
 from labs.runtime import daemons_for
 from validators.findings import Severity
 
@@ -169,3 +171,31 @@ def test_loading_a_twin_state_selects_the_frr_it_runs(tmp_path):
     state.save()
     runtime.TwinState.load("ftfrr1", tmp_path)
     assert frr_binaries.active_frr() == recorded  # its vtysh and frr-reload.py are the ones used from now on
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="skipped: unshare --uts (the daemon wrapper) needs root")
+def test_one_wrapper_starts_the_chosen_frr_and_a_failed_start_quotes_what_it_printed(tmp_path, monkeypatch):
+    """The per-switch wrapper (labs.runtime.daemons.start_daemons) starts the active FRR's binaries in order, each
+    with its stdout/stderr in its own .stdio file; a daemon that fails names what it printed. Fake daemons run
+    on the host (no namespace): the good one prints and writes its PID file, the broken one prints and exits 1."""
+    run_dir, log_dir = tmp_path / "run", tmp_path / "log"
+    (run_dir / "ftx-leaf1").mkdir(parents=True)
+    log_dir.mkdir()
+    bin_dir = _fake_frr(tmp_path / "frr", "10.3")
+    for daemon, body in (("mgmtd", 'echo "$$" > "{run}/$ns/mgmtd.pid"'),
+                         ("zebra", 'echo "zebra says hello"; echo "$$" > "{run}/$ns/zebra.pid"'),
+                         ("bgpd", 'echo "bgpd: cannot bind, giving up" >&2; exit 1')):
+        script = '#!/bin/bash\nwhile [ $# -gt 0 ]; do [ "$1" = -N ] && ns=$2; shift; done\n' + body.format(run=run_dir)
+        (bin_dir / daemon).write_text(script + "\n")
+        (bin_dir / daemon).chmod(0o755)
+    monkeypatch.setattr(frr_binaries, "_active", FrrBinaries("10.3", str(bin_dir), "", "", "10.3", "test"))
+    monkeypatch.setattr(daemons_module, "RUN_FRR", run_dir)
+    monkeypatch.setattr(daemons_module, "ns_enter_args", lambda netns: [])
+
+    pids = daemons_module.start_daemons("ftx-leaf1", "leaf1", [("mgmtd", []), ("zebra", ["-w"])], log_dir, False)
+    assert set(pids) == {"mgmtd", "zebra"} and all(pid > 0 for pid in pids.values())
+    assert (log_dir / "leaf1.zebra.stdio").read_text().strip() == "zebra says hello"
+
+    with pytest.raises(TwinError) as failed:
+        daemons_module.start_daemons("ftx-leaf1", "leaf1", [("zebra", []), ("bgpd", [])], log_dir, False)
+    assert "bgpd printed: bgpd: cannot bind, giving up" in str(failed.value)
