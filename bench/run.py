@@ -10,7 +10,9 @@
 - Render speed of the EOS and SONiC renderers over 1,000 synthetic devices (bench/render_bench.py).
 Deeper single benchmarks, run by hand: bench/compile_bench.py, bench/validate_bench.py (per-check profile),
 bench/intents_bench.py (the Django side of a compile: saves, allocation sync, DeviceConfig rows; needs a
-database), bench/twin_verify_bench.py (boot + every live check with failure injection per size; root + FRR).
+database), bench/twin_verify_bench.py (boot + every live check with failure injection per size, `--frr 8.4|10.3`;
+root + FRR), bench/l3vni_failover_bench.py (repeated failovers per FRR: L3VNI next hops lost, 8.4 vs 10.3;
+results in bench/results/frr10.md).
 - 5-stage Clos of Arista AVD's largest reported shape (4,998 switches), compiled for every platform (rendering in
   2 forked workers) and validated with every N-1, beside AVD's published time; the 100,000-GPU rail-optimised
   fabric built and compiled; the growth exponent against fabric links (bench/clos5_bench.py, own processes).

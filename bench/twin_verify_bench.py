@@ -1,17 +1,18 @@
 """Boot, verify and tear down compiled FRR fabrics of several sizes; one table row per size (root + FRR).
 
-    python -m bench.twin_verify_bench --sizes 2x2,2x4,4x16 [--underlay unnumbered] [--state-dir DIR]
+    python -m bench.twin_verify_bench --sizes 2x2,2x4,4x16 [--underlay unnumbered] [--state-dir DIR] [--frr 10.3]
     python -m bench.twin_verify_bench --sizes 4x64,8x120,8x248 --record      # rows kept in bench/results
     python -m bench.twin_verify_bench --sizes 64x1024 --subset ci --record   # every spine + 2 leaves (labs.subset)
 
-Each row: switches, hosts, the size policy's BFD choice, boot (topology + daemons), every BGP session
-Established and every EVPN flood list complete (seconds after the first daemon start), FRR RSS per switch, the
-FRR daemons' idle CPU (cores, over 10 s after the checks), link and spine failover (outage measured against the
-limit the running timers allow), the check counts and the names of failed checks, and the machine's 1-minute load
-average at start and end (the machine is shared). ``--record`` appends the rows to
-bench/results/twin_verify.json and rewrites bench/results/twin_verify.md (every recorded row). The exit status
-is 1 when any size had a failing check. bench/twin_bench.py measures boot-to-converged and memory without failure
-injection (``make bench``).
+Each row: switches, hosts, the FRR version that ran (read from its zebra; ``--frr`` picks it, labs.frr_binaries,
+default auto), the size policy's BFD choice, boot (topology + daemons), every BGP session Established and every
+EVPN flood list complete (seconds after the first daemon start), FRR RSS per switch, the FRR daemons' idle CPU
+(cores, over 10 s after the checks), link and spine failover (outage measured against the limit the running
+timers allow), the L3VNI next hops lost after the failures and whether the `clear bgp *` workaround was applied
+(only for FRR 8.4), the check counts and the names of failed checks, and the machine's 1-minute load average at
+start and end (the machine is shared). ``--record`` appends the rows to bench/results/twin_verify.json and
+rewrites bench/results/twin_verify.md (every recorded row). The exit status is 1 when any size had a failing
+check. bench/twin_bench.py measures boot-to-converged and memory without failure injection (``make bench``).
 """
 
 from __future__ import annotations
@@ -28,14 +29,15 @@ from compiler.api import compile_fabric
 from compiler.scenario import snapshot_from_scenario
 from labs import checks, runtime
 from labs.from_compile import topology_from_compile
+from labs.frr_binaries import CHOICES
 from labs.measure import measure_idle_cpu
 from labs.shell import twin_prerequisites
 from labs.subset import subset_from_compile
 from labs.topology import new_prefix
 
 RESULTS = Path(__file__).resolve().parent / "results"
-HEADER = ("fabric", "subset", "switches", "hosts", "BFD", "boot s (topology + daemons)", "converged s", "EVPN ready s",
-          "MiB/switch", "idle FRR cores", "link outage ms (limit)", "spine outage ms (limit)", "checks", "failed",
+HEADER = ("fabric", "subset", "FRR", "switches", "hosts", "BFD", "boot s (topology + daemons)", "converged s", "EVPN ready s",
+          "MiB/switch", "idle FRR cores", "link outage ms (limit)", "spine outage ms (limit)", "L3VNI next hops lost (workaround)", "checks", "failed",
           "load 1m start/end", "measured at")
 
 
@@ -62,7 +64,7 @@ def measure_size(size: str, args) -> dict:
     if args.subset:
         topology = subset_from_compile(topology, result, args.subset, field="--subset")
     del result
-    state = runtime.up(topology, args.state_dir)
+    state = runtime.up(topology, args.state_dir, frr=args.frr)
     try:
         report, measured = checks.verify(state, failover=not args.no_failover)
         idle = measure_idle_cpu(state, seconds=10.0)
@@ -74,14 +76,18 @@ def measure_size(size: str, args) -> dict:
     def outage(row: dict) -> str:
         return f"{round(row['outage_s'] * 1000)} ({round(row['outage_limit_s'] * 1000)})" if row else "-"
 
+    lost = [entry.get("l3vni_next_hops_resynced") or {} for entry in (link, spine)]
     return {
-        "fabric": size, "subset": args.subset or "", "switches": len(topology.nodes), "hosts": len(topology.hosts),
+        "fabric": size, "subset": args.subset or "", "frr": measured["frr"]["version"], "switches": len(topology.nodes), "hosts": len(topology.hosts),
         "bfd": state.size_policy.get("bfd"), "policy": state.size_policy.get("reason"),
         "boot_s": state.timings.get("boot_s"), "topology_s": state.timings.get("topology_s"),
         "daemons_s": state.timings.get("daemons_s"), "converged_s": measured["bgp"].get("converged_s"),
         "evpn_ready_s": measured.get("evpn", {}).get("ready_s"),
         "rss_per_switch_mib": measured["resources"]["rss_per_switch_mib"], "idle_frr_cores": idle["frr_cores"],
         "link_outage": outage(link), "spine_outage": outage(spine), "detection": link.get("detection"),
+        "l3vni_lost": sum(len(vteps) for entry in lost for vteps in entry.get("lost", {}).values()),
+        "l3vni_workaround": "applied" if any(entry.get("workaround_applied") for entry in lost) else
+        ("off" if not measured["frr"]["l3vni_workaround"] else "not needed"),
         "checks": f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped",
         "failed": [name for name, check in report.checks.items() if check.status == "failed"],
         # What stopped a failed check (its first error findings), kept in the JSON record, not in the table.
@@ -94,9 +100,10 @@ def measure_size(size: str, args) -> dict:
 
 def table_line(row: dict) -> str:
     return " | ".join(str(value) for value in (
-        row["fabric"], row["subset"] or "-", row["switches"], row["hosts"], "on" if row["bfd"] else "off",
+        row["fabric"], row["subset"] or "-", row.get("frr", "8.4 (not recorded)"), row["switches"], row["hosts"], "on" if row["bfd"] else "off",
         f"{row['boot_s']} ({row['topology_s']} + {row['daemons_s']})", row["converged_s"], row["evpn_ready_s"],
-        row["rss_per_switch_mib"], row["idle_frr_cores"], row["link_outage"], row["spine_outage"], row["checks"],
+        row["rss_per_switch_mib"], row["idle_frr_cores"], row["link_outage"], row["spine_outage"],
+        f"{row['l3vni_lost']} ({row['l3vni_workaround']})" if "l3vni_lost" in row else "-", row["checks"],
         ", ".join(row["failed"]) or "-", f"{row['load_start']} / {row['load_end']}", row["at"]))
 
 
@@ -139,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-failover", action="store_true", help="skip failure injection")
     parser.add_argument("--record", action="store_true", help="append the rows to bench/results/twin_verify.*")
     parser.add_argument("--state-dir", default=None, help="where twin state files live (default out/twins)")
+    parser.add_argument("--frr", choices=CHOICES, default=None,
+                        help="which FRR the switches run (default auto: 10.3 when extracted, else 8.4)")
     args = parser.parse_args(argv)
     missing = twin_prerequisites()
     if missing:

@@ -3,6 +3,7 @@
     python -m labs up --scenario fabric.yaml [--verify]      # compile a scenario, boot it (root + FRR)
     python -m labs up --topology twin.json                    # a TwinTopology as JSON
     python -m labs up --scenario big.yaml --subset ci         # every spine + 2 leaves per pod (labs.subset)
+    python -m labs up --scenario fabric.yaml --frr 8.4        # which FRR runs (auto | 10.3 | 8.4; docs/twin.md)
     python -m labs status ft3fa91c
     python -m labs verify ft3fa91c [--no-failover] [--json]
     python -m labs down ft3fa91c [--force]
@@ -24,6 +25,7 @@ from compiler.scenario import snapshot_from_scenario
 
 from . import checks, runtime
 from .from_compile import topology_from_compile
+from .frr_binaries import CHOICES
 from .subset import select_leaves, subset_from_compile, subset_topology
 from .topology import TwinTopology, new_prefix
 
@@ -83,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--subset", help="boot every spine and super-spine plus these leaves: comma-separated leaf names, "
                     "leaves:N, per-pod:N, pod:P, rail:R, or ci (= per-pod:2, the CI-sized default); the report says "
                     "what was left out")
+    up.add_argument("--frr", choices=CHOICES, default=None,
+                    help="which FRR the switches run: 10.3 (extracted by scripts/frr10.sh), 8.4 (the system's) or "
+                         "auto (10.3 when extracted, else 8.4; the default, or FT_TWIN_FRR)")
     for name in ("status", "down"):
         command = sub.add_parser(name)
         command.add_argument("prefix")
@@ -99,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "up":
-            state = runtime.up(_topology(args), args.state_dir, installation=args.installation)
+            state = runtime.up(_topology(args), args.state_dir, installation=args.installation, frr=args.frr)
             topology = state.topology_obj()
-            _print({"prefix": state.prefix, "label": state.label, "timings": state.timings,
+            _print({"prefix": state.prefix, "label": state.label, "timings": state.timings, "frr": state.frr,
                     "config_errors": state.config_errors, "state_file": str(state.state_file),
                     "size_policy": state.size_policy, "switches": len(topology.nodes),
                     **({"subset": topology.extra["subset"]} if "subset" in topology.extra else {})})

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from compiler.errors import TwinError
 
+from .frr_binaries import active_frr
 from .shell import ns_exec, run
 
 FLOOD_MAC = "00:00:00:00:00:00"  # EVPN type-3 (inclusive multicast) routes become all-zero-MAC FDB entries
@@ -142,14 +143,15 @@ class L3Vni:
 
 
 def parse_l3vnis(data: dict | list) -> dict[int, L3Vni]:
-    """``show evpn vni detail json`` (a list in FRR 8.4, a dict keyed by VNI in some releases) -> the L3 VNIs."""
+    """``show evpn vni detail json`` (a list in FRR 8.4, a dict keyed by VNI in some releases) -> the L3 VNIs.
+    The VRF is ``vrf`` in FRR 8.4 and ``tenantVrf`` in FRR 10.3 (measured on both)."""
     items = data if isinstance(data, list) else list(data.values())
     out = {}
     for info in items:
         if not isinstance(info, dict) or info.get("type") != "L3" or "vni" not in info:
             continue
         vni = int(info["vni"])
-        out[vni] = L3Vni(vni=vni, vrf=info.get("vrf", ""), state=info.get("state", ""),
+        out[vni] = L3Vni(vni=vni, vrf=info.get("vrf") or info.get("tenantVrf", ""), state=info.get("state", ""),
                          router_mac=info.get("routerMac", ""), svi=info.get("sviIntf", ""),
                          l2_vnis=tuple(sorted(int(v) for v in info.get("l2Vnis", []) or [])))
     return out
@@ -258,7 +260,7 @@ def parse_ping(text: str) -> PingResult:
 
 
 def vtysh_json(pathspace: str, command: str, timeout: float = 20.0) -> dict | list:
-    result = run(["vtysh", "-N", pathspace, "-c", command], check=False, timeout=timeout)
+    result = run([active_frr().vtysh, "-N", pathspace, "-c", command], check=False, timeout=timeout)
     if result.returncode != 0:
         raise TwinError(f"vtysh -N {pathspace} -c {command!r}: {(result.stderr or result.stdout).strip()}")
     try:

@@ -29,6 +29,7 @@ from compiler.errors import TwinError
 from . import collectors, expect, flowprobe
 from .collectors import PingResult
 from .expect import HostPort
+from .frr_binaries import active_frr
 from .runtime import TwinState
 from .runtime.sizing import CONVERGE_BASE_S, recorded_policy
 from .shell import parallel, run
@@ -302,11 +303,24 @@ class Relearn:
     # (expected, measured, VTEP addresses) of the ECMP re-read after `clear bgp *`
     ecmp: tuple[dict[tuple[str, str], int], dict[tuple[str, str], int], dict[str, str]] | None = None
     timeout_s: float = 45.0  # how long the convergence and the next hops were waited for
+    relearned: bool = True  # `clear bgp *` was applied (only for FRR releases that need it: l3vni_relearn_enabled)
+    frr_version: str = ""  # the FRR that ran (labs.frr_binaries), named in the findings
 
     def as_measured(self) -> dict:
         if not self.lost:
             return {}
-        return {"lost": self.lost, "resynced_s": self.resynced_s, "still_missing": self.still_missing}
+        return {"lost": self.lost, "resynced_s": self.resynced_s, "still_missing": self.still_missing,
+                "workaround_applied": self.relearned, "frr": self.frr_version}
+
+
+def l3vni_relearn_enabled() -> bool:
+    """Whether the twin re-learns lost L3VNI next hops with `clear bgp *`: ``FT_TWIN_L3VNI_RELEARN`` = 1 (always)
+    or 0 (never: measure the FRR as it is), else only for the FRR releases that need it
+    (``labs.frr_binaries.L3VNI_RELEARN_RELEASES``: 8.4)."""
+    forced = os.environ.get("FT_TWIN_L3VNI_RELEARN", "").strip()
+    if forced in ("0", "1"):
+        return forced == "1"
+    return active_frr().relearns_l3vni
 
 
 def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_s: float | None = None) -> Relearn:
@@ -331,9 +345,12 @@ def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_
         time.sleep(0.5)
         gaps = l3vni_next_hop_gaps(state)
     if not gaps:
-        return Relearn(has_l3vni=next(l3vni_tables(state), None) is not None)
+        return Relearn(has_l3vni=next(l3vni_tables(state), None) is not None, frr_version=active_frr().version)
+    if not l3vni_relearn_enabled():  # no workaround: the loss stays, and is reported as an error
+        return Relearn(True, gaps, None, gaps, timeout_s=settle_s, relearned=False, frr_version=active_frr().version)
     started = time.monotonic()
-    parallel(lambda leaf: run(["vtysh", "-N", state.node_netns[leaf], "-c", "clear bgp *"], check=False, timeout=60),
+    vtysh = active_frr().vtysh
+    parallel(lambda leaf: run([vtysh, "-N", state.node_netns[leaf], "-c", "clear bgp *"], check=False, timeout=60),
              sorted(gaps))
     topology = state.topology_obj()
     expected_sessions = expect.expected_sessions(topology)
@@ -349,7 +366,8 @@ def relearn_l3vni_next_hops(state: TwinState, *, settle_s: float = 3.0, timeout_
     while left and time.monotonic() - started < timeout_s:
         time.sleep(0.5)
         left = l3vni_next_hop_gaps(state)
-    return Relearn(True, gaps, round(time.monotonic() - started, 2), left, sessions, ecmp, timeout_s)
+    return Relearn(True, gaps, round(time.monotonic() - started, 2), left, sessions, ecmp, timeout_s,
+                   frr_version=active_frr().version)
 
 
 # --------------------------------------------------------------------------------------------- MTU probes

@@ -12,9 +12,11 @@ import subprocess
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from compiler.errors import TwinError
+from compiler.errors import InputError, TwinError
 
-FRR_BIN_DIR = "/usr/lib/frr"
+from .frr_binaries import SYSTEM_BIN_DIR, active_frr
+
+FRR_BIN_DIR = SYSTEM_BIN_DIR  # Debian's FRR; which FRR the twin runs: labs.frr_binaries
 REQUIRED_TOOLS = ("ip", "bridge", "vtysh", "unshare", "nsenter", "ping", "sysctl")
 NETNS_DIR = "/run/netns"  # where ``ip netns`` mounts named namespaces (iproute2)
 # Subprocess-bound work: threads overlap the fork/exec and netlink waits; 2 cores still help.
@@ -80,9 +82,10 @@ def twin_prerequisites() -> list[str]:
     missing = []
     if os.geteuid() != 0:
         missing.append("needs root (network namespaces, veth, FRR daemons)")
-    for daemon in ("zebra", "bgpd"):
-        if not os.access(os.path.join(FRR_BIN_DIR, daemon), os.X_OK):
-            missing.append(f"{FRR_BIN_DIR}/{daemon} not found (apt-get install frr)")
+    try:
+        active_frr()  # the chosen FRR (labs.frr_binaries): its zebra and bgpd exist and run
+    except InputError as error:
+        missing.append(f"FRR: {error} (apt-get install frr; FRR 10.3: scripts/frr10.sh)")
     for tool in REQUIRED_TOOLS:
         if shutil.which(tool) is None:
             missing.append(f"'{tool}' not on PATH")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs or starts what the project needs from the machine (Debian bookworm): FRR for the twin and the
-# vtysh parser check, chromium for the browser test, openssh-server for the Netmiko-on-twin test, and the
-# PostgreSQL / Redis services the test suite runs against. Idempotent; prints what it did.
+# vtysh parser check (plus FRR 10.3 extracted from trixie by scripts/frr10.sh), chromium for the browser test,
+# openssh-server for the Netmiko-on-twin test, and the PostgreSQL / Redis services the test suite runs against.
+# Idempotent; prints what it did.
 # --demo: only what `make demo` needs (FRR for the twin); the database is SQLite and tasks run in-process.
 set -uo pipefail
 mode=${1:-test}
@@ -19,6 +20,7 @@ fi
 want frr
 want frr-pythontools
 want iputils-ping  # the live twin's reachability, MTU and failover probes
+want patchelf  # scripts/frr10.sh: runs the extracted FRR 10.3 under trixie's own loader and libraries
 want libyang2-tools  # yanglint: config_db.json against SONiC's YANG models (tests/compiler/render/test_sonic_yang.py)
 if [ "$mode" != "--demo" ]; then
   want chromium
@@ -34,6 +36,11 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 fi
 # Debian's frr package starts a system-wide FRR on install; the twin runs its own per-namespace daemons.
 if have systemctl && systemctl is-active --quiet frr 2>/dev/null; then systemctl stop frr || true; fi
+
+# FRR 10.3 (what SONiC ships) extracted from Debian trixie into out/frr/10.3 beside the system's FRR 8.4, which
+# stays installed and is the twin's fallback (docs/twin.md "Which FRR runs"). Not fatal: without it the twin
+# runs 8.4 and says why.
+"$(dirname "$0")/frr10.sh" || echo "ensure-system: FRR 10.3 not available; the twin falls back to FRR 8.4"
 
 if [ "$mode" = "--demo" ]; then exit 0; fi
 

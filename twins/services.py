@@ -29,6 +29,7 @@ from inventory.models import Fabric
 from labs import checks, containerlab, fidelity, runtime, shell
 from labs.fidelity import link_key
 from labs.from_compile import topology_from_compile
+from labs.frr_binaries import select_frr
 from labs.node_configs import node_from_own_config
 from labs.ownership import new_installation_id
 from labs.runtime.state import prefix_lock
@@ -153,14 +154,18 @@ def _runtime_state(twin: Twin):
 def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETNS,
             compile_run: CompileRun | None = None, prefix: str | None = None, state_dir: str = "",
             max_servers_per_leaf: int | None = DEFAULT_SERVERS_PER_LEAF, checks: bool = True,
-            failover: bool = False, subset: str = "") -> Twin:
+            failover: bool = False, subset: str = "", frr: str | None = None) -> Twin:
     """Boot the intent's twin (compiling first when no ``compile_run`` is given), wait for convergence, run the
     live checks and store the report. Safe to run twice: a healthy running twin is returned as it is.
     ``subset`` boots every spine plus the leaves it selects (labs.subset: names, leaves:N, per-pod:N, pod:P,
     rail:R, ci); what was left out is listed in the twin's limitations and report.
 
     Engine ``containerlab`` exports the same compile as a containerlab topology and deploys it with the
-    ``containerlab`` binary (a clear TwinError where it is not installed)."""
+    ``containerlab`` binary (a clear TwinError where it is not installed). ``frr``: which FRR the switches run
+    (``labs.frr_binaries.select_frr``: auto, 10.3, 8.4); a choice that cannot run is an InputError naming the
+    path before anything is saved."""
+    if engine != TwinEngineChoices.CONTAINERLAB:
+        select_frr(choice=frr)
     twin = twin_get_or_create(fabric_intent=fabric_intent, engine=engine, prefix=prefix, state_dir=state_dir)
     if engine == TwinEngineChoices.CONTAINERLAB:
         return _containerlab_up(twin, fabric_intent, compile_run)
@@ -182,7 +187,7 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
                                            runner=runner_id())  # a killed boot is reaped (twin.runs)
     twin.refresh_from_db()
     try:
-        state = runtime.up(topology, _state_dir(twin), installation=installation_id())
+        state = runtime.up(topology, _state_dir(twin), installation=installation_id(), frr=frr)
     except Exception as error:  # recorded on the row whatever it was, then raised (a bug must stay visible)
         _mark(twin, status=TwinStatusChoices.FAILED, error=f"{type(error).__name__}: {error}"
               if not isinstance(error, FabricTwinError) else str(error))

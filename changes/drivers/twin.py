@@ -32,6 +32,7 @@ import time
 
 from compiler.errors import DriverError, TwinError
 from labs import ownership, runtime
+from labs.frr_binaries import active_frr
 from labs.node_configs import STATIC_PLAN_KEYS
 from labs.shell import run
 
@@ -96,7 +97,8 @@ class TwinDriver(DeviceDriver):
         return self._state().topology_obj().nodes_by_name[self.hostname]
 
     def _vtysh(self, *commands: str, check: bool = True) -> str:
-        args = ["vtysh", "-N", self.netns]
+        self._state()  # loading the twin's state selects the FRR it runs (labs.frr_binaries): its own vtysh
+        args = [active_frr().vtysh, "-N", self.netns]
         for command in commands:
             args += ["-c", command]
         try:

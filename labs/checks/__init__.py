@@ -36,7 +36,13 @@ from ..expect import (
     host_ports,
     svi_networks,
 )
-from ..measure import count_l3vni_host_routes, l3vni_next_hop_gaps, l3vni_tables, measure_resources
+from ..measure import (
+    count_l3vni_host_routes,
+    l3vni_next_hop_gaps,
+    l3vni_relearn_enabled,
+    l3vni_tables,
+    measure_resources,
+)
 from ..runtime import TwinState
 from ..runtime.sizing import CONVERGE_BASE_S, recorded_policy
 from .bfd import check_bfd_sessions
@@ -70,12 +76,20 @@ __all__ = [
 ]
 
 
+def frr_record(state: TwinState) -> dict:
+    """Which FRR ran (the version read from its zebra at boot) and whether the L3VNI `clear bgp *` workaround
+    is applied for it (labs.measure.l3vni_relearn_enabled)."""
+    frr = state.frr or {"release": "8.4", "version": "unknown (state file from before the FRR choice)"}
+    return {"release": frr.get("release"), "version": frr.get("version"), "reason": frr.get("reason", ""),
+            "l3vni_workaround": l3vni_relearn_enabled()}
+
+
 def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float | None = None
            ) -> tuple[Report, dict]:
     """Run every live check in order; returns the report and the measured numbers. Waits scale with the twin
     (``converge_timeout_s`` defaults to its size policy's, labs.runtime.sizing)."""
     report = Report(f"twin {state.prefix} ({state.label})")
-    measured: dict = {}
+    measured: dict = {"frr": frr_record(state)}
     policy = recorded_policy(state.size_policy)
     converge_timeout_s = converge_timeout_s or (policy.converge_timeout_s if policy else CONVERGE_BASE_S)
     settle_s = max(30.0, converge_timeout_s / 2)  # BFD, flood lists, L3VNIs once the sessions are up

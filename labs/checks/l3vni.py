@@ -68,6 +68,14 @@ def relearn_findings(relearn: measure.Relearn, check: str = CHECK_NEXT_HOPS) -> 
     after re-learning, and a fabric that did not converge again, are errors."""
     gaps, left, timeout_s = relearn.lost, relearn.still_missing, relearn.timeout_s
     lost = ", ".join(f"{leaf}: {', '.join(vteps)}" for leaf, vteps in gaps.items())
+    if not relearn.relearned:
+        return [Finding(check=check, severity=Severity.ERROR, subject=leaf,
+                        expected="router MAC + neighbour per remote VTEP", actual=vteps,
+                        message=f"{leaf}: FRR {relearn.frr_version or '?'} lost the L3VNI next hops (router MACs) of "
+                        f"{', '.join(vteps)} after a best-path change; routed traffic toward them is blackholed. "
+                        "Not re-learned: the twin's `clear bgp *` workaround runs only for FRR 8.4 "
+                        "(FT_TWIN_L3VNI_RELEARN=1 forces it)")
+                for leaf, vteps in gaps.items()]
     findings = [Finding(check=check, severity=Severity.WARNING, subject=leaf, expected="router MAC + neighbour per remote VTEP", actual=vteps,
                         message=f"{leaf}: FRR lost the L3VNI next hops (router MACs) of {', '.join(vteps)} after a best-path "
                         "change (FRR 8.4 zebra defect: a withdraw + re-announce of an EVPN-imported route is not "

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from compiler.errors import TwinError
 
-from ..shell import FRR_BIN_DIR, ns_enter_args, run
+from ..frr_binaries import active_frr, frr_daemon_dirs
+from ..shell import ns_enter_args, run
 from ..topology import TwinNode, TwinTopology
 from .frr_files import RUN_FRR
 from .sizing import SizePolicy, policy_frr_conf
@@ -42,29 +43,42 @@ DAEMON_ENV = ("MALLOC_ARENA_MAX=1",)
 # bind-mounted there instead. The views root is a shared mount, so a VRF added later on the host (a change that
 # adds a tenant) appears in the running daemon's view and zebra picks it up through inotify. Every other switch's
 # daemons share the host's mount namespace (``labs.shell.ns_enter_args``: network namespace only).
-# Arguments: hostname, [view directory], "--", then each daemon's argv followed by "::"; every value is an
-# argument, no shell string is built.
+# Each daemon's own stdout/stderr go to a file beside its log: FRR 10 keeps them open after ``-d`` until its
+# configuration has been loaded, so a captured pipe would block the start for good.
+# Arguments: hostname, [view directory], "--", then per daemon its stdio file, its argv and "::"; every value is
+# an argument, no shell string is built.
 DAEMON_WRAPPER = r"""set -e
 hostname "$1"; shift
 if [ "$1" != "--" ]; then umount -l /run/netns 2>/dev/null || true; mount --rbind "$1" /run/netns; shift; fi
 shift
 command=()
 for arg in "$@"; do
-  if [ "$arg" = "::" ]; then "${command[@]}"; command=(); else command+=("$arg"); fi
+  if [ "$arg" = "::" ]; then
+    stdio=${command[0]}; "${command[@]:1}" </dev/null >>"$stdio" 2>&1; command=()
+  else command+=("$arg"); fi
 done
 """
 # A lone daemon start (restart, single daemon); a boot uses its size policy's ``start_timeout_s``, which grows
 # with the start wave and the fabric (labs.runtime.sizing).
 MIN_START_TIMEOUT_S = 30.0
-RESTARTED_DAEMONS = ("bgpd", "zebra")  # stop order of a restart; bfdd keeps running
+RESTARTED_DAEMONS = ("bgpd", "zebra")  # stop order of a restart; bfdd (and FRR 10's mgmtd) keep running
 FRR_CRASH_DIR = Path("/var/tmp/frr")  # each FRR daemon keeps a log buffer in <dir>/<daemon>.<pid>/
 
 
 def daemons_for(frr_conf: str, netns_vrfs: bool) -> list[tuple[str, list[str]]]:
-    """(daemon, extra arguments) in start order. ``-n``: zebra's network-namespace VRF backend."""
-    daemons = [("zebra", ["-s", "16777216", *(["-n"] if netns_vrfs else [])]), ("bgpd", [])]
+    """(daemon, extra arguments) in start order. The network-namespace VRF backend: FRR 8.4 is told so with
+    zebra's ``-n``; FRR 10 starts with mgmtd (``FrrBinaries.needs_mgmtd``), and every daemon gets the library
+    option ``-w``: a zebra started alone in that mode expects the "<vrf>:<ifname>" interface keys of the
+    netns backend from mgmtd and aborts on the first ``interface`` stanza (measured: lib/if.c
+    netns_ifname_split assertion)."""
+    if active_frr().needs_mgmtd:
+        common = ["-w"] if netns_vrfs else []
+        daemons = [("mgmtd", common), ("zebra", ["-s", "16777216", *common]), ("bgpd", common)]
+    else:
+        common = []
+        daemons = [("zebra", ["-s", "16777216", *(["-n"] if netns_vrfs else [])]), ("bgpd", [])]
     if BFD_CONFIGURED.search(frr_conf):
-        daemons.append(("bfdd", []))  # BFD is configured: run it, so the twin tests what the config says
+        daemons.append(("bfdd", common))  # BFD is configured: run it, so the twin tests what the config says
     return daemons
 
 
@@ -81,21 +95,37 @@ def start_daemons(pathspace: str, hostname: str, daemons: list[tuple[str, list[s
 
     They run under ``unshare --uts`` with the switch's hostname: in a shared UTS namespace FRR 8.4 ignores
     ``hostname`` from frr.conf (docs/twin-notes.md). ``-P 0``: no TCP vty port (dozens of twins share the host).
-    ``vrf_view``: the daemons see the switch's netns VRFs as their /run/netns (``DAEMON_WRAPPER``)."""
+    ``vrf_view``: the daemons see the switch's netns VRFs as their /run/netns (``DAEMON_WRAPPER``). The binaries
+    are those of the active FRR (``labs.frr_binaries.active_frr``)."""
+    frr = active_frr()
     pid_files = {daemon: RUN_FRR / pathspace / f"{daemon}.pid" for daemon, _ in daemons}
     for pid_file in pid_files.values():
         with contextlib.suppress(FileNotFoundError):
             pid_file.unlink()
+    stdio = {daemon: log_dir / f"{hostname}.{daemon}.stdio" for daemon, _ in daemons}
     commands: list[str] = []
     for daemon, extra in daemons:
-        commands += [f"{FRR_BIN_DIR}/{daemon}", "-N", pathspace, "-d", "-F", "datacenter", "-P", "0",
+        commands += [str(stdio[daemon]), frr.daemon(daemon), "-N", pathspace, "-d", "-F", "datacenter", "-P", "0",
                      "--limit-fds", str(DAEMON_FD_LIMIT), *extra, "--log", f"file:{log_dir}/{hostname}.{daemon}.log",
                      "::"]
     view = [str(VRF_VIEWS_DIR / pathspace)] if vrf_view else []
     unshare = ["unshare", "--uts", *(["--mount", "--propagation", "slave"] if vrf_view else [])]
-    run([*ns_enter_args(pathspace), "env", *DAEMON_ENV, *unshare, "bash", "-c", DAEMON_WRAPPER, "bash", hostname,
-         *view, "--", *commands], timeout=timeout_s)
-    return {daemon: _read_pid(pid_file) for daemon, pid_file in pid_files.items()}
+    try:
+        run([*ns_enter_args(pathspace), "env", *DAEMON_ENV, *unshare, "bash", "-c", DAEMON_WRAPPER, "bash",
+             hostname, *view, "--", *commands], timeout=timeout_s)
+        return {daemon: _read_pid(pid_file) for daemon, pid_file in pid_files.items()}
+    except TwinError as exc:
+        raise TwinError(f"{exc}{_printed(stdio)}") from exc
+
+
+def _printed(stdio: dict[str, Path]) -> str:
+    """What the daemons printed to their stdio files (the tail of each), for a start error."""
+    printed = []
+    for daemon, path in stdio.items():
+        text = path.read_text(errors="replace").strip()[-500:] if path.exists() else ""
+        if text:
+            printed.append(f"{daemon} printed: {text}")
+    return f"; {'; '.join(printed)}" if printed else ""
 
 
 def start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path, vrf_netns: dict[str, str],
@@ -109,7 +139,7 @@ def start_frr(topology: TwinTopology, node: TwinNode, log_dir: Path, vrf_netns: 
         add_vrf_view(pathspace, vrf, namespace)
     daemons = daemons_for(policy_frr_conf(node.frr_conf, policy), bool(vrf_netns))
     pids = start_daemons(pathspace, node.name, daemons, log_dir, bool(vrf_netns), timeout_s=timeout_s)
-    loaded = run(["vtysh", "-N", pathspace, "-b"], check=False, timeout=max(120.0, timeout_s))
+    loaded = run([active_frr().vtysh, "-N", pathspace, "-b"], check=False, timeout=max(120.0, timeout_s))
     config_error = ""
     if loaded.returncode != 0:
         config_error = (loaded.stdout + loaded.stderr).strip()[-2000:] or f"vtysh -b rc={loaded.returncode}"
@@ -125,8 +155,10 @@ def restart_daemons(state: TwinState, node_name: str) -> dict[str, int]:
     for daemon in RESTARTED_DAEMONS:
         stop_daemon(recorded.get(daemon), pathspace)
     netns_vrfs = bool(state.vrf_netns.get(node_name))
+    restarted = [(daemon, extra) for daemon, extra in daemons_for("", netns_vrfs)
+                 if daemon in RESTARTED_DAEMONS]  # mgmtd keeps running, like bfdd
     try:
-        return start_daemons(pathspace, node_name, daemons_for("", netns_vrfs), state.log_dir, netns_vrfs)
+        return start_daemons(pathspace, node_name, restarted, state.log_dir, netns_vrfs)
     except TwinError as exc:
         raise TwinError(f"{', '.join(RESTARTED_DAEMONS)} of {node_name} did not restart: {exc}") from exc
 
@@ -200,16 +232,17 @@ def is_our_daemon(pid: int, pathspace: str) -> bool:
 
 
 def frr_daemons_in(pathspaces: set[str]) -> set[int]:
-    """FRR daemons (binaries under FRR_BIN_DIR) whose ``-N`` pathspace is exactly one of ``pathspaces`` (the
+    """FRR daemons (binaries under ``frr_daemon_dirs``: the system's or the extracted FRR's) whose ``-N`` pathspace is exactly one of ``pathspaces`` (the
     twin's owned namespaces): never a name pattern, so another installation's daemons never match."""
     wanted = {name.encode() for name in pathspaces}
+    dirs = tuple(f"{directory}/".encode() for directory in frr_daemon_dirs())
     found = set()
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             argv = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv and argv[0].startswith(FRR_BIN_DIR.encode()) and any(
+        if argv and argv[0].startswith(dirs) and any(
                 argv[i] == b"-N" and argv[i + 1] in wanted for i in range(len(argv) - 1)):
             found.add(int(cmdline.parent.name))
     return found

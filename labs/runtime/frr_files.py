@@ -14,13 +14,15 @@ from pathlib import Path
 
 from compiler.errors import TwinError
 
-from ..shell import FRR_BIN_DIR, run
+from .. import frr_binaries
+from ..frr_binaries import active_frr
+from ..shell import run
 from .sizing import SizePolicy, policy_frr_conf, recorded_policy
 from .state import TwinState
 
-ETC_FRR = Path("/etc/frr")
-RUN_FRR = Path("/var/run/frr")
-FRR_RELOAD = f"{FRR_BIN_DIR}/frr-reload.py"
+ETC_FRR = Path(frr_binaries.ETC_FRR)
+RUN_FRR = Path(frr_binaries.RUN_FRR)
+LIB_FRR = Path(frr_binaries.LIB_FRR)  # FRR 10's per-pathspace state directory
 # FRR 8.4 loses ECMP members after a link flap when zebra uses kernel nexthop objects (docs/twin-notes.md pitfalls;
 # fixed upstream in FRR 9.x). The twin forces it off whatever the rendered config says.
 ZEBRA_NHG_WORKAROUND = "no zebra nexthop kernel enable"
@@ -101,8 +103,8 @@ def write_frr_file(pathspace: str, name: str, text: str) -> Path:
 def write_frr_files(pathspace: str, frr_conf: str, netns_vrfs: Iterable[str] = (), policy: SizePolicy | None = None
                     ) -> None:
     """Create the switch's FRR directories and write the frr.conf it boots with (``twin_frr_conf``)."""
-    for base in (ETC_FRR, RUN_FRR):
-        directory = base / pathspace
+    for base in active_frr().pathspace_dirs:
+        directory = Path(base) / pathspace
         directory.mkdir(parents=True, exist_ok=True)
         shutil.chown(directory, "frr", "frr")
     write_frr_file(pathspace, "frr.conf", twin_frr_conf(frr_conf, netns_vrfs, policy))
@@ -118,7 +120,9 @@ def reload_frr_config(state: TwinState, node_name: str, frr_conf: str) -> None:
     # frr-reload ends with "write memory" (FRR renders its own frr.conf: version line, defaults), so it reads
     # the candidate from a separate file and the intended text is written as frr.conf afterwards.
     candidate = write_frr_file(pathspace, "ft-candidate.conf", frr_conf)
-    reload = run([FRR_RELOAD, "--reload", "--pathspace", pathspace, "--stdout", str(candidate)],
+    frr = active_frr()  # the FRR's own frr-reload.py, driving its own vtysh (--bindir)
+    reload = run([frr.frr_reload, "--bindir", os.path.dirname(frr.vtysh), "--reload", "--pathspace", pathspace,
+                  "--stdout", str(candidate)],
                  check=False, timeout=120)
     if reload.returncode != 0:
         raise TwinError(f"frr-reload failed (rc={reload.returncode}): {(reload.stderr or reload.stdout).strip()[-800:]}")
@@ -131,6 +135,6 @@ def vtysh_load(pathspace: str, text: str) -> subprocess.CompletedProcess:
     with tempfile.NamedTemporaryFile("w", suffix=".conf", dir=RUN_FRR / pathspace, delete=False) as handle:
         handle.write(text)
     try:
-        return run(["vtysh", "-N", pathspace, "-f", handle.name], check=False, timeout=120)
+        return run([active_frr().vtysh, "-N", pathspace, "-f", handle.name], check=False, timeout=120)
     finally:
         os.unlink(handle.name)

@@ -12,11 +12,12 @@ from compiler.errors import TwinError
 
 from .. import ownership
 from ..collectors import collect_bgp_summary
+from ..frr_binaries import select_frr, use_frr
 from ..ownership import SHARED_RUN_DIR
 from ..shell import ip_batch, parallel, run
 from ..topology import TwinTopology, validate_topology
 from .daemons import frr_daemons_in, is_our_daemon, process_alive, remove_frr_crash_dirs, start_frr, terminate
-from .frr_files import ETC_FRR, RUN_FRR, write_frr_files
+from .frr_files import ETC_FRR, LIB_FRR, RUN_FRR, write_frr_files
 from .kernel import all_namespaces, create_namespaces, detect_kernel_features, namespaces_with_prefix
 from .limits import raise_neighbour_limits, release_neighbour_limits
 from .linux_plan import apply_linux_plan, configure_host, create_cables, set_fabric_cables
@@ -25,12 +26,16 @@ from .state import TwinState, claim, default_state_dir, prefix_lock, require_own
 from .vrf import VRF_VIEWS_DIR, choose_vrf_backend, plan_vrfs, remove_vrf_views, vrf_netns_name
 
 
-def up(topology: TwinTopology, state_dir: Path | str | None = None, installation: str | None = None) -> TwinState:
+def up(topology: TwinTopology, state_dir: Path | str | None = None, installation: str | None = None,
+       frr: str | None = None) -> TwinState:
     """Boot the twin. Returns once every daemon runs and its config is loaded (convergence is measured by
     ``labs.checks``). Running ``up`` again with the same topology returns the running twin; with a different
     topology under the same prefix it refuses. If anything fails, whatever was created is removed again.
-    ``installation`` (default ``labs.ownership.default_installation()``) owns everything the twin creates."""
+    ``installation`` (default ``labs.ownership.default_installation()``) owns everything the twin creates.
+    ``frr``: which FRR runs (``labs.frr_binaries.select_frr``: ``auto``, ``10.3`` or ``8.4``; default
+    ``FT_TWIN_FRR`` or ``auto``); the state records it with the version read from the binary."""
     validate_topology(topology)
+    binaries = select_frr(choice=frr)  # InputError naming the path before anything is created
     installation = resolve_installation(installation)
     state_dir = Path(state_dir or default_state_dir()).resolve()
     with prefix_lock(topology.name_prefix):
@@ -38,6 +43,7 @@ def up(topology: TwinTopology, state_dir: Path | str | None = None, installation
         if existing is not None:
             require_owner(existing, installation)
             return _existing_twin(existing, topology)
+        use_frr(binaries)
         leftovers = namespaces_with_prefix(topology.name_prefix)
         foreign = sorted(set(leftovers) - ownership.owned(leftovers, installation))
         if foreign:
@@ -58,9 +64,11 @@ def up(topology: TwinTopology, state_dir: Path | str | None = None, installation
             created_at=time.time(),
             node_netns={node.name: topology.netns(node.name) for node in topology.nodes},
             host_netns={host.name: topology.netns(host.name) for host in topology.hosts},
-            frr_dirs=[str(base / topology.netns(node.name)) for node in topology.nodes for base in (ETC_FRR, RUN_FRR)],
+            frr_dirs=[str(Path(base) / topology.netns(node.name)) for node in topology.nodes
+                      for base in binaries.pathspace_dirs],
             topology=topology.to_dict(),
             installation=installation,
+            frr=binaries.as_dict(),
         )
         state.save()  # recorded before anything exists, so a crash mid-boot can always be cleaned up
         try:
@@ -125,6 +133,7 @@ def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = Fa
         "config_errors": state.config_errors,
         "timings": state.timings,
         "kernel": state.kernel,
+        "frr": state.frr,
         "uptime_s": round(time.time() - state.created_at, 1),
         "state_file": str(state.state_file),
         **extra,
@@ -235,7 +244,8 @@ def _teardown(state: TwinState, force: bool) -> dict:
     # FRR directories and VRF views are named after the switch's namespace (its pathspace): only owned ones.
     frr_dirs = {directory for directory in state.frr_dirs if Path(directory).name in namespaces}
     if force:
-        frr_dirs |= {str(base / ns) for ns in namespaces for base in (ETC_FRR, RUN_FRR) if (base / ns).is_dir()}
+        frr_dirs |= {str(base / ns) for ns in namespaces for base in (ETC_FRR, RUN_FRR, LIB_FRR)
+                     if (base / ns).is_dir()}
     existing = set(all_namespaces())
 
     def our_processes() -> set[int]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from compiler.errors import TwinError
 
 from .. import ownership
+from ..frr_binaries import LEGACY_FRR, FrrBinaries, use_frr
 from ..ownership import SHARED_RUN_DIR
 from ..topology import NAME_PREFIX, NODE_NAME, TwinTopology
 
@@ -61,6 +62,9 @@ class TwinState:
     vrf_netns: dict[str, dict[str, str]] = field(default_factory=dict)  # switch node -> {VRF name: namespace}
     installation: str = ""  # labs.ownership: the installation that booted it ("" in pre-ownership state files)
     size_policy: dict = field(default_factory=dict)  # labs.runtime.sizing.SizePolicy as booted ({} before it existed)
+    # Which FRR the switches run (labs.frr_binaries.FrrBinaries.as_dict: release, paths, the version read from
+    # the binary, why it was chosen); {} in state files from before the choice existed (system FRR 8.4).
+    frr: dict = field(default_factory=dict)
 
     @property
     def state_file(self) -> Path:
@@ -100,7 +104,11 @@ class TwinState:
         path = Path(state_dir or default_state_dir()) / f"{prefix}.json"
         if not path.exists():
             return None
-        return cls(**json.loads(path.read_text()))
+        state = cls(**json.loads(path.read_text()))
+        # Talk to the twin with the FRR it runs (its vtysh, its frr-reload.py); a state file from before the
+        # choice existed was booted with the system's FRR 8.4.
+        use_frr(FrrBinaries.from_dict(state.frr) if state.frr else LEGACY_FRR)
+        return state
 
 
 def owned_state(prefix: str, state_dir: Path | str | None = None, installation: str | None = None

@@ -15,6 +15,7 @@ from changes.choices import RolloutStateChoices as State
 from changes.pipelines.runner import rollout_execute
 from changes.tasks import drift_detect
 from labs import runtime
+from labs.frr_binaries import active_frr
 from labs.shell import run
 
 pytestmark = [pytest.mark.twin, pytest.mark.django_db]
@@ -40,7 +41,7 @@ def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_c
         first = drift_detect.delay().get()
         assert first == {"checked": 3, "drifted": 0, "errors": 0}
 
-        run(["vtysh", "-N", f"{prefix}-leaf1", "-c", "configure terminal", "-c", "router bgp 65101",
+        run([active_frr().vtysh, "-N", f"{prefix}-leaf1", "-c", "configure terminal", "-c", "router bgp 65101",
              "-c", "neighbor FABRIC description rogue-change"])
         # the VXLAN device sits in the leaf's tenant VRF namespace with netns VRFs, in the leaf's own otherwise
         leaf2_vrf = state.vrf_netns.get("leaf2", {}).get("TENANT_A", f"{prefix}-leaf2")

@@ -25,6 +25,7 @@ from changes_fabric import fabric
 from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from compiler.errors import DriverError
 from labs import runtime
+from labs.frr_binaries import active_frr
 from labs.shell import run
 
 pytestmark = [pytest.mark.twin, pytest.mark.slow]
@@ -91,8 +92,10 @@ def sonic_over_ssh(twin_required, tmp_path):
             "patch_dir": str(sonic_dir),
             "drain_status_command": "echo 'System Mode: Normal'",
             "frr_conf_path": str(sonic_dir / "frr" / "frr.conf"),
-            "frr_reload_command": f"/usr/lib/frr/frr-reload.py --reload --pathspace {netns} {{path}}",
-            "vtysh": f"vtysh -N {netns}",
+            # the FRR the twin runs (labs.frr_binaries): its own frr-reload.py and vtysh
+            "frr_reload_command": f"{active_frr().frr_reload} --bindir {Path(active_frr().vtysh).parent} --reload "
+                                  f"--pathspace {netns} {{path}}",
+            "vtysh": f"{active_frr().vtysh} -N {netns}",
             "version_command": "echo twin",
         }
         driver = NetmikoSonicDriver("leaf1", mgmt_ip, "root", key_file=str(keys / "client_key"), optional_args=options)
@@ -121,7 +124,7 @@ def test_netmiko_reads_writes_reloads_and_reads_health_over_ssh(sonic_over_ssh):
         assert '"path": "/VLAN/Vlan30"' in diff and "pushed-by-netmiko" in diff
         assert json.loads((sonic_over_ssh["config_db"]).read_text())["VLAN"]["Vlan30"] == {"vlanid": "30"}
         assert driver.is_at(intended)
-        live = run(["vtysh", "-N", netns, "-c", "show running-config"]).stdout
+        live = run([active_frr().vtysh, "-N", netns, "-c", "show running-config"]).stdout
         assert "neighbor FABRIC description pushed-by-netmiko" in live  # FRR really applied it
         deadline = time.monotonic() + 30
         while not (health := driver.health()).all_established:
@@ -131,6 +134,6 @@ def test_netmiko_reads_writes_reloads_and_reads_health_over_ssh(sonic_over_ssh):
         driver.rollback(running)
         assert driver.get_running_config() == running  # byte-identical after the rollback
         assert driver.is_at(running)
-        assert "pushed-by-netmiko" not in run(["vtysh", "-N", netns, "-c", "show running-config"]).stdout
+        assert "pushed-by-netmiko" not in run([active_frr().vtysh, "-N", netns, "-c", "show running-config"]).stdout
         with pytest.raises(DriverError, match="not valid JSON"):
             driver.load_candidate({"config_db.json": "{broken", "frr.conf": ""})

@@ -19,9 +19,11 @@ from compiler.allocate import allocate
 from compiler.api import build_facts, platforms_for, render_device, structured_configs, validate_intent
 from compiler.clos import plan_clos
 from compiler.diff import config_diff
+from compiler.errors import InputError
 from compiler.model import Snapshot
 from compiler.render import supported_platforms
 from compiler.scenario import allocations_to_dict, clos_params, snapshot_from_scenario
+from labs import frr_binaries
 
 GOLDEN = Path(__file__).parent
 SCENARIOS = sorted(path.name for path in GOLDEN.iterdir() if (path / "scenario.yaml").exists())
@@ -116,15 +118,33 @@ def test_golden_detects_drift(tmp_path):
     assert any(key.startswith("rendered/leaf1/eos/") for key in changed)
 
 
-def test_golden_frr_confs_pass_vtysh():
-    """Every pinned frr.conf (FRR platform and SONiC's) is accepted by FRR 8.4's parser."""
-    import subprocess
-
+def _vtysh_of(release: str) -> str:
+    """The vtysh of FRR ``release`` (labs.frr_binaries): the system's 8.4, or 10.3 as extracted by
+    scripts/frr10.sh; skipped with the reason when that FRR is not on this machine."""
+    if release == frr_binaries.EXTRACTED_RELEASE:
+        try:
+            return frr_binaries.extracted_frr().vtysh
+        except InputError as error:
+            pytest.skip(f"FRR 10.3 is not extracted (scripts/frr10.sh): {error}")
     vtysh = shutil.which("vtysh") or ("/usr/bin/vtysh" if Path("/usr/bin/vtysh").exists() else None)
     if vtysh is None:
         pytest.skip("vtysh (FRR) is not installed on this machine: cannot run FRR's parser")
+    return vtysh
+
+
+@pytest.mark.parametrize("release", [frr_binaries.SYSTEM_RELEASE, frr_binaries.EXTRACTED_RELEASE])
+def test_golden_frr_confs_pass_vtysh(release, tmp_path):
+    """Every pinned frr.conf (FRR platform and SONiC's) is accepted by FRR's own parser: Debian's 8.4 and the
+    10.3 that SONiC's FRR generation runs."""
+    import subprocess
+
+    vtysh = _vtysh_of(release)
     paths = sorted(GOLDEN.glob("*/expected/rendered/*/*/frr.conf"))
     assert paths, "no golden frr.conf files found"
     for path in paths:
         result = subprocess.run([vtysh, "-C", "-f", str(path)], capture_output=True, text=True, timeout=60)
-        assert result.returncode == 0, f"{path.relative_to(GOLDEN)}: {result.stdout}{result.stderr}"
+        assert result.returncode == 0, f"FRR {release}: {path.relative_to(GOLDEN)}: {result.stdout}{result.stderr}"
+    broken = tmp_path / "frr.conf"  # the parser really checks: a router-id that is no address is refused
+    broken.write_text(paths[0].read_text().replace(" bgp router-id ", " bgp router-id not-an-address-", 1))
+    assert "not-an-address-" in broken.read_text()
+    assert subprocess.run([vtysh, "-C", "-f", str(broken)], capture_output=True, timeout=60).returncode != 0

@@ -12,6 +12,7 @@ from twin_sample_fabric import sample_fabric
 
 from compiler.errors import TwinError
 from labs import checks, runtime
+from labs.frr_binaries import FrrBinaries, active_frr
 from labs.topology import TwinTopology
 from validators.findings import CheckStatus, Report
 
@@ -64,7 +65,8 @@ def test_boot_records_everything_it_created(twin):
     assert health["switches"] == 4 and health["hosts"] == 3 and not health["config_errors"]
     recorded = json.loads(state.state_file.read_text())
     assert sorted(recorded["node_netns"].values()) == sorted(f"{state.prefix}-{n.name}" for n in topology.nodes)
-    assert all(set(daemons) == {"zebra", "bgpd"} for daemons in recorded["pids"].values())
+    expected = {"zebra", "bgpd", *(["mgmtd"] if FrrBinaries.from_dict(recorded["frr"]).needs_mgmtd else [])}
+    assert all(set(daemons) == expected for daemons in recorded["pids"].values())
     # raised neighbour-table limits are held by this twin until it goes down
     assert state.prefix in runtime.neighbour_limits_record()["holders"]
     assert Path("/proc/sys/net/ipv4/neigh/default/gc_thresh3").read_text().strip() != "1024"
@@ -74,7 +76,7 @@ def test_boot_records_everything_it_created(twin):
         for leaf in leaves:
             # zebra -n makes every /run/netns entry a VRF; each switch must see only its own, by VRF name,
             # although this twin alone has 9 namespaces (and other twins may run beside it)
-            shown = runtime.run(["vtysh", "-N", state.node_netns[leaf], "-c", "show vrf"]).stdout
+            shown = runtime.run([active_frr().vtysh, "-N", state.node_netns[leaf], "-c", "show vrf"]).stdout
             assert [line.split()[1] for line in shown.splitlines() if line.startswith("vrf ")] == ["TENANT_A"]
             hosts_port = runtime.run(["ip", "-n", state.vrf_netns[leaf]["TENANT_A"], "-o", "link", "show"]).stdout
             assert "br10" in hosts_port and "vx10010" in hosts_port  # the tenant's bridge + VXLAN live in the VRF

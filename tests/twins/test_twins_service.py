@@ -140,3 +140,10 @@ def test_api_up_without_root_or_frr_is_503_skipped(api_client, twin_intent, no_t
     response = api_client.post(f"/api/twins/{twin.pk}/up/", {}, format="json")
     assert response.status_code == 503
     assert response.json()["skipped"] is True and "needs root and FRR" in response.json()["detail"]
+
+
+def test_command_frr_choice_that_cannot_run_names_the_path_and_saves_nothing(twin_intent, monkeypatch, tmp_path):
+    monkeypatch.setenv("FT_FRR10_DIR", str(tmp_path / "no-frr10"))
+    with pytest.raises(CommandError, match=r"FT_FRR10_DIR=.*no-frr10/root/usr/lib/frr/zebra.*not found"):
+        call_command("twin", "up", "--fabric", twin_intent.name, "--frr", "10.3")
+    assert not Twin.objects.exists()  # refused before a twin row was created

@@ -19,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from compiler.errors import FabricTwinError, InputError
 from intents.selectors import fabric_intent_resolve
+from labs.frr_binaries import CHOICES as FRR_CHOICES
 from labs.node_configs import summary_text
 from twins import services
 from twins.api.serializers import TwinSerializer
@@ -50,6 +51,9 @@ class Command(BaseCommand):
                             help="fidelity: which static what-if failures to repeat in the twin")
         parser.add_argument("--format", choices=("text", "json"), default="text",
                             help="output: %(choices)s (default %(default)s)")
+        parser.add_argument("--frr", choices=FRR_CHOICES, default=None,
+                            help="up: which FRR the switches run: 10.3 (extracted by scripts/frr10.sh), 8.4 (the "
+                                 "system's) or auto (10.3 when extracted, else 8.4; default, or FT_TWIN_FRR)")
 
     def handle(self, *args, **options):
         self.format = options["format"]
@@ -99,7 +103,7 @@ class Command(BaseCommand):
 
     def do_up(self, fabric_intent, options):
         twin = services.twin_up(fabric_intent=fabric_intent, engine=options["engine"], failover=options["failover"],
-                                subset=options["subset"])
+                                subset=options["subset"], frr=options["frr"])
         self._emit(self._as_dict(twin), self._report_text(twin))
         return twin.status == TwinStatusChoices.UP  # degraded (a live check failed) exits 1 like `check`
 
