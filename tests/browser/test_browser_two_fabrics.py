@@ -219,4 +219,4 @@ def test_second_fabric_twin_rollout_in_a_browser(browser_page, live_server, tran
         page.goto(f"{base}/twin/fe/")
         if page.locator("text=Stop twin").count():
             page.click("text=Stop twin")
-            page.wait_for_selector("#twin-status h3 .pill.stopped")
+            page.wait_for_selector("#twin-status h3 .pill.down")
