@@ -92,6 +92,7 @@ def test_healthy_fabric_boots_checks_injects_agrees_and_tears_down(twin_intent, 
         call_command("twin", "status", "--fabric", twin_intent.name)
         out = capsys.readouterr().out  # one status word, its reason and the compile the switches run
         assert f": up (every live check passed); runs compile #{twin.compile_run_id}; 6 switches" in out, out
+        assert f"; FRR {twin.last_measured['frr']['version']}" in out, out  # which FRR ran, read from the binary
         # each switch ran its own config: EOS parsed, SONiC's frr.conf as is; the static-only rest is said
         assert "leaf2 (sonic): frr.conf as is + Linux plan from config_db.json; live: frr.conf: run as is" in out
         assert "leaf1 (eos): startup-config parsed" in out

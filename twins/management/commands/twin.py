@@ -127,6 +127,9 @@ class Command(BaseCommand):
                 f"({live['reason']}); {services.twin_runs_text(twin=twin)}")
         if live.get("exists"):
             line += f"; {live.get('switches')} switches, {live.get('hosts')} hosts, up {live.get('uptime_s')}s"
+            frr = live.get("frr") or {}
+            if frr.get("version"):  # which FRR the switches run (labs.frr_binaries: read from the binary)
+                line += f"; FRR {frr['version']}"
         if live.get("dead_daemons"):
             line += f"; dead daemons {live['dead_daemons']}"
         if live.get("missing_namespaces"):
