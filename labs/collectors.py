@@ -11,6 +11,7 @@ import json
 import re
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -338,9 +339,19 @@ def ping(netns: str, destination: str, **kwargs) -> PingResult:
 def start_ping(netns: str, destination: str, *, deadline_s: float | None = None, **kwargs) -> subprocess.Popen:
     """A background ping (continuous flow during failure injection); finish with ``finish_ping``.
     ``deadline_s`` bounds the flow in time: iputils ping throttles its sending while replies are missing (and
-    did not honour ``-w`` with ``-c`` here), so ``finish_ping`` interrupts it at the deadline."""
-    process = subprocess.Popen(["ip", "netns", "exec", netns, *ping_args(destination, **kwargs)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    did not honour ``-w`` with ``-c`` here), so ``finish_ping`` interrupts it at the deadline.
+
+    Its output goes to an unlinked temporary file, never a pipe: nobody reads while the flow runs, and a pipe
+    (64 KiB, ~1,100 reply lines at 500 pps) fills in about 2 s; ping then blocks in write() and stops sending,
+    which read as a 3-4 s "outage" with no packet lost (issue 19: the restore flow of a 4x64 failover)."""
+    output = tempfile.TemporaryFile(mode="w+", prefix="ft-ping-")
+    try:
+        process = subprocess.Popen(["ip", "netns", "exec", netns, *ping_args(destination, **kwargs)],
+                                   stdout=output, stderr=subprocess.STDOUT, text=True)
+    except BaseException:
+        output.close()
+        raise
+    process.ft_output = output  # type: ignore[attr-defined]
     process.ft_started_at = time.time()  # type: ignore[attr-defined]
     duration = kwargs.get("count", 3) * kwargs.get("interval", 0.2)
     process.ft_duration_s = min(duration, deadline_s) if deadline_s else duration  # type: ignore[attr-defined]
@@ -350,18 +361,18 @@ def start_ping(netns: str, destination: str, *, deadline_s: float | None = None,
 
 def finish_ping(process: subprocess.Popen, timeout: float = 60.0) -> PingResult:
     deadline_s = getattr(process, "ft_deadline_s", None)
-    output = None
     if deadline_s:
         remaining = process.ft_started_at + deadline_s - time.time()  # type: ignore[attr-defined]
         try:
-            output, _ = process.communicate(timeout=max(remaining, 0.01))
+            process.wait(timeout=max(remaining, 0.01))
         except subprocess.TimeoutExpired:
             # SIGINT, not SIGKILL: ping prints its statistics on interrupt. ``ip netns exec`` execs ping, so
             # the PID is ping itself.
             process.send_signal(signal.SIGINT)
-    if output is None:
-        output, _ = process.communicate(timeout=timeout)
-    result = parse_ping(output)
+    process.wait(timeout=timeout)
+    with process.ft_output as output:  # type: ignore[attr-defined]
+        output.seek(0)
+        result = parse_ping(output.read())
     started = getattr(process, "ft_started_at", None)
     if started is not None:
         # Sends are paced at -i at the fastest, so the last one is no earlier than start + count x interval.

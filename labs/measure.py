@@ -448,6 +448,8 @@ class Flow:
     def kill(self) -> None:
         if self.process is not None:
             self.process.kill()
+            self.process.wait()
+            self.process.ft_output.close()  # type: ignore[attr-defined]  # collectors.start_ping's output file
 
 
 @dataclass
