@@ -53,10 +53,19 @@ def select_leaves(topology: TwinTopology, selection: str, *, pods: Mapping[str, 
     0) and ``rails`` (leaf -> rails of the NICs it serves) come from the inventory (``leaf_groups``). Every
     item must select something: an unknown leaf, a spine, a pod or rail without leaves is an ``InputError``
     naming ``field`` and the item."""
-    leaves = leaves_of(topology)
+    return choose_leaves({node.name: node.role for node in topology.nodes}, selection, pods=pods,
+                         rails=rails or {}, field=field)
+
+
+def choose_leaves(roles: Mapping[str, str], selection: str, *, pods: Mapping[str, int] | None = None,
+                  rails: Mapping[str, set[int]] | None = None, field: str = "subset") -> list[str]:
+    """``select_leaves`` on switch name -> role (a twin topology's nodes, or the inventory's switches when a
+    request is checked before anything is compiled). ``rails`` None: the rails are not known yet, ``rail:R``
+    items are taken as written (the boot checks them against the compile)."""
+    leaves = sorted((name for name, role in roles.items() if role not in ALWAYS_BOOTED_ROLES), key=natural_key)
     pods = pods or {}
+    rails_known = rails is not None
     rails = rails or {}
-    roles = {node.name: node.role for node in topology.nodes}
     items = [item.strip() for item in selection.split(",") if item.strip()]
     if not items:
         raise InputError([FieldError(field, selection, "names no leaf: give leaf names, leaves:N, per-pod:N, pod:P, "
@@ -86,8 +95,10 @@ def select_leaves(topology: TwinTopology, selection: str, *, pods: Mapping[str, 
             picked = [leaf for members in by_pod.values() for leaf in members[:value]]
         elif kind == "pod":
             picked = [leaf for leaf in leaves if pods.get(leaf, 0) == value]
-        else:
+        elif rails_known:
             picked = [leaf for leaf in leaves if value in rails.get(leaf, set())]
+        else:
+            continue
         if not picked:
             errors.append(FieldError(field, item, f"selects no leaf (pods: {sorted(set(pods.values())) or [0]}, rails: "
                                                   f"{sorted({r for rs in rails.values() for r in rs})})"))

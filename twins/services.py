@@ -171,6 +171,7 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
         return _containerlab_up(twin, fabric_intent, compile_run)
     _require_twin_host()
     if twin.status in TWIN_RUNNING and compile_run in (None, twin.compile_run):
+        _require_same_subset(twin, subset)
         if runtime.status(twin.prefix, _state_dir(twin), installation=installation_id()).get("healthy"):
             return twin  # already up: nothing to do (idempotent)
     run = _compile_run(fabric_intent, compile_run)
@@ -206,6 +207,20 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     if checks:
         _store_checks(twin, state, failover=failover)
     return twin
+
+
+def _require_same_subset(twin: Twin, subset: str) -> None:
+    """Up on a running twin returns it only for the same selection: another ``subset`` (or none where one
+    runs) is a different twin, refused naming both, never silently answered with the one that runs."""
+    running = runtime.TwinState.load(twin.prefix, _state_dir(twin))
+    if running is None:
+        return
+    running_subset = running.topology_obj().extra.get("subset", {}).get("selection", "")
+    if running_subset.strip() != subset.strip():
+        def shown(selection: str) -> str:
+            return f"subset {selection!r}" if selection else "the whole fabric"
+        raise InputError([FieldError("subset", subset, f"twin {twin.prefix} of {twin.fabric_intent.name} runs "
+                                     f"{shown(running_subset)}, not {shown(subset.strip())}: run `twin down` first")])
 
 
 def _boot_switch_configs(run: CompileRun, hostnames: list[str]) -> dict:
@@ -567,7 +582,8 @@ def _operation_up(fabric: Fabric, twin: Twin | None, params: Mapping) -> dict:
         intent, engine = twin.fabric_intent, twin.engine
     else:
         intent, engine = _fabric_intent_of(fabric), FABRIC_TWIN_ENGINE
-    twin = twin_up(fabric_intent=intent, engine=engine, failover=bool(params.get("failover")))
+    twin = twin_up(fabric_intent=intent, engine=engine, failover=bool(params.get("failover")),
+                   subset=params.get("subset") or "", frr=params.get("frr") or None)
     return {"status": twin.status, "switches": twin.switches, "hosts": twin.hosts, "boot_s": twin.boot_s,
             "converge_s": twin.converge_s, "rss_mb": twin.rss_mb}
 

@@ -30,9 +30,10 @@ def fake_up(monkeypatch):
     gate = threading.Event()
     calls: list[dict] = []
 
-    def up(*, fabric_intent, engine, failover=False):
+    def up(*, fabric_intent, engine, failover=False, subset="", frr=None):
         assert gate.wait(30), "the test never released the boot"
-        calls.append({"intent": fabric_intent.pk, "engine": engine, "failover": failover})
+        calls.append({"intent": fabric_intent.pk, "engine": engine, "failover": failover,
+                      **({"subset": subset} if subset else {}), **({"frr": frr} if frr else {})})
         twin = services.twin_get_or_create(fabric_intent=fabric_intent, engine=engine)
         twin.status, twin.switches, twin.hosts = "up", 6, 8
         twin.save()
@@ -53,7 +54,7 @@ def test_up_answers_202_at_once_and_polling_reaches_the_outcome(api_client, twin
     body = response.json()
     assert response["Location"] == body["status_url"] and body["status_url"].endswith(
         f"/api/twin-operations/{body['id']}/")
-    assert body["status"] == "running" and body["kind"] == "up" and body["params"] == {"failover": True}
+    assert body["status"] == "running" and body["kind"] == "up" and body["params"] == {"failover": True, "subset": "", "frr": None}
     # a second action on the same fabric's twin while it runs: refused with the reason, nothing recorded
     busy = api_client.post(f"/api/twins/{twin.pk}/check/", {}, format="json")
     assert busy.status_code == 400 and "still running" in busy.json()["detail"], busy.content
@@ -122,3 +123,29 @@ def test_with_a_broker_the_action_is_queued_and_answers_202_with_its_status_url(
     response = api_client.post(f"/api/twins/{twin.pk}/check/", {}, format="json")
     assert response.status_code == 503 and response.json()["status"] == "failed", response.content
     assert response.json()["error"].startswith("could not queue the twin operation: ConnectionError")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_up_takes_a_subset_and_an_frr_and_checks_them_before_anything_runs(api_client, twin_intent, fake_up,
+                                                                          in_background):
+    """issue 19: the API boots a subset as ``twin up --subset`` does; a selection naming no leaf of the fabric,
+    a spine, or an FRR that is not a choice is a 400 naming the field and value, and nothing is recorded."""
+    gate, calls = fake_up
+    twin = services.twin_get_or_create(fabric_intent=twin_intent)
+    leaves = sorted(twin_intent.fabric.switches.filter(role="leaf").values_list("hostname", flat=True))
+    spine = twin_intent.fabric.switches.filter(role="spine").values_list("hostname", flat=True).first()
+    for payload, field, value in (({"subset": "leaf999"}, "subset", "leaf999"),
+                                  ({"subset": spine}, "subset", spine),
+                                  ({"subset": "pod:7"}, "subset", "pod:7"),
+                                  ({"frr": "7.5"}, "frr", None)):
+        refused = api_client.post(f"/api/twins/{twin.pk}/up/", payload, format="json")
+        assert refused.status_code == 400, (payload, refused.content)
+        assert field in refused.content.decode() and (value is None or value in refused.content.decode()), refused.content
+    assert TwinOperation.objects.count() == 0
+    response = api_client.post(f"/api/twins/{twin.pk}/up/", {"subset": f"{leaves[0]},leaves:1", "frr": "8.4"},
+                               format="json")
+    assert response.status_code == 202, response.content
+    gate.set()
+    assert _poll(api_client, response["Location"])["status"] == "succeeded"
+    assert calls == [{"intent": twin_intent.pk, "engine": "netns", "failover": False,
+                      "subset": f"{leaves[0]},leaves:1", "frr": "8.4"}]

@@ -147,3 +147,27 @@ def test_command_frr_choice_that_cannot_run_names_the_path_and_saves_nothing(twi
     with pytest.raises(CommandError, match=r"FT_FRR10_DIR=.*no-frr10/root/usr/lib/frr/zebra.*not found"):
         call_command("twin", "up", "--fabric", twin_intent.name, "--frr", "10.3")
     assert not Twin.objects.exists()  # refused before a twin row was created
+
+
+def test_up_on_a_running_twin_with_another_subset_is_refused_naming_both(twin_intent, twin_host, monkeypatch, tmp_path):
+    """issue 19: `twin up --subset` on a twin that runs another selection (or the whole fabric) used to answer
+    with the running twin as if it were the one asked for."""
+    twin = services.twin_get_or_create(fabric_intent=twin_intent, prefix="twsub", state_dir=str(tmp_path))
+    twin.status = "up"
+    twin.save()
+    running = {"selection": "ci"}
+
+    class Running:
+        def topology_obj(self):
+            return type("Topology", (), {"extra": {"subset": running} if running else {}})()
+
+    monkeypatch.setattr(services.runtime.TwinState, "load", classmethod(lambda cls, prefix, state_dir=None: Running()))
+    monkeypatch.setattr(services.runtime, "status", lambda *args, **kwargs: {"healthy": True})
+    with pytest.raises(InputError, match=r"runs subset 'ci', not subset 'leaf1'.*twin down"):
+        services.twin_up(fabric_intent=twin_intent, prefix="twsub", state_dir=str(tmp_path), subset="leaf1")
+    with pytest.raises(InputError, match=r"runs subset 'ci', not the whole fabric"):
+        services.twin_up(fabric_intent=twin_intent, prefix="twsub", state_dir=str(tmp_path))
+    assert services.twin_up(fabric_intent=twin_intent, prefix="twsub", state_dir=str(tmp_path), subset="ci") == twin
+    running.clear()
+    with pytest.raises(InputError, match=r"runs the whole fabric, not subset 'ci'"):
+        services.twin_up(fabric_intent=twin_intent, prefix="twsub", state_dir=str(tmp_path), subset="ci")

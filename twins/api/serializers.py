@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from labs.frr_binaries import CHOICES as FRR_CHOICES
 from twin.api import BriefModelSerializer
 
 from ..choices import InjectionKindChoices, TwinStatusChoices, twin_healthy
@@ -25,16 +26,21 @@ class TwinSerializer(BriefModelSerializer):
         validators = []  # creating the twin of an (intent, engine) that has one returns it (idempotent)
 
 
-class TwinUpSerializer(serializers.Serializer):
+class TwinCheckSerializer(serializers.Serializer):
     failover = serializers.BooleanField(default=False, help_text="also inject a link and a spine failure")
+
+
+class TwinUpSerializer(TwinCheckSerializer):
+    subset = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=2000, trim_whitespace=True,
+        help_text="boot every spine and super-spine plus these leaves (labs.subset): leaf names, leaves:N, "
+                  "per-pod:N, pod:P, rail:R or ci (= per-pod:2), comma-separated; empty: the whole fabric")
+    frr = serializers.ChoiceField(choices=FRR_CHOICES, required=False, allow_null=True, default=None,
+                                  help_text="which FRR the switches run (auto: 10.3 where extracted, else 8.4)")
 
 
 class TwinDownSerializer(serializers.Serializer):
     force = serializers.BooleanField(default=False, help_text="also remove leftovers named with the prefix")
-
-
-class TwinCheckSerializer(TwinUpSerializer):
-    pass
 
 
 class TwinInjectSerializer(serializers.Serializer):

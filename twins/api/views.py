@@ -16,6 +16,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from labs.subset import choose_leaves
 from twin.api import accepted
 from twin.runs import RunStatus
 
@@ -70,7 +71,13 @@ class TwinViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def up(self, request, pk=None):
         """Boot the twin (compiling its intent first), wait for convergence and run the live checks."""
-        return self._start(TwinOperationKindChoices.UP, self._input(s.TwinUpSerializer))
+        data = self._input(s.TwinUpSerializer)
+        if data["subset"]:  # names, pods and spines checked now (a 400); rails once the boot has the compile
+            twin = self.get_object()
+            switches = twin.fabric_intent.fabric.switches.values_list("hostname", "role", "pod")
+            choose_leaves({name: role for name, role, _ in switches}, data["subset"],
+                          pods={name: pod for name, _, pod in switches}, rails=None, field="subset")
+        return self._start(TwinOperationKindChoices.UP, data)
 
     @extend_schema(request=s.TwinDownSerializer, responses=ACTION_RESPONSES)
     @action(detail=True, methods=["post"])
