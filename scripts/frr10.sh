@@ -5,6 +5,7 @@
 #
 #   scripts/frr10.sh            fetch + extract + verify (idempotent: a verified extraction is kept)
 #   scripts/frr10.sh --check    only verify an existing extraction (exit 1 if missing or broken)
+#   scripts/frr10.sh --mirror   print the Debian mirror taken from the machine's APT sources (exit 1 if none)
 #
 # Where: $FT_FRR10_DIR, default <repo>/out/frr/10.3 (the same default labs/frr_binaries.py uses). Layout:
 #   <dir>/root/          the extracted packages (dpkg-deb -x), e.g. root/usr/lib/frr/zebra, root/usr/bin/vtysh
@@ -22,7 +23,20 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(realpath -m "${FT_FRR10_DIR:-$repo/out/frr/10.3}")  # absolute: the patched interpreter paths point into it
 suite=trixie
-mirror=${FT_FRR10_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror this machine's own APT configuration uses (the repository names no host): the first
+# deb822 `URIs:` or one-line `deb URL` entry that serves Debian's main archive (not -security), in
+# /etc/apt/sources.list and /etc/apt/sources.list.d/*. FT_FRR10_MIRROR overrides it (FT_APT_ETC: tests).
+apt_mirror() {
+  local files=() file etc=${FT_APT_ETC:-/etc/apt}
+  for file in "$etc/sources.list" "$etc"/sources.list.d/*.list "$etc"/sources.list.d/*.sources; do
+    [ -f "$file" ] && files+=("$file")
+  done
+  [ ${#files[@]} -gt 0 ] || return 1
+  { sed -n 's/^[[:space:]]*URIs:[[:space:]]*//p' "${files[@]}" | tr ' ' '\n'
+    sed -n 's/^[[:space:]]*deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]\+\).*/\2/p' "${files[@]}"
+  } | grep -E '^(https?|file)://' | grep -v -- '-security' | grep -E '/debian/?$' | head -1 | sed 's:/*$::'
+}
+mirror=${FT_FRR10_MIRROR:-$(apt_mirror || true)}
 # frr's Depends in trixie (apt-cache show frr) and their library dependencies; frr-pythontools: frr-reload.py.
 packages=(frr frr-pythontools libc6 libgcc-s1 libyang3 libpcre2-8-0 libxxhash0 libcares2 libjson-c5 liblua5.3-0
           libstdc++6 libprotobuf-c1 libreadline8t64 libtinfo6 libunwind8 liblzma5 libpam0g libaudit1 libcap-ng0
@@ -51,12 +65,14 @@ verify() {
 }
 
 if [ "${1:-}" = "--check" ]; then verify; exit $?; fi
+if [ "${1:-}" = "--mirror" ]; then echo "$mirror"; [ -n "$mirror" ]; exit $?; fi
 if verify 2>/dev/null; then exit 0; fi
 
 for tool in apt-get dpkg-deb patchelf; do
   command -v "$tool" >/dev/null 2>&1 \
     || { log "'$tool' is needed (apt-get install -y patchelf); FRR 10.3 not extracted"; exit 1; }
 done
+[ -n "$mirror" ] || { log "no Debian mirror in this machine's APT sources; set FT_FRR10_MIRROR"; exit 1; }
 case "$(dpkg --print-architecture)" in
   amd64) triplet=x86_64-linux-gnu;; arm64) triplet=aarch64-linux-gnu;;
   *) log "architecture $(dpkg --print-architecture) is not supported here"; exit 1;;
