@@ -121,3 +121,17 @@ def test_check_deploy_has_no_security_warning_but_the_explained_one(tmp_path):
     debug = _settings({"SECRET_KEY": "x" + SECRET + "y7Qz", "FT_DATA_DIR": str(tmp_path), "DEBUG": "1"},
                       args=("manage.py", "check", "--deploy"))
     assert "security.W018" in debug.stderr
+
+
+def test_manage_py_without_secret_key_says_what_to_set_in_one_line():
+    """Issue #30 point 10: ``manage.py <anything>`` without DEBUG or SECRET_KEY is one line naming what to set,
+    exit 2, no traceback; a malformed variable likewise names itself."""
+    refused = _settings({"DEBUG": "0"}, args=("manage.py", "check"))
+    assert refused.returncode == 2
+    assert "Traceback" not in refused.stderr
+    assert refused.stderr.strip().splitlines() == [refused.stderr.strip()]
+    assert "SECRET_KEY" in refused.stderr and "DEBUG=1" in refused.stderr
+    malformed = _settings({"DEBUG": "1", "SECRET_KEY": SECRET, "FT_API_THROTTLE_USER": "lots"},
+                          args=("manage.py", "check"))
+    assert malformed.returncode == 2 and "Traceback" not in malformed.stderr
+    assert "FT_API_THROTTLE_USER='lots'" in malformed.stderr

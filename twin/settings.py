@@ -55,7 +55,9 @@ FT_DATA_DIR = Path(os.environ.get("FT_DATA_DIR", BASE_DIR / "data"))
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (refusing to start without it)")
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (refusing to start without it): set "
+                                   "SECRET_KEY to a long random string, or DEBUG=1 for development (a key is then "
+                                   "generated under FT_DATA_DIR)")
     try:
         SECRET_KEY = key_file_read_or_create(FT_DATA_DIR / "secret_key", lambda: secrets.token_urlsafe(50).encode(),
                                              setting="FT_DATA_DIR/secret_key").decode()
