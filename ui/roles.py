@@ -31,6 +31,19 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+def roles_with(codename: str) -> list[str]:
+    """The built-in roles that hold a capability, lowest first (what a 403 page tells the user to ask for)."""
+    return [role for role in (VIEWER, OPERATOR, ADMIN) if codename in ROLE_PERMISSIONS[role]]
+
+
+def capability_refusal(codename: str, action: str = "do this") -> str:
+    """The one sentence every refused UI action says: what was refused, the capability and the roles that hold it."""
+    roles = roles_with(codename)
+    names = f"{', '.join(roles[:-1])} and {roles[-1]}" if len(roles) > 1 else "".join(roles)
+    who = f"the {names} role{'s' if len(roles) > 1 else ''}" if roles else "no built-in role"
+    return f"Your role may not {action}: it needs the {codename!r} permission, which {who} grant{'' if len(roles) > 1 else 's'}."
+
+
 def perm(codename: str) -> str:
     """The full permission name a user is checked against, e.g. ``ui.operate_fabric``."""
     return f"ui.{codename}"

@@ -357,3 +357,20 @@ def test_twin_page_says_what_each_switch_runs(viewer, fabric_intent):
     assert "What each switch runs" in page
     assert "frr.conf: run as is (59 lines); VXLAN_TUNNEL_MAP (2)" in page and "PORT_QOS_MAP (3)" in page
     assert 'title="config_db.json: FOO|bar">1</td>' in page
+
+
+def test_forbidden_pages_say_why_and_which_role_may(nobody, viewer, operator, fabric_intent):
+    """Issue #30 point 10: a 403 is a page naming what was refused, the user's role and the roles that may do it."""
+    page = nobody.get("/")
+    assert page.status_code == 403
+    text = page.content.decode()
+    assert "Not allowed" in text and "read Fabric Twin" in text
+    assert "the viewer, operator and admin roles grant" in text and ">none<" in text  # the user's role: none
+    refused = viewer.post("/rollouts/new/", {"intent": INTENT, "target": "twin"})
+    assert refused.status_code == 403
+    body = refused.content.decode()
+    assert "operate_fabric" in body and "the operator and admin roles grant" in body and ">viewer<" in body
+    production = operator.post("/rollouts/new/", {"intent": INTENT, "target": "production"})
+    assert production.status_code == 403
+    assert "create a production rollout" in production.content.decode()
+    assert "the admin role grants" in production.content.decode()

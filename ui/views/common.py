@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
 from inventory.models import Fabric
-from ui.roles import VIEW, perm
+from ui.roles import VIEW, capability_refusal, perm
 
 PAGE_SIZE = 100
 
@@ -28,9 +28,9 @@ def requires(codename: str, *, methods: tuple[str, ...] | None = None) -> Callab
         @wraps(view)
         def wrapped(request: HttpRequest, *args, **kwargs):
             if not request.user.has_perm(perm(VIEW)):
-                raise PermissionDenied("You need the viewer role to read Fabric Twin.")
+                raise PermissionDenied(capability_refusal(VIEW, "read Fabric Twin"))
             if (methods is None or request.method in methods) and not request.user.has_perm(perm(codename)):
-                raise PermissionDenied(f"Your role may not do this (needs the {codename!r} permission).")
+                raise PermissionDenied(capability_refusal(codename))
             return view(request, *args, **kwargs)
 
         wrapped.required_capability = codename  # tests/ui/test_ui_views.py: every UI view declares one

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 
 from twin import policy
 from ui import integrations
-from ui.roles import OPERATE, perm
+from ui.roles import OPERATE, capability_refusal, perm
 
 from .common import requires, viewer
 
@@ -30,8 +30,9 @@ def rollout_create(request):
     if request.method != "POST":
         return redirect("ui:rollout_list")
     target = request.POST.get("target", "twin")
-    if not request.user.has_perm(perm(policy.rollout_capability("create", target=target))):
-        raise PermissionDenied("Only an admin may create a production rollout; operators roll out to the twin.")
+    capability = policy.rollout_capability("create", target=target)
+    if not request.user.has_perm(perm(capability)):
+        raise PermissionDenied(capability_refusal(capability, f"create a {target} rollout"))
     outcome = integrations.rollout_create(request.POST, user=request.user)
     if isinstance(outcome, Exception):
         messages.error(request, f"Rollout not created: {outcome}")
@@ -80,8 +81,7 @@ def rollout_action(request, pk: int, action: str):
         return redirect("ui:rollout_detail", pk=pk)
     capability = policy.rollout_capability(action, target=rollout.target)
     if not request.user.has_perm(perm(capability)):
-        raise PermissionDenied(f"Your role may not {action} this {rollout.target} rollout (needs the {capability!r} "
-                               f"permission; production rollouts are approved and started by an admin).")
+        raise PermissionDenied(capability_refusal(capability, f"{action} this {rollout.target} rollout"))
     outcome = integrations.rollout_action(rollout, action, user=request.user)
     if isinstance(outcome, Exception):
         messages.error(request, f"Cannot {action} rollout #{pk}: {outcome}")
