@@ -374,3 +374,19 @@ def test_forbidden_pages_say_why_and_which_role_may(nobody, viewer, operator, fa
     assert production.status_code == 403
     assert "create a production rollout" in production.content.decode()
     assert "the admin role grants" in production.content.decode()
+
+
+def test_interface_search_takes_the_switch_port_form_findings_print(viewer, fabric_intent):
+    """Issue #30 point 9: ``leaf1:Ethernet1`` (the form of every finding) finds that port, not every port whose
+    name contains the text; a prefix after the colon lists the switch's ports that start with it."""
+    interface = Interface.objects.filter(switch__hostname="leaf1").order_by("name").first()
+    exact = viewer.get("/inventory/interfaces/", {"q": f"leaf1:{interface.name}"})
+    assert exact.status_code == 200
+    rows = re.findall(r'href="/inventory/interfaces/(\d+)/"', exact.content.decode())
+    expected = set(Interface.objects.filter(switch__hostname="leaf1", name__istartswith=interface.name)
+                   .values_list("pk", flat=True))
+    assert {int(pk) for pk in rows} == expected and interface.pk in expected
+    other = viewer.get("/inventory/interfaces/", {"q": f"spine1:{interface.name}"}).content.decode()
+    assert str(interface.pk) not in re.findall(r'href="/inventory/interfaces/(\d+)/"', other)
+    assert not re.findall(r'href="/inventory/interfaces/(\d+)/"',
+                          viewer.get("/inventory/interfaces/", {"q": "leaf1:NoSuchPort"}).content.decode())

@@ -52,14 +52,28 @@ def _fabric_choices() -> list[tuple[str, str]]:
     return [(name, name) for name in Fabric.objects.values_list("name", flat=True)]
 
 
-def _apply(request, queryset, search_fields: tuple[str, ...], filters: dict[str, str]):
-    """Apply ``?q=`` over ``search_fields`` and each ``?<filter>=`` present (filter name -> ORM lookup)."""
+def _apply(request, queryset, search_fields: tuple[str, ...], filters: dict[str, str],
+           device_port: tuple[str, str] | None = None):
+    """Apply ``?q=`` over ``search_fields`` and each ``?<filter>=`` present (filter name -> ORM lookup).
+
+    ``device_port`` (device lookup, port lookup): a query ``leaf1:Ethernet63/1`` — the form every finding and
+    peer column prints — matches that device's port exactly, or its ports starting with the text after the colon."""
     query = request.GET.get("q", "").strip()
+    device, colon, port = query.partition(":")
+    if device_port and colon and device.strip() and port.strip():
+        device_lookup, port_lookup = device_port
+        return _filters(request, queryset.filter(**{f"{device_lookup}__iexact": device.strip()}).filter(
+            Q(**{f"{port_lookup}__iexact": port.strip()}) | Q(**{f"{port_lookup}__istartswith": port.strip()})),
+            filters)
     if query:
         condition = Q()
         for field in search_fields:
             condition |= Q(**{f"{field}__icontains": query})
         queryset = queryset.filter(condition)
+    return _filters(request, queryset, filters)
+
+
+def _filters(request, queryset, filters: dict[str, str]):
     for name, lookup in filters.items():
         value = request.GET.get(name, "").strip()
         if value:
@@ -68,12 +82,13 @@ def _apply(request, queryset, search_fields: tuple[str, ...], filters: dict[str,
 
 
 def _list_page(request, *, section: str, title: str, queryset, headers: list[str], row, filters: list[Filter],
-               numeric: set[int] = frozenset(), actions: list[tuple[str, str]] = ()):
+               numeric: set[int] = frozenset(), actions: list[tuple[str, str]] = (),
+               placeholder: str = "name, address, serial…"):
     page = paginate(request, queryset)
     rows = [row(item) for item in page.object_list]
     return render(request, "ui/inventory/list.html", {
         "section": section, "title": title, "page": page, "rows": rows, "headers": headers, "filters": filters,
-        "numeric": numeric, "actions": actions, "query": request.GET.get("q", ""),
+        "numeric": numeric, "actions": actions, "query": request.GET.get("q", ""), "placeholder": placeholder,
     })
 
 
@@ -277,7 +292,8 @@ def switch_detail(request, hostname: str):
 def interface_list(request):
     queryset = _apply(request, selectors.interface_list().select_related("switch__fabric", "cable", "optic"),
                       ("name", "switch__hostname", "description"),
-                      {"fabric": "switch__fabric__name", "switch": "switch__hostname", "speed": "speed_gbps"})
+                      {"fabric": "switch__fabric__name", "switch": "switch__hostname", "speed": "speed_gbps"},
+                      device_port=("switch__hostname", "name"))
     cabled = request.GET.get("cabled", "")
     if cabled in ("yes", "no"):
         queryset = queryset.filter(cable__isnull=cabled == "no")
@@ -297,7 +313,7 @@ def interface_list(request):
                       row=row, filters=[Filter("fabric", "Fabric", _fabric_choices()),
                                         Filter("speed", "Speed (Gb/s)", [(s, f"{s}G") for s in speeds]),
                                         Filter("cabled", "Cabled", [("yes", "yes"), ("no", "no")])],
-                      numeric={3})
+                      numeric={3}, placeholder="name, description, or switch:port (leaf1:Ethernet63/1)")
 
 
 @viewer
