@@ -65,10 +65,12 @@ def plan_pods(params: PodsParams) -> Inventory:
     switches: list[Switch] = []
     super_spine_names: list[list[str]] = [[] for _ in range(planes)]
     for index in range(planes * params.super_spines_per_plane):
-        rack = f"{pod.site}-core{index // per_rack + 1:02d}"
+        # The pod template's name_prefix names the whole fabric's switches and racks, super-spines included
+        # (several 5-stage fabrics in one inventory, as with compiler.clos.ClosParams.name_prefix).
+        rack = f"{pod.site}-{pod.name_prefix}core{index // per_rack + 1:02d}"
         racks.setdefault(rack, Rack(name=rack, site=pod.site, row="CORE", position=index // per_rack + 1,
                                     height_u=RACK_HEIGHT_U, power_budget_kw=pod.rack_power_budget_kw))
-        hostname = f"superspine{index + 1}"
+        hostname = f"{pod.name_prefix}superspine{index + 1}"
         plane = index // params.super_spines_per_plane
         super_spine_names[plane].append(hostname)
         switches.append(Switch(

@@ -64,8 +64,10 @@ def main() -> int:
         sys.exit("set FT_API_TOKEN (UI: API tokens; or POST /api/auth/login/ with your password)")
     api, name = Api(args.url, token), args.fabric
 
-    accepted = api.must("POST", "/api/fabrics/build/", {"name": name, "spines": 2, "leaves": 2,
-                                                          "servers_per_leaf": 2}, ok=(202,))
+    # The prefix keeps the names apart from other fabrics of the inventory (the demo's leaf1...); management
+    # and intent pools that another fabric uses are replaced by free ones and reported.
+    accepted = api.must("POST", "/api/fabrics/build/", {"name": name, "name_prefix": f"{name}-", "spines": 2,
+                                                          "leaves": 2, "servers_per_leaf": 2}, ok=(202,))
     build = api.poll(accepted["status_url"], "status", ("pending", "running"))
     if build["status"] != "succeeded":
         sys.exit(f"build     failed: {build['error']} {json.dumps(build['error_fields'])[:500]}")

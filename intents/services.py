@@ -546,30 +546,47 @@ def _fabric_defaults(raw: dict, fabric) -> dict:
     raw = dict(raw)
     given = raw.get("pools") if isinstance(raw.get("pools"), dict) else None
     if given is not None or "pools" not in raw:
-        pools = dict(given or {})
-        defaults = core.Pools()
-        others = FabricIntent.objects.exclude(fabric=fabric)
-        if isinstance(raw.get("name"), str) and not name_problem(OBJECT_NAME, raw["name"]):
-            others = others.exclude(name=raw["name"])  # (a bad name is reported below, before any other lookup)
-        used = [prefix for value in others.values_list(*POOL_FIELDS) for prefix in map(pool_prefix, value) if prefix is not None]
-        used += [prefix for prefix in map(pool_prefix, pools.values()) if prefix is not None]
-        for key in ("loopback", "vtep", "p2p"):
-            if key in pools:
-                continue
-            default = ipaddress.IPv4Network(getattr(defaults, key))
-            chosen = default if not any(default.overlaps(other) for other in used) else (
-                free_prefix(default.prefixlen, used) or default)
-            pools[key] = str(chosen)
-            used.append(chosen)
-        raw["pools"] = pools
+        name = raw["name"] if isinstance(raw.get("name"), str) and not name_problem(OBJECT_NAME, raw["name"]) else None
+        raw["pools"] = fabric_intent_free_pools(fabric=fabric, name=name, given=dict(given or {}))
     management = raw.get("management")
     if management is None or (isinstance(management, dict) and "network" not in management):
-        address = (Switch.objects.filter(fabric=fabric).exclude(mgmt_ip=None).order_by("id")
-                   .values_list("mgmt_ip", flat=True).first())
-        network = ipaddress.ip_network(f"{address}/16", strict=False) if address else None
-        if isinstance(network, ipaddress.IPv4Network) and str(network) != core.Management().network:
-            raw["management"] = {**(management or {}), "network": str(network)}
+        network = fabric_management_network(fabric=fabric)
+        if network is not None:
+            raw["management"] = {**(management or {}), "network": network}
     return raw
+
+
+def fabric_intent_free_pools(*, fabric, name: str | None, given: dict[str, str]) -> dict[str, str]:
+    """Scenario pool keys (loopback, vtep, p2p) -> prefix: ``given`` kept, each missing pool the default when no
+    other fabric's intent overlaps it, else the first free prefix of its length (the one rule of the scenario
+    file, the API and the UI: issue #30 point 1)."""
+    pools = dict(given)
+    defaults = core.Pools()
+    others = FabricIntent.objects.exclude(fabric=fabric)
+    if name is not None:
+        others = others.exclude(name=name)
+    used = [prefix for value in others.values_list(*POOL_FIELDS) for prefix in map(pool_prefix, value) if prefix is not None]
+    used += [prefix for prefix in map(pool_prefix, pools.values()) if prefix is not None]
+    for key in ("loopback", "vtep", "p2p"):
+        if key in pools:
+            continue
+        default = ipaddress.IPv4Network(getattr(defaults, key))
+        chosen = default if not any(default.overlaps(other) for other in used) else (
+            free_prefix(default.prefixlen, used) or default)
+        pools[key] = str(chosen)
+        used.append(chosen)
+    return pools
+
+
+def fabric_management_network(*, fabric) -> str | None:
+    """The /16 the fabric's switch management addresses come from, when it is not the intent's default (the
+    builder may have picked a free one); None otherwise."""
+    address = (Switch.objects.filter(fabric=fabric).exclude(mgmt_ip=None).order_by("id")
+               .values_list("mgmt_ip", flat=True).first())
+    network = ipaddress.ip_network(f"{address}/16", strict=False) if address else None
+    if isinstance(network, ipaddress.IPv4Network) and str(network) != core.Management().network:
+        return str(network)
+    return None
 
 
 @transaction.atomic

@@ -222,6 +222,10 @@ def _build_recorded(build: FabricBuild, run: Callable[[], BuildResult]) -> Build
 def fabric_build_pods(*, params: PodsParams, progress: bool = False) -> BuildResult:
     """A 5-stage Clos (``compiler.pods.plan_pods``: pods under super-spine planes), persisted the same way: growing
     ``pods`` adds pods and plugs new super-spine ports, nothing else moves."""
+    # The same management-pool choice as a 3-stage build: the pod template carries the pools (issue #30 point 4).
+    pod, notes = management_pools(replace(params.pod, name=params.name))
+    params = replace(params, pod=pod)
     inventory = plan_pods(params)
     persisted = inventory_persist(inventory=inventory, site=params.pod.site, progress=progress)
-    return BuildResult(inventory, persisted, leaf_capacities(inventory), tiers=tier_oversubscription(inventory))
+    return BuildResult(inventory, persisted, leaf_capacities(inventory), notes,
+                       tiers=tier_oversubscription(inventory))

@@ -79,6 +79,22 @@ class FabricIntentSerializer(IntentModelSerializer):
                 f"{value.name} instead of moving this one")
         return value
 
+    def create(self, validated_data):
+        # What the client leaves out is chosen for this inventory like the scenario file and the UI do: pools
+        # free of other fabrics' intents, the management network the fabric's switches were built in.
+        fabric = validated_data.get("fabric")
+        if fabric is not None:
+            pools = services.fabric_intent_free_pools(fabric=fabric, name=validated_data.get("name"), given={
+                key: validated_data[f"{key}_pool"] for key in ("loopback", "vtep", "p2p")
+                if f"{key}_pool" in validated_data})
+            for key, prefix in pools.items():
+                validated_data.setdefault(f"{key}_pool", prefix)
+            if "management_network" not in validated_data:
+                network = services.fabric_management_network(fabric=fabric)
+                if network is not None:
+                    validated_data["management_network"] = network
+        return super().create(validated_data)
+
     class Meta:
         model = FabricIntent
         fields = ("id", "display", "name", "fabric", "description", "underlay", "asn_scheme", "route_target_scheme",

@@ -1,6 +1,7 @@
 """examples/automation.py, the documented end-to-end automation example, runs against a live server: build ->
 intent -> compile -> validate, and the twin rollout step answers "skipped: <reason>" without a running twin."""
 
+import ipaddress
 import os
 import subprocess
 import sys
@@ -58,3 +59,28 @@ def test_the_example_fails_without_a_token_or_with_a_bad_one(live_server, transa
     assert "set FT_API_TOKEN" in _run(live_server.url, None).stderr
     refused = _run(live_server.url, "not-a-token")
     assert refused.returncode != 0 and "HTTP 401" in refused.stderr
+
+
+def test_the_example_runs_unchanged_on_the_demo_database(live_server, operator_token, tmp_path, settings):
+    """Issue #30 point 1: on the database `make demo` leaves (reference + frontend fabrics, no twin) the README's
+    example hit a name clash, then pool overlap, then the wrong management network. The demo's own command
+    fills the database here; the example then runs as documented, and its fabric gets free management and
+    intent pools."""
+    from django.core.management import call_command
+
+    from intents.models import FabricIntent
+    from inventory.models import Switch
+
+    settings.FT_OUTPUT_DIR = tmp_path
+    call_command("demo", "--no-twin", "--out", str(tmp_path / "demo"), stdout=open(os.devnull, "w"))
+    result = _run(live_server.url, operator_token)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0] == "build     fabric auto1: 4 switches, 4 servers, worst oversubscription 1.00:1"
+    assert " 0 failed" in result.stdout.splitlines()[3]
+    ours = FabricIntent.objects.get(name="auto1")
+    pools = {(i.loopback_pool, i.vtep_pool, i.p2p_pool) for i in FabricIntent.objects.exclude(name="auto1")}
+    assert all(not set(p) & {ours.loopback_pool, ours.vtep_pool, ours.p2p_pool} for p in pools)
+    address = Switch.objects.filter(fabric__name="auto1").values_list("mgmt_ip", flat=True).first()
+    assert ipaddress.ip_address(address) in ipaddress.ip_network(ours.management_network)
+    assert set(Switch.objects.filter(fabric__name="auto1").values_list("hostname", flat=True)) == {
+        "auto1-leaf1", "auto1-leaf2", "auto1-spine1", "auto1-spine2"}

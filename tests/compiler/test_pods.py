@@ -115,3 +115,16 @@ def test_examples_plan_compile_and_have_their_stated_ratios(example, leaf_ratio,
     ratios = tier_oversubscription(snapshot.inventory)
     assert set(ratios["leaf"].values()) == {leaf_ratio}
     assert set(ratios["plane"].values()) == {plane_ratio}
+
+
+def test_name_prefix_names_every_switch_and_rack_super_spines_included():
+    """Issue #30 point 4: super-spines and their core racks took no prefix, so a second 5-stage fabric in the same
+    inventory was refused as a name clash; with the pod template's prefix no name of two fabrics collides."""
+    first = plan_pods(SMALL)
+    second = plan_pods(PodsParams(name="p6", pods=2, pod=ClosParams(spines=2, leaves=2, servers_per_leaf=2,
+                                                                      name_prefix="b-")))
+    assert {s.hostname for s in second.switches_with_role(Role.SUPER_SPINE)} == {"b-superspine1", "b-superspine2"}
+    assert all(s.hostname.startswith("b-") or s.hostname.startswith("pod") for s in second.switches)
+    assert not {s.hostname for s in first.switches} & {s.hostname for s in second.switches}
+    assert not {r.name for r in first.racks} & {r.name for r in second.racks}
+    assert not {s.name for s in first.servers} & {s.name for s in second.servers}

@@ -85,3 +85,21 @@ def test_api_refuses_bad_pods_parameters_naming_the_field(api_client, change, fi
     response = api_client.post(reverse("fabric-build"), body, format="json")
     assert response.status_code == 400 and field in response.data, response.data
     assert not FabricBuild.objects.exists() and not Switch.objects.exists()
+
+
+def test_a_second_5_stage_fabric_gets_its_own_names_and_free_management_pools():
+    """Issue #30 point 4: super-spines took no prefix and a pods build kept the default management pools, so a
+    second 5-stage fabric was refused (names) or overlapped the first's management addresses."""
+    fabric_build_pods(params=PODS)
+    second = PodsParams(name="q5", pods=2, pod=ClosParams(name="q5", spines=2, leaves=2, servers_per_leaf=1,
+                                                           name_prefix="q-"))
+    result = fabric_build_pods(params=second)
+    assert result.notes == ("mgmt_pool 172.17.0.0/16 (172.16.0.0/16 is used by fabric p5)",
+                            "server_mgmt_pool 172.21.0.0/16 (172.20.0.0/16 is used by fabric p5)")
+    assert set(Switch.objects.filter(fabric__name="q5", role="super-spine").values_list("hostname", flat=True)) == {
+        "q-superspine1", "q-superspine2"}
+    first = {str(a).rsplit(".", 2)[0] for a in Switch.objects.filter(fabric__name="p5").values_list("mgmt_ip", flat=True)}
+    again = {str(a).rsplit(".", 2)[0] for a in Switch.objects.filter(fabric__name="q5").values_list("mgmt_ip", flat=True)}
+    assert first == {"172.16"} and again == {"172.17"}
+    # Rebuilding the second keeps its pools (idempotent growth), nothing changes.
+    assert fabric_build_pods(params=second).persisted.changed is False
