@@ -6,6 +6,7 @@ from django.db.models import Count, Max, QuerySet
 
 from compiler.errors import FieldError, InputError
 from compiler.names import OBJECT_NAME, name_problem
+from compiler.natural import natural_key
 from intents.models import CompileRun, FabricIntent
 from twins.choices import TWIN_RUNNING
 from twins.models import Twin
@@ -32,6 +33,18 @@ def pushed_devices(*, rollout: Rollout) -> list[str]:
     rows = Step.objects.filter(rollout=rollout, phase=StepPhaseChoices.PUSH,
                                result__in=[StepResultChoices.OK, StepResultChoices.INTERRUPTED])
     return sorted(set(rows.values_list("device", flat=True)))
+
+
+def rollout_config_changes(*, rollout: Rollout, limit: int = 200) -> tuple[list[ChangeSetDevice], int]:
+    """The devices of the rollout's change set whose config changes, with their diffs (what an approver reads
+    before approving: issue #30 point 2), natural order, at most ``limit``; and how many there are in all."""
+    if rollout.change_set_id is None:
+        return [], 0
+    changed = ChangeSetDevice.objects.filter(change_set_id=rollout.change_set_id, has_diff=True)
+    names = sorted(changed.values_list("pk", "hostname"), key=lambda row: natural_key(row[1]))
+    shown = [pk for pk, _ in names[:limit]]  # diffs are read only for the devices shown
+    by_pk = {device.pk: device for device in changed.filter(pk__in=shown).only("hostname", "platform", "role", "diff")}
+    return [by_pk[pk] for pk in shown], len(names)
 
 
 def rollout_progress(*, rollout: Rollout) -> dict:

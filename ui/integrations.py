@@ -11,7 +11,7 @@ from django.db import transaction
 from changes import drift as change_drift
 from changes import services as change_services
 from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices
-from changes.selectors import drift_latest, rollout_list, step_list
+from changes.selectors import drift_latest, rollout_config_changes, rollout_list, step_list
 from changes.selectors import rollout_progress as changes_rollout_progress
 from compiler.blast import blast_radius as compiler_blast_radius
 from compiler.errors import FabricTwinError, FieldError, InputError
@@ -293,6 +293,12 @@ def rollout_progress(rollout) -> dict:
     return {"waves": waves, "rollout_steps": rollout_wide, "counts": counts, "final": counts["finished"],
             "percent": round(100 * counts["devices_done"] / total) if total else (100 if counts["finished"] else 0),
             "unchanged": rollout.plan.get("unchanged", [])}
+
+
+def rollout_changes(rollout) -> dict:
+    """The config diff per changed device of the rollout (read by whoever approves it)."""
+    devices, total = rollout_config_changes(rollout=rollout)
+    return {"changes": devices, "changes_total": total}
 
 
 def rollout_action(rollout, action: str, *, user=None):

@@ -164,3 +164,41 @@ def test_twin_status_survives_a_runtime_error(viewer, fabric_intent, monkeypatch
     monkeypatch.setattr("twins.services.twin_status", broken)
     assert viewer.get("/").status_code == 200
     assert "could not read the runtime state" in viewer.get(f"/twin/{FABRIC}/").content.decode()
+
+
+def test_the_approver_reads_every_changed_device_s_diff_before_approving(admin, operator, fabric_intent):
+    """Issue #30 point 2: a production approval shows the config diff of each changed device (natural order),
+    not only devices and waves; unchanged devices are not listed as changes."""
+    from changes.models import ChangeSet, ChangeSetDevice
+
+    change_set = ChangeSet.objects.create(name="mtu change", fabric_name=FABRIC)
+    for hostname, diff in (("leaf10", "-   mtu 9214\n+   mtu 9100\n"), ("leaf2", "+router bgp 65002\n"),
+                           ("spine1", "")):
+        ChangeSetDevice.objects.create(change_set=change_set, hostname=hostname, platform="eos", driver="twin",
+                                       intended_hash="x", diff=diff, has_diff=bool(diff))
+    rollout = _rollout("production", "awaiting_approval", created_by=operator.user)
+    rollout.change_set = change_set
+    rollout.save()
+    page = admin.get(f"/rollouts/{rollout.pk}/").content.decode()
+    panel = page[page.index('id="rollout-changes"'):]
+    assert "to review before approving" in panel and "2 devices change" in panel
+    assert panel.index("leaf2") < panel.index("leaf10") and "spine1" not in panel
+    assert "mtu 9100" in panel and "router bgp 65002" in panel
+    assert ">Approve<" in page
+
+
+def test_a_start_that_rolled_back_is_not_announced_as_done(admin, operator, fabric_intent, monkeypatch):
+    """Issue #30 point 2: after a failed push the banner said 'start done' (green) above 'rolled back'."""
+    from changes import services as change_services
+
+    rollout = _rollout("twin", "pending", created_by=operator.user)
+
+    def start_and_roll_back(*, rollout, user=None):
+        Rollout.objects.filter(pk=rollout.pk).update(state="rolled_back", error="leaf1: BGP down after push")
+        return rollout  # the stale in-memory object the service returned before the in-process run finished
+
+    monkeypatch.setattr(change_services, "rollout_start", start_and_roll_back)
+    response = operator.post(f"/rollouts/{rollout.pk}/start/", follow=True)
+    shown = [(message.level_tag, str(message)) for message in response.context["messages"]]
+    assert shown == [("error", f"Rollout #{rollout.pk} started, then was rolled back: leaf1: BGP down after push")]
+    assert "done" not in response.content.decode().split('id="rollout-progress"')[0]

@@ -60,8 +60,8 @@ def drift_list(request):
 @viewer
 def rollout_detail(request, pk: int):
     context = _progress_context(pk)
-    return render(request, "ui/rollouts/detail.html", {"section": "rollouts",
-                                                       "title": f"Rollout #{pk}", **context})
+    return render(request, "ui/rollouts/detail.html", {"section": "rollouts", "title": f"Rollout #{pk}", **context,
+                                                       **integrations.rollout_changes(context["rollout"])})
 
 
 @viewer
@@ -86,5 +86,25 @@ def rollout_action(request, pk: int, action: str):
     if isinstance(outcome, Exception):
         messages.error(request, f"Cannot {action} rollout #{pk}: {outcome}")
     else:
-        messages.success(request, f"Rollout #{pk}: {action} done.")
+        _action_message(request, integrations.rollout_get(pk) or outcome, action)
     return redirect("ui:rollout_detail", pk=pk)
+
+
+# The banner says where the rollout stands now, never only that the button worked: with in-process tasks a start
+# has already run (and maybe rolled back) when the page comes back (issue #30 point 2).
+_FAILED_STATES = {"failed": "failed", "rolled_back": "was rolled back", "cancelled": "was cancelled"}
+
+
+def _action_message(request, rollout, action: str) -> None:
+    verb = {"approve": "approved", "start": "started", "resume": "resumed", "pause": "paused",
+            "cancel": "cancelled"}[action]
+    state = rollout.state
+    if state in _FAILED_STATES and action != "cancel":
+        detail = f": {rollout.error}" if rollout.error else ""
+        messages.error(request, f"Rollout #{rollout.pk} {verb}, then {_FAILED_STATES[state]}{detail}")
+    elif state == "succeeded":
+        messages.success(request, f"Rollout #{rollout.pk} {verb} and succeeded.")
+    elif state in ("running", "pending", "awaiting_approval", "paused"):
+        messages.info(request, f"Rollout #{rollout.pk} {verb}; now {rollout.get_state_display().lower()}.")
+    else:
+        messages.success(request, f"Rollout #{rollout.pk} {verb}.")
