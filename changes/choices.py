@@ -41,6 +41,13 @@ ROLLOUT_TRANSITIONS: dict[str, frozenset[str]] = {
 TERMINAL_STATES = frozenset(state for state, following in ROLLOUT_TRANSITIONS.items() if not following)
 
 
+def wave_label(number: int, kind: str) -> str:
+    """The one name of a rollout wave on every surface (pages, commands, step output): numbered from 1 as the
+    pipelines number them; a canary push's first wave is its canary (issue #30 point 7: the page said "Canary,
+    Wave 1" for what the pipeline and the command called "wave 1, wave 2")."""
+    return f"wave {number} (canary)" if number == 1 and kind == RolloutKindChoices.CANARY_PUSH else f"wave {number}"
+
+
 class StepPhaseChoices(models.TextChoices):
     PRE_CHECK = "pre_check", "Pre-check"
     DRAIN = "drain", "Drain"

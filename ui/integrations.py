@@ -10,7 +10,7 @@ from django.db import transaction
 
 from changes import drift as change_drift
 from changes import services as change_services
-from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices
+from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, wave_label
 from changes.selectors import drift_latest, rollout_config_changes, rollout_list, step_list
 from changes.selectors import rollout_progress as changes_rollout_progress
 from compiler.blast import blast_radius as compiler_blast_radius
@@ -286,9 +286,12 @@ def rollout_progress(rollout) -> dict:
     rollout_wide = []
     for step in step_list(rollout=rollout):
         (steps_by_device.setdefault(step.device, []) if step.device else rollout_wide).append(step)
-    waves = [(index, [{"device": device, "steps": steps_by_device.get(device, [])} for device in devices])
-             for index, devices in enumerate(rollout.plan.get("waves", []))]
+    waves = [(wave_label(number, rollout.kind), [{"device": device, "steps": steps_by_device.get(device, [])}
+                                                  for device in devices])
+             for number, devices in enumerate(rollout.plan.get("waves", []), start=1)]
     counts = changes_rollout_progress(rollout=rollout)
+    if counts["current"]:
+        counts["current"]["wave_label"] = wave_label(counts["current"]["wave"], rollout.kind)
     total = counts["devices_total"]
     return {"waves": waves, "rollout_steps": rollout_wide, "counts": counts, "final": counts["finished"],
             "percent": round(100 * counts["devices_done"] / total) if total else (100 if counts["finished"] else 0),

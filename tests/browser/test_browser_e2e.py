@@ -201,7 +201,7 @@ def test_twin_canary_rollout_in_a_browser(browser_page, live_server, transaction
         page.select_option("select[name=target]", "twin")
         page.click("text=Create rollout")
         page.wait_for_selector("#rollout-progress")
-        assert "Canary" in page.inner_text("#rollout-progress")
+        assert "Wave 1 (canary)" in page.inner_text("#rollout-progress")
         shot(page, "14-rollout-pending")
         page.click("#rollout-progress button:has-text('Start')")
         page.wait_for_selector("#rollout-progress[data-state=succeeded], #rollout-progress[data-state=failed], "

@@ -202,3 +202,15 @@ def test_a_start_that_rolled_back_is_not_announced_as_done(admin, operator, fabr
     shown = [(message.level_tag, str(message)) for message in response.context["messages"]]
     assert shown == [("error", f"Rollout #{rollout.pk} started, then was rolled back: leaf1: BGP down after push")]
     assert "done" not in response.content.decode().split('id="rollout-progress"')[0]
+
+
+def test_waves_have_one_name_on_the_page_the_command_and_the_pipeline(viewer, fabric_intent):
+    """Issue #30 point 7: the page said "Canary, Wave 1" where the pipeline and `manage.py rollout` say "wave 1,
+    wave 2"; every surface now numbers waves from 1 and marks the canary."""
+    from changes.choices import wave_label
+
+    rollout = _rollout("twin", "pending")
+    page = viewer.get(f"/rollouts/{rollout.pk}/progress/").content.decode()
+    assert "<strong>Wave 1 (canary)</strong>" in page and "<strong>Wave 2</strong>" in page
+    assert "<strong>Canary</strong>" not in page
+    assert wave_label(1, "canary_push") == "wave 1 (canary)" and wave_label(1, "rolling_upgrade") == "wave 1"

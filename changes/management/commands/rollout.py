@@ -23,7 +23,7 @@ from compiler.errors import FabricTwinError, InputError
 
 from ... import selectors, services
 from ...audit import audit_actor
-from ...choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices
+from ...choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, wave_label
 from ...lifecycle import new_runner_id
 from ...models import ChangeSet, Rollout
 from ...pipelines.runner import rollout_execute
@@ -105,7 +105,7 @@ class Command(BaseCommand):
                                           change_set=change_set, policy=policy, topology=topology, user=user)
         self.stdout.write(f"rollout {rollout.pk} created: state {rollout.state}, {len(rollout.plan['waves'])} waves")
         for index, wave in enumerate(rollout.plan["waves"], start=1):
-            self.stdout.write(f"  wave {index}: {', '.join(wave)}")
+            self.stdout.write(f"  {wave_label(index, rollout.kind)}: {', '.join(wave)}")
 
     def do_approve(self, options, user):
         try:
@@ -167,7 +167,8 @@ class Command(BaseCommand):
             progress = selectors.rollout_progress(rollout=rollout)
             current = progress["current"]
             line = (f"[{rollout.state}] {progress['devices_done']}/{progress['devices_total']} devices"
-                    + (f" | wave {current['wave']} {current['device'] or 'fabric'} {current['phase']}" if current else ""))
+                    + (f" | {wave_label(current['wave'], rollout.kind)} {current['device'] or 'fabric'} {current['phase']}"
+                       if current else ""))
             if line != last:
                 self.stdout.write(line)
                 self.stdout.flush()
