@@ -47,4 +47,4 @@ bench: venv
 	DEBUG=1 $(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) out test-artifacts db.sqlite3
+	rm -rf $(VENV) out test-artifacts db.sqlite3 db.sqlite3-wal db.sqlite3-shm

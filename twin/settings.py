@@ -153,6 +153,15 @@ DATABASES = {
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0), conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The embedded default serves requests from threads (runserver) beside in-process background runs. SQLite's
+    # deferred transactions fail at once with "database is locked" when two of them, both having read, try to
+    # write (the busy timeout cannot help: waiting would deadlock), which answered 500 for "Preview" then "Save"
+    # within a second (issue #30 point 10). BEGIN IMMEDIATE takes the write lock first, so the second waits
+    # (up to the timeout); WAL lets readers go on beside a writer (Django 5.1+ options; sqlite.org/wal.html).
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "transaction_mode": "IMMEDIATE", "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"})
 DATABASE_ENGINE_LABEL = DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
