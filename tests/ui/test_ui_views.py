@@ -390,3 +390,22 @@ def test_interface_search_takes_the_switch_port_form_findings_print(viewer, fabr
     assert str(interface.pk) not in re.findall(r'href="/inventory/interfaces/(\d+)/"', other)
     assert not re.findall(r'href="/inventory/interfaces/(\d+)/"',
                           viewer.get("/inventory/interfaces/", {"q": "leaf1:NoSuchPort"}).content.decode())
+
+
+def test_findings_read_as_values_not_python(viewer, fabric_intent):
+    """Issue #30 point 6: finding tables printed raw ``None`` and Python dicts, squeezed the message and kept the
+    checks in a 10-row scroll box. Values are shown as an engineer reads them; the message comes first."""
+    from ui.templatetags.ui_tags import shown
+
+    assert shown(None) == shown("") == shown([]) == "—"
+    assert shown({"mtu": 9214, "pfc": [3, 4]}) == "mtu 9214; pfc 3, 4"
+    assert shown(True) == "yes" and shown(0) == "0" and shown("400G") == "400G"
+    interface = Interface.objects.filter(switch__hostname="leaf1", cable__isnull=False).first()
+    interface.cable.length_m = 5000
+    interface.cable.save()
+    page = viewer.get(f"/validation/{FABRIC}/").content.decode()
+    table = page[page.index("<h2>Findings"):]
+    rows = re.findall(r"<tr><td><span class=\"pill.*?</tr>", table, re.S)
+    assert rows and all(">None<" not in row and "{'" not in row for row in rows)
+    assert table.index("<th>Message</th>") < table.index("<th>Expected</th>")
+    assert 'style="max-height:40vh"' not in page

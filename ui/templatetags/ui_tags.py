@@ -18,6 +18,21 @@ def pill(status) -> str:
 
 
 @register.filter
+def shown(value) -> str:
+    """A finding's expected/actual value as an engineer reads it (issue #30 point 6: tables printed raw ``None``
+    and Python dicts): nothing -> "—", a mapping -> "key value; key value", a list -> "a, b", a bool -> yes/no."""
+    if value is None or value == "" or value == [] or value == {}:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return "; ".join(f"{key} {shown(item)}" for key, item in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ", ".join(shown(item) for item in value)
+    return str(value)
+
+
+@register.filter
 def role(user) -> str:
     return user_role(user)
 
