@@ -5,6 +5,7 @@ import re
 import pytest
 from django.contrib.auth.models import Group
 
+from compiler.natural import natural_key
 from inventory.models import Cable, Interface, Optic, Rack
 from ui.roles import ROLE_PERMISSIONS
 
@@ -409,3 +410,33 @@ def test_findings_read_as_values_not_python(viewer, fabric_intent):
     assert rows and all(">None<" not in row and "{'" not in row for row in rows)
     assert table.index("<th>Message</th>") < table.index("<th>Expected</th>")
     assert 'style="max-height:40vh"' not in page
+
+
+def test_inventory_lists_are_in_natural_order_and_export_what_the_filters_select(viewer, fabric_intent):
+    """Issue #30 point 9: leaf2 before leaf10 (not byte order), and every inventory table exports as CSV or YAML
+    with the page's headers, all rows the filters select (not only the page)."""
+    import csv
+    import io
+
+    import yaml
+
+    from inventory.models import Switch
+
+    leaf = Switch.objects.get(hostname="leaf1")
+    leaf.pk, leaf.hostname, leaf.mgmt_ip, leaf.serial = None, "leaf10", None, "SN-leaf10"
+    leaf.save()
+    names = [row[0].text for row in viewer.get("/inventory/switches/?role=leaf").context["rows"]]
+    assert names.index("leaf2") < names.index("leaf10") and names[0] == "leaf1"
+    exported = viewer.get("/inventory/switches/?role=leaf&format=csv")
+    assert exported["Content-Type"].startswith("text/csv")
+    assert 'filename="switches.csv"' in exported["Content-Disposition"]
+    table = list(csv.reader(io.StringIO(b"".join(exported.streaming_content).decode())))
+    assert table[0][:3] == ["Hostname", "Role", "Fabric"] and [r[0] for r in table[1:]] == names
+    as_yaml = yaml.safe_load(b"".join(viewer.get("/inventory/interfaces/?switch=leaf2&format=yaml").streaming_content))
+    assert as_yaml and all(item["Switch"] == "leaf2" for item in as_yaml)
+    ports = [item["Interface"] for item in as_yaml]
+    assert ports == sorted(ports, key=natural_key)
+    for url in ("/inventory/racks/", "/inventory/optics/", "/inventory/cables/", "/inventory/servers/"):
+        response = viewer.get(url + "?format=csv")
+        assert response.status_code == 200 and len(b"".join(response.streaming_content).splitlines()) > 1, url
+    assert viewer.get("/inventory/switches/?format=xlsx").status_code == 400

@@ -4,15 +4,20 @@ constant number of queries (select_related / prefetch_related / annotations)."""
 
 from __future__ import annotations
 
+import csv
+import io
+import itertools
 from dataclasses import dataclass
 
+import yaml
 from django.contrib import messages
 from django.db import transaction
 from django.db.models import Count, Q, Sum
-from django.http import Http404
+from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from compiler.natural import natural_key
 from intents import selectors as intent_selectors
 from inventory import selectors
 from inventory.builder import fabric_build_execute, fabric_build_prepare
@@ -31,6 +36,8 @@ from ui.forms import FabricBuildForm, run_errors_into
 from ui.roles import EDIT_INVENTORY
 
 from .common import fabric_or_404, paginate, requires, viewer
+
+EXPORT_FORMATS = ("csv", "yaml")
 
 
 @dataclass(frozen=True)
@@ -81,15 +88,71 @@ def _filters(request, queryset, filters: dict[str, str]):
     return queryset
 
 
+EXPORT_CHUNK = 2000  # rows read per query while an export streams
+
+
+def _natural_order(queryset, fields: tuple[str, ...]) -> list[int]:
+    """The queryset's primary keys in natural order of ``fields`` (leaf2 before leaf10, Ethernet1/2 before
+    Ethernet1/10: compiler.natural). Databases sort text byte by byte, so the order is computed here from one
+    narrow query of (pk, fields) — about 0.1 s for the 70,000 ports of a 1,088-switch fabric."""
+    rows = list(queryset.order_by().values_list("pk", *fields))
+    rows.sort(key=lambda values: tuple(natural_key(str(value or "")) for value in values[1:]))
+    return [values[0] for values in rows]
+
+
+def _rows_in_order(queryset, pks: list[int]) -> list:
+    by_pk = queryset.in_bulk(pks)
+    return [by_pk[pk] for pk in pks if pk in by_pk]
+
+
 def _list_page(request, *, section: str, title: str, queryset, headers: list[str], row, filters: list[Filter],
-               numeric: set[int] = frozenset(), actions: list[tuple[str, str]] = (),
+               natural: tuple[str, ...], numeric: set[int] = frozenset(), actions: list[tuple[str, str]] = (),
                placeholder: str = "name, address, serial…"):
-    page = paginate(request, queryset)
-    rows = [row(item) for item in page.object_list]
+    """One list page in natural order of ``natural``; ``?format=csv`` or ``?format=yaml`` exports every row the
+    filters select (issue #30 point 9), streamed, with the page's headers and cell texts."""
+    pks = _natural_order(queryset, natural)
+    export = request.GET.get("format", "")
+    if export:
+        return _export(section, export, headers, row, queryset, pks)
+    page = paginate(request, pks)
+    rows = [row(item) for item in _rows_in_order(queryset, list(page.object_list))]
     return render(request, "ui/inventory/list.html", {
         "section": section, "title": title, "page": page, "rows": rows, "headers": headers, "filters": filters,
         "numeric": numeric, "actions": actions, "query": request.GET.get("q", ""), "placeholder": placeholder,
     })
+
+
+def _export(section: str, export: str, headers: list[str], row, queryset, pks: list[int]):
+    if export not in EXPORT_FORMATS:
+        return HttpResponseBadRequest(f"format={export!r}: one of {', '.join(EXPORT_FORMATS)}",
+                                      content_type="text/plain")
+
+    def records():
+        for start in range(0, len(pks), EXPORT_CHUNK):
+            for item in _rows_in_order(queryset, pks[start:start + EXPORT_CHUNK]):
+                yield ["" if cell.text is None else str(cell.text) for cell in row(item)]
+
+    if export == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+
+        def lines():
+            for values in itertools.chain([headers], records()):
+                writer.writerow(values)
+                yield buffer.getvalue()
+                buffer.seek(0)
+                buffer.truncate()
+
+        content_type = "text/csv; charset=utf-8"
+    else:
+        def lines():
+            for values in records():
+                yield yaml.safe_dump([dict(zip(headers, values, strict=True))], sort_keys=False, allow_unicode=True)
+
+        content_type = "application/yaml; charset=utf-8"
+    response = StreamingHttpResponse(lines(), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{section}.{export}"'
+    return response
 
 
 # --------------------------------------------------------------------------------------------- fabrics
@@ -151,7 +214,7 @@ def rack_list(request):
         Cell(rack.switch_count), Cell(rack.server_count),
         Cell(f"{(rack.server_power or 0) / 1000:.1f} / {rack.power_budget_kw:.1f} kW"),
     ]
-    return _list_page(request, section="racks", title="Racks", queryset=queryset,
+    return _list_page(request, section="racks", title="Racks", queryset=queryset, natural=("site__name", "name"),
                       headers=["Rack", "Site", "Fabric", "Row", "Pos", "Height", "Switches", "Servers", "Server power"],
                       row=rows, filters=[Filter("fabric", "Fabric", _fabric_choices())], numeric={4, 6, 7})
 
@@ -231,7 +294,7 @@ def switch_list(request):
         Cell(f"U{switch.u_position}" if switch.u_position else "—"), Cell(switch.mgmt_ip or "—", css="mono"),
         Cell(switch.status, pill=True),
     ]
-    return _list_page(request, section="switches", title="Switches", queryset=queryset,
+    return _list_page(request, section="switches", title="Switches", queryset=queryset, natural=("hostname",),
                       headers=["Hostname", "Role", "Fabric", "Platform", "Model", "OS", "Rack", "U", "Mgmt IP", "Status"],
                       row=row, filters=[
                           Filter("fabric", "Fabric", _fabric_choices()),
@@ -308,6 +371,7 @@ def interface_list(request):
     ]
     speeds = sorted({str(s) for s in Interface.objects.values_list("speed_gbps", flat=True).distinct()}, key=int)
     return _list_page(request, section="interfaces", title="Interfaces", queryset=queryset,
+                      natural=("switch__hostname", "name"),
                       headers=["Switch", "Interface", "Speed", "MTU", "Inventory state", "Breakout of", "Optic", "Cable",
                                "Description"],
                       row=row, filters=[Filter("fabric", "Fabric", _fabric_choices()),
@@ -358,6 +422,7 @@ def optic_list(request):
     ]
     media = [(m, m) for m in Optic.objects.values_list("media", flat=True).distinct().order_by("media")]
     return _list_page(request, section="optics", title="Optics", queryset=queryset,
+                      natural=("interface__switch__hostname", "nic_port__server__name", "interface__name", "nic_port__name"),
                       headers=["Serial", "Media", "Form factor", "Speed", "Reach", "Installed in", "Vendor", "Part"],
                       row=row, filters=[Filter("fabric", "Fabric", _fabric_choices()), Filter("media", "Media", media)])
 
@@ -399,7 +464,7 @@ def cable_list(request):
                 Cell(cable.cable_type), Cell(f"{cable.length_m:g} m"), Cell(cable.status, pill=True),
                 Cell("peer link" if cable.peer_link else "")]
 
-    return _list_page(request, section="cables", title="Cables", queryset=queryset,
+    return _list_page(request, section="cables", title="Cables", queryset=queryset, natural=("label",),
                       headers=["Label", "A end", "B end", "Type", "Length", "Status", ""], row=row,
                       filters=[Filter("fabric", "Fabric", _fabric_choices()),
                                Filter("type", "Type", list(CableTypeChoices.choices)),
@@ -467,7 +532,7 @@ def server_list(request):
         Cell(f"U{server.u_position}" if server.u_position else "—"), Cell(server.gpu_count), Cell(server.nic_count),
         Cell(f"{server.power_w / 1000:.1f} kW"), Cell(server.mgmt_ip or "—", css="mono"),
     ]
-    return _list_page(request, section="servers", title="Servers", queryset=queryset,
+    return _list_page(request, section="servers", title="Servers", queryset=queryset, natural=("name",),
                       headers=["Server", "Fabric", "Rack", "U", "GPUs", "NICs", "Power", "Mgmt IP"], row=row,
                       filters=[Filter("fabric", "Fabric", _fabric_choices())], numeric={4, 5, 6})
 
