@@ -20,7 +20,7 @@ from vulture import Vulture
 ROOT = Path(__file__).resolve().parent.parent
 PATHS = ["bench", "changes", "compiler", "intents", "inventory", "labs", "scripts", "tests", "twin", "twins", "ui",
          "validation", "validators", "manage.py"]
-EXCLUDE = ["*/migrations/*", "tests/golden/*", ".venv/*"]
+EXCLUDE = ["*/migrations/*", "tests/golden/*", "tests/data/*", ".venv/*"]
 REPORTED = {"function", "class", "method", "property", "import", "unreachable_code"}
 
 ENTRY_POINT_DECORATORS = [

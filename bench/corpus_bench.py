@@ -1,0 +1,382 @@
+"""Public corpus benchmark: ``python -m bench.corpus_bench [--write] [--baseline] [--json] [--only SOURCE/SET]``.
+
+Runs, for every set of tests/data/corpus/<source>/<set> (configs this project did not write; SOURCES.md there),
+exactly what ``manage.py validate --configs DIR`` runs (compiler.parse.files.configs_from_directory, then
+validators.configs.validate_configs), in-process, one set at a time, catching what escapes. Per set it reports:
+the outcome (report, refusal with its message, or traceback with the exception type, the frame that raised it
+and the check running), devices read one by one (refused ones with the reason), devices silently dropped (a
+device key that is neither in the report nor named by a refusal), config lines and unmodelled lines per platform
+(text: non-blank non-comment lines; config_db.json: table rows, an unmodelled table counting all its rows),
+error/warning findings, checks passed/failed/skipped and config lines per CPU-second of the whole path.
+
+Devices are also parsed one by one (compiler.parse.parse_device, what validate --configs does per device) so one
+refused device does not hide the others' numbers. ``--write`` stores bench/results/corpus.md and corpus.json;
+``--baseline`` also copies the table to corpus-baseline.md (the "before" of issue 25). Benchmarks are not tests:
+tests/validation/test_corpus.py holds the invariants (no traceback, no silent loss) on the same sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler.errors import FabricTwinError
+from compiler.parse import parse_device
+from compiler.parse.files import configs_from_directory
+from validators.configs import ConfigValidation, validate_configs
+from validators.findings import CheckStatus
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "data" / "corpus"
+RESULTS = ROOT / "bench" / "results"
+NOT_SETS = {"LICENSES"}  # licence texts beside the sets
+
+
+@dataclass
+class Outcome:
+    """What one run of validate --configs on a set ended in: a report, a refusal or a traceback."""
+
+    status: str  # "report" | "refused" | "traceback"
+    result: ConfigValidation | None = None
+    exception: str = ""  # the exception's type name (refusal or traceback)
+    message: str = ""
+    frame: str = ""  # where a traceback was raised: "validators/overlay.py:120 in vlan_vni"
+    check: str = ""  # the check that was running when it was raised, if any
+    dropped: list[str] = field(default_factory=list)  # device keys neither in the report nor named by a refusal
+
+    @property
+    def problem(self) -> str:
+        """Why this outcome breaks the corpus invariants ("" when it does not): a traceback, or a device lost
+        without a word (a refusal must name the device it could not read)."""
+        if self.status == "traceback":
+            return f"{self.exception} in {self.check or self.frame}"
+        if self.dropped:
+            shown = ", ".join(self.dropped[:3]) + (f" and {len(self.dropped) - 3} more" if len(self.dropped) > 3 else "")
+            return (f"{self.exception} refusal names no device" if self.status == "refused"
+                    else f"devices silently dropped: {shown}")
+        return ""
+
+    @property
+    def label(self) -> str:
+        if self.status == "traceback":
+            return f"{self.exception} in {self.check or self.frame}"
+        if self.status == "refused":
+            return f"refused: {self.exception}"
+        return "report"
+
+
+def corpus_sets(root: Path = CORPUS) -> list[tuple[str, str, Path]]:
+    """(source, set, directory) of every set, in name order."""
+    return [(source.name, config_set.name, config_set)
+            for source in sorted(root.iterdir()) if source.is_dir() and source.name not in NOT_SETS
+            for config_set in sorted(source.iterdir()) if config_set.is_dir()]
+
+
+def set_kinds(root: Path = CORPUS) -> dict[str, dict[str, str]]:
+    """{"source/set": {"kind": ..., "known_good": "yes"|"no"}} from SOURCES.md's table."""
+    out = {}
+    for line in (root / "SOURCES.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 10 and "/" in cells[0] and not cells[0].startswith("source"):
+            out[cells[0]] = {"kind": cells[6], "known_good": cells[9]}
+    return out
+
+
+def names_device(message: str, key: str) -> bool:
+    """The message names the device key (its directory, or its file's stem) as a word of its own."""
+    return re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", message) is not None
+
+
+def raised_where(error: BaseException) -> tuple[str, str]:
+    """(the frame that raised, the check validators.run was running): "file:line in function", check name."""
+    frames = traceback.extract_tb(error.__traceback__)
+    last = frames[-1] if frames else None
+    where = ""
+    if last is not None:
+        path = Path(last.filename)
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        where = f"{shown}:{last.lineno} in {last.name}"
+    check = ""
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "validate_fabric" and "name" in tb.tb_frame.f_locals:
+            check = str(tb.tb_frame.f_locals["name"])
+        tb = tb.tb_next
+    return where, check
+
+
+def validate_files(device_files: dict[str, dict[str, str]]) -> Outcome:
+    """validate --configs on ``{device key: {file: text}}`` (after configs_from_directory): never raises."""
+    try:
+        result = validate_configs(device_files)
+    except FabricTwinError as error:
+        # A refusal: nothing is reported, so it must name the device it could not read.
+        outcome = Outcome("refused", exception=type(error).__name__, message=str(error))
+        outcome.dropped = [] if any(names_device(outcome.message, key) for key in device_files) else sorted(device_files)
+        return outcome
+    except Exception as error:  # noqa: BLE001 - measuring what escapes is the point
+        frame, check = raised_where(error)
+        return Outcome("traceback", exception=type(error).__name__, message=str(error)[:300], frame=frame,
+                       check=check)
+    present = {device.source for device in result.devices.values()}
+    return Outcome("report", result=result, dropped=sorted(set(device_files) - present))
+
+
+def validate_directory(directory: Path) -> tuple[dict[str, dict[str, str]], Outcome]:
+    """Exactly ``manage.py validate --configs DIRECTORY``: read the set, then validate it."""
+    try:
+        device_files = configs_from_directory(directory)
+    except FabricTwinError as error:
+        return {}, Outcome("refused", exception=type(error).__name__, message=str(error))
+    return device_files, validate_files(device_files)
+
+
+def config_lines(files: dict[str, str]) -> dict[str, int]:
+    """{file: lines}: text lines that say something (not blank, not a ``!`` comment); JSON: table rows."""
+    out = {}
+    for name, text in files.items():
+        data = _json(text)
+        if isinstance(data, dict):
+            out[name] = sum(len(rows) if isinstance(rows, dict) else 1 for rows in data.values())
+        else:
+            out[name] = sum(1 for line in text.split("\n") if line.strip() and not line.strip().startswith("!"))
+    return out
+
+
+def _json(text: str):
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def unmodelled_lines(files: dict[str, str], device) -> int:
+    """Unmodelled lines of a parsed device; an unmodelled config_db table counts all its rows."""
+    tables = {name: data for name, text in files.items() if isinstance(data := _json(text), dict)}
+    count = 0
+    for item in device.unmodelled:
+        rows = tables.get(item.file, {}).get(item.text)
+        count += len(rows) if isinstance(rows, dict) else 1
+    return count
+
+
+def per_device(device_files: dict[str, dict[str, str]]) -> dict:
+    """Each device parsed on its own: read / refused (reason) / crashed, lines and unmodelled per platform."""
+    platforms: dict[str, dict[str, int]] = {}
+    refused: dict[str, str] = {}
+    crashed: dict[str, str] = {}
+    unread_lines = 0
+    for key, files in sorted(device_files.items()):
+        lines = sum(config_lines(files).values())
+        try:
+            device = parse_device(files, hostname_hint=key)
+        except FabricTwinError as error:
+            refused[key] = f"{type(error).__name__}: {error}"
+            unread_lines += lines
+            continue
+        except Exception as error:  # noqa: BLE001 - measured, not hidden
+            frame, _ = raised_where(error)
+            crashed[key] = f"{type(error).__name__} at {frame}"
+            unread_lines += lines
+            continue
+        row = platforms.setdefault(device.platform, {"devices": 0, "lines": 0, "unmodelled": 0})
+        row["devices"] += 1
+        row["lines"] += lines
+        row["unmodelled"] += unmodelled_lines(files, device)
+    return {"platforms": platforms, "refused": refused, "crashed": crashed, "unread_lines": unread_lines}
+
+
+def measure_set(source: str, name: str, directory: Path) -> dict:
+    started = time.process_time()
+    device_files, outcome = validate_directory(directory)
+    cpu_s = time.process_time() - started
+    files = sum(len(files) for files in device_files.values())
+    lines = sum(sum(config_lines(files).values()) for files in device_files.values())
+    row = {"set": f"{source}/{name}", "files": files, "devices": len(device_files), "outcome": outcome.label,
+           "message": outcome.message[:300], "frame": outcome.frame, "check": outcome.check,
+           "dropped": outcome.dropped, "config_lines": lines, "cpu_s": round(cpu_s, 3),
+           "lines_per_cpu_s": round(lines / cpu_s) if cpu_s > 0 else None}
+    row.update(per_device(device_files))
+    if outcome.result is not None:
+        report = outcome.result.report
+        row["errors"] = sum(1 for finding in report.findings if finding.severity == "error")
+        row["warnings"] = sum(1 for finding in report.findings if finding.severity == "warning")
+        row["checks"] = report.counts()
+        row["devices_in_report"] = len(outcome.result.devices)
+    else:
+        row["errors"] = row["warnings"] = None
+        row["checks"] = {CheckStatus.PASSED: None, CheckStatus.FAILED: None, CheckStatus.SKIPPED: None}
+        row["devices_in_report"] = 0
+    return row
+
+
+def run(only: str | None = None, root: Path = CORPUS) -> dict:
+    kinds = set_kinds(root)
+    rows = []
+    for source, name, directory in corpus_sets(root):
+        if only and f"{source}/{name}" != only:
+            continue
+        row = measure_set(source, name, directory)
+        row.update(kinds.get(row["set"], {"kind": "?", "known_good": "?"}))
+        rows.append(row)
+        print(f"  {row['set']}: {row['outcome']}", file=sys.stderr, flush=True)
+    return {"rows": rows, "totals": totals(rows)}
+
+
+def totals(rows: list[dict]) -> dict:
+    platforms: dict[str, dict[str, int]] = {}
+    for row in rows:
+        for platform, counts in row["platforms"].items():
+            into = platforms.setdefault(platform, {"devices": 0, "lines": 0, "unmodelled": 0})
+            for key, value in counts.items():
+                into[key] += value
+    checks = {status: sum(row["checks"][status] or 0 for row in rows)
+              for status in (CheckStatus.PASSED, CheckStatus.FAILED, CheckStatus.SKIPPED)}
+    cpu_s = sum(row["cpu_s"] for row in rows)
+    lines = sum(row["config_lines"] for row in rows)
+    return {
+        "sets": len(rows), "files": sum(row["files"] for row in rows), "devices": sum(row["devices"] for row in rows),
+        "devices_read": sum(counts["devices"] for counts in platforms.values()),
+        "devices_refused": sum(len(row["refused"]) for row in rows),
+        "devices_crashed": sum(len(row["crashed"]) for row in rows),
+        "devices_dropped": sum(len(row["dropped"]) for row in rows),
+        "sets_report": sum(1 for row in rows if row["outcome"] == "report"),
+        "sets_refused": sum(1 for row in rows if row["outcome"].startswith("refused")),
+        "sets_traceback": sum(1 for row in rows if " in " in row["outcome"]),
+        "config_lines": lines, "platforms": platforms,
+        "unmodelled": sum(counts["unmodelled"] for counts in platforms.values()),
+        "read_lines": sum(counts["lines"] for counts in platforms.values()),
+        "errors": sum(row["errors"] or 0 for row in rows), "warnings": sum(row["warnings"] or 0 for row in rows),
+        "errors_known_good": sum(row["errors"] or 0 for row in rows if row.get("known_good") == "yes"),
+        "unmodelled_known_good": sum(counts["unmodelled"] for row in rows if row.get("known_good") == "yes"
+                                     for counts in row["platforms"].values()),
+        "read_lines_known_good": sum(counts["lines"] for row in rows if row.get("known_good") == "yes"
+                                     for counts in row["platforms"].values()),
+        "checks": checks, "cpu_s": round(cpu_s, 2), "lines_per_cpu_s": round(lines / cpu_s) if cpu_s else None,
+    }
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f} %" if whole else "-"
+
+
+def _unmodelled_cell(platforms: dict[str, dict[str, int]]) -> str:
+    return "; ".join(f"{platform} {counts['unmodelled']:,}/{counts['lines']:,} "
+                     f"({_percent(counts['unmodelled'], counts['lines'])})"
+                     for platform, counts in sorted(platforms.items())) or "-"
+
+
+def _cell(value) -> str:
+    return "-" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def table(result: dict) -> str:
+    lines = [
+        "| set | kind | known-good | files | devices | read | refused | dropped | outcome | config lines | "
+        "unmodelled (per platform) | errors | warnings | checks passed / failed / skipped | lines per CPU s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        read = sum(counts["devices"] for counts in row["platforms"].values())
+        checks = row["checks"]
+        lines.append(
+            f"| {row['set']} | {row['kind']} | {row['known_good']} | {row['files']} | {row['devices']} | {read} | "
+            f"{len(row['refused']) + len(row['crashed'])} | {len(row['dropped'])} | {row['outcome']} | "
+            f"{row['config_lines']:,} | {_unmodelled_cell(row['platforms'])} | {_cell(row['errors'])} | "
+            f"{_cell(row['warnings'])} | {_cell(checks['passed'])} / {_cell(checks['failed'])} / "
+            f"{_cell(checks['skipped'])} | {_cell(row['lines_per_cpu_s'])} |")
+    total = result["totals"]
+    checks = total["checks"]
+    lines.append(
+        f"| **totals ({total['sets']} sets)** | | | {total['files']:,} | {total['devices']:,} | "
+        f"{total['devices_read']:,} | {total['devices_refused'] + total['devices_crashed']:,} | "
+        f"{total['devices_dropped']:,} | {total['sets_report']} report, {total['sets_refused']} refused, "
+        f"{total['sets_traceback']} traceback | {total['config_lines']:,} | "
+        f"{total['unmodelled']:,}/{total['read_lines']:,} ({_percent(total['unmodelled'], total['read_lines'])}): "
+        f"{_unmodelled_cell(total['platforms'])} | {total['errors']:,} ({total['errors_known_good']:,} on known-good) | "
+        f"{total['warnings']:,} | {checks['passed']} / {checks['failed']} / {checks['skipped']} | "
+        f"{_cell(total['lines_per_cpu_s'])} |")
+    return "\n".join(lines)
+
+
+def details(result: dict) -> str:
+    """Why: each traceback's frame and message, each refusal, each device refused one by one (grouped)."""
+    out = ["### Tracebacks and refusals of validate --configs", ""]
+    for row in result["rows"]:
+        if row["outcome"] != "report":
+            where = f" at {row['frame']}" if row["frame"] else ""
+            out.append(f"- {row['set']}: {row['outcome']}{where}: {row['message'][:200]}")
+        if row["dropped"]:
+            out.append(f"- {row['set']}: silently dropped {len(row['dropped'])}: {', '.join(row['dropped'][:8])}"
+                       + (" ..." if len(row["dropped"]) > 8 else ""))
+    out += ["", "### Devices refused when parsed one by one (reason, first words; count)", ""]
+    reasons: dict[str, list[str]] = {}
+    for row in result["rows"]:
+        for key, reason in {**row["refused"], **row["crashed"]}.items():
+            short = _without_names(reason.split("\n")[0], key)[:140]
+            reasons.setdefault(short, []).append(f"{row['set']}/{key}")
+    for reason, keys in sorted(reasons.items(), key=lambda item: -len(item[1])):
+        out.append(f"- {len(keys)} x {reason} (e.g. {keys[0]})")
+    return "\n".join(out)
+
+
+def _without_names(reason: str, key: str) -> str:
+    """A refusal's reason without the exception type and the file names, so equal reasons group together."""
+    kind, _, rest = reason.partition(": ")
+    names, separator, why = rest.partition(": ")
+    if separator and (key in names or "." in names or "," in names):
+        rest = why
+    return re.sub(r"'[^']*'", "'…'", f"{kind}: {rest}")  # the values differ, the reason is the same
+
+
+def markdown(result: dict) -> str:
+    return ("# Public corpus: validate --configs on configs this project did not write\n\n"
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; sets and sources: tests/data/corpus/SOURCES.md. "
+            "`python -m bench.corpus_bench --write`.\n\n"
+            "read = devices parsed one by one; refused = not read (reason below); dropped = device keys the "
+            "report lost without a word (or a refusal that names no device); outcome = how `validate --configs` "
+            "ended on the set; unmodelled = lines the parsers did not model / config lines of the devices read "
+            "(config_db.json: table rows); errors, warnings and checks count only where the run ended in a report "
+            "(a traceback or a refusal reports nothing); lines per CPU s = config lines / CPU time of the whole "
+            "path (a run cut short by a traceback or refusal is cheaper than a whole one).\n\n"
+            + table(result) + "\n\n" + known_good(result["totals"]) + "\n\n" + details(result) + "\n")
+
+
+def known_good(total: dict) -> str:
+    percent = _percent(total["unmodelled_known_good"], total["read_lines_known_good"])
+    return (f"Known-good fabrics (SOURCES.md): unmodelled {total['unmodelled_known_good']:,} of "
+            f"{total['read_lines_known_good']:,} lines read ({percent}); {total['errors_known_good']} error findings "
+            "on those that ended in a report, each a false error until judged.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="store bench/results/corpus.md and corpus.json")
+    parser.add_argument("--baseline", action="store_true", help="also store bench/results/corpus-baseline.md")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON line last")
+    parser.add_argument("--only", metavar="SOURCE/SET", help="one set")
+    args = parser.parse_args(argv)
+    result = run(args.only)
+    text = markdown(result)
+    if args.write or args.baseline:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "corpus.md").write_text(text)
+        (RESULTS / "corpus.json").write_text(json.dumps(result, indent=1, default=str) + "\n")
+        if args.baseline:
+            (RESULTS / "corpus-baseline.md").write_text(text)
+    print(text)
+    if args.json:
+        print(json.dumps(result, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
