@@ -12,7 +12,7 @@ from twins.choices import TWIN_RUNNING
 from twins.models import Twin
 
 from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
-from .models import ChangeSetDevice, DriftRecord, Rollout, Step
+from .models import AuditLog, ChangeSetDevice, DriftRecord, Rollout, Step
 
 
 def rollout_list() -> QuerySet[Rollout]:
@@ -67,6 +67,11 @@ def rollout_progress(*, rollout: Rollout) -> dict:
         "finished": rollout.state not in (RolloutStateChoices.PENDING, RolloutStateChoices.AWAITING_APPROVAL,
                                           RolloutStateChoices.RUNNING, RolloutStateChoices.PAUSED),
     }
+
+
+def audit_for_object(*, object_type: str, object_id: str, limit: int = 500) -> list[AuditLog]:
+    """The audit trail of one object, newest first (its change-history page)."""
+    return list(AuditLog.objects.filter(object_type=object_type, object_id=object_id).order_by("-id")[:limit])
 
 
 def drift_latest() -> list[DriftRecord]:

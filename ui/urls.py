@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .converters import NameConverter
-from .views import account, configs, dashboard, intents, inventory, rollouts, topology, twin, validation
+from .views import account, configs, dashboard, intents, inventory, rollouts, search, topology, twin, validation
 
 app_name = "ui"
 register_converter(NameConverter, "name")  # object names: any character, "/" included, never a 500
@@ -13,6 +13,8 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/tokens/", account.token_list, name="token_list"),
+    path("search/", search.search, name="search"),
+    path("history/<str:object_type>/<int:object_id>/", search.history, name="history"),
     # fabrics and inventory
     path("fabrics/", inventory.fabric_list, name="fabric_list"),
     path("fabrics/build/", inventory.fabric_build, name="fabric_build"),

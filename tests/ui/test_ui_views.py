@@ -440,3 +440,37 @@ def test_inventory_lists_are_in_natural_order_and_export_what_the_filters_select
         response = viewer.get(url + "?format=csv")
         assert response.status_code == 200 and len(b"".join(response.streaming_content).splitlines()) > 1, url
     assert viewer.get("/inventory/switches/?format=xlsx").status_code == 400
+
+
+def test_global_search_finds_every_kind_people_name(viewer, fabric_intent):
+    """Issue #30 point 9: one search box (in the side bar of every page) across switches, servers, racks,
+    interfaces (switch:port), cables, intents, tenants and networks, with counts and links."""
+    assert 'action="/search/"' in viewer.get("/").content.decode()
+    page = viewer.get("/search/", {"q": "leaf1"})
+    assert page.status_code == 200
+    groups = {kind: (count, [hit.text for hit in hits]) for kind, _, count, hits in page.context["groups"]}
+    assert "leaf1" in groups["Switches"][1] and "Servers" not in groups
+    interface = Interface.objects.filter(switch__hostname="leaf1").order_by("id").first()
+    port = viewer.get("/search/", {"q": f"leaf1:{interface.name}"}).context["groups"]
+    assert [kind for kind, *_ in port][0] == "Interfaces" and f"leaf1:{interface.name}" in [h.text for h in port[0][3]]
+    assert viewer.get("/search/", {"q": INTENT}).context["groups"][0][0] == "Fabric intents"
+    assert viewer.get("/search/", {"q": "no-such-thing-anywhere"}).context["groups"] == []
+    assert viewer.get("/search/", {"q": "x" * 100_000}).status_code == 200  # bounded, never slow or a 500
+
+
+def test_each_inventory_object_has_a_change_history_page(admin, viewer, fabric_intent):
+    """Issue #30 point 9: a per-object change-history page from the audit trail, linked from its detail page."""
+    from changes.audit import audit_actor
+    from inventory.models import Switch
+
+    switch = Switch.objects.get(hostname="leaf1")
+    with audit_actor(admin.user):
+        switch.os_version = "4.99.0F"
+        switch.save()
+    detail = viewer.get("/inventory/switches/leaf1/").content.decode()
+    assert f'href="/history/inventory.switch/{switch.pk}/"' in detail
+    page = viewer.get(f"/history/inventory.switch/{switch.pk}/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "4.99.0F" in text and admin.user.username in text
+    assert viewer.get(f"/history/auth.user/{admin.user.pk}/").status_code == 404  # only audited kinds

@@ -1,6 +1,7 @@
 """Small display helpers: status pills, roles, config highlighting."""
 
 from django import template
+from django.urls import reverse
 from django.utils.html import format_html
 
 from ui.highlight import highlight_config, highlight_diff
@@ -30,6 +31,13 @@ def shown(value) -> str:
     if isinstance(value, (list, tuple, set, frozenset)):
         return ", ".join(shown(item) for item in value)
     return str(value)
+
+
+@register.simple_tag
+def history_link(instance) -> str:
+    """" · change history" after a detail page's crumbs: the object's audit trail (ui.views.search.history)."""
+    url = reverse("ui:history", args=[instance._meta.label_lower, instance.pk])
+    return format_html(' · <a class="history" href="{}">change history</a>', url)
 
 
 @register.filter
