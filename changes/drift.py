@@ -42,12 +42,14 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
         wanted = intended[hostname]
         try:
             with hostnames_drivers[hostname]() as driver:
-                running = driver.normalize(driver.get_running_config())
-                wanted = driver.normalize(dict(wanted))
+                # Both sides in the device's comparable form (FRR prints its running config unlike the file it
+                # was given): only real changes are diffs, drift items and remediation lines.
+                running = driver.comparable(driver.get_running_config())
+                wanted = driver.comparable(dict(wanted))
                 diff = driver.planned_diff(running, wanted)
                 # What a push of the intended files would leave (SONiC keeps what its patch merges, EOS its AAA and
                 # drain state): the remediation's target, so it never removes what a push keeps.
-                target = driver.normalize(driver.effective_after_push(running, wanted))
+                target = driver.comparable(driver.effective_after_push(running, wanted))
         except DriverError as exc:
             return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(wanted)), error=str(exc),
                                change_set=change_set)

@@ -11,6 +11,7 @@ Pure Python; never imports Django.
 from __future__ import annotations
 
 import gc
+import re
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -172,10 +173,14 @@ def running_state_errors(intended: dict[str, ParsedDevice], running: dict[str, P
     for finding in validate_parsed(fabric).report.findings:
         if finding.severity != "error" or (finding.check, finding.subject, finding.message) in before:
             continue
-        for end in finding.subject.split("<->"):
-            host = end.split(":", 1)[0].strip()
-            if host in running:
-                out.setdefault(host, []).append(finding.as_dict())
+        # Subjects name devices in several shapes ("a:x<->b:y", "leaf1->leaf2,leaf3", a tier): every running
+        # device the subject or the message names gets the error; one that names none of them was still caused
+        # by the running state, so every running device gets it (issue #30 point 3: an ECMP break on one leaf
+        # showed no error on the drift page).
+        text = f"{finding.subject} {finding.message}"
+        named = [host for host in running if re.search(rf"(?<![\w.-]){re.escape(host)}(?![\w.-])", text)]
+        for host in named or running:
+            out.setdefault(host, []).append(finding.as_dict())
     return out
 
 

@@ -87,6 +87,11 @@ class DeviceDriver(ABC):
         """Formatting the device does not care about removed (e.g. JSON key order), so hashes compare meaning."""
         return dict(files)
 
+    def comparable(self, files: ConfigFiles) -> ConfigFiles:
+        """``files`` in the form drift compares: what the device prints and the file it was given made alike
+        (FRR: changes.drivers.frr_text). The normalized files where the device prints what it was given."""
+        return self.normalize(files)
+
     def running_hash(self) -> str:
         return config_hash(self.normalize(self.get_running_config()))
 

@@ -39,6 +39,7 @@ from labs.shell import run
 from ..credentials import secret_refs_resolve
 from ..guard import DRAIN_ROUTE_MAP, push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
+from .frr_text import frr_comparable
 
 DRAIN_PREPEND_COUNT = 3
 DEFAULT_VERSION = "frr-8.4"
@@ -114,6 +115,13 @@ class TwinDriver(DeviceDriver):
         except ValueError as exc:
             raise DriverError(f"{self.hostname}: {command!r} did not return JSON: {output[:200]!r}") from exc
 
+    def comparable(self, files: ConfigFiles) -> ConfigFiles:
+        """frr.conf in the form FRR's running config and our file share (changes.drivers.frr_text)."""
+        out = self.normalize(files)
+        if "frr.conf" in out:
+            out["frr.conf"] = frr_comparable(out["frr.conf"])
+        return out
+
     def normalize(self, files: ConfigFiles) -> ConfigFiles:
         out = dict(files)
         if "frr.conf" in out:
@@ -140,10 +148,14 @@ class TwinDriver(DeviceDriver):
             raise DriverError(f"{self.hostname}: {conf_path} missing")
         frr_conf = normalize_frr_conf(conf_path.read_text())
         recorded = self.etc / "ft-live.sha256"
-        if recorded.exists():
-            live = self._vtysh("show running-config")
-            if _sha256(live) != recorded.read_text().strip():
-                frr_conf = normalize_frr_conf(live)
+        live = self._vtysh("show running-config")
+        # Changed since our last commit (someone used vtysh); a node never pushed since boot has no record, so
+        # FRR's rendering is compared with the deployed file in the comparable form (an out-of-band change there
+        # was invisible to drift before).
+        changed = (_sha256(live) != recorded.read_text().strip() if recorded.exists()
+                   else frr_comparable(normalize_frr_conf(live)) != frr_comparable(frr_conf))
+        if changed:
+            frr_conf = frr_comparable(normalize_frr_conf(live))
         plan = self._applied_plan()
         existing = set(runtime.device_locations(self._state(), self.hostname))
         plan = {**plan, "bridges": [bridge for bridge in plan.get("bridges", []) if bridge["name"] in existing
