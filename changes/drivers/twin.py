@@ -148,12 +148,18 @@ class TwinDriver(DeviceDriver):
             raise DriverError(f"{self.hostname}: {conf_path} missing")
         frr_conf = normalize_frr_conf(conf_path.read_text())
         recorded = self.etc / "ft-live.sha256"
-        live = self._vtysh("show running-config")
-        # Changed since our last commit (someone used vtysh); a node never pushed since boot has no record, so
-        # FRR's rendering is compared with the deployed file in the comparable form (an out-of-band change there
-        # was invisible to drift before).
-        changed = (_sha256(live) != recorded.read_text().strip() if recorded.exists()
-                   else frr_comparable(normalize_frr_conf(live)) != frr_comparable(frr_conf))
+        if recorded.exists():
+            live = self._vtysh("show running-config")
+            changed = _sha256(live) != recorded.read_text().strip()  # someone used vtysh since our last commit
+        else:
+            # Never pushed since boot: FRR's rendering is compared with the deployed file in the comparable form
+            # (an out-of-band change there was invisible to drift before). A node whose FRR does not answer
+            # (restarting) runs the deployed file as far as we know, as before.
+            try:
+                live = self._vtysh("show running-config")
+            except DriverError:
+                live = ""
+            changed = bool(live) and frr_comparable(normalize_frr_conf(live)) != frr_comparable(frr_conf)
         if changed:
             frr_conf = frr_comparable(normalize_frr_conf(live))
         plan = self._applied_plan()
