@@ -474,3 +474,28 @@ def test_each_inventory_object_has_a_change_history_page(admin, viewer, fabric_i
     text = page.content.decode()
     assert "4.99.0F" in text and admin.user.username in text
     assert viewer.get(f"/history/auth.user/{admin.user.pk}/").status_code == 404  # only audited kinds
+
+
+def test_configs_page_says_which_changes_the_twin_verifies_statically_only(operator, fabric_intent):
+    """Issue #30 point 7: the configs page said "N changed" against the twin while the twin rollout said "no
+    device has a diff". A native file that changed while the twin's FRR file of the switch is in sync is marked
+    static-only on the twin, the count says so, and an empty twin rollout explains why."""
+    from intents import services
+
+    services.roce_defaults_apply(fabric_intent=fabric_intent)
+    operator.post(f"/intents/{INTENT}/compile/")
+    services.device_configs_mark_deployed(run=fabric_intent.compile_runs.latest("created"))
+    lossless = fabric_intent.roce_classes.get(lossless=True)
+    lossless.ecn_min_kb, lossless.ecn_max_kb = lossless.ecn_min_kb + 10, lossless.ecn_max_kb + 10
+    lossless.save()
+    operator.post(f"/intents/{INTENT}/compile/")
+    listing = operator.get(f"/configs/{INTENT}/?target=device").content.decode()
+    assert "(static-only on the twin)" in listing
+    assert re.search(r"(\d+) of them only in what the twin verifies statically", listing)
+    unchanged = operator.get(f"/configs/{INTENT}/?target=device&q=spine1").content.decode()
+    assert "warning" in unchanged  # spines carry the class too: changed, static-only there as well
+    from changes.models import Rollout
+
+    empty = Rollout.objects.create(name="qos only", kind="canary_push", target="twin", state="succeeded",
+                                   plan={"waves": [], "unchanged": ["leaf1"]}, policy={})
+    assert "verified statically only" in operator.get(f"/rollouts/{empty.pk}/progress/").content.decode()

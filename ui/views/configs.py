@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404, redirect, render
 
+from changes.drivers.twin import normalize_frr_conf, normalize_plan
 from compiler.diff import config_diff
-from compiler.errors import InputError
+from compiler.errors import DriverError, InputError
 from compiler.natural import natural_key
 from intents import selectors
 from intents.choices import DiffTargetChoices
-from intents.models import FabricIntent
+from intents.models import DeviceConfig, FabricIntent
 from inventory.models import Switch
 
 from .common import viewer
@@ -54,6 +55,36 @@ def _baselines(intent: FabricIntent, target: str, **narrow) -> tuple[dict, str]:
         return {}, str(error)
 
 
+def _twin_unchanged(rows: list[dict], baselines: dict) -> set[str]:
+    """Hostnames whose twin files (the frr platform: frr.conf + Linux plan) are the same as the baseline's in
+    what the twin applies (changes.drivers.twin normalization: the plan's static-only QoS keys dropped). Files
+    are read only for the frr rows that changed (one query)."""
+    same = {row["config"].hostname for row in rows
+            if row["config"].platform == "frr" and not row["native"] and row["state"] == "in sync"}
+    changed = [row["config"] for row in rows if row["config"].platform == "frr" and not row["native"]
+               and row["state"] == "changed"]
+    pairs = {config.pk: baselines[(config.hostname, "frr")].config.pk for config in changed}
+    files = dict(DeviceConfig.objects.filter(pk__in=[*pairs, *pairs.values()]).values_list("pk", "files"))
+    for config in changed:
+        if _twin_files(files.get(config.pk)) == _twin_files(files.get(pairs[config.pk])):
+            same.add(config.hostname)
+    return same
+
+
+def _twin_files(files: dict | None) -> dict | None:
+    if not files:
+        return None
+    out = dict(files)
+    if "frr.conf" in out:
+        out["frr.conf"] = normalize_frr_conf(out["frr.conf"])
+    if "linux-plan.json" in out:
+        try:
+            out["linux-plan.json"] = normalize_plan(out["linux-plan.json"])
+        except DriverError:
+            return files  # not a plan the twin reads: compared as it is
+    return out
+
+
 @viewer
 def config_list(request, name: str):
     intent = _intent_or_404(name)
@@ -77,10 +108,17 @@ def config_list(request, name: str):
                 label = baseline.label
             rows.append({"config": config, "state": state, "label": label,
                          "native": config.platform == native.get(config.hostname)})
+        # A native file changed while the twin's FRR file of the same switch is in sync: only what the twin runs
+        # statically changed (QoS, PFC, ECN, buffers, speeds), so a twin rollout has nothing to push for it
+        # (issue #30 point 7: this page said "12 changed" where the twin rollout said "no device has a diff").
+        twin_in_sync = _twin_unchanged(rows, baselines)
+        for row in rows:
+            row["static_only"] = row["native"] and row["state"] == "changed" and row["config"].hostname in twin_in_sync
     return render(request, "ui/configs/list.html", {
         "section": "configs", "title": f"Configs · {intent.name}", "intent": intent, "run": run, "rows": rows,
         "intents": selectors.fabric_intent_list().values_list("name", flat=True), "query": request.GET.get("q", ""),
         "changed": sum(1 for row in rows if row["state"] == "changed"), "target": target,
+        "static_only": sum(1 for row in rows if row.get("static_only")),
         "targets": DiffTargetChoices.choices, "target_error": target_error,
     })
 
