@@ -56,11 +56,14 @@ def render_device_platforms(structured: StructuredConfig, platforms: tuple[str, 
 
 
 def _refuse_peer_links(structured: StructuredConfig, platforms: tuple[str, ...]) -> None:
-    """No renderer models MLAG/MC-LAG: a ``peer_link`` port would reach the switch as a routed port without an
+    """Only EOS renders MLAG, and only for a member of the ``mlag.peer_link`` port-channel; elsewhere a ``peer_link`` port would reach the switch as a routed port without an
     address (EOS), a bare PORT (SONiC) or an unconfigured link (FRR/Linux). ``validate_intent`` refuses the cable
     first; this is the renderers' own refusal for a structured config that did not come through it."""
+    peer_link = (structured.get("mlag") or {}).get("peer_link")
     for interface in structured["interfaces"]:
         if interface["kind"] == "peer_link":
+            if platforms == (Platform.EOS,) and peer_link and interface.get("port_channel") == peer_link:
+                continue  # EOS prints MLAG (mlag configuration, the peer-link port-channel): a member of it is fine
             labels = ", ".join(PLATFORM_LABEL[platform] for platform in platforms)
             raise RenderError(f"{structured.get('hostname')}: interfaces[{interface['name']}].kind='peer_link': "
                               f"{PEER_LINK_REFUSED} by the {labels} renderer (validate_intent refuses peer-link "

@@ -1,0 +1,104 @@
+"""Port-channels, MLAG, trunk groups, peer SVIs and spanning tree through the EOS writer: render(parse(text)) of
+Arista AVD's L2LS and MLAG EVPN configs (tests/data/avd_l2) and parse(render(s)) of a RoCE leaf whose server
+ports are bundled, dual-attached and carry PFC on the members and the bundle."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from render_structured_fixtures import leaf_structured
+
+from compiler.errors import RenderError
+from compiler.model import Platform
+from compiler.parse import parse_device
+from compiler.render import render_device
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "avd_l2"
+LAYER2 = ("port_channels", "mlag", "spanning_tree", "vlans", "interfaces")
+
+
+def parse_eos(text: str):
+    return parse_device({"startup-config": text}, "eos")
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in DATA.glob("*.cfg")))
+def test_render_parse_round_trip_of_avd_configs(name):
+    first = parse_eos((DATA / name).read_text())
+    # Not Layer 2 and outside this test: a foreign config without BGP timers reads them as null.
+    first.structured["bgp"]["keepalive_s"], first.structured["bgp"]["hold_s"] = 3, 9
+    text = render_device(first.structured, "eos")["startup-config"]
+    second = parse_eos(text)
+    assert "None" not in text
+    assert {key: second.structured.get(key) for key in LAYER2} == {key: first.structured.get(key) for key in LAYER2}
+    layer2 = ("channel-group", "mlag", "switchport", "spanning-tree", "trunk group", "peer-link", "no autostate")
+    assert [item.text for item in second.unmodelled if item.text.strip().startswith(layer2)] == []
+
+
+def bundled_leaf() -> dict:
+    """leaf1 with its two RoCE server ports in one LACP bundle, dual-attached (mlag 5), PFC on the bundle too,
+    and an MLAG peer-link on the unused port."""
+    structured = leaf_structured("eos")
+    servers = [port for port in structured["interfaces"] if port["kind"] == "server"]
+    for port in servers:
+        port.update(port_channel="Port-Channel5", lacp_mode="active", access_vlan=None, trunk_vlans=[])
+    peer_port = structured["interfaces"][-1]
+    peer_port.update(kind="peer_link", enabled=True, qos={}, port_channel="Port-Channel47", lacp_mode="active")
+    bundle_qos = copy.deepcopy(servers[0]["qos"])
+    bundle_qos["headroom"], bundle_qos["ecn"] = {}, {}
+    structured["port_channels"] = [
+        {"name": "Port-Channel5", "members": [port["name"] for port in servers], "min_links": 1, "mtu": 9214,
+         "enabled": True, "description": "SERVER gpu01 bond0", "ip": None, "switchport_mode": "trunk",
+         "access_vlan": None, "trunk_vlans": [10, 20], "trunk_groups": [], "native_vlan_tag": False, "mlag": 5,
+         "qos": bundle_qos},
+        {"name": "Port-Channel47", "members": [peer_port["name"]], "min_links": None, "mtu": None, "enabled": True,
+         "description": "MLAG leaf2", "ip": None, "switchport_mode": "trunk", "access_vlan": None, "trunk_vlans": [],
+         "trunk_groups": ["MLAG"], "native_vlan_tag": False, "mlag": None, "qos": {}},
+    ]
+    structured["mlag"] = {"domain_id": "PAIR1", "local_interface": "Vlan4094", "peer_address": "10.0.255.1",
+                          "peer_link": "Port-Channel47", "reload_delay_mlag_s": 300, "reload_delay_non_mlag_s": 330}
+    structured["spanning_tree"] = {"mode": "mstp", "priorities": {"0": 4096}, "disabled_vlans": [4094]}
+    structured["vlans"].append({"id": 4094, "name": "MLAG", "network": "MLAG", "vni": None, "tenant": None,
+                                "vrf": None, "rd": None, "route_targets": {"import": [], "export": []},
+                                "trunk_groups": ["MLAG"],
+                                "svi": {"ip": None, "mac": None, "mtu": 9214, "address": "10.0.255.0/31"}})
+    return structured
+
+
+def test_parse_render_round_trip_of_a_bundled_roce_leaf():
+    structured = bundled_leaf()
+    text = render_device(structured, "eos")["startup-config"]
+    parsed = parse_eos(text).structured
+    assert parsed["port_channels"] == structured["port_channels"]
+    assert parsed["mlag"] == structured["mlag"] and parsed["spanning_tree"] == structured["spanning_tree"]
+    members = {port["name"]: port for port in parsed["interfaces"] if port.get("port_channel")}
+    assert sorted(members) == ["Ethernet17", "Ethernet18", "Ethernet32"]
+    for name, member in members.items():
+        expected_kind = "peer_link" if name == "Ethernet32" else "server"
+        assert (member["kind"], member["lacp_mode"]) == (expected_kind, "active")
+    # The RoCE class survives the bundle: PFC on every member and on the bundle itself.
+    lossless = structured["interfaces"][2]["qos"]["pfc_priorities"]
+    assert lossless and members["Ethernet17"]["qos"]["pfc_priorities"] == lossless
+    assert parsed["port_channels"][0]["qos"]["pfc_priorities"] == lossless
+    assert "   mtu 9214\n   channel-group" not in text  # members inherit the bundle's MTU, not restated
+    vlan = next(vlan for vlan in parsed["vlans"] if vlan["id"] == 4094)
+    assert vlan["svi"]["address"] == "10.0.255.0/31" and vlan["trunk_groups"] == ["MLAG"]
+    assert "   no autostate\n" in text
+
+
+def test_peer_link_outside_the_mlag_peer_link_is_still_refused():
+    structured = bundled_leaf()
+    structured["mlag"]["peer_link"] = "Port-Channel48"
+    with pytest.raises(RenderError, match=r"interfaces\[Ethernet32\]\.kind='peer_link'"):
+        render_device(structured, "eos")
+
+
+@pytest.mark.parametrize("platform", [Platform.SONIC, Platform.FRR])
+def test_mlag_peer_link_is_refused_where_no_writer_prints_mlag(platform):
+    structured = leaf_structured(platform)
+    structured["interfaces"][0].update(kind="peer_link", port_channel="PortChannel47")
+    structured["mlag"] = {"domain_id": "PAIR1", "local_interface": "Vlan4094", "peer_address": "10.0.255.1",
+                          "peer_link": "PortChannel47", "reload_delay_mlag_s": None, "reload_delay_non_mlag_s": None}
+    with pytest.raises(RenderError, match="peer_link"):
+        render_device(structured, platform)
