@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from compiler.structured.contract import Interface, Neighbor, StructuredConfig
+from compiler.structured.contract import Neighbor, StructuredConfig
 from validators.common import ip_to_int
 from validators.findings import Finding, Severity
 
@@ -52,14 +52,32 @@ def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
     return remote_as == peer_asn
 
 
+def _layer3_virtual_ports(config: StructuredConfig) -> list[dict]:
+    """SVIs with their own address in the default VRF and routed port-channels, as ports sessions can run on:
+    the MLAG peers' iBGP session runs over the peer SVI (AVD: Vlan4093), a routed uplink over a bundle. No cable:
+    the peer is whoever owns the neighbor address (the session pairs by subnet)."""
+    ports: list[dict] = []
+    for vlan in config["vlans"]:
+        svi = vlan["svi"]
+        address = svi.get("address") if svi else None
+        if address and vlan["vrf"] is None:
+            ports.append({"name": f"Vlan{vlan['id']}", "ip": address, "kind": "svi", "enabled": True,
+                          "peer_device": None, "peer_interface": None})
+    for bundle in config.get("port_channels") or []:
+        if bundle["ip"]:
+            ports.append({"name": bundle["name"], "ip": bundle["ip"], "kind": "port_channel",
+                          "enabled": bundle["enabled"], "peer_device": None, "peer_interface": None})
+    return ports
+
+
 def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
     table = SessionTable()
     findings = table.findings
-    interfaces: dict[tuple[str, str], Interface] = {}  # switch-facing or addressed ports only
+    interfaces: dict[tuple[str, str], Mapping] = {}  # switch-facing or addressed ports (and SVIs, bundles)
     address_owner: dict[int, tuple[str, str]] = {}  # interface address -> (device, interface)
     parsed: dict[tuple[str, str], tuple[int, int, str]] = {}  # port -> (address, prefix length, bare address)
     for host, config in structured.items():
-        for interface in config["interfaces"]:
+        for interface in (*config["interfaces"], *_layer3_virtual_ports(config)):
             ip = interface["ip"]
             if ip or interface["kind"] in ("fabric", "peer_link"):
                 key = (host, interface["name"])

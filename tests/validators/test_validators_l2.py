@@ -1,0 +1,123 @@
+"""Checks over Layer 2 read from real configs (Arista AVD L2LS and MLAG EVPN examples, tests/data/avd_l2):
+mlag.peers, mtu.port_channels, the MLAG iBGP session over the peer SVI in bgp.sessions, L2-only VLANs in the
+overlay checks and L2-only leaves in VTEP reachability. Each check has a passing case and a broken one whose
+finding cites the faulted line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from validators.configs import validate_configs
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "avd_l2"
+L2LS = ("LEAF1", "LEAF2", "SPINE1", "SPINE2")
+MLAG_EVPN = ("dc1-leaf1a", "dc1-leaf1b")
+
+
+def configs(prefix: str, hosts, edits: dict[str, tuple[str, str]] | None = None) -> dict[str, dict[str, str]]:
+    out = {}
+    for host in hosts:
+        text = (DATA / f"{prefix}-{host}.cfg").read_text()
+        if edits and host in edits:
+            old, new = edits[host]
+            assert old in text
+            text = text.replace(old, new, 1)
+        out[host] = {"startup-config": text}
+    return out
+
+
+def findings(result, check: str, severity: str = "error"):
+    return [finding for finding in result.report.checks[check].findings if finding.severity == severity]
+
+
+def line_of(host: str, prefix: str, text: str, hosts) -> str:
+    lines = configs(prefix, hosts)[host]["startup-config"].splitlines()
+    return f"{host}/startup-config:{lines.index(text) + 1}"
+
+
+@pytest.fixture(scope="module")
+def l2ls():
+    return validate_configs(configs("l2ls-fabric", L2LS))
+
+
+def test_l2ls_fabric_has_no_l2_false_errors(l2ls):
+    for check in ("mlag.peers", "mtu.port_channels", "overlay.vlan_vni", "overlay.route_targets",
+                  "routing.vtep_reachability", "bgp.sessions", "mtu.overlay_budget"):
+        assert check in l2ls.report.checks
+        assert findings(l2ls, check) == [], check
+    assert l2ls.report.checks["mlag.peers"].status == "passed"
+
+
+def test_mismatched_mlag_domain_id_is_caught_on_both_lines():
+    result = validate_configs(configs("l2ls-fabric", L2LS, {"LEAF2": ("domain-id RACK1", "domain-id RACK9")}))
+    (finding,) = findings(result, "mlag.peers")
+    assert (finding.expected, finding.actual) == ("RACK1", "RACK9")
+    assert result.where(finding) == [line_of("LEAF1", "l2ls-fabric", "   domain-id RACK1", L2LS),
+                                     line_of("LEAF2", "l2ls-fabric", "   domain-id RACK1", L2LS)]
+
+
+def test_missing_peer_link_is_caught_on_its_line():
+    result = validate_configs(configs("l2ls-fabric", L2LS, {"SPINE1": ("peer-link Port-Channel47",
+                                                                      "peer-link Port-Channel48")}))
+    (finding,) = findings(result, "mlag.peers")
+    assert "Port-Channel48 is not a port-channel with members" in finding.message
+    assert result.where(finding) == [line_of("SPINE1", "l2ls-fabric", "   peer-link Port-Channel47", L2LS)]
+
+
+def test_peer_address_off_the_local_subnet_is_caught():
+    result = validate_configs(configs("l2ls-fabric", L2LS, {"LEAF1": ("peer-address 192.168.0.1",
+                                                                     "peer-address 192.168.1.1")}))
+    messages = [finding.message for finding in findings(result, "mlag.peers")]
+    assert any("192.168.1.1 is not on the subnet of local-interface Vlan4094" in message for message in messages)
+
+
+def test_dual_attached_bundle_on_one_peer_only_is_caught():
+    result = validate_configs(configs("l2ls-fabric", L2LS, {"SPINE2": ("   mlag 5\n", "")}))
+    (finding,) = findings(result, "mlag.peers")
+    assert "SPINE1:Port-Channel5 is MLAG 5 but SPINE2 has no MLAG 5" in finding.message
+    assert result.where(finding) == [line_of("SPINE1", "l2ls-fabric", "   mlag 5", L2LS)]
+
+
+def test_a_peer_outside_the_set_is_a_warning_not_an_error():
+    result = validate_configs(configs("l2ls-fabric", ("LEAF1",)))
+    assert findings(result, "mlag.peers") == []
+    assert [finding.subject for finding in findings(result, "mlag.peers", "warning")] == ["LEAF1:mlag peer-address"]
+
+
+def test_member_mtu_differing_from_the_bundle_is_caught_on_its_line():
+    bundle = "interface Port-Channel47\n   description MLAG_LEAF2_Port-Channel47\n"
+    member = "interface Ethernet48\n   description MLAG_LEAF2_Ethernet48\n"
+    result = validate_configs(configs("l2ls-fabric", L2LS, {"LEAF1": (bundle, bundle + "   mtu 9214\n")}))
+    assert findings(result, "mtu.port_channels") == []  # members inherit the bundle's MTU
+    text = configs("l2ls-fabric", L2LS)["LEAF1"]["startup-config"].replace(bundle, bundle + "   mtu 9214\n")
+    text = text.replace(member, member + "   mtu 1500\n")
+    result = validate_configs({**configs("l2ls-fabric", L2LS), "LEAF1": {"startup-config": text}})
+    (finding,) = findings(result, "mtu.port_channels")
+    assert (finding.subject, finding.expected, finding.actual) == ("LEAF1:Ethernet48 mtu", 9214, 1500)
+    assert result.where(finding)[0] == f"LEAF1/startup-config:{text.splitlines().index('   mtu 1500') + 1}"
+
+
+def test_mlag_ibgp_session_over_the_peer_svi_is_established():
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN))
+    assert not [f for f in findings(result, "bgp.sessions") if "Vlan4093" in f.subject or "10.255.1.9" in f.message]
+    assert result.report.checks["mlag.peers"].status == "passed"
+
+
+def test_mlag_ibgp_session_to_a_wrong_address_is_caught():
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, {
+        "dc1-leaf1a": ("neighbor 10.255.1.97 peer group", "neighbor 10.255.1.99 peer group")}))
+    subjects = [finding.subject for finding in findings(result, "bgp.sessions")]
+    assert any("neighbor 10.255.1.99" in subject or "Vlan4093" in subject for subject in subjects)
+
+
+def test_vlans_without_vni_next_to_vxlan_are_l2_only():
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN))
+    assert findings(result, "overlay.vlan_vni") == []  # VLANs 3009, 4093, 4094 have no VNI: L2-only
+
+
+def test_a_vni_missing_on_one_carrier_is_still_caught():
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, {"dc1-leaf1b": ("   vxlan vlan 11 vni 10011\n",
+                                                                                  "")}))
+    assert any("VRF10_VLAN11" in finding.subject for finding in findings(result, "overlay.vlan_vni"))
