@@ -96,6 +96,19 @@ def _own_checks(host: str, config: StructuredConfig) -> list[Finding]:
     return findings
 
 
+def mlag_pairs(structured: Mapping[str, StructuredConfig]) -> dict[str, str]:
+    """device -> its MLAG peer, for pairs where each names the other: one logical leaf (AVD gives the pair one
+    ASN and one VTEP address), which the ASN and VTEP-reachability checks treat as such."""
+    owners = _svi_addresses(structured)
+    peers = {}
+    for host, config in structured.items():
+        if config.get("mlag") and config["mlag"]["peer_address"]:
+            owner = _peer_of(host, config, structured, owners)
+            if isinstance(owner, tuple):
+                peers[host] = owner[0]
+    return {host: peer for host, peer in peers.items() if peers.get(peer) == host}
+
+
 def check_peers(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     members = {host: config for host, config in ctx.structured.items() if config.get("mlag")}

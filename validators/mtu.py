@@ -74,14 +74,14 @@ def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | Non
             continue
         smallest = None
         for interface in config["interfaces"]:
-            if interface["kind"] != "fabric" or not interface["enabled"]:
-                continue
+            if interface["kind"] != "fabric" or not interface["enabled"] or interface["mtu"] is None:
+                continue  # no `mtu` line (foreign configs): the platform default is not modelled, nothing to judge
             peer_key = (interface["peer_device"], interface["peer_interface"])
             if not is_vtep and (structured.get(peer_key[0]) or {}).get("role") not in CORE_ROLES:
                 continue
             peer = index.get(peer_key)
             mtu = interface["mtu"]
-            if peer is not None and peer["mtu"] < mtu:
+            if peer is not None and peer["mtu"] is not None and peer["mtu"] < mtu:
                 candidate = (peer["mtu"], peer_key)
             else:
                 candidate = (mtu, (host, interface["name"]))

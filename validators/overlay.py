@@ -50,8 +50,11 @@ def check_vlan_vni(fabric) -> list[Finding]:
     findings: list[Finding] = []
     vni_owner: dict[int, set[str]] = defaultdict(set)
     for network, entries in sorted(_carriers(ctx.structured).items()):
+        # A switch without VXLAN (an L2 leaf below an MLAG VTEP pair) bridges the VLAN, it maps no VNI; a VLAN with
+        # no VNI anywhere (L2LS fabrics, MLAG peer VLANs) is L2-only, not an overlay.
+        entries = [(host, vlan) for host, vlan in entries if ctx.structured[host].get("vxlan")]
         if all(vlan["vni"] is None for _host, vlan in entries):
-            continue  # an L2-only VLAN (no VXLAN anywhere: L2LS fabrics, MLAG peer VLANs) is not an overlay
+            continue
         usual = _majority((vlan["id"], vlan["vni"]) for _host, vlan in entries)
         for host, vlan in entries:
             if vlan["vni"] is not None:

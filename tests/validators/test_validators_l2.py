@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from validators.configs import validate_configs
+from validators.sessions import build_sessions
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "avd_l2"
 L2LS = ("LEAF1", "LEAF2", "SPINE1", "SPINE2")
@@ -121,3 +122,34 @@ def test_a_vni_missing_on_one_carrier_is_still_caught():
     result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, {"dc1-leaf1b": ("   vxlan vlan 11 vni 10011\n",
                                                                                   "")}))
     assert any("VRF10_VLAN11" in finding.subject for finding in findings(result, "overlay.vlan_vni"))
+
+
+def test_an_mlag_pair_shares_one_asn_and_one_vtep():
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN))
+    assert findings(result, "bgp.asns") == [] and findings(result, "routing.vtep_reachability") == []
+
+
+def test_two_leaves_sharing_an_asn_without_being_mlag_peers_are_caught():
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, {"dc1-leaf1b": ("peer-address 10.255.1.64",
+                                                                                  "peer-address 10.255.1.66")}))
+    assert sorted(finding.subject for finding in findings(result, "bgp.asns")) == ["dc1-leaf1a", "dc1-leaf1b"]
+
+
+def test_ibgp_over_a_peer_subnet_every_pair_reuses():
+    """AVD L2LS gives every MLAG pair 192.168.0.0/31 on Vlan4094: each session pairs with the device that peers
+    back, not with whichever device was read last."""
+    def bgp(asn: int, neighbor: str) -> str:
+        return f"router bgp {asn}\n   router-id 10.0.0.{asn % 100}\n   neighbor {neighbor} remote-as {asn}\n" \
+               f"   address-family ipv4\n      neighbor {neighbor} activate\n"
+    tails = {"LEAF1": bgp(65001, "192.168.0.1"), "LEAF2": bgp(65001, "192.168.0.0"),
+             "SPINE1": bgp(65000, "192.168.0.1"), "SPINE2": bgp(65000, "192.168.0.0")}
+    sets = {host: {"startup-config": files["startup-config"].replace("\nend\n", "\n" + tails[host] + "end\n")}
+            for host, files in configs("l2ls-fabric", L2LS).items()}
+    result = validate_configs(sets)
+    assert findings(result, "bgp.sessions") == []
+    established = build_sessions({host: device.structured for host, device in result.devices.items()}).established
+    assert sorted(str(session) for session in established) == ["LEAF1:Vlan4094<->LEAF2:Vlan4094",
+                                                               "SPINE1:Vlan4094<->SPINE2:Vlan4094"]
+    sets["SPINE2"]["startup-config"] = sets["SPINE2"]["startup-config"].replace("remote-as 65000", "remote-as 65009")
+    (finding,) = findings(validate_configs(sets), "bgp.sessions")
+    assert "SPINE2 expects SPINE1 in AS 65009" in finding.message
