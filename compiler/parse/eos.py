@@ -25,6 +25,7 @@ from compiler.parse.common import (
     empty_qos,
     empty_structured,
     finish_qos,
+    layer3_neighbor_interfaces,
     neighbor_peer_from_description,
     peer_from_description,
     sort_structured,
@@ -818,8 +819,8 @@ class _EosParser:
             bgp["networks"] = self._redistributed_loopbacks()
         self._finish_port_channels()
         self._finish_interfaces()
-        self._svi_neighbors()
         self._finish_vlans()
+        layer3_neighbor_interfaces(structured)
         self._finish_qos()
         self._finish_management()
         servers = any(interface["kind"] == "server" for interface in structured["interfaces"])
@@ -874,16 +875,6 @@ class _EosParser:
                     interface["description"])
         self.structured["port_channels"] = [self.port_channels[name] for name in sorted(
             self.port_channels, key=lambda name: int(name[len("Port-Channel"):]))]
-
-    def _svi_neighbors(self) -> None:
-        """BGP neighbors on an SVI or a routed port-channel (the MLAG peer's iBGP session over Vlan4093)."""
-        prefixes = [(f"Vlan{vlan_id}", svi["address"]) for vlan_id, svi in self.svis.items()
-                    if svi["address"] and svi["vrf"] is None]
-        prefixes += [(bundle["name"], bundle["ip"]) for bundle in self.port_channels.values() if bundle["ip"]]
-        for neighbor in self.structured["bgp"]["neighbors"]:
-            if neighbor["interface"] is None and neighbor["address"]:
-                neighbor["interface"] = next((name for name, prefix in prefixes
-                                              if _covers(prefix, None, neighbor["address"])), None)
 
     def _finish_vlans(self) -> None:
         structured = self.structured

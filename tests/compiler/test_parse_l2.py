@@ -3,6 +3,7 @@ port-channels and their members, MLAG, trunk groups, SVIs with their own and VAR
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,32 @@ def test_parsed_layer2_has_the_contract_shape(leaf1, mlag_leaf):
     for device in (leaf1, mlag_leaf):
         for key, typed in blocks.items():
             assert shape_problems(device.structured[key], typed, key) == []
+
+
+def test_sonic_port_channel_tables():
+    """The shape of sonic-mgmt's vs-voq-t2 config_db (a routed PortChannel0002 with IPv4 and IPv6 addresses) plus
+    a switched bundle in a VLAN."""
+    db = {
+        "DEVICE_METADATA": {"localhost": {"hostname": "t2-01", "type": "SpineRouter"}},
+        "PORT": {name: {"admin_status": "up", "mtu": "9100", "speed": "100000", "lanes": "1,2,3,4"}
+                 for name in ("Ethernet0", "Ethernet4", "Ethernet8", "Ethernet12")},
+        "PORTCHANNEL": {"PortChannel0002": {"members": ["Ethernet0", "Ethernet4"], "min_links": "2", "mtu": "9100",
+                                            "admin_status": "up"},
+                        "PortChannel0010": {"admin_status": "up", "mtu": "9100", "static": "true"}},
+        "PORTCHANNEL_MEMBER": {"PortChannel0002|Ethernet0": {}, "PortChannel0002|Ethernet4": {},
+                               "PortChannel0010|Ethernet8": {}},
+        "PORTCHANNEL_INTERFACE": {"PortChannel0002": {}, "PortChannel0002|10.0.0.0/31": {},
+                                  "PortChannel0002|FC00::1/126": {}},
+        "VLAN": {"Vlan100": {"vlanid": "100"}},
+        "VLAN_MEMBER": {"Vlan100|PortChannel0010": {"tagging_mode": "untagged"}},
+    }
+    device = parse_device({"config_db.json": json.dumps(db, indent=4)}, "sonic")
+    routed, switched = device.structured["port_channels"]
+    assert (routed["name"], routed["members"], routed["min_links"], routed["ip"]) == (
+        "PortChannel0002", ["Ethernet0", "Ethernet4"], 2, "10.0.0.0/31")
+    assert (switched["access_vlan"], switched["switchport_mode"], switched["members"]) == (100, "access",
+                                                                                          ["Ethernet8"])
+    ports = {port["name"]: port for port in device.structured["interfaces"]}
+    assert (ports["Ethernet0"]["kind"], ports["Ethernet0"]["lacp_mode"]) == ("fabric", "active")
+    assert (ports["Ethernet8"]["kind"], ports["Ethernet8"]["lacp_mode"]) == ("server", "on")  # static: no LACP
+    assert [item.text for item in device.unmodelled] == ["PORTCHANNEL_INTERFACE|PortChannel0002|FC00::1/126"]

@@ -5,10 +5,13 @@ ports are bundled, dual-attached and carry PFC on the members and the bundle."""
 from __future__ import annotations
 
 import copy
+import json
+import re
 from pathlib import Path
 
 import pytest
 from render_structured_fixtures import leaf_structured
+from sonic_yang import validate_config_db, yanglint_path
 
 from compiler.errors import RenderError
 from compiler.model import Platform
@@ -102,3 +105,64 @@ def test_mlag_peer_link_is_refused_where_no_writer_prints_mlag(platform):
                           "peer_link": "PortChannel47", "reload_delay_mlag_s": None, "reload_delay_non_mlag_s": None}
     with pytest.raises(RenderError, match="peer_link"):
         render_device(structured, platform)
+
+
+def sonic_bundled_leaf() -> dict:
+    """leaf1 (SONiC) with its two server ports in PortChannel5 (a trunk) and its uplinks in a routed
+    PortChannel1 with min-links 1 and MTU 9100 the members inherit."""
+    structured = leaf_structured("sonic")
+    fabric = [port for port in structured["interfaces"] if port["kind"] == "fabric"]
+    servers = [port for port in structured["interfaces"] if port["kind"] == "server"]
+    for port in fabric:
+        port.update(port_channel="PortChannel1", lacp_mode="active", ip=None, mtu=9100)
+    for port in servers:
+        port.update(port_channel="PortChannel5", lacp_mode="active", access_vlan=None, trunk_vlans=[])
+    base = {"min_links": None, "mtu": None, "enabled": True, "description": "", "ip": None, "switchport_mode": None,
+            "access_vlan": None, "trunk_vlans": [], "trunk_groups": [], "native_vlan_tag": False, "mlag": None,
+            "qos": {}}
+    structured["port_channels"] = [
+        {**base, "name": "PortChannel1", "members": [port["name"] for port in fabric], "min_links": 1, "mtu": 9100,
+         "ip": "10.1.0.1/31"},
+        {**base, "name": "PortChannel5", "members": [port["name"] for port in servers], "switchport_mode": "trunk",
+         "trunk_vlans": [10, 20], "description": "gpu01 bond0"},
+    ]
+    structured["bgp"]["neighbors"] = structured["bgp"]["neighbors"][:1]
+    return structured
+
+
+def test_sonic_port_channels_round_trip_and_pass_sonic_yang():
+    structured = sonic_bundled_leaf()
+    files = render_device(structured, "sonic")
+    config_db = json.loads(files["config_db.json"])
+    assert config_db["PORTCHANNEL"]["PortChannel1"] == {"admin_status": "up", "lacp_key": "auto", "mtu": "9100",
+                                                        "min_links": "1"}
+    assert config_db["VLAN_MEMBER"]["Vlan20|PortChannel5"] == {"tagging_mode": "tagged"}
+    if yanglint_path():
+        report = validate_config_db(config_db)
+        assert report.ok, report.errors
+    parsed = parse_device(files, "sonic")
+    assert parsed.structured["port_channels"] == structured["port_channels"]
+    members = {port["name"]: port for port in parsed.structured["interfaces"] if port.get("port_channel")}
+    expected = {port["name"]: (port["port_channel"], "active", port["kind"], port["mtu"])
+                for port in structured["interfaces"] if port.get("port_channel")}
+    assert len(expected) == 4 and {name: (port["port_channel"], port["lacp_mode"], port["kind"], port["mtu"])
+                                   for name, port in members.items()} == expected
+    assert not [item for item in parsed.unmodelled if item.text.startswith("PORTCHANNEL")]
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("lacp_mode", "passive", "lacp_mode='passive': SONiC's teamd runs LACP active"),
+    ("port_channel", "PortChannel9", "port_channel='PortChannel9': not in port_channels"),
+])
+def test_sonic_refuses_what_teamd_cannot_express(field, value, message):
+    structured = sonic_bundled_leaf()
+    structured["interfaces"][0][field] = value
+    with pytest.raises(RenderError, match=re.escape(message)):
+        render_device(structured, "sonic")
+
+
+def test_sonic_refuses_an_eos_bundle_name():
+    structured = sonic_bundled_leaf()
+    structured["port_channels"][0]["name"] = "Port-Channel1"
+    with pytest.raises(RenderError, match=r"port_channels\[\]\.name='Port-Channel1': SONiC names a bundle"):
+        render_device(structured, "sonic")
