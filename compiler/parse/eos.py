@@ -146,6 +146,10 @@ class _EosParser:
                 deferred.append(node)
             elif node.text == "mlag configuration":
                 self._mlag(node)
+            elif words[:4] == ["ip", "address", "virtual", "source-nat"] and len(words) == 8 and words[4] == "vrf":
+                # The source of packets the switch itself sends in a VRF whose gateways are anycast (EOS "VXLAN":
+                # `ip address virtual source-nat`): pings and traceroutes from the gateway; no forwarding path.
+                self.at(f"vrf {words[5]} source-nat", _use(node))
             elif words[0] == "spanning-tree" or words[:2] == ["no", "spanning-tree"]:
                 self._spanning_tree(node)
             elif words[:2] in (["ip", "name-server"], ["ip", "route"], ["ntp", "server"],
@@ -499,6 +503,10 @@ class _EosParser:
         for child in node.children:
             words = child.words()
             if child.text in _KNOWN_NOOPS or words[0] == "description":
+                pass
+            elif child.text == "vxlan virtual-router encapsulation mac-address mlag-system-id":
+                # Routed VXLAN traffic of an MLAG pair carries the pair's shared system MAC (EOS "VXLAN", "MLAG"):
+                # both peers answer as one VTEP; the pair (mlag.peers) and its shared VTEP address are checked.
                 pass
             elif words[:2] == ["vxlan", "source-interface"] and len(words) == 3:
                 vxlan["source_interface"] = words[2]
