@@ -529,6 +529,7 @@ class _EosParser:
             "ip": None, "switchport_mode": None, "access_vlan": None, "trunk_vlans": [], "trunk_groups": [],
             "native_vlan_tag": False, "mlag": None, "qos": {}}
         direct_qos = empty_port_qos()
+        profile_name, direct_stated = None, False
         for child in node.children:
             text, words = child.text, child.words()
             if text.startswith("description "):
@@ -541,13 +542,17 @@ class _EosParser:
             elif words[:2] == ["port-channel", "min-links"] and len(words) == 3 and words[2].isdigit():
                 bundle["min_links"] = int(words[2])
             elif self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
-                bundle["qos"] = direct_qos
+                direct_stated = True
+                self.at(f"interface {name} qos", child)
                 continue
             else:
                 decoded = self._ethernet_line(text)
-                if decoded is None or decoded[0] in ("speed", "profile", "channel_group"):
+                if decoded is None or decoded[0] in ("speed", "channel_group"):
                     continue
                 field, value = decoded
+                if field == "profile":
+                    profile_name = value
+                    self.at(f"interface {name} qos", child)
                 if field == "enabled" or field == "mtu":
                     bundle[field] = value
                     if field == "mtu":
@@ -564,6 +569,8 @@ class _EosParser:
             _use(child)
         if bundle["access_vlan"] is not None:
             bundle["trunk_vlans"] = [vlan for vlan in bundle["trunk_vlans"] if vlan != bundle["access_vlan"]]
+        if profile_name is not None or direct_stated:
+            bundle["qos"] = self._port_qos(profile_name, direct_qos if direct_stated else None)
         self.port_channels[name] = bundle
         self.at(f"interface {name}", _use(node))
 
@@ -878,6 +885,10 @@ class _EosParser:
                 interface["kind"] = "server"  # a switched bundle: hosts or the L2 tier above/below
             if interface["mtu"] is None:
                 interface["mtu"] = bundle["mtu"]
+            if not interface["qos"] and bundle["qos"]:
+                # QoS on the port-channel (service-profile, qos trust) applies to its members (EOS "Quality of
+                # Service": port-channel settings are the members'): a RoCE class carried through the bundle.
+                interface["qos"] = bundle["qos"]
             if interface["peer_device"] is None:
                 interface["peer_device"], interface["peer_interface"] = peer_from_description(
                     interface["description"])

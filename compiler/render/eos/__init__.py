@@ -88,7 +88,8 @@ def render(structured: StructuredConfig) -> dict[str, str]:
             port_channel_interfaces=_port_channel_interfaces(structured),
             ethernet_interfaces=repeated_blocks.ethernet_interfaces(
                 structured["interfaces"], profile_by_port_qos, eos_speed,
-                {bundle["name"]: bundle["mtu"] for bundle in structured.get("port_channels") or []}),
+                {bundle["name"]: bundle["mtu"] for bundle in structured.get("port_channels") or []},
+                {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []}),
             mlag=structured.get("mlag") or None,
             spanning_tree=_spanning_tree(structured),
             bgp_neighbor_lines=repeated_blocks.bgp_neighbor_lines(neighbors),

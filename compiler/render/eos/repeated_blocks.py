@@ -56,7 +56,8 @@ def qos_profile_lines(port_qos: PortQos, scheduling: dict[str, QueueScheduling],
 
 
 def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[int, str],
-                        eos_speed: Callable[[Interface], str], bundle_mtus: dict[str, int | None]) -> str:
+                        eos_speed: Callable[[Interface], str], bundle_mtus: dict[str, int | None],
+                        bundle_qos: dict[str, PortQos]) -> str:
     """Front-panel ports: routed fabric links, server access/trunk ports (edge ports: portfast), unused ports shut;
     RoCE ports name their QoS profile; port-channel members name their bundle (and print an MTU only where it
     differs from the bundle's, which they inherit)."""
@@ -100,8 +101,8 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
         if kind == KIND_SERVER and not bundle and (interface["access_vlan"] or interface["trunk_vlans"]):
             # A server NIC is an edge port: forward at once instead of waiting out STP listening/learning.
             append("   spanning-tree portfast\n")
-        if interface["qos"]:
-            append(f"   service-profile {profile_by_port_qos[id(interface['qos'])]}\n")
+        if interface["qos"] and not (bundle and interface["qos"] == bundle_qos.get(bundle)):
+            append(f"   service-profile {profile_by_port_qos[id(interface['qos'])]}\n")  # not one the bundle gives
     return "".join(parts)
 
 

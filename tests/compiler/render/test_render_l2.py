@@ -17,6 +17,7 @@ from compiler.errors import RenderError
 from compiler.model import Platform
 from compiler.parse import parse_device
 from compiler.render import render_device
+from validators.configs import validate_configs
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "avd_l2"
 LAYER2 = ("port_channels", "mlag", "spanning_tree", "vlans", "interfaces")
@@ -166,3 +167,27 @@ def test_sonic_refuses_an_eos_bundle_name():
     structured["port_channels"][0]["name"] = "Port-Channel1"
     with pytest.raises(RenderError, match=r"port_channels\[\]\.name='Port-Channel1': SONiC names a bundle"):
         render_device(structured, "sonic")
+
+
+def test_a_roce_class_carried_through_the_bundle():
+    """QoS on the port-channel only: the members inherit it (EOS applies port-channel QoS to members), the writer
+    prints it once on the bundle, and a member overriding it without PFC is a roce.pfc error on that member."""
+    structured = bundled_leaf()
+    bundle = structured["port_channels"][0]
+    for port in structured["interfaces"]:
+        if port.get("port_channel") == bundle["name"]:
+            port["qos"] = bundle["qos"]
+    text = render_device(structured, "eos")["startup-config"]
+    member_block = text.split("interface Ethernet17\n", 1)[1].split("!", 1)[0]
+    assert "service-profile" not in member_block and "priority-flow-control" not in member_block
+    parsed = parse_eos(text).structured
+    member = next(port for port in parsed["interfaces"] if port["name"] == "Ethernet17")
+    assert member["qos"]["pfc_priorities"] == bundle["qos"]["pfc_priorities"] != []
+    assert parse_eos(render_device(parsed, "eos")["startup-config"]).structured["port_channels"] == parsed[
+        "port_channels"]
+    def pfc_errors(config: str) -> set[str]:
+        return {finding.subject for finding in validate_configs({"leaf1": {"startup-config": config}}).report.findings
+                if finding.check == "roce.pfc" and finding.severity == "error"}
+
+    faulty = text.replace("interface Ethernet17\n", "interface Ethernet17\n   qos trust dscp\n", 1)
+    assert pfc_errors(faulty) - pfc_errors(text) == {"leaf1:Ethernet17"}
