@@ -159,8 +159,8 @@ def check_svi(fabric) -> list[Finding]:
         expected_host = (config.get("mtu") or {}).get("host")
         for vlan in config["vlans"]:
             svi = vlan.get("svi")
-            if not svi:
-                continue
+            if not svi or not (svi["ip"] or svi.get("virtual_router_addresses")) or svi["mtu"] is None:
+                continue  # no gateway (an MLAG peer SVI), or no `mtu` line: the platform default is not modelled
             per_network[vlan["network"]].append((host, svi.get("mtu")))
             if expected_host and svi.get("mtu") != expected_host:
                 findings.append(Finding(

@@ -153,3 +153,15 @@ def test_ibgp_over_a_peer_subnet_every_pair_reuses():
     sets["SPINE2"]["startup-config"] = sets["SPINE2"]["startup-config"].replace("remote-as 65000", "remote-as 65009")
     (finding,) = findings(validate_configs(sets), "bgp.sessions")
     assert "SPINE2 expects SPINE1 in AS 65009" in finding.message
+
+
+def test_svi_mtu_judges_gateways_not_mlag_peer_svis():
+    server_port = "interface Ethernet5\n   description SERVER_dc1-leaf1-server1_PCI1\n"
+    gateway = "interface Vlan11\n   description VRF10_VLAN11\n"
+    edits = {"dc1-leaf1a": (server_port, server_port + "   mtu 9214\n")}
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, edits))
+    assert findings(result, "mtu.svi") == []  # Vlan4093/4094 (MTU 1500) are peer SVIs, not gateways
+    text = configs("single-dc-l3ls", MLAG_EVPN, edits)["dc1-leaf1a"]["startup-config"].replace(
+        gateway, gateway + "   mtu 1500\n")
+    result = validate_configs({**configs("single-dc-l3ls", MLAG_EVPN), "dc1-leaf1a": {"startup-config": text}})
+    assert [finding.subject for finding in findings(result, "mtu.svi")] == ["dc1-leaf1a:Vlan11"]
