@@ -92,6 +92,8 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
             if access_vlan:
                 append(f"   switchport trunk native vlan {access_vlan}\n")
             append("   switchport\n")
+        elif kind == KIND_SERVER and interface.get("switchport_mode") == "access" and not interface["access_vlan"]:
+            append("   switchport mode access\n   switchport\n")  # read from a foreign config: VLAN 1, EOS's default
         elif kind == KIND_SERVER and interface["access_vlan"]:
             append(f"   switchport mode access\n   switchport access vlan {interface['access_vlan']}\n   switchport\n")
         elif kind != KIND_UNUSED:

@@ -191,3 +191,18 @@ def test_a_roce_class_carried_through_the_bundle():
 
     faulty = text.replace("interface Ethernet17\n", "interface Ethernet17\n   qos trust dscp\n", 1)
     assert pfc_errors(faulty) - pfc_errors(text) == {"leaf1:Ethernet17"}
+
+
+@pytest.mark.parametrize("lines", [
+    "   switchport mode access\n   switchport\n",
+    "   switchport trunk native vlan tag\n   switchport mode trunk\n   switchport\n",
+    "   switchport trunk native vlan 20\n   switchport trunk allowed vlan 10\n   switchport mode trunk\n"
+    "   switchport trunk group G1\n   switchport\n",
+])
+def test_switchport_forms_round_trip(lines):
+    text = ("hostname sw1\nvlan 10\n   name ten\nvlan 20\n   name twenty\ninterface Ethernet1\n   description host\n"
+            + lines)
+    first = parse_eos(text)
+    assert first.unmodelled == []
+    second = parse_eos(render_device(first.structured, "eos")["startup-config"])
+    assert second.structured["interfaces"] == first.structured["interfaces"]
