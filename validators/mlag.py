@@ -64,6 +64,19 @@ def _local_prefix(config: StructuredConfig) -> tuple[int, int] | None:
     return split_prefix(address) if address else None
 
 
+def _carries_peer_vlan(config: StructuredConfig, peer_link) -> bool:
+    """The peer-link trunk carries the local-interface SVI's VLAN: in its allowed list (none listed: all), and when
+    the VLAN is restricted to trunk groups (EOS ``trunk group``), the peer-link is in one of them."""
+    name = config["mlag"]["local_interface"] or ""
+    vlan = next((vlan for vlan in config["vlans"] if f"Vlan{vlan['id']}" == name), None)
+    if vlan is None or peer_link["switchport_mode"] != "trunk":
+        return vlan is None  # no such VLAN: reported as a local-interface without address
+    if peer_link["trunk_vlans"] and vlan["id"] not in peer_link["trunk_vlans"] + [peer_link["access_vlan"]]:
+        return False
+    groups = vlan.get("trunk_groups") or []
+    return not groups or bool(set(groups) & set(peer_link["trunk_groups"]))
+
+
 def _error(subject: str, expected, actual, message: str) -> Finding:
     return Finding(check=PEERS, severity=Severity.ERROR, subject=subject, expected=expected, actual=actual,
                    message=message)
@@ -79,6 +92,13 @@ def _own_checks(host: str, config: StructuredConfig) -> list[Finding]:
             f"{host}:mlag peer-link", "a port-channel with members", mlag["peer_link"],
             f"{host}: MLAG peer-link {mlag['peer_link']} is not a port-channel with members: the peers cannot "
             "exchange MLAG state or carry traffic for single-attached hosts"))
+    elif not _carries_peer_vlan(config, peer_link):
+        findings.append(_error(
+            f"{host}:interface {peer_link['name']}", f"{mlag['local_interface']}'s VLAN on the peer-link",
+            {"trunk_vlans": peer_link["trunk_vlans"], "trunk_groups": peer_link["trunk_groups"]},
+            f"{host}: MLAG peer-link {peer_link['name']} does not carry the VLAN of local-interface "
+            f"{mlag['local_interface']} (allowed VLANs or trunk group): the MLAG control session cannot reach "
+            "the peer"))
     local = _local_prefix(config)
     if local is None:
         findings.append(_error(

@@ -165,3 +165,11 @@ def test_svi_mtu_judges_gateways_not_mlag_peer_svis():
         gateway, gateway + "   mtu 1500\n")
     result = validate_configs({**configs("single-dc-l3ls", MLAG_EVPN), "dc1-leaf1a": {"startup-config": text}})
     assert [finding.subject for finding in findings(result, "mtu.svi")] == ["dc1-leaf1a:Vlan11"]
+
+
+def test_peer_link_without_the_peer_vlan_trunk_group_is_caught():
+    result = validate_configs(configs("l2ls-fabric", L2LS, {"LEAF2": (
+        "   switchport mode trunk\n   switchport trunk group MLAG\n", "   switchport mode trunk\n")}))
+    (finding,) = findings(result, "mlag.peers")
+    assert "LEAF2: MLAG peer-link Port-Channel47 does not carry the VLAN of local-interface Vlan4094" in finding.message
+    assert result.where(finding) == [line_of("LEAF2", "l2ls-fabric", "interface Port-Channel47", L2LS)]
