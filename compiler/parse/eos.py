@@ -369,6 +369,9 @@ class _EosParser:
                 elif field != "noop":
                     interface[field] = value
             child.used = True
+        mode = interface.get("switchport_mode")
+        if (mode == "access" and interface["access_vlan"] is not None) or (mode == "trunk" and interface["trunk_vlans"]):
+            del interface["switchport_mode"]  # implied by the VLANs (our renderer's form): the contract keeps one
         if interface["access_vlan"] is not None and interface["trunk_vlans"]:
             # The renderer adds the native VLAN to the allowed list; the contract keeps them apart.
             interface["trunk_vlans"] = [vlan for vlan in interface["trunk_vlans"] if vlan != interface["access_vlan"]]

@@ -10,6 +10,7 @@ import pytest
 from test_structured_contract import shape_problems  # the contract test's checker: one home
 
 from compiler.parse import parse_device
+from compiler.parse.drift import field_drift
 from compiler.structured.contract import Interface, Mlag, PortChannel, SpanningTree, Vlan
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "avd_l2"
@@ -90,7 +91,8 @@ def test_varp_and_native_vlan_tag():
             "ip virtual-router mac-address 00:1c:73:00:00:99\n")
     device = parse_device({"startup-config": text}, "eos")
     port = by_name(device.structured["interfaces"], "Ethernet1")
-    assert (port["switchport_mode"], port["native_vlan_tag"], port["trunk_vlans"]) == ("trunk", True, [10])
+    assert (port["native_vlan_tag"], port["trunk_vlans"]) == (True, [10])
+    assert "switchport_mode" not in port  # a trunk with allowed VLANs: the mode is implied
     assert device.structured["vlans"][0]["svi"] == {"ip": None, "mac": "00:1c:73:00:00:99", "mtu": None,
                                                     "address": "10.1.0.2/24",
                                                     "virtual_router_addresses": ["10.1.0.1"]}
@@ -138,3 +140,14 @@ def test_sonic_port_channel_tables():
     assert (ports["Ethernet0"]["kind"], ports["Ethernet0"]["lacp_mode"]) == ("fabric", "active")
     assert (ports["Ethernet8"]["kind"], ports["Ethernet8"]["lacp_mode"]) == ("server", "on")  # static: no LACP
     assert [item.text for item in device.unmodelled] == ["PORTCHANNEL_INTERFACE|PortChannel0002|FC00::1/126"]
+
+
+def test_layer2_drift_is_named_in_the_model_words():
+    intended = (DATA / "l2ls-fabric-LEAF1.cfg").read_text()
+    running = intended.replace("domain-id RACK1", "domain-id RACK9").replace(
+        "   channel-group 47 mode active\n", "   channel-group 47 mode passive\n", 1)
+    drift, _ = field_drift("LEAF1", {"startup-config": intended}, {"startup-config": running})
+    assert [item.message for item in drift] == [
+        "LEAF1 Ethernet47: lacp mode 'active' intended, 'passive' running",
+        "LEAF1 mlag: domain id 'RACK1' intended, 'RACK9' running"]
+    assert field_drift("LEAF1", {"startup-config": intended}, {"startup-config": intended})[0] == []

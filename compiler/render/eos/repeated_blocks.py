@@ -83,7 +83,8 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
         if bundle:
             # `channel-group N mode active|passive|on` (EOS "Port Channels"): the bundle carries the L2/L3 lines.
             append(f"   channel-group {bundle[len(PORT_CHANNEL):]} mode {interface.get('lacp_mode') or 'on'}\n")
-        elif kind == KIND_SERVER and interface.get("switchport_mode") == "trunk":
+        elif kind == KIND_SERVER and (interface.get("switchport_mode") == "trunk" or interface.get("trunk_groups")
+                                      or interface.get("native_vlan_tag")):
             append(switchport_lines(interface))  # read from a foreign config: printed in AVD's order
         elif kind == KIND_SERVER and interface["trunk_vlans"]:
             access_vlan = interface["access_vlan"]
