@@ -32,7 +32,7 @@ CLASS_FIELDS = ("dscp", "traffic_class", "priority", "queue", "lossless", "ecn")
 # Layer 2 read from foreign configs (optional keys): what each platform's text states. SONiC has no trunk groups,
 # native VLAN tagging, per-member LACP mode beyond active/static, MLAG or spanning tree in the tables we read.
 LAYER2_INTERFACE_FIELDS = {
-    "eos": {"port_channel", "lacp_mode", "switchport_mode", "trunk_groups", "native_vlan_tag"},
+    "eos": {"port_channel", "lacp_mode", "switchport_mode", "trunk_groups", "native_vlan_tag", "dhcp"},
     "sonic": {"port_channel", "lacp_mode"},
     "frr": set(),
 }

@@ -59,6 +59,7 @@ def _speed(text: str) -> tuple[int | None, int | None]:
     return int(rate), int(match.group(3)) if match.group(3) else None
 
 
+_VLAN_LIST = re.compile(r"\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*")  # `10,20-22`; `none`, `add 30` ... stay unmodelled
 # Layer-2 port lines (_EosParser._ethernet_line) stored as they are on a port or a port-channel.
 _LAYER2_FIELDS = frozenset({"native_vlan_tag", "trunk_group", "channel_group"})
 # `reload-delay mlag|non-mlag N` (Arista EOS User Manual, "MLAG": seconds the ports stay down after a reload).
@@ -305,8 +306,11 @@ class _EosParser:
             result = ("switchport", True)
         elif words[:3] == ["switchport", "access", "vlan"] and len(words) == 4:
             result = ("access_vlan", int(words[3]))
-        elif words[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(words) == 5:
+        elif words[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(words) == 5 and _VLAN_LIST.fullmatch(
+                words[4]):
             result = ("trunk_vlans", _vlan_ids(words[4]))
+        elif text == "switchport trunk allowed vlan all":
+            result = ("trunk_vlans", [])  # EOS's default: a trunk with no allowed list carries every VLAN
         elif words[:4] == ["switchport", "trunk", "native", "vlan"] and len(words) == 5 and words[4].isdigit():
             result = ("native_vlan", int(words[4]))
         elif text == "switchport trunk native vlan tag":
@@ -335,6 +339,8 @@ class _EosParser:
             text = child.text
             if text.startswith("description "):
                 interface["description"] = text.split(None, 1)[1]
+            elif text == "ip address dhcp":
+                interface["dhcp"] = True  # the address is leased (EOS "DHCP client"): no static address to check
             elif text.startswith("ip address ") and text.count(" ") == 2:
                 interface["ip"] = text[len("ip address "):]
             else:
@@ -607,12 +613,12 @@ class _EosParser:
         if words[:2] == ["spanning-tree", "mode"] and len(words) == 3:
             stp["mode"] = words[2]
         elif (words[:2] == ["spanning-tree", "mst"] or words[:2] == ["spanning-tree", "vlan-id"]) and len(
-                words) == 5 and words[3] == "priority" and words[4].isdigit():
+                words) == 5 and words[3] == "priority" and words[4].isdigit() and _VLAN_LIST.fullmatch(words[2]):
             for key in (_vlan_ids(words[2]) if words[1] == "vlan-id" else [int(words[2])]):
                 stp["priorities"][str(key)] = int(words[4])
         elif words[:2] == ["spanning-tree", "priority"] and len(words) == 3 and words[2].isdigit():
             stp["priorities"]["0"] = int(words[2])  # RSTP/MST instance 0
-        elif words[:3] == ["no", "spanning-tree", "vlan-id"] and len(words) == 4:
+        elif words[:3] == ["no", "spanning-tree", "vlan-id"] and len(words) == 4 and _VLAN_LIST.fullmatch(words[3]):
             stp["disabled_vlans"] = sorted({*stp["disabled_vlans"], *_vlan_ids(words[3])})
         else:
             return

@@ -79,6 +79,7 @@ class Interface(TypedDict):
     switchport_mode: NotRequired[str]  # access | trunk when stated (a trunk without an allowed list carries all)
     trunk_groups: NotRequired[list[str]]  # EOS trunk groups (MLAG peer-link VLANs)
     native_vlan_tag: NotRequired[bool]  # the trunk's native VLAN is tagged too
+    dhcp: NotRequired[bool]  # a routed port whose address is leased by DHCP (ip null)
 
 
 class PortChannel(TypedDict):

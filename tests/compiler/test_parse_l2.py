@@ -11,6 +11,7 @@ from test_structured_contract import shape_problems  # the contract test's check
 
 from compiler.parse import parse_device
 from compiler.parse.drift import field_drift
+from compiler.render import render_device
 from compiler.structured.contract import Interface, Mlag, PortChannel, SpanningTree, Vlan
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "avd_l2"
@@ -151,3 +152,26 @@ def test_layer2_drift_is_named_in_the_model_words():
         "LEAF1 Ethernet47: lacp mode 'active' intended, 'passive' running",
         "LEAF1 mlag: domain id 'RACK1' intended, 'RACK9' running"]
     assert field_drift("LEAF1", {"startup-config": intended}, {"startup-config": intended})[0] == []
+
+
+@pytest.mark.parametrize(("line", "trunk_vlans", "unmodelled"), [
+    ("switchport trunk allowed vlan all", [], []),  # EOS's default: every VLAN
+    ("switchport trunk allowed vlan none", [], ["switchport trunk allowed vlan none"]),  # not in the model
+    ("switchport trunk allowed vlan add 30", [], ["switchport trunk allowed vlan add 30"]),
+])
+def test_allowed_vlan_forms_never_crash(line, trunk_vlans, unmodelled):
+    text = f"hostname sw1\ninterface Ethernet1\n   switchport mode trunk\n   {line}\n   switchport\n"
+    device = parse_device({"startup-config": text}, "eos")
+    assert by_name(device.structured["interfaces"], "Ethernet1")["trunk_vlans"] == trunk_vlans
+    assert [item.text.strip() for item in device.unmodelled] == unmodelled
+
+
+def test_ip_address_dhcp_is_read_and_written_back():
+    text = "hostname wan1\ninterface Ethernet4\n   description INTERNET\n   no switchport\n   ip address dhcp\n"
+    device = parse_device({"startup-config": text}, "eos")
+    port = by_name(device.structured["interfaces"], "Ethernet4")
+    assert (port["ip"], port["dhcp"], port["kind"], device.unmodelled) == (None, True, "fabric", [])
+    rendered = render_device(device.structured, "eos")["startup-config"]
+    assert "   no switchport\n   ip address dhcp\n" in rendered
+    assert parse_device({"startup-config": rendered}, "eos").structured["interfaces"] == device.structured[
+        "interfaces"]

@@ -101,6 +101,8 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
             append("   no switchport\n")
             if interface["ip"]:
                 append(f"   ip address {interface['ip']}\n")
+            elif interface.get("dhcp"):
+                append("   ip address dhcp\n")
         if kind == KIND_SERVER and not bundle and (interface["access_vlan"] or interface["trunk_vlans"]):
             # A server NIC is an edge port: forward at once instead of waiting out STP listening/learning.
             append("   spanning-tree portfast\n")
