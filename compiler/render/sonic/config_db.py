@@ -334,14 +334,20 @@ def vlan_tables(structured: StructuredConfig) -> dict:
         if vlan.get("name"):
             entry["description"] = vlan["name"]
         svi = vlan.get("svi")
-        entry["mtu"] = str(svi["mtu"] if svi else structured["mtu"]["host"])
+        mtu = svi["mtu"] if svi else structured["mtu"]["host"]
+        if mtu:  # a foreign config may state none: SONiC's default applies
+            entry["mtu"] = str(mtu)
         vlans[name] = entry
         if svi:
-            svi_interface = {"mac_addr": svi["mac"].lower()}
+            # A gateway has the anycast MAC; an SVI read from a foreign config may have only its own address
+            # (an MLAG peer SVI): no MAC line, and its address is the one SONiC's VLAN_INTERFACE states.
+            svi_interface = {"mac_addr": svi["mac"].lower()} if svi["mac"] else {}
             if vlan["vrf"]:
                 svi_interface["vrf_name"] = sonic_vrf_name(vlan["vrf"])
             vlan_interfaces[name] = svi_interface
-            vlan_interfaces[f"{name}|{svi['ip']}"] = {}
+            address = svi["ip"] or svi.get("address")
+            if address:
+                vlan_interfaces[f"{name}|{address}"] = {}
     vrfs: dict[str, dict] = {}
     for vrf in structured["vrfs"]:
         vrf_name = sonic_vrf_name(vrf["name"])

@@ -206,3 +206,18 @@ def test_switchport_forms_round_trip(lines):
     assert first.unmodelled == []
     second = parse_eos(render_device(first.structured, "eos")["startup-config"])
     assert second.structured["interfaces"] == first.structured["interfaces"]
+
+
+def test_sonic_writes_an_svi_with_only_its_own_address_without_none():
+    structured = sonic_bundled_leaf()
+    structured["vlans"].append({"id": 4094, "name": "MLAG", "network": "MLAG", "vni": None, "tenant": None,
+                                "vrf": None, "rd": None, "route_targets": {"import": [], "export": []},
+                                "svi": {"ip": None, "mac": None, "mtu": None, "address": "10.0.255.0/31"}})
+    config_db = render_device(structured, "sonic")["config_db.json"]
+    assert "None" not in config_db and "null" not in config_db
+    tables = json.loads(config_db)
+    assert tables["VLAN_INTERFACE"]["Vlan4094|10.0.255.0/31"] == {} and tables["VLAN"]["Vlan4094"] == {
+        "vlanid": "4094", "description": "MLAG"}
+    if yanglint_path():
+        report = validate_config_db(tables)
+        assert report.ok, report.errors
