@@ -52,6 +52,7 @@ def render_device_platforms(structured: StructuredConfig, platforms: tuple[str, 
         _check_platform(structured, platform)
     check_single_line(structured, "/".join(platforms))
     _refuse_peer_links(structured, platforms)
+    _refuse_unrendered_layer2(structured, platforms)
     return {platform: _renderer(platform)(structured) for platform in platforms}  # type: ignore[misc]
 
 
@@ -68,6 +69,18 @@ def _refuse_peer_links(structured: StructuredConfig, platforms: tuple[str, ...])
             raise RenderError(f"{structured.get('hostname')}: interfaces[{interface['name']}].kind='peer_link': "
                               f"{PEER_LINK_REFUSED} by the {labels} renderer (validate_intent refuses peer-link "
                               "cables on every platform)")
+
+
+def _refuse_unrendered_layer2(structured: StructuredConfig, platforms: tuple[str, ...]) -> None:
+    """Layer 2 read from a foreign config that a platform's writer cannot print is refused, never dropped: MLAG
+    (EOS only; SONiC MC-LAG is not modelled), port-channels on FRR/Linux (the Linux plan has no bonds)."""
+    hostname = structured.get("hostname")
+    if structured.get("mlag") and platforms != (Platform.EOS,):
+        raise RenderError(f"{hostname}: mlag.domain_id={structured['mlag'].get('domain_id')!r}: MLAG is rendered "
+                          "by the EOS renderer only")
+    if structured.get("port_channels") and Platform.FRR in platforms:
+        raise RenderError(f"{hostname}: port_channels[{structured['port_channels'][0]['name']}]: the FRR/Linux "
+                          "plan has no bonds")
 
 
 def _check_platform(structured: StructuredConfig, platform: str) -> None:

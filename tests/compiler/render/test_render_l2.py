@@ -221,3 +221,13 @@ def test_sonic_writes_an_svi_with_only_its_own_address_without_none():
     if yanglint_path():
         report = validate_config_db(tables)
         assert report.ok, report.errors
+
+
+def test_layer2_a_writer_cannot_print_is_refused_not_dropped():
+    structured = bundled_leaf()
+    structured["interfaces"][-1].update(kind="unused", port_channel="Port-Channel47")  # not a peer-link refusal
+    with pytest.raises(RenderError, match=r"mlag.domain_id='PAIR1': MLAG is rendered by the EOS renderer only"):
+        render_device(structured, "sonic")
+    frr = sonic_bundled_leaf()
+    with pytest.raises(RenderError, match=r"port_channels\[PortChannel1\]: the FRR/Linux plan has no bonds"):
+        render_device(frr, "frr")
