@@ -308,6 +308,8 @@ def _read_port_channels(db: dict, structured: dict, interfaces: dict[str, dict],
         member["kind"] = "fabric" if bundle["ip"] else "server"
         if member["mtu"] is None:
             member["mtu"] = bundle["mtu"]
+        else:
+            at(f"interface {port} mtu", "PORT", port)  # the member's own MTU (mtu.port_channels cites it)
         at(f"interface {port} channel-group", "PORTCHANNEL_MEMBER", key)
     for bundle in bundles.values():
         bundle.pop("_static", None)

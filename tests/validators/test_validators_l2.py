@@ -5,6 +5,7 @@ finding cites the faulted line."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,23 @@ def test_peer_link_without_the_peer_vlan_trunk_group_is_caught():
     (finding,) = findings(result, "mlag.peers")
     assert "LEAF2: MLAG peer-link Port-Channel47 does not carry the VLAN of local-interface Vlan4094" in finding.message
     assert result.where(finding) == [line_of("LEAF2", "l2ls-fabric", "interface Port-Channel47", L2LS)]
+
+
+def test_sonic_member_mtu_differing_from_its_portchannel_is_caught():
+    def config_db(member_mtu: str) -> str:
+        ports = {name: {"admin_status": "up", "mtu": "9100", "speed": "100000", "lanes": "1,2,3,4"}
+                 for name in ("Ethernet0", "Ethernet4")}
+        ports["Ethernet4"]["mtu"] = member_mtu
+        return json.dumps({
+            "DEVICE_METADATA": {"localhost": {"hostname": "t1", "type": "LeafRouter"}}, "PORT": ports,
+            "PORTCHANNEL": {"PortChannel0002": {"admin_status": "up", "mtu": "9100", "min_links": "1"}},
+            "PORTCHANNEL_MEMBER": {"PortChannel0002|Ethernet0": {}, "PortChannel0002|Ethernet4": {}},
+            "PORTCHANNEL_INTERFACE": {"PortChannel0002": {}, "PortChannel0002|10.0.0.0/31": {}}}, indent=4)
+
+    assert findings(validate_configs({"t1": {"config_db.json": config_db("9100")}}), "mtu.port_channels") == []
+    text = config_db("1500")
+    result = validate_configs({"t1": {"config_db.json": text}})
+    (finding,) = findings(result, "mtu.port_channels")
+    assert (finding.subject, finding.expected, finding.actual) == ("t1:Ethernet4 mtu", 9100, 1500)
+    member_row = next(number for number, line in enumerate(text.splitlines(), 1) if '"Ethernet4": {' in line)
+    assert result.where(finding) == [f"t1/config_db.json:{member_row}"]
