@@ -15,6 +15,7 @@ from collections import defaultdict
 from validators.common import CORE_ROLES, VTEP_ROLES
 from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.mlag import mlag_pairs
 
 SESSIONS = "bgp.sessions"
 TIMERS_BFD = "bgp.timers_bfd"
@@ -107,6 +108,7 @@ def check_asns(fabric) -> list[Finding]:
     scheme = ctx.intent.asn_scheme if ctx.intent is not None else "per_leaf"
     groups_of_asn: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     findings: list[Finding] = []
+    mlag_peers = mlag_pairs(ctx.structured)
     for host, config in ctx.structured.items():
         asn = config["bgp"].get("asn") if config["bgp"].get("asn") is not None else config.get("asn")
         if asn is None:
@@ -116,7 +118,10 @@ def check_asns(fabric) -> list[Finding]:
                 check=ASNS, severity=Severity.ERROR, subject=host, expected=config["asn"], actual=config["bgp"]["asn"],
                 message=f"{host}: router bgp {config['bgp']['asn']} differs from the device ASN "
                 f"{config['asn']}"))
-        groups_of_asn[asn][_asn_group(ctx, host, scheme)].append(host)
+        group = _asn_group(ctx, host, scheme)
+        if host in mlag_peers and group == host:
+            group = "MLAG " + "+".join(sorted((host, mlag_peers[host])))  # an MLAG pair is one leaf: one ASN
+        groups_of_asn[asn][group].append(host)
     for asn, groups in groups_of_asn.items():
         if len(groups) < 2:
             continue

@@ -150,6 +150,8 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
         keys = []
         if part.startswith("VNI") or part.startswith("vni"):
             keys = ["vxlan", "bgp"]
+        elif finding.check.startswith("mlag."):
+            keys = [part, part.rsplit(" ", 1)[0]]  # the line itself ("mlag domain-id"), else its block
         elif part:
             keys = ([f"interface {part} qos"] if finding.check.startswith("roce") else []) + [f"interface {part}"]
         keys += {"bgp": ["bgp"], "overlay": ["vxlan", "bgp"], "roce": ["qos"], "mtu": ["vxlan"]}.get(

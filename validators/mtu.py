@@ -7,6 +7,9 @@
   + UDP 8 + VXLAN 8, RFC 7348 section 5; :data:`compiler.qos_math.VXLAN_OVERHEAD_BYTES`) must fit the smallest
   underlay MTU on every path between the leaves carrying it: the fabric ports of those leaves, their peers,
   and the core-to-core links. The VXLAN interface MTU must hold the host MTU and fit the underlay as well.
+* ``mtu.port_channels`` -- every member of a port-channel has the bundle's MTU (Arista EOS User Manual, "Port
+  Channels": members take the port-channel's MTU; SONiC PORTCHANNEL.mtu likewise). A member stating another MTU
+  is a config fault: which MTU the bundle really forwards depends on the platform, and the peer sees a mix.
 * ``mtu.svi`` -- the anycast gateway (SVI) MTU of a network is the same on every leaf and equals the host MTU
   (a gateway with a smaller MTU drops or fragments routed jumbo frames; a larger one sends what hosts reject).
 """
@@ -16,13 +19,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
-from validators.common import CORE_ROLES, VTEP_ROLES
+from validators.common import CORE_ROLES, VTEP_ROLES, CheckSkipped
 from validators.context import as_context
 from validators.findings import Finding, Severity
 
 LINKS = "mtu.links"
 OVERLAY_BUDGET = "mtu.overlay_budget"
 SVI = "mtu.svi"
+PORT_CHANNELS = "mtu.port_channels"
 SWITCH_KINDS = frozenset({"fabric", "peer_link"})
 
 
@@ -70,14 +74,14 @@ def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | Non
             continue
         smallest = None
         for interface in config["interfaces"]:
-            if interface["kind"] != "fabric" or not interface["enabled"]:
-                continue
+            if interface["kind"] != "fabric" or not interface["enabled"] or interface["mtu"] is None:
+                continue  # no `mtu` line (foreign configs): the platform default is not modelled, nothing to judge
             peer_key = (interface["peer_device"], interface["peer_interface"])
             if not is_vtep and (structured.get(peer_key[0]) or {}).get("role") not in CORE_ROLES:
                 continue
             peer = index.get(peer_key)
             mtu = interface["mtu"]
-            if peer is not None and peer["mtu"] < mtu:
+            if peer is not None and peer["mtu"] is not None and peer["mtu"] < mtu:
                 candidate = (peer["mtu"], peer_key)
             else:
                 candidate = (mtu, (host, interface["name"]))
@@ -111,11 +115,12 @@ def check_overlay_budget(fabric) -> list[Finding]:
                 for vlan_id in [interface["access_vlan"], *interface["trunk_vlans"]]:
                     if vlan_id in vlan_networks:
                         network = vlan_networks[vlan_id]
-                        host_mtu[network] = max(host_mtu[network], interface["mtu"])
+                        # A port without an `mtu` line (foreign configs, bundle members) states no host MTU.
+                        host_mtu[network] = max(host_mtu[network], interface["mtu"] or 0)
         vxlan = config.get("vxlan") or {}
         if vxlan.get("mtu") and host in per_leaf:
             largest_host = max([(config.get("mtu") or {}).get("host") or 0] +
-                               [i["mtu"] for i in config["interfaces"] if i["kind"] == "server" and i["enabled"]])
+                               [i["mtu"] or 0 for i in config["interfaces"] if i["kind"] == "server" and i["enabled"]])
             underlay, where = per_leaf[host]
             if vxlan["mtu"] + VXLAN_OVERHEAD_BYTES > underlay:
                 findings.append(Finding(
@@ -154,8 +159,8 @@ def check_svi(fabric) -> list[Finding]:
         expected_host = (config.get("mtu") or {}).get("host")
         for vlan in config["vlans"]:
             svi = vlan.get("svi")
-            if not svi:
-                continue
+            if not svi or not (svi["ip"] or svi.get("virtual_router_addresses")) or svi["mtu"] is None:
+                continue  # no gateway (an MLAG peer SVI), or no `mtu` line: the platform default is not modelled
             per_network[vlan["network"]].append((host, svi.get("mtu")))
             if expected_host and svi.get("mtu") != expected_host:
                 findings.append(Finding(
@@ -177,4 +182,28 @@ def check_svi(fabric) -> list[Finding]:
     return findings
 
 
-CHECKS = {LINKS: check_links, OVERLAY_BUDGET: check_overlay_budget, SVI: check_svi}
+def check_port_channels(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    findings: list[Finding] = []
+    bundles = 0
+    for host, config in ctx.structured.items():
+        ports = {interface["name"]: interface for interface in config["interfaces"]}
+        for bundle in config.get("port_channels") or []:
+            bundles += 1
+            if bundle["mtu"] is None:
+                continue  # the platform default on the bundle and (unless stated) its members
+            for name in bundle["members"]:
+                member_mtu = ports[name]["mtu"] if name in ports else None
+                if member_mtu is not None and member_mtu != bundle["mtu"]:
+                    findings.append(Finding(
+                        check=PORT_CHANNELS, severity=Severity.ERROR, subject=f"{host}:{name} mtu",
+                        expected=bundle["mtu"], actual=member_mtu,
+                        message=f"{host}:{name} MTU {member_mtu} differs from its bundle {bundle['name']} "
+                        f"(MTU {bundle['mtu']}): members must carry the bundle's MTU"))
+    if not bundles:
+        raise CheckSkipped("no port-channels")
+    return findings
+
+
+CHECKS = {LINKS: check_links, OVERLAY_BUDGET: check_overlay_budget, SVI: check_svi,
+          PORT_CHANNELS: check_port_channels}

@@ -50,9 +50,15 @@ def check_vlan_vni(fabric) -> list[Finding]:
     findings: list[Finding] = []
     vni_owner: dict[int, set[str]] = defaultdict(set)
     for network, entries in sorted(_carriers(ctx.structured).items()):
+        # A switch without VXLAN (an L2 leaf below an MLAG VTEP pair) bridges the VLAN, it maps no VNI; a VLAN with
+        # no VNI anywhere (L2LS fabrics, MLAG peer VLANs) is L2-only, not an overlay.
+        entries = [(host, vlan) for host, vlan in entries if ctx.structured[host].get("vxlan")]
+        if all(vlan["vni"] is None for _host, vlan in entries):
+            continue
         usual = _majority((vlan["id"], vlan["vni"]) for _host, vlan in entries)
         for host, vlan in entries:
-            vni_owner[vlan["vni"]].add(f"network {network}")
+            if vlan["vni"] is not None:
+                vni_owner[vlan["vni"]].add(f"network {network}")
             if (vlan["id"], vlan["vni"]) != usual:
                 findings.append(Finding(
                     check=VLAN_VNI, severity=Severity.ERROR, subject=f"{host}:{network}",
@@ -62,10 +68,11 @@ def check_vlan_vni(fabric) -> list[Finding]:
     for host, config in ctx.structured.items():
         vxlan = config.get("vxlan") or {}
         for vrf in config["vrfs"]:
-            vni_owner[vrf["l3vni"]].add(f"tenant {vrf['tenant']}")
+            if vrf["l3vni"] is not None:
+                vni_owner[vrf["l3vni"]].add(f"tenant {vrf['tenant']}")
         if not config["vlans"] and not vxlan:
             continue
-        configured = {str(vlan["id"]): vlan["vni"] for vlan in config["vlans"]}
+        configured = {str(vlan["id"]): vlan["vni"] for vlan in config["vlans"] if vlan["vni"] is not None}
         mapped = dict(vxlan.get("vlan_vnis") or {})
         if configured != mapped:
             wrong = sorted(set(configured.items()) ^ set(mapped.items()))
@@ -85,10 +92,14 @@ def _vni_route_targets(structured) -> dict[int, list[tuple[str, frozenset, froze
     result: dict[int, list] = defaultdict(list)
     for host, config in structured.items():
         for vlan in config["vlans"]:
+            if vlan["vni"] is None:
+                continue  # L2-only: no EVPN routes
             targets = vlan.get("route_targets") or {}
             result[vlan["vni"]].append((host, frozenset(targets.get("import") or ()),
                                         frozenset(targets.get("export") or ())))
         for vrf in config["bgp"].get("vrfs") or ():
+            if vrf["l3vni"] is None:
+                continue  # a VRF without an L3VNI exchanges no EVPN routes
             targets = vrf.get("route_targets") or {}
             result[vrf["l3vni"]].append((host, frozenset(targets.get("import") or ()),
                                          frozenset(targets.get("export") or ())))

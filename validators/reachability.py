@@ -25,8 +25,10 @@ def check_vtep_reachability(fabric) -> list[Finding]:
         width = matrix.widths[(origin_class, receiver_class)][0]
         if width:
             continue
+        # MLAG peers sharing one VTEP address (EOS MLAG with a common Loopback1) are one VTEP: nothing to reach.
         broken = [(o, r) for o, r in matrix.pairs_in(origin_class, receiver_class)
-                  if matrix.overrides.get((o, r), 0) == 0]
+                  if matrix.overrides.get((o, r), 0) == 0
+                  and model.vtep_prefix[matrix.leaf_devices[o]] != model.vtep_prefix[matrix.leaf_devices[r]]]
         if not broken:
             continue
         origin_signature = matrix.signatures[origin_class]

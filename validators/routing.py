@@ -88,7 +88,9 @@ class RoutingModel:
         return cls(ctx.structured, ctx.sessions.established)
 
     def vteps(self) -> list[int]:
-        return [device for device, role in enumerate(self.role) if role in VTEP_ROLES]
+        # A leaf with neither a VTEP nor BGP is an L2-only leaf (AVD L2LS, campus): it bridges, it tunnels nothing.
+        return [device for device, role in enumerate(self.role) if role in VTEP_ROLES
+                and (self.vtep_prefix[device] is not None or self.asn[device])]  # asn 0: no BGP
 
     def core(self) -> list[int]:
         return [device for device, role in enumerate(self.role) if role in CORE_ROLES]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from compiler.api import CompileResult
 from compiler.errors import FieldError, InputError
 from compiler.structured.contract import StructuredConfig
-from validators import batfish, bgp, clos5, ecmp, headroom, mtu, overlay, reachability, roce, whatif
+from validators import batfish, bgp, clos5, ecmp, headroom, mlag, mtu, overlay, reachability, roce, whatif
 from validators.common import CheckSkipped
 from validators.context import FabricContext, ValidationInput, as_context
 from validators.findings import Report
@@ -75,6 +75,7 @@ def _registry() -> dict[str, Callable[[FabricContext], list]]:
     checks.update(clos5.CHECKS)
     checks.update(overlay.CHECKS)
     checks.update(mtu.CHECKS)
+    checks.update(mlag.CHECKS)
     checks.update({name: _needs_roce(check) for name, check in roce.CHECKS.items()})
     checks.update({name: _needs_roce(check) for name, check in headroom.CHECKS.items()})
     checks.update({name: _physical(name) for name in PHYSICAL_CHECKS})

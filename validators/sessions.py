@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from compiler.structured.contract import Interface, Neighbor, StructuredConfig
+from compiler.structured.contract import Neighbor, StructuredConfig
 from validators.common import ip_to_int
 from validators.findings import Finding, Severity
 
@@ -52,14 +52,43 @@ def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
     return remote_as == peer_asn
 
 
+def _layer3_virtual_ports(config: StructuredConfig) -> list[dict]:
+    """SVIs with their own address in the default VRF and routed port-channels, as ports sessions can run on:
+    the MLAG peers' iBGP session runs over the peer SVI (AVD: Vlan4093), a routed uplink over a bundle. No cable:
+    the peer is whoever owns the neighbor address (the session pairs by subnet)."""
+    ports: list[dict] = []
+    for vlan in config["vlans"]:
+        svi = vlan["svi"]
+        address = svi.get("address") if svi else None
+        if address and vlan["vrf"] is None:
+            ports.append({"name": f"Vlan{vlan['id']}", "ip": address, "kind": "svi", "enabled": True,
+                          "peer_device": None, "peer_interface": None})
+    for bundle in config.get("port_channels") or []:
+        if bundle["ip"]:
+            ports.append({"name": bundle["name"], "ip": bundle["ip"], "kind": "port_channel",
+                          "enabled": bundle["enabled"], "peer_device": None, "peer_interface": None})
+    return ports
+
+
+def _shared_svi_owner(structured, host: str, neighbor: Neighbor, local_bare: str, owners: list[tuple[str, str]],
+                      by_address: dict, default: tuple[str, str] | None) -> tuple[str, str] | None:
+    """Of the devices owning one reused SVI address, the one that peers back with us: first one in the AS our
+    neighbor statement expects, else any."""
+    back = [key for key in owners if key[0] != host and (key[0], local_bare) in by_address]
+    in_as = [key for key in back if structured[key[0]]["bgp"].get("asn") == neighbor["remote_as"]]
+    return (in_as or back)[0] if back else default
+
+
 def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
     table = SessionTable()
     findings = table.findings
-    interfaces: dict[tuple[str, str], Interface] = {}  # switch-facing or addressed ports only
+    interfaces: dict[tuple[str, str], Mapping] = {}  # switch-facing or addressed ports (and SVIs, bundles)
     address_owner: dict[int, tuple[str, str]] = {}  # interface address -> (device, interface)
+    # Peer SVI subnets reused by every MLAG pair (AVD L2LS: 192.168.0.0/31 on each pair's Vlan4094, routed nowhere).
+    shared_svi: dict[int, list[tuple[str, str]]] = {}
     parsed: dict[tuple[str, str], tuple[int, int, str]] = {}  # port -> (address, prefix length, bare address)
     for host, config in structured.items():
-        for interface in config["interfaces"]:
+        for interface in (*config["interfaces"], *_layer3_virtual_ports(config)):
             ip = interface["ip"]
             if ip or interface["kind"] in ("fabric", "peer_link"):
                 key = (host, interface["name"])
@@ -68,6 +97,8 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     bare, _, length = ip.partition("/")
                     own_address = ip_to_int(bare)
                     parsed[key] = (own_address, int(length) if length else 32, bare)
+                    if own_address in address_owner and interface["kind"] == "svi":
+                        shared_svi.setdefault(own_address, [address_owner[own_address]]).append(key)
                     address_owner[own_address] = key
     by_address: dict[tuple[str, str], Neighbor] = {}  # (device, neighbor address) -> neighbor
     by_interface: dict[tuple[str, str], Neighbor] = {}  # (device, local interface) -> unnumbered neighbor
@@ -113,6 +144,9 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                           f"{host}:{local_name} neighbor {address} is not in the interface subnet {local['ip']}")
                     continue
                 owner = address_owner.get(peer_ip)
+                if peer_ip in shared_svi:
+                    owner = _shared_svi_owner(structured, host, neighbor, local_bare, shared_svi[peer_ip], by_address,
+                                              owner)
                 if owner is None:
                     error(f"{host}:{local_name}", f"a device owning {address}", None,
                           f"{host}:{local_name} neighbor {address} is dangling: no device has that address")

@@ -29,6 +29,14 @@ PORT_QOS_FIELDS = {
 BASE_INTERFACE_FIELDS = {"name", "kind", "enabled", "description", "ip", "mtu", "peer_device", "peer_interface",
                          "access_vlan", "trunk_vlans", "unnumbered"}
 CLASS_FIELDS = ("dscp", "traffic_class", "priority", "queue", "lossless", "ecn")
+# Layer 2 read from foreign configs (optional keys): what each platform's text states. SONiC has no trunk groups,
+# native VLAN tagging, per-member LACP mode beyond active/static, MLAG or spanning tree in the tables we read.
+LAYER2_INTERFACE_FIELDS = {
+    "eos": {"port_channel", "lacp_mode", "switchport_mode", "trunk_groups", "native_vlan_tag", "dhcp"},
+    "sonic": {"port_channel", "lacp_mode"},
+    "frr": set(),
+}
+LAYER2_BLOCKS = {"eos": ("port_channels", "mlag", "spanning_tree"), "sonic": ("port_channels",), "frr": ()}
 
 
 def _vrf(name):
@@ -48,7 +56,7 @@ def carried(structured: dict, platform: str) -> dict:
         if platform == "frr" and interface["kind"] == "unused":
             continue  # FRR has no unused ports: the twin creates only cabled veths
         entry = {key: interface.get(key) for key in BASE_INTERFACE_FIELDS | INTERFACE_FIELDS[platform]
-                 if key in interface}
+                 | LAYER2_INTERFACE_FIELDS[platform] if key in interface}
         if interface["kind"] == "unused":
             entry = {key: interface.get(key) for key in {"name", "kind", "enabled", "mtu"}
                      | (INTERFACE_FIELDS[platform] - {"cable_length_m"})}
@@ -73,6 +81,13 @@ def carried(structured: dict, platform: str) -> dict:
                     **({"transit_vlan": vrf["transit_vlan"]} if platform != "eos" else {}),
                     **({"linux_table": vrf.get("linux_table")} if platform == "frr" else {})}
                    for vrf in structured["vrfs"]]
+    for block in LAYER2_BLOCKS[platform]:
+        if structured.get(block):
+            out[block] = structured[block]
+    if platform == "eos":
+        for vlan, entry in zip(structured["vlans"], out["vlans"], strict=True):
+            if vlan.get("trunk_groups"):
+                entry["trunk_groups"] = vlan["trunk_groups"]
     out["vxlan"] = _vxlan(structured["vxlan"], platform)
     out["qos"] = _qos(structured.get("qos") or {}, platform)
     if platform == "frr":

@@ -238,3 +238,17 @@ class SubnetIndex:
             if name is not None:
                 return name
         return None
+
+
+def layer3_neighbor_interfaces(structured: dict) -> None:
+    """BGP neighbors no port's subnet holds, onto the SVI (own address, default VRF) or routed port-channel whose
+    subnet does: the MLAG peers' iBGP session over the peer SVI (AVD: Vlan4093), a routed uplink bundle."""
+    prefixes = [(f"Vlan{vlan['id']}", svi["address"]) for vlan in structured["vlans"]
+                if (svi := vlan["svi"]) and svi.get("address") and vlan["vrf"] is None]
+    prefixes += [(bundle["name"], bundle["ip"]) for bundle in structured.get("port_channels") or [] if bundle["ip"]]
+    if not prefixes:
+        return
+    for neighbor in structured["bgp"]["neighbors"]:
+        if neighbor["interface"] is None and neighbor["address"] and ":" not in neighbor["address"]:
+            neighbor["interface"] = next((name for name, prefix in prefixes
+                                          if contains(prefix, neighbor["address"])), None)

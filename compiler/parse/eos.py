@@ -25,6 +25,7 @@ from compiler.parse.common import (
     empty_qos,
     empty_structured,
     finish_qos,
+    layer3_neighbor_interfaces,
     neighbor_peer_from_description,
     peer_from_description,
     sort_structured,
@@ -56,6 +57,22 @@ def _speed(text: str) -> tuple[int | None, int | None]:
         return None, None
     rate = float(match.group(1)) * (1000 if match.group(2) == "t" else 1)
     return int(rate), int(match.group(3)) if match.group(3) else None
+
+
+_VLAN_LIST = re.compile(r"\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*")  # `10,20-22`; `none`, `add 30` ... stay unmodelled
+# Layer-2 port lines (_EosParser._ethernet_line) stored as they are on a port or a port-channel.
+_LAYER2_FIELDS = frozenset({"native_vlan_tag", "trunk_group", "channel_group"})
+# `reload-delay mlag|non-mlag N` (Arista EOS User Manual, "MLAG": seconds the ports stay down after a reload).
+_RELOAD_DELAY_KEYS = {"mlag": "reload_delay_mlag_s", "non-mlag": "reload_delay_non_mlag_s"}
+
+
+def _layer2_field(port: dict, field: str, value: Any) -> None:
+    if field == "native_vlan_tag":
+        port["native_vlan_tag"] = True
+    elif field == "trunk_group":
+        port.setdefault("trunk_groups", []).append(value)
+    else:  # channel_group: (bundle name, LACP mode)
+        port["port_channel"], port["lacp_mode"] = value
 
 
 def _vlan_ids(text: str) -> list[int]:
@@ -90,6 +107,8 @@ class _EosParser:
         self.line_cache: dict[str, tuple | None] = {}
         self.svis: dict[int, dict] = {}  # VLAN id -> SVI facts (interface VlanN)
         self.bgp_vlans: dict[int, dict] = {}  # VLAN id -> RD and route targets (router bgp / vlan N)
+        self.vlan_trunk_groups: dict[int, list[str]] = {}
+        self.port_channels: dict[str, dict] = {}  # interface Port-ChannelN, by name
 
     def at(self, key: str, node: Node) -> None:
         self.locations.setdefault(key, (self.file, node.line))
@@ -126,6 +145,14 @@ class _EosParser:
                 _use(node)
             elif words[:2] == ["router", "bgp"] and len(words) == 3:
                 deferred.append(node)
+            elif node.text == "mlag configuration":
+                self._mlag(node)
+            elif words[:4] == ["ip", "address", "virtual", "source-nat"] and len(words) == 8 and words[4] == "vrf":
+                # The source of packets the switch itself sends in a VRF whose gateways are anycast (EOS "VXLAN":
+                # `ip address virtual source-nat`): pings and traceroutes from the gateway; no forwarding path.
+                self.at(f"vrf {words[5]} source-nat", _use(node))
+            elif words[0] == "spanning-tree" or words[:2] == ["no", "spanning-tree"]:
+                self._spanning_tree(node)
             elif words[:2] in (["ip", "name-server"], ["ip", "route"], ["ntp", "server"],
                                ["ntp", "local-interface"]) or (words[0] == "logging" and "host" in words):
                 self._management_global(node)
@@ -237,6 +264,8 @@ class _EosParser:
         for child in node.children:
             if child.words()[0] == "name" and len(child.words()) == 2:
                 self.vlan_names[vlan_id] = _use(child).words()[1]
+            elif child.words()[:2] == ["trunk", "group"] and len(child.words()) == 3:
+                self.vlan_trunk_groups.setdefault(vlan_id, []).append(_use(child).words()[2])
         self.at(f"vlan {vlan_id}", _use(node))
 
     # ------------------------------------------------------------------------------------------ interfaces
@@ -253,6 +282,8 @@ class _EosParser:
             self._svi(node, int(name[4:]))
         elif lowered.startswith("vxlan"):
             self._vxlan(node)
+        elif lowered.startswith("port-channel") and name[len("port-channel"):].isdigit():
+            self._port_channel(node, name)
 
     def _ethernet_line(self, text: str) -> tuple | None:
         """What one line of an Ethernet interface sets: (field, value), or None when it is no such line. A
@@ -275,11 +306,24 @@ class _EosParser:
             result = ("switchport", True)
         elif words[:3] == ["switchport", "access", "vlan"] and len(words) == 4:
             result = ("access_vlan", int(words[3]))
-        elif words[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(words) == 5:
+        elif words[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(words) == 5 and _VLAN_LIST.fullmatch(
+                words[4]):
             result = ("trunk_vlans", _vlan_ids(words[4]))
-        elif words[:4] == ["switchport", "trunk", "native", "vlan"] and len(words) == 5:
+        elif text == "switchport trunk allowed vlan all":
+            result = ("trunk_vlans", [])  # EOS's default: a trunk with no allowed list carries every VLAN
+        elif words[:4] == ["switchport", "trunk", "native", "vlan"] and len(words) == 5 and words[4].isdigit():
             result = ("native_vlan", int(words[4]))
-        elif text == "spanning-tree portfast":
+        elif text == "switchport trunk native vlan tag":
+            result = ("native_vlan_tag", True)
+        elif words[:3] == ["switchport", "trunk", "group"] and len(words) == 4:
+            result = ("trunk_group", words[3])
+        elif (words[0] == "channel-group" and len(words) == 4 and words[1].isdigit() and words[2] == "mode"
+              and words[3] in ("active", "passive", "on")):
+            result = ("channel_group", (f"Port-Channel{int(words[1])}", words[3]))
+        elif text in ("spanning-tree portfast", "spanning-tree bpduguard enable"):
+            # Edge-port protection (Arista EOS User Manual, "Spanning Tree Protocol": PortFast skips the
+            # listening/learning states, BPDU guard err-disables an edge port that receives a BPDU); neither
+            # changes a forwarding path the checks compute on a loop-free fabric.
             result = ("noop", None)
         elif words[0] == "service-profile" and len(words) == 2 and words[1] in self.profiles:
             result = ("profile", words[1])
@@ -295,6 +339,8 @@ class _EosParser:
             text = child.text
             if text.startswith("description "):
                 interface["description"] = text.split(None, 1)[1]
+            elif text == "ip address dhcp":
+                interface["dhcp"] = True  # the address is leased (EOS "DHCP client"): no static address to check
             elif text.startswith("ip address ") and text.count(" ") == 2:
                 interface["ip"] = text[len("ip address "):]
             else:
@@ -310,6 +356,15 @@ class _EosParser:
                     interface["speed_gbps"], interface["lanes"] = value
                 elif field == "switchport":
                     switchport = value
+                    if text.startswith("switchport mode "):
+                        interface["switchport_mode"] = text.split()[2]
+                elif field in _LAYER2_FIELDS:
+                    _layer2_field(interface, field, value)
+                    if field == "channel_group":
+                        self.at(f"interface {name} channel-group", child)
+                elif field == "mtu":
+                    interface["mtu"] = value
+                    self.at(f"interface {name} mtu", child)
                 elif field == "access_vlan" or field == "native_vlan":
                     switchport = True if field == "access_vlan" else switchport
                     interface["access_vlan"] = value
@@ -320,6 +375,9 @@ class _EosParser:
                 elif field != "noop":
                     interface[field] = value
             child.used = True
+        mode = interface.get("switchport_mode")
+        if (mode == "access" and interface["access_vlan"] is not None) or (mode == "trunk" and interface["trunk_vlans"]):
+            del interface["switchport_mode"]  # implied by the VLANs (our renderer's form): the contract keeps one
         if interface["access_vlan"] is not None and interface["trunk_vlans"]:
             # The renderer adds the native VLAN to the allowed list; the contract keeps them apart.
             interface["trunk_vlans"] = [vlan for vlan in interface["trunk_vlans"] if vlan != interface["access_vlan"]]
@@ -421,10 +479,15 @@ class _EosParser:
         _use(node)
 
     def _svi(self, node: Node, vlan_id: int) -> None:
-        svi: dict[str, Any] = {"ip": None, "mac": None, "mtu": None, "vrf": None}
+        svi: dict[str, Any] = {"ip": None, "mac": None, "mtu": None, "vrf": None, "address": None,
+                               "virtual_router_addresses": []}
         for child in node.children:
             words = child.words()
             if words[0] == "description" or child.text == "no shutdown":
+                pass
+            elif child.text == "no autostate":
+                # Keeps the SVI up while no other port carries its VLAN (Arista EOS User Manual, "Autostate"):
+                # what an MLAG peer SVI needs before the peer-link is up; no address or path changes.
                 pass
             elif words[0] == "mtu" and len(words) == 2:
                 svi["mtu"] = int(words[1])
@@ -432,6 +495,11 @@ class _EosParser:
                 svi["vrf"] = words[1]
             elif words[:3] == ["ip", "address", "virtual"] and len(words) == 4:
                 svi["ip"] = words[3]
+            elif words[:2] == ["ip", "address"] and len(words) == 3:
+                svi["address"] = words[2]
+                self.at(f"interface Vlan{vlan_id} ip address", child)
+            elif words[:3] == ["ip", "virtual-router", "address"] and len(words) == 4:
+                svi["virtual_router_addresses"].append(words[3])
             else:
                 continue
             _use(child)
@@ -444,6 +512,10 @@ class _EosParser:
         for child in node.children:
             words = child.words()
             if child.text in _KNOWN_NOOPS or words[0] == "description":
+                pass
+            elif child.text == "vxlan virtual-router encapsulation mac-address mlag-system-id":
+                # Routed VXLAN traffic of an MLAG pair carries the pair's shared system MAC (EOS "VXLAN", "MLAG"):
+                # both peers answer as one VTEP; the pair (mlag.peers) and its shared VTEP address are checked.
                 pass
             elif words[:2] == ["vxlan", "source-interface"] and len(words) == 3:
                 vxlan["source_interface"] = words[2]
@@ -458,6 +530,99 @@ class _EosParser:
             _use(child)
         self.structured["vxlan"] = vxlan
         self.at("vxlan", _use(node))
+
+    def _port_channel(self, node: Node, name: str) -> None:
+        """``interface Port-ChannelN``: the bundle's own settings; members name it with ``channel-group N``."""
+        bundle: dict[str, Any] = {
+            "name": name, "members": [], "min_links": None, "mtu": None, "enabled": True, "description": "",
+            "ip": None, "switchport_mode": None, "access_vlan": None, "trunk_vlans": [], "trunk_groups": [],
+            "native_vlan_tag": False, "mlag": None, "qos": {}}
+        direct_qos = empty_port_qos()
+        profile_name, direct_stated = None, False
+        for child in node.children:
+            text, words = child.text, child.words()
+            if text.startswith("description "):
+                bundle["description"] = text.split(None, 1)[1]
+            elif words[:2] == ["ip", "address"] and len(words) == 3:
+                bundle["ip"] = words[2]
+            elif words[0] == "mlag" and len(words) == 2 and words[1].isdigit():
+                bundle["mlag"] = int(words[1])
+                self.at(f"interface {name} mlag", child)
+            elif words[:2] == ["port-channel", "min-links"] and len(words) == 3 and words[2].isdigit():
+                bundle["min_links"] = int(words[2])
+            elif self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
+                direct_stated = True
+                self.at(f"interface {name} qos", child)
+                continue
+            else:
+                decoded = self._ethernet_line(text)
+                if decoded is None or decoded[0] in ("speed", "channel_group"):
+                    continue
+                field, value = decoded
+                if field == "profile":
+                    profile_name = value
+                    self.at(f"interface {name} qos", child)
+                if field == "enabled" or field == "mtu":
+                    bundle[field] = value
+                    if field == "mtu":
+                        self.at(f"interface {name} mtu", child)
+                elif field == "switchport":
+                    if text.startswith("switchport mode "):
+                        bundle["switchport_mode"] = words[2]
+                elif field == "access_vlan" or field == "native_vlan":
+                    bundle["access_vlan"] = value
+                elif field == "trunk_vlans":
+                    bundle["trunk_vlans"] = value
+                elif field in _LAYER2_FIELDS:
+                    _layer2_field(bundle, field, value)
+            _use(child)
+        if bundle["access_vlan"] is not None:
+            bundle["trunk_vlans"] = [vlan for vlan in bundle["trunk_vlans"] if vlan != bundle["access_vlan"]]
+        if profile_name is not None or direct_stated:
+            bundle["qos"] = self._port_qos(profile_name, direct_qos if direct_stated else None)
+        self.port_channels[name] = bundle
+        self.at(f"interface {name}", _use(node))
+
+    def _mlag(self, node: Node) -> None:
+        """``mlag configuration`` (Arista EOS User Manual, "Multi-Chassis Link Aggregation")."""
+        mlag: dict[str, Any] = {"domain_id": None, "local_interface": None, "peer_address": None,
+                                "peer_link": None, "reload_delay_mlag_s": None, "reload_delay_non_mlag_s": None}
+        keys = {"domain-id": "domain_id", "local-interface": "local_interface", "peer-address": "peer_address",
+                "peer-link": "peer_link"}
+        for child in node.children:
+            words = child.words()
+            if words[0] in keys and len(words) == 2:
+                mlag[keys[words[0]]] = words[1]
+                self.at(f"mlag {words[0]}", child)
+            elif words[0] == "reload-delay" and len(words) == 3 and words[1] in _RELOAD_DELAY_KEYS:
+                mlag[_RELOAD_DELAY_KEYS[words[1]]] = int(words[2])
+            elif words[0] == "reload-delay" and len(words) == 2 and words[1].isdigit():
+                mlag["reload_delay_mlag_s"] = int(words[1])  # the older single form: MLAG ports only
+            else:
+                continue
+            _use(child)
+        self.structured["mlag"] = mlag
+        self.at("mlag", _use(node))
+
+    def _spanning_tree(self, node: Node) -> None:
+        """Global spanning-tree lines (Arista EOS User Manual, "Spanning Tree Protocol"): the mode, bridge
+        priorities per MST instance or VLAN, and VLANs with STP off (the MLAG peer VLANs)."""
+        words = node.words()
+        stp = self.structured.setdefault("spanning_tree", {"mode": None, "priorities": {},
+                                                            "disabled_vlans": []})
+        if words[:2] == ["spanning-tree", "mode"] and len(words) == 3:
+            stp["mode"] = words[2]
+        elif (words[:2] == ["spanning-tree", "mst"] or words[:2] == ["spanning-tree", "vlan-id"]) and len(
+                words) == 5 and words[3] == "priority" and words[4].isdigit() and _VLAN_LIST.fullmatch(words[2]):
+            for key in (_vlan_ids(words[2]) if words[1] == "vlan-id" else [int(words[2])]):
+                stp["priorities"][str(key)] = int(words[4])
+        elif words[:2] == ["spanning-tree", "priority"] and len(words) == 3 and words[2].isdigit():
+            stp["priorities"]["0"] = int(words[2])  # RSTP/MST instance 0
+        elif words[:3] == ["no", "spanning-tree", "vlan-id"] and len(words) == 4 and _VLAN_LIST.fullmatch(words[3]):
+            stp["disabled_vlans"] = sorted({*stp["disabled_vlans"], *_vlan_ids(words[3])})
+        else:
+            return
+        self.at("spanning-tree", _use(node))
 
     # ------------------------------------------------------------------------------------- prefix lists
     def _prefix_list(self, node: Node) -> None:
@@ -676,8 +841,10 @@ class _EosParser:
             vxlan["vtep_ip"] = source["ip"].split("/")[0] if source and source["ip"] else None
         if self.redistribute_connected is not None and not bgp["networks"]:
             bgp["networks"] = self._redistributed_loopbacks()
+        self._finish_port_channels()
         self._finish_interfaces()
         self._finish_vlans()
+        layer3_neighbor_interfaces(structured)
         self._finish_qos()
         self._finish_management()
         servers = any(interface["kind"] == "server" for interface in structured["interfaces"])
@@ -707,6 +874,36 @@ class _EosParser:
         host_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "server" and i["mtu"]]
         structured["mtu"] = {"underlay": max(fabric_mtus, default=None), "host": max(host_mtus, default=None)}
 
+    def _finish_port_channels(self) -> None:
+        """Members onto their bundles: a member takes the bundle's kind (MLAG peer-link, switched, routed) and,
+        without its own ``mtu``, the bundle's MTU (Arista EOS User Manual, "Port Channels": members inherit the
+        port-channel's configuration)."""
+        if not self.port_channels:
+            return
+        peer_link = (self.structured.get("mlag") or {}).get("peer_link")
+        for interface in self.structured["interfaces"]:
+            bundle = self.port_channels.get(interface.get("port_channel") or "")
+            if bundle is None:
+                continue
+            bundle["members"].append(interface["name"])
+            if bundle["name"] == peer_link:
+                interface["kind"] = "peer_link"
+            elif bundle["ip"]:
+                interface["kind"] = "fabric"
+            elif interface["kind"] == "unused":
+                interface["kind"] = "server"  # a switched bundle: hosts or the L2 tier above/below
+            if interface["mtu"] is None:
+                interface["mtu"] = bundle["mtu"]
+            if not interface["qos"] and bundle["qos"]:
+                # QoS on the port-channel (service-profile, qos trust) applies to its members (EOS "Quality of
+                # Service": port-channel settings are the members'): a RoCE class carried through the bundle.
+                interface["qos"] = bundle["qos"]
+            if interface["peer_device"] is None:
+                interface["peer_device"], interface["peer_interface"] = peer_from_description(
+                    interface["description"])
+        self.structured["port_channels"] = [self.port_channels[name] for name in sorted(
+            self.port_channels, key=lambda name: int(name[len("Port-Channel"):]))]
+
     def _finish_vlans(self) -> None:
         structured = self.structured
         vxlan = structured["vxlan"]
@@ -718,8 +915,10 @@ class _EosParser:
             structured["vlans"].append({
                 "id": vlan_id, "name": name, "network": name, "vni": vlan_vnis.get(vlan_id), "tenant": None,
                 "vrf": svi["vrf"] if svi else None, "rd": bgp_vlan["rd"], "route_targets": bgp_vlan["route_targets"],
-                "svi": {"ip": svi["ip"], "mac": self.virtual_mac, "mtu": svi["mtu"]} if svi and svi["ip"] else None,
+                "svi": _svi_entry(svi, self.virtual_mac),
             })
+            if vlan_id in self.vlan_trunk_groups:
+                structured["vlans"][-1]["trunk_groups"] = self.vlan_trunk_groups[vlan_id]
         vrf_vnis = vxlan.get("vrf_vnis") or {}
         management_vrf = self.management.get("vrf") or self.management.get("global_vrf")
         for name in self.vrf_names:
@@ -776,6 +975,19 @@ class _EosParser:
             "ntp_servers": management.get("ntp_servers", []), "syslog_servers": management.get("syslog_servers", []),
             "dns_servers": management.get("dns_servers", []), "aaa": self.aaa.finish(),
         }
+
+
+def _svi_entry(svi: dict | None, virtual_mac: str | None) -> dict | None:
+    """The contract's ``vlans[].svi``: the anycast gateway as before, plus the SVI's own address and VARP
+    gateways when stated (keys absent otherwise, so configs without them read as before)."""
+    if not svi or not (svi["ip"] or svi["address"] or svi["virtual_router_addresses"]):
+        return None
+    entry = {"ip": svi["ip"], "mac": virtual_mac, "mtu": svi["mtu"]}
+    if svi["address"]:
+        entry["address"] = svi["address"]
+    if svi["virtual_router_addresses"]:
+        entry["virtual_router_addresses"] = svi["virtual_router_addresses"]
+    return entry
 
 
 def _covers(prefix: str, exact_length: int | None, address_prefix: str) -> bool:

@@ -29,6 +29,7 @@ from compiler.parse.common import (
     empty_qos,
     empty_structured,
     finish_qos,
+    layer3_neighbor_interfaces,
     sort_structured,
 )
 from compiler.parse.frr import apply_vni_blocks, parse_frr_conf, peers_from_descriptions, strip_vrf_prefix
@@ -46,7 +47,7 @@ KNOWN_TABLES = {"BUFFER_POOL", "BUFFER_QUEUE", "VXLAN_EVPN_NVO", "MGMT_PORT", "M
 READ_TABLES = {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER", "VLAN_INTERFACE", "VRF",
                "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH",
-               "DEVICE_NEIGHBOR", "BREAKOUT_CFG"}
+               "DEVICE_NEIGHBOR", "BREAKOUT_CFG", "PORTCHANNEL", "PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE"}
 READ_TABLES = READ_TABLES | AAA_TABLES  # management AAA, read by compiler.parse.aaa.sonic_aaa
 
 
@@ -97,6 +98,7 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
     for neighbor in structured["bgp"]["neighbors"]:
         if neighbor["interface"] is None and neighbor["address"]:
             neighbor["interface"] = subnets.interface_for(neighbor["address"])
+    layer3_neighbor_interfaces(structured)
     sort_structured(structured)
     return ParsedDevice(structured["hostname"], "sonic", structured, unmodelled, locations)
 
@@ -243,6 +245,7 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
     for loopback in loopbacks.values():
         if loopback["purpose"] is None:  # the contract's loopbacks: the router ID's, else the VTEP source
             loopback["purpose"] = "router_id" if loopback["ip"].split("/")[0] == router_id else "vtep"
+    _read_port_channels(db, structured, interfaces, vlan_by_name, at, unmodelled, lines)
     fabric_mtus = [i["mtu"] for i in interfaces.values() if i["kind"] == "fabric" and i["mtu"]]
     # The host MTU: the server ports', else the tenant VLANs' (an L2 VLAN carries the host MTU, compiler.render).
     host_mtus = [i["mtu"] for i in interfaces.values() if i["kind"] == "server" and i["mtu"]] or [
@@ -260,6 +263,62 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         structured["management"]["aaa"] = aaa
     elif aaa is not None:
         unmodelled.extend(Unmodelled(CONFIG_DB, lines.get(table, 0), table) for table in sorted(AAA_TABLES & set(db)))
+
+
+def _read_port_channels(db: dict, structured: dict, interfaces: dict[str, dict], vlan_by_name: dict,
+                        at, unmodelled: list, lines: dict[str, int]) -> None:
+    """PORTCHANNEL, PORTCHANNEL_MEMBER, PORTCHANNEL_INTERFACE (sonic-portchannel.yang) and the bundles' VLAN_MEMBER
+    rows. SONiC's teamd runs LACP on every bundle (active, sonic-portchannel.yang has no per-member mode) unless the
+    bundle is ``static``; members take the bundle's MTU (``config portchannel`` sets it on every member)."""
+    rows = db.get("PORTCHANNEL") or {}
+    if not rows:
+        return
+    bundles: dict[str, dict] = {}
+    for name, row in rows.items():
+        bundles[name] = {
+            "name": name, "members": [], "min_links": int(row["min_links"]) if row.get("min_links") else None,
+            "mtu": int(row["mtu"]) if row.get("mtu") else None, "enabled": row.get("admin_status") == "up",
+            "description": row.get("description", ""), "ip": None, "switchport_mode": None, "access_vlan": None,
+            "trunk_vlans": [], "trunk_groups": [], "native_vlan_tag": False, "mlag": None, "qos": {}}
+        at(f"interface {name}", "PORTCHANNEL", name)
+        if str(row.get("static", "")).lower() == "true":
+            bundles[name]["_static"] = True
+    for key in db.get("PORTCHANNEL_INTERFACE") or {}:
+        name, _, address = key.partition("|")
+        if name in bundles and address and ":" not in address:
+            bundles[name]["ip"] = address
+        elif address:  # an IPv6 prefix, or a bundle PORTCHANNEL does not define: not in the model
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"PORTCHANNEL_INTERFACE|{key}", 0),
+                                         f"PORTCHANNEL_INTERFACE|{key}"))
+    for key, row in (db.get("VLAN_MEMBER") or {}).items():
+        vlan_name, _, port = key.partition("|")
+        if port in bundles and vlan_name in vlan_by_name:
+            vlan_id = vlan_by_name[vlan_name]["id"]
+            if row.get("tagging_mode") == "tagged":
+                bundles[port]["trunk_vlans"].append(vlan_id)
+            else:
+                bundles[port]["access_vlan"] = vlan_id
+    for key in db.get("PORTCHANNEL_MEMBER") or {}:
+        name, _, port = key.partition("|")
+        bundle, member = bundles.get(name), interfaces.get(port)
+        if bundle is None or member is None:
+            continue
+        bundle["members"].append(port)
+        member["port_channel"], member["lacp_mode"] = name, "on" if bundle.get("_static") else "active"
+        member["kind"] = "fabric" if bundle["ip"] else "server"
+        if member["mtu"] is None:
+            member["mtu"] = bundle["mtu"]
+        else:
+            at(f"interface {port} mtu", "PORT", port)  # the member's own MTU (mtu.port_channels cites it)
+        at(f"interface {port} channel-group", "PORTCHANNEL_MEMBER", key)
+    for bundle in bundles.values():
+        bundle.pop("_static", None)
+        bundle["members"].sort(key=_port_number)
+        if bundle["trunk_vlans"]:
+            bundle["switchport_mode"] = "trunk"
+        elif bundle["access_vlan"] is not None:
+            bundle["switchport_mode"] = "access"
+    structured["port_channels"] = [bundles[name] for name in sorted(bundles, key=_port_number)]
 
 
 def _port_number(name: str) -> int:

@@ -52,19 +52,35 @@ def render_device_platforms(structured: StructuredConfig, platforms: tuple[str, 
         _check_platform(structured, platform)
     check_single_line(structured, "/".join(platforms))
     _refuse_peer_links(structured, platforms)
+    _refuse_unrendered_layer2(structured, platforms)
     return {platform: _renderer(platform)(structured) for platform in platforms}  # type: ignore[misc]
 
 
 def _refuse_peer_links(structured: StructuredConfig, platforms: tuple[str, ...]) -> None:
-    """No renderer models MLAG/MC-LAG: a ``peer_link`` port would reach the switch as a routed port without an
+    """Only EOS renders MLAG, and only for a member of the ``mlag.peer_link`` port-channel; elsewhere a ``peer_link`` port would reach the switch as a routed port without an
     address (EOS), a bare PORT (SONiC) or an unconfigured link (FRR/Linux). ``validate_intent`` refuses the cable
     first; this is the renderers' own refusal for a structured config that did not come through it."""
+    peer_link = (structured.get("mlag") or {}).get("peer_link")
     for interface in structured["interfaces"]:
         if interface["kind"] == "peer_link":
+            if platforms == (Platform.EOS,) and peer_link and interface.get("port_channel") == peer_link:
+                continue  # EOS prints MLAG (mlag configuration, the peer-link port-channel): a member of it is fine
             labels = ", ".join(PLATFORM_LABEL[platform] for platform in platforms)
             raise RenderError(f"{structured.get('hostname')}: interfaces[{interface['name']}].kind='peer_link': "
                               f"{PEER_LINK_REFUSED} by the {labels} renderer (validate_intent refuses peer-link "
                               "cables on every platform)")
+
+
+def _refuse_unrendered_layer2(structured: StructuredConfig, platforms: tuple[str, ...]) -> None:
+    """Layer 2 read from a foreign config that a platform's writer cannot print is refused, never dropped: MLAG
+    (EOS only; SONiC MC-LAG is not modelled), port-channels on FRR/Linux (the Linux plan has no bonds)."""
+    hostname = structured.get("hostname")
+    if structured.get("mlag") and platforms != (Platform.EOS,):
+        raise RenderError(f"{hostname}: mlag.domain_id={structured['mlag'].get('domain_id')!r}: MLAG is rendered "
+                          "by the EOS renderer only")
+    if structured.get("port_channels") and Platform.FRR in platforms:
+        raise RenderError(f"{hostname}: port_channels[{structured['port_channels'][0]['name']}]: the FRR/Linux "
+                          "plan has no bonds")
 
 
 def _check_platform(structured: StructuredConfig, platform: str) -> None:

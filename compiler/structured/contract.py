@@ -73,6 +73,45 @@ class Interface(TypedDict):
     trunk_vlans: list[int]
     qos: PortQos
     fec: NotRequired[str]  # optional renderer input (rs | fc | none | auto), docs/renderers.md
+    # Layer 2 as read from foreign configs (the compiler does not emit them yet): docs/structured-config.md.
+    port_channel: NotRequired[str]  # the bundle this port is a member of (LACP), by name
+    lacp_mode: NotRequired[str]  # active | passive | on (static bundle, no LACP)
+    switchport_mode: NotRequired[str]  # access | trunk when stated (a trunk without an allowed list carries all)
+    trunk_groups: NotRequired[list[str]]  # EOS trunk groups (MLAG peer-link VLANs)
+    native_vlan_tag: NotRequired[bool]  # the trunk's native VLAN is tagged too
+    dhcp: NotRequired[bool]  # a routed port whose address is leased by DHCP (ip null)
+
+
+class PortChannel(TypedDict):
+    name: str  # Port-Channel10 (EOS), PortChannel0010 (SONiC), bond10 (Linux)
+    members: list[str]  # interfaces[].name of every port naming it in port_channel
+    min_links: int | None  # members that must be up for the bundle to be up (null: platform default)
+    mtu: int | None  # the bundle's MTU, inherited by members that do not state their own (null: not stated)
+    enabled: bool
+    description: str
+    ip: str | None  # routed bundle
+    switchport_mode: str | None  # access | trunk; null when routed or not stated
+    access_vlan: int | None  # access VLAN, or the trunk's native VLAN
+    trunk_vlans: list[int]
+    trunk_groups: list[str]
+    native_vlan_tag: bool
+    mlag: int | None  # MLAG id: the bundle is dual-attached across the MLAG pair
+    qos: PortQos  # QoS/PFC stated on the bundle itself ({} when none); members carry their own
+
+
+class Mlag(TypedDict, total=False):  # {} without MLAG
+    domain_id: str
+    local_interface: str  # the peer SVI (Vlan4094) the MLAG control session runs from
+    peer_address: str
+    peer_link: str  # port_channels[].name
+    reload_delay_mlag_s: int | None
+    reload_delay_non_mlag_s: int | None
+
+
+class SpanningTree(TypedDict, total=False):  # {} when not stated
+    mode: str  # mstp | rapid-pvst | rstp | none
+    priorities: dict[str, int]  # MST instance or VLAN id -> bridge priority
+    disabled_vlans: list[int]  # `no spanning-tree vlan-id` (the MLAG peer VLANs)
 
 
 # "import" is a Python keyword: this block needs the functional syntax.
@@ -138,9 +177,11 @@ class Bgp(TypedDict):
 
 
 class Svi(TypedDict):
-    ip: str
+    ip: str | None  # anycast gateway (`ip address virtual`); null on an SVI with its own address only
     mac: str
     mtu: int
+    address: NotRequired[str | None]  # the SVI's own address (`ip address`): MLAG peer SVIs, VARP gateways
+    virtual_router_addresses: NotRequired[list[str]]  # VARP gateway addresses (`ip virtual-router address`)
 
 
 class Vlan(TypedDict):
@@ -153,6 +194,7 @@ class Vlan(TypedDict):
     rd: str
     route_targets: RouteTargets
     svi: Svi | None  # null when L2-only
+    trunk_groups: NotRequired[list[str]]  # EOS: only trunks in these groups carry the VLAN (MLAG peer VLANs)
 
 
 class Vrf(TypedDict):
@@ -248,3 +290,6 @@ class StructuredConfig(TypedDict):
     vxlan: Vxlan
     qos: Qos
     management: Management
+    port_channels: NotRequired[list[PortChannel]]
+    mlag: NotRequired[Mlag]
+    spanning_tree: NotRequired[SpanningTree]

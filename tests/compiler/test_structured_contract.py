@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler.structured.contract import Interface, StructuredConfig, Vrf
+from compiler.structured.contract import Interface, Mlag, PortChannel, SpanningTree, StructuredConfig, Vlan, Vrf
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOC = REPO_ROOT / "docs" / "structured-config.md"
@@ -131,3 +131,11 @@ def test_checker_reports_a_half_filled_block():
 def test_optional_keys_stay_optional():
     assert "fec" in all_keys(Interface) and "fec" not in Interface.__required_keys__
     assert "linux_table" in Vrf.__required_keys__
+
+
+def test_the_layer2_example_has_the_declared_keys():
+    section = DOC.read_text().split("### Layer 2", 1)[1]
+    example = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section, re.S).group(1))
+    blocks = {"port_channels": list[PortChannel], "mlag": Mlag, "spanning_tree": SpanningTree, "vlans": list[Vlan]}
+    assert set(blocks) < set(example)
+    assert [problem for key, typed in blocks.items() for problem in shape_problems(example[key], typed, key)] == []

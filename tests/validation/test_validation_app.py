@@ -94,7 +94,8 @@ def test_command_exit_codes(validation_intent, capsys):
     assert "passed" in capsys.readouterr().out
     call_command("validate", "--fabric", validation_intent.name, "--format", "json", "--checks", "mtu")
     data = json.loads(capsys.readouterr().out)
-    assert data["ok"] is True and [c["name"] for c in data["checks"]] == ["mtu.links", "mtu.overlay_budget", "mtu.svi"]
+    assert data["ok"] is True and [c["name"] for c in data["checks"]] == ["mtu.links", "mtu.overlay_budget", "mtu.svi",
+                                                                 "mtu.port_channels"]
     with pytest.raises(CommandError, match="checks"):
         call_command("validate", "--fabric", validation_intent.name, "--checks", "nope")
 

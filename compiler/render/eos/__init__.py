@@ -85,8 +85,13 @@ def render(structured: StructuredConfig) -> dict[str, str]:
             watchdog_action=watchdog_action,
             qos_profiles=profile_blocks,
             mmu_profile=_mmu_profile(structured),
+            port_channel_interfaces=_port_channel_interfaces(structured),
             ethernet_interfaces=repeated_blocks.ethernet_interfaces(
-                structured["interfaces"], profile_by_port_qos, eos_speed),
+                structured["interfaces"], profile_by_port_qos, eos_speed,
+                {bundle["name"]: bundle["mtu"] for bundle in structured.get("port_channels") or []},
+                {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []}),
+            mlag=structured.get("mlag") or None,
+            spanning_tree=_spanning_tree(structured),
             bgp_neighbor_lines=repeated_blocks.bgp_neighbor_lines(neighbors),
             standalone_neighbors=[neighbor for neighbor in neighbors if not neighbor["peer_group"]],
             route_map_neighbors=[neighbor for neighbor in neighbors if neighbor.get("route_map_out")],
@@ -306,7 +311,7 @@ def _aaa(hostname: str, aaa: Aaa | None) -> dict | None:
 
 def _virtual_router_mac(structured: StructuredConfig) -> str | None:
     """EOS has one fabric-wide anycast gateway MAC (``ip virtual-router mac-address``); all SVIs must agree."""
-    macs = {svi["mac"].lower(): vlan["id"] for vlan in structured["vlans"] if (svi := vlan["svi"])}
+    macs = {svi["mac"].lower(): vlan["id"] for vlan in structured["vlans"] if (svi := vlan["svi"]) and svi["mac"]}
     if len(macs) > 1:
         listing = ", ".join(f"vlan {vlan_id}: {mac}" for mac, vlan_id in sorted(macs.items()))
         raise RenderError(
@@ -314,6 +319,29 @@ def _virtual_router_mac(structured: StructuredConfig) -> str | None:
             "ip virtual-router mac-address per device"
         )
     return next(iter(macs), None)
+
+
+def _port_channel_interfaces(structured: StructuredConfig) -> str:
+    bundles = structured.get("port_channels") or []
+    keyword = _family_keyword(structured) if any(bundle["qos"] for bundle in bundles) else None
+    qos = structured.get("qos") or {}
+    watchdog = bool(qos and qos["pfc_watchdog"]["enabled"])
+    return repeated_blocks.port_channel_interfaces(bundles, keyword, watchdog)
+
+
+def _spanning_tree(structured: StructuredConfig) -> list[str]:
+    """Global spanning-tree lines (Arista EOS User Manual, "Spanning Tree Protocol"): the mode, VLANs with STP
+    off, then bridge priorities (per MST instance in mstp mode, per VLAN otherwise)."""
+    stp = structured.get("spanning_tree") or {}
+    if not stp:
+        return []
+    lines = [f"spanning-tree mode {stp['mode']}"] if stp["mode"] else []
+    if stp["disabled_vlans"]:
+        lines.append(f"no spanning-tree vlan-id {repeated_blocks.vlan_list(stp['disabled_vlans'])}")
+    scope = "mst" if stp["mode"] == "mstp" else "vlan-id"
+    lines += [f"spanning-tree {scope} {key} priority {priority}"
+              for key, priority in sorted(stp["priorities"].items(), key=lambda item: int(item[0]))]
+    return lines
 
 
 def _dscp_map_lines(qos: Qos) -> list[tuple[str, int]]:

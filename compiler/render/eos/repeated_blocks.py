@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from compiler.structured.contract import Interface, Neighbor, PortQos, QueueScheduling
+from compiler.structured.contract import Interface, Neighbor, PortChannel, PortQos, QueueScheduling
 
 KIND_SERVER, KIND_UNUSED = "server", "unused"
+PORT_CHANNEL = "Port-Channel"
 
 
 def vlan_list(vlan_ids) -> str:
@@ -55,9 +56,11 @@ def qos_profile_lines(port_qos: PortQos, scheduling: dict[str, QueueScheduling],
 
 
 def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[int, str],
-                        eos_speed: Callable[[Interface], str]) -> str:
+                        eos_speed: Callable[[Interface], str], bundle_mtus: dict[str, int | None],
+                        bundle_qos: dict[str, PortQos]) -> str:
     """Front-panel ports: routed fabric links, server access/trunk ports (edge ports: portfast), unused ports shut;
-    RoCE ports name their QoS profile."""
+    RoCE ports name their QoS profile; port-channel members name their bundle (and print an MTU only where it
+    differs from the bundle's, which they inherit)."""
     parts: list[str] = []
     append = parts.append
     speed_by_rate: dict[tuple, str] = {}
@@ -66,7 +69,8 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
         if interface["description"]:
             append(f"   description {interface['description']}\n")
         append("   no shutdown\n" if interface["enabled"] else "   shutdown\n")
-        if interface["mtu"]:
+        bundle = interface.get("port_channel")
+        if interface["mtu"] and (not bundle or interface["mtu"] != bundle_mtus.get(bundle)):
             append(f"   mtu {interface['mtu']}\n")
         if interface["speed_gbps"]:
             rate = (type(interface["speed_gbps"]), interface["speed_gbps"], interface.get("lanes"))
@@ -76,24 +80,80 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
             append(f"   speed {speed}\n")
         kind = interface["kind"]
         # A Layer-2 port says `switchport` explicitly (EOS's default, printed as Arista's AVD prints it).
-        if kind == KIND_SERVER and interface["trunk_vlans"]:
+        if bundle:
+            # `channel-group N mode active|passive|on` (EOS "Port Channels"): the bundle carries the L2/L3 lines.
+            append(f"   channel-group {bundle[len(PORT_CHANNEL):]} mode {interface.get('lacp_mode') or 'on'}\n")
+        elif kind == KIND_SERVER and (interface.get("switchport_mode") == "trunk" or interface.get("trunk_groups")
+                                      or interface.get("native_vlan_tag")):
+            append(switchport_lines(interface))  # read from a foreign config: printed in AVD's order
+        elif kind == KIND_SERVER and interface["trunk_vlans"]:
             access_vlan = interface["access_vlan"]
             allowed = interface["trunk_vlans"] + ([access_vlan] if access_vlan else [])
             append(f"   switchport mode trunk\n   switchport trunk allowed vlan {vlan_list(allowed)}\n")
             if access_vlan:
                 append(f"   switchport trunk native vlan {access_vlan}\n")
             append("   switchport\n")
+        elif kind == KIND_SERVER and interface.get("switchport_mode") == "access" and not interface["access_vlan"]:
+            append("   switchport mode access\n   switchport\n")  # read from a foreign config: VLAN 1, EOS's default
         elif kind == KIND_SERVER and interface["access_vlan"]:
             append(f"   switchport mode access\n   switchport access vlan {interface['access_vlan']}\n   switchport\n")
         elif kind != KIND_UNUSED:
             append("   no switchport\n")
             if interface["ip"]:
                 append(f"   ip address {interface['ip']}\n")
-        if kind == KIND_SERVER and (interface["access_vlan"] or interface["trunk_vlans"]):
+            elif interface.get("dhcp"):
+                append("   ip address dhcp\n")
+        if kind == KIND_SERVER and not bundle and (interface["access_vlan"] or interface["trunk_vlans"]):
             # A server NIC is an edge port: forward at once instead of waiting out STP listening/learning.
             append("   spanning-tree portfast\n")
-        if interface["qos"]:
-            append(f"   service-profile {profile_by_port_qos[id(interface['qos'])]}\n")
+        if interface["qos"] and not (bundle and interface["qos"] == bundle_qos.get(bundle)):
+            append(f"   service-profile {profile_by_port_qos[id(interface['qos'])]}\n")  # not one the bundle gives
+    return "".join(parts)
+
+
+def switchport_lines(port) -> str:
+    """A trunk's lines, as AVD prints them: native VLAN (tagged or not), allowed VLANs (none listed: all),
+    trunk groups, then ``switchport``. ``port`` is an interface or a port-channel (same keys)."""
+    lines = []
+    access_vlan = port["access_vlan"]
+    if access_vlan:
+        lines.append(f"   switchport trunk native vlan {access_vlan}\n")
+    if port.get("native_vlan_tag"):
+        lines.append("   switchport trunk native vlan tag\n")
+    if port["trunk_vlans"]:
+        allowed = port["trunk_vlans"] + ([access_vlan] if access_vlan else [])
+        lines.append(f"   switchport trunk allowed vlan {vlan_list(allowed)}\n")
+    lines.append("   switchport mode trunk\n")
+    lines.extend(f"   switchport trunk group {group}\n" for group in port.get("trunk_groups") or [])
+    lines.append("   switchport\n")
+    return "".join(lines)
+
+
+def port_channel_interfaces(port_channels: list[PortChannel], queue_keyword: str | None,
+                            watchdog_enabled: bool) -> str:
+    """``interface Port-ChannelN`` blocks (EOS "Port Channels", "MLAG"): the bundle's L2 or L3 settings, its MLAG
+    id on a dual-attached bundle, min-links, and QoS stated on the bundle itself."""
+    parts: list[str] = []
+    for bundle in port_channels:
+        parts.append(f"!\ninterface {bundle['name']}\n")
+        if bundle["description"]:
+            parts.append(f"   description {bundle['description']}\n")
+        parts.append("   no shutdown\n" if bundle["enabled"] else "   shutdown\n")
+        if bundle["mtu"]:
+            parts.append(f"   mtu {bundle['mtu']}\n")
+        if bundle["switchport_mode"] == "trunk" or (bundle["trunk_vlans"] and not bundle["ip"]):
+            parts.append(switchport_lines(bundle))
+        elif bundle["switchport_mode"] == "access" or bundle["access_vlan"]:
+            access = f"   switchport access vlan {bundle['access_vlan']}\n" if bundle["access_vlan"] else ""
+            parts.append(f"   switchport mode access\n{access}   switchport\n")
+        elif bundle["ip"]:
+            parts.append(f"   no switchport\n   ip address {bundle['ip']}\n")
+        if bundle["mlag"] is not None:
+            parts.append(f"   mlag {bundle['mlag']}\n")
+        if bundle["min_links"] is not None:
+            parts.append(f"   port-channel min-links {bundle['min_links']}\n")
+        if bundle["qos"]:
+            parts.append(qos_profile_lines(bundle["qos"], {}, queue_keyword or "uc-tx-queue", watchdog_enabled))
     return "".join(parts)
 
 

@@ -26,6 +26,7 @@ from compiler.structured.contract import Aaa, EcnThresholds, Headroom, Interface
 
 # SONiC names front-panel ports EthernetN (N = first SerDes lane index, from the platform's port_config.ini).
 PORT_NAME = re.compile(r"Ethernet[0-9]+")
+SONIC_PORT_CHANNEL = re.compile(r"PortChannel[0-9]{1,4}")  # sonic-portchannel.yang PORTCHANNEL_LIST name
 # sonic-vlan.yang VLAN_LIST name pattern: Vlan2..Vlan4095; vlanid range 2..4094.
 VLAN_ID_RANGE = range(2, 4095)
 # sonic-vrf.yang: VRF names must match "Vrf[a-zA-Z0-9_-]+"; they are Linux netdevs, so at most 15 characters.
@@ -97,6 +98,9 @@ def build_config_db(structured: StructuredConfig) -> dict[str, dict]:
     tables.update(port_tables(structured, sonic))
     tables.update(routed_interface_tables(structured))
     tables.update(vlan_tables(structured))
+    bundle_tables = port_channel_tables(structured)
+    tables["VLAN_MEMBER"].update(bundle_tables.pop("VLAN_MEMBER"))  # a switched bundle is a VLAN member too
+    tables.update(bundle_tables)
     tables.update(vxlan_tables(structured))
     tables.update(qos_tables(structured))
     return {name: table for name, table in tables.items() if table}
@@ -330,14 +334,20 @@ def vlan_tables(structured: StructuredConfig) -> dict:
         if vlan.get("name"):
             entry["description"] = vlan["name"]
         svi = vlan.get("svi")
-        entry["mtu"] = str(svi["mtu"] if svi else structured["mtu"]["host"])
+        mtu = svi["mtu"] if svi else structured["mtu"]["host"]
+        if mtu:  # a foreign config may state none: SONiC's default applies
+            entry["mtu"] = str(mtu)
         vlans[name] = entry
         if svi:
-            svi_interface = {"mac_addr": svi["mac"].lower()}
+            # A gateway has the anycast MAC; an SVI read from a foreign config may have only its own address
+            # (an MLAG peer SVI): no MAC line, and its address is the one SONiC's VLAN_INTERFACE states.
+            svi_interface = {"mac_addr": svi["mac"].lower()} if svi["mac"] else {}
             if vlan["vrf"]:
                 svi_interface["vrf_name"] = sonic_vrf_name(vlan["vrf"])
             vlan_interfaces[name] = svi_interface
-            vlan_interfaces[f"{name}|{svi['ip']}"] = {}
+            address = svi["ip"] or svi.get("address")
+            if address:
+                vlan_interfaces[f"{name}|{address}"] = {}
     vrfs: dict[str, dict] = {}
     for vrf in structured["vrfs"]:
         vrf_name = sonic_vrf_name(vrf["name"])
@@ -370,6 +380,51 @@ def vlan_tables(structured: StructuredConfig) -> dict:
                 )
             members[f"{name}|{interface['name']}"] = {"tagging_mode": mode}
     return {"VLAN": vlans, "VLAN_MEMBER": members, "VLAN_INTERFACE": vlan_interfaces, "VRF": vrfs}
+
+
+def port_channel_tables(structured: StructuredConfig) -> dict:
+    """PORTCHANNEL, PORTCHANNEL_MEMBER, PORTCHANNEL_INTERFACE (sonic-portchannel.yang) and a switched bundle's
+    VLAN_MEMBER rows. SONiC's teamd runs LACP active on every member: a passive or static member is refused."""
+    hostname = structured["hostname"]
+    vlan_ids = {vlan["id"] for vlan in structured["vlans"]}
+    bundles: dict[str, dict] = {}
+    members: dict[str, dict] = {}
+    addresses: dict[str, dict] = {}
+    vlan_members: dict[str, dict] = {}
+    for bundle in structured.get("port_channels") or []:
+        name = bundle["name"]
+        if not SONIC_PORT_CHANNEL.fullmatch(name):
+            raise RenderError(f"{hostname}: port_channels[].name={name!r}: SONiC names a bundle PortChannelN "
+                              "(sonic-portchannel.yang: PortChannel[0-9]{1,4})")
+        entry = {"admin_status": "up" if bundle["enabled"] else "down", "lacp_key": "auto"}
+        if bundle["mtu"]:
+            entry["mtu"] = str(bundle["mtu"])
+        if bundle["min_links"] is not None:
+            entry["min_links"] = str(bundle["min_links"])
+        if bundle["description"]:
+            entry["description"] = bundle["description"]
+        bundles[name] = entry
+        if bundle["ip"]:
+            addresses[name] = {}
+            addresses[f"{name}|{bundle['ip']}"] = {}
+        tagging = [(bundle["access_vlan"], "untagged")] if bundle["access_vlan"] is not None else []
+        for vlan_id, mode in tagging + [(vlan_id, "tagged") for vlan_id in bundle["trunk_vlans"]]:
+            if vlan_id not in vlan_ids:
+                raise RenderError(f"{hostname}: port_channels[{name}] VLAN {vlan_id}: not in the device's vlans")
+            vlan_members[f"Vlan{vlan_id}|{name}"] = {"tagging_mode": mode}
+    for interface in structured["interfaces"]:
+        bundle_name = interface.get("port_channel")
+        if not bundle_name:
+            continue
+        if bundle_name not in bundles:
+            raise RenderError(f"{hostname}: interfaces[{interface['name']}].port_channel={bundle_name!r}: not in "
+                              "port_channels")
+        if interface.get("lacp_mode", "active") != "active":
+            raise RenderError(f"{hostname}: interfaces[{interface['name']}].lacp_mode={interface.get('lacp_mode')!r}:"
+                              " SONiC's teamd runs LACP active on every member")
+        members[f"{bundle_name}|{interface['name']}"] = {}
+    return {"PORTCHANNEL": bundles, "PORTCHANNEL_MEMBER": members, "PORTCHANNEL_INTERFACE": addresses,
+            "VLAN_MEMBER": vlan_members}
 
 
 def _vlan_name(hostname: str, vlan_id: int, field: str) -> str:

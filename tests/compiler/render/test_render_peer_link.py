@@ -1,4 +1,5 @@
-"""Peer links are refused by every renderer (issue #13 point 4): MLAG/MC-LAG is modelled on no platform."""
+"""Peer links are refused by every renderer (issue #13 point 4) unless EOS prints them as the MLAG peer-link
+port-channel (tests/compiler/render/test_render_l2.py); MLAG/MC-LAG is modelled on no other platform."""
 
 from __future__ import annotations
 
