@@ -27,17 +27,6 @@ from compiler.parse.files import configs_from_directory
 
 # The baseline (python -m bench.corpus_bench --baseline): sets whose unmutated files break (a) or (b).
 FAILING = {
-    "avd/campus-fabric": "TypeError in mtu.overlay_budget",
-    "avd/dual-dc-l3ls": "TypeError in overlay.vlan_vni",
-    "avd/eos_config_deploy_cvp": "TypeError in overlay.vlan_vni",
-    "avd/eos_designs-l2ls": "TypeError in mtu.overlay_budget",
-    "avd/eos_designs-mpls-isis-sr-ldp": "TypeError in mtu.overlay_budget",
-    "avd/evpn_underlay_ebgp_overlay_ebgp": "TypeError in overlay.vlan_vni",
-    "avd/evpn_underlay_ospf_overlay_ebgp": "TypeError in overlay.vlan_vni",
-    "avd/evpn_underlay_rfc5549_overlay_ebgp": "TypeError in overlay.vlan_vni",
-    "avd/l2ls-fabric": "TypeError in mtu.overlay_budget",
-    "avd/single-dc-l3ls": "TypeError in overlay.vlan_vni",
-    "batfish/snapshot-nat-source-static": "TypeError in mtu.overlay_budget",
     "batfish/sonic-snapshots": "devices silently dropped: mgmt (hostname shared with mgmt-novrf)",
     "containerlab/lab-examples-frr": "ParseError refusal names no device ('frr.conf: not an EOS, SONiC or FRR ...')",
     "sonic-buildimage/config-engine-frr": "devices silently dropped: bgpd_frr and 6 more (one hostname)",
@@ -46,7 +35,6 @@ FAILING = {
 }
 # Sets that pass unmutated but whose fuzzed mutations break (a) or (b) today (same run, derandomized).
 FUZZ_FAILING = {
-    "avd/isis-ldp-ipvpn": "TypeError in mtu.overlay_budget (validators/mtu.py _bottlenecks: a port without mtu)",
     "containerlab/frr01": "ParseError refusal names no device ('daemons, frr.conf: not an EOS, SONiC or FRR ...')",
 }
 
