@@ -24,7 +24,8 @@ from compiler.errors import FabricTwinError
 from compiler.parse import eos, frr, sonic
 from compiler.parse.common import Node, ParsedDevice, Unmodelled
 
-__all__ = ["ParseError", "ParsedDevice", "Unmodelled", "detect_platform", "parse_device", "text_evidence", "PARSERS"]
+__all__ = ["ParseError", "ParsedDevice", "Unmodelled", "detect_platform", "is_daemons_file", "parse_device", "text_evidence",
+           "PARSERS"]
 
 PARSERS = {"eos": eos.parse, "sonic": sonic.parse, "frr": frr.parse}
 
@@ -126,7 +127,7 @@ def text_evidence(name: str, text: str) -> Evidence:
     return Evidence(name, eos_lines, frr_lines, f"line {first[0]} `{first[1]}`" if first else "")
 
 
-def _is_daemons_file(text: str) -> bool:
+def is_daemons_file(text: str) -> bool:
     """/etc/frr/daemons: shell assignments, at least one ``<daemon>=yes|no``."""
     lines = [line.strip() for line in text.split("\n") if line.strip() and not line.strip().startswith("#")]
     return bool(lines) and all(_DAEMONS_LINE.match(line) for line in lines) and any(
@@ -146,7 +147,7 @@ def _classify(name: str, text: str) -> tuple[str, str]:
             return "plan", f"{name}: a Linux plan (links)"
         raise ParseError(f"{name}: JSON that is neither a SONiC config_db.json (no DEVICE_METADATA or PORT table) "
                          "nor a Linux plan (no links)")
-    if _is_daemons_file(text):
+    if is_daemons_file(text):
         return "daemons", f"{name}: FRR's daemons file"
     evidence = text_evidence(name, text)
     dialect = evidence.dialect()
@@ -321,7 +322,7 @@ def _kinds_for(platform: str, files: dict[str, str]) -> dict[str, str]:
     for name, text in files.items():
         if text.lstrip().startswith("{"):
             kinds[name] = {"sonic": "config_db", "frr": "plan"}.get(platform, "json")
-        elif platform == "frr" and _is_daemons_file(text):
+        elif platform == "frr" and is_daemons_file(text):
             kinds[name] = "daemons"
         else:
             kinds[name] = "eos" if platform == "eos" else "frr"
