@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 
 from compiler.errors import FabricTwinError
@@ -40,30 +40,39 @@ DAEMONS_FILE = "daemons"  # /etc/frr/daemons: which daemons the FRR service star
 _DAEMONS_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _DAEMON_SWITCH = re.compile(r"^(zebra|[a-z0-9]+d)=(yes|no)$")
 
-# A file's platform evidence: lines only one of the two CLI dialects prints. EOS: Arista EOS User Manual (EOS
-# prints one level of nesting as three spaces; ``show running-config`` opens with "! Command:" / "! device:").
-# FRR: FRR user guide (vtysh prints one space per level and closes blocks with ``exit``/``exit-address-family``).
-_EOS_LINES = re.compile(
+# A file's platform evidence: lines only one of the two CLI dialects has. EOS: Arista EOS User Manual
+# (``show running-config`` opens with "! Command:" / "! device:"; RANCID marks its dumps "!RANCID-CONTENT-TYPE:
+# arista"). FRR: FRR user guide (vtysh closes top-level blocks with ``exit``, nested ones with
+# ``exit-address-family``/``exit-vni``/``exit-vrf``; EOS prints a nested ``exit`` in some modes, never a top-level one).
+# *_TOP match a top-level line only, *_ANY a line at any depth (stripped).
+_EOS_TOP = re.compile(
     r"^(?:service routing protocols model|vrf instance |management (?:api|ssh|console|security|defaults)"
     r"|ip routing(?: vrf|$)|no ip routing|spanning-tree |mlag configuration|transceiver |daemon \S+$"
     r"|aaa (?:authorization|authentication|accounting|root)|username \S+ (?:privilege|role|secret)"
     r"|ntp server |logging |clock timezone |ip name-server |dns domain |vlan \d|ip virtual-router "
     r"|queue-monitor |platform (?:trident|sand|jericho|tomahawk)|errdisable |event-handler |interface Port-Channel"
-    r"|interface Vxlan\d|interface Management\d|switchport|channel-group |ip address virtual |vxlan "
+    r"|interface Vxlan\d|interface Management\d|arp aging |hardware |ip igmp snooping|no aaa root|boot system "
+    r"|ip as-path access-list )")
+_EOS_ANY = re.compile(
+    r"^(?:no )?(?:switchport|channel-group |ip address virtual |vxlan (?:source-interface|udp-port|vlan|vrf|flood)"
     r"|neighbor \S+ peer group |neighbor \S+ maximum-routes |address-family evpn$|service-profile "
-    r"|priority-flow-control |speed forced |mlag \d|peer-link |peer-address |local-interface |tx-queue "
-    r"|uc-tx-queue |qos trust |lacp |router-id \d|redistribute connected route-map \S+$"
-    r"|arp aging |hardware |ip igmp snooping|no aaa root)")
-_EOS_COMMENT = re.compile(r"^! (?:Command: show (?:running|startup)-config|device: \S+ \(|boot system )")
-_FRR_LINES = re.compile(
+    r"|priority-flow-control |speed forced |mlag \d|peer-link |peer-address |tx-queue |uc-tx-queue |qos trust "
+    r"|spanning-tree )")
+_EOS_CHILD = re.compile(r"^router-id \d")  # EOS's BGP/OSPF router ID (FRR: ``bgp router-id``; top-level: zebra's)
+_EOS_COMMENT = re.compile(r"^!(?: Command: show (?:running|startup)-config| device: \S+ \(| boot system "
+                          r"|RANCID-CONTENT-TYPE: arista)")
+_FRR_TOP = re.compile(
     r"^(?:frr (?:version|defaults) |log (?:syslog|file|stdout|timestamp|commands)|service integrated-vtysh-config"
-    r"|line vty$|ip forwarding$|ipv6 forwarding$|no ipv6 forwarding$|agentx$|exit$|exit-address-family$"
-    r"|exit-vni$|exit-vrf$|address-family l2vpn evpn$|advertise-all-vni$|advertise-default-gw$"
-    r"|no bgp ebgp-requires-policy$|bgp router-id |bgp bestpath as-path multipath-relax|neighbor \S+ interface"
+    r"|line vty$|ip forwarding$|ipv6 forwarding$|no ipv6 forwarding$|agentx$|vrf \S+$|password \S+$|exit$"
+    r"|debug (?:bgp|zebra|ospf|isis|bfd)|zebra |ip nht |ipv6 nht |segment-routing$|fpm |bgp as-path access-list )")
+_FRR_ANY = re.compile(
+    r"^(?:no )?(?:exit-address-family$|exit-vni$|exit-vrf$|address-family l2vpn evpn$|advertise-all-vni$"
+    r"|advertise-default-gw$|no bgp ebgp-requires-policy$|bgp router-id |neighbor \S+ interface"
     r"|ip router (?:ospf|isis)|ipv6 router (?:ospf6|isis)|ipv6 nd ra-interval|no ipv6 nd suppress-ra"
-    r"|debug (?:bgp|zebra|ospf|isis|bfd)|zebra |password \S+$|ip nht |ipv6 nht |vrf \S+$|segment-routing$"
-    r"|bgp bestpath |bgp log-neighbor-changes|neighbor \S+ peer-group$|neighbor \S+ capability extended-nexthop"
-    r"|fpm )")
+    r"|neighbor \S+ capability extended-nexthop)")
+# Indentation of a block's first level as each dialect prints it: FRR one space, EOS three. Hand-written files
+# (two or four spaces: EOS and FRR read any) are decided by their commands alone.
+_INDENT_DIALECT = {1: "frr", 3: "eos"}
 _FRR_NAMES = frozenset(FRR_FILE_ORDER)
 DOMINANCE = 4  # a file is of one dialect when its evidence outweighs the other's this many times
 
@@ -74,57 +83,69 @@ class ParseError(FabricTwinError):
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """What a text file's lines say about its dialect: the lines only EOS prints and those only FRR prints."""
+    """What a text file's lines say about its dialect: per side, the commands only that dialect has
+    (``eos``/``frr``) and the lines indented as only that dialect prints them (``eos_indent``/``frr_indent``)."""
 
     name: str
     eos: list[tuple[int, str]]
     frr: list[tuple[int, str]]
+    eos_indent: list[tuple[int, str]] = field(default_factory=list)
+    frr_indent: list[tuple[int, str]] = field(default_factory=list)
     first_command: str = ""  # "line 1 `hostname r1`", for a refusal of a file with no evidence
 
     def first(self, side: str) -> str:
-        line, text = (self.eos if side == "eos" else self.frr)[0]
+        line, text = ((self.eos or self.eos_indent) if side == "eos" else (self.frr or self.frr_indent))[0]
         return f"{self.name}:{line} `{text}`" if line else f"{self.name}: {text}"
 
     def dialect(self) -> str:
-        """eos | frr, or ParseError naming the file and the lines that decided."""
+        """eos | frr, or ParseError naming the file and the lines that decided. Commands decide; indentation
+        only when no line is a command of either dialect (hand-written EOS is indented anyhow)."""
         eos_count, frr_count = len(self.eos), len(self.frr)
+        kind = "commands"
+        if not eos_count and not frr_count:
+            eos_count, frr_count, kind = len(self.eos_indent), len(self.frr_indent), "indented lines"
         if frr_count and frr_count >= DOMINANCE * eos_count:
             return "frr"
         if eos_count and eos_count >= DOMINANCE * frr_count:
             return "eos"
         if not eos_count and not frr_count:
             raise ParseError(f"{self.name}: neither an EOS nor an FRR configuration: no line only EOS or only FRR "
-                             f"prints (first command: {self.first_command or 'none'})")
-        raise ParseError(f"{self.name}: both EOS and FRR lines ({eos_count} EOS-only, first {self.first('eos')}; "
+                             f"has ({self.first_command or 'the file holds no command'})")
+        raise ParseError(f"{self.name}: both EOS and FRR {kind} ({eos_count} EOS-only, first {self.first('eos')}; "
                          f"{frr_count} FRR-only, first {self.first('frr')}): refusing to guess the platform")
 
 
 def text_evidence(name: str, text: str) -> Evidence:
-    """Score a CLI text on EOS-only and FRR-only lines (see :data:`_EOS_LINES`, :data:`_FRR_LINES`) and on
-    indentation: EOS indents a level by three spaces, FRR by one (two under an address family). A file named like
-    an FRR daemon's (``bgpd.conf``) counts as one FRR line: names are a hint, the content decides."""
-    eos_lines: list[tuple[int, str]] = []
-    frr_lines: list[tuple[int, str]] = []
+    """Score a CLI text on EOS-only and FRR-only commands (:data:`_EOS_TOP`, :data:`_FRR_ANY` ...) and on the
+    indentation a block's first level has: EOS prints three spaces, FRR one (hand-written two or four: no evidence).
+    A file named like an FRR daemon's (``bgpd.conf``) counts as one FRR command: names are a hint, the content
+    decides."""
+    commands: dict[str, list[tuple[int, str]]] = {"eos": [], "frr": []}
+    indented: dict[str, list[tuple[int, str]]] = {"eos": [], "frr": []}
     first: tuple[int, str] | None = None
+    unit = 0  # the current top-level block's first indentation
     for number, raw in enumerate(text.split("\n"), start=1):
         content = raw.strip()
         if not content:
             continue
         if content[0] == "!":
             if _EOS_COMMENT.match(content):
-                eos_lines.append((number, content))
+                commands["eos"].append((number, content))
             continue
         first = first or (number, content)
         indent = len(raw) - len(raw.lstrip(" "))
-        # Indentation first: it is how each dialect prints every nested line (FRR's VNI blocks inside an address
-        # family reach three spaces, which the dominance rule absorbs).
-        if indent in (1, 2) or (indent == 0 and _FRR_LINES.match(content)):
-            frr_lines.append((number, raw.rstrip()))
-        elif indent in (3, 6, 9) or (indent == 0 and _EOS_LINES.match(content)):
-            eos_lines.append((number, raw.rstrip()))
+        unit = 0 if indent == 0 else unit or indent
+        side = ("eos" if _EOS_TOP.match(content) else "frr" if _FRR_TOP.match(content) else None) if indent == 0 \
+            else ("eos" if _EOS_CHILD.match(content) else None)
+        side = side or ("eos" if _EOS_ANY.match(content) else "frr" if _FRR_ANY.match(content) else None)
+        if side is not None:
+            commands[side].append((number, raw.rstrip()))
+        elif unit in _INDENT_DIALECT:
+            indented[_INDENT_DIALECT[unit]].append((number, raw.rstrip()))
     if name.rsplit("/", 1)[-1] in _FRR_NAMES:
-        frr_lines.append((0, "named like an FRR daemon's file"))
-    return Evidence(name, eos_lines, frr_lines, f"line {first[0]} `{first[1]}`" if first else "")
+        commands["frr"].append((0, "named like an FRR daemon's file"))
+    return Evidence(name, commands["eos"], commands["frr"], indented["eos"], indented["frr"],
+                    f"first command: line {first[0]} `{first[1]}`" if first else "")
 
 
 def is_daemons_file(text: str) -> bool:
@@ -299,7 +320,11 @@ def parse_device(files: dict[str, str], platform: str | None = None, hostname_hi
     except (KeyError, ValueError, TypeError, AttributeError, IndexError) as error:
         # Foreign text in a shape no parser expects (a JSON value of the wrong type, a number that is not one):
         # refused naming the file, line and command, never a crash.
-        where = _failed_line(error.__traceback__, original, segments, role_files)
+        # The line the failing parser frame was reading, unless the value the error quotes is elsewhere (read
+        # from one block, failing in another: an interface's `ip address dhcp` used by `router bgp`).
+        framed, holds_value = _failed_line(error.__traceback__, original, segments, role_files, str(error))
+        quoted = "" if holds_value else _line_quoting(str(error), original, segments, role_files)
+        where = quoted or framed
         raise ParseError(f"{where or ', '.join(sorted(files))}: not a {platform} configuration this parser can "
                          f"read ({type(error).__name__}: {error})") from error
 
@@ -329,31 +354,70 @@ def _kinds_for(platform: str, files: dict[str, str]) -> dict[str, str]:
     return kinds
 
 
+_QUOTED = re.compile(r"'([^'\n]{3,})'")
+
+
+def _line_quoting(message: str, original: dict[str, str], segments: list[_Segment], role_files: dict[str, str]) -> str:
+    """``file:line `text``` of the first line holding the value an error quotes ("not an IPv4 address:
+    'fc00::82'"), when no parser frame named the line (the value failed after the line was read)."""
+    match = _QUOTED.search(message)
+    if match is None:
+        return ""
+    for role, text in role_files.items():
+        position = text.find(match.group(1))
+        if position < 0:
+            continue
+        number = text.count("\n", 0, position) + 1
+        line_text = text.split("\n")[number - 1].strip()
+        name, line = _origin(segments, number) if role == frr.CONF and segments else (original.get(role, role), number)
+        return f"{name}:{line} `{line_text}`"
+    return ""
+
+
+def _quoted_child(node: Node, message: str) -> Node:
+    """The line under a block that holds the value the error quotes (a block is read whole, then fails on one of
+    its lines: ``router bgp`` on ``neighbor 2001:db8::1 ...``); the block itself when none does."""
+    match = _QUOTED.search(message)
+    if match is None or match.group(1) in node.text:
+        return node
+    pending = list(node.children)
+    while pending:
+        child = pending.pop(0)
+        if match.group(1) in child.text:
+            return child
+        pending.extend(child.children)
+    return node
+
+
 def _failed_line(trace: TracebackType | None, original: dict[str, str], segments: list[_Segment],
-                 role_files: dict[str, str]) -> str:
+                 role_files: dict[str, str], message: str) -> tuple[str, bool]:
     """``file:line `command``` of the line a parser failed on: the innermost parser frame holding a CLI line
-    (a :class:`~compiler.parse.common.Node`) or a config_db row key names it."""
+    (a :class:`~compiler.parse.common.Node`) or a config_db row key names it; and whether that line holds the
+    value the error quotes (True when it quotes none)."""
     node: Node | None = None
-    key: str | None = None
+    keys: list[str] = []  # config_db row keys in the parser frames, innermost first
     while trace is not None:
         frame_locals = trace.tb_frame.f_locals
         if trace.tb_frame.f_code.co_filename.startswith(__file__.rsplit("/", 1)[0]):
             nodes = [value for value in frame_locals.values() if isinstance(value, Node)]
             if nodes:  # a block and the line inside it being read: the later line is the one that failed
                 node = max(nodes, key=lambda item: item.line)
-            for name in ("key", "name"):
-                if isinstance(frame_locals.get(name), str):
-                    key = frame_locals[name]
+            keys[:0] = [frame_locals[name] for name in ("name", "key") if isinstance(frame_locals.get(name), str)]
         trace = trace.tb_next
+    quote = _QUOTED.search(message)
     if node is not None:
+        node = _quoted_child(node, message)
+        holds_value = quote is None or quote.group(1) in node.text
         file = frr.CONF if frr.CONF in role_files and eos.FILE not in role_files else eos.FILE
         if file == frr.CONF and segments:
             name, line = _origin(segments, node.line)
         else:
             name, line = original.get(file, file), node.line
-        return f"{name}:{line} `{node.text}`"
-    if key is not None and sonic.CONFIG_DB in role_files:
+        return f"{name}:{line} `{node.text}`", holds_value
+    if keys and sonic.CONFIG_DB in role_files:
         index = sonic._json_line_index(role_files[sonic.CONFIG_DB])  # the same index findings cite lines from
-        line = next((number for entry, number in index.items() if entry.endswith(f"|{key}") or entry == key), 0)
-        return f"{original.get(sonic.CONFIG_DB, sonic.CONFIG_DB)}:{line} key {key!r}"
-    return ""
+        for key in keys:
+            found = next(((entry, number) for entry, number in index.items() if entry.split("|", 1)[-1] == key), None)
+            if found:
+                return f"{original.get(sonic.CONFIG_DB, sonic.CONFIG_DB)}:{found[1]} `{found[0]}`", quote is None
+    return "", False

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+import compiler.parse as compiler_parse
 from compiler.parse import ParseError, detect_platform, parse_device, text_evidence
+from compiler.parse.common import cli_tree
 from compiler.parse.files import configs_from_directory
 from validators.configs import parse_configs, validate_configs
 
@@ -86,8 +88,11 @@ def test_frr_without_exit_lines_is_frr_not_eos():
 
 def test_eos_is_detected_by_eos_only_lines_and_indentation():
     evidence = text_evidence("leaf1.cfg", _eos_text())
-    assert len(evidence.eos) > 50 and not evidence.frr
+    assert len(evidence.eos) > 20 and len(evidence.eos_indent) > 50 and not evidence.frr and not evidence.frr_indent
     assert evidence.dialect() == "eos"
+    # Hand-written EOS (a test fixture, a RANCID dump) indented by one space: its commands decide, not the indent.
+    rancid = "!RANCID-CONTENT-TYPE: arista\nhostname c1\ninterface Ethernet1\n no switchport\n ip address 1.1.1.1/31\n"
+    assert detect_platform({"c1": rancid}) == "eos"
     # EOS text without hostname/end (a snippet): three-space blocks still say EOS.
     snippet = "interface Ethernet1\n   no switchport\n   ip address 10.0.0.1/31\n"
     assert detect_platform({"snippet.cfg": snippet}) == "eos"
@@ -101,9 +106,12 @@ def test_a_file_with_no_evidence_is_refused_naming_file_and_first_line():
 def test_a_file_mixing_both_dialects_is_refused_naming_the_deciding_lines():
     mixed = "hostname r1\ninterface Ethernet1\n   switchport\n   mtu 9214\nrouter bgp 1\n neighbor 1.1.1.1 " \
             "remote-as 2\n bgp router-id 1.1.1.2\nexit\n"
-    with pytest.raises(ParseError, match=r"mixed\.cfg: both EOS and FRR lines \(2 EOS-only, first mixed\.cfg:3 "
-                                         r"`   switchport`; 3 FRR-only, first mixed\.cfg:6"):
+    with pytest.raises(ParseError, match=r"mixed\.cfg: both EOS and FRR commands \(1 EOS-only, first mixed\.cfg:3 "
+                                         r"`   switchport`; 2 FRR-only, first mixed\.cfg:7 ` bgp router-id 1\.1\.1\.2`"):
         detect_platform({"mixed.cfg": mixed})
+    # No command of either dialect, indented both ways: the indentation cannot decide either.
+    with pytest.raises(ParseError, match=r"both EOS and FRR indented lines \(1 EOS-only, first i\.cfg:2 `   mtu 1`"):
+        detect_platform({"i.cfg": "interface a\n   mtu 1\ninterface b\n mtu 1\n"})
 
 
 def test_frr_per_daemon_files_are_merged_into_one_device_citing_each_file():
@@ -162,6 +170,26 @@ def test_parse_errors_name_file_line_and_command():
     # Inside merged FRR files: the file and its own line number.
     with pytest.raises(ParseError, match=r"bgpd\.conf:3 `router bgp 650x1`"):
         parse_device({"zebra.conf": ZEBRA_CONF, "bgpd.conf": BGPD_CONF.replace("65001", "650x1")})
+
+
+def test_parse_errors_point_at_the_line_holding_the_value(monkeypatch):
+    """A parser that reads a block whole and fails on a value another line holds: the error names that line (the
+    frame's Node when it holds the value, else the first line quoting it), in CLI and in config_db.json."""
+
+    def fails_in_block(files, hostname_hint=""):
+        for node in cli_tree(next(iter(files.values()))):
+            if node.text.startswith("router bgp"):
+                raise ValueError("not an IPv4 address: 'dhcp'")  # the value an interface stated
+        return None
+
+    monkeypatch.setitem(compiler_parse.PARSERS, "eos", fails_in_block)
+    text = "hostname x\nservice routing protocols model multi-agent\ninterface Ethernet1\n   ip address dhcp\n" \
+           "router bgp 65001\n   neighbor 10.0.0.1 remote-as 65002\n"
+    with pytest.raises(ParseError, match=r"^leaf\.cfg:4 `ip address dhcp`: not a eos configuration"):
+        parse_device({"leaf.cfg": text})
+    db = {"DEVICE_METADATA": {"localhost": {"hostname": "s1"}}, "PORT": {"Ethernet0": {"mtu": "jumbo"}}}
+    with pytest.raises(ParseError, match=r"^config_db\.json:\d+ `PORT\|Ethernet0`|^config_db\.json:\d+ `\"mtu\": "):
+        parse_device({"config_db.json": json.dumps(db, indent=4)})
 
 
 def _write(root: Path, layout: dict[str, str]) -> Path:
