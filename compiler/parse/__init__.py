@@ -39,6 +39,10 @@ FRR_FILE_ORDER = ("frr.conf", "zebra.conf", "mgmtd.conf", "staticd.conf", "bfdd.
 DAEMONS_FILE = "daemons"  # /etc/frr/daemons: which daemons the FRR service starts (``bgpd=yes``)
 _DAEMONS_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _DAEMON_SWITCH = re.compile(r"^(zebra|[a-z0-9]+d)=(yes|no)$")
+# Each daemon's command line and vtysh's switch (FRR user guide, "Daemons Configuration File"): how the processes
+# start (listen address, netlink buffer), nothing the network model holds; read, not listed as unmodelled. Other
+# settings (``frr_profile`` changes FRR's defaults) are listed.
+_DAEMON_START = re.compile(r"^(?:zebra|[a-z0-9]+d)_options=|^(?:vtysh_enable|MAX_FDS|watchfrr_\w+)=")
 
 # A file's platform evidence: lines only one of the two CLI dialects has. EOS: Arista EOS User Manual
 # (``show running-config`` opens with "! Command:" / "! device:"; RANCID marks its dumps "!RANCID-CONTENT-TYPE:
@@ -166,6 +170,10 @@ def _classify(name: str, text: str) -> tuple[str, str]:
             return "config_db", f"{name}: a SONiC CONFIG_DB (DEVICE_METADATA/PORT tables)"
         if isinstance(data, dict) and "links" in data:
             return "plan", f"{name}: a Linux plan (links)"
+        if isinstance(data, dict) and any(key.split("|", 1)[0] in ("DEVICE_METADATA", "PORT") for key in data):
+            raise ParseError(f"{name}: CONFIG_DB as Redis dumps it (flat `TABLE|key` rows, e.g. "
+                             f"{next(key for key in data if '|' in key)!r}), not a config_db.json: give the file SONiC "
+                             "saves (`config save`, or `sonic-cfggen -d --print-data`)")
         raise ParseError(f"{name}: JSON that is neither a SONiC config_db.json (no DEVICE_METADATA or PORT table) "
                          "nor a Linux plan (no links)")
     if is_daemons_file(text):
@@ -269,7 +277,8 @@ def _origin(segments: list[_Segment], line: int) -> tuple[str, int]:
 
 def _daemons(name: str, text: str, frr_names: list[str]) -> list[Unmodelled]:
     """Read FRR's daemons file: a per-daemon file whose daemon is switched off would not run (ParseError naming
-    both); ``<daemon>=yes|no`` lines are understood, the daemons' start options are listed as not modelled."""
+    both); ``<daemon>=yes|no`` lines and the daemons' start options are read, other settings listed as not
+    modelled."""
     unmodelled = []
     switched_off = set()
     for number, raw in enumerate(text.split("\n"), start=1):
@@ -277,8 +286,10 @@ def _daemons(name: str, text: str, frr_names: list[str]) -> list[Unmodelled]:
         if not line or line.startswith("#"):
             continue
         match = _DAEMON_SWITCH.match(line)
-        if match is None:
+        if match is None and not _DAEMON_START.match(line):
             unmodelled.append(Unmodelled(name, number, line))
+        elif match is None:
+            continue
         elif match.group(2) == "no":
             switched_off.add(match.group(1))
     for conf in frr_names:

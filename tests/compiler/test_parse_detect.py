@@ -68,7 +68,8 @@ router bgp 65001
  neighbor 10.0.1.2 description r2:r2-eth0
 !
 """
-DAEMONS = "zebra=yes\nbgpd=yes\nospfd=no\nvtysh_enable=yes\nzebra_options=\"  -A 127.0.0.1 -s 90000000\"\n"
+DAEMONS = ("zebra=yes\nbgpd=yes\nospfd=no\nvtysh_enable=yes\nzebra_options=\"  -A 127.0.0.1 -s 90000000\"\n"
+           "frr_profile=\"datacenter\"\n")
 
 
 def _eos_text() -> str:
@@ -125,8 +126,9 @@ def test_frr_per_daemon_files_are_merged_into_one_device_citing_each_file():
     assert device.locations["interface r1-eth0"] == ("zebra.conf", 4)
     cited = {(item.file, item.line) for item in device.unmodelled}
     assert ("zebra.conf", 2) in cited  # `log file zebra.log`
-    assert ("daemons", 5) in cited  # zebra_options: a start option, listed not dropped
-    assert not any(item.file == "daemons" and item.line in (1, 2, 3) for item in device.unmodelled)
+    # frr_profile changes FRR's defaults: listed; daemon switches and start options are read.
+    assert [(item.line, item.text) for item in device.unmodelled if item.file == "daemons"] == [
+        (6, 'frr_profile="datacenter"')]
 
 
 def test_per_daemon_files_that_disagree_are_refused_naming_both():
@@ -147,6 +149,9 @@ def test_no_file_of_a_device_is_dropped():
         parse_device({"startup-config": text, "bgpd.conf": BGPD_CONF})
     with pytest.raises(ParseError, match=r"notes\.json: JSON that is neither"):
         parse_device({"notes.json": json.dumps({"a": 1})})
+    with pytest.raises(ParseError, match=r"dump\.json: CONFIG_DB as Redis dumps it \(flat `TABLE\|key` rows, e\.g\. "
+                                         r"'DEVICE_METADATA\|localhost'\)"):
+        parse_device({"dump.json": json.dumps({"DEVICE_METADATA|localhost": {"hostname": "s1"}})})
 
 
 def test_sonic_split_frr_files_merge_with_config_db():
