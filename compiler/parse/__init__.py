@@ -48,37 +48,49 @@ _DAEMON_START = re.compile(r"^(?:zebra|[a-z0-9]+d)_options=|^(?:vtysh_enable|MAX
 # (``show running-config`` opens with "! Command:" / "! device:"; RANCID marks its dumps "!RANCID-CONTENT-TYPE:
 # arista"). FRR: FRR user guide (vtysh closes top-level blocks with ``exit``, nested ones with
 # ``exit-address-family``/``exit-vni``/``exit-vrf``; EOS prints a nested ``exit`` in some modes, never a top-level one).
-# *_TOP match a top-level line only, *_ANY a line at any depth (stripped).
-_EOS_TOP = re.compile(
-    r"^(?:service routing protocols model|vrf instance |management (?:api|ssh|console|security|defaults)"
+# *_TOP: a top-level command; *_ANY: a command at any depth (``no`` form included); _EOS_CHILD: nested only.
+_EOS_TOP = (
+    r"service routing protocols model|vrf instance |management (?:api|ssh|console|security|defaults)"
     r"|ip routing(?: vrf|$)|no ip routing|spanning-tree |mlag configuration|transceiver |daemon \S+$"
     r"|aaa (?:authorization|authentication|accounting|root)|username \S+ (?:privilege|role|secret)"
     r"|ntp server |logging |clock timezone |ip name-server |dns domain |vlan \d|ip virtual-router "
     r"|queue-monitor |platform (?:trident|sand|jericho|tomahawk)|errdisable |event-handler |interface Port-Channel"
     r"|interface Vxlan\d|interface Management\d|arp aging |hardware |ip igmp snooping|no aaa root|boot system "
-    r"|ip as-path access-list )")
-_EOS_ANY = re.compile(
-    r"^(?:no )?(?:switchport|channel-group |ip address virtual |vxlan (?:source-interface|udp-port|vlan|vrf|flood)"
+    r"|ip as-path access-list ")
+_EOS_ANY = (
+    r"(?:no )?(?:switchport|channel-group |ip address virtual |vxlan (?:source-interface|udp-port|vlan|vrf|flood)"
     r"|neighbor \S+ peer group |neighbor \S+ maximum-routes |address-family evpn$|service-profile "
     r"|priority-flow-control |speed forced |mlag \d|peer-link |peer-address |tx-queue |uc-tx-queue |qos trust "
     r"|spanning-tree )")
-_EOS_CHILD = re.compile(r"^router-id \d")  # EOS's BGP/OSPF router ID (FRR: ``bgp router-id``; top-level: zebra's)
-_EOS_COMMENT = re.compile(r"^!(?: Command: show (?:running|startup)-config| device: \S+ \(| boot system "
-                          r"|RANCID-CONTENT-TYPE: arista)")
-_FRR_TOP = re.compile(
-    r"^(?:frr (?:version|defaults) |log (?:syslog|file|stdout|timestamp|commands)|service integrated-vtysh-config"
+_EOS_CHILD = r"router-id \d"  # EOS's BGP/OSPF router ID (FRR: ``bgp router-id``; top-level: zebra's)
+_EOS_COMMENT = (r" Command: show (?:running|startup)-config| device: \S+ \(| boot system "
+                r"|RANCID-CONTENT-TYPE: arista")
+_FRR_TOP = (
+    r"frr (?:version|defaults) |log (?:syslog|file|stdout|timestamp|commands)|service integrated-vtysh-config"
     r"|line vty$|ip forwarding$|ipv6 forwarding$|no ipv6 forwarding$|agentx$|vrf \S+$|password \S+$|exit$"
-    r"|debug (?:bgp|zebra|ospf|isis|bfd)|zebra |ip nht |ipv6 nht |segment-routing$|fpm |bgp as-path access-list )")
-_FRR_ANY = re.compile(
-    r"^(?:no )?(?:exit-address-family$|exit-vni$|exit-vrf$|address-family l2vpn evpn$|advertise-all-vni$"
+    r"|debug (?:bgp|zebra|ospf|isis|bfd)|zebra |ip nht |ipv6 nht |segment-routing$|fpm |bgp as-path access-list ")
+_FRR_ANY = (
+    r"(?:no )?(?:exit-address-family$|exit-vni$|exit-vrf$|address-family l2vpn evpn$|advertise-all-vni$"
     r"|advertise-default-gw$|no bgp ebgp-requires-policy$|bgp router-id |neighbor \S+ interface"
     r"|ip router (?:ospf|isis)|ipv6 router (?:ospf6|isis)|ipv6 nd ra-interval|no ipv6 nd suppress-ra"
     r"|neighbor \S+ capability extended-nexthop)")
-# Indentation of a block's first level as each dialect prints it: FRR one space, EOS three. Hand-written files
-# (two or four spaces: EOS and FRR read any) are decided by their commands alone.
+
+
+# One pattern per depth, the side named by the group that matched: one regex call per line.
+_TOP = re.compile(rf"(?P<eos>{_EOS_TOP})|(?P<frr>{_FRR_TOP})|(?P<eos_any>{_EOS_ANY})|(?P<frr_any>{_FRR_ANY})")
+_NESTED = re.compile(rf"(?P<eos>{_EOS_CHILD})|(?P<eos_any>{_EOS_ANY})|(?P<frr_any>{_FRR_ANY})")
+_EOS_COMMENT_LINE = re.compile(rf"!(?:{_EOS_COMMENT})")
+_SIDE = {"eos": "eos", "eos_any": "eos", "frr": "frr", "frr_any": "frr"}
+# A block's first level as each dialect prints it: FRR one space, EOS three. Hand-written files (two or four
+# spaces, or one in Batfish's EOS fixtures: EOS and FRR read any) are decided by their commands.
 _INDENT_DIALECT = {1: "frr", 3: "eos"}
+_CONFIG_DB_KEY = re.compile(r'^[ \t]{0,8}"(?:DEVICE_METADATA|PORT)"[ \t]*:[ \t]*\{', re.MULTILINE)
+_PLAN_KEY = re.compile(r'^[ \t]{0,8}"links"[ \t]*:[ \t]*\[', re.MULTILINE)
+_HOSTNAME = re.compile(r"^hostname[ \t]+(\S+)", re.MULTILINE)
 _FRR_NAMES = frozenset(FRR_FILE_ORDER)
 DOMINANCE = 4  # a file is of one dialect when its evidence outweighs the other's this many times
+PREFIX_LINES = 150  # detection reads this many lines of a file first ...
+DECISIVE_COMMANDS = 10  # ... and stops there when it holds this many commands of one dialect and none of the other
 
 
 class ParseError(FabricTwinError):
@@ -123,27 +135,37 @@ def text_evidence(name: str, text: str) -> Evidence:
     """Score a CLI text on EOS-only and FRR-only commands (:data:`_EOS_TOP`, :data:`_FRR_ANY` ...) and on the
     indentation a block's first level has: EOS prints three spaces, FRR one (hand-written two or four: no evidence).
     A file named like an FRR daemon's (``bgpd.conf``) counts as one FRR command: names are a hint, the content
-    decides."""
+    decides. The first :data:`PREFIX_LINES` lines are read first; when they hold :data:`DECISIVE_COMMANDS` commands
+    of one dialect and none of the other, the rest of a large file (a spine's hundreds of interfaces) is not read
+    for detection (its lines still reach the parser, unmodelled if foreign)."""
+    head = text.split("\n", PREFIX_LINES)
+    evidence = _evidence(name, head[:PREFIX_LINES])
+    eos_count, frr_count = len(evidence.eos), len(evidence.frr)
+    if len(head) > PREFIX_LINES and not (min(eos_count, frr_count) == 0
+                                         and max(eos_count, frr_count) >= DECISIVE_COMMANDS):
+        evidence = _evidence(name, text.split("\n"))
+    return evidence
+
+
+def _evidence(name: str, lines: list[str]) -> Evidence:
     commands: dict[str, list[tuple[int, str]]] = {"eos": [], "frr": []}
     indented: dict[str, list[tuple[int, str]]] = {"eos": [], "frr": []}
     first: tuple[int, str] | None = None
     unit = 0  # the current top-level block's first indentation
-    for number, raw in enumerate(text.split("\n"), start=1):
+    for number, raw in enumerate(lines, start=1):
         content = raw.strip()
         if not content:
             continue
         if content[0] == "!":
-            if _EOS_COMMENT.match(content):
+            if _EOS_COMMENT_LINE.match(content):
                 commands["eos"].append((number, content))
             continue
         first = first or (number, content)
         indent = len(raw) - len(raw.lstrip(" "))
         unit = 0 if indent == 0 else unit or indent
-        side = ("eos" if _EOS_TOP.match(content) else "frr" if _FRR_TOP.match(content) else None) if indent == 0 \
-            else ("eos" if _EOS_CHILD.match(content) else None)
-        side = side or ("eos" if _EOS_ANY.match(content) else "frr" if _FRR_ANY.match(content) else None)
-        if side is not None:
-            commands[side].append((number, raw.rstrip()))
+        match = (_NESTED if indent else _TOP).match(content)
+        if match is not None:
+            commands[_SIDE[match.lastgroup or ""]].append((number, raw.rstrip()))
         elif unit in _INDENT_DIALECT:
             indented[_INDENT_DIALECT[unit]].append((number, raw.rstrip()))
     if name.rsplit("/", 1)[-1] in _FRR_NAMES:
@@ -154,14 +176,26 @@ def text_evidence(name: str, text: str) -> Evidence:
 
 def is_daemons_file(text: str) -> bool:
     """/etc/frr/daemons: shell assignments, at least one ``<daemon>=yes|no``."""
-    lines = [line.strip() for line in text.split("\n") if line.strip() and not line.strip().startswith("#")]
-    return bool(lines) and all(_DAEMONS_LINE.match(line) for line in lines) and any(
-        _DAEMON_SWITCH.match(line) for line in lines)
+    switches = False
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line or line[0] == "#":
+            continue
+        if not _DAEMONS_LINE.match(line):
+            return False  # the first CLI line ends it: a config file is never read whole here
+        switches = switches or bool(_DAEMON_SWITCH.match(line))
+    return switches
 
 
 def _classify(name: str, text: str) -> tuple[str, str]:
     """(kind, why) of one file: config_db | plan (JSON), daemons, eos | frr (CLI text)."""
     if text.lstrip().startswith("{"):
+        # Our renderers' and SONiC's files name their tables as top-level keys: told apart without decoding the
+        # JSON twice (the parser decodes it; a file that does not decode is refused there, naming the line).
+        if _CONFIG_DB_KEY.search(text):
+            return "config_db", f"{name}: a SONiC CONFIG_DB (DEVICE_METADATA/PORT tables)"
+        if _PLAN_KEY.search(text):
+            return "plan", f"{name}: a Linux plan (links)"
         try:
             data = json.loads(text)
         except ValueError as error:
@@ -259,9 +293,8 @@ def _merge_frr(files: dict[str, str], names: list[str]) -> tuple[str, list[_Segm
         lines = files[name].split("\n")
         segments.append(_Segment(name, len(merged) + 1, len(lines)))
         merged += lines + ["!"]  # "!" closes every block: a file's last block never runs into the next file
-        for line in lines:
-            if line.startswith("hostname "):
-                hostnames.setdefault(line.split()[-1] if len(line.split()) == 2 else line, name)
+        for host in _HOSTNAME.findall(files[name]):
+            hostnames.setdefault(host, name)
     if len(hostnames) > 1:
         raise ParseError("FRR files of one device name different hosts: "
                          + ", ".join(f"{name} says `hostname {host}`" for host, name in hostnames.items()))

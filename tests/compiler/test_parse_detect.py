@@ -89,7 +89,7 @@ def test_frr_without_exit_lines_is_frr_not_eos():
 
 def test_eos_is_detected_by_eos_only_lines_and_indentation():
     evidence = text_evidence("leaf1.cfg", _eos_text())
-    assert len(evidence.eos) > 20 and len(evidence.eos_indent) > 50 and not evidence.frr and not evidence.frr_indent
+    assert len(evidence.eos) > 10 and len(evidence.eos_indent) > 20 and not evidence.frr and not evidence.frr_indent
     assert evidence.dialect() == "eos"
     # Hand-written EOS (a test fixture, a RANCID dump) indented by one space: its commands decide, not the indent.
     rancid = "!RANCID-CONTENT-TYPE: arista\nhostname c1\ninterface Ethernet1\n no switchport\n ip address 1.1.1.1/31\n"
