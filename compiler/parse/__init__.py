@@ -86,6 +86,7 @@ _SIDE = {"eos": "eos", "eos_any": "eos", "frr": "frr", "frr_any": "frr"}
 _INDENT_DIALECT = {1: "frr", 3: "eos"}
 _CONFIG_DB_KEY = re.compile(r'^[ \t]{0,8}"(?:DEVICE_METADATA|PORT)"[ \t]*:[ \t]*\{', re.MULTILINE)
 _PLAN_KEY = re.compile(r'^[ \t]{0,8}"links"[ \t]*:[ \t]*\[', re.MULTILINE)
+_DAEMON_FILES = frozenset(FRR_FILE_ORDER) - {"frr.conf"}  # per-daemon files (and vtysh.conf, vtysh's own)
 _HOSTNAME = re.compile(r"^hostname[ \t]+(\S+)", re.MULTILINE)
 _FRR_NAMES = frozenset(FRR_FILE_ORDER)
 DOMINANCE = 4  # a file is of one dialect when its evidence outweighs the other's this many times
@@ -274,24 +275,33 @@ def detect_platform(files: dict[str, str]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Segment:
-    """One FRR file inside the merged text: lines ``first .. first + count - 1`` of the merged text."""
+    """One FRR file inside the merged text, from line ``first`` of it."""
 
     name: str
     first: int
-    count: int
 
 
 def _merge_frr(files: dict[str, str], names: list[str]) -> tuple[str, list[_Segment]]:
     """FRR's per-daemon files as one frr.conf text (FRR's integrated config is their concatenation: FRR user guide,
     "Integrated configuration mode"), with where each file's lines went."""
+    integrated = [name for name in names if name.rsplit("/", 1)[-1] not in _DAEMON_FILES]
+    daemon_files = [name for name in names if name.rsplit("/", 1)[-1] in _DAEMON_FILES
+                    and name.rsplit("/", 1)[-1] != "vtysh.conf"]
+    if len(integrated) > 1:
+        raise ParseError(f"{', '.join(integrated)}: {len(integrated)} integrated FRR configs for one device (which one "
+                         "runs?)")
+    if integrated and daemon_files:
+        # FRR user guide, "Integrated configuration mode": when frr.conf exists the daemons read it, not their own.
+        raise ParseError(f"{integrated[0]} is an integrated FRR config and {', '.join(daemon_files)} per-daemon "
+                         f"file(s): FRR reads the integrated one when it exists, the others would not run")
     order = {name: index for index, name in enumerate(FRR_FILE_ORDER)}
-    ordered = sorted(names, key=lambda name: (order.get(name.rsplit("/", 1)[-1], len(order) - 1), name))
+    ordered = sorted(names, key=lambda name: (order.get(name.rsplit("/", 1)[-1], 0), name))
     merged: list[str] = []
     segments = []
     hostnames: dict[str, str] = {}
     for name in ordered:
         lines = files[name].split("\n")
-        segments.append(_Segment(name, len(merged) + 1, len(lines)))
+        segments.append(_Segment(name, len(merged) + 1))
         merged += lines + ["!"]  # "!" closes every block: a file's last block never runs into the next file
         for host in _HOSTNAME.findall(files[name]):
             hostnames.setdefault(host, name)

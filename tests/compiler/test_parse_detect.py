@@ -138,6 +138,14 @@ def test_per_daemon_files_that_disagree_are_refused_naming_both():
         parse_device({"bgpd.conf": BGPD_CONF, "daemons": "zebra=yes\nbgpd=no\n"})
     with pytest.raises(ParseError, match=r"daemons file alone"):
         parse_device({"daemons": DAEMONS})
+    # FRR reads an integrated frr.conf when it exists: per-daemon files beside it would not run; two integrated
+    # configs (frr.conf and a backup) leave unknown which one runs.
+    with pytest.raises(ParseError, match=r"frr\.conf is an integrated FRR config and bgpd\.conf per-daemon file"):
+        parse_device({"frr.conf": FRR_NO_EXIT, "bgpd.conf": BGPD_CONF})
+    with pytest.raises(ParseError, match=r"frr\.conf, frr\.conf\.bak: 2 integrated FRR configs"):
+        parse_device({"frr.conf": FRR_NO_EXIT, "frr.conf.bak": FRR_NO_EXIT})
+    assert parse_device({"frr.conf": FRR_NO_EXIT, "vtysh.conf": "service integrated-vtysh-config\n"}).files == [
+        "frr.conf", "vtysh.conf"]
 
 
 def test_no_file_of_a_device_is_dropped():
