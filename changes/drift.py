@@ -242,7 +242,7 @@ def _texts(files: Mapping[str, str]) -> list[str]:
     return sorted(text.strip() for text in files.values())
 
 
-def intent_config_set(*, fabric_intent, platforms: Mapping[str, str] | None = None) -> dict[str, dict[str, str]]:
+def intent_config_set(*, fabric_intent, platforms: Mapping[str, str | None] | None = None) -> dict[str, dict[str, str]]:
     """The intent's configs, compiled now and not stored (intents.services.compile_devices): ``{hostname: files}``
     of each device's own platform, or of ``platforms[hostname]`` when the device was compiled for it too (a set
     of twin FRR renderings is compared with the intent's FRR rendering)."""

@@ -128,8 +128,17 @@ def test_a_set_against_the_intent_compiled_now(drift_intent, tmp_path):
     assert parse_device({"startup-config": leaf.read_text()}).platform == "eos"
     output = _run("--configs", str(out), "--fabric", "dref-intent")
     assert f"{host}: drifted" in output and line.strip() in output
+    # A set of the twin's FRR renderings is compared with the intent's FRR rendering, not its EOS one.
+    twin = tmp_path / "twin"
+    for rendering in (out / "dref-intent").glob("*/frr"):
+        shutil.copytree(rendering, twin / rendering.parent.name)
+    assert "against intent dref-intent (compiled now): 4 in sync" in _run("--configs", str(twin), "--fabric",
+                                                                            "dref-intent")
     with pytest.raises(CommandError, match=r"--fabric='dref-intent': --configs is compared with --against DIR2 or "
                                            r"with the intent, not both"):
         _run("--configs", str(out), "--fabric", "dref-intent", "--against", str(out))
     with pytest.raises(CommandError, match=r"nope"):
         _run("--configs", str(out), "--fabric", "nope")
+    (twin / "notes.txt").write_text("hello\n")
+    with pytest.raises(CommandError, match=r"device 'notes': notes\.txt: neither an EOS nor an FRR"):
+        _run("--configs", str(twin), "--fabric", "dref-intent")

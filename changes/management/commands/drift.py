@@ -27,6 +27,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from compiler.parse import ParseError, detect_platform
 from compiler.parse.files import configs_from_directory
 from intents import selectors as intent_selectors
 from intents.management.commands._common import command_errors
@@ -98,7 +99,10 @@ class Command(BaseCommand):
                 reference = options["against"]
             else:
                 fabric_intent = intent_selectors.fabric_intent_resolve(options["fabric"])
-                intended = intent_config_set(fabric_intent=fabric_intent)
+                # Each device compared on the platform its configs are for (a set of the twin's FRR renderings
+                # against the intent's FRR rendering), matched by directory or file name.
+                platforms = {key: _platform(files) for key, files in running.items()}
+                intended = intent_config_set(fabric_intent=fabric_intent, platforms=platforms)
                 reference = f"intent {fabric_intent.name} (compiled now)"
             records = drift_between_sets(intended=intended, running=running)
         hosts = options["host"]
@@ -146,3 +150,12 @@ class Command(BaseCommand):
             self.stdout.write("  remediation:")
             for line in remediation_text(record.remediation).splitlines():
                 self.stdout.write(f"    {line}")
+
+
+def _platform(files: dict[str, str]) -> str | None:
+    """The platform a device's files are for; None when undetectable (drift_between_sets then refuses the file
+    naming the device)."""
+    try:
+        return detect_platform(files)
+    except ParseError:
+        return None
