@@ -103,8 +103,10 @@ def parse_configs(device_files: dict[str, dict[str, str]]) -> dict[str, ParsedDe
             hostname = parsed.hostname or key
             if hostname in devices:
                 first = devices[hostname]
+                hint = ("; FRR per-daemon files of one device go in one directory: <device>/zebra.conf, "
+                        "<device>/bgpd.conf" if first.platform == parsed.platform == "frr" else "")
                 raise ParseError(f"hostname {hostname!r} is claimed twice: by {_where(first.source, first.files)} "
-                                 f"and by {_where(key, parsed.files)} (one device, one config)")
+                                 f"and by {_where(key, parsed.files)} (one device, one config{hint})")
             parsed.structured["hostname"] = hostname
             parsed.source = key
             devices[hostname] = parsed

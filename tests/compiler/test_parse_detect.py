@@ -218,6 +218,12 @@ def test_two_files_claiming_one_hostname_are_an_error_naming_both(tmp_path):
     with pytest.raises(ParseError, match=r"hostname 'leaf1' is claimed twice: by leaf1\.cfg and by "
                                          r"leaf1-backup\.cfg"):
         parse_configs(configs_from_directory(tmp_path))
+    # Per-daemon files side by side at the top: two devices of one host, and the way to give them.
+    flat = tmp_path / "flat"
+    _write(flat, {"zebra.conf": ZEBRA_CONF, "bgpd.conf": BGPD_CONF})
+    with pytest.raises(ParseError, match=r"claimed twice: by bgpd\.conf and by zebra\.conf \(one device, one config; "
+                                         r"FRR per-daemon files of one device go in one directory"):
+        parse_configs(configs_from_directory(flat))
 
 
 def test_a_device_directory_of_per_daemon_files_validates_and_lists_its_files(tmp_path):
