@@ -11,11 +11,14 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from compiler.errors import DriverError, FabricTwinError, FieldError, InputError
-from compiler.parse import ParsedDevice, parse_device
+from compiler.natural import natural_key
+from compiler.parse import ParsedDevice, is_daemons_file, parse_device
 from compiler.parse.drift import FieldDrift, field_drift
 from compiler.parse.remediate import cli_remediation
+from intents.adapters import fabric_snapshot
+from intents.services import compile_devices
 from twin.redaction import redact_text
-from validators.configs import running_state_errors
+from validators.configs import parse_configs, running_state_errors
 
 from .drivers import DeviceDriver, config_hash, driver_for_endpoint
 from .drivers.config_db import config_db_patch, parse_config_db, secrets_masked
@@ -91,7 +94,8 @@ def _guard_notes(hostname: str, platform: str, running: Mapping[str, str], targe
 
 def _split_files(files: Mapping[str, str]) -> tuple[str, str]:
     """(CLI text, JSON text) of one device's files, told apart by content as the parsers do (names are a hint)."""
-    text = "".join(body for body in files.values() if not body.lstrip().startswith("{"))
+    # "\n": FRR's per-daemon files are one text (compiler.parse merges them the same way)
+    text = "\n".join(body for body in files.values() if not body.lstrip().startswith("{"))
     document = "".join(body for body in files.values() if body.lstrip().startswith("{"))
     return text, document
 
@@ -183,6 +187,73 @@ def _running_state_errors(fabric_intended: Mapping[str, Mapping[str, str]],
     except FabricTwinError as exc:
         logger.warning("drift: running-state checks skipped: %s", exc)
         return {}
+
+
+def drift_between_sets(*, intended: Mapping[str, Mapping[str, str]],
+                       running: Mapping[str, Mapping[str, str]]) -> list[dict]:
+    """Two config sets compared device by device, without a device or a database: each set is ``{device key: {file:
+    text}}`` (compiler.parse.files), matched by the hostname its configs state. Per device: ``state`` (in sync,
+    drifted, text differs only, platforms differ, only intended, only running), the field-level ``differences``
+    (compiler.parse.drift), the ``remediation`` that takes the running files to the intended ones
+    (:func:`remediation_build`) and the errors the static checks raise on the running set and not on the intended
+    one. ParseError naming the device and file when a set holds a file no parser reads or a hostname twice."""
+    intended_devices, running_devices = parse_configs(dict(intended)), parse_configs(dict(running))
+    errors = running_state_errors(intended_devices, running_devices) if running_devices else {}
+    out = []
+    for host in sorted(set(intended_devices) | set(running_devices), key=natural_key):
+        want, have = intended_devices.get(host), running_devices.get(host)
+        record: dict = {"hostname": host, "differences": [], "remediation": {}, "running_errors": errors.get(host, []),
+                        "intended_files": _listed(want), "running_files": _listed(have)}
+        if want is None or have is None:
+            record["state"] = "only running" if want is None else "only intended"
+        elif want.platform != have.platform:
+            record["state"] = "platforms differ"
+            record["differences"] = [{"path": "platform", "intended": want.platform, "running": have.platform,
+                                      "message": f"{host}: platform {want.platform} intended, {have.platform} running "
+                                                 "(no remediation across platforms)"}]
+        else:
+            wanted, current = _config_files(intended[want.source]), _config_files(running[have.source])
+            fields, _ = field_drift(host, secrets_hidden(platform=have.platform, files=wanted),
+                                    secrets_hidden(platform=have.platform, files=current), platform=have.platform)
+            record["differences"] = [item.as_dict() for item in fields]
+            same_text = _texts(wanted) == _texts(current)
+            record["state"] = "drifted" if fields else "in sync" if same_text else "text differs only"
+            if fields:
+                record["remediation"] = remediation_build(platform=have.platform, intended=wanted, running=current)
+                if _daemons(intended[want.source]) != _daemons(running[have.source]):
+                    record["remediation"]["notes"].append("FRR's daemons file differs: copy the intended one and "
+                                                          "restart FRR (it is read at start)")
+        out.append(record)
+    return out
+
+
+def _listed(device: ParsedDevice | None) -> list[str]:
+    return [f"{device.source}/{name}" for name in device.files] if device is not None else []
+
+
+def _config_files(files: Mapping[str, str]) -> dict[str, str]:
+    """The files a remediation compares: FRR's daemons file (shell variables, read when FRR starts) is no CLI."""
+    return {name: text for name, text in files.items() if not is_daemons_file(text)}
+
+
+def _daemons(files: Mapping[str, str]) -> list[str]:
+    return sorted(text for text in files.values() if is_daemons_file(text))
+
+
+def _texts(files: Mapping[str, str]) -> list[str]:
+    return sorted(text.strip() for text in files.values())
+
+
+def intent_config_set(*, fabric_intent, platforms: Mapping[str, str | None] | None = None) -> dict[str, dict[str, str]]:
+    """The intent's configs, compiled now and not stored (intents.services.compile_devices): ``{hostname: files}``
+    of each device's own platform, or of ``platforms[hostname]`` when the device was compiled for it too (a set
+    of twin FRR renderings is compared with the intent's FRR rendering)."""
+    structured, rendered, _ = compile_devices(fabric_snapshot(fabric_intent))
+    out = {}
+    for host, per_platform in rendered.items():
+        wanted = (platforms or {}).get(host)
+        out[host] = dict(per_platform[wanted if wanted in per_platform else structured[host]["platform"]])
+    return out
 
 
 def drift_detect_all(*, hostnames: list[str] | None = None) -> list[DriftRecord]:

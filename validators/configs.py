@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from compiler.errors import FabricTwinError
-from compiler.parse import ParsedDevice, parse_device
+from compiler.parse import ParsedDevice, ParseError, parse_device
 from compiler.parse.carried import carried, differences
 from compiler.parse.common import Unmodelled
 from compiler.parse.drift import describe_path
@@ -53,9 +53,8 @@ class ConfigValidation:
         for check, result in zip(data["checks"], self.report.checks.values(), strict=True):
             for entry, finding in zip(check["findings"], result.findings, strict=True):
                 entry["locations"] = self.where(finding)
-        data["devices"] = {host: {"platform": device.platform, "files": sorted({f for f, _ in
-                                                                                device.locations.values()})}
-                           for host, device in self.devices.items()}
+        data["devices"] = {host: {"platform": device.platform, "files": device.files, "source": device.source,
+                                  "detected_by": device.detected_by} for host, device in self.devices.items()}
         data["inventory"] = self.inventory_reason or "used"
         data["unmodelled"] = [{"device": host, **item.as_dict()} for host, item in self.unmodelled()]
         return data
@@ -68,6 +67,9 @@ class ConfigValidation:
         for device in self.devices.values():
             platforms[device.platform] = platforms.get(device.platform, 0) + 1
         lines.append("  devices: " + ", ".join(f"{count} {platform}" for platform, count in sorted(platforms.items())))
+        for host, device in sorted(self.devices.items()):
+            if len(device.files) > 1:  # per-daemon FRR files merged, config_db.json + frr.conf ...
+                lines.append(f"  {host} ({device.platform}) from {len(device.files)} files: {', '.join(device.files)}")
         lines.append(f"  inventory: {self.inventory_reason or 'used (hostnames match)'}")
         for result in self.report.checks.values():
             detail = f" (skipped: {result.reason})" if result.status == CheckStatus.SKIPPED else ""
@@ -84,7 +86,10 @@ class ConfigValidation:
 
 
 def parse_configs(device_files: dict[str, dict[str, str]]) -> dict[str, ParsedDevice]:
-    """{device key (directory or file name): {file name: text}} -> {hostname: ParsedDevice}, fabric completed."""
+    """{device key (directory or file name): {file name: text}} -> {hostname: ParsedDevice}, fabric completed.
+
+    ParseError naming the device's directory or file when its files are no config (compiler.parse names the file,
+    line and command), and naming both when two of them claim one hostname: a set holds each device once."""
     devices: dict[str, ParsedDevice] = {}
     # Millions of small dicts and lists: the cyclic GC would rescan them over and over for nothing (as in
     # validators.run.validate_fabric); parsing creates no reference cycles.
@@ -92,8 +97,17 @@ def parse_configs(device_files: dict[str, dict[str, str]]) -> dict[str, ParsedDe
     gc.disable()
     try:
         for key, files in sorted(device_files.items()):
-            parsed = parse_device(files, hostname_hint=key)
+            try:
+                parsed = parse_device(files, hostname_hint=key)
+            except ParseError as error:
+                raise ParseError(f"device {key!r}: {error}") from error
             hostname = parsed.hostname or key
+            if hostname in devices:
+                first = devices[hostname]
+                hint = ("; FRR per-daemon files of one device go in one directory: <device>/zebra.conf, "
+                        "<device>/bgpd.conf" if first.platform == parsed.platform == "frr" else "")
+                raise ParseError(f"hostname {hostname!r} is claimed twice: by {_where(first.source, first.files)} "
+                                 f"and by {_where(key, parsed.files)} (one device, one config{hint})")
             parsed.structured["hostname"] = hostname
             parsed.source = key
             devices[hostname] = parsed
@@ -102,6 +116,13 @@ def parse_configs(device_files: dict[str, dict[str, str]]) -> dict[str, ParsedDe
         if gc_was_enabled:
             gc.enable()
     return devices
+
+
+def _where(key: str, files: list[str]) -> str:
+    """How a report names a device's files: a top-level file by its name, a directory with its files."""
+    if len(files) == 1 and files[0].rsplit(".", 1)[0] == key:
+        return files[0]
+    return f"{key}/{files[0]}" if len(files) == 1 else f"{key}/ ({', '.join(files)})"
 
 
 def validation_input(devices: dict[str, ParsedDevice], snapshot=None) -> tuple[FabricContext, str]:

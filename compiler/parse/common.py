@@ -42,6 +42,8 @@ class ParsedDevice:
     # Where a fact was stated: "interface Ethernet1" / "bgp" / "vlan 10" / "qos" -> (file, line)
     locations: dict[str, tuple[str, int]] = field(default_factory=dict)
     source: str = ""  # where the files came from (a directory or file name in a config set)
+    files: list[str] = field(default_factory=list)  # every file this device was built from (compiler.parse)
+    detected_by: str = ""  # the evidence the platform was detected from ("bgpd.conf:1 `frr version 8.4`")
 
     def locate(self, *keys: str) -> tuple[str, int] | None:
         for key in keys:

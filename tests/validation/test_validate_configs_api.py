@@ -109,3 +109,22 @@ def test_ui_page_validates_an_upload(django_user_model):
     viewer = _client(django_user_model, "viewer")
     assert viewer.get("/validate-configs/").status_code == 200
     assert viewer.post("/validate-configs/", {"archive": _tar(_configs(broken=True))}).status_code == 403
+
+
+@pytest.mark.django_db
+def test_api_reads_compiles_archive_and_lists_each_devices_files(api_client):
+    """compile's archive (<fabric>/<device>/<platform>/<file>): each device on its own platform, the twin's FRR
+    renderings set aside in the answer; a device's files are listed; two devices claiming one hostname: a 400."""
+    members = {f"fab/{path.relative_to(GOLDEN / 'rendered')}": path.read_bytes()
+               for path in sorted((GOLDEN / "rendered").glob("*/*/*"))}
+    response = api_client.post("/api/validation-runs/configs/", {"archive": _tar(members)}, format="multipart")
+    assert response.status_code == 200, response.content
+    report = response.json()
+    assert report["devices"]["leaf2"]["platform"] == "sonic"
+    assert report["devices"]["leaf2"]["files"] == ["config_db.json", "frr.conf"]
+    assert len(report["set_aside"]) == 6 and all("/frr/: the twin's frr rendering" in note
+                                                 for note in report["set_aside"])
+    twice = {**_configs(broken=False), **{f"leaf1-copy/{name.split('/')[1]}": data
+                                          for name, data in _configs(broken=False).items() if name.startswith("leaf1/")}}
+    refused = api_client.post("/api/validation-runs/configs/", {"archive": _tar(twice)}, format="multipart")
+    assert refused.status_code == 400 and "hostname 'leaf1' is claimed twice" in refused.content.decode()

@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from compiler.errors import UnsafePathError
+from compiler.parse import ParseError
 from compiler.parse.files import configs_from_archive
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "mixed_eos_sonic" / "expected"
@@ -80,3 +81,52 @@ def test_archive_layout_and_unsafe_members():
         configs_from_archive(_tar({"../x": text}))
     with pytest.raises(UnsafePathError, match="not a regular file"):
         configs_from_archive(_tar({"leaf1.cfg": text}, symlink="leaf2.cfg"))
+
+
+def test_validate_configs_accepts_compile_out_layout(tmp_path, capsys):
+    """compile --out DIR writes DIR/<fabric>/<device>/<platform>/<file> (own platform + the twin's frr): validated on
+    each device's own platform, the twin renderings set aside and said so."""
+    shutil.copytree(GOLDEN / "rendered", tmp_path / "mixed" / "fabric1")
+    for root in (tmp_path / "mixed", tmp_path / "mixed" / "fabric1"):  # DIR, or DIR/<fabric>
+        call_command("validate", "--configs", str(root), "--format", "json")
+        report = json.loads(capsys.readouterr().out)
+        assert {host: device["platform"] for host, device in report["devices"].items()} == {
+            "leaf1": "eos", "leaf2": "sonic", "leaf3": "eos", "leaf4": "sonic", "spine1": "eos", "spine2": "eos"}
+        assert report["devices"]["leaf2"]["files"] == ["config_db.json", "frr.conf"]
+        assert len(report["set_aside"]) == 6 and report["set_aside"][0].startswith(
+            "leaf1/frr/: the twin's frr rendering of leaf1, not validated")
+        assert all(check["status"] != "failed" for check in report["checks"])
+    call_command("validate", "--configs", str(tmp_path / "mixed"))
+    assert "set aside: spine2/frr/" in capsys.readouterr().out
+
+
+def test_validate_configs_refuses_other_deep_layouts_naming_the_path(tmp_path):
+    shutil.copytree(GOLDEN / "rendered", tmp_path / "fabric1")
+    (tmp_path / "fabric1" / "leaf1" / "eos").rename(tmp_path / "fabric1" / "leaf1" / "arista")  # not a platform
+    with pytest.raises(CommandError, match=r"configs='fabric1/leaf1/arista/startup-config': configs are "
+                                           r"<device>/<file>, <file> or compile --out's"):
+        call_command("validate", "--configs", str(tmp_path))
+    shutil.copytree(GOLDEN / "rendered", tmp_path / "two" / "a")
+    shutil.copytree(GOLDEN / "rendered", tmp_path / "two" / "b")
+    with pytest.raises(CommandError, match=r"configs of 2 fabrics \(a, b\): give one fabric's directory"):
+        call_command("validate", "--configs", str(tmp_path / "two"))
+
+
+def test_compile_archive_layout_without_a_note_list_is_refused_not_dropped():
+    text = (GOLDEN / "rendered" / "leaf1" / "eos" / "startup-config").read_bytes()
+    frr = (GOLDEN / "rendered" / "leaf1" / "frr" / "frr.conf").read_bytes()
+    members = {"fabric1/leaf1/eos/startup-config": text, "fabric1/leaf1/frr/frr.conf": frr}
+    set_aside: list[str] = []
+    assert configs_from_archive(_tar(members), set_aside=set_aside) == {"leaf1": {"startup-config": text.decode()}}
+    assert set_aside == ["leaf1/frr/: the twin's frr rendering of leaf1, not validated (leaf1 is validated on its "
+                         "own platform, eos)"]
+    with pytest.raises(ParseError, match=r"rendered for eos and frr: give one platform's files"):
+        configs_from_archive(_tar(members))
+
+
+def test_validate_configs_refuses_a_duplicate_hostname_naming_both(tmp_path, capsys):
+    root = _write_configs(tmp_path)
+    shutil.copytree(root / "leaf1", root / "leaf1-old")
+    with pytest.raises(CommandError, match=r"hostname 'leaf1' is claimed twice: by leaf1/startup-config and by "
+                                           r"leaf1-old/startup-config"):
+        call_command("validate", "--configs", str(root))

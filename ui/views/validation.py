@@ -111,7 +111,8 @@ def validation_configs(request):
         try:
             if bool(archive) == bool(uploads):
                 raise FabricTwinError("archive / files: upload one archive or several files (not both, not none)")
-            device_files = (configs_from_archive(archive.read(), archive.name) if archive else
+            set_aside: list[str] = []  # compile's archive: the twin's renderings next to each device's own
+            device_files = (configs_from_archive(archive.read(), archive.name, set_aside=set_aside) if archive else
                             configs_from_uploads([(upload.name, upload.read()) for upload in uploads]))
             fabric_intent = None
             if intent_id:
@@ -120,6 +121,8 @@ def validation_configs(request):
                     raise FabricTwinError(f"fabric_intent={intent_id!r}: no such fabric intent")
             context["result"] = validation_services.validation_configs_run(device_files=device_files,
                                                                            fabric_intent=fabric_intent)
+            for note in set_aside:
+                messages.info(request, f"Set aside: {note}")
         except FabricTwinError as error:
             messages.error(request, f"Configs refused: {error}")
             status = 400

@@ -95,11 +95,12 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
         params = s.ConfigsUploadSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         options = params.validated_data
+        set_aside: list[str] = []  # compile's archive: the twin's renderings next to each device's own
         if options.get("archive"):
             archive = options["archive"]
-            device_files = configs_from_archive(archive.read(), archive.name)
+            device_files = configs_from_archive(archive.read(), archive.name, set_aside=set_aside)
         else:
             device_files = configs_from_uploads([(upload.name, upload.read()) for upload in options["files"]])
         result = services.validation_configs_run(device_files=device_files, fabric_intent=options["fabric_intent"],
                                                  checks=options.get("checks") or None)
-        return Response(result.as_dict())
+        return Response({**result.as_dict(), "set_aside": set_aside})

@@ -22,6 +22,7 @@ import jinja2
 
 from compiler.errors import RenderError
 from compiler.render.eos import repeated_blocks
+from compiler.render.unset import finalize, omit_unset
 from compiler.secret_refs import placeholder
 from compiler.structured.contract import Aaa, Interface, Qos, StructuredConfig
 
@@ -107,7 +108,7 @@ def render(structured: StructuredConfig) -> dict[str, str]:
         raise RenderError(
             f"{structured.get('hostname', '?')}: structured config does not match docs/structured-config.md: {error}"
         ) from error
-    return {"startup-config": text}
+    return {"startup-config": omit_unset(text)}
 
 
 def eos_speed(interface: Interface) -> str:
@@ -127,9 +128,9 @@ def eos_speed(interface: Interface) -> str:
     return f"{rate}-{lanes}"
 
 
-def _seconds(milliseconds: int) -> str:
+def _seconds(milliseconds: int | None) -> str | None:
     """EOS watchdog timers are in seconds with 2 decimals: 200 -> ``0.20`` (validated by _watchdog_action)."""
-    return f"{milliseconds / 1000:.2f}"
+    return None if milliseconds is None else f"{milliseconds / 1000:.2f}"
 
 
 @cache
@@ -143,6 +144,7 @@ def _template() -> jinja2.Template:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        finalize=finalize,  # None prints as UNSET: the line is left out (omit_unset)
     )
     environment.filters["seconds"] = _seconds
     environment.filters["by_int_key"] = lambda mapping: sorted(mapping.items(), key=lambda item: int(item[0]))
@@ -276,10 +278,11 @@ def _management(structured: StructuredConfig) -> dict | None:
     if not management:
         return None
     hostname = structured.get("hostname", "?")
-    for field in ("interface", "address"):
-        if not management.get(field):
-            raise RenderError(f"{hostname}: management.{field}={management.get(field)!r}: required to reach the "
-                              "switch's management plane")
+    # Without an address (a parsed config with none, or DHCP) the `ip address` line is left out (compiler.render.unset)
+    # and the switch keeps the address it booted with, as the SONiC renderer does.
+    if not management.get("interface"):
+        raise RenderError(f"{hostname}: management.interface={management.get('interface')!r}: required to reach the "
+                          "switch's management plane")
     vrf = management.get("vrf") or None
     if vrf == "default":
         vrf = None
@@ -377,7 +380,8 @@ def _watchdog_action(qos: Qos) -> str | None:
     low, high = WATCHDOG_TIMER_MS
     for field in ("detect_ms", "restore_ms"):
         value = watchdog.get(field)
-        if not isinstance(value, int) or not low <= value <= high or value % 10:
+        # None: a parsed config without the line; it is left out (compiler.render.unset), the default applies.
+        if value is not None and (not isinstance(value, int) or not low <= value <= high or value % 10):
             raise RenderError(f"qos.pfc_watchdog.{field}={value!r}: EOS takes {low / 1000:.2f}..{high // 1000} s "
                               "in steps of 0.01 s (a multiple of 10 ms)")
     return WATCHDOG_ACTIONS[action]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from compiler.render.unset import unset_or
 from compiler.structured.contract import Interface, Neighbor, PortChannel, PortQos, QueueScheduling
 
 KIND_SERVER, KIND_UNUSED = "server", "unused"
@@ -165,7 +166,7 @@ def bgp_neighbor_lines(neighbors: list[Neighbor]) -> str:
         address = neighbor["address"]
         if neighbor["peer_group"]:
             append(f"   neighbor {address} peer group {neighbor['peer_group']}\n")
-        append(f"   neighbor {address} remote-as {neighbor['remote_as']}\n")
+        append(f"   neighbor {address} remote-as {unset_or(neighbor['remote_as'])}\n")  # None: line left out
         if neighbor["description"]:
             append(f"   neighbor {address} description {neighbor['description']}\n")
     return "".join(parts)

@@ -24,6 +24,7 @@ import jinja2
 from compiler.model import Platform
 from compiler.names import LINUX_IFNAME_MAX
 from compiler.render.frr import repeated_blocks
+from compiler.render.unset import finalize, omit_unset
 from compiler.structured.contract import PortQos, Qos, StructuredConfig
 
 FRR_VERSION = "8.4"
@@ -41,7 +42,7 @@ def _template() -> jinja2.Template:
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        autoescape=False,
+        autoescape=False, finalize=finalize,  # None prints as UNSET: the line is left out (omit_unset)
     )
     return environment.get_template("frr.conf.j2")
 
@@ -106,7 +107,7 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
 
 
 def render_frr_conf(structured: StructuredConfig, ifname: Callable[[str], str] = _identity) -> str:
-    return _template().render(frr_view(structured, ifname))
+    return omit_unset(_template().render(frr_view(structured, ifname)))
 
 
 def linux_plan(structured: StructuredConfig, ifname: Callable[[str], str] = linux_ifname) -> dict:

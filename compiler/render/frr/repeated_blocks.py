@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from compiler.render.unset import unset_or
 from compiler.structured.contract import Interface, Neighbor
 
 KIND_UNUSED = "unused"
@@ -41,7 +42,7 @@ def neighbor_lines(neighbors: list[Neighbor], ifname: Callable[[str], str]) -> s
     for neighbor in neighbors:
         unnumbered = neighbor["address"] is None
         peer = ifname(neighbor["interface"]) if unnumbered else neighbor["address"]
-        remote_as, peer_group, description = neighbor["remote_as"], neighbor["peer_group"], neighbor["description"]
+        remote_as, peer_group, description = unset_or(neighbor["remote_as"]), neighbor["peer_group"], neighbor["description"]
         if peer_group is None:
             # A neighbor outside every peer group: a parsed foreign or hand-edited config (the twin runs it).
             append(f" neighbor {peer} interface remote-as {remote_as}\n" if unnumbered

@@ -19,11 +19,19 @@ from compiler.structured.contract import StructuredConfig
 __all__ = ["render", "render_config_db", "sonic_structured", "dumps_sorted_indented"]
 
 
+# Said in the rendered frr.conf when the model is unknown (config_db.json has no place for a comment).
+PLATFORM_UNKNOWN_NOTE = ("! platform unknown (model/HWSKU not in compiler/platforms): config_db.json is rendered "
+                         "without the port map (lanes, alias, index), BREAKOUT_CFG, HWSKU and buffer pools\n")
+
+
 def render(structured: StructuredConfig) -> dict[str, str]:
-    """Render one device for SONiC: ``{"config_db.json": ..., "frr.conf": ...}``."""
+    """Render one device for SONiC: ``{"config_db.json": ..., "frr.conf": ...}``. A device whose model is unknown
+    (a parsed config with an HWSKU we have no platform data for) is rendered without the platform's port map, and
+    its frr.conf opens with :data:`PLATFORM_UNKNOWN_NOTE` saying so."""
+    frr_conf = render_frr_conf(sonic_structured(structured), ifname=_sonic_ifname)
     return {
         "config_db.json": render_config_db(structured),
-        "frr.conf": render_frr_conf(sonic_structured(structured), ifname=_sonic_ifname),
+        "frr.conf": frr_conf if structured.get("model") is not None else PLATFORM_UNKNOWN_NOTE + frr_conf,
     }
 
 

@@ -74,7 +74,15 @@ PFCWD_POLL_INTERVAL_MS = 200
 TACPLUS_MAX_SERVERS = 8  # sonic-system-tacacs.yang TACPLUS_SERVER_LIST max-elements
 TACACS_PORT = "49"  # RFC 8907 section 4 (TACACS+ over TCP port 49)
 SCHEDULER_STRICT = "scheduler.strict"
+# SONiC names its management port eth0 on every platform unless platform data says otherwise (sonic-buildimage
+# src/sonic-yang-models/doc/Configuration.md, MGMT_PORT): the port of a model without platform data.
+UNKNOWN_PLATFORM_MANAGEMENT_PORT = "eth0"
 SCHEDULER_DWRR_PREFIX = "scheduler.dwrr_"  # + the weight: one scheduler per distinct weight in qos.scheduling
+
+
+def _text(value: object) -> str | None:
+    """A CONFIG_DB value as text; None stays None (a parsed config that did not state it): the field is left out."""
+    return None if value is None else str(value)
 
 
 def sonic_vrf_name(name: str) -> str:
@@ -115,37 +123,42 @@ def _check_port_names(structured: StructuredConfig) -> None:
             )
 
 
-def _sonic_platform(structured: StructuredConfig) -> platforms.SonicPlatform:
+def _sonic_platform(structured: StructuredConfig) -> platforms.SonicPlatform | None:
+    """The model's SONiC platform data; None when the model is unknown (a parsed config whose HWSKU is not in
+    compiler/platforms): rendered without the port map, the buffer pools and HWSKU (sonic/__init__ says so)."""
     model = structured.get("model")
+    if model is None:
+        return None
     try:
         return platforms.sonic_platform(model)
     except PlatformDataError as exc:
         raise RenderError(f"{structured['hostname']}: model={model!r}: {exc}") from exc
 
 
-def device_metadata_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) -> dict:
+def device_metadata_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform | None) -> dict:
     """DEVICE_METADATA (sonic-device_metadata.yang) and DEVICE_NEIGHBOR (sonic-device_neighbor.yang).
 
     ``docker_routing_config_mode`` is ``split-unified``: FRR runs from our single frr.conf and nothing in CONFIG_DB
     is turned into FRR config, so BGP_NEIGHBOR/BGP_GLOBALS are deliberately absent (they would compete with it).
     """
     role = structured["role"]
-    if role not in DEVICE_TYPE_BY_ROLE:
+    if role is not None and role not in DEVICE_TYPE_BY_ROLE:  # None: a parsed config without a device type
         raise RenderError(f"{structured['hostname']}: role={role!r}: expected one of {sorted(DEVICE_TYPE_BY_ROLE)}")
     localhost: dict[str, object] = {
         "hostname": structured["hostname"],
-        "bgp_asn": str(structured["bgp"]["asn"]),
+        "bgp_asn": _text(structured["bgp"]["asn"]),
         "bgp_router_id": structured["bgp"]["router_id"],
         "docker_routing_config_mode": "split-unified",
-        "type": DEVICE_TYPE_BY_ROLE[role],
+        "type": DEVICE_TYPE_BY_ROLE.get(role or ""),
         # The switch's own MAC (structured system_mac: inventory or derived, locally administered).
         "mac": structured["system_mac"],
     }
-    if sonic.hwsku:
+    localhost = {key: value for key, value in localhost.items() if value is not None}  # unset: left out
+    if sonic is not None and sonic.hwsku:
         # Without these SONiC cannot find its port map ("Could not get the HWSKU from config file").
         localhost["hwsku"] = sonic.hwsku
         localhost["platform"] = sonic.platform
-    if _has_headroom(structured):
+    if _has_headroom(structured) and sonic is not None:
         # Lossless PGs carry the headroom the compiler computed in both models; see buffer_model().
         localhost["buffer_model"] = buffer_model(structured)
     neighbors = {
@@ -156,7 +169,7 @@ def device_metadata_tables(structured: StructuredConfig, sonic: platforms.SonicP
     return {"DEVICE_METADATA": {"localhost": localhost}, "DEVICE_NEIGHBOR": neighbors}
 
 
-def management_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) -> dict:
+def management_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform | None) -> dict:
     """MGMT_PORT, MGMT_INTERFACE (sonic-mgmt_port/-interface.yang), MGMT_VRF_CONFIG (sonic-mgmt_vrf.yang),
     NTP, NTP_SERVER (sonic-ntp.yang), SYSLOG_SERVER (sonic-syslog.yang), DNS_NAMESERVER (sonic-dns.yang).
 
@@ -168,7 +181,7 @@ def management_tables(structured: StructuredConfig, sonic: platforms.SonicPlatfo
     management = structured.get("management") or {}
     if not management:
         return {}
-    port = management.get("interface") or sonic.management_port
+    port = management.get("interface") or (sonic.management_port if sonic else UNKNOWN_PLATFORM_MANAGEMENT_PORT)
     vrf_enabled = bool(management.get("vrf"))
     tables: dict[str, dict] = {"MGMT_PORT": {port: {"admin_status": "up", "alias": port}}}
     if management.get("address"):
@@ -221,7 +234,7 @@ def aaa_tables(hostname: str, aaa: Aaa, management_port: str, vrf_enabled: bool)
     }
 
 
-def port_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) -> dict:
+def port_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform | None) -> dict:
     """PORT (sonic-port.yang) and BREAKOUT_CFG (sonic-breakout_cfg.yang), from the structured interfaces and the
     HWSKU's platform data (compiler/platforms): lanes, alias and index of every port as SONiC itself derives them
     for the port's breakout mode, speed in Mb/s, MTU, admin status, FEC where IEEE mandates it.
@@ -236,7 +249,7 @@ def port_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) ->
         groups.setdefault(interface.get("breakout_parent") or interface["name"], []).append(interface)
     layout_by_name: dict[str, platforms.SonicLogicalPort] = {}
     breakouts: dict[str, dict] = {}
-    for parent, members in groups.items():
+    for parent, members in groups.items() if sonic is not None else ():  # no port map: no lanes, alias, index
         speed = members[0].get("speed_gbps") or 0
         try:
             mode, logical = platforms.sonic_port_layout(model, parent, len(members), speed)
@@ -250,7 +263,7 @@ def port_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) ->
                     f"on {model}; that mode has {', '.join(logical)}"
                 )
             layout_by_name[interface["name"]] = found
-        if sonic.breakout_table:
+        if sonic is not None and sonic.breakout_table:
             breakouts[parent] = _share_entry(("brkout_mode", mode))
     ports = {}
     for interface in structured["interfaces"]:
@@ -259,9 +272,10 @@ def port_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform) ->
             raise RenderError(
                 f"{structured['hostname']}: interfaces[{interface['name']}].mtu={mtu!r}: SONiC accepts 68..9216"
             )
-        layout = layout_by_name[interface["name"]]
-        port = {"admin_status": "up" if interface["enabled"] else "down", "lanes": _lanes_text(layout.lanes),
-                "alias": layout.alias, "index": str(layout.index)}
+        port = {"admin_status": "up" if interface["enabled"] else "down"}
+        layout = layout_by_name.get(interface["name"])
+        if layout is not None:
+            port.update({"lanes": _lanes_text(layout.lanes), "alias": layout.alias, "index": str(layout.index)})
         speed_gbps = interface["speed_gbps"]
         if speed_gbps:
             port["speed"] = str(int(speed_gbps * 1000))
@@ -351,13 +365,13 @@ def vlan_tables(structured: StructuredConfig) -> dict:
     vrfs: dict[str, dict] = {}
     for vrf in structured["vrfs"]:
         vrf_name = sonic_vrf_name(vrf["name"])
-        vrfs[vrf_name] = {"vni": str(vrf["l3vni"])}
+        vrfs[vrf_name] = {"vni": str(vrf["l3vni"])} if vrf["l3vni"] is not None else {}
         if vrf.get("transit_vlan") is not None and structured["vxlan"]:
             name = _vlan_name(hostname, vrf["transit_vlan"], f"vrfs[{vrf['name']}].transit_vlan")
             vlans[name] = {
                 "vlanid": str(vrf["transit_vlan"]),
                 "description": f"L3VNI {vrf['l3vni']} {vrf['name']}",
-                "mtu": str(structured["vxlan"]["mtu"]),
+                **({"mtu": str(structured["vxlan"]["mtu"])} if structured["vxlan"].get("mtu") is not None else {}),
             }
             vlan_interfaces[name] = {"vrf_name": vrf_name}
     members: dict[str, dict] = {}
@@ -503,7 +517,8 @@ def qos_tables(structured: StructuredConfig) -> dict:
         "CABLE_LENGTH": {},
     }
     schedulers = _scheduler_tables(qos, tc_to_queue, tables)
-    with_buffers = _has_headroom(structured)
+    # An unknown model has no buffer size to size the pools from (_buffer_tables): no buffer tables, said so.
+    with_buffers = _has_headroom(structured) and structured.get("model") is not None
     if with_buffers:
         _buffer_tables(structured, tables)
     buffer_queue_rows = _buffer_queue_rows(qos, tc_to_queue) if with_buffers else []

@@ -472,10 +472,17 @@ def test_aaa_tacacs_in_the_management_vrf_with_the_secret_reference_only():
     ({"aaa": {**AAA, "secret_ref": "hunter2"}}, r"leaf1: management\.aaa\.secret_ref='hunter2'"),
     ({"aaa": {**AAA, "secret_ref": "vault:a b"}}, r"leaf1: management\.aaa\.secret_ref='vault:a b'"),
     ({"aaa": {**AAA, "tacacs_servers": []}}, r"leaf1: management\.aaa\.tacacs_servers=\[\]"),
-    ({"address": None}, r"leaf1: management\.address=None: required"),
     ({"interface": ""}, r"leaf1: management\.interface='': required"),
     ({"vrf": "TENANT_A"}, r"leaf1: management\.vrf='TENANT_A': also a tenant VRF"),
 ])
 def test_broken_management_is_refused(changes, message):
     with pytest.raises(RenderError, match=message):
         render(with_management(**changes))
+
+
+def test_management_without_an_address_keeps_the_booted_one():
+    # A parsed config with DHCP or no address on Management1: no `ip address None`, the switch keeps its own
+    # address (as the SONiC renderer does; compiler.render.unset).
+    text = startup_config(with_management(address=None))
+    assert "None" not in text and "\ninterface Management1\n" in text
+    assert not any(line.strip().startswith("ip address") for line in block(text, "interface Management1").splitlines())

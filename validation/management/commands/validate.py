@@ -38,7 +38,8 @@ class Command(BaseCommand):
         parser.add_argument("--configs", metavar="DIR",
                             help="Validate the device configs in DIR (<device>/<files> or one file per device: EOS "
                                  "startup/running-config, SONiC config_db.json + frr.conf, FRR frr.conf + "
-                                 "linux-plan.json) instead of compiling an intent")
+                                 "linux-plan.json or FRR's per-daemon files, or compile --out's <fabric>/<device>/<platform>/"
+                                 "<file>) instead of compiling an intent")
 
     def handle(self, *args, **options):
         if options["configs"]:
@@ -60,19 +61,23 @@ class Command(BaseCommand):
 
     def _configs(self, options):
         with command_errors("validate --configs"):
-            device_files = configs_from_directory(options["configs"])
+            set_aside: list[str] = []
+            device_files = configs_from_directory(options["configs"], set_aside=set_aside)
             snapshot = None
             if options["fabric"]:
                 snapshot = fabric_snapshot(intent_selectors.fabric_intent_resolve(options["fabric"]))
             result = validate_configs(device_files, snapshot=snapshot, checks=options["checks"])
         if options["format"] == "json":
             data = result.as_dict()
+            data["set_aside"] = set_aside
             if options["severity"]:
                 for check in data["checks"]:
                     check["findings"] = [f for f in check["findings"] if f["severity"] == options["severity"]]
             self.stdout.write(json.dumps(data, indent=2, default=str))
         else:
             self.stdout.write(result.as_text())
+            for note in set_aside:
+                self.stdout.write(f"  set aside: {note}")
         errors = sum(1 for finding in result.report.findings if finding.severity == "error")
         if errors:
             self.stderr.write(f"validate --configs: {errors} error finding(s)")
