@@ -10,6 +10,8 @@ Pure Python; never imports Django.
 
 from __future__ import annotations
 
+import re
+
 from compiler.model import Platform, SwitchModelSpec
 
 
@@ -58,6 +60,23 @@ LANES_PER_CAGE: dict[str, int] = {
     "SFP28": 1,
     "SFP56": 1,
 }
+
+
+# A switch's base MAC (the one its EEPROM carries; SONiC reads it into DEVICE_METADATA.mac, sonic-device_metadata.yang
+# types it yang:mac-address, RFC 6991: six colon-separated hex octets). Stored lower-case.
+_MAC = re.compile(r"^[0-9a-f]{2}(?::[0-9a-f]{2}){5}\Z")
+
+
+def base_mac_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a switch's base MAC, or None. A base MAC is a unicast address (IEEE 802 I/G bit
+    clear) and not all-zero."""
+    if not isinstance(value, str) or not _MAC.match(value.lower()):
+        return "expected a MAC address: six hex octets separated by colons (aa:bb:cc:dd:ee:ff)"
+    if int(value[:2], 16) & 1:
+        return "a multicast address (I/G bit set) cannot be a switch's base MAC"
+    if value == "00:00:00:00:00:00":
+        return "the all-zero address is no switch's base MAC"
+    return None
 
 
 def asic_family(model: SwitchModelSpec) -> str | None:

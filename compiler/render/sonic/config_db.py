@@ -134,9 +134,11 @@ def device_metadata_tables(structured: StructuredConfig, sonic: platforms.SonicP
         "bgp_router_id": structured["bgp"]["router_id"],
         "docker_routing_config_mode": "split-unified",
         "type": DEVICE_TYPE_BY_ROLE[role],
-        # The switch's own MAC (structured system_mac: inventory or derived, locally administered).
-        "mac": structured["system_mac"],
     }
+    if structured.get("system_mac"):
+        # The switch's own base MAC, only when the inventory knows it: SONiC takes it from the EEPROM at first
+        # boot, and a MAC we made up would replace it (the pre-push guard refuses; issue #27).
+        localhost["mac"] = structured["system_mac"]
     if sonic.hwsku:
         # Without these SONiC cannot find its port map ("Could not get the HWSKU from config file").
         localhost["hwsku"] = sonic.hwsku
