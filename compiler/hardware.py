@@ -10,6 +10,8 @@ Pure Python; never imports Django.
 
 from __future__ import annotations
 
+import re
+
 from compiler.model import Platform, SwitchModelSpec
 
 
@@ -58,6 +60,23 @@ LANES_PER_CAGE: dict[str, int] = {
     "SFP28": 1,
     "SFP56": 1,
 }
+
+
+# A switch's base MAC (the one its EEPROM carries; SONiC reads it into DEVICE_METADATA.mac, sonic-device_metadata.yang
+# types it yang:mac-address, RFC 6991: six colon-separated hex octets). Stored lower-case.
+_MAC = re.compile(r"^[0-9a-f]{2}(?::[0-9a-f]{2}){5}\Z")
+
+
+def base_mac_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a switch's base MAC, or None. A base MAC is a unicast address (IEEE 802 I/G bit
+    clear) and not all-zero."""
+    if not isinstance(value, str) or not _MAC.match(value.lower()):
+        return "expected a MAC address: six hex octets separated by colons (aa:bb:cc:dd:ee:ff)"
+    if int(value[:2], 16) & 1:
+        return "a multicast address (I/G bit set) cannot be a switch's base MAC"
+    if value == "00:00:00:00:00:00":
+        return "the all-zero address is no switch's base MAC"
+    return None
 
 
 def asic_family(model: SwitchModelSpec) -> str | None:
@@ -119,3 +138,33 @@ ROCE_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
 def roce_capabilities(platform: str, family: str | None) -> frozenset[str]:
     """The RoCE features ``platform`` implements on an ASIC of ``family`` (empty when the pair is unknown)."""
     return ROCE_CAPABILITIES.get((platform, family or ""), frozenset())
+
+
+def roce_gap(platform: str | None, family: str | None, feature: str) -> str:
+    """Why ``platform`` on ``family`` lacks ``feature`` (one of :class:`RoceFeature`), from the sources of
+    :data:`ROCE_CAPABILITIES`: what a finding names."""
+    if platform == Platform.FRR:
+        if feature == RoceFeature.PFC_WATCHDOG:
+            return "Linux has no PFC watchdog interface (no dcbnl or tc knob; mlxsw implements none)"
+        if family is None:
+            return ("the FRR/Linux config names no switch model, so whether a switchdev driver offloads the "
+                    "kernel's DCB/tc settings to the ASIC is unknown")
+        return (f"no upstream switchdev driver for ASIC family {family}: the kernel's DCB/tc settings stay in "
+                "software and never reach the ASIC")
+    return f"{platform} does not implement it on ASIC family {family}"
+
+
+# (platform, ASIC family) pairs whose configuration does NOT state the per-port PFC headroom we compute: the
+# chip sizes it. EOS on StrataDNX (Jericho/Jericho3, the 7280R/7500R/7800R series) is a VOQ switch: packets wait
+# in ingress virtual output queues in deep off-chip buffer and the ingress scheduler manages PFC headroom itself;
+# the Arista EOS User Manual ("QoS Configuration: Jericho Platform Switches") has no headroom command for it,
+# while on Trident/Tomahawk (`platform trident mmu queue profile` ... `ingress headroom bytes`, "QoS
+# Configuration: Trident and Tomahawk Platform Switches") it is configured; Arista's "7280R3 Switch
+# Architecture" white paper describes the VOQ buffer as dynamically allocated. SONiC (BUFFER_PG/BUFFER_PROFILE,
+# on every family) and FRR/Linux (`dcb buffer`) state it.
+CHIP_SIZED_HEADROOM: frozenset[tuple[str, str]] = frozenset({(Platform.EOS, AsicFamily.SAND)})
+
+
+def configures_port_headroom(platform: str | None, family: str | None) -> bool:
+    """Whether a config of ``platform`` on ``family`` states per-port PFC headroom (False: the chip sizes it)."""
+    return (platform or "", family or "") not in CHIP_SIZED_HEADROOM

@@ -128,6 +128,9 @@ class Switch:
     plane: int = 0  # spine plane (multi-plane fabrics); leaves ignore it; in a 5-stage Clos spine k and the
     # super-spines it connects to are plane k-1 (compiler.clos.plan_pods)
     pod: int = 0  # 5-stage Clos: pod number from 1 (spines and leaves); 0 = not in a pod (2-tier, super-spines)
+    # The switch's own base MAC (read from the device or NetBox; compiler.hardware.base_mac_problem), None when
+    # unknown: then no config we push states one (the platform keeps its own).
+    base_mac: str | None = None
 
     @cached_property
     def interfaces_by_name(self) -> Mapping[str, Interface]:

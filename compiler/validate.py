@@ -24,7 +24,7 @@ from compiler.allocate import (
 )
 from compiler.catalog import SWITCH_MODELS
 from compiler.errors import AllocationError, FieldError, IntentValidationError
-from compiler.hardware import EOS_FAMILIES, asic_family
+from compiler.hardware import EOS_FAMILIES, asic_family, base_mac_problem
 from compiler.model import (
     PEER_LINK_REFUSED,
     PLATFORM_LABEL,
@@ -140,10 +140,18 @@ def _check_inventory(inventory: Inventory, intent: FabricIntent, errors: list[Fi
         if switch.platform not in Platform.ALL:
             errors.append(FieldError(f"switches[{switch.hostname}].platform", switch.platform,
                                      f"must be one of {Platform.ALL}"))
+        if switch.base_mac is not None and base_mac_problem(switch.base_mac):
+            errors.append(FieldError(f"switches[{switch.hostname}].base_mac", switch.base_mac,
+                                     base_mac_problem(switch.base_mac) or ""))
         if intent.underlay == Underlay.UNNUMBERED and switch.platform == Platform.EOS:
             errors.append(FieldError("underlay", intent.underlay,
                                      f"unnumbered eBGP (RFC 5549) is not supported by the EOS renderer; "
                                      f"{switch.hostname} is an EOS switch: use a numbered underlay"))
+    for mac, count in Counter(s.base_mac.lower() for s in inventory.switches if s.base_mac).items():
+        if count > 1:
+            holders = sorted(s.hostname for s in inventory.switches if (s.base_mac or "").lower() == mac)
+            errors.append(FieldError(f"switches[{holders[0]}].base_mac", mac,
+                                     f"base MAC used by {count} switches ({', '.join(holders[:4])}): each switch has its own"))
     _check_ports_exist(inventory, errors)
     servers = inventory.servers_by_name
     # Keyed by (device, interface): a tuple of two strings hashes in C, an Endpoint through its dataclass __hash__

@@ -73,10 +73,10 @@ def inventory_snapshot(fabric: Fabric | str) -> core.Inventory:
                     model=row["model__name"], interfaces=tuple(interfaces_by_switch.get(row["id"], ())),
                     rack=row["rack__name"], u_position=row["u_position"], os_version=row["os_version"],
                     mgmt_ip=row["mgmt_ip"], serial=row["serial"], status=row["status"], plane=row["plane"],
-                    pod=row["pod"])
+                    pod=row["pod"], base_mac=row["base_mac"])
         for row in Switch.objects.filter(fabric=fabric).order_by("id").values(
             "id", "hostname", "role", "platform__slug", "model__name", "rack__name", "u_position", "os_version",
-            "mgmt_ip", "serial", "status", "plane", "pod")
+            "mgmt_ip", "serial", "status", "plane", "pod", "base_mac")
     )
 
     nics_by_server: dict[int, list[core.NicPort]] = defaultdict(list)

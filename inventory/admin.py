@@ -68,7 +68,7 @@ class SwitchAdmin(VersionedModelAdmin):
                     "status")
     list_filter = ("fabric", "role", "platform", "status", "model")
     list_select_related = ("fabric", "model", "platform", "rack")
-    search_fields = ("hostname", "serial", "mgmt_ip")
+    search_fields = ("hostname", "serial", "mgmt_ip", "base_mac")
     raw_id_fields = ("rack",)
     inlines = (InterfaceInline,)
 

@@ -18,6 +18,7 @@ import yaml
 
 from compiler import model as core
 from compiler.errors import FieldError, InputError
+from compiler.hardware import base_mac_problem
 
 from .adapters import inventory_snapshot
 from .models import Fabric
@@ -43,6 +44,7 @@ def inventory_to_dict(inventory: core.Inventory, *, site: str = "", description:
             {"hostname": s.hostname, "role": s.role, "platform": s.platform, "model": s.model, "plane": s.plane,
              "rack": s.rack, "u_position": s.u_position, "os_version": s.os_version, "mgmt_ip": s.mgmt_ip,
              "serial": s.serial, "status": s.status, **({"pod": s.pod} if s.pod else {}),
+             **({"base_mac": s.base_mac} if s.base_mac else {}),
              "interfaces": [
                  {"name": i.name, "speed_gbps": i.speed_gbps, "mtu": i.mtu, "enabled": i.enabled,
                   "description": i.description, "breakout_parent": i.breakout_parent, "lane": i.lane,
@@ -122,6 +124,18 @@ def _optic(reader: _Reader, data: Any, path: str) -> core.Optic | None:
         serial=reader.get(data, "serial", str, path, ""))
 
 
+def _base_mac(reader: _Reader, data: Any, path: str) -> str | None:
+    """The switch's base MAC (optional), lower-case; a malformed one is a field error."""
+    value = reader.get(data, "base_mac", str, path, None)
+    if value is None:
+        return None
+    problem = base_mac_problem(value)
+    if problem:
+        reader.errors.append(FieldError(f"{path}.base_mac", value, problem))
+        return None
+    return value.lower()
+
+
 def inventory_from_dict(data: Any) -> tuple[core.Inventory, dict]:
     """(Inventory, fabric meta {name, site, description}); raises InputError listing every problem."""
     reader = _Reader()
@@ -173,7 +187,8 @@ def inventory_from_dict(data: Any) -> tuple[core.Inventory, dict]:
             u_position=reader.get(s, "u_position", int, path, None),
             os_version=reader.get(s, "os_version", str, path, ""), mgmt_ip=reader.get(s, "mgmt_ip", str, path, None),
             serial=reader.get(s, "serial", str, path, ""), status=reader.get(s, "status", str, path, "planned"),
-            plane=reader.get(s, "plane", int, path, 0), pod=reader.get(s, "pod", int, path, 0)))
+            plane=reader.get(s, "plane", int, path, 0), pod=reader.get(s, "pod", int, path, 0),
+            base_mac=_base_mac(reader, s, path)))
     servers = []
     for index, s in enumerate(reader.items(data, "servers", "document")):
         path = f"servers[{s.get('name', index) if isinstance(s, dict) else index}]"

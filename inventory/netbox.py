@@ -35,6 +35,7 @@ from compiler import model as core
 from compiler import platforms
 from compiler.catalog import MEDIA, SWITCH_MODELS, media_for_part
 from compiler.errors import FieldError, InputError
+from compiler.hardware import base_mac_problem
 from compiler.natural import natural_key
 
 # dcim endpoints read; the last three are optional (NetBox 4 modules, patch panels).
@@ -266,6 +267,10 @@ def check_dump(data: dict[str, list]) -> list[FieldError]:
             for key in ("media", "network"):
                 if isinstance(custom, dict) and custom.get(key) is not None and not isinstance(custom[key], str):
                     errors.append(FieldError(f"{path}.custom_fields.{key}", custom[key], "expected a string"))
+            if endpoint == "devices" and isinstance(custom, dict) and custom.get("base_mac") not in (None, ""):
+                problem = base_mac_problem(custom["base_mac"])
+                if problem:
+                    errors.append(FieldError(f"{path}.custom_fields.base_mac", custom["base_mac"], problem))
             for key in ("name", "label", "description", "serial", "part_id"):
                 if record.get(key) is not None and not isinstance(record[key], str):
                     errors.append(FieldError(f"{path}.{key}", record[key], "expected a string or null"))
@@ -478,7 +483,9 @@ class _Mapper:
                 u_position=_int(device["position"]) if rack and device.get("position") else None,
                 os_version=_custom(device).get("os_version") or "",
                 mgmt_ip=_address(device.get("primary_ip4")), serial=device.get("serial") or "",
-                status=_status(device), plane=_int(_custom(device).get("plane") or 0)))
+                status=_status(device), plane=_int(_custom(device).get("plane") or 0),
+                # NetBox has no base-MAC field on a device: a `base_mac` custom field carries it when kept there.
+                base_mac=(_custom(device).get("base_mac") or "").lower() or None))
 
         servers = self._servers(server_devices, server_ports, fabric_nics, racks, optics)
         cables = self._cables(links)

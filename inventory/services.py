@@ -7,6 +7,7 @@ Everything runs in one transaction: a failure leaves the database as it was.
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
@@ -33,7 +34,7 @@ DEFAULT_SITE = "default"
 _MODEL_FIELDS = ("vendor", "asic", "port_count", "max_speed_gbps", "form_factor", "breakout_modes", "buffer_mb",
                  "typical_power_w")
 _SWITCH_FIELDS = ("fabric_id", "role", "plane", "pod", "rack_id", "u_position", "model_id", "platform_id", "os_version",
-                  "mgmt_ip", "serial", "status")
+                  "mgmt_ip", "serial", "status", "base_mac")
 _SERVER_FIELDS = ("fabric_id", "rack_id", "u_position", "gpu_count", "power_w", "mgmt_ip", "serial")
 _CABLE_FIELDS = ("cable_type", "length_m", "status", "peer_link")
 _INTERFACE_FIELDS = ("speed_gbps", "mtu", "enabled", "description", "breakout_parent", "lane", "cable_id",
@@ -452,7 +453,7 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
             "rack_id": racks.get(switch.rack) if switch.rack else None, "u_position": switch.u_position,
             "model_id": models[switch.model], "platform_id": platforms[switch.platform],
             "os_version": switch.os_version, "mgmt_ip": switch.mgmt_ip or None, "serial": switch.serial,
-            "status": switch.status}
+            "status": switch.status, "base_mac": switch.base_mac}
         for switch in inventory.switches
     }
     names = [s.name for s in inventory.servers]
@@ -464,10 +465,16 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
         for server in inventory.servers
     }
     existing = _rows(Switch.objects.all(), ("hostname",), _SWITCH_FIELDS, hostnames, "hostname")
+    for hostname, values in wanted.items():
+        if values["base_mac"] is None and hostname in existing:
+            # An inventory without the MAC (the builder's plan) does not know it: it keeps the one set through
+            # the API or NetBox instead of forgetting it.
+            values["base_mac"] = existing[hostname]["base_mac"]
     existing_servers = _rows(Server.objects.all(), ("name",), _SERVER_FIELDS, names, "name")
     _foreign(existing, fabric, "switch")
     _foreign(existing_servers, fabric, "server")
     _check_other_fabrics(inventory, fabric)
+    _check_base_macs(wanted)
     _upsert(Switch, existing, wanted, lambda name, values: {"hostname": name, **values}, result, bar)
     _upsert(Server, existing_servers, wanted_servers, lambda name, values: {"name": name, **values}, result, bar)
 
@@ -509,6 +516,24 @@ def _check_other_fabrics(inventory: core.Inventory, fabric: Fabric) -> None:
             for value, (holder, fabric_name) in sorted(holders.items()):
                 errors.append(FieldError(f"{kind}[{wanted[value]}].{column}", value,
                                          f"{label} already used by {holder} of fabric {fabric_name}: {fix_text}"))
+    if errors:
+        raise InputError(errors[:20])
+
+
+def _check_base_macs(wanted: dict[str, dict]) -> None:
+    """A base MAC is one switch's identity (the database keeps it unique): one given to two switches, or one another
+    switch already holds, is a field error naming both, before any write (never an IntegrityError)."""
+    macs: dict[str, list[str]] = defaultdict(list)
+    for hostname, values in wanted.items():
+        if values["base_mac"]:
+            macs[values["base_mac"]].append(hostname)
+    if not macs:
+        return
+    errors = [FieldError(f"switches[{hosts[0]}].base_mac", mac, f"base MAC given to {', '.join(hosts)}")
+              for mac, hosts in sorted(macs.items()) if len(hosts) > 1]
+    for mac, holder in Switch.objects.filter(base_mac__in=list(macs)).values_list("base_mac", "hostname"):
+        if holder not in macs[mac]:
+            errors.append(FieldError(f"switches[{macs[mac][0]}].base_mac", mac, f"base MAC already used by {holder}"))
     if errors:
         raise InputError(errors[:20])
 

@@ -8,10 +8,16 @@ Kinds: ``arista_ceos`` for EOS switches (startup config = our EOS rendering; int
 which containerlab >= 0.56 accepts as interface aliases for cEOS), ``sonic-vs`` for SONiC switches (config_db.json
 as the startup config and our frr.conf bound to /etc/sonic/frr/frr.conf), ``linux`` for FRR switches (FRR image
 with our frr.conf) and for GPU hosts (addresses from compiler.hosts). Links carry the cable's MTU.
+
+Synthetic identity is the twin's alone: a SONiC rendering states ``DEVICE_METADATA.mac`` only when the inventory
+knows the switch's base MAC (a real switch keeps its own), so the export gives a sonic-vs node without one a
+stable, locally administered MAC of its own (:func:`twin_system_mac`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -117,6 +123,8 @@ def export(result, out_dir: str | Path, *, images: dict[str, str] | None = None)
         if not files:
             raise TwinError(f"{switch.hostname}: no {switch.platform} rendering in this compile result")
         path_component(HOSTNAME, switch.hostname, f"switches[{switch.hostname}].hostname")
+        if switch.platform == Platform.SONIC and "config_db.json" in files:
+            files = {**files, "config_db.json": _with_twin_mac(files["config_db.json"], switch)}
         for name, text in files.items():
             path = safe_join(out, "configs", switch.hostname, name, fields=("configs", "hostname", "file"))
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,6 +132,26 @@ def export(result, out_dir: str | Path, *, images: dict[str, str] | None = None)
     path = safe_join(out, f"{topology['name']}.clab.yml", fields=("topology.name",))
     path.write_text(yaml.safe_dump(topology, sort_keys=False))
     return path
+
+
+def twin_system_mac(seed: str) -> str:
+    """A stable MAC for a twin node from the switch's serial (or hostname): locally administered, unicast (IEEE
+    802 U/L bit set, I/G bit clear), so it never claims a vendor's address; two nodes share one only if their seeds
+    collide in the first 46 bits of SHA-256. For the twin only: a real switch keeps its own base MAC."""
+    digest = bytearray(hashlib.sha256(seed.encode()).digest()[:6])
+    digest[0] = (digest[0] & 0xFC) | 0x02
+    return ":".join(f"{byte:02x}" for byte in digest)
+
+
+def _with_twin_mac(config_db: str, switch) -> str:
+    """The SONiC rendering with a synthetic DEVICE_METADATA.mac when it states none (the inventory had no base
+    MAC): sonic-vs boots from this file and needs one."""
+    tables = json.loads(config_db)
+    localhost = tables.get("DEVICE_METADATA", {}).get("localhost")
+    if localhost is None or localhost.get("mac"):
+        return config_db
+    localhost["mac"] = twin_system_mac(switch.serial or switch.hostname)
+    return json.dumps(tables, indent=4, sort_keys=True) + "\n"
 
 
 def deploy(topology_file: str | Path, *, destroy: bool = False) -> str:

@@ -89,7 +89,8 @@ def check_router_ids(fabric) -> list[Finding]:
 
 
 def _asn_group(ctx, host: str, scheme: str) -> str:
-    """Devices in one group may share an ASN: spines of one plane, leaves of one rack under per_rack."""
+    """Devices in one group may share an ASN: spines of one plane, leaves of one rack under per_rack (by the
+    inventory's rack; from configs alone, the leaves of one ASN that each accept it back with allowas-in)."""
     config = ctx.structured[host]
     role = config.get("role")
     inventory = ctx.inventory
@@ -98,14 +99,27 @@ def _asn_group(ctx, host: str, scheme: str) -> str:
         return f"spine plane {switch.plane if switch is not None else 0}"
     if role == "super-spine":
         return "super-spines"
-    if role in VTEP_ROLES and scheme == "per_rack" and switch is not None and switch.rack:
-        return f"rack {switch.rack}"
+    if role in VTEP_ROLES and scheme.startswith("per_rack"):
+        if switch is not None and switch.rack:
+            return f"rack {switch.rack}"
+        if switch is None and (config["bgp"].get("allowas_in") or 0) >= 1:
+            return f"AS {config['bgp'].get('asn') or config.get('asn')} with allowas-in"
     return host
+
+
+def _inferred_scheme(ctx) -> str:
+    """The ASN scheme of configs without an intent: per_rack when leaves share an ASN and accept it back
+    (allowas-in: what compiler.structured.underlay_bgp renders for a rack pair's shared ASN), else per_leaf."""
+    shared: dict[int, int] = defaultdict(int)
+    for config in ctx.structured.values():
+        if config.get("role") in VTEP_ROLES and (config["bgp"].get("allowas_in") or 0) >= 1:
+            shared[config["bgp"].get("asn") or config.get("asn")] += 1
+    return "per_rack (inferred from allowas-in)" if any(count > 1 for count in shared.values()) else "per_leaf"
 
 
 def check_asns(fabric) -> list[Finding]:
     ctx = as_context(fabric)
-    scheme = ctx.intent.asn_scheme if ctx.intent is not None else "per_leaf"
+    scheme = ctx.intent.asn_scheme if ctx.intent is not None else _inferred_scheme(ctx)
     groups_of_asn: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     findings: list[Finding] = []
     mlag_peers = mlag_pairs(ctx.structured)

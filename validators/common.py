@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from socket import inet_aton
 
+from compiler.hardware import ASIC_FAMILIES
 from compiler.model import Role
 from compiler.topology import VTEP_ROLES
 
 __all__ = ["VTEP_ROLES", "CORE_ROLES", "CheckSkipped", "ip_to_int", "split_prefix", "same_subnet", "host_of",
-           "short_list"]
+           "short_list", "asic_family_of"]
 
 CORE_ROLES = frozenset({Role.SPINE, Role.SUPER_SPINE})
 
@@ -23,6 +24,16 @@ class CheckSkipped(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def asic_family_of(ctx, host: str, config) -> str | None:
+    """The ASIC family the config names, else the inventory model's (FRR/Linux text names no model)."""
+    family = (config.get("hardware") or {}).get("asic_family")
+    if family is None and ctx.inventory is not None:
+        switch = ctx.inventory.switches_by_name.get(host)
+        model = ctx.inventory.models_by_name.get(switch.model) if switch is not None else None
+        family = ASIC_FAMILIES.get(model.asic) if model is not None else None
+    return family
 
 
 # --------------------------------------------------------------------------------------------- addresses

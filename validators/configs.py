@@ -137,7 +137,19 @@ def validation_input(devices: dict[str, ParsedDevice], snapshot=None) -> tuple[F
     if unknown:
         return FabricContext(structured), (f"hostnames not in the inventory: {', '.join(unknown[:5])}"
                                            + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""))
+    _name_unnamed_networks(devices, snapshot.intent)
     return FabricContext(structured, snapshot), ""
+
+
+def _name_unnamed_networks(devices: dict[str, ParsedDevice], intent) -> None:
+    """A VLAN whose text states no name (FRR/Linux bridges: compiler.parse.fabric labels it ``vni<N>``) takes the
+    name of the intent's network with its VLAN ID, so the checks that compare with the intent's networks judge
+    what the text states (the VLAN), not a label it cannot state."""
+    by_vlan = {network.vlan_id: network.name for network in intent.networks}
+    for device in devices.values():
+        for vlan in device.structured["vlans"]:
+            if not vlan["name"] and vlan["id"] in by_vlan:
+                vlan["network"] = by_vlan[vlan["id"]]
 
 
 def validate_configs(device_files: dict[str, dict[str, str]], snapshot=None, checks=None,

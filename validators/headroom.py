@@ -10,15 +10,21 @@ on a 100 m run at 400G.
 
 The cable length comes from the inventory (the physical truth), not from the config, so a profile computed
 for the wrong cable is caught. The sum of all reservations must also fit the switch buffer (warning).
+
+A config states what its platform carries: FRR/Linux text states no port speed (taken from the inventory's port,
+else the port is not judged) and only the `dcb buffer` size (judged on size alone); EOS on StrataDNX states no
+headroom at all, the chip sizes it (compiler.hardware.configures_port_headroom), so nothing is expected there.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from compiler.hardware import configures_port_headroom
 from compiler.model import Endpoint
 from compiler.qos_math import pfc_headroom
 from compiler.structured.contract import Interface
+from validators.common import asic_family_of
 from validators.context import as_context
 from validators.findings import Finding, Severity
 
@@ -46,6 +52,15 @@ def _cable_length(ctx, lengths: dict[str, float], host: str, interface: Interfac
     return length if length is not None else interface.get("cable_length_m")
 
 
+def _speed(ctx, host: str, interface: Interface) -> int | None:
+    """The port's speed: the config's, else the inventory's port (FRR/Linux text states none)."""
+    if interface.get("speed_gbps"):
+        return interface["speed_gbps"]
+    switch = ctx.inventory.switches_by_name.get(host) if ctx.inventory is not None else None
+    port = switch.interfaces_by_name.get(interface["name"]) if switch is not None else None
+    return port.speed_gbps if port is not None else None
+
+
 def check_headroom(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
@@ -58,17 +73,18 @@ def check_headroom(fabric) -> list[Finding]:
     sufficient: dict[tuple, int] = {}
     for host, config in ctx.structured.items():
         lossless = (config.get("qos") or {}).get("lossless_priorities") or []
-        if not lossless:
-            continue
+        if not lossless or not configures_port_headroom(config.get("platform"), asic_family_of(ctx, host, config)):
+            continue  # no lossless class, or the chip sizes the headroom (no config states it)
         reserved = 0
         for interface in config["interfaces"]:
             qos = interface.get("qos") or {}
             if interface["kind"] not in QOS_KINDS or not interface["enabled"] or not qos:
                 continue
             length = _cable_length(ctx, lengths, host, interface)
-            if length is None:
-                continue
-            need = required_headroom(interface["speed_gbps"], float(length), interface["mtu"])
+            speed = _speed(ctx, host, interface)
+            if length is None or speed is None or not interface.get("mtu"):
+                continue  # nothing to size the requirement from
+            need = required_headroom(speed, float(length), interface["mtu"])
             headroom = qos.get("headroom") or {}
             memo_key = (id(headroom), need)
             if memo_key in sufficient:  # ports sharing one profile dict and one requirement: judged once
@@ -85,14 +101,18 @@ def check_headroom(fabric) -> list[Finding]:
                         message=f"no headroom reserved for lossless priority {priority} on {subject}"))
                     continue
                 reserved += profile.get("size_bytes") or profile.get("xoff_bytes") or 0
-                xoff, size = profile.get("xoff_bytes") or 0, profile.get("size_bytes")
+                xoff, size = profile.get("xoff_bytes"), profile.get("size_bytes")
                 # size_bytes None: the platform configures the XOFF reservation only and sizes XON itself (EOS
                 # `ingress headroom bytes`, read back by compiler.parse.eos); then only XOFF can be judged.
+                # xoff_bytes None: the platform states the buffer size only (Linux `dcb buffer buffer-size`,
+                # compiler.parse.frr); then only the size can be judged.
+                need_xoff = need.xoff_bytes if xoff is not None else 0
                 if size is None:
-                    size, need_size = xoff, need.xoff_bytes
+                    size, need_size = xoff or 0, need.xoff_bytes
                 else:
                     need_size = need.size_bytes
-                if xoff < need.xoff_bytes or size < need_size:
+                xoff = xoff or 0
+                if xoff < need_xoff or size < need_size:
                     findings.append(Finding(
                         check=CHECK, severity=Severity.ERROR, subject=subject,
                         expected={"xoff_bytes": need.xoff_bytes, "size_bytes": need.size_bytes},

@@ -22,7 +22,7 @@ Tests check both paths against :func:`validators.routing.simulate_reference`.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 
 from validators.common import VTEP_ROLES, short_list
@@ -231,9 +231,24 @@ def designed_signatures(ctx, model: RoutingModel, tier: SpineTier) -> dict[int, 
                 peer = index.get(interface.get("peer_device") or "")
                 if interface.get("kind") == "fabric" and peer in tier.position:
                     links[device][tier.position[peer]] += 1
+        _complete_from_peers(links, model)
     return {device: LeafSignature(mask=sum(1 << p for p in links.get(device, {})),
                                   extra=tuple(sorted((p, n) for p, n in links.get(device, {}).items() if n > 1)))
             for device in model.vteps()}
+
+
+def _complete_from_peers(links: dict[int, dict[int, int]], model: RoutingModel) -> None:
+    """Configs alone state no cabling plan. In a two-tier Clos every leaf links to every spine (RFC 7938 section
+    3.1), so a leaf linked to a strict subset of the spine links most leaves of its role have is missing links:
+    its designed signature is theirs (a leaf cut from a spine is an ECMP error, not only an N-2 warning)."""
+    by_role: dict[str, Counter] = defaultdict(Counter)
+    for device in model.vteps():
+        by_role[model.role[device]][frozenset(links.get(device, {}).items())] += 1
+    for device in model.vteps():
+        usual_items, count = by_role[model.role[device]].most_common(1)[0]
+        usual, own = dict(usual_items), links.get(device, {})
+        if count > 1 and own != usual and all(usual.get(position, 0) >= n for position, n in own.items()):
+            links[device] = defaultdict(int, usual)
 
 
 def leaf_pair_matrix(model: RoutingModel, ctx=None) -> LeafPairMatrix:

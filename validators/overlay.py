@@ -5,7 +5,9 @@
 * ``overlay.route_targets`` -- per VNI, every leaf imports a route target that each other leaf carrying the VNI
   exports (RFC 7432 section 7.9; with the platform's auto-derived RTs the lists are empty everywhere).
 * ``overlay.flood_lists`` -- per VNI, every VTEP carrying it is in the flood list of every other (what EVPN
-  type-3 inclusive-multicast routes must produce, RFC 8365 section 5.1.3); a VTEP not carrying it is not.
+  type-3 inclusive-multicast routes must produce, RFC 8365 section 5.1.3); a VTEP not carrying it is not. Two
+  leaves with one VTEP address are an error (each one's BUM and EVPN routes name the other's tunnel end), except
+  the two peers of a peer link (MLAG anycast VTEP).
 * ``overlay.l3vni`` -- one L3VNI and VRF per tenant everywhere; the BGP VRF, the VRF list and the VXLAN VRF map
   agree; a VLAN's VRF belongs to its own tenant (anything else leaks routes between tenants).
 * ``overlay.host_reachability`` -- :func:`host_reachability` builds which attached server ports can reach
@@ -141,10 +143,34 @@ def _vteps_by_vni(structured) -> dict[int, dict[str, str]]:
     return result
 
 
+def _duplicate_vteps(structured) -> list[Finding]:
+    """One VTEP address on two leaves that are not the peers of one peer link (an MLAG pair's anycast VTEP)."""
+    owners: dict[str, list[str]] = defaultdict(list)
+    for host, config in structured.items():
+        vtep = (config.get("vxlan") or {}).get("vtep_ip")
+        if vtep:
+            owners[vtep].append(host)
+    findings: list[Finding] = []
+    for vtep, hosts in owners.items():
+        if len(hosts) < 2:
+            continue
+        peers = {host: {i["peer_device"] for i in structured[host]["interfaces"] if i["kind"] == "peer_link"}
+                 for host in hosts}
+        if len(hosts) == 2 and hosts[1] in peers[hosts[0]]:
+            continue
+        for host in sorted(hosts):
+            others = sorted(set(hosts) - {host})
+            findings.append(Finding(
+                check=FLOOD_LISTS, severity=Severity.ERROR, subject=host, expected="a VTEP address of its own",
+                actual=vtep, message=f"{host} uses VTEP {vtep}, also the VTEP of {short_list(others)} (no peer link "
+                "joins them): VXLAN traffic and EVPN routes for either reach whichever the underlay picks"))
+    return findings
+
+
 def check_flood_lists(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     structured = ctx.structured
-    findings: list[Finding] = []
+    findings: list[Finding] = _duplicate_vteps(structured)
     for vni, vteps in sorted(_vteps_by_vni(structured).items()):
         everyone = set(vteps.values())
         owner = {ip: host for host, ip in vteps.items()}

@@ -9,7 +9,7 @@ A RoCE flow stays lossless only if every hop classifies it the same way and paus
 * ``roce.pfc`` -- PFC (IEEE 802.1Qbb) is on for every lossless priority and off for every lossy class on both
   ends of every link a flow can take (fabric, peer and server ports); the device lists the same lossless
   priorities as the intent.
-* ``roce.ecn`` -- ECN/WRED marking (DCQCN) thresholds exist for each class that asks for them, min < max, max
+* ``roce.ecn`` -- ECN/WRED marking (DCQCN) thresholds exist for each class that asks for them, 0 < min <= max, max
   fits the switch buffer, and they are equal across a tier (same role): DCQCN reacts to the first marking hop,
   so a hop with different thresholds changes the fabric's behaviour.
 * ``roce.cnp`` -- the congestion notification packets' DSCP is mapped to its own class (not best effort, where
@@ -22,7 +22,10 @@ A RoCE flow stays lossless only if every hop classifies it the same way and paus
   in a queue sized and marked as lossy.
 * ``roce.platform`` -- every RoCE property the classes ask for (PFC priority, ECN thresholds, DSCP trust, CNP
   strict priority, PFC watchdog, headroom) is implemented by each device's platform on its ASIC family
-  (compiler.hardware.ROCE_CAPABILITIES): one finding per device and missing property.
+  (compiler.hardware.ROCE_CAPABILITIES): one finding per device and missing property, naming why the platform
+  lacks it. FRR/Linux gaps (no PFC watchdog in Linux; no switchdev offload outside Spectrum) are warnings: the
+  project builds such fabrics on purpose and the config states the setting; other platforms' gaps are errors.
+  ``roce.watchdog`` does not judge a device whose platform has no watchdog (roce.platform names that gap).
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 
-from compiler.hardware import RoceFeature, roce_capabilities
+from compiler.hardware import RoceFeature, roce_capabilities, roce_gap
+from compiler.model import Platform
+from validators.common import asic_family_of
 from validators.context import as_context
 from validators.findings import Finding, Severity
 
@@ -218,8 +223,9 @@ def check_ecn(fabric) -> list[Finding]:
                                 f"no ECN marking on queue {queue} of {host}:{interface['name']}: DCQCN gets no "
                                 "congestion signal there and PFC becomes the only brake")
                 else:
-                    _port_issue(findings, ECN, host, interface, "0 < min < max", [low, high],
-                                f"ECN on queue {queue} of {host}:{interface['name']}: min {low} must be below max {high}")
+                    _port_issue(findings, ECN, host, interface, "0 < min <= max", [low, high],
+                                f"ECN on queue {queue} of {host}:{interface['name']}: min {low} must be positive and "
+                                f"not above max {high}")
             if buffer:
                 for queue, key in zip(queues, keys, strict=True):
                     if key is not None and key[1] > buffer:
@@ -253,7 +259,10 @@ def _judge_ecn(ecn: dict, queues: list[str]) -> tuple[tuple, list]:
             problems.append((queue, "missing", None, None))
             continue
         low, high = thresholds.get("min_bytes") or 0, thresholds.get("max_bytes") or 0
-        if not 0 < low < high:
+        # min == max is step marking (every packet above it is marked), which the platforms accept: SONiC's
+        # sonic-wred-profile.yang only requires max >= min, Linux's red_check_params (include/net/red.h) refuses
+        # only qth_max < qth_min, and compiler.validate allows it for every platform (with probability 100).
+        if not 0 < low <= high:
             problems.append((queue, "order", low, high))
         keys.append((low, high, thresholds.get("probability")))
     return tuple(keys), problems
@@ -295,6 +304,8 @@ def check_watchdog(fabric) -> list[Finding]:
     if not any(c["lossless"] and c["watchdog"] for c in classes):
         return findings
     for host, config in _qos_devices(ctx):
+        if RoceFeature.PFC_WATCHDOG not in roce_capabilities(config.get("platform"), asic_family_of(ctx, host, config)):
+            continue  # a platform without a watchdog: roce.platform names the gap
         watchdog = (config.get("qos") or {}).get("pfc_watchdog") or {}
         if not watchdog.get("enabled") or not (watchdog.get("detect_ms") or 0) > 0:
             findings.append(Finding(
@@ -392,16 +403,19 @@ def check_platform(fabric) -> list[Finding]:
     for host, config in _qos_devices(ctx):
         platform = config.get("platform")
         hardware = config.get("hardware") or {}
-        family = hardware.get("asic_family")
+        family = asic_family_of(ctx, host, config)
         implemented = roce_capabilities(platform, family)
+        # FRR/Linux states every setting in its plan; what the kernel cannot offload is a known limit of the
+        # platform (compiler.hardware.ROCE_CAPABILITIES), not a wrong config.
+        severity = Severity.WARNING if platform == Platform.FRR else Severity.ERROR
         for feature in RoceFeature.ALL:
             if feature in needed and feature not in implemented:
                 findings.append(Finding(
-                    check=PLATFORM, severity=Severity.ERROR, subject=host, expected=feature,
+                    check=PLATFORM, severity=severity, subject=host, expected=feature,
                     actual=f"{platform} on {family}",
-                    message=f"{host} ({platform}, model {hardware.get('model')}, ASIC family {family}) does not implement "
-                    f"{feature}, needed by class(es) {sorted(set(needed[feature]))} (compiler.hardware."
-                    "ROCE_CAPABILITIES)"))
+                    message=f"{host} ({platform}, model {hardware.get('model')}, ASIC family {family}) lacks "
+                    f"{feature}, needed by class(es) {sorted(set(needed[feature]))}: "
+                    f"{roce_gap(platform, family, feature)} (compiler.hardware.ROCE_CAPABILITIES)"))
     return findings
 
 

@@ -277,7 +277,7 @@ class StructuredConfig(TypedDict):
     role: str
     platform: str
     model: str
-    system_mac: str
+    system_mac: str | None  # the inventory's base MAC; None when unknown (never invented)
     hardware: Hardware
     asn: int
     router_id: str

@@ -112,7 +112,11 @@ class SwitchSerializer(ValidatedModelSerializer):
     class Meta:
         model = Switch
         fields = ("id", "display", "fabric", "hostname", "role", "plane", "rack", "u_position", "model", "platform",
-                  "os_version", "mgmt_ip", "serial", "status")
+                  "os_version", "mgmt_ip", "serial", "status", "base_mac")
+
+    def validate_base_mac(self, value):
+        """One spelling (lower case), so uniqueness holds whatever case the client sent; blank means unknown."""
+        return value.lower() if value else None
 
 
 class InterfaceSerializer(ValidatedModelSerializer):

@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from compiler.hardware import base_mac_problem
 from twin import names
 from twin.versioning import VersionedModel
 
@@ -64,6 +65,15 @@ def _parse_mode(mode: str) -> tuple[int, int] | None:
     return int(count), int(speed[:-1])
 
 
+def validate_base_mac(value) -> None:
+    """compiler.hardware.base_mac_problem as a field validator: the same rule as the pure core."""
+    if value in (None, ""):
+        return
+    problem = base_mac_problem(value)
+    if problem:
+        raise ValidationError("%(shown)s: " + problem, code="invalid_base_mac", params={"value": value, "shown": repr(value)})
+
+
 class Platform(VersionedModel):
     slug = models.SlugField(max_length=20, unique=True, choices=PlatformChoices.choices)
     name = models.CharField(max_length=100)
@@ -94,6 +104,10 @@ class Switch(VersionedModel):
     serial = models.CharField(max_length=64, blank=True, validators=[names.text])
     status = models.CharField(max_length=20, choices=DeviceStatusChoices.choices,
                               default=DeviceStatusChoices.PLANNED)
+    # The switch's own base MAC (its EEPROM's; SONiC's DEVICE_METADATA.mac), read from the device or NetBox; null
+    # when unknown, and then no config we push states one. Lower-case aa:bb:cc:dd:ee:ff (compiler.hardware).
+    base_mac = models.CharField(max_length=17, null=True, blank=True, unique=True, validators=[validate_base_mac],
+                                verbose_name="base MAC")
 
     class Meta:
         ordering = ("hostname",)
@@ -109,6 +123,10 @@ class Switch(VersionedModel):
         return self.hostname
 
     def clean(self) -> None:
+        if self.base_mac == "":
+            self.base_mac = None  # a blank form field means unknown
+        elif self.base_mac:
+            self.base_mac = self.base_mac.lower()
         super().clean()
         errors = {}
         if self.rack_id and self.u_position is not None and not 1 <= self.u_position <= self.rack.height_u:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from eos_recorded_device import RECORDED
@@ -157,3 +158,26 @@ def test_eos_candidate_without_a_management_address_is_refused_even_if_running_s
     with pytest.raises(PushRefused, match=r"leaf1: .*no 'interface Management\*' with an 'ip address'"):
         _eos(bare, bare + "vlan 30\n")
     _eos(bare, bare + "interface Management1\n   ip address 192.0.2.11/24\n")
+
+
+def test_a_rendered_sonic_config_keeps_the_switch_s_own_mac():
+    """Issue #27: the renderer states DEVICE_METADATA.mac only when the inventory knows the base MAC, so pushing a
+    golden SONiC rendering (no MAC in the inventory) onto a switch keeps the switch's own MAC and the guard
+    passes; a made-up MAC (what the renderer wrote before) is refused, naming the field."""
+    golden = Path(__file__).parents[1] / "golden" / "mixed_eos_sonic" / "expected" / "rendered"
+    candidate = json.loads(next(golden.glob("*/sonic/config_db.json")).read_text())
+    assert "mac" not in candidate["DEVICE_METADATA"]["localhost"]
+    running = json.loads(json.dumps(candidate))
+    running["DEVICE_METADATA"]["localhost"]["mac"] = "1c:34:da:00:00:02"  # the switch's own, from its EEPROM
+
+    def push(config: dict) -> dict:
+        effective = apply_config_db_patch(running, config_db_patch(running, config))
+        push_guard(device="leaf2", platform="sonic", running={"config_db.json": json.dumps(running), "frr.conf": ""},
+                   effective={"config_db.json": json.dumps(effective), "frr.conf": ""})
+        return effective
+
+    assert push(candidate)["DEVICE_METADATA"]["localhost"]["mac"] == "1c:34:da:00:00:02"
+    invented = json.loads(json.dumps(candidate))
+    invented["DEVICE_METADATA"]["localhost"]["mac"] = "c6:06:55:20:af:b9"
+    with pytest.raises(PushRefused, match="mac"):
+        push(invented)

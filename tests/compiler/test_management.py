@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
-from compiler.api import build_facts, structured_configs
+from compiler.api import build_facts, render_device, structured_configs
 from compiler.errors import IntentValidationError
 from compiler.model import Management
-from compiler.structured.base import system_mac
 from compiler.validate import validate_intent
 
 
@@ -35,13 +35,6 @@ def test_eos_management_interface_comes_from_the_platform_data(make_snapshot):
     assert configs["spine1"]["management"]["interface"] == "Management1"
 
 
-def test_system_mac_is_stable_locally_administered_unicast():
-    mac = system_mac("SN-abc")
-    assert mac == system_mac("SN-abc") != system_mac("SN-abd")
-    first = int(mac.split(":")[0], 16)
-    assert first & 0x02 and not first & 0x01
-
-
 @pytest.mark.parametrize(("changes", "field", "value"), [
     ({"network": "172.16.0.1/16"}, "management.network", "172.16.0.1/16"),
     ({"gateway": "10.0.0.1"}, "management.gateway", "10.0.0.1"),
@@ -62,3 +55,40 @@ def test_bad_management_input_names_the_field_and_value(make_snapshot, changes, 
 def test_good_management_input_passes(make_snapshot):
     validate_intent(_with_management(make_snapshot(), gateway="172.16.255.254", ntp_servers=("2001:db8::123",),
                                      aaa_servers=("192.0.2.5",), aaa_secret_ref="vault:secret/tacacs"))
+
+
+def _with_base_mac(snapshot, hostname: str, mac: str | None):
+    switches = tuple(replace(switch, base_mac=mac) if switch.hostname == hostname else switch
+                     for switch in snapshot.inventory.switches)
+    return replace(snapshot, inventory=replace(snapshot.inventory, switches=switches))
+
+
+def test_system_mac_is_the_inventory_base_mac_or_none(make_snapshot):
+    """The device's own identity (issue #27): the structured system_mac is the inventory's base MAC, never a
+    made-up one; SONiC's DEVICE_METADATA then carries it, or no mac at all."""
+    snapshot = _with_base_mac(make_snapshot(clos={"platform": "sonic"}), "leaf1", "1C:34:DA:5E:00:02")
+    validate_intent(snapshot)
+    configs = structured_configs(snapshot, build_facts(snapshot))
+    assert configs["leaf1"]["system_mac"] == "1c:34:da:5e:00:02"
+    assert configs["leaf2"]["system_mac"] is None
+    rendered = {host: json.loads(render_device(configs[host], "sonic")["config_db.json"]) for host in ("leaf1", "leaf2")}
+    assert rendered["leaf1"]["DEVICE_METADATA"]["localhost"]["mac"] == "1c:34:da:5e:00:02"
+    assert "mac" not in rendered["leaf2"]["DEVICE_METADATA"]["localhost"]
+
+
+@pytest.mark.parametrize(("mac", "reason"), [
+    ("1c:34:da:5e:00", "six hex octets"), ("1c-34-da-5e-00-02", "six hex octets"),
+    ("01:00:5e:00:00:01", "multicast"), ("00:00:00:00:00:00", "all-zero")])
+def test_a_bad_base_mac_is_a_field_error(make_snapshot, mac, reason):
+    snapshot = _with_base_mac(make_snapshot(clos={"platform": "sonic"}), "leaf1", mac)
+    with pytest.raises(IntentValidationError) as error:
+        validate_intent(snapshot)
+    assert any(item.field == "switches[leaf1].base_mac" and item.value == mac and reason in item.message
+               for item in error.value.errors)
+
+
+def test_two_switches_with_one_base_mac_are_refused(make_snapshot):
+    snapshot = _with_base_mac(make_snapshot(clos={"platform": "sonic"}), "leaf1", "1c:34:da:5e:00:02")
+    snapshot = _with_base_mac(snapshot, "leaf2", "1C:34:DA:5E:00:02")
+    with pytest.raises(IntentValidationError, match=r"base MAC used by 2 switches \(leaf1, leaf2\)"):
+        validate_intent(snapshot)

@@ -43,7 +43,19 @@ def test_export_validates_against_containerlab_schema(reference_compile, clab_sc
     # startup configs are our renderings, written beside the topology
     assert (tmp_path / nodes["spine1"]["startup-config"]).read_text().startswith(
         reference_compile.rendered["spine1"]["eos"]["startup-config"][:40])
-    assert json.loads((tmp_path / nodes["leaf2"]["startup-config"]).read_text())["DEVICE_METADATA"]
+    metadata = json.loads((tmp_path / nodes["leaf2"]["startup-config"]).read_text())["DEVICE_METADATA"]["localhost"]
+    # the twin keeps a synthetic MAC (the rendering for a real switch states none without an inventory MAC)
+    assert "mac" not in json.loads(reference_compile.rendered["leaf2"]["sonic"]["config_db.json"])["DEVICE_METADATA"][
+        "localhost"]
+    leaf2 = reference_compile.snapshot.inventory.switches_by_name["leaf2"]
+    assert metadata["mac"] == containerlab.twin_system_mac(leaf2.serial or "leaf2")
+
+
+def test_twin_system_mac_is_stable_locally_administered_unicast():
+    mac = containerlab.twin_system_mac("SN-abc")
+    assert mac == containerlab.twin_system_mac("SN-abc") != containerlab.twin_system_mac("SN-abd")
+    first = int(mac.split(":")[0], 16)
+    assert first & 0x02 and not first & 0x01
 
 
 def test_broken_topology_is_rejected_by_the_schema(reference_compile, clab_schema):

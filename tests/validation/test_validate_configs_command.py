@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import tarfile
 from pathlib import Path
@@ -130,3 +131,39 @@ def test_validate_configs_refuses_a_duplicate_hostname_naming_both(tmp_path, cap
     with pytest.raises(CommandError, match=r"hostname 'leaf1' is claimed twice: by leaf1/startup-config and by "
                                            r"leaf1-old/startup-config"):
         call_command("validate", "--configs", str(root))
+
+
+def test_validate_frr_roce_configs_with_the_fabric(db, tmp_path, capsys):
+    """FRR leaves carrying RoCE, compiled with `compile --out`, validated as text with --fabric: the headroom check
+    crashed with a TypeError (FRR text states no port speed); now it uses the inventory's ports and the run
+    passes with 0 errors (FRR/Linux capability gaps are warnings), and a short dcb buffer fails it (issue #27)."""
+    from compiler.clos import ClosParams, plan_clos
+    from intents import services as intent_services
+    from inventory.models import Fabric
+    from inventory.services import inventory_persist
+
+    inventory_persist(inventory=plan_clos(ClosParams(name="frrroce", spines=2, leaves=2, servers_per_leaf=1,
+                                                     platform="frr", leaf_model="SN5600", spine_model="SN5600")))
+    intent = intent_services.fabric_intent_create(fabric=Fabric.objects.get(name="frrroce"), name="frrroce")
+    tenant = intent_services.tenant_create(fabric_intent=intent, name="A", vrf="TENANT_A")
+    intent_services.network_create(tenant=tenant, name="net10", vlan_id=10, subnet="10.10.0.0/24",
+                                   gateway="10.10.0.1")
+    intent_services.roce_defaults_apply(fabric_intent=intent)
+    call_command("compile", "--fabric", "frrroce", "--platform", "frr", "--out", str(tmp_path / "out"))
+    root = tmp_path / "configs"
+    for host in (tmp_path / "out" / "frrroce").iterdir():
+        shutil.copytree(host / "frr", root / host.name)
+    capsys.readouterr()
+    call_command("validate", "--configs", str(root), "--fabric", "frrroce", "--format", "json")
+    report = json.loads(capsys.readouterr().out)
+    checks = {check["name"]: check for check in report["checks"]}
+    assert report["inventory"] == "used" and checks["roce.headroom"]["status"] == "passed"
+    assert {f["severity"] for check in report["checks"] for f in check["findings"]} <= {"warning", "info"}
+    assert any("Linux has no PFC watchdog" in f["message"] for f in checks["roce.platform"]["findings"])
+    plan = root / "leaf1" / "linux-plan.json"
+    text = plan.read_text()
+    plan.write_text(re.sub(r"buffer-size (\d+):\d+", r"buffer-size \1:1024", text))  # dcb buffer ... buffer-size P:N
+    assert plan.read_text() != text
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("validate", "--configs", str(root), "--fabric", "frrroce")
+    assert exit_info.value.code == 1 and "roce.headroom" in capsys.readouterr().out

@@ -1,9 +1,12 @@
 """BGP session compatibility, timers/BFD, router IDs and ASN uniqueness: each passes on a correct compile and
 fails, naming the device or link, on one deliberate fault."""
 
+import copy
+
 from validator_fabrics import compiled, context, errors, interface, neighbor, set_asn, subjects
 
 from validators import bgp
+from validators.context import FabricContext
 
 
 def test_correct_fabric_has_every_session_established():
@@ -142,3 +145,17 @@ def test_unnumbered_underlay_pairs_on_the_cable():
 
     findings = bgp.check_sessions(context(result, drop))
     assert len(findings) == 1 and "one-sided" in findings[0].message and findings[0].subject.startswith("leaf3:")
+
+
+def test_per_rack_asns_with_allowas_in_are_recognised_from_configs_alone():
+    """Without the intent (validate --configs without --fabric) leaves that share an ASN and each accept it back
+    with allowas-in are one rack pair, not a collision (issue #27); one of them without allowas-in is."""
+    result = compiled(asn_scheme="per_rack", rails_per_server=2)  # two leaves per rack share its ASN
+    shared = [host for host, config in result.structured.items() if config["bgp"]["allowas_in"]]
+    assert len(shared) >= 2  # the fixture really shares ASNs
+    configs_only = FabricContext(copy.deepcopy(dict(result.structured)))
+    assert bgp.check_asns(configs_only) == []
+    structured = copy.deepcopy(dict(result.structured))
+    structured[shared[0]]["bgp"]["allowas_in"] = 0
+    findings = bgp.check_asns(FabricContext(structured))
+    assert shared[0] in {f.subject for f in findings} and {f.severity for f in findings} == {"error"}

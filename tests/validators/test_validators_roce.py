@@ -78,8 +78,27 @@ def test_ecn_min_above_max_and_tier_mismatch():
     findings = roce.check_ecn(ctx)
     leaf_port = interface(ctx.structured, "leaf6", peer="spine1")["name"]
     spine_port = interface(ctx.structured, "spine2", peer="leaf1")["name"]
-    assert any(f.subject == f"leaf6:{leaf_port}" and "must be below max" in f.message for f in findings)
+    assert any(f.subject == f"leaf6:{leaf_port}" and "not above max 1000000" in f.message for f in findings)
     assert any(f.subject == f"spine2:{spine_port}" and "every other spine port" in f.message for f in findings)
+
+
+def test_ecn_min_equal_to_max_is_step_marking_and_accepted():
+    """min == max (step marking) is what intent validation, SONiC's WRED YANG and Linux `tc red` accept
+    (issue #27): no finding, on every port alike; min above max on one port is still an error."""
+    def step(structured):
+        for config in structured.values():
+            for port in config["interfaces"]:
+                if (port.get("qos") or {}).get("ecn", {}).get("3"):
+                    port["qos"]["ecn"]["3"] = {"min_bytes": 1_536_000, "max_bytes": 1_536_000, "probability": 100}
+
+    assert roce.check_ecn(context(compiled(), step)) == []
+
+    def one_inverted(structured):
+        step(structured)
+        interface(structured, "leaf2", kind="server")["qos"]["ecn"]["3"]["min_bytes"] = 1_536_001
+
+    findings = roce.check_ecn(context(compiled(), one_inverted))
+    assert [f.severity for f in findings if "not above max" in f.message] == ["error"]
 
 
 def test_ecn_missing_on_a_port():
@@ -189,3 +208,29 @@ def test_platform_check_passes_on_eos_and_sonic():
     sonic = _frr_fabric("SN5600")
     sonic_ctx = context(sonic, lambda structured: [config.update(platform="sonic") for config in structured.values()])
     assert roce.check_platform(sonic_ctx) == []
+
+
+def test_frr_capability_gaps_are_warnings_naming_what_linux_lacks():
+    """An FRR/Linux fabric the project builds (roce_lossless) is not an error fabric: each gap is a warning that
+    says why the platform lacks it; the watchdog check leaves those devices to roce.platform (issue #27)."""
+    findings = roce.check_platform(_frr_fabric("SN5600"))
+    assert {f.severity for f in findings} == {"warning"}
+    assert all("Linux has no PFC watchdog interface" in f.message for f in findings)
+    broadcom = roce.check_platform(_frr_fabric("Z9664F-ON"))
+    assert {f.severity for f in broadcom} == {"warning"}
+    assert any("no upstream switchdev driver for ASIC family strata" in f.message for f in broadcom)
+    assert roce.check_watchdog(_frr_fabric("SN5600")) == []
+
+
+def test_a_gap_on_eos_or_sonic_is_still_an_error():
+    def spectrum(structured):
+        structured["leaf1"]["hardware"] = dict(structured["leaf1"]["hardware"], asic_family="spectrum")
+
+    findings = roce.check_platform(context(compiled(), spectrum))
+    assert findings and {(f.subject, f.severity) for f in findings} == {("leaf1", "error")}
+    assert "eos does not implement it on ASIC family spectrum" in findings[0].message
+    # and the watchdog check still judges a device whose platform has one
+    def off(structured):
+        structured["leaf3"]["qos"]["pfc_watchdog"]["enabled"] = False
+
+    assert [f.subject for f in roce.check_watchdog(context(compiled(), off))] == ["leaf3"]

@@ -21,6 +21,7 @@ from pathlib import Path
 import jinja2
 
 from compiler.errors import RenderError
+from compiler.hardware import EOS_FAMILIES, configures_port_headroom
 from compiler.render.eos import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.secret_refs import placeholder
@@ -42,8 +43,9 @@ LANE_RATES_GBPS = (10, 25, 50, 100, 200)
 # "Quality of Service": Trident/Tomahawk configure unicast queues as `uc-tx-queue N`, Jericho/Arad `tx-queue N`).
 ECN_QUEUE_KEYWORD = {"strata": "uc-tx-queue", "sand": "tx-queue"}
 # Families whose ingress buffer (PFC headroom) EOS configures with `platform trident mmu queue profile`; on Sand
-# (VOQ) platforms the headroom is sized by the chip's ingress scheduler and there is no command for it.
-MMU_PROFILE_FAMILIES = frozenset({"strata"})
+# (VOQ) platforms the headroom is sized by the chip's ingress scheduler and there is no command for it
+# (compiler.hardware.CHIP_SIZED_HEADROOM, which the headroom check reads too).
+MMU_PROFILE_FAMILIES = frozenset(family for family in EOS_FAMILIES if configures_port_headroom("eos", family))
 QOS_PROFILE_NAME = "FT_ROCE"
 MMU_PROFILE_NAME = "FT_ROCE"
 

@@ -150,7 +150,8 @@ def device_metadata_tables(structured: StructuredConfig, sonic: platforms.SonicP
         "bgp_router_id": structured["bgp"]["router_id"],
         "docker_routing_config_mode": "split-unified",
         "type": DEVICE_TYPE_BY_ROLE.get(role or ""),
-        # The switch's own MAC (structured system_mac: inventory or derived, locally administered).
+        # The switch's own base MAC, only when the inventory knows it (None is left out below): SONiC takes it
+        # from the EEPROM at first boot, and a MAC we made up would replace it (the pre-push guard refuses; #27).
         "mac": structured["system_mac"],
     }
     localhost = {key: value for key, value in localhost.items() if value is not None}  # unset: left out

@@ -110,6 +110,16 @@ def test_device_metadata(leaf_db):
     assert "BGP_NEIGHBOR" not in leaf_db and "BGP_GLOBALS" not in leaf_db  # FRR is configured by frr.conf
 
 
+def test_device_metadata_mac_only_from_the_inventory():
+    """DEVICE_METADATA.mac is the switch's own base MAC when the inventory knows it, and absent otherwise: the
+    renderer never invents one for a real device (issue #27), so a push keeps the switch's own."""
+    structured = leaf_structured("sonic")
+    structured["system_mac"] = None
+    assert "mac" not in build_config_db(structured)["DEVICE_METADATA"]["localhost"]
+    structured["system_mac"] = "1c:34:da:5e:00:02"
+    assert build_config_db(structured)["DEVICE_METADATA"]["localhost"]["mac"] == "1c:34:da:5e:00:02"
+
+
 def test_ports_speed_in_mbps_mtu_and_admin_status(leaf_db):
     # lanes/alias/index transcribed from Arista-7060DX5-64S/port_config.ini (compiler/platforms/data).
     assert leaf_db["PORT"]["Ethernet0"] == {
