@@ -38,9 +38,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from compiler.errors import DriverError, FieldError, InputError
+from compiler.secret_redaction import TYPE7_TABLE
 from compiler.secret_refs import PLACEHOLDER, SECRET_REFERENCE, references_in
 from twin.keyfiles import KeyFileError, key_file_read_or_create
-from twin.redaction import REDACTED, is_secret_name, secret_remember
+from twin.redaction import REDACTED, config_secrets_shown, is_secret_name, secret_remember
 
 from .errors import SecretReferenceUnknown, SecretValueRefused
 
@@ -253,7 +254,6 @@ def credentials_reencrypt() -> int:
 # Cisco/Arista "type 7" obfuscation (reversible, not encryption): what EOS prints after `key 7` for TACACS+ and
 # RADIUS keys. Two decimal digits of salt, then each character XOR the table character at (salt + i), in hex.
 # Checked against Arista AVD's own implementation (pyavd_utils.passwords.simple_7_encrypt) in the tests.
-_TYPE7_TABLE = "dsfd;kfoA,.iyewrkldJKDHSUBsgvca69834ncxv9873254k;fg87"
 # SONiC TACACS+ passkey (sonic-system-tacacs.yang): 1..256 printable ASCII characters except blank, '#' and ','.
 SONIC_PASSKEY = re.compile(r"[!-~]{1,256}")
 SONIC_PASSKEY_FORBIDDEN = " #,"
@@ -263,7 +263,7 @@ def eos_type7(clear: str, *, salt: int) -> str:
     """``clear`` in EOS's type-7 form with a salt 0..15."""
     if not 0 <= salt <= 15:
         raise ValueError(f"type-7 salt {salt!r} must be 0..15")
-    return f"{salt:02d}" + "".join(f"{ord(char) ^ ord(_TYPE7_TABLE[(salt + index) % len(_TYPE7_TABLE)]):02X}"
+    return f"{salt:02d}" + "".join(f"{ord(char) ^ ord(TYPE7_TABLE[(salt + index) % len(TYPE7_TABLE)]):02X}"
                                    for index, char in enumerate(clear))
 
 
@@ -302,6 +302,21 @@ def _encoded_for(platform: str, device: str, reference: str, clear: str) -> str:
                                  f"{platform} TACACS+ passkey (1-256 printable ASCII characters, no blank, '#' or "
                                  "','; sonic-system-tacacs.yang); register another value")
     return clear
+
+
+def config_secrets_compared(files: dict[str, str], *, device: str) -> dict[str, str]:
+    """A device's files as comparisons, diffs and records hold them (twin.redaction.config_secrets_shown): our
+    ``FT-SECRET[<reference>]`` markers first resolved to the registered secret, so an intended secret and the one a
+    device runs compare by keyed hash (a changed secret is drift; an equal one is not). A reference that is not
+    registered, or whose value the platform refuses, stays as its marker (then it differs, as the push would fail)."""
+    resolved = {}
+    for name, text in files.items():
+        platform = "sonic" if text.lstrip().startswith("{") else "eos"  # JSON: SONiC passkey; text: EOS key 7
+        try:
+            resolved.update(secret_refs_resolve({name: text}, device=device, platform=platform))
+        except (SecretReferenceUnknown, SecretValueRefused):
+            resolved[name] = text
+    return config_secrets_shown(resolved)
 
 
 def secret_refs_resolve(files: dict[str, str], *, device: str, platform: str) -> dict[str, str]:

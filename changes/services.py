@@ -31,7 +31,7 @@ from .choices import (
     RolloutStateChoices,
     RolloutTargetChoices,
 )
-from .credentials import endpoint_set_password, options_keep_redacted
+from .credentials import config_secrets_compared, endpoint_set_password, options_keep_redacted
 from .drift import READ_PARALLELISM
 from .drivers import DeviceDriver, config_hash, driver_for_endpoint, driver_for_twin
 from .drivers.netmiko_sonic import NetmikoSonicDriver
@@ -66,7 +66,9 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
             with driver:
                 running = driver.normalize(driver.get_running_config())
                 wanted = driver.normalize(dict(intended[hostname]["files"]))
-                diff = driver.planned_diff(running, wanted)  # what the push would send (SONiC: merged tables kept)
+                # what the push would send (SONiC: merged tables kept), every secret as its keyed marker (issue 29)
+                diff = driver.planned_diff(config_secrets_compared(running, device=hostname),
+                                           config_secrets_compared(wanted, device=hostname))
         except DriverError as exc:
             return hostname, {}, str(exc)
         return hostname, {"running": running, "intended": wanted, "diff": diff}, ""

@@ -14,9 +14,14 @@ Pure Python (no Django) so the logging filter can be loaded from settings.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import re
 import threading
+from collections.abc import Mapping
+
+from compiler.secret_redaction import files_secrets_redacted
 
 REDACTED = "***"
 # Names of settings/options/fields whose value is a secret. Matched anywhere in the name, case-insensitively,
@@ -98,6 +103,15 @@ def truncated(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + TRUNCATED_MARKER.format(len(text) - limit)
+
+
+def config_secrets_shown(files: Mapping[str, str]) -> dict[str, str]:
+    """A device's config files as the product may hold them: every secret a platform reader knows replaced by its
+    keyed marker ``FT-SECRET[sha256-hmac:...]`` (compiler.secret_redaction), the key derived from SECRET_KEY."""
+    from django.conf import settings  # here: settings.LOGGING loads this module before settings exist
+
+    key = hmac.new(settings.SECRET_KEY.encode(), b"fabric-twin config secret markers", hashlib.sha256).digest()
+    return files_secrets_redacted(files, key=key)
 
 
 def redact(value, *, key: object = None):

@@ -21,7 +21,6 @@ import copy
 import json
 
 from compiler.errors import DriverError
-from twin.redaction import REDACTED, is_secret_name
 
 # Tables the SONiC renderer writes and that nothing else on the switch should own (compiler/render/sonic).
 OWNED_TABLES = frozenset({
@@ -97,15 +96,6 @@ def config_db_patch(running: dict, candidate: dict, *, owned_only: bool = True) 
         if not merge:
             ops += [{"op": "remove", "path": pointer(table, key)} for key in sorted(set(before) - set(after))]
     return ops
-
-
-def secrets_masked(document: dict) -> dict:
-    """A copy with the value of every secret-looking field (the TACACS+ ``passkey``) shown as ``***``: offline
-    comparisons (change sets, drift) then treat the device's passkey and the rendered ``FT-SECRET[...]`` marker as
-    equal, and never store a passkey in a diff. Never push the result."""
-    return {table: {key: ({field: (REDACTED if is_secret_name(field) else value) for field, value in entry.items()}
-                          if isinstance(entry, dict) else entry) for key, entry in entries.items()}
-            for table, entries in document.items()}
 
 
 def _unpointer(path: str) -> list[str]:

@@ -34,12 +34,12 @@ import shlex
 import uuid
 
 from compiler.errors import DriverError
-from twin.redaction import redact
+from twin.redaction import config_secrets_shown, redact
 
 from ..credentials import secret_refs_resolve
 from ..guard import push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
-from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, secrets_masked
+from .config_db import apply_config_db_patch, config_db_patch, parse_config_db
 
 DEFAULTS = {
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
@@ -181,12 +181,11 @@ class NetmikoSonicDriver(DeviceDriver):
 
     def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
         """Offline (change sets, drift): the same patch text + frr.conf diff as ``compare``, so tables we merge and
-        do not render (MGMT_*, platform data) never show up as removals. Passkeys are masked on both sides: the
-        device's and the rendered marker are not a difference."""
-        running_db = secrets_masked(parse_config_db(running.get(CONFIG_DB, ""),
-                                                    what=f"{self.hostname}: running {CONFIG_DB}"))
-        intended_db = secrets_masked(parse_config_db(intended.get(CONFIG_DB, ""),
-                                                     what=f"{self.hostname}: intended {CONFIG_DB}"))
+        do not render (MGMT_*, platform data) never show up as removals. Every secret is its keyed marker on both
+        sides (twin.redaction.config_secrets_shown): none is stored in a diff, a changed one shows."""
+        running, intended = config_secrets_shown(running), config_secrets_shown(intended)
+        running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
+        intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")
         frr_after = intended.get("frr.conf", running.get("frr.conf", ""))
         return patch_text(config_db_patch(running_db, intended_db)) + config_diff(
             {"frr.conf": running.get("frr.conf", "")}, {"frr.conf": frr_after})
