@@ -124,12 +124,28 @@ def _secret_positions(words: list[re.Match]) -> list[tuple[int, str]]:
     return [item for item in found if item is not None and item[0] > 0]
 
 
+def _line_secret_positions(words: list[re.Match]) -> list[tuple[int, str]]:
+    """As ``_secret_positions``, also on a unified diff's line ("+username …", "- neighbor …"): the push's diff and
+    a device's compare output quote config lines behind a marker character."""
+    if not words:
+        return []
+    head = words[0].group()
+    if head in ("+", "-") and len(words) > 1:
+        return [(index + 1, encoding) for index, encoding in _secret_positions(words[1:])]
+    if head[0] in "+-" and len(head) > 1:
+        stripped = re.match(r"\S+", head[1:])
+        assert stripped is not None
+        return _secret_positions([stripped, *words[1:]])
+    return _secret_positions(words)
+
+
 def text_secrets_redacted(text: str, *, key: bytes) -> str:
-    """EOS or FRR config text with every secret replaced by its marker (lines, spacing and order kept)."""
+    """EOS or FRR config text (or a unified diff of it) with every secret replaced by its marker (lines, spacing and
+    order kept)."""
     out: list[str] = []
     for line in text.splitlines(keepends=True):
         words = list(_WORD.finditer(line))
-        positions = _secret_positions(words) if words else []
+        positions = _line_secret_positions(words)
         if not positions:
             out.append(line)
             continue

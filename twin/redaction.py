@@ -114,6 +114,12 @@ def config_secrets_shown(files: Mapping[str, str]) -> dict[str, str]:
     return files_secrets_redacted(files, key=key)
 
 
+def config_text_shown(text: str) -> str:
+    """Free text that may quote config lines (a push's diff, a device's compare output) with their secrets as
+    keyed markers (``config_secrets_shown``)."""
+    return config_secrets_shown({"text": text})["text"] if text else text
+
+
 def redact(value, *, key: object = None):
     """A copy of ``value`` (JSON-like: dict/list/str/number) with every secret replaced by ``REDACTED``.
 
