@@ -77,66 +77,70 @@ def type7_decoded(value: str) -> str:
     return "".join(chr(code ^ ord(TYPE7_TABLE[(salt + index) % len(TYPE7_TABLE)])) for index, code in enumerate(pairs))
 
 
-def _value_after(words: list[re.Match], index: int) -> tuple[int, str] | None:
-    """(position, encoding) of the value following keyword ``words[index]``, skipping one encryption-type word."""
+def _value_after(lowered: list[str], index: int) -> tuple[int, str] | None:
+    """(position, encoding) of the value following keyword ``lowered[index]``, skipping one encryption-type word."""
     position = index + 1
     encoding = ""
-    if position < len(words) - 1 and words[position].group().lower() in _TYPE_WORDS:
-        encoding = words[position].group()
+    if position < len(lowered) - 1 and lowered[position] in _TYPE_WORDS:
+        encoding = lowered[position]
         position += 1
-    return (position, encoding) if position < len(words) else None
+    return (position, encoding) if position < len(lowered) else None
 
 
-def _secret_positions(words: list[re.Match]) -> list[tuple[int, str]]:
-    """(word index, encoding) of every secret on one config line, EOS and FRR syntax together."""
-    lowered = [word.group().lower() for word in words]
+def _secret_positions(lowered: list[str]) -> list[tuple[int, str]]:
+    """(word index, encoding) of every secret in one command's words (lower-cased), EOS and FRR syntax together."""
     first = lowered[0]
     found: list[tuple[int, str] | None] = []
     if first == "username":
-        found += [_value_after(words, i) for i, word in enumerate(lowered) if word in ("secret", "password")]
+        found += [_value_after(lowered, i) for i, word in enumerate(lowered) if word in ("secret", "password")]
     elif first in ("enable", "password"):  # EOS "enable password|secret", FRR vtysh "password V"/"enable password V"
         start = 0 if first == "password" else 1
         if start < len(lowered) and lowered[start] in ("password", "secret"):
-            found.append(_value_after(words, start))
+            found.append(_value_after(lowered, start))
     elif first in ("tacacs-server", "radius-server"):
-        found += [_value_after(words, i) for i, word in enumerate(lowered) if word == "key"]
+        found += [_value_after(lowered, i) for i, word in enumerate(lowered) if word == "key"]
     elif first == "snmp-server" and len(lowered) > 2:
         if lowered[1] == "community":
             found.append((2, ""))
         elif lowered[1] == "user":
             found += [(i + 2, "") for i, word in enumerate(lowered[:-2]) if word in ("auth", "priv")]
-    elif first == "ntp" and len(lowered) > 2 and lowered[1] == "authentication-key":
-        found.append((len(words) - 1, "7" if len(lowered) > 4 and lowered[-2] == "7" else ""))
+    elif first == "ntp" and len(lowered) > 4 and lowered[1] == "authentication-key":
+        found.append(_value_after(lowered, 3))  # ntp authentication-key N <alg> [type] V
     elif first == "neighbor":
-        found += [_value_after(words, i) for i, word in enumerate(lowered) if word == "password"]
-    elif first in ("isis", "authentication", "area-password", "domain-password", "key-string", "ip"):
-        if first == "ip" and len(lowered) > 3 and lowered[1] == "ospf" and lowered[2] == "message-digest-key":
-            found.append((len(words) - 1, "7" if len(lowered) > 5 and lowered[-2] == "7" else ""))
-        elif first == "ip" and len(lowered) > 2 and lowered[1] == "ospf" and lowered[2] == "authentication-key":
-            found.append(_value_after(words, 2))
-        elif first == "isis" and len(lowered) > 2 and lowered[1] == "password":
-            found.append(_value_after(words, 1))
-        elif first in ("isis", "authentication"):
-            found += [_value_after(words, i) for i, word in enumerate(lowered)
-                      if word == "key" and i > 0 and lowered[i - 1] == "authentication"]
-        elif first in ("area-password", "domain-password", "key-string"):
-            found.append(_value_after(words, 0))
+        found += [_value_after(lowered, i) for i, word in enumerate(lowered) if word == "password"]
+    elif first == "ip" and len(lowered) > 3 and lowered[1] == "ospf":
+        if lowered[2] == "message-digest-key" and len(lowered) > 5:
+            found.append(_value_after(lowered, 4))  # ip ospf message-digest-key N md5 [type] V
+        elif lowered[2] == "authentication-key":
+            found.append(_value_after(lowered, 2))
+    elif first == "isis" and len(lowered) > 2 and lowered[1] == "password":
+        found.append(_value_after(lowered, 1))
+    elif first in ("isis", "authentication"):
+        found += [_value_after(lowered, i) for i, word in enumerate(lowered)
+                  if word == "key" and i > 0 and lowered[i - 1] == "authentication"]
+    elif first in ("area-password", "domain-password", "key-string"):
+        found.append(_value_after(lowered, 0))
     return [item for item in found if item is not None and item[0] > 0]
 
 
-def _line_secret_positions(words: list[re.Match]) -> list[tuple[int, str]]:
-    """As ``_secret_positions``, also on a unified diff's line ("+username …", "- neighbor …"): the push's diff and
-    a device's compare output quote config lines behind a marker character."""
-    if not words:
-        return []
-    head = words[0].group()
-    if head in ("+", "-") and len(words) > 1:
-        return [(index + 1, encoding) for index, encoding in _secret_positions(words[1:])]
-    if head[0] in "+-" and len(head) > 1:
-        stripped = re.match(r"\S+", head[1:])
-        assert stripped is not None
-        return _secret_positions([stripped, *words[1:]])
-    return _secret_positions(words)
+# The first words of the commands above. A command is also recognised where it starts mid-line (a driver's error or
+# a log line quoting it, a diff's "+"/"-" glued to it), within a window of words, so the scan stays linear.
+_TRIGGERS = frozenset({"username", "enable", "password", "tacacs-server", "radius-server", "snmp-server", "ntp",
+                       "neighbor", "ip", "isis", "authentication", "area-password", "domain-password", "key-string"})
+_WINDOW = 24  # words: the longest command above (tacacs-server with every option) has ~16
+
+
+def _line_secret_positions(words: list[re.Match]) -> dict[int, str]:
+    """Word index -> encoding of every secret on one line (a value found from two commands counts once)."""
+    lowered = [word.group().lower() for word in words]
+    found: dict[int, str] = {}
+    for start, word in enumerate(lowered):
+        head = word.lstrip("+-") if start == 0 else word
+        if head in _TRIGGERS:
+            window = [head, *lowered[start + 1:start + _WINDOW]]
+            for index, encoding in _secret_positions(window):
+                found.setdefault(start + index, encoding)
+    return found
 
 
 def text_secrets_redacted(text: str, *, key: bytes) -> str:
@@ -145,12 +149,12 @@ def text_secrets_redacted(text: str, *, key: bytes) -> str:
     out: list[str] = []
     for line in text.splitlines(keepends=True):
         words = list(_WORD.finditer(line))
-        positions = _line_secret_positions(words)
+        positions = _line_secret_positions(words) if words else {}
         if not positions:
             out.append(line)
             continue
         pieces, copied = [], 0
-        for index, encoding in sorted(set(positions)):
+        for index, encoding in sorted(positions.items()):
             word = words[index]
             pieces += [line[copied:word.start()], secret_marker(word.group(), key=key, encoding=encoding)]
             copied = word.end()

@@ -137,18 +137,26 @@ def redact(value, *, key: object = None):
 
 
 class RedactSecretsFilter(logging.Filter):
-    """Logging filter (settings.LOGGING): the formatted message and traceback pass through ``redact_text``."""
+    """Logging filter (settings.LOGGING): the formatted message and traceback, cut to a bound, pass through
+    ``redact_text`` and (once settings exist: the marker key) ``config_text_shown`` - a driver's error may quote a
+    device's config line."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
         except (TypeError, ValueError):  # a broken format string: keep what the logger was given, redacted
             message = f"{record.msg} {record.args}"
-        record.msg, record.args = redact_text(truncated(message, MAX_LOG_TEXT)), None
+        record.msg, record.args = _log_text_redacted(truncated(message, MAX_LOG_TEXT)), None
         if record.exc_info:
-            record.exc_text = redact_text(truncated(logging.Formatter().formatException(record.exc_info),
-                                                    4 * MAX_LOG_TEXT))
+            record.exc_text = _log_text_redacted(truncated(logging.Formatter().formatException(record.exc_info),
+                                                           4 * MAX_LOG_TEXT))
             record.exc_info = None
         if record.stack_info:
-            record.stack_info = redact_text(truncated(record.stack_info, 4 * MAX_LOG_TEXT))
+            record.stack_info = _log_text_redacted(truncated(record.stack_info, 4 * MAX_LOG_TEXT))
         return True
+
+
+def _log_text_redacted(text: str) -> str:
+    from django.conf import settings  # here: settings.LOGGING loads this module before settings exist
+
+    return redact_text(config_text_shown(text) if settings.configured else text)

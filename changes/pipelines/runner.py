@@ -122,7 +122,8 @@ class RolloutContext:
 
     def finish(self, state: str, *, error: str = "", **report) -> None:
         self.report_update(**report)
-        error = redact_text(error)  # device errors may echo a credential; the rollout is readable by viewers
+        # device errors may echo a credential or quote a config line; the rollout is readable by viewers
+        error = redact_text(config_text_shown(error))
         rollout_transition(rollout_id=self.rollout.pk, to_state=state, message=error or state, error=error,
                            report=self.rollout.report, expected_from=(State.RUNNING,))
 

@@ -7,6 +7,7 @@ is still drift (keyed hashes), an unchanged one is not."""
 from __future__ import annotations
 
 import json
+import logging
 from io import StringIO
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from changes.models import Step
 from changes.pipelines.runner import rollout_execute
 from changes.services import changeset_create, rollout_approve, rollout_create, rollout_start
 from compiler.secret_redaction import files_secrets_redacted, type7_decoded
+from twin.redaction import RedactSecretsFilter
 from ui.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
 
 pytestmark = pytest.mark.django_db
@@ -237,3 +239,10 @@ def test_no_device_secret_reaches_rollout_steps_or_pages(db):
             response = client.get(url)
             assert response.status_code == 200, (role, url)
             assert leaks(response.content.decode()) == [], (role, url)
+
+
+def test_a_logged_device_error_quoting_a_config_line_shows_a_marker(caplog):
+    record = logging.LogRecord("changes", logging.ERROR, __file__, 1, "leaf1: commit failed at line: %s",
+                               (" neighbor 10.0.0.1 password 7 " + BGP_TYPE7,), None)
+    RedactSecretsFilter().filter(record)
+    assert BGP_TYPE7 not in record.getMessage() and "FT-SECRET[sha256-hmac:" in record.getMessage()
