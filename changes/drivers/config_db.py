@@ -98,7 +98,7 @@ def config_db_patch(running: dict, candidate: dict, *, owned_only: bool = True) 
     return ops
 
 
-def _unpointer(path: str) -> list[str]:
+def unpointer(path: str) -> list[str]:
     if not path.startswith("/"):
         raise DriverError(f"JSON Patch path {path!r} does not start with '/'")
     return [token.replace("~1", "/").replace("~0", "~") for token in path[1:].split("/")]
@@ -108,7 +108,7 @@ def apply_config_db_patch(document: dict, patch: Patch) -> dict:
     """Apply add/replace/remove operations (the only ones config_db_patch emits) to a copy of ``document``."""
     result = copy.deepcopy(document)
     for op in patch:
-        tokens = _unpointer(op["path"])
+        tokens = unpointer(op["path"])
         parent = result
         for token in tokens[:-1]:
             if token not in parent:

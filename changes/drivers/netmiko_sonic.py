@@ -39,7 +39,7 @@ from twin.redaction import config_secrets_shown, redact
 from ..credentials import secret_refs_resolve
 from ..guard import push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
-from .config_db import apply_config_db_patch, config_db_patch, parse_config_db
+from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, pointer, unpointer
 
 DEFAULTS = {
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
@@ -303,7 +303,20 @@ def patch_text(patch: list[dict]) -> str:
 
 
 def _op_redacted(op: dict) -> dict:
-    if "value" not in op:
+    """The operation with its secrets as keyed markers, read as the CONFIG_DB part it touches (an SNMP community is
+    an entry's key, so it can be in the path; an NTP key is a field named "value"), then by key name."""
+    tokens = unpointer(op["path"])
+    if not 1 <= len(tokens) <= 3:
         return op
-    field = op["path"].rsplit("/", 1)[-1]
-    return {**op, "value": redact(op["value"], key=field)}
+    part: object = op.get("value", {})
+    for token in reversed(tokens[1:]):
+        part = {token: part}
+    shown = json.loads(config_secrets_shown({"part.json": json.dumps({tokens[0]: part})})["part.json"])
+    path, value = [tokens[0]], shown[tokens[0]]
+    for _ in tokens[1:]:
+        [(token, value)] = value.items()
+        path.append(token)
+    out = {**op, "path": pointer(*path)}
+    if "value" in op:
+        out["value"] = redact(value, key=path[-1])
+    return out

@@ -20,6 +20,7 @@ from django.test import Client
 
 from changes import drift
 from changes.drivers.base import DeviceDriver, config_diff
+from changes.drivers.netmiko_sonic import patch_text
 from changes.models import Step
 from changes.pipelines.runner import rollout_execute
 from changes.services import changeset_create, rollout_approve, rollout_create, rollout_start
@@ -246,3 +247,16 @@ def test_a_logged_device_error_quoting_a_config_line_shows_a_marker(caplog):
                                (" neighbor 10.0.0.1 password 7 " + BGP_TYPE7,), None)
     RedactSecretsFilter().filter(record)
     assert BGP_TYPE7 not in record.getMessage() and "FT-SECRET[sha256-hmac:" in record.getMessage()
+
+
+def test_sonic_patch_text_shows_no_community_key_or_password():
+    """The JSON Patch shown as a SONiC push step's output and change-set diff: a community is an entry's key (in the
+    path or in an added table), an NTP key a field named "value"."""
+    patch = [{"op": "add", "path": "/SNMP_COMMUNITY", "value": {SONIC_COMMUNITY: {"TYPE": "RO"}}},
+             {"op": "remove", "path": f"/SNMP_COMMUNITY/{SONIC_COMMUNITY}"},
+             {"op": "add", "path": "/NTP_KEY/1", "value": {"type": "md5", "value": "Ntp-Value-9"}},
+             {"op": "replace", "path": "/BGP_NEIGHBOR/10.0.0.5/password", "value": "Sonic-Bgp-Pass"},
+             {"op": "add", "path": "/TACPLUS/global", "value": {"passkey": "Sonic-Tac-Key", "timeout": "5"}}]
+    text = patch_text(patch)
+    assert leaks(text) == [] and "Ntp-Value-9" not in text
+    assert '"timeout": "5"' in text and '"path": "/SNMP_COMMUNITY/FT-SECRET[sha256-hmac:' in text
