@@ -107,6 +107,19 @@ def _decrypt(token: str) -> str:
                           "FT_CREDENTIAL_KEY_FILE (was the key replaced?); set the password/secret again") from exc
 
 
+def running_files_seal(files: dict[str, str]) -> dict:
+    """The rollback copy of a device's running config as a change set stores it: encrypted whole
+    (``{"$fernet": token}``), since it holds the device's secrets in clear and a rollback must restore them
+    (issue 29). Not remembered for redaction: it is a config, not one secret."""
+    return {ENCRYPTED_MARKER: _encrypt(json.dumps(files, sort_keys=True))} if files else {}
+
+
+def running_files_open(stored: dict) -> dict[str, str]:
+    """The rollback copy in clear, for the driver only; a copy stored before sealing comes back as it is.
+    DriverError when no accepted key opens it."""
+    return json.loads(_decrypt(stored[ENCRYPTED_MARKER])) if is_encrypted(stored) else dict(stored)
+
+
 def is_encrypted(value: object) -> bool:
     return isinstance(value, dict) and set(value) == {ENCRYPTED_MARKER} and isinstance(value[ENCRYPTED_MARKER], str)
 
@@ -222,6 +235,7 @@ def credentials_reencrypt() -> int:
     # by name: changes.models imports this module
     ConfigSecret = apps.get_model("changes", "ConfigSecret")
     DeviceEndpoint = apps.get_model("changes", "DeviceEndpoint")
+    ChangeSetDevice = apps.get_model("changes", "ChangeSetDevice")
 
     fernet = _fernet()
     count = 0
@@ -246,6 +260,16 @@ def credentials_reencrypt() -> int:
             count += json.dumps(options).count(ENCRYPTED_MARKER)
             DeviceEndpoint.objects.filter(pk=endpoint.pk).update(password_encrypted=endpoint.password_encrypted,
                                                                  optional_args=options)
+        for row in ChangeSetDevice.objects.select_for_update().exclude(running_files={}).order_by("pk"):
+            if not is_encrypted(row.running_files):
+                continue
+            try:
+                sealed = _options_reencrypt(row.running_files, fernet)
+            except InvalidToken as exc:
+                raise DriverError(f"change set {row.change_set_id} {row.hostname}: the saved rollback config cannot "
+                                  "be decrypted with any accepted key; nothing was re-encrypted") from exc
+            ChangeSetDevice.objects.filter(pk=row.pk).update(running_files=sealed)
+            count += 1
     return count
 
 

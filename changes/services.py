@@ -31,7 +31,12 @@ from .choices import (
     RolloutStateChoices,
     RolloutTargetChoices,
 )
-from .credentials import config_secrets_compared, endpoint_set_password, options_keep_redacted
+from .credentials import (
+    config_secrets_compared,
+    endpoint_set_password,
+    options_keep_redacted,
+    running_files_seal,
+)
 from .drift import READ_PARALLELISM
 from .drivers import DeviceDriver, config_hash, driver_for_endpoint, driver_for_twin
 from .drivers.netmiko_sonic import NetmikoSonicDriver
@@ -85,7 +90,7 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
         rows.append(ChangeSetDevice(
             hostname=hostname, role=spec.get("role", ""), rack=spec.get("rack", ""), platform=spec.get("platform", ""),
             driver=spec.get("driver", DriverChoices.TWIN), intended_files=wanted,
-            intended_hash=config_hash(wanted), running_files=running if diff else {},
+            intended_hash=config_hash(wanted), running_files=running_files_seal(running) if diff else {},
             running_hash=config_hash(running), diff=diff, has_diff=bool(diff),
             structured=spec.get("structured") or {}))
     with transaction.atomic():

@@ -19,9 +19,10 @@ from django.core.management import call_command
 from django.test import Client
 
 from changes import drift
+from changes.credentials import credentials_reencrypt, running_files_open
 from changes.drivers.base import DeviceDriver, config_diff
 from changes.drivers.netmiko_sonic import patch_text
-from changes.models import Step
+from changes.models import ChangeSetDevice, Step
 from changes.pipelines.runner import rollout_execute
 from changes.services import changeset_create, rollout_approve, rollout_create, rollout_start
 from compiler.secret_redaction import files_secrets_redacted, type7_decoded
@@ -159,6 +160,12 @@ def test_no_secret_reaches_drift_change_sets_verification_or_uploads(fabric, api
                                   driver_for=lambda host: FixedDriver(host, running[host]))
     diffs = "".join(change_set.devices.values_list("diff", flat=True))
     assert "FT-SECRET[sha256-hmac:" in diffs and leaks(diffs) == []
+    # the rollback copy: sealed at rest, the device's own config (secrets included) for the driver only
+    row = change_set.devices.get(hostname="leaf1")
+    assert leaks(json.dumps(row.running_files)) == [] and set(row.running_files) == {"$fernet"}
+    assert running_files_open(row.running_files) == running["leaf1"]
+    assert credentials_reencrypt() >= 2 and running_files_open(ChangeSetDevice.objects.get(pk=row.pk)
+                                                               .running_files) == running["leaf1"]
 
     for host in intended:
         differences, _ = drift.push_verify(hostname=host, driver=FixedDriver(host, running[host]),
