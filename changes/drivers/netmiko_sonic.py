@@ -299,10 +299,10 @@ def normalize_config_db(text: str, *, what: str) -> str:
 def patch_text(patch: list[dict]) -> str:
     """The patch one operation a line, for people (step output, change-set diffs): values of secret-looking fields
     (the TACACS+ ``passkey``) are shown as ``***``; the patch applied to the switch is written separately."""
-    return "".join(json.dumps(_op_redacted(op), sort_keys=True) + "\n" for op in patch)
+    return "".join(json.dumps(patch_op_redacted(op), sort_keys=True) + "\n" for op in patch)
 
 
-def _op_redacted(op: dict) -> dict:
+def patch_op_redacted(op: dict) -> dict:
     """The operation with its secrets as keyed markers, read as the CONFIG_DB part it touches (an SNMP community is
     an entry's key, so it can be in the path; an NTP key is a field named "value"), then by key name."""
     tokens = unpointer(op["path"])

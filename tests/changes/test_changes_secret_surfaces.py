@@ -6,6 +6,7 @@ is still drift (keyed hashes), an unchanged one is not."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 from io import StringIO
@@ -22,7 +23,7 @@ from changes import drift
 from changes.credentials import credentials_reencrypt, running_files_open
 from changes.drivers.base import DeviceDriver, config_diff
 from changes.drivers.netmiko_sonic import patch_text
-from changes.models import ChangeSetDevice, Step
+from changes.models import ChangeSet, ChangeSetDevice, DriftRecord, Rollout, Step
 from changes.pipelines.runner import rollout_execute
 from changes.services import changeset_create, rollout_approve, rollout_create, rollout_start
 from compiler.secret_redaction import files_secrets_redacted, type7_decoded
@@ -267,3 +268,35 @@ def test_sonic_patch_text_shows_no_community_key_or_password():
     text = patch_text(patch)
     assert leaks(text) == [] and "Ntp-Value-9" not in text
     assert '"timeout": "5"' in text and '"path": "/SNMP_COMMUNITY/FT-SECRET[sha256-hmac:' in text
+
+
+def test_records_written_before_are_redacted_by_the_migration(fabric):
+    """Migration 0007 rewrites what earlier versions stored: drift, change-set diffs, step output, the rollback
+    copy (sealed); records already redacted stay as they are."""
+    from django.apps import apps
+
+    migration = importlib.import_module("changes.migrations.0007_device_secrets_redacted")
+    intended, running = fabric
+    eos = running["leaf1"]["startup-config"]
+    old_diff = "".join(f"-{line}\n" for line in [*EOS_SECRETS, *EOS_INDENTED])
+    record = DriftRecord.objects.create(hostname="leaf1", drifted=True, diff=old_diff,
+                                        differences=[{"path": "unmodelled", "running": [*EOS_SECRETS]}],
+                                        remediation={"platform": "sonic", "cli": [*FRR_SECRETS], "notes": [],
+                                                     "config_db_patch": [{"op": "add", "path": "/SNMP_COMMUNITY",
+                                                                          "value": {SONIC_COMMUNITY: {}}}]})
+    change_set = ChangeSet.objects.create(name="old")
+    row = ChangeSetDevice.objects.create(change_set=change_set, hostname="leaf1", diff=old_diff,
+                                         running_files={"startup-config": eos}, has_diff=True)
+    rollout = Rollout.objects.create(name="old", change_set=change_set)
+    step = Step.objects.create(rollout=rollout, device="leaf1", phase="push", output=old_diff,
+                               detail={"differences": [{"running": " ".join(FRR_SECRETS)}]})
+    stored = lambda: json.dumps([list(DriftRecord.objects.filter(pk=record.pk).values())[0],  # noqa: E731
+                                 list(ChangeSetDevice.objects.filter(pk=row.pk).values())[0],
+                                 list(Step.objects.filter(pk=step.pk).values())[0]], default=str)
+    assert leaks(stored())  # the deliberately broken state: what an earlier version wrote
+    migration.redact_records(apps, None)
+    assert leaks(stored()) == [] and "FT-SECRET[sha256-hmac:" in stored()
+    assert running_files_open(ChangeSetDevice.objects.get(pk=row.pk).running_files) == {"startup-config": eos}
+    once = stored()
+    migration.redact_records(apps, None)
+    assert stored() == once
