@@ -330,9 +330,17 @@ def _encoded_for(platform: str, device: str, reference: str, clear: str) -> str:
 
 def config_secrets_compared(files: dict[str, str], *, device: str) -> dict[str, str]:
     """A device's files as comparisons, diffs and records hold them (twin.redaction.config_secrets_shown): our
-    ``FT-SECRET[<reference>]`` markers first resolved to the registered secret, so an intended secret and the one a
-    device runs compare by keyed hash (a changed secret is drift; an equal one is not). A reference that is not
-    registered, or whose value the platform refuses, stays as its marker (then it differs, as the push would fail)."""
+    ``FT-SECRET[<reference>]`` markers first resolved to the registered secret (``config_refs_compared``), so an
+    intended secret and the one a device runs compare by keyed hash (a changed secret is drift; an equal one is not).
+    """
+    return config_secrets_shown(config_refs_compared(files, device=device))
+
+
+def config_refs_compared(files: dict[str, str], *, device: str) -> dict[str, str]:
+    """``files`` with our references resolved, for a comparison only: pass the result through
+    twin.redaction.config_secrets_shown before it is stored or shown. Reads the credential store (call it from the
+    request's or task's thread). A reference that is not registered, or whose value the platform refuses, stays as
+    its marker (then it differs, as the push would be refused)."""
     resolved = {}
     for name, text in files.items():
         platform = "sonic" if text.lstrip().startswith("{") else "eos"  # JSON: SONiC passkey; text: EOS key 7
@@ -340,7 +348,7 @@ def config_secrets_compared(files: dict[str, str], *, device: str) -> dict[str, 
             resolved.update(secret_refs_resolve({name: text}, device=device, platform=platform))
         except (SecretReferenceUnknown, SecretValueRefused):
             resolved[name] = text
-    return config_secrets_shown(resolved)
+    return resolved
 
 
 def secret_refs_resolve(files: dict[str, str], *, device: str, platform: str) -> dict[str, str]:

@@ -17,7 +17,7 @@ from compiler.parse.remediate import cli_remediation
 from twin.redaction import config_secrets_shown, redact_text
 from validators.configs import running_state_errors
 
-from .credentials import config_secrets_compared
+from .credentials import config_refs_compared, config_secrets_compared
 from .drivers import DeviceDriver, config_hash, driver_for_endpoint
 from .drivers.config_db import config_db_patch, parse_config_db
 from .errors import PushRefused
@@ -38,24 +38,27 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
     stands in for the devices not read, so the running-state checks see a whole fabric."""
 
     parsed_running: dict[str, ParsedDevice] = {}
+    names = sorted(intended)
+    # Our references resolved here, in the caller's thread (the credential store), for the comparison only.
+    comparable = {host: config_refs_compared(dict(intended[host]), device=host) for host in names}
 
     def check(hostname: str) -> DriftRecord:
         wanted = intended[hostname]
         try:
             with hostnames_drivers[hostname]() as driver:
                 running = driver.normalize(driver.get_running_config())
-                wanted = driver.normalize(dict(wanted))
+                hashes = {"intended_hash": config_hash(driver.normalize(dict(wanted))),
+                          "running_hash": config_hash(running)}
+                wanted = driver.normalize(comparable[hostname])
                 # What a push of the intended files would leave (SONiC keeps what its patch merges, EOS its AAA and
                 # drain state): the remediation's target, so it never removes what a push keeps.
                 target = driver.normalize(driver.effective_after_push(running, wanted))
-                hashes = {"intended_hash": config_hash(wanted), "running_hash": config_hash(running)}
                 # From here on only markers: the device's secrets never reach the record, the diff or the remediation
                 # (issue 29); keyed hashes on both sides, so a changed secret is still drift.
-                running, wanted, target = (config_secrets_compared(files, device=hostname)
-                                           for files in (running, wanted, target))
+                running, wanted, target = (config_secrets_shown(files) for files in (running, wanted, target))
                 diff = driver.planned_diff(running, wanted)
         except DriverError as exc:
-            return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(wanted)), error=str(exc),
+            return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(intended[hostname])), error=str(exc),
                                change_set=change_set)
         remediation: dict = {}
         try:
@@ -71,7 +74,6 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
         return DriftRecord(hostname=hostname, **hashes, drifted=bool(diff), diff=diff, differences=differences, remediation=remediation,
                            change_set=change_set)
 
-    names = sorted(intended)
     if not names:
         return []
     with ThreadPoolExecutor(max_workers=min(READ_PARALLELISM, len(names))) as pool:

@@ -22,6 +22,7 @@ from intents.selectors import device_config_twin_source
 from labs.node_configs import twin_node_files
 from labs.runtime import TwinState
 from twin.policy import APPROVE_PRODUCTION, user_has
+from twin.redaction import config_secrets_shown
 
 from .audit import audit_record
 from .choices import (
@@ -32,7 +33,7 @@ from .choices import (
     RolloutTargetChoices,
 )
 from .credentials import (
-    config_secrets_compared,
+    config_refs_compared,
     endpoint_set_password,
     options_keep_redacted,
     running_files_seal,
@@ -65,6 +66,9 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
     if not intended:
         raise InputError(FieldError("intended", {}, "a change set needs at least one device"))
 
+    # Our references resolved here, in the caller's thread (the credential store), for the comparison only.
+    comparable = {host: config_refs_compared(dict(spec["files"]), device=host) for host, spec in intended.items()}
+
     def read(hostname: str) -> tuple[str, dict, str]:
         driver = driver_for(hostname)
         try:
@@ -72,8 +76,8 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
                 running = driver.normalize(driver.get_running_config())
                 wanted = driver.normalize(dict(intended[hostname]["files"]))
                 # what the push would send (SONiC: merged tables kept), every secret as its keyed marker (issue 29)
-                diff = driver.planned_diff(config_secrets_compared(running, device=hostname),
-                                           config_secrets_compared(wanted, device=hostname))
+                diff = driver.planned_diff(config_secrets_shown(running),
+                                           config_secrets_shown(driver.normalize(comparable[hostname])))
         except DriverError as exc:
             return hostname, {}, str(exc)
         return hostname, {"running": running, "intended": wanted, "diff": diff}, ""

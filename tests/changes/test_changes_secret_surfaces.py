@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from changes import drift
-from changes.credentials import credentials_reencrypt, running_files_open
+from changes.credentials import config_secret_set, credentials_reencrypt, eos_type7, running_files_open
 from changes.drivers.base import DeviceDriver, config_diff
 from changes.drivers.netmiko_sonic import patch_text
 from changes.models import ChangeSet, ChangeSetDevice, DriftRecord, Rollout, Step
@@ -300,3 +300,22 @@ def test_records_written_before_are_redacted_by_the_migration(fabric):
     once = stored()
     migration.redact_records(apps, None)
     assert stored() == once
+
+
+def test_a_rotated_reference_is_drift_and_neither_key_is_shown():
+    """Intended configs name the TACACS+ key by reference: resolved from the credential store and compared by keyed
+    hash with the device's type-7 key. Same key: no drift; the store rotated (the device still runs the old key):
+    drift, shown as two markers."""
+    reference, marker = "vault:secret/golden/tacacs", "FT-SECRET[vault:secret/golden/tacacs]"
+    intended = {"leaf1": {"startup-config": RENDERED.joinpath("leaf1/eos/startup-config").read_text()}}
+    assert marker in intended["leaf1"]["startup-config"]
+    device = FixedDriver("leaf1", {"startup-config": intended["leaf1"]["startup-config"].replace(
+        marker, eos_type7("Golden-Tac-1", salt=5))})
+    config_secret_set(reference=reference, clear="Golden-Tac-1")
+    [same] = drift.drift_check(hostnames_drivers={"leaf1": lambda: device}, intended=intended)
+    config_secret_set(reference=reference, clear="Golden-Tac-2")
+    [rotated] = drift.drift_check(hostnames_drivers={"leaf1": lambda: device}, intended=intended)
+    assert not same.drifted and rotated.drifted
+    assert "tacacs-server" in rotated.diff and rotated.diff.count("FT-SECRET[sha256-hmac:") >= 2
+    shown = json.dumps([rotated.diff, rotated.differences, rotated.remediation])
+    assert "Golden-Tac" not in shown and eos_type7("Golden-Tac-1", salt=5) not in shown
