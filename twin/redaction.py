@@ -9,7 +9,11 @@ Two rules, applied together everywhere:
   changes.credentials) is replaced wherever it appears in text, whatever the key — e.g. a password pasted into a
   description, or echoed in a driver's error message.
 
-Pure Python (no Django) so the logging filter can be loaded from settings.
+Device config text has its own pass (compiler.secret_redaction, keyed markers ``FT-SECRET[sha256-hmac:...]``):
+``config_secrets_shown``/``config_text_shown`` apply it with the server's key, and the logging filter applies it
+too once settings exist. Free text is scanned in linear time and log lines are cut at ``MAX_LOG_TEXT`` first.
+
+Pure Python at import (Django's settings only inside functions) so the logging filter can be loaded from settings.
 """
 
 from __future__ import annotations
