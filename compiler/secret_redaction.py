@@ -18,7 +18,8 @@ models sonic-system-tacacs, sonic-system-radius, sonic-snmp, sonic-bgp-neighbor,
 guide "BGP: neighbor PEER password", "OSPF: ip ospf message-digest-key / authentication-key", "IS-IS: isis
 password, area-password, domain-password", "Key chains: key-string", "vtysh: password / enable password"):
 
-- EOS text: ``username … secret|password [type] V``, ``enable password|secret [type] V``, ``key [type] V`` on
+- EOS text: ``username … secret|password [type] V``, ``enable password|secret [type] V``, ``aaa root secret
+  [type] V``, ``snmp-server host … version 1|2c V``, ``key [type] V`` on
   ``tacacs-server``/``radius-server`` lines, ``snmp-server community V``, ``snmp-server user … auth <alg> V priv
   <alg> V``, ``ntp authentication-key N <alg> [type] V``, ``neighbor … password [type] V``, ``isis authentication
   key [type] V`` and ``authentication key [type] V`` (router isis), ``ip ospf message-digest-key N md5 [type] V``,
@@ -104,6 +105,11 @@ def _secret_positions(lowered: list[str]) -> list[tuple[int, str]]:
             found.append((2, ""))
         elif lowered[1] == "user":
             found += [(i + 2, "") for i, word in enumerate(lowered[:-2]) if word in ("auth", "priv")]
+        elif lowered[1] == "host":  # snmp-server host H [vrf V] [informs|traps] version 1|2c COMMUNITY
+            found += [(i + 2, "") for i, word in enumerate(lowered[:-2])
+                      if word == "version" and lowered[i + 1] in ("1", "2c")]
+    elif first == "aaa" and len(lowered) > 3 and lowered[1] == "root":  # EOS aaa root secret [type] V
+        found += [_value_after(lowered, i) for i, word in enumerate(lowered) if word == "secret"]
     elif first == "ntp" and len(lowered) > 4 and lowered[1] == "authentication-key":
         found.append(_value_after(lowered, 3))  # ntp authentication-key N <alg> [type] V
     elif first == "neighbor":
@@ -125,7 +131,7 @@ def _secret_positions(lowered: list[str]) -> list[tuple[int, str]]:
 
 # The first words of the commands above. A command is also recognised where it starts mid-line (a driver's error or
 # a log line quoting it, a diff's "+"/"-" glued to it), within a window of words, so the scan stays linear.
-_TRIGGERS = frozenset({"username", "enable", "password", "tacacs-server", "radius-server", "snmp-server", "ntp",
+_TRIGGERS = frozenset({"username", "enable", "aaa", "password", "tacacs-server", "radius-server", "snmp-server", "ntp",
                        "neighbor", "ip", "isis", "authentication", "area-password", "domain-password", "key-string"})
 _WINDOW = 24  # words: the longest command above (tacacs-server with every option) has ~16
 

@@ -44,6 +44,8 @@ EOS_SECRETS = {
     "tacacs-server host 192.0.2.5 vrf MGMT key 7 0822455D0A16544541": "0822455D0A16544541",
     "radius-server host 192.0.2.6 key 0 Radius-Clear-9": "Radius-Clear-9",
     "snmp-server community Snmp-Comm-RO ro": "Snmp-Comm-RO",
+    "snmp-server host 192.0.2.9 vrf MGMT version 2c Snmp-Trap-Comm": "Snmp-Trap-Comm",
+    "aaa root secret sha512 $6$RootHash$Rr7": "$6$RootHash$Rr7",
     "snmp-server user ops ops-group v3 auth sha Auth-Pass-3 priv aes Priv-Pass-4": "Auth-Pass-3",
     f"ntp authentication-key 1 md5 7 {NTP_TYPE7}": NTP_TYPE7,
 }
