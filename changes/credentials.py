@@ -38,9 +38,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from compiler.errors import DriverError, FieldError, InputError
+from compiler.secret_redaction import TYPE7_TABLE
 from compiler.secret_refs import PLACEHOLDER, SECRET_REFERENCE, references_in
 from twin.keyfiles import KeyFileError, key_file_read_or_create
-from twin.redaction import REDACTED, is_secret_name, secret_remember
+from twin.redaction import REDACTED, config_secrets_shown, is_secret_name, secret_remember
 
 from .errors import SecretReferenceUnknown, SecretValueRefused
 
@@ -104,6 +105,19 @@ def _decrypt(token: str) -> str:
     except (InvalidToken, ValueError) as exc:
         raise DriverError(f"a stored credential cannot be decrypted with the current {KEY_ENV} / "
                           "FT_CREDENTIAL_KEY_FILE (was the key replaced?); set the password/secret again") from exc
+
+
+def running_files_seal(files: dict[str, str]) -> dict:
+    """The rollback copy of a device's running config as a change set stores it: encrypted whole
+    (``{"$fernet": token}``), since it holds the device's secrets in clear and a rollback must restore them
+    (issue 29). Not remembered for redaction: it is a config, not one secret."""
+    return {ENCRYPTED_MARKER: _encrypt(json.dumps(files, sort_keys=True))} if files else {}
+
+
+def running_files_open(stored: dict) -> dict[str, str]:
+    """The rollback copy in clear, for the driver only; a copy stored before sealing comes back as it is.
+    DriverError when no accepted key opens it."""
+    return json.loads(_decrypt(stored[ENCRYPTED_MARKER])) if is_encrypted(stored) else dict(stored)
 
 
 def is_encrypted(value: object) -> bool:
@@ -221,6 +235,7 @@ def credentials_reencrypt() -> int:
     # by name: changes.models imports this module
     ConfigSecret = apps.get_model("changes", "ConfigSecret")
     DeviceEndpoint = apps.get_model("changes", "DeviceEndpoint")
+    ChangeSetDevice = apps.get_model("changes", "ChangeSetDevice")
 
     fernet = _fernet()
     count = 0
@@ -245,6 +260,16 @@ def credentials_reencrypt() -> int:
             count += json.dumps(options).count(ENCRYPTED_MARKER)
             DeviceEndpoint.objects.filter(pk=endpoint.pk).update(password_encrypted=endpoint.password_encrypted,
                                                                  optional_args=options)
+        for row in ChangeSetDevice.objects.select_for_update().exclude(running_files={}).order_by("pk"):
+            if not is_encrypted(row.running_files):
+                continue
+            try:
+                sealed = _options_reencrypt(row.running_files, fernet)
+            except InvalidToken as exc:
+                raise DriverError(f"change set {row.change_set_id} {row.hostname}: the saved rollback config cannot "
+                                  "be decrypted with any accepted key; nothing was re-encrypted") from exc
+            ChangeSetDevice.objects.filter(pk=row.pk).update(running_files=sealed)
+            count += 1
     return count
 
 
@@ -253,7 +278,6 @@ def credentials_reencrypt() -> int:
 # Cisco/Arista "type 7" obfuscation (reversible, not encryption): what EOS prints after `key 7` for TACACS+ and
 # RADIUS keys. Two decimal digits of salt, then each character XOR the table character at (salt + i), in hex.
 # Checked against Arista AVD's own implementation (pyavd_utils.passwords.simple_7_encrypt) in the tests.
-_TYPE7_TABLE = "dsfd;kfoA,.iyewrkldJKDHSUBsgvca69834ncxv9873254k;fg87"
 # SONiC TACACS+ passkey (sonic-system-tacacs.yang): 1..256 printable ASCII characters except blank, '#' and ','.
 SONIC_PASSKEY = re.compile(r"[!-~]{1,256}")
 SONIC_PASSKEY_FORBIDDEN = " #,"
@@ -263,7 +287,7 @@ def eos_type7(clear: str, *, salt: int) -> str:
     """``clear`` in EOS's type-7 form with a salt 0..15."""
     if not 0 <= salt <= 15:
         raise ValueError(f"type-7 salt {salt!r} must be 0..15")
-    return f"{salt:02d}" + "".join(f"{ord(char) ^ ord(_TYPE7_TABLE[(salt + index) % len(_TYPE7_TABLE)]):02X}"
+    return f"{salt:02d}" + "".join(f"{ord(char) ^ ord(TYPE7_TABLE[(salt + index) % len(TYPE7_TABLE)]):02X}"
                                    for index, char in enumerate(clear))
 
 
@@ -302,6 +326,29 @@ def _encoded_for(platform: str, device: str, reference: str, clear: str) -> str:
                                  f"{platform} TACACS+ passkey (1-256 printable ASCII characters, no blank, '#' or "
                                  "','; sonic-system-tacacs.yang); register another value")
     return clear
+
+
+def config_secrets_compared(files: dict[str, str], *, device: str) -> dict[str, str]:
+    """A device's files as comparisons, diffs and records hold them (twin.redaction.config_secrets_shown): our
+    ``FT-SECRET[<reference>]`` markers first resolved to the registered secret (``config_refs_compared``), so an
+    intended secret and the one a device runs compare by keyed hash (a changed secret is drift; an equal one is not).
+    """
+    return config_secrets_shown(config_refs_compared(files, device=device))
+
+
+def config_refs_compared(files: dict[str, str], *, device: str) -> dict[str, str]:
+    """``files`` with our references resolved, for a comparison only: pass the result through
+    twin.redaction.config_secrets_shown before it is stored or shown. Reads the credential store (call it from the
+    request's or task's thread). A reference that is not registered, or whose value the platform refuses, stays as
+    its marker (then it differs, as the push would be refused)."""
+    resolved = {}
+    for name, text in files.items():
+        platform = "sonic" if text.lstrip().startswith("{") else "eos"  # JSON: SONiC passkey; text: EOS key 7
+        try:
+            resolved.update(secret_refs_resolve({name: text}, device=device, platform=platform))
+        except (SecretReferenceUnknown, SecretValueRefused):
+            resolved[name] = text
+    return resolved
 
 
 def secret_refs_resolve(files: dict[str, str], *, device: str, platform: str) -> dict[str, str]:

@@ -17,13 +17,14 @@ from compiler.parse.drift import FieldDrift, field_drift
 from compiler.parse.remediate import cli_remediation
 from intents.adapters import fabric_snapshot
 from intents.services import compile_devices
-from twin.redaction import redact_text
+from twin.redaction import config_secrets_shown, redact_text
 from validators.configs import parse_configs, running_state_errors
 
+from .credentials import config_refs_compared, config_secrets_compared
 from .drivers import DeviceDriver, config_hash, driver_for_endpoint
-from .drivers.config_db import config_db_patch, parse_config_db, secrets_masked
+from .drivers.config_db import config_db_patch, parse_config_db
 from .errors import PushRefused
-from .guard import eos_keys_masked, push_guard
+from .guard import push_guard
 from .models import ChangeSet, DeviceEndpoint, DriftRecord
 from .selectors import intended_configs_latest
 
@@ -40,6 +41,9 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
     stands in for the devices not read, so the running-state checks see a whole fabric."""
 
     parsed_running: dict[str, ParsedDevice] = {}
+    names = sorted(intended)
+    # Our references resolved here, in the caller's thread (the credential store), for the comparison only.
+    resolved = {host: config_refs_compared(dict(intended[host]), device=host) for host in names}
 
     def check(hostname: str) -> DriftRecord:
         wanted = intended[hostname]
@@ -48,13 +52,18 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
                 # Both sides in the device's comparable form (FRR prints its running config unlike the file it
                 # was given): only real changes are diffs, drift items and remediation lines.
                 running = driver.comparable(driver.get_running_config())
-                wanted = driver.comparable(dict(wanted))
-                diff = driver.planned_diff(running, wanted)
+                hashes = {"intended_hash": config_hash(driver.comparable(dict(wanted))),
+                          "running_hash": config_hash(running)}
+                wanted = driver.comparable(resolved[hostname])
                 # What a push of the intended files would leave (SONiC keeps what its patch merges, EOS its AAA and
                 # drain state): the remediation's target, so it never removes what a push keeps.
                 target = driver.comparable(driver.effective_after_push(running, wanted))
+                # From here on only markers: the device's secrets never reach the record, the diff or the remediation
+                # (issue 29); keyed hashes on both sides, so a changed secret is still drift.
+                running, wanted, target = (config_secrets_shown(files) for files in (running, wanted, target))
+                diff = driver.planned_diff(running, wanted)
         except DriverError as exc:
-            return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(wanted)), error=str(exc),
+            return DriftRecord(hostname=hostname, intended_hash=config_hash(dict(intended[hostname])), error=str(exc),
                                change_set=change_set)
         remediation: dict = {}
         try:
@@ -67,11 +76,9 @@ def drift_check(*, hostnames_drivers: Mapping[str, Callable[[], DeviceDriver]], 
         except FabricTwinError as exc:  # a running config no parser reads: said, not hidden
             differences = [{"path": "", "intended": None, "running": None,
                             "message": f"{hostname}: running config not parsed: {exc}"}]
-        return DriftRecord(hostname=hostname, intended_hash=config_hash(wanted), running_hash=config_hash(running),
-                           drifted=bool(diff), diff=diff, differences=differences, remediation=remediation,
+        return DriftRecord(hostname=hostname, **hashes, drifted=bool(diff), diff=diff, differences=differences, remediation=remediation,
                            change_set=change_set)
 
-    names = sorted(intended)
     if not names:
         return []
     with ThreadPoolExecutor(max_workers=min(READ_PARALLELISM, len(names))) as pool:
@@ -105,7 +112,7 @@ def remediation_build(*, platform: str, intended: Mapping[str, str], running: Ma
 
     - ``eos``: ``cli``, EOS commands for a configure session (compiler.parse.remediate);
     - ``sonic``: ``config_db_patch``, the RFC 6902 JSON Patch ``config apply-patch`` takes (the push's own patch,
-      changes.drivers.config_db: owned tables made equal, others merged; passkeys shown as ``***``), and ``cli``,
+      changes.drivers.config_db: owned tables made equal, others merged; secrets as keyed markers), and ``cli``,
       the vtysh commands for frr.conf;
     - ``frr``: ``cli``, vtysh commands for frr.conf; ``notes`` says when the Linux plan differs (the twin applies
       the whole plan on a push: it is re-pushed, not patched).
@@ -113,8 +120,8 @@ def remediation_build(*, platform: str, intended: Mapping[str, str], running: Ma
     InputError (field ``platform``) for a platform with no remediation."""
     if platform not in ("eos", "sonic", "frr"):
         raise InputError(FieldError("platform", platform, "no remediation for this platform (eos, sonic, frr)"))
-    intended_text, intended_json = _split_files(secrets_hidden(platform=platform, files=intended))
-    running_text, running_json = _split_files(secrets_hidden(platform=platform, files=running))
+    intended_text, intended_json = _split_files(config_secrets_shown(intended))
+    running_text, running_json = _split_files(config_secrets_shown(running))
     out: dict = {"platform": platform, "cli": [], "config_db_patch": [], "notes": []}
     if platform == "eos":
         out["cli"] = cli_remediation(intended_text, running_text, platform="eos")
@@ -129,25 +136,11 @@ def remediation_build(*, platform: str, intended: Mapping[str, str], running: Ma
     return out
 
 
-def secrets_hidden(*, platform: str, files: Mapping[str, str]) -> dict[str, str]:
-    """The files with every key/passkey shown as ``***`` (EOS ``key [type] <value>``, SONiC TACPLUS ``passkey``), as
-    the drivers' planned diffs do: the device's secret and the rendered ``FT-SECRET[...]`` marker compare equal and
-    no secret is shown. Comparisons and remediation only; never pushed."""
-    out = dict(files)
-    for name, text in files.items():
-        if platform == "eos" and not text.lstrip().startswith("{"):
-            out[name] = eos_keys_masked(text)
-        elif platform == "sonic" and text.lstrip().startswith("{"):
-            document = secrets_masked(parse_config_db(text, what=name))
-            out[name] = json.dumps(document, indent=4, sort_keys=True) + "\n"
-    return out
-
-
 def push_verify(*, hostname: str, driver: DeviceDriver, pushed: Mapping[str, str],
                 platform: str | None = None) -> tuple[list[FieldDrift], int]:
     """After a push: read what the device now runs through its driver, parse it and compare it field by field with
     what the push should have left (``driver.effective_after_push``: the files pushed, plus what a merging push
-    keeps; compiler.parse.drift.field_drift, secrets hidden on both sides). Returns the differences in
+    keeps; compiler.parse.drift.field_drift, secrets as keyed markers on both sides). Returns the differences in
     what the platform's files carry (a non-empty list fails the push's verification) and how many running lines
     the parser does not model (listed by drift, not compared here: a device prints defaults and carries state the
     push keeps, e.g. platform data, that no rendering states). ParseError when the running config is no config of
@@ -155,8 +148,8 @@ def push_verify(*, hostname: str, driver: DeviceDriver, pushed: Mapping[str, str
     running = driver.normalize(driver.get_running_config())
     wanted = driver.normalize(driver.effective_after_push(running, dict(pushed)))
     platform = platform or parse_device(dict(wanted), hostname_hint=hostname).platform
-    fields, parsed = field_drift(hostname, secrets_hidden(platform=platform, files=wanted),
-                                 secrets_hidden(platform=platform, files=running), platform=platform)
+    fields, parsed = field_drift(hostname, config_secrets_compared(wanted, device=hostname),
+                                 config_secrets_compared(running, device=hostname), platform=platform)
     compared = [item for item in fields if not item.path.startswith("unmodelled ")]
     return compared, len(parsed.unmodelled)
 
@@ -197,6 +190,9 @@ def drift_between_sets(*, intended: Mapping[str, Mapping[str, str]],
     (compiler.parse.drift), the ``remediation`` that takes the running files to the intended ones
     (:func:`remediation_build`) and the errors the static checks raise on the running set and not on the intended
     one. ParseError naming the device and file when a set holds a file no parser reads or a hostname twice."""
+    # Both sets as the product may hold them: every secret a keyed marker (a changed one still differs; issue 29).
+    intended = {device: config_secrets_shown(files) for device, files in intended.items()}
+    running = {device: config_secrets_shown(files) for device, files in running.items()}
     intended_devices, running_devices = parse_configs(dict(intended)), parse_configs(dict(running))
     errors = running_state_errors(intended_devices, running_devices) if running_devices else {}
     out = []
@@ -213,8 +209,7 @@ def drift_between_sets(*, intended: Mapping[str, Mapping[str, str]],
                                                  "(no remediation across platforms)"}]
         else:
             wanted, current = _config_files(intended[want.source]), _config_files(running[have.source])
-            fields, _ = field_drift(host, secrets_hidden(platform=have.platform, files=wanted),
-                                    secrets_hidden(platform=have.platform, files=current), platform=have.platform)
+            fields, _ = field_drift(host, wanted, current, platform=have.platform)
             record["differences"] = [item.as_dict() for item in fields]
             same_text = _texts(wanted) == _texts(current)
             record["state"] = "drifted" if fields else "in sync" if same_text else "text differs only"

@@ -166,12 +166,6 @@ def _key_masked(line: str) -> str:
     return _EOS_KEY.sub(lambda match: match.group(0).rsplit(" ", 1)[0] + " ***", line)
 
 
-def eos_keys_masked(text: str) -> str:
-    """EOS config text with every ``key [type] <value>`` shown as ``key [type] ***``: the device's key and the
-    rendered secret reference's marker compare equal, and no key is shown (change-set diffs, drift)."""
-    return "".join(_key_masked(line) for line in text.splitlines(keepends=True))
-
-
 def _eos_aaa_lines(blocks: dict[str, list[str]]) -> list[str]:
     lines = []
     for header, body in blocks.items():

@@ -23,6 +23,7 @@ from inventory.models import Switch
 from labs.node_configs import twin_node_files
 from labs.runtime import TwinState
 from twin.policy import APPROVE_PRODUCTION, user_has
+from twin.redaction import config_secrets_shown
 
 from .audit import audit_record
 from .choices import (
@@ -32,7 +33,12 @@ from .choices import (
     RolloutStateChoices,
     RolloutTargetChoices,
 )
-from .credentials import endpoint_set_password, options_keep_redacted
+from .credentials import (
+    config_refs_compared,
+    endpoint_set_password,
+    options_keep_redacted,
+    running_files_seal,
+)
 from .drift import READ_PARALLELISM
 from .drivers import DeviceDriver, config_hash, driver_for_endpoint, driver_for_twin
 from .drivers.netmiko_sonic import NetmikoSonicDriver
@@ -61,13 +67,18 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
     if not intended:
         raise InputError(FieldError("intended", {}, "a change set needs at least one device"))
 
+    # Our references resolved here, in the caller's thread (the credential store), for the comparison only.
+    comparable = {host: config_refs_compared(dict(spec["files"]), device=host) for host, spec in intended.items()}
+
     def read(hostname: str) -> tuple[str, dict, str]:
         driver = driver_for(hostname)
         try:
             with driver:
                 running = driver.normalize(driver.get_running_config())
                 wanted = driver.normalize(dict(intended[hostname]["files"]))
-                diff = driver.planned_diff(running, wanted)  # what the push would send (SONiC: merged tables kept)
+                # what the push would send (SONiC: merged tables kept), every secret as its keyed marker (issue 29)
+                diff = driver.planned_diff(config_secrets_shown(running),
+                                           config_secrets_shown(driver.normalize(comparable[hostname])))
         except DriverError as exc:
             return hostname, {}, str(exc)
         return hostname, {"running": running, "intended": wanted, "diff": diff}, ""
@@ -84,7 +95,7 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
         rows.append(ChangeSetDevice(
             hostname=hostname, role=spec.get("role", ""), rack=spec.get("rack", ""), platform=spec.get("platform", ""),
             driver=spec.get("driver", DriverChoices.TWIN), intended_files=wanted,
-            intended_hash=config_hash(wanted), running_files=running if diff else {},
+            intended_hash=config_hash(wanted), running_files=running_files_seal(running) if diff else {},
             running_hash=config_hash(running), diff=diff, has_diff=bool(diff),
             structured=spec.get("structured") or {}))
     with transaction.atomic():

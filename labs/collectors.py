@@ -232,7 +232,7 @@ class PingResult:
         return max((b - a for a, b in zip(times, times[1:], strict=False)), default=0.0)
 
 
-_STATS = re.compile(r"(\d+) packets transmitted, (\d+) received(?:, \+(\d+) errors)?")
+_STATS = re.compile(r"(?<!\d)(\d+) packets transmitted, (\d+) received(?:, \+(\d+) errors)?")
 _REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from")
 _LOCAL_ERROR = re.compile(r"(message too long, mtu=\d+|Frag needed and DF set \(mtu = \d+\)|Network is unreachable"
                           r"|Destination Host Unreachable)")

@@ -25,10 +25,12 @@ from validators.prediction import (
 from .runtime import vtep_of
 from .topology import TwinTopology
 
-BGP_TIMERS = re.compile(r"^\s*timers bgp (\d+) (\d+)\s*$", re.MULTILINE)
-BFD_PEER = re.compile(r"^\s*neighbor \S+ bfd\b", re.MULTILINE)
-BFD_DETECT = re.compile(r"^\s*detect-multiplier (\d+)\s*$", re.MULTILINE)
-BFD_RECEIVE = re.compile(r"^\s*receive-interval (\d+)\s*$", re.MULTILINE)
+# [ \t]*, not \s*: under MULTILINE "^\s*" re-scans every following blank line from each line start (quadratic on a
+# run of newlines; tests/test_regex_budget.py).
+BGP_TIMERS = re.compile(r"^[ \t]*timers bgp (\d+) (\d+)[ \t]*$", re.MULTILINE)
+BFD_PEER = re.compile(r"^[ \t]*neighbor \S+ bfd\b", re.MULTILINE)
+BFD_DETECT = re.compile(r"^[ \t]*detect-multiplier (\d+)[ \t]*$", re.MULTILINE)
+BFD_RECEIVE = re.compile(r"^[ \t]*receive-interval (\d+)[ \t]*$", re.MULTILINE)
 
 
 def failure_detection(frr_confs: list[str]) -> FailureDetection:

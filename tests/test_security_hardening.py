@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import base64
 import datetime
+import io
 import json
+import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +31,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
+from twin.redaction import MAX_LOG_TEXT, RedactSecretsFilter, redact_text
 from twin.security import policy_for_path
 from twin.tokens import token_issue
 from ui.roles import VIEWER, roles_ensure
@@ -325,3 +330,72 @@ def test_weak_passwords_are_refused(weak):
 
 def test_a_strong_password_passes():
     validate_password("tarmac-Ossify-91-lantern", User(username="alice"))
+
+
+# --------------------------------------------------------------------------------------------- linear-time text (#29)
+
+def test_an_8000_character_host_header_is_refused_fast_and_its_log_line_bounded(db, settings):
+    """Django logs an invalid Host before any throttle; the log line passes the redaction filter, which was
+    quadratic (~15 s of CPU for 8,000 characters, issue 29). With DEBUG off: 400, the log line cut, well under a
+    second."""
+    settings.DEBUG = False
+    settings.ALLOWED_HOSTS = ["testserver"]
+    host = "a" * 8000
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Keep()
+    handler.addFilter(RedactSecretsFilter())
+    security = logging.getLogger("django.security.DisallowedHost")
+    security.addHandler(handler)
+    client = Client(raise_request_exception=False)
+    client.get("/", HTTP_HOST="a" * 10)  # warm-up: the first request of a process loads the URLconf and middleware
+    try:
+        started = time.perf_counter()
+        response = client.get("/", HTTP_HOST=host)
+        elapsed = time.perf_counter() - started
+    finally:
+        security.removeHandler(handler)
+    assert response.status_code == 400
+    assert elapsed < 1.0, elapsed
+    assert records and all(len(record.getMessage()) <= MAX_LOG_TEXT + 40 for record in records)
+    # 10^5 characters of the shape that was quadratic through the filter: bounded and linear.
+    record = logging.LogRecord("x", logging.ERROR, __file__, 1, "Invalid HTTP_HOST header: %s", ("k" * 100_000,), None)
+    started = time.perf_counter()
+    RedactSecretsFilter().filter(record)
+    assert time.perf_counter() - started < 0.5
+    assert "[truncated " in record.getMessage()
+
+
+def test_redaction_of_long_text_is_linear():
+    """The unbounded paths (audit entries, step output, run records) call redact_text on whole texts: 10^6
+    characters of each shape that made the old pattern backtrack take well under a second, and a secret after them
+    is still hidden."""
+    for shape in ("a", "key", "key=", "key ", "password'", "a-b.", " "):
+        text = shape * (1_000_000 // len(shape)) + " password=hunter22"
+        started = time.perf_counter()
+        redacted = redact_text(text)
+        assert time.perf_counter() - started < 1.0, shape
+        assert "hunter22" not in redacted
+
+
+@pytest.mark.django_db
+def test_a_100000_character_name_in_an_import_is_refused_fast(tmp_path):
+    """A 100,000-character switch name in a NetBox import ran for over 50 minutes (issue 29): refused, fast, with
+    the error naming the field."""
+    from tests.inventory.test_inventory_import_hostile import NETBOX_FIXTURE
+
+    directory = tmp_path / "netbox"
+    shutil.copytree(NETBOX_FIXTURE, directory)
+    document = json.loads((directory / "devices.json").read_text())
+    records = document["results"] if isinstance(document, dict) else document
+    records[0]["name"] = "leaf" + "a" * 100_000
+    (directory / "devices.json").write_text(json.dumps(document), encoding="utf-8")
+    started = time.perf_counter()
+    with pytest.raises(CommandError) as caught:
+        call_command("netbox_import", str(directory), "--fabric", "nb", stdout=io.StringIO(), stderr=io.StringIO())
+    assert time.perf_counter() - started < 5.0
+    assert "name" in str(caught.value)

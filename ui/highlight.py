@@ -24,7 +24,8 @@ SECTION_KEYWORDS = (
 _KEYWORD_RE = re.compile(r"^(\s*)(" + "|".join(re.escape(word) for word in sorted(SECTION_KEYWORDS, key=len,
                                                                                      reverse=True)) + r")\b")
 _ADDRESS_RE = re.compile(r"\b(\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?|\d+)\b")
-_JSON_RE = re.compile(r'("(?:[^"\\]|\\.)*")(\s*:)?|(-?\b\d+(?:\.\d+)?\b)|\b(true|false|null)\b')
+# Strings as an unrolled, possessive loop: an unclosed 100 kB string fails once instead of backtracking char by char.
+_JSON_RE = re.compile(r'("[^"\\]*+(?:\\.[^"\\]*+)*+")(\s*:)?|(-?\b\d+(?:\.\d+)?\b)|\b(true|false|null)\b')
 
 
 def _highlight_line(line: str) -> str:

@@ -21,6 +21,7 @@ from intents import services as intent_services
 from intents.adapters import fabric_snapshot, snapshot_sha256
 from intents.models import CompileRun, FabricIntent
 from intents.selectors import compile_run_result
+from twin.redaction import config_secrets_shown
 from twin.runs import RunStatus, run_execute
 from validators.configs import ConfigValidation, validate_configs
 from validators.run import select_checks, validate_fabric
@@ -137,4 +138,6 @@ def validation_configs_run(*, device_files: dict[str, dict[str, str]], fabric_in
     """Validate uploaded or pulled device configs as text (validators.configs); with a fabric intent its inventory
     serves the checks that need one when the hostnames match. Nothing is stored: the report is the answer."""
     snapshot = fabric_snapshot(fabric_intent) if fabric_intent is not None else None
+    # Secrets become keyed markers before any check reads the text: unmodelled lines and findings quote it.
+    device_files = {device: config_secrets_shown(files) for device, files in device_files.items()}
     return validate_configs(device_files, snapshot=snapshot, checks=list(checks) if checks else None)

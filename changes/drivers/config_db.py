@@ -21,7 +21,6 @@ import copy
 import json
 
 from compiler.errors import DriverError
-from twin.redaction import REDACTED, is_secret_name
 
 # Tables the SONiC renderer writes and that nothing else on the switch should own (compiler/render/sonic).
 OWNED_TABLES = frozenset({
@@ -99,16 +98,7 @@ def config_db_patch(running: dict, candidate: dict, *, owned_only: bool = True) 
     return ops
 
 
-def secrets_masked(document: dict) -> dict:
-    """A copy with the value of every secret-looking field (the TACACS+ ``passkey``) shown as ``***``: offline
-    comparisons (change sets, drift) then treat the device's passkey and the rendered ``FT-SECRET[...]`` marker as
-    equal, and never store a passkey in a diff. Never push the result."""
-    return {table: {key: ({field: (REDACTED if is_secret_name(field) else value) for field, value in entry.items()}
-                          if isinstance(entry, dict) else entry) for key, entry in entries.items()}
-            for table, entries in document.items()}
-
-
-def _unpointer(path: str) -> list[str]:
+def unpointer(path: str) -> list[str]:
     if not path.startswith("/"):
         raise DriverError(f"JSON Patch path {path!r} does not start with '/'")
     return [token.replace("~1", "/").replace("~0", "~") for token in path[1:].split("/")]
@@ -118,7 +108,7 @@ def apply_config_db_patch(document: dict, patch: Patch) -> dict:
     """Apply add/replace/remove operations (the only ones config_db_patch emits) to a copy of ``document``."""
     result = copy.deepcopy(document)
     for op in patch:
-        tokens = _unpointer(op["path"])
+        tokens = unpointer(op["path"])
         parent = result
         for token in tokens[:-1]:
             if token not in parent:

@@ -37,9 +37,10 @@ from napalm.base.exceptions import NapalmException
 from pyeapi.eapilib import EapiError
 
 from compiler.errors import DriverError
+from twin.redaction import config_secrets_shown
 
 from ..credentials import secret_refs_resolve
-from ..guard import config_blocks, eos_keys_masked, is_aaa_line, push_guard
+from ..guard import config_blocks, is_aaa_line, push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
 
 CONFIG_FILE = "startup-config"
@@ -196,10 +197,10 @@ class NapalmEosDriver(DeviceDriver):
         self._candidate = None
 
     def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
-        """Offline (change sets, drift): the unified diff with keys masked on both sides, so the device's TACACS+ key
-        and the intent's ``FT-SECRET[...]`` marker are not a difference and no key lands in a stored diff."""
-        return config_diff({name: eos_keys_masked(text) for name, text in running.items()},
-                           {name: eos_keys_masked(text) for name, text in intended.items()})
+        """Offline (change sets, drift): the unified diff with every secret as its keyed marker on both sides
+        (twin.redaction.config_secrets_shown; callers pass files with our references resolved,
+        changes.credentials.config_secrets_compared), so no secret lands in a stored diff and a changed one shows."""
+        return config_diff(config_secrets_shown(running), config_secrets_shown(intended))
 
     def is_at(self, config: ConfigFiles) -> bool:
         """EOS normalises the running config (defaults, comments), so "already applied?" is asked the device's way:

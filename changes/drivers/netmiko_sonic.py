@@ -34,12 +34,12 @@ import shlex
 import uuid
 
 from compiler.errors import DriverError
-from twin.redaction import redact
+from twin.redaction import config_secrets_shown, redact
 
 from ..credentials import secret_refs_resolve
 from ..guard import push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
-from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, secrets_masked
+from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, pointer, unpointer
 
 DEFAULTS = {
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
@@ -181,12 +181,11 @@ class NetmikoSonicDriver(DeviceDriver):
 
     def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
         """Offline (change sets, drift): the same patch text + frr.conf diff as ``compare``, so tables we merge and
-        do not render (MGMT_*, platform data) never show up as removals. Passkeys are masked on both sides: the
-        device's and the rendered marker are not a difference."""
-        running_db = secrets_masked(parse_config_db(running.get(CONFIG_DB, ""),
-                                                    what=f"{self.hostname}: running {CONFIG_DB}"))
-        intended_db = secrets_masked(parse_config_db(intended.get(CONFIG_DB, ""),
-                                                     what=f"{self.hostname}: intended {CONFIG_DB}"))
+        do not render (MGMT_*, platform data) never show up as removals. Every secret is its keyed marker on both
+        sides (twin.redaction.config_secrets_shown): none is stored in a diff, a changed one shows."""
+        running, intended = config_secrets_shown(running), config_secrets_shown(intended)
+        running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
+        intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")
         frr_after = intended.get("frr.conf", running.get("frr.conf", ""))
         return patch_text(config_db_patch(running_db, intended_db)) + config_diff(
             {"frr.conf": running.get("frr.conf", "")}, {"frr.conf": frr_after})
@@ -300,11 +299,24 @@ def normalize_config_db(text: str, *, what: str) -> str:
 def patch_text(patch: list[dict]) -> str:
     """The patch one operation a line, for people (step output, change-set diffs): values of secret-looking fields
     (the TACACS+ ``passkey``) are shown as ``***``; the patch applied to the switch is written separately."""
-    return "".join(json.dumps(_op_redacted(op), sort_keys=True) + "\n" for op in patch)
+    return "".join(json.dumps(patch_op_redacted(op), sort_keys=True) + "\n" for op in patch)
 
 
-def _op_redacted(op: dict) -> dict:
-    if "value" not in op:
+def patch_op_redacted(op: dict) -> dict:
+    """The operation with its secrets as keyed markers, read as the CONFIG_DB part it touches (an SNMP community is
+    an entry's key, so it can be in the path; an NTP key is a field named "value"), then by key name."""
+    tokens = unpointer(op["path"])
+    if not 1 <= len(tokens) <= 3:
         return op
-    field = op["path"].rsplit("/", 1)[-1]
-    return {**op, "value": redact(op["value"], key=field)}
+    part: object = op.get("value", {})
+    for token in reversed(tokens[1:]):
+        part = {token: part}
+    shown = json.loads(config_secrets_shown({"part.json": json.dumps({tokens[0]: part})})["part.json"])
+    path, value = [tokens[0]], shown[tokens[0]]
+    for _ in tokens[1:]:
+        [(token, value)] = value.items()
+        path.append(token)
+    out = {**op, "path": pointer(*path)}
+    if "value" in op:
+        out["value"] = redact(value, key=path[-1])
+    return out

@@ -19,6 +19,7 @@ from twins.choices import TwinSwitchSourceChoices
 from twins.services import twin_switch_record
 
 from ..choices import RolloutStateChoices, RolloutTargetChoices, StepPhaseChoices, StepResultChoices
+from ..credentials import running_files_open
 from ..drift import push_verify
 from ..errors import CheckFailed, PushVerifyFailed, RolloutStopped
 from ..selectors import pushed_devices
@@ -167,13 +168,15 @@ class CanaryPipeline:
             try:
                 with self.ctx.step(Phase.ROLLBACK, device, ROLLBACK_WAVE, config_hash=row.running_hash) as step:
                     driver = self.ctx.driver(device)
-                    if driver.runs_exactly(row.running_files):
+                    previous = running_files_open(row.running_files)  # sealed at rest (device secrets inside)
+                    if driver.runs_exactly(previous):
                         step.result = Result.SKIPPED
                         step.output = "already back on the previous config"
                     else:
-                        driver.rollback(row.running_files)
+                        driver.rollback(previous)
                         step.output = f"restored the previous config (sha256 {row.running_hash[:12]})"
-                self.record_twin(device, row.running_files, row.running_hash, TwinSwitchSourceChoices.ROLLBACK)
+                self.record_twin(device, running_files_open(row.running_files), row.running_hash,
+                                 TwinSwitchSourceChoices.ROLLBACK)
             except (DriverError, FabricTwinError) as exc:
                 errors.append(f"{device}: {exc}")
         green = False

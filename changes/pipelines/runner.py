@@ -20,7 +20,7 @@ import traceback
 from django.utils import timezone
 
 from compiler.errors import DriverError
-from twin.redaction import redact_text
+from twin.redaction import config_text_shown, redact_text
 
 from ..choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, StepResultChoices
 from ..drivers import DeviceDriver, driver_for_endpoint, driver_for_twin
@@ -122,14 +122,19 @@ class RolloutContext:
 
     def finish(self, state: str, *, error: str = "", **report) -> None:
         self.report_update(**report)
-        error = redact_text(error)  # device errors may echo a credential; the rollout is readable by viewers
+        # device errors may echo a credential or quote a config line; the rollout is readable by viewers
+        error = redact_text(config_text_shown(error))
         rollout_transition(rollout_id=self.rollout.pk, to_state=state, message=error or state, error=error,
                            report=self.rollout.report, expected_from=(State.RUNNING,))
 
 
 def _finish(step: Step, result: str, output: str) -> None:
     step.result = result
-    step.output = redact_text(output)[-OUTPUT_LIMIT:]  # step rows are readable by viewers: no echoed secret
+    # Step rows are readable by viewers: no echoed secret, no device secret quoted from a diff (issue 29). Only the
+    # tail is kept, so only the tail (from a line start, a secret is never cut in half) is scanned.
+    if len(output) > 2 * OUTPUT_LIMIT:
+        output = output[-2 * OUTPUT_LIMIT:].partition("\n")[2]
+    step.output = redact_text(config_text_shown(output))[-OUTPUT_LIMIT:]
     step.finished_at = timezone.now()
     step.save(update_fields=["result", "output", "finished_at", "detail", "config_hash"])
 

@@ -25,7 +25,8 @@ from .sizing import SizePolicy, policy_frr_conf
 from .state import TwinState
 from .vrf import VRF_VIEWS_DIR, add_vrf_view
 
-BFD_CONFIGURED = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
+# [ \t]*, not \s*: under MULTILINE "^\s*" re-scans every following blank line (quadratic; tests/test_regex_budget.py).
+BFD_CONFIGURED = re.compile(r"^[ \t]*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
 # Memory per switch (measured on the 2x4 reference twin, zebra + bgpd + bfdd after convergence):
 # - FRR sizes each event loop's poll and task arrays by the fd limit (here ``ulimit -n`` = 20000); a twin
 #   daemon has a few dozen sockets, so 1024 is plenty and saves ~3 MiB per switch (zebra 2.8, bfdd 0.5).

@@ -14,6 +14,7 @@ import pyeapi
 import pytest
 from eos_recorded_device import RECORDED, RecordedEosNode
 
+from changes.credentials import running_files_open
 from changes.drivers.napalm_eos import NapalmEosDriver, carry_maintenance
 from changes.errors import PushRefused
 from compiler.errors import DriverError
@@ -159,7 +160,7 @@ def test_runner_failed_canary_rolls_eos_back_byte_identical(device, admin):
     bad = {"startup-config": (RECORDED / "running-bad.cfg").read_text().replace(MAINTENANCE, "")}
     change_set = services.changeset_create(name="eos", driver_for=lambda hostname: _driver(), intended={
         "leaf1": {"files": bad, "role": "leaf", "driver": "napalm_eos", "platform": "eos"}})
-    assert change_set.devices.get().running_files == {"startup-config": BEFORE}
+    assert running_files_open(change_set.devices.get().running_files) == {"startup-config": BEFORE}
     rollout = services.rollout_create(name="r", kind="canary_push", target="production", change_set=change_set,
                                       policy={"checks": ["health"], "soak_s": 0, "converge_timeout_s": 1}, user=admin)
     services.rollout_approve(rollout=rollout, user=_second_admin())

@@ -14,6 +14,7 @@ from changes import services
 from changes.choices import RolloutStateChoices as State
 from changes.choices import StepPhaseChoices as Phase
 from changes.choices import StepResultChoices as Result
+from changes.credentials import running_files_open
 from changes.models import AuditLog, Rollout, Step
 from changes.pipelines.runner import rollout_execute
 
@@ -54,7 +55,7 @@ def test_change_set_skips_devices_without_diff(memory_fabric):
     rows = {row.hostname: row for row in change_set.devices.all()}
     assert rows["leaf1"].has_diff and "+vlan 30" in rows["leaf1"].diff
     assert not rows["spine1"].has_diff and rows["spine1"].diff == ""
-    assert rows["leaf1"].running_files == {"config": "hostname leaf1\n"}  # the rollback target
+    assert running_files_open(rows["leaf1"].running_files) == {"config": "hostname leaf1\n"}  # the rollback target
 
 
 def test_canary_success_pushes_every_changed_device_once(memory_fabric, admin_user):

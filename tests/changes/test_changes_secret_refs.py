@@ -19,7 +19,7 @@ from eos_recorded_device import RecordedEosNode
 from sonic_recorded_device import RECORDED as SONIC_RECORDED
 from sonic_recorded_device import RecordedSonicConnection
 
-from changes.credentials import config_secret_set, eos_type7, secret_refs_resolve
+from changes.credentials import config_secret_set, config_secrets_compared, eos_type7, secret_refs_resolve
 from changes.drivers.napalm_eos import NapalmEosDriver, carry_aaa
 from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from changes.errors import PushRefused, SecretReferenceUnknown, SecretValueRefused
@@ -248,25 +248,39 @@ def test_sonic_guard_refuses_dropping_a_tacacs_server_but_allows_a_key_rotation(
 # ------------------------------------------------------------------------------------------ offline diffs
 
 
+def _compared_diff(driver, running: dict, intended: dict) -> str:
+    """The diff as change sets and drift compute it: references resolved, every secret its keyed marker."""
+    return driver.planned_diff(config_secrets_compared(running, device=driver.hostname),
+                               config_secrets_compared(intended, device=driver.hostname))
+
+
+@pytest.mark.django_db
 def test_eos_planned_diff_sees_no_difference_between_the_devices_key_and_the_marker():
+    config_secret_set(reference=REFERENCE, clear=SECRET)
     driver = _eos()
     intended = {"startup-config": INTENDED_AAA["startup-config"].replace("end\n", MAINTENANCE + "end\n")}
     running = {"startup-config": EOS_AFTER}
-    assert driver.planned_diff(running, intended) == ""  # same AAA, key by reference: nothing to do
+    assert _compared_diff(driver, running, intended) == ""  # same AAA, key by reference: nothing to do
     other = {"startup-config": intended["startup-config"].replace("host 192.0.2.5", "host 192.0.2.9")}
-    diff = driver.planned_diff(running, other)  # broken: another server is a difference, shown without a key
-    assert "-tacacs-server host 192.0.2.5 vrf MGMT key 7 ***" in diff and TYPE7 not in diff
+    diff = _compared_diff(driver, running, other)  # broken: another server is a difference, shown without a key
+    assert "-tacacs-server host 192.0.2.5 vrf MGMT key 7 FT-SECRET[sha256-hmac:" in diff
+    assert TYPE7 not in diff and SECRET not in diff
+    config_secret_set(reference=REFERENCE, clear="rotated-Key-43")  # broken: the device runs the old key
+    diff = _compared_diff(driver, running, intended)
+    assert "key 7 FT-SECRET[sha256-hmac:" in diff and TYPE7 not in diff and "rotated-Key-43" not in diff
 
 
+@pytest.mark.django_db
 def test_sonic_planned_diff_sees_no_difference_between_the_devices_passkey_and_the_marker():
+    config_secret_set(reference=REFERENCE, clear=SECRET)
     driver = NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", "s3cret-Pa55")
     resolved = copy.deepcopy(SONIC_AAA)
     resolved["TACPLUS"]["global"]["passkey"] = SECRET
     running = _sonic_files({**copy.deepcopy(SONIC_RUNNING), **resolved})
-    assert driver.planned_diff(running, _sonic_files({**copy.deepcopy(SONIC_RUNNING), **SONIC_AAA})) == ""
+    assert _compared_diff(driver, running, _sonic_files({**copy.deepcopy(SONIC_RUNNING), **SONIC_AAA})) == ""
     without = _sonic_files(copy.deepcopy(SONIC_RUNNING))  # broken: the device lacks AAA: the diff adds it, masked
-    diff = driver.planned_diff(without, _sonic_files({**copy.deepcopy(SONIC_RUNNING), **SONIC_AAA}))
-    assert '"path": "/TACPLUS"' in diff and '"passkey": "***"' in diff and "FT-SECRET" not in diff
+    diff = _compared_diff(driver, without, _sonic_files({**copy.deepcopy(SONIC_RUNNING), **SONIC_AAA}))
+    assert '"path": "/TACPLUS"' in diff and SECRET not in diff
 
 
 def test_key_rotation_reencrypts_config_secrets(monkeypatch):

@@ -19,6 +19,7 @@ from changes import services
 from changes.choices import RolloutStateChoices as State
 from changes.choices import StepPhaseChoices as Phase
 from changes.choices import StepResultChoices as Result
+from changes.credentials import running_files_open
 from changes.drivers.twin import TwinDriver
 from changes.models import Step
 from changes.pipelines.runner import rollout_execute
@@ -91,7 +92,7 @@ def test_bad_change_caught_at_canary_and_rolled_back(twin):
     assert TwinDriver(twin["prefix"], "leaf2", twin["state_dir"]).push_count() == 0
     leaf1 = TwinDriver(twin["prefix"], "leaf1", twin["state_dir"])
     assert leaf1.is_at(twin["files"]["leaf1"])  # back on the original config
-    saved = rollout.change_set.devices.get(hostname="leaf1").running_files
+    saved = running_files_open(rollout.change_set.devices.get(hostname="leaf1").running_files)
     assert leaf1.get_running_config() == saved  # byte-identical to the running config saved before the push
     assert leaf1.health().all_established
     after = Step.objects.get(rollout=rollout, phase=Phase.VERIFY, detail__tag="after_rollback")

@@ -16,9 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from compiler.parse.files import configs_from_directory
 from intents import selectors as intent_selectors
-from intents.adapters import fabric_snapshot
 from intents.management.commands._common import command_errors
-from validators.configs import validate_configs
 from validators.run import check_names
 
 from ... import selectors, services
@@ -63,10 +61,9 @@ class Command(BaseCommand):
         with command_errors("validate --configs"):
             set_aside: list[str] = []
             device_files = configs_from_directory(options["configs"], set_aside=set_aside)
-            snapshot = None
-            if options["fabric"]:
-                snapshot = fabric_snapshot(intent_selectors.fabric_intent_resolve(options["fabric"]))
-            result = validate_configs(device_files, snapshot=snapshot, checks=options["checks"])
+            fabric_intent = intent_selectors.fabric_intent_resolve(options["fabric"]) if options["fabric"] else None
+            result = services.validation_configs_run(device_files=device_files, fabric_intent=fabric_intent,
+                                                     checks=options["checks"])
         if options["format"] == "json":
             data = result.as_dict()
             data["set_aside"] = set_aside
