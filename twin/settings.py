@@ -215,6 +215,11 @@ LOGOUT_REDIRECT_URL = "/login/"
 FT_OUTPUT_DIR = Path(os.environ.get("FT_OUTPUT_DIR", BASE_DIR / "out"))
 # The device-credential key file (changes.credentials), used unless FT_CREDENTIAL_KEY is set.
 FT_CREDENTIAL_KEY_FILE = Path(os.environ.get("FT_CREDENTIAL_KEY_FILE", FT_DATA_DIR / "credential.key"))
+# Where a device endpoint's password may come from besides the encrypted column (changes.credentials): files inside
+# FT_SECRET_DIR (unset: none) and variables named FT_DEVICE_SECRET_<NAME>. An app admin picks where the password
+# is sent, so any other file or variable would send the server's own secrets (SECRET_KEY, DATABASE_URL) there.
+FT_SECRET_DIR = os.environ.get("FT_SECRET_DIR", "")
+FT_DEVICE_SECRET_ENV_PREFIX = os.environ.get("FT_DEVICE_SECRET_ENV_PREFIX", "FT_DEVICE_SECRET_")
 
 # --- Celery: eager (in-process) unless a broker is configured.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
