@@ -241,6 +241,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     "changes-drift-detect": {"task": "changes.drift_detect", "schedule": float(os.environ.get("FT_DRIFT_INTERVAL_S", 900))},
     "changes-resume-stalled": {"task": "changes.rollouts_resume_stalled", "schedule": 60.0},
 }
+# Runs whose process died while its siblings live on are reaped every FT_REAP_INTERVAL_S (twin/runs.py; also at
+# every start-up): by Celery beat, and with no broker by a thread of each web process that runs work. 0: off.
+FT_REAP_INTERVAL_S = float(os.environ.get("FT_REAP_INTERVAL_S", 60))
+if FT_REAP_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["twin-reap-interrupted"] = {"task": "twin.runs_reap_interrupted",
+                                                     "schedule": FT_REAP_INTERVAL_S}
 
 # --- NetBox as the source of truth (docs/inventory.md "NetBox import"): the NetBox to read, the fabric it feeds,
 # the webhook secret NetBox signs event-rule webhooks with (X-Hook-Signature, HMAC-SHA512), and a periodic re-sync.
