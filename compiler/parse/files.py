@@ -140,12 +140,12 @@ def _tar_members(data: bytes, name: str) -> list[tuple[tuple[str, ...], bytes]]:
         archive = tarfile.open(fileobj=io.BytesIO(_tar_inflated(data, name)), mode="r:")
     except tarfile.TarError as error:
         raise ParseError(f"file={name!r}: neither a zip nor a tar archive ({error})") from None
-    sizes: list[int] = []
+    count = total = 0
     try:
         with archive:
             for info in archive:  # headers one by one: the limits hold before a member is read
-                sizes.append(info.size)
-                _check_sizes(name, sizes)
+                count, total = count + 1, total + info.size
+                _check_member(name, info.size, count=count, total=total)
                 if info.isdir():
                     continue
                 extracted = archive.extractfile(info) if info.isfile() else None  # None for links and devices
@@ -215,13 +215,17 @@ def _check_count(name: str, count: int, field: str = "file") -> None:
 
 
 def _check_sizes(name: str, sizes: list[int], field: str = "file") -> None:
-    _check_count(name, len(sizes), field)
-    largest = max(sizes, default=0)
-    if largest > MAX_FILE_BYTES:
-        raise InputError(FieldError(field, name, f"a file of {largest} bytes; the limit is MAX_FILE_BYTES="
+    _check_member(name, max(sizes, default=0), count=len(sizes), total=sum(sizes), field=field)
+
+
+def _check_member(name: str, size: int, *, count: int, total: int, field: str = "file") -> None:
+    """``size``: the largest member so far; ``count`` and ``total``: of every member so far."""
+    _check_count(name, count, field)
+    if size > MAX_FILE_BYTES:
+        raise InputError(FieldError(field, name, f"a file of {size} bytes; the limit is MAX_FILE_BYTES="
                                                  f"{MAX_FILE_BYTES}"))
-    if sum(sizes) > MAX_TOTAL_BYTES:
-        raise InputError(FieldError(field, name, f"{sum(sizes)} bytes in all (inflated); the limit is "
+    if total > MAX_TOTAL_BYTES:
+        raise InputError(FieldError(field, name, f"{total} bytes in all (inflated); the limit is "
                                                  f"MAX_TOTAL_BYTES={MAX_TOTAL_BYTES}"))
 
 
@@ -232,10 +236,11 @@ _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]|"')
 
 def _check_text(field: str, path: str, text: str) -> None:
     """Line length and JSON nesting, before any reader's regex or json.loads sees the text."""
-    for number, line in enumerate(text.splitlines(), 1):
-        if len(line) > MAX_LINE_CHARS:
-            raise InputError(FieldError(field, path, f"line {number} is {len(line)} characters; the limit is "
-                                                     f"MAX_LINE_CHARS={MAX_LINE_CHARS}"))
+    lines = text.splitlines()
+    if max(map(len, lines), default=0) > MAX_LINE_CHARS:  # the scan in C; the line is found only when over
+        number, line = next((number, line) for number, line in enumerate(lines, 1) if len(line) > MAX_LINE_CHARS)
+        raise InputError(FieldError(field, path, f"line {number} is {len(line)} characters; the limit is "
+                                                 f"MAX_LINE_CHARS={MAX_LINE_CHARS}"))
     if text.lstrip()[:1] in ("{", "["):
         depth = 0
         for token in _JSON_TOKEN.finditer(text):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import tarfile
 import time
 import zipfile
 import zlib
@@ -157,3 +158,27 @@ def test_without_the_handler_a_corrupt_zip_is_an_unhandled_error():
     with zipfile.ZipFile(io.BytesIO(_corrupt_zip().getvalue())) as archive, \
             pytest.raises((zipfile.BadZipFile, zlib.error)):
         archive.read("leaf1.cfg")
+
+
+def _tar(members: dict[str, bytes]) -> bytes:
+    """An uncompressed tar: the members' sizes are read from headers, with no inflation cap in front."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for member, data in members.items():
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_tar_members_are_counted_and_summed_from_their_headers(monkeypatch):
+    data = _tar({f"leaf{number}.cfg": EOS.encode() for number in range(4)})
+    monkeypatch.setattr(files, "MAX_FILES", 3)
+    with pytest.raises(InputError, match="4 files; the limit is MAX_FILES=3"):
+        configs_from_archive(data, "fabric.tar.gz")
+    monkeypatch.setattr(files, "MAX_FILES", 4)
+    monkeypatch.setattr(files, "MAX_TOTAL_BYTES", 3 * len(EOS))
+    with pytest.raises(InputError, match=f"{4 * len(EOS)} bytes in all"):
+        configs_from_archive(data, "fabric.tar.gz")
+    monkeypatch.setattr(files, "MAX_TOTAL_BYTES", 4 * len(EOS))
+    assert len(configs_from_archive(data, "fabric.tar")) == 4
