@@ -65,7 +65,7 @@ class NetboxClient:
                 raise NetboxApiError(f"{where}: NetBox pointed to another host than {self.base}: refused (the token "
                                      "would be sent there); set the NetBox BASE_PATH/ALLOWED_HOSTS so links use its "
                                      "URL")
-            try:  # redirects are followed here, never by requests: its own would carry the token to any host
+            try:  # redirects are followed here, on this host only: requests would follow them anywhere
                 response = self.session.request(method, url, timeout=self.timeout_s, verify=self.verify_tls,
                                                 allow_redirects=False, stream=True, **kwargs)
             except requests.RequestException as error:
@@ -74,6 +74,7 @@ class NetboxClient:
                 if not response.is_redirect:
                     return self._answer(where, response)
                 url = urljoin(url, response.headers.get("Location", ""))
+                kwargs.pop("params", None)  # the Location carries the query already
         raise NetboxApiError(f"{where}: more than {MAX_REDIRECTS} redirects")
 
     def _answer(self, where: str, response: requests.Response) -> Any:
