@@ -206,13 +206,19 @@ def _secret_path_problem(value: str) -> str:
         return "FT_SECRET_DIR is not set: no file is a device secret; store the password encrypted instead"
     if "\x00" in value:
         return "contains a NUL character"
-    return "" if _secret_path(value) else f"must name a file inside FT_SECRET_DIR ({settings.FT_SECRET_DIR})"
+    return "" if _secret_path(value) else (f"must name a file inside FT_SECRET_DIR ({settings.FT_SECRET_DIR}), "
+                                           "not one of the server's key files (FT_DATA_DIR, FT_CREDENTIAL_KEY_FILE)")
 
 
 def _secret_path(value: str) -> Path | None:
-    """``value`` (relative to FT_SECRET_DIR, or absolute) resolved, symlinks included, when it stays inside."""
+    """``value`` (relative to FT_SECRET_DIR, or absolute) resolved, symlinks included, when it stays inside and
+    is none of the server's own key files (FT_SECRET_DIR set to, or above, FT_DATA_DIR would otherwise reach the
+    credential key and SECRET_KEY files)."""
     root = Path(settings.FT_SECRET_DIR).resolve()
     path = (root / value).resolve()
+    data_dir = Path(settings.FT_DATA_DIR).resolve()
+    if path.is_relative_to(data_dir) or path == Path(settings.FT_CREDENTIAL_KEY_FILE).resolve():
+        return None
     return path if path != root and path.is_relative_to(root) else None
 
 

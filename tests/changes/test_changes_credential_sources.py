@@ -75,6 +75,21 @@ def test_allowed_sources_are_saved_and_read(admin, secret_dir, monkeypatch):
         assert endpoint_password(DeviceEndpoint.objects.get(pk=endpoint.pk)) == DEVICE_PASSWORD
 
 
+def test_the_server_key_files_are_refused_even_inside_the_secret_dir(admin, settings, tmp_path):
+    """A deployment that points FT_SECRET_DIR at (or above) FT_DATA_DIR still cannot hand out its own keys."""
+    settings.FT_SECRET_DIR = str(tmp_path)
+    settings.FT_DATA_DIR = tmp_path / "data"
+    settings.FT_DATA_DIR.mkdir()
+    (settings.FT_DATA_DIR / "secret_key").write_text("the-secret-key\n")
+    settings.FT_CREDENTIAL_KEY_FILE = tmp_path / "credential.key"
+    settings.FT_CREDENTIAL_KEY_FILE.write_text("key\n")
+    (tmp_path / "leaf1.password").write_text(DEVICE_PASSWORD + "\n")
+    for name in ("data/secret_key", "credential.key", str(settings.FT_CREDENTIAL_KEY_FILE)):
+        response = _post(admin, secret_file=name)
+        assert response.status_code == 400 and "key files" in response.json()["secret_file"][0], name
+    assert _post(admin, secret_file="leaf1.password").status_code == 201
+
+
 def test_without_a_secret_dir_no_file_is_accepted(admin, settings, tmp_path):
     settings.FT_SECRET_DIR = ""
     (tmp_path / "pw").write_text("x\n")
