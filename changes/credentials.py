@@ -12,7 +12,11 @@ The key is ``FT_CREDENTIAL_KEY`` (a urlsafe-base64 32-byte Fernet key: ``Fernet.
 is unset, the per-install key file ``settings.FT_CREDENTIAL_KEY_FILE`` (default ``<FT_DATA_DIR>/credential.key``),
 generated once with mode 0600 and read on every later start. It is never derived from SECRET_KEY or any constant.
 Operators can keep passwords out of the database entirely with ``password_env`` (an environment variable name)
-or ``secret_file`` (a file whose first line is the password). Every clear value handled here is remembered by
+or ``secret_file`` (a file whose first line is the password), but only from sources the deployment set aside
+(``secret_source_problems``): a variable named ``FT_DEVICE_SECRET_*`` (``settings.FT_DEVICE_SECRET_ENV_PREFIX``)
+and a file inside ``settings.FT_SECRET_DIR`` (``key_file`` too). An app admin picks the address a password is
+sent to, so any other variable or file would hand the server's own secrets (SECRET_KEY, DATABASE_URL, the
+credential key file, /etc/shadow) to a host of their choosing. Every clear value handled here is remembered by
 twin.redaction so logs and audit entries show ``***`` instead.
 
 Config secrets (``ConfigSecret``): secrets a rendered config names by reference only - the TACACS+ key is
@@ -192,8 +196,63 @@ def endpoint_set_password(endpoint, clear: str) -> None:
     endpoint.password_encrypted = encrypt_secret(clear) if clear else ""
 
 
+def secret_source_problems(*, password_env: str = "", secret_file: str = "", key_file: str = "") -> list[FieldError]:
+    """Why each non-empty credential source is refused (empty list: all allowed). Checked when an endpoint is
+    saved (``DeviceEndpoint.clean``) and again when it is used, so a row stored before the rule is refused then."""
+    problems = []
+    prefix = settings.FT_DEVICE_SECRET_ENV_PREFIX
+    if password_env and (not prefix or not password_env.startswith(prefix) or password_env == prefix):
+        problems.append(FieldError("password_env", password_env,
+                                   f"only environment variables named {prefix}<NAME> are device secrets "
+                                   "(FT_DEVICE_SECRET_ENV_PREFIX); store the password encrypted instead"
+                                   if prefix else "FT_DEVICE_SECRET_ENV_PREFIX is empty: no environment variable "
+                                   "is a device secret; store the password encrypted instead"))
+    for field_name, value in (("secret_file", secret_file), ("key_file", key_file)):
+        if value:
+            problem = _secret_path_problem(value)
+            if problem:
+                problems.append(FieldError(field_name, value, problem))
+    return problems
+
+
+def _secret_path_problem(value: str) -> str:
+    if not settings.FT_SECRET_DIR:
+        return "FT_SECRET_DIR is not set: no file is a device secret; store the password encrypted instead"
+    if "\x00" in value:
+        return "contains a NUL character"
+    return "" if _secret_path(value) else (f"must name a file inside FT_SECRET_DIR ({settings.FT_SECRET_DIR}), "
+                                           "not one of the server's key files (FT_DATA_DIR, FT_CREDENTIAL_KEY_FILE)")
+
+
+def _secret_path(value: str) -> Path | None:
+    """``value`` (relative to FT_SECRET_DIR, or absolute) resolved, symlinks included, when it stays inside and
+    is none of the server's own key files (FT_SECRET_DIR set to, or above, FT_DATA_DIR would otherwise reach the
+    credential key and SECRET_KEY files)."""
+    root = Path(settings.FT_SECRET_DIR).resolve()
+    path = (root / value).resolve()
+    data_dir = Path(settings.FT_DATA_DIR).resolve()
+    if path.is_relative_to(data_dir) or path == Path(settings.FT_CREDENTIAL_KEY_FILE).resolve():
+        return None
+    return path if path != root and path.is_relative_to(root) else None
+
+
+def _source_checked(endpoint) -> None:
+    problems = secret_source_problems(password_env=endpoint.password_env, secret_file=endpoint.secret_file,
+                                      key_file=endpoint.key_file)
+    if problems:
+        raise DriverError(f"{endpoint.hostname}: credential source refused: "
+                          + "; ".join(str(problem) for problem in problems) + " (set it again on the endpoint)")
+
+
+def endpoint_key_file(endpoint) -> str:
+    """The SSH private key file, resolved inside FT_SECRET_DIR ("" when none)."""
+    _source_checked(endpoint)
+    return str(_secret_path(endpoint.key_file)) if endpoint.key_file else ""
+
+
 def endpoint_password(endpoint) -> str:
     """The clear password from env var, secret file or the encrypted column, in that order. Never log it."""
+    _source_checked(endpoint)
     if endpoint.password_env:
         if endpoint.password_env not in os.environ:
             raise DriverError(f"password_env={endpoint.password_env!r}: environment variable is not set")
@@ -201,8 +260,8 @@ def endpoint_password(endpoint) -> str:
         secret_remember(clear)
         return Redacted(clear)
     if endpoint.secret_file:
-        path = Path(endpoint.secret_file)
-        if not path.is_file():
+        path = _secret_path(endpoint.secret_file)
+        if path is None or not path.is_file():
             raise DriverError(f"secret_file={endpoint.secret_file!r}: file not found")
         clear = path.read_text().splitlines()[0] if path.stat().st_size else ""
         secret_remember(clear)

@@ -6,6 +6,7 @@ Devices are referred to by hostname (the inventory's unique key) so change recor
 """
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
@@ -21,7 +22,7 @@ from .choices import (
     StepPhaseChoices,
     StepResultChoices,
 )
-from .credentials import options_encrypt
+from .credentials import options_encrypt, secret_source_problems
 
 __all__ = ("ChangeSet", "ChangeSetDevice", "Rollout", "Step", "DeviceEndpoint", "ConfigSecret", "DriftRecord",
            "AuditLog")
@@ -122,7 +123,8 @@ class Step(models.Model):
 class DeviceEndpoint(models.Model):
     """How to reach a production device. The password and every secret-looking key of ``optional_args`` are
     Fernet-encrypted at rest (see changes.credentials); ``secret_file`` / ``password_env`` let operators keep the
-    password out of the database entirely."""
+    password out of the database entirely, from the sources the deployment set aside only (FT_SECRET_DIR,
+    FT_DEVICE_SECRET_*: ``changes.credentials.secret_source_problems``)."""
 
     hostname = models.CharField(max_length=63, unique=True, validators=[names.hostname])
     driver = models.CharField(max_length=20, choices=DriverChoices.choices)
@@ -145,6 +147,12 @@ class DeviceEndpoint(models.Model):
         # Whoever writes the row (service, admin, shell, importer): secret-looking optional_args are encrypted.
         self.optional_args = options_encrypt(self.optional_args or {})
         super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        problems = secret_source_problems(password_env=self.password_env, secret_file=self.secret_file,
+                                          key_file=self.key_file)
+        if problems:
+            raise ValidationError({problem.field: f"{problem.message} (got {problem.value!r})" for problem in problems})
 
 
 class ConfigSecret(models.Model):

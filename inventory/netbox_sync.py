@@ -8,14 +8,17 @@ update / delete / re-patch), and either records the diff (dry run) or applies it
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import hmac
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 
 from compiler import model as core
@@ -195,3 +198,35 @@ def webhook_signature_valid(*, body: bytes, signature: str, secret: str) -> bool
         return False
     expected = hmac.new(secret.encode(), body, hashlib.sha512).hexdigest()
     return hmac.compare_digest(expected, signature.strip().lower())
+
+
+# How far a webhook's own timestamp may be from our clock; a signed body is accepted once within it (replays of a
+# captured body were applied 3 of 3 times before this, issue 29).
+WEBHOOK_WINDOW_S = 300
+
+
+def webhook_replay_problem(*, body: bytes, now: datetime.datetime | None = None) -> str | None:
+    """Why a correctly signed webhook body is refused, or None (then it is remembered: the same body is refused
+    for the rest of the window). NetBox's default body carries ``timestamp`` (NetBox docs, integrations/webhooks:
+    "Default Request Body"); one outside WEBHOOK_WINDOW_S, an empty or non-JSON body, or a body seen before is
+    refused. Seen bodies are kept as SHA-256 digests in the default cache (shared by every web process when
+    FT_CACHE_URL points at Redis)."""
+    if not body.strip():
+        return "an empty body: NetBox sends a JSON event (event, timestamp, model, data)"
+    try:
+        event = json.loads(body)
+    except (ValueError, RecursionError):
+        return "not a JSON event"
+    stamp = event.get("timestamp") if isinstance(event, dict) else None
+    try:
+        when = datetime.datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        return f"timestamp={str(stamp)[:40]!r}: expected NetBox's ISO 8601 time with a UTC offset"
+    skew = abs(((now or datetime.datetime.now(datetime.UTC)) - when).total_seconds())
+    if skew > WEBHOOK_WINDOW_S:
+        return f"timestamp={stamp!r}: more than WEBHOOK_WINDOW_S={WEBHOOK_WINDOW_S} s from this server's clock"
+    if not cache.add(f"netbox-webhook:{hashlib.sha256(body).hexdigest()}", True, timeout=2 * WEBHOOK_WINDOW_S):
+        return "this signed body was already received: a replay"
+    return None

@@ -39,6 +39,9 @@ from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import JSONParser
 
+from compiler.errors import FieldError, InputError
+from compiler.parse.files import MAX_UPLOAD_BYTES
+
 # Largest page: a page of the biggest serializer (interfaces, ~300 bytes each) stays well under 1 MB.
 MAX_LIMIT = 1000
 # SQL OFFSET is a bigint in PostgreSQL (and a 64-bit integer in SQLite): 2**63 - 1.
@@ -67,6 +70,21 @@ def string_problem(value: str, *, max_length: int) -> str | None:
     if len(value) > max_length:
         return f"is {len(value)} characters long; at most {max_length} are accepted"
     return None
+
+
+# A multipart form around MAX_UPLOAD_BYTES of files: boundaries, headers and the small fields beside the files.
+UPLOAD_FORM_OVERHEAD_BYTES = 1024 * 1024
+
+
+def upload_request_check(request) -> None:
+    """Refuse an upload request whose declared length is over compiler.parse.files.MAX_UPLOAD_BYTES (plus the form
+    around it) before its files are read: Django spools uploads of any size to disk (DATA_UPLOAD_MAX_MEMORY_SIZE
+    does not count files). An InputError, so the API answers 400 and the page shows it."""
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    limit = MAX_UPLOAD_BYTES + UPLOAD_FORM_OVERHEAD_BYTES
+    if not (length.isascii() and length.isdigit()) or int(length) > limit:
+        raise InputError(FieldError("Content-Length", length[:32], f"an upload request may carry at most {limit} "
+                                                                    "bytes (MAX_UPLOAD_BYTES plus the form)"))
 
 
 class RequestBodyTooLarge(APIException):

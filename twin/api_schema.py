@@ -13,11 +13,42 @@ an API that answers only what it documents:
 
 It also writes down the string limits twin.api_limits enforces on every request, where a field declares none:
 ``maxLength`` on request-body strings and on string query parameters.
+
+``SchemaView`` serves the document, built and rendered once per process and format (see its docstring).
 """
 
 from __future__ import annotations
 
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SpectacularAPIView
+
 from .api_limits import MAX_QUERY_VALUE_LENGTH, MAX_STRING_LENGTH
+
+# Rendered documents by renderer class (YAML or JSON): at most the four renderers SpectacularAPIView offers.
+_RENDERED: dict[type, bytes] = {}
+
+
+class SchemaView(SpectacularAPIView):
+    """``/api/schema/`` generated and rendered once per process and format, then served from memory: it depends
+    only on the code and settings, and each generation and YAML rendering cost ~0.45 s of CPU (~1 s on a cold or
+    loaded process) that any anonymous caller could ask for again and again (issue 29). The API is not versioned
+    and speaks English, so drf-spectacular's ``?version=`` and ``?lang=`` variants are not offered (each would be a
+    fresh generation, and a cache key a caller could vary without end)."""
+
+    @extend_schema(exclude=True)  # SERVE_INCLUDE_SCHEMA is off: the document does not describe itself
+    def get(self, request, *args, **kwargs):
+        renderer = request.accepted_renderer  # chosen by content negotiation: a class of renderer_classes
+        content = _RENDERED.get(type(renderer))
+        if content is None:
+            generator = self.generator_class(urlconf=self.urlconf, patterns=self.patterns)
+            data = generator.get_schema(request=request, public=self.serve_public)
+            content = _RENDERED.setdefault(type(renderer), renderer.render(data, renderer.media_type,
+                                                                           self.get_renderer_context()))
+        charset = f"; charset={renderer.charset}" if renderer.charset else ""
+        response = HttpResponse(content, content_type=renderer.media_type + charset)
+        response["Content-Disposition"] = f'inline; filename="{self._get_filename(request, None)}"'
+        return response
 
 DETAIL_SCHEMA = {
     "type": "object",

@@ -18,3 +18,9 @@ app.autodiscover_tasks()
 def reap_interrupted_runs(**_kwargs) -> None:
     """A worker (re)starting: runs whose process is gone are marked failed "interrupted" (twin/runs.py)."""
     runs_reap_interrupted()
+
+
+@app.task(name="twin.runs_reap_interrupted")
+def runs_reap_interrupted_task() -> dict[str, int]:
+    """The same, every FT_REAP_INTERVAL_S from Celery beat (CELERY_BEAT_SCHEDULE "twin-reap-interrupted")."""
+    return runs_reap_interrupted()

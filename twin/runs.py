@@ -19,8 +19,12 @@ failed, with the reason "interrupted", every running row whose runner provably n
 Because the check is by liveness, not by age or by "we just started", the reaper is safe to call from any
 process at any time. It runs at start-up of each component that executes runs: the Celery worker
 (``worker_ready`` signal, twin/celery.py) and the web server (``manage.py reap_runs`` in ``make demo`` and the
-docker-compose web command, before it serves). Rows started before runners were recorded (empty runner) are
-reaped too: no process of the version that started them survives the upgrade that added the column.
+docker-compose web command, before it serves); and every FT_REAP_INTERVAL_S (60 s) while they run, so a run
+whose process died while its siblings live on (a killed prefork child, a gunicorn worker past its timeout) is
+not left running until the next restart: the Celery beat entry ``twin-reap-interrupted`` (a worker on that host
+checks) and, with no broker, a thread of each web process that runs work in the background
+(``runs_reaper_start``). Rows started before runners were recorded (empty runner) are reaped too: no process of
+the version that started them survives the upgrade that added the column.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -163,7 +168,27 @@ def _executor() -> ThreadPoolExecutor:
     global _background
     if _background is None:
         _background = ThreadPoolExecutor(max_workers=BACKGROUND_WORKERS, thread_name_prefix="ft-run")
+        if settings.FT_REAP_INTERVAL_S > 0:  # this process runs work: it also reaps, so a dead sibling's runs
+            runs_reaper_start(settings.FT_REAP_INTERVAL_S)  # do not linger until the next restart
     return _background
+
+
+def runs_reaper_start(interval_s: float) -> threading.Event:
+    """Reap interrupted runs every ``interval_s`` in a daemon thread of this process; set the returned event to
+    stop it. A failing pass (the database briefly away) is logged and the next one runs as planned."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(interval_s):
+            try:
+                runs_reap_interrupted()
+            except Exception:  # noqa: BLE001 - logged with its traceback; the reaper must outlive one bad pass
+                logger.exception("periodic reaping of interrupted runs failed")
+            finally:
+                connections.close_all()
+
+    threading.Thread(target=loop, name="ft-run-reaper", daemon=True).start()
+    return stop
 
 
 def _background_body(work: Callable[[], object], what: str) -> None:

@@ -226,6 +226,11 @@ LOGOUT_REDIRECT_URL = "/login/"
 FT_OUTPUT_DIR = Path(os.environ.get("FT_OUTPUT_DIR", BASE_DIR / "out"))
 # The device-credential key file (changes.credentials), used unless FT_CREDENTIAL_KEY is set.
 FT_CREDENTIAL_KEY_FILE = Path(os.environ.get("FT_CREDENTIAL_KEY_FILE", FT_DATA_DIR / "credential.key"))
+# Where a device endpoint's password may come from besides the encrypted column (changes.credentials): files inside
+# FT_SECRET_DIR (unset: none) and variables named FT_DEVICE_SECRET_<NAME>. An app admin picks where the password
+# is sent, so any other file or variable would send the server's own secrets (SECRET_KEY, DATABASE_URL) there.
+FT_SECRET_DIR = os.environ.get("FT_SECRET_DIR", "")
+FT_DEVICE_SECRET_ENV_PREFIX = os.environ.get("FT_DEVICE_SECRET_ENV_PREFIX", "FT_DEVICE_SECRET_")
 
 # --- Celery: eager (in-process) unless a broker is configured.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -247,6 +252,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     "changes-drift-detect": {"task": "changes.drift_detect", "schedule": float(os.environ.get("FT_DRIFT_INTERVAL_S", 900))},
     "changes-resume-stalled": {"task": "changes.rollouts_resume_stalled", "schedule": 60.0},
 }
+# Runs whose process died while its siblings live on are reaped every FT_REAP_INTERVAL_S (twin/runs.py; also at
+# every start-up): by Celery beat, and with no broker by a thread of each web process that runs work. 0: off.
+FT_REAP_INTERVAL_S = float(os.environ.get("FT_REAP_INTERVAL_S", 60))
+if FT_REAP_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["twin-reap-interrupted"] = {"task": "twin.runs_reap_interrupted",
+                                                     "schedule": FT_REAP_INTERVAL_S}
 
 # --- NetBox as the source of truth (docs/inventory.md "NetBox import"): the NetBox to read, the fabric it feeds,
 # the webhook secret NetBox signs event-rule webhooks with (X-Hook-Signature, HMAC-SHA512), and a periodic re-sync.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from compiler.errors import DriverError
 
 from ..choices import DriverChoices
-from ..credentials import endpoint_options, endpoint_password
+from ..credentials import endpoint_key_file, endpoint_options, endpoint_password
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
 from .netmiko_sonic import NetmikoSonicDriver
 from .twin import TwinDriver
@@ -30,7 +30,7 @@ def driver_for_endpoint(endpoint) -> DeviceDriver:
                                optional_args=options)
     if endpoint.driver == DriverChoices.NETMIKO_SONIC:
         return NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, password,
-                                  port=endpoint.port, key_file=endpoint.key_file, optional_args=options)
+                                  port=endpoint.port, key_file=endpoint_key_file(endpoint), optional_args=options)
     if endpoint.driver == DriverChoices.TWIN:
         if "twin_prefix" not in options:
             raise DriverError(f"{endpoint.hostname}: optional_args.twin_prefix is required for the twin driver")

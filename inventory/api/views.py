@@ -17,7 +17,7 @@ from ..adapters import inventory_snapshot
 from ..builder import fabric_build_prepare
 from ..choices import NetboxSyncTriggerChoices
 from ..models import FabricBuild, NetboxSync
-from ..netbox_sync import netbox_sync_prepare, webhook_signature_valid
+from ..netbox_sync import netbox_sync_prepare, webhook_replay_problem, webhook_signature_valid
 from ..tasks import fabric_build_task, netbox_sync_run
 from . import filtersets as f
 from . import serializers as s
@@ -178,14 +178,16 @@ class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=None, responses={
         202: s.NetboxSyncAcceptedSerializer,
-        400: OpenApiResponse(description="X-Hook-Signature missing or wrong, or NetBox / FT_NETBOX_FABRIC not set"),
+        400: OpenApiResponse(description="X-Hook-Signature missing or wrong; an empty body, a timestamp outside the "
+                                         "window or a replayed body; or NetBox / FT_NETBOX_FABRIC not set"),
         503: OpenApiResponse(description="no webhook secret configured, or the broker could not be reached")})
     @action(detail=False, methods=["post"], url_path="webhook")
     def webhook(self, request):
         """NetBox event rule target: NetBox signs the body with the webhook's secret (HMAC-SHA512 in
         X-Hook-Signature); the request also carries an API token (the webhook's additional header
         ``Authorization: Token ...`` of an operator). Any dcim change re-syncs FT_NETBOX_FABRIC and applies it. The
-        signature is verified in the request (400 when wrong, nothing recorded); the sync itself answers 202 with
+        signature is verified in the request (400 when wrong, nothing recorded), then the body: empty, a timestamp
+        more than 5 minutes off, or a body already received is a 400 (replays); the sync itself answers 202 with
         ``Location``/``status_url`` like ``sync``."""
         secret = settings.FT_NETBOX_WEBHOOK_SECRET
         if not secret:
@@ -195,6 +197,9 @@ class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         if not webhook_signature_valid(body=request.body, signature=signature, secret=secret):
             return Response({"X-Hook-Signature": [f"missing or not the HMAC-SHA512 of the body (got {signature[:16]!r})"]},
                             status=status.HTTP_400_BAD_REQUEST)
+        problem = webhook_replay_problem(body=request.body)
+        if problem:
+            return Response({"body": [problem]}, status=status.HTTP_400_BAD_REQUEST)
         return self._run({"trigger": NetboxSyncTriggerChoices.WEBHOOK, "dry_run": False})
 
     def _run(self, options: dict) -> Response:

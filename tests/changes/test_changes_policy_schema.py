@@ -1,5 +1,6 @@
 """The rollout policy object is described in the OpenAPI schema field by field, from RolloutPolicy itself."""
 
+import json
 from dataclasses import fields
 
 import pytest
@@ -15,7 +16,7 @@ def _component(schema: dict, name: str) -> dict:
 
 
 def test_rollout_policy_is_in_the_schema_with_types_and_defaults(api_client):
-    schema = api_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").data
+    schema = json.loads(api_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").content)
     for component in ("RolloutCreateRequest", "Rollout"):
         policy = _component(schema, component)["properties"]["policy"]
         assert set(policy["properties"]) == {spec.name for spec in fields(RolloutPolicy)}, component

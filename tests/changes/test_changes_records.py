@@ -165,8 +165,8 @@ def test_credentials_encrypted_at_rest_and_never_logged(caplog, monkeypatch, tmp
     monkeypatch.setenv("FT_CREDENTIAL_KEY", Fernet.generate_key().decode())
     with pytest.raises(DriverError, match="cannot be decrypted"):
         endpoint_password(endpoint)
-    monkeypatch.setenv("LEAF9_PASSWORD", PASSWORD)
-    endpoint.password_env = "LEAF9_PASSWORD"
+    monkeypatch.setenv("FT_DEVICE_SECRET_LEAF9", PASSWORD)
+    endpoint.password_env = "FT_DEVICE_SECRET_LEAF9"
     assert endpoint_password(endpoint) == PASSWORD
 
 

@@ -1,6 +1,7 @@
 """Issue #18, live import and re-sync: read every page from a (fake, local) NetBox with a token, diff keyed on
 NetBox ids shown before it is applied (dry run changes nothing), apply in one transaction, each run recorded."""
 
+import datetime
 import hashlib
 import hmac
 import io
@@ -204,7 +205,8 @@ def test_api_sync_and_signed_webhook(api_client):
         bad = api_client.post("/api/netbox-syncs/sync/", {"fabric": "../x"}, format="json")
         assert bad.status_code == 400 and "fabric" in bad.json()
 
-        body = json.dumps({"event": "updated", "model": "cable", "data": {"id": 5}}).encode()
+        body = json.dumps({"event": "updated", "model": "cable", "data": {"id": 5},
+                           "timestamp": datetime.datetime.now(datetime.UTC).isoformat(sep=" ")}).encode()
         unsigned = api_client.post("/api/netbox-syncs/webhook/", body, content_type="application/json")
         assert unsigned.status_code == 400 and "X-Hook-Signature" in unsigned.json()
         forged = api_client.post("/api/netbox-syncs/webhook/", body, content_type="application/json",

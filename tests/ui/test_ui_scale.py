@@ -37,8 +37,14 @@ def test_topology_frames_pods_and_opens_one_pod(viewer, pods_fabric, fabric_inte
     one = viewer.get("/fabrics/podfab/topology/?pod=2").content.decode()
     assert 'data-device="pod2-leaf1"' in one and 'data-device="pod1-leaf1"' not in one
     assert 'data-device="superspine1"' in one
-    for pod in ("3", "x", "-1"):  # not a pod of this fabric: 404, never a 500
-        assert viewer.get(f"/fabrics/podfab/topology/?pod={pod}").status_code == 404
+    assert viewer.get("/fabrics/podfab/topology/?pod=3").status_code == 404  # not a pod of this fabric
+    for pod in ("x", "-1", "\u00b2", "1\u00b2", "9" * 5000, "\u0661"):  # not a number: 400 naming it, never a 500
+        response = viewer.get("/fabrics/podfab/topology/", {"pod": pod})
+        assert response.status_code == 400, pod
+        assert "not a pod number" in response.content.decode() and 'data-device="pod1-leaf1"' in response.content.decode()
+    assert "\u00b2".isdigit()  # the old check (str.isdigit) let it through to int(), which raised: the 500
+    with pytest.raises(ValueError):
+        int("\u00b2")
 
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -47,8 +48,13 @@ def topology(request, name: str):
     lens = request.GET.get("lens", "all")
     health = svg.link_health(inventory, findings, _lens_checks(lens, findings))
     pods = sorted({switch.pod for switch in inventory.switches if switch.pod})
-    pod_text = request.GET.get("pod", "")
-    if pod_text and (not pod_text.isdigit() or int(pod_text) not in pods):
+    pod_text, status = request.GET.get("pod", ""), 200
+    # ASCII digits only: str.isdigit() accepts '²', which int() refuses (a 500, issue 29); and a short number, as
+    # int() refuses more than 4,300 digits.
+    if pod_text and not (pod_text.isascii() and pod_text.isdigit() and len(pod_text) <= 6):
+        messages.error(request, f"pod={pod_text[:40]!r}: not a pod number; showing every pod")
+        pod_text, status = "", 400
+    if pod_text and int(pod_text) not in pods:
         raise Http404(f"pod={pod_text!r}: fabric {fabric.name} has pods {', '.join(map(str, pods)) or 'none'}")
     pod = int(pod_text) if pod_text else None
     query = urlencode({"lens": lens})
@@ -64,7 +70,7 @@ def topology(request, name: str):
         "source": source, "lens": lens, "lenses": list(LENSES), "counts": counts,
         "fabrics": Fabric.objects.values_list("name", flat=True), "colours": svg.SEVERITY_COLOUR,
         "switch_count": len(inventory.switches), "server_count": len(inventory.servers), "pods": pods, "pod": pod,
-    })
+    }, status=status)
 
 
 @viewer

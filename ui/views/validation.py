@@ -8,9 +8,10 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 
 from compiler.errors import FabricTwinError
-from compiler.parse.files import configs_from_archive, configs_from_uploads
+from compiler.parse.files import configs_from_archive, configs_from_uploads, upload_size_check
 from intents.models import FabricIntent
 from inventory.models import Fabric
+from twin.api_limits import upload_request_check
 from twin.runs import RunStatus
 from ui import integrations
 from ui.roles import OPERATE
@@ -106,17 +107,23 @@ def validation_configs(request):
                "intents": FabricIntent.objects.order_by("name").values_list("pk", "name")}
     status = 200
     if request.method == "POST":
-        archive, uploads = request.FILES.get("archive"), request.FILES.getlist("files")
-        intent_id = request.POST.get("fabric_intent") or ""
         try:
+            upload_request_check(request)  # before Django spools the files to disk
+            archive, uploads = request.FILES.get("archive"), request.FILES.getlist("files")
+            intent_id = request.POST.get("fabric_intent") or ""
             if bool(archive) == bool(uploads):
                 raise FabricTwinError("archive / files: upload one archive or several files (not both, not none)")
             set_aside: list[str] = []  # compile's archive: the twin's renderings next to each device's own
+            if archive:  # the upload's size before it is read into memory
+                upload_size_check("archive", archive.name, archive.size)
+            else:
+                upload_size_check("files", "files", sum(upload.size for upload in uploads))
             device_files = (configs_from_archive(archive.read(), archive.name, set_aside=set_aside) if archive else
                             configs_from_uploads([(upload.name, upload.read()) for upload in uploads]))
             fabric_intent = None
             if intent_id:
-                fabric_intent = FabricIntent.objects.filter(pk=int(intent_id) if intent_id.isdigit() else -1).first()
+                fabric_intent = FabricIntent.objects.filter(
+                    pk=int(intent_id) if intent_id.isascii() and intent_id.isdigit() else -1).first()
                 if fabric_intent is None:
                     raise FabricTwinError(f"fabric_intent={intent_id!r}: no such fabric intent")
             context["result"] = validation_services.validation_configs_run(device_files=device_files,

@@ -11,9 +11,10 @@ from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from compiler.parse.files import configs_from_archive, configs_from_uploads
+from compiler.parse.files import configs_from_archive, configs_from_uploads, upload_size_check
 from inventory.models import Switch
 from twin.api import accepted
+from twin.api_limits import upload_request_check
 from twin.runs import run_enqueue, run_in_background
 
 from .. import selectors, services
@@ -92,14 +93,17 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
         """Validate device configs as text (any EOS/SONiC/FRR mix, platform detected by content): the report with
         each finding's file:line and every unmodelled line. Nothing is stored. Unreadable input is a 400 naming
         the file."""
+        upload_request_check(request)  # before Django spools the files to disk
         params = s.ConfigsUploadSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         options = params.validated_data
         set_aside: list[str] = []  # compile's archive: the twin's renderings next to each device's own
         if options.get("archive"):
             archive = options["archive"]
+            upload_size_check("archive", archive.name, archive.size)  # before it is read into memory
             device_files = configs_from_archive(archive.read(), archive.name, set_aside=set_aside)
         else:
+            upload_size_check("files", "files", sum(upload.size for upload in options["files"]))
             device_files = configs_from_uploads([(upload.name, upload.read()) for upload in options["files"]])
         result = services.validation_configs_run(device_files=device_files, fabric_intent=options["fabric_intent"],
                                                  checks=options.get("checks") or None)
