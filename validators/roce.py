@@ -48,6 +48,7 @@ TRUST = "roce.trust"
 ISOLATION = "roce.isolation"
 PLATFORM = "roce.platform"
 QOS_KINDS = frozenset({"fabric", "server", "peer_link"})
+NO_ROCE = "no RoCE classes in the intent"  # validators.run's reason for skipping every RoCE check
 HOP = {"leaf": "hop 2/4 (source or destination leaf)", "border": "hop 2/4 (border leaf)",
        "spine": "hop 3 (spine)", "super-spine": "hop 3 (super-spine)"}
 
@@ -89,6 +90,12 @@ def _describe(dscp: int, chain: tuple) -> str:
     return f"DSCP {dscp} -> TC {tc} -> PG {pg} -> queue {queue} -> priority {priority}"
 
 
+def _qos_port_count(devices) -> int:
+    """Enabled ports of the QoS-carrying kinds: what the per-port checks look at."""
+    return sum(1 for _host, config in devices for interface in config["interfaces"]
+               if interface["kind"] in QOS_KINDS and interface["enabled"])
+
+
 def _qos_devices(ctx):
     for host, config in ctx.structured.items():
         if any(interface["kind"] in QOS_KINDS for interface in config["interfaces"]):
@@ -100,6 +107,8 @@ def check_chain(fabric) -> list[Finding]:
     findings: list[Finding] = []
     classes = _classes(ctx)
     devices = list(_qos_devices(ctx))
+    ctx.record_examined(CHAIN, {"DSCP chains": sum(len(roce["dscp"]) for roce in classes) * len(devices),
+                                "devices": len(devices)})
     for roce in classes:
         for dscp in roce["dscp"]:
             chains = {host: _chain(config.get("qos") or {}, dscp) for host, config in devices}
@@ -152,7 +161,9 @@ def check_pfc(fabric) -> list[Finding]:
     lossless = sorted({c["priority"] for c in classes if c["lossless"]})
     lossy = sorted({c["priority"] for c in classes if not c["lossless"]} - set(lossless))
     index = ctx.interface_index
-    for host, config in _qos_devices(ctx):
+    devices = list(_qos_devices(ctx))
+    ctx.record_examined(PFC, {"ports": _qos_port_count(devices), "devices": len(devices)})
+    for host, config in devices:
         device_lossless = sorted((config.get("qos") or {}).get("lossless_priorities") or [])
         if device_lossless != lossless:
             findings.append(Finding(
@@ -201,12 +212,14 @@ def check_ecn(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     queues = sorted({str(c["traffic_class"]) for c in _classes(ctx) if c["ecn"]})
+    devices = list(_qos_devices(ctx)) if queues else []
+    ctx.record_examined(ECN, {"classes with ECN": len(queues), "ports": _qos_port_count(devices)})
     if not queues:
         return findings
     # Ports with identical thresholds usually share one dict: judge each distinct dict once.
     judged: dict[int, tuple] = {}
     ports_by_setting: dict[tuple[str, tuple], list[tuple[str, dict]]] = defaultdict(list)
-    for host, config in _qos_devices(ctx):
+    for host, config in devices:
         buffer = _buffer_bytes(ctx, host)
         role = config.get("role") or ""
         for interface in config["interfaces"]:
@@ -272,6 +285,8 @@ def check_cnp(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     wanted = next(((c["cnp_dscp"], c["cnp_priority"]) for c in _classes(ctx) if c.get("cnp_dscp") is not None), None)
+    ctx.record_examined(CNP, {"CNP classes": int(wanted is not None),
+                              "devices": sum(1 for _device in _qos_devices(ctx)) if wanted else 0})
     if wanted is None:
         return findings
     dscp, priority = wanted
@@ -301,9 +316,12 @@ def check_watchdog(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     classes = _classes(ctx)
-    if not any(c["lossless"] and c["watchdog"] for c in classes):
+    watched = any(c["lossless"] and c["watchdog"] for c in classes)
+    devices = list(_qos_devices(ctx)) if watched else []
+    ctx.record_examined(WATCHDOG, {"devices": len(devices), "ports": _qos_port_count(devices)})
+    if not watched:
         return findings
-    for host, config in _qos_devices(ctx):
+    for host, config in devices:
         if RoceFeature.PFC_WATCHDOG not in roce_capabilities(config.get("platform"), asic_family_of(ctx, host, config)):
             continue  # a platform without a watchdog: roce.platform names the gap
         watchdog = (config.get("qos") or {}).get("pfc_watchdog") or {}
@@ -324,7 +342,9 @@ def check_watchdog(fabric) -> list[Finding]:
 def check_trust(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
-    for host, config in _qos_devices(ctx):
+    devices = list(_qos_devices(ctx))
+    ctx.record_examined(TRUST, {"devices": len(devices), "ports": _qos_port_count(devices)})
+    for host, config in devices:
         trust = (config.get("qos") or {}).get("trust")
         if trust != "dscp":
             findings.append(Finding(
@@ -343,7 +363,10 @@ def check_trust(fabric) -> list[Finding]:
 def check_isolation(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
-    for host, config in _qos_devices(ctx):
+    devices = [(host, config) for host, config in _qos_devices(ctx)
+               if any(entry.get("lossless") for entry in (config.get("qos") or {}).get("classes") or [])]
+    ctx.record_examined(ISOLATION, {"devices with a lossless class": len(devices)})
+    for host, config in devices:
         qos = config.get("qos") or {}
         classes = qos.get("classes") or []
         lossless_tcs = {str(entry["traffic_class"]): entry["name"] for entry in classes if entry.get("lossless")}
@@ -400,7 +423,9 @@ def check_platform(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     needed = _required_features(_classes(ctx))
-    for host, config in _qos_devices(ctx):
+    devices = list(_qos_devices(ctx))
+    ctx.record_examined(PLATFORM, {"devices": len(devices), "RoCE features needed": len(needed)})
+    for host, config in devices:
         platform = config.get("platform")
         hardware = config.get("hardware") or {}
         family = asic_family_of(ctx, host, config)
