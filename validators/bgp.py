@@ -40,7 +40,7 @@ def external_peer_findings(external: list[tuple[str, str, object]], treat: str) 
     if not external:
         return []
     if treat == Severity.ERROR:
-        return [Finding(check=SESSIONS, severity=Severity.ERROR, subject=f"{host} neighbor {address}",
+        return [Finding(check=SESSIONS, severity=Severity.ERROR, subject=f"{host}:neighbor {address}",
                         expected="a peer in this config set", actual=address,
                         message=f"{host}: BGP neighbor {address} (AS {remote_as}) is external: no device of this "
                         "set has that address") for host, address, remote_as in external]

@@ -24,7 +24,7 @@ from compiler.parse.drift import describe_path
 from compiler.parse.fabric import complete_fabric
 from compiler.structured.contract import StructuredConfig
 from validators.context import FabricContext
-from validators.findings import CheckStatus, Finding, Report, Severity, summary
+from validators.findings import CheckStatus, Finding, InternalFailure, Report, Severity, summary
 from validators.roce import NO_ROCE
 from validators.run import NOTHING_EXAMINED, validate_fabric
 
@@ -324,7 +324,8 @@ def _mark_incomplete(report: Report, gaps: list[CoverageGap], hosts: set[str]) -
             subject_hosts = {end.split(":", 1)[0].strip()
                              for end in finding.subject.replace("<->", "->").split("->")}
             named = [uncertain[host] for host in sorted(subject_hosts) if host in uncertain]
-            if finding.severity == Severity.ERROR and (named or not subject_hosts & hosts):
+            if finding.severity == Severity.ERROR and not isinstance(finding, InternalFailure) and (
+                    named or not subject_hosts & hosts):
                 gap = named[0] if named else relevant[0]
                 finding = replace(finding, severity=Severity.WARNING,
                                   message=f"{finding.message} (uncertain: {gap})")

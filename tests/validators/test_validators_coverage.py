@@ -255,8 +255,23 @@ def test_external_peers_are_reported_not_errors_and_the_setting_is_honoured():
     assert [f.severity for f in warned.findings if f.subject == "external peers"] == ["warning"]
     strict = validate_configs(files, checks=["bgp.sessions"], external_peers="error")
     errors = [f for f in strict.report.findings if "is external" in f.message]
-    assert sorted(f.subject for f in errors) == ["leaf1 neighbor 192.0.2.1", "leaf2 neighbor 192.0.2.3"]
+    assert sorted(f.subject for f in errors) == ["leaf1:neighbor 192.0.2.1", "leaf2:neighbor 192.0.2.3"]
+    assert all(strict.where(f)[0].startswith(f.subject.split(":")[0] + "/startup-config:") for f in errors)
     assert not strict.ok
     with pytest.raises(InputError) as raised:
         validate_configs(files, external_peers="loud")
     assert raised.value.errors[0].field == "external_peers" and raised.value.errors[0].value == "loud"
+
+
+def test_an_internal_failure_stays_an_error_on_an_incomplete_device_set(monkeypatch):
+    def broken(ctx):
+        raise TypeError("unexpected shape")
+
+    monkeypatch.setitem(run.CHECKS, "bgp.asns", broken)
+    files = _pair(extra="router ospf 1\n!\n")
+    files["leaf1"]["startup-config"] = files["leaf1"]["startup-config"].replace(
+        "   vlan 10\n", "   neighbor 10.0.0.1 local-as 65100 no-prepend replace-as\n   vlan 10\n", 1)
+    result = validate_configs(files, checks=["bgp.asns"])
+    asns = result.report.checks["bgp.asns"]
+    assert asns.status == CheckStatus.FAILED and isinstance(asns.findings[0], InternalFailure)
+    assert asns.findings[0].severity == Severity.ERROR and not result.ok
