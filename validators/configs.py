@@ -207,8 +207,10 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
 # --------------------------------------------------------------------------------------------- coverage gaps
 # Which checks depend on which part of a config, so an unmodelled line makes exactly those checks incomplete.
 # A line is classified by its own first words (CLI) or its CONFIG_DB table; a line that says nothing by itself
-# ("description x", "timers 3 9") belongs to the block above it: the nearest block header the parser located
-# (ParsedDevice.locations) or the nearest unmodelled line that classified. A leading "no " is ignored.
+# ("description x", "timers 3 9"), or a command that means something else in each block ("network ..." under
+# router bgp or router ospf, "mtu" under an interface; BLOCK_RELATIVE), belongs to the block above it: the
+# nearest block header the parser located (ParsedDevice.locations) or the nearest unmodelled line that classified
+# as a header. A leading "no " is ignored.
 # Management-plane commands depend on no check; a line that classifies nowhere ("other") is listed with the
 # unmodelled lines but makes no check incomplete (every foreign config has some; marking every check for them
 # would say nothing). Features, in the order they are tried (the first prefix that matches wins):
@@ -238,6 +240,10 @@ UNMODELLED_FEATURES: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "ipv6 address", "speed", "no switchport", "shutdown", "PORT", "INTERFACE",
                     "LOOPBACK_INTERFACE", "BREAKOUT_CFG", "links", "bonds", "addresses")),
 )
+BLOCK_RELATIVE = ("neighbor", "network ", "redistribute", "maximum-paths", "address-family", "exit-address-family",
+                  "bgp ", "timers", "mtu", "shutdown", "speed", "switchport", "ip address", "ipv6 address",
+                  "channel-group", "vni", "rd ", "route-target", "description", "bfd", "passive-interface",
+                  "area ", "router-id", "vrf ")
 # Feature -> the checks (names or prefixes) whose verdict depends on it.
 FEATURE_CHECKS: dict[str, tuple[str, ...]] = {
     "management": (),
@@ -287,14 +293,23 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
         for entries in anchors.values():
             entries.sort()
         by_feature: dict[str, list[str]] = defaultdict(list)
+        # One pass in line order per file (linear: a foreign config may have thousands of unmodelled lines): the
+        # block above a line is the later of the last located header before it and the last classified line.
+        current_file: str | None = None
+        position, last = 0, (0, "")  # last: (line, feature) of the block above; "" before any block
         for item in sorted(device.unmodelled, key=lambda item: (item.file, item.line)):
+            if item.file != current_file:
+                current_file, position, last = item.file, 0, (0, "")
+            headers = anchors.get(item.file, [])
+            while position < len(headers) and headers[position][0] < item.line:
+                last = max(last, headers[position], key=lambda entry: entry[0])
+                position += 1
             feature = _own_feature(item.text)
-            if feature is None and item.line:
-                above = [entry for entry in anchors[item.file] if entry[0] < item.line]
-                feature = above[-1][1] if above else None
-            if feature is not None and item.line:
-                anchors[item.file].append((item.line, feature))
-                anchors[item.file].sort()
+            relative = item.text.removeprefix("no ").startswith(BLOCK_RELATIVE)
+            if item.line and last[1] and (feature is None or relative):
+                feature = last[1]
+            elif feature is not None and item.line and not relative:
+                last = (item.line, feature)
             feature = feature or "other"
             if FEATURE_CHECKS[feature]:
                 by_feature[feature].append(f"{device.source or host}/{item}")

@@ -206,6 +206,10 @@ def test_unmodelled_bgp_lines_make_the_bgp_checks_incomplete_naming_device_and_l
     devices = parse_configs(files)
     gaps = {(gap.device, gap.feature) for gap in coverage_gaps(devices)}
     assert ("leaf1", "BGP") in gaps and ("leaf1", "IGP/static routing") in gaps
+    # "network ... area 0" belongs to router ospf (the block above), not to BGP; "local-as" to router bgp.
+    lines = {gap.feature: gap.lines for gap in coverage_gaps(devices) if gap.device == "leaf1"}
+    assert any("network 10.0.0.0/8 area 0" in line for line in lines["IGP/static routing"])
+    assert not any("area 0" in line for line in lines["BGP"]) and any("local-as" in line for line in lines["BGP"])
     result = validate_configs(files, checks=["bgp", "roce", "overlay.vlan_vni"])
     sessions = result.report.checks["bgp.sessions"]
     assert sessions.status == CheckStatus.INCOMPLETE
