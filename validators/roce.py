@@ -90,12 +90,6 @@ def _describe(dscp: int, chain: tuple) -> str:
     return f"DSCP {dscp} -> TC {tc} -> PG {pg} -> queue {queue} -> priority {priority}"
 
 
-def _qos_port_count(devices) -> int:
-    """Enabled ports of the QoS-carrying kinds: what the per-port checks look at."""
-    return sum(1 for _host, config in devices for interface in config["interfaces"]
-               if interface["kind"] in QOS_KINDS and interface["enabled"])
-
-
 def _qos_devices(ctx):
     for host, config in ctx.structured.items():
         if any(interface["kind"] in QOS_KINDS for interface in config["interfaces"]):
@@ -162,7 +156,7 @@ def check_pfc(fabric) -> list[Finding]:
     lossy = sorted({c["priority"] for c in classes if not c["lossless"]} - set(lossless))
     index = ctx.interface_index
     devices = list(_qos_devices(ctx))
-    ctx.record_examined(PFC, {"ports": _qos_port_count(devices), "devices": len(devices)})
+    ports = 0
     for host, config in devices:
         device_lossless = sorted((config.get("qos") or {}).get("lossless_priorities") or [])
         if device_lossless != lossless:
@@ -172,6 +166,7 @@ def check_pfc(fabric) -> list[Finding]:
         for interface in config["interfaces"]:
             if interface["kind"] not in QOS_KINDS or not interface["enabled"]:
                 continue
+            ports += 1
             configured = (interface.get("qos") or {}).get("pfc_priorities") or []
             if configured == lossless:
                 continue  # the common case: exactly the lossless priorities
@@ -196,6 +191,7 @@ def check_pfc(fabric) -> list[Finding]:
                         expected=sorted(enabled), actual=sorted(peer_enabled),
                         message=f"PFC priorities differ between the ends of the link: {sorted(enabled)} on {host}, "
                         f"{sorted(peer_enabled)} on {interface['peer_device']}: the sender ignores the pauses"))
+    ctx.record_examined(PFC, {"ports": ports, "devices": len(devices)})
     return findings
 
 
@@ -212,19 +208,20 @@ def check_ecn(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     queues = sorted({str(c["traffic_class"]) for c in _classes(ctx) if c["ecn"]})
-    devices = list(_qos_devices(ctx)) if queues else []
-    ctx.record_examined(ECN, {"classes with ECN": len(queues), "ports": _qos_port_count(devices)})
+    ctx.record_examined(ECN, {"classes with ECN": len(queues)})
     if not queues:
         return findings
+    judged_ports = 0
     # Ports with identical thresholds usually share one dict: judge each distinct dict once.
     judged: dict[int, tuple] = {}
     ports_by_setting: dict[tuple[str, tuple], list[tuple[str, dict]]] = defaultdict(list)
-    for host, config in devices:
+    for host, config in _qos_devices(ctx):
         buffer = _buffer_bytes(ctx, host)
         role = config.get("role") or ""
         for interface in config["interfaces"]:
             if interface["kind"] not in QOS_KINDS or not interface["enabled"]:
                 continue
+            judged_ports += 1
             ecn = (interface.get("qos") or {}).get("ecn") or {}
             verdict = judged.get(id(ecn))
             if verdict is None:
@@ -246,6 +243,7 @@ def check_ecn(fabric) -> list[Finding]:
                                     f"ECN max threshold {key[1]} bytes on queue {queue} of {host}:{interface['name']} "
                                     f"exceeds the switch buffer {int(buffer)} bytes: marking never starts")
             ports_by_setting[(role, keys)].append((host, interface))
+    ctx.record_examined(ECN, {"classes with ECN": len(queues), "ports": judged_ports})
     per_tier: dict[str, Counter] = defaultdict(Counter)
     for (role, keys), ports in ports_by_setting.items():
         per_tier[role][keys] += len(ports)
@@ -318,9 +316,7 @@ def check_watchdog(fabric) -> list[Finding]:
     classes = _classes(ctx)
     watched = any(c["lossless"] and c["watchdog"] for c in classes)
     devices = list(_qos_devices(ctx)) if watched else []
-    ctx.record_examined(WATCHDOG, {"devices": len(devices), "ports": _qos_port_count(devices)})
-    if not watched:
-        return findings
+    pfc_ports = 0
     for host, config in devices:
         if RoceFeature.PFC_WATCHDOG not in roce_capabilities(config.get("platform"), asic_family_of(ctx, host, config)):
             continue  # a platform without a watchdog: roce.platform names the gap
@@ -332,10 +328,12 @@ def check_watchdog(fabric) -> list[Finding]:
                 "stops lossless traffic indefinitely"))
         for interface in config["interfaces"]:
             qos = interface.get("qos") or {}
-            if interface["kind"] in QOS_KINDS and interface["enabled"] and qos.get("pfc_priorities") \
-                    and not qos.get("pfc_watchdog"):
-                _port_issue(findings, WATCHDOG, host, interface, True, qos.get("pfc_watchdog"),
-                            f"PFC watchdog is off on {host}:{interface['name']} while PFC is on")
+            if interface["kind"] in QOS_KINDS and interface["enabled"] and qos.get("pfc_priorities"):
+                pfc_ports += 1
+                if not qos.get("pfc_watchdog"):
+                    _port_issue(findings, WATCHDOG, host, interface, True, qos.get("pfc_watchdog"),
+                                f"PFC watchdog is off on {host}:{interface['name']} while PFC is on")
+    ctx.record_examined(WATCHDOG, {"devices": len(devices), "ports with PFC": pfc_ports})
     return findings
 
 
@@ -343,7 +341,7 @@ def check_trust(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     devices = list(_qos_devices(ctx))
-    ctx.record_examined(TRUST, {"devices": len(devices), "ports": _qos_port_count(devices)})
+    ports = 0
     for host, config in devices:
         trust = (config.get("qos") or {}).get("trust")
         if trust != "dscp":
@@ -352,11 +350,13 @@ def check_trust(fabric) -> list[Finding]:
                 message=f"{host} trusts {trust}: RoCEv2 is marked by DSCP, other markings are lost at L3"))
         for interface in config["interfaces"]:
             if interface["kind"] in QOS_KINDS and interface["enabled"]:
+                ports += 1
                 port_trust = (interface.get("qos") or {}).get("trust")
                 if port_trust != "dscp":
                     _port_issue(findings, TRUST, host, interface, "dscp", port_trust,
                                 f"{host}:{interface['name']} trusts {port_trust}, not DSCP: RoCE traffic entering "
                                 "there is classified best effort")
+    ctx.record_examined(TRUST, {"devices": len(devices), "ports": ports})
     return findings
 
 
