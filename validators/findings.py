@@ -61,6 +61,10 @@ class InternalFailure(Finding):
                    actual=type(error).__name__,
                    message=f"check {check} failed internally: {type(error).__name__}: {error}")
 
+    def as_dict(self) -> dict:
+        # Finding.as_dict explicitly: a slots dataclass is a new class, so zero-argument super() cannot find it.
+        return {**Finding.as_dict(self), "internal_failure": True}
+
 
 @dataclass(slots=True)
 class CheckResult:

@@ -17,7 +17,7 @@ from compiler.errors import InputError
 from compiler.parse.common import empty_structured
 from validators import run
 from validators.configs import coverage_gaps, parse_configs, validate_configs
-from validators.findings import CheckStatus, InternalFailure, Severity
+from validators.findings import CheckStatus, Finding, InternalFailure, Severity
 from validators.run import check_names, validate_fabric
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "mixed_eos_sonic" / "expected"
@@ -88,6 +88,9 @@ def test_a_crashing_check_is_a_finding_and_the_run_completes(monkeypatch, caplog
     assert isinstance(finding, InternalFailure)
     assert (finding.check, finding.severity, finding.subject) == ("mtu.links", Severity.ERROR, "t4x6")
     assert finding.message == "check mtu.links failed internally: KeyError: 'mtu'"
+    assert finding.as_dict()["internal_failure"] is True
+    assert "internal_failure" not in Finding(check="x", severity="info", subject="s", expected=None, actual=None,
+                                             message="m").as_dict()
     assert "Traceback" in caplog.text and "raise KeyError" in caplog.text
 
 

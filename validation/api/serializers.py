@@ -85,6 +85,9 @@ class ReportFindingSerializer(serializers.Serializer):
     expected = serializers.JSONField(allow_null=True)
     actual = serializers.JSONField(allow_null=True)
     message = serializers.CharField()
+    internal_failure = serializers.BooleanField(
+        required=False, help_text="present (true) on the finding of a check that failed internally (a bug or an "
+                                  "input shape it did not expect; its traceback is in the server log)")
 
 
 class ConfigFindingSerializer(ReportFindingSerializer):
