@@ -221,7 +221,8 @@ UNMODELLED_FEATURES: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "ip name-server", "ip domain", "management", "daemon", "spanning-tree", "lldp", "service ",
                     "tacacs", "radius", "ip ssh", "sflow", "alias", "terminal", "end", "line vty", "log ",
                     "agent", "ip http", "ip igmp", "DEVICE_METADATA", "NTP", "SYSLOG", "SNMP", "MGMT_", "TACPLUS",
-                    "AAA", "FEATURE", "CRM", "KDUMP", "LOGGER", "management")),
+                    "AAA", "FEATURE", "CRM", "KDUMP", "LOGGER", "FLEX_COUNTER", "TELEMETRY", "RESTAPI", "LLDP",
+                    "CONSOLE", "SYSTEM_DEFAULTS", "VERSIONS", "management")),
     ("BFD", ("router bfd", "bfd", "BFD")),
     ("QoS/RoCE", ("qos", "priority-flow-control", "pfc", "dcbx", "random-detect", "ecn", "tx-queue", "uc-tx-queue",
                   "traffic-class", "platform trident", "platform sand", "service-profile", "BUFFER_", "PFC_WD",
@@ -238,7 +239,7 @@ UNMODELLED_FEATURES: tuple[tuple[str, tuple[str, ...]], ...] = (
                             "ip route", "ipv6 route", "ip routing", "ipv6 unicast-routing", "STATIC_ROUTE")),
     ("interfaces", ("interface", "mtu", "channel-group", "port-channel", "lacp", "switchport", "ip address",
                     "ipv6 address", "speed", "no switchport", "shutdown", "PORT", "INTERFACE",
-                    "LOOPBACK_INTERFACE", "BREAKOUT_CFG", "links", "bonds", "addresses")),
+                    "LOOPBACK_INTERFACE", "BREAKOUT_CFG", "DEVICE_NEIGHBOR", "links", "bonds", "addresses")),
 )
 BLOCK_RELATIVE = ("neighbor", "network ", "redistribute", "maximum-paths", "address-family", "exit-address-family",
                   "bgp ", "timers", "mtu", "shutdown", "speed", "switchport", "ip address", "ipv6 address",
@@ -306,7 +307,8 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
                 position += 1
             feature = _own_feature(item.text)
             relative = item.text.removeprefix("no ").startswith(BLOCK_RELATIVE)
-            if item.line and last[1] and (feature is None or relative):
+            # CLI text only: a CONFIG_DB table (upper case) is top level, it never belongs to the one above it.
+            if item.line and last[1] and item.text[:1].islower() and (feature is None or relative):
                 feature = last[1]
             elif feature is not None and item.line and not relative:
                 last = (item.line, feature)

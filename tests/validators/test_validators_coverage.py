@@ -282,3 +282,18 @@ def test_an_internal_failure_stays_an_error_on_an_incomplete_device_set(monkeypa
     asns = result.report.checks["bgp.asns"]
     assert asns.status == CheckStatus.FAILED and isinstance(asns.findings[0], InternalFailure)
     assert asns.findings[0].severity == Severity.ERROR and not result.ok
+
+
+def test_sonic_tables_classify_by_name_never_by_the_table_above():
+    files = _golden_files()
+    db = json.loads(files["leaf2"]["config_db.json"])
+    db["BGP_NEIGHBOR"] = {"10.1.0.9": {"asn": "65535", "name": "wan"}}
+    db["COPP_TABLE"] = {"default": {"queue": "0"}}
+    files["leaf2"]["config_db.json"] = json.dumps(db, indent=4, sort_keys=True)
+    result = validate_configs(files, checks=["bgp.sessions", "roce.pfc"])
+    gaps = {gap.feature: gap.lines for gap in result.gaps if gap.device == "leaf2"}
+    # COPP_TABLE, the next table in the file, is neither BGP nor anything a check reads.
+    assert list(gaps) == ["BGP"] and len(gaps["BGP"]) == 1 and gaps["BGP"][0].endswith(": BGP_NEIGHBOR")
+    assert result.report.checks["bgp.sessions"].status == CheckStatus.INCOMPLETE
+    assert "leaf2/config_db.json:" in result.report.checks["bgp.sessions"].reason
+    assert result.report.checks["roce.pfc"].status == CheckStatus.PASSED
