@@ -29,6 +29,9 @@ class CheckStatus:
     ALL = (PASSED, FAILED, SKIPPED, INCOMPLETE)
 
 
+CHECK_STATUS_CHOICES = [(status, status) for status in CheckStatus.ALL]  # the API schema's CheckStatusEnum
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     """One row of a check's result, built by keyword (``Finding(check=..., severity=..., ...)``): six fields of

@@ -2,7 +2,7 @@ from rest_framework import serializers
 
 from intents.models import CompileRun, FabricIntent
 from twin.api import BriefModelSerializer, BriefRelatedField
-from validators.findings import CheckStatus, Severity
+from validators.findings import CheckStatus
 
 from ..models import SeverityChoices, ValidationFinding, ValidationRun
 
@@ -63,7 +63,7 @@ class ConfigsUploadSerializer(serializers.Serializer):
                                                        help_text="Use this fabric's inventory when hostnames match")
     checks = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list)
     external_peers = serializers.ChoiceField(
-        choices=Severity.ALL, required=False, default=Severity.INFO,
+        choices=SeverityChoices.choices, required=False, default=SeverityChoices.INFO,
         help_text="Severity of BGP neighbors outside these configs (external peers): reported, never judged as "
                   "sessions; error makes them fail the report")
 
@@ -80,7 +80,7 @@ class ConfigsUploadSerializer(serializers.Serializer):
 
 class ReportFindingSerializer(serializers.Serializer):
     check = serializers.CharField()
-    severity = serializers.ChoiceField(choices=Severity.ALL)
+    severity = serializers.ChoiceField(choices=SeverityChoices.choices)
     subject = serializers.CharField()
     expected = serializers.JSONField(allow_null=True)
     actual = serializers.JSONField(allow_null=True)
