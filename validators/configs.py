@@ -5,6 +5,9 @@ alone, and cite each finding's file:line.
 :class:`~validators.context.FabricContext` over ``{hostname: structured config}``, plus the snapshot when the
 inventory describes these devices). Checks that need the inventory (physical checks, headroom from cable length,
 server MTUs) use it when every parsed hostname is a switch of it; otherwise they are skipped with the reason.
+Coverage (docs/validation.md, "How coverage is reported"): :func:`coverage_gaps` classifies every unmodelled line
+to a feature and ``_mark_incomplete`` makes the checks depending on it ``incomplete``, naming device, feature and
+file:line; BGP neighbors outside the set are external peers at the ``external_peers`` severity.
 Pure Python; never imports Django.
 """
 
