@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import cast
 
 from compiler.errors import FabricTwinError, FieldError, InputError
@@ -27,7 +27,7 @@ from compiler.parse.drift import describe_path
 from compiler.parse.fabric import complete_fabric
 from compiler.structured.contract import StructuredConfig
 from validators.context import FabricContext
-from validators.findings import CheckStatus, Finding, InternalFailure, Report, Severity, summary
+from validators.findings import CheckStatus, Finding, Report, Severity, summary
 from validators.roce import NO_ROCE
 from validators.run import NOTHING_EXAMINED, validate_fabric
 
@@ -173,7 +173,7 @@ def validate_parsed(devices: dict[str, ParsedDevice], snapshot=None, checks=None
     ctx, inventory_reason = validation_input(devices, snapshot, external_peers)
     report = validate_fabric(ctx, checks=checks, title=title or f"validation of {len(devices)} device configs")
     gaps = coverage_gaps(devices)
-    _mark_incomplete(report, gaps, set(devices))
+    _mark_incomplete(report, gaps)
     if inventory_reason and inventory_reason != NO_INVENTORY:
         for result in report.checks.values():
             if result.status == CheckStatus.SKIPPED and result.reason == NO_INVENTORY:
@@ -231,13 +231,15 @@ UNMODELLED_FEATURES: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "traffic-class", "platform trident", "platform sand", "service-profile", "BUFFER_", "PFC_WD",
                   "QUEUE", "WRED_PROFILE", "SCHEDULER", "DSCP_TO_TC_MAP", "TC_TO_", "PORT_QOS_MAP", "MAP_PFC",
                   "CABLE_LENGTH", "roce_qos_ports")),
-    ("VLAN/VXLAN/EVPN/MLAG", ("vlan", "vxlan", "vni", "VLAN", "VXLAN", "vrf", "VRF", "evpn", "advertise-all-vni",
-                              "route-target", "rd ", "mlag", "peer-link", "peer-address", "domain-id", "MCLAG",
-                              "ip virtual-router", "ip address virtual", "mac address-table", "EVPN_NVO",
-                              "SAG")),
+    ("MLAG", ("mlag", "peer-link", "peer-address", "domain-id", "MCLAG", "local-interface", "heartbeat")),
+    ("loopbacks", ("interface Loopback", "LOOPBACK_INTERFACE")),
+    ("SVIs", ("interface Vlan", "VLAN_INTERFACE", "ip virtual-router", "ip address virtual", "SAG")),
+    ("VLAN/VXLAN/EVPN", ("vlan", "vxlan", "vni", "VLAN", "VXLAN", "vrf", "VRF", "evpn", "advertise-all-vni",
+                         "route-target", "rd ", "mac address-table", "EVPN_NVO")),
+    ("routing policy", ("route-map", "ip prefix-list", "ipv6 prefix-list", "ip as-path", "ip community-list",
+                        "ROUTE_MAP", "PREFIX")),
     ("BGP", ("router bgp", "neighbor", "bgp ", "address-family", "exit-address-family", "redistribute",
-             "network ", "maximum-paths", "peer-group", "timers bgp", "route-map", "ip prefix-list",
-             "ipv6 prefix-list", "ip as-path", "ip community-list", "BGP_", "ROUTE_MAP", "PREFIX")),
+             "network ", "maximum-paths", "peer-group", "timers bgp", "BGP_")),
     ("IGP/static routing", ("router ospf", "router isis", "ip ospf", "isis ", "ip router isis", "ipv6 router",
                             "ip route", "ipv6 route", "ip routing", "ipv6 unicast-routing", "STATIC_ROUTE")),
     ("interfaces", ("interface", "mtu", "channel-group", "port-channel", "lacp", "switchport", "ip address",
@@ -254,14 +256,23 @@ FEATURE_CHECKS: dict[str, tuple[str, ...]] = {
     "other": (),
     "BFD": ("bgp.timers_bfd",),
     "QoS/RoCE": ("roce.",),
-    "VLAN/VXLAN/EVPN/MLAG": ("overlay.", "mtu.overlay_budget", "mtu.svi", "bgp.sessions"),
+    # fabric.py's note on an EVPN session to an address outside the set: an external peer, reported by bgp.sessions.
+    "external peers": (),
+    "MLAG": ("mlag.", "bgp.sessions", "bgp.asns"),
+    "SVIs": ("overlay.", "mtu.svi"),
+    "loopbacks": ("bgp.", "routing.", "whatif.", "clos5.", "overlay."),  # router IDs, VTEPs, VRF loopbacks
+    "VLAN/VXLAN/EVPN": ("overlay.", "mtu.overlay_budget", "mtu.svi"),
+    # Route maps and prefix lists decide what is advertised, not whether sessions come up.
+    "routing policy": ("routing.", "whatif.", "clos5.", "overlay.host_reachability"),
     "BGP": ("bgp.", "routing.", "whatif.", "clos5.", "overlay.host_reachability", "overlay.route_targets"),
     "IGP/static routing": ("bgp.sessions", "routing.", "whatif.", "clos5.", "overlay.host_reachability"),
-    "interfaces": ("bgp.sessions", "bgp.timers_bfd", "mtu.", "roce.pfc", "roce.ecn", "roce.watchdog",
+    "interfaces": ("bgp.sessions", "bgp.timers_bfd", "mtu.", "mlag.", "roce.pfc", "roce.ecn", "roce.watchdog",
                    "roce.trust", "roce.headroom", "routing.", "whatif.", "clos5.", "overlay.host_reachability"),
 }
-LOCATION_FEATURES = (("bgp", "BGP"), ("interface", "interfaces"), ("vlan", "VLAN/VXLAN/EVPN/MLAG"),
-                     ("vxlan", "VLAN/VXLAN/EVPN/MLAG"), ("qos", "QoS/RoCE"), ("vrf", "VLAN/VXLAN/EVPN/MLAG"))
+LOCATION_FEATURES = (("bgp", "BGP"), ("interface Vlan", "SVIs"), ("interface Loopback", "loopbacks"),
+                     ("interface", "interfaces"),
+                     ("vlan", "VLAN/VXLAN/EVPN"), ("vxlan", "VLAN/VXLAN/EVPN"), ("qos", "QoS/RoCE"),
+                     ("vrf", "VLAN/VXLAN/EVPN"), ("mlag", "MLAG"))
 
 
 @dataclass(frozen=True)
@@ -278,6 +289,8 @@ class CoverageGap:
 
 
 def _own_feature(text: str) -> str | None:
+    if text.endswith("EVPN session to an address no parsed device owns"):
+        return "external peers"
     text = text[3:] if text.startswith("no ") else text
     for feature, prefixes in UNMODELLED_FEATURES:
         if text.startswith(prefixes):
@@ -327,10 +340,11 @@ def _depends(check: str, feature: str) -> bool:
                for prefix in FEATURE_CHECKS[feature])
 
 
-def _mark_incomplete(report: Report, gaps: list[CoverageGap], hosts: set[str]) -> None:
-    """Checks depending on a feature some device's config was not fully read for: passed or skipped becomes
-    incomplete, naming device, feature and file:line; an error about such a device (or about no one device)
-    becomes a warning saying why it is uncertain; a check left with no error is incomplete."""
+def _mark_incomplete(report: Report, gaps: list[CoverageGap]) -> None:
+    """Checks depending on a feature some device's config was not fully read for: passed, or skipped for want of
+    input, becomes incomplete, naming device, feature and file:line. A failed check stays failed (its errors are
+    about what was read: turning them into warnings hid real faults next to an unread line) and its reason names
+    the gaps, so a reader knows an error may also come from a line the model did not see."""
     for name, result in report.checks.items():
         relevant = [gap for gap in gaps if _depends(name, gap.feature)]
         # Skipped for want of input is what an unread feature looks like (no sessions, no RoCE classes);
@@ -338,24 +352,13 @@ def _mark_incomplete(report: Report, gaps: list[CoverageGap], hosts: set[str]) -
         if not relevant or (result.status == CheckStatus.SKIPPED and not result.reason.startswith(
                 (NOTHING_EXAMINED, NO_ROCE))):
             continue
-        uncertain = {gap.device: gap for gap in relevant}
-        findings = []
-        for finding in result.findings:
-            subject_hosts = {end.split(":", 1)[0].strip()
-                             for end in finding.subject.replace("<->", "->").split("->")}
-            named = [uncertain[host] for host in sorted(subject_hosts) if host in uncertain]
-            if finding.severity == Severity.ERROR and not isinstance(finding, InternalFailure) and (
-                    named or not subject_hosts & hosts):
-                gap = named[0] if named else relevant[0]
-                finding = replace(finding, severity=Severity.WARNING,
-                                  message=f"{finding.message} (uncertain: {gap})")
-            findings.append(finding)
-        result.findings = findings
-        if any(finding.severity == Severity.ERROR for finding in findings):
+        shown = "; ".join(str(gap) for gap in relevant[:3])
+        shown += f"; and {len(relevant) - 3} more device/feature gap(s)" if len(relevant) > 3 else ""
+        if result.status == CheckStatus.FAILED:
+            result.reason = f"also depends on lines not read: {shown}"
             continue
         result.status = CheckStatus.INCOMPLETE
-        shown = "; ".join(str(gap) for gap in relevant[:3])
-        result.reason = shown + (f"; and {len(relevant) - 3} more device/feature gap(s)" if len(relevant) > 3 else "")
+        result.reason = shown
 
 
 def running_state_errors(intended: dict[str, ParsedDevice], running: dict[str, ParsedDevice]) -> dict[str, list[dict]]:

@@ -200,13 +200,14 @@ def check_svi(fabric) -> list[Finding]:
 def check_port_channels(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
-    bundles = 0
+    bundles = members = 0
     for host, config in ctx.structured.items():
         ports = {interface["name"]: interface for interface in config["interfaces"]}
         for bundle in config.get("port_channels") or []:
             bundles += 1
             if bundle["mtu"] is None:
                 continue  # the platform default on the bundle and (unless stated) its members
+            members += len(bundle["members"])
             for name in bundle["members"]:
                 member_mtu = ports[name]["mtu"] if name in ports else None
                 if member_mtu is not None and member_mtu != bundle["mtu"]:
@@ -217,6 +218,7 @@ def check_port_channels(fabric) -> list[Finding]:
                         f"(MTU {bundle['mtu']}): members must carry the bundle's MTU"))
     if not bundles:
         raise CheckSkipped("no port-channels")
+    ctx.record_examined(PORT_CHANNELS, {"members of port-channels with an MTU": members})
     return findings
 
 
