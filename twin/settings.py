@@ -327,7 +327,10 @@ SPECTACULAR_SETTINGS = {
     # One name for the twin's one status vocabulary (the Twin record and GET /api/twins/{id}/status/ share it).
     "ENUM_NAME_OVERRIDES": {"TwinStatusEnum": "twins.choices.TwinStatusChoices",
                             "TwinOperationKindEnum": "twins.choices.TwinOperationKindChoices",
-                            "RunStatusEnum": "twin.runs.RunStatus"},
+                            "RunStatusEnum": "twin.runs.RunStatus",
+                            # One severity vocabulary (findings, filters, external_peers) and the check statuses.
+                            "SeverityEnum": "validation.models.SeverityChoices",
+                            "CheckStatusEnum": "validators.findings.CHECK_STATUS_CHOICES"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "twin.api_schema.error_responses_hook"],
 }
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from validators.findings import describe_examined
+
 from .models import ValidationFinding, ValidationRun
 
 
@@ -27,10 +29,13 @@ def validation_report(*, run: ValidationRun, check: str | None = None, severity:
         if check and name != check and not name.startswith(f"{check}."):
             continue
         checks.append({"name": name, "status": info["status"], "reason": info["reason"], "counts": info["counts"],
+                       "examined": info.get("examined", {}),  # runs stored before examined counts: {}
                        "seconds": info.get("seconds"), "findings": per_check.get(name, [])})
     return {"run": run.pk, "fabric_intent": run.fabric_intent.name, "status": run.status, "ok": run.ok,
             "title": run.summary.get("title", ""), "error": run.error, "error_fields": run.error_fields,
             "counts": {"passed": run.checks_passed, "failed": run.checks_failed, "skipped": run.checks_skipped,
+                       "incomplete": sum(1 for info in (run.summary.get("checks") or {}).values()
+                                         if info["status"] == "incomplete"),
                        "error": run.error_count, "warning": run.warning_count, "info": run.info_count},
             "whatif": run.summary.get("whatif"), "leaf_pairs": run.summary.get("leaf_pairs"), "checks": checks}
 
@@ -44,7 +49,8 @@ def validation_report_text(report: dict) -> str:
         lines.append(f"  run failed: {report['error']}")
     for check in report["checks"]:
         detail = f" ({check['reason']})" if check["reason"] else ""
-        lines.append(f"  [{check['status'].upper():7}] {check['name']}{detail}")
+        examined = f": examined {describe_examined(check['examined'])}" if any(check["examined"].values()) else ""
+        lines.append(f"  [{check['status'].upper():7}] {check['name']}{detail}{examined}")
         for finding in check["findings"]:
             lines.append(f"      {finding['severity']:7} {finding['subject']}: {finding['message']}")
     return "\n".join(lines)

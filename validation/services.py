@@ -102,7 +102,7 @@ def _store(run: ValidationRun, report, device_count: int) -> None:
     summary = {"title": data["title"], "checks": {}}
     for check in data["checks"]:
         summary["checks"][check["name"]] = {"status": check["status"], "reason": check["reason"],
-                                            "counts": check["counts"],
+                                            "counts": check["counts"], "examined": check["examined"],
                                             "seconds": round(report.timings.get(check["name"], 0.0), 4)}
     whatif = getattr(report.context, "whatif_result", None)
     if whatif is not None and whatif.scenarios:
@@ -134,10 +134,12 @@ def _store(run: ValidationRun, report, device_count: int) -> None:
 
 
 def validation_configs_run(*, device_files: dict[str, dict[str, str]], fabric_intent: FabricIntent | None = None,
-                           checks: Iterable[str] | None = None) -> ConfigValidation:
+                           checks: Iterable[str] | None = None, external_peers: str = "info") -> ConfigValidation:
     """Validate uploaded or pulled device configs as text (validators.configs); with a fabric intent its inventory
-    serves the checks that need one when the hostnames match. Nothing is stored: the report is the answer."""
+    serves the checks that need one when the hostnames match; ``external_peers`` is the severity of BGP neighbors
+    outside the configs. Nothing is stored: the report is the answer."""
     snapshot = fabric_snapshot(fabric_intent) if fabric_intent is not None else None
     # Secrets become keyed markers before any check reads the text: unmodelled lines and findings quote it.
     device_files = {device: config_secrets_shown(files) for device, files in device_files.items()}
-    return validate_configs(device_files, snapshot=snapshot, checks=list(checks) if checks else None)
+    return validate_configs(device_files, snapshot=snapshot, checks=list(checks) if checks else None,
+                            external_peers=external_peers)

@@ -25,6 +25,7 @@ from typing import Any
 from compiler.names import HOSTNAME, path_component
 from compiler.paths import safe_join
 from validators.common import CheckSkipped
+from validators.context import FabricContext
 from validators.findings import Finding, Severity
 
 CHECK = "batfish"
@@ -132,6 +133,9 @@ def check_batfish(fabric, host: str | None = None) -> list[Finding]:
     findings: list[Finding] = []
     with tempfile.TemporaryDirectory(prefix="ft-batfish-") as directory:
         left_out = write_snapshot(fabric, Path(directory))
+    examined = {"devices": len(fabric.structured) - len(left_out)}
+    if isinstance(fabric, FabricContext):  # from validators.run; a CompileResult passed directly records nothing
+        fabric.record_examined(CHECK, examined)
         session.init_snapshot(directory, name="validate", overwrite=True)
     questions: Any = session.q  # pybatfish builds its question methods at run time (no static attributes)
     findings += findings_from_session_compatibility(questions.bgpSessionCompatibility().answer().frame())

@@ -24,7 +24,31 @@ ASNS = "bgp.asns"
 
 
 def check_sessions(fabric) -> list[Finding]:
-    return list(as_context(fabric).sessions.findings)
+    ctx = as_context(fabric)
+    table = ctx.sessions
+    examined = {"BGP neighbors": table.neighbor_count - len(table.external)}
+    if table.external:
+        examined["external peers"] = len(table.external)
+    ctx.record_examined(SESSIONS, examined)
+    return list(table.findings) + external_peer_findings(table.external, ctx.external_peers)
+
+
+def external_peer_findings(external: list[tuple[str, str, object]], treat: str) -> list[Finding]:
+    """Neighbors whose address no device of this set owns (a firewall, a WAN router, the other half of a set
+    validated alone): reported, at the severity the caller chose (``external_peers``: info by default), never
+    judged as sessions. Info and warning: one finding listing them; error: one per neighbor, so each is located."""
+    if not external:
+        return []
+    if treat == Severity.ERROR:
+        return [Finding(check=SESSIONS, severity=Severity.ERROR, subject=f"{host}:neighbor {address}",
+                        expected="a peer in this config set", actual=address,
+                        message=f"{host}: BGP neighbor {address} (AS {remote_as}) is external: no device of this "
+                        "set has that address") for host, address, remote_as in external]
+    listed = ", ".join(f"{host}->{address} (AS {remote_as})" for host, address, remote_as in external[:20])
+    more = f" and {len(external) - 20} more" if len(external) > 20 else ""
+    return [Finding(check=SESSIONS, severity=treat, subject="external peers", expected=None, actual=len(external),
+                    message=f"{len(external)} BGP neighbor(s) outside this config set, not judged as sessions: "
+                    f"{listed}{more}")]
 
 
 def _effective_settings(structured) -> dict[tuple[str, str], tuple]:
@@ -46,6 +70,7 @@ def _effective_settings(structured) -> dict[tuple[str, str], tuple]:
 def check_timers_bfd(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     settings = _effective_settings(ctx.structured)
+    ctx.record_examined(TIMERS_BFD, {"established sessions": len(ctx.sessions.established)})
     findings: list[Finding] = []
     for session in ctx.sessions.established:
         a = settings[(session.a, session.a_interface)]
@@ -70,6 +95,9 @@ def check_router_ids(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     owners: dict[str, list[str]] = defaultdict(list)
     findings: list[Finding] = []
+    ctx.record_examined(ROUTER_IDS, {"BGP speakers": sum(
+        1 for config in ctx.structured.values()
+        if config["bgp"]["neighbors"] or config["bgp"].get("router_id") or config["bgp"].get("asn") is not None)})
     for host, config in ctx.structured.items():
         router_id = config["bgp"].get("router_id") or config.get("router_id")
         if not router_id:
@@ -123,6 +151,8 @@ def check_asns(fabric) -> list[Finding]:
     groups_of_asn: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     findings: list[Finding] = []
     mlag_peers = mlag_pairs(ctx.structured)
+    ctx.record_examined(ASNS, {"devices with an ASN": sum(
+        1 for config in ctx.structured.values() if config["bgp"].get("asn") is not None or config.get("asn") is not None)})
     for host, config in ctx.structured.items():
         asn = config["bgp"].get("asn") if config["bgp"].get("asn") is not None else config.get("asn")
         if asn is None:

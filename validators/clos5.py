@@ -81,6 +81,7 @@ def check_ecmp(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     tiers = _tiers(ctx)
     widths = tiers.class_widths()
+    ctx.record_examined(ECMP, {"leaf pairs": sum(tiers.pair_count(o, r) for o, r in widths)})
     findings: list[Finding] = []
     designed_model = _designed(ctx, tiers)
     if designed_model is not None:
@@ -114,6 +115,7 @@ def check_valley_free(fabric) -> list[Finding]:
     roles = model.role
     if SUPER_SPINE not in roles:
         raise CheckSkipped("no super-spine: a two-tier fabric has no valley to fall into")
+    ctx.record_examined(VALLEY_FREE, {"devices": len(roles), "sessions": len(model.sessions)})
     findings: list[Finding] = []
     super_asns = Counter(model.asn[d] for d, role in enumerate(roles) if role == SUPER_SPINE)
     core_asn = super_asns.most_common(1)[0][0]
@@ -373,6 +375,7 @@ def check_n_minus_1(fabric) -> list[Finding]:
             note_rail("leaf", leaf, rails.leaf_lost(leaf))
     findings: list[Finding] = []
     breaking = [r for r in results if r[2] > base_unreachable]
+    ctx.record_examined(N_MINUS_1, {"failure scenarios": len(results), "leaf pairs": leaf_pairs})
     for kind, subject, unreachable, _low, _text in breaking[:INDIVIDUAL_FINDINGS]:
         findings.append(Finding(
             check=N_MINUS_1, severity=Severity.ERROR, subject=subject, expected=base_unreachable, actual=unreachable,

@@ -5,6 +5,9 @@ alone, and cite each finding's file:line.
 :class:`~validators.context.FabricContext` over ``{hostname: structured config}``, plus the snapshot when the
 inventory describes these devices). Checks that need the inventory (physical checks, headroom from cable length,
 server MTUs) use it when every parsed hostname is a switch of it; otherwise they are skipped with the reason.
+Coverage (docs/validation.md, "How coverage is reported"): :func:`coverage_gaps` classifies every unmodelled line
+to a feature and ``_mark_incomplete`` makes the checks depending on it ``incomplete``, naming device, feature and
+file:line; BGP neighbors outside the set are external peers at the ``external_peers`` severity.
 Pure Python; never imports Django.
 """
 
@@ -12,10 +15,11 @@ from __future__ import annotations
 
 import gc
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import cast
 
-from compiler.errors import FabricTwinError
+from compiler.errors import FabricTwinError, FieldError, InputError
 from compiler.parse import ParsedDevice, ParseError, parse_device
 from compiler.parse.carried import carried, differences
 from compiler.parse.common import Unmodelled
@@ -23,8 +27,9 @@ from compiler.parse.drift import describe_path
 from compiler.parse.fabric import complete_fabric
 from compiler.structured.contract import StructuredConfig
 from validators.context import FabricContext
-from validators.findings import CheckStatus, Finding, Report, Severity
-from validators.run import validate_fabric
+from validators.findings import CheckStatus, Finding, Report, Severity, summary
+from validators.roce import NO_ROCE
+from validators.run import NOTHING_EXAMINED, validate_fabric
 
 NO_INVENTORY = "no inventory (structured configs only)"  # validators.run's reason for inventory checks
 
@@ -36,6 +41,7 @@ class ConfigValidation:
     report: Report
     devices: dict[str, ParsedDevice]
     inventory_reason: str  # "" when the inventory was used, else why not
+    gaps: list[CoverageGap] = field(default_factory=list)  # unmodelled lines per device and feature
     locations: dict[int, list[str]] = field(default_factory=dict)  # id(finding) -> ["leaf1/startup-config:63"]
 
     @property
@@ -57,12 +63,12 @@ class ConfigValidation:
                                   "detected_by": device.detected_by} for host, device in self.devices.items()}
         data["inventory"] = self.inventory_reason or "used"
         data["unmodelled"] = [{"device": host, **item.as_dict()} for host, item in self.unmodelled()]
+        data["coverage_gaps"] = [{"device": gap.device, "feature": gap.feature, "lines": list(gap.lines)}
+                                 for gap in self.gaps]
         return data
 
     def as_text(self) -> str:
-        counts = self.report.counts()
-        lines = [f"{self.report.title}: {counts['passed']} passed, {counts['failed']} failed, "
-                 f"{counts['skipped']} skipped"]
+        lines = [f"{self.report.title}: {summary(self.report.counts())}"]
         platforms: dict[str, int] = {}
         for device in self.devices.values():
             platforms[device.platform] = platforms.get(device.platform, 0) + 1
@@ -72,8 +78,7 @@ class ConfigValidation:
                 lines.append(f"  {host} ({device.platform}) from {len(device.files)} files: {', '.join(device.files)}")
         lines.append(f"  inventory: {self.inventory_reason or 'used (hostnames match)'}")
         for result in self.report.checks.values():
-            detail = f" (skipped: {result.reason})" if result.status == CheckStatus.SKIPPED else ""
-            lines.append(f"  [{result.status.upper():7}] {result.name}{detail}")
+            lines.append(f"  {result.headline()}")
             for finding in result.findings:
                 where = ", ".join(self.where(finding))
                 lines.append(f"      {finding.severity:7} {finding.subject}: {finding.message}"
@@ -125,20 +130,25 @@ def _where(key: str, files: list[str]) -> str:
     return f"{key}/{files[0]}" if len(files) == 1 else f"{key}/ ({', '.join(files)})"
 
 
-def validation_input(devices: dict[str, ParsedDevice], snapshot=None) -> tuple[FabricContext, str]:
+def validation_input(devices: dict[str, ParsedDevice], snapshot=None,
+                     external_peers: str = Severity.INFO) -> tuple[FabricContext, str]:
     """The one adapter: parsed configs (+ the inventory's snapshot when it describes them) -> validator input,
-    and why the inventory was not used ("" when it was)."""
+    and why the inventory was not used ("" when it was). ``external_peers``: the severity of BGP neighbors
+    outside these configs (info, warning or error)."""
+    if external_peers not in Severity.ALL:
+        raise InputError(FieldError("external_peers", external_peers, f"one of {', '.join(Severity.ALL)}"))
     # The parsers build the contract's shape in plain dicts (every key present, compiler.parse.common.empty_structured).
     structured = {host: cast(StructuredConfig, device.structured) for host, device in devices.items()}
     if snapshot is None:
-        return FabricContext(structured), NO_INVENTORY
+        return FabricContext(structured, external_peers=external_peers), NO_INVENTORY
     switches = {switch.hostname for switch in snapshot.inventory.switches}
     unknown = sorted(set(structured) - switches)
     if unknown:
-        return FabricContext(structured), (f"hostnames not in the inventory: {', '.join(unknown[:5])}"
-                                           + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""))
+        return FabricContext(structured, external_peers=external_peers), (
+            f"hostnames not in the inventory: {', '.join(unknown[:5])}"
+            + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""))
     _name_unnamed_networks(devices, snapshot.intent)
-    return FabricContext(structured, snapshot), ""
+    return FabricContext(structured, snapshot, external_peers=external_peers), ""
 
 
 def _name_unnamed_networks(devices: dict[str, ParsedDevice], intent) -> None:
@@ -153,20 +163,22 @@ def _name_unnamed_networks(devices: dict[str, ParsedDevice], intent) -> None:
 
 
 def validate_configs(device_files: dict[str, dict[str, str]], snapshot=None, checks=None,
-                     title: str | None = None) -> ConfigValidation:
+                     title: str | None = None, external_peers: str = Severity.INFO) -> ConfigValidation:
     devices = parse_configs(device_files)
-    return validate_parsed(devices, snapshot=snapshot, checks=checks, title=title)
+    return validate_parsed(devices, snapshot=snapshot, checks=checks, title=title, external_peers=external_peers)
 
 
 def validate_parsed(devices: dict[str, ParsedDevice], snapshot=None, checks=None,
-                    title: str | None = None) -> ConfigValidation:
-    ctx, inventory_reason = validation_input(devices, snapshot)
+                    title: str | None = None, external_peers: str = Severity.INFO) -> ConfigValidation:
+    ctx, inventory_reason = validation_input(devices, snapshot, external_peers)
     report = validate_fabric(ctx, checks=checks, title=title or f"validation of {len(devices)} device configs")
+    gaps = coverage_gaps(devices)
+    _mark_incomplete(report, gaps)
     if inventory_reason and inventory_reason != NO_INVENTORY:
         for result in report.checks.values():
             if result.status == CheckStatus.SKIPPED and result.reason == NO_INVENTORY:
                 result.reason = inventory_reason
-    validation = ConfigValidation(report, devices, inventory_reason)
+    validation = ConfigValidation(report, devices, inventory_reason, gaps)
     for finding in report.findings:
         validation.locations[id(finding)] = _locate(finding, devices)
     return validation
@@ -193,6 +205,160 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
         if where:
             out.append(f"{device.source or host}/{where[0]}:{where[1]}")
     return out
+
+
+# --------------------------------------------------------------------------------------------- coverage gaps
+# Which checks depend on which part of a config, so an unmodelled line makes exactly those checks incomplete.
+# A line is classified by its own first words (CLI) or its CONFIG_DB table; a line that says nothing by itself
+# ("description x", "timers 3 9"), or a command that means something else in each block ("network ..." under
+# router bgp or router ospf, "mtu" under an interface; BLOCK_RELATIVE), belongs to the block above it: the
+# nearest block header the parser located (ParsedDevice.locations) or the nearest unmodelled line that classified
+# as a header. A leading "no " is ignored.
+# Management-plane commands depend on no check; a line that classifies nowhere ("other") is listed with the
+# unmodelled lines but makes no check incomplete (every foreign config has some; marking every check for them
+# would say nothing). Features, in the order they are tried (the first prefix that matches wins):
+UNMODELLED_FEATURES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("management", ("hostname", "ntp", "logging", "snmp-server", "username", "aaa", "banner", "clock", "dns",
+                    "enable password", "enable secret", "transceiver", "vlan internal", "errdisable",
+                    "ip icmp", "load-interval", "queue-monitor", "event-handler", "monitor", "ptp",
+                    "ip name-server", "ip domain", "management", "daemon", "spanning-tree", "lldp", "service ",
+                    "tacacs", "radius", "ip ssh", "sflow", "alias", "terminal", "end", "line vty", "log ",
+                    "agent", "ip http", "ip igmp", "DEVICE_METADATA", "NTP", "SYSLOG", "SNMP", "MGMT_", "TACPLUS",
+                    "AAA", "FEATURE", "CRM", "KDUMP", "LOGGER", "FLEX_COUNTER", "TELEMETRY", "RESTAPI", "LLDP",
+                    "CONSOLE", "SYSTEM_DEFAULTS", "VERSIONS", "management")),
+    ("BFD", ("router bfd", "bfd", "BFD")),
+    ("QoS/RoCE", ("qos", "priority-flow-control", "pfc", "dcbx", "random-detect", "ecn", "tx-queue", "uc-tx-queue",
+                  "traffic-class", "platform trident", "platform sand", "service-profile", "BUFFER_", "PFC_WD",
+                  "QUEUE", "WRED_PROFILE", "SCHEDULER", "DSCP_TO_TC_MAP", "TC_TO_", "PORT_QOS_MAP", "MAP_PFC",
+                  "CABLE_LENGTH", "roce_qos_ports")),
+    ("MLAG", ("mlag", "peer-link", "peer-address", "domain-id", "MCLAG", "local-interface", "heartbeat")),
+    ("loopbacks", ("interface Loopback", "LOOPBACK_INTERFACE")),
+    ("SVIs", ("interface Vlan", "VLAN_INTERFACE", "ip virtual-router", "ip address virtual", "SAG")),
+    ("VLAN/VXLAN/EVPN", ("vlan", "vxlan", "vni", "VLAN", "VXLAN", "vrf", "VRF", "evpn", "advertise-all-vni",
+                         "route-target", "rd ", "mac address-table", "EVPN_NVO")),
+    ("routing policy", ("route-map", "ip prefix-list", "ipv6 prefix-list", "ip as-path", "ip community-list",
+                        "ROUTE_MAP", "PREFIX")),
+    ("BGP", ("router bgp", "neighbor", "bgp ", "address-family", "exit-address-family", "redistribute",
+             "network ", "maximum-paths", "peer-group", "timers bgp", "BGP_")),
+    ("IGP/static routing", ("router ospf", "router isis", "ip ospf", "isis ", "ip router isis", "ipv6 router",
+                            "ip route", "ipv6 route", "ip routing", "ipv6 unicast-routing", "STATIC_ROUTE")),
+    ("interfaces", ("interface", "mtu", "channel-group", "port-channel", "lacp", "switchport", "ip address",
+                    "ipv6 address", "speed", "no switchport", "shutdown", "PORT", "INTERFACE",
+                    "LOOPBACK_INTERFACE", "BREAKOUT_CFG", "DEVICE_NEIGHBOR", "links", "bonds", "addresses")),
+)
+BLOCK_RELATIVE = ("neighbor", "network ", "redistribute", "maximum-paths", "address-family", "exit-address-family",
+                  "bgp ", "timers", "mtu", "shutdown", "speed", "switchport", "ip address", "ipv6 address",
+                  "channel-group", "vni", "rd ", "route-target", "description", "bfd", "passive-interface",
+                  "area ", "router-id", "vrf ")
+# Feature -> the checks (names or prefixes) whose verdict depends on it.
+FEATURE_CHECKS: dict[str, tuple[str, ...]] = {
+    "management": (),
+    "other": (),
+    "BFD": ("bgp.timers_bfd",),
+    "QoS/RoCE": ("roce.",),
+    # fabric.py's note on an EVPN session to an address outside the set: an external peer, reported by bgp.sessions.
+    "external peers": (),
+    "MLAG": ("mlag.", "bgp.sessions", "bgp.asns"),
+    "SVIs": ("overlay.", "mtu.svi"),
+    "loopbacks": ("bgp.", "routing.", "whatif.", "clos5.", "overlay."),  # router IDs, VTEPs, VRF loopbacks
+    "VLAN/VXLAN/EVPN": ("overlay.", "mtu.overlay_budget", "mtu.svi"),
+    # Route maps and prefix lists decide what is advertised, not whether sessions come up.
+    "routing policy": ("routing.", "whatif.", "clos5.", "overlay.host_reachability"),
+    "BGP": ("bgp.", "routing.", "whatif.", "clos5.", "overlay.host_reachability", "overlay.route_targets"),
+    "IGP/static routing": ("bgp.sessions", "routing.", "whatif.", "clos5.", "overlay.host_reachability"),
+    "interfaces": ("bgp.sessions", "bgp.timers_bfd", "mtu.", "mlag.", "roce.pfc", "roce.ecn", "roce.watchdog",
+                   "roce.trust", "roce.headroom", "routing.", "whatif.", "clos5.", "overlay.host_reachability"),
+}
+LOCATION_FEATURES = (("bgp", "BGP"), ("interface Vlan", "SVIs"), ("interface Loopback", "loopbacks"),
+                     ("interface", "interfaces"),
+                     ("vlan", "VLAN/VXLAN/EVPN"), ("vxlan", "VLAN/VXLAN/EVPN"), ("qos", "QoS/RoCE"),
+                     ("vrf", "VLAN/VXLAN/EVPN"), ("mlag", "MLAG"))
+
+
+@dataclass(frozen=True)
+class CoverageGap:
+    """One device's unmodelled lines of one feature: what makes the checks depending on it incomplete."""
+
+    device: str
+    feature: str
+    lines: tuple[str, ...]  # "leaf1/startup-config:34: network 10.255.0.1/32"
+
+    def __str__(self) -> str:
+        more = f" and {len(self.lines) - 1} more line(s)" if len(self.lines) > 1 else ""
+        return f"{self.device}: {self.feature} not fully read ({self.lines[0]}{more})"
+
+
+def _own_feature(text: str) -> str | None:
+    if text.endswith("EVPN session to an address no parsed device owns"):
+        return "external peers"
+    text = text[3:] if text.startswith("no ") else text
+    for feature, prefixes in UNMODELLED_FEATURES:
+        if text.startswith(prefixes):
+            return feature
+    return None
+
+
+def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
+    """Every device's unmodelled lines grouped by the feature they belong to (management lines left out)."""
+    gaps = []
+    for host, device in devices.items():
+        anchors: dict[str, list[tuple[int, str]]] = defaultdict(list)  # file -> [(line, feature)] of block headers
+        for key, (file, line) in device.locations.items():
+            feature = next((feature for word, feature in LOCATION_FEATURES if key.startswith(word)), None)
+            if feature is not None and line:
+                anchors[file].append((line, feature))
+        for entries in anchors.values():
+            entries.sort()
+        by_feature: dict[str, list[str]] = defaultdict(list)
+        # One pass in line order per file (linear: a foreign config may have thousands of unmodelled lines): the
+        # block above a line is the later of the last located header before it and the last classified line.
+        current_file: str | None = None
+        position, last = 0, (0, "")  # last: (line, feature) of the block above; "" before any block
+        for item in sorted(device.unmodelled, key=lambda item: (item.file, item.line)):
+            if item.file != current_file:
+                current_file, position, last = item.file, 0, (0, "")
+            headers = anchors.get(item.file, [])
+            while position < len(headers) and headers[position][0] < item.line:
+                last = max(last, headers[position], key=lambda entry: entry[0])
+                position += 1
+            feature = _own_feature(item.text)
+            relative = item.text.removeprefix("no ").startswith(BLOCK_RELATIVE)
+            # CLI text only: a CONFIG_DB table (upper case) is top level, it never belongs to the one above it.
+            if item.line and last[1] and item.text[:1].islower() and (feature is None or relative):
+                feature = last[1]
+            elif feature is not None and item.line and not relative:
+                last = (item.line, feature)
+            feature = feature or "other"
+            if FEATURE_CHECKS[feature]:
+                by_feature[feature].append(f"{device.source or host}/{item}")
+        gaps += [CoverageGap(host, feature, tuple(lines)) for feature, lines in by_feature.items()]
+    return gaps
+
+
+def _depends(check: str, feature: str) -> bool:
+    return any(check == prefix or (prefix.endswith(".") and check.startswith(prefix))
+               for prefix in FEATURE_CHECKS[feature])
+
+
+def _mark_incomplete(report: Report, gaps: list[CoverageGap]) -> None:
+    """Checks depending on a feature some device's config was not fully read for: passed, or skipped for want of
+    input, becomes incomplete, naming device, feature and file:line. A failed check stays failed (its errors are
+    about what was read: turning them into warnings hid real faults next to an unread line) and its reason names
+    the gaps, so a reader knows an error may also come from a line the model did not see."""
+    for name, result in report.checks.items():
+        relevant = [gap for gap in gaps if _depends(name, gap.feature)]
+        # Skipped for want of input is what an unread feature looks like (no sessions, no RoCE classes);
+        # skipped for another reason (no inventory, a two-tier fabric) stays skipped.
+        if not relevant or (result.status == CheckStatus.SKIPPED and not result.reason.startswith(
+                (NOTHING_EXAMINED, NO_ROCE))):
+            continue
+        shown = "; ".join(str(gap) for gap in relevant[:3])
+        shown += f"; and {len(relevant) - 3} more device/feature gap(s)" if len(relevant) > 3 else ""
+        if result.status == CheckStatus.FAILED:
+            result.reason = f"also depends on lines not read: {shown}"
+            continue
+        result.status = CheckStatus.INCOMPLETE
+        result.reason = shown
 
 
 def running_state_errors(intended: dict[str, ParsedDevice], running: dict[str, ParsedDevice]) -> dict[str, list[dict]]:

@@ -62,11 +62,20 @@ class ValidationInput:
 
 class FabricContext:
     def __init__(self, structured: Mapping[str, StructuredConfig], snapshot: Snapshot | None = None,
-                 rendered: Rendered | None = None) -> None:
+                 rendered: Rendered | None = None, external_peers: str = "info") -> None:
         self.structured = structured
         self.snapshot = snapshot
         self.rendered = rendered  # host -> platform -> file -> text, when known
+        # Severity of bgp.sessions' report of neighbors outside this set (validators.bgp.external_peer_findings).
+        self.external_peers = external_peers
         self.whatif_result: WhatIfResult | None = None  # N-1/N-2 scenarios, computed once for both checks
+        # What each check looked at, as it says (check -> kind -> count); validators.run puts it on the result
+        # and skips a check that examined nothing, so no check can pass on nothing.
+        self.examined: dict[str, dict[str, int]] = {}
+
+    def record_examined(self, check: str, counts: Mapping[str, int]) -> None:
+        """``check`` examined ``counts`` ({"BGP neighbors": 12}); called by each check once per run."""
+        self.examined[check] = {kind: int(count) for kind, count in counts.items()}
 
     @classmethod
     def from_input(cls, source: ValidationInput) -> FabricContext:

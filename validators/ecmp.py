@@ -23,6 +23,8 @@ def check_ecmp(fabric) -> list[Finding]:
     if matrix.mode != "leaf-spine":
         raise CheckSkipped(f"designed ECMP widths are defined for two-tier leaf-spine fabrics; this one is "
                            f"{matrix.mode} (reachability is still checked)")
+    leaves = len(matrix.leaves)
+    ctx.record_examined(ECMP, {"leaf pairs": leaves * (leaves - 1)})
     tier = matrix.tier
     assert tier is not None  # leaf-spine mode (checked above) always has a spine tier
     mismatches = []

@@ -24,7 +24,7 @@ from compiler.hardware import configures_port_headroom
 from compiler.model import Endpoint
 from compiler.qos_math import pfc_headroom
 from compiler.structured.contract import Interface
-from validators.common import asic_family_of
+from validators.common import asic_family_of, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
 
@@ -71,6 +71,8 @@ def check_headroom(fabric) -> list[Finding]:
                    if s.model in models and models[s.model].buffer_mb}
     lengths = _cable_lengths(ctx)
     sufficient: dict[tuple, int] = {}
+    judged = 0
+    unjudged: list[str] = []  # lossless ports whose config states no MTU or speed: the formula needs both
     for host, config in ctx.structured.items():
         lossless = (config.get("qos") or {}).get("lossless_priorities") or []
         if not lossless or not configures_port_headroom(config.get("platform"), asic_family_of(ctx, host, config)):
@@ -82,8 +84,12 @@ def check_headroom(fabric) -> list[Finding]:
                 continue
             length = _cable_length(ctx, lengths, host, interface)
             speed = _speed(ctx, host, interface)
-            if length is None or speed is None or not interface.get("mtu"):
-                continue  # nothing to size the requirement from
+            if length is None:
+                continue
+            if speed is None or not interface.get("mtu"):
+                unjudged.append(f"{host}:{interface['name']}")  # nothing to size the requirement from
+                continue
+            judged += 1
             need = required_headroom(speed, float(length), interface["mtu"])
             headroom = qos.get("headroom") or {}
             memo_key = (id(headroom), need)
@@ -128,6 +134,12 @@ def check_headroom(fabric) -> list[Finding]:
                 check=CHECK, severity=Severity.WARNING, subject=host, expected=int(buffer), actual=reserved,
                 message=f"{host} reserves {reserved} bytes of PFC headroom, more than its {int(buffer)} "
                 "byte buffer: nothing is left for shared and lossy traffic"))
+    ctx.record_examined(CHECK, {"lossless ports": judged})
+    if unjudged:
+        findings.append(Finding(
+            check=CHECK, severity=Severity.INFO, subject=f"{len(unjudged)} lossless ports", expected="an MTU and a speed",
+            actual=None, message=f"headroom of {len(unjudged)} lossless port(s) not judged: the config states no "
+            f"MTU or speed for {short_list(unjudged)}"))
     return findings
 
 

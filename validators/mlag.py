@@ -134,6 +134,7 @@ def check_peers(fabric) -> list[Finding]:
     members = {host: config for host, config in ctx.structured.items() if config.get("mlag")}
     if not members:
         raise CheckSkipped("no MLAG configuration")
+    ctx.record_examined(PEERS, {"MLAG switches": len(members)})
     owners = _svi_addresses(ctx.structured)
     findings: list[Finding] = []
     for host, config in sorted(members.items()):

@@ -35,14 +35,20 @@ def check_links(fabric) -> list[Finding]:
     index = ctx.interface_index
     servers = ctx.inventory.servers_by_name if ctx.inventory is not None else {}
     findings: list[Finding] = []
+    links = server_ports = 0
     for host, config in ctx.structured.items():
         for interface in config["interfaces"]:
             kind = interface["kind"]
             if kind in SWITCH_KINDS:
                 peer_key = (interface["peer_device"] or "", interface["peer_interface"] or "")  # set on cabled ports
                 peer = index.get(peer_key)
-                if peer is None or peer["mtu"] == interface["mtu"] or peer_key < (host, interface["name"]):
-                    continue  # equal, or reported from the link's lower end
+                # A port whose config states no MTU runs the platform default, which the parser does not guess:
+                # the link is not judged (not examined) rather than compared against None.
+                if peer is None or peer_key < (host, interface["name"]) or None in (peer["mtu"], interface["mtu"]):
+                    continue  # judged from the link's lower end, or not judgeable
+                links += 1
+                if peer["mtu"] == interface["mtu"]:
+                    continue
                 findings.append(Finding(
                     check=LINKS, severity=Severity.ERROR,
                     subject=f"{host}:{interface['name']}<->{peer_key[0]}:{peer_key[1]}", expected=interface["mtu"],
@@ -52,12 +58,16 @@ def check_links(fabric) -> list[Finding]:
             elif kind == "server" and servers:
                 server = servers.get(interface["peer_device"])
                 nic = server.nics_by_name.get(interface["peer_interface"]) if server else None
-                if server is not None and nic is not None and interface["mtu"] < nic.mtu:
+                if server is None or nic is None or interface["mtu"] is None:
+                    continue
+                server_ports += 1
+                if interface["mtu"] < nic.mtu:
                     findings.append(Finding(
                         check=LINKS, severity=Severity.ERROR, subject=f"{host}:{interface['name']}", expected=nic.mtu,
                         actual=interface["mtu"],
                         message=f"{host}:{interface['name']} MTU {interface['mtu']} is below the MTU {nic.mtu} of "
                         f"{server.name}:{nic.name}: the switch drops the host's largest frames"))
+    ctx.record_examined(LINKS, {"switch-to-switch links": links, "server ports": server_ports})
     return findings
 
 
@@ -134,12 +144,14 @@ def check_overlay_budget(fabric) -> list[Finding]:
                     actual=vxlan["mtu"],
                     message=f"VXLAN MTU {vxlan['mtu']} is below the host MTU {largest_host}: the tunnel "
                     "drops the hosts' largest frames"))
+    judged_networks = 0
     for network, hosts in sorted(carriers.items()):
         bottleneck = [per_leaf[host] for host in hosts if host in per_leaf]
         if core is not None and len(hosts) > 1:
             bottleneck.append(core)
-        if not bottleneck:
-            continue
+        if not bottleneck or not host_mtu[network]:
+            continue  # no underlay MTU stated on its leaves, or no host MTU known: nothing to compare
+        judged_networks += 1
         underlay, where = min(bottleneck)
         needed = host_mtu[network] + VXLAN_OVERHEAD_BYTES
         if needed > underlay:
@@ -148,6 +160,8 @@ def check_overlay_budget(fabric) -> list[Finding]:
                 actual=underlay,
                 message=f"host MTU {host_mtu[network]} + {VXLAN_OVERHEAD_BYTES} (VXLAN over IPv4, RFC 7348) = {needed} "
                 f"exceeds the underlay MTU {underlay} at {where}"))
+    ctx.record_examined(OVERLAY_BUDGET, {"networks": judged_networks,
+                                         "VTEPs with an underlay MTU": len(per_leaf)})
     return findings
 
 
@@ -168,6 +182,7 @@ def check_svi(fabric) -> list[Finding]:
                     actual=svi.get("mtu"),
                     message=f"SVI of {vlan['network']} has MTU {svi.get('mtu')}, the host MTU is "
                     f"{expected_host}"))
+    ctx.record_examined(SVI, {"SVIs": sum(len(entries) for entries in per_network.values())})
     for network, entries in sorted(per_network.items()):
         counts = Counter(mtu for _host, mtu in entries)
         if len(counts) < 2:
@@ -185,13 +200,14 @@ def check_svi(fabric) -> list[Finding]:
 def check_port_channels(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
-    bundles = 0
+    bundles = members = 0
     for host, config in ctx.structured.items():
         ports = {interface["name"]: interface for interface in config["interfaces"]}
         for bundle in config.get("port_channels") or []:
             bundles += 1
             if bundle["mtu"] is None:
                 continue  # the platform default on the bundle and (unless stated) its members
+            members += len(bundle["members"])
             for name in bundle["members"]:
                 member_mtu = ports[name]["mtu"] if name in ports else None
                 if member_mtu is not None and member_mtu != bundle["mtu"]:
@@ -202,6 +218,7 @@ def check_port_channels(fabric) -> list[Finding]:
                         f"(MTU {bundle['mtu']}): members must carry the bundle's MTU"))
     if not bundles:
         raise CheckSkipped("no port-channels")
+    ctx.record_examined(PORT_CHANNELS, {"members of port-channels with an MTU": members})
     return findings
 
 

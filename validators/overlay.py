@@ -51,12 +51,16 @@ def check_vlan_vni(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     vni_owner: dict[int, set[str]] = defaultdict(set)
-    for network, entries in sorted(_carriers(ctx.structured).items()):
+    carriers = _carriers(ctx.structured)
+    examined_vlans, examined_networks = 0, 0
+    for network, entries in sorted(carriers.items()):
         # A switch without VXLAN (an L2 leaf below an MLAG VTEP pair) bridges the VLAN, it maps no VNI; a VLAN with
         # no VNI anywhere (L2LS fabrics, MLAG peer VLANs) is L2-only, not an overlay.
         entries = [(host, vlan) for host, vlan in entries if ctx.structured[host].get("vxlan")]
         if all(vlan["vni"] is None for _host, vlan in entries):
             continue
+        examined_vlans += len(entries)
+        examined_networks += 1
         usual = _majority((vlan["id"], vlan["vni"]) for _host, vlan in entries)
         for host, vlan in entries:
             if vlan["vni"] is not None:
@@ -67,6 +71,7 @@ def check_vlan_vni(fabric) -> list[Finding]:
                     expected=f"VLAN {usual[0]} <-> VNI {usual[1]}", actual=f"VLAN {vlan['id']} <-> VNI {vlan['vni']}",
                     message=f"{network} is VLAN {vlan['id']} / VNI {vlan['vni']} on {host} but VLAN "
                     f"{usual[0]} / VNI {usual[1]} elsewhere: hosts on {host} are cut off"))
+    ctx.record_examined(VLAN_VNI, {"VXLAN VLANs": examined_vlans, "networks": examined_networks})
     for host, config in ctx.structured.items():
         vxlan = config.get("vxlan") or {}
         for vrf in config["vrfs"]:
@@ -111,7 +116,9 @@ def _vni_route_targets(structured) -> dict[int, list[tuple[str, frozenset, froze
 def check_route_targets(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
-    for vni, entries in sorted(_vni_route_targets(ctx.structured).items()):
+    per_vni = _vni_route_targets(ctx.structured)
+    ctx.record_examined(ROUTE_TARGETS, {"VNIs": len(per_vni), "VTEP-VNI pairs": sum(map(len, per_vni.values()))})
+    for vni, entries in sorted(per_vni.items()):
         exports = Counter(export for _host, _import, export in entries)
         if set(exports) == {frozenset()} and all(not imported for _h, imported, _e in entries):
             continue  # auto-derived route targets everywhere
@@ -171,7 +178,9 @@ def check_flood_lists(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     structured = ctx.structured
     findings: list[Finding] = _duplicate_vteps(structured)
-    for vni, vteps in sorted(_vteps_by_vni(structured).items()):
+    per_vni = _vteps_by_vni(structured)
+    ctx.record_examined(FLOOD_LISTS, {"VNIs": len(per_vni), "VTEP-VNI pairs": sum(map(len, per_vni.values()))})
+    for vni, vteps in sorted(per_vni.items()):
         everyone = set(vteps.values())
         owner = {ip: host for host, ip in vteps.items()}
         for host, own in vteps.items():
@@ -208,6 +217,8 @@ def check_l3vni(fabric) -> list[Finding]:
         bgp_vrfs = {vrf["name"]: vrf.get("l3vni") for vrf in config["bgp"].get("vrfs") or ()}
         vxlan_vrfs = dict((config.get("vxlan") or {}).get("vrf_vnis") or {})
         for vrf in config["vrfs"]:
+            if vrf["l3vni"] is None and bgp_vrfs.get(vrf["name"]) is None and vxlan_vrfs.get(vrf["name"]) is None:
+                continue  # a VRF routed nowhere over EVPN (management, a local VRF): no L3VNI to agree on
             per_tenant[vrf["tenant"]].append((host, vrf["name"], vrf["l3vni"]))
             vrf_tenant.setdefault(vrf["name"], vrf["tenant"])
             for where, value in (("router bgp vrf", bgp_vrfs.get(vrf["name"])),
@@ -217,7 +228,8 @@ def check_l3vni(fabric) -> list[Finding]:
                         check=L3VNI, severity=Severity.ERROR, subject=f"{host}:{vrf['name']}", expected=vrf["l3vni"],
                         actual=value, message=f"{where} of {vrf['name']} on {host} has L3VNI {value}, the VRF has "
                         f"{vrf['l3vni']}"))
-    for tenant, entries in sorted(per_tenant.items()):
+    ctx.record_examined(L3VNI, {"tenant VRFs": sum(map(len, per_tenant.values())), "tenants": len(per_tenant)})
+    for tenant, entries in sorted(per_tenant.items(), key=lambda item: str(item[0])):
         usual = _majority((name, vni) for _host, name, vni in entries)
         for host, name, vni in entries:
             if (name, vni) != usual:
@@ -381,7 +393,10 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
 
 
 def check_host_reachability(fabric) -> list[Finding]:
-    return host_reachability(fabric)[1]
+    ctx = as_context(fabric)
+    matrix, findings = host_reachability(ctx)
+    ctx.record_examined(HOST_REACHABILITY, {"server ports": len(matrix.ports), "networks": len(matrix.networks)})
+    return findings
 
 
 def _needs_overlay(check):

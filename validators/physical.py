@@ -449,6 +449,23 @@ PHYSICAL_CHECKS: dict[str, Callable[[Inventory], list[Finding]]] = {
     MISSING_LINK: check_missing_link,
 }
 
+# What each rule examines: the inventory collections it walks (the rules are pure functions of the inventory,
+# so their scope is stated here once rather than threaded through every rule).
+PHYSICAL_EXAMINED: dict[str, Callable[[Inventory], dict[str, int]]] = {
+    CABLE_ENDPOINTS: lambda inventory: {"cables": len(inventory.cables)},
+    CABLE_SPEED: lambda inventory: {"cables": len(inventory.cables)},
+    OPTIC_PORT: lambda inventory: {"switch ports": sum(len(s.interfaces) for s in inventory.switches),
+                                   "server NICs": sum(len(s.nics) for s in inventory.servers)},
+    CABLE_MEDIA: lambda inventory: {"cables": len(inventory.cables)},
+    CABLE_REACH: lambda inventory: {"cables": len(inventory.cables)},
+    TOPOLOGY: lambda inventory: {"cables": len(inventory.cables)},
+    RACK_POWER: lambda inventory: {"racks": len(inventory.racks)},
+    UNIQUE_IDENTITY: lambda inventory: {"switches": len(inventory.switches), "servers": len(inventory.servers)},
+    PORT_EXISTS: lambda inventory: {"switches": len(inventory.switches)},
+    MISSING_LINK: lambda inventory: {"cables": len(inventory.cables),
+                                     "links not imported": len(inventory.missing_links)},
+}
+
 
 def check_physical(inventory: Inventory) -> list[Finding]:
     """Every physical rule's findings, in rule order."""
@@ -459,5 +476,5 @@ def physical_report(inventory: Inventory, report: Report | None = None) -> Repor
     """Run every rule into ``report`` (a new one when None): one entry per rule, passed unless it found an error."""
     report = report if report is not None else Report(f"physical checks of {inventory.fabric}")
     for name, check in PHYSICAL_CHECKS.items():
-        report.add(name, check(inventory))
+        report.add(name, check(inventory), PHYSICAL_EXAMINED[name](inventory))
     return report

@@ -17,7 +17,9 @@ REACHABILITY = "routing.vtep_reachability"
 def check_vtep_reachability(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     matrix = ctx.leaf_pairs
-    if len(matrix.leaves) < 2:
+    leaves = len(matrix.leaves)
+    ctx.record_examined(REACHABILITY, {"VTEP leaves": leaves, "leaf pairs": leaves * (leaves - 1)})
+    if leaves < 2:
         raise CheckSkipped("fewer than two VTEP leaves")
     model = matrix.model
     findings: list[Finding] = []

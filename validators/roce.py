@@ -48,6 +48,7 @@ TRUST = "roce.trust"
 ISOLATION = "roce.isolation"
 PLATFORM = "roce.platform"
 QOS_KINDS = frozenset({"fabric", "server", "peer_link"})
+NO_ROCE = "no RoCE classes in the intent"  # validators.run's reason for skipping every RoCE check
 HOP = {"leaf": "hop 2/4 (source or destination leaf)", "border": "hop 2/4 (border leaf)",
        "spine": "hop 3 (spine)", "super-spine": "hop 3 (super-spine)"}
 
@@ -100,6 +101,8 @@ def check_chain(fabric) -> list[Finding]:
     findings: list[Finding] = []
     classes = _classes(ctx)
     devices = list(_qos_devices(ctx))
+    ctx.record_examined(CHAIN, {"DSCP chains": sum(len(roce["dscp"]) for roce in classes) * len(devices),
+                                "devices": len(devices)})
     for roce in classes:
         for dscp in roce["dscp"]:
             chains = {host: _chain(config.get("qos") or {}, dscp) for host, config in devices}
@@ -152,7 +155,9 @@ def check_pfc(fabric) -> list[Finding]:
     lossless = sorted({c["priority"] for c in classes if c["lossless"]})
     lossy = sorted({c["priority"] for c in classes if not c["lossless"]} - set(lossless))
     index = ctx.interface_index
-    for host, config in _qos_devices(ctx):
+    devices = list(_qos_devices(ctx))
+    ports = 0
+    for host, config in devices:
         device_lossless = sorted((config.get("qos") or {}).get("lossless_priorities") or [])
         if device_lossless != lossless:
             findings.append(Finding(
@@ -161,6 +166,7 @@ def check_pfc(fabric) -> list[Finding]:
         for interface in config["interfaces"]:
             if interface["kind"] not in QOS_KINDS or not interface["enabled"]:
                 continue
+            ports += 1
             configured = (interface.get("qos") or {}).get("pfc_priorities") or []
             if configured == lossless:
                 continue  # the common case: exactly the lossless priorities
@@ -185,6 +191,7 @@ def check_pfc(fabric) -> list[Finding]:
                         expected=sorted(enabled), actual=sorted(peer_enabled),
                         message=f"PFC priorities differ between the ends of the link: {sorted(enabled)} on {host}, "
                         f"{sorted(peer_enabled)} on {interface['peer_device']}: the sender ignores the pauses"))
+    ctx.record_examined(PFC, {"ports": ports, "devices": len(devices)})
     return findings
 
 
@@ -201,8 +208,10 @@ def check_ecn(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     queues = sorted({str(c["traffic_class"]) for c in _classes(ctx) if c["ecn"]})
+    ctx.record_examined(ECN, {"classes with ECN": len(queues)})
     if not queues:
         return findings
+    judged_ports = 0
     # Ports with identical thresholds usually share one dict: judge each distinct dict once.
     judged: dict[int, tuple] = {}
     ports_by_setting: dict[tuple[str, tuple], list[tuple[str, dict]]] = defaultdict(list)
@@ -212,6 +221,7 @@ def check_ecn(fabric) -> list[Finding]:
         for interface in config["interfaces"]:
             if interface["kind"] not in QOS_KINDS or not interface["enabled"]:
                 continue
+            judged_ports += 1
             ecn = (interface.get("qos") or {}).get("ecn") or {}
             verdict = judged.get(id(ecn))
             if verdict is None:
@@ -233,6 +243,7 @@ def check_ecn(fabric) -> list[Finding]:
                                     f"ECN max threshold {key[1]} bytes on queue {queue} of {host}:{interface['name']} "
                                     f"exceeds the switch buffer {int(buffer)} bytes: marking never starts")
             ports_by_setting[(role, keys)].append((host, interface))
+    ctx.record_examined(ECN, {"classes with ECN": len(queues), "ports": judged_ports})
     per_tier: dict[str, Counter] = defaultdict(Counter)
     for (role, keys), ports in ports_by_setting.items():
         per_tier[role][keys] += len(ports)
@@ -272,6 +283,8 @@ def check_cnp(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     wanted = next(((c["cnp_dscp"], c["cnp_priority"]) for c in _classes(ctx) if c.get("cnp_dscp") is not None), None)
+    ctx.record_examined(CNP, {"CNP classes": int(wanted is not None),
+                              "devices": sum(1 for _device in _qos_devices(ctx)) if wanted else 0})
     if wanted is None:
         return findings
     dscp, priority = wanted
@@ -301,9 +314,10 @@ def check_watchdog(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     classes = _classes(ctx)
-    if not any(c["lossless"] and c["watchdog"] for c in classes):
-        return findings
-    for host, config in _qos_devices(ctx):
+    watched = any(c["lossless"] and c["watchdog"] for c in classes)
+    devices = list(_qos_devices(ctx)) if watched else []
+    pfc_ports = 0
+    for host, config in devices:
         if RoceFeature.PFC_WATCHDOG not in roce_capabilities(config.get("platform"), asic_family_of(ctx, host, config)):
             continue  # a platform without a watchdog: roce.platform names the gap
         watchdog = (config.get("qos") or {}).get("pfc_watchdog") or {}
@@ -314,17 +328,21 @@ def check_watchdog(fabric) -> list[Finding]:
                 "stops lossless traffic indefinitely"))
         for interface in config["interfaces"]:
             qos = interface.get("qos") or {}
-            if interface["kind"] in QOS_KINDS and interface["enabled"] and qos.get("pfc_priorities") \
-                    and not qos.get("pfc_watchdog"):
-                _port_issue(findings, WATCHDOG, host, interface, True, qos.get("pfc_watchdog"),
-                            f"PFC watchdog is off on {host}:{interface['name']} while PFC is on")
+            if interface["kind"] in QOS_KINDS and interface["enabled"] and qos.get("pfc_priorities"):
+                pfc_ports += 1
+                if not qos.get("pfc_watchdog"):
+                    _port_issue(findings, WATCHDOG, host, interface, True, qos.get("pfc_watchdog"),
+                                f"PFC watchdog is off on {host}:{interface['name']} while PFC is on")
+    ctx.record_examined(WATCHDOG, {"devices": len(devices), "ports with PFC": pfc_ports})
     return findings
 
 
 def check_trust(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
-    for host, config in _qos_devices(ctx):
+    devices = list(_qos_devices(ctx))
+    ports = 0
+    for host, config in devices:
         trust = (config.get("qos") or {}).get("trust")
         if trust != "dscp":
             findings.append(Finding(
@@ -332,18 +350,23 @@ def check_trust(fabric) -> list[Finding]:
                 message=f"{host} trusts {trust}: RoCEv2 is marked by DSCP, other markings are lost at L3"))
         for interface in config["interfaces"]:
             if interface["kind"] in QOS_KINDS and interface["enabled"]:
+                ports += 1
                 port_trust = (interface.get("qos") or {}).get("trust")
                 if port_trust != "dscp":
                     _port_issue(findings, TRUST, host, interface, "dscp", port_trust,
                                 f"{host}:{interface['name']} trusts {port_trust}, not DSCP: RoCE traffic entering "
                                 "there is classified best effort")
+    ctx.record_examined(TRUST, {"devices": len(devices), "ports": ports})
     return findings
 
 
 def check_isolation(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
-    for host, config in _qos_devices(ctx):
+    devices = [(host, config) for host, config in _qos_devices(ctx)
+               if any(entry.get("lossless") for entry in (config.get("qos") or {}).get("classes") or [])]
+    ctx.record_examined(ISOLATION, {"devices with a lossless class": len(devices)})
+    for host, config in devices:
         qos = config.get("qos") or {}
         classes = qos.get("classes") or []
         lossless_tcs = {str(entry["traffic_class"]): entry["name"] for entry in classes if entry.get("lossless")}
@@ -400,7 +423,9 @@ def check_platform(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
     needed = _required_features(_classes(ctx))
-    for host, config in _qos_devices(ctx):
+    devices = list(_qos_devices(ctx))
+    ctx.record_examined(PLATFORM, {"devices": len(devices), "RoCE features needed": len(needed)})
+    for host, config in devices:
         platform = config.get("platform")
         hardware = config.get("hardware") or {}
         family = asic_family_of(ctx, host, config)

@@ -3,7 +3,10 @@
 Runs every static check (or a subset: exact names like ``mtu.links`` or prefixes like ``roce``) over one shared
 :class:`~validators.context.FabricContext`, so sessions, the routing model and the leaf-pair matrix are built
 once. Checks that cannot run are recorded as skipped with the reason (no RoCE classes, no inventory, no Batfish
-service), never as passed. The :class:`ValidationResult` is a ``Report`` that also carries wall and CPU seconds
+service), never as passed. Each check records what it examined on the context (``ctx.record_examined``); a
+check that examined nothing is skipped here, centrally, whatever it returned. A check that raises is that
+check's result with an :class:`~validators.findings.InternalFailure` finding, the traceback logged, and the run
+goes on. The :class:`ValidationResult` is a ``Report`` that also carries wall and CPU seconds
 per check (the benchmark prints them) and the context the checks shared (reports read its what-if result and
 leaf-pair matrix).
 """
@@ -11,6 +14,7 @@ leaf-pair matrix).
 from __future__ import annotations
 
 import gc
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 
@@ -20,8 +24,10 @@ from compiler.structured.contract import StructuredConfig
 from validators import batfish, bgp, clos5, ecmp, headroom, mlag, mtu, overlay, reachability, roce, whatif
 from validators.common import CheckSkipped
 from validators.context import FabricContext, ValidationInput, as_context
-from validators.findings import Report
-from validators.physical import PHYSICAL_CHECKS
+from validators.findings import CheckStatus, InternalFailure, Report, describe_examined
+from validators.physical import PHYSICAL_CHECKS, PHYSICAL_EXAMINED
+
+logger = logging.getLogger(__name__)
 
 
 class ValidationResult(Report):
@@ -34,10 +40,13 @@ class ValidationResult(Report):
         self.cpu_timings: dict[str, float] = {}  # CPU seconds of this process per check (steadier when shared)
 
 
+NOTHING_EXAMINED = "nothing to examine"
+
+
 def _needs_roce(check: Callable) -> Callable:
     def run(ctx):
         if not roce.roce_applies(ctx):
-            raise CheckSkipped("no RoCE classes in the intent")
+            raise CheckSkipped(roce.NO_ROCE)
         return check(ctx)
     return run
 
@@ -46,6 +55,7 @@ def _physical(name: str) -> Callable:
     def run(ctx):
         if ctx.inventory is None:
             raise CheckSkipped("no inventory (structured configs only)")
+        ctx.record_examined(name, PHYSICAL_EXAMINED[name](ctx.inventory))
         return PHYSICAL_CHECKS[name](ctx.inventory)
     return run
 
@@ -122,13 +132,30 @@ def validate_fabric(source: ValidationInput | FabricContext | CompileResult | Ma
     try:
         for name in names:
             started, cpu_started = time.perf_counter(), time.process_time()
-            try:
-                report.add(name, CHECKS[name](ctx))
-            except CheckSkipped as skipped:
-                report.skip(name, skipped.reason)
+            _run_check(report, ctx, name, ctx.inventory.fabric if ctx.inventory is not None else "fabric")
             report.timings[name] = time.perf_counter() - started
             report.cpu_timings[name] = time.process_time() - cpu_started
     finally:
         if gc_was_enabled:
             gc.enable()
     return report
+
+
+def _run_check(report: ValidationResult, ctx: FabricContext, name: str, fabric_name: str) -> None:
+    """One check into ``report``: skipped (it said why, or it examined nothing), passed/failed, or an internal
+    failure; nothing it raises stops the run."""
+    try:
+        findings = CHECKS[name](ctx)
+    except CheckSkipped as skipped:
+        report.skip(name, skipped.reason, ctx.examined.get(name))
+        return
+    except Exception as error:  # noqa: BLE001 -- any bug or unexpected input shape: reported, never a crash
+        logger.exception("check %s failed internally on %s", name, fabric_name)
+        report.add(name, [InternalFailure.of(name, fabric_name, error)], ctx.examined.get(name))
+        return
+    examined = ctx.examined.get(name)
+    result = report.add(name, findings, examined)
+    if result.status == CheckStatus.PASSED and not any((examined or {}).values()):
+        result.status = CheckStatus.SKIPPED
+        result.reason = (f"{NOTHING_EXAMINED}: {describe_examined(examined)}" if examined else
+                         "the check did not say what it examined")

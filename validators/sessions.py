@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from compiler.structured.contract import Neighbor, StructuredConfig
-from validators.common import ip_to_int
+from validators.common import host_of, ip_to_int
 from validators.findings import Finding, Severity
 
 CHECK = "bgp.sessions"
@@ -42,6 +42,9 @@ class SessionTable:
     established: list[Session] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # sessions that cannot establish, with the reason
     neighbor_count: int = 0
+    # (device, neighbor address, remote AS) of neighbors whose address no device of the set owns: peers outside
+    # the fabric (or outside the configs given), reported by bgp.sessions and never judged as sessions here.
+    external: list[tuple[str, str, object]] = field(default_factory=list)
 
 
 def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
@@ -100,6 +103,9 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     if own_address in address_owner and interface["kind"] == "svi":
                         shared_svi.setdefault(own_address, [address_owner[own_address]]).append(key)
                     address_owner[own_address] = key
+    owned = {host_of(loopback["ip"]) for config in structured.values() for loopback in config["loopbacks"]
+             if loopback.get("ip")}
+    owned.update(address for _int, _length, address in parsed.values())
     by_address: dict[tuple[str, str], Neighbor] = {}  # (device, neighbor address) -> neighbor
     by_interface: dict[tuple[str, str], Neighbor] = {}  # (device, local interface) -> unnumbered neighbor
     for host, config in structured.items():
@@ -121,6 +127,14 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
         local_asn = bgp.get("asn") if bgp.get("asn") is not None else config.get("asn")
         for neighbor in bgp["neighbors"]:
             if id(neighbor) in verified_mirrors:
+                continue
+            neighbor_port = interfaces.get((host, neighbor["interface"] or ""))
+            cabled_to = neighbor_port["peer_device"] if neighbor_port is not None else None
+            if neighbor["address"] and neighbor["address"] not in owned and (cabled_to is None or
+                                                                              cabled_to not in structured):
+                # Nobody here owns the address and the port is not cabled to a device of the set: a peer outside
+                # it. (On a port cabled to one of ours, an unowned address is a wrong address: judged below.)
+                table.external.append((host, neighbor["address"], neighbor.get("remote_as")))
                 continue
             local_name = neighbor["interface"]
             local_key = (host, local_name)

@@ -298,6 +298,7 @@ def run_whatif(fabric, engine: str = "auto", spine_pairs: bool = False) -> WhatI
 
 def check_whatif(fabric, result: WhatIfResult | None = None) -> list[Finding]:
     result = result or run_whatif(fabric)
+    as_context(fabric).record_examined(CHECK, {"failure scenarios": len(result.single())})
     findings: list[Finding] = []
     breaking = result.breaking()
     for scenario in breaking[:INDIVIDUAL_FINDINGS]:
@@ -325,6 +326,7 @@ def check_whatif_n2(fabric, result: WhatIfResult | None = None) -> list[Finding]
     """N-2 over spine pairs: losing reachability there is a warning (surviving two failures is a design choice)."""
     result = result or run_whatif(fabric, spine_pairs=True)
     pairs = result.double()
+    as_context(fabric).record_examined(CHECK_N2, {"spine pairs": len(pairs)})
     findings = [Finding(
         check=CHECK_N2, severity=Severity.WARNING, subject=s.subject, expected=result.baseline_unreachable,
         actual=s.unreachable_pairs, message=f"losing spines {s.subject} together leaves "

@@ -55,9 +55,9 @@ def static_checks(change_set, report: Report) -> None:
                              title=f"static checks of change set {change_set.pk}")
     for result in static.checks.values():
         if result.status == "skipped":
-            report.skip(f"static.{result.name}", result.reason)
+            report.skip(f"static.{result.name}", result.reason, result.examined)
         else:
-            report.add(f"static.{result.name}", result.findings)
+            report.add(f"static.{result.name}", result.findings, result.examined)
     text_checks(change_set, report)
 
 

@@ -70,3 +70,5 @@ def test_compiled_files_pass_the_gate(admin_user):
     assert rollout_execute(rollout_id=rollout.pk, owner="w", driver_factory=devices.driver) == State.SUCCEEDED
     report = Step.objects.get(rollout=rollout, phase=Phase.PRE_CHECK).detail["report"]
     assert {check["name"]: check["status"] for check in report["checks"]}["static.text.render"] == "passed"
+    sessions = next(check for check in report["checks"] if check["name"] == "static.bgp.sessions")
+    assert sessions["status"] == "passed" and sessions["examined"]["BGP neighbors"] > 0  # coverage kept (issue 25)

@@ -72,7 +72,7 @@ def test_planned_clos_fabrics_are_physically_consistent_except_known_power():
     inventory = plan_clos(ClosParams(spines=2, leaves=4, servers_per_leaf=2, rack_power_budget_kw=60.0))
     report = physical.physical_report(inventory)
     assert report.ok, report.as_text()
-    assert report.counts() == {"passed": len(physical.PHYSICAL_CHECKS), "failed": 0, "skipped": 0}
+    assert report.counts() == {"passed": len(physical.PHYSICAL_CHECKS), "failed": 0, "skipped": 0, "incomplete": 0}
 
 
 def test_speed_mismatch_names_both_ends():
@@ -232,7 +232,7 @@ def test_physical_report_as_dict_and_text():
     report = physical.physical_report(broken)
     data = report.as_dict()
     assert data["ok"] is False
-    assert data["counts"] == {"passed": len(physical.PHYSICAL_CHECKS) - 1, "failed": 1, "skipped": 0}
+    assert data["counts"] == {"passed": len(physical.PHYSICAL_CHECKS) - 1, "failed": 1, "skipped": 0, "incomplete": 0}
     topology = next(c for c in data["checks"] if c["name"] == physical.TOPOLOGY)
     assert topology["status"] == "failed" and topology["counts"]["error"] == 1
     assert "[FAILED ] physical.topology" in report.as_text()

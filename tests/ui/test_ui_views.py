@@ -244,6 +244,7 @@ def test_validation_findings_link_to_devices(viewer, fabric_intent):
     assert findings, "a 5 km cable must produce a physical finding"
     page = response.content.decode()
     assert f'href="/inventory/switches/leaf1/#if-{interface.name}"' in page
+    assert "<th>Examined</th>" in page and " cables</td>" in page  # what each (live physical) check looked at
     errors_only = viewer.get(f"/validation/{FABRIC}/?severity=error").context["findings"]
     assert all(item["finding"].severity == "error" for item in errors_only)
     family = viewer.get(f"/validation/{FABRIC}/?check=physical").context["findings"]

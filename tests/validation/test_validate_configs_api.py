@@ -128,3 +128,50 @@ def test_api_reads_compiles_archive_and_lists_each_devices_files(api_client):
                                           for name, data in _configs(broken=False).items() if name.startswith("leaf1/")}}
     refused = api_client.post("/api/validation-runs/configs/", {"archive": _tar(twice)}, format="multipart")
     assert refused.status_code == 400 and "hostname 'leaf1' is claimed twice" in refused.content.decode()
+
+
+def _with_external_peer(members: dict[str, bytes]) -> dict[str, bytes]:
+    """leaf1's EOS config gains a BGP neighbor that no device of the set owns."""
+    text = members["leaf1/startup-config"].decode()
+    head, bgp, tail = text.partition("router bgp ")
+    first_line, _, rest = tail.partition("\n")
+    return {**members, "leaf1/startup-config": f"{head}{bgp}{first_line}\n   neighbor 192.0.2.1 remote-as 65535\n"
+                                               f"{rest}".encode()}
+
+
+@pytest.mark.django_db
+def test_api_reports_examined_counts_external_peers_and_incomplete_checks(api_client):
+    members = _with_external_peer(_configs(broken=False))
+    response = api_client.post("/api/validation-runs/configs/", {"archive": _tar(members)}, format="multipart")
+    assert response.status_code == 200, response.content
+    report = response.json()
+    checks = {check["name"]: check for check in report["checks"]}
+    assert checks["bgp.sessions"]["examined"]["external peers"] == 1 and report["ok"] is True
+    assert report["counts"]["incomplete"] == 0 and report["coverage_gaps"] == []
+    assert all(check["examined"] or check["status"] == "skipped" for check in report["checks"])
+    strict = api_client.post("/api/validation-runs/configs/", {"archive": _tar(members), "external_peers": "error"},
+                             format="multipart")
+    assert strict.status_code == 200 and strict.json()["ok"] is False
+    bad = api_client.post("/api/validation-runs/configs/", {"archive": _tar(members), "external_peers": "loud"},
+                          format="multipart")
+    assert bad.status_code == 400 and "external_peers" in bad.json()
+    members["leaf1/startup-config"] += b"router ospf 1\n   network 10.0.0.0/8 area 0.0.0.0\n"
+    incomplete = api_client.post("/api/validation-runs/configs/", {"archive": _tar(members)}, format="multipart").json()
+    assert incomplete["counts"]["incomplete"] > 0 and incomplete["ok"] is True
+    assert {"device": "leaf1", "feature": "IGP/static routing"}.items() <= incomplete["coverage_gaps"][0].items()
+    reachability = next(c for c in incomplete["checks"] if c["name"] == "routing.vtep_reachability")
+    assert reachability["status"] == "incomplete" and "leaf1/startup-config:" in reachability["reason"]
+
+
+@pytest.mark.django_db
+def test_ui_page_shows_examined_incomplete_and_takes_the_external_peer_setting(django_user_model):
+    operator = _client(django_user_model, "operator")
+    members = _with_external_peer(_configs(broken=False))
+    members["leaf1/startup-config"] += b"router ospf 1\n   network 10.0.0.0/8 area 0.0.0.0\n"
+    page = operator.get("/validate-configs/").content.decode()
+    assert 'name="external_peers"' in page
+    body = operator.post("/validate-configs/", {"archive": _tar(members), "external_peers": "warning"}).content.decode()
+    assert "incomplete" in body and "IGP/static routing not fully read" in body
+    assert "BGP neighbors" in body  # the examined column
+    assert "outside this config set" in body
+    assert operator.post("/validate-configs/", {"archive": _tar(members), "external_peers": "loud"}).status_code == 400

@@ -167,3 +167,46 @@ def test_validate_frr_roce_configs_with_the_fabric(db, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         call_command("validate", "--configs", str(root), "--fabric", "frrroce")
     assert exit_info.value.code == 1 and "roce.headroom" in capsys.readouterr().out
+
+
+WAN_NEIGHBOR = "   neighbor 192.0.2.1 remote-as 65535\n"
+
+
+def _with_external_peer(root: Path) -> Path:
+    """leaf1 (EOS) gains a BGP neighbor no device of the set owns: an external peer."""
+    eos = root / "leaf1" / "startup-config"
+    text = eos.read_text()
+    head, bgp, tail = text.partition("router bgp ")
+    first_line, _, rest = tail.partition("\n")
+    eos.write_text(f"{head}{bgp}{first_line}\n{WAN_NEIGHBOR}{rest}")
+    return root
+
+
+def test_validate_configs_reports_examined_counts_and_external_peers(tmp_path, capsys):
+    root = _with_external_peer(_write_configs(tmp_path))
+    call_command("validate", "--configs", str(root))
+    out = capsys.readouterr().out
+    assert "[PASSED ] bgp.sessions: examined " in out and "1 external peers" in out
+    assert "info    external peers: 1 BGP neighbor(s) outside this config set" in out
+    call_command("validate", "--configs", str(root), "--format", "json", "--external-peers", "warning")
+    sessions = next(c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "bgp.sessions")
+    assert sessions["examined"]["external peers"] == 1 and sessions["status"] == "passed"
+    assert [f["severity"] for f in sessions["findings"] if f["subject"] == "external peers"] == ["warning"]
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("validate", "--configs", str(root), "--external-peers", "error")
+    assert exit_info.value.code == 1
+    assert "leaf1: BGP neighbor 192.0.2.1 (AS 65535) is external" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="external.peers"):
+        call_command("validate", "--configs", str(root), "--external-peers", "loud")
+
+
+def test_validate_configs_says_which_checks_are_incomplete(tmp_path, capsys):
+    root = _write_configs(tmp_path)
+    eos = root / "leaf1" / "startup-config"
+    eos.write_text(eos.read_text() + "router ospf 1\n   network 10.0.0.0/8 area 0.0.0.0\n")
+    call_command("validate", "--configs", str(root), "--checks", "routing", "mtu.svi")
+    out = capsys.readouterr().out
+    assert "incomplete" in out.splitlines()[0]
+    assert "[INCOMPLETE] routing.vtep_reachability (leaf1: IGP/static routing not fully read " \
+           "(leaf1/startup-config:" in out
+    assert "[PASSED ] mtu.svi: examined " in out  # an MTU check does not depend on the OSPF lines

@@ -51,6 +51,11 @@ def test_report_filters(broken_headroom):
     findings = [f for check in report["checks"] for f in check["findings"]]
     assert findings and all(f["check"] == "roce.headroom" and f["severity"] == "error" for f in findings)
     assert "FAILED" in selectors.validation_report_text(report)
+    # What each check examined is stored with the run and shown (issue 25: no verdict without its coverage).
+    headroom = next(check for check in report["checks"] if check["name"] == "roce.headroom")
+    assert headroom["examined"]["lossless ports"] > 0 and report["counts"]["incomplete"] == 0
+    assert f"[FAILED ] roce.headroom: examined {headroom['examined']['lossless ports']} lossless ports" in \
+        selectors.validation_report_text(report)
 
 
 def test_api_sync_run_report_and_findings(validation_api, broken_headroom):
@@ -60,6 +65,7 @@ def test_api_sync_run_report_and_findings(validation_api, broken_headroom):
     assert response.json()["ok"] is False and response.json()["error_count"] > 0
     report = validation_api.get(f"/api/validation-runs/{run_id}/report/", {"check": "roce.headroom"}).json()
     assert [check["name"] for check in report["checks"]] == ["roce.headroom"]
+    assert report["checks"][0]["examined"]["lossless ports"] > 0 and "incomplete" in report["counts"]
     findings = validation_api.get(f"/api/validation-runs/{run_id}/findings/", {"severity": "error"}).json()
     rows = findings["results"] if isinstance(findings, dict) else findings
     assert rows and all(row["severity"] == "error" for row in rows)

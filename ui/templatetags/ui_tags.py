@@ -6,6 +6,7 @@ from django.utils.html import format_html
 
 from ui.highlight import highlight_config, highlight_diff
 from ui.roles import user_role
+from validators.findings import describe_examined
 
 register = template.Library()
 
@@ -38,6 +39,12 @@ def history_link(instance) -> str:
     """" · change history" after a detail page's crumbs: the object's audit trail (ui.views.search.history)."""
     url = reverse("ui:history", args=[instance._meta.label_lower, instance.pk])
     return format_html(' · <a class="history" href="{}">change history</a>', url)
+
+
+@register.filter
+def examined(counts) -> str:
+    """What a check examined ({"BGP neighbors": 48} -> "48 BGP neighbors"); empty when it examined nothing."""
+    return describe_examined(counts) if counts and any(counts.values()) else ""
 
 
 @register.filter

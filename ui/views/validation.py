@@ -16,6 +16,7 @@ from twin.runs import RunStatus
 from ui import integrations
 from ui.roles import OPERATE
 from validation import services as validation_services
+from validators.findings import Severity, summary
 
 from .common import fabric_or_404, requires, viewer
 
@@ -104,7 +105,8 @@ def validation_configs(request):
     """Validate device configs as text: upload an archive (<device>/<files>) or one file per device; the report
     cites each finding's file:line and lists every unmodelled line (validators.configs). Nothing is stored."""
     context = {"section": "validation", "title": "Validate configs", "result": None,
-               "intents": FabricIntent.objects.order_by("name").values_list("pk", "name")}
+               "intents": FabricIntent.objects.order_by("name").values_list("pk", "name"),
+               "external_peer_choices": Severity.ALL, "external_peers": request.POST.get("external_peers", "info")}
     status = 200
     if request.method == "POST":
         try:
@@ -126,8 +128,8 @@ def validation_configs(request):
                     pk=int(intent_id) if intent_id.isascii() and intent_id.isdigit() else -1).first()
                 if fabric_intent is None:
                     raise FabricTwinError(f"fabric_intent={intent_id!r}: no such fabric intent")
-            context["result"] = validation_services.validation_configs_run(device_files=device_files,
-                                                                           fabric_intent=fabric_intent)
+            context["result"] = validation_services.validation_configs_run(
+                device_files=device_files, fabric_intent=fabric_intent, external_peers=context["external_peers"])
             for note in set_aside:
                 messages.info(request, f"Set aside: {note}")
         except FabricTwinError as error:
@@ -138,4 +140,5 @@ def validation_configs(request):
         context["findings"] = [{"finding": finding, "where": result.where(finding)}
                                for finding in result.report.findings][:2000]
         context["unmodelled"] = result.unmodelled()[:2000]
+        context["summary"] = summary(result.report.counts())
     return render(request, "ui/validation_configs.html", context, status=status)

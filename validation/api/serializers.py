@@ -2,6 +2,7 @@ from rest_framework import serializers
 
 from intents.models import CompileRun, FabricIntent
 from twin.api import BriefModelSerializer, BriefRelatedField
+from validators.findings import CheckStatus
 
 from ..models import SeverityChoices, ValidationFinding, ValidationRun
 
@@ -61,8 +62,120 @@ class ConfigsUploadSerializer(serializers.Serializer):
                                                        allow_null=True, default=None,
                                                        help_text="Use this fabric's inventory when hostnames match")
     checks = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list)
+    external_peers = serializers.ChoiceField(
+        choices=SeverityChoices.choices, required=False, default=SeverityChoices.INFO,
+        help_text="Severity of BGP neighbors outside these configs (external peers): reported, never judged as "
+                  "sessions; error makes them fail the report")
 
     def validate(self, attrs):
         if bool(attrs.get("archive")) == bool(attrs.get("files")):
             raise serializers.ValidationError({"archive": ["send one archive or several files (not both, not none)"]})
         return attrs
+
+
+# ------------------------------------------------------------------------------------------- report shapes
+# What the report endpoints answer (validators.findings.Report.as_dict and validators.configs.ConfigValidation
+# .as_dict): documented here so the OpenAPI schema states every field, the statuses and what each check examined.
+
+
+class ReportFindingSerializer(serializers.Serializer):
+    check = serializers.CharField()
+    severity = serializers.ChoiceField(choices=SeverityChoices.choices)
+    subject = serializers.CharField()
+    expected = serializers.JSONField(allow_null=True)
+    actual = serializers.JSONField(allow_null=True)
+    message = serializers.CharField()
+    internal_failure = serializers.BooleanField(
+        required=False, help_text="present (true) on the finding of a check that failed internally (a bug or an "
+                                  "input shape it did not expect; its traceback is in the server log)")
+
+
+class ConfigFindingSerializer(ReportFindingSerializer):
+    locations = serializers.ListField(child=serializers.CharField(), help_text='["leaf1/startup-config:63"]')
+
+
+class SeverityCountsSerializer(serializers.Serializer):
+    error = serializers.IntegerField()
+    warning = serializers.IntegerField()
+    info = serializers.IntegerField()
+
+
+class CheckResultSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=CheckStatus.ALL, help_text=(
+        "passed: examined something, no error; failed: an error finding (an internal failure of the check is one); "
+        "skipped: could not run, or examined nothing (reason says which); incomplete: depends on config lines "
+        "the parser did not model (reason names device, feature and file:line)"))
+    reason = serializers.CharField(allow_blank=True)
+    examined = serializers.DictField(child=serializers.IntegerField(), help_text='{"BGP neighbors": 48}')
+    counts = SeverityCountsSerializer()
+
+
+class RunCheckResultSerializer(CheckResultSerializer):
+    seconds = serializers.FloatField(allow_null=True)
+    findings = ReportFindingSerializer(many=True)
+
+
+class ConfigCheckResultSerializer(CheckResultSerializer):
+    findings = ConfigFindingSerializer(many=True)
+
+
+class StatusCountsSerializer(serializers.Serializer):
+    passed = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    incomplete = serializers.IntegerField()
+
+
+class RunCountsSerializer(StatusCountsSerializer, SeverityCountsSerializer):
+    pass
+
+
+class ValidationReportSerializer(serializers.Serializer):
+    """GET /api/validation-runs/{id}/report/ (validation.selectors.validation_report)."""
+
+    run = serializers.IntegerField()
+    fabric_intent = serializers.CharField()
+    status = serializers.CharField()
+    ok = serializers.BooleanField(allow_null=True)
+    title = serializers.CharField(allow_blank=True)
+    error = serializers.CharField(allow_blank=True)
+    error_fields = serializers.JSONField(help_text="field -> messages when the input was invalid")
+    counts = RunCountsSerializer()
+    whatif = serializers.JSONField(allow_null=True)
+    leaf_pairs = serializers.JSONField(allow_null=True)
+    checks = RunCheckResultSerializer(many=True)
+
+
+class ParsedDeviceSerializer(serializers.Serializer):
+    platform = serializers.CharField()
+    files = serializers.ListField(child=serializers.CharField())
+
+
+class UnmodelledLineSerializer(serializers.Serializer):
+    device = serializers.CharField()
+    file = serializers.CharField()
+    line = serializers.IntegerField(help_text="1-based; 0 for a JSON key")
+    text = serializers.CharField(allow_blank=True)
+
+
+class CoverageGapSerializer(serializers.Serializer):
+    device = serializers.CharField()
+    feature = serializers.CharField(help_text="BGP, interfaces, QoS/RoCE, VLAN/VXLAN/EVPN/MLAG, ...")
+    lines = serializers.ListField(child=serializers.CharField(), help_text="device/file:line: text")
+
+
+class ConfigValidationSerializer(serializers.Serializer):
+    """POST /api/validation-runs/configs/ (validators.configs.ConfigValidation.as_dict)."""
+
+    title = serializers.CharField()
+    ok = serializers.BooleanField(help_text="no check failed (skipped and incomplete checks do not fail it)")
+    counts = StatusCountsSerializer()
+    checks = ConfigCheckResultSerializer(many=True)
+    devices = serializers.DictField(child=ParsedDeviceSerializer())
+    inventory = serializers.CharField(help_text="'used', or why the inventory was not used")
+    unmodelled = UnmodelledLineSerializer(many=True)
+    coverage_gaps = CoverageGapSerializer(many=True, help_text="unmodelled lines per device and feature: what "
+                                                               "makes the checks depending on them incomplete")
+    set_aside = serializers.ListField(child=serializers.CharField(), required=False,
+                                      help_text="archive members not validated, and why (compile --out's twin files)")

@@ -68,10 +68,11 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
         return Response(body, status=status.HTTP_400_BAD_REQUEST if run.status == "failed"
                         else status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=FILTERS, responses={200: dict})
+    @extend_schema(parameters=FILTERS, responses={200: s.ValidationReportSerializer})
     @action(detail=True, methods=["get"])
     def report(self, request, pk=None):
-        """The run's report: per check status, reason, counts and findings (filtered by check and severity)."""
+        """The run's report: per check status, reason, what it examined, counts and findings (filtered by check
+        and severity)."""
         params = s.ReportFilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         return Response(selectors.validation_report(run=self.get_object(), **params.validated_data))
@@ -87,12 +88,13 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
             return self.get_paginated_response(s.ValidationFindingSerializer(page, many=True).data)
         return Response(s.ValidationFindingSerializer(findings, many=True).data)
 
-    @extend_schema(request={"multipart/form-data": s.ConfigsUploadSerializer}, responses={200: dict})
+    @extend_schema(request={"multipart/form-data": s.ConfigsUploadSerializer},
+                   responses={200: s.ConfigValidationSerializer})
     @action(detail=False, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def configs(self, request):
         """Validate device configs as text (any EOS/SONiC/FRR mix, platform detected by content): the report with
-        each finding's file:line and every unmodelled line. Nothing is stored. Unreadable input is a 400 naming
-        the file."""
+        each finding's file:line, what each check examined, the checks left incomplete by unmodelled lines and
+        every unmodelled line. Nothing is stored. Unreadable input is a 400 naming the file."""
         upload_request_check(request)  # before Django spools the files to disk
         params = s.ConfigsUploadSerializer(data=request.data)
         params.is_valid(raise_exception=True)
@@ -106,5 +108,6 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
             upload_size_check("files", "files", sum(upload.size for upload in options["files"]))
             device_files = configs_from_uploads([(upload.name, upload.read()) for upload in options["files"]])
         result = services.validation_configs_run(device_files=device_files, fabric_intent=options["fabric_intent"],
-                                                 checks=options.get("checks") or None)
+                                                 checks=options.get("checks") or None,
+                                                 external_peers=options["external_peers"])
         return Response({**result.as_dict(), "set_aside": set_aside})

@@ -3,7 +3,9 @@
 ``validate --configs DIR`` validates device configs as text instead (any platform mix, detected by content;
 compiler.parse + validators.configs): findings cite file:line, unmodelled lines are listed, and with ``--fabric``
 the inventory is used for the checks that need it when the hostnames match (otherwise they say why they were
-skipped). Nothing is stored.
+skipped). Every check says what it examined; checks depending on lines the parser did not model are
+``incomplete`` (device, feature, file:line); BGP neighbors outside the configs are external peers, reported at
+the ``--external-peers`` severity (info by default). Nothing is stored.
 
 Exits with status 1 when any finding has error severity (or the run could not complete), 0 otherwise, so CI
 can gate on it.
@@ -38,6 +40,9 @@ class Command(BaseCommand):
                                  "startup/running-config, SONiC config_db.json + frr.conf, FRR frr.conf + "
                                  "linux-plan.json or FRR's per-daemon files, or compile --out's <fabric>/<device>/<platform>/"
                                  "<file>) instead of compiling an intent")
+        parser.add_argument("--external-peers", choices=("info", "warning", "error"), default="info",
+                            help="with --configs: how BGP neighbors outside the configs are reported "
+                                 "(default %(default)s; error fails the run)")
 
     def handle(self, *args, **options):
         if options["configs"]:
@@ -63,7 +68,7 @@ class Command(BaseCommand):
             device_files = configs_from_directory(options["configs"], set_aside=set_aside)
             fabric_intent = intent_selectors.fabric_intent_resolve(options["fabric"]) if options["fabric"] else None
             result = services.validation_configs_run(device_files=device_files, fabric_intent=fabric_intent,
-                                                     checks=options["checks"])
+                                                     checks=options["checks"], external_peers=options["external_peers"])
         if options["format"] == "json":
             data = result.as_dict()
             data["set_aside"] = set_aside
