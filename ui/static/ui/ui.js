@@ -58,11 +58,12 @@ function fitBox(svg) {
   return { x: whole.x + (whole.w - w) / 2, y: whole.y + (whole.h - h) / 2, w, h };
 }
 
-// Along one axis: a camera wider than the drawing keeps it centred; a narrower one stays on the drawing, so
-// panning or zooming out never slides the picture off the window.
+// Along one axis: a camera larger than the drawing keeps all of it in view, a smaller one stays on the drawing,
+// so panning or zooming out never slides the picture off the window (and the point under the pointer stays put
+// unless that would).
 function clampAxis(position, size, start, length) {
-  if (size >= length) return start + (length - size) / 2;
-  return Math.min(Math.max(position, start), start + length - size);
+  const low = Math.min(start, start + length - size), high = Math.max(start, start + length - size);
+  return Math.min(Math.max(position, low), high);
 }
 
 function setViewBox(svg, box) {
