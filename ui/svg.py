@@ -300,10 +300,12 @@ def topology_svg(
 
     parts = [
         # The element is the window onto the drawing: never wider than the drawing's natural size (a 2-leaf fabric
-        # stays small), as wide as the page otherwise and at most 75% of the window high. ui.js fits the whole
-        # drawing into it (a 64-leaf fabric is seen whole; zoom in for the labels) and zooms and pans the viewBox.
+        # stays small), as wide as the page otherwise, shaped like the drawing but at least 45% (room to zoom into
+        # a wide fabric) and at most 75% of the window high. ui.js fits the whole drawing into it (a 64-leaf
+        # fabric is seen whole; zoom in for the labels) and zooms and pans the viewBox.
         f'<svg xmlns="http://www.w3.org/2000/svg" class="topology" data-zoom viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'style="max-width:{width:.0f}px;height:min({height:.0f}px,75vh)" '
+        f'style="max-width:{width:.0f}px;aspect-ratio:{width:.0f}/{height:.0f};'
+        f'min-height:min({height:.0f}px,45vh);max-height:min({height:.0f}px,75vh)" '
         f'role="img" '
         f'aria-label="Fabric topology of {_attr(inventory.fabric)}">',
         '<style>.link{stroke-width:2.5}.hit{stroke:transparent;stroke-width:12;cursor:pointer}'

@@ -18,6 +18,7 @@ import re
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 from compiler.clos import ClosParams
 from inventory.builder import fabric_build
@@ -159,10 +160,11 @@ def test_five_stage_build_topology_fit_findings_and_port_search(browser_page, li
 
     # point 9: an interface by the switch:port every finding prints
     page.goto(f"{base}/inventory/interfaces/")
-    page.fill("input[name=q]", "leaf1:Ethernet1/1")
-    page.press("input[name=q]", "Enter")
+    page.fill("input[name=q]", "leaf1:Ethernet1/1")  # the list answers as you type (HTMX, URL pushed)
     page.wait_for_url(re.compile(r"q=leaf1%3AEthernet1%2F1"))
-    rows = page.locator("table tbody tr")
+    rows = page.locator("#list-results table tbody tr")
+    expect(rows.first.locator("td").nth(1)).to_have_text("Ethernet1/1")
+    page.wait_for_load_state("networkidle")
     first = rows.first.locator("td").all_inner_texts()
     assert first[:2] == ["leaf1", "Ethernet1/1"]  # the exact port first (natural order)
     for index in range(rows.count()):

@@ -152,7 +152,7 @@ def test_each_switch_shows_its_platform_and_the_picture_fits_its_window():
     assert re.search(r'<title>leaf2: SONiC</title><rect [^>]*fill="#f783ac"/><text[^>]*>S</text>', picture)
     assert [letter for letter, _, _ in svg.platform_legend(inventory)] == ["E", "S"]
     style = re.search(r'<svg [^>]*style="([^"]*)"', picture)[1]
-    assert "min-width" not in style and "height:min(" in style  # the window, not the drawing, sets the size
+    assert "min-width" not in style and "max-height:min(" in style  # the window, not the drawing, sets the size
     # the label of a narrow (vertical) box stays below its badge: the badge sits in the room the box grew by
     box = re.search(r'data-device="leaf20"><title>[^<]*</title><rect [^>]*y="([\d.]+)" width="([\d.]+)" '
                     r'height="([\d.]+)"', picture)
