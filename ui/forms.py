@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from django import forms
 
+from compiler.catalog import SWITCH_MODELS
 from compiler.clos import ClosParams
 from compiler.errors import FabricTwinError, InputError
 from compiler.model import Platform
+from compiler.pods import PodsParams
+from inventory.api.serializers import MAX_BUILD_SWITCHES
 
 SPEEDS = [(speed, f"{speed}G") for speed in (100, 200, 400, 800)]
 PLATFORMS = [(platform, platform) for platform in Platform.ALL]
@@ -65,7 +68,46 @@ class FabricBuildForm(forms.Form):
                                              "inventory, e.g. 'b-'")
     mgmt_pool = forms.CharField(max_length=18, required=False, initial="172.16.0.0/16", label="Switch management /16")
     server_mgmt_pool = forms.CharField(max_length=18, required=False, initial="172.20.0.0/16",
-                                       label="Server management /16")
+                                       label="Server management /16",
+                                       help_text="left at a default that another fabric uses: the first free /16 of "
+                                                 "172.16.0.0/12 is picked (and named after the build)")
+    # 5-stage Clos (compiler.pods, as the API's ``pods``): the fields above then describe ONE pod, and spine k of
+    # every pod is cabled to the super-spines of plane k (planes = spines per pod).
+    pods = forms.IntegerField(min_value=0, max_value=63, initial=0, required=False, label="Pods",
+                              help_text="5-stage Clos: this many pods, each of the spines/leaves/servers above; "
+                                        "0 = a two-tier Clos")
+    super_spines_per_plane = forms.IntegerField(min_value=1, max_value=64, initial=1, required=False,
+                                                help_text="with pods: super-spines in each plane (one plane per "
+                                                          "spine of a pod)")
+    super_spine_links = forms.IntegerField(min_value=1, max_value=64, initial=1, required=False,
+                                           help_text="with pods: parallel links from a spine to each super-spine of "
+                                                     "its plane")
+    super_spine_platform = forms.ChoiceField(choices=[("", "same as the spines"), *PLATFORMS], required=False,
+                                             help_text="with pods")
+    super_spine_model = forms.ChoiceField(choices=[("", "picked by ports"), *((m, m) for m in sorted(SWITCH_MODELS))],
+                                          required=False, help_text="with pods")
+
+    def clean(self):
+        data = super().clean()
+        pods = data.get("pods") or 0
+        spines, leaves = data.get("spines"), data.get("leaves")
+        if spines and leaves and max(pods, 1) * (spines + leaves) > MAX_BUILD_SWITCHES:
+            self.add_error("pods" if pods else "leaves",
+                           f"{max(pods, 1)} x {spines + leaves} switches: at most {MAX_BUILD_SWITCHES} in one build")
+        return data
+
+    def build_params(self) -> ClosParams | PodsParams:
+        """A two-tier Clos, or with ``pods`` a 5-stage Clos whose pod template is the Clos fields (as the API's
+        ``fabric_params_from``)."""
+        clos = self.clos_params()
+        data = self.cleaned_data
+        if not data.get("pods"):
+            return clos
+        return PodsParams(name=clos.name, pods=data["pods"], pod=clos,
+                          super_spines_per_plane=data.get("super_spines_per_plane") or 1,
+                          super_spine_links=data.get("super_spine_links") or 1,
+                          super_spine_model=data.get("super_spine_model") or None,
+                          super_spine_platform=data.get("super_spine_platform") or None)
 
     def clos_params(self) -> ClosParams:
         data = self.cleaned_data

@@ -9,7 +9,8 @@ and servers are aggregated per leaf into one box ("24 servers"), so a 64-leaf fa
 than a hairball. Labels are whole host names less the prefix a whole tier shares (named once in the tier
 caption), so no two boxes read the same; vertical boxes are as tall as their label. 5-stage fabrics are framed
 per pod and super-spine plane, and above ``POD_DETAIL_MAX_LEAVES`` leaves drawn one box per pod (each opens on
-its own). The SVG uses a viewBox (ui.js pans and zooms it); the minimum width keeps labels legible.
+its own). Each switch carries a platform badge (E/S/F, ``PLATFORM_BADGE``). The SVG element is a window onto the
+drawing: ui.js fits the whole drawing into it, and zooms and pans its viewBox.
 """
 
 from __future__ import annotations
@@ -20,12 +21,25 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 
-from compiler.model import Endpoint, Inventory, Role, Switch
+from compiler.model import PLATFORM_LABEL, Endpoint, Inventory, Platform, Role, Switch
 from compiler.natural import natural_key
 
 # Severity ranks: higher is worse. "ok" means a report exists and names nothing on this link.
 SEVERITY_RANK = {"unknown": 0, "ok": 1, "info": 2, "warning": 3, "error": 4}
 SEVERITY_COLOUR = {"unknown": "#9aa3ad", "ok": "#2f9e44", "info": "#1c7ed6", "warning": "#e8890c", "error": "#e03131"}
+
+# Each switch box carries a badge naming its platform (issue #30 point 5: EOS and SONiC leaves look alike
+# otherwise): a letter on a colour no role fill or severity uses, explained by the page's legend.
+PLATFORM_BADGE = {Platform.EOS: ("E", "#74c0fc"), Platform.SONIC: ("S", "#f783ac"), Platform.FRR: ("F", "#ffd43b")}
+BADGE = 12  # px, the badge's side
+BADGE_ROOM = BADGE + 4  # what a vertical box grows by to keep its label clear of the badge
+
+
+def platform_legend(inventory: Inventory) -> list[tuple[str, str, str]]:
+    """(letter, colour, label) of each platform the fabric's switches run, in Platform.ALL order."""
+    present = {switch.platform for switch in inventory.switches}
+    return [(*PLATFORM_BADGE[platform], PLATFORM_LABEL[platform]) for platform in Platform.ALL if platform in present]
+
 
 # Heights in rack units of what the planner places (compiler.clos): switches 2U, 8-GPU servers 4U.
 SWITCH_HEIGHT_U = 2
@@ -120,6 +134,7 @@ class _Box:
     label: str
     href: str | None = None
     title: str = ""
+    platform: str = ""  # a switch's platform (badge); empty for an aggregated pod
 
 
 TIER_ROLES = ((Role.SUPER_SPINE,), (Role.SPINE,), (Role.LEAF, Role.BORDER))
@@ -239,12 +254,16 @@ def topology_svg(
                 number = int(key[len(POD_PREFIX):])
                 spines = sum(1 for s in members if s.role == Role.SPINE)
                 label = f"pod {number}\n{spines} spines · {len(members) - spines} leaves"
-                title = f"pod {number}: {spines} spines, {len(members) - spines} leaves (click to open the pod)"
+                platforms = ", ".join(PLATFORM_LABEL.get(p, p) for p in sorted({s.platform for s in members}))
+                title = (f"pod {number}: {spines} spines, {len(members) - spines} leaves, {platforms} "
+                         f"(click to open the pod)")
                 box = _Box(key, "pod", x, y, box_w, 44, label, pod_url(number) if pod_url else None, title)
             else:
                 switch = members[0]
-                box = _Box(key, switch.role, x, y, box_w, vertical_h if box_w < 50 else 34, labels.get(key, key),
-                           device_url(key) if device_url else None, f"{key} ({switch.role})")
+                box = _Box(key, switch.role, x, y, box_w, vertical_h + BADGE_ROOM if box_w < 50 else 34,
+                           labels.get(key, key), device_url(key) if device_url else None,
+                           f"{key} ({switch.role}, {PLATFORM_LABEL.get(switch.platform, switch.platform)})",
+                           switch.platform)
             boxes[key] = box
             tallest = max(tallest, box.height)
             if group:
@@ -280,15 +299,19 @@ def topology_svg(
     height = server_y + (box_h + 40 if servers_per_leaf else 10)
 
     parts = [
-        # never scaled up (a 2-leaf fabric stays small) and never scaled below its natural size when dense
-        # (64 leaves scroll sideways instead of shrinking their labels to nothing); ui.js zooms and pans the viewBox
+        # The element is the window onto the drawing: never wider than the drawing's natural size (a 2-leaf fabric
+        # stays small), as wide as the page otherwise, shaped like the drawing but at least 45% (room to zoom into
+        # a wide fabric) and at most 75% of the window high. ui.js fits the whole drawing into it (a 64-leaf
+        # fabric is seen whole; zoom in for the labels) and zooms and pans the viewBox.
         f'<svg xmlns="http://www.w3.org/2000/svg" class="topology" data-zoom viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'style="max-width:{width:.0f}px;min-width:{width if dense or pods_wide else min(width, 720):.0f}px" '
+        f'style="max-width:{width:.0f}px;aspect-ratio:{width:.0f}/{height:.0f};'
+        f'min-height:min({height:.0f}px,45vh);max-height:min({height:.0f}px,75vh)" '
         f'role="img" '
         f'aria-label="Fabric topology of {_attr(inventory.fabric)}">',
         '<style>.link{stroke-width:2.5}.hit{stroke:transparent;stroke-width:12;cursor:pointer}'
         '.bundle:hover .link{stroke-width:5!important;stroke-opacity:1!important}'
         '.node rect{stroke:#1f2933;stroke-width:1}.node text{font:11px system-ui,sans-serif;fill:#fff}.node text.sub{font-size:10px}'
+        '.badge rect{stroke:#1f2933;stroke-width:.5}.badge text{font:bold 9px system-ui,sans-serif;fill:#1f2933}'
         '.srv rect{fill:#e9ecef;stroke:#868e96}.srv text{font:10px system-ui,sans-serif;fill:#343a40}'
         '.group rect{fill:#f1f3f5;stroke:#ced4da;stroke-dasharray:4 3}.group text,.tier{font:11px system-ui,'
         'sans-serif;fill:#495057}.tier{paint-order:stroke;stroke:#fff;stroke-width:4px}.count{font:10px system-ui,sans-serif;fill:#495057}</style>',
@@ -346,7 +369,7 @@ def topology_svg(
             text = (f'<text x="{cx:.1f}" y="{box.y + 16:.1f}" text-anchor="middle">{_attr(first)}</text>'
                     f'<text x="{cx:.1f}" y="{box.y + 33:.1f}" text-anchor="middle" class="sub">{_attr(second)}</text>')
         elif box.width < 50:  # narrow boxes of a dense tier: vertical labels, the box as tall as its label
-            cx, cy = box.x + box.width / 2, box.y + box.height / 2
+            cx, cy = box.x + box.width / 2, box.y + (box.height + BADGE_ROOM) / 2  # below the badge
             text = (f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" dominant-baseline="middle" '
                     f'transform="rotate(-90 {cx:.1f} {cy:.1f})">{_attr(box.label)}</text>')
         else:
@@ -354,9 +377,10 @@ def topology_svg(
                     f'dominant-baseline="middle">{_attr(box.label)}</text>')
         data = f'data-pod="{_attr(box.name[len(POD_PREFIX):])}"' if box.role == "pod" else \
             f'data-device="{_attr(box.name)}"'
+        platform = f' data-platform="{_attr(box.platform)}"' if box.platform else ""
         node = (f'<g class="node" {data}><title>{_attr(box.title)}</title>'
-                f'<rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.width:.1f}" height="{box.height:.1f}" rx="4" '
-                f'fill="{role_fill.get(box.role, "#495057")}"{stroke}/>{text}</g>')
+                f'<rect{platform} x="{box.x:.1f}" y="{box.y:.1f}" width="{box.width:.1f}" height="{box.height:.1f}" rx="4" '
+                f'fill="{role_fill.get(box.role, "#495057")}"{stroke}/>{text}</g>{_badge(box)}')
         parts.append(f'<a href="{_attr(box.href)}">{node}</a>' if box.href else node)
     for leaf, servers in sorted(servers_per_leaf.items(), key=lambda item: natural_key(item[0])):
         box = boxes.get(leaf)
@@ -381,6 +405,23 @@ def topology_svg(
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _badge(box: _Box) -> str:
+    """The platform badge of a switch box: inside the top of a vertical box (grown for it), on the top right corner
+    of a horizontal one (its label stays centred). Outside the node's group, with its own title, so a node's
+    texts stay its label."""
+    if box.platform not in PLATFORM_BADGE:
+        return ""
+    letter, colour = PLATFORM_BADGE[box.platform]
+    if box.width < 50:
+        x, y = box.x + (box.width - BADGE) / 2, box.y + 3
+    else:
+        x, y = box.x + box.width - BADGE + 4, box.y - BADGE / 2
+    return (f'<g class="badge"><title>{_attr(box.name)}: {_attr(PLATFORM_LABEL[box.platform])}</title>'
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{BADGE}" height="{BADGE}" rx="2" fill="{colour}"/>'
+            f'<text x="{x + BADGE / 2:.1f}" y="{y + BADGE / 2:.1f}" text-anchor="middle" '
+            f'dominant-baseline="central">{letter}</text></g>')
 
 
 # --------------------------------------------------------------------------------------------- racks

@@ -137,3 +137,24 @@ def test_18_pods_are_one_box_each_and_a_pod_opens_on_its_own():
     finding = Finding(check="mtu", severity="error", subject=str(cable.a), expected=9214, actual=1500, message="x")
     coloured = _bundles(svg.topology_svg(inventory, svg.link_health(inventory, [finding])))
     assert coloured["pod:7--superspine1"] == "error" and coloured["pod:6--superspine1"] == "ok"
+
+
+def test_each_switch_shows_its_platform_and_the_picture_fits_its_window():
+    """Issue #30 point 5: EOS and SONiC leaves looked alike, and a min-width kept a 64-leaf picture wider than the
+    window (so "fit" could not show it whole)."""
+    inventory = plan_clos(ClosParams(spines=16, leaves=64, servers_per_leaf=1, leaf_platforms=("eos", "sonic")))
+    picture = svg.topology_svg(inventory, svg.link_health(inventory, []))
+    platforms = dict(re.findall(r'<g class="node" data-device="([^"]+)"><title>[^<]*</title><rect data-platform="'
+                                r'(\w+)"', picture))
+    assert len(platforms) == 80 and platforms["leaf1"] == "eos" and platforms["leaf2"] == "sonic"
+    assert "<title>leaf2 (leaf, SONiC)</title>" in picture  # the tooltip names it too
+    assert picture.count('<g class="badge">') == 80 and "<title>leaf2: SONiC</title>" in picture
+    assert re.search(r'<title>leaf2: SONiC</title><rect [^>]*fill="#f783ac"/><text[^>]*>S</text>', picture)
+    assert [letter for letter, _, _ in svg.platform_legend(inventory)] == ["E", "S"]
+    style = re.search(r'<svg [^>]*style="([^"]*)"', picture)[1]
+    assert "min-width" not in style and "max-height:min(" in style  # the window, not the drawing, sets the size
+    # the label of a narrow (vertical) box stays below its badge: the badge sits in the room the box grew by
+    box = re.search(r'data-device="leaf20"><title>[^<]*</title><rect [^>]*y="([\d.]+)" width="([\d.]+)" '
+                    r'height="([\d.]+)"', picture)
+    label_y = float(re.search(r'data-device="leaf20">.*?<text x="[\d.]+" y="([\d.]+)"', picture)[1])
+    assert float(box[1]) + svg.BADGE_ROOM < label_y

@@ -168,17 +168,21 @@ def fabric_list(request):
 
 @requires(EDIT_INVENTORY)
 def fabric_build(request):
-    """Plan a Clos from a few numbers and persist it (idempotent: building again only adds what is new)."""
+    """Plan a Clos, or with ``pods`` a 5-stage Clos, from a few numbers and persist it (idempotent: building again
+    only adds what is new); the management pools the builder picked are named after the build."""
     form = FabricBuildForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         # In this process (a build of the form's sizes takes seconds), recorded like every build.
-        build = fabric_build_execute(build=fabric_build_prepare(params=form.clos_params(), requested_by=request.user))
+        build = fabric_build_execute(build=fabric_build_prepare(params=form.build_params(), requested_by=request.user))
         if build.status == RunStatus.FAILED:
             run_errors_into(form, build)
         else:
             counts = build.summary
             messages.success(request, f"Built fabric {counts['fabric']}: {counts['switches']} switches, "
                                       f"{counts['servers']} servers, {counts['cables']} cables.")
+            # what the builder decided (inventory.builder.management_pools: a free /16 instead of a taken default)
+            for note in (build.result or {}).get("notes", ()):
+                messages.info(request, f"Management pool picked: {note}.")
             return redirect("ui:fabric_detail", name=counts["fabric"])
     return render(request, "ui/fabric_build.html", {"section": "fabrics", "title": "Build a fabric", "form": form})
 

@@ -70,6 +70,7 @@ def topology(request, name: str):
         "source": source, "lens": lens, "lenses": list(LENSES), "counts": counts,
         "fabrics": Fabric.objects.values_list("name", flat=True), "colours": svg.SEVERITY_COLOUR,
         "switch_count": len(inventory.switches), "server_count": len(inventory.servers), "pods": pods, "pod": pod,
+        "platforms": svg.platform_legend(inventory),
     }, status=status)
 
 

@@ -3,8 +3,10 @@
 //   <select data-navigate="/twin/{}/">   go to the URL with {} replaced by the chosen value (URL-encoded)
 //   <select data-autosubmit>              submit the select's form when it changes
 //   <form data-confirm="Delete x?">       ask before submitting
-//   <svg data-zoom viewBox="...">         wheel zooms around the pointer, drag pans (the viewBox, not the page)
-//   <div data-zoom-for="ID"><button data-zoom-step="1.25">   zoom the svg[data-zoom] inside #ID (0: fit)
+//   <svg data-zoom viewBox="...">         shown whole (fitted) in its element; wheel zooms around the pointer,
+//                                         drag pans (the viewBox, not the page)
+//   <div data-zoom-for="ID"><button data-zoom-step="1.25">   zoom the svg[data-zoom] inside #ID about its
+//                                         centre (0: fit the whole drawing); <button data-zoom-actual>: 1:1
 //   <input data-filter="ID">              show only the <option>s / rows of #ID whose text contains the words
 //   <button data-select-shown="ID">       select every shown option of the multi-select #ID; data-clear="ID": none
 //   <span data-selected-count="ID">       kept up to date with "N selected" of #ID
@@ -27,31 +29,87 @@ document.addEventListener("submit", (event) => {
 });
 
 // ------------------------------------------------------------------ pan and zoom of large SVG pictures
-function viewBox(svg) {
-  const [x, y, w, h] = svg.getAttribute("viewBox").split(/[ ,]+/).map(Number);
-  if (svg.dataset.home === undefined) svg.dataset.home = [x, y, w, h].join(" ");
+// The <svg> element is a fixed window onto the drawing; its viewBox is the camera. The drawing's own box (the
+// viewBox it was served with) is kept in data-home. The camera always has the window's aspect ratio, so one
+// picture unit is the same number of pixels across and down and the zoom arithmetic is exact.
+function home(svg) {
+  if (svg.dataset.home === undefined) svg.dataset.home = svg.getAttribute("viewBox");
+  const [x, y, w, h] = svg.dataset.home.split(/[ ,]+/).map(Number);
   return { x, y, w, h };
 }
 
+function viewBox(svg) {
+  home(svg);
+  const [x, y, w, h] = svg.getAttribute("viewBox").split(/[ ,]+/).map(Number);
+  return { x, y, w, h };
+}
+
+function windowSize(svg) {
+  const rect = svg.getBoundingClientRect();
+  return { width: rect.width || 1, height: rect.height || 1 };
+}
+
+// The camera that shows the whole drawing, centred: the drawing scaled to the window (never above 1:1 when
+// the drawing is smaller than the window, so a small fabric is not blown up).
+function fitBox(svg) {
+  const whole = home(svg), size = windowSize(svg);
+  const scale = Math.min(size.width / whole.w, size.height / whole.h, 1);
+  const w = size.width / scale, h = size.height / scale;
+  return { x: whole.x + (whole.w - w) / 2, y: whole.y + (whole.h - h) / 2, w, h };
+}
+
+// Along one axis: a camera larger than the drawing keeps all of it in view, a smaller one stays on the drawing,
+// so panning or zooming out never slides the picture off the window (and the point under the pointer stays put
+// unless that would).
+function clampAxis(position, size, start, length) {
+  const low = Math.min(start, start + length - size), high = Math.max(start, start + length - size);
+  return Math.min(Math.max(position, low), high);
+}
+
 function setViewBox(svg, box) {
-  const home = svg.dataset.home.split(" ").map(Number);
-  // at most 24x in, at most twice the whole picture out
-  const w = Math.min(Math.max(box.w, home[2] / 24), home[2] * 2);
-  const h = w * home[3] / home[2];
-  const x = box.x + (box.w - w) / 2, y = box.y + (box.h - h) / 2;
+  const whole = home(svg), fit = fitBox(svg);
+  // at most 24x in (from the whole drawing), never further out than the whole drawing
+  const w = Math.min(Math.max(box.w, Math.min(whole.w, fit.w) / 24), fit.w);
+  const h = w * fit.h / fit.w;
+  // a clamped size keeps the box's centre
+  const x = clampAxis(box.x + (box.w - w) / 2, w, whole.x, whole.w);
+  const y = clampAxis(box.y + (box.h - h) / 2, h, whole.y, whole.h);
   svg.setAttribute("viewBox", `${x.toFixed(1)} ${y.toFixed(1)} ${w.toFixed(1)} ${h.toFixed(1)}`);
+  svg.dataset.fitted = w >= fit.w - 0.5 ? "1" : "0";
+}
+
+function fit(svg) {
+  setViewBox(svg, fitBox(svg));
 }
 
 function zoomAt(svg, factor, clientX, clientY) {
-  const box = viewBox(svg);
+  const box = viewBox(svg), fitted = fitBox(svg);
   const rect = svg.getBoundingClientRect();
-  // the picture point under the pointer stays under it
+  // the picture point under the pointer stays under it; the factor is limited first, so a zoom stopped at a
+  // limit still keeps that point in place
+  const w = Math.min(Math.max(box.w / factor, Math.min(home(svg).w, fitted.w) / 24), fitted.w);
+  const h = w * fitted.h / fitted.w;
   const fx = rect.width ? (clientX - rect.left) / rect.width : 0.5;
   const fy = rect.height ? (clientY - rect.top) / rect.height : 0.5;
   const px = box.x + fx * box.w, py = box.y + fy * box.h;
-  const w = box.w / factor, h = box.h / factor;
   setViewBox(svg, { x: px - fx * w, y: py - fy * h, w, h });
 }
+
+// natural size (one picture unit per pixel) around the window's centre: the labels at their designed size
+function actualSize(svg) {
+  const box = viewBox(svg), size = windowSize(svg);
+  setViewBox(svg, { x: box.x + (box.w - size.width) / 2, y: box.y + (box.h - size.height) / 2,
+                    w: size.width, h: size.height });
+}
+
+function fitAll() {
+  for (const svg of document.querySelectorAll("svg[data-zoom]")) {
+    if (svg.dataset.fitted !== "0") fit(svg);  // a fitted (or new) picture stays fitted; a zoomed one stays
+  }
+}
+document.addEventListener("DOMContentLoaded", fitAll);
+document.addEventListener("htmx:afterSwap", fitAll);
+window.addEventListener("resize", fitAll);
 
 document.addEventListener("wheel", (event) => {
   const svg = event.target instanceof Element ? event.target.closest("svg[data-zoom]") : null;
@@ -89,19 +147,21 @@ document.addEventListener("click", (event) => {
 }, { capture: true });
 
 document.addEventListener("click", (event) => {
-  const button = event.target instanceof Element ? event.target.closest("[data-zoom-step]") : null;
+  const button = event.target instanceof Element ? event.target.closest("[data-zoom-step], [data-zoom-actual]") : null;
   if (!button) return;
   const tools = button.closest("[data-zoom-for]");
   const svg = tools && document.querySelector(`#${CSS.escape(tools.dataset.zoomFor)} svg[data-zoom]`);
   if (!svg) return;
+  if (button.dataset.zoomActual !== undefined) {
+    actualSize(svg);
+    return;
+  }
   const step = Number(button.dataset.zoomStep);
-  viewBox(svg);
   if (step === 0) {
-    const [x, y, w, h] = svg.dataset.home.split(" ").map(Number);
-    setViewBox(svg, { x, y, w, h });
+    fit(svg);
   } else {
     const rect = svg.getBoundingClientRect();
-    zoomAt(svg, step, rect.left + rect.width / 2, rect.top + rect.height / 2);
+    zoomAt(svg, step, rect.left + rect.width / 2, rect.top + rect.height / 2);  // the centre stays put
   }
 });
 
