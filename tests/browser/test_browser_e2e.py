@@ -152,7 +152,7 @@ def test_engineer_flow_in_a_browser(browser_page, live_server, transactional_db)
     shot(page, "12-switch")
     # live search (HTMX): typing narrows the list without a page load
     page.goto(f"{base}/inventory/switches/")
-    page.fill("input[name=q]", "leaf2")
+    page.fill("form.filters input[name=q]", "leaf2")
     # (a locator, not wait_for_function: that evaluates a string, which the page's CSP refuses as eval)
     expect(page.locator("#list-results tbody tr")).to_have_count(1)
     assert "leaf2" in page.inner_text("#list-results tbody") and "q=leaf2" in page.url

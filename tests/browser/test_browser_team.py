@@ -160,7 +160,7 @@ def test_five_stage_build_topology_fit_findings_and_port_search(browser_page, li
 
     # point 9: an interface by the switch:port every finding prints
     page.goto(f"{base}/inventory/interfaces/")
-    page.fill("input[name=q]", "leaf1:Ethernet1/1")  # the list answers as you type (HTMX, URL pushed)
+    page.fill("form.filters input[name=q]", "leaf1:Ethernet1/1")  # the list answers as you type (HTMX, URL pushed)
     page.wait_for_url(re.compile(r"q=leaf1%3AEthernet1%2F1"))
     rows = page.locator("#list-results table tbody tr")
     expect(rows.first.locator("td").nth(1)).to_have_text("Ethernet1/1")
