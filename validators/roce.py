@@ -207,8 +207,19 @@ def _buffer_bytes(ctx, host: str) -> float | None:
 def check_ecn(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
-    queues = sorted({str(c["traffic_class"]) for c in _classes(ctx) if c["ecn"]})
-    ctx.record_examined(ECN, {"classes with ECN": len(queues)})
+    classes = _classes(ctx)
+    queues = sorted({str(c["traffic_class"]) for c in classes if c["ecn"]})
+    # A lossless class must mark ECN before PFC fires: without marking, DCQCN gets no congestion signal and PFC is
+    # the only brake (pause storms, head-of-line blocking; the AI cluster design guide's RoCE rules, DCQCN paper
+    # SIGCOMM 2015 section 3). Issue #30 point 8: such a class passed although this check says it is flagged.
+    for roce in classes:
+        if roce.get("lossless") and not roce["ecn"]:
+            findings.append(Finding(
+                check=ECN, severity=Severity.ERROR, subject=f"class {roce['name']}", expected="ECN thresholds",
+                actual=None, message=f"lossless class {roce['name']} (TC {roce['traffic_class']}) marks no ECN: "
+                "DCQCN gets no congestion signal and PFC becomes the only brake; set ecn_min_kb/ecn_max_kb"))
+    ctx.record_examined(ECN, {"classes with ECN": len(queues),
+                              "lossless classes": sum(1 for roce in classes if roce.get("lossless"))})
     if not queues:
         return findings
     judged_ports = 0

@@ -234,3 +234,17 @@ def test_a_gap_on_eos_or_sonic_is_still_an_error():
         structured["leaf3"]["qos"]["pfc_watchdog"]["enabled"] = False
 
     assert [f.subject for f in roce.check_watchdog(context(compiled(), off))] == ["leaf3"]
+
+
+def test_a_lossless_class_without_ecn_is_an_error():
+    """Issue #30 point 8: a lossless class with ECN off passed although this check says it is flagged: DCQCN then
+    has no congestion signal and PFC is the only brake. A lossy class without ECN (BULK) is fine."""
+    inventory = plan_clos(ClosParams(name="noecn", spines=2, leaves=2, servers_per_leaf=1))
+    no_ecn = dataclasses.replace(ROCE, ecn_min_kb=0, ecn_max_kb=0, ecn_mark_probability=0)
+    from validator_fabrics import intent_for as base_intent
+
+    intent = dataclasses.replace(base_intent(inventory), roce_classes=(no_ecn, BULK))
+    findings = roce.check_ecn(context(compile_snapshot(Snapshot(inventory, intent))))
+    assert [(f.severity, f.subject) for f in findings] == [("error", "class roce")]
+    assert "marks no ECN" in findings[0].message
+    assert roce.check_ecn(context(compiled(spines=2, leaves=2))) == []  # the same fabric with ECN: nothing
