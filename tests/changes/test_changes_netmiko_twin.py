@@ -96,6 +96,9 @@ def sonic_over_ssh(twin_required, tmp_path):
             "frr_reload_command": f"{active_frr().frr_reload} --bindir {Path(active_frr().vtysh).parent} --reload "
                                   f"--pathspace {netns} {{path}}",
             "vtysh": f"{active_frr().vtysh} -N {netns}",
+            # CONFIG_DB above has no docker_routing_config_mode (SONiC would read "separated"); the node runs one
+            # frr.conf, as a split-unified switch does
+            "routing_config_mode": "split-unified",
             "version_command": "echo twin",
         }
         driver = NetmikoSonicDriver("leaf1", mgmt_ip, "root", key_file=str(keys / "client_key"), optional_args=options)
