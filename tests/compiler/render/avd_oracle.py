@@ -264,6 +264,8 @@ def avd_structured_config(structured: dict, speed_of, seconds_of) -> dict:
     vxlan = structured["vxlan"]
     out: dict = {
         "hostname": structured["hostname"],
+        # what eos_designs gives every device (its internal_vlan_order default; pyavd 6.4 _eos_designs/schema)
+        "vlan_internal_order": {"allocation": "ascending", "range": {"beginning": 1006, "ending": 1199}},
         "service_routing_protocols_model": "multi-agent",
         "ip_routing": True,
         **qos,
