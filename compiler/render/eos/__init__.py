@@ -94,7 +94,8 @@ def render(structured: StructuredConfig) -> dict[str, str]:
             watchdog_action=watchdog_action,
             qos_profiles=profile_blocks,
             mmu_profile=_mmu_profile(structured),
-            port_channel_interfaces=_port_channel_interfaces(structured),
+            port_channel_interfaces=repeated_blocks.port_channel_interfaces(structured.get("port_channels") or [],
+                                                                            profile_by_port_qos),
             ethernet_interfaces=repeated_blocks.ethernet_interfaces(
                 structured["interfaces"], profile_by_port_qos, eos_speed,
                 {bundle["name"]: bundle["mtu"] for bundle in structured.get("port_channels") or []},
@@ -217,7 +218,9 @@ def _qos_profiles(structured: StructuredConfig) -> tuple[list[tuple[str, str]], 
     in PFC headroom share one, since headroom is an ingress-buffer setting (:func:`_mmu_profile`).
     """
     qos = structured.get("qos") or {}
-    port_qos_dicts = {id(i["qos"]): i["qos"] for i in structured["interfaces"] if i["qos"]}
+    # ports and bundles (a bundle's QoS is its own service-profile: repeated_blocks.port_channel_interfaces)
+    port_qos_dicts = {id(port["qos"]): port["qos"]
+                      for port in [*structured["interfaces"], *(structured.get("port_channels") or [])] if port["qos"]}
     if not port_qos_dicts:
         return [], {}
     keyword = _family_keyword(structured)
@@ -331,14 +334,6 @@ def _virtual_router_mac(structured: StructuredConfig) -> str | None:
             "ip virtual-router mac-address per device"
         )
     return next(iter(macs), None)
-
-
-def _port_channel_interfaces(structured: StructuredConfig) -> str:
-    bundles = structured.get("port_channels") or []
-    keyword = _family_keyword(structured) if any(bundle["qos"] for bundle in bundles) else None
-    qos = structured.get("qos") or {}
-    watchdog = bool(qos and qos["pfc_watchdog"]["enabled"])
-    return repeated_blocks.port_channel_interfaces(bundles, keyword, watchdog)
 
 
 def _vlan_internal_order(structured: StructuredConfig) -> dict:
