@@ -17,7 +17,8 @@ sonic-net/sonic-buildimage at 086b03bd70f9: dockers/docker-fpm-frr/docker_init.s
 docker_image_ctl.j2, src/sonic-yang-models/yang-models/sonic-device_metadata.yang):
 - ``split-unified``: FRR runs one frr.conf not generated from CONFIG_DB. It lives on the host in /etc/sonic/frr/,
   which docker_image_ctl.j2 mounts as /etc/frr in the ``bgp`` container (``-v /etc/sonic/frr/$DEV:/etc/frr:rw``);
-  the driver writes the host file and runs ``docker exec bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/frr.conf``
+  the driver writes the host file (through ``sudo cp``: the directory is frr:frr 0750) and runs
+  ``docker exec bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/frr.conf``
   (the host has no FRR of its own; its ``vtysh`` is a wrapper that runs ``docker exec -i bgp vtysh``).
   docker_init.sh appends ``no fpm use-next-hop-groups`` + ``fpm address 127.0.0.1`` to that file: a candidate
   frr.conf without an FPM line the running one has is refused (the reload would delete it from zebra, which then
@@ -60,6 +61,9 @@ from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, 
 
 DEFAULTS = {
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
+    # /etc/sonic/frr is frr:frr 0750 with files 0640 (sonic-buildimage files/build_templates/
+    # sonic_debian_extension.j2 at 086b03bd70f9): the admin user reads and writes frr.conf through sudo
+    "frr_conf_sudo": "sudo",
     "running_config_command": "show runningconfiguration all",
     "apply_patch_command": "sudo config apply-patch {path}",
     "save_command": "sudo config save -y",
@@ -170,7 +174,8 @@ class NetmikoSonicDriver(DeviceDriver):
         files = {CONFIG_DB: normalize_config_db(running_db, what=f"{self.hostname}: running CONFIG_DB")}
         path = shlex.quote(self.options["frr_conf_path"])
         # base64 keeps the bytes exact (the SSH channel would turn LF into CRLF and eat trailing blanks).
-        encoded = self.run(f"test -f {path} && base64 -w0 {path} || true")
+        sudo = f"{self.options['frr_conf_sudo']} " if self.options["frr_conf_sudo"] else ""
+        encoded = self.run(f"{sudo}test -f {path} && {sudo}base64 -w0 {path} || true")
         files["frr.conf"] = base64.b64decode("".join(encoded.split())).decode() if encoded.strip() else ""
         return files
 
@@ -277,6 +282,20 @@ class NetmikoSonicDriver(DeviceDriver):
         self.run(f"base64 -d {temporary}.b64 > {temporary} && rm -f {temporary}.b64 && mv {temporary} "
                  f"{shlex.quote(path)}")  # rename: a reader never sees half a file
 
+    def _write_frr_conf(self, path: str, text: str) -> None:
+        """frr.conf where only root may write: staged in ``patch_dir``, then ``sudo cp`` onto the existing file,
+        which keeps its owner and mode (frr:frr 0640, readable by FRR in the bgp container; a rename would leave
+        a root-owned file). Nothing reads it until the frr-reload that follows. Without sudo: written in place."""
+        if not self.options["frr_conf_sudo"]:
+            self._write_file(path, text)
+            return
+        staging = f"{self.options['patch_dir'].rstrip('/')}/ft-{uuid.uuid4().hex[:8]}.frr.conf"
+        self._write_file(staging, text)
+        try:
+            self.run(f"{self.options['frr_conf_sudo']} cp {shlex.quote(staging)} {shlex.quote(path)}")
+        finally:
+            self.run(f"rm -f {shlex.quote(staging)}", check=False)
+
     def _apply(self, running: ConfigFiles, patch: list[dict], frr_conf: str) -> None:
         drained = self.is_drained()
         if patch:
@@ -290,7 +309,7 @@ class NetmikoSonicDriver(DeviceDriver):
                 self.run(self.options["save_command"], timeout=300)
         if frr_conf != running["frr.conf"]:
             path = self.options["frr_conf_path"]
-            self._write_file(path, frr_conf)
+            self._write_frr_conf(path, frr_conf)
             command = self.options["frr_reload_command"].format(
                 path=shlex.quote(path), container_path=shlex.quote(self.options["frr_conf_container_path"]))
             self.run(command, timeout=300)

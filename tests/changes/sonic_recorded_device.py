@@ -73,7 +73,7 @@ class RecordedSonicConnection:
         words = shlex.split(command.split(" && ")[0]) if command else []
         if command == "show runningconfiguration all":
             return json.dumps(self.config_db, indent=4), 0
-        if match := re.fullmatch(r"test -f (\S+) && base64 -w0 \S+ \|\| true", command):
+        if match := re.fullmatch(r"(?:sudo )?test -f (\S+) && (?:sudo )?base64 -w0 \S+ \|\| true", command):
             text = self.files.get(match.group(1))
             return ("" if text is None else base64.b64encode(text.encode()).decode()), 0
         if match := re.fullmatch(r": > (\S+)", command):
@@ -94,6 +94,9 @@ class RecordedSonicConnection:
             self.config_db = apply_config_db_patch(self.config_db, patch)
             self.patches.append(patch)
             return (RECORDED / "apply-patch.ok").read_text(), 0
+        if words[:2] == ["sudo", "cp"] and len(words) == 4:  # onto the existing file: its owner and mode stay
+            self.files[words[3]] = self.files[words[2]]
+            return "", 0
         if words[:2] == ["rm", "-f"]:
             self.files.pop(words[2], None)
             return "", 0

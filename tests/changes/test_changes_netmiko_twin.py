@@ -92,6 +92,7 @@ def sonic_over_ssh(twin_required, tmp_path):
             "patch_dir": str(sonic_dir),
             "drain_status_command": "echo 'System Mode: Normal'",
             "frr_conf_path": str(sonic_dir / "frr" / "frr.conf"),
+            "frr_conf_sudo": "",  # the test's sshd logs in as root: the file is written in place
             # the FRR the twin runs (labs.frr_binaries): its own frr-reload.py and vtysh
             "frr_reload_command": f"{active_frr().frr_reload} --bindir {Path(active_frr().vtysh).parent} --reload "
                                   f"--pathspace {netns} {{path}}",

@@ -23,6 +23,7 @@ from changes.errors import PushRefused
 from compiler.errors import DriverError
 
 SPLIT_UNIFIED = "split-unified"
+WRITES = ("printf", "sudo config", "sudo cp", "sudo docker", "sudo TSA")  # reads run with sudo too (sudo test -f)
 RUNNING_DB = RecordedSonicConnection(SPLIT_UNIFIED).config_db  # the recording, in split-unified mode
 FRR = with_sonic_fpm((RECORDED / "frr.conf").read_text())  # as the split-unified switch runs it
 # What the SONiC renderer emits: no platform data, no management tables (those are the device's).
@@ -55,7 +56,9 @@ def test_push_applies_a_json_patch_of_owned_tables_and_never_reloads(switch):
     diff = driver.push(INTENDED)
     assert '"path": "/VLAN/Vlan30"' in diff and "+ neighbor FABRIC timers 3 9" in diff
     writes = [command for command in switch.commands if command.startswith("base64 -d")]
-    assert len(writes) == 2 and writes[0].endswith(".json-patch") and writes[1].endswith(" " + FRR_CONF)
+    assert len(writes) == 2 and writes[0].endswith(".json-patch") and writes[1].endswith(".frr.conf")
+    staged = writes[1].rsplit(" ", 1)[1]  # /etc/sonic/frr is frr:frr 0750: staged, then sudo cp onto the file
+    assert f"sudo cp {staged} {FRR_CONF}" in switch.commands and f"rm -f {staged}" in switch.commands
     applied = [command for command in switch.commands if "config" in command.split()[:3]]
     assert [command.split()[:3] for command in applied] == [["sudo", "config", "apply-patch"],
                                                             ["sudo", "config", "save"]]
@@ -92,7 +95,7 @@ def test_guard_refuses_before_anything_is_written(switch):
         _driver(switch).push({"config_db.json": json.dumps(broken), "frr.conf": FRR})
     assert "leaf2: push refused" in str(refused.value)
     assert "MGMT_INTERFACE|eth0|192.0.2.12/24 field 'gwaddr' would change '192.0.2.1' -> '192.0.2.254'" in str(refused.value)
-    assert not any(command.startswith(("printf", "sudo")) for command in switch.commands)
+    assert not any(command.startswith(WRITES) for command in switch.commands)
     assert switch.config_db == RUNNING_DB
 
 
@@ -304,7 +307,7 @@ def test_frr_conf_push_is_refused_where_sonic_does_not_run_our_frr_conf(mode, wh
     with pytest.raises(DriverError, match=rf"leaf2: docker_routing_config_mode='{mode or 'separated'}': frr.conf is "
                                           rf"not pushed: .*{why}"):
         _driver(switch).push({"config_db.json": json.dumps(candidate), "frr.conf": INTENDED["frr.conf"]})
-    assert not any(command.startswith(("printf", "sudo")) for command in switch.commands)
+    assert not any(command.startswith(WRITES) for command in switch.commands)
     assert switch.files[FRR_CONF] == running_frr and switch.patches == []
 
 
@@ -336,3 +339,13 @@ def test_routing_config_mode_option_names_the_mode_of_a_bench_without_device_met
     driver._connection = switch
     driver.push({"config_db.json": json.dumps(candidate), "frr.conf": INTENDED["frr.conf"]})
     assert switch.frr_running == INTENDED["frr.conf"]
+
+
+def test_without_sudo_frr_conf_is_written_in_place_by_rename(switch):
+    """A bench whose login may write frr.conf (the twin's sshd runs as root): ``frr_conf_sudo`` empty."""
+    driver = NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", "s3cret-Pa55", optional_args={"frr_conf_sudo": ""})
+    driver._connection = switch
+    driver.push(INTENDED)
+    assert not any(command.startswith(("sudo cp", "sudo test")) for command in switch.commands)
+    assert any(command.endswith(f" {FRR_CONF}") and command.startswith("base64 -d") for command in switch.commands)
+    assert switch.files[FRR_CONF] == switch.frr_running == INTENDED["frr.conf"]
