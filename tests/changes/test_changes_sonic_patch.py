@@ -349,3 +349,14 @@ def test_without_sudo_frr_conf_is_written_in_place_by_rename(switch):
     assert not any(command.startswith(("sudo cp", "sudo test")) for command in switch.commands)
     assert any(command.endswith(f" {FRR_CONF}") and command.startswith("base64 -d") for command in switch.commands)
     assert switch.files[FRR_CONF] == switch.frr_running == INTENDED["frr.conf"]
+
+
+def test_first_push_to_a_factory_switch_names_the_one_time_mode_change():
+    """sonic-cfggen --preset writes no docker_routing_config_mode (docker_init.sh then runs "separated"); our
+    render says split-unified: the push is refused before anything is written, naming the out-of-band step."""
+    switch = RecordedSonicConnection(SPLIT_UNIFIED)
+    del switch.config_db["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"]
+    with pytest.raises(DriverError, match="from 'separated' to 'split-unified'; SONiC applies it only when the bgp "
+                                          r"container restarts .*systemctl restart bgp"):
+        _driver(switch).push(INTENDED)
+    assert switch.patches == [] and not any(command.startswith(WRITES) for command in switch.commands)
