@@ -35,6 +35,7 @@ from compiler.parse.frr import strip_vrf_prefix
 from compiler.render.frr import linux_ifname, linux_plan, plan_json, render_frr_conf, twin_ifname
 from compiler.render.sonic import sonic_structured
 
+from .runtime.frr_files import FPM_LINE
 from .topology import TwinNode
 
 # CONFIG_DB tables the twin's Linux plan is built from (sonic-port, sonic-interface, sonic-loopback-interface,
@@ -120,7 +121,9 @@ def _sonic_node(*, hostname: str, role: str, files: dict[str, str], intended: di
     tables = json.loads(files[config_db_name])
     lines = sum(1 for line in frr_conf.splitlines() if line.strip() and not line.lstrip().startswith("!"))
     live = [f"{sonic_parse.FRR_CONF}: run as is ({lines} lines)"]
-    static_only = []
+    # SONiC's FPM lines: the twin runs frr.conf without them (labs.runtime.frr_files.FPM_LINE: no fpmsyncd)
+    fpm = [line for line in frr_conf.splitlines() if FPM_LINE.match(line)]
+    static_only = [f"{sonic_parse.FRR_CONF}: {'; '.join(fpm)} (no fpmsyncd in the twin)"] if fpm else []
     for table in sorted(tables):
         rows = len(tables[table]) if isinstance(tables[table], dict) else 0
         if table in LIVE_SONIC_TABLES:

@@ -9,8 +9,26 @@ the management address: the switch stays down). Instead:
    VRF's routes, SSH/API/AAA, DEVICE_METADATA hwsku/platform/mac, or the drain state (BGP_DEVICE_GLOBAL);
 4. write the patch to a file on the switch and apply it with the Generic Config Updater,
    ``config apply-patch <file>`` (sonic-utilities ``config/main.py``), then ``config save -y``;
-5. frr.conf with FRR's frr-reload.py (a replace: only the delta is applied; plain ``vtysh -f`` would only merge);
-   a drained switch is drained again right after (TSA), since the reload would drop its traffic-shift route-maps.
+5. frr.conf with FRR's frr-reload.py (a replace: only the delta is applied; plain ``vtysh -f`` would only merge)
+   run inside the ``bgp`` container, where FRR lives; a drained switch is drained again right after (TSA), since
+   the reload would drop its traffic-shift route-maps.
+How frr.conf reaches FRR depends on DEVICE_METADATA ``docker_routing_config_mode`` (read from the running CONFIG_DB;
+sonic-net/sonic-buildimage at 086b03bd70f9: dockers/docker-fpm-frr/docker_init.sh, files/build_templates/
+docker_image_ctl.j2, src/sonic-yang-models/yang-models/sonic-device_metadata.yang):
+- ``split-unified``: FRR runs one frr.conf not generated from CONFIG_DB. It lives on the host in /etc/sonic/frr/,
+  which docker_image_ctl.j2 mounts as /etc/frr in the ``bgp`` container (``-v /etc/sonic/frr/$DEV:/etc/frr:rw``);
+  the driver writes the host file (through ``sudo cp``: the directory is frr:frr 0750) and runs
+  ``docker exec bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/frr.conf``
+  (the host has no FRR of its own; its ``vtysh`` is a wrapper that runs ``docker exec -i bgp vtysh``).
+  docker_init.sh appends ``no fpm use-next-hop-groups`` + ``fpm address 127.0.0.1`` to that file: a candidate
+  frr.conf without an FPM line the running one has is refused (the reload would delete it from zebra, which then
+  stops feeding fpmsyncd: no new route reaches the ASIC). The SONiC renderer writes both lines.
+- ``split``: per-daemon files (zebra.conf, bgpd.conf, ...) and docker_init.sh deletes frr.conf at every start;
+- ``separated`` (also an absent mode: docker_init.sh's ``-z $CONFIG_TYPE``) and ``unified``: bgpcfgd / frrcfgd
+  generate FRR's config from CONFIG_DB (BGP_NEIGHBOR, BGP_GLOBALS, ...) and overwrite frr.conf at the next start.
+  In these three modes a frr.conf push is refused before the switch is touched, naming the mode: our renderer writes
+  one integrated frr.conf and no CONFIG_DB BGP tables. A push that would change the mode is refused too: it takes
+  effect only when the ``bgp`` container restarts (docker_init.sh runs at its start), which is an outage to plan.
 Rollback to a saved running config applies the full patch (every table, nothing merged) back to it, restores
 frr.conf, and checks the result is byte-identical (after the JSON normalisation ``get_running_config`` applies).
 
@@ -43,11 +61,19 @@ from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, 
 
 DEFAULTS = {
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
+    # /etc/sonic/frr is frr:frr 0750 with files 0640 (sonic-buildimage files/build_templates/
+    # sonic_debian_extension.j2 at 086b03bd70f9): the admin user reads and writes frr.conf through sudo
+    "frr_conf_sudo": "sudo",
     "running_config_command": "show runningconfiguration all",
     "apply_patch_command": "sudo config apply-patch {path}",
     "save_command": "sudo config save -y",
     "patch_dir": "/tmp",
-    "frr_reload_command": "sudo /usr/lib/frr/frr-reload.py --reload {path}",
+    # {path}: the file the driver wrote; {container_path}: the same file as the bgp container sees it
+    "frr_conf_container_path": "/etc/frr/frr.conf",
+    "frr_reload_command": "sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload {container_path}",
+    # "" = DEVICE_METADATA|localhost docker_routing_config_mode of the running CONFIG_DB (a test bench without
+    # DEVICE_METADATA names it here)
+    "routing_config_mode": "",
     "vtysh": "sudo vtysh",
     "drain_command": "sudo TSA",
     "undrain_command": "sudo TSB",
@@ -57,6 +83,17 @@ DEFAULTS = {
     "version_command": "cat /etc/sonic/sonic_version.yml",
 }
 FILES = ("config_db.json", "frr.conf")
+FRR_CONF_MODE = "split-unified"  # the only mode that runs one frr.conf of ours (docstring above)
+ABSENT_MODE = "separated"  # docker_init.sh: an empty docker_routing_config_mode is "separated"
+WHY_NOT_FRR_CONF = {
+    "split": "SONiC runs per-daemon files (zebra.conf, bgpd.conf, staticd.conf) and docker_init.sh deletes frr.conf "
+             "at every bgp container start",
+    "separated": "bgpcfgd generates FRR's per-daemon config from CONFIG_DB (BGP_NEIGHBOR, BGP_GLOBALS, ...) at every "
+                 "bgp container start",
+    "unified": "frrcfgd generates frr.conf from CONFIG_DB (BGP_NEIGHBOR, BGP_GLOBALS, ...) at every bgp container "
+               "start",
+}
+FPM_LINE = re.compile(r"^(?:no )?fpm (?:address|use-next-hop-groups)\b.*$", re.MULTILINE)
 CONFIG_DB = "config_db.json"
 CHUNK = 4096  # base64 characters per shell line: well under ARG_MAX and the terminal's line editor limits
 
@@ -137,7 +174,8 @@ class NetmikoSonicDriver(DeviceDriver):
         files = {CONFIG_DB: normalize_config_db(running_db, what=f"{self.hostname}: running CONFIG_DB")}
         path = shlex.quote(self.options["frr_conf_path"])
         # base64 keeps the bytes exact (the SSH channel would turn LF into CRLF and eat trailing blanks).
-        encoded = self.run(f"test -f {path} && base64 -w0 {path} || true")
+        sudo = f"{self.options['frr_conf_sudo']} " if self.options["frr_conf_sudo"] else ""
+        encoded = self.run(f"{sudo}test -f {path} && {sudo}base64 -w0 {path} || true")
         files["frr.conf"] = base64.b64decode("".join(encoded.split())).decode() if encoded.strip() else ""
         return files
 
@@ -162,7 +200,38 @@ class NetmikoSonicDriver(DeviceDriver):
                      "frr.conf": candidate.get("frr.conf", running["frr.conf"])}
         if owned_only:
             push_guard(device=self.hostname, platform="sonic", running=running, effective=effective)
+        self._frr_conf_refusal(running, effective)
         return running, patch, effective
+
+    def routing_config_mode(self, config_db_text: str) -> str:
+        """``docker_routing_config_mode`` of a CONFIG_DB text (the ``routing_config_mode`` option wins)."""
+        if self.options["routing_config_mode"]:
+            return self.options["routing_config_mode"]
+        document = parse_config_db(config_db_text, what=f"{self.hostname}: {CONFIG_DB}")
+        localhost = (document.get("DEVICE_METADATA") or {}).get("localhost") or {}
+        return localhost.get("docker_routing_config_mode") or ABSENT_MODE
+
+    def _frr_conf_refusal(self, running: ConfigFiles, effective: ConfigFiles) -> None:
+        """Refuse, before the switch is touched, a push SONiC's FRR would not run as pushed (module docstring)."""
+        mode = self.routing_config_mode(running[CONFIG_DB])
+        mode_after = self.routing_config_mode(effective[CONFIG_DB])
+        if mode_after != mode:
+            raise DriverError(f"{self.hostname}: the push changes DEVICE_METADATA|localhost docker_routing_config_mode "
+                              f"from {mode!r} to {mode_after!r}; SONiC applies it only when the bgp container "
+                              "restarts (docker_init.sh): change it out of band (config, then systemctl restart "
+                              "bgp) in a maintenance window, then push again")
+        if effective["frr.conf"] == running["frr.conf"]:
+            return
+        if mode != FRR_CONF_MODE:
+            why = WHY_NOT_FRR_CONF.get(mode, "SONiC knows separated, unified, split and split-unified only")
+            raise DriverError(f"{self.hostname}: docker_routing_config_mode={mode!r}: frr.conf is not pushed: {why}. "
+                              f"Our frr.conf is one integrated file, which only {FRR_CONF_MODE!r} runs")
+        dropped = sorted(set(FPM_LINE.findall(running["frr.conf"])) - set(FPM_LINE.findall(effective["frr.conf"])))
+        if dropped:
+            raise DriverError(f"{self.hostname}: the candidate frr.conf lacks {dropped}, which SONiC's docker_init.sh "
+                              "wrote into the running one: frr-reload would delete them and zebra would stop "
+                              "feeding fpmsyncd (no new route would reach the ASIC); render frr.conf for SONiC "
+                              "(compiler.render.sonic) or add the lines")
 
     def effective_after_push(self, running: ConfigFiles, pushed: ConfigFiles) -> ConfigFiles:
         """The running CONFIG_DB with the push's patch applied (tables we merge keep what the device has, e.g. ports
@@ -212,6 +281,20 @@ class NetmikoSonicDriver(DeviceDriver):
         self.run(f"base64 -d {temporary}.b64 > {temporary} && rm -f {temporary}.b64 && mv {temporary} "
                  f"{shlex.quote(path)}")  # rename: a reader never sees half a file
 
+    def _write_frr_conf(self, path: str, text: str) -> None:
+        """frr.conf where only root may write: staged in ``patch_dir``, then ``sudo cp`` onto the existing file,
+        which keeps its owner and mode (frr:frr 0640, readable by FRR in the bgp container; a rename would leave
+        a root-owned file). Nothing reads it until the frr-reload that follows. Without sudo: written in place."""
+        if not self.options["frr_conf_sudo"]:
+            self._write_file(path, text)
+            return
+        staging = f"{self.options['patch_dir'].rstrip('/')}/ft-{uuid.uuid4().hex[:8]}.frr.conf"
+        self._write_file(staging, text)
+        try:
+            self.run(f"{self.options['frr_conf_sudo']} cp {shlex.quote(staging)} {shlex.quote(path)}")
+        finally:
+            self.run(f"rm -f {shlex.quote(staging)}", check=False)
+
     def _apply(self, running: ConfigFiles, patch: list[dict], frr_conf: str) -> None:
         drained = self.is_drained()
         if patch:
@@ -225,8 +308,10 @@ class NetmikoSonicDriver(DeviceDriver):
                 self.run(self.options["save_command"], timeout=300)
         if frr_conf != running["frr.conf"]:
             path = self.options["frr_conf_path"]
-            self._write_file(path, frr_conf)
-            self.run(self.options["frr_reload_command"].format(path=shlex.quote(path)), timeout=300)
+            self._write_frr_conf(path, frr_conf)
+            command = self.options["frr_reload_command"].format(
+                path=shlex.quote(path), container_path=shlex.quote(self.options["frr_conf_container_path"]))
+            self.run(command, timeout=300)
             if drained:  # frr-reload removed the traffic-shift route-maps: a drained switch stays drained
                 self.drain()
 

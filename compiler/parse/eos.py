@@ -44,6 +44,9 @@ _KNOWN_NOOPS = {"service routing protocols model multi-agent", "end", "ip routin
                 "redistribute learned", "spanning-tree portfast", "vxlan qos ecn propagation",
                 "vxlan qos dscp propagation encapsulation", "vxlan qos map dscp to traffic-class decapsulation"}
 
+# EOS's internal VLAN range for routed ports (compiler.render.eos.INTERNAL_VLAN_ORDER): the device's own, not modelled
+_INTERNAL_VLAN_ORDER = re.compile(r"vlan internal order (?:ascending|descending) range \d+ \d+")
+
 
 def _use(node: Node) -> Node:
     node.used = True
@@ -120,7 +123,7 @@ class _EosParser:
         self.aaa = EosAaa()
         for node in self.roots:
             words = node.words()
-            if node.text in _KNOWN_NOOPS:
+            if node.text in _KNOWN_NOOPS or _INTERNAL_VLAN_ORDER.fullmatch(node.text):
                 _use(node)
             elif words[0] == "hostname" and len(words) == 2:
                 self.structured["hostname"] = _use(node).words()[1]

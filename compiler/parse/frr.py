@@ -40,7 +40,9 @@ PLAN = "linux-plan.json"
 _NOOPS = {"frr defaults datacenter", "log syslog informational", "service integrated-vtysh-config",
           "no zebra nexthop kernel enable", "line vty", "exit", "no bgp ebgp-requires-policy",
           "no bgp default ipv4-unicast", "bgp bestpath as-path multipath-relax", "exit-address-family",
-          "exit-vni", "exit-vrf", "redistribute connected", "advertise ipv4 unicast"}
+          "exit-vni", "exit-vrf", "redistribute connected", "advertise ipv4 unicast",
+          # SONiC's FPM lines, rendered for its routing-config mode (compiler.render.sonic.SONIC_FPM_LINES)
+          "no fpm use-next-hop-groups", "fpm address 127.0.0.1"}
 FAMILIES = {"ipv4 unicast": "ipv4_unicast", "l2vpn evpn": "l2vpn_evpn"}
 
 

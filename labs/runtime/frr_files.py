@@ -28,6 +28,10 @@ LIB_FRR = Path(frr_binaries.LIB_FRR)  # FRR 10's per-pathspace state directory
 ZEBRA_NHG_WORKAROUND = "no zebra nexthop kernel enable"
 VRF_NETNS_LINE = re.compile(r"^\s+netns /run/netns/\S+\s*$")
 VRF_STANZA = re.compile(r"^vrf (\S+)\s*$")
+# SONiC's FPM lines (compiler.render.sonic.SONIC_FPM_LINES): zebra feeds fpmsyncd on a SONiC switch; the twin has
+# no fpmsyncd and starts zebra without an FPM module, where these lines are "No such command". Left out of what the
+# twin runs and of comparisons (static-only, like the RoCE QoS translation).
+FPM_LINE = re.compile(r"^(?:no )?fpm (?:address|use-next-hop-groups)\b")
 FIRST_BLOCK = re.compile(r"^(interface|router|vrf|route-map|ip prefix-list|bfd)\b")
 
 
@@ -41,8 +45,11 @@ def twin_frr_conf(frr_conf: str, netns_vrfs: Iterable[str] = (), policy: SizePol
       it reads to ``frr-reload.py`` as "no netns": the reload would unbind the VRF from its namespace and zebra
       would stop following it (seen: ``vrf TENANT_A inactive``, EVPN flood entries never installed).
     - the twin's size policy (``labs.runtime.sizing``): BFD lines left out and BGP hold time raised on twins too
-      big for this machine to run them as configured."""
+      big for this machine to run them as configured.
+    - without SONiC's FPM lines (``FPM_LINE``): the twin's zebra has no FPM module and no fpmsyncd to feed."""
     frr_conf = policy_frr_conf(frr_conf, policy)
+    if "fpm " in frr_conf:
+        frr_conf = "".join(line for line in frr_conf.splitlines(keepends=True) if not FPM_LINE.match(line))
     if ZEBRA_NHG_WORKAROUND not in frr_conf:
         frr_conf = f"{ZEBRA_NHG_WORKAROUND}\n{frr_conf}"
     wanted = sorted(set(netns_vrfs))
@@ -72,7 +79,7 @@ def strip_twin_lines(frr_conf: str) -> str:
     """``frr_conf`` without what ``twin_frr_conf`` adds (and what zebra adds for netns VRFs by itself): a vrf
     stanza left with nothing but its netns line disappears with it."""
     lines = [line.rstrip() for line in frr_conf.splitlines()
-             if line.strip() != ZEBRA_NHG_WORKAROUND and not VRF_NETNS_LINE.match(line)]
+             if line.strip() != ZEBRA_NHG_WORKAROUND and not VRF_NETNS_LINE.match(line) and not FPM_LINE.match(line)]
     out: list[str] = []
     index = 0
     while index < len(lines):

@@ -20,13 +20,33 @@ from changes.drivers.config_db import apply_config_db_patch
 
 RECORDED = Path(__file__).parent / "sonic_recorded"
 FRR_CONF = "/etc/sonic/frr/frr.conf"
+FRR_CONF_IN_CONTAINER = "/etc/frr/frr.conf"  # docker_image_ctl.j2 mounts /etc/sonic/frr as /etc/frr in bgp
+# What SONiC's docker_init.sh (sonic-net/sonic-buildimage dockers/docker-fpm-frr/docker_init.sh at 086b03bd70f9,
+# write_default_zebra_config) appends to /etc/frr/frr.conf in split-unified mode when no line starts with it.
+SONIC_FPM_APPEND = "no fpm use-next-hop-groups\nfpm address 127.0.0.1\n"
 _WRAPPED = re.compile(r"^echo (__ft_out_\w+__); (.*); echo (__ft_rc_\w+__)\$\?$", re.DOTALL)
 
 
+def with_sonic_fpm(frr_conf: str) -> str:
+    """``frr_conf`` as docker_init.sh leaves it in split-unified mode (its grep, then its two appended lines)."""
+    if re.search(r"^no fpm use-next-hop-groups", frr_conf, re.MULTILINE):
+        return frr_conf
+    return frr_conf + SONIC_FPM_APPEND
+
+
 class RecordedSonicConnection:
-    def __init__(self):
+    """``routing_config_mode`` replaces the recorded DEVICE_METADATA mode ("split", in which SONiC would delete the
+    recorded frr.conf at the bgp container's start); in split-unified the frr.conf gets SONiC's FPM lines, as
+    docker_init.sh writes them. ``None`` keeps the recording as it is."""
+
+    def __init__(self, routing_config_mode: str | None = None):
         self.config_db = json.loads((RECORDED / "show_runningconfiguration_all.json").read_text())
-        self.files = {FRR_CONF: (RECORDED / "frr.conf").read_text()}
+        frr_conf = (RECORDED / "frr.conf").read_text()
+        if routing_config_mode is not None:
+            self.config_db["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"] = routing_config_mode
+            if routing_config_mode == "split-unified":
+                frr_conf = with_sonic_fpm(frr_conf)
+        self.files = {FRR_CONF: frr_conf}
         self.frr_running = self.files[FRR_CONF]
         self.saved: dict | None = None
         self.patches: list[list[dict]] = []
@@ -53,7 +73,7 @@ class RecordedSonicConnection:
         words = shlex.split(command.split(" && ")[0]) if command else []
         if command == "show runningconfiguration all":
             return json.dumps(self.config_db, indent=4), 0
-        if match := re.fullmatch(r"test -f (\S+) && base64 -w0 \S+ \|\| true", command):
+        if match := re.fullmatch(r"(?:sudo )?test -f (\S+) && (?:sudo )?base64 -w0 \S+ \|\| true", command):
             text = self.files.get(match.group(1))
             return ("" if text is None else base64.b64encode(text.encode()).decode()), 0
         if match := re.fullmatch(r": > (\S+)", command):
@@ -74,14 +94,18 @@ class RecordedSonicConnection:
             self.config_db = apply_config_db_patch(self.config_db, patch)
             self.patches.append(patch)
             return (RECORDED / "apply-patch.ok").read_text(), 0
+        if words[:2] == ["sudo", "cp"] and len(words) == 4:  # onto the existing file: its owner and mode stay
+            self.files[words[3]] = self.files[words[2]]
+            return "", 0
         if words[:2] == ["rm", "-f"]:
             self.files.pop(words[2], None)
             return "", 0
         if command == "sudo config save -y":
             self.saved = copy.deepcopy(self.config_db)
             return "Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json\n", 0
-        if words[:3] == ["sudo", "/usr/lib/frr/frr-reload.py", "--reload"]:
-            self.frr_running = self.files[words[3]]
+        if words[:6] == ["sudo", "docker", "exec", "bgp", "/usr/lib/frr/frr-reload.py", "--reload"]:
+            assert words[6:] == [FRR_CONF_IN_CONTAINER], words  # the bgp container sees the host file there
+            self.frr_running = self.files[FRR_CONF]
             return "", 0
         if command == "sudo TSC":
             return (RECORDED / ("TSC.maintenance" if self.tsa else "TSC.normal")).read_text(), 0

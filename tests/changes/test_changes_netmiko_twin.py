@@ -92,10 +92,14 @@ def sonic_over_ssh(twin_required, tmp_path):
             "patch_dir": str(sonic_dir),
             "drain_status_command": "echo 'System Mode: Normal'",
             "frr_conf_path": str(sonic_dir / "frr" / "frr.conf"),
+            "frr_conf_sudo": "",  # the test's sshd logs in as root: the file is written in place
             # the FRR the twin runs (labs.frr_binaries): its own frr-reload.py and vtysh
             "frr_reload_command": f"{active_frr().frr_reload} --bindir {Path(active_frr().vtysh).parent} --reload "
                                   f"--pathspace {netns} {{path}}",
             "vtysh": f"{active_frr().vtysh} -N {netns}",
+            # CONFIG_DB above has no docker_routing_config_mode (SONiC would read "separated"); the node runs one
+            # frr.conf, as a split-unified switch does
+            "routing_config_mode": "split-unified",
             "version_command": "echo twin",
         }
         driver = NetmikoSonicDriver("leaf1", mgmt_ip, "root", key_file=str(keys / "client_key"), optional_args=options)

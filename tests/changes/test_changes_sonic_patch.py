@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sonic_recorded_device import FRR_CONF, RECORDED, RecordedSonicConnection
+from sonic_recorded_device import FRR_CONF, RECORDED, RecordedSonicConnection, with_sonic_fpm
 
 from changes.drivers.config_db import (
     OWNED_TABLES,
@@ -22,12 +22,14 @@ from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from changes.errors import PushRefused
 from compiler.errors import DriverError
 
-RUNNING_DB = json.loads((RECORDED / "show_runningconfiguration_all.json").read_text())
-FRR = (RECORDED / "frr.conf").read_text()
+SPLIT_UNIFIED = "split-unified"
+WRITES = ("printf", "sudo config", "sudo cp", "sudo docker", "sudo TSA")  # reads run with sudo too (sudo test -f)
+RUNNING_DB = RecordedSonicConnection(SPLIT_UNIFIED).config_db  # the recording, in split-unified mode
+FRR = with_sonic_fpm((RECORDED / "frr.conf").read_text())  # as the split-unified switch runs it
 # What the SONiC renderer emits: no platform data, no management tables (those are the device's).
 CANDIDATE_DB = {
     "DEVICE_METADATA": {"localhost": {"hostname": "leaf2", "bgp_asn": "65102", "type": "LeafRouter",
-                                      "docker_routing_config_mode": "split"}},
+                                      "docker_routing_config_mode": "split-unified"}},
     "INTERFACE": {"Ethernet0": {}, "Ethernet0|10.1.0.3/31": {}},  # Ethernet8 no longer routed: removed (owned)
     "LOOPBACK_INTERFACE": {"Loopback0": {}, "Loopback0|10.0.0.102/32": {}},
     "PORT": {"Ethernet0": {"admin_status": "up", "mtu": "9100", "speed": "400000", "fec": "rs"}},
@@ -40,7 +42,7 @@ INTENDED = {"config_db.json": json.dumps(CANDIDATE_DB, indent=4) + "\n",
 
 @pytest.fixture
 def switch() -> RecordedSonicConnection:
-    return RecordedSonicConnection()
+    return RecordedSonicConnection(SPLIT_UNIFIED)
 
 
 def _driver(switch: RecordedSonicConnection) -> NetmikoSonicDriver:
@@ -54,7 +56,9 @@ def test_push_applies_a_json_patch_of_owned_tables_and_never_reloads(switch):
     diff = driver.push(INTENDED)
     assert '"path": "/VLAN/Vlan30"' in diff and "+ neighbor FABRIC timers 3 9" in diff
     writes = [command for command in switch.commands if command.startswith("base64 -d")]
-    assert len(writes) == 2 and writes[0].endswith(".json-patch") and writes[1].endswith(" " + FRR_CONF)
+    assert len(writes) == 2 and writes[0].endswith(".json-patch") and writes[1].endswith(".frr.conf")
+    staged = writes[1].rsplit(" ", 1)[1]  # /etc/sonic/frr is frr:frr 0750: staged, then sudo cp onto the file
+    assert f"sudo cp {staged} {FRR_CONF}" in switch.commands and f"rm -f {staged}" in switch.commands
     applied = [command for command in switch.commands if "config" in command.split()[:3]]
     assert [command.split()[:3] for command in applied] == [["sudo", "config", "apply-patch"],
                                                             ["sudo", "config", "save"]]
@@ -91,7 +95,7 @@ def test_guard_refuses_before_anything_is_written(switch):
         _driver(switch).push({"config_db.json": json.dumps(broken), "frr.conf": FRR})
     assert "leaf2: push refused" in str(refused.value)
     assert "MGMT_INTERFACE|eth0|192.0.2.12/24 field 'gwaddr' would change '192.0.2.1' -> '192.0.2.254'" in str(refused.value)
-    assert not any(command.startswith(("printf", "sudo")) for command in switch.commands)
+    assert not any(command.startswith(WRITES) for command in switch.commands)
     assert switch.config_db == RUNNING_DB
 
 
@@ -271,3 +275,88 @@ def _second_admin():
     user, _ = User.objects.get_or_create(username="bob-approver")
     user.groups.add(Group.objects.get_or_create(name="admin")[0])
     return user
+
+
+# ------------------------------------------------------------------ frr.conf the way SONiC runs it (issue 27 item 4)
+
+
+def test_frr_conf_is_reloaded_inside_the_bgp_container(switch):
+    _driver(switch).push(INTENDED)
+    reloads = [command for command in switch.commands if "frr-reload.py" in command]
+    # The host file /etc/sonic/frr/frr.conf is /etc/frr/frr.conf in the bgp container (docker_image_ctl.j2).
+    assert reloads == ["sudo docker exec bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/frr.conf"]
+    assert switch.frr_running == INTENDED["frr.conf"] and "fpm address 127.0.0.1\n" in switch.frr_running
+
+
+@pytest.mark.parametrize(("mode", "why"), [
+    ("split", "docker_init.sh deletes frr.conf"),
+    ("separated", "bgpcfgd generates"),
+    (None, "bgpcfgd generates"),  # no mode: docker_init.sh runs the separated branch
+    ("unified", "frrcfgd generates frr.conf"),
+])
+def test_frr_conf_push_is_refused_where_sonic_does_not_run_our_frr_conf(mode, why):
+    switch = RecordedSonicConnection(mode or SPLIT_UNIFIED)
+    if mode is None:
+        del switch.config_db["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"]
+    candidate = copy.deepcopy(CANDIDATE_DB)
+    if mode is None:
+        del candidate["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"]
+    else:
+        candidate["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"] = mode
+    running_frr = switch.files[FRR_CONF]
+    with pytest.raises(DriverError, match=rf"leaf2: docker_routing_config_mode='{mode or 'separated'}': frr.conf is "
+                                          rf"not pushed: .*{why}"):
+        _driver(switch).push({"config_db.json": json.dumps(candidate), "frr.conf": INTENDED["frr.conf"]})
+    assert not any(command.startswith(WRITES) for command in switch.commands)
+    assert switch.files[FRR_CONF] == running_frr and switch.patches == []
+
+
+def test_a_push_changing_the_routing_config_mode_is_refused(switch):
+    candidate = copy.deepcopy(CANDIDATE_DB)
+    candidate["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"] = "unified"
+    with pytest.raises(DriverError, match="from 'split-unified' to 'unified'; SONiC applies it only when the bgp "
+                                          "container restarts"):
+        _driver(switch).push({"config_db.json": json.dumps(candidate), "frr.conf": FRR})
+    assert switch.patches == []
+
+
+def test_a_frr_conf_without_sonic_fpm_lines_is_refused_before_the_reload(switch):
+    """The broken render: without the FPM lines docker_init.sh wrote, frr-reload would delete them from zebra."""
+    broken = INTENDED["frr.conf"].replace("no fpm use-next-hop-groups\nfpm address 127.0.0.1\n", "")
+    with pytest.raises(DriverError, match=r"lacks \['fpm address 127.0.0.1', 'no fpm use-next-hop-groups'\].*"
+                                          "zebra would stop feeding fpmsyncd"):
+        _driver(switch).push({**INTENDED, "frr.conf": broken})
+    assert switch.patches == [] and not any("frr-reload" in command for command in switch.commands)
+
+
+def test_routing_config_mode_option_names_the_mode_of_a_bench_without_device_metadata():
+    switch = RecordedSonicConnection(SPLIT_UNIFIED)
+    del switch.config_db["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"]
+    candidate = copy.deepcopy(CANDIDATE_DB)
+    del candidate["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"]
+    driver = NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", "s3cret-Pa55",
+                                optional_args={"routing_config_mode": SPLIT_UNIFIED})
+    driver._connection = switch
+    driver.push({"config_db.json": json.dumps(candidate), "frr.conf": INTENDED["frr.conf"]})
+    assert switch.frr_running == INTENDED["frr.conf"]
+
+
+def test_without_sudo_frr_conf_is_written_in_place_by_rename(switch):
+    """A bench whose login may write frr.conf (the twin's sshd runs as root): ``frr_conf_sudo`` empty."""
+    driver = NetmikoSonicDriver("leaf2", "192.0.2.12", "admin", "s3cret-Pa55", optional_args={"frr_conf_sudo": ""})
+    driver._connection = switch
+    driver.push(INTENDED)
+    assert not any(command.startswith(("sudo cp", "sudo test")) for command in switch.commands)
+    assert any(command.endswith(f" {FRR_CONF}") and command.startswith("base64 -d") for command in switch.commands)
+    assert switch.files[FRR_CONF] == switch.frr_running == INTENDED["frr.conf"]
+
+
+def test_first_push_to_a_factory_switch_names_the_one_time_mode_change():
+    """sonic-cfggen --preset writes no docker_routing_config_mode (docker_init.sh then runs "separated"); our
+    render says split-unified: the push is refused before anything is written, naming the out-of-band step."""
+    switch = RecordedSonicConnection(SPLIT_UNIFIED)
+    del switch.config_db["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"]
+    with pytest.raises(DriverError, match="from 'separated' to 'split-unified'; SONiC applies it only when the bgp "
+                                          r"container restarts .*systemctl restart bgp"):
+        _driver(switch).push(INTENDED)
+    assert switch.patches == [] and not any(command.startswith(WRITES) for command in switch.commands)

@@ -84,6 +84,9 @@ def test_the_account_of_each_switch_comes_from_what_its_parse_carried():
     assert any(part.startswith("PORT_QOS_MAP") for part in sonic["static_only"])
     assert any(part.startswith("BUFFER_PG") for part in sonic["static_only"])
     assert "PORT: admin_status, fec, lanes, speed" in sonic["static_only"]
+    # SONiC's FPM lines are in its frr.conf; the twin (no fpmsyncd) runs it without them and says so
+    assert ("frr.conf: no fpm use-next-hop-groups; fpm address 127.0.0.1 (no fpmsyncd in the twin)"
+            in sonic["static_only"]), sonic["static_only"]
 
     # a line no parser models is said, with its line, and counted in the report
     files = own_files("leaf1", "eos")

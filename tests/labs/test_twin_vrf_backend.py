@@ -179,3 +179,13 @@ def test_l3vni_next_hop_lost_by_frr_is_found(monkeypatch):
     assert checks.l3vni_next_hop_gaps(state) == {"leaf1": ["10.0.4.2"]}  # routes to 10.10.0.3 and 10.20.0.3 use it
     state.vrf_backend = "none"
     assert checks.l3vni_next_hop_gaps(state) == {}  # no tenant VRFs built: nothing routes through an L3VNI
+
+
+def test_sonic_fpm_lines_are_left_out_of_the_twin_and_of_comparisons():
+    """SONiC's frr.conf carries zebra's FPM lines (compiler.render.sonic.SONIC_FPM_LINES); the twin's zebra has no
+    FPM module ("No such command") and no fpmsyncd, so it runs the config without them and compares without them."""
+    sonic = RENDERED.replace("service integrated-vtysh-config\n", "service integrated-vtysh-config\n"
+                             "no fpm use-next-hop-groups\nfpm address 127.0.0.1\n")
+    conf = runtime.twin_frr_conf(sonic)
+    assert "fpm" not in conf and conf == runtime.twin_frr_conf(RENDERED)
+    assert runtime.strip_twin_lines(sonic) == runtime.strip_twin_lines(conf) == RENDERED

@@ -71,6 +71,14 @@ AAA_GROUP_NAME = "FT_TACACS"
 # text carries the secret reference's marker (compiler.secret_refs) and the push driver writes the type-7 form.
 TACACS_KEY_TYPE = "7"
 
+# `vlan internal order ascending range 1006 1199`: EOS takes a VLAN for each routed port from its internal range
+# (Arista EOS User Manual, "vlan internal order"; EOS's own default is 1006-4094, so the VLAN a routed port gets
+# depends on the order ports came up, and a VLAN added later can find its ID taken). Pinned as Arista AVD does for
+# every device (pyavd 6.4 eos_designs schema, internal_vlan_order default: ascending, 1006..1199); the end grows on a
+# device with more routed ports than that range holds. A VLAN of ours inside the range is refused.
+INTERNAL_VLAN_ORDER = ("ascending", 1006, 1199)
+MAX_VLAN_ID = 4094  # IEEE 802.1Q
+
 
 def render(structured: StructuredConfig) -> dict[str, str]:
     """Render one device's structured config as an EOS ``startup-config``."""
@@ -88,12 +96,14 @@ def render(structured: StructuredConfig) -> dict[str, str]:
             watchdog_action=watchdog_action,
             qos_profiles=profile_blocks,
             mmu_profile=_mmu_profile(structured),
-            port_channel_interfaces=_port_channel_interfaces(structured),
+            port_channel_interfaces=repeated_blocks.port_channel_interfaces(structured.get("port_channels") or [],
+                                                                            profile_by_port_qos),
             ethernet_interfaces=repeated_blocks.ethernet_interfaces(
                 structured["interfaces"], profile_by_port_qos, eos_speed,
                 {bundle["name"]: bundle["mtu"] for bundle in structured.get("port_channels") or []},
                 {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []}),
             mlag=structured.get("mlag") or None,
+            vlan_internal_order=_vlan_internal_order(structured),
             spanning_tree=_spanning_tree(structured),
             bgp_neighbor_lines=repeated_blocks.bgp_neighbor_lines(neighbors),
             standalone_neighbors=[neighbor for neighbor in neighbors if not neighbor["peer_group"]],
@@ -210,7 +220,9 @@ def _qos_profiles(structured: StructuredConfig) -> tuple[list[tuple[str, str]], 
     in PFC headroom share one, since headroom is an ingress-buffer setting (:func:`_mmu_profile`).
     """
     qos = structured.get("qos") or {}
-    port_qos_dicts = {id(i["qos"]): i["qos"] for i in structured["interfaces"] if i["qos"]}
+    # ports and bundles (a bundle's QoS is its own service-profile: repeated_blocks.port_channel_interfaces)
+    port_qos_dicts = {id(port["qos"]): port["qos"]
+                      for port in [*structured["interfaces"], *(structured.get("port_channels") or [])] if port["qos"]}
     if not port_qos_dicts:
         return [], {}
     keyword = _family_keyword(structured)
@@ -326,12 +338,25 @@ def _virtual_router_mac(structured: StructuredConfig) -> str | None:
     return next(iter(macs), None)
 
 
-def _port_channel_interfaces(structured: StructuredConfig) -> str:
-    bundles = structured.get("port_channels") or []
-    keyword = _family_keyword(structured) if any(bundle["qos"] for bundle in bundles) else None
-    qos = structured.get("qos") or {}
-    watchdog = bool(qos and qos["pfc_watchdog"]["enabled"])
-    return repeated_blocks.port_channel_interfaces(bundles, keyword, watchdog)
+def _vlan_internal_order(structured: StructuredConfig) -> dict:
+    """The pinned internal VLAN range (:data:`INTERNAL_VLAN_ORDER`), long enough for every routed port."""
+    allocation, beginning, ending = INTERNAL_VLAN_ORDER
+    # the ports repeated_blocks prints with `no switchport`: neither unused, nor a bundle member, nor a Layer-2 port
+    routed = sum(1 for interface in structured["interfaces"]
+                 if interface["kind"] != "unused" and not interface.get("port_channel") and not (
+                     interface["kind"] == "server" and (interface["access_vlan"] or interface["trunk_vlans"]
+                                                        or interface.get("switchport_mode"))))
+    routed += sum(1 for bundle in structured.get("port_channels") or [] if bundle["ip"])
+    ending = max(ending, beginning + routed - 1)
+    hostname = structured.get("hostname", "?")
+    if ending > MAX_VLAN_ID:
+        raise RenderError(f"{hostname}: {routed} routed ports need internal VLANs {beginning}..{ending}, beyond "
+                          f"VLAN {MAX_VLAN_ID}")
+    for vlan in structured["vlans"]:
+        if beginning <= vlan["id"] <= ending:
+            raise RenderError(f"{hostname}: vlans[{vlan['id']}].id={vlan['id']}: inside EOS's internal VLAN range "
+                              f"{beginning}..{ending} (vlan internal order, pinned as AVD does): use another VLAN ID")
+    return {"allocation": allocation, "beginning": beginning, "ending": ending}
 
 
 def _spanning_tree(structured: StructuredConfig) -> list[str]:

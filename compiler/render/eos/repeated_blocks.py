@@ -130,10 +130,11 @@ def switchport_lines(port) -> str:
     return "".join(lines)
 
 
-def port_channel_interfaces(port_channels: list[PortChannel], queue_keyword: str | None,
-                            watchdog_enabled: bool) -> str:
-    """``interface Port-ChannelN`` blocks (EOS "Port Channels", "MLAG"): the bundle's L2 or L3 settings, its MLAG
-    id on a dual-attached bundle, min-links, and QoS stated on the bundle itself."""
+def port_channel_interfaces(port_channels: list[PortChannel], profile_by_port_qos: dict[int, str]) -> str:
+    """``interface Port-ChannelN`` blocks (EOS "Port Channels", "MLAG"): the bundle's L2 or L3 settings, min-links,
+    its MLAG id on a dual-attached bundle, and QoS stated on the bundle itself as the ``service-profile`` of its
+    qos profile, in AVD's order. EOS takes PFC and queue settings on Ethernet ports only (AVD's
+    port_channel_interfaces schema has service_profile and qos trust, no priority-flow-control or tx-queue)."""
     parts: list[str] = []
     for bundle in port_channels:
         parts.append(f"!\ninterface {bundle['name']}\n")
@@ -149,12 +150,12 @@ def port_channel_interfaces(port_channels: list[PortChannel], queue_keyword: str
             parts.append(f"   switchport mode access\n{access}   switchport\n")
         elif bundle["ip"]:
             parts.append(f"   no switchport\n   ip address {bundle['ip']}\n")
-        if bundle["mlag"] is not None:
-            parts.append(f"   mlag {bundle['mlag']}\n")
         if bundle["min_links"] is not None:
             parts.append(f"   port-channel min-links {bundle['min_links']}\n")
+        if bundle["mlag"] is not None:
+            parts.append(f"   mlag {bundle['mlag']}\n")
         if bundle["qos"]:
-            parts.append(qos_profile_lines(bundle["qos"], {}, queue_keyword or "uc-tx-queue", watchdog_enabled))
+            parts.append(f"   service-profile {profile_by_port_qos[id(bundle['qos'])]}\n")
     return "".join(parts)
 
 

@@ -71,8 +71,10 @@ def _identity(name: str) -> str:
     return name
 
 
-def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _identity) -> dict:
-    """Everything frr.conf prints, decided: names mapped, optional blocks resolved to lists/booleans."""
+def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _identity,
+             fpm_lines: tuple[str, ...] = ()) -> dict:
+    """Everything frr.conf prints, decided: names mapped, optional blocks resolved to lists/booleans. ``fpm_lines``:
+    zebra's FPM lines a platform needs (SONiC: :func:`compiler.render.sonic.fpm_lines`), none on FRR/Linux."""
     bgp = structured["bgp"]
     # Thousands of ports and neighbors on a large spine: their lines are formatted in Python (repeated_blocks).
     neighbor_lines = repeated_blocks.neighbor_lines(bgp["neighbors"], ifname)
@@ -84,6 +86,7 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
     return {
         "frr_version": FRR_VERSION,
         "hostname": structured["hostname"],
+        "fpm_lines": list(fpm_lines),
         "vrfs": [{"name": vrf["name"], "l3vni": vrf["l3vni"]} for vrf in structured["vrfs"]],
         "interface_blocks": interface_blocks,
         "bgp": {
@@ -106,8 +109,9 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
     }
 
 
-def render_frr_conf(structured: StructuredConfig, ifname: Callable[[str], str] = _identity) -> str:
-    return omit_unset(_template().render(frr_view(structured, ifname)))
+def render_frr_conf(structured: StructuredConfig, ifname: Callable[[str], str] = _identity,
+                    fpm_lines: tuple[str, ...] = ()) -> str:
+    return omit_unset(_template().render(frr_view(structured, ifname, fpm_lines)))
 
 
 def linux_plan(structured: StructuredConfig, ifname: Callable[[str], str] = linux_ifname) -> dict:

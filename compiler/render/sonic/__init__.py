@@ -4,7 +4,8 @@
 YANG model it follows). ``frr.conf`` comes from the shared FRR renderer, fed with the same structured config with
 VRF names in SONiC's form (``Vrf_<name>``, required by sonic-vrf.yang) so FRR and CONFIG_DB agree on every VRF.
 Interface names are SONiC's own (``Ethernet0``) and are used as-is. DEVICE_METADATA selects
-``docker_routing_config_mode: split-unified``: FRR is configured from this one frr.conf, not from CONFIG_DB.
+``docker_routing_config_mode: split-unified``: FRR is configured from this one frr.conf, not from CONFIG_DB, and
+the frr.conf carries the FPM lines SONiC appends in that mode (:data:`SONIC_FPM_LINES`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,21 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring_ascii
 
+from compiler.errors import RenderError
 from compiler.render.frr import render_frr_conf
-from compiler.render.sonic.config_db import build_config_db, sonic_vrf_name
+from compiler.render.sonic.config_db import ROUTING_CONFIG_MODE, build_config_db, sonic_vrf_name
 from compiler.structured.contract import StructuredConfig
 
-__all__ = ["render", "render_config_db", "sonic_structured", "dumps_sorted_indented"]
+__all__ = ["render", "render_config_db", "sonic_structured", "dumps_sorted_indented", "fpm_lines"]
+
+# What SONiC itself adds to frr.conf in split-unified mode, in its order: docker_init.sh's write_default_zebra_config
+# (sonic-net/sonic-buildimage dockers/docker-fpm-frr/docker_init.sh at 086b03bd70f9) appends both lines when no line
+# starts with "no fpm use-next-hop-groups". zebra (started with SONiC's FPM module, supervisord.conf.common.j2) then
+# streams routes to fpmsyncd on 127.0.0.1, which writes them to APPL_DB for orchagent and the ASIC. A frr.conf
+# without them would make frr-reload.py delete them from the running zebra: no new route would reach the ASIC.
+# "no fpm use-next-hop-groups": routes carry their next hops (SONiC's zebra.conf.j2 enables next-hop groups only
+# for DEVICE_METADATA nexthop_group=enabled, which we never write).
+SONIC_FPM_LINES = {"split-unified": ("no fpm use-next-hop-groups", "fpm address 127.0.0.1")}
 
 
 # Said in the rendered frr.conf when the model is unknown (config_db.json has no place for a comment).
@@ -28,11 +39,23 @@ def render(structured: StructuredConfig) -> dict[str, str]:
     """Render one device for SONiC: ``{"config_db.json": ..., "frr.conf": ...}``. A device whose model is unknown
     (a parsed config with an HWSKU we have no platform data for) is rendered without the platform's port map, and
     its frr.conf opens with :data:`PLATFORM_UNKNOWN_NOTE` saying so."""
-    frr_conf = render_frr_conf(sonic_structured(structured), ifname=_sonic_ifname)
+    frr_conf = render_frr_conf(sonic_structured(structured), ifname=_sonic_ifname,
+                               fpm_lines=fpm_lines(ROUTING_CONFIG_MODE))
     return {
         "config_db.json": render_config_db(structured),
         "frr.conf": frr_conf if structured.get("model") is not None else PLATFORM_UNKNOWN_NOTE + frr_conf,
     }
+
+
+def fpm_lines(mode: str) -> tuple[str, ...]:
+    """The FPM lines frr.conf carries for a SONiC ``docker_routing_config_mode`` (the lines SONiC adds itself, so a
+    reload of our frr.conf keeps them); a mode where FRR does not run our frr.conf is refused by name."""
+    try:
+        return SONIC_FPM_LINES[mode]
+    except KeyError:
+        raise RenderError(f"docker_routing_config_mode={mode!r}: frr.conf is rendered for "
+                          f"{sorted(SONIC_FPM_LINES)} only (in other modes SONiC does not run one frr.conf of ours)"
+                          ) from None
 
 
 def render_config_db(structured: StructuredConfig) -> str:

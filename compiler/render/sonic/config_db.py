@@ -135,6 +135,15 @@ def _sonic_platform(structured: StructuredConfig) -> platforms.SonicPlatform | N
         raise RenderError(f"{structured['hostname']}: model={model!r}: {exc}") from exc
 
 
+# DEVICE_METADATA.localhost.docker_routing_config_mode (sonic-device_metadata.yang: separated | unified | split |
+# split-unified). Only split-unified runs FRR from one frr.conf that is not generated from CONFIG_DB: the bgp
+# container's docker_init.sh (sonic-net/sonic-buildimage dockers/docker-fpm-frr/docker_init.sh at 086b03bd70f9)
+# keeps /etc/frr/frr.conf and writes "service integrated-vtysh-config"; separated/unified generate FRR's config from
+# CONFIG_DB (bgpcfgd / frrcfgd) and split keeps per-daemon files and deletes frr.conf. Not SONiC's default: the
+# YANG model's default is "unified" and docker_init.sh treats an absent mode as "separated", so we always write it.
+ROUTING_CONFIG_MODE = "split-unified"
+
+
 def device_metadata_tables(structured: StructuredConfig, sonic: platforms.SonicPlatform | None) -> dict:
     """DEVICE_METADATA (sonic-device_metadata.yang) and DEVICE_NEIGHBOR (sonic-device_neighbor.yang).
 
@@ -148,7 +157,7 @@ def device_metadata_tables(structured: StructuredConfig, sonic: platforms.SonicP
         "hostname": structured["hostname"],
         "bgp_asn": _text(structured["bgp"]["asn"]),
         "bgp_router_id": structured["bgp"]["router_id"],
-        "docker_routing_config_mode": "split-unified",
+        "docker_routing_config_mode": ROUTING_CONFIG_MODE,
         "type": DEVICE_TYPE_BY_ROLE.get(role or ""),
         # The switch's own base MAC, only when the inventory knows it (None is left out below): SONiC takes it
         # from the EEPROM at first boot, and a MAC we made up would replace it (the pre-push guard refuses; #27).

@@ -38,6 +38,8 @@ FEATURES = (
     ("platform trident", "pfc headroom"),
     ("vlan ", "vlans"), ("vrf instance", "vrfs"), ("ip routing", "vrfs"), ("no ip routing", "management"),
     ("interface Ethernet", "ethernet interfaces"), ("interface Loopback", "loopbacks"),
+    ("interface Port-Channel", "port-channels"), ("mlag configuration", "mlag"), ("spanning-tree", "spanning tree"),
+    ("no spanning-tree", "spanning tree"),
     ("interface Management", "management"), ("management api", "management"), ("ip route", "management"),
     ("ntp ", "management"), ("logging ", "management"), ("ip name-server", "management"),
     ("tacacs-server", "aaa"), ("aaa ", "aaa"), ("ip tacacs", "aaa"),
@@ -64,12 +66,23 @@ def _switchport(interface: dict) -> dict:
     return {"enabled": False}
 
 
-def _ethernet(interface: dict, profile_of: dict[int, str], speed: str | None) -> dict:
+def _ethernet(interface: dict, profile_of: dict[int, str], speed: str | None, bundles: dict[str, dict]) -> dict:
     entry = {"name": interface["name"], "shutdown": not interface["enabled"], "mtu": interface["mtu"]}
     if interface["description"]:
         entry["description"] = interface["description"]
     if speed:
         entry["speed"] = speed
+    bundle = bundles.get(interface.get("port_channel") or "")
+    if bundle is not None:
+        # A member (the MLAG peer-link's too): `channel-group N mode M`; its bundle carries switchport/QoS, and
+        # the member restates neither the bundle's MTU nor its QoS (as our renderer, EOS "Port Channels").
+        entry["channel_group"] = {"id": int(bundle["name"].removeprefix("Port-Channel")),
+                                  "mode": interface.get("lacp_mode") or "on"}
+        if interface["mtu"] == bundle["mtu"]:
+            del entry["mtu"]
+        if interface["qos"] and interface["qos"] != bundle["qos"]:
+            entry["service_profile"] = profile_of[id(interface["qos"])]
+        return entry
     if interface["kind"] != "unused":
         entry["switchport"] = _switchport(interface)
         if interface["ip"] and not entry["switchport"]["enabled"]:
@@ -79,6 +92,68 @@ def _ethernet(interface: dict, profile_of: dict[int, str], speed: str | None) ->
     if interface["qos"]:
         entry["service_profile"] = profile_of[id(interface["qos"])]
     return entry
+
+
+def _port_channel(bundle: dict, profile_of: dict[int, str]) -> dict:
+    """An AVD port_channel_interfaces entry: L2 trunk (allowed VLANs, native VLAN, trunk groups: the MLAG
+    peer-link's ``MLAG``), access or routed, MLAG id, min-links, and QoS stated on the bundle itself."""
+    entry: dict = {"name": bundle["name"], "shutdown": not bundle["enabled"]}
+    if bundle["description"]:
+        entry["description"] = bundle["description"]
+    if bundle["mtu"]:
+        entry["mtu"] = bundle["mtu"]
+    if bundle["switchport_mode"] == "trunk" or (bundle["trunk_vlans"] and not bundle["ip"]):
+        trunk: dict = {}
+        access = bundle["access_vlan"]
+        if access:
+            trunk["native_vlan"] = access
+        if bundle["native_vlan_tag"]:
+            trunk["native_vlan_tag"] = True
+        if bundle["trunk_vlans"]:
+            trunk["allowed_vlan"] = ",".join(str(v) for v in sorted(set(bundle["trunk_vlans"]) | ({access} - {None})))
+        if bundle["trunk_groups"]:
+            trunk["groups"] = list(bundle["trunk_groups"])
+        entry["switchport"] = {"enabled": True, "mode": "trunk", "trunk": trunk}
+    elif bundle["switchport_mode"] == "access" or bundle["access_vlan"]:
+        entry["switchport"] = {"enabled": True, "mode": "access",
+                               **({"access_vlan": bundle["access_vlan"]} if bundle["access_vlan"] else {})}
+    elif bundle["ip"]:
+        entry["switchport"] = {"enabled": False}
+        entry["ip_address"] = bundle["ip"]
+    if bundle["mlag"] is not None:
+        entry["mlag"] = bundle["mlag"]
+    if bundle["min_links"] is not None:
+        entry["min_links"] = bundle["min_links"]
+    if bundle["qos"]:  # AVD's port-channel takes a service-profile (no PFC or queue keys of its own)
+        entry["service_profile"] = profile_of[id(bundle["qos"])]
+    return entry
+
+
+def _mlag_and_spanning_tree(structured: dict) -> dict:
+    """AVD mlag_configuration and spanning_tree, from the structured ``mlag`` and ``spanning_tree``."""
+    out: dict = {}
+    mlag = structured.get("mlag")
+    if mlag:
+        out["mlag_configuration"] = {
+            "domain_id": mlag["domain_id"], "local_interface": mlag["local_interface"],
+            "peer_address": mlag["peer_address"], "peer_link": mlag["peer_link"],
+            **({"reload_delay_mlag": str(mlag["reload_delay_mlag_s"])} if mlag["reload_delay_mlag_s"] is not None
+               else {}),
+            **({"reload_delay_non_mlag": str(mlag["reload_delay_non_mlag_s"])}
+               if mlag["reload_delay_non_mlag_s"] is not None else {})}
+    stp = structured.get("spanning_tree")
+    if stp:
+        tree: dict = {"mode": stp["mode"]} if stp["mode"] else {}
+        if stp["disabled_vlans"]:
+            tree["no_spanning_tree_vlan"] = ",".join(str(vlan) for vlan in stp["disabled_vlans"])
+        priorities = sorted(stp["priorities"].items(), key=lambda item: int(item[0]))
+        if stp["mode"] == "mstp":
+            tree["mst_instances"] = [{"id": key, "priority": value} for key, value in priorities]
+        elif priorities:
+            tree["rapid_pvst_instances" if stp["mode"] == "rapid-pvst" else "pvst_instances"] = [
+                {"id": key, "priority": value} for key, value in priorities]
+        out["spanning_tree"] = tree
+    return out
 
 
 def _queues(port_qos: dict, scheduling: dict) -> list[dict]:
@@ -125,7 +200,7 @@ def _qos(structured: dict, seconds_of) -> tuple[dict, dict[int, str]]:
     family = (structured.get("hardware") or {}).get("asic_family")
     queue_field = AVD_QUEUE_FIELD[family]
     profiles: dict[tuple, list] = {}
-    for interface in structured["interfaces"]:
+    for interface in [*structured["interfaces"], *(structured.get("port_channels") or [])]:
         port_qos = interface["qos"]
         if not port_qos:
             continue
@@ -262,22 +337,32 @@ def avd_structured_config(structured: dict, speed_of, seconds_of) -> dict:
     management = _management(structured)
     mgmt_vrf = (management.get("management_interfaces") or [{}])[0].get("vrf")
     vxlan = structured["vxlan"]
+    bundles = {bundle["name"]: bundle for bundle in structured.get("port_channels") or []}
+    mlag_local = (structured.get("mlag") or {}).get("local_interface")
     out: dict = {
         "hostname": structured["hostname"],
+        # what eos_designs gives every device (its internal_vlan_order default; pyavd 6.4 _eos_designs/schema)
+        "vlan_internal_order": {"allocation": "ascending", "range": {"beginning": 1006, "ending": 1199}},
         "service_routing_protocols_model": "multi-agent",
         "ip_routing": True,
         **qos,
         **management,
-        "vlans": [{"id": vlan["id"], "name": vlan["name"]} for vlan in structured["vlans"]],
+        "vlans": [{"id": vlan["id"], "name": vlan["name"],
+                   **({"trunk_groups": list(vlan["trunk_groups"])} if vlan.get("trunk_groups") else {})}
+                  for vlan in structured["vlans"]],
         "vrfs": [{"name": vrf["name"], "ip_routing": True} for vrf in structured["vrfs"]]
         + ([{"name": mgmt_vrf, "ip_routing": False}] if mgmt_vrf else []),
         "ethernet_interfaces": [
-            _ethernet(interface, profile_of, speed_of(interface) if interface["speed_gbps"] else None)
+            _ethernet(interface, profile_of, speed_of(interface) if interface["speed_gbps"] else None, bundles)
             for interface in structured["interfaces"]],
+        "port_channel_interfaces": [_port_channel(bundle, profile_of) for bundle in bundles.values()],
+        **_mlag_and_spanning_tree(structured),
         "loopback_interfaces": [{"name": lo["name"], "description": lo["purpose"], "ip_address": lo["ip"]}
                                 for lo in structured["loopbacks"]],
         "vlan_interfaces": [{"name": f"Vlan{vlan['id']}", "description": vlan["name"], "shutdown": False,
                              "mtu": vlan["svi"]["mtu"], "ip_address_virtual": vlan["svi"]["ip"],
+                             **({"ip_address": vlan["svi"]["address"]} if vlan["svi"].get("address") else {}),
+                             **({"no_autostate": True} if mlag_local == f"Vlan{vlan['id']}" else {}),
                              **({"vrf": vlan["vrf"]} if vlan["vrf"] else {})}
                             for vlan in structured["vlans"] if vlan["svi"]],
         "router_bgp": _router_bgp(structured),
@@ -299,7 +384,7 @@ def avd_structured_config(structured: dict, speed_of, seconds_of) -> dict:
             "vlans": [{"id": int(vlan), "vni": vni} for vlan, vni in sorted(vxlan["vlan_vnis"].items(),
                                                                            key=lambda item: int(item[0]))],
             "vrfs": [{"name": name, "vni": vni} for name, vni in sorted(vxlan["vrf_vnis"].items())]}}}
-    macs = {vlan["svi"]["mac"] for vlan in structured["vlans"] if vlan["svi"]}
+    macs = {vlan["svi"]["mac"] for vlan in structured["vlans"] if vlan["svi"] and vlan["svi"]["mac"]}  # not the MLAG SVI
     if macs:
         out["ip_virtual_router_mac_address"] = next(iter(macs))
     return out

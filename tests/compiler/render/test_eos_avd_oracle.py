@@ -13,8 +13,18 @@ import json
 from pathlib import Path
 
 import pytest
-from avd_oracle import FEATURES, NOT_COVERED, compare, feature_of, summary, validate_with_avd
+from avd_oracle import (
+    FEATURES,
+    NOT_COVERED,
+    avd_structured_config,
+    compare,
+    feature_of,
+    render_with_avd,
+    summary,
+    validate_with_avd,
+)
 from render_structured_fixtures import leaf_structured, spine_structured
+from test_render_l2 import bundled_leaf
 
 import compiler.render.eos as eos
 from compiler.api import build_facts, structured_configs
@@ -79,6 +89,9 @@ def _cases() -> dict[str, dict]:
         "trunk with native VLAN": _with(leaf, lambda s: s["interfaces"][3].update(access_vlan=30)),
         "server port in no network": _with(leaf, lambda s: s["interfaces"][2].update(access_vlan=None)),
         "no RoCE": _with(leaf, lambda s: (s.update(qos={}), [i.update(qos={}) for i in s["interfaces"]])),
+        # MLAG pair member: the peer-link port is a channel-group member of the trunk Port-Channel (trunk group
+        # MLAG), never an address-less routed port; a dual-attached RoCE bundle; peer SVI; MST (issue 27 item 5)
+        "MLAG leaf: peer-link bundle, dual-attached RoCE bundle": bundled_leaf(),
     }
     auto = _compiled({"leaf_model": "DCS-7060X6-64PE", "spine_model": "DCS-7816R4"}, {"route_target_scheme": "auto"})
     cases["compiled: rt auto, 2x400G breakout, Jericho spine / leaf"] = auto["leaf1"]
@@ -170,6 +183,48 @@ def test_three_decimal_watchdog_timer_is_refused_by_avd_schema():
 def test_avd_schema_names_out_of_range_values(avd_config, path):
     _validated, violations = validate_with_avd(avd_config)
     assert any(violation.startswith(path) for violation in violations), violations
+
+
+MLAG_CASE = "MLAG leaf: peer-link bundle, dual-attached RoCE bundle"
+MLAG_BLOCKS = ("interface Ethernet32", "interface Ethernet17", "interface Port-Channel47", "interface Port-Channel5",
+               "mlag configuration", "vlan 4094", "interface Vlan4094")
+
+
+def _block(text: str, header: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index(header)
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith(" ")), len(lines))
+    return lines[start:end]
+
+
+def _mlag_blocks_against_avd(our_text: str) -> dict[str, tuple[list[str], list[str]]]:
+    """The MLAG blocks that differ, line for line, between our text and pyavd's for the same settings."""
+    structured = CASES[MLAG_CASE]
+    validated, violations = validate_with_avd(avd_structured_config(structured, eos.eos_speed, eos._seconds))
+    assert violations == [], violations
+    theirs = render_with_avd(validated)
+    return {header: (_block(our_text, header), _block(theirs, header)) for header in MLAG_BLOCKS
+            if _block(our_text, header) != _block(theirs, header)}
+
+
+def test_mlag_peer_link_and_bundles_are_printed_line_for_line_as_avd_prints_them():
+    """The peer-link port is a channel-group member of the MLAG trunk Port-Channel, never an address-less routed
+    port; a bundle's QoS is its service-profile (EOS takes PFC/queues on Ethernet ports only)."""
+    text = eos.render(CASES[MLAG_CASE])["startup-config"]
+    assert _mlag_blocks_against_avd(text) == {}
+    assert "   channel-group 47 mode active\n" in text
+
+
+def test_peer_link_port_as_an_address_less_routed_port_is_caught():
+    text = eos.render(CASES[MLAG_CASE])["startup-config"]
+    broken = text.replace("   channel-group 47 mode active\n", "   no switchport\n")
+    assert list(_mlag_blocks_against_avd(broken)) == ["interface Ethernet32"]
+
+
+def test_pfc_stated_on_a_port_channel_is_refused_by_avd_schema():
+    _validated, violations = validate_with_avd({"port_channel_interfaces": [
+        {"name": "Port-Channel5", "priority_flow_control": {"enabled": True}}]})
+    assert any(v.startswith("port_channel_interfaces.0.priority_flow_control") for v in violations), violations
 
 
 def test_not_covered_shapes_have_reasons():

@@ -57,7 +57,8 @@ def test_render_is_deterministic():
 
 
 def test_global_blocks(leaf_text):
-    assert leaf_text.splitlines()[2] == "service routing protocols model multi-agent"
+    assert leaf_text.splitlines()[2:5] == ["vlan internal order ascending range 1006 1199", "!",
+                                           "service routing protocols model multi-agent"]
     assert "\nhostname leaf1\n" in leaf_text
     # the management VRF is not routed (it holds one interface and a static default route)
     assert "\nip routing\nno ip routing vrf mgmt\nip routing vrf TENANT_A\nip routing vrf TENANT_B\n" in leaf_text
@@ -298,7 +299,7 @@ def test_spine_relays_evpn_with_next_hop_unchanged(spine_text, leaf_text):
     evpn = block(spine_text, "router bgp 65000").split("   address-family evpn\n")[1].split("   !")[0]
     assert evpn.splitlines() == ["      bgp next-hop-unchanged", "      neighbor UNDERLAY activate"]
     assert "next-hop-unchanged" not in leaf_text
-    for absent in ("interface Vxlan1", "\nvlan ", "vrf instance TENANT", "ip virtual-router", "interface Vlan"):
+    for absent in ("interface Vxlan1", "\nvlan 1", "\nvlan 2", "vrf instance TENANT", "ip virtual-router", "interface Vlan"):
         assert absent not in spine_text, absent
 
 
@@ -486,3 +487,21 @@ def test_management_without_an_address_keeps_the_booted_one():
     text = startup_config(with_management(address=None))
     assert "None" not in text and "\ninterface Management1\n" in text
     assert not any(line.strip().startswith("ip address") for line in block(text, "interface Management1").splitlines())
+
+
+# ------------------------------------------------------------------ internal VLAN order (issue 27 item 5)
+
+
+def test_internal_vlan_range_grows_with_the_routed_ports():
+    spine = spine_structured()
+    port = spine["interfaces"][0]
+    spine["interfaces"] = [{**port, "name": f"Ethernet{index}/1"} for index in range(1, 301)]
+    assert "\nvlan internal order ascending range 1006 1305\n" in startup_config(spine)  # 300 routed ports
+
+
+def test_a_vlan_inside_the_internal_range_is_refused():
+    leaf = leaf_structured()
+    leaf["vlans"][0]["id"] = 1100
+    with pytest.raises(RenderError, match=r"leaf1: vlans\[1100\]\.id=1100: inside EOS's internal VLAN range "
+                                          r"1006\.\.1199"):
+        startup_config(leaf)
