@@ -256,7 +256,9 @@ def _check_kinds(platform: str, kinds: dict[str, str], reasons: dict[str, str]) 
         seen.setdefault(kind, []).append(name)
     for kind, names in seen.items():
         if kind not in allowed:
-            other = next(name for name, other_kind in kinds.items() if other_kind in allowed)
+            other = next((name for name, other_kind in kinds.items() if other_kind in allowed), None)
+            if other is None:  # the platform was given and no file is of it
+                raise ParseError(f"{names[0]} is {kind} ({reasons[names[0]]}): not a {platform} configuration")
             raise ParseError(f"{names[0]} is {kind} ({reasons[names[0]]}) and {other} is {kinds[other]} "
                              f"({reasons[other]}): one device's files are of one platform")
         if len(names) > allowed[kind]:

@@ -238,3 +238,11 @@ def test_a_device_directory_of_per_daemon_files_validates_and_lists_its_files(tm
     (tmp_path / "r1" / "notes.txt").write_text("remember to upgrade\n")
     with pytest.raises(ParseError, match=r"device 'r1': notes\.txt: neither an EOS nor an FRR"):
         parse_configs(configs_from_directory(tmp_path))
+
+
+def test_a_given_platform_that_no_file_is_of_is_a_refusal_not_a_crash():
+    """parse_device(platform="eos") on a JSON file: a ParseError naming the file, not StopIteration."""
+    from compiler.parse import ParseError, parse_device
+
+    with pytest.raises(ParseError, match=r"startup-config is .*not a eos configuration"):
+        parse_device({"startup-config": "{}"}, platform="eos", hostname_hint="leaf1")
