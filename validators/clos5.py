@@ -384,6 +384,19 @@ def check_n_minus_1(fabric) -> list[Finding]:
     if len(breaking) > INDIVIDUAL_FINDINGS:
         findings.append(Finding(check=N_MINUS_1, severity=Severity.ERROR, subject="fabric", expected=0,
                                 actual=len(breaking), message=f"{len(breaking)} single failures break reachability"))
+    # A plane oversubscribed by design: collective traffic between pods crosses it at 1/ratio of its offered rate,
+    # and with lossless RoCE the queue builds into PFC pauses that spread back into the pods (issue #30 point 8:
+    # an 8:1 plane was reported only as info under a failure). Non-blocking (1:1) is what AI backend fabrics are
+    # built for (NVIDIA's rail-optimised reference designs); above it is said, as a warning, with what it costs.
+    for plane, (total_down, total_up) in sorted(plane_totals.items()):
+        ratio = oversubscription(total_down, total_up)
+        if ratio > 1.0 + 1e-9:
+            findings.append(Finding(
+                check=N_MINUS_1, severity=Severity.WARNING, subject=f"plane {plane + 1}", expected="1.00:1",
+                actual=_ratio(total_down, total_up),
+                message=f"super-spine plane {plane + 1} is {_ratio(total_down, total_up)} oversubscribed: traffic "
+                        f"between pods gets 1/{ratio:.2g} of its rate there, and lossless RoCE queues into PFC "
+                        "pauses back into the pods; keep jobs within a pod or add super-spine capacity"))
     for kind, subject, _unreachable, low, text in results:
         if kind == "super-spine" and text:
             findings.append(Finding(check=N_MINUS_1, severity=Severity.INFO, subject=subject, expected=None,

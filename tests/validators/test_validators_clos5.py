@@ -181,3 +181,14 @@ def test_mtu_budget_and_lossless_chain_cover_the_core_tier():
     pfc = errors(roce.check_pfc(context(five_stage(), no_pfc_on_core)))
     assert {f.subject.split(":")[0] for f in pfc} == {"superspine2"}
     assert any("PFC is off for lossless priority [3] on superspine2" in f.message for f in pfc)
+
+
+def test_an_oversubscribed_plane_is_a_warning_a_non_blocking_one_is_not():
+    """Issue #30 point 8: a plane oversubscribed by design was only "info" under a failure. 3 leaves per pod
+    under 2 super-spines per plane is 1.5:1 (warning naming the plane); 2 leaves under 2 is 1:1 (nothing)."""
+    warned = [f for f in clos5.check_n_minus_1(context(five_stage(super_spines_per_plane=2)))
+              if f.severity == "warning"]
+    assert sorted(f.subject for f in warned) == ["plane 1", "plane 2"]
+    assert "is 1.50:1 oversubscribed" in warned[0].message
+    balanced = clos5.check_n_minus_1(context(five_stage(leaves=2, super_spines_per_plane=2)))
+    assert not [f for f in balanced if f.severity == "warning"]
