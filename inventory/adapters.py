@@ -1,6 +1,6 @@
 """The only bridge from the inventory ORM to the pure core: ``inventory_snapshot(fabric) -> Inventory``.
 
-Reads with a constant number of queries (10) (values() rows, no per-object queries) so a fabric of thousands of
+Reads with a constant number of queries (9) (values() rows, no per-object queries) so a fabric of thousands of
 switches becomes a snapshot in seconds. Orders rows by creation (the builder creates in plan order, so a built
 fabric's snapshot equals the plan it came from); racks by (row, position, name) and models by name as the
 planner does.
@@ -9,6 +9,8 @@ planner does.
 from __future__ import annotations
 
 from collections import defaultdict
+
+from django.db.models import Q
 
 from compiler import model as core
 from twin.runs import RunStatus
@@ -79,19 +81,29 @@ def inventory_snapshot(fabric: Fabric | str) -> core.Inventory:
             "mgmt_ip", "serial", "status", "plane", "pod", "base_mac")
     )
 
+    # A server sits on every fabric its NICs are cabled into (the backend GPU NICs on one, the frontend/storage NICs
+    # on another: issue #30 point 9). Its home fabric sees it with the NICs cabled there or nowhere; another fabric
+    # sees it as a guest with only the NICs cabled into that fabric, and without its rack (the home fabric's).
     nics_by_server: dict[int, list[core.NicPort]] = defaultdict(list)
-    server_names = dict(Server.objects.filter(fabric=fabric).values_list("id", "name"))
-    for row in NicPort.objects.filter(server__fabric=fabric).order_by("id").values(
-            "server_id", "name", "rail", "speed_gbps", "mtu", *_OPTIC_FIELDS, *_CABLE_FIELDS):
+    guests: set[int] = set()
+    for row in NicPort.objects.filter(Q(server__fabric=fabric) | Q(cable__interfaces__switch__fabric=fabric)).order_by(
+            "id").values("server_id", "server__name", "server__fabric_id", "cable__interfaces__switch__fabric_id",
+                         "name", "rail", "speed_gbps", "mtu", *_OPTIC_FIELDS, *_CABLE_FIELDS):
+        far_fabric = row["cable__interfaces__switch__fabric_id"]  # the switch this NIC is cabled to (one at most)
+        if far_fabric is not None and far_fabric != fabric.pk:
+            continue  # a home server's NIC in another fabric: that fabric's
+        if row["server__fabric_id"] != fabric.pk:
+            guests.add(row["server_id"])
         nics_by_server[row["server_id"]].append(core.NicPort(
             name=row["name"], rail=row["rail"], speed_gbps=row["speed_gbps"], mtu=row["mtu"], optic=_optic(row)))
-        note_cable(row, server_names[row["server_id"]], row["name"])
+        note_cable(row, row["server__name"], row["name"])
 
     servers = tuple(
-        core.Server(name=row["name"], nics=tuple(nics_by_server.get(row["id"], ())), rack=row["rack__name"],
-                    u_position=row["u_position"], gpu_count=row["gpu_count"], power_w=row["power_w"],
-                    mgmt_ip=row["mgmt_ip"], serial=row["serial"])
-        for row in Server.objects.filter(fabric=fabric).order_by("id").values(
+        core.Server(name=row["name"], nics=tuple(nics_by_server.get(row["id"], ())),
+                    rack=None if row["id"] in guests else row["rack__name"],
+                    u_position=None if row["id"] in guests else row["u_position"], gpu_count=row["gpu_count"],
+                    power_w=row["power_w"], mgmt_ip=row["mgmt_ip"], serial=row["serial"])
+        for row in Server.objects.filter(Q(fabric=fabric) | Q(id__in=guests)).order_by("id").values(
             "id", "name", "rack__name", "u_position", "gpu_count", "power_w", "mgmt_ip", "serial")
     )
 
