@@ -4,7 +4,11 @@ sessions would establish.
 A numbered session needs: the local interface up with an address, the neighbor address in the same subnet,
 a device that owns that address on the cabled peer port, a neighbor statement on that device pointing back at
 our address, each side's ``remote_as`` equal to the other's ASN, both interfaces enabled and a common IPv4
-unicast address family. Unnumbered sessions (RFC 5549) pair on the cable instead of addresses. Timer and BFD
+unicast address family (IPv4, or IPv6 on IPv6 sessions). Unnumbered sessions (RFC 5549) pair on the cable
+instead of addresses; IPv6 neighbors pair on the ports' ``ipv6`` addresses. A neighbor ``shutdown`` on either end
+keeps the session down on purpose (a warning, RFC 4486); ``local_as`` is the AS a neighbor presents to its peer
+(RFC 7705); a route map or prefix list a neighbor names that the config does not define is an error citing the
+line (the parser lists what a config defines in ``bgp.policies_defined``). Timer and BFD
 differences do not stop a session from establishing (hold time is negotiated down, RFC 4271 4.2) and are
 reported separately by :mod:`validators.bgp`.
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from ipaddress import IPv6Interface, ip_address
 
 from compiler.structured.contract import Neighbor, StructuredConfig
 from validators.common import host_of, ip_to_int
@@ -22,6 +27,7 @@ from validators.findings import Finding, Severity
 
 CHECK = "bgp.sessions"
 IPV4_UNICAST = "ipv4_unicast"
+IPV6_UNICAST = "ipv6_unicast"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +96,8 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
     # Peer SVI subnets reused by every MLAG pair (AVD L2LS: 192.168.0.0/31 on each pair's Vlan4094, routed nowhere).
     shared_svi: dict[int, list[tuple[str, str]]] = {}
     parsed: dict[tuple[str, str], tuple[int, int, str]] = {}  # port -> (address, prefix length, bare address)
+    v6_ports: dict[tuple[str, str], IPv6Interface] = {}  # port -> its IPv6 address (foreign configs)
+    v6_owner: dict[object, tuple[str, str]] = {}
     for host, config in structured.items():
         for interface in (*config["interfaces"], *_layer3_virtual_ports(config)):
             ip = interface["ip"]
@@ -103,9 +111,15 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     if own_address in address_owner and interface["kind"] == "svi":
                         shared_svi.setdefault(own_address, [address_owner[own_address]]).append(key)
                     address_owner[own_address] = key
+            if interface.get("ipv6"):
+                v6_key = (host, interface["name"])
+                interfaces[v6_key] = interface
+                v6_ports[v6_key] = IPv6Interface(interface["ipv6"])
+                v6_owner[v6_ports[v6_key].ip] = v6_key
     owned = {host_of(loopback["ip"]) for config in structured.values() for loopback in config["loopbacks"]
              if loopback.get("ip")}
     owned.update(address for _int, _length, address in parsed.values())
+    owned.update(str(port.ip) for port in v6_ports.values())
     by_address: dict[tuple[str, str], Neighbor] = {}  # (device, neighbor address) -> neighbor
     by_interface: dict[tuple[str, str], Neighbor] = {}  # (device, local interface) -> unnumbered neighbor
     for host, config in structured.items():
@@ -120,6 +134,7 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
         findings.append(Finding(
             check=CHECK, severity=Severity.ERROR, subject=subject, expected=expected, actual=actual, message=message))
 
+    findings.extend(_undefined_policies(structured))
     established = table.established
     verified_mirrors: set[int] = set()  # neighbor statements already judged from the other end
     for host, config in structured.items():
@@ -145,7 +160,26 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                       f"{host}: BGP neighbor {neighbor.get('address') or local_name} is on no configured interface")
                 continue
             address = neighbor["address"]
-            if address:
+            ipv6 = address is not None and ":" in address
+            if address is not None and ipv6:
+                local_v6 = v6_ports.get(local_key)
+                if local_v6 is None:
+                    error(f"{host}:{local_name}", "an IPv6 interface address", None,
+                          f"{host}:{local_name} has no IPv6 address for numbered neighbor {address}")
+                    continue
+                peer_v6 = ip_address(address)
+                if peer_v6 == local_v6.ip or peer_v6 not in local_v6.network:
+                    error(f"{host}:{local_name}", f"an address in {local_v6}", address,
+                          f"{host}:{local_name} neighbor {address} is not in the interface subnet {local_v6}")
+                    continue
+                owner = v6_owner.get(peer_v6)
+                if owner is None:
+                    error(f"{host}:{local_name}", f"a device owning {address}", None,
+                          f"{host}:{local_name} neighbor {address} is dangling: no device has that address")
+                    continue
+                peer, peer_interface_name = owner
+                mirror = by_address.get((peer, str(local_v6.ip)))
+            elif address:
                 local_parsed = parsed.get(local_key)
                 if local_parsed is None:
                     error(f"{host}:{local_name}", "an interface address", None,
@@ -197,9 +231,13 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
             peer_asn = peer_bgp.get("asn") if peer_bgp.get("asn") is not None else structured[peer].get("asn")
             peer_port: Mapping[str, object] = interfaces.get((peer, peer_interface_name)) or {}
             families_a, families_b = neighbor["address_families"] or [], mirror["address_families"] or []
-            if (neighbor["remote_as"] == peer_asn and mirror["remote_as"] == local_asn and local["enabled"]
+            # The AS each end presents to the other: its local-as when it states one (RFC 7705), else its own.
+            local_asn_seen = neighbor.get("local_as", local_asn)
+            peer_asn_seen = mirror.get("local_as", peer_asn)
+            shut = [device for device, entry in ((host, neighbor), (peer, mirror)) if entry.get("shutdown")]
+            if (neighbor["remote_as"] == peer_asn_seen and mirror["remote_as"] == local_asn_seen and local["enabled"]
                     and peer_port.get("enabled") and families_a == families_b and IPV4_UNICAST in families_a
-                    and local_asn != peer_asn):
+                    and local_asn != peer_asn and not shut and not ipv6):
                 established.append(Session(host, local_name, peer, peer_interface_name))  # the common case
                 # The mirror needs no second look when everything it would check on its side holds too.
                 peer_key = (peer, peer_interface_name)
@@ -209,18 +247,26 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     verified_mirrors.add(id(mirror))
                 continue
             link = f"{host}:{local_name}<->{peer}:{peer_interface_name}"
+            if shut:
+                findings.append(Finding(
+                    check=CHECK, severity=Severity.WARNING, subject=link, expected="no shutdown", actual="shutdown",
+                    message=f"session administratively down: neighbor shutdown on {' and '.join(shut)}"))
+                continue
             problems: list[tuple] = []
-            if not _remote_as_ok(neighbor.get("remote_as"), local_asn, peer_asn):
-                problems.append((peer_asn, neighbor.get("remote_as"),
-                                 f"{host} expects {peer} in AS {neighbor.get('remote_as')} but {peer} is AS {peer_asn}"))
-            if not _remote_as_ok(mirror.get("remote_as"), peer_asn, local_asn):
-                problems.append((local_asn, mirror.get("remote_as"),
-                                 f"{peer} expects {host} in AS {mirror.get('remote_as')} but {host} is AS {local_asn}"))
+            if not _remote_as_ok(neighbor.get("remote_as"), local_asn_seen, peer_asn_seen):
+                problems.append((peer_asn_seen, neighbor.get("remote_as"),
+                                 f"{host} expects {peer} in AS {neighbor.get('remote_as')} but {peer} is AS "
+                                 f"{peer_asn_seen}"))
+            if not _remote_as_ok(mirror.get("remote_as"), peer_asn_seen, local_asn_seen):
+                problems.append((local_asn_seen, mirror.get("remote_as"),
+                                 f"{peer} expects {host} in AS {mirror.get('remote_as')} but {host} is AS "
+                                 f"{local_asn_seen}"))
             for device, port_name, port in ((host, local_name, local), (peer, peer_interface_name, peer_port)):
                 if not port.get("enabled", False):
                     problems.append((True, False, f"{device}:{port_name} is shut down"))
             set_a, set_b = set(families_a), set(families_b)
-            if IPV4_UNICAST not in set_a or IPV4_UNICAST not in set_b:
+            unicast = IPV6_UNICAST if ipv6 and IPV6_UNICAST in set_a & set_b else IPV4_UNICAST
+            if unicast not in set_a or unicast not in set_b:
                 problems.append((IPV4_UNICAST, sorted(set_a & set_b), "no common ipv4_unicast address family"))
             elif set_a != set_b:
                 missing = sorted(set_a ^ set_b)
@@ -235,3 +281,32 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                 continue
             established.append(Session(host, local_name, peer, peer_interface_name))
     return table
+
+
+def _undefined_policies(structured: Mapping[str, StructuredConfig]) -> list[Finding]:
+    """A route map or prefix list a neighbor (or its peer group) names that its config does not define: EOS and
+    FRR then apply an implicit deny (FRR) or permit nothing/everything by platform default, never what was meant.
+    Judged only where the parser listed what the text defines (``bgp.policies_defined``)."""
+    findings: list[Finding] = []
+    for host, config in structured.items():
+        bgp = config["bgp"]
+        defined = bgp.get("policies_defined")
+        if defined is None:
+            continue
+        seen: set[tuple] = set()
+        entries: list = [*bgp["peer_groups"], *bgp["neighbors"]]
+        for entry in entries:
+            for ref in entry.get("policy_refs", ()):
+                key = (ref["kind"], ref["name"], ref["line"])
+                names: list[str] = defined["route_map"] if ref["kind"] == "route_map" else defined["prefix_list"]
+                if ref["name"] in names or key in seen:
+                    continue
+                seen.add(key)
+                target = entry.get("interface") or entry.get("address") or entry.get("name", "?")
+                kind = ref["kind"].replace("_", "-")
+                findings.append(Finding(
+                    check=CHECK, severity=Severity.ERROR, subject=f"{host}:{target}" if entry.get("interface")
+                    else host, expected=f"{kind} {ref['name']} defined", actual=None,
+                    message=f"{host} line {ref['line']}: neighbor {entry.get('address') or target} {kind} "
+                            f"{ref['name']} {ref['direction']} names a {kind} the config does not define"))
+    return findings

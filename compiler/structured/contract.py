@@ -80,6 +80,8 @@ class Interface(TypedDict):
     trunk_groups: NotRequired[list[str]]  # EOS trunk groups (MLAG peer-link VLANs)
     native_vlan_tag: NotRequired[bool]  # the trunk's native VLAN is tagged too
     dhcp: NotRequired[bool]  # a routed port whose address is leased by DHCP (ip null)
+    # Routing read from foreign configs (docs/structured-config.md, "Foreign routing features").
+    ipv6: NotRequired[str]  # IPv6 address/length (RFC 5952 text)
 
 
 class PortChannel(TypedDict):
@@ -118,11 +120,24 @@ class SpanningTree(TypedDict, total=False):  # {} when not stated
 RouteTargets = TypedDict("RouteTargets", {"import": list[str], "export": list[str]})
 
 
+class PolicyRef(TypedDict):
+    kind: str  # route_map | prefix_list
+    name: str
+    direction: str  # in | out
+    line: int  # the line of the reference, for the finding when the name is not defined
+
+
 class PeerGroup(TypedDict):
     name: str
     remote_as: str | int
     bfd: bool
     address_families: list[str]
+    # Foreign routing features (docs/structured-config.md): stated options, which neighbors inherit.
+    shutdown: NotRequired[bool]
+    local_as: NotRequired[int]
+    bfd_profile: NotRequired[str]
+    route_reflector_client: NotRequired[bool]
+    policy_refs: NotRequired[list[PolicyRef]]
 
 
 class Neighbor(TypedDict):
@@ -135,6 +150,13 @@ class Neighbor(TypedDict):
     address_families: list[str]
     description: str
     route_map_out: NotRequired[str]  # export policy (IPv4 unicast) by name, from bgp.route_maps: 5-stage Clos only
+    # Foreign routing features (docs/structured-config.md), own or inherited from the peer group.
+    shutdown: NotRequired[bool]
+    local_as: NotRequired[int]
+    bfd: NotRequired[bool]
+    bfd_profile: NotRequired[str]
+    route_reflector_client: NotRequired[bool]
+    policy_refs: NotRequired[list[PolicyRef]]
 
 
 class RouteMapEntry(TypedDict):
@@ -146,6 +168,11 @@ class RouteMapEntry(TypedDict):
 class RouteMap(TypedDict):
     name: str
     entries: list[RouteMapEntry]
+
+
+class PoliciesDefined(TypedDict):
+    route_map: list[str]
+    prefix_list: list[str]
 
 
 class Evpn(TypedDict):
@@ -174,6 +201,7 @@ class Bgp(TypedDict):
     evpn: Evpn
     vrfs: list[BgpVrf]
     route_maps: NotRequired[list[RouteMap]]  # valley-free export policy of a 5-stage Clos (structured/valley_free.py)
+    policies_defined: NotRequired[PoliciesDefined]  # foreign configs: the names their text defines
 
 
 class Svi(TypedDict):

@@ -1,0 +1,180 @@
+"""Routing features of configs we did not write (issue 25 item 2): asdot ASNs, VNI ranges, ``ip address dhcp``,
+IPv6 addresses and neighbors, RFC 5549 neighbors, neighbor options and peer-group inheritance, read by the EOS and
+FRR parsers; real forms from Arista AVD's molecule scenarios (tests/data/routing/README.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.parse import ParseError, parse_device
+from compiler.parse.common import parse_asn
+
+AVD = Path(__file__).resolve().parents[1] / "data" / "routing" / "avd"
+
+
+def eos(text: str):
+    return parse_device({"startup-config": text}, platform="eos")
+
+
+def test_asdot_is_rfc5396():
+    assert parse_asn("65111.100") == 65111 * 65536 + 100
+    assert parse_asn("0.65535") == 65535
+    assert parse_asn("4294967295") == 2**32 - 1
+    for bad in ("65536.1", "1.65536", "4294967296", "-1", "65111.", "x"):
+        with pytest.raises(ValueError, match="AS number"):
+            parse_asn(bad)
+
+
+EOS_ASDOT = """hostname leaf1
+interface Ethernet1
+   no switchport
+   ip address 10.0.0.1/31
+!
+router bgp 65111.100
+   router-id 10.255.0.1
+   neighbor 10.0.0.0 remote-as 65110.100
+   address-family ipv4
+      neighbor 10.0.0.0 activate
+end
+"""
+
+
+def test_eos_asdot_router_and_remote_as_are_integers():
+    bgp = eos(EOS_ASDOT).structured["bgp"]
+    assert bgp["asn"] == 65111 * 65536 + 100
+    assert bgp["neighbors"][0]["remote_as"] == 65110 * 65536 + 100
+    assert bgp["neighbors"][0]["interface"] == "Ethernet1"
+
+
+def test_a_bad_asn_is_refused_naming_the_line_and_the_command():
+    with pytest.raises(ParseError, match=r"line 6: 'router bgp 65536\.100'.*asdot"):
+        eos(EOS_ASDOT.replace("65111.100", "65536.100"))
+    with pytest.raises(ParseError, match=r"line 8: 'neighbor 10.0.0.0 remote-as 1.99999'"):
+        eos(EOS_ASDOT.replace("65110.100", "1.99999"))
+
+
+def test_every_avd_5stage_device_with_asdot_is_read():
+    configs = sorted((AVD / "eos_designs-twodc-5stage-clos").glob("*.cfg"))
+    assert len(configs) == 25
+    asdot = 0
+    for path in configs:
+        text = path.read_text()
+        parsed = parse_device({path.name: text})
+        if "\nrouter bgp " in text and "." in text.split("\nrouter bgp ", 1)[1].split()[0]:
+            asdot += 1
+            assert parsed.structured["bgp"]["asn"] > 65535
+    assert asdot >= 5
+
+
+EOS_VXLAN = """hostname leaf1
+interface Loopback1
+   ip address 10.1.0.1/32
+interface Vxlan1
+   vxlan source-interface Loopback1
+   vxlan vlan 10-12 vni 10010-10012
+   vxlan vlan 20 vni 10020
+end
+"""
+
+
+def test_eos_vni_ranges_map_in_order():
+    vxlan = eos(EOS_VXLAN).structured["vxlan"]
+    assert vxlan["vlan_vnis"] == {"10": 10010, "11": 10011, "12": 10012, "20": 10020}
+
+
+def test_vni_ranges_of_different_lengths_are_refused_naming_the_line():
+    with pytest.raises(ParseError, match=r"line 6: 'vxlan vlan 10-12 vni 10010-10011': 3 VLANs but 2 VNIs"):
+        eos(EOS_VXLAN.replace("10010-10012", "10010-10011"))
+
+
+EOS_DHCP_V6 = """hostname leaf1
+interface Ethernet1
+   no switchport
+   ip address dhcp
+interface Ethernet2
+   no switchport
+   ip address 10.0.0.1/31
+   ipv6 address 2001:DB8:0:0::1/64
+interface Management1
+   ip address dhcp
+end
+"""
+
+
+def test_ip_address_dhcp_and_ipv6_addresses():
+    parsed = eos(EOS_DHCP_V6)
+    ports = {item["name"]: item for item in parsed.structured["interfaces"]}
+    assert ports["Ethernet1"]["ip"] is None and ports["Ethernet1"]["dhcp"] is True
+    assert ports["Ethernet2"]["ipv6"] == "2001:db8::1/64"  # RFC 5952 text
+    assert parsed.structured["management"]["address"] is None
+    assert parsed.unmodelled == []
+
+
+def test_a_bad_ipv6_address_is_refused_naming_the_value():
+    with pytest.raises(ParseError, match="not an IPv6 address/length: '2001:db8::zz/64'"):
+        eos(EOS_DHCP_V6.replace("2001:DB8:0:0::1/64", "2001:db8::zz/64"))
+
+
+EOS_OPTIONS = """hostname leaf1
+interface Ethernet1
+   no switchport
+   ipv6 enable
+interface Ethernet2
+   no switchport
+   ip address 10.0.0.1/31
+   ipv6 address fd00::1/127
+ip prefix-list PL-IN
+   seq 10 permit 10.0.0.0/8 le 32
+route-map RM-OUT permit 10
+router bgp 65101
+   neighbor UNDERLAY peer group
+   neighbor UNDERLAY bfd
+   neighbor UNDERLAY local-as 65555 no-prepend replace-as
+   neighbor UNDERLAY route-map RM-OUT out
+   neighbor 10.0.0.0 peer group UNDERLAY
+   neighbor 10.0.0.0 remote-as 65001
+   neighbor 10.0.0.0 shutdown
+   neighbor FD00::0 remote-as 65001
+   neighbor fd00::0 route-reflector-client
+   neighbor interface Ethernet1 peer-group UNDERLAY remote-as 65001
+   address-family ipv4
+      neighbor UNDERLAY activate
+      neighbor 10.0.0.0 prefix-list PL-IN in
+      neighbor UNDERLAY next-hop address-family ipv6 originate
+   address-family ipv6
+      neighbor fd00:: activate
+end
+"""
+
+
+def test_eos_neighbor_options_unnumbered_and_ipv6_neighbors():
+    parsed = eos(EOS_OPTIONS)
+    bgp = parsed.structured["bgp"]
+    neighbors = {entry["address"] or entry["interface"]: entry for entry in bgp["neighbors"]}
+    assert set(neighbors) == {"10.0.0.0", "fd00::", "Ethernet1"}
+    numbered = neighbors["10.0.0.0"]
+    assert numbered["shutdown"] is True
+    assert numbered["bfd"] is True and numbered["local_as"] == 65555  # inherited from UNDERLAY
+    assert [(ref["kind"], ref["name"], ref["direction"]) for ref in numbered["policy_refs"]] == [
+        ("prefix_list", "PL-IN", "in"), ("route_map", "RM-OUT", "out")]
+    v6 = neighbors["fd00::"]
+    assert v6["interface"] == "Ethernet2" and v6["route_reflector_client"] is True
+    assert v6["address_families"] == ["ipv6_unicast"]
+    unnumbered = neighbors["Ethernet1"]
+    assert unnumbered["address"] is None and unnumbered["remote_as"] == 65001
+    assert unnumbered["peer_group"] == "UNDERLAY" and unnumbered["address_families"] == ["ipv4_unicast"]
+    ports = {item["name"]: item for item in parsed.structured["interfaces"]}
+    assert ports["Ethernet1"]["unnumbered"] is True and ports["Ethernet2"]["unnumbered"] is False
+    assert bgp["policies_defined"] == {"route_map": ["RM-OUT"], "prefix_list": ["PL-IN"]}
+    assert [item.text for item in parsed.unmodelled] == ["route-map RM-OUT permit 10"]  # its content is not modelled
+
+
+def test_avd_rfc5549_neighbors_are_read_on_their_interfaces():
+    text = (AVD / "evpn_underlay_rfc5549_overlay_ebgp" / "DC1-LEAF1A.cfg").read_text()
+    parsed = parse_device({"DC1-LEAF1A.cfg": text})
+    unnumbered = [entry for entry in parsed.structured["bgp"]["neighbors"] if entry["address"] is None]
+    assert [entry["interface"] for entry in unnumbered] == ["Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4"]
+    assert {entry["remote_as"] for entry in unnumbered} == {65001}
+    assert not [item for item in parsed.unmodelled if item.text.startswith("neighbor interface Ethernet")]
