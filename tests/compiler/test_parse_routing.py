@@ -178,3 +178,93 @@ def test_avd_rfc5549_neighbors_are_read_on_their_interfaces():
     assert [entry["interface"] for entry in unnumbered] == ["Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4"]
     assert {entry["remote_as"] for entry in unnumbered} == {65001}
     assert not [item for item in parsed.unmodelled if item.text.startswith("neighbor interface Ethernet")]
+
+
+FRR_LEAF = """frr version 10.3
+frr defaults datacenter
+hostname leaf1
+!
+interface lo
+ ip address 10.255.0.1/32
+ ip address 10.255.1.1/32
+exit
+!
+interface swp1
+ description to spine1 swp1
+ ipv6 nd ra-interval 10
+exit
+!
+interface swp2
+ ip address 10.0.0.1/31
+ ipv6 address 2001:DB8::1/127
+exit
+!
+bfd
+ profile fast
+  detect-multiplier 3
+ exit
+exit
+!
+router bgp 65111.100
+ bgp router-id 10.255.0.1
+ neighbor fabric peer-group
+ neighbor fabric remote-as external
+ neighbor fabric bfd profile fast
+ neighbor fabric local-as 65555 no-prepend replace-as
+ neighbor swp1 interface peer-group fabric
+ neighbor swp3 interface remote-as 65002
+ neighbor 10.0.0.0 remote-as 65001.7
+ neighbor 10.0.0.0 shutdown
+ neighbor 2001:db8::0 remote-as 65001
+ !
+ address-family ipv4 unicast
+  neighbor fabric activate
+  neighbor fabric route-map IMPORT in
+  neighbor 10.0.0.0 activate
+  neighbor 10.0.0.0 prefix-list PL-OUT out
+ exit-address-family
+ !
+ address-family ipv6 unicast
+  neighbor 2001:db8:: activate
+  neighbor 2001:db8:: route-reflector-client
+ exit-address-family
+exit
+!
+route-map IMPORT permit 10
+exit
+!
+end
+"""
+
+
+def test_frr_zebra_addresses_unnumbered_peer_groups_and_options():
+    parsed = parse_device({"frr.conf": FRR_LEAF}, platform="frr")
+    structured = parsed.structured
+    bgp = structured["bgp"]
+    assert bgp["asn"] == 65111 * 65536 + 100
+    assert [(lb["name"], lb["ip"], lb["purpose"]) for lb in structured["loopbacks"]] == [
+        ("lo", "10.255.0.1/32", "router_id"), ("lo:1", "10.255.1.1/32", "vtep")]
+    ports = {item["name"]: item for item in structured["interfaces"]}
+    assert ports["swp2"]["ip"] == "10.0.0.1/31" and ports["swp2"]["ipv6"] == "2001:db8::1/127"
+    assert ports["swp2"]["kind"] == "fabric"
+    neighbors = {entry["address"] or entry["interface"]: entry for entry in bgp["neighbors"]}
+    assert set(neighbors) == {"swp1", "swp3", "10.0.0.0", "2001:db8::"}
+    swp1 = neighbors["swp1"]
+    assert swp1["address"] is None and swp1["peer_group"] == "fabric"
+    assert swp1["bfd"] is True and swp1["bfd_profile"] == "fast" and swp1["local_as"] == 65555  # inherited
+    assert swp1["policy_refs"] == [{"kind": "route_map", "name": "IMPORT", "direction": "in", "line": 40}]
+    assert neighbors["swp3"]["remote_as"] == 65002 and neighbors["swp3"]["address"] is None
+    assert neighbors["10.0.0.0"]["remote_as"] == 65001 * 65536 + 7 and neighbors["10.0.0.0"]["shutdown"] is True
+    assert neighbors["10.0.0.0"]["interface"] == "swp2"
+    v6 = neighbors["2001:db8::"]
+    assert v6["interface"] == "swp2" and v6["route_reflector_client"] is True
+    assert v6["address_families"] == ["ipv6_unicast"]
+    assert bgp["policies_defined"] == {"route_map": ["IMPORT"], "prefix_list": []}
+    assert not [item for item in parsed.unmodelled if item.text.startswith(("neighbor", "ip address", "ipv6 addr"))]
+
+
+def test_frr_bad_asdot_and_address_are_refused_naming_the_line():
+    with pytest.raises(ParseError, match=r"line 26: 'router bgp 65111.70000'"):
+        parse_device({"frr.conf": FRR_LEAF.replace("65111.100", "65111.70000")}, platform="frr")
+    with pytest.raises(ParseError, match=r"line 16: 'ip address 10.0.0.300/31'"):
+        parse_device({"frr.conf": FRR_LEAF.replace("10.0.0.1/31", "10.0.0.300/31")}, platform="frr")

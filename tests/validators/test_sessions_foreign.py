@@ -97,3 +97,44 @@ def test_avd_rfc5549_neighbor_removed_on_one_end_is_one_sided():
     _, findings = sessions(configs)
     one_sided = [f for f in findings if "one-sided" in f.message]
     assert [f.subject for f in one_sided] == ["DC1-LEAF1A:Ethernet1<->DC1-SPINE1:Ethernet1"]
+
+
+def frr(hostname: str, asn: int, peer: str, neighbor: str = " neighbor swp1 interface remote-as external\n") -> dict:
+    return {"frr.conf": f"""frr version 10.3
+hostname {hostname}
+interface swp1
+ description {peer} swp1
+exit
+router bgp {asn}
+ bgp router-id 10.255.0.{asn % 250}
+{neighbor} address-family ipv4 unicast
+  neighbor swp1 activate
+ exit-address-family
+exit
+"""}
+
+
+def test_frr_rfc5549_sessions_pair_on_mutual_descriptions():
+    validation, findings = sessions({"leaf1": frr("leaf1", 65101, "spine1"), "spine1": frr("spine1", 65001, "leaf1")})
+    assert findings == []
+    assert [str(s) for s in validation.report.context.sessions.established] == ["leaf1:swp1<->spine1:swp1"]
+
+
+def test_frr_rfc5549_neighbor_with_no_peer_statement_is_one_sided():
+    _, findings = sessions({"leaf1": frr("leaf1", 65101, "spine1"),
+                            "spine1": frr("spine1", 65001, "leaf1", neighbor="")})
+    assert [f.message for f in findings] == [
+        "one-sided session: leaf1:swp1 peers with spine1 but spine1 has no neighbor statement for leaf1 on swp1"]
+
+
+def test_frr_rfc5549_neighbor_on_a_port_with_no_known_peer_is_an_error():
+    _, findings = sessions({"leaf1": frr("leaf1", 65101, "nobody")})
+    assert [f.message for f in findings] == [
+        "leaf1:swp1 unnumbered neighbor has no switch at the other end of the cable"]
+
+
+def test_frr_remote_as_external_to_the_same_as_is_an_error():
+    _, findings = sessions({"leaf1": frr("leaf1", 65001, "spine1"), "spine1": frr("spine1", 65001, "leaf1")})
+    assert {f.message for f in findings} == {
+        "session down: leaf1 expects spine1 in AS external but spine1 is AS 65001",
+        "session down: spine1 expects leaf1 in AS external but leaf1 is AS 65001"}
