@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from ipaddress import IPv6Interface, ip_address
+from ipaddress import IPv6Interface, ip_address, ip_network
 
 from compiler.structured.contract import Neighbor, StructuredConfig
 from validators.common import host_of, ip_to_int
@@ -178,7 +178,8 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                           f"{host}:{local_name} neighbor {address} is dangling: no device has that address")
                     continue
                 peer, peer_interface_name = owner
-                mirror = by_address.get((peer, str(local_v6.ip)))
+                own_text = str(local_v6.ip)
+                mirror = by_address.get((peer, own_text))
             elif address:
                 local_parsed = parsed.get(local_key)
                 if local_parsed is None:
@@ -207,6 +208,7 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                           f"{host}:{local_name} neighbor {address} belongs to {peer}:{peer_interface_name} "
                           f"but the port is cabled to {local['peer_device']}:{local['peer_interface']}")
                     continue
+                own_text = local_bare
                 mirror = by_address.get((peer, local_bare))
             else:
                 cabled_peer, cabled_interface = local["peer_device"], local["peer_interface"]
@@ -216,6 +218,13 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     continue
                 peer, peer_interface_name = cabled_peer, cabled_interface
                 mirror = by_interface.get((peer, peer_interface_name))
+            if mirror is None and address is not None and _listens(structured[peer], neighbor, local_asn,
+                                                                   ip_address(own_text)):
+                # A dynamic neighbor: the peer accepts sessions from a range holding our address (RFC 4271 allows
+                # either end to open; SONiC BGP_PEER_RANGE / FRR bgp listen range).
+                low, high = sorted([(host, local_name), (peer, peer_interface_name)])
+                established.append(Session(*low, *high))
+                continue
             if mirror is None:
                 error(f"{host}:{local_name}<->{peer}:{peer_interface_name}", f"a neighbor on {peer}:{peer_interface_name}",
                       None, f"one-sided session: {host}:{local_name} peers with {peer} but {peer} has no neighbor "
@@ -310,3 +319,14 @@ def _undefined_policies(structured: Mapping[str, StructuredConfig]) -> list[Find
                     message=f"{host} line {ref['line']}: neighbor {entry.get('address') or target} {kind} "
                             f"{ref['name']} {ref['direction']} names a {kind} the config does not define"))
     return findings
+
+
+def _listens(peer_config: StructuredConfig, neighbor: Neighbor, local_asn, local_address) -> bool:
+    """True when the peer accepts a dynamic session from ``local_address`` in the AS we present."""
+    peer_bgp = peer_config["bgp"]
+    peer_asn = peer_bgp.get("asn") if peer_bgp.get("asn") is not None else peer_config.get("asn")
+    presented = neighbor.get("local_as", local_asn)
+    for listen in peer_bgp.get("listen_ranges", ()):
+        if any(local_address in ip_network(prefix, strict=False) for prefix in listen["prefixes"]):
+            return _remote_as_ok(listen["remote_as"], peer_asn, presented) and neighbor["remote_as"] == peer_asn
+    return False

@@ -175,6 +175,12 @@ class PoliciesDefined(TypedDict):
     prefix_list: list[str]
 
 
+class ListenRange(TypedDict):
+    name: str
+    prefixes: list[str]
+    remote_as: str | int  # external | internal | a number
+
+
 class Evpn(TypedDict):
     enabled: bool
     advertise_all_vni: bool
@@ -202,6 +208,7 @@ class Bgp(TypedDict):
     vrfs: list[BgpVrf]
     route_maps: NotRequired[list[RouteMap]]  # valley-free export policy of a 5-stage Clos (structured/valley_free.py)
     policies_defined: NotRequired[PoliciesDefined]  # foreign configs: the names their text defines
+    listen_ranges: NotRequired[list[ListenRange]]  # dynamic neighbors (SONiC BGP_PEER_RANGE, FRR bgp listen range)
 
 
 class Svi(TypedDict):
