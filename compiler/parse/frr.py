@@ -214,6 +214,8 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
                                                                                               ()))
         entry["address_families"] = [f for f in FAMILY_ORDER if f in families]
         entry["peer_device"], entry["peer_interface"] = neighbor_peer_from_description(entry["description"])
+        if entry["remote_as"] is None:
+            entry["remote_as"] = group.get("remote_as")  # FRR: a peer-group member takes the group's remote-as
         inherit(entry, group)
         bgp["neighbors"].append(entry)
 
@@ -446,10 +448,10 @@ def _apply_plan(plan: dict, structured: dict, unmodelled: list[Unmodelled]) -> N
         structured["vxlan"] = {"source_interface": loopback["name"] if loopback else None, "vtep_ip": vtep["local"],
                                "udp_port": vtep["dstport"], "mtu": vtep["mtu"], "vlan_vnis": vlan_vnis,
                                "vrf_vnis": vrf_vnis, "flood_lists": {}}
-    fabric = [link["mtu"] for link in plan.get("links", []) if link["kind"] == "fabric"]
+    fabric = [link["mtu"] for link in plan.get("links", []) if link["kind"] == "fabric" and link["mtu"]]
     host = [b["mtu"] for b in plan.get("bridges", []) if b.get("svi")] or \
-        [link["mtu"] for link in plan.get("links", []) if link["kind"] == "server"] or \
-        [b["mtu"] for b in plan.get("bridges", [])]
+        [link["mtu"] for link in plan.get("links", []) if link["kind"] == "server" and link["mtu"]] or \
+        [b["mtu"] for b in plan.get("bridges", []) if b["mtu"]]
     structured["mtu"] = {"underlay": max(fabric, default=None), "host": max(host, default=None)}
     _apply_roce_ports(plan, structured, by_linux, unmodelled)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.api import render_device
 from compiler.parse import ParseError, parse_device
 from compiler.parse.common import parse_asn
 
@@ -156,7 +157,7 @@ def test_eos_neighbor_options_unnumbered_and_ipv6_neighbors():
     assert set(neighbors) == {"10.0.0.0", "fd00::", "Ethernet1"}
     numbered = neighbors["10.0.0.0"]
     assert numbered["shutdown"] is True
-    assert numbered["bfd"] is True and numbered["local_as"] == 65555  # inherited from UNDERLAY
+    assert numbered["local_as"] == 65555 and "bfd" not in numbered  # inherited from UNDERLAY (BFD: the group's)
     assert [(ref["kind"], ref["name"], ref["direction"]) for ref in numbered["policy_refs"]] == [
         ("prefix_list", "PL-IN", "in"), ("route_map", "RM-OUT", "out")]
     v6 = neighbors["fd00::"]
@@ -251,7 +252,9 @@ def test_frr_zebra_addresses_unnumbered_peer_groups_and_options():
     assert set(neighbors) == {"swp1", "swp3", "10.0.0.0", "2001:db8::"}
     swp1 = neighbors["swp1"]
     assert swp1["address"] is None and swp1["peer_group"] == "fabric"
-    assert swp1["bfd"] is True and swp1["bfd_profile"] == "fast" and swp1["local_as"] == 65555  # inherited
+    assert swp1["local_as"] == 65555  # inherited
+    assert bgp["peer_groups"][0]["bfd"] is True and bgp["peer_groups"][0]["bfd_profile"] == "fast"
+    assert "bfd" not in swp1 and "bfd_profile" not in swp1  # BFD is read on the group
     assert swp1["policy_refs"] == [{"kind": "route_map", "name": "IMPORT", "direction": "in", "line": 40}]
     assert neighbors["swp3"]["remote_as"] == 65002 and neighbors["swp3"]["address"] is None
     assert neighbors["10.0.0.0"]["remote_as"] == 65001 * 65536 + 7 and neighbors["10.0.0.0"]["shutdown"] is True
@@ -268,3 +271,33 @@ def test_frr_bad_asdot_and_address_are_refused_naming_the_line():
         parse_device({"frr.conf": FRR_LEAF.replace("65111.100", "65111.70000")}, platform="frr")
     with pytest.raises(ParseError, match=r"line 16: 'ip address 10.0.0.300/31'"):
         parse_device({"frr.conf": FRR_LEAF.replace("10.0.0.1/31", "10.0.0.300/31")}, platform="frr")
+
+
+def _routing(structured: dict) -> dict:
+    """The routing facts these features carry, with reference line numbers dropped (a rendered text numbers its
+    lines differently)."""
+    def neighbor(entry: dict) -> dict:
+        refs = [{key: value for key, value in ref.items() if key != "line"} for ref in entry.get("policy_refs", ())]
+        return {**entry, "policy_refs": refs, "description": None}  # EOS prints no description on `interface`
+    bgp = structured["bgp"]
+    return {"asn": bgp["asn"], "neighbors": sorted((neighbor(entry) for entry in bgp["neighbors"]), key=str),
+            "ports": {item["name"]: (item["ip"], item.get("ipv6"), item.get("dhcp"), item["unnumbered"])
+                      for item in structured["interfaces"] if item["kind"] != "unused"},
+            # FRR's plan renames zebra's `lo` addresses Loopback0, Loopback1, ...: compared by address and purpose
+            "loopbacks": [(item["ip"], item["purpose"]) for item in structured["loopbacks"]],
+            "management": structured["management"]}
+
+
+@pytest.mark.parametrize(("text", "platform", "file_name"), [
+    (EOS_OPTIONS, "eos", "startup-config"), (EOS_DHCP_V6, "eos", "startup-config"),
+    (EOS_ASDOT, "eos", "startup-config"), (FRR_LEAF, "frr", "frr.conf"),
+    ((AVD / "evpn_underlay_rfc5549_overlay_ebgp" / "DC1-LEAF1A.cfg").read_text(), "eos", "startup-config"),
+], ids=["eos-options", "eos-dhcp-ipv6", "eos-asdot", "frr-leaf", "avd-rfc5549-leaf"])
+def test_render_of_parse_keeps_the_routing_features(text, platform, file_name):
+    """render(parse(text)) prints no None and parses back to the same routing facts; this is parse(render(s))
+    for the structured config s the first parse built, so both round trips hold for the new fields."""
+    first = parse_device({file_name: text}, platform=platform)
+    files = render_device(first.structured, platform)
+    assert not [line for body in files.values() for line in body.splitlines() if "None" in line]
+    again = parse_device(files, platform=platform)
+    assert _routing(again.structured) == _routing(first.structured)

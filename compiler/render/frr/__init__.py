@@ -23,6 +23,7 @@ import jinja2
 
 from compiler.model import Platform
 from compiler.names import LINUX_IFNAME_MAX
+from compiler.render import bgp_options
 from compiler.render.frr import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.structured.contract import PortQos, Qos, StructuredConfig
@@ -94,7 +95,11 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
             "hold_s": bgp["hold_s"], "maximum_paths": bgp["maximum_paths"], "allowas_in": bgp.get("allowas_in", 0),
             "peer_groups": [{"name": group["name"], "bfd": group["bfd"], "connect_retry_s": CONNECT_RETRY_S,
                              "evpn": "l2vpn_evpn" in group["address_families"]} for group in bgp["peer_groups"]],
+            "group_session_lines": bgp_options.group_lines(bgp["peer_groups"], " ", family=False),
+            "group_family_lines": bgp_options.group_lines(bgp["peer_groups"], "  ", family=True),
             "neighbor_lines": neighbor_lines,
+            "ipv4_family_lines": repeated_blocks.ipv4_family_lines(bgp["neighbors"], ifname),
+            "ipv6_family_lines": repeated_blocks.ipv6_family_lines(bgp["neighbors"]),
             "networks": bgp["networks"],
             "evpn": evpn["enabled"],
             "advertise_all_vni": evpn["advertise_all_vni"],

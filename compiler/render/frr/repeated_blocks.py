@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from compiler.render import bgp_options
 from compiler.render.unset import unset_or
 from compiler.structured.contract import Interface, Neighbor
 
@@ -26,6 +27,8 @@ def interface_blocks(interfaces: list[Interface], ifname: Callable[[str], str]) 
         name, description = ifname(interface["name"]), interface["description"]
         unnumbered, shutdown = interface["unnumbered"], not interface["enabled"]
         append(f"interface {name}\n description {description}\n")
+        if interface.get("ipv6"):  # parsed foreign configs only: zebra states IPv6 addresses (the plan does not)
+            append(f" ipv6 address {interface['ipv6']}\n")
         if unnumbered:
             # RFC 5549 unnumbered BGP learns the peer's link-local address from router advertisements.
             append(" ipv6 nd ra-interval 10\n no ipv6 nd suppress-ra\n")
@@ -53,4 +56,25 @@ def neighbor_lines(neighbors: list[Neighbor], ifname: Callable[[str], str]) -> s
             append(f" neighbor {peer} remote-as {remote_as}\n neighbor {peer} peer-group {peer_group}\n")
         if description:
             append(f" neighbor {peer} description {description}\n")
+        if len(neighbor) > len(Neighbor.__required_keys__):  # foreign options (parsed configs only)
+            append(bgp_options.session_lines(str(peer), neighbor, " "))
+    return "".join(parts)
+
+
+def ipv6_family_lines(neighbors: list[Neighbor]) -> str:
+    """``address-family ipv6 unicast`` activation of parsed foreign IPv6 neighbors (the compiler builds none)."""
+    return "".join(f"  neighbor {neighbor['address']} activate\n" for neighbor in neighbors
+                   if neighbor["address"] is not None and "ipv6_unicast" in neighbor["address_families"])
+
+
+def ipv4_family_lines(neighbors: list[Neighbor], ifname: Callable[[str], str]) -> str:
+    """``address-family ipv4 unicast`` lines of parsed foreign neighbors: activation of a neighbor outside every
+    peer group (groups are activated by the template), route-reflector clients, route maps and prefix lists."""
+    parts: list[str] = []
+    for neighbor in neighbors:
+        peer = ifname(neighbor["interface"]) if neighbor["address"] is None else neighbor["address"]
+        if neighbor["peer_group"] is None and "ipv4_unicast" in neighbor["address_families"]:
+            parts.append(f"  neighbor {peer} activate\n")
+        if len(neighbor) > len(Neighbor.__required_keys__):
+            parts.append(bgp_options.family_lines(peer, neighbor, "  "))
     return "".join(parts)
