@@ -24,6 +24,7 @@ from ipaddress import IPv6Interface, ip_address, ip_network
 from compiler.structured.contract import Neighbor, StructuredConfig
 from validators.common import host_of, ip_to_int
 from validators.findings import Finding, Severity
+from validators.igp import build_igp
 
 CHECK = "bgp.sessions"
 IPV4_UNICAST = "ipv4_unicast"
@@ -51,6 +52,7 @@ class SessionTable:
     # (device, neighbor address, remote AS) of neighbors whose address no device of the set owns: peers outside
     # the fabric (or outside the configs given), reported by bgp.sessions and never judged as sessions here.
     external: list[tuple[str, str, object]] = field(default_factory=list)
+    loopback_sessions: list[Session] = field(default_factory=list)  # iBGP/EVPN overlay sessions between loopbacks
 
 
 def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
@@ -135,14 +137,15 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
             check=CHECK, severity=Severity.ERROR, subject=subject, expected=expected, actual=actual, message=message))
 
     findings.extend(_undefined_policies(structured))
+    _loopback_sessions(structured, table)
     established = table.established
     verified_mirrors: set[int] = set()  # neighbor statements already judged from the other end
     for host, config in structured.items():
         bgp = config["bgp"]
         local_asn = bgp.get("asn") if bgp.get("asn") is not None else config.get("asn")
         for neighbor in bgp["neighbors"]:
-            if id(neighbor) in verified_mirrors:
-                continue
+            if id(neighbor) in verified_mirrors or (neighbor.get("update_source") and neighbor["address"]):
+                continue  # judged from the other end already, or a loopback session (_loopback_sessions)
             neighbor_port = interfaces.get((host, neighbor["interface"] or ""))
             cabled_to = neighbor_port["peer_device"] if neighbor_port is not None else None
             if neighbor["address"] and neighbor["address"] not in owned and (cabled_to is None or
@@ -330,3 +333,81 @@ def _listens(peer_config: StructuredConfig, neighbor: Neighbor, local_asn, local
         if any(local_address in ip_network(prefix, strict=False) for prefix in listen["prefixes"]):
             return _remote_as_ok(listen["remote_as"], peer_asn, presented) and neighbor["remote_as"] == peer_asn
     return False
+
+
+def _loopback_sessions(structured: Mapping[str, StructuredConfig], table: SessionTable) -> None:
+    """Sessions between loopbacks (``update_source``: an iBGP EVPN overlay over an OSPF/IS-IS underlay, route
+    reflectors on the spines): paired on the addresses like numbered ones; the AS numbers must agree and, where the
+    devices run an IGP, each loopback must be routed to the other over it (validators.igp), since the session
+    rides on that route (RFC 4271 is silent on how the peers reach each other; without a route it never opens)."""
+    owners: dict[str, list[tuple[str, str]]] = {}  # an address two devices claim (a fault bgp.router_ids reports)
+    for host, config in structured.items():
+        for loopback in config["loopbacks"]:
+            if loopback["ip"]:
+                owners.setdefault(loopback["ip"].split("/")[0], []).append((host, loopback["name"]))
+    statements = {(host, neighbor["address"]): neighbor for host, config in structured.items()
+                  for neighbor in config["bgp"]["neighbors"] if neighbor.get("update_source") and neighbor["address"]}
+    if not statements:
+        return
+    igp = build_igp(structured)
+    judged: set[tuple[str, str]] = set()
+
+    def error(subject: str, expected, actual, message: str) -> None:
+        table.findings.append(Finding(check=CHECK, severity=Severity.ERROR, subject=subject, expected=expected,
+                                      actual=actual, message=message))
+
+    for (host, address), neighbor in statements.items():
+        if (host, address) in judged:
+            continue
+        config = structured[host]
+        source_name = neighbor.get("update_source", "")
+        source = next((lb for lb in config["loopbacks"] if source_name in (lb["name"], (lb["ip"] or "").split("/")[0])),
+                      None)
+        if source is None or not source["ip"]:
+            error(f"{host}:{source_name}", "a loopback with an address", source_name,
+                  f"{host}: neighbor {address} update-source {source_name} names no loopback with an address")
+            continue
+        own = source["ip"].split("/")[0]
+        if address not in owners:
+            error(f"{host}:{source['name']}", f"a device owning {address}", None,
+                  f"{host}:{source['name']} neighbor {address} is dangling: no device has that loopback address")
+            continue
+        # The owner that peers back (an address two devices claim is paired with the one that does).
+        peer, peer_loopback = next((end for end in owners[address] if (end[0], own) in statements),
+                                   owners[address][0])
+        link = f"{host}:{source['name']}<->{peer}:{peer_loopback}"
+        mirror = statements.get((peer, own))
+        if mirror is None:
+            error(link, f"a neighbor {own} on {peer}", None, f"one-sided session: {host} peers with {peer}'s "
+                  f"loopback {address} but {peer} has no loopback session toward {own}")
+            continue
+        judged.add((peer, own))
+        local_asn = config["bgp"].get("asn") if config["bgp"].get("asn") is not None else config.get("asn")
+        peer_config = structured[peer]
+        peer_asn = (peer_config["bgp"].get("asn") if peer_config["bgp"].get("asn") is not None
+                    else peer_config.get("asn"))
+        local_seen, peer_seen = neighbor.get("local_as", local_asn), mirror.get("local_as", peer_asn)
+        shut = [device for device, entry in ((host, neighbor), (peer, mirror)) if entry.get("shutdown")]
+        if shut:
+            table.findings.append(Finding(
+                check=CHECK, severity=Severity.WARNING, subject=link, expected="no shutdown", actual="shutdown",
+                message=f"session administratively down: neighbor shutdown on {' and '.join(shut)}"))
+            continue
+        problems: list[tuple] = []
+        if not _remote_as_ok(neighbor.get("remote_as"), local_seen, peer_seen):
+            problems.append((peer_seen, neighbor.get("remote_as"), f"{host} expects {peer} in AS "
+                             f"{neighbor.get('remote_as')} but {peer} is AS {peer_seen}"))
+        if not _remote_as_ok(mirror.get("remote_as"), peer_seen, local_seen):
+            problems.append((local_seen, mirror.get("remote_as"), f"{peer} expects {host} in AS "
+                             f"{mirror.get('remote_as')} but {host} is AS {local_seen}"))
+        if not set(neighbor["address_families"]) & set(mirror["address_families"]):
+            problems.append((sorted(neighbor["address_families"]), sorted(mirror["address_families"]),
+                             "no common address family"))
+        if igp.graph and host in igp.graph and peer in igp.graph and (
+                igp.route_width(host, address) == 0 or igp.route_width(peer, own) == 0):
+            problems.append(("an IGP route", None, f"no IGP route between the loopbacks {own} and {address}"))
+        for expected, actual, message in problems:
+            error(link, expected, actual, f"session down: {message}")
+        if not problems:
+            low, high = sorted([(host, source["name"]), (peer, peer_loopback)])
+            table.loopback_sessions.append(Session(*low, *high))

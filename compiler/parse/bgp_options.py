@@ -16,7 +16,7 @@ from compiler.parse.common import Node, node_value, parse_asn
 FAMILY_ORDER = ("ipv4_unicast", "ipv6_unicast", "l2vpn_evpn")
 # Keys a neighbor takes from its peer group when it does not state them itself (EOS and FRR inheritance). Not
 # ``bfd``/``bfd_profile``: every peer group states BFD (the contract's PeerGroup.bfd) and the checks read it there.
-INHERITED = ("shutdown", "local_as", "route_reflector_client")
+INHERITED = ("shutdown", "local_as", "route_reflector_client", "update_source")
 
 
 def neighbor_option(rest: list[str], entry: dict, node: Node) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from compiler.parse import igp
 from compiler.parse.aaa import EosAaa
 from compiler.parse.bgp_options import FAMILY_ORDER, defined_policies, inherit, neighbor_option
 from compiler.parse.common import (
@@ -121,6 +122,7 @@ class _EosParser:
         self.vlan_trunk_groups: dict[int, list[str]] = {}
         self.port_channels: dict[str, dict] = {}  # interface Port-ChannelN, by name
         self.af_neighbor_options: list[tuple[str, list[str], Node, bool]] = []  # address-family neighbor policy lines
+        self.igp_processes: list[dict] = []  # router ospf / router isis (compiler.parse.igp)
 
     def at(self, key: str, node: Node) -> None:
         self.locations.setdefault(key, (self.file, node.line))
@@ -165,6 +167,9 @@ class _EosParser:
                 self.at(f"vrf {words[5]} source-nat", _use(node))
             elif words[0] == "spanning-tree" or words[:2] == ["no", "spanning-tree"]:
                 self._spanning_tree(node)
+            elif (process := igp.router_block(node)) is not None:
+                self.igp_processes.append(process)
+                self.at(f"igp {process['protocol']}", node)
             elif words[:2] in (["ip", "name-server"], ["ip", "route"], ["ntp", "server"],
                                ["ntp", "local-interface"]) or (words[0] == "logging" and "host" in words):
                 self._management_global(node)
@@ -356,7 +361,7 @@ class _EosParser:
                 interface["dhcp"] = True  # the address is leased (EOS "DHCP client"): no static address to check
             elif text.startswith("ip address ") and text.count(" ") == 2:
                 interface["ip"] = text[len("ip address "):]
-            elif _ipv6_line(text, interface):
+            elif _ipv6_line(text, interface) or igp.interface_line(child, interface):
                 pass
             else:
                 decoded = self._ethernet_line(text)
@@ -435,7 +440,7 @@ class _EosParser:
                 loopback["purpose"] = words[1]
             elif words[:2] == ["ip", "address"] and len(words) == 3:
                 loopback["ip"] = words[2]
-            elif child.text == "no shutdown":
+            elif child.text == "no shutdown" or igp.interface_line(child, loopback):
                 pass
             else:
                 continue
@@ -776,6 +781,8 @@ class _EosParser:
             if "ebgp-multihop" in settings or "update-source" in settings:
                 # EVPN between loopbacks (AVD's overlay): the structured config has EVPN on the underlay sessions
                 # instead; compiler.parse.fabric moves the address family onto the sessions toward that device.
+                if "update-source" in settings:
+                    entry["update_source"] = settings["update-source"]  # kept when no underlay session carries it
                 overlay.append(entry)
             else:
                 bgp["neighbors"].append(entry)
@@ -888,6 +895,7 @@ class _EosParser:
             bgp["networks"] = self._redistributed_loopbacks()
         self._finish_port_channels()
         self._finish_interfaces()
+        igp.finish(structured, self.igp_processes)
         self._finish_vlans()
         layer3_neighbor_interfaces(structured)
         self._finish_qos()

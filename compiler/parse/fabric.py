@@ -85,11 +85,11 @@ def _neighbor_peers(structured: dict[str, dict]) -> None:
 
 
 def _overlay_sessions(devices: dict[str, ParsedDevice]) -> None:
-    loopback_owner = {}
+    loopback_owners: dict[str, list[str]] = {}  # an address two devices claim: each (bgp.router_ids reports it)
     for host, device in devices.items():
         for loopback in device.structured["loopbacks"]:
             if loopback["ip"]:
-                loopback_owner[loopback["ip"].split("/")[0]] = host
+                loopback_owners.setdefault(loopback["ip"].split("/")[0], []).append(host)
     port_owner = {}
     for host, device in devices.items():
         for interface in device.structured["interfaces"]:
@@ -99,11 +99,19 @@ def _overlay_sessions(devices: dict[str, ParsedDevice]) -> None:
         config = device.structured
         overlay = config.pop("_overlay_neighbors", [])
         for entry in overlay:
-            peer = loopback_owner.get(entry["address"])
+            peers = loopback_owners.get(entry["address"], [])
+            peer = peers[0] if peers else None
             cabled = {interface["name"]: interface["peer_device"] for interface in config["interfaces"]}
             # Numbered sessions by the owner of the neighbor address; unnumbered (RFC 5549) by the cable.
             targets = [n for n in config["bgp"]["neighbors"] if (port_owner.get(n["address"]) if n["address"]
-                                                                 else cabled.get(n["interface"])) == peer] if peer else []
+                                                                 else cabled.get(n["interface"])) in peers]
+            if not targets and peer is not None and entry.get("update_source"):
+                # No BGP underlay toward the peer (an OSPF/IS-IS underlay, iBGP overlay with route reflectors): the
+                # session stays between the loopbacks; validators.sessions pairs it and checks the IGP route.
+                entry["interface"] = entry["update_source"]
+                config["bgp"]["neighbors"].append(entry)
+                continue
+            entry.pop("update_source", None)
             if not targets:
                 bgp_location = device.locate("bgp")
                 device.unmodelled.append(Unmodelled(bgp_location[0] if bgp_location else "", 0,

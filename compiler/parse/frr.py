@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from compiler.parse import igp
 from compiler.parse.bgp_options import FAMILY_ORDER, defined_policies, inherit, neighbor_option
 from compiler.parse.common import (
     Node,
@@ -73,6 +74,7 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
     vrf_vnis: dict[str, int] = {}
     vni_blocks: dict[int, dict] = {}
     policies = AsPathPolicies()
+    processes: list[dict] = []  # router ospf / router isis (compiler.parse.igp)
 
     def at(key, node):
         locations.setdefault(key, (file_name, node.line))
@@ -106,7 +108,8 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
                     interface["enabled"] = False
                 elif child.text in ("ipv6 nd ra-interval 10", "no ipv6 nd suppress-ra"):
                     interface["unnumbered"] = True
-                elif not _zebra_address(child, interface) and child.text != "exit":
+                elif not (_zebra_address(child, interface) or igp.interface_line(child, interface)) and \
+                        child.text != "exit":
                     continue
                 _use(child)
             if name == "lo" and interface["ip"]:
@@ -115,7 +118,9 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
                 del interfaces[name]
                 addresses = [interface["ip"], *interface.pop("_more_ips", [])]
                 structured["loopbacks"].extend({"name": name if index == 0 else f"{name}:{index}", "ip": address,
-                                                "purpose": None} for index, address in enumerate(addresses))
+                                                "purpose": None, **({"_igp": dict(interface["_igp"])}
+                                                                    if "_igp" in interface else {})}
+                                               for index, address in enumerate(addresses))
             elif interface["kind"] == "unused" and (interface["ip"] or interface.get("ipv6")):
                 interface["kind"] = "fabric"  # a routed port (zebra ``ip address``)
             at(f"interface {name}", _use(node))
@@ -125,9 +130,13 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
         elif words[:2] == ["router", "bgp"] and len(words) == 5 and words[3] == "vrf":
             _router_bgp_vrf(node, bgp, vrf_name(words[4]))
             at(f"bgp vrf {vrf_name(words[4])}", node)
+        elif (process := igp.router_block(node)) is not None:
+            processes.append(process)
+            at(f"igp {process['protocol']}", node)
         elif policies.as_path_line(node, "frr") or policies.route_map(node):
             at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
     _export_policies(policies, bgp, source_name)
+    igp.finish(structured, processes)
     if any(node.words()[:2] == ["router", "bgp"] for node in roots):
         bgp["policies_defined"] = defined_policies(roots)
     structured["_frr_vrf_vnis"] = vrf_vnis
@@ -178,6 +187,9 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
                 pass
             elif rest == ["bfd"] and target in groups:
                 groups[target]["bfd"] = True
+            elif rest[0] == "update-source" and len(rest) == 2:
+                # a session between loopbacks (iBGP overlay): validators.sessions pairs it on the addresses
+                (groups.get(target) or _neighbor(neighbors, target, source_name=source_name))["update_source"] = rest[1]
             elif rest[0] in ("local-as", "bfd", "shutdown"):
                 if not neighbor_option(rest, groups.get(target) or _neighbor(neighbors, target,
                                                                              source_name=source_name), child):
@@ -377,7 +389,7 @@ def _finish_neighbors(structured: dict) -> None:
     subnets = SubnetIndex(structured)
     for neighbor in structured["bgp"]["neighbors"]:
         if neighbor["interface"] is None:
-            neighbor["interface"] = subnets.interface_for(neighbor["address"])
+            neighbor["interface"] = neighbor.get("update_source") or subnets.interface_for(neighbor["address"])
     mark_unnumbered_ports(structured)
 
 

@@ -14,6 +14,8 @@ def session_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str, bfd: b
     """Session options: ``shutdown`` (RFC 4486), ``local-as`` (RFC 7705), ``bfd`` / FRR ``bfd profile``
     (``bfd`` False: a peer group's plain ``bfd``, which the templates print already)."""
     out = []
+    if "update_source" in neighbor:
+        out.append(f"{indent}neighbor {peer} update-source {neighbor['update_source']}\n")
     if neighbor.get("shutdown"):
         out.append(f"{indent}neighbor {peer} shutdown\n")
     if "local_as" in neighbor:

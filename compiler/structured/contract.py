@@ -27,10 +27,30 @@ class Mtu(TypedDict, total=False):
     host: int
 
 
+class InterfaceIgp(TypedDict):
+    protocol: str  # ospf | isis
+    area: str | None  # OSPF area, dotted (RFC 2328); null for IS-IS
+    level: str | None  # IS-IS circuit level (level-1 | level-2 | level-1-2); null for OSPF
+    point_to_point: bool
+    passive: bool
+    metric: int | None  # OSPF cost / IS-IS metric; null: the platform default
+    authentication: NotRequired[str]  # OSPF: simple | message-digest (keys are not compared)
+
+
+class Igp(TypedDict):
+    protocol: str  # ospf | isis
+    process: str
+    router_id: str | None
+    net: str | None  # IS-IS NET (ISO 10589)
+    level: str | None  # IS-IS is-type
+    maximum_paths: int | None
+
+
 class Loopback(TypedDict):
     name: str
     ip: str
     purpose: str  # router_id | vtep
+    igp: NotRequired[InterfaceIgp]  # foreign configs: the loopback advertised into the IGP
 
 
 class EcnThresholds(TypedDict, total=False):  # {} for a class that does not mark ECN
@@ -82,6 +102,7 @@ class Interface(TypedDict):
     dhcp: NotRequired[bool]  # a routed port whose address is leased by DHCP (ip null)
     # Routing read from foreign configs (docs/structured-config.md, "Foreign routing features").
     ipv6: NotRequired[str]  # IPv6 address/length (RFC 5952 text)
+    igp: NotRequired[InterfaceIgp]  # OSPF / IS-IS on the port
 
 
 class PortChannel(TypedDict):
@@ -138,6 +159,7 @@ class PeerGroup(TypedDict):
     bfd_profile: NotRequired[str]
     route_reflector_client: NotRequired[bool]
     policy_refs: NotRequired[list[PolicyRef]]
+    update_source: NotRequired[str]
 
 
 class Neighbor(TypedDict):
@@ -157,6 +179,7 @@ class Neighbor(TypedDict):
     bfd_profile: NotRequired[str]
     route_reflector_client: NotRequired[bool]
     policy_refs: NotRequired[list[PolicyRef]]
+    update_source: NotRequired[str]  # a session between loopbacks (iBGP/EVPN overlay): interface is the loopback
 
 
 class RouteMapEntry(TypedDict):
@@ -328,3 +351,4 @@ class StructuredConfig(TypedDict):
     port_channels: NotRequired[list[PortChannel]]
     mlag: NotRequired[Mlag]
     spanning_tree: NotRequired[SpanningTree]
+    igp: NotRequired[Igp]  # foreign configs: an OSPF or IS-IS underlay (compiler/parse/igp.py)

@@ -301,3 +301,71 @@ def test_render_of_parse_keeps_the_routing_features(text, platform, file_name):
     assert not [line for body in files.values() for line in body.splitlines() if "None" in line]
     again = parse_device(files, platform=platform)
     assert _routing(again.structured) == _routing(first.structured)
+
+
+# ------------------------------------------------------------------------------------------- OSPF / IS-IS
+def test_eos_ospf_underlay_from_avd():
+    parsed = parse_device({"x.cfg": (AVD / "evpn_underlay_ospf_overlay_ebgp" / "DC1-LEAF1A.cfg").read_text()})
+    structured = parsed.structured
+    assert structured["igp"] == {"protocol": "ospf", "process": "101", "router_id": "192.168.255.5", "net": None,
+                                 "level": None, "maximum_paths": None}
+    uplink = next(item for item in structured["interfaces"] if item["name"] == "Ethernet1")
+    assert uplink["igp"] == {"protocol": "ospf", "area": "0.0.0.0", "level": None, "point_to_point": True,
+                             "passive": False, "metric": None, "authentication": "message-digest"}
+    loopbacks = {item["name"]: item["igp"]["passive"] for item in structured["loopbacks"]}
+    assert loopbacks == {"Loopback0": True, "Loopback1": True}  # passive-interface default
+    assert not [item for item in parsed.unmodelled
+                if item.text.startswith(("router ospf", "ip ospf area", "ip ospf network", "passive-interface",
+                                         "no passive-interface", "router-id"))]
+
+
+def test_eos_isis_underlay_from_avd():
+    parsed = parse_device({"x.cfg": (AVD / "evpn_underlay_isis_overlay_ibgp" / "DC1-LEAF1A.cfg").read_text()})
+    structured = parsed.structured
+    assert structured["igp"]["net"] == "49.0001.1921.6825.5005.00" and structured["igp"]["level"] == "level-2"
+    assert structured["igp"]["maximum_paths"] == 4
+    uplink = next(item for item in structured["interfaces"] if item["name"] == "Ethernet1")
+    assert uplink["igp"] == {"protocol": "isis", "area": None, "level": "level-2", "point_to_point": True,
+                             "passive": False, "metric": 50}
+    assert not [item for item in parsed.unmodelled if item.text.startswith(("isis ", "router isis", "net "))]
+
+
+def test_frr_ospf_network_statements_from_containerlab():
+    text = (AVD.parent / "containerlab" / "frr01" / "router2.conf").read_text()
+    structured = parse_device({"frr.conf": text}, platform="frr").structured
+    ports = {item["name"]: item for item in structured["interfaces"]}
+    assert ports["eth1"]["ip"] == "192.168.1.2/24" and ports["eth1"]["igp"]["area"] == "0.0.0.0"
+    assert ports["eth1"]["igp"]["passive"] is False and ports["eth3"]["igp"]["passive"] is True
+    assert "igp" not in structured["loopbacks"][0]  # 10.10.10.2/32: no network statement covers it
+
+
+FRR_ISIS = """frr version 10.3
+hostname leaf1
+interface lo
+ ip address 10.255.0.1/32
+ ip router isis UNDERLAY
+ isis passive
+exit
+interface swp1
+ ip address 10.0.0.1/31
+ ip router isis UNDERLAY
+ isis network point-to-point
+ isis circuit-type level-2-only
+ isis metric 20
+exit
+router isis UNDERLAY
+ net 49.0001.0000.0000.0001.00
+ is-type level-2-only
+exit
+"""
+
+
+def test_frr_isis_underlay():
+    parsed = parse_device({"frr.conf": FRR_ISIS}, platform="frr")
+    structured = parsed.structured
+    assert structured["igp"]["protocol"] == "isis" and structured["igp"]["level"] == "level-2"
+    assert structured["loopbacks"][0]["igp"]["passive"] is True
+    port = structured["interfaces"][0]
+    assert port["igp"] == {"protocol": "isis", "area": None, "level": "level-2", "point_to_point": True,
+                           "passive": False, "metric": 20}
+    assert parsed.unmodelled == []
