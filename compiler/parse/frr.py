@@ -112,7 +112,13 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
                         child.text != "exit":
                     continue
                 _use(child)
-            if name == "lo" and interface["ip"]:
+            if name == "lo" and not interface["ip"] and "_igp" in interface:
+                # our renderer: lo's addresses are in the Linux plan (read first), its IGP in frr.conf
+                structured["interfaces"].remove(interface)
+                del interfaces[name]
+                for loopback in structured["loopbacks"]:
+                    loopback["_igp"] = dict(interface["_igp"])
+            elif name == "lo" and interface["ip"]:
                 # zebra's loopback: its IPv4 addresses are the device's loopbacks (router ID, VTEP source)
                 structured["interfaces"].remove(interface)
                 del interfaces[name]

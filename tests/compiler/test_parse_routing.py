@@ -281,18 +281,22 @@ def _routing(structured: dict) -> dict:
         return {**entry, "policy_refs": refs, "description": None}  # EOS prints no description on `interface`
     bgp = structured["bgp"]
     return {"asn": bgp["asn"], "neighbors": sorted((neighbor(entry) for entry in bgp["neighbors"]), key=str),
-            "ports": {item["name"]: (item["ip"], item.get("ipv6"), item.get("dhcp"), item["unnumbered"])
-                      for item in structured["interfaces"] if item["kind"] != "unused"},
+            "ports": {item["name"]: (item["ip"], item.get("ipv6"), item.get("dhcp"), item["unnumbered"],
+                                     item.get("igp")) for item in structured["interfaces"] if item["kind"] != "unused"},
             # FRR's plan renames zebra's `lo` addresses Loopback0, Loopback1, ...: compared by address and purpose
-            "loopbacks": [(item["ip"], item["purpose"]) for item in structured["loopbacks"]],
-            "management": structured["management"]}
+            "loopbacks": [(item["ip"], item["purpose"], item.get("igp")) for item in structured["loopbacks"]],
+            "management": structured["management"], "igp": structured.get("igp")}
 
 
 @pytest.mark.parametrize(("text", "platform", "file_name"), [
     (EOS_OPTIONS, "eos", "startup-config"), (EOS_DHCP_V6, "eos", "startup-config"),
     (EOS_ASDOT, "eos", "startup-config"), (FRR_LEAF, "frr", "frr.conf"),
     ((AVD / "evpn_underlay_rfc5549_overlay_ebgp" / "DC1-LEAF1A.cfg").read_text(), "eos", "startup-config"),
-], ids=["eos-options", "eos-dhcp-ipv6", "eos-asdot", "frr-leaf", "avd-rfc5549-leaf"])
+    ((AVD / "evpn_underlay_ospf_overlay_ebgp" / "DC1-LEAF1A.cfg").read_text(), "eos", "startup-config"),
+    ((AVD / "evpn_underlay_isis_overlay_ibgp" / "DC1-SPINE1.cfg").read_text(), "eos", "startup-config"),
+    ((AVD.parent / "containerlab" / "frr01" / "router2.conf").read_text(), "frr", "frr.conf"),
+], ids=["eos-options", "eos-dhcp-ipv6", "eos-asdot", "frr-leaf", "avd-rfc5549-leaf", "avd-ospf-leaf",
+        "avd-isis-rr-spine", "containerlab-frr-ospf"])
 def test_render_of_parse_keeps_the_routing_features(text, platform, file_name):
     """render(parse(text)) prints no None and parses back to the same routing facts; this is parse(render(s))
     for the structured config s the first parse built, so both round trips hold for the new fields."""
@@ -369,3 +373,9 @@ def test_frr_isis_underlay():
     assert port["igp"] == {"protocol": "isis", "area": None, "level": "level-2", "point_to_point": True,
                            "passive": False, "metric": 20}
     assert parsed.unmodelled == []
+
+
+def test_frr_isis_round_trip():
+    test_render_of_parse_keeps_the_routing_features(FRR_ISIS, "frr", "frr.conf")
+    rendered = render_device(parse_device({"frr.conf": FRR_ISIS}, platform="frr").structured, "frr")["frr.conf"]
+    assert "router isis UNDERLAY\n net 49.0001.0000.0000.0001.00\n is-type level-2-only\nexit\n" in rendered

@@ -22,7 +22,7 @@ import jinja2
 
 from compiler.errors import RenderError
 from compiler.hardware import EOS_FAMILIES, configures_port_headroom
-from compiler.render import bgp_options
+from compiler.render import bgp_options, igp
 from compiler.render.eos import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.secret_refs import placeholder
@@ -102,10 +102,17 @@ def render(structured: StructuredConfig) -> dict[str, str]:
             ethernet_interfaces=repeated_blocks.ethernet_interfaces(
                 structured["interfaces"], profile_by_port_qos, eos_speed,
                 {bundle["name"]: bundle["mtu"] for bundle in structured.get("port_channels") or []},
-                {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []}),
+                {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []},
+                _igp_process(structured)),
             mlag=structured.get("mlag") or None,
             vlan_internal_order=_vlan_internal_order(structured),
             spanning_tree=_spanning_tree(structured),
+            loopback_igp={loopback["name"]: igp.interface_lines(loopback["igp"], _igp_process(structured), "eos", "   ")
+                          for loopback in structured["loopbacks"] if "igp" in loopback},
+            igp_block=igp.router_block(structured["igp"], [
+                port["name"] for port in [*structured["interfaces"], *structured["loopbacks"]]
+                if port.get("igp", {}).get("passive") and port["igp"]["protocol"] == "ospf"], "eos")
+            if "igp" in structured else "",
             bgp_neighbor_lines=repeated_blocks.bgp_neighbor_lines(neighbors),
             group_option_lines=bgp_options.group_lines(structured["bgp"]["peer_groups"], "   ", family=False)
             + bgp_options.group_lines(structured["bgp"]["peer_groups"], "   ", family=True),
@@ -170,6 +177,10 @@ def _template() -> jinja2.Template:
     environment.filters["seconds"] = _seconds
     environment.filters["by_int_key"] = lambda mapping: sorted(mapping.items(), key=lambda item: int(item[0]))
     return environment.get_template("startup-config.j2")
+
+
+def _igp_process(structured: StructuredConfig) -> str:
+    return structured["igp"]["process"] if "igp" in structured else ""
 
 
 def _check_expressible(structured: StructuredConfig) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from compiler.render import bgp_options
+from compiler.render import bgp_options, igp
 from compiler.render.unset import unset_or
 from compiler.structured.contract import Interface, Neighbor, PortChannel, PortQos, QueueScheduling
 
@@ -59,7 +59,7 @@ def qos_profile_lines(port_qos: PortQos, scheduling: dict[str, QueueScheduling],
 
 def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[int, str],
                         eos_speed: Callable[[Interface], str], bundle_mtus: dict[str, int | None],
-                        bundle_qos: dict[str, PortQos]) -> str:
+                        bundle_qos: dict[str, PortQos], igp_process: str = "") -> str:
     """Front-panel ports: routed fabric links, server access/trunk ports (edge ports: portfast), unused ports shut;
     RoCE ports name their QoS profile; port-channel members name their bundle (and print an MTU only where it
     differs from the bundle's, which they inherit)."""
@@ -109,6 +109,8 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
                 append(f"   ipv6 address {interface['ipv6']}\n")
             elif interface["unnumbered"]:
                 append("   ipv6 enable\n")  # RFC 5549: BGP over the IPv6 link-local address
+            if "igp" in interface:  # parsed foreign configs only (compiler.render.igp)
+                append(igp.interface_lines(interface["igp"], igp_process, "eos", "   "))
         if kind == KIND_SERVER and not bundle and (interface["access_vlan"] or interface["trunk_vlans"]):
             # A server NIC is an edge port: forward at once instead of waiting out STP listening/learning.
             append("   spanning-tree portfast\n")

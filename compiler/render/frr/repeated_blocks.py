@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from compiler.render import bgp_options
+from compiler.render import bgp_options, igp
 from compiler.render.unset import unset_or
 from compiler.structured.contract import Interface, Neighbor
 
 KIND_UNUSED = "unused"
 
 
-def interface_blocks(interfaces: list[Interface], ifname: Callable[[str], str]) -> str:
+def interface_blocks(interfaces: list[Interface], ifname: Callable[[str], str], igp_process: str = "") -> str:
     """``interface`` blocks (description, router advertisements when unnumbered, shutdown) of the used ports."""
     parts: list[str] = []
     append = parts.append
@@ -34,6 +34,8 @@ def interface_blocks(interfaces: list[Interface], ifname: Callable[[str], str]) 
             append(" ipv6 nd ra-interval 10\n no ipv6 nd suppress-ra\n")
         if shutdown:
             append(" shutdown\n")
+        if "igp" in interface:  # parsed foreign configs only (compiler.render.igp)
+            append(igp.interface_lines(interface["igp"], igp_process, "frr", " "))
         append("exit\n!\n")
     return "".join(parts)
 
