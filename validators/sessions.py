@@ -157,6 +157,20 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
             local_name = neighbor["interface"]
             local_key = (host, local_name)
             local = interfaces.get(local_key) if local_name else None
+            if local is None and neighbor["address"] is None and local_name and (
+                    mlag_peer := _mlag_peer(structured, host)) and (mlag_peer, local_name) in by_interface:
+                # RFC 5549 between the MLAG peers over their peer SVI (AVD: neighbor interface Vlan4093): the
+                # peer-link is the cable, the MLAG peer the other end.
+                svi_mirror = by_interface[(mlag_peer, local_name)]
+                peer_asn = structured[mlag_peer]["bgp"].get("asn")
+                link = f"{host}:{local_name}<->{mlag_peer}:{local_name}"
+                if not _remote_as_ok(neighbor["remote_as"], neighbor.get("local_as", local_asn),
+                                     svi_mirror.get("local_as", peer_asn)):
+                    error(link, peer_asn, neighbor["remote_as"], f"session down: {host} expects {mlag_peer} in AS "
+                          f"{neighbor['remote_as']} but {mlag_peer} is AS {svi_mirror.get('local_as', peer_asn)}")
+                elif host < mlag_peer:
+                    established.append(Session(host, local_name, mlag_peer, local_name))
+                continue
             if local is None:
                 subject = f"{host}:{local_name}" if local_name else f"{host} neighbor {neighbor.get('address')}"
                 error(subject, "an existing local interface", local_name,
@@ -411,3 +425,16 @@ def _loopback_sessions(structured: Mapping[str, StructuredConfig], table: Sessio
         if not problems:
             low, high = sorted([(host, source["name"]), (peer, peer_loopback)])
             table.loopback_sessions.append(Session(*low, *high))
+
+
+def _mlag_peer(structured: Mapping[str, StructuredConfig], host: str) -> str | None:
+    """The device owning ``host``'s MLAG peer address on one of its SVIs (None without MLAG)."""
+    peer_address = (structured[host].get("mlag") or {}).get("peer_address")
+    if not peer_address:
+        return None
+    for other, config in structured.items():
+        for vlan in config["vlans"] if other != host else ():
+            svi = vlan["svi"]
+            if svi and (svi.get("address") or "").split("/")[0] == peer_address:
+                return other
+    return None

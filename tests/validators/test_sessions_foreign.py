@@ -139,3 +139,21 @@ def test_frr_remote_as_external_to_the_same_as_is_an_error():
     assert {f.message for f in findings} == {
         "session down: leaf1 expects spine1 in AS external but spine1 is AS 65001",
         "session down: spine1 expects leaf1 in AS external but leaf1 is AS 65001"}
+
+
+def test_avd_rfc5549_mlag_peers_pair_over_their_peer_svi():
+    validation, findings = sessions(_avd_5549())
+    pairs = {str(s) for s in validation.report.context.sessions.established if s.a_interface.startswith("Vlan")}
+    assert "DC1-LEAF2A:Vlan4093<->DC1-LEAF2B:Vlan4093" in pairs
+    assert not [f for f in findings if "Vlan4093" in f.subject]
+
+
+def test_avd_rfc5549_mlag_peer_svi_session_with_a_wrong_as_is_an_error():
+    configs = _avd_5549()
+    text = configs["DC1-LEAF2A"]["DC1-LEAF2A.cfg"]
+    configs["DC1-LEAF2A"] = {"DC1-LEAF2A.cfg": text.replace(
+        "neighbor interface Vlan4093 peer-group MLAG_PEER remote-as 65102", "neighbor interface Vlan4093 peer-group "
+        "MLAG_PEER remote-as 65199")}
+    _, findings = sessions(configs)
+    assert [f.message for f in findings if "Vlan4093" in f.subject] == [
+        "session down: DC1-LEAF2A expects DC1-LEAF2B in AS 65199 but DC1-LEAF2B is AS 65102"]
