@@ -83,3 +83,13 @@ def test_a_leaf_out_of_isis_loses_its_loopback_sessions():
     sessions = [f.message for f in errors(validation, "bgp.sessions")]
     assert sessions and all("no IGP route between the loopbacks" in message for message in sessions)
     assert any("DC1-LEAF1A" in f.subject for f in errors(validation, "routing.igp"))
+
+
+def test_loopback_sessions_in_an_address_family_the_model_does_not_name_are_not_misjudged():
+    # An MPLS L3VPN overlay (vpn-ipv4) between loopbacks: no modelled family on either end is no error.
+    configs = fabric("evpn_underlay_isis_overlay_ibgp")
+    for name in ("DC1-LEAF1A", "DC1-SPINE1"):
+        (file_name, text), = configs[name].items()
+        configs[name] = {file_name: text.replace("address-family evpn", "address-family vpn-ipv4")}
+    validation, _ = run(configs)
+    assert not [f for f in errors(validation, "bgp.sessions") if "address family" in f.message]
