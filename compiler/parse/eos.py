@@ -361,11 +361,13 @@ class _EosParser:
                 interface["dhcp"] = True  # the address is leased (EOS "DHCP client"): no static address to check
             elif text.startswith("ip address ") and text.count(" ") == 2:
                 interface["ip"] = text[len("ip address "):]
-            elif _ipv6_line(text, interface) or igp.interface_line(child, interface):
-                pass
             else:
                 decoded = self._ethernet_line(text)
                 if decoded is None:
+                    # Routing lines only where the cached common lines did not match (a 1,024-port spine).
+                    if text[:2] in ("ip", "is") and (_ipv6_line(text, interface) or igp.interface_line(child, interface)):
+                        child.used = True
+                        continue
                     if direct_qos is None:
                         direct_qos = empty_port_qos()
                     if self._port_qos_line(child, direct_qos, self.qos["scheduling"]):

@@ -62,8 +62,9 @@ def _mutual_descriptions(structured: dict[str, dict]) -> None:
 
     for host, config in structured.items():
         for interface in config["interfaces"]:
-            if interface["peer_device"] is not None or interface["ip"] or not interface["description"]:
-                continue
+            if interface["peer_device"] is not None or interface["ip"] or not interface["description"] or not (
+                    interface["unnumbered"] or interface["kind"] == "fabric"):
+                continue  # only routed ports without an address to pair on (access ports are not links)
             for peer, port in named(interface["description"]):
                 far = ports[peer][port]
                 if far["peer_device"] is None and (host, interface["name"]) in named(far["description"]):

@@ -37,6 +37,8 @@ def _level(text: str) -> str:
 def interface_line(node: Node, port: dict) -> bool:
     """One IGP line of an interface or loopback into ``port["_igp"]``; True when understood."""
     words = node.words()
+    if words[0] not in ("ip", "isis"):
+        return False
     igp: dict[str, Any] = port.setdefault("_igp", {})
     if words[:3] == ["ip", "ospf", "area"] and len(words) == 4:
         igp.update(protocol="ospf", area=node_value(node, _area, words[3]))
