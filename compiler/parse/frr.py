@@ -167,12 +167,16 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
     groups: dict[str, dict] = {}
     neighbors: dict[str, dict] = {}
     activated: dict[str, set] = {}
+    listen: list[tuple[str, str]] = []  # bgp listen range PREFIX peer-group G
     for child in node.children:
         words = child.words()
         if child.text in _NOOPS:
             pass
         elif words[:2] == ["bgp", "router-id"] and len(words) == 3:
             bgp["router_id"] = words[2]
+        elif words[:3] == ["bgp", "listen", "range"] and len(words) == 6 and words[4] == "peer-group":
+            # dynamic neighbors (FRR user guide "BGP", listen range): any peer in the prefix, the group's AS
+            listen.append((words[3], words[5]))
         elif words[:2] == ["timers", "bgp"] and len(words) == 4:
             bgp["keepalive_s"], bgp["hold_s"] = int(words[2]), int(words[3])
         elif words[0] == "neighbor" and len(words) >= 3:
@@ -226,6 +230,10 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
         group["address_families"] = [f for f in FAMILY_ORDER if f in activated.get(name, ())]
     bgp["peer_groups"] = list(groups.values())
     bgp["bfd"] = any(group["bfd"] for group in groups.values())
+    if listen:
+        bgp["listen_ranges"] = [{"name": name, "prefixes": [prefix],
+                                 "remote_as": groups.get(name, {}).get("remote_as", "external")}
+                                for prefix, name in listen]
     for entry in neighbors.values():
         group = groups.get(entry["peer_group"] or "", {})
         families = activated.get(entry["address"] or entry["interface"], set()) | set(group.get("address_families",

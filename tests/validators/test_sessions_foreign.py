@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compiler.api import render_device
+from compiler.parse import parse_device
 from validators.configs import validate_configs
 
 AVD_5549 = Path(__file__).resolve().parents[1] / "data" / "routing" / "avd" / "evpn_underlay_rfc5549_overlay_ebgp"
@@ -157,3 +159,44 @@ def test_avd_rfc5549_mlag_peer_svi_session_with_a_wrong_as_is_an_error():
     _, findings = sessions(configs)
     assert [f.message for f in findings if "Vlan4093" in f.subject] == [
         "session down: DC1-LEAF2A expects DC1-LEAF2B in AS 65199 but DC1-LEAF2B is AS 65102"]
+
+
+def test_frr_listen_range_accepts_a_dynamic_neighbor():
+    spine = {"frr.conf": """frr version 10.3
+hostname spine1
+interface swp1
+ ip address 10.0.0.0/31
+exit
+router bgp 65001
+ bgp router-id 10.255.0.1
+ neighbor LEAVES peer-group
+ neighbor LEAVES remote-as external
+ bgp listen range 10.0.0.0/24 peer-group LEAVES
+ address-family ipv4 unicast
+  neighbor LEAVES activate
+ exit-address-family
+exit
+"""}
+    leaf = {"frr.conf": """frr version 10.3
+hostname leaf1
+interface swp1
+ ip address 10.0.0.1/31
+exit
+router bgp 65101
+ bgp router-id 10.255.0.2
+ neighbor 10.0.0.0 remote-as 65001
+ address-family ipv4 unicast
+  neighbor 10.0.0.0 activate
+ exit-address-family
+exit
+"""}
+    validation, findings = sessions({"leaf1": leaf, "spine1": spine})
+    assert findings == [] and len(validation.report.context.sessions.established) == 1
+    spine_same_as = {"frr.conf": spine["frr.conf"].replace("router bgp 65001", "router bgp 65101")}
+    _, findings = sessions({"leaf1": leaf, "spine1": spine_same_as})
+    assert [f.message for f in findings] == [
+        "one-sided session: leaf1:swp1 peers with spine1 but spine1 has no neighbor statement for leaf1 on swp1"]
+    parsed = parse_device(spine, platform="frr").structured
+    again = parse_device(render_device(parsed, "frr"), platform="frr").structured
+    assert parsed["bgp"]["listen_ranges"] == again["bgp"]["listen_ranges"] == [
+        {"name": "LEAVES", "prefixes": ["10.0.0.0/24"], "remote_as": "external"}]

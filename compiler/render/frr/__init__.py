@@ -100,7 +100,8 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
             "hold_s": bgp["hold_s"], "maximum_paths": bgp["maximum_paths"], "allowas_in": bgp.get("allowas_in", 0),
             "peer_groups": [{"name": group["name"], "bfd": group["bfd"], "connect_retry_s": CONNECT_RETRY_S,
                              "evpn": "l2vpn_evpn" in group["address_families"]} for group in bgp["peer_groups"]],
-            "group_session_lines": bgp_options.group_lines(bgp["peer_groups"], " ", family=False),
+            "group_session_lines": bgp_options.group_lines(bgp["peer_groups"], " ", family=False)
+            + repeated_blocks.listen_range_lines(bgp),
             "group_family_lines": bgp_options.group_lines(bgp["peer_groups"], "  ", family=True),
             "neighbor_lines": neighbor_lines,
             "ipv4_family_lines": repeated_blocks.ipv4_family_lines(bgp["neighbors"], ifname),

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from compiler.render import bgp_options, igp
 from compiler.render.unset import unset_or
-from compiler.structured.contract import Interface, Neighbor
+from compiler.structured.contract import Bgp, Interface, Neighbor
 
 KIND_UNUSED = "unused"
 
@@ -61,6 +61,13 @@ def neighbor_lines(neighbors: list[Neighbor], ifname: Callable[[str], str]) -> s
         if len(neighbor) > len(Neighbor.__required_keys__):  # foreign options (parsed configs only)
             append(bgp_options.session_lines(str(peer), neighbor, " "))
     return "".join(parts)
+
+
+def listen_range_lines(bgp: Bgp) -> str:
+    """``bgp listen range`` of parsed dynamic neighbors (FRR; SONiC BGP_PEER_RANGE read back)."""
+    return "".join(f" bgp listen range {prefix} peer-group {listen['name']}\n"
+                   for listen in bgp.get("listen_ranges", ()) for prefix in listen["prefixes"]
+                   if any(group["name"] == listen["name"] for group in bgp["peer_groups"]))
 
 
 def ipv6_family_lines(neighbors: list[Neighbor]) -> str:
