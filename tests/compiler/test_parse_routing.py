@@ -1,6 +1,6 @@
 """Routing features of configs we did not write (issue 25 item 2): asdot ASNs, VNI ranges, ``ip address dhcp``,
 IPv6 addresses and neighbors, RFC 5549 neighbors, neighbor options and peer-group inheritance, read by the EOS and
-FRR parsers; real forms from Arista AVD's molecule scenarios (tests/data/routing/README.md)."""
+FRR parsers; real forms from Arista AVD's molecule scenarios (tests/data/corpus/SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from compiler.api import render_device
 from compiler.parse import ParseError, parse_device
 from compiler.parse.common import parse_asn
 
-AVD = Path(__file__).resolve().parents[1] / "data" / "routing" / "avd"
+AVD = Path(__file__).resolve().parents[1] / "data" / "corpus" / "avd"
 
 
 def eos(text: str):
@@ -294,7 +294,7 @@ def _routing(structured: dict) -> dict:
     ((AVD / "evpn_underlay_rfc5549_overlay_ebgp" / "DC1-LEAF1A.cfg").read_text(), "eos", "startup-config"),
     ((AVD / "evpn_underlay_ospf_overlay_ebgp" / "DC1-LEAF1A.cfg").read_text(), "eos", "startup-config"),
     ((AVD / "evpn_underlay_isis_overlay_ibgp" / "DC1-SPINE1.cfg").read_text(), "eos", "startup-config"),
-    ((AVD.parent / "containerlab" / "frr01" / "router2.conf").read_text(), "frr", "frr.conf"),
+    ((AVD.parent / "containerlab" / "frr01" / "router2" / "frr.conf").read_text(), "frr", "frr.conf"),
 ], ids=["eos-options", "eos-dhcp-ipv6", "eos-asdot", "frr-leaf", "avd-rfc5549-leaf", "avd-ospf-leaf",
         "avd-isis-rr-spine", "containerlab-frr-ospf"])
 def test_render_of_parse_keeps_the_routing_features(text, platform, file_name):
@@ -335,7 +335,7 @@ def test_eos_isis_underlay_from_avd():
 
 
 def test_frr_ospf_network_statements_from_containerlab():
-    text = (AVD.parent / "containerlab" / "frr01" / "router2.conf").read_text()
+    text = (AVD.parent / "containerlab" / "frr01" / "router2" / "frr.conf").read_text()
     structured = parse_device({"frr.conf": text}, platform="frr").structured
     ports = {item["name"]: item for item in structured["interfaces"]}
     assert ports["eth1"]["ip"] == "192.168.1.2/24" and ports["eth1"]["igp"]["area"] == "0.0.0.0"

@@ -1,5 +1,5 @@
 """routing.igp, VTEP reachability and the iBGP loopback sessions over OSPF and IS-IS underlays, on Arista AVD's
-OSPF-underlay and IS-IS-underlay/iBGP-overlay fabrics (tests/data/routing/README.md): each known-good fabric
+OSPF-underlay and IS-IS-underlay/iBGP-overlay fabrics (tests/data/corpus/SOURCES.md): each known-good fabric
 passes, and an injected fault (an OSPF area mismatch, an IS-IS metric skewing ECMP, an uplink taken out of IS-IS)
 is caught on the faulted link."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from validators.configs import validate_configs
 
-AVD = Path(__file__).resolve().parents[1] / "data" / "routing" / "avd"
+AVD = Path(__file__).resolve().parents[1] / "data" / "corpus" / "avd"
 CHECKS = ["bgp.sessions", "routing.igp", "routing.vtep_reachability"]
 
 

@@ -1,6 +1,6 @@
 """bgp.sessions on routing features of foreign configs: IPv6 neighbors, RFC 5549 unnumbered sessions, neighbor
 shutdown, local-as and route maps / prefix lists named but not defined. Each has a passing and a broken case;
-the RFC 5549 fabric is Arista AVD's (tests/data/routing/README.md)."""
+the RFC 5549 fabric is Arista AVD's (tests/data/corpus/SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from compiler.api import render_device
 from compiler.parse import parse_device
 from validators.configs import validate_configs
 
-AVD_5549 = Path(__file__).resolve().parents[1] / "data" / "routing" / "avd" / "evpn_underlay_rfc5549_overlay_ebgp"
+AVD_5549 = Path(__file__).resolve().parents[1] / "data" / "corpus" / "avd" / "evpn_underlay_rfc5549_overlay_ebgp"
 
 
 def device(hostname: str, asn: int, address: str, peer: str, remote_as: int, extra: str = "",
