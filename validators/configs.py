@@ -269,7 +269,7 @@ FEATURE_CHECKS: dict[str, tuple[str, ...]] = {
     "interfaces": ("bgp.sessions", "bgp.timers_bfd", "mtu.", "mlag.", "roce.pfc", "roce.ecn", "roce.watchdog",
                    "roce.trust", "roce.headroom", "routing.", "whatif.", "clos5.", "overlay.host_reachability"),
 }
-LOCATION_FEATURES = (("bgp", "BGP"), ("interface Vlan", "SVIs"), ("interface Loopback", "loopbacks"),
+LOCATION_FEATURES = (("bgp", "BGP"), ("igp", "IGP/static routing"), ("interface Vlan", "SVIs"), ("interface Loopback", "loopbacks"),
                      ("interface", "interfaces"),
                      ("vlan", "VLAN/VXLAN/EVPN"), ("vxlan", "VLAN/VXLAN/EVPN"), ("qos", "QoS/RoCE"),
                      ("vrf", "VLAN/VXLAN/EVPN"), ("mlag", "MLAG"))

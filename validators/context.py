@@ -29,6 +29,7 @@ from validators.common import (
     short_list,
     split_prefix,
 )
+from validators.igp import IgpTopology, build_igp
 from validators.leaf_pairs import LeafPairMatrix, leaf_pair_matrix
 from validators.routing import RoutingModel
 from validators.sessions import SessionTable, build_sessions
@@ -96,6 +97,10 @@ class FabricContext:
     @cached_property
     def routing(self) -> RoutingModel:
         return RoutingModel.from_context(self)
+
+    @cached_property
+    def igp(self) -> IgpTopology:
+        return build_igp(self.structured)
 
     @cached_property
     def leaf_pairs(self) -> LeafPairMatrix:

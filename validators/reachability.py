@@ -1,7 +1,8 @@
 """VTEP reachability: every leaf's VTEP loopback must be routed on every other leaf (the overlay's tunnels
 ride on it). Uses the leaf-pair matrix of :mod:`validators.ecmp` and explains each unreachable pair: VTEP not
 advertised, an ASN shared by the two leaves (eBGP loop prevention), no established session, or no loop-free
-path at all.
+path at all. A pair the IGP underlay connects (OSPF/IS-IS, :mod:`validators.igp`) is reached: its route is the
+IGP's, and ``routing.igp`` judges it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def check_vtep_reachability(fabric) -> list[Finding]:
         # MLAG peers sharing one VTEP address (EOS MLAG with a common Loopback1) are one VTEP: nothing to reach.
         broken = [(o, r) for o, r in matrix.pairs_in(origin_class, receiver_class)
                   if matrix.overrides.get((o, r), 0) == 0
-                  and model.vtep_prefix[matrix.leaf_devices[o]] != model.vtep_prefix[matrix.leaf_devices[r]]]
+                  and model.vtep_prefix[matrix.leaf_devices[o]] != model.vtep_prefix[matrix.leaf_devices[r]]
+                  and not _over_igp(ctx, matrix, o, r)]
         if not broken:
             continue
         origin_signature = matrix.signatures[origin_class]
@@ -61,3 +63,9 @@ def check_vtep_reachability(fabric) -> list[Finding]:
                 message=f"{len(broken)} of {count} leaf pairs have no route to the VTEP loopback "
                 f"(e.g. {matrix.leaves[r]}->{matrix.leaves[o]}): {reason}"))
     return findings
+
+
+def _over_igp(ctx, matrix, origin: int, receiver: int) -> bool:
+    """True when the receiver routes to the origin's VTEP over the IGP underlay."""
+    prefix = matrix.model.vtep_prefix[matrix.leaf_devices[origin]]
+    return bool(ctx.igp.graph) and bool(prefix) and ctx.igp.route_width(matrix.leaves[receiver], prefix) > 0

@@ -21,10 +21,11 @@ from collections.abc import Callable, Iterable, Mapping
 from compiler.api import CompileResult
 from compiler.errors import FieldError, InputError
 from compiler.structured.contract import StructuredConfig
-from validators import batfish, bgp, clos5, ecmp, headroom, mlag, mtu, overlay, reachability, roce, whatif
+from validators import batfish, bgp, clos5, ecmp, headroom, mlag, mtu, overlay, reachability, roce, underlay, whatif
 from validators.common import CheckSkipped
 from validators.context import FabricContext, ValidationInput, as_context
 from validators.findings import CheckStatus, InternalFailure, Report, describe_examined
+from validators.igp import IGP
 from validators.physical import PHYSICAL_CHECKS, PHYSICAL_EXAMINED
 
 logger = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ def _registry() -> dict[str, Callable[[FabricContext], list]]:
     checks: dict[str, Callable] = {}
     checks.update(bgp.CHECKS)
     checks[reachability.REACHABILITY] = reachability.check_vtep_reachability
+    checks[IGP] = underlay.check_igp
     checks[ecmp.ECMP] = ecmp.check_ecmp
     checks.update(clos5.CHECKS)
     checks.update(overlay.CHECKS)

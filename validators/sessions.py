@@ -4,7 +4,11 @@ sessions would establish.
 A numbered session needs: the local interface up with an address, the neighbor address in the same subnet,
 a device that owns that address on the cabled peer port, a neighbor statement on that device pointing back at
 our address, each side's ``remote_as`` equal to the other's ASN, both interfaces enabled and a common IPv4
-unicast address family. Unnumbered sessions (RFC 5549) pair on the cable instead of addresses. Timer and BFD
+unicast address family (IPv4, or IPv6 on IPv6 sessions). Unnumbered sessions (RFC 5549) pair on the cable
+instead of addresses; IPv6 neighbors pair on the ports' ``ipv6`` addresses. A neighbor ``shutdown`` on either end
+keeps the session down on purpose (a warning, RFC 4486); ``local_as`` is the AS a neighbor presents to its peer
+(RFC 7705); a route map or prefix list a neighbor names that the config does not define is an error citing the
+line (the parser lists what a config defines in ``bgp.policies_defined``). Timer and BFD
 differences do not stop a session from establishing (hold time is negotiated down, RFC 4271 4.2) and are
 reported separately by :mod:`validators.bgp`.
 
@@ -15,13 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from ipaddress import IPv6Interface, ip_address, ip_network
 
 from compiler.structured.contract import Neighbor, StructuredConfig
 from validators.common import host_of, ip_to_int
 from validators.findings import Finding, Severity
+from validators.igp import build_igp
 
 CHECK = "bgp.sessions"
 IPV4_UNICAST = "ipv4_unicast"
+IPV6_UNICAST = "ipv6_unicast"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +52,7 @@ class SessionTable:
     # (device, neighbor address, remote AS) of neighbors whose address no device of the set owns: peers outside
     # the fabric (or outside the configs given), reported by bgp.sessions and never judged as sessions here.
     external: list[tuple[str, str, object]] = field(default_factory=list)
+    loopback_sessions: list[Session] = field(default_factory=list)  # iBGP/EVPN overlay sessions between loopbacks
 
 
 def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
@@ -90,6 +98,8 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
     # Peer SVI subnets reused by every MLAG pair (AVD L2LS: 192.168.0.0/31 on each pair's Vlan4094, routed nowhere).
     shared_svi: dict[int, list[tuple[str, str]]] = {}
     parsed: dict[tuple[str, str], tuple[int, int, str]] = {}  # port -> (address, prefix length, bare address)
+    v6_ports: dict[tuple[str, str], IPv6Interface] = {}  # port -> its IPv6 address (foreign configs)
+    v6_owner: dict[object, tuple[str, str]] = {}
     for host, config in structured.items():
         for interface in (*config["interfaces"], *_layer3_virtual_ports(config)):
             ip = interface["ip"]
@@ -103,9 +113,15 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     if own_address in address_owner and interface["kind"] == "svi":
                         shared_svi.setdefault(own_address, [address_owner[own_address]]).append(key)
                     address_owner[own_address] = key
+            if interface.get("ipv6"):
+                v6_key = (host, interface["name"])
+                interfaces[v6_key] = interface
+                v6_ports[v6_key] = IPv6Interface(interface["ipv6"])
+                v6_owner[v6_ports[v6_key].ip] = v6_key
     owned = {host_of(loopback["ip"]) for config in structured.values() for loopback in config["loopbacks"]
              if loopback.get("ip")}
     owned.update(address for _int, _length, address in parsed.values())
+    owned.update(str(port.ip) for port in v6_ports.values())
     by_address: dict[tuple[str, str], Neighbor] = {}  # (device, neighbor address) -> neighbor
     by_interface: dict[tuple[str, str], Neighbor] = {}  # (device, local interface) -> unnumbered neighbor
     for host, config in structured.items():
@@ -120,14 +136,16 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
         findings.append(Finding(
             check=CHECK, severity=Severity.ERROR, subject=subject, expected=expected, actual=actual, message=message))
 
+    findings.extend(_undefined_policies(structured))
+    _loopback_sessions(structured, table)
     established = table.established
     verified_mirrors: set[int] = set()  # neighbor statements already judged from the other end
     for host, config in structured.items():
         bgp = config["bgp"]
         local_asn = bgp.get("asn") if bgp.get("asn") is not None else config.get("asn")
         for neighbor in bgp["neighbors"]:
-            if id(neighbor) in verified_mirrors:
-                continue
+            if id(neighbor) in verified_mirrors or (neighbor.get("update_source") and neighbor["address"]):
+                continue  # judged from the other end already, or a loopback session (_loopback_sessions)
             neighbor_port = interfaces.get((host, neighbor["interface"] or ""))
             cabled_to = neighbor_port["peer_device"] if neighbor_port is not None else None
             if neighbor["address"] and neighbor["address"] not in owned and (cabled_to is None or
@@ -139,13 +157,47 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
             local_name = neighbor["interface"]
             local_key = (host, local_name)
             local = interfaces.get(local_key) if local_name else None
+            if local is None and neighbor["address"] is None and local_name and (
+                    mlag_peer := _mlag_peer(structured, host)) and (mlag_peer, local_name) in by_interface:
+                # RFC 5549 between the MLAG peers over their peer SVI (AVD: neighbor interface Vlan4093): the
+                # peer-link is the cable, the MLAG peer the other end.
+                svi_mirror = by_interface[(mlag_peer, local_name)]
+                peer_asn = structured[mlag_peer]["bgp"].get("asn")
+                link = f"{host}:{local_name}<->{mlag_peer}:{local_name}"
+                if not _remote_as_ok(neighbor["remote_as"], neighbor.get("local_as", local_asn),
+                                     svi_mirror.get("local_as", peer_asn)):
+                    error(link, peer_asn, neighbor["remote_as"], f"session down: {host} expects {mlag_peer} in AS "
+                          f"{neighbor['remote_as']} but {mlag_peer} is AS {svi_mirror.get('local_as', peer_asn)}")
+                elif host < mlag_peer:
+                    established.append(Session(host, local_name, mlag_peer, local_name))
+                continue
             if local is None:
                 subject = f"{host}:{local_name}" if local_name else f"{host} neighbor {neighbor.get('address')}"
                 error(subject, "an existing local interface", local_name,
                       f"{host}: BGP neighbor {neighbor.get('address') or local_name} is on no configured interface")
                 continue
             address = neighbor["address"]
-            if address:
+            ipv6 = address is not None and ":" in address
+            if address is not None and ipv6:
+                local_v6 = v6_ports.get(local_key)
+                if local_v6 is None:
+                    error(f"{host}:{local_name}", "an IPv6 interface address", None,
+                          f"{host}:{local_name} has no IPv6 address for numbered neighbor {address}")
+                    continue
+                peer_v6 = ip_address(address)
+                if peer_v6 == local_v6.ip or peer_v6 not in local_v6.network:
+                    error(f"{host}:{local_name}", f"an address in {local_v6}", address,
+                          f"{host}:{local_name} neighbor {address} is not in the interface subnet {local_v6}")
+                    continue
+                owner = v6_owner.get(peer_v6)
+                if owner is None:
+                    error(f"{host}:{local_name}", f"a device owning {address}", None,
+                          f"{host}:{local_name} neighbor {address} is dangling: no device has that address")
+                    continue
+                peer, peer_interface_name = owner
+                own_text = str(local_v6.ip)
+                mirror = by_address.get((peer, own_text))
+            elif address:
                 local_parsed = parsed.get(local_key)
                 if local_parsed is None:
                     error(f"{host}:{local_name}", "an interface address", None,
@@ -173,6 +225,7 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                           f"{host}:{local_name} neighbor {address} belongs to {peer}:{peer_interface_name} "
                           f"but the port is cabled to {local['peer_device']}:{local['peer_interface']}")
                     continue
+                own_text = local_bare
                 mirror = by_address.get((peer, local_bare))
             else:
                 cabled_peer, cabled_interface = local["peer_device"], local["peer_interface"]
@@ -182,6 +235,13 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     continue
                 peer, peer_interface_name = cabled_peer, cabled_interface
                 mirror = by_interface.get((peer, peer_interface_name))
+            if mirror is None and address is not None and _listens(structured[peer], neighbor, local_asn,
+                                                                   ip_address(own_text)):
+                # A dynamic neighbor: the peer accepts sessions from a range holding our address (RFC 4271 allows
+                # either end to open; SONiC BGP_PEER_RANGE / FRR bgp listen range).
+                low, high = sorted([(host, local_name), (peer, peer_interface_name)])
+                established.append(Session(*low, *high))
+                continue
             if mirror is None:
                 error(f"{host}:{local_name}<->{peer}:{peer_interface_name}", f"a neighbor on {peer}:{peer_interface_name}",
                       None, f"one-sided session: {host}:{local_name} peers with {peer} but {peer} has no neighbor "
@@ -197,9 +257,13 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
             peer_asn = peer_bgp.get("asn") if peer_bgp.get("asn") is not None else structured[peer].get("asn")
             peer_port: Mapping[str, object] = interfaces.get((peer, peer_interface_name)) or {}
             families_a, families_b = neighbor["address_families"] or [], mirror["address_families"] or []
-            if (neighbor["remote_as"] == peer_asn and mirror["remote_as"] == local_asn and local["enabled"]
+            # The AS each end presents to the other: its local-as when it states one (RFC 7705), else its own.
+            local_asn_seen = neighbor.get("local_as", local_asn)
+            peer_asn_seen = mirror.get("local_as", peer_asn)
+            shut = [device for device, entry in ((host, neighbor), (peer, mirror)) if entry.get("shutdown")]
+            if (neighbor["remote_as"] == peer_asn_seen and mirror["remote_as"] == local_asn_seen and local["enabled"]
                     and peer_port.get("enabled") and families_a == families_b and IPV4_UNICAST in families_a
-                    and local_asn != peer_asn):
+                    and local_asn != peer_asn and not shut and not ipv6):
                 established.append(Session(host, local_name, peer, peer_interface_name))  # the common case
                 # The mirror needs no second look when everything it would check on its side holds too.
                 peer_key = (peer, peer_interface_name)
@@ -209,18 +273,26 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     verified_mirrors.add(id(mirror))
                 continue
             link = f"{host}:{local_name}<->{peer}:{peer_interface_name}"
+            if shut:
+                findings.append(Finding(
+                    check=CHECK, severity=Severity.WARNING, subject=link, expected="no shutdown", actual="shutdown",
+                    message=f"session administratively down: neighbor shutdown on {' and '.join(shut)}"))
+                continue
             problems: list[tuple] = []
-            if not _remote_as_ok(neighbor.get("remote_as"), local_asn, peer_asn):
-                problems.append((peer_asn, neighbor.get("remote_as"),
-                                 f"{host} expects {peer} in AS {neighbor.get('remote_as')} but {peer} is AS {peer_asn}"))
-            if not _remote_as_ok(mirror.get("remote_as"), peer_asn, local_asn):
-                problems.append((local_asn, mirror.get("remote_as"),
-                                 f"{peer} expects {host} in AS {mirror.get('remote_as')} but {host} is AS {local_asn}"))
+            if not _remote_as_ok(neighbor.get("remote_as"), local_asn_seen, peer_asn_seen):
+                problems.append((peer_asn_seen, neighbor.get("remote_as"),
+                                 f"{host} expects {peer} in AS {neighbor.get('remote_as')} but {peer} is AS "
+                                 f"{peer_asn_seen}"))
+            if not _remote_as_ok(mirror.get("remote_as"), peer_asn_seen, local_asn_seen):
+                problems.append((local_asn_seen, mirror.get("remote_as"),
+                                 f"{peer} expects {host} in AS {mirror.get('remote_as')} but {host} is AS "
+                                 f"{local_asn_seen}"))
             for device, port_name, port in ((host, local_name, local), (peer, peer_interface_name, peer_port)):
                 if not port.get("enabled", False):
                     problems.append((True, False, f"{device}:{port_name} is shut down"))
             set_a, set_b = set(families_a), set(families_b)
-            if IPV4_UNICAST not in set_a or IPV4_UNICAST not in set_b:
+            unicast = IPV6_UNICAST if ipv6 and IPV6_UNICAST in set_a & set_b else IPV4_UNICAST
+            if unicast not in set_a or unicast not in set_b:
                 problems.append((IPV4_UNICAST, sorted(set_a & set_b), "no common ipv4_unicast address family"))
             elif set_a != set_b:
                 missing = sorted(set_a ^ set_b)
@@ -235,3 +307,136 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                 continue
             established.append(Session(host, local_name, peer, peer_interface_name))
     return table
+
+
+def _undefined_policies(structured: Mapping[str, StructuredConfig]) -> list[Finding]:
+    """A route map or prefix list a neighbor (or its peer group) names that its config does not define: EOS and
+    FRR then apply an implicit deny (FRR) or permit nothing/everything by platform default, never what was meant.
+    Judged only where the parser listed what the text defines (``bgp.policies_defined``)."""
+    findings: list[Finding] = []
+    for host, config in structured.items():
+        bgp = config["bgp"]
+        defined = bgp.get("policies_defined")
+        if defined is None:
+            continue
+        seen: set[tuple] = set()
+        entries: list = [*bgp["peer_groups"], *bgp["neighbors"]]
+        for entry in entries:
+            for ref in entry.get("policy_refs", ()):
+                key = (ref["kind"], ref["name"], ref["line"])
+                names: list[str] = defined["route_map"] if ref["kind"] == "route_map" else defined["prefix_list"]
+                if ref["name"] in names or key in seen:
+                    continue
+                seen.add(key)
+                target = entry.get("interface") or entry.get("address") or entry.get("name", "?")
+                kind = ref["kind"].replace("_", "-")
+                findings.append(Finding(
+                    check=CHECK, severity=Severity.ERROR, subject=f"{host}:{target}" if entry.get("interface")
+                    else host, expected=f"{kind} {ref['name']} defined", actual=None,
+                    message=f"{host} line {ref['line']}: neighbor {entry.get('address') or target} {kind} "
+                            f"{ref['name']} {ref['direction']} names a {kind} the config does not define"))
+    return findings
+
+
+def _listens(peer_config: StructuredConfig, neighbor: Neighbor, local_asn, local_address) -> bool:
+    """True when the peer accepts a dynamic session from ``local_address`` in the AS we present."""
+    peer_bgp = peer_config["bgp"]
+    peer_asn = peer_bgp.get("asn") if peer_bgp.get("asn") is not None else peer_config.get("asn")
+    presented = neighbor.get("local_as", local_asn)
+    for listen in peer_bgp.get("listen_ranges", ()):
+        if any(local_address in ip_network(prefix, strict=False) for prefix in listen["prefixes"]):
+            return _remote_as_ok(listen["remote_as"], peer_asn, presented) and neighbor["remote_as"] == peer_asn
+    return False
+
+
+def _loopback_sessions(structured: Mapping[str, StructuredConfig], table: SessionTable) -> None:
+    """Sessions between loopbacks (``update_source``: an iBGP EVPN overlay over an OSPF/IS-IS underlay, route
+    reflectors on the spines): paired on the addresses like numbered ones; the AS numbers must agree and, where the
+    devices run an IGP, each loopback must be routed to the other over it (validators.igp), since the session
+    rides on that route (RFC 4271 is silent on how the peers reach each other; without a route it never opens)."""
+    owners: dict[str, list[tuple[str, str]]] = {}  # an address two devices claim (a fault bgp.router_ids reports)
+    for host, config in structured.items():
+        for loopback in config["loopbacks"]:
+            if loopback["ip"]:
+                owners.setdefault(loopback["ip"].split("/")[0], []).append((host, loopback["name"]))
+    statements = {(host, neighbor["address"]): neighbor for host, config in structured.items()
+                  for neighbor in config["bgp"]["neighbors"] if neighbor.get("update_source") and neighbor["address"]}
+    if not statements:
+        return
+    igp = build_igp(structured)
+    judged: set[tuple[str, str]] = set()
+
+    def error(subject: str, expected, actual, message: str) -> None:
+        table.findings.append(Finding(check=CHECK, severity=Severity.ERROR, subject=subject, expected=expected,
+                                      actual=actual, message=message))
+
+    for (host, address), neighbor in statements.items():
+        if (host, address) in judged:
+            continue
+        config = structured[host]
+        source_name = neighbor.get("update_source", "")
+        source = next((lb for lb in config["loopbacks"] if source_name in (lb["name"], (lb["ip"] or "").split("/")[0])),
+                      None)
+        if source is None or not source["ip"]:
+            error(f"{host}:{source_name}", "a loopback with an address", source_name,
+                  f"{host}: neighbor {address} update-source {source_name} names no loopback with an address")
+            continue
+        own = source["ip"].split("/")[0]
+        if address not in owners:
+            error(f"{host}:{source['name']}", f"a device owning {address}", None,
+                  f"{host}:{source['name']} neighbor {address} is dangling: no device has that loopback address")
+            continue
+        # The owner that peers back (an address two devices claim is paired with the one that does).
+        peer, peer_loopback = next((end for end in owners[address] if (end[0], own) in statements),
+                                   owners[address][0])
+        link = f"{host}:{source['name']}<->{peer}:{peer_loopback}"
+        mirror = statements.get((peer, own))
+        if mirror is None:
+            error(link, f"a neighbor {own} on {peer}", None, f"one-sided session: {host} peers with {peer}'s "
+                  f"loopback {address} but {peer} has no loopback session toward {own}")
+            continue
+        judged.add((peer, own))
+        local_asn = config["bgp"].get("asn") if config["bgp"].get("asn") is not None else config.get("asn")
+        peer_config = structured[peer]
+        peer_asn = (peer_config["bgp"].get("asn") if peer_config["bgp"].get("asn") is not None
+                    else peer_config.get("asn"))
+        local_seen, peer_seen = neighbor.get("local_as", local_asn), mirror.get("local_as", peer_asn)
+        shut = [device for device, entry in ((host, neighbor), (peer, mirror)) if entry.get("shutdown")]
+        if shut:
+            table.findings.append(Finding(
+                check=CHECK, severity=Severity.WARNING, subject=link, expected="no shutdown", actual="shutdown",
+                message=f"session administratively down: neighbor shutdown on {' and '.join(shut)}"))
+            continue
+        problems: list[tuple] = []
+        if not _remote_as_ok(neighbor.get("remote_as"), local_seen, peer_seen):
+            problems.append((peer_seen, neighbor.get("remote_as"), f"{host} expects {peer} in AS "
+                             f"{neighbor.get('remote_as')} but {peer} is AS {peer_seen}"))
+        if not _remote_as_ok(mirror.get("remote_as"), peer_seen, local_seen):
+            problems.append((local_seen, mirror.get("remote_as"), f"{peer} expects {host} in AS "
+                             f"{mirror.get('remote_as')} but {host} is AS {local_seen}"))
+        # Families the model does not name (vpn-ipv4 of an MPLS L3VPN overlay) leave the lists empty: not judged.
+        families_a, families_b = set(neighbor["address_families"]), set(mirror["address_families"])
+        if families_a and families_b and not families_a & families_b:
+            problems.append((sorted(neighbor["address_families"]), sorted(mirror["address_families"]),
+                             "no common address family"))
+        if igp.graph and host in igp.graph and peer in igp.graph and (
+                igp.route_width(host, address) == 0 or igp.route_width(peer, own) == 0):
+            problems.append(("an IGP route", None, f"no IGP route between the loopbacks {own} and {address}"))
+        for expected, actual, message in problems:
+            error(link, expected, actual, f"session down: {message}")
+        if not problems:
+            low, high = sorted([(host, source["name"]), (peer, peer_loopback)])
+            table.loopback_sessions.append(Session(*low, *high))
+
+
+def _mlag_peer(structured: Mapping[str, StructuredConfig], host: str) -> str | None:
+    """The device owning ``host``'s MLAG peer address on one of its SVIs (None without MLAG)."""
+    peer_address = (structured[host].get("mlag") or {}).get("peer_address")
+    if not peer_address:
+        return None
+    for other, config in structured.items():
+        for vlan in config["vlans"] if other != host else ():
+            svi = vlan["svi"]
+            if svi and (svi.get("address") or "").split("/")[0] == peer_address:
+                return other
+    return None

@@ -171,12 +171,18 @@ def _port_qos(port_qos: dict, structured: dict, platform: str) -> dict:
     return out
 
 
+_EOS_UNNUMBERED_UNCARRIED = frozenset({"description", "peer_device", "peer_interface"})
+
+
 def _bgp(bgp: dict, platform: str) -> dict:
     groups = [{"name": group["name"], "bfd": group["bfd"], "address_families": sorted(group["address_families"]),
                **({"remote_as": group["remote_as"]} if platform == "eos" and isinstance(group["remote_as"], int)
                   else {})} for group in bgp["peer_groups"]]
+    # EOS's unnumbered form (`neighbor interface X peer-group G remote-as N`) has no description, so neither the
+    # description nor the peer it names is carried there.
     neighbors = [{key: neighbor[key] for key in ("address", "interface", "remote_as", "peer_group", "description",
-                                                  "peer_device", "peer_interface")}
+                                                  "peer_device", "peer_interface")
+                  if platform != "eos" or neighbor["address"] is not None or key not in _EOS_UNNUMBERED_UNCARRIED}
                  | {"address_families": sorted(neighbor["address_families"]),
                     "route_map_out": neighbor.get("route_map_out")} for neighbor in bgp["neighbors"]]
     return {"asn": bgp["asn"], "router_id": bgp["router_id"], "maximum_paths": bgp["maximum_paths"],

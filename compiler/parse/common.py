@@ -9,11 +9,15 @@ lossless priorities and the queues), and leaves the rest at the contract's empty
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from ipaddress import IPv6Interface, IPv6Network, ip_address
 from socket import inet_aton
-from typing import Any
+from typing import Any, TypeVar
 
 from compiler.natural import natural_key
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,10 +234,17 @@ class SubnetIndex:
                 network, bits = network_of(interface["ip"])
                 self.by_length.setdefault(bits, {}).setdefault(network, interface["name"])
         self.lengths = sorted(self.by_length, reverse=True)  # the most specific subnet wins
+        # IPv6 subnets (interfaces' optional ``ipv6``): few per device, scanned most specific first.
+        self.ipv6 = sorted(((IPv6Network(interface["ipv6"], strict=False), interface["name"])
+                            for interface in structured["interfaces"] if interface.get("ipv6")),
+                           key=lambda item: -item[0].prefixlen)
 
     def interface_for(self, address: str | None) -> str | None:
         if not address:
             return None
+        if ":" in address:
+            v6 = ip_address(address)
+            return next((name for network, name in self.ipv6 if v6 in network), None)
         value = ip_int(address)
         for bits in self.lengths:
             name = self.by_length[bits].get(value >> (32 - bits))
@@ -254,3 +265,55 @@ def layer3_neighbor_interfaces(structured: dict) -> None:
         if neighbor["interface"] is None and neighbor["address"] and ":" not in neighbor["address"]:
             neighbor["interface"] = next((name for name, prefix in prefixes
                                           if contains(prefix, neighbor["address"])), None)
+# ------------------------------------------------------------------------------------------------ routing words
+ASN_MAX = 2**32 - 1  # RFC 6793: four-octet AS numbers
+
+
+def parse_asn(text: str) -> int:
+    """An AS number as configs print it: asplain (``4200000100``) or asdot (``65111.100``, RFC 5396: high * 65536 +
+    low, each half 0-65535). Anything else is a ValueError naming the value."""
+    high, dot, low = text.partition(".")
+    try:
+        if dot:
+            high_value, low_value = int(high), int(low)
+            if not (0 <= high_value <= 0xFFFF and 0 <= low_value <= 0xFFFF):
+                raise ValueError
+            return high_value * 65536 + low_value
+        value = int(text)
+        if not 0 <= value <= ASN_MAX:
+            raise ValueError
+        return value
+    except ValueError:
+        raise ValueError(f"AS number {text!r} is neither asplain (0-{ASN_MAX}) nor asdot (0-65535.0-65535, "
+                         "RFC 5396)") from None
+
+
+def remote_as_value(text: str) -> int | str:
+    """``remote-as`` argument: a number (asplain or asdot) or a keyword (``external``, ``internal``) kept as is."""
+    return parse_asn(text) if text[:1].isdigit() else text
+
+
+def ip_address_text(text: str) -> str | None:
+    """The canonical text of an IPv4/IPv6 address (IPv6 compressed, RFC 5952), None when ``text`` is no address
+    (a peer group or interface name in a ``neighbor`` command)."""
+    try:
+        return str(ip_address(text))
+    except ValueError:
+        return None
+
+
+def ipv6_interface_text(text: str) -> str:
+    """``2001:DB8:0::1/64`` -> ``2001:db8::1/64`` (RFC 5952 text); a ValueError names the value."""
+    try:
+        return str(IPv6Interface(text))
+    except ValueError:
+        raise ValueError(f"not an IPv6 address/length: {text!r}") from None
+
+
+def node_value(node: Node, read: Callable[[str], T], text: str) -> T:
+    """``read(text)`` for a value on the line ``node``; a ValueError names the line number and the command, so a
+    refusal says which line of which file (compiler.parse.parse_device adds the file)."""
+    try:
+        return read(text)
+    except ValueError as error:
+        raise ValueError(f"line {node.line}: {node.text!r}: {error}") from None

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from compiler.parse import igp
 from compiler.parse.aaa import EosAaa
+from compiler.parse.bgp_options import FAMILY_ORDER, defined_policies, inherit, neighbor_option
 from compiler.parse.common import (
     Node,
     ParsedDevice,
@@ -25,9 +27,14 @@ from compiler.parse.common import (
     empty_qos,
     empty_structured,
     finish_qos,
+    ip_address_text,
+    ipv6_interface_text,
     layer3_neighbor_interfaces,
     neighbor_peer_from_description,
+    node_value,
+    parse_asn,
     peer_from_description,
+    remote_as_value,
     sort_structured,
     unused_lines,
 )
@@ -42,7 +49,9 @@ _SPEED = re.compile(r"^(?:forced\s+)?(\d+(?:\.\d+)?)([gt])(?:-(\d+)|full)?$")
 # consumed silently only when they are exactly the form our renderer prints (anything else stays unmodelled).
 _KNOWN_NOOPS = {"service routing protocols model multi-agent", "end", "ip routing", "no bgp default ipv4-unicast",
                 "redistribute learned", "spanning-tree portfast", "vxlan qos ecn propagation",
-                "vxlan qos dscp propagation encapsulation", "vxlan qos map dscp to traffic-class decapsulation"}
+                "vxlan qos dscp propagation encapsulation", "vxlan qos map dscp to traffic-class decapsulation",
+                # IPv6 forwarding, and IPv4 over IPv6 next hops (RFC 5549): what unnumbered sessions need to route.
+                "ipv6 unicast-routing", "ip routing ipv6 interfaces"}
 
 # EOS's internal VLAN range for routed ports (compiler.render.eos.INTERNAL_VLAN_ORDER): the device's own, not modelled
 _INTERNAL_VLAN_ORDER = re.compile(r"vlan internal order (?:ascending|descending) range \d+ \d+")
@@ -112,6 +121,8 @@ class _EosParser:
         self.bgp_vlans: dict[int, dict] = {}  # VLAN id -> RD and route targets (router bgp / vlan N)
         self.vlan_trunk_groups: dict[int, list[str]] = {}
         self.port_channels: dict[str, dict] = {}  # interface Port-ChannelN, by name
+        self.af_neighbor_options: list[tuple[str, list[str], Node, bool]] = []  # address-family neighbor policy lines
+        self.igp_processes: list[dict] = []  # router ospf / router isis (compiler.parse.igp)
 
     def at(self, key: str, node: Node) -> None:
         self.locations.setdefault(key, (self.file, node.line))
@@ -156,6 +167,9 @@ class _EosParser:
                 self.at(f"vrf {words[5]} source-nat", _use(node))
             elif words[0] == "spanning-tree" or words[:2] == ["no", "spanning-tree"]:
                 self._spanning_tree(node)
+            elif (process := igp.router_block(node)) is not None:
+                self.igp_processes.append(process)
+                self.at(f"igp {process['protocol']}", node)
             elif words[:2] in (["ip", "name-server"], ["ip", "route"], ["ntp", "server"],
                                ["ntp", "local-interface"]) or (words[0] == "logging" and "host" in words):
                 self._management_global(node)
@@ -175,6 +189,7 @@ class _EosParser:
         for node in deferred:
             if node.words()[0] == "router":
                 self._router_bgp(node)
+                self.structured["bgp"]["policies_defined"] = defined_policies(self.roots)
         self._export_policies(policies)
         self._finish()
         unmodelled = unused_lines(self.file, self.roots)
@@ -349,6 +364,10 @@ class _EosParser:
             else:
                 decoded = self._ethernet_line(text)
                 if decoded is None:
+                    # Routing lines only where the cached common lines did not match (a 1,024-port spine).
+                    if text[:2] in ("ip", "is") and (_ipv6_line(text, interface) or igp.interface_line(child, interface)):
+                        child.used = True
+                        continue
                     if direct_qos is None:
                         direct_qos = empty_port_qos()
                     if self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
@@ -381,6 +400,8 @@ class _EosParser:
         mode = interface.get("switchport_mode")
         if (mode == "access" and interface["access_vlan"] is not None) or (mode == "trunk" and interface["trunk_vlans"]):
             del interface["switchport_mode"]  # implied by the VLANs (our renderer's form): the contract keeps one
+        if interface.pop("_ipv6_enable", False) and not interface["ip"] and switchport is False:
+            interface["unnumbered"] = True  # IPv6 link-local only: BGP over it is RFC 5549 (neighbor interface)
         if interface["access_vlan"] is not None and interface["trunk_vlans"]:
             # The renderer adds the native VLAN to the allowed list; the contract keeps them apart.
             interface["trunk_vlans"] = [vlan for vlan in interface["trunk_vlans"] if vlan != interface["access_vlan"]]
@@ -421,7 +442,7 @@ class _EosParser:
                 loopback["purpose"] = words[1]
             elif words[:2] == ["ip", "address"] and len(words) == 3:
                 loopback["ip"] = words[2]
-            elif child.text == "no shutdown":
+            elif child.text == "no shutdown" or igp.interface_line(child, loopback):
                 pass
             else:
                 continue
@@ -438,6 +459,8 @@ class _EosParser:
                 pass
             elif words[0] == "vrf" and len(words) == 2:
                 management["vrf"] = words[1]
+            elif child.text == "ip address dhcp":
+                management["address"] = None  # the contract's null: the switch keeps its DHCP/ZTP address
             elif words[:2] == ["ip", "address"] and len(words) == 3:
                 management["address"] = words[2]
             else:
@@ -525,7 +548,8 @@ class _EosParser:
             elif words[:2] == ["vxlan", "udp-port"] and len(words) == 3:
                 vxlan["udp_port"] = int(words[2])
             elif words[:2] == ["vxlan", "vlan"] and len(words) == 5 and words[3] == "vni":
-                vxlan["vlan_vnis"][str(int(words[2]))] = int(words[4])
+                for vlan_id, vni in _vni_range(child, words[2], words[4]):
+                    vxlan["vlan_vnis"][str(vlan_id)] = vni
             elif words[:2] == ["vxlan", "vrf"] and len(words) == 5 and words[3] == "vni":
                 vxlan["vrf_vnis"][words[2]] = int(words[4])
             else:
@@ -654,7 +678,7 @@ class _EosParser:
     # ----------------------------------------------------------------------------------------------- BGP
     def _router_bgp(self, node: Node) -> None:
         bgp = self.structured["bgp"]
-        bgp["asn"] = int(node.words()[2])
+        bgp["asn"] = node_value(node, parse_asn, node.words()[2])
         self.at("bgp", _use(node))
         groups: dict[str, dict] = {}
         neighbors: dict[str, dict] = {}
@@ -682,18 +706,30 @@ class _EosParser:
                 bgp["maximum_paths"] = int(words[1])
             elif words[0] == "redistribute" and words[1:2] == ["connected"] and len(words) in (2, 4):
                 self.redistribute_connected = words[3] if len(words) == 4 else ""
+            elif words[:2] == ["neighbor", "interface"] and len(words) in (5, 7) and words[3] == "peer-group" and (
+                    len(words) == 5 or words[5] == "remote-as"):
+                # RFC 5549 / unnumbered: BGP over the port's IPv6 link-local address (EOS 4.24+).
+                for port in _interface_range(words[2]):
+                    entry = neighbor(f"interface {port}")
+                    entry.update(address=None, interface=port, peer_group=words[4])
+                    if len(words) == 7:
+                        entry["remote_as"] = node_value(child, remote_as_value, words[6])
             elif words[0] == "neighbor" and len(words) >= 3:
                 target, rest = words[1], words[2:]
-                is_group = not target[0].isdigit()
+                address = ip_address_text(target)
+                is_group = address is None
+                target = address or target
                 if rest == ["peer", "group"] and is_group:
                     group(target)
                 elif rest[:2] == ["peer", "group"] and len(rest) == 3:
                     neighbor(target)["peer_group"] = rest[2]
                 elif rest[0] == "remote-as" and len(rest) == 2:
-                    value = int(rest[1]) if rest[1].isdigit() else rest[1]
+                    value = node_value(child, remote_as_value, rest[1])
                     (group(target) if is_group else neighbor(target))["remote_as"] = value
-                elif rest == ["bfd"]:
-                    (group(target) if is_group else neighbor(target))["bfd"] = True
+                elif rest[0] in ("local-as", "route-map", "prefix-list") or rest in (
+                        ["bfd"], ["shutdown"], ["route-reflector-client"]):
+                    if not neighbor_option(rest, group(target) if is_group else neighbor(target), child):
+                        continue
                 elif rest[0] == "timers" and len(rest) == 3:
                     timers = (int(rest[1]), int(rest[2]))
                 elif rest[0] == "description" and len(rest) >= 2 and not is_group:
@@ -716,6 +752,8 @@ class _EosParser:
                 self._address_family(child, "l2vpn_evpn", activated)
             elif words[:2] == ["address-family", "ipv4"] and len(words) == 2:
                 self._address_family(child, "ipv4_unicast", activated)
+            elif words[:2] == ["address-family", "ipv6"] and len(words) == 2:
+                self._address_family(child, "ipv6_unicast", activated)
             elif words[0] == "vrf" and len(words) == 2:
                 self._bgp_vrf(child)
                 continue
@@ -724,24 +762,29 @@ class _EosParser:
             _use(child)
         if timers:
             bgp["keepalive_s"], bgp["hold_s"] = timers
+        for target, rest, line, export in self.af_neighbor_options:
+            if target in groups or target in neighbors:
+                neighbor_option(rest, groups.get(target) or neighbors[target], line)
+                line.used = line.used or not export  # an export policy line: used when its route map is read
         for name, entry in groups.items():
-            entry["address_families"] = [family for family in ("ipv4_unicast", "l2vpn_evpn")
-                                         if family in activated.get(name, ())]
+            entry["address_families"] = [family for family in FAMILY_ORDER if family in activated.get(name, ())]
         bgp["peer_groups"] = list(groups.values())
         bgp["bfd"] = any(entry["bfd"] for entry in groups.values())
         overlay = []
         for address, entry in neighbors.items():
             parent = groups.get(entry["peer_group"] or "", {})
             families = set(activated.get(address, ())) | set(parent.get("address_families", ()))
-            entry["address_families"] = [family for family in ("ipv4_unicast", "l2vpn_evpn") if family in families]
+            entry["address_families"] = [family for family in FAMILY_ORDER if family in families]
             if entry["remote_as"] is None:
                 entry["remote_as"] = parent.get("remote_as")
             entry["peer_device"], entry["peer_interface"] = neighbor_peer_from_description(entry["description"])
-            entry.pop("bfd", None)
+            inherit(entry, parent)
             settings = {**options.get(entry["peer_group"] or "", {}), **options.get(address, {})}
             if "ebgp-multihop" in settings or "update-source" in settings:
                 # EVPN between loopbacks (AVD's overlay): the structured config has EVPN on the underlay sessions
                 # instead; compiler.parse.fabric moves the address family onto the sessions toward that device.
+                if "update-source" in settings:
+                    entry["update_source"] = settings["update-source"]  # kept when no underlay session carries it
                 overlay.append(entry)
             else:
                 bgp["neighbors"].append(entry)
@@ -766,13 +809,21 @@ class _EosParser:
                 activated.setdefault(words[1], set()).add(family)
             elif words[0] == "no" and words[1:2] == ["neighbor"] and words[3:] == ["activate"]:
                 pass
+            elif family == "ipv4_unicast" and words[0] == "neighbor" and words[2:] == [
+                    "next-hop", "address-family", "ipv6", "originate"]:
+                pass  # RFC 5549: IPv4 routes over the IPv6 next hop of an unnumbered session
             elif family == "l2vpn_evpn" and child.text == "bgp next-hop-unchanged":
                 bgp["evpn"]["_next_hop_unchanged"] = True
             elif family == "ipv4_unicast" and words[0] == "network" and len(words) == 2:
                 bgp["networks"].append(words[1])
             elif family == "ipv4_unicast" and (export := route_map_out(words)):
                 bgp.setdefault("_exports", []).append((child, *export))
-                continue  # used once the neighbor and its route map are known (_export_policies)
+                # Also a reference whose existence is checked (validators.sessions), with its line.
+                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, True))
+                continue
+            elif words[0] == "neighbor" and len(words) == 5 and words[2] in ("route-map", "prefix-list"):
+                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, False))
+                continue  # onto the neighbor or group once both are known (_router_bgp)
             else:
                 continue
             _use(child)
@@ -846,6 +897,7 @@ class _EosParser:
             bgp["networks"] = self._redistributed_loopbacks()
         self._finish_port_channels()
         self._finish_interfaces()
+        igp.finish(structured, self.igp_processes)
         self._finish_vlans()
         layer3_neighbor_interfaces(structured)
         self._finish_qos()
@@ -872,7 +924,8 @@ class _EosParser:
         structured = self.structured
         subnets = SubnetIndex(structured)
         for neighbor in structured["bgp"]["neighbors"]:
-            neighbor["interface"] = subnets.interface_for(neighbor["address"])
+            if neighbor["address"]:  # an unnumbered neighbor (RFC 5549) names its interface already
+                neighbor["interface"] = subnets.interface_for(neighbor["address"])
         fabric_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "fabric" and i["mtu"]]
         host_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "server" and i["mtu"]]
         structured["mtu"] = {"underlay": max(fabric_mtus, default=None), "host": max(host_mtus, default=None)}
@@ -998,6 +1051,36 @@ def _covers(prefix: str, exact_length: int | None, address_prefix: str) -> bool:
     if exact_length is not None and int(length or 32) != exact_length:
         return False
     return contains(prefix, address)
+
+
+def _ipv6_line(text: str, interface: dict) -> bool:
+    """``ipv6 address A/L`` and ``ipv6 enable`` (link-local only) on a routed port; True when it is one."""
+    words = text.split()
+    if words[:2] == ["ipv6", "address"] and len(words) == 3 and "/" in words[2]:
+        interface["ipv6"] = ipv6_interface_text(words[2])
+    elif text == "ipv6 enable":
+        interface["_ipv6_enable"] = True
+    else:
+        return False
+    return True
+
+
+def _vni_range(node: Node, vlans: str, vnis: str) -> list[tuple[int, int]]:
+    """``vxlan vlan 10-12 vni 10010-10012`` -> [(10, 10010), (11, 10011), (12, 10012)]: EOS maps the ranges in
+    order (EOS User Manual, "VXLAN"); ranges of different lengths are a ValueError naming the line."""
+    vlan_ids = _vlan_ids(vlans)
+    vni_ids = _vlan_ids(vnis)
+    if len(vlan_ids) != len(vni_ids):
+        raise ValueError(f"line {node.line}: {node.text!r}: {len(vlan_ids)} VLANs but {len(vni_ids)} VNIs")
+    return list(zip(vlan_ids, vni_ids, strict=True))
+
+
+def _interface_range(text: str) -> list[str]:
+    """``Ethernet1`` -> [Ethernet1]; ``Ethernet1-4`` / ``Ethernet1/1-3`` (the last number ranged) -> each port."""
+    match = re.match(r"^(.*?)(\d+)-(\d+)$", text)
+    if not match:
+        return [text]
+    return [f"{match.group(1)}{number}" for number in range(int(match.group(2)), int(match.group(3)) + 1)]
 
 
 def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:

@@ -2,7 +2,9 @@
 between loopbacks mapped onto the underlay sessions.
 
 * Peers: two routed ports whose addresses share a subnet are the ends of one link (RFC 3021 /31s in our
-  fabrics); a port that already names its peer (our descriptions, SONiC DEVICE_NEIGHBOR) keeps it.
+  fabrics); a port that already names its peer (our descriptions, SONiC DEVICE_NEIGHBOR) keeps it. Ports with no
+  address to pair on (unnumbered, RFC 5549) are paired when their descriptions name each other: A's names B and
+  B's port, and B's port names A and A's port (AVD's ``P2P_<peer>_<port>``); a one-sided description is no pair.
 * Flood lists: a VTEP with ``advertise-all-vni`` / ``redistribute learned`` floods each VNI to every other VTEP
   carrying it (EVPN type-3 routes, RFC 8365 section 9), which is what the compiler writes into the structured
   config (compiler.structured.vxlan_vrf).
@@ -15,15 +17,20 @@ between loopbacks mapped onto the underlay sessions.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from compiler.natural import natural_key
+from compiler.parse.bgp_options import FAMILY_ORDER
 from compiler.parse.common import ParsedDevice, Unmodelled, network_of
+
+_WORDS = re.compile(r"[\s_]+")  # description words: AVD joins them with '_', ours with spaces
 
 
 def complete_fabric(devices: dict[str, ParsedDevice]) -> None:
     structured = {host: device.structured for host, device in devices.items()}
     _peers(structured)
+    _mutual_descriptions(structured)
     _overlay_sessions(devices)
     _flood_lists(structured)
     _neighbor_peers(structured)
@@ -45,6 +52,27 @@ def _peers(structured: dict[str, dict]) -> None:
                 port["peer_device"], port["peer_interface"] = host, name
 
 
+def _mutual_descriptions(structured: dict[str, dict]) -> None:
+    ports = {host: {interface["name"]: interface for interface in config["interfaces"]}
+             for host, config in structured.items()}
+
+    def named(description: str) -> set[tuple[str, str]]:
+        words = _WORDS.split(description)
+        return {(host, port) for host, port in zip(words, words[1:], strict=False) if port in ports.get(host, ())}
+
+    for host, config in structured.items():
+        for interface in config["interfaces"]:
+            if interface["peer_device"] is not None or interface["ip"] or not interface["description"] or not (
+                    interface["unnumbered"] or interface["kind"] == "fabric"):
+                continue  # only routed ports without an address to pair on (access ports are not links)
+            for peer, port in named(interface["description"]):
+                far = ports[peer][port]
+                if far["peer_device"] is None and (host, interface["name"]) in named(far["description"]):
+                    interface["peer_device"], interface["peer_interface"] = peer, port
+                    far["peer_device"], far["peer_interface"] = host, interface["name"]
+                    break
+
+
 def _neighbor_peers(structured: dict[str, dict]) -> None:
     owner = {}
     for host, config in structured.items():
@@ -58,11 +86,11 @@ def _neighbor_peers(structured: dict[str, dict]) -> None:
 
 
 def _overlay_sessions(devices: dict[str, ParsedDevice]) -> None:
-    loopback_owner = {}
+    loopback_owners: dict[str, list[str]] = {}  # an address two devices claim: each (bgp.router_ids reports it)
     for host, device in devices.items():
         for loopback in device.structured["loopbacks"]:
             if loopback["ip"]:
-                loopback_owner[loopback["ip"].split("/")[0]] = host
+                loopback_owners.setdefault(loopback["ip"].split("/")[0], []).append(host)
     port_owner = {}
     for host, device in devices.items():
         for interface in device.structured["interfaces"]:
@@ -72,8 +100,19 @@ def _overlay_sessions(devices: dict[str, ParsedDevice]) -> None:
         config = device.structured
         overlay = config.pop("_overlay_neighbors", [])
         for entry in overlay:
-            peer = loopback_owner.get(entry["address"])
-            targets = [n for n in config["bgp"]["neighbors"] if port_owner.get(n["address"]) == peer] if peer else []
+            peers = loopback_owners.get(entry["address"], [])
+            peer = peers[0] if peers else None
+            cabled = {interface["name"]: interface["peer_device"] for interface in config["interfaces"]}
+            # Numbered sessions by the owner of the neighbor address; unnumbered (RFC 5549) by the cable.
+            targets = [n for n in config["bgp"]["neighbors"] if (port_owner.get(n["address"]) if n["address"]
+                                                                 else cabled.get(n["interface"])) in peers]
+            if not targets and peer is not None and entry.get("update_source"):
+                # No BGP underlay toward the peer (an OSPF/IS-IS underlay, iBGP overlay with route reflectors): the
+                # session stays between the loopbacks; validators.sessions pairs it and checks the IGP route.
+                entry["interface"] = entry["update_source"]
+                config["bgp"]["neighbors"].append(entry)
+                continue
+            entry.pop("update_source", None)
             if not targets:
                 bgp_location = device.locate("bgp")
                 device.unmodelled.append(Unmodelled(bgp_location[0] if bgp_location else "", 0,
@@ -82,7 +121,7 @@ def _overlay_sessions(devices: dict[str, ParsedDevice]) -> None:
                 continue
             for neighbor in targets:
                 families = set(neighbor["address_families"]) | set(entry["address_families"])
-                neighbor["address_families"] = [f for f in ("ipv4_unicast", "l2vpn_evpn") if f in families]
+                neighbor["address_families"] = [f for f in FAMILY_ORDER if f in families]
 
 
 def _flood_lists(structured: dict[str, dict]) -> None:

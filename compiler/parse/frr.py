@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from compiler.parse import igp
+from compiler.parse.bgp_options import FAMILY_ORDER, defined_policies, inherit, neighbor_option
 from compiler.parse.common import (
     Node,
     ParsedDevice,
@@ -26,8 +28,14 @@ from compiler.parse.common import (
     empty_qos,
     empty_structured,
     finish_qos,
+    ip_address_text,
+    ip_int,
+    ipv6_interface_text,
     neighbor_peer_from_description,
+    node_value,
+    parse_asn,
     peer_from_description,
+    remote_as_value,
     sort_structured,
     unused_lines,
 )
@@ -43,7 +51,7 @@ _NOOPS = {"frr defaults datacenter", "log syslog informational", "service integr
           "exit-vni", "exit-vrf", "redistribute connected", "advertise ipv4 unicast",
           # SONiC's FPM lines, rendered for its routing-config mode (compiler.render.sonic.SONIC_FPM_LINES)
           "no fpm use-next-hop-groups", "fpm address 127.0.0.1"}
-FAMILIES = {"ipv4 unicast": "ipv4_unicast", "l2vpn evpn": "l2vpn_evpn"}
+FAMILIES = {"ipv4 unicast": "ipv4_unicast", "ipv6 unicast": "ipv6_unicast", "l2vpn evpn": "l2vpn_evpn"}
 
 
 def _use(node: Node) -> Node:
@@ -66,6 +74,7 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
     vrf_vnis: dict[str, int] = {}
     vni_blocks: dict[int, dict] = {}
     policies = AsPathPolicies()
+    processes: list[dict] = []  # router ospf / router isis (compiler.parse.igp)
 
     def at(key, node):
         locations.setdefault(key, (file_name, node.line))
@@ -99,9 +108,27 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
                     interface["enabled"] = False
                 elif child.text in ("ipv6 nd ra-interval 10", "no ipv6 nd suppress-ra"):
                     interface["unnumbered"] = True
-                elif child.text != "exit":
+                elif not (_zebra_address(child, interface) or igp.interface_line(child, interface)) and \
+                        child.text != "exit":
                     continue
                 _use(child)
+            if name == "lo" and not interface["ip"] and "_igp" in interface:
+                # our renderer: lo's addresses are in the Linux plan (read first), its IGP in frr.conf
+                structured["interfaces"].remove(interface)
+                del interfaces[name]
+                for loopback in structured["loopbacks"]:
+                    loopback["_igp"] = dict(interface["_igp"])
+            elif name == "lo" and interface["ip"]:
+                # zebra's loopback: its IPv4 addresses are the device's loopbacks (router ID, VTEP source)
+                structured["interfaces"].remove(interface)
+                del interfaces[name]
+                addresses = [interface["ip"], *interface.pop("_more_ips", [])]
+                structured["loopbacks"].extend({"name": name if index == 0 else f"{name}:{index}", "ip": address,
+                                                "purpose": None, **({"_igp": dict(interface["_igp"])}
+                                                                    if "_igp" in interface else {})}
+                                               for index, address in enumerate(addresses))
+            elif interface["kind"] == "unused" and (interface["ip"] or interface.get("ipv6")):
+                interface["kind"] = "fabric"  # a routed port (zebra ``ip address``)
             at(f"interface {name}", _use(node))
         elif words[:2] == ["router", "bgp"] and len(words) == 3:
             _router_bgp(node, bgp, vni_blocks, source_name)
@@ -109,9 +136,15 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
         elif words[:2] == ["router", "bgp"] and len(words) == 5 and words[3] == "vrf":
             _router_bgp_vrf(node, bgp, vrf_name(words[4]))
             at(f"bgp vrf {vrf_name(words[4])}", node)
+        elif (process := igp.router_block(node)) is not None:
+            processes.append(process)
+            at(f"igp {process['protocol']}", node)
         elif policies.as_path_line(node, "frr") or policies.route_map(node):
             at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
     _export_policies(policies, bgp, source_name)
+    igp.finish(structured, processes)
+    if any(node.words()[:2] == ["router", "bgp"] for node in roots):
+        bgp["policies_defined"] = defined_policies(roots)
     structured["_frr_vrf_vnis"] = vrf_vnis
     structured["_frr_vni_blocks"] = vni_blocks
     for entry in bgp["vrfs"]:
@@ -129,33 +162,52 @@ def _export_policies(policies: AsPathPolicies, bgp: dict, source_name: Callable[
 
 
 def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
-    bgp["asn"] = int(node.words()[2])
+    bgp["asn"] = node_value(node, parse_asn, node.words()[2])
     _use(node)
     groups: dict[str, dict] = {}
     neighbors: dict[str, dict] = {}
     activated: dict[str, set] = {}
+    listen: list[tuple[str, str]] = []  # bgp listen range PREFIX peer-group G
     for child in node.children:
         words = child.words()
         if child.text in _NOOPS:
             pass
         elif words[:2] == ["bgp", "router-id"] and len(words) == 3:
             bgp["router_id"] = words[2]
+        elif words[:3] == ["bgp", "listen", "range"] and len(words) == 6 and words[4] == "peer-group":
+            # dynamic neighbors (FRR user guide "BGP", listen range): any peer in the prefix, the group's AS
+            listen.append((words[3], words[5]))
         elif words[:2] == ["timers", "bgp"] and len(words) == 4:
             bgp["keepalive_s"], bgp["hold_s"] = int(words[2]), int(words[3])
         elif words[0] == "neighbor" and len(words) >= 3:
-            target, rest = words[1], words[2:]
-            if rest == ["peer-group"]:
+            target, rest = ip_address_text(words[1]) or words[1], words[2:]
+            if rest[:1] == ["interface"]:
+                # RFC 5549: `neighbor swp1 interface [v6only] [peer-group G | remote-as X]` (FRR user guide, BGP)
+                entry = _neighbor(neighbors, target, unnumbered=True, source_name=source_name)
+                options = rest[2:] if rest[1:2] == ["v6only"] else rest[1:]
+                if options[:1] == ["peer-group"] and len(options) == 2:
+                    entry["peer_group"] = options[1]
+                elif options[:1] == ["remote-as"] and len(options) == 2:
+                    entry["remote_as"] = node_value(child, remote_as_value, options[1])
+                elif options:
+                    continue
+            elif rest == ["peer-group"]:
                 groups[target] = {"name": target, "remote_as": "external", "bfd": False, "address_families": []}
             elif rest in (["advertisement-interval", "0"],) or rest[:2] == ["timers", "connect"]:
                 pass
             elif rest == ["bfd"] and target in groups:
                 groups[target]["bfd"] = True
-            elif rest[:2] == ["interface", "peer-group"] and len(rest) == 3:
-                _neighbor(neighbors, target, unnumbered=True, source_name=source_name)["peer_group"] = rest[2]
+            elif rest[0] == "update-source" and len(rest) == 2:
+                # a session between loopbacks (iBGP overlay): validators.sessions pairs it on the addresses
+                (groups.get(target) or _neighbor(neighbors, target, source_name=source_name))["update_source"] = rest[1]
+            elif rest[0] in ("local-as", "bfd", "shutdown"):
+                if not neighbor_option(rest, groups.get(target) or _neighbor(neighbors, target,
+                                                                             source_name=source_name), child):
+                    continue
             elif rest[0] == "peer-group" and len(rest) == 2:
                 _neighbor(neighbors, target, source_name=source_name)["peer_group"] = rest[1]
             elif rest[0] == "remote-as" and len(rest) == 2:
-                value = int(rest[1]) if rest[1].isdigit() else rest[1]
+                value = node_value(child, remote_as_value, rest[1])
                 if target in groups:
                     groups[target]["remote_as"] = value
                 else:
@@ -169,22 +221,53 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
         else:
             continue
         _use(child)
+    for line, export in bgp.pop("_af_options", []):  # address-family lines, once neighbors and groups are known
+        target = ip_address_text(line.words()[1]) or line.words()[1]
+        stated = groups.get(target) or neighbors.get(target)
+        if stated is not None and neighbor_option(line.words()[2:], stated, line):
+            line.used = line.used or not export  # an export policy line: used when its route map is read
     for name, group in groups.items():
-        group["address_families"] = [f for f in ("ipv4_unicast", "l2vpn_evpn") if f in activated.get(name, ())]
+        group["address_families"] = [f for f in FAMILY_ORDER if f in activated.get(name, ())]
     bgp["peer_groups"] = list(groups.values())
     bgp["bfd"] = any(group["bfd"] for group in groups.values())
+    if listen:
+        bgp["listen_ranges"] = [{"name": name, "prefixes": [prefix],
+                                 "remote_as": groups.get(name, {}).get("remote_as", "external")}
+                                for prefix, name in listen]
     for entry in neighbors.values():
         group = groups.get(entry["peer_group"] or "", {})
         families = activated.get(entry["address"] or entry["interface"], set()) | set(group.get("address_families",
                                                                                               ()))
-        entry["address_families"] = [f for f in ("ipv4_unicast", "l2vpn_evpn") if f in families]
+        entry["address_families"] = [f for f in FAMILY_ORDER if f in families]
         entry["peer_device"], entry["peer_interface"] = neighbor_peer_from_description(entry["description"])
+        if entry["remote_as"] is None:
+            entry["remote_as"] = group.get("remote_as")  # FRR: a peer-group member takes the group's remote-as
+        inherit(entry, group)
         bgp["neighbors"].append(entry)
+
+
+def _zebra_address(node: Node, interface: dict) -> bool:
+    """zebra's ``ip address A/L`` / ``ipv6 address A/L`` on an interface (the half of an FRR config that is not
+    BGP); True when the line is one. A second IPv4 address is not modelled (the contract has one per port)."""
+    words = node.words()
+    if words[:2] == ["ip", "address"] and len(words) == 3 and "/" in words[2]:
+        node_value(node, lambda text: ip_int(text.split("/")[0]), words[2])
+        if interface["ip"] and interface["name"] != "lo":
+            return False
+        if interface["ip"]:
+            interface.setdefault("_more_ips", []).append(words[2])  # lo: one loopback per address
+        else:
+            interface["ip"] = words[2]
+    elif words[:2] == ["ipv6", "address"] and len(words) == 3 and "/" in words[2] and not interface.get("ipv6"):
+        interface["ipv6"] = node_value(node, ipv6_interface_text, words[2])
+    else:
+        return False
+    return True
 
 
 def _neighbor(neighbors: dict, target: str, unnumbered: bool = False, source_name=lambda name: name) -> dict:
     if target not in neighbors:
-        is_address = target[0].isdigit() and not unnumbered
+        is_address = ip_address_text(target) is not None and not unnumbered
         neighbors[target] = {"address": target if is_address else None,
                              "interface": None if is_address else source_name(target), "remote_as": None,
                              "peer_device": None, "peer_interface": None, "peer_group": None,
@@ -200,7 +283,7 @@ def _address_family(node: Node, family: str, bgp: dict, activated: dict, vni_blo
         if child.text in _NOOPS:
             pass
         elif words[0] == "neighbor" and words[2:] == ["activate"]:
-            activated.setdefault(words[1], set()).add(family)
+            activated.setdefault(ip_address_text(words[1]) or words[1], set()).add(family)
         elif words[0] == "neighbor" and words[2:3] == ["allowas-in"] and len(words) == 4:
             bgp["allowas_in"] = int(words[3])
         elif words[0] == "network" and len(words) == 2 and family == "ipv4_unicast":
@@ -211,7 +294,12 @@ def _address_family(node: Node, family: str, bgp: dict, activated: dict, vni_blo
             bgp["evpn"]["advertise_all_vni"] = True
         elif family == "ipv4_unicast" and (export := route_map_out(words)):
             bgp.setdefault("_exports", []).append((child, *export))
+            bgp.setdefault("_af_options", []).append((child, True))  # also a reference whose existence is checked
             continue  # used once the neighbor and its route map are known (_export_policies)
+        elif words[0] == "neighbor" and len(words) >= 3 and (words[2:] == ["route-reflector-client"] or (
+                len(words) == 5 and words[2] in ("route-map", "prefix-list"))):
+            bgp.setdefault("_af_options", []).append((child, False))
+            continue  # onto the neighbor or group once both are known (_router_bgp)
         elif words[0] == "vni" and len(words) == 2:
             block = vni_blocks[int(words[1])] = {"rd": None, "import": [], "export": []}
             for grandchild in child.children:
@@ -315,7 +403,26 @@ def _finish_neighbors(structured: dict) -> None:
     subnets = SubnetIndex(structured)
     for neighbor in structured["bgp"]["neighbors"]:
         if neighbor["interface"] is None:
-            neighbor["interface"] = subnets.interface_for(neighbor["address"])
+            neighbor["interface"] = neighbor.get("update_source") or subnets.interface_for(neighbor["address"])
+    mark_unnumbered_ports(structured)
+
+
+def mark_unnumbered_ports(structured: dict) -> None:
+    """A port with an unnumbered neighbor (``neighbor swp1 interface``) is a routed fabric port using its IPv6
+    link-local address (RFC 5549), whether or not an ``interface`` block names it (zebra knows the kernel's)."""
+    ports = {interface["name"]: interface for interface in structured["interfaces"]}
+    for neighbor in structured["bgp"]["neighbors"]:
+        name = neighbor["interface"]
+        if neighbor["address"] is not None or not name:
+            continue
+        port = ports.get(name)
+        if port is None:
+            port = ports[name] = empty_interface(name)
+            port["enabled"] = True
+            structured["interfaces"].append(port)
+        if port["kind"] == "unused":
+            port["kind"] = "fabric"
+        port["unnumbered"] = port["unnumbered"] or not port["ip"]
 
 
 def _apply_plan(plan: dict, structured: dict, unmodelled: list[Unmodelled]) -> None:
@@ -367,10 +474,10 @@ def _apply_plan(plan: dict, structured: dict, unmodelled: list[Unmodelled]) -> N
         structured["vxlan"] = {"source_interface": loopback["name"] if loopback else None, "vtep_ip": vtep["local"],
                                "udp_port": vtep["dstport"], "mtu": vtep["mtu"], "vlan_vnis": vlan_vnis,
                                "vrf_vnis": vrf_vnis, "flood_lists": {}}
-    fabric = [link["mtu"] for link in plan.get("links", []) if link["kind"] == "fabric"]
+    fabric = [link["mtu"] for link in plan.get("links", []) if link["kind"] == "fabric" and link["mtu"]]
     host = [b["mtu"] for b in plan.get("bridges", []) if b.get("svi")] or \
-        [link["mtu"] for link in plan.get("links", []) if link["kind"] == "server"] or \
-        [b["mtu"] for b in plan.get("bridges", [])]
+        [link["mtu"] for link in plan.get("links", []) if link["kind"] == "server" and link["mtu"]] or \
+        [b["mtu"] for b in plan.get("bridges", []) if b["mtu"]]
     structured["mtu"] = {"underlay": max(fabric, default=None), "host": max(host, default=None)}
     _apply_roce_ports(plan, structured, by_linux, unmodelled)
 

@@ -29,7 +29,10 @@ from compiler.parse.common import (
     empty_qos,
     empty_structured,
     finish_qos,
+    ip_address_text,
+    ipv6_interface_text,
     layer3_neighbor_interfaces,
+    parse_asn,
     sort_structured,
 )
 from compiler.parse.frr import apply_vni_blocks, parse_frr_conf, peers_from_descriptions, strip_vrf_prefix
@@ -47,7 +50,8 @@ KNOWN_TABLES = {"BUFFER_POOL", "BUFFER_QUEUE", "VXLAN_EVPN_NVO", "MGMT_PORT", "M
 READ_TABLES = {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER", "VLAN_INTERFACE", "VRF",
                "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH",
-               "DEVICE_NEIGHBOR", "BREAKOUT_CFG", "PORTCHANNEL", "PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE"}
+               "DEVICE_NEIGHBOR", "BREAKOUT_CFG", "PORTCHANNEL", "PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE",
+               "BGP_NEIGHBOR", "BGP_PEER_RANGE"}
 READ_TABLES = READ_TABLES | AAA_TABLES  # management AAA, read by compiler.parse.aaa.sonic_aaa
 
 
@@ -89,6 +93,9 @@ def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:
         _read_config_db(json.loads(text), structured, locations, unmodelled, _json_line_index(text))
     if FRR_CONF in files:
         unmodelled += parse_frr_conf(files[FRR_CONF], FRR_CONF, structured, locations, vrf_name=strip_vrf_prefix)
+    if CONFIG_DB in files:
+        # After frr.conf: a neighbor both state keeps frr.conf's (what bgpd runs); the rest come from CONFIG_DB.
+        _bgp_tables(json.loads(files[CONFIG_DB]), structured, locations, unmodelled, _json_line_index(files[CONFIG_DB]))
     vrf_vnis = structured.pop("_frr_vrf_vnis", {})
     for vrf in structured["vrfs"]:
         vrf["l3vni"] = vrf["l3vni"] or vrf_vnis.get(vrf["name"])
@@ -161,8 +168,8 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         if name not in interfaces:
             continue
         interfaces[name]["kind"] = "fabric"  # a routed port (sonic-interface.yang), numbered or not
-        if address:
-            interfaces[name]["ip"] = address
+        if address and not _address_row(interfaces[name], address):
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"INTERFACE|{key}", 0), f"INTERFACE|{key}"))
         elif row.get("ipv6_use_link_local_only") == "enable":
             interfaces[name]["unnumbered"] = True  # RFC 5549 BGP over the IPv6 link-local address
     for key, neighbor in (db.get("DEVICE_NEIGHBOR") or {}).items():
@@ -176,8 +183,11 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
     loopbacks = {}
     for key in db.get("LOOPBACK_INTERFACE") or {}:
         name, _, address = key.partition("|")
-        if address:
+        if address and ":" not in address and name not in loopbacks:
             loopbacks[name] = {"name": name, "ip": address, "purpose": None}
+        elif address:  # an IPv6 or second IPv4 loopback address: the contract has one IPv4 address per loopback
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"LOOPBACK_INTERFACE|{key}", 0),
+                                         f"LOOPBACK_INTERFACE|{key}"))
     structured["loopbacks"] = [loopbacks[name] for name in sorted(loopbacks)]
     # VLANs, members, SVIs, VRFs, VXLAN
     vlan_by_name = {}
@@ -199,7 +209,9 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
     for key, row in (db.get("VLAN_INTERFACE") or {}).items():
         vlan_name, _, address = key.partition("|")
         svi = svis.setdefault(vlan_name, {"ip": None, "mac": None, "vrf": None})
-        if address:
+        if address and (":" in address or svi["ip"]):  # the SVI contract has one IPv4 address
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"VLAN_INTERFACE|{key}", 0), f"VLAN_INTERFACE|{key}"))
+        elif address:
             svi["ip"] = address
         else:
             svi["mac"] = row.get("mac_addr")
@@ -377,9 +389,12 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
         queues.setdefault(port, {})[queue] = row
     pgs: dict[str, dict[int, str]] = {}
     for key, row in (db.get("BUFFER_PG") or {}).items():
-        port, _, group = key.partition("|")
-        if group.isdigit():
-            pgs.setdefault(port, {})[int(group)] = row.get("profile", "")
+        ports, _, groups = key.partition("|")
+        # A key names one priority group or a range (``Ethernet0|3-4``, sonic-buffer-pg.yang), for one port or a
+        # comma list of ports (minigraph-era config_db).
+        for port in ports.split(","):
+            for priority_group in _queue_range(groups):
+                pgs.setdefault(port, {})[int(priority_group)] = row.get("profile", "")
     for name, binding in port_maps.items():
         interface = interfaces.get(name)
         if interface is None:
@@ -437,3 +452,68 @@ def _read_management(db: dict, structured: dict) -> None:
         "ntp_servers": sorted(db.get("NTP_SERVER") or {}), "syslog_servers": sorted(db.get("SYSLOG_SERVER") or {}),
         "dns_servers": sorted(db.get("DNS_NAMESERVER") or {}), "aaa": None,
     }
+
+
+def _address_row(interface: dict, address: str) -> bool:
+    """An INTERFACE ``name|address`` row onto the port: its IPv4 address, or its IPv6 one (``ipv6``); False when
+    the port already has one of that family (a second address is not modelled)."""
+    if ":" in address:
+        if interface.get("ipv6"):
+            return False
+        interface["ipv6"] = ipv6_interface_text(address)
+    elif interface["ip"]:
+        return False
+    else:
+        interface["ip"] = address
+    return True
+
+
+def _bgp_tables(db: dict, structured: dict, locations: dict, unmodelled: list, lines: dict[str, int]) -> None:
+    """BGP_NEIGHBOR (sonic-bgp-neighbor.yang: key ``[vrf|]address``; ``asn``, ``name``, ``admin_status``,
+    ``rrclient``, ``local_addr``, ``holdtime``, ``keepalive``, ``nhopself``) and BGP_PEER_RANGE (dynamic neighbors:
+    ``ip_range`` list, optional ``peer_asn``), as bgpcfgd turns them into bgpd configuration: a neighbor in the
+    address family of its address, shut when ``admin_status`` is down. DEVICE_METADATA's ``bgp_asn`` is the ASN
+    when frr.conf does not state one; the router ID is ``bgp_router_id``, else Loopback0's address (bgpcfgd)."""
+    bgp = structured["bgp"]
+    metadata: dict[str, Any] = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
+    neighbors_table = db.get("BGP_NEIGHBOR") or {}
+    ranges = db.get("BGP_PEER_RANGE") or {}
+    if not (neighbors_table or ranges):
+        return
+    if bgp["asn"] is None and metadata.get("bgp_asn"):
+        bgp["asn"] = structured["asn"] = parse_asn(str(metadata["bgp_asn"]))
+    if bgp["router_id"] is None:
+        loopback0 = next((lb["ip"] for lb in structured["loopbacks"] if lb["name"] == "Loopback0"), None)
+        bgp["router_id"] = structured["router_id"] = metadata.get("bgp_router_id") or (
+            loopback0.split("/")[0] if loopback0 else None)
+    stated = {entry["address"] for entry in bgp["neighbors"] if entry["address"]}
+    for key, row in neighbors_table.items():
+        vrf, _, address_text = key.rpartition("|")
+        address = ip_address_text(address_text)
+        if address is None or vrf not in ("", "default") or not row.get("asn"):
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"BGP_NEIGHBOR|{key}", 0), f"BGP_NEIGHBOR|{key}"))
+            continue
+        locations.setdefault(f"bgp neighbor {address}", (CONFIG_DB, lines.get(f"BGP_NEIGHBOR|{key}", 0)))
+        locations.setdefault("bgp", (CONFIG_DB, lines.get("BGP_NEIGHBOR", 0)))
+        if address in stated:
+            continue
+        entry: dict[str, Any] = {
+            "address": address, "interface": None, "remote_as": parse_asn(str(row["asn"])), "peer_device": None,
+            "peer_interface": None, "peer_group": None,
+            "address_families": ["ipv6_unicast" if ":" in address else "ipv4_unicast"],
+            "description": row.get("name", "")}
+        if row.get("admin_status") == "down":
+            entry["shutdown"] = True
+        if str(row.get("rrclient", "0")) == "1":
+            entry["route_reflector_client"] = True
+        bgp["neighbors"].append(entry)
+    listen = []
+    for name, row in ranges.items():
+        prefixes = row.get("ip_range") or []
+        prefixes = [prefixes] if isinstance(prefixes, str) else list(prefixes)
+        entry = {"name": row.get("name", name), "prefixes": prefixes,
+                 "remote_as": parse_asn(str(row["peer_asn"])) if row.get("peer_asn") else "external"}
+        listen.append(entry)
+        locations.setdefault(f"bgp listen {entry['name']}", (CONFIG_DB, lines.get(f"BGP_PEER_RANGE|{name}", 0)))
+    if listen:
+        bgp["listen_ranges"] = listen

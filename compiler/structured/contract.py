@@ -27,10 +27,30 @@ class Mtu(TypedDict, total=False):
     host: int
 
 
+class InterfaceIgp(TypedDict):
+    protocol: str  # ospf | isis
+    area: str | None  # OSPF area, dotted (RFC 2328); null for IS-IS
+    level: str | None  # IS-IS circuit level (level-1 | level-2 | level-1-2); null for OSPF
+    point_to_point: bool
+    passive: bool
+    metric: int | None  # OSPF cost / IS-IS metric; null: the platform default
+    authentication: NotRequired[str]  # OSPF: simple | message-digest (keys are not compared)
+
+
+class Igp(TypedDict):
+    protocol: str  # ospf | isis
+    process: str
+    router_id: str | None
+    net: str | None  # IS-IS NET (ISO 10589)
+    level: str | None  # IS-IS is-type
+    maximum_paths: int | None
+
+
 class Loopback(TypedDict):
     name: str
     ip: str
     purpose: str  # router_id | vtep
+    igp: NotRequired[InterfaceIgp]  # foreign configs: the loopback advertised into the IGP
 
 
 class EcnThresholds(TypedDict, total=False):  # {} for a class that does not mark ECN
@@ -80,6 +100,9 @@ class Interface(TypedDict):
     trunk_groups: NotRequired[list[str]]  # EOS trunk groups (MLAG peer-link VLANs)
     native_vlan_tag: NotRequired[bool]  # the trunk's native VLAN is tagged too
     dhcp: NotRequired[bool]  # a routed port whose address is leased by DHCP (ip null)
+    # Routing read from foreign configs (docs/structured-config.md, "Foreign routing features").
+    ipv6: NotRequired[str]  # IPv6 address/length (RFC 5952 text)
+    igp: NotRequired[InterfaceIgp]  # OSPF / IS-IS on the port
 
 
 class PortChannel(TypedDict):
@@ -118,11 +141,25 @@ class SpanningTree(TypedDict, total=False):  # {} when not stated
 RouteTargets = TypedDict("RouteTargets", {"import": list[str], "export": list[str]})
 
 
+class PolicyRef(TypedDict):
+    kind: str  # route_map | prefix_list
+    name: str
+    direction: str  # in | out
+    line: int  # the line of the reference, for the finding when the name is not defined
+
+
 class PeerGroup(TypedDict):
     name: str
     remote_as: str | int
     bfd: bool
     address_families: list[str]
+    # Foreign routing features (docs/structured-config.md): stated options, which neighbors inherit.
+    shutdown: NotRequired[bool]
+    local_as: NotRequired[int]
+    bfd_profile: NotRequired[str]
+    route_reflector_client: NotRequired[bool]
+    policy_refs: NotRequired[list[PolicyRef]]
+    update_source: NotRequired[str]
 
 
 class Neighbor(TypedDict):
@@ -135,6 +172,14 @@ class Neighbor(TypedDict):
     address_families: list[str]
     description: str
     route_map_out: NotRequired[str]  # export policy (IPv4 unicast) by name, from bgp.route_maps: 5-stage Clos only
+    # Foreign routing features (docs/structured-config.md), own or inherited from the peer group.
+    shutdown: NotRequired[bool]
+    local_as: NotRequired[int]
+    bfd: NotRequired[bool]
+    bfd_profile: NotRequired[str]
+    route_reflector_client: NotRequired[bool]
+    policy_refs: NotRequired[list[PolicyRef]]
+    update_source: NotRequired[str]  # a session between loopbacks (iBGP/EVPN overlay): interface is the loopback
 
 
 class RouteMapEntry(TypedDict):
@@ -146,6 +191,17 @@ class RouteMapEntry(TypedDict):
 class RouteMap(TypedDict):
     name: str
     entries: list[RouteMapEntry]
+
+
+class PoliciesDefined(TypedDict):
+    route_map: list[str]
+    prefix_list: list[str]
+
+
+class ListenRange(TypedDict):
+    name: str
+    prefixes: list[str]
+    remote_as: str | int  # external | internal | a number
 
 
 class Evpn(TypedDict):
@@ -174,6 +230,8 @@ class Bgp(TypedDict):
     evpn: Evpn
     vrfs: list[BgpVrf]
     route_maps: NotRequired[list[RouteMap]]  # valley-free export policy of a 5-stage Clos (structured/valley_free.py)
+    policies_defined: NotRequired[PoliciesDefined]  # foreign configs: the names their text defines
+    listen_ranges: NotRequired[list[ListenRange]]  # dynamic neighbors (SONiC BGP_PEER_RANGE, FRR bgp listen range)
 
 
 class Svi(TypedDict):
@@ -293,3 +351,4 @@ class StructuredConfig(TypedDict):
     port_channels: NotRequired[list[PortChannel]]
     mlag: NotRequired[Mlag]
     spanning_tree: NotRequired[SpanningTree]
+    igp: NotRequired[Igp]  # foreign configs: an OSPF or IS-IS underlay (compiler/parse/igp.py)

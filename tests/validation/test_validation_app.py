@@ -92,7 +92,7 @@ def test_api_background_run_goes_through_the_celery_task(validation_api, validat
     assert response.status_code == 202 and response.json()["status"] == "pending"
     run = ValidationRun.objects.get(pk=response.json()["id"])  # eager Celery ran it on commit
     assert run.status == "succeeded" and run.ok is True
-    assert set(run.summary["checks"]) == {"routing.vtep_reachability", "routing.ecmp"}
+    assert set(run.summary["checks"]) == {"routing.vtep_reachability", "routing.igp", "routing.ecmp"}
 
 
 def test_command_exit_codes(validation_intent, capsys):

@@ -26,7 +26,7 @@ GOLDEN = Path(__file__).parents[1] / "golden" / "mixed_eos_sonic" / "expected"
 # Why a check may legitimately not run on a compiled fabric: no Batfish service here, or the check is for the
 # other Clos shape (two-tier fabric vs 5-stage).
 NOT_HERE = ("no Batfish service", "no super-spine", "designed ECMP widths are defined for two-tier", "five-stage Clos",
-            "no port-channels", "no MLAG configuration")
+            "no port-channels", "no MLAG configuration", "no device runs OSPF or IS-IS")
 # The Layer 2 checks run on real MLAG/port-channel configs (tests/data/avd_l2): the compiler emits neither.
 L2_CHECKS = {"mlag.peers", "mtu.port_channels"}
 
@@ -56,7 +56,7 @@ def test_every_check_reports_what_it_examined_on_a_real_fabric():
             assert result.status == CheckStatus.PASSED, (name, result.reason)
             assert any(result.examined.values()), name
             ran.add(name)
-    assert ran == set(check_names()) - {"batfish"} - L2_CHECKS
+    assert ran == set(check_names()) - {"batfish", "routing.igp"} - L2_CHECKS  # routing.igp: tests/validators/test_igp.py
     bundle = "interface Port-Channel47\n   description MLAG_LEAF2_Port-Channel47\n"  # given an MTU: judged
     l2ls = validate_configs(l2_configs("l2ls-fabric", L2LS, {"LEAF1": (bundle, bundle + "   mtu 9214\n")})).report
     for name in L2_CHECKS:
@@ -215,20 +215,22 @@ def test_no_internal_failure_and_no_coverage_gap_on_any_golden_config_set(scenar
 
 
 def test_unmodelled_bgp_lines_make_the_bgp_checks_incomplete_naming_device_and_line():
-    files = _pair(extra="router ospf 1\n   network 10.0.0.0/8 area 0\n!\n")
+    # (OSPF's process and network statements and local-as are modelled: lines the model does not read.)
+    files = _pair(extra="router ospf 1\n   network 10.0.0.0/8 area 0\n   redistribute static\n!\n")
     files["leaf1"]["startup-config"] = files["leaf1"]["startup-config"].replace(
-        "   vlan 10\n", "   neighbor 10.0.0.1 local-as 65100 no-prepend replace-as\n   vlan 10\n", 1)
+        "   vlan 10\n", "   neighbor 10.0.0.1 next-hop-self\n   vlan 10\n", 1)
     devices = parse_configs(files)
     gaps = {(gap.device, gap.feature) for gap in coverage_gaps(devices)}
     assert ("leaf1", "BGP") in gaps and ("leaf1", "IGP/static routing") in gaps
-    # "network ... area 0" belongs to router ospf (the block above), not to BGP; "local-as" to router bgp.
+    # "redistribute static" belongs to router ospf (the block above), not to BGP; "next-hop-self" to router bgp.
     lines = {gap.feature: gap.lines for gap in coverage_gaps(devices) if gap.device == "leaf1"}
-    assert any("network 10.0.0.0/8 area 0" in line for line in lines["IGP/static routing"])
-    assert not any("area 0" in line for line in lines["BGP"]) and any("local-as" in line for line in lines["BGP"])
+    assert any("redistribute static" in line for line in lines["IGP/static routing"])
+    assert not any("redistribute static" in line for line in lines["BGP"])
+    assert any("next-hop-self" in line for line in lines["BGP"])
     result = validate_configs(files, checks=["bgp", "roce", "overlay.vlan_vni"])
     router_ids = result.report.checks["bgp.router_ids"]
     assert router_ids.status == CheckStatus.INCOMPLETE
-    assert "leaf1: BGP not fully read (leaf1/startup-config:" in router_ids.reason and "local-as" in router_ids.reason
+    assert "leaf1: BGP not fully read (leaf1/startup-config:" in router_ids.reason and "next-hop-self" in router_ids.reason
     assert result.report.checks["overlay.vlan_vni"].status == CheckStatus.PASSED  # depends on no gap
     assert result.report.counts()["incomplete"] >= 3
     text = result.as_text()
@@ -248,7 +250,7 @@ def test_management_lines_make_nothing_incomplete():
 def test_an_error_next_to_an_unread_line_stays_an_error_and_the_reason_names_the_gap():
     files = _pair(extra="router ospf 1\n!\n")
     files["leaf1"]["startup-config"] = files["leaf1"]["startup-config"].replace(
-        "   vlan 10\n", "   neighbor 10.0.0.1 local-as 65100 no-prepend replace-as\n   vlan 10\n", 1)
+        "   vlan 10\n", "   neighbor 10.0.0.1 next-hop-self\n   vlan 10\n", 1)
     files["leaf2"]["startup-config"] = files["leaf2"]["startup-config"].replace("router-id 10.255.0.2",
                                                                                 "router-id 10.255.0.1")
     result = validate_configs(files, checks=["bgp.router_ids"])
@@ -290,7 +292,7 @@ def test_an_internal_failure_stays_an_error_on_an_incomplete_device_set(monkeypa
     monkeypatch.setitem(run.CHECKS, "bgp.asns", broken)
     files = _pair(extra="router ospf 1\n!\n")
     files["leaf1"]["startup-config"] = files["leaf1"]["startup-config"].replace(
-        "   vlan 10\n", "   neighbor 10.0.0.1 local-as 65100 no-prepend replace-as\n   vlan 10\n", 1)
+        "   vlan 10\n", "   neighbor 10.0.0.1 next-hop-self\n   vlan 10\n", 1)
     result = validate_configs(files, checks=["bgp.asns"])
     asns = result.report.checks["bgp.asns"]
     assert asns.status == CheckStatus.FAILED and isinstance(asns.findings[0], InternalFailure)
@@ -300,13 +302,13 @@ def test_an_internal_failure_stays_an_error_on_an_incomplete_device_set(monkeypa
 def test_sonic_tables_classify_by_name_never_by_the_table_above():
     files = _golden_files()
     db = json.loads(files["leaf2"]["config_db.json"])
-    db["BGP_NEIGHBOR"] = {"10.1.0.9": {"asn": "65535", "name": "wan"}}
+    db["BGP_GLOBALS"] = {"default": {"local_asn": "65535"}}  # BGP_NEIGHBOR is read (compiler.parse.sonic)
     db["COPP_TABLE"] = {"default": {"queue": "0"}}
     files["leaf2"]["config_db.json"] = json.dumps(db, indent=4, sort_keys=True)
     result = validate_configs(files, checks=["bgp.sessions", "roce.pfc"])
     gaps = {gap.feature: gap.lines for gap in result.gaps if gap.device == "leaf2"}
     # COPP_TABLE, the next table in the file, is neither BGP nor anything a check reads.
-    assert list(gaps) == ["BGP"] and len(gaps["BGP"]) == 1 and gaps["BGP"][0].endswith(": BGP_NEIGHBOR")
+    assert list(gaps) == ["BGP"] and len(gaps["BGP"]) == 1 and gaps["BGP"][0].endswith(": BGP_GLOBALS")
     assert result.report.checks["bgp.sessions"].status == CheckStatus.INCOMPLETE
     assert "leaf2/config_db.json:" in result.report.checks["bgp.sessions"].reason
     assert result.report.checks["roce.pfc"].status == CheckStatus.PASSED

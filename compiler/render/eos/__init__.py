@@ -22,6 +22,7 @@ import jinja2
 
 from compiler.errors import RenderError
 from compiler.hardware import EOS_FAMILIES, configures_port_headroom
+from compiler.render import bgp_options, igp
 from compiler.render.eos import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.secret_refs import placeholder
@@ -101,12 +102,27 @@ def render(structured: StructuredConfig) -> dict[str, str]:
             ethernet_interfaces=repeated_blocks.ethernet_interfaces(
                 structured["interfaces"], profile_by_port_qos, eos_speed,
                 {bundle["name"]: bundle["mtu"] for bundle in structured.get("port_channels") or []},
-                {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []}),
+                {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []},
+                _igp_process(structured)),
             mlag=structured.get("mlag") or None,
             vlan_internal_order=_vlan_internal_order(structured),
             spanning_tree=_spanning_tree(structured),
+            loopback_igp={loopback["name"]: igp.interface_lines(loopback["igp"], _igp_process(structured), "eos", "   ")
+                          for loopback in structured["loopbacks"] if "igp" in loopback},
+            igp_block=igp.router_block(structured["igp"], [
+                port["name"] for port in [*structured["interfaces"], *structured["loopbacks"]]
+                if port.get("igp", {}).get("passive") and port["igp"]["protocol"] == "ospf"], "eos")
+            if "igp" in structured else "",
             bgp_neighbor_lines=repeated_blocks.bgp_neighbor_lines(neighbors),
-            standalone_neighbors=[neighbor for neighbor in neighbors if not neighbor["peer_group"]],
+            group_option_lines=bgp_options.group_lines(structured["bgp"]["peer_groups"], "   ", family=False)
+            + bgp_options.group_lines(structured["bgp"]["peer_groups"], "   ", family=True),
+            standalone_neighbors=[neighbor for neighbor in neighbors if not neighbor["peer_group"]
+                                  and neighbor["address"] is not None],
+            # Parsed foreign configs only (the compiler builds no IPv6 address family).
+            ipv6_peers=[group["name"] for group in structured["bgp"]["peer_groups"]
+                        if "ipv6_unicast" in group["address_families"]] + [
+                neighbor["address"] for neighbor in neighbors if not neighbor["peer_group"]
+                and neighbor["address"] is not None and "ipv6_unicast" in neighbor["address_families"]],
             route_map_neighbors=[neighbor for neighbor in neighbors if neighbor.get("route_map_out")],
         )
     except KeyError as error:
@@ -163,22 +179,22 @@ def _template() -> jinja2.Template:
     return environment.get_template("startup-config.j2")
 
 
+def _igp_process(structured: StructuredConfig) -> str:
+    return structured["igp"]["process"] if "igp" in structured else ""
+
+
 def _check_expressible(structured: StructuredConfig) -> None:
     """Raise RenderError for structured configs EOS cannot express, naming the field and value."""
     hostname = structured.get("hostname", "?")
     for neighbor in structured["bgp"].get("neighbors", []):
-        if neighbor.get("address") is None:
-            # BGP unnumbered (RFC 5549, IPv6 link-local peering) is built for FRR and SONiC only; see
-            # compiler.model.Underlay.
+        if neighbor.get("address") is None and not neighbor.get("peer_group"):
+            # EOS states an unnumbered (RFC 5549) neighbor as `neighbor interface X peer-group G` (EOS 4.24+):
+            # one outside every peer group has no EOS form. Intents build unnumbered underlays for FRR and SONiC
+            # only (compiler.model.Underlay); parsed EOS configs carry them with their peer group.
             raise RenderError(
                 f"{hostname}: bgp.neighbors[{neighbor.get('interface')}].address=None: unnumbered BGP "
-                f"(peer {neighbor.get('peer_device')}) is not supported by the EOS renderer; use a numbered underlay"
-            )
-    for interface in structured["interfaces"]:
-        if interface.get("unnumbered"):
-            raise RenderError(
-                f"{hostname}: interfaces[{interface['name']}].unnumbered=True: unnumbered interfaces are not "
-                "supported by the EOS renderer"
+                f"(peer {neighbor.get('peer_device')}) outside a peer group is not supported by the EOS renderer "
+                "(EOS: neighbor interface X peer-group G)"
             )
     qos = structured.get("qos") or {}
     queue_of_control_class = (qos.get("tc_to_queue") or {}).get(str(EOS_CONTROL_TRAFFIC_CLASS))

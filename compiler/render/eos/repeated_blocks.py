@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from compiler.render import bgp_options, igp
 from compiler.render.unset import unset_or
 from compiler.structured.contract import Interface, Neighbor, PortChannel, PortQos, QueueScheduling
 
@@ -58,7 +59,7 @@ def qos_profile_lines(port_qos: PortQos, scheduling: dict[str, QueueScheduling],
 
 def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[int, str],
                         eos_speed: Callable[[Interface], str], bundle_mtus: dict[str, int | None],
-                        bundle_qos: dict[str, PortQos]) -> str:
+                        bundle_qos: dict[str, PortQos], igp_process: str = "") -> str:
     """Front-panel ports: routed fabric links, server access/trunk ports (edge ports: portfast), unused ports shut;
     RoCE ports name their QoS profile; port-channel members name their bundle (and print an MTU only where it
     differs from the bundle's, which they inherit)."""
@@ -104,6 +105,12 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
                 append(f"   ip address {interface['ip']}\n")
             elif interface.get("dhcp"):
                 append("   ip address dhcp\n")
+            if interface.get("ipv6"):
+                append(f"   ipv6 address {interface['ipv6']}\n")
+            elif interface["unnumbered"]:
+                append("   ipv6 enable\n")  # RFC 5549: BGP over the IPv6 link-local address
+            if "igp" in interface:  # parsed foreign configs only (compiler.render.igp)
+                append(igp.interface_lines(interface["igp"], igp_process, "eos", "   "))
         if kind == KIND_SERVER and not bundle and (interface["access_vlan"] or interface["trunk_vlans"]):
             # A server NIC is an edge port: forward at once instead of waiting out STP listening/learning.
             append("   spanning-tree portfast\n")
@@ -165,9 +172,16 @@ def bgp_neighbor_lines(neighbors: list[Neighbor]) -> str:
     append = parts.append
     for neighbor in neighbors:
         address = neighbor["address"]
+        if address is None:  # unnumbered (RFC 5549): EOS names the interface and needs the peer group
+            append(f"   neighbor interface {neighbor['interface']} peer-group {neighbor['peer_group']} remote-as "
+                   f"{neighbor['remote_as']}\n")
+            continue
         if neighbor["peer_group"]:
             append(f"   neighbor {address} peer group {neighbor['peer_group']}\n")
         append(f"   neighbor {address} remote-as {unset_or(neighbor['remote_as'])}\n")  # None: line left out
         if neighbor["description"]:
             append(f"   neighbor {address} description {neighbor['description']}\n")
+        if len(neighbor) > len(Neighbor.__required_keys__):  # foreign options (parsed configs only)
+            append(bgp_options.session_lines(address, neighbor, "   "))
+            append(bgp_options.family_lines(address, neighbor, "   "))
     return "".join(parts)

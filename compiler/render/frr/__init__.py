@@ -23,6 +23,7 @@ import jinja2
 
 from compiler.model import Platform
 from compiler.names import LINUX_IFNAME_MAX
+from compiler.render import bgp_options, igp
 from compiler.render.frr import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.structured.contract import PortQos, Qos, StructuredConfig
@@ -82,19 +83,29 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
     # A VLAN without a VNI (a parsed config that maps none) is local: no EVPN VNI block.
     vni_blocks = [{"vni": vlan["vni"], "rd": vlan["rd"], "import": vlan["route_targets"]["import"],
                    "export": vlan["route_targets"]["export"]} for vlan in structured["vlans"] if vlan["vni"] is not None]
-    interface_blocks = repeated_blocks.interface_blocks(structured["interfaces"], ifname)
+    process = structured["igp"]["process"] if "igp" in structured else ""
+    interface_blocks = repeated_blocks.interface_blocks(structured["interfaces"], ifname, process)
+    loopback_igp = next((loopback["igp"] for loopback in structured["loopbacks"] if "igp" in loopback), None)
+    if loopback_igp is not None:  # the Linux plan holds lo's addresses; zebra states its IGP
+        interface_blocks += f"interface lo\n{igp.interface_lines(loopback_igp, process, 'frr', ' ')}exit\n!\n"
     return {
         "frr_version": FRR_VERSION,
         "hostname": structured["hostname"],
         "fpm_lines": list(fpm_lines),
         "vrfs": [{"name": vrf["name"], "l3vni": vrf["l3vni"]} for vrf in structured["vrfs"]],
         "interface_blocks": interface_blocks,
+        "igp_block": igp.router_block(structured["igp"], (), "frr") if "igp" in structured else "",
         "bgp": {
             "asn": bgp["asn"], "router_id": bgp["router_id"], "keepalive_s": bgp["keepalive_s"],
             "hold_s": bgp["hold_s"], "maximum_paths": bgp["maximum_paths"], "allowas_in": bgp.get("allowas_in", 0),
             "peer_groups": [{"name": group["name"], "bfd": group["bfd"], "connect_retry_s": CONNECT_RETRY_S,
                              "evpn": "l2vpn_evpn" in group["address_families"]} for group in bgp["peer_groups"]],
+            "group_session_lines": bgp_options.group_lines(bgp["peer_groups"], " ", family=False)
+            + repeated_blocks.listen_range_lines(bgp),
+            "group_family_lines": bgp_options.group_lines(bgp["peer_groups"], "  ", family=True),
             "neighbor_lines": neighbor_lines,
+            "ipv4_family_lines": repeated_blocks.ipv4_family_lines(bgp["neighbors"], ifname),
+            "ipv6_family_lines": repeated_blocks.ipv6_family_lines(bgp["neighbors"]),
             "networks": bgp["networks"],
             "evpn": evpn["enabled"],
             "advertise_all_vni": evpn["advertise_all_vni"],

@@ -325,19 +325,25 @@ def test_speed_without_a_lane_mode_is_refused(speed_gbps, lanes, message):
 # ------------------------------------------------------------------------------------------- refusals
 
 
-def test_unnumbered_bgp_is_refused_naming_the_neighbor():
+def test_unnumbered_bgp_outside_a_peer_group_is_refused_naming_the_neighbor():
     structured = leaf_structured()
     structured["bgp"]["neighbors"][1]["address"] = None
+    structured["bgp"]["neighbors"][1]["peer_group"] = None
     with pytest.raises(RenderError, match=r"leaf1: bgp\.neighbors\[Ethernet2\]\.address=None: unnumbered BGP "
-                                          r"\(peer spine2\)"):
+                                          r"\(peer spine2\) outside a peer group"):
         render(structured)
 
 
-def test_unnumbered_interface_is_refused():
+def test_unnumbered_bgp_in_a_peer_group_is_eos_neighbor_interface():
     structured = leaf_structured()
-    structured["interfaces"][0]["unnumbered"] = True
-    with pytest.raises(RenderError, match=r"interfaces\[Ethernet1\]\.unnumbered=True"):
-        render(structured)
+    neighbor = structured["bgp"]["neighbors"][1]
+    neighbor["address"] = None
+    structured["interfaces"][1]["ip"], structured["interfaces"][1]["unnumbered"] = None, True
+    text = render(structured)["startup-config"]
+    assert (f"   neighbor interface Ethernet2 peer-group {neighbor['peer_group']} remote-as {neighbor['remote_as']}\n"
+            in text)
+    block = text.split("interface Ethernet2\n", 1)[1].split("!", 1)[0]
+    assert "   ipv6 enable\n" in block and "ip address" not in block
 
 
 def test_svis_with_different_gateway_macs_are_refused():

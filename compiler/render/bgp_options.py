@@ -1,0 +1,46 @@
+"""The optional per-neighbor BGP lines of parsed foreign configs (docs/structured-config.md, "Foreign routing
+features"), printed the same way by the EOS and FRR renderers: what compiler.parse.bgp_options reads back.
+
+Compiled structured configs never carry these keys, so generated configs (and the goldens) do not change.
+Syntax: Arista EOS User Manual "BGP" and the FRR user guide "BGP" (identical for these commands).
+"""
+
+from __future__ import annotations
+
+from compiler.structured.contract import Neighbor, PeerGroup
+
+
+def session_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str, bfd: bool = True) -> str:
+    """Session options: ``shutdown`` (RFC 4486), ``local-as`` (RFC 7705), ``bfd`` / FRR ``bfd profile``
+    (``bfd`` False: a peer group's plain ``bfd``, which the templates print already)."""
+    out = []
+    if "update_source" in neighbor:
+        out.append(f"{indent}neighbor {peer} update-source {neighbor['update_source']}\n")
+    if neighbor.get("shutdown"):
+        out.append(f"{indent}neighbor {peer} shutdown\n")
+    if "local_as" in neighbor:
+        out.append(f"{indent}neighbor {peer} local-as {neighbor['local_as']} no-prepend replace-as\n")
+    if "bfd_profile" in neighbor:
+        out.append(f"{indent}neighbor {peer} bfd profile {neighbor['bfd_profile']}\n")
+    elif bfd and neighbor.get("bfd"):
+        out.append(f"{indent}neighbor {peer} bfd\n")
+    return "".join(out)
+
+
+def family_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str) -> str:
+    """Address-family options: ``route-reflector-client`` (RFC 4456) and the route maps / prefix lists named,
+    except the export policy ``route_map_out`` the renderers print already."""
+    out = []
+    if neighbor.get("route_reflector_client"):
+        out.append(f"{indent}neighbor {peer} route-reflector-client\n")
+    for ref in neighbor.get("policy_refs", ()):
+        if ref["kind"] == "route_map" and ref["direction"] == "out" and ref["name"] == neighbor.get("route_map_out"):
+            continue
+        out.append(f"{indent}neighbor {peer} {ref['kind'].replace('_', '-')} {ref['name']} {ref['direction']}\n")
+    return "".join(out)
+
+
+def group_lines(groups: list[PeerGroup], indent: str, family: bool) -> str:
+    """The session (``family`` False) or address-family options of parsed peer groups, in group order."""
+    return "".join(family_lines(group["name"], group, indent) if family else
+                   session_lines(group["name"], group, indent, bfd=False) for group in groups)
