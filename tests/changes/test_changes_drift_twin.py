@@ -21,22 +21,27 @@ from labs.shell import run
 pytestmark = [pytest.mark.twin, pytest.mark.django_db]
 
 
+def _roll_out_and_watch(prefix: str, state_dir, files: dict, roles: dict, *, name: str) -> None:
+    """A canary rollout of ``files`` onto the running twin, then an endpoint per node so drift reads them."""
+    change_set = services.changeset_create_for_twin(name=name, prefix=prefix, state_dir=str(state_dir),
+                                                    intended_files=files, roles=roles)
+    rollout = services.rollout_create(name=name, kind="canary_push", target="twin", change_set=change_set,
+                                      policy={"twin_prefix": prefix, "twin_state_dir": str(state_dir),
+                                              "checks": ["bgp"], "soak_s": 0, "converge_timeout_s": 30})
+    services.rollout_start(rollout=rollout, enqueue=False)
+    assert rollout_execute(rollout_id=rollout.pk, owner="t") == State.SUCCEEDED
+    for node in files:
+        services.endpoint_create(hostname=node, driver="twin", address=f"{prefix}-{node}",
+                                 optional_args={"twin_prefix": prefix, "twin_state_dir": str(state_dir)})
+
+
 def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_client):
     prefix = "ftr" + uuid.uuid4().hex[:6]
     topology, _, roles = fabric(prefix, spines=1, leaves=2)
     state = runtime.up(topology, state_dir=tmp_path)
     try:
         _, new_files, _ = fabric(prefix, spines=1, leaves=2, networks={**BASE_NETWORKS, "net30": (30, 10030, "10.30.0")})
-        change_set = services.changeset_create_for_twin(name="net30", prefix=prefix, state_dir=str(tmp_path),
-                                                        intended_files=new_files, roles=roles)
-        rollout = services.rollout_create(name="net30", kind="canary_push", target="twin", change_set=change_set,
-                                          policy={"twin_prefix": prefix, "twin_state_dir": str(tmp_path),
-                                                  "checks": ["bgp"], "soak_s": 0, "converge_timeout_s": 30})
-        services.rollout_start(rollout=rollout, enqueue=False)
-        assert rollout_execute(rollout_id=rollout.pk, owner="t") == State.SUCCEEDED
-        for node in new_files:
-            services.endpoint_create(hostname=node, driver="twin", address=f"{prefix}-{node}",
-                                     optional_args={"twin_prefix": prefix, "twin_state_dir": str(tmp_path)})
+        _roll_out_and_watch(prefix, tmp_path, new_files, roles, name="net30")
 
         first = drift_detect.delay().get()
         assert first == {"checked": 3, "drifted": 0, "errors": 0}
@@ -76,16 +81,7 @@ def test_one_real_change_is_one_drift_item_with_the_right_remediation(twin_requi
     topology, files, roles = fabric(prefix, spines=2, leaves=2)
     runtime.up(topology, state_dir=tmp_path)
     try:
-        change_set = services.changeset_create_for_twin(name="base", prefix=prefix, state_dir=str(tmp_path),
-                                                        intended_files=files, roles=roles)
-        rollout = services.rollout_create(name="base", kind="canary_push", target="twin", change_set=change_set,
-                                          policy={"twin_prefix": prefix, "twin_state_dir": str(tmp_path),
-                                                  "checks": ["bgp"], "soak_s": 0, "converge_timeout_s": 30})
-        services.rollout_start(rollout=rollout, enqueue=False)
-        assert rollout_execute(rollout_id=rollout.pk, owner="t") == State.SUCCEEDED
-        for node in files:
-            services.endpoint_create(hostname=node, driver="twin", address=f"{prefix}-{node}",
-                                     optional_args={"twin_prefix": prefix, "twin_state_dir": str(tmp_path)})
+        _roll_out_and_watch(prefix, tmp_path, files, roles, name="base")
         assert drift_detect.delay().get() == {"checked": 4, "drifted": 0, "errors": 0}
         asn = next(line.split()[2] for line in files["leaf1"]["frr.conf"].splitlines() if line.startswith("router bgp"))
         run([active_frr().vtysh, "-N", f"{prefix}-leaf1", "-c", "configure terminal", "-c", f"router bgp {asn}",
