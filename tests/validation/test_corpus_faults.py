@@ -1,0 +1,111 @@
+"""Fault injection into the known-good public fabrics (tests/data/corpus, SOURCES.md): each fault is one small
+text edit to a copy of a set, run through exactly what ``validate --configs DIR`` runs
+(compiler.parse.files.configs_from_directory, then validators.configs.validate_configs). A fault is caught when a
+new error finding (one the unfaulted set does not have) names it, and cited when one of that finding's locations
+(ConfigValidation.where) is the faulted line, file:line. The unfaulted sets are the passing case.
+
+A fault the model does not carry yet is marked ``xfail(strict=True)`` with the reason ("not caught: not
+modelled"), never a weaker assertion: when the model learns it, the XPASS fails and the mark goes.
+The table of docs/validation.md ("The public corpus") is this module's list.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from compiler.parse.files import configs_from_directory
+from validators.configs import ConfigValidation, validate_configs
+from validators.findings import Severity
+
+CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus"
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    set: str  # <source>/<set> under tests/data/corpus, a known-good set (SOURCES.md)
+    file: str  # path inside the set
+    old: str  # one whole line of the file (its first occurrence is edited)
+    new: str | None  # its replacement (lines joined by \n); None deletes it
+    needle: str  # what the error finding's check or message says (case-insensitive)
+    cite: str | None = None  # the line a deletion is cited by (another line of ``file``); default the edited one
+    cite_file: str | None = None  # when the cited line is on the other end of a link, in another file
+    xfail: str = ""  # why the fault is not caught or not cited today
+
+
+L3LS = "avd/single-dc-l3ls"
+DUAL = "avd/dual-dc-l3ls"
+L2LS = "avd/l2ls-fabric"
+CAMPUS = "avd/campus-fabric"
+FRR = "containerlab/frr01"
+NOT_MODELLED_OSPF = "not caught: not modelled (OSPF underlays are not in the FRR model yet)"
+
+FAULTS = [
+    # ---- MLAG: the pair agrees on domain, peer-link and each other's address (EOS MLAG configuration guide)
+    Fault("mlag-domain-id", L3LS, "dc1-leaf1b.cfg", "   domain-id DC1_L3_LEAF1", "   domain-id DC1_L3_LEAFX",
+          "domain"),
+    Fault("mlag-domain-id", DUAL, "dc1-leaf2b.cfg", "   domain-id DC1_L3_LEAF2", "   domain-id OTHER", "domain"),
+    Fault("mlag-domain-id", L2LS, "LEAF2.cfg", "   domain-id RACK1", "   domain-id RACK9", "domain"),
+    Fault("mlag-domain-id", CAMPUS, "LEAF1B.cfg", "   domain-id IDF1", "   domain-id IDF9", "domain"),
+    Fault("mlag-peer-link-removed", L3LS, "dc1-leaf1b.cfg", "   peer-link Port-Channel3", None, "peer-link",
+          cite="mlag configuration"),
+    Fault("mlag-peer-link-removed", L2LS, "LEAF2.cfg", "   peer-link Port-Channel47", None, "peer-link",
+          cite="mlag configuration"),
+    Fault("mlag-peer-address-wrong", L3LS, "dc1-leaf1b.cfg", "   peer-address 10.255.1.64",
+          "   peer-address 10.255.1.66", "peer-address"),
+    Fault("mlag-peer-address-wrong", L2LS, "LEAF2.cfg", "   peer-address 192.168.0.0", "   peer-address 192.168.0.9",
+          "peer-address"),
+]
+
+
+def _faulted_line(fault: Fault, text: str) -> tuple[str, int]:
+    """Apply the edit; the faulted text and the 1-based number of the line a finding must cite."""
+    lines = text.split("\n")
+    index = lines.index(fault.old)  # ValueError: the fault no longer matches its set (the corpus changed)
+    lines[index:index + 1] = [] if fault.new is None else fault.new.split("\n")
+    cited = index + 1
+    if fault.cite is not None and fault.cite_file is None:
+        cited = lines.index(fault.cite) + 1
+    return "\n".join(lines), cited
+
+
+@cache
+def _baseline(name: str) -> frozenset[tuple[str, str, str]]:
+    result = validate_configs(configs_from_directory(CORPUS / name))
+    return frozenset((f.check, f.subject, f.message) for f in result.report.findings if f.severity == Severity.ERROR)
+
+
+def _inject(fault: Fault, tmp_path: Path) -> tuple[ConfigValidation, list, str]:
+    copy = tmp_path / fault.set.replace("/", "_")
+    shutil.copytree(CORPUS / fault.set, copy)
+    path = copy / fault.file
+    text, line = _faulted_line(fault, path.read_text())
+    path.write_text(text)
+    if fault.cite_file is not None:
+        line = (copy / fault.cite_file).read_text().split("\n").index(fault.cite) + 1
+    result = validate_configs(configs_from_directory(copy))
+    baseline = _baseline(fault.set)
+    new = [f for f in result.report.findings if f.severity == Severity.ERROR
+           and (f.check, f.subject, f.message) not in baseline]
+    return result, new, f"{fault.cite_file or fault.file}:{line}"
+
+
+def _param(fault: Fault):
+    marks = [pytest.mark.xfail(strict=True, reason=fault.xfail)] if fault.xfail else []
+    return pytest.param(fault, id=f"{fault.set.split('/')[1]}-{fault.name}-{fault.file}", marks=marks)
+
+
+@pytest.mark.parametrize("fault", [_param(fault) for fault in FAULTS])
+def test_fault_is_caught_and_cites_its_line(fault, tmp_path):
+    result, new, faulted = _inject(fault, tmp_path)
+    needle = fault.needle.lower()
+    named = [f for f in new if needle in f.check.lower() or needle in f.message.lower()]
+    shown = [(f.check, f.message, result.where(f)) for f in new]
+    assert named, f"no new error names {fault.needle!r}: {shown}"
+    assert any(where.endswith(f"/{faulted}") for f in named for where in result.where(f)), \
+        f"not cited at {faulted}: {[(f.check, result.where(f)) for f in named]}"
