@@ -198,7 +198,8 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
         elif finding.check.startswith("mlag."):
             keys = [part, part.rsplit(" ", 1)[0]]  # the line itself ("mlag domain-id"), else its block
         elif part:
-            keys = ([f"interface {part} qos"] if finding.check.startswith("roce") else []) + [f"interface {part}"]
+            own = {"roce": "qos", "mtu": "mtu"}.get(finding.check.split(".")[0])  # the port's own line for it
+            keys = ([f"interface {part} {own}"] if own else []) + [f"interface {part}"]
         keys += {"bgp": ["bgp"], "overlay": ["vxlan", "bgp"], "roce": ["qos"], "mtu": ["vxlan"]}.get(
             finding.check.split(".")[0], []) + ["device"]
         where = device.locate(*keys)

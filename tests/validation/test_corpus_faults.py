@@ -43,6 +43,16 @@ DUAL = "avd/dual-dc-l3ls"
 L2LS = "avd/l2ls-fabric"
 CAMPUS = "avd/campus-fabric"
 FRR = "containerlab/frr01"
+NOT_CAUGHT_BUNDLE = "not caught: no check compares a bundle's members (MTU, membership on both ends) yet"
+NOT_CAUGHT_OVERLAY_AS = "not caught: a wrong remote-as on a multihop EVPN session raises no error today"
+NOT_CAUGHT_SESSION = "not caught: a neighbor removed on one side leaves a one-sided session with no error today"
+NOT_CAUGHT_TIMERS = "not caught: no check compares BGP timers or BFD across a session's two ends yet"
+NOT_CITED_BGP = ("caught, not cited: bgp.sessions cites the link's interfaces; the parser does not locate neighbor "
+                  "lines yet (compiler/parse, being extended)")
+NOT_CITED_VXLAN = ("caught, not cited: the finding cites interface Vxlan1; the parser does not locate vxlan vlan/vrf "
+                   "or route-target lines yet (compiler/parse, being extended)")
+NOT_CAUGHT_SVI_MTU = "not caught: an SVI's MTU is not compared with its MLAG peer's"
+NOT_CAUGHT_SUBNET = "not caught: FRR interfaces in different subnets on one link are not checked (no link model)"
 NOT_MODELLED_OSPF = "not caught: not modelled (OSPF underlays are not in the FRR model yet)"
 
 FAULTS = [
@@ -60,6 +70,78 @@ FAULTS = [
           "   peer-address 10.255.1.66", "peer-address"),
     Fault("mlag-peer-address-wrong", L2LS, "LEAF2.cfg", "   peer-address 192.168.0.0", "   peer-address 192.168.0.9",
           "peer-address"),
+    Fault("mlag-peer-link-removed", CAMPUS, "LEAF1B.cfg", "   peer-link Port-Channel53", None, "peer-link",
+          cite="mlag configuration"),
+    # ---- port-channels: members of one bundle carry one MTU (LACP/802.1AX aggregates like ports), both ends bundle
+    Fault("member-mtu-differs", L3LS, "dc1-leaf1b.cfg", "   channel-group 3 mode active",
+          "   mtu 9000\n   channel-group 3 mode active", "mtu", xfail=NOT_CAUGHT_BUNDLE),
+    Fault("member-mtu-differs", DUAL, "dc1-leaf2b.cfg", "   channel-group 3 mode active",
+          "   mtu 9000\n   channel-group 3 mode active", "mtu", xfail=NOT_CAUGHT_BUNDLE),
+    Fault("member-mtu-differs", L2LS, "LEAF2.cfg", "   channel-group 1 mode active",
+          "   mtu 9000\n   channel-group 1 mode active", "mtu", xfail=NOT_CAUGHT_BUNDLE),
+    Fault("member-removed", L3LS, "dc1-leaf1b.cfg", "   channel-group 3 mode active", None, "Ethernet3",
+          cite="interface Ethernet3", xfail=NOT_CAUGHT_BUNDLE),
+    Fault("member-removed", DUAL, "dc1-leaf2b.cfg", "   channel-group 3 mode active", None, "Ethernet3",
+          cite="interface Ethernet3", xfail=NOT_CAUGHT_BUNDLE),
+    Fault("member-removed", L2LS, "LEAF2.cfg", "   channel-group 47 mode active", None, "Ethernet47",
+          cite="interface Ethernet47", xfail=NOT_CAUGHT_BUNDLE),
+    Fault("member-removed", L2LS, "LEAF2.cfg", "   channel-group 1 mode active", None, "Ethernet1",
+          cite="interface Ethernet1", xfail=NOT_CAUGHT_BUNDLE),
+    # ---- BGP: both ends of a session agree on AS numbers, the session exists on both, timers and BFD both sides
+    Fault("remote-as-wrong", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.255.4 remote-as 65100",
+          "   neighbor 10.255.255.4 remote-as 65199", "65199", xfail=NOT_CITED_BGP),
+    Fault("remote-as-wrong", DUAL, "dc1-leaf2b.cfg", "   neighbor 10.255.255.12 remote-as 65100",
+          "   neighbor 10.255.255.12 remote-as 65199", "65199", xfail=NOT_CITED_BGP),
+    Fault("overlay-remote-as-wrong", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.0.1 remote-as 65100",
+          "   neighbor 10.255.0.1 remote-as 65199", "65199", xfail=NOT_CAUGHT_OVERLAY_AS),
+    Fault("neighbor-removed-one-side", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.255.4 remote-as 65100", None,
+          "10.255.255.4", cite="router bgp 65101", xfail=NOT_CAUGHT_SESSION),
+    Fault("neighbor-removed-one-side", DUAL, "dc1-leaf2b.cfg", "   neighbor 10.255.255.12 remote-as 65100", None,
+          "10.255.255.12", cite="router bgp 65102", xfail=NOT_CAUGHT_SESSION),
+    Fault("timers-one-sided", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.255.4 remote-as 65100",
+          "   neighbor 10.255.255.4 timers 3 9\n   neighbor 10.255.255.4 remote-as 65100", "timer",
+          xfail=NOT_CAUGHT_TIMERS),
+    Fault("timers-one-sided", DUAL, "dc1-leaf2b.cfg", "   neighbor 10.255.255.12 remote-as 65100",
+          "   neighbor 10.255.255.12 timers 3 9\n   neighbor 10.255.255.12 remote-as 65100", "timer",
+          xfail=NOT_CAUGHT_TIMERS),
+    Fault("bfd-one-sided", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.255.4 remote-as 65100",
+          "   neighbor 10.255.255.4 bfd\n   neighbor 10.255.255.4 remote-as 65100", "bfd", xfail=NOT_CAUGHT_TIMERS),
+    Fault("bfd-one-sided", DUAL, "dc1-leaf2b.cfg", "   neighbor 10.255.255.12 remote-as 65100",
+          "   neighbor 10.255.255.12 bfd\n   neighbor 10.255.255.12 remote-as 65100", "bfd", xfail=NOT_CAUGHT_TIMERS),
+    # ---- overlay: VLAN-VNI and VRF-VNI maps and route targets agree across VTEPs (RFC 8365)
+    Fault("vni-mismatch", L3LS, "dc1-leaf1b.cfg", "   vxlan vlan 11 vni 10011", "   vxlan vlan 11 vni 10911", "vni",
+          xfail=NOT_CITED_VXLAN),
+    Fault("vni-mismatch", DUAL, "dc1-leaf2b.cfg", "   vxlan vlan 11 vni 10011", "   vxlan vlan 11 vni 10911", "vni",
+          xfail=NOT_CITED_VXLAN),
+    Fault("l3vni-mismatch", L3LS, "dc1-leaf1b.cfg", "   vxlan vrf VRF10 vni 10", "   vxlan vrf VRF10 vni 99", "vni",
+          xfail=NOT_CITED_VXLAN),
+    Fault("l3vni-mismatch", DUAL, "dc1-leaf2b.cfg", "   vxlan vrf VRF10 vni 10", "   vxlan vrf VRF10 vni 99", "vni",
+          xfail=NOT_CITED_VXLAN),
+    Fault("vlan-vni-map-missing", L3LS, "dc1-leaf1b.cfg", "   vxlan vlan 11 vni 10011", None, "vni",
+          cite="interface Vxlan1"),
+    Fault("vlan-vni-map-missing", DUAL, "dc1-leaf2b.cfg", "   vxlan vlan 11 vni 10011", None, "vni",
+          cite="interface Vxlan1"),
+    Fault("route-target-missing", L3LS, "dc1-leaf1b.cfg", "      route-target both 10011:10011", None, "route",
+          cite="   vlan 11", xfail=NOT_CITED_VXLAN),
+    Fault("route-target-missing", DUAL, "dc1-leaf2b.cfg", "      route-target both 10011:10011", None, "route",
+          cite="   vlan 11", xfail=NOT_CITED_VXLAN),
+    Fault("route-target-wrong", L3LS, "dc1-leaf1b.cfg", "      route-target both 10012:10012",
+          "      route-target both 10012:19999", "route", xfail=NOT_CITED_VXLAN),
+    Fault("vrf-route-target-wrong", L3LS, "dc1-leaf1b.cfg", "      route-target import evpn 10:10",
+          "      route-target import evpn 10:99", "route", xfail=NOT_CITED_VXLAN),
+    # ---- MTU: both ends of a routed link agree; the underlay carries the VXLAN overhead (RFC 7348: 50 bytes)
+    Fault("p2p-mtu-differs", L3LS, "dc1-leaf1b.cfg", "   mtu 1500", "   mtu 1400", "mtu"),
+    Fault("p2p-mtu-differs", DUAL, "dc1-leaf2b.cfg", "   mtu 1500", "   mtu 1400", "mtu"),
+    Fault("svi-mtu-differs", L2LS, "LEAF2.cfg", "   mtu 1500", "   mtu 1400", "mtu", xfail=NOT_CAUGHT_SVI_MTU),
+    # ---- IGP: an FRR OSPF underlay (RFC 2328: both ends of a link in one area)
+    Fault("ospf-area-mismatch", FRR, "router2/frr.conf", " network 192.168.1.0/24 area 0.0.0.0",
+          " network 192.168.1.0/24 area 0.0.0.1", "area", xfail=NOT_MODELLED_OSPF),
+    Fault("ospf-network-removed", FRR, "router2/frr.conf", " network 192.168.1.0/24 area 0.0.0.0", None, "ospf",
+          cite="router ospf", xfail=NOT_MODELLED_OSPF),
+    Fault("ospf-passive-transit", FRR, "router2/frr.conf", "router ospf", "router ospf\n passive-interface eth1",
+          "passive", xfail=NOT_MODELLED_OSPF),
+    Fault("link-subnet-differs", FRR, "router2/frr.conf", " ip address 192.168.1.2/24", " ip address 192.168.7.2/24",
+          "192.168.", xfail=NOT_CAUGHT_SUBNET),
 ]
 
 
