@@ -526,8 +526,10 @@ class _EosParser:
                 vxlan["udp_port"] = int(words[2])
             elif words[:2] == ["vxlan", "vlan"] and len(words) == 5 and words[3] == "vni":
                 vxlan["vlan_vnis"][str(int(words[2]))] = int(words[4])
+                self.at(f"vxlan vlan {int(words[2])}", child)  # the line a VNI finding cites
             elif words[:2] == ["vxlan", "vrf"] and len(words) == 5 and words[3] == "vni":
                 vxlan["vrf_vnis"][words[2]] = int(words[4])
+                self.at(f"vxlan vrf {words[2]}", child)
             else:
                 continue
             _use(child)
@@ -691,6 +693,7 @@ class _EosParser:
                     neighbor(target)["peer_group"] = rest[2]
                 elif rest[0] == "remote-as" and len(rest) == 2:
                     value = int(rest[1]) if rest[1].isdigit() else rest[1]
+                    self.at(f"bgp neighbor {target} remote-as", child)  # the line a session finding cites
                     (group(target) if is_group else neighbor(target))["remote_as"] = value
                 elif rest == ["bfd"]:
                     (group(target) if is_group else neighbor(target))["bfd"] = True
@@ -777,7 +780,7 @@ class _EosParser:
                 continue
             _use(child)
 
-    def _route_targets(self, child: Node, targets: dict) -> bool:
+    def _route_targets(self, child: Node, targets: dict, block: str) -> bool:
         words = child.words()
         if words[0] != "route-target" or len(words) < 3:
             return False
@@ -786,6 +789,7 @@ class _EosParser:
             return False
         for key in (("import", "export") if direction == "both" else (direction,)):
             targets[key].append(values[0])
+            self.at(f"{block} route-target {key}", child)  # the line a route-target finding cites
         return True
 
     def _bgp_vlan(self, node: Node) -> None:
@@ -795,7 +799,8 @@ class _EosParser:
             words = child.words()
             if words[0] == "rd" and len(words) == 2:
                 entry["rd"] = words[1]
-            elif child.text == "redistribute learned" or self._route_targets(child, entry["route_targets"]):
+            elif child.text == "redistribute learned" or self._route_targets(child, entry["route_targets"],
+                                                                             f"bgp vlan {vlan_id}"):
                 pass
             else:
                 continue
@@ -812,7 +817,7 @@ class _EosParser:
                 entry["rd"] = words[1]
             elif (words[0] == "router-id" and len(words) == 2) or child.text == "redistribute connected":
                 pass
-            elif self._route_targets(child, entry["route_targets"]):
+            elif self._route_targets(child, entry["route_targets"], f"bgp vrf {entry['name']}"):
                 pass
             else:
                 continue

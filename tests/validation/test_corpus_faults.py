@@ -47,10 +47,6 @@ NOT_CAUGHT_BUNDLE = "not caught: no check compares a bundle's members (MTU, memb
 NOT_CAUGHT_OVERLAY_AS = "not caught: a wrong remote-as on a multihop EVPN session raises no error today"
 NOT_CAUGHT_SESSION = "not caught: a neighbor removed on one side leaves a one-sided session with no error today"
 NOT_CAUGHT_TIMERS = "not caught: no check compares BGP timers or BFD across a session's two ends yet"
-NOT_CITED_BGP = ("caught, not cited: bgp.sessions cites the link's interfaces; the parser does not locate neighbor "
-                  "lines yet (compiler/parse, being extended)")
-NOT_CITED_VXLAN = ("caught, not cited: the finding cites interface Vxlan1; the parser does not locate vxlan vlan/vrf "
-                   "or route-target lines yet (compiler/parse, being extended)")
 NOT_CAUGHT_SVI_MTU = "not caught: an SVI's MTU is not compared with its MLAG peer's"
 NOT_CAUGHT_SUBNET = "not caught: FRR interfaces in different subnets on one link are not checked (no link model)"
 NOT_MODELLED_OSPF = "not caught: not modelled (OSPF underlays are not in the FRR model yet)"
@@ -89,9 +85,9 @@ FAULTS = [
           cite="interface Ethernet1", xfail=NOT_CAUGHT_BUNDLE),
     # ---- BGP: both ends of a session agree on AS numbers, the session exists on both, timers and BFD both sides
     Fault("remote-as-wrong", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.255.4 remote-as 65100",
-          "   neighbor 10.255.255.4 remote-as 65199", "65199", xfail=NOT_CITED_BGP),
+          "   neighbor 10.255.255.4 remote-as 65199", "65199"),
     Fault("remote-as-wrong", DUAL, "dc1-leaf2b.cfg", "   neighbor 10.255.255.12 remote-as 65100",
-          "   neighbor 10.255.255.12 remote-as 65199", "65199", xfail=NOT_CITED_BGP),
+          "   neighbor 10.255.255.12 remote-as 65199", "65199"),
     Fault("overlay-remote-as-wrong", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.0.1 remote-as 65100",
           "   neighbor 10.255.0.1 remote-as 65199", "65199", xfail=NOT_CAUGHT_OVERLAY_AS),
     Fault("neighbor-removed-one-side", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.255.4 remote-as 65100", None,
@@ -109,26 +105,22 @@ FAULTS = [
     Fault("bfd-one-sided", DUAL, "dc1-leaf2b.cfg", "   neighbor 10.255.255.12 remote-as 65100",
           "   neighbor 10.255.255.12 bfd\n   neighbor 10.255.255.12 remote-as 65100", "bfd", xfail=NOT_CAUGHT_TIMERS),
     # ---- overlay: VLAN-VNI and VRF-VNI maps and route targets agree across VTEPs (RFC 8365)
-    Fault("vni-mismatch", L3LS, "dc1-leaf1b.cfg", "   vxlan vlan 11 vni 10011", "   vxlan vlan 11 vni 10911", "vni",
-          xfail=NOT_CITED_VXLAN),
-    Fault("vni-mismatch", DUAL, "dc1-leaf2b.cfg", "   vxlan vlan 11 vni 10011", "   vxlan vlan 11 vni 10911", "vni",
-          xfail=NOT_CITED_VXLAN),
-    Fault("l3vni-mismatch", L3LS, "dc1-leaf1b.cfg", "   vxlan vrf VRF10 vni 10", "   vxlan vrf VRF10 vni 99", "vni",
-          xfail=NOT_CITED_VXLAN),
-    Fault("l3vni-mismatch", DUAL, "dc1-leaf2b.cfg", "   vxlan vrf VRF10 vni 10", "   vxlan vrf VRF10 vni 99", "vni",
-          xfail=NOT_CITED_VXLAN),
+    Fault("vni-mismatch", L3LS, "dc1-leaf1b.cfg", "   vxlan vlan 11 vni 10011", "   vxlan vlan 11 vni 10911", "vni"),
+    Fault("vni-mismatch", DUAL, "dc1-leaf2b.cfg", "   vxlan vlan 11 vni 10011", "   vxlan vlan 11 vni 10911", "vni"),
+    Fault("l3vni-mismatch", L3LS, "dc1-leaf1b.cfg", "   vxlan vrf VRF10 vni 10", "   vxlan vrf VRF10 vni 99", "vni"),
+    Fault("l3vni-mismatch", DUAL, "dc1-leaf2b.cfg", "   vxlan vrf VRF10 vni 10", "   vxlan vrf VRF10 vni 99", "vni"),
     Fault("vlan-vni-map-missing", L3LS, "dc1-leaf1b.cfg", "   vxlan vlan 11 vni 10011", None, "vni",
           cite="interface Vxlan1"),
     Fault("vlan-vni-map-missing", DUAL, "dc1-leaf2b.cfg", "   vxlan vlan 11 vni 10011", None, "vni",
           cite="interface Vxlan1"),
     Fault("route-target-missing", L3LS, "dc1-leaf1b.cfg", "      route-target both 10011:10011", None, "route",
-          cite="   vlan 11", xfail=NOT_CITED_VXLAN),
+          cite="   vlan 11"),
     Fault("route-target-missing", DUAL, "dc1-leaf2b.cfg", "      route-target both 10011:10011", None, "route",
-          cite="   vlan 11", xfail=NOT_CITED_VXLAN),
+          cite="   vlan 11"),
     Fault("route-target-wrong", L3LS, "dc1-leaf1b.cfg", "      route-target both 10012:10012",
-          "      route-target both 10012:19999", "route", xfail=NOT_CITED_VXLAN),
+          "      route-target both 10012:19999", "route"),
     Fault("vrf-route-target-wrong", L3LS, "dc1-leaf1b.cfg", "      route-target import evpn 10:10",
-          "      route-target import evpn 10:99", "route", xfail=NOT_CITED_VXLAN),
+          "      route-target import evpn 10:99", "route"),
     # ---- MTU: both ends of a routed link agree; the underlay carries the VXLAN overhead (RFC 7348: 50 bytes)
     Fault("p2p-mtu-differs", L3LS, "dc1-leaf1b.cfg", "   mtu 1500", "   mtu 1400", "mtu"),
     Fault("p2p-mtu-differs", DUAL, "dc1-leaf2b.cfg", "   mtu 1500", "   mtu 1400", "mtu"),
