@@ -215,12 +215,20 @@ def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str
     VNI line, a VNI's route-target line (import or export, as the finding says), a session's remote-as line."""
     structured = device.structured
     vlans = [vlan for vlan in structured.get("vlans") or [] if isinstance(vlan, dict)]
-    if finding.check == "bgp.sessions" and other_end:
+    if finding.check in ("bgp.sessions", "bgp.timers_bfd") and other_end:
         host, _, port = other_end.partition(":")
         peer = devices.get(host.strip())
         ports = (peer.structured.get("interfaces") or []) if peer is not None else []
         ips = [item.get("ip") for item in ports if isinstance(item, dict) and item.get("name") == port]
-        return [f"bgp neighbor {ips[0].split('/')[0]} remote-as"] if ips and isinstance(ips[0], str) else []
+        if not ips or not isinstance(ips[0], str):
+            return []
+        address = ips[0].split("/")[0]
+        if finding.check == "bgp.sessions":
+            return [f"bgp neighbor {address} remote-as"]
+        groups = [entry.get("peer_group") for entry in (structured.get("bgp") or {}).get("neighbors") or []
+                  if isinstance(entry, dict) and entry.get("address") == address and entry.get("peer_group")]
+        # BFD or timers stated on the neighbor itself, else on its peer group
+        return [f"bgp neighbor {name} {what}" for what in ("bfd", "timers") for name in [address, *groups]]
     if finding.check in ("overlay.vlan_vni", "overlay.l3vni"):
         ids = [vlan.get("id") for vlan in vlans if part in (vlan.get("network"), vlan.get("name"))]
         return [f"vxlan vlan {ids[0]}"] if ids else [f"vxlan vrf {part}"]

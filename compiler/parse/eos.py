@@ -697,8 +697,10 @@ class _EosParser:
                     (group(target) if is_group else neighbor(target))["remote_as"] = value
                 elif rest == ["bfd"]:
                     (group(target) if is_group else neighbor(target))["bfd"] = True
+                    self.at(f"bgp neighbor {target} bfd", child)
                 elif rest[0] == "timers" and len(rest) == 3:
                     timers = (int(rest[1]), int(rest[2]))
+                    self.at(f"bgp neighbor {target} timers", child)
                 elif rest[0] == "description" and len(rest) >= 2 and not is_group:
                     neighbor(target)["description"] = child.text.split(None, 3)[3]
                 elif rest[0] == "allowas-in" and len(rest) == 2:
