@@ -26,6 +26,7 @@ from compiler.structured.contract import Vlan
 from validators.common import CheckSkipped, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.mlag import mlag_pairs
 
 VLAN_VNI = "overlay.vlan_vni"
 ROUTE_TARGETS = "overlay.route_targets"
@@ -163,8 +164,8 @@ def _duplicate_vteps(structured) -> list[Finding]:
             continue
         peers = {host: {i["peer_device"] for i in structured[host]["interfaces"] if i["kind"] == "peer_link"}
                  for host in hosts}
-        if len(hosts) == 2 and hosts[1] in peers[hosts[0]]:
-            continue
+        if len(hosts) == 2 and (hosts[1] in peers[hosts[0]] or mlag_pairs(structured).get(hosts[0]) == hosts[1]):
+            continue  # an MLAG pair (each names the other's peer address) shares its anycast VTEP by design
         for host in sorted(hosts):
             others = sorted(set(hosts) - {host})
             findings.append(Finding(

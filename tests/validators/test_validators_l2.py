@@ -130,6 +130,16 @@ def test_an_mlag_pair_shares_one_asn_and_one_vtep():
     assert findings(result, "bgp.asns") == [] and findings(result, "routing.vtep_reachability") == []
 
 
+def test_an_mlag_pair_shares_its_vtep_without_a_described_peer_link():
+    """AVD describes the peer-link members as MLAG_<peer>_<port>, which names no peer device: the pair is known
+    from the MLAG configuration (each names the other's peer address), the shared VTEP is by design."""
+    assert findings(validate_configs(configs("single-dc-l3ls", MLAG_EVPN)), "overlay.flood_lists") == []
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, {"dc1-leaf1b": ("peer-address 10.255.1.64",
+                                                                                  "peer-address 10.255.1.66")}))
+    assert sorted(finding.subject for finding in findings(result, "overlay.flood_lists")) == ["dc1-leaf1a",
+                                                                                              "dc1-leaf1b"]
+
+
 def test_two_leaves_sharing_an_asn_without_being_mlag_peers_are_caught():
     result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, {"dc1-leaf1b": ("peer-address 10.255.1.64",
                                                                                   "peer-address 10.255.1.66")}))
