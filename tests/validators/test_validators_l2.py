@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from validators.configs import validate_configs
+from validators.mlag import mlag_pairs
 from validators.sessions import build_sessions
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "avd_l2"
@@ -138,6 +139,19 @@ def test_an_mlag_pair_shares_its_vtep_without_a_described_peer_link():
                                                                                   "peer-address 10.255.1.66")}))
     assert sorted(finding.subject for finding in findings(result, "overlay.flood_lists")) == ["dc1-leaf1a",
                                                                                               "dc1-leaf1b"]
+
+
+def test_an_mlag_peer_address_reused_on_the_peers_vrf_svis_still_names_the_peer():
+    """AVD gives a pair's VRF iBGP SVIs the MLAG peer addresses again (evpn_underlay_ebgp_overlay_ebgp, public
+    corpus): one device owning the address on several SVIs is still one peer."""
+    corpus = DATA.parent / "corpus" / "avd" / "evpn_underlay_ebgp_overlay_ebgp"
+    pair = {host: {"startup-config": (corpus / f"{host}.cfg").read_text()} for host in ("DC1-SVC3A", "DC1-SVC3B")}
+    structured = {host: device.structured for host, device in validate_configs(pair).devices.items()}
+    assert mlag_pairs(structured) == {"DC1-SVC3A": "DC1-SVC3B", "DC1-SVC3B": "DC1-SVC3A"}
+    pair["DC1-SVC3B"]["startup-config"] = pair["DC1-SVC3B"]["startup-config"].replace(
+        "   peer-address 10.255.252.6", "   peer-address 10.255.252.9")
+    structured = {host: device.structured for host, device in validate_configs(pair).devices.items()}
+    assert mlag_pairs(structured) == {}
 
 
 def test_two_leaves_sharing_an_asn_without_being_mlag_peers_are_caught():
