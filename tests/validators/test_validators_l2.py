@@ -89,6 +89,20 @@ def test_a_peer_outside_the_set_is_a_warning_not_an_error():
     assert [finding.subject for finding in findings(result, "mlag.peers", "warning")] == ["LEAF1:mlag peer-address"]
 
 
+def test_members_of_a_bundle_without_an_mtu_carry_one_mtu():
+    member = "interface Ethernet48\n   description MLAG_LEAF2_Ethernet48\n"
+    other = "interface Ethernet47\n   description MLAG_LEAF2_Ethernet47\n"
+    both = {"LEAF1": (member, member + "   mtu 9214\n")}
+    text = configs("l2ls-fabric", L2LS, both)["LEAF1"]["startup-config"].replace(other, other + "   mtu 9214\n")
+    result = validate_configs({**configs("l2ls-fabric", L2LS), "LEAF1": {"startup-config": text}})
+    assert findings(result, "mtu.port_channels") == []  # both members at 9214: one MTU
+    result = validate_configs(configs("l2ls-fabric", L2LS, both))  # Ethernet47 left at the default
+    (finding,) = findings(result, "mtu.port_channels")
+    assert finding.subject == "LEAF1:Ethernet48 mtu" and "Ethernet47 default" in finding.message
+    lines = configs("l2ls-fabric", L2LS, both)["LEAF1"]["startup-config"].splitlines()
+    assert result.where(finding)[0] == f"LEAF1/startup-config:{lines.index('   mtu 9214') + 1}"
+
+
 def test_member_mtu_differing_from_the_bundle_is_caught_on_its_line():
     bundle = "interface Port-Channel47\n   description MLAG_LEAF2_Port-Channel47\n"
     member = "interface Ethernet48\n   description MLAG_LEAF2_Ethernet48\n"
