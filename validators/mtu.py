@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
+from compiler.structured.contract import PortChannel
 from validators.common import CORE_ROLES, VTEP_ROLES, CheckSkipped
 from validators.context import as_context
 from validators.findings import Finding, Severity
@@ -197,7 +198,7 @@ def check_svi(fabric) -> list[Finding]:
     return findings
 
 
-def _unequal_members(host: str, bundle: dict, ports: dict) -> list[Finding]:
+def _unequal_members(host: str, bundle: PortChannel, ports: dict) -> list[Finding]:
     mtus = {name: ports[name]["mtu"] if name in ports else None for name in bundle["members"]}
     if len(set(mtus.values())) < 2:
         return []
