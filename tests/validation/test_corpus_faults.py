@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.parse import ParseError
 from compiler.parse.files import configs_from_directory
 from validators.configs import ConfigValidation, validate_configs
 from validators.findings import Severity
@@ -35,6 +36,7 @@ class Fault:
     needle: str  # what the error finding's check or message says (case-insensitive)
     cite: str | None = None  # the line a deletion is cited by (another line of ``file``); default the edited one
     cite_file: str | None = None  # when the cited line is on the other end of a link, in another file
+    at: int = 0  # which line of ``new`` is the faulted one (an edit that rewrites several lines)
     xfail: str = ""  # why the fault is not caught or not cited today
     severity: str = Severity.ERROR  # a timers difference is a warning: the session still comes up (RFC 4271 4.2)
 
@@ -46,6 +48,7 @@ CAMPUS = "avd/campus-fabric"
 EBGP = "avd/evpn_underlay_ebgp_overlay_ebgp"
 FRR = "containerlab/frr01"
 SONIC = "sonic-mgmt/7nodes-cisco"
+VOQ = "sonic-mgmt/vs-voq-t2"
 NOT_CAUGHT_MEMBER = "not caught: no check compares a link's two ends' bundling (one end bundles the port, the other not)"
 NOT_CAUGHT_OVERLAY_AS = "not caught: a wrong remote-as on a multihop EVPN session raises no error today"
 NOT_CAUGHT_SESSION = ("not caught: a neighbor left without remote-as (its peer group has none) is dropped without a "
@@ -155,6 +158,18 @@ FAULTS = [
           xfail=REFUSED_SONIC),
     Fault("port-mtu-differs", SONIC, "P1.json", '            "mtu": "9100"', '            "mtu": "1500"', "mtu",
           xfail=REFUSED_SONIC),
+    # ---- RoCE (SONiC QoS of the known-good VOQ testbed; refused today like the other SONiC sets): lossless
+    # priorities 3 and 4, DSCP 3 and 4 mapped to them, WRED/ECN min below max (SONiC QoS configuration guide)
+    Fault("pfc-priority-removed", VOQ, "vlab-t2-01.json", '      "pfc_enable": "3,4"', '      "pfc_enable": "3"',
+          "pfc", xfail=REFUSED_SONIC),
+    Fault("ecn-thresholds-inverted", VOQ, "vlab-t2-01.json",
+          '      "green_max_threshold": "2097152",\n      "green_min_threshold": "1048576",',
+          '      "green_max_threshold": "1048576",\n      "green_min_threshold": "2097152",', "threshold",
+          xfail=REFUSED_SONIC),
+    Fault("dscp-remapped", VOQ, "vlab-t2-01.json",
+          '  "DSCP_TO_TC_MAP": {\n    "AZURE": {\n      "0": "1",\n      "1": "1",\n      "2": "1",\n      "3": "3",',
+          '  "DSCP_TO_TC_MAP": {\n    "AZURE": {\n      "0": "1",\n      "1": "1",\n      "2": "1",\n      "3": "1",',
+          "dscp", at=5, xfail=REFUSED_SONIC),
     # ---- IGP: an FRR OSPF underlay (RFC 2328: both ends of a link in one area)
     Fault("ospf-area-mismatch", FRR, "router2/frr.conf", " network 192.168.1.0/24 area 0.0.0.0",
           " network 192.168.1.0/24 area 0.0.0.1", "area", xfail=NOT_MODELLED_OSPF),
@@ -174,7 +189,7 @@ def _faulted_line(fault: Fault, text: str) -> tuple[str, int]:
     index = next(i for i in range(len(lines)) if lines[i:i + len(olds)] == olds) if len(olds) > 1 \
         else lines.index(fault.old)
     lines[index:index + len(olds)] = [] if fault.new is None else fault.new.split("\n")
-    cited = index + 1
+    cited = index + 1 + fault.at
     if fault.cite is not None and fault.cite_file is None:
         cited = lines.index(fault.cite) + 1
     return "\n".join(lines), cited
@@ -202,7 +217,9 @@ def _inject(fault: Fault, tmp_path: Path) -> tuple[ConfigValidation, list, str]:
 
 
 def _param(fault: Fault):
-    marks = [pytest.mark.xfail(strict=True, reason=fault.xfail)] if fault.xfail else []
+    # A refused set must fail by its refusal: once it is read, an uncaught fault fails here until judged anew.
+    raises = ParseError if fault.xfail == REFUSED_SONIC else None
+    marks = [pytest.mark.xfail(strict=True, reason=fault.xfail, raises=raises)] if fault.xfail else []
     return pytest.param(fault, id=f"{fault.set.split('/')[1]}-{fault.name}-{fault.file}", marks=marks)
 
 
