@@ -332,6 +332,7 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
                         cut_pairs.add((pair_matrix.leaves[r], pair_matrix.leaves[o]))
     vni_by_leaf = {name: {host: vlan["vni"] for host, vlan in entries} for name, entries in carriers.items()}
     flood = _vteps_by_vni(structured)
+    pairs = mlag_pairs(structured)  # an MLAG pair shares one VTEP: its members bridge over the peer-link
 
     def bridged(name: str) -> tuple[bool, str]:
         hosts = sorted(leaves_with_ports.get(name, ()))
@@ -341,7 +342,7 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
         vni = next(iter(vnis), None)
         for a in hosts if cut_pairs else ():
             for b in hosts:
-                if a != b and (a, b) in cut_pairs:
+                if a != b and (a, b) in cut_pairs and pairs.get(a) != b:
                     return False, f"{a} has no route to the VTEP of {b}"
         if vni is not None and len(hosts) > 1:
             members = flood.get(vni, {})

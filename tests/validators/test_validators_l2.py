@@ -168,6 +168,19 @@ def test_an_mlag_peer_address_reused_on_the_peers_vrf_svis_still_names_the_peer(
     assert mlag_pairs(structured) == {}
 
 
+def test_hosts_of_an_mlag_pair_bridge_without_a_route_between_its_members():
+    """evpn_underlay_ebgp_overlay_ebgp (public corpus): DC1-SVC3A/B share one VTEP, so neither needs a route to
+    the other's; with the pair broken (a wrong peer-address) the same network is cut."""
+    corpus = DATA.parent / "corpus" / "avd" / "evpn_underlay_ebgp_overlay_ebgp"
+    fabric = {path.stem: {"startup-config": path.read_text()} for path in sorted(corpus.glob("*.cfg"))}
+    cut = "DC1-SVC3A has no route to the VTEP of DC1-SVC3B"
+    result = validate_configs(fabric)
+    assert not any(cut in finding.message for finding in findings(result, "overlay.host_reachability"))
+    text = fabric["DC1-SVC3B"]["startup-config"].replace("   peer-address 10.255.252.6", "   peer-address 10.255.252.9")
+    result = validate_configs({**fabric, "DC1-SVC3B": {"startup-config": text}})
+    assert any(cut in finding.message for finding in findings(result, "overlay.host_reachability"))
+
+
 def test_two_leaves_sharing_an_asn_without_being_mlag_peers_are_caught():
     result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, {"dc1-leaf1b": ("peer-address 10.255.1.64",
                                                                                   "peer-address 10.255.1.66")}))
