@@ -1,8 +1,9 @@
 """Fault injection into the known-good public fabrics (tests/data/corpus, SOURCES.md): each fault is one small
 text edit to a copy of a set, run through exactly what ``validate --configs DIR`` runs
 (compiler.parse.files.configs_from_directory, then validators.configs.validate_configs). A fault is caught when a
-new error finding (one the unfaulted set does not have) names it, and cited when one of that finding's locations
-(ConfigValidation.where) is the faulted line, file:line. The unfaulted sets are the passing case.
+new finding (one the unfaulted set does not have) of the expected severity (an error; a warning for one-sided BGP
+timers) names it, and cited when one of that finding's locations (ConfigValidation.where) is the faulted line,
+file:line. The unfaulted sets are the passing case: what they report is the baseline no fault may hide in.
 
 A fault the model does not carry yet is marked ``xfail(strict=True)`` with the reason ("not caught: not
 modelled"), never a weaker assertion: when the model learns it, the XPASS fails and the mark goes.
@@ -33,7 +34,7 @@ class Fault:
     file: str  # path inside the set
     old: str  # whole line(s) of the file, joined by \n (the first occurrence is edited)
     new: str | None  # its replacement (lines joined by \n); None deletes it
-    needle: str  # what the error finding's check or message says (case-insensitive)
+    needle: str  # what the finding's check or message says (case-insensitive)
     cite: str | None = None  # the line a deletion is cited by (another line of ``file``); default the edited one
     cite_file: str | None = None  # when the cited line is on the other end of a link, in another file
     at: int = 0  # which line of ``new`` is the faulted one (an edit that rewrites several lines)
@@ -230,6 +231,14 @@ def test_fault_is_caught_and_cites_its_line(fault, tmp_path):
     named = [f for f in new if f.severity == fault.severity
              and (needle in f.check.lower() or needle in f.message.lower())]
     shown = [(f.check, f.message, result.where(f)) for f in new]
-    assert named, f"no new error names {fault.needle!r}: {shown}"
+    assert named, f"no new {fault.severity} names {fault.needle!r}: {shown}"
     assert any(where.endswith(f"/{faulted}") for f in named for where in result.where(f)), \
         f"not cited at {faulted}: {[(f.check, result.where(f)) for f in named]}"
+
+
+@pytest.mark.parametrize("fault", [pytest.param(fault, id=f"{fault.set}-{fault.name}-{fault.file}") for fault in FAULTS])
+def test_every_fault_still_edits_its_set(fault):
+    """A fault whose line is gone from the corpus would fail as "not caught" for the wrong reason."""
+    text = (CORPUS / fault.set / fault.file).read_text()
+    faulted, line = _faulted_line(fault, text)
+    assert faulted != text and 1 <= line <= len(faulted.split("\n"))
