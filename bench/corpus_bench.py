@@ -354,7 +354,7 @@ def known_good(total: dict) -> str:
     percent = _percent(total["unmodelled_known_good"], total["read_lines_known_good"])
     return (f"Known-good fabrics (SOURCES.md): unmodelled {total['unmodelled_known_good']:,} of "
             f"{total['read_lines_known_good']:,} lines read ({percent}); {total['errors_known_good']} error findings "
-            "on those that ended in a report, each a false error until judged.")
+            "on those that ended in a report, judged one by one in tests/data/corpus/JUDGED.md (rerun it when this count changes).")
 
 
 def main(argv: list[str] | None = None) -> int:

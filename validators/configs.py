@@ -187,24 +187,60 @@ def validate_parsed(devices: dict[str, ParsedDevice], snapshot=None, checks=None
 def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
     """file:line of the config lines a finding is about: each end of a link, the port's QoS for RoCE checks."""
     out = []
-    for end in finding.subject.split("<->"):
+    ends = finding.subject.split("<->")
+    for index, end in enumerate(ends):
         host, _, part = end.partition(":")
         device = devices.get(host.strip())
         if device is None:
             continue
-        keys = []
+        keys = _own_lines(finding, device, part, ends[1 - index] if len(ends) == 2 else "", devices)
         if part.startswith("VNI") or part.startswith("vni"):
-            keys = ["vxlan", "bgp"]
+            keys += ["vxlan", "bgp"]
         elif finding.check.startswith("mlag."):
-            keys = [part, part.rsplit(" ", 1)[0]]  # the line itself ("mlag domain-id"), else its block
+            keys += [part, part.rsplit(" ", 1)[0]]  # the line itself ("mlag domain-id"), else its block
         elif part:
-            keys = ([f"interface {part} qos"] if finding.check.startswith("roce") else []) + [f"interface {part}"]
+            own = {"roce": "qos", "mtu": "mtu"}.get(finding.check.split(".")[0])  # the port's own line for it
+            keys += ([f"interface {part} {own}"] if own else []) + [f"interface {part}"]
         keys += {"bgp": ["bgp"], "overlay": ["vxlan", "bgp"], "roce": ["qos"], "mtu": ["vxlan"]}.get(
             finding.check.split(".")[0], []) + ["device"]
         where = device.locate(*keys)
         if where:
             out.append(f"{device.source or host}/{where[0]}:{where[1]}")
     return out
+
+
+def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str,
+               devices: dict[str, ParsedDevice]) -> list[str]:
+    """The location keys of the very line a finding is about, where the parser located it: a VLAN's or VRF's
+    VNI line, a VNI's route-target line (import or export, as the finding says), a session's remote-as line."""
+    structured = device.structured
+    vlans = [vlan for vlan in structured.get("vlans") or [] if isinstance(vlan, dict)]
+    if finding.check in ("bgp.sessions", "bgp.timers_bfd") and other_end:
+        host, _, port = other_end.partition(":")
+        peer = devices.get(host.strip())
+        ports = (peer.structured.get("interfaces") or []) if peer is not None else []
+        ips = [item.get("ip") for item in ports if isinstance(item, dict) and item.get("name") == port]
+        if not ips or not isinstance(ips[0], str):
+            return []
+        address = ips[0].split("/")[0]
+        if finding.check == "bgp.sessions":
+            return [f"bgp neighbor {address} remote-as"]
+        groups = [entry.get("peer_group") for entry in (structured.get("bgp") or {}).get("neighbors") or []
+                  if isinstance(entry, dict) and entry.get("address") == address and entry.get("peer_group")]
+        # BFD or timers stated on the neighbor itself, else on its peer group
+        return [f"bgp neighbor {name} {what}" for what in ("bfd", "timers") for name in [address, *groups]]
+    if finding.check in ("overlay.vlan_vni", "overlay.l3vni"):
+        ids = [vlan.get("id") for vlan in vlans if part in (vlan.get("network"), vlan.get("name"))]
+        return [f"vxlan vlan {ids[0]}"] if ids else [f"vxlan vrf {part}"]
+    if finding.check == "overlay.route_targets" and part.startswith("VNI "):
+        vni = part.split()[1]
+        direction = "export" if " exports no " in finding.message else "import"
+        ids = [vlan.get("id") for vlan in vlans if str(vlan.get("vni")) == vni]
+        vrf_vnis = ((structured.get("vxlan") or {}).get("vrf_vnis") or {}) if isinstance(structured.get("vxlan"), dict) else {}
+        vrfs = [name for name, number in vrf_vnis.items() if str(number) == vni]
+        block = f"bgp vlan {ids[0]}" if ids else f"bgp vrf {vrfs[0]}" if vrfs else ""
+        return [f"{block} route-target {direction}", block] if block else []
+    return []
 
 
 # --------------------------------------------------------------------------------------------- coverage gaps

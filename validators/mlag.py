@@ -43,6 +43,11 @@ def _peer_of(host: str, config: StructuredConfig, structured: Mapping[str, Struc
     candidates = [owner for owner in owners.get(ip_to_int(mlag["peer_address"]), []) if owner[0] != host]
     if len(candidates) <= 1:
         return candidates[0] if candidates else None
+    if len({owner[0] for owner in candidates}) == 1:
+        # One device owning the address on several SVIs (AVD reuses the MLAG peer address on each VRF's iBGP
+        # SVI): that device is the peer, on its MLAG local-interface where it is one of them.
+        local = (structured[candidates[0][0]].get("mlag") or {}).get("local_interface")
+        return next((owner for owner in candidates if owner[1] == local), candidates[0])
     description = next((bundle["description"] for bundle in config.get("port_channels") or []
                         if bundle["name"] == mlag["peer_link"]), "")
     words = set(description.replace("_", " ").split())

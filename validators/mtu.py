@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
+from compiler.structured.contract import PortChannel
 from validators.common import CORE_ROLES, VTEP_ROLES, CheckSkipped
 from validators.context import as_context
 from validators.findings import Finding, Severity
@@ -197,6 +198,19 @@ def check_svi(fabric) -> list[Finding]:
     return findings
 
 
+def _unequal_members(host: str, bundle: PortChannel, ports: dict) -> list[Finding]:
+    mtus = {name: ports[name]["mtu"] if name in ports else None for name in bundle["members"]}
+    if len(set(mtus.values())) < 2:
+        return []
+    shown = {name: str(mtu or "default") for name, mtu in mtus.items()}
+    return [Finding(
+        check=PORT_CHANNELS, severity=Severity.ERROR, subject=f"{host}:{name} mtu", expected="one MTU for all members",
+        actual=mtus, message=f"{host}:{name} MTU {mtu} differs from other members of {bundle['name']} ("
+        + ", ".join(f"{other} {value}" for other, value in shown.items() if other != name)
+        + "): members of one bundle must carry one MTU (EOS: members take the port-channel's settings)")
+        for name, mtu in mtus.items() if mtu is not None]
+
+
 def check_port_channels(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     findings: list[Finding] = []
@@ -206,7 +220,10 @@ def check_port_channels(fabric) -> list[Finding]:
         for bundle in config.get("port_channels") or []:
             bundles += 1
             if bundle["mtu"] is None:
-                continue  # the platform default on the bundle and (unless stated) its members
+                # The platform default on the bundle: members are judged among themselves, one stating an MTU the
+                # others do not (a member left at the default counts as its own value) splits the bundle.
+                findings += _unequal_members(host, bundle, ports)
+                continue
             members += len(bundle["members"])
             for name in bundle["members"]:
                 member_mtu = ports[name]["mtu"] if name in ports else None

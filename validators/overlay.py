@@ -26,6 +26,7 @@ from compiler.structured.contract import Vlan
 from validators.common import CheckSkipped, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.mlag import mlag_pairs
 
 VLAN_VNI = "overlay.vlan_vni"
 ROUTE_TARGETS = "overlay.route_targets"
@@ -163,8 +164,8 @@ def _duplicate_vteps(structured) -> list[Finding]:
             continue
         peers = {host: {i["peer_device"] for i in structured[host]["interfaces"] if i["kind"] == "peer_link"}
                  for host in hosts}
-        if len(hosts) == 2 and hosts[1] in peers[hosts[0]]:
-            continue
+        if len(hosts) == 2 and (hosts[1] in peers[hosts[0]] or mlag_pairs(structured).get(hosts[0]) == hosts[1]):
+            continue  # an MLAG pair (each names the other's peer address) shares its anycast VTEP by design
         for host in sorted(hosts):
             others = sorted(set(hosts) - {host})
             findings.append(Finding(
@@ -331,6 +332,7 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
                         cut_pairs.add((pair_matrix.leaves[r], pair_matrix.leaves[o]))
     vni_by_leaf = {name: {host: vlan["vni"] for host, vlan in entries} for name, entries in carriers.items()}
     flood = _vteps_by_vni(structured)
+    pairs = mlag_pairs(structured)  # an MLAG pair shares one VTEP: its members bridge over the peer-link
 
     def bridged(name: str) -> tuple[bool, str]:
         hosts = sorted(leaves_with_ports.get(name, ()))
@@ -340,7 +342,7 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
         vni = next(iter(vnis), None)
         for a in hosts if cut_pairs else ():
             for b in hosts:
-                if a != b and (a, b) in cut_pairs:
+                if a != b and (a, b) in cut_pairs and pairs.get(a) != b:
                     return False, f"{a} has no route to the VTEP of {b}"
         if vni is not None and len(hosts) > 1:
             members = flood.get(vni, {})

@@ -550,8 +550,10 @@ class _EosParser:
             elif words[:2] == ["vxlan", "vlan"] and len(words) == 5 and words[3] == "vni":
                 for vlan_id, vni in _vni_range(child, words[2], words[4]):
                     vxlan["vlan_vnis"][str(vlan_id)] = vni
+                    self.at(f"vxlan vlan {vlan_id}", child)  # the line a VNI finding cites
             elif words[:2] == ["vxlan", "vrf"] and len(words) == 5 and words[3] == "vni":
                 vxlan["vrf_vnis"][words[2]] = int(words[4])
+                self.at(f"vxlan vrf {words[2]}", child)
             else:
                 continue
             _use(child)
@@ -725,13 +727,17 @@ class _EosParser:
                     neighbor(target)["peer_group"] = rest[2]
                 elif rest[0] == "remote-as" and len(rest) == 2:
                     value = node_value(child, remote_as_value, rest[1])
+                    self.at(f"bgp neighbor {target} remote-as", child)  # the line a session finding cites
                     (group(target) if is_group else neighbor(target))["remote_as"] = value
                 elif rest[0] in ("local-as", "route-map", "prefix-list") or rest in (
                         ["bfd"], ["shutdown"], ["route-reflector-client"]):
+                    if rest == ["bfd"]:
+                        self.at(f"bgp neighbor {target} bfd", child)  # the line a BFD finding cites
                     if not neighbor_option(rest, group(target) if is_group else neighbor(target), child):
                         continue
                 elif rest[0] == "timers" and len(rest) == 3:
                     timers = (int(rest[1]), int(rest[2]))
+                    self.at(f"bgp neighbor {target} timers", child)
                 elif rest[0] == "description" and len(rest) >= 2 and not is_group:
                     neighbor(target)["description"] = child.text.split(None, 3)[3]
                 elif rest[0] == "allowas-in" and len(rest) == 2:
@@ -828,7 +834,7 @@ class _EosParser:
                 continue
             _use(child)
 
-    def _route_targets(self, child: Node, targets: dict) -> bool:
+    def _route_targets(self, child: Node, targets: dict, block: str) -> bool:
         words = child.words()
         if words[0] != "route-target" or len(words) < 3:
             return False
@@ -837,6 +843,7 @@ class _EosParser:
             return False
         for key in (("import", "export") if direction == "both" else (direction,)):
             targets[key].append(values[0])
+            self.at(f"{block} route-target {key}", child)  # the line a route-target finding cites
         return True
 
     def _bgp_vlan(self, node: Node) -> None:
@@ -846,7 +853,8 @@ class _EosParser:
             words = child.words()
             if words[0] == "rd" and len(words) == 2:
                 entry["rd"] = words[1]
-            elif child.text == "redistribute learned" or self._route_targets(child, entry["route_targets"]):
+            elif child.text == "redistribute learned" or self._route_targets(child, entry["route_targets"],
+                                                                             f"bgp vlan {vlan_id}"):
                 pass
             else:
                 continue
@@ -863,7 +871,7 @@ class _EosParser:
                 entry["rd"] = words[1]
             elif (words[0] == "router-id" and len(words) == 2) or child.text == "redistribute connected":
                 pass
-            elif self._route_targets(child, entry["route_targets"]):
+            elif self._route_targets(child, entry["route_targets"], f"bgp vrf {entry['name']}"):
                 pass
             else:
                 continue

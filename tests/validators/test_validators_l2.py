@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from validators.configs import validate_configs
+from validators.mlag import mlag_pairs
 from validators.sessions import build_sessions
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "avd_l2"
@@ -88,6 +89,20 @@ def test_a_peer_outside_the_set_is_a_warning_not_an_error():
     assert [finding.subject for finding in findings(result, "mlag.peers", "warning")] == ["LEAF1:mlag peer-address"]
 
 
+def test_members_of_a_bundle_without_an_mtu_carry_one_mtu():
+    member = "interface Ethernet48\n   description MLAG_LEAF2_Ethernet48\n"
+    other = "interface Ethernet47\n   description MLAG_LEAF2_Ethernet47\n"
+    both = {"LEAF1": (member, member + "   mtu 9214\n")}
+    text = configs("l2ls-fabric", L2LS, both)["LEAF1"]["startup-config"].replace(other, other + "   mtu 9214\n")
+    result = validate_configs({**configs("l2ls-fabric", L2LS), "LEAF1": {"startup-config": text}})
+    assert findings(result, "mtu.port_channels") == []  # both members at 9214: one MTU
+    result = validate_configs(configs("l2ls-fabric", L2LS, both))  # Ethernet47 left at the default
+    (finding,) = findings(result, "mtu.port_channels")
+    assert finding.subject == "LEAF1:Ethernet48 mtu" and "Ethernet47 default" in finding.message
+    lines = configs("l2ls-fabric", L2LS, both)["LEAF1"]["startup-config"].splitlines()
+    assert result.where(finding)[0] == f"LEAF1/startup-config:{lines.index('   mtu 9214') + 1}"
+
+
 def test_member_mtu_differing_from_the_bundle_is_caught_on_its_line():
     bundle = "interface Port-Channel47\n   description MLAG_LEAF2_Port-Channel47\n"
     member = "interface Ethernet48\n   description MLAG_LEAF2_Ethernet48\n"
@@ -128,6 +143,42 @@ def test_a_vni_missing_on_one_carrier_is_still_caught():
 def test_an_mlag_pair_shares_one_asn_and_one_vtep():
     result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN))
     assert findings(result, "bgp.asns") == [] and findings(result, "routing.vtep_reachability") == []
+
+
+def test_an_mlag_pair_shares_its_vtep_without_a_described_peer_link():
+    """AVD describes the peer-link members as MLAG_<peer>_<port>, which names no peer device: the pair is known
+    from the MLAG configuration (each names the other's peer address), the shared VTEP is by design."""
+    assert findings(validate_configs(configs("single-dc-l3ls", MLAG_EVPN)), "overlay.flood_lists") == []
+    result = validate_configs(configs("single-dc-l3ls", MLAG_EVPN, {"dc1-leaf1b": ("peer-address 10.255.1.64",
+                                                                                  "peer-address 10.255.1.66")}))
+    assert sorted(finding.subject for finding in findings(result, "overlay.flood_lists")) == ["dc1-leaf1a",
+                                                                                              "dc1-leaf1b"]
+
+
+def test_an_mlag_peer_address_reused_on_the_peers_vrf_svis_still_names_the_peer():
+    """AVD gives a pair's VRF iBGP SVIs the MLAG peer addresses again (evpn_underlay_ebgp_overlay_ebgp, public
+    corpus): one device owning the address on several SVIs is still one peer."""
+    corpus = DATA.parent / "corpus" / "avd" / "evpn_underlay_ebgp_overlay_ebgp"
+    pair = {host: {"startup-config": (corpus / f"{host}.cfg").read_text()} for host in ("DC1-SVC3A", "DC1-SVC3B")}
+    structured = {host: device.structured for host, device in validate_configs(pair).devices.items()}
+    assert mlag_pairs(structured) == {"DC1-SVC3A": "DC1-SVC3B", "DC1-SVC3B": "DC1-SVC3A"}
+    pair["DC1-SVC3B"]["startup-config"] = pair["DC1-SVC3B"]["startup-config"].replace(
+        "   peer-address 10.255.252.6", "   peer-address 10.255.252.9")
+    structured = {host: device.structured for host, device in validate_configs(pair).devices.items()}
+    assert mlag_pairs(structured) == {}
+
+
+def test_hosts_of_an_mlag_pair_bridge_without_a_route_between_its_members():
+    """evpn_underlay_ebgp_overlay_ebgp (public corpus): DC1-SVC3A/B share one VTEP, so neither needs a route to
+    the other's; with the pair broken (a wrong peer-address) the same network is cut."""
+    corpus = DATA.parent / "corpus" / "avd" / "evpn_underlay_ebgp_overlay_ebgp"
+    fabric = {path.stem: {"startup-config": path.read_text()} for path in sorted(corpus.glob("*.cfg"))}
+    cut = "DC1-SVC3A has no route to the VTEP of DC1-SVC3B"
+    result = validate_configs(fabric)
+    assert not any(cut in finding.message for finding in findings(result, "overlay.host_reachability"))
+    text = fabric["DC1-SVC3B"]["startup-config"].replace("   peer-address 10.255.252.6", "   peer-address 10.255.252.9")
+    result = validate_configs({**fabric, "DC1-SVC3B": {"startup-config": text}})
+    assert any(cut in finding.message for finding in findings(result, "overlay.host_reachability"))
 
 
 def test_two_leaves_sharing_an_asn_without_being_mlag_peers_are_caught():
