@@ -116,10 +116,16 @@ class TwinDriver(DeviceDriver):
             raise DriverError(f"{self.hostname}: {command!r} did not return JSON: {output[:200]!r}") from exc
 
     def comparable(self, files: ConfigFiles) -> ConfigFiles:
-        """frr.conf in the form FRR's running config and our file share (changes.drivers.frr_text)."""
+        """frr.conf as FRR prints it where that is known: a file equal to the one this node was given becomes FRR's
+        recorded rendering of it (FRR reorders, drops profile defaults, adds its own lines, so only printing is
+        compared with printing); any frr.conf then in the form of changes.drivers.frr_text."""
         out = self.normalize(files)
-        if "frr.conf" in out:
-            out["frr.conf"] = frr_comparable(out["frr.conf"])
+        if "frr.conf" not in out:
+            return out
+        rendering, deployed = self.etc / "ft-live.conf", self.etc / "frr.conf"
+        if rendering.exists() and deployed.exists() and out["frr.conf"] == normalize_frr_conf(deployed.read_text()):
+            out["frr.conf"] = normalize_frr_conf(rendering.read_text())
+        out["frr.conf"] = frr_comparable(out["frr.conf"])
         return out
 
     def normalize(self, files: ConfigFiles) -> ConfigFiles:
@@ -148,20 +154,14 @@ class TwinDriver(DeviceDriver):
             raise DriverError(f"{self.hostname}: {conf_path} missing")
         frr_conf = normalize_frr_conf(conf_path.read_text())
         recorded = self.etc / "ft-live.sha256"
-        if recorded.exists():
-            live = self._vtysh("show running-config")
-            changed = _sha256(live) != recorded.read_text().strip()  # someone used vtysh since our last commit
-        else:
-            # Never pushed since boot: FRR's rendering is compared with the deployed file in the comparable form
-            # (an out-of-band change there was invisible to drift before). A node whose FRR does not answer
-            # (restarting) runs the deployed file as far as we know, as before.
-            try:
-                live = self._vtysh("show running-config")
-            except DriverError:
-                live = ""
-            changed = bool(live) and frr_comparable(normalize_frr_conf(live)) != frr_comparable(frr_conf)
-        if changed:
-            frr_conf = frr_comparable(normalize_frr_conf(live))
+        if not recorded.exists():
+            # Never pushed since boot: FRR's rendering of the deployed file becomes the baseline at this first
+            # read, so a change typed into FRR afterwards is seen (before, such a node never showed drift). A node
+            # whose FRR does not answer (restarting) runs the deployed file as far as we know.
+            with contextlib.suppress(DriverError):
+                self._record_live()
+        elif _sha256(live := self._vtysh("show running-config")) != recorded.read_text().strip():
+            frr_conf = frr_comparable(normalize_frr_conf(live))  # someone used vtysh since our last commit
         plan = self._applied_plan()
         existing = set(runtime.device_locations(self._state(), self.hostname))
         plan = {**plan, "bridges": [bridge for bridge in plan.get("bridges", []) if bridge["name"] in existing
@@ -213,8 +213,11 @@ class TwinDriver(DeviceDriver):
         self._candidate = None
 
     def _record_live(self) -> None:
-        """Remember how FRR renders the config we applied, to tell later whether someone changed it."""
-        self._write_etc("ft-live.sha256", _sha256(self._vtysh("show running-config")) + "\n")
+        """Remember how FRR renders the config we applied (its hash, to tell later whether someone changed it, and
+        its text, what drift compares a changed rendering with: FRR's printing against FRR's printing)."""
+        live = self._vtysh("show running-config")
+        self._write_etc("ft-live.conf", live)
+        self._write_etc("ft-live.sha256", _sha256(live) + "\n")
 
     def push_count(self) -> int:
         """Commits recorded on the node itself (driver side, independent of the database)."""
