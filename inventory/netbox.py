@@ -528,8 +528,11 @@ class _Mapper:
                              "platform data to name its lanes")
         count, lane_speed = len(lanes), speed // len(lanes)
         try:
+            # NetBox names the unbroken port either like the cage (Ethernet3) or like its first lane, as EOS
+            # shows it unbroken and the device-type library lists it (Ethernet3/1)
             number = next((n for n in range(1, spec.port_count + 1)
-                           if platforms.parent_name(model, platform, n) == parent["name"]), None)
+                           if parent["name"] in (platforms.parent_name(model, platform, n),
+                                                 platforms.port_names(model, platform, n, 1, speed)[0][0])), None)
             if number is None:
                 raise PlatformDataError(f"{parent['name']} is not a front-panel port of {model} under {platform}")
             if platform != "sonic" and f"{count}x{lane_speed}G" not in spec.breakout_modes:
