@@ -10,6 +10,7 @@
 #                                          a venv with its runtime requirements, configuration, migrate, superuser
 #   scripts/netbox-run.sh serve  VERSION   runserver on 127.0.0.1:$PORT (foreground)
 #   scripts/netbox-run.sh token  VERSION   print a fresh v1 API token of user admin
+#   scripts/netbox-run.sh flush  VERSION   empty the database (migrations kept) and recreate user admin
 #
 # Environment: FT_NETBOX_RUN (default /work/netbox-run), NETBOX_GIT (a git dir of netbox-community/netbox),
 # PGHOST/PGPORT/PGUSER (default 127.0.0.1:5432 postgres, trust), REDIS_HOST/REDIS_PORT (127.0.0.1:6379).
@@ -114,6 +115,12 @@ case "${1:-}" in
   python) python_extract; "$py" --version;;
   setup) setup "${2:?version}";;
   serve) nb "${2:?version}"; cd "$src/netbox" && exec "$venv/bin/python" manage.py runserver --noreload --insecure "127.0.0.1:${PORT:-8045}";;
+  flush) nb "${2:?version}"  # the Redis cache too: it holds content type ids that the flush renumbers
+         "$venv/bin/python" -c "import redis; [redis.Redis(host='${REDIS_HOST:-127.0.0.1}', port=${REDIS_PORT:-6379},
+           db=n).flushdb() for n in ($redis_db, $((redis_db + 1)))]"
+         cd "$src/netbox" && "$venv/bin/python" manage.py flush --no-input \
+           && DJANGO_SUPERUSER_PASSWORD=admin "$venv/bin/python" manage.py createsuperuser --no-input \
+                --username admin --email admin@example.invalid >/dev/null;;
   token) nb "${2:?version}"; cd "$src/netbox" && "$venv/bin/python" manage.py shell -c "
 from users.models import Token, User
 t = Token(user=User.objects.get(username='admin'), write_enabled=True)
@@ -122,5 +129,5 @@ try:
 except Exception:
     pass
 t.save(); print(getattr(t, 'plaintext', None) or t.key)";;
-  *) sed -n '2,17p' "$0"; exit 2;;
+  *) sed -n '2,18p' "$0"; exit 2;;
 esac

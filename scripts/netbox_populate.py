@@ -262,6 +262,12 @@ def profiled_breakouts(api: Api, x6_type: int, server_type: int, devices: dict, 
             body["platform"] = eos["id"]
         devices[name] = api.post("dcim/devices", body)
         position += height
+    for number, name in ((6, "leaf3"), (7, "leaf4")):  # the compiler needs each switch's management address
+        mgmt = api.one("dcim/interfaces", device_id=devices[name]["id"], name="Management1")
+        address = api.post("ipam/ip-addresses", {"address": f"172.16.0.{number}/24", "status": "active",
+                                                 "assigned_object_type": "dcim.interface",
+                                                 "assigned_object_id": mgmt["id"]})
+        api.patch("dcim/devices", devices[name]["id"], {"primary_ip4": address["id"]})
     interface = "dcim.interface"
     api.post("dcim/cables", {"label": "BO-800G-2", "profile": "breakout-1c2p-2c1p", "type": "aoc", "length": 3,
                              "length_unit": "m", "status": "connected",
