@@ -13,7 +13,7 @@ NETBOX = Path(__file__).parent / "fixtures" / "netbox-cable-profiles"
 def _netbox_profiles() -> dict[str, dict]:
     """slug -> {a_connectors, b_connectors, _mapping | _a_mapping/_b_mapping} as NetBox's classes define them."""
     classes = {}
-    for node in ast.parse((NETBOX / "cable_profiles.py").read_text()).body:
+    for node in ast.parse((NETBOX / "cable_profiles.py.txt").read_text()).body:
         if isinstance(node, ast.ClassDef) and node.name != "BaseCableProfile":
             attrs: dict = {}
             for statement in node.body:
@@ -22,9 +22,9 @@ def _netbox_profiles() -> dict[str, dict]:
                     value = statement.value
                     attrs[name] = attrs[value.id] if isinstance(value, ast.Name) else ast.literal_eval(value)
             classes[node.name] = attrs
-    slugs = dict(re.findall(r"^\s+([A-Z0-9_]+) = '([a-z0-9-]+)'", (NETBOX / "profile_choices.py").read_text(), re.M))
+    slugs = dict(re.findall(r"^\s+([A-Z0-9_]+) = '([a-z0-9-]+)'", (NETBOX / "profile_choices.py.txt").read_text(), re.M))
     pairs = re.findall(r"CableProfileChoices\.([A-Z0-9_]+): cable_profiles\.(\w+)",
-                       (NETBOX / "profile_class.py").read_text())
+                       (NETBOX / "profile_class.py.txt").read_text())
     return {slugs[choice]: classes[name] for choice, name in pairs}
 
 
