@@ -156,4 +156,11 @@ def test_profile_whose_positions_do_not_pair_is_refused(version):
     _cable(broken, "BO-800G-2")["profile"] = None
     with pytest.raises(InputError, match="has 1 terminations on one end and 2 on the other"):
         netbox_to_inventory(broken, fabric="ai")
+    # lanes the platform's breakout table does not have: a 100G port cannot be split 2x50G on a DCS-7060X6-64PE
+    broken = copy.deepcopy(data)
+    port = _cable(broken, "BO-800G-2")["a_terminations"][0]["object_id"]
+    next(i for i in broken["interfaces"] if i["id"] == port)["speed"] = 100_000_000
+    with pytest.raises(InputError, match=r"cable BO-800G-2: leaf3:Ethernet1/1 cannot be split into 2 lanes: "
+                                         r"DCS-7060X6-64PE has no 2x50G breakout mode"):
+        netbox_to_inventory(broken, fabric="ai")
     netbox_to_inventory(data, fabric="ai")  # and the recorded one is accepted
