@@ -28,9 +28,9 @@ from inventory.netbox_sync import netbox_sync_live
 from validators.physical import physical_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
-RECORDED = {"4.4": FIXTURES / "netbox-recorded",
-            "4.6": FIXTURES / "netbox-recorded-4.6"}  # 4.5: recorded next
-PROFILED = ("4.6",)
+RECORDED = {"4.4": FIXTURES / "netbox-recorded", "4.5": FIXTURES / "netbox-recorded-4.5",
+            "4.6": FIXTURES / "netbox-recorded-4.6"}
+PROFILED = ("4.5", "4.6")
 TOKEN = "0123456789abcdef"
 BASE_LINKS = {"BO-1/1", "BO-1/2", "G1-L1", "G2-L1", "L1-S2", "L2-S1", "L2-S2"}
 PROFILED_LINKS = {"BO-800G-2/1", "BO-800G-2/2", "BO-800G-4/1", "BO-800G-4/2", "BO-800G-4/3", "BO-800G-4/4"}
