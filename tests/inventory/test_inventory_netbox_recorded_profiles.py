@@ -164,3 +164,24 @@ def test_profile_whose_positions_do_not_pair_is_refused(version):
                                          r"DCS-7060X6-64PE has no 2x50G breakout mode"):
         netbox_to_inventory(broken, fabric="ai")
     netbox_to_inventory(data, fabric="ai")  # and the recorded one is accepted
+
+
+@pytest.mark.parametrize("version", PROFILED)
+def test_trunk_and_single_profiles_pair_like_the_unprofiled_cables(version):
+    """The same recorded fabric with every other cable given the profile NetBox would offer for it: single-1c1p on
+    the patch-panel run's three cables (traced through front and rear ports) and trunk-2c1p on the 2-by-2 DAC
+    BO-1 (connector i <-> connector i). The links are the same; a 2c4p shuffle on BO-1 would split its 200G ports 4 ways: refused."""
+    data = load_dump(RECORDED[version])
+    plain = netbox_to_inventory(data, fabric="ai").inventory
+    profiled = copy.deepcopy(data)
+    for label in ("PP-L1", "TR-1", "PP-S1", "L1-S2"):
+        _cable(profiled, label)["profile"] = {"value": "single-1c1p", "label": "1C1P"}
+    _cable(profiled, "BO-1")["profile"] = {"value": "trunk-2c1p", "label": "2C1P trunk"}
+    again = netbox_to_inventory(profiled, fabric="ai").inventory
+    assert sorted(map(str, again.cables)) == sorted(map(str, plain.cables))
+    assert {c.label for c in again.cables} == {c.label for c in plain.cables}
+    _cable(profiled, "BO-1")["profile"] = {"value": "trunk-2c4p-shuffle", "label": "2C4P trunk (shuffle)"}
+    # (each 200G port would hold 4 positions: 4x50G lanes the DCS-7060DX5-64S's breakout table does not have)
+    with pytest.raises(InputError, match=r"cable BO-1: leaf2:Ethernet3/1 cannot be split into 4 lanes: "
+                                         "DCS-7060DX5-64S has no 4x50G breakout mode"):
+        netbox_to_inventory(profiled, fabric="ai")
