@@ -13,6 +13,10 @@ one tests/inventory/netbox_fabric.py builds by hand: 2 spines and 2 rail leaves 
 run through two patch panels, a 50 ft cable, a breakout DAC, optics as inventory items and as modules (NVIDIA and
 Arista part numbers), storage NICs on a storage switch, management NICs. Needs an empty NetBox (it creates, never
 updates) and a token with write permission. Uses only ``requests`` and ``PyYAML``; nothing of NetBox is imported.
+
+On NetBox 4.5+ (asked at /api/status/) front-port templates take ``rear_ports`` mappings, and with
+``--device-type .../DCS-7060X6-64PE-F.yaml`` the profiled breakout cables are added (profiled_breakouts);
+``/api/dcim/cable-terminations/`` is recorded too. NetBox 4.5/4.6 run here with scripts/netbox-run.sh.
 """
 
 from __future__ import annotations
