@@ -7,8 +7,11 @@ Mapping (docs/inventory.md "NetBox import" lists every field and custom field re
 - ``platform.slug`` containing eos / sonic / frr|cumulus|linux -> our platform.
 - interface ``speed`` (kbps) -> Gb/s; ``type.value`` names the cage (qsfpdd, osfp, qsfp112, qsfp28).
 - links: NetBox's cable trace is followed from every imported port through patch panels (front port -> rear port
-  -> the next cable, rear-port positions kept like NetBox's own trace) and breakout cables (several terminations
-  per end, paired in order / by position, as NetBox 4.5 cable profiles pair them). Cable ``type`` dac-* / aoc /
+  -> the next cable, rear-port positions kept like NetBox's own trace) and breakout cables: before NetBox 4.5 as
+  several terminations per end paired in order; from 4.5 by the cable's ``profile`` (inventory.netbox_profiles:
+  every profile NetBox defines, positions paired exactly as NetBox pairs them). A switch port that carries several
+  positions of a profiled cable (an 800G port on a breakout-1c2p-2c1p cable) becomes the breakout child ports
+  the platform's breakout table names (compiler.platforms), one per position. Cable ``type`` dac-* / aoc /
   smf* / mmf*; ``length`` converted to metres from ``length_unit`` (summed over the segments of a patched run).
 - optics: inventory items installed in an interface, and NetBox 4 modules (in a module bay named like the port, or
   owning the port); media from ``custom_fields.media``, the vendor part number (compiler.catalog.OPTIC_PART_NUMBERS)
@@ -37,6 +40,9 @@ from compiler.catalog import MEDIA, SWITCH_MODELS, media_for_part
 from compiler.errors import FieldError, InputError
 from compiler.hardware import base_mac_problem
 from compiler.natural import natural_key
+from compiler.platforms import PlatformDataError
+
+from .netbox_profiles import PROFILES, CableProfile
 
 # dcim endpoints read; the last three are optional (NetBox 4 modules, patch panels).
 ENDPOINTS = ("racks", "devices", "interfaces", "cables", "inventory-items", "modules", "front-ports", "rear-ports")
@@ -304,6 +310,17 @@ class _Link:
     lane: int | None  # position within a breakout cable (1-based) when it has several terminations per end
 
 
+class _LaneError(Exception):
+    """A switch port on a profiled cable that cannot be split into the cable's lanes (the reason is the text)."""
+
+
+@dataclass(frozen=True)
+class _Ends:
+    """Where one termination sits on a profiled cable (NetBox 4.5+ CableTermination.connector / positions)."""
+    connector: int
+    positions: tuple[int, ...]
+
+
 class _Mapper:
     """One mapping run (the indexes it needs are built once)."""
 
@@ -332,6 +349,50 @@ class _Mapper:
                 self.front_to_rear[front["id"]] = (rear_id, position)
                 self.rear_to_front[(rear_id, position)] = front["id"]
         self.rear_positions = {rear["id"]: _int(rear.get("positions") or 1) for rear in data.get("rear-ports", [])}
+        # NetBox 4.5+ cable profiles: cable id -> profile, (cable id, side, object) -> connector/positions, and why
+        # a cable's profile cannot be read (reported when a trace passes it).
+        self.profiles: dict[Any, CableProfile] = {}
+        self.ends: dict[tuple[Any, str, tuple[Any, Any]], _Ends] = {}
+        self.profile_problem: dict[Any, str] = {}
+        for cable in data.get("cables", []):
+            self._read_profile(cable)
+        self.switch_devices: dict[Any, tuple[dict, core.Role, str]] = {}
+        self.lane_ports: dict[Any, list[str]] = {}  # split switch port id -> its lane ports' keys
+
+    def _read_profile(self, cable: dict) -> None:
+        slug = _value(cable.get("profile"))
+        if not slug:
+            return  # NetBox <= 4.4, or a cable without a profile: terminations paired in order
+        label = f"cable {self._label(cable)}"
+        profile = PROFILES.get(slug)
+        if profile is None:
+            self.profile_problem[cable["id"]] = (f"{label}.profile {slug!r} is not a NetBox cable profile "
+                                                 f"(known: {', '.join(sorted(PROFILES))})")
+            return
+        self.profiles[cable["id"]] = profile
+        for side in ("a", "b"):
+            connectors = profile.connectors(side)
+            terminations = self._terminations(cable, side)
+            if len(terminations) > len(connectors):
+                self.profile_problem[cable["id"]] = (
+                    f"{label}.{side}_terminations has {len(terminations)} terminations but profile {slug} has "
+                    f"{len(connectors)} connector(s) on side {side.upper()}")
+                return
+            for number, termination in enumerate(terminations, start=1):
+                # Cable.update_terminations (NetBox dcim/models/cables.py): the i-th termination gets connector i
+                # and all its positions; an export that states them (cable-terminations) must agree.
+                connector = termination.get("connector", number)
+                positions = termination.get("positions", list(range(1, connectors.get(number, 0) + 1)))
+                valid = range(1, connectors.get(connector, 0) + 1) if isinstance(connector, int) else range(0)
+                if (not isinstance(positions, list) or not positions
+                        or not all(isinstance(p, int) and not isinstance(p, bool) and p in valid for p in positions)):
+                    self.profile_problem[cable["id"]] = (
+                        f"{label}.{side}_terminations[{number - 1}] connector {connector!r} positions {positions!r} "
+                        f"do not pair under profile {slug} (side {side.upper()} connectors: "
+                        f"{', '.join(f'{c}: positions 1..{n}' for c, n in connectors.items())})")
+                    return
+                key = (termination.get("object_type"), termination.get("object_id"))
+                self.ends[(cable["id"], side, key)] = _Ends(connector, tuple(positions))
 
     @staticmethod
     def _terminations(cable: dict, side: str) -> list[dict]:
@@ -349,9 +410,17 @@ class _Mapper:
         return f"{_name(interface.get('device'))}:{interface.get('name')}" if interface else f"interface {interface_id}"
 
     # ---------------------------------------------------------------------------------------- trace
-    def trace(self, interface_id: int) -> tuple[int | None, list[dict], int | None, str]:
+    def positions_at(self, interface_id: Any) -> tuple[int, ...]:
+        """The positions an interface's termination holds on its profiled cable (empty: no profile)."""
+        cable, side = self.cable_at[(INTERFACE, interface_id)]
+        ends = self.ends.get((cable["id"], side, (INTERFACE, interface_id)))
+        return ends.positions if ends else ()
+
+    def trace(self, interface_id: Any, position: int | None = None) -> tuple[Any, list[dict], int | None, str]:
         """Follow the cable from an interface to the interface at the far end, like NetBox's cable trace:
-        (far interface id or None, the cables passed, breakout lane, reason when it failed)."""
+        (far interface id or None, the cables passed, breakout lane, reason when it failed). ``position``: which
+        position of a multi-position termination on a profiled cable; the far end is then a lane port when it
+        holds several positions itself."""
         term: tuple[str, Any] = (INTERFACE, interface_id)
         cable, side = self.cable_at[term]
         segments, positions, lane = [cable], [], None
@@ -361,31 +430,50 @@ class _Mapper:
             index = next((k for k, t in enumerate(near) if (t.get("object_type"), t.get("object_id")) == term), 0)
             if not far:
                 return None, segments, lane, f"cable {self._label(cable)} has no far end"
-            if len(near) != len(far):
-                return None, segments, lane, (f"breakout cable {self._label(cable)} has {len(near)} terminations "
-                                              f"on one end and {len(far)} on the other: the lanes cannot be "
-                                              "paired (give both ends the same number, as NetBox 4.5 cable "
-                                              "profiles do)")
-            if len(near) > 1:
-                lane = index + 1
-            peer = far[index]
-            peer_type, peer_id = peer.get("object_type"), peer.get("object_id")
-            if peer_type == INTERFACE:
-                return peer_id, segments, lane, ""
+            if cable["id"] in self.profile_problem:
+                return None, segments, lane, self.profile_problem[cable["id"]]
+            if cable["id"] in self.profiles:
+                if term[0] == REAR_PORT and positions:
+                    position = positions.pop()
+                peer, position, lane_here, reason = self._across_profile(cable, side, term, position)
+                if reason:
+                    return None, segments, lane, reason
+                lane = lane_here if lane_here is not None else lane
+                peer_type, peer_id = peer
+                if peer_type == INTERFACE:
+                    if len(self.ends[(cable["id"], "b" if side == "a" else "a", peer)].positions) > 1:
+                        return self._lane_port(peer_id, position, cable), segments, lane, ""
+                    return peer_id, segments, lane, ""
+                if peer_type == REAR_PORT and self.rear_positions.get(peer_id, 1) > 1 and not positions:
+                    positions.append(position)  # the rear port's position is the cable's (NetBox 4.5 trace)
+                position = None
+            else:
+                if len(near) != len(far):
+                    return None, segments, lane, (f"breakout cable {self._label(cable)} has {len(near)} "
+                                                  f"terminations on one end and {len(far)} on the other: the "
+                                                  "lanes cannot be paired (give both ends the same number, or a "
+                                                  "NetBox 4.5+ cable profile)")
+                if len(near) > 1:
+                    lane = index + 1
+                peer_record = far[index]
+                peer_type, peer_id = peer_record.get("object_type"), peer_record.get("object_id")
+                if peer_type == INTERFACE:
+                    return peer_id, segments, lane, ""
             if peer_type == FRONT_PORT:
                 if peer_id not in self.front_to_rear:
                     return None, segments, lane, f"patch panel front port {peer_id} maps to no rear port"
-                rear_id, position = self.front_to_rear[peer_id]
-                positions.append(position)
+                rear_id, rear_position = self.front_to_rear[peer_id]
+                positions.append(rear_position)
                 term = (REAR_PORT, rear_id)
             elif peer_type == REAR_PORT:
                 if not positions and self.rear_positions.get(peer_id, 1) > 1:
                     return None, segments, lane, (f"cable {self._label(cable)} reaches multi-position rear port "
                                                   f"{peer_id} without a front port to tell the position")
-                position = positions.pop() if positions else 1
-                front_id = self.rear_to_front.get((peer_id, position))
+                rear_position = positions.pop() if positions else 1
+                front_id = self.rear_to_front.get((peer_id, rear_position))
                 if front_id is None:
-                    return None, segments, lane, f"patch panel rear port {peer_id} position {position} has no front port"
+                    return None, segments, lane, (f"patch panel rear port {peer_id} position {rear_position} has "
+                                                  "no front port")
                 term = (FRONT_PORT, front_id)
             else:
                 return None, segments, lane, f"cable {self._label(cable)} ends on a {peer_type or 'unknown object'}"
@@ -395,6 +483,76 @@ class _Mapper:
             cable, side = self.cable_at[term]
             segments.append(cable)
         return None, segments, lane, f"the trace passes more than {MAX_TRACE_HOPS} patch panels (a loop?)"
+
+    def _across_profile(self, cable: dict, side: str, term: tuple[Any, Any],
+                        position: int | None) -> tuple[tuple[Any, Any], int, int | None, str]:
+        """One profiled cable crossed from ``term``: (far object, far position, lane, reason when it failed), with
+        NetBox's own pairing (BaseCableProfile.get_mapped_position + the far termination holding that position)."""
+        profile, label = self.profiles[cable["id"]], self._label(cable)
+        here = self.ends[(cable["id"], side, term)]
+        if position is None:
+            if len(here.positions) != 1:
+                return term, 0, None, (f"cable {label}: {term[0]} {term[1]} holds positions {list(here.positions)} "
+                                       f"of profile {profile.slug} and no position was traced into it")
+            position = here.positions[0]
+        other = "b" if side == "a" else "a"
+        mapped = profile.mapped(side, here.connector, position)
+        peer = next((key for (cable_id, end, key), ends in self.ends.items() if cable_id == cable["id"]
+                     and end == other and mapped and ends.connector == mapped[0] and mapped[1] in ends.positions),
+                    None)
+        if mapped is None or peer is None:
+            where = (f"connector {mapped[0]} position {mapped[1]}, which no {other.upper()} termination holds"
+                     if mapped else "nothing")
+            return term, 0, None, (f"cable {label}.{side}_terminations connector {here.connector} position "
+                                   f"{position} maps under profile {profile.slug} to {where}")
+        a_connector, a_position = (here.connector, position) if side == "a" else mapped
+        lanes = sum(profile.a_connectors.values())
+        # lane: the A end's position counted across its connectors (one number per lane of the cable)
+        lane = (sum(n for c, n in profile.a_connectors.items() if c < a_connector) + a_position) if lanes > 1 else None
+        return peer, mapped[1], lane, ""
+
+    def _lane_port(self, interface_id: Any, position: int, cable: dict) -> Any:
+        """The breakout child port of switch port ``interface_id`` that carries ``position`` of a profiled cable
+        (named and sized by the platform's breakout table); a string key into self.interfaces."""
+        key = f"{interface_id}/{position}"
+        if key in self.interfaces:
+            return key
+        parent = self.interfaces[interface_id]
+        lanes = self.positions_at(interface_id)
+        device = self.switch_devices.get(_id(parent.get("device")))
+        label = f"cable {self._label(cable)}"
+        if device is None:
+            raise _LaneError(f"{label}: {self._port_label(interface_id)} holds {len(lanes)} positions of profile "
+                             f"{self.profiles[cable['id']].slug} but is not a port of an imported switch (only a "
+                             "switch port is split into breakout ports)")
+        model, platform = _model_name(device[0].get("device_type") or {}), device[2]
+        speed = _speed_gbps(parent)
+        spec = SWITCH_MODELS.get(model)
+        if speed is None or spec is None or model not in platforms.known_models():
+            raise _LaneError(f"{label}: {self._port_label(interface_id)} ({model}) has no breakout table in our "
+                             "platform data to name its lanes")
+        count, lane_speed = len(lanes), speed // len(lanes)
+        try:
+            # NetBox names the unbroken port either like the cage (Ethernet3) or like its first lane, as EOS
+            # shows it unbroken and the device-type library lists it (Ethernet3/1)
+            number = next((n for n in range(1, spec.port_count + 1)
+                           if parent["name"] in (platforms.parent_name(model, platform, n),
+                                                 platforms.port_names(model, platform, n, 1, speed)[0][0])), None)
+            if number is None:
+                raise PlatformDataError(f"{parent['name']} is not a front-panel port of {model} under {platform}")
+            if platform != "sonic" and f"{count}x{lane_speed}G" not in spec.breakout_modes:
+                raise PlatformDataError(f"{model} has no {count}x{lane_speed}G breakout mode (its modes: "
+                                        f"{', '.join(spec.breakout_modes)})")
+            names = platforms.port_names(model, platform, number, count, lane_speed)
+        except PlatformDataError as error:
+            raise _LaneError(f"{label}: {self._port_label(interface_id)} cannot be split into {count} lanes: "
+                             f"{error}") from None
+        for lane_position, (name, _subport) in zip(sorted(lanes), names, strict=True):
+            self.interfaces[f"{interface_id}/{lane_position}"] = {
+                **parent, "id": f"{interface_id}/{lane_position}", "name": name, "speed": lane_speed * 1_000_000,
+                "lane_of": interface_id}
+            self.lane_ports.setdefault(interface_id, []).append(f"{interface_id}/{lane_position}")
+        return key
 
     # ---------------------------------------------------------------------------------------- run
     def run(self, *, allow_missing_links: bool) -> NetboxImport:
@@ -448,9 +606,18 @@ class _Mapper:
                 continue
             (switch_ports if device_id in switch_devices else server_ports)[interface["id"]] = interface
 
+        self.switch_devices = switch_devices
         links, fabric_nics = self._links(switch_ports, server_ports, switch_devices, port_skip)
         linked = {end for link in links for end in link.ends} | set(self.lost_ports)
         optics = self._optics({**switch_ports, **{i: server_ports[i] for i in fabric_nics}})
+        for parent, lanes in self.lane_ports.items():
+            # the split port is its lane ports from here on; its optic (one module serves every lane) goes with them
+            switch_ports.pop(parent, None)
+            for lane_key in lanes:
+                switch_ports[lane_key] = self.interfaces[lane_key]
+                if parent in optics:
+                    optics[lane_key] = optics[parent]
+            linked |= set(lanes)
 
         models: dict[str, core.SwitchModelSpec] = {}
         switches = []
@@ -518,18 +685,33 @@ class _Mapper:
         (NIC id -> the leaf interface id it is cabled to)."""
         links: dict[frozenset, _Link] = {}
         fabric_nics: dict[int, int] = {}
+        starts: list[tuple[Any, Any, int | None]] = []  # (NetBox interface id, our port key, position)
         for interface_id in sorted(switch_ports):
             if (INTERFACE, interface_id) not in self.cable_at:
                 continue
-            cable = self.cable_at[(INTERFACE, interface_id)][0]
-            far, segments, lane, reason = self.trace(interface_id)
+            lanes = self.positions_at(interface_id)
+            if len(lanes) > 1:
+                # one port, several positions of a profiled cable (an 800G port broken out by the cable itself)
+                cable = self.cable_at[(INTERFACE, interface_id)][0]
+                try:
+                    starts += [(interface_id, self._lane_port(interface_id, p, cable), p) for p in lanes]
+                except _LaneError as error:
+                    self._lose(cable, self._endpoint(interface_id), str(error), interface_id)
+            else:
+                starts.append((interface_id, interface_id, None))
+        for netbox_id, interface_id, position in starts:
+            cable = self.cable_at[(INTERFACE, netbox_id)][0]
+            try:
+                far, segments, lane, reason = self.trace(netbox_id, position)
+            except _LaneError as error:
+                far, segments, lane, reason = None, [cable], None, str(error)
             key = frozenset({interface_id, far}) if far is not None else frozenset({interface_id})
             if key in links:
                 continue
             here = self._endpoint(interface_id)
             if far is None:
                 self._lose(cable, here, reason, interface_id)
-            elif far in switch_ports:
+            elif far in switch_ports or self.interfaces.get(far, {}).get("lane_of") in switch_ports:
                 links[key] = _Link((interface_id, far), segments, lane)
             elif far in server_ports:
                 switch = switch_devices[_id(self.interfaces[interface_id]["device"])]

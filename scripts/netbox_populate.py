@@ -13,6 +13,10 @@ one tests/inventory/netbox_fabric.py builds by hand: 2 spines and 2 rail leaves 
 run through two patch panels, a 50 ft cable, a breakout DAC, optics as inventory items and as modules (NVIDIA and
 Arista part numbers), storage NICs on a storage switch, management NICs. Needs an empty NetBox (it creates, never
 updates) and a token with write permission. Uses only ``requests`` and ``PyYAML``; nothing of NetBox is imported.
+
+On NetBox 4.5+ (asked at /api/status/) front-port templates take ``rear_ports`` mappings, and with
+``--device-type .../DCS-7060X6-64PE-F.yaml`` the profiled breakout cables are added (profiled_breakouts);
+``/api/dcim/cable-terminations/`` is recorded too. NetBox 4.5/4.6 run here with scripts/netbox-run.sh.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ import requests
 import yaml
 
 ENDPOINTS = ("racks", "devices", "interfaces", "cables", "inventory-items", "modules", "front-ports", "rear-ports")
+# Recorded beside them for the tests only (the importer does not fetch it): on NetBox 4.5+ it carries the connector
+# and positions NetBox gave each termination of a profiled cable, which the importer derives from the order of
+# a_terminations / b_terminations (dcim/models/cables.py, Cable.update_terminations).
+RECORDED_ONLY = ("cable-terminations",)
 
 
 class Api:
@@ -56,6 +64,12 @@ class Api:
             pages.append(page)
             url, params = page["next"], None
         return pages
+
+    def version(self) -> tuple[int, int]:
+        response = self.session.get(self.base + "status/", timeout=60)
+        response.raise_for_status()
+        major, minor = response.json()["netbox-version"].split(".")[:2]
+        return int(major), int(minor)
 
     def one(self, path: str, **filters) -> dict:
         response = self.session.get(self.base + path.strip("/") + "/", params=filters, timeout=60)
@@ -89,6 +103,7 @@ def device_type_from_library(api: Api, path: Path, manufacturers: dict) -> dict:
 
 
 def populate(api: Api, library_files: list[Path]) -> None:
+    version = api.version()
     makers: dict[str, dict] = {}
     types = {}
     for path in library_files:
@@ -107,8 +122,10 @@ def populate(api: Api, library_files: list[Path]) -> None:
                                            "slug": "mpo-patch-panel", "u_height": 1})
     rear = api.post("dcim/rear-port-templates", {"device_type": panel["id"], "name": "rear1", "type": "mpo",
                                                   "positions": 1})
-    api.post("dcim/front-port-templates", {"device_type": panel["id"], "name": "front1", "type": "mpo",
-                                           "rear_port": rear["id"], "rear_port_position": 1})
+    # NetBox 4.5 replaced rear_port/rear_port_position by a list of mappings (rear_ports)
+    mapping = ({"rear_ports": [{"position": 1, "rear_port": rear["id"], "rear_port_position": 1}]}
+               if version >= (4, 5) else {"rear_port": rear["id"], "rear_port_position": 1})
+    api.post("dcim/front-port-templates", {"device_type": panel["id"], "name": "front1", "type": "mpo", **mapping})
 
     for name, kind, objects in (("rail", "integer", ["dcim.device", "dcim.interface"]),
                                 ("network", "text", ["dcim.interface"]), ("os_version", "text", ["dcim.device"]),
@@ -171,9 +188,12 @@ def populate(api: Api, library_files: list[Path]) -> None:
     def term(kind, record):
         return {"object_type": kind, "object_id": record["id"]}
 
-    def cable(label, a_ends, b_ends, type_value, length, unit="m"):
-        api.post("dcim/cables", {"label": label, "a_terminations": a_ends, "b_terminations": b_ends,
-                                 "type": type_value, "length": length, "length_unit": unit, "status": "connected"})
+    def cable(label, a_ends, b_ends, type_value, length, unit="m", profile=None):
+        body = {"label": label, "a_terminations": a_ends, "b_terminations": b_ends,
+                "type": type_value, "length": length, "length_unit": unit, "status": "connected"}
+        if profile:
+            body["profile"] = profile
+        api.post("dcim/cables", body)
 
     front = {name: api.one("dcim/front-ports", device_id=devices[name]["id"], name="front1") for name in ("pp1", "pp2")}
     rear = {name: api.one("dcim/rear-ports", device_id=devices[name]["id"], name="rear1") for name in ("pp1", "pp2")}
@@ -197,6 +217,9 @@ def populate(api: Api, library_files: list[Path]) -> None:
           "dac-passive", 2)
     cable("ST-2", [term(interface, port("gpu2", "stor0"))], [term(interface, port("storage1", "Ethernet2/1"))],
           "dac-passive", 2)
+
+    if version >= (4, 5) and "DCS-7060X6-64PE-F" in types:
+        profiled_breakouts(api, types["DCS-7060X6-64PE-F"]["id"], server["id"], devices, port, term)
 
     # optics: inventory items on most ports, NetBox modules (a bay named like the port) on two
     def item(dev, port_name, part, maker):
@@ -222,10 +245,50 @@ def populate(api: Api, library_files: list[Path]) -> None:
                                   "status": "active"})
 
 
+def profiled_breakouts(api: Api, x6_type: int, server_type: int, devices: dict, port, term) -> None:
+    """NetBox 4.5+ cable profiles (dcim/cable_profiles.py): one 800G OSFP port of a DCS-7060X6-64PE-F leaf split
+    by the cable itself, the leaf keeping its single interface. leaf3 (rail 4) Ethernet1/1 -> breakout-1c2p-2c1p
+    -> gpu3:eth0 + gpu4:eth0 (2x400G); leaf4 (rail 5) Ethernet1/1 -> breakout-1c4p-4c1p -> gpu3..gpu6:eth1
+    (4x200G)."""
+    eos, site = api.one("dcim/platforms", slug="arista-eos"), api.one("dcim/sites", slug="dc1")
+    rack = api.post("dcim/racks", {"name": "R-002", "site": site["id"], "status": "active", "u_height": 48,
+                                   "custom_fields": {"power_budget_kw": 60}})  # R-001 is full
+    position = 1
+    for name, role, type_id, custom, height in (
+            ("leaf3", "leaf", x6_type, {"os_version": "4.32.2F", "rail": 4}, 2),
+            ("leaf4", "leaf", x6_type, {"os_version": "4.32.2F", "rail": 5}, 2),
+            *((name, "gpu-server", server_type, {"gpu_count": 8, "power_w": 10200}, 6)
+              for name in ("gpu3", "gpu4", "gpu5", "gpu6"))):
+        body = {"name": name, "device_type": type_id, "role": api.one("dcim/device-roles", slug=role)["id"],
+                "site": site["id"], "rack": rack["id"], "position": position, "face": "front", "status": "active",
+                "serial": f"SN-{name}", "custom_fields": custom}
+        if role == "leaf":
+            body["platform"] = eos["id"]
+        devices[name] = api.post("dcim/devices", body)
+        position += height
+    for number, name in ((6, "leaf3"), (7, "leaf4")):  # the compiler needs each switch's management address
+        mgmt = api.one("dcim/interfaces", device_id=devices[name]["id"], name="Management1")
+        address = api.post("ipam/ip-addresses", {"address": f"172.16.0.{number}/24", "status": "active",
+                                                 "assigned_object_type": "dcim.interface",
+                                                 "assigned_object_id": mgmt["id"]})
+        api.patch("dcim/devices", devices[name]["id"], {"primary_ip4": address["id"]})
+    interface = "dcim.interface"
+    api.post("dcim/cables", {"label": "BO-800G-2", "profile": "breakout-1c2p-2c1p", "type": "aoc", "length": 3,
+                             "length_unit": "m", "status": "connected",
+                             "a_terminations": [term(interface, port("leaf3", "Ethernet1/1"))],
+                             "b_terminations": [term(interface, port("gpu3", "eth0")),
+                                                term(interface, port("gpu4", "eth0"))]})
+    api.post("dcim/cables", {"label": "BO-800G-4", "profile": "breakout-1c4p-4c1p", "type": "dac-passive",
+                             "length": 2, "length_unit": "m", "status": "connected",
+                             "a_terminations": [term(interface, port("leaf4", "Ethernet1/1"))],
+                             "b_terminations": [term(interface, port(name, "eth1"))
+                                                for name in ("gpu3", "gpu4", "gpu5", "gpu6")]})
+
+
 def record(api: Api, directory: Path, limit: int) -> None:
     """Save every page of each endpoint as the importer reads it (<endpoint>.json, <endpoint>.2.json, ...)."""
     directory.mkdir(parents=True, exist_ok=True)
-    for endpoint in ENDPOINTS:
+    for endpoint in ENDPOINTS + (RECORDED_ONLY if api.version() >= (4, 5) else ()):
         for number, page in enumerate(api.pages(f"dcim/{endpoint}", limit), start=1):
             name = f"{endpoint}.json" if number == 1 else f"{endpoint}.{number}.json"
             (directory / name).write_text(json.dumps(page, sort_keys=True, separators=(",", ":")) + "\n")
