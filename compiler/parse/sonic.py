@@ -164,7 +164,7 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         if interface["enabled"] or interface["description"].startswith("SERVER "):
             interface["kind"] = "server"
     for key, row in (db.get("INTERFACE") or {}).items():
-        name, _, address = key.partition("|")
+        name, _, address = _key_parts(key)
         if name not in interfaces:
             continue
         interfaces[name]["kind"] = "fabric"  # a routed port (sonic-interface.yang), numbered or not
@@ -180,9 +180,9 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         if key in interfaces and str(value).endswith("m"):
             length = float(str(value)[:-1])
             interfaces[key]["cable_length_m"] = length
-    loopbacks = {}
+    loopbacks: dict[str, dict] = {}
     for key in db.get("LOOPBACK_INTERFACE") or {}:
-        name, _, address = key.partition("|")
+        name, _, address = _key_parts(key)
         if address and ":" not in address and name not in loopbacks:
             loopbacks[name] = {"name": name, "ip": address, "purpose": None}
         elif address:  # an IPv6 or second IPv4 loopback address: the contract has one IPv4 address per loopback
@@ -196,7 +196,7 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
                               "mtu": int(row["mtu"]) if row.get("mtu") else None}
     members: dict[str, list] = {}
     for key, row in (db.get("VLAN_MEMBER") or {}).items():
-        vlan_name, _, port = key.partition("|")
+        vlan_name, _, port = _key_parts(key)
         if port in interfaces and vlan_name in vlan_by_name:
             vlan_id = vlan_by_name[vlan_name]["id"]
             interfaces[port]["kind"] = "server"
@@ -207,7 +207,7 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
             members.setdefault(vlan_name, []).append(port)
     svis: dict[str, dict] = {}
     for key, row in (db.get("VLAN_INTERFACE") or {}).items():
-        vlan_name, _, address = key.partition("|")
+        vlan_name, _, address = _key_parts(key)
         svi = svis.setdefault(vlan_name, {"ip": None, "mac": None, "vrf": None})
         if address and (":" in address or svi["ip"]):  # the SVI contract has one IPv4 address
             unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"VLAN_INTERFACE|{key}", 0), f"VLAN_INTERFACE|{key}"))
@@ -296,14 +296,14 @@ def _read_port_channels(db: dict, structured: dict, interfaces: dict[str, dict],
         if str(row.get("static", "")).lower() == "true":
             bundles[name]["_static"] = True
     for key in db.get("PORTCHANNEL_INTERFACE") or {}:
-        name, _, address = key.partition("|")
+        name, _, address = _key_parts(key)
         if name in bundles and address and ":" not in address:
             bundles[name]["ip"] = address
         elif address:  # an IPv6 prefix, or a bundle PORTCHANNEL does not define: not in the model
             unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"PORTCHANNEL_INTERFACE|{key}", 0),
                                          f"PORTCHANNEL_INTERFACE|{key}"))
     for key, row in (db.get("VLAN_MEMBER") or {}).items():
-        vlan_name, _, port = key.partition("|")
+        vlan_name, _, port = _key_parts(key)
         if port in bundles and vlan_name in vlan_by_name:
             vlan_id = vlan_by_name[vlan_name]["id"]
             if row.get("tagging_mode") == "tagged":
@@ -311,7 +311,7 @@ def _read_port_channels(db: dict, structured: dict, interfaces: dict[str, dict],
             else:
                 bundles[port]["access_vlan"] = vlan_id
     for key in db.get("PORTCHANNEL_MEMBER") or {}:
-        name, _, port = key.partition("|")
+        name, _, port = _key_parts(key)
         bundle, member = bundles.get(name), interfaces.get(port)
         if bundle is None or member is None:
             continue
@@ -385,11 +385,11 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
     profiles = db.get("BUFFER_PROFILE") or {}
     queues: dict[str, dict[str, dict]] = {}
     for key, row in (db.get("QUEUE") or {}).items():
-        port, _, queue = key.partition("|")
+        port, _, queue = _key_parts(key)
         queues.setdefault(port, {})[queue] = row
     pgs: dict[str, dict[int, str]] = {}
     for key, row in (db.get("BUFFER_PG") or {}).items():
-        ports, _, groups = key.partition("|")
+        ports, _, groups = _key_parts(key)
         # A key names one priority group or a range (``Ethernet0|3-4``, sonic-buffer-pg.yang), for one port or a
         # comma list of ports (minigraph-era config_db).
         for port in ports.split(","):
@@ -439,12 +439,18 @@ def _queue_range(queue: str) -> list[str]:
     return [str(q) for q in range(int(low), int(high or low) + 1)] if low.isdigit() else []
 
 
+def _key_parts(key: str) -> tuple[str, str, str]:
+    """A CONFIG_DB key ``NAME|rest`` split at its first ``|``; blanks around the key dropped (sonic-mgmt's testbed
+    configs carry ``"Ethernet112|fc00::71/126 "``: read as the prefix without the blank)."""
+    return key.strip().partition("|")
+
+
 def _read_management(db: dict, structured: dict) -> None:
     rows = db.get("MGMT_INTERFACE") or {}
     if not rows:
         return
     key, row = next(iter(rows.items()))
-    name, _, address = key.partition("|")
+    name, _, address = _key_parts(key)
     enabled = ((db.get("MGMT_VRF_CONFIG") or {}).get("vrf_global") or {}).get("mgmtVrfEnabled") == "true"
     structured["management"] = {
         "interface": name, "vrf": "mgmt" if enabled else "default", "address": address or None,

@@ -113,3 +113,17 @@ def test_an_unknown_hwsku_is_read_as_platform_unknown():
     parsed = parse_device(config_db("leaf1", "65101", "10.0.0.1/31", {}, hwsku="Vendor-Unknown-SKU-64x400G"))
     assert parsed.structured["model"] is None
     assert parsed.structured["hardware"] == {"model": None, "asic": None, "asic_family": None}
+
+
+def test_a_config_db_key_with_a_trailing_blank_is_read_not_refused():
+    """sonic-mgmt's 7-node testbeds carry ``"Ethernet112|fc00::71/126 "``: the whole device was refused."""
+    import json
+
+    from compiler.parse import parse_device
+
+    db = {"DEVICE_METADATA": {"localhost": {"hostname": "P1", "bgp_asn": "64600"}},
+          "PORT": {"Ethernet112": {"admin_status": "up", "mtu": "9100"}},
+          "INTERFACE": {"Ethernet112": {}, "Ethernet112|10.0.0.56/31 ": {}}}
+    parsed = parse_device({"config_db.json": json.dumps(db)}, hostname_hint="P1")
+    port = next(item for item in parsed.structured["interfaces"] if item["name"] == "Ethernet112")
+    assert port["ip"] == "10.0.0.56/31"
