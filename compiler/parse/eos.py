@@ -1083,12 +1083,21 @@ def _vni_range(node: Node, vlans: str, vnis: str) -> list[tuple[int, int]]:
     return list(zip(vlan_ids, vni_ids, strict=True))
 
 
+MAX_RANGE_PORTS = 1024  # a wider "range" is taken as written, never expanded into millions of names
+
+
 def _interface_range(text: str) -> list[str]:
     """``Ethernet1`` -> [Ethernet1]; ``Ethernet1-4`` / ``Ethernet1/1-3`` (the last number ranged) -> each port."""
-    match = re.match(r"^(.*?)(\d+)-(\d+)$", text)
-    if not match:
+    # Split by hand, not with a regex: ``^(.*?)(\d+)-(\d+)$`` backtracks quadratically on a long digit run
+    # (tests/test_regex_budget.py). A range wider than any switch's ports is no port range: left as written.
+    head, dash, high = text.rpartition("-")
+    digits = len(head) - len(head.rstrip("0123456789"))
+    if not dash or not high.isdigit() or not high.isascii() or digits == 0:
         return [text]
-    return [f"{match.group(1)}{number}" for number in range(int(match.group(2)), int(match.group(3)) + 1)]
+    prefix, low = head[:-digits], int(head[-digits:])
+    if not 0 <= int(high) - low <= MAX_RANGE_PORTS:
+        return [text]
+    return [f"{prefix}{number}" for number in range(low, int(high) + 1)]
 
 
 def parse(files: dict[str, str], hostname_hint: str = "") -> ParsedDevice:

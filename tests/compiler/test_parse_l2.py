@@ -175,3 +175,17 @@ def test_ip_address_dhcp_is_read_and_written_back():
     assert "   no switchport\n   ip address dhcp\n" in rendered
     assert parse_device({"startup-config": rendered}, "eos").structured["interfaces"] == device.structured[
         "interfaces"]
+
+
+def test_interface_ranges_expand_in_linear_time_and_stay_bounded():
+    """``Ethernet1-4`` expands; a hostile range neither backtracks (tests/test_regex_budget.py found the regex
+    quadratic on a long digit run) nor expands into millions of names."""
+    import time
+
+    from compiler.parse.eos import _interface_range
+
+    assert _interface_range("Ethernet1/1-3") == ["Ethernet1/1", "Ethernet1/2", "Ethernet1/3"]
+    assert _interface_range("Ethernet1-99999999") == ["Ethernet1-99999999"]
+    started = time.process_time()
+    _interface_range("0" * 100_000 + " x")
+    assert time.process_time() - started < 0.1
