@@ -155,7 +155,7 @@ def test_api_reports_examined_counts_external_peers_and_incomplete_checks(api_cl
     bad = api_client.post("/api/validation-runs/configs/", {"archive": _tar(members), "external_peers": "loud"},
                           format="multipart")
     assert bad.status_code == 400 and "external_peers" in bad.json()
-    members["leaf1/startup-config"] += b"router ospf 1\n   network 10.0.0.0/8 area 0.0.0.0\n"
+    members["leaf1/startup-config"] += b"ip route 192.0.2.0/24 Null0\n"  # a static route: a line the model does not read
     incomplete = api_client.post("/api/validation-runs/configs/", {"archive": _tar(members)}, format="multipart").json()
     assert incomplete["counts"]["incomplete"] > 0 and incomplete["ok"] is True
     assert {"device": "leaf1", "feature": "IGP/static routing"}.items() <= incomplete["coverage_gaps"][0].items()
@@ -167,7 +167,7 @@ def test_api_reports_examined_counts_external_peers_and_incomplete_checks(api_cl
 def test_ui_page_shows_examined_incomplete_and_takes_the_external_peer_setting(django_user_model):
     operator = _client(django_user_model, "operator")
     members = _with_external_peer(_configs(broken=False))
-    members["leaf1/startup-config"] += b"router ospf 1\n   network 10.0.0.0/8 area 0.0.0.0\n"
+    members["leaf1/startup-config"] += b"ip route 192.0.2.0/24 Null0\n"  # a static route: a line the model does not read
     page = operator.get("/validate-configs/").content.decode()
     assert 'name="external_peers"' in page
     body = operator.post("/validate-configs/", {"archive": _tar(members), "external_peers": "warning"}).content.decode()
