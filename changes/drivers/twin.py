@@ -64,6 +64,17 @@ def normalize_plan(text: str) -> str:
     return json.dumps(plan, indent=2, sort_keys=True) + "\n"
 
 
+def twin_files_normalized(files: ConfigFiles) -> ConfigFiles:
+    """A node's files as the twin applies them (the driver's normalization; also what the configs page compares to
+    tell a change the twin never runs): frr.conf without the twin's own lines, the plan without static-only keys."""
+    out = dict(files)
+    if "frr.conf" in out:
+        out["frr.conf"] = normalize_frr_conf(out["frr.conf"])
+    if "linux-plan.json" in out:
+        out["linux-plan.json"] = normalize_plan(out["linux-plan.json"])
+    return out
+
+
 class TwinDriver(DeviceDriver):
     def __init__(self, prefix: str, hostname: str, state_dir: str | None = None):
         # Both become file paths under /etc/frr written as root: refuse anything that is not a plain name.
@@ -129,12 +140,7 @@ class TwinDriver(DeviceDriver):
         return out
 
     def normalize(self, files: ConfigFiles) -> ConfigFiles:
-        out = dict(files)
-        if "frr.conf" in out:
-            out["frr.conf"] = normalize_frr_conf(out["frr.conf"])
-        if "linux-plan.json" in out:
-            out["linux-plan.json"] = normalize_plan(out["linux-plan.json"])
-        return out
+        return twin_files_normalized(files)
 
     # --------------------------------------------------------------------------------------------- config
 

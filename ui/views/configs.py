@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404, redirect, render
 
-from changes.drivers.twin import normalize_frr_conf, normalize_plan
+from changes.drivers.twin import twin_files_normalized
 from compiler.diff import config_diff
 from compiler.errors import DriverError, InputError
 from compiler.natural import natural_key
@@ -74,15 +74,10 @@ def _twin_unchanged(rows: list[dict], baselines: dict) -> set[str]:
 def _twin_files(files: dict | None) -> dict | None:
     if not files:
         return None
-    out = dict(files)
-    if "frr.conf" in out:
-        out["frr.conf"] = normalize_frr_conf(out["frr.conf"])
-    if "linux-plan.json" in out:
-        try:
-            out["linux-plan.json"] = normalize_plan(out["linux-plan.json"])
-        except DriverError:
-            return files  # not a plan the twin reads: compared as it is
-    return out
+    try:
+        return twin_files_normalized(files)
+    except DriverError:
+        return files  # not a plan the twin reads: compared as it is
 
 
 @viewer
