@@ -623,7 +623,12 @@ def enumerate_scenarios(net: Network, proof: Proof, priorities: list[int], sampl
                         notes: list[str], stop_early: bool = True) -> DeadlockResult:
     all_scenarios = scenarios(net, sample, seed)
     per_scenario = max(1, len(net.destinations) * max(net.sessions, 1))
-    budget = max(1, WORK_LIMIT // per_scenario)
+    budget = WORK_LIMIT // per_scenario
+    if budget == 0:
+        notes.append(f"enumeration capped at 0 of {len(all_scenarios):,} failure scenarios: one scenario takes "
+                     f"{per_scenario:,} route computations (limit {WORK_LIMIT:,}): no certificate; the AS-path "
+                     f"rule fails because {'; '.join(proof.reasons[:3])}")
+        return DeadlockResult("enumeration", proof, priorities, 0, len(all_scenarios), [], notes=notes)
     examined = all_scenarios[:budget]
     baseline = forwarding(net)
     cycles: dict[tuple, Cycle] = {}
@@ -720,6 +725,33 @@ class _Loop(Exception):
     pass
 
 
+# --------------------------------------------------------------------------------------------- the twin
+
+
+def bounce_path(ctx, source: str, prefix: str, failed: list[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+    """Where traffic from ``source`` to ``prefix`` goes once BGP has converged with the ``failed`` links
+    (``(switch, interface)``, one end each) down: ``[(switch, [next-hop switches])]`` in the order reached,
+    up to the prefix's origin. What the twin confirms hop by hop (labs/deadlock_confirm.py)."""
+    net = build_network(as_context(ctx))
+    index = {name: position for position, name in enumerate(net.names)}
+    dead = frozenset().union(*(_both(net, net.link_index[(index[host], interface)]) for host, interface in failed))
+    destination = next(d for d, (p, _origin) in enumerate(net.destinations) if p == prefix)
+    table = forwarding(net, dead)[destination]
+    origin = net.destinations[destination][1]
+    result, queue, seen = [], deque([index[source]]), {index[source]}
+    while queue:
+        device = queue.popleft()
+        if device == origin:
+            continue
+        peers = sorted({net.names[net.links[link].peer] for link in table.get(device, ())}, key=natural_key)
+        result.append((net.names[device], peers))
+        for peer in peers:
+            if index[peer] not in seen:
+                seen.add(index[peer])
+                queue.append(index[peer])
+    return result
+
+
 # --------------------------------------------------------------------------------------------- reporting
 
 
@@ -780,6 +812,8 @@ def check_deadlock(fabric) -> list[Finding]:
         result.notes.append(f"{host}:{port} (MLAG peer-link) runs PFC on {priorities}: lossless paths across a "
                             "peer-link (a member or the uplinks down) are L2 paths this graph does not model, so the "
                             "verdict does not cover them; keep RoCE off the peer-link or check it by hand")
+    if result.method == "enumeration" and result.scenarios_examined == 0:
+        raise CheckSkipped(result.notes[-1])
     lossless_links = len(set().union(*net.lossless.values()))
     ctx.record_examined(CHECK, {"lossless priorities": len(result.priorities), "lossless links": lossless_links,
                                 "failure scenarios": result.scenarios_examined if result.method == "enumeration"

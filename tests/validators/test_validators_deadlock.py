@@ -237,3 +237,10 @@ def test_as_path_regex_boundaries():
     assert not deadlock.exports(spine_up, (64999, 65001)) and not deadlock.exports(spine_up, (65001, 64999))
     assert deadlock.exports(spine_up, (649990,)) and deadlock.exports(spine_up, (65100,))
     assert not deadlock.exports([], (65100,))  # an empty route map denies everything
+
+
+def test_too_large_to_enumerate_is_skipped_with_the_reason(monkeypatch):
+    monkeypatch.setattr(deadlock, "WORK_LIMIT", 10)
+    report = validate_fabric(context(compiled(spines=2, leaves=3), unique_spines), checks=[deadlock.CHECK])
+    result = report.checks[deadlock.CHECK]
+    assert result.status == "skipped" and "no certificate" in result.reason and "more than one ASN" in result.reason
