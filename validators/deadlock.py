@@ -845,8 +845,11 @@ def check_deadlock(fabric) -> list[Finding]:
     for cycle in result.cycles[:MAX_CYCLES]:
         path = describe_cycle(net, cycle)
         destinations = sorted(set(cycle.reasons), key=natural_key)
+        # The subject lists each egress port of the cycle in the one endpoint grammar ("a:x<->b:y<->..."), so
+        # the topology page colours every link of the cycle (ui/svg.py link_health); the message draws the hops.
+        subject = "<->".join(f"{switch}:{egress}" for switch, _ingress, egress, _p in hops(net, cycle))
         findings.append(Finding(
-            check=CHECK, severity=Severity.ERROR, subject=path, expected="no cyclic buffer dependency",
+            check=CHECK, severity=Severity.ERROR, subject=subject, expected="no cyclic buffer dependency",
             actual={"priority": cycle.priority, "failure": cycle.scenario.describe(net),
                     "hops": [{"switch": s, "ingress": i, "egress": e} for s, i, e, _p in hops(net, cycle)],
                     "destinations": destinations},

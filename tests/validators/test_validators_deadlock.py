@@ -238,3 +238,15 @@ def test_too_large_to_enumerate_is_skipped_with_the_reason(monkeypatch):
     report = validate_fabric(context(compiled(spines=2, leaves=3), unique_spines), checks=[deadlock.CHECK])
     result = report.checks[deadlock.CHECK]
     assert result.status == "skipped" and "no certificate" in result.reason and "more than one ASN" in result.reason
+
+
+def test_the_topology_page_colours_every_link_of_the_cycle():
+    from ui.svg import link_health  # pure SVG module (no Django imports)
+    result = compiled(spines=2, leaves=3)
+    report = validate_fabric(context(result, unique_spines), checks=[deadlock.CHECK])
+    error = next(f for f in report.checks[deadlock.CHECK].findings if f.severity == "error")
+    health = link_health(result.snapshot.inventory, [error])
+    red = {key for key, state in health.links.items() if state == "error"}
+    expected = {tuple(sorted((hop["switch"], nxt["switch"])))
+                for hop, nxt in zip(error.actual["hops"], error.actual["hops"][1:] + error.actual["hops"][:1], strict=True)}
+    assert red == expected and red, (red, error.subject)
