@@ -250,3 +250,23 @@ def test_the_topology_page_colours_every_link_of_the_cycle():
     expected = {tuple(sorted((hop["switch"], nxt["switch"])))
                 for hop, nxt in zip(error.actual["hops"], error.actual["hops"][1:] + error.actual["hops"][:1], strict=True)}
     assert red == expected and red, (red, error.subject)
+
+
+def test_found_on_configs_as_text():
+    """The read-any-config path: EOS text of a fabric with one ASN per spine, parsed back by validate --configs."""
+    from compiler.api import render_configs
+    from validators.configs import validate_configs
+
+    structured = context(compiled(spines=2, leaves=3), unique_spines).structured
+    rendered, _hashes = render_configs(structured, ["eos"])
+    files = {host: dict(platforms["eos"]) for host, platforms in rendered.items()}
+    validation = validate_configs(files, checks=[deadlock.CHECK])
+    result = validation.report.checks[deadlock.CHECK]
+    assert result.status == "failed", (result.status, result.reason)
+    assert any("leaf" in f.subject and f.severity == "error" for f in result.findings)
+    # the same text with one spine ASN again: a certificate
+    rendered, _hashes = render_configs(context(compiled(spines=2, leaves=3)).structured, ["eos"])
+    files = {host: dict(platforms["eos"]) for host, platforms in rendered.items()}
+    result = validate_configs(files, checks=[deadlock.CHECK]).report.checks[deadlock.CHECK]
+    assert result.status == "passed", (result.status, result.reason)
+    assert not [f for f in result.findings if f.severity == "error"]
