@@ -601,11 +601,11 @@ class DeadlockResult:
 
 
 def analyse(ctx, sample: int = SAMPLE_SIZE, seed: int = SEED, enumerate_always: bool = False,
-            stop_early: bool = True) -> DeadlockResult:
+            stop_early: bool = True, net: Network | None = None) -> DeadlockResult:
     """The verdict: the proof when it holds (unless ``enumerate_always``), else enumeration; ``stop_early`` ends
     the enumeration after the smallest failure-set size that shows a cycle."""
     ctx = as_context(ctx)
-    net = build_network(ctx)
+    net = net if net is not None else build_network(ctx)
     priorities = sorted(net.lossless)
     proof = valley_free_proof(net)
     notes = []
@@ -807,7 +807,7 @@ def check_deadlock(fabric) -> list[Finding]:
     net = build_network(ctx)
     if not net.lossless:
         raise CheckSkipped("no link runs PFC on both ends: no lossless buffer can wait on another")
-    result = analyse(ctx)
+    result = analyse(ctx, net=net)
     for host, port, priorities in lossless_peer_links(ctx):
         result.notes.append(f"{host}:{port} (MLAG peer-link) runs PFC on {priorities}: lossless paths across a "
                             "peer-link (a member or the uplinks down) are L2 paths this graph does not model, so the "
