@@ -294,16 +294,20 @@ FEATURE_CHECKS: dict[str, tuple[str, ...]] = {
     "QoS/RoCE": ("roce.",),
     # fabric.py's note on an EVPN session to an address outside the set: an external peer, reported by bgp.sessions.
     "external peers": (),
-    "MLAG": ("mlag.", "bgp.sessions", "bgp.asns"),
+    "MLAG": ("mlag.", "bgp.sessions", "bgp.asns", "roce.deadlock"),
     "SVIs": ("overlay.", "mtu.svi"),
     "loopbacks": ("bgp.", "routing.", "whatif.", "clos5.", "overlay."),  # router IDs, VTEPs, VRF loopbacks
     "VLAN/VXLAN/EVPN": ("overlay.", "mtu.overlay_budget", "mtu.svi"),
     # Route maps and prefix lists decide what is advertised, not whether sessions come up.
-    "routing policy": ("routing.", "whatif.", "clos5.", "overlay.host_reachability"),
-    "BGP": ("bgp.", "routing.", "whatif.", "clos5.", "overlay.host_reachability", "overlay.route_targets"),
-    "IGP/static routing": ("bgp.sessions", "routing.", "whatif.", "clos5.", "overlay.host_reachability"),
+    # roce.deadlock follows the routes: whatever decides them decides its buffer-dependency graph.
+    "routing policy": ("routing.", "whatif.", "clos5.", "overlay.host_reachability", "roce.deadlock"),
+    "BGP": ("bgp.", "routing.", "whatif.", "clos5.", "overlay.host_reachability", "overlay.route_targets",
+            "roce.deadlock"),
+    "IGP/static routing": ("bgp.sessions", "routing.", "whatif.", "clos5.", "overlay.host_reachability",
+                           "roce.deadlock"),
     "interfaces": ("bgp.sessions", "bgp.timers_bfd", "mtu.", "mlag.", "roce.pfc", "roce.ecn", "roce.watchdog",
-                   "roce.trust", "roce.headroom", "routing.", "whatif.", "clos5.", "overlay.host_reachability"),
+                   "roce.trust", "roce.headroom", "roce.deadlock", "routing.", "whatif.", "clos5.",
+                   "overlay.host_reachability"),
 }
 LOCATION_FEATURES = (("bgp", "BGP"), ("igp", "IGP/static routing"), ("interface Vlan", "SVIs"), ("interface Loopback", "loopbacks"),
                      ("interface", "interfaces"),

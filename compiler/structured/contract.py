@@ -234,6 +234,11 @@ class Bgp(TypedDict):
     listen_ranges: NotRequired[list[ListenRange]]  # dynamic neighbors (SONiC BGP_PEER_RANGE, FRR bgp listen range)
 
 
+class StaticRoute(TypedDict):
+    prefix: str  # 0.0.0.0/0, 10.77.0.0/16
+    next_hop: str  # the next-hop address
+
+
 class Svi(TypedDict):
     ip: str | None  # anycast gateway (`ip address virtual`); null on an SVI with its own address only
     mac: str
@@ -352,3 +357,4 @@ class StructuredConfig(TypedDict):
     mlag: NotRequired[Mlag]
     spanning_tree: NotRequired[SpanningTree]
     igp: NotRequired[Igp]  # foreign configs: an OSPF or IS-IS underlay (compiler/parse/igp.py)
+    static_routes: NotRequired[list[StaticRoute]]  # default VRF IPv4 static routes (validators/deadlock.py follows them)

@@ -47,7 +47,7 @@ def test_report_filters(broken_headroom):
     report = selectors.validation_report(run=run, check="roce", severity="error")
     assert {check["name"] for check in report["checks"]} == {"roce.chain", "roce.pfc", "roce.ecn", "roce.cnp",
                                                              "roce.watchdog", "roce.trust", "roce.isolation", "roce.platform",
-                                                             "roce.headroom"}
+                                                             "roce.headroom", "roce.deadlock"}
     findings = [f for check in report["checks"] for f in check["findings"]]
     assert findings and all(f["check"] == "roce.headroom" and f["severity"] == "error" for f in findings)
     assert "FAILED" in selectors.validation_report_text(report)

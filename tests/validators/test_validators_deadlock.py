@@ -1,0 +1,272 @@
+"""roce.deadlock: planted buffer-dependency cycles are found, fabrics the project builds get a certificate.
+
+Each planted case starts from a correct compile and changes what a hand edit would (an ASN, allowas-in, a static
+route, an export policy, PFC on one port); the finding must name the cycle, the failure set and a remedy.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_validators_clos5 import five_stage
+from validator_fabrics import compiled, context, interface
+
+from validators import deadlock
+from validators.run import validate_fabric
+
+SAMPLE = 200  # random N-3/N-4 link sets in the tests (the check itself samples deadlock.SAMPLE_SIZE)
+
+
+def renumber(hosts: list[str], asns: list[int]):
+    """Give ``hosts`` the ASNs ``asns`` and fix every neighbor's remote-as towards them."""
+    def mutate(structured):
+        for host, asn in zip(hosts, asns, strict=True):
+            structured[host]["bgp"]["asn"] = asn
+            structured[host]["asn"] = asn
+        for config in structured.values():
+            for neighbor in config["bgp"]["neighbors"]:
+                peer = structured.get(neighbor["peer_device"])
+                if peer is not None:
+                    neighbor["remote_as"] = peer["bgp"]["asn"]
+    return mutate
+
+
+def unique_spines(structured):
+    spines = sorted(host for host, config in structured.items() if config["role"] == "spine")
+    renumber(spines, [65000 + i for i in range(len(spines))])(structured)
+
+
+def chain(*mutations):
+    def mutate(structured):
+        for mutation in mutations:
+            mutation(structured)
+    return mutate
+
+
+def static(host, prefix, peer):
+    """A static route on ``host`` for ``prefix`` via ``peer``'s address on their link."""
+    def mutate(structured):
+        hop = interface(structured, peer, peer=host)["ip"].split("/")[0]
+        structured[host].setdefault("static_routes", []).append({"prefix": prefix, "next_hop": hop})
+    return mutate
+
+
+def pfc_off(host, peer, priority=3):
+    def mutate(structured):
+        for end, other in ((host, peer), (peer, host)):
+            port = interface(structured, end, peer=other)
+            port["qos"]["pfc_priorities"] = [p for p in port["qos"].get("pfc_priorities", []) if p != priority]
+    return mutate
+
+
+def no_policy(structured):
+    for config in structured.values():
+        config["bgp"].pop("route_maps", None)
+        for neighbor in config["bgp"]["neighbors"]:
+            neighbor.pop("route_map_out", None)
+
+
+def analyse(result, mutate=None, **options):
+    ctx = context(result, mutate)
+    return deadlock.build_network(ctx), deadlock.analyse(ctx, sample=SAMPLE, **options)
+
+
+def cycle_text(net, result):
+    return [(cycle.scenario.describe(net), deadlock.describe_cycle(net, cycle)) for cycle in result.cycles]
+
+
+# --------------------------------------------------------------------------------------------- planted cycles
+
+
+def test_four_switch_bounce_unique_spine_asns_and_a_leaf_spine_failure():
+    net, result = analyse(compiled(spines=2, leaves=2), unique_spines)
+    assert result.method == "enumeration"
+    assert any("more than one ASN" in reason for reason in result.proof.reasons)
+    found = cycle_text(net, result)
+    # leaf1-spine1 down: spine1 now reaches leaf1 through leaf2 and spine2, while leaf2 still sends leaf1's traffic
+    # to spine1 -- the two buffers leaf2->spine1 and spine1->leaf2 wait on each other (HotNets 2016, figure 2).
+    bounce = [cycle for cycle in result.cycles if cycle.scenario.describe(net).startswith("leaf1:")
+              and "<->spine1:" in cycle.scenario.describe(net)]
+    assert bounce, found
+    assert [hop[0] for hop in deadlock.hops(net, bounce[0])] in (["leaf2", "spine1"], ["spine1", "leaf2"])
+    assert all(cycle.scenario.kind != "baseline" for cycle in result.cycles)  # no cycle without a failure
+
+
+def test_fat_tree_with_two_failed_links_has_a_longer_cycle():
+    net, result = analyse(compiled(spines=2, leaves=3), unique_spines, stop_early=False)
+    # leaf1-spine1 and leaf2-spine2 down: leaf3 bounces leaf1's traffic for spine1 and leaf2's for spine2, and
+    # the two bounces join into one strongly connected set across both spines (HotNets 2016, figure 3).
+    two = [cycle for cycle in result.cycles if len(cycle.scenario.dead_links) == 4
+           and {net.links[p].device for p in cycle.component} >= {net.names.index("spine1"), net.names.index("spine2")}]
+    assert two, cycle_text(net, result)
+    assert len(two[0].component) == 4 and len(two[0].links) == 2  # the shortest cycle of the set is reported
+
+
+def test_shared_spine_asn_is_the_remedy():
+    net, result = analyse(compiled(spines=2, leaves=3))
+    assert result.method == "proof" and result.proof.holds
+    # The certificate by rule agrees with enumerating every scenario.
+    _, enumerated = analyse(compiled(spines=2, leaves=3), enumerate_always=True)
+    assert enumerated.cycles == [] and enumerated.scenarios_examined == enumerated.scenarios_total > 20
+
+
+def test_allowas_in_on_the_spines_of_a_five_stage_fabric():
+    # Pod spines that take back their own ASN learn their pod's leaves from the super-spines: a mixed-state valley.
+    def allowas(structured):
+        for config in structured.values():
+            if config["role"] == "spine":
+                config["bgp"]["allowas_in"] = 1
+    net, result = analyse(five_stage(), chain(no_policy, allowas))
+    assert not result.proof.holds and result.cycles, result.proof
+    assert "allowas-in" in " ".join(deadlock.remediations(net, result))
+
+
+def test_allowas_in_on_leaves_under_one_spine_asn_is_certified():
+    # Leaves sharing one ASN need allowas-in to hear each other; the spines' shared ASN still stops every valley.
+    def same_leaf_asn(structured):
+        leaves = sorted(h for h, c in structured.items() if c["role"] == "leaf")
+        renumber(leaves, [65100] * len(leaves))(structured)
+        for host in leaves:
+            structured[host]["bgp"]["allowas_in"] = 1
+    net, result = analyse(compiled(spines=2, leaves=3), same_leaf_asn, enumerate_always=True)
+    assert result.proof.holds and result.cycles == []
+
+
+def test_allowas_in_on_leaves_with_unique_spine_asns_is_found():
+    def same_leaf_asn(structured):
+        leaves = sorted(h for h, c in structured.items() if c["role"] == "leaf")
+        renumber(leaves, [65100] * len(leaves))(structured)
+        for host in leaves:
+            structured[host]["bgp"]["allowas_in"] = 1
+    net, result = analyse(compiled(spines=2, leaves=3), chain(unique_spines, same_leaf_asn))
+    assert result.cycles
+    advice = " ".join(deadlock.remediations(net, result))
+    assert "allowas-in on leaf1" in advice and "one ASN" in advice
+
+
+def test_static_default_up_at_a_spine_meets_a_spine_aggregate_down():
+    mutate = chain(static("leaf1", "0.0.0.0/0", "spine1"), static("spine1", "10.77.0.0/16", "leaf1"))
+    net, result = analyse(compiled(spines=2, leaves=2), mutate)
+    assert any(reason.startswith("static routes") for reason in result.proof.reasons)
+    baseline = [cycle for cycle in result.cycles if cycle.scenario.kind == "baseline"]
+    assert baseline and set(baseline[0].reasons) == {"10.77.0.0/16"}
+    assert sorted(hop[0] for hop in deadlock.hops(net, baseline[0])) == ["leaf1", "spine1"]
+
+
+def test_routing_loop_from_a_bad_static_route():
+    # spine1 sends 10.88.0.0/16 to leaf2, leaf2 sends it to spine2, spine2 back to leaf1, leaf1 to spine1.
+    mutate = chain(static("spine1", "10.88.0.0/16", "leaf2"), static("leaf2", "10.88.0.0/16", "spine2"),
+                   static("spine2", "10.88.0.0/16", "leaf1"), static("leaf1", "10.88.0.0/16", "spine1"))
+    net, result = analyse(compiled(spines=2, leaves=2), mutate)
+    baseline = [cycle for cycle in result.cycles if cycle.scenario.kind == "baseline"]
+    assert baseline and len(baseline[0].links) == 4
+    assert {hop[0] for hop in deadlock.hops(net, baseline[0])} == {"spine1", "leaf2", "spine2", "leaf1"}
+
+
+def test_five_stage_renumbered_spine_without_valley_free_policy_and_a_super_spine_link_failure():
+    renumbered = renumber(["pod1-spine2"], [65010])
+    net, result = analyse(five_stage(), chain(no_policy, renumbered))
+    assert result.cycles, result.proof
+    failures = {cycle.scenario.describe(net) for cycle in result.cycles}
+    assert any("superspine" in failure for failure in failures), failures
+    # The valley-free export policy alone closes it again (nothing learned from the core goes back up).
+    net, kept = analyse(five_stage(), renumbered, enumerate_always=True)
+    assert kept.cycles == [], cycle_text(net, kept)
+
+
+def test_pfc_off_on_the_bounce_link_is_not_a_cycle():
+    # The 4-switch bounce, but leaf2<->spine1 drops priority 3 instead of pausing it: no buffer waits there.
+    net, result = analyse(compiled(spines=2, leaves=2), chain(unique_spines, pfc_off("leaf2", "spine1"),
+                                                              pfc_off("leaf1", "spine1")))
+    assert all("spine1" not in deadlock.describe_cycle(net, cycle) for cycle in result.cycles), cycle_text(net, result)
+
+
+def test_same_seed_same_findings():
+    first = analyse(compiled(spines=2, leaves=3), unique_spines)
+    second = analyse(compiled(spines=2, leaves=3), unique_spines)
+    assert cycle_text(*first) == cycle_text(*second)
+
+
+# --------------------------------------------------------------------------------------------- the check
+
+
+@pytest.mark.parametrize("build", [
+    lambda: compiled(spines=4, leaves=6),
+    lambda: compiled(spines=2, leaves=4, uplinks_per_spine=2),
+    lambda: compiled(spines=2, leaves=2),
+    lambda: five_stage(),
+    lambda: five_stage(pods=3, spines=2, leaves=2, super_spines_per_plane=2),
+], ids=["4x6", "2x4-double-uplinks", "2x2", "5-stage", "5-stage-3-pods"])
+def test_every_fabric_the_project_builds_gets_a_certificate(build):
+    report = validate_fabric(build(), checks=[deadlock.CHECK])
+    result = report.checks[deadlock.CHECK]
+    assert result.status == "passed", [f.message for f in result.findings]
+    assert any("certificate" in finding.message for finding in result.findings)
+    assert result.examined["lossless priorities"] == 1
+
+
+def test_check_fails_with_the_cycle_and_a_tag_plan():
+    ctx = context(compiled(spines=2, leaves=3), unique_spines)
+    report = validate_fabric(ctx, checks=[deadlock.CHECK])
+    result = report.checks[deadlock.CHECK]
+    assert result.status == "failed"
+    errors = [finding for finding in result.findings if finding.severity == "error"]
+    assert errors and "priority 3" in errors[0].message and "down" in errors[0].message
+    assert "Tagger" in errors[0].message and "2 lossless priorities" in errors[0].message
+    assert errors[0].actual["hops"][0]["switch"]
+
+
+def test_no_pfc_anywhere_is_skipped_not_passed():
+    def no_pfc(structured):
+        for config in structured.values():
+            for port in config["interfaces"]:
+                port["qos"]["pfc_priorities"] = []
+    report = validate_fabric(context(compiled(spines=2, leaves=2), no_pfc), checks=[deadlock.CHECK])
+    assert report.checks[deadlock.CHECK].status == "skipped"
+
+
+def test_as_path_regex_boundaries():
+    leaf_out = [{"seq": 10, "action": "permit", "as_path": "^$"}]
+    assert deadlock.exports(leaf_out, ()) and not deadlock.exports(leaf_out, (65000,))
+    spine_up = [{"seq": 10, "action": "deny", "as_path": "_64999_"}, {"seq": 20, "action": "permit", "as_path": None}]
+    assert not deadlock.exports(spine_up, (64999, 65001)) and not deadlock.exports(spine_up, (65001, 64999))
+    assert deadlock.exports(spine_up, (649990,)) and deadlock.exports(spine_up, (65100,))
+    assert not deadlock.exports([], (65100,))  # an empty route map denies everything
+
+
+def test_too_large_to_enumerate_is_skipped_with_the_reason(monkeypatch):
+    monkeypatch.setattr(deadlock, "WORK_LIMIT", 10)
+    report = validate_fabric(context(compiled(spines=2, leaves=3), unique_spines), checks=[deadlock.CHECK])
+    result = report.checks[deadlock.CHECK]
+    assert result.status == "skipped" and "no certificate" in result.reason and "more than one ASN" in result.reason
+
+
+def test_the_topology_page_colours_every_link_of_the_cycle():
+    from ui.svg import link_health  # pure SVG module (no Django imports)
+    result = compiled(spines=2, leaves=3)
+    report = validate_fabric(context(result, unique_spines), checks=[deadlock.CHECK])
+    error = next(f for f in report.checks[deadlock.CHECK].findings if f.severity == "error")
+    health = link_health(result.snapshot.inventory, [error])
+    red = {key for key, state in health.links.items() if state == "error"}
+    expected = {tuple(sorted((hop["switch"], nxt["switch"])))
+                for hop, nxt in zip(error.actual["hops"], error.actual["hops"][1:] + error.actual["hops"][:1], strict=True)}
+    assert red == expected and red, (red, error.subject)
+
+
+def test_found_on_configs_as_text():
+    """The read-any-config path: EOS text of a fabric with one ASN per spine, parsed back by validate --configs."""
+    from compiler.api import render_configs
+    from validators.configs import validate_configs
+
+    structured = context(compiled(spines=2, leaves=3), unique_spines).structured
+    rendered, _hashes = render_configs(structured, ["eos"])
+    files = {host: dict(platforms["eos"]) for host, platforms in rendered.items()}
+    validation = validate_configs(files, checks=[deadlock.CHECK])
+    result = validation.report.checks[deadlock.CHECK]
+    assert result.status == "failed", (result.status, result.reason)
+    assert any("leaf" in f.subject and f.severity == "error" for f in result.findings)
+    # the same text with one spine ASN again: a certificate
+    rendered, _hashes = render_configs(context(compiled(spines=2, leaves=3)).structured, ["eos"])
+    files = {host: dict(platforms["eos"]) for host, platforms in rendered.items()}
+    result = validate_configs(files, checks=[deadlock.CHECK]).report.checks[deadlock.CHECK]
+    assert result.status == "passed", (result.status, result.reason)
+    assert not [f for f in result.findings if f.severity == "error"]

@@ -1,0 +1,866 @@
+"""PFC deadlock: the buffer-dependency graph of every lossless priority, a certificate or the shortest cycle.
+
+A lossless (PFC) fabric can deadlock exactly when its buffer-dependency graph has a cycle (Dally & Seitz 1987,
+"Deadlock-free message routing in multiprocessor interconnection networks"; for RoCE fabrics: Hu et al., "Deadlocks
+in datacenter networks: why do they form, and how to avoid them", HotNets 2016; Guo et al., "RDMA over commodity
+Ethernet at scale", SIGCOMM 2016). A cycle is necessary, not sufficient: the buffers on it must also fill at once.
+
+The graph (:class:`BufferGraph`), for one lossless 802.1p priority ``p``:
+
+* a node is a directed link ``a -> b`` (``a``'s egress port, ``b``'s ingress priority group) on which both ends
+  run PFC on ``p`` -- a link that drops ``p`` instead of pausing it holds no buffer that can wait;
+* an edge ``(u -> v) -> (v -> w)`` exists when traffic of ``p`` that reaches ``v`` from ``u`` may leave ``v``
+  towards ``w``: ``u`` forwards some destination to ``v`` and ``v`` forwards it to ``w``. The destinations are
+  the prefixes of every switch but spines and super-spines (RoCE runs between servers; a core switch originates
+  only its own loopback) and the prefixes of static routes.
+
+Forwarding comes from the same eBGP path-vector semantics :mod:`validators.routing` simulates (shortest AS path,
+AS-path loop prevention with ``allowas-in``, multipath), with each neighbor's export route map applied
+(``bgp.route_maps``, the valley-free policy of a 5-stage Clos), plus static routes (``static_routes``: longest
+prefix wins; a static route beats eBGP at an equal length, administrative distance 1 against 20). Under a failure
+set the graph is built from the **union** of the forwarding before and after the failure on every switch: while
+BGP converges some switches forward by the old state and some by the new (the transient "bounce" of HotNets 2016),
+and a cycle in any such mix is a cycle the fabric can hit.
+
+Two ways to a verdict:
+
+* **The AS-path rule** (:func:`valley_free_proof`): on a layered fabric (every session joins two tiers: leaf,
+  spine, super-spine) with no static routes, no lossless traffic can ever take a valley (down, then up) -- in any
+  failure set, steady or transient -- when (1) every switch's upper neighbors reject what it could re-export
+  upwards (one ASN per upper tier group and no ``allowas-in`` there, RFC 7938 section 5.2.1, or an export policy
+  that denies it) and (2) a switch with a lower tier never accepts from above a route to its own subtree (the
+  switches of its tier that share its subtree share its ASN). Valley-free paths order the links (up-links by tier,
+  then down-links), so the graph is acyclic: a certificate for **every** failure set, not a sample.
+* **Enumeration** (:func:`enumerate_scenarios`): otherwise the baseline, every N-1 (link, spine, super-spine),
+  every N-2 spine or super-spine pair and a seeded sample of N-3/N-4 link sets, each graph searched for strongly
+  connected components (Tarjan) and the shortest cycle (breadth-first search).
+
+Each cycle found is reported with its hops (switch, ingress -> egress, priority), the destinations whose traffic
+makes each edge, the failure set, and the remediations that break it, among them a Tagger tag plan (Hu et al.,
+"Tagger: practical PFC deadlock prevention in data center networks", CoNEXT 2017: the tag is raised on every
+bounce, one lossless priority per tag; a fabric whose lossless paths bounce at most once needs 2).
+Pure Python; never imports Django.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+import re
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations
+
+from compiler.natural import natural_key
+from validators.common import CORE_ROLES, CheckSkipped, short_list
+from validators.context import as_context
+from validators.findings import Finding, Severity
+
+CHECK = "roce.deadlock"
+TIER = {"leaf": 1, "border": 1, "spine": 2, "super-spine": 3}
+SAMPLE_SIZE = 10_000  # random N-3/N-4 link sets (same seed, same findings)
+SEED = 20161109  # HotNets 2016
+WORK_LIMIT = 1_500_000  # scenarios x destinations x sessions the enumeration takes on (~100k per CPU second)
+MAX_CYCLES = 10  # findings per check (the rest counted)
+PAIR_LIMIT = 20_000  # every N-2 link pair is enumerated up to this many (small fabrics); above, the sample covers it
+
+
+# --------------------------------------------------------------------------------------------- the network
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One direction of an established session: ``device`` sends out of ``interface`` to ``peer``."""
+
+    device: int
+    interface: str
+    peer: int
+    peer_interface: str
+
+
+@dataclass
+class Network:
+    """What the deadlock analysis reads from the structured configs, integer-indexed."""
+
+    names: list[str]
+    role: list[str]
+    asn: list[int]
+    allowas_in: list[int]
+    maximum_paths: list[int]
+    multipath_relax: list[bool]
+    rank: list[dict[tuple[int, str], int]]  # receiver -> (sender, receiver's interface) -> tie-break rank
+    links: list[Link]  # both directions of every established session
+    out_links: list[list[int]]  # device -> indices into links it sends on
+    link_index: dict[tuple[int, str], int]  # (device, interface) -> its outgoing link
+    export: dict[tuple[int, str], list[dict]]  # (sender, sender interface) -> route-map entries (export policy)
+    destinations: list[tuple[str, int | None]]  # (prefix, originating device or None for static-only)
+    statics: list[list[tuple[ipaddress.IPv4Network, str, int]]]  # device -> (prefix, next hop text, link index)
+    lossless: dict[int, set[int]]  # priority -> links whose both ends run PFC on it
+    unresolved_statics: list[str] = field(default_factory=list)
+    undefined_policies: list[str] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> int:
+        return len(self.links) // 2
+
+
+def _pfc(interface: dict | None) -> set[int]:
+    return set(((interface or {}).get("qos") or {}).get("pfc_priorities") or ())
+
+
+def build_network(ctx) -> Network:
+    structured = ctx.structured
+    model = ctx.routing
+    names = model.names
+    index = model.index
+    rank: list[dict[tuple[int, str], int]] = [
+        {(peer, interface): position for position, (peer, interface) in enumerate(neighbors)}
+        for neighbors in model.adjacency]
+    links: list[Link] = []
+    for a, a_interface, b, b_interface in model.sessions:
+        links.append(Link(a, a_interface, b, b_interface))
+        links.append(Link(b, b_interface, a, a_interface))
+    out_links: list[list[int]] = [[] for _ in names]
+    link_index: dict[tuple[int, str], int] = {}
+    for position, link in enumerate(links):
+        out_links[link.device].append(position)
+        link_index.setdefault((link.device, link.interface), position)
+    export: dict[tuple[int, str], list[dict]] = {}
+    undefined: list[str] = []
+    for device, name in enumerate(names):
+        bgp = structured[name].get("bgp") or {}
+        maps = {route_map["name"]: route_map["entries"] for route_map in bgp.get("route_maps") or ()}
+        for neighbor in bgp.get("neighbors") or ():
+            policy = neighbor.get("route_map_out")
+            if not policy:
+                continue
+            if policy not in maps:
+                undefined.append(f"{name}: route-map {policy} (neighbor {neighbor.get('address') or neighbor['interface']})")
+                continue
+            export[(device, neighbor["interface"])] = sorted(maps[policy], key=lambda entry: entry["seq"])
+    destinations: list[tuple[str, int | None]] = []
+    seen: set[str] = set()
+    for device, networks in enumerate(model.networks):
+        if model.role[device] in CORE_ROLES:
+            continue  # RoCE runs between servers: spines and super-spines originate only their own loopbacks
+        for prefix in networks:
+            destinations.append((prefix, device))
+            seen.add(prefix)
+    statics, unresolved = _statics(ctx, index, link_index)
+    for routes in statics:
+        for prefix, _hop, _link in routes:
+            if str(prefix) not in seen:
+                seen.add(str(prefix))
+                destinations.append((str(prefix), None))
+    lossless: dict[int, set[int]] = defaultdict(set)
+    interfaces = ctx.interface_index
+    for position, link in enumerate(links):
+        both = (_pfc(interfaces.get((names[link.device], link.interface)))
+                & _pfc(interfaces.get((names[link.peer], link.peer_interface))))
+        for priority in both:
+            lossless[priority].add(position)
+    return Network(names=names, role=model.role, asn=model.asn, allowas_in=model.allowas_in,
+                   maximum_paths=model.maximum_paths, multipath_relax=model.multipath_relax, rank=rank, links=links,
+                   out_links=out_links, link_index=link_index, export=export, destinations=destinations,
+                   statics=statics, lossless=dict(lossless), unresolved_statics=unresolved,
+                   undefined_policies=undefined)
+
+
+def _statics(ctx, index, link_index):
+    """Per device: its static routes whose next hop is the address of an established session's peer."""
+    peer_address: dict[str, tuple[int, str]] = {}  # next-hop address -> (device, its interface towards it)
+    for (host, name), interface in ctx.interface_index.items():
+        peer, peer_interface = interface.get("peer_device"), interface.get("peer_interface")
+        if not peer or peer not in index or host not in index:
+            continue
+        peer_port = ctx.interface_index.get((peer, peer_interface)) or {}
+        address = (peer_port.get("ip") or "").split("/")[0]
+        if address:
+            peer_address[f"{host}|{address}"] = (index[host], name)
+    statics: list[list[tuple[ipaddress.IPv4Network, str, int]]] = [[] for _ in index]
+    unresolved: list[str] = []
+    for host, config in ctx.structured.items():
+        for route in config.get("static_routes") or ():
+            hop = str(route.get("next_hop") or "")
+            found = peer_address.get(f"{host}|{hop}")
+            link = link_index.get(found) if found else None
+            try:
+                prefix = ipaddress.IPv4Network(route["prefix"], strict=False)
+            except (KeyError, ValueError):
+                unresolved.append(f"{host}: {route.get('prefix')} via {hop}")
+                continue
+            if link is None:
+                unresolved.append(f"{host}: {prefix} via {hop}")
+                continue
+            statics[index[host]].append((prefix, hop, link))
+    return statics, unresolved
+
+
+# --------------------------------------------------------------------------------------------- forwarding
+
+_BOUNDARY = "(?:^|$|[ ,{}()])"
+
+
+@lru_cache(maxsize=256)
+def _as_path_regex(pattern: str) -> re.Pattern:
+    # Arista/Cisco/FRR AS-path regular expressions: '_' matches a boundary between ASNs (EOS user manual,
+    # "AS path access lists"; FRR user guide, "AS Path Regular Expressions").
+    return re.compile(pattern.replace("_", _BOUNDARY))
+
+
+def exports(entries: list[dict] | None, path: tuple[int, ...]) -> bool:
+    """Whether a route map lets a route with ``path`` (before the sender prepends its ASN) out; the first
+    matching entry decides, and a route no entry matches is denied (the implicit deny of every route map)."""
+    if entries is None:
+        return True
+    text = " ".join(str(asn) for asn in path)
+    for entry in entries:
+        pattern = entry.get("as_path")
+        if pattern is None or _as_path_regex(pattern).search(text):
+            return entry["action"] == "permit"
+    return False
+
+
+def bgp_routes(net: Network, origin: int, dead_links: frozenset[int] = frozenset(),
+               dead_devices: frozenset[int] = frozenset()) -> dict[int, list[int]]:
+    """{device: outgoing link indices} towards ``origin``'s prefixes (breadth-first by AS-path length, as
+    :func:`validators.routing.propagate`, with export policies)."""
+    if origin in dead_devices:
+        return {}
+    asn, allowas = net.asn, net.allowas_in
+    paths: dict[int, tuple[int, ...]] = {origin: ()}
+    hops: dict[int, list[int]] = {origin: []}
+    frontier = [origin]
+    while frontier:
+        candidates: dict[int, list] = defaultdict(list)
+        for sender in frontier:
+            base = paths[sender]
+            path = (asn[sender],) + base
+            for position in net.out_links[sender]:
+                if position in dead_links:
+                    continue
+                link = net.links[position]
+                receiver = link.peer
+                if receiver in paths or receiver in dead_devices:
+                    continue
+                if not exports(net.export.get((sender, link.interface)), base):
+                    continue
+                if path.count(asn[receiver]) > allowas[receiver]:
+                    continue
+                back = net.link_index.get((receiver, link.peer_interface))
+                if back is None or back in dead_links:
+                    continue
+                candidates[receiver].append((len(path), net.rank[receiver].get((sender, link.peer_interface), 0),
+                                             path, back))
+        frontier = []
+        for receiver, items in candidates.items():
+            items.sort(key=lambda item: (item[0], item[1]))
+            shortest, _rank, best, _hop = items[0]
+            relax = net.multipath_relax[receiver]
+            chosen = [item[3] for item in items if item[0] == shortest and (relax or item[2] == best)]
+            paths[receiver] = best
+            hops[receiver] = chosen[:net.maximum_paths[receiver]]
+            frontier.append(receiver)
+    hops.pop(origin, None)
+    return hops
+
+
+def forwarding(net: Network, dead_links=frozenset(), dead_devices=frozenset()) -> list[dict[int, list[int]]]:
+    """Per destination (``net.destinations`` order): {device: outgoing links}, statics applied."""
+    by_origin: dict[int, dict[int, list[int]]] = {}
+    result = []
+    for prefix, origin in net.destinations:
+        if origin is not None:
+            if origin not in by_origin:
+                by_origin[origin] = bgp_routes(net, origin, dead_links, dead_devices)
+            table = dict(by_origin[origin])
+        else:
+            table = {}
+        if any(net.statics):
+            destination = ipaddress.IPv4Network(prefix, strict=False)
+            for device, routes in enumerate(net.statics):
+                if device in dead_devices or device == origin:
+                    continue
+                best = None
+                for static_prefix, _hop, link in routes:
+                    if link in dead_links or not destination.subnet_of(static_prefix):
+                        continue
+                    if best is None or static_prefix.prefixlen > best[0]:
+                        best = (static_prefix.prefixlen, [link])
+                    elif static_prefix.prefixlen == best[0]:
+                        best[1].append(link)
+                # A static covering the destination at least as specifically as the BGP route wins (distance 1 < 20);
+                # a shorter one (a default) is used only where BGP gives no route.
+                if best is not None and (device not in table or best[0] >= destination.prefixlen):
+                    table[device] = best[1]
+        result.append(table)
+    return result
+
+
+# --------------------------------------------------------------------------------------------- the graph
+
+
+class BufferGraph:
+    """Edges between links (indices into ``Network.links``) with the destinations that make each edge."""
+
+    def __init__(self) -> None:
+        self.edges: dict[int, set[int]] = defaultdict(set)
+        self.reasons: dict[tuple[int, int], str] = {}
+
+    def add(self, a: int, b: int, reason: str) -> None:
+        if b not in self.edges[a]:
+            self.edges[a].add(b)
+            self.reasons[(a, b)] = reason
+
+    @property
+    def edge_count(self) -> int:
+        return sum(len(targets) for targets in self.edges.values())
+
+
+def build_graph(net: Network, tables: list[list[dict[int, list[int]]]], lossless: set[int],
+                dead_links=frozenset()) -> BufferGraph:
+    """The graph of one priority from one or more forwarding states (their union: the transient mix)."""
+    graph = BufferGraph()
+    for destination, (prefix, origin) in enumerate(net.destinations):
+        union: dict[int, set[int]] = defaultdict(set)
+        for state in tables:
+            for device, links in state[destination].items():
+                union[device].update(link for link in links if link not in dead_links)
+        for outgoing in union.values():
+            for first in outgoing:
+                if first not in lossless:
+                    continue
+                nxt = net.links[first].peer
+                if nxt == origin:
+                    continue
+                for second in union.get(nxt, ()):
+                    if second in lossless:
+                        graph.add(first, second, prefix)
+    return graph
+
+
+def _strong_components(edges: dict[int, set[int]]) -> list[list[int]]:
+    """Tarjan's algorithm, iterative; components with a cycle only (size > 1, or a self loop)."""
+    index_of: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    found: list[list[int]] = []
+    counter = 0
+    for root in list(edges):
+        if root in index_of:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index_of[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index_of:
+                    index_of[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index_of[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index_of[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in edges.get(node, ()):
+                    found.append(component)
+    return found
+
+
+def shortest_cycle(edges: dict[int, set[int]], component: list[int]) -> list[int]:
+    """The shortest cycle inside one strongly connected component (BFS from each member; a few hundred at most)."""
+    members = set(component)
+    best: list[int] | None = None
+    for start in sorted(component)[:256]:
+        parent = {start: -1}
+        queue = deque([start])
+        while queue:
+            node = queue.popleft()
+            for child in sorted(edges.get(node, ())):
+                if child not in members:
+                    continue
+                if child == start:
+                    cycle = [node]
+                    while parent[cycle[-1]] != -1:
+                        cycle.append(parent[cycle[-1]])
+                    cycle.reverse()
+                    if best is None or len(cycle) < len(best):
+                        best = cycle
+                    queue.clear()
+                    break
+                if child not in parent:
+                    parent[child] = node
+                    queue.append(child)
+        if best is not None and len(best) <= 2:
+            break
+    return best or []
+
+
+# --------------------------------------------------------------------------------------------- the rule
+
+
+@dataclass
+class Proof:
+    holds: bool
+    reasons: list[str]  # why it does not hold (empty when it holds)
+    pairs: int  # upper-neighbor pairs examined
+
+
+def valley_free_proof(net: Network) -> Proof:
+    """The AS-path rule of the module docstring: True means no valley in any failure set, steady or transient."""
+    reasons: list[str] = []
+    if net.unresolved_statics or any(net.statics):
+        reasons.append("static routes are configured (they are not bound by AS-path loop prevention)")
+    tiers = [TIER.get(role) for role in net.role]
+    unknown = [net.names[d] for d, tier in enumerate(tiers) if tier is None and net.out_links[d]]
+    if unknown:
+        reasons.append(f"switches without a Clos tier (role): {short_list(unknown)}")
+    uppers: list[list[int]] = [[] for _ in net.names]
+    lowers: list[set[int]] = [set() for _ in net.names]
+    for position, link in enumerate(net.links):
+        a, b = tiers[link.device], tiers[link.peer]
+        if a is None or b is None:
+            continue
+        if a == b:
+            reasons.append(f"a session joins two switches of one tier: {net.names[link.device]}:{link.interface} -> "
+                           f"{net.names[link.peer]}")
+        elif b > a:
+            uppers[link.device].append(position)
+        else:
+            lowers[link.device].add(link.peer)
+    pairs = 0
+    # (1) no valley at one switch within one state: an upper neighbor never takes back what came from above.
+    for device in range(len(net.names)):
+        ups = uppers[device]
+        groups: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for position in ups:
+            link = net.links[position]
+            groups[(net.asn[link.peer], net.allowas_in[link.peer])].append(position)
+        for (asn_from, _), (asn_to, allow_to) in _group_pairs(groups):
+            pairs += 1
+            if asn_from == asn_to and allow_to == 0:
+                continue
+            senders = groups[(asn_to, allow_to)]
+            if all(_denies_learned(net.export.get((device, net.links[p].interface)), asn_from) for p in senders):
+                continue
+            reasons.append(f"{net.names[device]} can pass a route from AS {asn_from} up to AS {asn_to}"
+                           + (" (allowas-in there)" if asn_from == asn_to else " (the upper tier has more than one ASN)"))
+            break
+    # (2) no mixed-state valley: a switch with a lower tier never accepts from above a route to its own subtree.
+    subtree = _subtrees(net, tiers, lowers)
+    by_tier: dict[int, list[int]] = defaultdict(list)
+    for device, tier in enumerate(tiers):
+        if tier is not None and lowers[device] and uppers[device]:
+            by_tier[tier].append(device)
+    for members in by_tier.values():
+        for x, y in combinations(members, 2):
+            if subtree[x] & subtree[y] and not (net.asn[x] == net.asn[y] and net.allowas_in[x] == 0
+                                                and net.allowas_in[y] == 0):
+                reasons.append(f"{net.names[x]} and {net.names[y]} share a subtree but not an ASN (or take allowas-in):"
+                               " one can learn the other's subtree from above")
+                break
+    return Proof(not reasons, _unique(reasons), pairs)
+
+
+def _group_pairs(groups):
+    keys = sorted(groups)
+    for a in keys:
+        for b in keys:
+            if a != b or len(groups[a]) > 1:
+                yield a, b
+
+
+def _denies_learned(entries, asn_from: int) -> bool:
+    # Representative paths that start with the upper neighbor's ASN (what came from above).
+    return entries is not None and not any(exports(entries, path) for path in
+                                           ((asn_from,), (asn_from, 64512), (asn_from, 65534, 64512)))
+
+
+def _subtrees(net, tiers, lowers) -> list[frozenset[int]]:
+    cache: dict[int, frozenset[int]] = {}
+
+    def below(device: int) -> frozenset[int]:
+        if device not in cache:
+            cache[device] = frozenset()  # guards a malformed loop
+            result = set()
+            for lower in lowers[device]:
+                result.add(lower)
+                result |= below(lower)
+            cache[device] = frozenset(result)
+        return cache[device]
+
+    return [below(device) for device in range(len(net.names))]
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+# --------------------------------------------------------------------------------------------- scenarios
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    kind: str  # baseline | link | link-pair | spine | super-spine | spine-pair | super-spine-pair | sample
+    dead_links: frozenset[int]
+    dead_devices: frozenset[int]
+
+    def describe(self, net: Network) -> str:
+        if self.kind == "baseline":
+            return "no failure"
+        parts = [net.names[d] for d in sorted(self.dead_devices)]
+        seen = set()
+        for position in sorted(self.dead_links):
+            link = net.links[position]
+            key = frozenset({(link.device, link.interface), (link.peer, link.peer_interface)})
+            if key in seen:
+                continue
+            seen.add(key)
+            parts.append(f"{net.names[link.device]}:{link.interface}<->{net.names[link.peer]}:{link.peer_interface}")
+        return ", ".join(parts) + " down"
+
+
+def _both(net: Network, position: int) -> frozenset[int]:
+    link = net.links[position]
+    back = net.link_index.get((link.peer, link.peer_interface))
+    return frozenset({position} if back is None else {position, back})
+
+
+def scenarios(net: Network, sample: int = SAMPLE_SIZE, seed: int = SEED) -> list[Scenario]:
+    result = [Scenario("baseline", frozenset(), frozenset())]
+    undirected = [position for position, link in enumerate(net.links)
+                  if (net.names[link.device], link.interface) < (net.names[link.peer], link.peer_interface)]
+    result += [Scenario("link", _both(net, position), frozenset()) for position in undirected]
+    if len(undirected) * (len(undirected) - 1) // 2 <= PAIR_LIMIT:
+        result += [Scenario("link-pair", _both(net, a) | _both(net, b), frozenset())
+                   for a, b in combinations(undirected, 2)]
+    for role, pair_kind in (("spine", "spine-pair"), ("super-spine", "super-spine-pair")):
+        members = [d for d, r in enumerate(net.role) if r == role]
+        result += [Scenario(role, frozenset(), frozenset({d})) for d in members]
+        result += [Scenario(pair_kind, frozenset(), frozenset(pair)) for pair in combinations(members, 2)]
+    rng = random.Random(seed)
+    result.sort(key=_level)  # stable: smaller failure sets first, each kind in order
+    seen = {(scenario.dead_links, scenario.dead_devices) for scenario in result}
+    if len(undirected) >= 3:
+        for _ in range(sample):  # drawn ``sample`` times; a set drawn twice is examined once
+            chosen = rng.sample(undirected, rng.choice((3, 4)) if len(undirected) >= 4 else 3)
+            dead = frozenset().union(*(_both(net, position) for position in chosen))
+            if (dead, frozenset()) not in seen:
+                seen.add((dead, frozenset()))
+                result.append(Scenario("sample", dead, frozenset()))
+    return result
+
+
+@dataclass
+class Cycle:
+    priority: int
+    scenario: Scenario
+    links: list[int]  # the cycle's nodes, in order
+    reasons: list[str]  # the destination that makes each edge (links[i] -> links[i+1])
+    component: list[int] = field(default_factory=list)  # every link of the strongly connected component
+
+    def key(self) -> tuple:
+        start = min(range(len(self.links)), key=lambda i: self.links[i])
+        return self.priority, tuple(self.links[start:] + self.links[:start]), tuple(self.component)
+
+
+@dataclass
+class DeadlockResult:
+    method: str  # "proof" | "enumeration"
+    proof: Proof
+    priorities: list[int]
+    scenarios_examined: int
+    scenarios_total: int
+    cycles: list[Cycle]
+    nodes: int = 0
+    edges: int = 0
+    bounces: int = 0  # most bounces (down then up) on any lossless path of the examined states
+    notes: list[str] = field(default_factory=list)
+
+
+def analyse(ctx, sample: int = SAMPLE_SIZE, seed: int = SEED, enumerate_always: bool = False,
+            stop_early: bool = True, net: Network | None = None) -> DeadlockResult:
+    """The verdict: the proof when it holds (unless ``enumerate_always``), else enumeration; ``stop_early`` ends
+    the enumeration after the smallest failure-set size that shows a cycle."""
+    ctx = as_context(ctx)
+    net = net if net is not None else build_network(ctx)
+    priorities = sorted(net.lossless)
+    proof = valley_free_proof(net)
+    notes = []
+    if net.unresolved_statics:
+        notes.append(f"static routes whose next hop is no fabric peer (not followed): {short_list(net.unresolved_statics)}")
+    if net.undefined_policies:
+        notes.append(f"export route maps not defined in the config (taken as permit-all): "
+                     f"{short_list(net.undefined_policies)}")
+    if proof.holds and not enumerate_always:
+        return DeadlockResult("proof", proof, priorities, 0, 0, [], notes=notes)
+    return enumerate_scenarios(net, proof, priorities, sample, seed, notes, stop_early)
+
+
+def enumerate_scenarios(net: Network, proof: Proof, priorities: list[int], sample: int, seed: int,
+                        notes: list[str], stop_early: bool = True) -> DeadlockResult:
+    all_scenarios = scenarios(net, sample, seed)
+    per_scenario = max(1, len(net.destinations) * max(net.sessions, 1))
+    budget = WORK_LIMIT // per_scenario
+    if budget == 0:
+        notes.append(f"enumeration capped at 0 of {len(all_scenarios):,} failure scenarios: one scenario takes "
+                     f"{per_scenario:,} route computations (limit {WORK_LIMIT:,}): no certificate; the AS-path "
+                     f"rule fails because {'; '.join(proof.reasons[:3])}")
+        return DeadlockResult("enumeration", proof, priorities, 0, len(all_scenarios), [], notes=notes)
+    examined = all_scenarios[:budget]
+    baseline = forwarding(net)
+    cycles: dict[tuple, Cycle] = {}
+    nodes = edges = 0
+    bounces = 0
+    stopped_at = None
+    for number, scenario in enumerate(examined):
+        if stop_early and cycles and _level(scenario) > _level(examined[number - 1]):
+            stopped_at = number  # cycles found at a smaller failure set: deeper sets are not needed to fail
+            break
+        state = baseline if scenario.kind == "baseline" else forwarding(net, scenario.dead_links, scenario.dead_devices)
+        tables = [baseline] if scenario.kind == "baseline" else [baseline, state]
+        bounces = max(bounces, max_bounces(net, state, scenario.dead_links | _device_links(net, scenario.dead_devices)))
+        for priority in priorities:
+            lossless = net.lossless[priority] - scenario.dead_links
+            graph = build_graph(net, tables, lossless, scenario.dead_links | _device_links(net, scenario.dead_devices))
+            if scenario.kind == "baseline":
+                nodes += len({n for n in graph.edges} | {t for ts in graph.edges.values() for t in ts})
+                edges += graph.edge_count
+            for component in _strong_components(graph.edges):
+                links = shortest_cycle(graph.edges, component)
+                if not links:
+                    continue
+                reasons = [graph.reasons[(links[i], links[(i + 1) % len(links)])] for i in range(len(links))]
+                cycle = Cycle(priority, scenario, links, reasons, sorted(component))
+                cycles.setdefault(cycle.key(), cycle)
+    if stopped_at is not None:
+        notes.append(f"cycles found with {_level(examined[stopped_at - 1])} failure(s) or fewer: "
+                     f"{len(all_scenarios) - stopped_at:,} larger failure sets not examined")
+        examined = examined[:stopped_at]
+    elif len(examined) < len(all_scenarios):
+        notes.append(f"enumeration capped at {len(examined):,} of {len(all_scenarios):,} failure scenarios "
+                     f"({per_scenario:,} route computations each): no certificate for the rest")
+    ordered = sorted(cycles.values(), key=lambda c: (len(c.scenario.dead_links) + len(c.scenario.dead_devices),
+                                                     len(c.links)))
+    return DeadlockResult("enumeration", proof, priorities, len(examined), len(all_scenarios), ordered, nodes, edges,
+                          bounces, notes)
+
+
+def _level(scenario: Scenario) -> int:
+    """How many things a scenario fails (links count once per direction pair)."""
+    return len(scenario.dead_links) // 2 + len(scenario.dead_devices)
+
+
+def _device_links(net: Network, devices: frozenset[int]) -> frozenset[int]:
+    if not devices:
+        return frozenset()
+    return frozenset(p for p, link in enumerate(net.links) if link.device in devices or link.peer in devices)
+
+
+def max_bounces(net: Network, table: list[dict[int, list[int]]], dead_links=frozenset()) -> int:
+    """Most down-then-up turns on any path of one forwarding state (per destination a DAG; a destination whose
+    forwarding loops is left out: no tag plan fixes a loop)."""
+    tiers = [TIER.get(role, 0) for role in net.role]
+    most = 0
+    for destination, (_prefix, origin) in enumerate(net.destinations):
+        walk = _BounceWalk(net.links, tiers, table[destination], origin, dead_links)
+        try:
+            for device_links in table[destination].values():
+                for position in device_links:
+                    if position not in dead_links:
+                        most = max(most, walk.bounces(position))
+        except (_Loop, RecursionError):
+            continue
+    return most
+
+
+class _BounceWalk:
+    """Longest count of bounces from one link on, over one destination's forwarding (memoised)."""
+
+    def __init__(self, links, tiers, hops, origin, dead_links) -> None:
+        self.links, self.tiers, self.hops, self.origin, self.dead = links, tiers, hops, origin, dead_links
+        self.memo: dict[int, int] = {}
+
+    def bounces(self, position: int, depth: int = 0) -> int:
+        if position in self.memo:
+            return self.memo[position]
+        if depth > len(self.links):
+            raise _Loop
+        link, tiers = self.links[position], self.tiers
+        best = 0
+        if link.peer != self.origin:
+            going_down = tiers[link.peer] < tiers[link.device]
+            for nxt in self.hops.get(link.peer, ()):
+                if nxt in self.dead:
+                    continue
+                turn = 1 if going_down and tiers[self.links[nxt].peer] > tiers[self.links[nxt].device] else 0
+                best = max(best, turn + self.bounces(nxt, depth + 1))
+        self.memo[position] = best
+        return best
+
+
+class _Loop(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------------------------- the twin
+
+
+def bounce_path(ctx, source: str, prefix: str, failed: list[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+    """Where traffic from ``source`` to ``prefix`` goes once BGP has converged with the ``failed`` links
+    (``(switch, interface)``, one end each) down: ``[(switch, [next-hop switches])]`` in the order reached,
+    up to the prefix's origin. What the twin confirms hop by hop (labs/deadlock_confirm.py)."""
+    net = build_network(as_context(ctx))
+    index = {name: position for position, name in enumerate(net.names)}
+    dead = frozenset().union(*(_both(net, net.link_index[(index[host], interface)]) for host, interface in failed))
+    destination = next(d for d, (p, _origin) in enumerate(net.destinations) if p == prefix)
+    table = forwarding(net, dead)[destination]
+    origin = net.destinations[destination][1]
+    result, queue, seen = [], deque([index[source]]), {index[source]}
+    while queue:
+        device = queue.popleft()
+        if device == origin:
+            continue
+        peers = sorted({net.names[net.links[link].peer] for link in table.get(device, ())}, key=natural_key)
+        result.append((net.names[device], peers))
+        for peer in peers:
+            if index[peer] not in seen:
+                seen.add(index[peer])
+                queue.append(index[peer])
+    return result
+
+
+# --------------------------------------------------------------------------------------------- reporting
+
+
+def hops(net: Network, cycle: Cycle) -> list[tuple[str, str, str, int]]:
+    """(switch, ingress interface, egress interface, priority) for each switch on the cycle."""
+    result = []
+    for i, position in enumerate(cycle.links):
+        incoming = net.links[cycle.links[i - 1]]
+        outgoing = net.links[position]
+        result.append((net.names[outgoing.device], incoming.peer_interface, outgoing.interface, cycle.priority))
+    return result
+
+
+def describe_cycle(net: Network, cycle: Cycle) -> str:
+    return " -> ".join(f"{switch} ({ingress} -> {egress})" for switch, ingress, egress, _p in hops(net, cycle))
+
+
+def remediations(net: Network, result: DeadlockResult) -> list[str]:
+    advice = []
+    spine_asns = {net.asn[d] for d, role in enumerate(net.role) if role == "spine"}
+    if len(spine_asns) > 1:
+        advice.append(f"give the spines one ASN (RFC 7938 section 5.2.1; today {len(spine_asns)}): AS-path loop "
+                      "prevention then drops every bounce path")
+    allowas = sorted({net.names[d] for d, value in enumerate(net.allowas_in) if value})
+    if allowas:
+        advice.append(f"remove allowas-in on {short_list(allowas)} (or scope it to the routes that need it)")
+    if any(net.statics):
+        advice.append("remove or correct the static routes on the cycle (they bypass AS-path loop prevention)")
+    advice.append("a valley-free export policy: a leaf advertises upwards only what it originates "
+                  "(route-map permit as-path ^$), a spine never sends a route learned from the core back up")
+    advice.append("drop lossless bounces: an ACL or TTL rule that moves a packet turning down-then-up to a lossy class")
+    if result.bounces:
+        advice.append(f"or a Tagger tag plan (CoNEXT 2017): raise the tag on each bounce, one lossless priority per tag: "
+                      f"{result.bounces + 1} lossless priorities for paths that bounce at most {result.bounces} time(s)")
+    return advice
+
+
+def lossless_peer_links(ctx) -> list[tuple[str, str, list[int]]]:
+    """(switch, port, priorities) of MLAG peer-link ports that run PFC: L2 paths the graph does not model."""
+    found = []
+    for host, config in ctx.structured.items():
+        peer_link = (config.get("mlag") or {}).get("peer_link")
+        for port in config["interfaces"]:
+            if port.get("kind") == "peer_link" or (peer_link and port.get("port_channel") == peer_link):
+                priorities = sorted(_pfc(port))
+                if priorities:
+                    found.append((host, port["name"], priorities))
+    return found
+
+
+def check_deadlock(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    net = build_network(ctx)
+    if not net.lossless:
+        raise CheckSkipped("no link runs PFC on both ends: no lossless buffer can wait on another")
+    result = analyse(ctx, net=net)
+    for host, port, priorities in lossless_peer_links(ctx):
+        result.notes.append(f"{host}:{port} (MLAG peer-link) runs PFC on {priorities}: lossless paths across a "
+                            "peer-link (a member or the uplinks down) are L2 paths this graph does not model, so the "
+                            "verdict does not cover them; keep RoCE off the peer-link or check it by hand")
+    if result.method == "enumeration" and result.scenarios_examined == 0:
+        raise CheckSkipped(result.notes[-1])
+    lossless_links = len(set().union(*net.lossless.values()))
+    ctx.record_examined(CHECK, {"lossless priorities": len(result.priorities), "lossless links": lossless_links,
+                                "failure scenarios": result.scenarios_examined if result.method == "enumeration"
+                                else 1, "destinations": len(net.destinations)})
+    fabric_name = ctx.inventory.fabric if ctx.inventory is not None else "fabric"
+    findings: list[Finding] = []
+    for note in result.notes:
+        warn = "capped" in note or "does not cover" in note
+        findings.append(Finding(check=CHECK, severity=Severity.WARNING if warn else Severity.INFO,
+                                subject=fabric_name, expected="every input followed", actual=note, message=note))
+    if result.method == "proof":
+        findings.append(Finding(
+            check=CHECK, severity=Severity.INFO, subject=fabric_name, expected="no cyclic buffer dependency",
+            actual="certificate: valley-free by the AS-path rule",
+            message=f"certificate: no PFC deadlock cycle on priorities {result.priorities} under ANY failure set "
+                    f"(steady or transient): every session joins two tiers and AS-path loop prevention or export "
+                    f"policy rejects every valley ({result.proof.pairs:,} upper-neighbor pairs)"))
+        return findings
+    if not result.cycles:
+        findings.append(Finding(
+            check=CHECK, severity=Severity.INFO, subject=fabric_name, expected="no cyclic buffer dependency",
+            actual=f"0 cycles in {result.scenarios_examined:,} scenarios",
+            message=f"certificate for the scenarios examined ({result.scenarios_examined:,} of "
+                    f"{result.scenarios_total:,}: baseline, every N-1, every spine and super-spine pair, "
+                    f"{SAMPLE_SIZE:,} random N-3/N-4 link sets, seed {SEED}); the AS-path rule does not hold: "
+                    f"{'; '.join(result.proof.reasons)}"))
+        return findings
+    advice = remediations(net, result)
+    for cycle in result.cycles[:MAX_CYCLES]:
+        path = describe_cycle(net, cycle)
+        destinations = sorted(set(cycle.reasons), key=natural_key)
+        # The subject lists each egress port of the cycle in the one endpoint grammar ("a:x<->b:y<->..."), so
+        # the topology page colours every link of the cycle (ui/svg.py link_health); the message draws the hops.
+        subject = "<->".join(f"{switch}:{egress}" for switch, _ingress, egress, _p in hops(net, cycle))
+        findings.append(Finding(
+            check=CHECK, severity=Severity.ERROR, subject=subject, expected="no cyclic buffer dependency",
+            actual={"priority": cycle.priority, "failure": cycle.scenario.describe(net),
+                    "hops": [{"switch": s, "ingress": i, "egress": e} for s, i, e, _p in hops(net, cycle)],
+                    "destinations": destinations},
+            message=f"PFC deadlock cycle on priority {cycle.priority} of {len(cycle.links)} links when "
+                    f"{cycle.scenario.describe(net)}: {path}; made by traffic to {short_list(destinations)}. "
+                    f"Remedies: {'; '.join(advice)}"))
+    if len(result.cycles) > MAX_CYCLES:
+        findings.append(Finding(check=CHECK, severity=Severity.ERROR, subject=fabric_name,
+                                expected="no cyclic buffer dependency", actual=len(result.cycles),
+                                message=f"{len(result.cycles) - MAX_CYCLES} more cycles not listed"))
+    return findings
+
+
+CHECKS = {CHECK: check_deadlock}
