@@ -1,0 +1,228 @@
+"""A synthetic counter plane: what a canary leaf, its control peers and their NICs would count, poll by poll.
+
+No hardware here, and the twin's veth has no PFC or ECN, so the gate is tested on counters generated from a small
+queue model driven by per-link load (the twin's measured per-link traffic when given, else a uniform load):
+
+* the lossless queue (priority/queue 3) marks ECN on a fraction of packets that grows with load above the marking
+  threshold (DCQCN's RED-like marking, Zhu et al., SIGCOMM 2015) and pauses (PFC) only above a higher load: a
+  healthy queue marks long before it pauses;
+* NICs send CNPs in proportion to the marks they receive (notification point) and handle the CNPs of their peers
+  (reaction point); sequence errors and out-of-sequence packets are rare background noise;
+* loads vary per port and poll (log-normal, sigma 0.15) and counts are Poisson: the noise a real fabric shows.
+
+Each :data:`FAULTS` entry changes the canary after the push the way that misconfiguration would show in counters.
+:func:`to_sonic_db`, :func:`to_eos` and :func:`to_mlx5` write a poll as those vendors answer, so tests run the
+generated counters through the real adapters. Pure (numpy); no Django.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .schema import Poll
+
+LOSSLESS, LOSSY, CNP_QUEUE = 3, 1, 6
+INTERVAL_S = 10.0
+PACKETS_PER_S = 200_000.0  # per port at load 1.0 in this model (scaled down; only ratios matter to the gate)
+UPLINKS = ("Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4")
+SERVER_PORTS = ("Ethernet5", "Ethernet6", "Ethernet7", "Ethernet8")
+
+
+@dataclass
+class Effect:
+    """How a fault changes the canary's counters (multipliers and added rates per second)."""
+
+    ecn: float = 1.0  # marks on the lossless queue
+    pause: float = 1.0  # PFC pauses on the lossless priority
+    pause_add: float = 0.0  # added paused fraction of time
+    uplink_pause_add: float = 0.0  # added paused fraction on one uplink (incast on one spine)
+    lossless_drops: float = 0.0
+    lossy_drops: float = 1.0
+    seq_errors: float = 1.0
+    ack_timeouts: float = 0.0
+    cnp_sent: float = 1.0
+    cnp_handled: float = 1.0
+    wd_storms: float = 0.0
+    pause_storms: float = 0.0
+    ecn_on_lossy: float = 0.0
+    no_buffer: float = 1.0
+    wrong_priority: bool = False  # PFC frames on priority 4 instead of 3
+
+
+FAULTS: dict[str, Effect] = {
+    # RoCE's DSCP mapped to a lossy queue: no marks where the intent expects them, drops and retransmissions.
+    "dscp_to_lossy_queue": Effect(ecn=0.02, lossy_drops=40.0, seq_errors=60.0, cnp_sent=0.05),
+    # ECN thresholds ten times too high: the queue pauses before it marks.
+    "ecn_threshold_10x": Effect(ecn=0.05, pause=30.0, pause_add=0.01, cnp_sent=0.1),
+    # PFC on the wrong priority: the lossless queue overflows without pausing, priority 4 pauses instead.
+    "pfc_wrong_priority": Effect(lossless_drops=50.0, wrong_priority=True, seq_errors=20.0),
+    # Watchdog off with a stuck receiver: the port stays paused, no storm is ever detected.
+    "watchdog_off_stuck_receiver": Effect(pause=200.0, pause_add=0.5),
+    # CNP queue not strict: CNPs queue behind data and arrive late; senders slow down too late.
+    "cnp_queue_not_strict": Effect(cnp_handled=0.1, ecn=4.0, pause=15.0, pause_add=0.005),
+    # An MTU drop on the path: large RoCE frames vanish, requesters time out and retransmit.
+    "mtu_drop": Effect(seq_errors=80.0, ack_timeouts=2.0),
+    # QP hashing removed: one spine uplink takes the incast.
+    "qp_hashing_removed": Effect(uplink_pause_add=0.2, ecn=3.0),
+    # The NIC notification point off: marks arrive, no CNP leaves.
+    "nic_np_off": Effect(cnp_sent=0.0, pause=10.0, pause_add=0.004),
+    # A PFC watchdog storm after the push (a real deadlock or storm).
+    "watchdog_storm": Effect(wd_storms=0.2),
+    # ECN marking enabled on a lossy queue the intent gives no ECN.
+    "ecn_on_lossy_queue": Effect(ecn_on_lossy=500.0),
+    # Headroom cut too small: ingress discards and lossless drops on a busy queue.
+    "headroom_too_small": Effect(no_buffer=300.0, lossless_drops=5.0),
+    # A NIC pause storm (the NIC's own watchdog fires).
+    "nic_pause_storm": Effect(pause_storms=0.3, pause=50.0),
+}
+
+
+@dataclass
+class Plane:
+    """Cumulative counters of every device, advanced one poll at a time."""
+
+    devices: list[str]
+    seed: int = 0
+    load: dict[tuple[str, str], float] = field(default_factory=dict)  # (device, port) -> mean load 0..1
+    default_load: float = 0.55
+    time: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+        self.totals: dict[tuple, float] = {}
+        self.effects: dict[str, Effect] = {}
+
+    def hosts(self, device: str) -> list[tuple[str, str]]:
+        return [(f"{device}-gpu{number}", "eth0") for number in range(1, len(SERVER_PORTS) + 1)]
+
+    def _add(self, poll: Poll, device: str, port: str, index: int, counter: str, rate: float) -> None:
+        key = (device, port, index, counter)
+        count = float(self.rng.poisson(max(rate, 0.0) * INTERVAL_S))
+        self.totals[key] = self.totals.get(key, 0.0) + count
+        poll.add(device, port, index, counter, int(self.totals[key]))
+
+    def poll(self) -> Poll:
+        self.time += INTERVAL_S
+        poll = Poll(self.time)
+        for device in self.devices:
+            effect = self.effects.get(device, Effect())
+            for number, port in enumerate(UPLINKS + SERVER_PORTS):
+                load = self.load.get((device, port), self.default_load) * float(self.rng.lognormal(0.0, 0.15))
+                packets = load * PACKETS_PER_S
+                mark_fraction = min(max((load - 0.3) / 0.6, 0.0), 1.0) * 0.002
+                pause_fraction = max(load - 0.85, 0.0) * 0.02 * effect.pause + effect.pause_add
+                if number == 0:
+                    pause_fraction += effect.uplink_pause_add
+                pause_fraction = min(pause_fraction, 1.0)
+                pfc_priority = 4 if effect.wrong_priority else LOSSLESS
+                self._add(poll, device, port, pfc_priority, "pfc_rx", pause_fraction * 2_000 + 0.05)
+                self._add(poll, device, port, pfc_priority, "pfc_tx", pause_fraction * 2_000 + 0.05)
+                self._add(poll, device, port, pfc_priority, "pause_us", pause_fraction * 1e6)
+                self._add(poll, device, port, LOSSLESS, "ecn_marked", packets * mark_fraction * effect.ecn)
+                self._add(poll, device, port, LOSSLESS, "lossless_drops", effect.lossless_drops)
+                self._add(poll, device, port, LOSSY, "wred_drops", load * 20 * effect.lossy_drops)
+                self._add(poll, device, port, LOSSY, "ecn_marked", effect.ecn_on_lossy)
+                self._add(poll, device, port, LOSSLESS, "wd_storms", effect.wd_storms)
+                self._add(poll, device, port, LOSSLESS, "wd_restores", 0.0)  # a storm that never ends
+                self._add(poll, device, port, -1, "no_buffer_discards", 0.05 * effect.no_buffer)
+                if port in SERVER_PORTS:
+                    host, nic = self.hosts(device)[SERVER_PORTS.index(port)]
+                    marks = packets * mark_fraction * effect.ecn
+                    self._add(poll, host, nic, -1, "ecn_marked_roce", marks)
+                    self._add(poll, host, nic, -1, "cnp_sent", marks / 20 * effect.cnp_sent)
+                    self._add(poll, host, nic, -1, "cnp_handled", marks / 20 * effect.cnp_handled)
+                    self._add(poll, host, nic, -1, "out_of_sequence", 0.05 * effect.seq_errors)
+                    self._add(poll, host, nic, -1, "packet_seq_err", 0.02 * effect.seq_errors)
+                    self._add(poll, host, nic, -1, "local_ack_timeout", effect.ack_timeouts)
+                    self._add(poll, host, nic, -1, "pause_storms", effect.pause_storms)
+        return poll
+
+
+def run_push(fault: str | None, *, seed: int, controls: int = 3, pre_polls: int = 6, post_polls: int = 2,
+             load: dict | None = None):
+    """(plane, pre polls, post polls): the canary ``leaf1`` pushed between them, with ``fault`` or healthy."""
+    devices = [f"leaf{number}" for number in range(1, controls + 2)]
+    plane = Plane(devices, seed=seed, load=load or {})
+    pre = [plane.poll() for _ in range(pre_polls)]
+    if fault is not None:
+        plane.effects["leaf1"] = FAULTS[fault]
+    post = [plane.poll() for _ in range(post_polls)]
+    return plane, pre, post
+
+
+# ------------------------------------------------------------------------------------------ vendor answers
+
+
+def to_sonic_db(poll: Poll, device: str) -> dict:
+    """A poll as SONiC's COUNTERS_DB holds it (name maps, port OIDs, unicast queue OIDs)."""
+    db: dict[str, dict] = {"COUNTERS_PORT_NAME_MAP": {}, "COUNTERS_QUEUE_NAME_MAP": {}, "COUNTERS_QUEUE_TYPE_MAP": {}}
+    names = {"pfc_rx": "SAI_PORT_STAT_PFC_{}_RX_PKTS", "pfc_tx": "SAI_PORT_STAT_PFC_{}_TX_PKTS",
+             "pause_us": "SAI_PORT_STAT_PFC_{}_RX_PAUSE_DURATION_US"}
+    queue_names = {"ecn_marked": "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", "wred_drops":
+                   "SAI_QUEUE_STAT_WRED_DROPPED_PACKETS", "wd_storms": "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED",
+                   "wd_restores": "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED",
+                   "lossless_drops": "SAI_QUEUE_STAT_DROPPED_PACKETS"}
+    for key, value in sorted(poll.values.items()):
+        if key.device != device:
+            continue
+        port_oid = db["COUNTERS_PORT_NAME_MAP"].setdefault(key.port, f"oid:0x1{len(db['COUNTERS_PORT_NAME_MAP']):015x}")
+        if key.counter in names:
+            db.setdefault(f"COUNTERS:{port_oid}", {})[names[key.counter].format(key.index)] = str(value)
+        elif key.counter == "no_buffer_discards":
+            db.setdefault(f"COUNTERS:{port_oid}", {})["SAI_PORT_STAT_IF_IN_DISCARDS"] = str(value)
+        elif key.counter in queue_names:
+            name = f"{key.port}:{key.index}"
+            queue_oid = db["COUNTERS_QUEUE_NAME_MAP"].setdefault(name, f"oid:0x15{len(db['COUNTERS_QUEUE_NAME_MAP']):014x}")
+            db["COUNTERS_QUEUE_TYPE_MAP"][queue_oid] = "SAI_QUEUE_TYPE_UNICAST"
+            db.setdefault(f"COUNTERS:{queue_oid}", {})[queue_names[key.counter]] = str(value)
+    return db
+
+
+def to_eos(poll: Poll, device: str) -> dict:
+    """A poll as Arista eAPI answers the four counter commands (the shapes changes.rocegate.adapters reads)."""
+    pfc: dict = {"interfaceCounters": {}}
+    watchdog: dict = {"interfaces": {}}
+    ecn: dict = {"interfaces": {}}
+    drops: dict = {"interfaces": {}}
+    for key, value in sorted(poll.values.items()):
+        if key.device != device:
+            continue
+        if key.counter in ("pfc_rx", "pfc_tx", "pause_us"):
+            entry = pfc["interfaceCounters"].setdefault(key.port, {"priorities": {}})["priorities"].setdefault(
+                str(key.index), {})
+            entry[{"pfc_rx": "rxFrames", "pfc_tx": "txFrames", "pause_us": "rxPauseTimeUs"}[key.counter]] = value
+        elif key.counter in ("wd_storms", "wd_restores"):
+            queue = watchdog["interfaces"].setdefault(key.port, {"txQueues": {}})["txQueues"].setdefault(
+                str(key.index), {})
+            queue["stuckCount" if key.counter == "wd_storms" else "recoveryCount"] = value
+        elif key.counter == "ecn_marked":
+            ecn["interfaces"].setdefault(key.port, {"txQueues": {}})["txQueues"][str(key.index)] = {
+                "ecnMarkedPackets": value}
+        elif key.counter in ("lossless_drops", "wred_drops"):
+            classes = drops["interfaces"].setdefault(key.port, {"ucastQueues": {"trafficClasses": {}}})[
+                "ucastQueues"]["trafficClasses"].setdefault(f"TC{key.index}", {})
+            classes["droppedPackets" if key.counter == "lossless_drops" else "wredDroppedPackets"] = value
+        elif key.counter == "no_buffer_discards":
+            drops["interfaces"].setdefault(key.port, {"ucastQueues": {"trafficClasses": {}}})["ingressDiscards"] = value
+    return {"show priority-flow-control counters detail": pfc,
+            "show priority-flow-control counters watchdog": watchdog,
+            "show qos interfaces ecn counters queue": ecn, "show interfaces counters queue drops": drops}
+
+
+def to_mlx5(poll: Poll, host: str) -> tuple[str, str, dict[str, str]]:
+    """(port, ``ethtool -S`` text, hw_counters files) of one host's NIC."""
+    names = {"cnp_sent": "np_cnp_sent", "cnp_handled": "rp_cnp_handled", "ecn_marked_roce":
+             "np_ecn_marked_roce_packets", "out_of_sequence": "out_of_sequence", "packet_seq_err": "packet_seq_err",
+             "local_ack_timeout": "local_ack_timeout_err"}
+    port, lines, hw = "eth0", ["NIC statistics:"], {}
+    for key, value in sorted(poll.values.items()):
+        if key.device != host:
+            continue
+        port = key.port
+        if key.counter in names:
+            hw[names[key.counter]] = f"{value}\n"
+        elif key.counter == "pause_storms":
+            lines.append(f"     tx_pause_storm_error_events: {value}")
+    return port, "\n".join(lines) + "\n", hw

@@ -1,0 +1,139 @@
+"""The RoCE-health gate (issue 34): schema and rates, adapters on recorded fixtures, the rank test, the gate on
+12 injected faults and 200 healthy pushes of the synthetic counter plane. Pure: no database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from changes.rocegate import adapters, gate, synthetic
+from changes.rocegate.schema import Key, Poll, delta, rates
+
+DATA = Path(__file__).parent / "data" / "rocegate"
+
+
+def canary_and_controls(plane):
+    canary = {"leaf1", *(host for host, _ in plane.hosts("leaf1"))}
+    controls = {device for device in plane.devices if device != "leaf1"}
+    controls |= {host for device in controls for host, _ in plane.hosts(device)}
+    return canary, controls
+
+
+# --------------------------------------------------------------------------------------------- schema
+
+
+def test_delta_handles_wrap_and_reset():
+    assert delta(10, 25) == (15, "")
+    assert delta((1 << 32) - 5, 10, 32) == (15, "wrap")
+    assert delta(1_000, 40, 64) == (40, "reset")  # cleared: the new value is what was counted since
+
+
+def test_rates_per_second_and_events():
+    before, now = Poll(0.0), Poll(10.0)
+    before.add("leaf1", "Ethernet1", 3, "pfc_rx", 100)
+    now.add("leaf1", "Ethernet1", 3, "pfc_rx", 300)
+    before.add("h1", "eth0", -1, "out_of_sequence", (1 << 32) - 10)
+    now.add("h1", "eth0", -1, "out_of_sequence", 10)
+    result = rates(before, now)
+    assert result.values[Key("leaf1", "Ethernet1", 3, "pfc_rx")] == 20.0
+    assert result.values[Key("h1", "eth0", -1, "out_of_sequence")] == 2.0
+    assert result.events == {Key("h1", "eth0", -1, "out_of_sequence"): "wrap"}
+    with pytest.raises(ValueError, match="counter 'pfc_storms'"):
+        now.add("leaf1", "Ethernet1", 3, "pfc_storms", 1)
+    with pytest.raises(ValueError, match="poll times must increase"):
+        rates(now, before)
+
+
+# --------------------------------------------------------------------------------------------- adapters
+
+
+def test_sonic_counters_db_fixture():
+    db = json.loads((DATA / "sonic_counters_db.json").read_text())
+    poll = adapters.sonic_counters_db("sonic1", db, 0.0, lossless_queues=[3, 4])
+    values = poll.values
+    assert values[Key("sonic1", "Ethernet0", 3, "pfc_rx")] == 203
+    assert values[Key("sonic1", "Ethernet0", 3, "pfc_tx")] == 213
+    assert values[Key("sonic1", "Ethernet0", 3, "pause_us")] == 20000003  # the EST_ estimate, no SAI counter here
+    assert values[Key("sonic1", "Ethernet0", 3, "wd_storms")] == 1  # PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED
+    assert values[Key("sonic1", "Ethernet0", 3, "ecn_marked")] == 19
+    assert values[Key("sonic1", "Ethernet0", 3, "lossless_drops")] == 19  # queue 3 is lossless here
+    assert Key("sonic1", "Ethernet0", 1, "lossless_drops") not in values  # queue 1 is not
+    assert {key.port for key in values} == {"Ethernet0", "Ethernet4", "Ethernet8"}
+
+
+@pytest.mark.parametrize("fault", [None, "pfc_wrong_priority"])
+def test_vendor_answers_round_trip_through_the_adapters(fault):
+    plane, _pre, post = synthetic.run_push(fault, seed=3, pre_polls=2, post_polls=1)
+    poll = post[-1]
+    for device in plane.devices:
+        own = {key: value for key, value in poll.values.items() if key.device == device}
+        sonic = adapters.sonic_counters_db(device, synthetic.to_sonic_db(poll, device), poll.time, [3])
+        eos = adapters.eos_eapi(device, synthetic.to_eos(poll, device), poll.time, [3])
+        assert sonic.values == own and eos.values == own
+        for host, _nic in plane.hosts(device):
+            port, text, hw = synthetic.to_mlx5(poll, host)
+            nic = adapters.mlx5(host, port, text, hw, poll.time)
+            assert nic.values == {key: value for key, value in poll.values.items() if key.device == host}
+
+
+# --------------------------------------------------------------------------------------------- the test statistic
+
+
+def test_mann_whitney_one_sided():
+    # U = 25 of 25: z = (25 - 12.5 - 0.5) / sqrt(25 * 11 / 12) = 2.5067, p = 0.0061 (normal approximation)
+    assert gate.mann_whitney_greater([8, 9, 10, 11, 12], [1, 2, 3, 4, 5]) == pytest.approx(0.00609, abs=1e-4)
+    assert gate.mann_whitney_greater([1, 2, 3, 4, 5], [8, 9, 10, 11, 12]) > 0.99
+    assert gate.mann_whitney_greater([1, 1, 1], [1, 1, 1]) == 1.0  # all tied: no evidence
+    assert gate.mann_whitney_greater([], [1.0]) == 1.0
+
+
+def test_policy_from_dict_names_the_bad_field():
+    assert gate.GatePolicy.from_dict({"alpha": 0.05}).alpha == 0.05
+    with pytest.raises(ValueError, match="unknown field"):
+        gate.GatePolicy.from_dict({"alpah": 0.05})
+    with pytest.raises(ValueError, match="alpha in"):
+        gate.GatePolicy.from_dict({"alpha": 0.9})
+    policy = gate.GatePolicy.from_dict(gate.GatePolicy().as_dict())
+    assert policy == gate.GatePolicy()
+
+
+# --------------------------------------------------------------------------------------------- the gate
+
+
+@pytest.mark.parametrize("fault", sorted(synthetic.FAULTS))
+def test_every_fault_is_caught_within_two_polls(fault):
+    plane, pre, post = synthetic.run_push(fault, seed=11)
+    canary, controls = canary_and_controls(plane)
+    decision = gate.evaluate(gate.GatePolicy(), canary, controls, pre, post, ecn_queues={3})
+    assert not decision.passed and decision.decided_at_poll <= 2, decision.as_text()
+    failure = decision.failures[0]
+    assert failure.numbers and failure.subject  # names the counter/port and the numbers
+    assert "RoCE gate failed" in decision.as_text()
+
+
+def test_two_hundred_healthy_pushes_are_not_rolled_back():
+    rolled_back = []
+    for seed in range(200):
+        plane, pre, post = synthetic.run_push(None, seed=5000 + seed)
+        canary, controls = canary_and_controls(plane)
+        decision = gate.evaluate(gate.GatePolicy(), canary, controls, pre, post, ecn_queues={3})
+        if not decision.passed:
+            rolled_back.append((seed, decision.as_text()))
+    assert rolled_back == []
+
+
+def test_a_broken_gate_misses_faults():
+    # The deliberately broken case: a gate with every threshold out of reach passes a fault it must catch.
+    blind = gate.GatePolicy(max_pause_fraction=1.0, hard=(), quiet_pfc_per_s=1e9, relative={})
+    plane, pre, post = synthetic.run_push("ecn_threshold_10x", seed=11)
+    canary, controls = canary_and_controls(plane)
+    assert gate.evaluate(blind, canary, controls, pre, post, ecn_queues={3}).passed
+    assert not gate.evaluate(gate.GatePolicy(), canary, controls, pre, post, ecn_queues={3}).passed
+
+
+def test_the_gate_needs_a_pre_window():
+    plane, pre, post = synthetic.run_push(None, seed=1, pre_polls=1)
+    with pytest.raises(ValueError, match="at least 2 polls"):
+        gate.evaluate(gate.GatePolicy(), {"leaf1"}, set(), pre, post, ecn_queues={3})
