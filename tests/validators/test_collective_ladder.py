@@ -24,6 +24,7 @@ import pytest
 from compiler.clos import ClosParams, plan_clos
 from compiler.pods import PodsParams, plan_pods
 from validators.collective import FabricGraph, HashConfig, HashPolicy, Job, Scenario, simulate
+from validators.collective.closed_form import collision_probability, expected_max_load
 from validators.collective.hashing import (
     crc16_bisync,
     crc16_ccitt,
@@ -36,32 +37,6 @@ from validators.collective.hashing import (
 from validators.collective.kernel import roce_udp_sport
 
 # ----------------------------------------------------------------------------------------- (i) closed form
-
-
-def collision_probability(flows: int, members: int) -> Fraction:
-    """P(at least two of ``flows`` share a member) = 1 - n!/((n-m)! n^m) (the birthday problem)."""
-    free = Fraction(1)
-    for i in range(flows):
-        free *= Fraction(members - i, members)
-    return 1 - free
-
-
-def expected_max_load(flows: int, members: int) -> Fraction:
-    """E[max flows on one member]: P(max <= k) = m!/n^m [x^m] (sum_{j<=k} x^j/j!)^n, exactly."""
-    expected = Fraction(0)
-    for k in range(flows):
-        base = [Fraction(1, math.factorial(j)) for j in range(k + 1)]
-        power = [Fraction(1)]
-        for _ in range(members):
-            product = [Fraction(0)] * min(len(power) + k, flows + 1)
-            for i, a in enumerate(power):
-                for j, b in enumerate(base):
-                    if i + j <= flows:
-                        product[i + j] += a * b
-            power = product
-        at_most_k = power[flows] * math.factorial(flows) / Fraction(members) ** flows if len(power) > flows else 0
-        expected += 1 - at_most_k
-    return expected
 
 
 @pytest.mark.parametrize("flows,members", [(2, 2), (3, 4), (4, 4), (5, 3), (6, 5)])

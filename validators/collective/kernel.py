@@ -2,7 +2,8 @@
 
 RoCEv2 (IBTA Annex A17) carries RDMA in UDP to port 4791; the *source* port is the flow's only entropy that a
 5-tuple ECMP hash sees. When the application sets no IPv6 flow label, Linux derives it from the two QP numbers
-(include/rdma/ib_verbs.h, Linux >= 5.6, used by the RoCE drivers through ``rdma_get_udp_sport``):
+(include/rdma/ib_verbs.h, Linux >= 5.6; mlx5's ``mlx5_set_path_udp_sport`` in drivers/infiniband/hw/mlx5/qp.c,
+irdma and rxe call it whenever the QP's flow label is 0):
 
     static inline u32 rdma_calc_flow_label(u32 lqpn, u32 rqpn)
     {   u64 fl = (u64)lqpn * rqpn;
