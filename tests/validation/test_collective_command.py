@@ -21,9 +21,11 @@ RING = ",".join(f"gpu{leaf * 4 + slot + 1:04d}" for slot in range(4) for leaf in
 
 
 def test_a_job_within_the_limit_passes_and_prints_the_table(stored_fabric, capsys):
-    call_command("collective", "--fabric", stored_fabric, "--servers", RING, "--channels", "1", "--dlb")
+    call_command("collective", "--fabric", stored_fabric, "--servers", RING, "--channels", "1", "--dlb",
+                 "--n-minus-1", "--trials", "4")
     out = capsys.readouterr().out
     assert "| leaf->spine | 32 |" in out and "[PASSED ] collective.bottleneck" in out
+    assert "N-1 spine1: p95 2.00x the intact ideal" in out
 
 
 def test_a_colliding_job_fails_with_exit_status_1_and_json(stored_fabric, capsys):

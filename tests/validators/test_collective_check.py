@@ -116,3 +116,25 @@ def test_bad_input_names_the_field(ring, fields, field_name):
     with pytest.raises(InputError) as raised:
         simulate(inventory, Scenario(**values), graph=graph)
     assert field_name in [error.field for error in raised.value.errors]
+
+
+def test_job_aware_n_minus_1_names_the_spine_loss_that_slows_the_job(ring):
+    inventory, graph, job = ring
+    dlb = Scenario(job=job, channels=1, qps=1, trials=8, hashing=HashPolicy(default=HashConfig(dlb=True)))
+    result = check_collective(inventory, dlb, graph=graph, n_minus_1=True)
+    assert [row["switch"] for row in result.n_minus_1] and len(result.n_minus_1) == 4  # every spine carries flows
+    # 4 flows per leaf on 3 remaining uplinks: one carries 2, twice the intact fabric's ideal
+    assert all(row["p95"] == pytest.approx(2.0) for row in result.n_minus_1)
+    warning = result.report.checks[CHECK].findings[0]
+    assert warning.severity == "warning" and result.report.ok  # a what-if warns, it does not fail the job
+    assert "slows this job to a p95 2.00x" in warning.message and "4 of 4 switch losses" in warning.message
+    assert result.report.checks[CHECK].examined["switch failures"] == 4
+    tolerant = check_collective(inventory, dlb, graph=graph, n_minus_1=True, limit=2.5)
+    assert tolerant.report.checks[CHECK].findings == []
+
+
+def test_n_minus_1_reports_a_loss_that_partitions_the_job():
+    inventory = plan_clos(ClosParams(name="one", spines=1, leaves=2, servers_per_leaf=1))
+    result = check_collective(inventory, Scenario(job=Job(gpus=16), trials=2), n_minus_1=True, search_qps=False)
+    assert result.n_minus_1[0]["switch"] == "spine1" and "partitioned" in result.n_minus_1[0]["error"]
+    assert "partitions the job" in result.report.checks[CHECK].findings[-1].message

@@ -158,6 +158,7 @@ class Prediction:
     worst_links: list[dict]
     seconds: float
     link_flows: np.ndarray  # (trials, links) flows on every link of FabricGraph, per trial
+    ideal_utilisation: float  # the fluid ideal's max load per Gb/s: the bottleneck factor's denominator
 
     def percentile(self, q: float) -> float:
         return float(np.percentile(self.bottleneck, q))
@@ -258,10 +259,12 @@ def simulate(inventory: Inventory, scenario: Scenario, graph: FabricGraph | None
                    counts[first: first + trials], loads[first: first + trials],
                    elephants[first: first + trials], choices, first)
     tiers, bottleneck, worst = _report(graph, routes, flows, fluid, counts, loads, elephants, choices)
+    ideal = float((fluid / graph.gbps).max())
     return Prediction(scenario=scenario, servers=len(placement.servers), gpus=placement.ranks,
                       rails=placement.rails, channels=channels, connections=flows.connections, flows=len(flows),
                       trials=scenario.trials, bottleneck=bottleneck, tiers=tiers, worst_links=worst,
-                      seconds=time.perf_counter() - started, link_flows=counts)
+                      seconds=time.perf_counter() - started, link_flows=counts,
+                      ideal_utilisation=ideal)
 
 
 def _fluid_loads(graph: FabricGraph, routes: Routes, flows: _Flows, dest_position: np.ndarray) -> np.ndarray:

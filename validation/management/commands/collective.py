@@ -45,6 +45,8 @@ class Command(BaseCommand):
                             help="vxlan: leaves are VTEPs (outer source port from the inner headers)")
         parser.add_argument("--trials", type=int, default=16, help="random QP-number draws simulated (default 16)")
         parser.add_argument("--limit", type=float, default=DEFAULT_LIMIT, help="max p95 bottleneck factor")
+        parser.add_argument("--n-minus-1", action="store_true",
+                            help="also fail each spine/super-spine the job crosses, one at a time (a warning above --limit)")
         parser.add_argument("--format", choices=("text", "json"), default="text", help="output: %(choices)s")
 
     def handle(self, *args, **options):
@@ -60,7 +62,7 @@ class Command(BaseCommand):
                                 qps=options["qps"], channels=options["channels"], sport=options["sport"],
                                 pinned_sports=pinned, encapsulation=options["encapsulation"], trials=options["trials"],
                                 hashing=HashPolicy(default=config, distinct_seeds=options["distinct_seeds"]))
-            result = check_collective(inventory, scenario, limit=options["limit"])
+            result = check_collective(inventory, scenario, limit=options["limit"], n_minus_1=options["n_minus_1"])
         if options["format"] == "json":
             self.stdout.write(json.dumps(result.as_dict(), indent=2, default=str))
         else:
@@ -68,6 +70,9 @@ class Command(BaseCommand):
             self.stdout.write(result.report.as_text())
             for line in result.recommendations:
                 self.stdout.write(f"  recommendation: {line}")
+            for row in result.n_minus_1:
+                self.stdout.write(f"  N-1 {row['switch']}: " + (row["error"] if "error" in row else
+                                                               f"p95 {row['p95']:.2f}x the intact ideal"))
         if not result.report.ok:
             self.stderr.write("collective: predicted bottleneck above the limit")
             sys.exit(1)
