@@ -29,6 +29,7 @@ from validators.collective.hashing import (
     crc16_bisync,
     crc16_ccitt,
     crc32,
+    member_index,
     pack_fields,
     random_oracle,
     rotate,
@@ -253,3 +254,15 @@ def test_single_choice_planes_remove_second_tier_polarization(planes):
     assert shared.polarization >= 0.8 and shared.idle_links >= 0.5 * shared.links
     assert separate.concentration is None and separate.polarization is None  # no choice left at that tier
     assert separate.idle_links <= 0.05 * separate.links
+
+
+def test_member_tables_and_offsets_shape_the_choice():
+    """(hash % T) % n: a 4-slot table over 3 members gives member 0 half the flows; 64 slots nearly a third."""
+    values = np.arange(1 << 16, dtype=np.uint32)
+    three = np.full(len(values), 3)
+    small = np.bincount(member_index(values, three, np.full(len(values), 4)), minlength=3) / len(values)
+    large = np.bincount(member_index(values, three, np.full(len(values), 64)), minlength=3) / len(values)
+    plain = np.bincount(member_index(values, three, np.zeros(len(values), dtype=np.int64)), minlength=3) / len(values)
+    assert np.allclose(small, [0.5, 0.25, 0.25])
+    assert np.allclose(large, [22 / 64, 21 / 64, 21 / 64])
+    assert np.abs(plain - 1 / 3).max() < 1e-4

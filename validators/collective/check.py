@@ -157,7 +157,7 @@ def prediction_table(prediction: Prediction) -> str:
     for tier in prediction.tiers:
         lines.append(f"| {tier.tier} | {tier.links} | {tier.flows} | {tier.max_flows} | {tier.mean_flows:.2f} | "
                      f"{tier.idle_links:.1f} | {tier.bottleneck_p50:.2f} | {tier.bottleneck_p95:.2f} | "
-                     f"{tier.elephant_share_probability:.2f} | {number(tier.concentration)} | "
+                     f"{number(tier.elephant_share_probability)} | {number(tier.concentration)} | "
                      f"{number(tier.polarization)} |")
     lines.append(f"\nbottleneck factor (the collective's predicted slowdown): p50 {prediction.percentile(50):.2f}, "
                  f"p95 {prediction.percentile(95):.2f} over {prediction.trials} trials; {prediction.flows:,} flows "

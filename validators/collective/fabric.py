@@ -186,7 +186,7 @@ class Routes:
         self.destinations = destinations.astype(np.int64)
         self.dest_count = len(destinations)
         self.distance = graph.distances(self.destinations)
-        self.pair_id = np.full(graph.switch_count * self.dest_count, -1, dtype=np.int64)
+        self.pair_id = np.full(graph.switch_count * self.dest_count, -1, dtype=np.int32)  # 82 MB at 5k x 4k
         self.start = np.zeros(0, dtype=np.int64)
         self.count = np.zeros(0, dtype=np.int64)
         self.signature = np.zeros(0, dtype=np.uint64)  # of the member set: equal sets, equal signatures

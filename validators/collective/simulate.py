@@ -30,7 +30,7 @@ import numpy as np
 from compiler.errors import FieldError, InputError
 from compiler.model import Inventory
 
-from .fabric import FabricGraph, Routes
+from .fabric import NIC, FabricGraph, Routes
 from .hashing import (
     UDP,
     VXLAN_DPORT,
@@ -134,8 +134,10 @@ class TierReport:
     bottleneck_p50: float
     bottleneck_p95: float
     idle_links: float  # usable links carrying no flow (mean over trials)
-    elephant_share_probability: float  # fraction of trials where >= 2 elephants share some link of the tier
-    shared_links: float  # links carrying >= 2 elephants (mean over trials)
+    # fraction of trials where >= 2 elephants share some link of the tier; None on NIC links, which carry all
+    # their QPs by construction (no hash decides)
+    elephant_share_probability: float | None
+    shared_links: float | None  # links carrying >= 2 elephants (mean over trials); None on NIC links
     concentration: float | None  # 1 - (used - 1) / (E[used] - 1) over this tier's ECMP choices; None: no choice
     polarization: float | None  # concentration beyond the upstream choice tier's (see docs/collective.md)
 
@@ -450,6 +452,7 @@ def _report(graph: FabricGraph, routes: Routes, flows: _Flows, fluid: np.ndarray
         factors = tier_util.max(axis=1) / tier_ideal
         tier_counts, tier_elephants = counts[:, mask], elephants[:, mask]
         shared = (tier_elephants >= 2).sum(axis=1)
+        hashless = NIC in name.split("->")
         conc = concentration[code]
         polarization = None
         if conc is not None:
@@ -462,7 +465,8 @@ def _report(graph: FabricGraph, routes: Routes, flows: _Flows, fluid: np.ndarray
             ideal_load=tier_ideal * speed, bottleneck_p50=float(np.percentile(factors, 50)),
             bottleneck_p95=float(np.percentile(factors, 95)),
             idle_links=float(((tier_counts == 0).sum(axis=1)).mean()),
-            elephant_share_probability=float((shared > 0).mean()), shared_links=float(shared.mean()),
+            elephant_share_probability=None if hashless else float((shared > 0).mean()),
+            shared_links=None if hashless else float(shared.mean()),
             concentration=conc, polarization=polarization))
     worst_ratio = utilisation.max(axis=0) / ideal_max
     top = np.argsort(-worst_ratio)[:5]
