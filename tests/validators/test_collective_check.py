@@ -93,6 +93,9 @@ def test_qp_policies_and_source_port_modes(ring):
                                          qp_policy="round-robin", message_bytes=4 << 20), graph=graph)
     assert split.flows == dealt.flows == 96
     assert split.tiers[0].bytes == pytest.approx(dealt.tiers[0].bytes)
+    few = simulate(inventory, Scenario(job=job, channels=1, qps=4, size_bytes=1 << 20, trials=1,
+                                       qp_policy="round-robin", message_bytes=1 << 20), graph=graph)
+    assert few.flows == 32 * 2  # 2(N-1)/N MiB = two messages per connection: two of the four QPs send
     pinned = simulate(inventory, Scenario(job=job, channels=1, qps=4, trials=4, sport="pinned",
                                           pinned_sports=(49152, 50000)), graph=graph)
     assert pinned.link_flows.shape == (4, graph.link_count)

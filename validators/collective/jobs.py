@@ -37,7 +37,8 @@ MAX_CONNECTIONS = 20_000_000  # beyond this an all-to-all is a different tool's 
 
 @dataclass(frozen=True)
 class Job:
-    """``servers`` in rank order, or empty to take the first ``gpus`` GPUs' servers of the inventory."""
+    """``servers`` in rank order, or empty to take the first fully cabled servers of the inventory holding ``gpus``
+    GPUs (rounded up to whole servers)."""
 
     gpus: int = 0
     servers: tuple[str, ...] = ()

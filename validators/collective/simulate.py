@@ -217,6 +217,11 @@ class _Flows:
         self.max_rank = int(rank.max()) + 1 if count else 1
         largest = float(self.bytes.max()) if count else 0.0
         self.elephant = self.bytes >= scenario.elephant_fraction * largest
+        carrying = self.bytes > 0  # round-robin dealing can leave a QP without a message: it exists, sends nothing
+        if not carrying.all():
+            for name in ("src_nic", "dst_nic", "qp", "bytes", "src_leaf", "dst_leaf", "src_ip", "dst_ip", "up_link",
+                         "down_link", "local_rank", "remote_rank", "elephant"):
+                setattr(self, name, getattr(self, name)[carrying])
 
     def __len__(self) -> int:
         return len(self.src_nic)
