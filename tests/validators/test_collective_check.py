@@ -111,7 +111,7 @@ def test_qp_policies_and_source_port_modes(ring):
     (dict(hashing=HashPolicy(by_role={"spine": HashConfig(offset=16)})), "hashing.by_role[spine].offset"),
     (dict(job=Job(servers=("nope",))), "job.servers"), (dict(job=Job(gpus=1)), "job.gpus"),
     (dict(job=Job(servers=("gpu0001",))), "job"), (dict(job=Job(gpus=10_000)), "job.gpus"),
-    (dict(hashing=HashPolicy(default=HashConfig(fields="vxlan-outer"))), "hashing.fields"),
+    (dict(hashing=HashPolicy(default=HashConfig(fields="vxlan-outer"))), "hashing.default.fields"),
 ])
 def test_bad_input_names_the_field(ring, fields, field_name):
     inventory, graph, job = ring

@@ -114,6 +114,8 @@ class Scenario:
         configs += [(f"hashing.by_switch[{name}]", config) for name, config in self.hashing.by_switch.items()]
         for where, config in configs:
             errors += config.problems(where)
+            if config.fields == HashFields.VXLAN_OUTER and self.encapsulation != "vxlan":
+                errors.append(FieldError(f"{where}.fields", config.fields, "needs encapsulation=vxlan"))
         if errors:
             raise InputError(errors)
 
@@ -398,9 +400,7 @@ def _columns(field_set: str, header: dict, rows: np.ndarray) -> list[tuple[np.nd
     inner = [(header["sip"][rows], 4), (header["dip"][rows], 4), (udp, 1), (header["sport"][rows], 2), (roce, 2)]
     if field_set == HashFields.FIVE_TUPLE_DQP:
         return inner + [(header["dqp"][rows], 3)]
-    if field_set == HashFields.VXLAN_OUTER:
-        if "outer_sport" not in header:
-            raise InputError([FieldError("hashing.fields", field_set, "needs encapsulation=vxlan")])
+    if field_set == HashFields.VXLAN_OUTER:  # Scenario.validate: only with encapsulation=vxlan
         return [(header["vsip"][rows], 4), (header["vdip"][rows], 4), (udp, 1), (header["outer_sport"][rows], 2),
                 (np.full(count, VXLAN_DPORT, dtype=np.uint64), 2)]
     return inner  # 5-tuple, or the inner 5-tuple under VXLAN
