@@ -42,9 +42,9 @@ class HashFunction:
 
 
 class HashFields:
-    """Which header a tier hashes: the RoCE 5-tuple, plus the BTH destination QP read by a UDF, or under VXLAN
-    the outer header (whose source port the ingress VTEP derived from the inner one, RFC 7348 section 5) or the
-    inner one."""
+    """Which header a tier hashes: the packet's 5-tuple (under VXLAN the outer header, whose source port the
+    ingress VTEP derived from the inner headers, RFC 7348 section 5), plus the BTH destination QP read by a UDF
+    (with the inner 5-tuple), the outer header explicitly, or the inner one (SAI ``INNER_*`` fields)."""
 
     FIVE_TUPLE = "5-tuple"
     FIVE_TUPLE_DQP = "5-tuple+dqp"

@@ -400,10 +400,12 @@ def _columns(field_set: str, header: dict, rows: np.ndarray) -> list[tuple[np.nd
     inner = [(header["sip"][rows], 4), (header["dip"][rows], 4), (udp, 1), (header["sport"][rows], 2), (roce, 2)]
     if field_set == HashFields.FIVE_TUPLE_DQP:
         return inner + [(header["dqp"][rows], 3)]
-    if field_set == HashFields.VXLAN_OUTER:  # Scenario.validate: only with encapsulation=vxlan
+    # On the wire under VXLAN the packet's 5-tuple is the outer one (Scenario.validate refuses vxlan-outer
+    # without VXLAN); vxlan-inner reads past it, as SAI's INNER_* native hash fields do.
+    if field_set == HashFields.VXLAN_OUTER or (field_set == HashFields.FIVE_TUPLE and "outer_sport" in header):
         return [(header["vsip"][rows], 4), (header["vdip"][rows], 4), (udp, 1), (header["outer_sport"][rows], 2),
                 (np.full(count, VXLAN_DPORT, dtype=np.uint64), 2)]
-    return inner  # 5-tuple, or the inner 5-tuple under VXLAN
+    return inner  # the RoCE 5-tuple; under VXLAN the inner one (vxlan-inner)
 
 
 def _concentration(choices: list, tier_count: int) -> list[float | None]:
