@@ -141,3 +141,18 @@ def test_n_minus_1_reports_a_loss_that_partitions_the_job():
     result = check_collective(inventory, Scenario(job=Job(gpus=16), trials=2), n_minus_1=True, search_qps=False)
     assert result.n_minus_1[0]["switch"] == "spine1" and "partitioned" in result.n_minus_1[0]["error"]
     assert "partitions the job" in result.report.checks[CHECK].findings[-1].message
+
+
+def test_identical_qp_headers_get_the_destination_qp_recommendation():
+    """16 QPs pinned to one source port look like one flow to a 5-tuple hash: every QP of a connection takes the
+    same uplink (concentration 1). The kernel's ports spread them; hashing the destination QP would too."""
+    inventory = plan_clos(ClosParams(name="pair", spines=8, leaves=2, servers_per_leaf=1))
+    pinned = Scenario(job=Job(gpus=16), channels=1, qps=16, trials=4, sport="pinned", pinned_sports=(49152,))
+    result = check_collective(inventory, pinned, search_qps=False)
+    first = next(tier for tier in result.prediction.tiers if tier.concentration is not None)
+    assert first.tier == "leaf->spine" and first.concentration == pytest.approx(1.0)
+    assert any(line.startswith("QP hashing:") for line in result.recommendations)
+    udf = check_collective(inventory, replace(pinned, hashing=HashPolicy(default=HashConfig(fields="5-tuple+dqp"))),
+                           search_qps=False)
+    assert next(t for t in udf.prediction.tiers if t.tier == "leaf->spine").concentration < 0.3
+    assert not any(line.startswith("QP hashing:") for line in udf.recommendations)
