@@ -56,7 +56,6 @@ class FabricGraph:
         self.index = {name: position for position, name in enumerate(self.names)}
         self.role = [switch.role for switch in switches]
         self.tier = np.array([TIER_OF_ROLE.get(role, 0) for role in self.role], dtype=np.int8)
-        self.leaves = {name for name, role in zip(self.names, self.role, strict=True) if TIER_OF_ROLE.get(role) == 0}
         speed_of: dict[tuple[str, str], int] = {}
         for switch in switches:
             for interface in switch.interfaces:
