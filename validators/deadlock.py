@@ -90,8 +90,8 @@ class Network:
     maximum_paths: list[int]
     multipath_relax: list[bool]
     rank: list[dict[tuple[int, str], int]]  # receiver -> (sender, receiver's interface) -> tie-break rank
-    links: list[Link]  # both directions of every established session
-    out_links: list[list[int]]  # device -> indices into links it sends on
+    links: list[Link]  # both directions of every established session, then of every inter-switch L2 link
+    out_links: list[list[int]]  # device -> indices into links it sends on (sessions: what BGP advertises over)
     link_index: dict[tuple[int, str], int]  # (device, interface) -> its outgoing link
     export: dict[tuple[int, str], list[dict]]  # (sender, sender interface) -> route-map entries (export policy)
     destinations: list[tuple[str, int | None]]  # (prefix, originating device or None for static-only)
@@ -99,10 +99,13 @@ class Network:
     lossless: dict[int, set[int]]  # priority -> links whose both ends run PFC on it
     unresolved_statics: list[str] = field(default_factory=list)
     undefined_policies: list[str] = field(default_factory=list)
+    session_links: int = 0  # links[:session_links] are sessions; the rest are L2 links
+    flood: list[tuple[int, int, str]] = field(default_factory=list)  # (in link, out link, "flooding of VLAN v")
+    stp: set[int] = field(default_factory=set)  # switches running spanning tree (it may block a port of a loop)
 
     @property
     def sessions(self) -> int:
-        return len(self.links) // 2
+        return self.session_links // 2
 
 
 def _pfc(interface: dict | None) -> set[int]:
@@ -153,6 +156,8 @@ def build_network(ctx) -> Network:
             if str(prefix) not in seen:
                 seen.add(str(prefix))
                 destinations.append((str(prefix), None))
+    session_links = len(links)
+    flood = _l2_links(ctx, index, links, link_index)
     lossless: dict[int, set[int]] = defaultdict(set)
     interfaces = ctx.interface_index
     for position, link in enumerate(links):
@@ -160,11 +165,80 @@ def build_network(ctx) -> Network:
                 & _pfc(interfaces.get((names[link.peer], link.peer_interface))))
         for priority in both:
             lossless[priority].add(position)
-    return Network(names=names, role=model.role, asn=model.asn, allowas_in=model.allowas_in,
+    stp = {index[host] for host, config in structured.items() if _runs_stp(config)}
+    return Network(session_links=session_links, flood=flood, stp=stp,
+                   names=names, role=model.role, asn=model.asn, allowas_in=model.allowas_in,
                    maximum_paths=model.maximum_paths, multipath_relax=model.multipath_relax, rank=rank, links=links,
                    out_links=out_links, link_index=link_index, export=export, destinations=destinations,
                    statics=statics, lossless=dict(lossless), unresolved_statics=unresolved,
                    undefined_policies=undefined)
+
+
+ALL_VLANS = frozenset(range(1, 4095))
+
+
+def _vlans(port: dict, bundle: dict | None) -> frozenset[int]:
+    """The VLANs a switch port bridges (a member carries its bundle's); a trunk without a list carries all."""
+    source = bundle if bundle is not None else port
+    vlans = set(source.get("trunk_vlans") or ())
+    if source.get("access_vlan"):
+        vlans.add(source["access_vlan"])
+    if not vlans and source.get("switchport_mode") == "trunk":
+        return ALL_VLANS
+    return frozenset(vlans)
+
+
+def _l2_links(ctx, index, links: list[Link], link_index: dict) -> list[tuple[int, int, str]]:
+    """Append every cabled inter-switch link both of whose ends bridge a common VLAN to ``links`` (both
+    directions; a port that also carries a session keeps its session link) and return the flooding edges: a frame flooded in a VLAN enters a switch on one such link and may
+    leave on every other (not back into the port or bundle it came from)."""
+    ends: dict[tuple[int, str], tuple[frozenset[int], str]] = {}
+    for host, config in ctx.structured.items():
+        bundles = {bundle["name"]: bundle for bundle in config.get("port_channels") or ()}
+        for port in config["interfaces"]:
+            if not port.get("enabled", True) or port.get("peer_device") not in index:
+                continue
+            bundle = bundles.get(port.get("port_channel") or "")
+            vlans = _vlans(port, bundle)
+            if vlans:
+                ends[(index[host], port["name"])] = (vlans, port.get("port_channel") or port["name"])
+    arriving: dict[int, list[tuple[int, frozenset[int], str]]] = defaultdict(list)
+    leaving: dict[int, list[tuple[int, frozenset[int], str]]] = defaultdict(list)
+    for (device, name), (vlans, bundle) in sorted(ends.items()):
+        port = ctx.interface_index[(ctx.routing.names[device], name)]
+        peer = (index[port["peer_device"]], port.get("peer_interface") or "")
+        if peer not in ends:
+            continue
+        common = vlans & ends[peer][0]
+        if not common:
+            continue
+        # A routed port that also bridges (a session runs on it) is one buffer per priority: the same node.
+        position = link_index.get((device, name))
+        if position is None:
+            position = len(links)
+            links.append(Link(device, name, peer[0], peer[1]))
+            link_index[(device, name)] = position
+        leaving[device].append((position, common, bundle))
+        arriving[peer[0]].append((position, common, ends[peer][1]))
+    flood: list[tuple[int, int, str]] = []
+    for device, incoming in arriving.items():
+        for in_link, in_vlans, in_bundle in incoming:
+            for out_link, out_vlans, out_bundle in leaving.get(device, ()):
+                shared = in_vlans & out_vlans
+                if out_bundle == in_bundle or not shared:
+                    continue
+                flood.append((in_link, out_link, f"flooding of VLAN {min(shared)}"))
+    return flood
+
+
+def _runs_stp(config) -> bool:
+    """Spanning tree as stated, else the platform default: EOS runs MSTP by default (EOS user manual,
+    "Spanning Tree Protocol"); a SONiC or Linux bridge does not (sonic-buildimage ships STP off; Linux bridges
+    start with stp_state 0)."""
+    mode = (config.get("spanning_tree") or {}).get("mode")
+    if mode:
+        return mode != "none"
+    return config.get("platform") == "eos"
 
 
 def _statics(ctx, index, link_index):
@@ -337,6 +411,9 @@ def build_graph(net: Network, tables: list[list[dict[int, list[int]]]], lossless
                 for second in union.get(nxt, ()):
                     if second in lossless:
                         graph.add(first, second, prefix)
+    for first, second, reason in net.flood:
+        if first in lossless and second in lossless and first not in dead_links and second not in dead_links:
+            graph.add(first, second, reason)
     return graph
 
 
@@ -433,13 +510,15 @@ def valley_free_proof(net: Network) -> Proof:
     reasons: list[str] = []
     if net.unresolved_statics or any(net.statics):
         reasons.append("static routes are configured (they are not bound by AS-path loop prevention)")
+    if net.flood:
+        reasons.append("VLANs are bridged over inter-switch links (flooding is not bound by AS-path loop prevention)")
     tiers = [TIER.get(role) for role in net.role]
     unknown = [net.names[d] for d, tier in enumerate(tiers) if tier is None and net.out_links[d]]
     if unknown:
         reasons.append(f"switches without a Clos tier (role): {short_list(unknown)}")
     uppers: list[list[int]] = [[] for _ in net.names]
     lowers: list[set[int]] = [set() for _ in net.names]
-    for position, link in enumerate(net.links):
+    for position, link in enumerate(net.links[:net.session_links]):
         a, b = tiers[link.device], tiers[link.peer]
         if a is None or b is None:
             continue
@@ -780,6 +859,9 @@ def remediations(net: Network, result: DeadlockResult) -> list[str]:
         advice.append(f"remove allowas-in on {short_list(allowas)} (or scope it to the routes that need it)")
     if any(net.statics):
         advice.append("remove or correct the static routes on the cycle (they bypass AS-path loop prevention)")
+    if net.flood:
+        advice.append("keep lossless VLANs off inter-switch trunks (prune them) or send flooded traffic to a lossy "
+                      "class: a flooded lossless frame can come back to the switch that flooded it")
     advice.append("a valley-free export policy: a leaf advertises upwards only what it originates "
                   "(route-map permit as-path ^$), a spine never sends a route learned from the core back up")
     advice.append("drop lossless bounces: an ACL or TTL rule that moves a packet turning down-then-up to a lossy class")
@@ -848,14 +930,19 @@ def check_deadlock(fabric) -> list[Finding]:
         # The subject lists each egress port of the cycle in the one endpoint grammar ("a:x<->b:y<->..."), so
         # the topology page colours every link of the cycle (ui/svg.py link_health); the message draws the hops.
         subject = "<->".join(f"{switch}:{egress}" for switch, _ingress, egress, _p in hops(net, cycle))
+        flooded = any(reason.startswith("flooding") for reason in cycle.reasons)
+        blocking = sorted({net.names[net.links[p].device] for p in cycle.links} & {net.names[d] for d in net.stp})
+        caveat = (f" It is an L2 loop: spanning tree on {short_list(blocking)} may block one of its ports (then "
+                  "there is no cycle; the blocked port is not in the config)." if flooded and blocking else "")
         findings.append(Finding(
-            check=CHECK, severity=Severity.ERROR, subject=subject, expected="no cyclic buffer dependency",
+            check=CHECK, severity=Severity.WARNING if caveat else Severity.ERROR, subject=subject,
+            expected="no cyclic buffer dependency",
             actual={"priority": cycle.priority, "failure": cycle.scenario.describe(net),
                     "hops": [{"switch": s, "ingress": i, "egress": e} for s, i, e, _p in hops(net, cycle)],
                     "destinations": destinations},
             message=f"PFC deadlock cycle on priority {cycle.priority} of {len(cycle.links)} links when "
                     f"{cycle.scenario.describe(net)}: {path}; made by traffic to {short_list(destinations)}. "
-                    f"Remedies: {'; '.join(advice)}"))
+                    f"Remedies: {'; '.join(advice)}.{caveat}"))
     if len(result.cycles) > MAX_CYCLES:
         findings.append(Finding(check=CHECK, severity=Severity.ERROR, subject=fabric_name,
                                 expected="no cyclic buffer dependency", actual=len(result.cycles),

@@ -270,3 +270,44 @@ def test_found_on_configs_as_text():
     result = validate_configs(files, checks=[deadlock.CHECK]).report.checks[deadlock.CHECK]
     assert result.status == "passed", (result.status, result.reason)
     assert not [f for f in result.findings if f.severity == "error"]
+
+
+def trunk_uplinks(vlan=10, stp="none"):
+    """The server VLAN bridged onto every leaf-spine link (an L2 fabric by mistake), spanning tree as given."""
+    def mutate(structured):
+        for config in structured.values():
+            config["spanning_tree"] = {"mode": stp}
+            for port in config["interfaces"]:
+                if port["kind"] == "fabric":
+                    port["switchport_mode"] = "trunk"
+                    port["trunk_vlans"] = [vlan]
+    return mutate
+
+
+def test_a_flooded_lossless_vlan_over_a_layer2_loop():
+    net, result = analyse(compiled(spines=2, leaves=2), trunk_uplinks())
+    assert any("bridged over inter-switch links" in reason for reason in result.proof.reasons)
+    flooded = [cycle for cycle in result.cycles if cycle.scenario.kind == "baseline"
+               and any(reason.startswith("flooding of VLAN 10") for reason in cycle.reasons)]
+    assert flooded, cycle_text(net, result)
+    assert {hop[0] for hop in deadlock.hops(net, flooded[0])} == {"leaf1", "leaf2", "spine1", "spine2"}
+    report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks()), checks=[deadlock.CHECK])
+    errors = [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
+    assert errors and any("prune them" in f.message for f in errors)
+
+
+def test_a_flooded_loop_under_spanning_tree_is_a_warning():
+    report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks(stp="mstp")),
+                             checks=[deadlock.CHECK])
+    findings = report.checks[deadlock.CHECK].findings
+    flood = [f for f in findings if "spanning tree on" in f.message]
+    assert flood and all(f.severity == "warning" for f in flood)
+
+
+def test_a_vlan_on_one_leaf_spine_pair_only_is_no_loop():
+    def one_link(structured):
+        for host, peer in (("leaf1", "spine1"), ("spine1", "leaf1")):
+            port = interface(structured, host, peer=peer)
+            port["switchport_mode"], port["trunk_vlans"] = "trunk", [10]
+    net, result = analyse(compiled(spines=2, leaves=2), one_link)
+    assert not any(reason.startswith("flooding") for cycle in result.cycles for reason in cycle.reasons)
