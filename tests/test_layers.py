@@ -1,0 +1,208 @@
+"""The layer order of the project's packages, read from every import statement (issue #28).
+
+    compiler < validators < labs < common < inventory < intents < {validation, twins} < changes < ui < twin
+
+A module may import its own package and the packages to its left, never one to its right nor a peer at its
+level (validation and twins do not know each other). compiler/, validators/ and labs/ never import Django (nor
+DRF or Celery). The walk reads the source with ``ast``, so lazy imports inside functions count too; relative
+imports stay inside their package and are not checked. tests/, bench/ and scripts/ are outside the order.
+
+``ALLOWED`` lists the imports that still run against the order, each with its reason; it may only shrink: an
+entry that no longer occurs fails the test too, so a fixed import is removed from the list in the same commit.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Left to right; a tuple is one level of peers.
+LAYERS: tuple[str | tuple[str, ...], ...] = (
+    "compiler", "validators", "labs", "common", "inventory", "intents", ("validation", "twins"), "changes", "ui",
+    "twin")
+RANK = {package: rank for rank, level in enumerate(LAYERS)
+        for package in (level if isinstance(level, tuple) else (level,))}
+PURE = ("compiler", "validators", "labs")  # the engine packages: no web framework, no task queue
+FRAMEWORKS = ("django", "rest_framework", "celery", "drf_spectacular", "django_filters", "knox", "axes")
+
+# (importing file, imported module) -> why it is still there. Only ever shrinks.
+ALLOWED: dict[tuple[str, str], str] = {
+    ('changes/admin.py', 'twin.policy'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/api/serializers.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/api/serializers.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/api/views.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/audit.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/credentials.py', 'twin.keyfiles'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/credentials.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/drift.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/drivers/napalm_eos.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/drivers/netmiko_sonic.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/guard.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/lifecycle.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/migrations/0003_name_grammar.py', 'twin.names'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/migrations/0007_device_secrets_redacted.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/models.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/pipelines/runner.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/services.py', 'twin.policy'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/services.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('changes/tasks.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/admin.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/api/filtersets.py', 'twin.api_limits'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/api/serializers.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/api/views.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/api/views.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/management/commands/compile.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/migrations/0004_name_grammar.py', 'twin.names'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/models/compile.py', 'twin.models'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/models/fabric.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/models/fabric.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/models/qos.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/models/qos.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/models/tenancy.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/models/tenancy.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/selectors.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/selectors.py', 'twins.choices'): "intents reads the twin's switch configs and operations from twins (Twin.switch_configs)",
+    ('intents/selectors.py', 'twins.models'): "intents reads the twin's switch configs and operations from twins (Twin.switch_configs)",
+    ('intents/services.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('intents/tasks.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/adapters.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/admin.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/api/filtersets.py', 'twin.api_limits'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/api/serializers.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/api/views.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/api/views.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/builder.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/migrations/0003_name_grammar.py', 'twin.names'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/builds.py', 'twin.models'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/cables.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/cables.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/netbox.py', 'twin.models'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/optics.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/optics.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/servers.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/servers.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/sites.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/sites.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/switches.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/models/switches.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/netbox_sync.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/services.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('inventory/tasks.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('twins/api/serializers.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('twins/api/views.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('twins/api/views.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('twins/models.py', 'twin.models'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('twins/selectors.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('twins/services.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('twins/tasks.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/admin.py', 'twin.policy'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/integrations.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/account.py', 'twin.tokens'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/intents.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/intents.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/inventory.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/inventory.py', 'twin.versioning'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/rollouts.py', 'twin'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/twin.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/validation.py', 'twin.api_limits'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('ui/views/validation.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('validation/api/serializers.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('validation/api/views.py', 'twin.api'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('validation/api/views.py', 'twin.api_limits'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('validation/api/views.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('validation/models.py', 'twin.models'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('validation/services.py', 'twin.redaction'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('validation/services.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+    ('validation/tasks.py', 'twin.runs'): 'the kernel (run record, API plumbing, names, policy) still lives in the project package twin/',
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    path: str  # relative to the root, e.g. "intents/selectors.py"
+    line: int
+    module: str  # the imported module, e.g. "twins.models"
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} imports {self.module}: {self.rule}"
+
+
+def _imported(tree: ast.AST) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def layer_violations(root: Path) -> list[Violation]:
+    """Every import under ``root`` that runs against ``LAYERS`` or brings a framework into a pure package."""
+    violations: list[Violation] = []
+    for package in RANK:
+        for path in sorted((root / package).rglob("*.py")):
+            relative = path.relative_to(root).as_posix()
+            for line, module in _imported(ast.parse(path.read_text(), filename=relative)):
+                top = module.split(".")[0]
+                if package in PURE and top in FRAMEWORKS:
+                    violations.append(Violation(relative, line, module, f"{package}/ never imports {top}"))
+                elif top in RANK and top != package and RANK[top] >= RANK[package]:
+                    where = "a peer of" if RANK[top] == RANK[package] else "above"
+                    violations.append(Violation(relative, line, module, f"{top} is {where} {package}"))
+    return violations
+
+
+def test_every_project_package_has_a_layer():
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "bench", "scripts"}
+    assert packages - set(RANK) == set(), "a new top-level package needs its place in LAYERS"
+
+
+def test_the_imports_follow_the_layer_order():
+    violations = layer_violations(ROOT)
+    new = [str(v) for v in violations if (v.path, v.module) not in ALLOWED]
+    assert new == [], "imports against the layer order:\n" + "\n".join(new)
+
+
+def test_the_allow_list_only_names_imports_that_still_exist():
+    present = {(v.path, v.module) for v in layer_violations(ROOT)}
+    stale = sorted(key for key in ALLOWED if key not in present)
+    assert stale == [], f"fixed imports to remove from ALLOWED: {stale}"
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def test_a_planted_upward_import_fails(tmp_path):
+    root = _tree(tmp_path, {
+        "common/runs.py": "from compiler.errors import FabricTwinError\n",  # downward: fine
+        "intents/selectors.py": "def twin():\n    from twins.models import Twin\n    return Twin\n",  # upward, lazy
+        "inventory/models.py": "import ui.roles\n",  # upward
+        "twins/services.py": "from validation import services\n",  # a peer
+        "twin/urls.py": "from ui import urls\n",  # the project on top: fine
+    })
+    assert [(v.path, v.line, v.module) for v in layer_violations(root)] == [
+        ("inventory/models.py", 1, "ui.roles"), ("intents/selectors.py", 2, "twins.models"),
+        ("twins/services.py", 1, "validation")]
+
+
+def test_a_planted_framework_import_in_the_engine_fails(tmp_path):
+    root = _tree(tmp_path, {
+        "labs/runtime.py": "from django.conf import settings\n",
+        "validators/bgp.py": "import celery\n",
+        "compiler/model.py": "from dataclasses import dataclass\n",
+        "inventory/models.py": "from django.db import models\n",  # an app: Django is its business
+    })
+    assert [str(v) for v in layer_violations(root)] == [
+        "validators/bgp.py:1 imports celery: validators/ never imports celery",
+        "labs/runtime.py:1 imports django.conf: labs/ never imports django"]
