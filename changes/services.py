@@ -16,14 +16,14 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from common.policy import APPROVE_PRODUCTION, user_has
+from common.redaction import config_secrets_shown
 from compiler.errors import DriverError, FieldError, InputError
 from intents.models import CompileRun, DeviceConfig
 from intents.selectors import device_config_twin_source
 from inventory.models import Switch
 from labs.node_configs import twin_node_files
 from labs.runtime import TwinState
-from twin.policy import APPROVE_PRODUCTION, user_has
-from twin.redaction import config_secrets_shown
 
 from .audit import audit_record
 from .choices import (
@@ -264,7 +264,7 @@ def twin_topology_roles_links(prefix: str, state_dir: str | None = None) -> dict
 
 
 def rollout_approve(*, rollout: Rollout, user) -> Rollout:
-    """A second person approves: the approver holds the production capability (twin.policy) and is not the user
+    """A second person approves: the approver holds the production capability (common.policy) and is not the user
     who created the rollout (``started_by`` is set at creation and never changed; see rollout_create)."""
     if not user_has(user, APPROVE_PRODUCTION):
         raise PermissionDenied(f"approving rollout {rollout.pk} needs the {APPROVE_PRODUCTION!r} permission "
@@ -284,7 +284,7 @@ def rollout_start(*, rollout: Rollout, user=None, enqueue: bool = True) -> Rollo
     rollout.refresh_from_db()
     if rollout.target == RolloutTargetChoices.PRODUCTION and user is not None \
             and not user_has(user, APPROVE_PRODUCTION):
-        # the same rule as the API and UI (twin.policy.ROLLOUT_ACTIONS), so `manage.py rollout start --user` obeys it
+        # the same rule as the API and UI (common.policy.ROLLOUT_ACTIONS), so `manage.py rollout start --user` obeys it
         raise PermissionDenied(f"starting production rollout {rollout.pk} needs the {APPROVE_PRODUCTION!r} "
                                f"permission (the admin role)")
     if rollout.target == RolloutTargetChoices.PRODUCTION and rollout.approved_by_id is None:

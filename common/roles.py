@@ -4,7 +4,7 @@ twin; admin also touches production (creates, approves and starts production rol
 ``roles_ensure()`` creates or repairs the three groups (idempotent); it runs after every migrate and from
 ``manage.py ui_roles``. Views check single permissions (``ui.<codename>``), never group names, so a site can
 grant a capability to its own groups too. Which capability each UI action and API operation needs is decided
-in one place, ``twin.policy`` (docs/security.md).
+in one place, ``common.policy`` (docs/security.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one name grammar: which characters and lengths each kind of name or text field accepts.
 
-Every boundary uses this module: Django model field validators (``twin/names.py`` wraps :func:`name_problem`),
+Every boundary uses this module: Django model field validators (``common/names.py`` wraps :func:`name_problem`),
 hence API serializers and UI model forms; the YAML and NetBox importers; and the pure core, where
 :func:`snapshot_name_errors` runs first in ``compiler.validate.check_intent`` so the compiler rejects exactly what
 the Django side would. Renderers additionally refuse any value with a line break (:func:`check_single_line`),

@@ -13,6 +13,7 @@ from changes import services as change_services
 from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, wave_label
 from changes.selectors import drift_latest, rollout_config_changes, rollout_list, step_list
 from changes.selectors import rollout_progress as changes_rollout_progress
+from common.runs import RunStatus
 from compiler.blast import blast_radius as compiler_blast_radius
 from compiler.errors import FabricTwinError, FieldError, InputError
 from intents import selectors as intent_selectors
@@ -21,7 +22,6 @@ from intents.selectors import compile_run_latest, fabric_intent_list
 from intents.services import compile_run_prepare
 from intents.tasks import compile_run_start
 from inventory.adapters import inventory_snapshot as inventory_adapter_snapshot
-from twin.runs import RunStatus
 from twins import services as twin_services
 from twins.choices import TwinEngineChoices, TwinStatusChoices
 from twins.selectors import twin_for

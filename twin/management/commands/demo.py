@@ -27,12 +27,12 @@ from changes.choices import (
 )
 from changes.models import Step
 from changes.pipelines.runner import rollout_execute
+from common.runs import RunStatus
 from compiler.errors import FabricTwinError
 from compiler.scenario import clos_params
 from intents.models import Tenant
 from intents.services import compile_run_create, compile_run_write, fabric_intent_apply, network_create
 from inventory.builder import fabric_build
-from twin.runs import RunStatus
 from twins.choices import TwinStatusChoices
 from twins.models import Twin
 from twins.services import (
