@@ -4,7 +4,7 @@
 
 A module may import its own package and the packages to its left, never one to its right nor a peer at its
 level (validation and twins do not know each other). compiler/, validators/ and labs/ never import Django (nor
-DRF or Celery). The walk reads the source with ``ast``, so lazy imports inside functions count too; relative
+DRF or Celery). Of the Django apps only twins/ imports the twin engine labs/: it is the one door to it. The walk reads the source with ``ast``, so lazy imports inside functions count too; relative
 imports stay inside their package and are not checked. tests/, bench/ and scripts/ are outside the order.
 
 ``ALLOWED`` lists the imports that still run against the order, each with its reason; it may only shrink: an
@@ -28,9 +28,16 @@ RANK = {package: rank for rank, level in enumerate(LAYERS)
         for package in (level if isinstance(level, tuple) else (level,))}
 PURE = ("compiler", "validators", "labs")  # the engine packages: no web framework, no task queue
 FRAMEWORKS = ("django", "rest_framework", "celery", "drf_spectacular", "django_filters", "knox", "axes")
+DOORS = {"labs": frozenset({"twins"})}  # a package -> the only packages above it that may import it
 
 # (importing file, imported module) -> why it is still there. Only ever shrinks.
+DRIVER = ("the twin device driver pushes through labs.runtime itself; it is to become a twins adapter built "
+          "from the Twin handle (issue #28 point 3)")
 ALLOWED: dict[tuple[str, str], str] = {
+    ('changes/drivers/twin.py', 'labs'): DRIVER,
+    ('changes/drivers/twin.py', 'labs.frr_binaries'): DRIVER,
+    ('changes/drivers/twin.py', 'labs.node_configs'): DRIVER,
+    ('changes/drivers/twin.py', 'labs.shell'): DRIVER,
     ('intents/selectors.py', 'twins.choices'): "intents reads the twin's switch configs and operations from twins (Twin.switch_configs)",
     ('intents/selectors.py', 'twins.models'): "intents reads the twin's switch configs and operations from twins (Twin.switch_configs)",
 }
@@ -70,6 +77,9 @@ def layer_violations(root: Path) -> list[Violation]:
                 elif top in RANK and top != package and RANK[top] >= RANK[package]:
                     where = "a peer of" if RANK[top] == RANK[package] else "above"
                     violations.append(Violation(relative, line, module, f"{top} is {where} {package}"))
+                elif top in DOORS and top != package and package not in DOORS[top]:
+                    doors = ", ".join(sorted(DOORS[top]))
+                    violations.append(Violation(relative, line, module, f"only {doors} imports {top}"))
     return violations
 
 
@@ -105,10 +115,12 @@ def test_a_planted_upward_import_fails(tmp_path):
         "inventory/models.py": "import ui.roles\n",  # upward
         "twins/services.py": "from validation import services\n",  # a peer
         "twin/urls.py": "from ui import urls\n",  # the project on top: fine
+        "changes/pipelines/checks.py": "from labs import runtime\n",  # around the twins door
+        "twins/checks.py": "from labs import checks\n",  # through the door: fine
     })
     assert [(v.path, v.line, v.module) for v in layer_violations(root)] == [
         ("inventory/models.py", 1, "ui.roles"), ("intents/selectors.py", 2, "twins.models"),
-        ("twins/services.py", 1, "validation")]
+        ("twins/services.py", 1, "validation"), ("changes/pipelines/checks.py", 1, "labs")]
 
 
 def test_a_planted_framework_import_in_the_engine_fails(tmp_path):

@@ -7,14 +7,15 @@ import itertools
 
 from django.db.models import QuerySet
 
+from common.runs import ACTIVE
 from compiler.errors import FieldError, InputError
 from intents.models import FabricIntent
 from inventory.models import Fabric
 from labs.checks import classify_pair, host_ports, svi_networks
+from labs.fidelity import ASPECT_ITEMS
 from labs.runtime import TwinState
-from twin.runs import ACTIVE
 
-from .choices import TwinEngineChoices
+from .choices import TwinEngineChoices, TwinOperationKindChoices
 from .models import Twin, TwinOperation
 
 
@@ -39,13 +40,20 @@ def fabric_twin(*, fabric: Fabric) -> Twin | None:
     return None if intent is None else twin_for(fabric_intent=intent, engine=TwinEngineChoices.NETNS)
 
 
+def fidelity_aspect_items() -> dict[str, str]:
+    """What one compared item of each fidelity aspect is (labs.fidelity), so pages say what a count counts."""
+    return dict(ASPECT_ITEMS)
+
+
 def twin_operation_list(*, fabric: Fabric) -> QuerySet[TwinOperation]:
     return TwinOperation.objects.filter(fabric=fabric.name).select_related("requested_by")
 
 
 def twin_operation_busy(*, fabric: Fabric) -> TwinOperation | None:
-    """The operation still pending or running on the fabric's twin, if any."""
-    return TwinOperation.objects.filter(fabric=fabric.name, status__in=ACTIVE).first()
+    """The operation still pending or running on the fabric's twin, if any (a change rehearsal boots a scratch
+    twin of its own and does not hold the fabric's)."""
+    return TwinOperation.objects.filter(fabric=fabric.name, status__in=ACTIVE).exclude(
+        kind=TwinOperationKindChoices.REHEARSAL).first()
 
 
 def twin_ping_matrix(*, twin: Twin) -> dict | None:
