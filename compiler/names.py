@@ -66,6 +66,11 @@ VERSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(?: [A-Za-z0-9._+-]+)*")
 # FRR documents for a management VRF (ours on every platform, compiler/structured/management.py); `all` is the
 # keyword of `show ... vrf all` on EOS and FRR. Compared case-insensitively so `Default`/`MGMT` cannot confuse an
 # operator.
+# A twin's name prefix: the start of every namespace, FRR pathspace and state file of one twin (labs.runtime),
+# so it stays short, lower case and shell- and path-safe. Its makers are in twins/ (a Twin row: "tw" + the 6-hex
+# installation id + 6 hex of the intent and engine = 14; a change rehearsal's scratch twin: "ftr" + 8 hex).
+TWIN_PREFIX_RE = re.compile(r"[a-z][a-z0-9]{2,15}")
+
 RESERVED_VRF_NAMES = frozenset({"default", "all", "mgmt"})
 
 

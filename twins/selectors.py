@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import itertools
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from common.runs import ACTIVE
 from compiler.errors import FieldError, InputError
@@ -15,7 +15,7 @@ from labs.checks import classify_pair, host_ports, svi_networks
 from labs.fidelity import ASPECT_ITEMS
 from labs.runtime import TwinState
 
-from .choices import TwinEngineChoices, TwinOperationKindChoices
+from .choices import TWIN_RUNNING, TwinEngineChoices, TwinOperationKindChoices
 from .models import Twin, TwinOperation
 
 
@@ -23,8 +23,17 @@ def twin_list() -> QuerySet[Twin]:
     return Twin.objects.select_related("fabric_intent", "compile_run")
 
 
-def twin_for(*, fabric_intent: FabricIntent, engine: str) -> Twin | None:
-    return twin_list().filter(fabric_intent=fabric_intent, engine=engine).first()
+def twin_of(*, fabric_intent: FabricIntent, engine: str | None = TwinEngineChoices.NETNS,
+            running: bool = False) -> Twin | None:
+    """The one rule for "the twin of" a fabric intent: its twin on ``engine`` (None: on any engine, the most
+    recently started first), only a running one (up or degraded) when ``running``; None when there is none.
+    A fabric intent has at most one twin per engine (Twin's unique constraint)."""
+    twins = twin_list().filter(fabric_intent=fabric_intent)
+    if engine is not None:
+        twins = twins.filter(engine=engine)
+    if running:
+        twins = twins.filter(status__in=TWIN_RUNNING)
+    return twins.order_by(F("started").desc(nulls_last=True), "-id").first()
 
 
 def twin_get(*, twin_id: int) -> Twin:
@@ -37,7 +46,7 @@ def twin_get(*, twin_id: int) -> Twin:
 def fabric_twin(*, fabric: Fabric) -> Twin | None:
     """The twin of a fabric: the netns twin of its first intent (by name); None without an intent or twin."""
     intent = fabric.intents.order_by("name").first()
-    return None if intent is None else twin_for(fabric_intent=intent, engine=TwinEngineChoices.NETNS)
+    return None if intent is None else twin_of(fabric_intent=intent)
 
 
 def fidelity_aspect_items() -> dict[str, str]:
