@@ -15,7 +15,7 @@ from labs.checks import classify_pair, host_ports, svi_networks
 from labs.fidelity import ASPECT_ITEMS
 from labs.runtime import TwinState
 
-from .choices import TWIN_RUNNING, TwinEngineChoices, TwinOperationKindChoices
+from .choices import TWIN_RUNNING, TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
 from .models import Twin, TwinOperation
 
 
@@ -34,6 +34,11 @@ def twin_of(*, fabric_intent: FabricIntent, engine: str | None = TwinEngineChoic
     if running:
         twins = twins.filter(status__in=TWIN_RUNNING)
     return twins.order_by(F("started").desc(nulls_last=True), "-id").first()
+
+
+def twin_list_up(*, fabric_intent: FabricIntent) -> QuerySet[Twin]:
+    """The twins of a fabric intent on any engine that are not down (running, booting or failed with leftovers)."""
+    return twin_list().filter(fabric_intent=fabric_intent).exclude(status=TwinStatusChoices.DOWN)
 
 
 def twin_get(*, twin_id: int) -> Twin:

@@ -13,7 +13,7 @@ from intents import services as intent_services
 from labs import topology
 from twins import checks, services
 from twins.choices import TwinEngineChoices, TwinStatusChoices
-from twins.selectors import fabric_twin, twin_of
+from twins.selectors import fabric_twin, twin_list_up, twin_of
 
 
 def _twin(intent, engine, status, started=None, prefix=None):
@@ -36,6 +36,10 @@ def test_the_twin_of_an_intent_by_engine_and_running(twin_intent):
     netns.save()
     assert twin_of(fabric_intent=twin_intent, engine=None, running=True) == netns  # the most recently started
     assert twin_of(fabric_intent=twin_intent, engine=TwinEngineChoices.CONTAINERLAB, running=True) == lab
+    assert set(twin_list_up(fabric_intent=twin_intent)) == {netns, lab}  # what the demo tears down first
+    lab.status = TwinStatusChoices.DOWN
+    lab.save()
+    assert list(twin_list_up(fabric_intent=twin_intent)) == [netns]
 
 
 def test_an_api_client_rolls_out_to_the_same_twin(twin_intent):
