@@ -46,6 +46,7 @@ def twin_rehearsal(*, compile_run_id: int, timeout_s: float, change_set_id: int 
     operation = TwinOperation.objects.create(
         kind=TwinOperationKindChoices.REHEARSAL, fabric=run.fabric_intent.fabric.name, prefix=prefix,
         params={"compile_run": run.pk, "change_set": change_set_id})
+    # run_execute records a domain error on the row and swallows it; the rollout must still see it, as before.
     raised: FabricTwinError | None = None
     with run_execute(operation):
         try:
