@@ -56,15 +56,15 @@ def _prepare(spines: int, leaves: int) -> dict:
     from django.contrib.auth.models import Group
     from django.core.management import call_command
 
+    from common.tokens import token_issue
     from compiler.clos import ClosParams
     from inventory.builder import fabric_build
     from inventory.models import Cable, Interface, Switch
-    from twin.tokens import token_issue
 
     call_command("migrate", verbosity=0, interactive=False)
     fabric_build(params=ClosParams(name="bench", spines=spines, leaves=leaves, servers_per_leaf=4))
     user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True})
-    user.groups.add(Group.objects.get(name="viewer"))  # the API checks roles (twin/policy.py); the bench only reads
+    user.groups.add(Group.objects.get(name="viewer"))  # the API checks roles (common/policy.py); the bench only reads
     token, _ = token_issue(user=user)
     return {
         "token": token,

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from twin.policy import MANAGE_ENDPOINTS, CapabilityAdminMixin
+from common.policy import MANAGE_ENDPOINTS, CapabilityAdminMixin
 
 from .models import AuditLog, ChangeSet, ChangeSetDevice, ConfigSecret, DeviceEndpoint, DriftRecord, Rollout, Step
 

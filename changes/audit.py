@@ -17,7 +17,7 @@ import uuid
 
 from django.db import models
 
-from twin.redaction import REDACTED, is_secret_name, redact, redact_text
+from common.redaction import REDACTED, is_secret_name, redact, redact_text
 
 from .choices import AuditActionChoices
 from .models import AuditLog
@@ -74,7 +74,7 @@ def audit_record(*, action: str, instance=None, object_type: str = "", object_id
         action=action,
         object_type=object_type,
         object_id=object_id,
-        # Secrets never reach the trail, whoever calls: by key pattern and by value (twin.redaction).
+        # Secrets never reach the trail, whoever calls: by key pattern and by value (common.redaction).
         object_repr=redact_text(str(instance))[:200] if instance is not None else "",
         changes=redact(changes or {}),
         message=redact_text(message),

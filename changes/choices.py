@@ -2,15 +2,13 @@
 
 from django.db import models
 
+# What a rollout is aimed at decides the capability it needs, so it lives in the kernel's authorisation.
+from common.choices import RolloutTargetChoices as RolloutTargetChoices  # re-exported with the others
+
 
 class RolloutKindChoices(models.TextChoices):
     CANARY_PUSH = "canary_push", "Canary push"
     ROLLING_UPGRADE = "rolling_upgrade", "Rolling hitless upgrade"
-
-
-class RolloutTargetChoices(models.TextChoices):
-    TWIN = "twin", "Twin"
-    PRODUCTION = "production", "Production"
 
 
 class RolloutStateChoices(models.TextChoices):

@@ -2,7 +2,7 @@
 
 What is encrypted at rest, with Fernet (AES-128-CBC + HMAC-SHA256, from ``cryptography``):
 - ``DeviceEndpoint.password_encrypted`` (set through ``endpoint_set_password``);
-- every value in ``DeviceEndpoint.optional_args`` stored under a secret-looking key (twin.redaction's
+- every value in ``DeviceEndpoint.optional_args`` stored under a secret-looking key (common.redaction's
   ``SECRET_NAME_PATTERN``: enable ``secret``, ``password``, ``community``, ``*key*``, ``token``...), at any
   depth, as ``{"$fernet": "<token>"}`` (the JSON of the clear value, so booleans and numbers come back as such).
   ``DeviceEndpoint.save`` encrypts them, whoever writes the row; ``endpoint_options`` decrypts them only to
@@ -17,7 +17,7 @@ or ``secret_file`` (a file whose first line is the password), but only from sour
 and a file inside ``settings.FT_SECRET_DIR`` (``key_file`` too). An app admin picks the address a password is
 sent to, so any other variable or file would hand the server's own secrets (SECRET_KEY, DATABASE_URL, the
 credential key file, /etc/shadow) to a host of their choosing. Every clear value handled here is remembered by
-twin.redaction so logs and audit entries show ``***`` instead.
+common.redaction so logs and audit entries show ``***`` instead.
 
 Config secrets (``ConfigSecret``): secrets a rendered config names by reference only - the TACACS+ key is
 ``FT-SECRET[vault:secret/fabric/tacacs]`` in every stored config, diff and golden (compiler.secret_refs).
@@ -41,11 +41,11 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
+from common.keyfiles import KeyFileError, key_file_read_or_create
+from common.redaction import REDACTED, config_secrets_shown, is_secret_name, secret_remember
 from compiler.errors import DriverError, FieldError, InputError
 from compiler.secret_redaction import TYPE7_TABLE
 from compiler.secret_refs import PLACEHOLDER, SECRET_REFERENCE, references_in
-from twin.keyfiles import KeyFileError, key_file_read_or_create
-from twin.redaction import REDACTED, config_secrets_shown, is_secret_name, secret_remember
 
 from .errors import SecretReferenceUnknown, SecretValueRefused
 
@@ -388,7 +388,7 @@ def _encoded_for(platform: str, device: str, reference: str, clear: str) -> str:
 
 
 def config_secrets_compared(files: dict[str, str], *, device: str) -> dict[str, str]:
-    """A device's files as comparisons, diffs and records hold them (twin.redaction.config_secrets_shown): our
+    """A device's files as comparisons, diffs and records hold them (common.redaction.config_secrets_shown): our
     ``FT-SECRET[<reference>]`` markers first resolved to the registered secret (``config_refs_compared``), so an
     intended secret and the one a device runs compare by keyed hash (a changed secret is drift; an equal one is not).
     """
@@ -397,7 +397,7 @@ def config_secrets_compared(files: dict[str, str], *, device: str) -> dict[str, 
 
 def config_refs_compared(files: dict[str, str], *, device: str) -> dict[str, str]:
     """``files`` with our references resolved, for a comparison only: pass the result through
-    twin.redaction.config_secrets_shown before it is stored or shown. Reads the credential store (call it from the
+    common.redaction.config_secrets_shown before it is stored or shown. Reads the credential store (call it from the
     request's or task's thread). A reference that is not registered, or whose value the platform refuses, stays as
     its marker (then it differs, as the push would be refused)."""
     resolved = {}
@@ -414,7 +414,7 @@ def secret_refs_resolve(files: dict[str, str], *, device: str, platform: str) ->
     """The one resolver: ``files`` with every ``FT-SECRET[<reference>]`` replaced by the registered secret, encoded
     for ``platform`` (eos, sonic, frr). Files without a reference come back unchanged (no database access).
     Unknown references refuse the push (``SecretReferenceUnknown``, naming all of them); every clear and encoded
-    value is remembered by twin.redaction, so step output, errors and the audit trail show ``***``. The result is
+    value is remembered by common.redaction, so step output, errors and the audit trail show ``***``. The result is
     for the device only: never store or return it."""
     from .models import ConfigSecret
 

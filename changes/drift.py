@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
+from common.redaction import config_secrets_shown, redact_text
 from compiler.errors import DriverError, FabricTwinError, FieldError, InputError
 from compiler.natural import natural_key
 from compiler.parse import ParsedDevice, is_daemons_file, parse_device
@@ -17,7 +18,6 @@ from compiler.parse.drift import FieldDrift, field_drift
 from compiler.parse.remediate import cli_remediation
 from intents.adapters import fabric_snapshot
 from intents.services import compile_devices
-from twin.redaction import config_secrets_shown, redact_text
 from validators.configs import parse_configs, running_state_errors
 
 from .credentials import config_refs_compared, config_secrets_compared

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 
-from twin.redaction import is_secret_name
+from common.redaction import is_secret_name
 
 from .drivers.base import ConfigFiles
 from .errors import PushRefused

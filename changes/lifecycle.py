@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from twin.runs import interrupted_error, runner_id, runner_state
+from common.runs import interrupted_error, runner_id, runner_state
 
 from .audit import audit_record
 from .choices import ROLLOUT_TRANSITIONS, AuditActionChoices, RolloutStateChoices
@@ -80,14 +80,14 @@ def new_runner_id() -> str:
 
 def in_process_runner_id() -> str:
     """The lease owner of a rollout run in a background thread of a web process (no broker): the process as a
-    runner (twin.runs.runner_id, so the reaper can tell whether it is alive) plus a per-run suffix, so two
+    runner (common.runs.runner_id, so the reaper can tell whether it is alive) plus a per-run suffix, so two
     starts in one process never share a lease."""
     return f"{runner_id()}:{uuid.uuid4().hex[:8]}"[:64]
 
 
 def rollouts_reap_interrupted() -> int:
     """Pause every running rollout whose in-process runner (in_process_runner_id) provably died with its web
-    process (twin.runs.runner_state): ``start`` resumes it, steps left running are re-checked. Rollouts of
+    process (common.runs.runner_state): ``start`` resumes it, steps left running are re-checked. Rollouts of
     Celery workers (uuid lease owners) resume by themselves when a worker starts; other hosts are left alone."""
     count = 0
     for rollout_id, owner in Rollout.objects.filter(state=State.RUNNING).values_list("pk", "lease_owner"):

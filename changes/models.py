@@ -10,8 +10,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
+from common import names
 from compiler.secret_refs import SECRET_REFERENCE
-from twin import names
 
 from .choices import (
     AuditActionChoices,

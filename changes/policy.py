@@ -8,18 +8,17 @@ the defaults, exactly as given). The pipelines read that stored object.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
 from compiler.errors import FieldError, InputError
-from compiler.names import HOSTNAME, VERSION, name_problem
+from compiler.names import HOSTNAME, TWIN_PREFIX_RE, VERSION, name_problem
 
 from .choices import RolloutKindChoices
 
-TWIN_PREFIX = re.compile(r"[a-z][a-z0-9]{2,15}")  # as labs.topology: it becomes part of paths and netns names
+TWIN_PREFIX = TWIN_PREFIX_RE  # the one twin prefix grammar (compiler.names): it becomes paths and netns names
 KNOWN_CHECKS = frozenset({"static", "rehearsal", "bgp", "evpn", "ping", "mtu", "health"})
 TWIN_KEYS = ("twin_prefix", "twin_state_dir")  # stored only when given (twin rollouts)
 

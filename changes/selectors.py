@@ -8,8 +8,8 @@ from compiler.errors import FieldError, InputError
 from compiler.names import OBJECT_NAME, name_problem
 from compiler.natural import natural_key
 from intents.models import CompileRun, FabricIntent
-from twins.choices import TWIN_RUNNING
 from twins.models import Twin
+from twins.selectors import twin_of
 
 from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
 from .models import AuditLog, ChangeSetDevice, DriftRecord, Rollout, Step
@@ -101,8 +101,7 @@ def twin_target_for_intent(*, fabric_intent: str, field: str = "fabric_intent") 
     intent = FabricIntent.objects.filter(name=fabric_intent).first()
     if intent is None:
         raise InputError(FieldError(field, fabric_intent, "no fabric intent of this name"))
-    twin = (Twin.objects.filter(fabric_intent=intent, status__in=TWIN_RUNNING)
-            .order_by("-started", "-id").first())
+    twin = twin_of(fabric_intent=intent, engine=None, running=True)
     if twin is None:
         raise InputError(FieldError(field, fabric_intent, "no running twin of this intent (twin up first)"))
     run = (CompileRun.objects.filter(fabric_intent=intent, status="succeeded").order_by("-id")

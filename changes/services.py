@@ -16,14 +16,13 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from common.policy import APPROVE_PRODUCTION, user_has
+from common.redaction import config_secrets_shown
 from compiler.errors import DriverError, FieldError, InputError
 from intents.models import CompileRun, DeviceConfig
 from intents.selectors import device_config_twin_source
 from inventory.models import Switch
-from labs.node_configs import twin_node_files
-from labs.runtime import TwinState
-from twin.policy import APPROVE_PRODUCTION, user_has
-from twin.redaction import config_secrets_shown
+from twins.checks import twin_node_files_for, twin_topology_roles_links
 
 from .audit import audit_record
 from .choices import (
@@ -123,8 +122,9 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
                                       twin_prefix: str = "", twin_state_dir: str | None = None,
                                       user=None) -> ChangeSet:
     """The intents app's compile run -> change set. Twin target: per device what the twin runs for its own
-    platform's files (labs.node_configs: frr.conf + Linux plan; its frr rendering when the run has no own-platform
-    files), read from the twin; production: each device's own platform, read through its DeviceEndpoint."""
+    platform's files (twins.checks.twin_node_files_for: frr.conf + Linux plan; its frr rendering when the run has
+    no own-platform files), read from the twin; production: each device's own platform, read through its
+    DeviceEndpoint."""
     run = CompileRun.objects.select_related("fabric_intent").filter(pk=compile_run_id).first()
     if run is None:
         raise InputError(FieldError("compile_run", compile_run_id, "no such compile run"))
@@ -141,7 +141,7 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
             if source is None:
                 continue
             role = source.structured.get("role", "")
-            files = twin_node_files(hostname=hostname, role=role, platform=source.platform, files=source.files,
+            files = twin_node_files_for(hostname=hostname, role=role, platform=source.platform, files=source.files,
                                     intended=source.structured)
             intended[hostname] = {"files": files, "platform": "frr", "driver": DriverChoices.TWIN, "role": role,
                                   "structured": source.structured}
@@ -234,7 +234,7 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
         plan = _canary_plan(change_set, checked)
     else:
         if topology is None and target == RolloutTargetChoices.TWIN:
-            topology = twin_topology_roles_links(checked.twin_prefix, checked.twin_state_dir)
+            topology = twin_topology_roles_links(prefix=checked.twin_prefix, state_dir=checked.twin_state_dir)
         if not topology:
             raise InputError(FieldError("topology", topology, "a rolling upgrade needs roles and links"))
         topology_errors = _topology_errors(topology)
@@ -254,17 +254,8 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
     return rollout
 
 
-def twin_topology_roles_links(prefix: str, state_dir: str | None = None) -> dict:
-    state = TwinState.load(prefix, state_dir)
-    if state is None:
-        raise InputError(FieldError("policy.twin_prefix", prefix, "no running twin with this prefix"))
-    topology = state.topology_obj()
-    return {"roles": {node.name: node.role for node in topology.nodes},
-            "links": [[link.a_node, link.b_node] for link in topology.links]}
-
-
 def rollout_approve(*, rollout: Rollout, user) -> Rollout:
-    """A second person approves: the approver holds the production capability (twin.policy) and is not the user
+    """A second person approves: the approver holds the production capability (common.policy) and is not the user
     who created the rollout (``started_by`` is set at creation and never changed; see rollout_create)."""
     if not user_has(user, APPROVE_PRODUCTION):
         raise PermissionDenied(f"approving rollout {rollout.pk} needs the {APPROVE_PRODUCTION!r} permission "
@@ -284,7 +275,7 @@ def rollout_start(*, rollout: Rollout, user=None, enqueue: bool = True) -> Rollo
     rollout.refresh_from_db()
     if rollout.target == RolloutTargetChoices.PRODUCTION and user is not None \
             and not user_has(user, APPROVE_PRODUCTION):
-        # the same rule as the API and UI (twin.policy.ROLLOUT_ACTIONS), so `manage.py rollout start --user` obeys it
+        # the same rule as the API and UI (common.policy.ROLLOUT_ACTIONS), so `manage.py rollout start --user` obeys it
         raise PermissionDenied(f"starting production rollout {rollout.pk} needs the {APPROVE_PRODUCTION!r} "
                                f"permission (the admin role)")
     if rollout.target == RolloutTargetChoices.PRODUCTION and rollout.approved_by_id is None:

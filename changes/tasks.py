@@ -10,7 +10,7 @@ from celery.signals import worker_ready
 from django.db import transaction
 from django.utils import timezone
 
-from twin.runs import run_in_background
+from common.runs import run_in_background
 
 from .choices import RolloutStateChoices
 from .drift import drift_detect_all
@@ -60,7 +60,7 @@ def task_options() -> dict:
 
 def rollout_enqueue(*, rollout: Rollout, countdown: float = 0) -> None:
     """Run the rollout off the request: on the broker's worker, or with no broker in a background thread of this
-    process (twin.runs.run_in_background; its lease names this process, so reap_runs pauses it if we die)."""
+    process (common.runs.run_in_background; its lease names this process, so reap_runs pauses it if we die)."""
     rollout_id = rollout.pk
     if run_in_background(lambda: rollout_execute(rollout_id=rollout_id, owner=in_process_runner_id()),
                          what=f"rollout {rollout_id}"):

@@ -1,7 +1,7 @@
 """The project's error hierarchy, in one place (pure: the packages that never import Django raise these too).
 
 Every error names the field and the offending value so an engineer can fix the input without reading code.
-The API maps the whole hierarchy to HTTP 400 in one handler (twin/api.py ``exception_handler``; InputError with
+The API maps the whole hierarchy to HTTP 400 in one handler (common/api.py ``exception_handler``; InputError with
 its field errors), management commands to CommandError; docs/errors.md lists each layer's errors.
 
     FabricTwinError
@@ -10,7 +10,7 @@ its field errors), management commands to CommandError; docs/errors.md lists eac
     │   │   └── AllocationError    a pool is exhausted / overlaps / an allocation would collide
     │   └── UnsafePathError        a name would leave its directory
     ├── InventoryError, PlatformDataError, RenderError, TwinError, DriverError
-    └── (Django side) StaleVersionError (twin/versioning.py), RolloutStateError, CheckFailed (changes/errors.py)
+    └── (Django side) StaleVersionError (common/versioning.py), RolloutStateError, CheckFailed (changes/errors.py)
 """
 
 from __future__ import annotations

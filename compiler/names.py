@@ -1,6 +1,6 @@
 """The one name grammar: which characters and lengths each kind of name or text field accepts.
 
-Every boundary uses this module: Django model field validators (``twin/names.py`` wraps :func:`name_problem`),
+Every boundary uses this module: Django model field validators (``common/names.py`` wraps :func:`name_problem`),
 hence API serializers and UI model forms; the YAML and NetBox importers; and the pure core, where
 :func:`snapshot_name_errors` runs first in ``compiler.validate.check_intent`` so the compiler rejects exactly what
 the Django side would. Renderers additionally refuse any value with a line break (:func:`check_single_line`),
@@ -66,6 +66,11 @@ VERSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(?: [A-Za-z0-9._+-]+)*")
 # FRR documents for a management VRF (ours on every platform, compiler/structured/management.py); `all` is the
 # keyword of `show ... vrf all` on EOS and FRR. Compared case-insensitively so `Default`/`MGMT` cannot confuse an
 # operator.
+# A twin's name prefix: the start of every namespace, FRR pathspace and state file of one twin (labs.runtime),
+# so it stays short, lower case and shell- and path-safe. Its makers are in twins/ (a Twin row: "tw" + the 6-hex
+# installation id + 6 hex of the intent and engine = 14; a change rehearsal's scratch twin: "ftr" + 8 hex).
+TWIN_PREFIX_RE = re.compile(r"[a-z][a-z0-9]{2,15}")
+
 RESERVED_VRF_NAMES = frozenset({"default", "all", "mgmt"})
 
 

@@ -6,8 +6,8 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from common.versioning import StaleVersionError, VersionedAdminForm, stale_message
 from compiler.errors import FabricTwinError, InputError
-from twin.versioning import StaleVersionError, VersionedAdminForm, stale_message
 
 from . import services
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant

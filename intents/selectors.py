@@ -6,12 +6,12 @@ from dataclasses import asdict, dataclass
 
 from django.db.models import Prefetch, QuerySet
 
+from common.runs import RunStatus
 from compiler import model as core
 from compiler.allocate import allocate
 from compiler.errors import FieldError, InputError
 from compiler.natural import natural_key
 from inventory.models import NicPort, Server, Switch
-from twin.runs import RunStatus
 from twins.choices import TWIN_RUNNING, TwinEngineChoices
 from twins.models import Twin
 from validators.context import ValidationInput

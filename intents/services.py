@@ -21,6 +21,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
+from common.runs import run_execute
 from compiler import api as compiler_api
 from compiler import model as core
 from compiler.blast import BlastRadius, blast_radius
@@ -35,7 +36,6 @@ from compiler.topology import FABRIC_ASN_ROLES
 from compiler.validate import check_intent
 from inventory.adapters import inventory_snapshot
 from inventory.models import Fabric, NicPort, Switch
-from twin.runs import run_execute
 
 from .adapters import allocation_rows, fabric_snapshot, snapshot_sha256
 from .choices import AllocationKindChoices, DiffTargetChoices
@@ -274,7 +274,7 @@ def compile_run_prepare(*, fabric_intent: FabricIntent, platforms: Iterable[str]
 def compile_run_execute(*, run: CompileRun) -> CompileRun:
     """Run a prepared compile: sync allocations, compile, store DeviceConfig rows; failures are recorded.
 
-    ``twin.runs.run_execute`` owns the lifecycle: domain errors (invalid intent, exhausted pool, unknown device)
+    ``common.runs.run_execute`` owns the lifecycle: domain errors (invalid intent, exhausted pool, unknown device)
     mark the run failed with the field errors; anything else also marks it failed and is re-raised (a bug must
     be visible, not swallowed).
     """

@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from twin.runs import run_enqueue, run_in_background
+from common.runs import run_start
 
 from . import services
 from .models import CompileRun
@@ -17,8 +17,5 @@ def compile_run_execute_task(run_id: int) -> dict:
 
 
 def compile_run_start(*, run_id: int) -> None:
-    """Run a prepared compile off the request (the UI's Compile button): with no broker in a background thread of
-    this process once the request commits (``twin.runs.run_in_background``), else queued for a worker (broker
-    down: ``run_enqueue`` records it failed). With FT_RUN_IN_BACKGROUND off it runs in the request."""
-    if not run_in_background(lambda: compile_run_execute_task(run_id), what=f"compile {run_id}"):
-        run_enqueue(model=CompileRun, run_id=run_id, task=compile_run_execute_task, what="compile")
+    """Run a prepared compile off the request (the UI's Compile button; ``common.runs.run_start``)."""
+    run_start(model=CompileRun, run_id=run_id, task=compile_run_execute_task, what="compile")

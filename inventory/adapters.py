@@ -12,8 +12,8 @@ from collections import defaultdict
 
 from django.db.models import Q
 
+from common.runs import RunStatus
 from compiler import model as core
-from twin.runs import RunStatus
 
 from .models import Fabric, Interface, NetboxSync, NicPort, Rack, Server, Switch, SwitchModel
 

@@ -1,9 +1,9 @@
 """Django admin for every inventory model (big foreign keys as raw ids so pages stay fast on large fabrics); edit
-forms carry the object's version, so a stale one is refused (twin/versioning.py)."""
+forms carry the object's version, so a stale one is refused (common/versioning.py)."""
 
 from django.contrib import admin
 
-from twin.versioning import VersionedModelAdmin
+from common.versioning import VersionedModelAdmin
 
 from .models import (
     Cable,

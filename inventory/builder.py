@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from ipaddress import IPv4Network, ip_network
 
+from common.runs import RunStatus, run_execute
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import FieldError, InputError
 from compiler.model import Endpoint, Inventory, Role
 from compiler.pods import PodsParams, plan_pods, tier_oversubscription
-from twin.runs import RunStatus, run_execute
 
 from .models import FabricBuild, Server, Switch
 from .services import PersistResult, inventory_persist
@@ -187,7 +187,7 @@ def _clos_params(stored: dict) -> ClosParams:
 
 
 def fabric_build_execute(*, build: FabricBuild, progress: bool = False) -> FabricBuild:
-    """Build and persist the recorded Clos or 5-stage Clos (``twin.runs.run_execute``: a refused plan or
+    """Build and persist the recorded Clos or 5-stage Clos (``common.runs.run_execute``: a refused plan or
     inventory fails the record with its field errors; a bug fails it and is raised). ``summary`` keeps the
     counts, ``result`` the full ``BuildResult.as_dict()``."""
     params = fabric_build_params(build)

@@ -21,9 +21,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from common.runs import RunStatus, run_execute
 from compiler import model as core
 from compiler.errors import FabricTwinError, FieldError, InputError
-from twin.runs import RunStatus, run_execute
 
 from .choices import NetboxSyncTriggerChoices
 from .models import NetboxSync
@@ -83,7 +83,7 @@ def netbox_sync(*, fabric: str, data: dict[str, list[dict]], source: str, dry_ru
                 allow_missing_links: bool = False, trigger: str = NetboxSyncTriggerChoices.COMMAND,
                 progress: bool = False) -> SyncResult:
     """Map ``data`` (NetBox JSON), diff it against the last applied sync and apply it unless ``dry_run``; the run
-    is a NetboxSync row moved through ``twin.runs.run_execute``.
+    is a NetboxSync row moved through ``common.runs.run_execute``.
 
     A mapping error (a link that cannot be imported, a hostile record) raises after recording a failed run; so does
     an apply the database refuses (nothing of it is saved). A bug fails the run "internal error" and is raised."""

@@ -17,10 +17,10 @@ from django.db import DataError, IntegrityError, connection, transaction
 from django.db.models import ProtectedError
 from tqdm import tqdm
 
+from common.versioning import version_bump
 from compiler import model as core
 from compiler.errors import FieldError, InputError, InventoryError
 from compiler.names import OBJECT_NAME, TEXT, inventory_name_errors, name_problem
-from twin.versioning import version_bump
 
 from .constants import PLATFORM_DEFAULTS
 from .models import Cable, Fabric, Interface, NicPort, Optic, Platform, Rack, Server, Site, Switch, SwitchModel

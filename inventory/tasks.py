@@ -4,8 +4,8 @@ set)."""
 from celery import shared_task
 from django.conf import settings
 
+from common.runs import ACTIVE
 from compiler.errors import FabricTwinError
-from twin.runs import ACTIVE
 
 from .builder import fabric_build_execute
 from .choices import NetboxSyncTriggerChoices

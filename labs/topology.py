@@ -15,12 +15,13 @@ import secrets
 from dataclasses import asdict, dataclass, field
 
 from compiler.errors import FieldError, InputError
+from compiler.names import TWIN_PREFIX_RE
 
 # Linux IFNAMSIZ is 16 including the trailing NUL.
 MAX_IFNAME = 15
 # Node names become part of netns names, FRR pathspaces and file names: keep them shell- and path-safe.
 NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")  # fullmatch: "$" would accept a trailing newline
-NAME_PREFIX = re.compile(r"[a-z][a-z0-9]{2,15}")  # twins.services: tw + installation + intent hash = 14
+NAME_PREFIX = TWIN_PREFIX_RE  # the one twin prefix grammar (compiler.names)
 
 
 def new_prefix() -> str:

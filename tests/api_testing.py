@@ -99,7 +99,7 @@ class APIViewTestMixin:
         assert response.status_code == 204
         assert not self.model.objects.filter(pk=obj.pk).exists()
 
-    # ------------------------------------------------------------------ optimistic concurrency (twin/api.py)
+    # ------------------------------------------------------------------ optimistic concurrency (common/api.py)
 
     def _saved_by_someone_else(self, obj) -> int:
         """Another writer saves the object (version + 1); returns the version this test's client read before."""

@@ -34,7 +34,7 @@ def pytest_report_header(config):
 def long_actions_in_the_request(settings):
     """Tests read a long action's outcome in the same test transaction, where an after-commit background thread
     would never start (pytest-django rolls back): they run in the request. The background mode (the default,
-    twin.runs.run_in_background) has its own tests with committed transactions (``in_background``)."""
+    common.runs.run_in_background) has its own tests with committed transactions (``in_background``)."""
     settings.FT_RUN_IN_BACKGROUND = False
 
 
@@ -54,7 +54,7 @@ def credential_key_file(tmp_path_factory, settings):
 
 @pytest.fixture
 def api_user(db):
-    """A user in the admin role (the API checks roles: twin/policy.py); tests of the roles use their own users."""
+    """A user in the admin role (the API checks roles: common/policy.py); tests of the roles use their own users."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
@@ -65,10 +65,10 @@ def api_user(db):
 
 @pytest.fixture
 def api_client(api_user):
-    """A DRF test client authenticated with a real token (``Authorization: Token <key>``; twin.tokens)."""
+    """A DRF test client authenticated with a real token (``Authorization: Token <key>``; common.tokens)."""
     from rest_framework.test import APIClient
 
-    from twin.tokens import token_issue
+    from common.tokens import token_issue
 
     token, _ = token_issue(user=api_user)
     client = APIClient()

@@ -1,7 +1,7 @@
-"""The authorisation matrix: every operation of the OpenAPI schema, as every role, against twin/policy.py.
+"""The authorisation matrix: every operation of the OpenAPI schema, as every role, against common/policy.py.
 
 The schema comes from drf-spectacular's generator (in-process). For each operation the expected answer per role
-(anonymous, a logged-in user in no group, viewer, operator, admin) is derived from ``twin.policy.API_POLICY`` and ``ui.roles.ROLE_PERMISSIONS``;
+(anonymous, a logged-in user in no group, viewer, operator, admin) is derived from ``common.policy.API_POLICY`` and ``common.roles.ROLE_PERMISSIONS``;
 an operation the policy does not name fails the test. Each request runs against minimal real fixture data inside a
 savepoint that is rolled back, so an allowed DELETE or POST changes nothing; "allowed" means the permission layer
 let the request through (any status but 401/403: 200, 201, 400, 404 and 503 all count), "denied" is 401/403.
@@ -27,16 +27,16 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 from rest_framework.views import APIView
 
-from twin.policy import API_POLICY, VIEW, ByTarget, PolicyPermission, rule_for_view, view_key
-from twin.tokens import token_issue
-from ui.roles import ADMIN, APPROVE_PRODUCTION, MANAGE_ENDPOINTS, MANAGE_USERS, OPERATOR, ROLE_PERMISSIONS, VIEWER
+from common.policy import API_POLICY, VIEW, ByTarget, PolicyPermission, rule_for_view, view_key
+from common.roles import ADMIN, APPROVE_PRODUCTION, MANAGE_ENDPOINTS, MANAGE_USERS, OPERATOR, ROLE_PERMISSIONS, VIEWER
+from common.tokens import token_issue
 
 NO_ROLE = "no-role"  # logged in, in no group: may do nothing
 ROLES = ("anonymous", NO_ROLE, VIEWER, OPERATOR, ADMIN)
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 ADMIN_ONLY = {APPROVE_PRODUCTION, MANAGE_ENDPOINTS, MANAGE_USERS}
 # Views that are public on purpose, with their own permission classes (drf-spectacular SERVE_PERMISSIONS).
-OWN_PERMISSIONS = {"twin.api_schema.SchemaView", "drf_spectacular.views.SpectacularSwaggerView",
+OWN_PERMISSIONS = {"common.api_schema.SchemaView", "drf_spectacular.views.SpectacularSwaggerView",
                    "drf_spectacular.views.SpectacularSwaggerSplitView",
                    "drf_spectacular.views.SpectacularRedocView"}
 
@@ -121,11 +121,11 @@ def _json(body: dict | None) -> str:
     return json.dumps(body if body is not None else {})
 
 
-# A user's own API tokens (twin.tokens): every role may rotate and revoke its own, so these POSTs are no hole.
-OWN_ACCOUNT = {"twin.tokens.TokenRotateView", "twin.tokens.TokenLogoutView", "twin.tokens.TokenLogoutAllView"}
+# A user's own API tokens (common.tokens): every role may rotate and revoke its own, so these POSTs are no hole.
+OWN_ACCOUNT = {"common.tokens.TokenRotateView", "common.tokens.TokenLogoutView", "common.tokens.TokenLogoutAllView"}
 # Token login authenticates with HTTP Basic (username + password), not with the token the matrix sends; its policy
 # is still checked by test_every_operation_has_a_policy and its behaviour by tests/test_security_hardening.py.
-NOT_TOKEN_AUTHENTICATED = {"twin.tokens.TokenLoginView"}
+NOT_TOKEN_AUTHENTICATED = {"common.tokens.TokenLoginView"}
 
 
 def matrix_operations() -> list[Operation]:
@@ -312,7 +312,7 @@ def test_every_operation_has_a_policy():
     operations = schema_operations()
     assert len(operations) > 100  # the whole API, not an empty walk
     missing = [operation.name for operation in operations if expected_capability(operation) is None]
-    assert missing == [], f"operations without a policy in twin/policy.py API_POLICY: {missing}"
+    assert missing == [], f"operations without a policy in common/policy.py API_POLICY: {missing}"
     assert policy_gaps() == []
 
 
@@ -360,7 +360,7 @@ class NothingSerializer(serializers.Serializer):
 
 
 class UnpolicedViewSet(viewsets.ViewSet):
-    """A new endpoint someone forgot to add to twin/policy.py."""
+    """A new endpoint someone forgot to add to common/policy.py."""
 
     serializer_class = NothingSerializer
 

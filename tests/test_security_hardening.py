@@ -31,10 +31,10 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
-from twin.redaction import MAX_LOG_TEXT, RedactSecretsFilter, redact_text
-from twin.security import policy_for_path
-from twin.tokens import token_issue
-from ui.roles import VIEWER, roles_ensure
+from common.redaction import MAX_LOG_TEXT, RedactSecretsFilter, redact_text
+from common.roles import VIEWER, roles_ensure
+from common.security import policy_for_path
+from common.tokens import token_issue
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_DIRS = [ROOT / "ui" / "templates", ROOT / "templates"]
@@ -163,7 +163,7 @@ def test_debug_off_serves_https_only_with_hsts_csp_and_secure_cookies(tmp_path):
 @pytest.fixture
 def alice(db):
     user = User.objects.create_user("alice", password=PASSWORD)
-    user.groups.add(Group.objects.get(name="viewer"))  # the API needs a role (twin/policy.py)
+    user.groups.add(Group.objects.get(name="viewer"))  # the API needs a role (common/policy.py)
     return user
 
 

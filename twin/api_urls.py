@@ -4,7 +4,7 @@ from django.http import JsonResponse
 from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 
-from twin import tokens
+from common import tokens
 
 
 @csrf_exempt  # it changes nothing; a write with a session cookie must get this 404, not the CSRF failure page

@@ -5,7 +5,7 @@ import os
 from celery import Celery
 from celery.signals import worker_ready
 
-from twin.runs import runs_reap_interrupted  # pure at import: it loads the run models only when called
+from common.runs import runs_reap_interrupted  # pure at import: it loads the run models only when called
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "twin.settings")
 
@@ -16,7 +16,7 @@ app.autodiscover_tasks()
 
 @worker_ready.connect
 def reap_interrupted_runs(**_kwargs) -> None:
-    """A worker (re)starting: runs whose process is gone are marked failed "interrupted" (twin/runs.py)."""
+    """A worker (re)starting: runs whose process is gone are marked failed "interrupted" (common/runs.py)."""
     runs_reap_interrupted()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from twin.keyfiles import KeyFileError, key_file_read_or_create
+from common.keyfiles import KeyFileError, key_file_read_or_create
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -80,7 +80,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc bundles as static files (no CDN)
-    "twin",  # project-level management commands (demo)
+    "twin",  # project-level management commands (demo, reap_runs, api_token)
+    "common",  # the kernel: run record, API plumbing, authorisation (imports no app)
     "inventory",
     "intents",
     "changes",
@@ -94,20 +95,20 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "twin.api_limits.QueryStringLimitsMiddleware",  # no NUL / over-long query parameter reaches an API view
+    "common.api_limits.QueryStringLimitsMiddleware",  # no NUL / over-long query parameter reaches an API view
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "changes.audit.AuditActorMiddleware",  # attributes audit rows to request.user (changes app)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "twin.security.ContentSecurityPolicyMiddleware",
+    "common.security.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires: answers a locked-out login
 ]
 
 # Failed logins are counted per (username, IP) by django-axes; after FT_LOGIN_FAILURE_LIMIT failures that pair
 # is locked out for FT_LOGIN_COOLOFF_MINUTES (a correct password does not help meanwhile).
 AUTHENTICATION_BACKENDS = [
-    "twin.security.LoginThrottleBackend",
+    "common.security.LoginThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # Passwords set through forms (admin, password change) must be at least 12 characters, not common, not all digits
@@ -197,7 +198,7 @@ X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
-# Content-Security-Policy of every response (twin.security): scripts only from this origin (the UI has no inline
+# Content-Security-Policy of every response (common.security): scripts only from this origin (the UI has no inline
 # script or handler: ui/static/ui/ui.js); inline style attributes stay allowed (progress bars, legend colours).
 FT_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
           "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
@@ -238,7 +239,7 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 # Without a broker, long actions (fabric build, compile, validate, rollout start, twin operations, NetBox syncs, the
 # UI's compile and validate) run in a background thread of the web process after
-# the request commits, so the API answers 202 at once as with a broker (twin/runs.py run_in_background); off: they
+# the request commits, so the API answers 202 at once as with a broker (common/runs.py run_in_background); off: they
 # run inside the request (tests that read the outcome in the same transaction).
 FT_RUN_IN_BACKGROUND = env_bool("FT_RUN_IN_BACKGROUND", True)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
@@ -252,7 +253,7 @@ CELERY_BEAT_SCHEDULE: dict = {
     "changes-drift-detect": {"task": "changes.drift_detect", "schedule": float(os.environ.get("FT_DRIFT_INTERVAL_S", 900))},
     "changes-resume-stalled": {"task": "changes.rollouts_resume_stalled", "schedule": 60.0},
 }
-# Runs whose process died while its siblings live on are reaped every FT_REAP_INTERVAL_S (twin/runs.py; also at
+# Runs whose process died while its siblings live on are reaped every FT_REAP_INTERVAL_S (common/runs.py; also at
 # every start-up): by Celery beat, and with no broker by a thread of each web process that runs work. 0: off.
 FT_REAP_INTERVAL_S = float(os.environ.get("FT_REAP_INTERVAL_S", 60))
 if FT_REAP_INTERVAL_S > 0:
@@ -270,7 +271,7 @@ if FT_NETBOX_SYNC_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["inventory-netbox-sync"] = {"task": "inventory.netbox_sync",
                                                      "schedule": FT_NETBOX_SYNC_INTERVAL_S}
 
-# Largest request body, in bytes: Django's own limit for forms, and twin.api_limits.BoundedJSONParser's for JSON
+# Largest request body, in bytes: Django's own limit for forms, and common.api_limits.BoundedJSONParser's for JSON
 # (a 413 beyond it). Django's default (2.5 MiB); the largest real body, a rollout with its topology, is a few KiB.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("FT_MAX_REQUEST_BODY_BYTES", 2_621_440))
 
@@ -282,19 +283,19 @@ REST_FRAMEWORK = {
         "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # One policy for UI and API: each view action's capability from twin/policy.py; a view it does not name is refused.
-    "DEFAULT_PERMISSION_CLASSES": ["twin.policy.PolicyPermission"],
-    # Input limits (twin.api_limits, docs/security.md): JSON only, bounded size/depth/strings, bounded pages.
-    "DEFAULT_PARSER_CLASSES": ["twin.api_limits.BoundedJSONParser"],
+    # One policy for UI and API: each view action's capability from common/policy.py; a view it does not name is refused.
+    "DEFAULT_PERMISSION_CLASSES": ["common.policy.PolicyPermission"],
+    # Input limits (common.api_limits, docs/security.md): JSON only, bounded size/depth/strings, bounded pages.
+    "DEFAULT_PARSER_CLASSES": ["common.api_limits.BoundedJSONParser"],
     "DEFAULT_FILTER_BACKENDS": [
-        "twin.api_limits.FilterBackend",
+        "common.api_limits.FilterBackend",
         "rest_framework.filters.OrderingFilter",
         "rest_framework.filters.SearchFilter",
     ],
-    "DEFAULT_PAGINATION_CLASS": "twin.api_limits.BoundedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "common.api_limits.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "twin.api.exception_handler",
+    "EXCEPTION_HANDLER": "common.api.exception_handler",
     # Per client: anonymous callers by IP, authenticated users by id; answers 429 with Retry-After.
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
@@ -327,18 +328,18 @@ SPECTACULAR_SETTINGS = {
     # One name for the twin's one status vocabulary (the Twin record and GET /api/twins/{id}/status/ share it).
     "ENUM_NAME_OVERRIDES": {"TwinStatusEnum": "twins.choices.TwinStatusChoices",
                             "TwinOperationKindEnum": "twins.choices.TwinOperationKindChoices",
-                            "RunStatusEnum": "twin.runs.RunStatus",
+                            "RunStatusEnum": "common.runs.RunStatus",
                             # One severity vocabulary (findings, filters, external_peers) and the check statuses.
                             "SeverityEnum": "validation.models.SeverityChoices",
                             "CheckStatusEnum": "validators.findings.CHECK_STATUS_CHOICES"},
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "twin.api_schema.error_responses_hook"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "common.api_schema.error_responses_hook"],
 }
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     # Every line passes the one redaction helper (secret values seen by this process, name=value of secret names).
-    "filters": {"redact_secrets": {"()": "twin.redaction.RedactSecretsFilter"}},
+    "filters": {"redact_secrets": {"()": "common.redaction.RedactSecretsFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     # Django's own loggers would also print through Django's default (unfiltered) console handler while DEBUG is

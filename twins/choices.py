@@ -48,3 +48,6 @@ class TwinOperationKindChoices(models.TextChoices):
     FIDELITY = "fidelity", "Fidelity"
     FAIL_LINK = "fail_link", "Fail a leaf uplink"
     FAIL_SPINE = "fail_spine", "Fail a spine"
+    # A change set's configs booted on a scratch twin, checked and torn down before production (twins.checks);
+    # it runs on no Twin row, so it never claims the fabric's twin (twin_operation_busy skips it).
+    REHEARSAL = "rehearsal", "Change rehearsal (scratch twin)"

@@ -10,7 +10,7 @@ a ``TwinOperation`` records one requested operation (who, when, how long, its re
 
 from django.db import models
 
-from twin.models import RunRecord
+from common.models import RunRecord
 
 from .choices import TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
 
@@ -68,7 +68,7 @@ class Twin(models.Model):
                                    help_text="What this twin cannot measure here (static only), with the reason")
     error = models.TextField(blank=True)
     runner = models.CharField(max_length=200, blank=True,
-                              help_text="host:boot:pid:start of the process booting it (twin.runs reaper)")
+                              help_text="host:boot:pid:start of the process booting it (common.runs reaper)")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 import ipaddress
 import itertools
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
+from common.runs import ACTIVE
 from compiler.errors import FieldError, InputError
 from intents.models import FabricIntent
 from inventory.models import Fabric
 from labs.checks import classify_pair, host_ports, svi_networks
+from labs.fidelity import ASPECT_ITEMS
 from labs.runtime import TwinState
-from twin.runs import ACTIVE
 
-from .choices import TwinEngineChoices
+from .choices import TWIN_RUNNING, TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
 from .models import Twin, TwinOperation
 
 
@@ -22,8 +23,22 @@ def twin_list() -> QuerySet[Twin]:
     return Twin.objects.select_related("fabric_intent", "compile_run")
 
 
-def twin_for(*, fabric_intent: FabricIntent, engine: str) -> Twin | None:
-    return twin_list().filter(fabric_intent=fabric_intent, engine=engine).first()
+def twin_of(*, fabric_intent: FabricIntent, engine: str | None = TwinEngineChoices.NETNS,
+            running: bool = False) -> Twin | None:
+    """The one rule for "the twin of" a fabric intent: its twin on ``engine`` (None: on any engine, the most
+    recently started first), only a running one (up or degraded) when ``running``; None when there is none.
+    A fabric intent has at most one twin per engine (Twin's unique constraint)."""
+    twins = twin_list().filter(fabric_intent=fabric_intent)
+    if engine is not None:
+        twins = twins.filter(engine=engine)
+    if running:
+        twins = twins.filter(status__in=TWIN_RUNNING)
+    return twins.order_by(F("started").desc(nulls_last=True), "-id").first()
+
+
+def twin_list_up(*, fabric_intent: FabricIntent) -> QuerySet[Twin]:
+    """The twins of a fabric intent on any engine that are not down (running, booting or failed with leftovers)."""
+    return twin_list().filter(fabric_intent=fabric_intent).exclude(status=TwinStatusChoices.DOWN)
 
 
 def twin_get(*, twin_id: int) -> Twin:
@@ -36,7 +51,12 @@ def twin_get(*, twin_id: int) -> Twin:
 def fabric_twin(*, fabric: Fabric) -> Twin | None:
     """The twin of a fabric: the netns twin of its first intent (by name); None without an intent or twin."""
     intent = fabric.intents.order_by("name").first()
-    return None if intent is None else twin_for(fabric_intent=intent, engine=TwinEngineChoices.NETNS)
+    return None if intent is None else twin_of(fabric_intent=intent)
+
+
+def fidelity_aspect_items() -> dict[str, str]:
+    """What one compared item of each fidelity aspect is (labs.fidelity), so pages say what a count counts."""
+    return dict(ASPECT_ITEMS)
 
 
 def twin_operation_list(*, fabric: Fabric) -> QuerySet[TwinOperation]:
@@ -44,8 +64,10 @@ def twin_operation_list(*, fabric: Fabric) -> QuerySet[TwinOperation]:
 
 
 def twin_operation_busy(*, fabric: Fabric) -> TwinOperation | None:
-    """The operation still pending or running on the fabric's twin, if any."""
-    return TwinOperation.objects.filter(fabric=fabric.name, status__in=ACTIVE).first()
+    """The operation still pending or running on the fabric's twin, if any (a change rehearsal boots a scratch
+    twin of its own and does not hold the fabric's)."""
+    return TwinOperation.objects.filter(fabric=fabric.name, status__in=ACTIVE).exclude(
+        kind=TwinOperationKindChoices.REHEARSAL).first()
 
 
 def twin_ping_matrix(*, twin: Twin) -> dict | None:

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from common.runs import RunStatus, interrupted_error, run_execute, runner_id, runner_state
 from compiler.errors import FabricTwinError, FieldError, InputError, TwinError
 from compiler.paths import safe_join
 from compiler.render.frr import linux_ifname
@@ -34,7 +35,6 @@ from labs.node_configs import node_from_own_config
 from labs.ownership import new_installation_id
 from labs.runtime.state import prefix_lock
 from labs.subset import subset_from_compile
-from twin.runs import RunStatus, interrupted_error, run_execute, runner_id, runner_state
 from validators.context import ValidationInput
 from validators.findings import Finding, Report, Severity
 from validators.run import validate_fabric
@@ -185,7 +185,7 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
         raise TwinError(f"twin {twin.prefix} of {fabric_intent.name} is running compile run #{twin.compile_run_id}; "
                         f"compile run #{run.pk} is a different fabric: run `twin down` first")
     Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="",
-                                           runner=runner_id())  # a killed boot is reaped (twin.runs)
+                                           runner=runner_id())  # a killed boot is reaped (common.runs)
     twin.refresh_from_db()
     try:
         state = runtime.up(topology, _state_dir(twin), installation=installation_id(), frr=frr)
@@ -650,7 +650,7 @@ def twin_operation_create(*, fabric: Fabric, kind: str, user=None, twin: Twin | 
     """Record a requested operation, ``running`` at once: it claims the fabric's twin, and a second one is
     refused while it runs. ``twin`` (the API names it) is the twin it runs on, else the fabric's netns twin;
     ``params`` its options (``TwinOperation.params``). One whose process is gone (killed worker, restarted server) is interrupted, not
-    busy (twin.runs); one without a runner predates them and is left to the start-up reaper."""
+    busy (common.runs); one without a runner predates them and is left to the start-up reaper."""
     if kind not in OPERATIONS:
         raise InputError(FieldError("kind", kind, f"one of {', '.join(OPERATIONS)}"))
     busy = twin_operation_busy(fabric=fabric)
@@ -669,7 +669,7 @@ def twin_operation_create(*, fabric: Fabric, kind: str, user=None, twin: Twin | 
 
 
 def twin_operation_execute(*, operation: TwinOperation) -> TwinOperation:
-    """Do the work of a recorded operation and store its outcome (``twin.runs.run_execute``: a domain error
+    """Do the work of a recorded operation and store its outcome (``common.runs.run_execute``: a domain error
     fails it with the message, a bug fails it and is raised)."""
     fabric = Fabric.objects.get(name=operation.fabric)
     with run_execute(operation, update_fields=("prefix",)):

@@ -2,8 +2,8 @@
 
 from celery import shared_task
 
+from common.runs import ACTIVE, run_start
 from intents.models import FabricIntent
-from twin.runs import ACTIVE, run_enqueue, run_in_background
 
 from . import services
 from .models import TwinOperation
@@ -47,10 +47,6 @@ def twin_operation_run(operation_id: int) -> str:
 
 
 def twin_operation_start(*, operation_id: int) -> None:
-    """Run a recorded operation off the request, the one path of the UI's buttons and the API's actions: with no
-    broker in a background thread of this process once the request commits (``twin.runs.run_in_background``),
-    else queued for a worker (broker down: ``run_enqueue`` records it failed instead of leaving it blocking the
-    fabric's twin). With FT_RUN_IN_BACKGROUND off it runs in the request. Either way its runner is recorded,
-    so ``manage.py reap_runs`` marks it interrupted if its process dies first."""
-    if not run_in_background(lambda: twin_operation_run(operation_id), what=f"twin operation {operation_id}"):
-        run_enqueue(model=TwinOperation, run_id=operation_id, task=twin_operation_run, what="twin operation")
+    """Run a recorded operation off the request, the one path of the UI's buttons and the API's actions
+    (``common.runs.run_start``; broker down, it is recorded failed instead of blocking the fabric's twin)."""
+    run_start(model=TwinOperation, run_id=operation_id, task=twin_operation_run, what="twin operation")

@@ -2,5 +2,5 @@
 
 Views stay thin: they call the services and selectors of inventory/, intents/, validation/, labs/ and changes/
 through ``ui.integrations``, which reports an app that has not landed as "not available" instead of failing.
-Roles (viewer, operator, admin) are Django groups holding the permissions declared in ``ui.roles``.
+Roles (viewer, operator, admin) are Django groups holding the permissions declared in ``common.roles``.
 """

@@ -1,12 +1,12 @@
 """Users and groups in /admin/ follow the roles: only a user holding ``ui.manage_users`` (the admin role) may see or
-change them (Django's own per-model permissions are not granted to our groups; twin.policy decides)."""
+change them (Django's own per-model permissions are not granted to our groups; common.policy decides)."""
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
 
-from twin.policy import MANAGE_USERS, CapabilityAdminMixin
+from common.policy import MANAGE_USERS, CapabilityAdminMixin
 
 
 class RoleUserAdmin(CapabilityAdminMixin, UserAdmin):

@@ -8,7 +8,9 @@ class UiConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from .roles import roles_ensure_after_migrate  # in ready(): Django loads models only after every app config
+        from common.roles import (
+            roles_ensure_after_migrate,  # in ready(): Django loads models only after every app config
+        )
 
         # The groups exist in every database the project migrates (tests included), not only after ui_roles.
         post_migrate.connect(roles_ensure_after_migrate, sender=self, dispatch_uid="ui_roles_ensure")

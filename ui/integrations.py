@@ -13,6 +13,7 @@ from changes import services as change_services
 from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, wave_label
 from changes.selectors import drift_latest, rollout_config_changes, rollout_list, step_list
 from changes.selectors import rollout_progress as changes_rollout_progress
+from common.runs import RunStatus
 from compiler.blast import blast_radius as compiler_blast_radius
 from compiler.errors import FabricTwinError, FieldError, InputError
 from intents import selectors as intent_selectors
@@ -21,10 +22,9 @@ from intents.selectors import compile_run_latest, fabric_intent_list
 from intents.services import compile_run_prepare
 from intents.tasks import compile_run_start
 from inventory.adapters import inventory_snapshot as inventory_adapter_snapshot
-from twin.runs import RunStatus
 from twins import services as twin_services
-from twins.choices import TwinEngineChoices, TwinStatusChoices
-from twins.selectors import twin_for
+from twins.choices import TwinStatusChoices
+from twins.selectors import twin_of
 from twins.tasks import twin_operation_start
 from validation import services as validation_services
 from validation.models import ValidationRun
@@ -258,7 +258,7 @@ def rollout_create(data, *, user=None):
             raise InputError(FieldError("intent", intent.name, "never compiled: compile it first"))
         prefix = ""
         if target == RolloutTargetChoices.TWIN:
-            twin = twin_for(fabric_intent=intent, engine=TwinEngineChoices.NETNS)
+            twin = twin_of(fabric_intent=intent)
             if twin is None or twin.status not in (TwinStatusChoices.UP, TwinStatusChoices.DEGRADED):
                 raise InputError(FieldError("target", target, f"the twin of {intent.name} is not "
                                                                          "running: start it on the Twin page"))

@@ -5,7 +5,7 @@ from django.db import models
 
 
 class Capability(models.Model):
-    """What a role may do. Groups in ``ui.roles`` hold these permissions; views check them server-side."""
+    """What a role may do. Groups in ``common.roles`` hold these permissions; views check them server-side."""
 
     class Meta:
         managed = False

@@ -1,12 +1,12 @@
 """A validation run of one compile run and its findings (one row per Finding of validators.findings).
 
-A ValidationRun is a ``twin.models.RunRecord`` (status ``succeeded`` = the run completed; whether the fabric
+A ValidationRun is a ``common.models.RunRecord`` (status ``succeeded`` = the run completed; whether the fabric
 passed is ``ok``). It points at the compile run whose STORED configs it validated.
 """
 
 from django.db import models
 
-from twin.models import RunRecord
+from common.models import RunRecord
 
 
 class SeverityChoices(models.TextChoices):

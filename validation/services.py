@@ -5,7 +5,7 @@ A validation run checks the STORED configs of one compile run (``intents.selecto
 structured configs and renderings exactly as that run stored them), never a fresh compile of the intent. A
 request without a compile run compiles first (``intents.services.compile_run_create``) and records that compile
 run on the validation run. ``validators.run.validate_fabric`` runs on it; the report's per-check summary and
-every finding are stored in one transaction. ``twin.runs.run_execute`` owns the run's lifecycle: a run that
+every finding are stored in one transaction. ``common.runs.run_execute`` owns the run's lifecycle: a run that
 cannot complete (invalid intent, failed compile, a compile run whose fabric changed since) is stored as failed
 with the field errors; nothing is half-saved.
 """
@@ -16,13 +16,13 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
+from common.redaction import config_secrets_shown
+from common.runs import RunStatus, run_execute
 from compiler.errors import FabricTwinError, FieldError, InputError
 from intents import services as intent_services
 from intents.adapters import fabric_snapshot, snapshot_sha256
 from intents.models import CompileRun, FabricIntent
 from intents.selectors import compile_run_result
-from twin.redaction import config_secrets_shown
-from twin.runs import RunStatus, run_execute
 from validators.configs import ConfigValidation, validate_configs
 from validators.run import select_checks, validate_fabric
 
@@ -33,7 +33,7 @@ FINDING_MESSAGE_MAX = 4000
 
 class CompileRunFailed(FabricTwinError):
     """The compile a validation ran first failed: the validation fails with that run's error and its field
-    errors exactly as stored (``as_dict`` is what ``twin.runs.run_execute`` records as ``error_fields``)."""
+    errors exactly as stored (``as_dict`` is what ``common.runs.run_execute`` records as ``error_fields``)."""
 
     def __init__(self, compile_run: CompileRun) -> None:
         super().__init__(f"compile run #{compile_run.pk} failed: {compile_run.error}")

@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from twin.runs import run_enqueue, run_in_background
+from common.runs import run_start
 
 from . import services
 from .models import ValidationRun
@@ -16,8 +16,5 @@ def validation_run_execute_task(run_id: int) -> dict:
 
 
 def validation_run_start(*, run_id: int) -> None:
-    """Run a prepared validation off the request (the UI's Validate buttons): with no broker in a background thread
-    of this process once the request commits (``twin.runs.run_in_background``), else queued for a worker (broker
-    down: ``run_enqueue`` records it failed). With FT_RUN_IN_BACKGROUND off it runs in the request."""
-    if not run_in_background(lambda: validation_run_execute_task(run_id), what=f"validation {run_id}"):
-        run_enqueue(model=ValidationRun, run_id=run_id, task=validation_run_execute_task, what="validation")
+    """Run a prepared validation off the request (the UI's Validate buttons; ``common.runs.run_start``)."""
+    run_start(model=ValidationRun, run_id=run_id, task=validation_run_execute_task, what="validation")

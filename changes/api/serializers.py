@@ -5,8 +5,8 @@ from dataclasses import fields as dataclass_fields
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from twin.api import BriefModelSerializer, BriefRelatedField
-from twin.redaction import redact
+from common.api import BriefModelSerializer, BriefRelatedField
+from common.redaction import redact
 
 from ..choices import RolloutKindChoices, RolloutTargetChoices
 from ..models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
@@ -156,7 +156,7 @@ class AuditLogSerializer(BriefModelSerializer):
 
 class DeviceEndpointSerializer(BriefModelSerializer):
     """Credentials are write-only: ``password`` is never returned (``has_password`` says whether one is stored),
-    and every secret-looking key of ``optional_args`` reads back as ``***`` (twin.redaction)."""
+    and every secret-looking key of ``optional_args`` reads back as ``***`` (common.redaction)."""
 
     password = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=False,
                                      max_length=1000, style={"input_type": "password"},

@@ -1,6 +1,6 @@
 """Rollouts over HTTP: create, approve, start, pause, cancel, inspect (with steps and progress); drift; audit.
 
-Views are thin: they validate the request shape and call services. Domain errors become 400 (twin.api handler),
+Views are thin: they validate the request shape and call services. Domain errors become 400 (common.api handler),
 approval by a non-admin becomes 403.
 """
 
@@ -10,7 +10,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from twin.api import accepted
+from common.api import accepted
 
 from .. import selectors, services
 from ..models import AuditLog, ChangeSet, DeviceEndpoint
@@ -122,7 +122,7 @@ class AuditLogViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 class DeviceEndpointViewSet(viewsets.ModelViewSet):
-    """How to reach production devices (admin only: ``manage_endpoints`` in twin.policy). Passwords and secret
+    """How to reach production devices (admin only: ``manage_endpoints`` in common.policy). Passwords and secret
     options are write-only (see the serializer)."""
 
     queryset = DeviceEndpoint.objects.all()

@@ -36,8 +36,8 @@ import napalm
 from napalm.base.exceptions import NapalmException
 from pyeapi.eapilib import EapiError
 
+from common.redaction import config_secrets_shown
 from compiler.errors import DriverError
-from twin.redaction import config_secrets_shown
 
 from ..credentials import secret_refs_resolve
 from ..guard import config_blocks, is_aaa_line, push_guard
@@ -198,7 +198,7 @@ class NapalmEosDriver(DeviceDriver):
 
     def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
         """Offline (change sets, drift): the unified diff with every secret as its keyed marker on both sides
-        (twin.redaction.config_secrets_shown; callers pass files with our references resolved,
+        (common.redaction.config_secrets_shown; callers pass files with our references resolved,
         changes.credentials.config_secrets_compared), so no secret lands in a stored diff and a changed one shows."""
         return config_diff(config_secrets_shown(running), config_secrets_shown(intended))
 

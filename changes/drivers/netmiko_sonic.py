@@ -51,8 +51,8 @@ import re
 import shlex
 import uuid
 
+from common.redaction import config_secrets_shown, redact
 from compiler.errors import DriverError
-from twin.redaction import config_secrets_shown, redact
 
 from ..credentials import secret_refs_resolve
 from ..guard import push_guard
@@ -251,7 +251,7 @@ class NetmikoSonicDriver(DeviceDriver):
     def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
         """Offline (change sets, drift): the same patch text + frr.conf diff as ``compare``, so tables we merge and
         do not render (MGMT_*, platform data) never show up as removals. Every secret is its keyed marker on both
-        sides (twin.redaction.config_secrets_shown): none is stored in a diff, a changed one shows."""
+        sides (common.redaction.config_secrets_shown): none is stored in a diff, a changed one shows."""
         running, intended = config_secrets_shown(running), config_secrets_shown(intended)
         running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
         intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")

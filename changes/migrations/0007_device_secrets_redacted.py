@@ -1,13 +1,13 @@
 """Records written before issue 29 quote device secrets (drift diffs and differences, remediation, change-set
 diffs, rollout step output) and keep the rollback copy in clear: rewrite them as they are written now - every secret
-a keyed marker (twin.redaction.config_text_shown, SONiC patch operations through patch_op_redacted), the rollback
+a keyed marker (common.redaction.config_text_shown, SONiC patch operations through patch_op_redacted), the rollback
 copy encrypted (changes.credentials.running_files_seal). Irreversible by design: the clear values are gone."""
 
 from django.db import migrations
 
 from changes.credentials import is_encrypted, running_files_seal
 from changes.drivers.netmiko_sonic import patch_op_redacted
-from twin.redaction import config_text_shown, redact_text
+from common.redaction import config_text_shown, redact_text
 
 BATCH = 500
 

@@ -2,7 +2,7 @@
 
 - ``static``: the project's static validators over the change set's structured configs (when it came from a
   compile run and ``validators.validate_fabric`` exists; otherwise skipped with the reason).
-- Twin target: ``labs.checks`` live checks (BGP sessions, EVPN flood lists, ping matrix, link + host MTU DF probes),
+- Twin target: the twin's live checks (``twins.checks``, over labs.checks) (BGP sessions, EVPN flood lists, ping matrix, link + host MTU DF probes),
   with expectations from the
   configs the nodes run NOW (read through the drivers), so a network added by the change is expected too.
 - Production target: ``rehearsal`` before anything is pushed — a scratch twin booted from the change set's compile
@@ -13,31 +13,20 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import tempfile
 import time
-import uuid
 
-from compiler.errors import DriverError, TwinError
+from compiler.errors import DriverError
 from compiler.parse import PARSERS
 from intents.adapters import fabric_snapshot
 from intents.models import CompileRun
-from labs import checks as live
-from labs import runtime
-from labs.from_compile import topology_from_compile
-from labs.runtime import TwinState
-from labs.shell import twin_prerequisites
-from labs.topology import TwinNode
-from twins.services import compile_result_for_run, installation_id
+from twins.checks import TWIN_CHECKS, twin_live_checks
+from twins.checks import twin_rehearsal as twin_rehearsal_run
 from validators.configs import TEXT_CHECK, text_faithfulness
 from validators.context import ValidationInput
 from validators.findings import Finding, Report, Severity
 from validators.run import validate_fabric
 
 from ..choices import RolloutTargetChoices
-
-TWIN_CHECKS = ("bgp", "evpn", "ping", "mtu")
 
 
 def static_checks(change_set, report: Report) -> None:
@@ -70,7 +59,7 @@ def text_checks(change_set, report: Report) -> None:
         report.skip(f"static.{TEXT_CHECK}", f"the change set has no files of a platform with a parser "
                                             f"({', '.join(PARSERS)}) to push")
         return
-    # A twin node run from a switch's own EOS/SONiC config carries no QoS translation (labs.node_configs).
+    # A twin node run from a switch's own EOS/SONiC config carries no QoS translation (twins.checks).
     twin_nodes = frozenset(row.hostname for row in rows if row.platform == "frr" and row.structured
                            and row.structured.get("platform", "frr") != "frr")
     findings = text_faithfulness({row.hostname: row.structured for row in rows if row.structured},
@@ -82,24 +71,16 @@ def text_checks(change_set, report: Report) -> None:
 def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
     """Boot a scratch twin with the change set's NEW configs (its compile run), run every live check on it and
     tear it down: a change that breaks sessions, reachability or MTU on the twin is stopped before production.
-    Findings are named ``rehearsal.<live check>``; skipped with the reason where the twin cannot run."""
+    Findings are named ``rehearsal.<live check>``; skipped with the reason where the twin cannot run. The
+    rehearsal is a recorded twin operation (``twins.checks.twin_rehearsal``)."""
     if not change_set.compile_run_id:
         report.skip("rehearsal", "the change set did not come from a compile run: no configs to boot a twin from")
         return
-    missing = twin_prerequisites()
-    if missing:
-        report.skip("rehearsal", f"skipped: the twin cannot run here ({'; '.join(missing)})")
+    rehearsal = twin_rehearsal_run(compile_run_id=change_set.compile_run_id, timeout_s=timeout_s,
+                                   change_set_id=change_set.pk)
+    if isinstance(rehearsal, str):
+        report.skip("rehearsal", rehearsal)
         return
-    run = CompileRun.objects.select_related("fabric_intent").get(pk=change_set.compile_run_id)
-    prefix = "ftr" + uuid.uuid4().hex[:8]
-    with tempfile.TemporaryDirectory(prefix="ft-rehearsal-") as state_dir:
-        try:
-            topology = topology_from_compile(compile_result_for_run(run=run), name_prefix=prefix,
-                                             max_servers_per_leaf=2)
-            state = runtime.up(topology, state_dir=state_dir, installation=installation_id())
-            rehearsal, _measured = live.verify(state, failover=False, converge_timeout_s=timeout_s)
-        finally:
-            runtime.down(prefix, state_dir=state_dir, force=True, installation=installation_id())
     for result in rehearsal.checks.values():
         if result.status == "skipped":
             report.skip(f"rehearsal.{result.name}", result.reason)
@@ -108,27 +89,11 @@ def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
 
 
 def twin_checks(context, names: list[str], report: Report, timeout_s: float) -> None:
+    """The live checks on the rollout's twin, expecting what each node runs now (read through its driver)."""
     policy = context.rollout.policy
-    state = TwinState.load(policy["twin_prefix"], policy.get("twin_state_dir"))
-    if state is None:
-        raise TwinError(f"twin {policy['twin_prefix']!r} is not running")
-    topology = state.topology_obj()
-    nodes = []
-    for node in topology.nodes:
-        running = context.driver(node.name).get_running_config()
-        nodes.append(TwinNode(node.name, running["frr.conf"], json.loads(running["linux-plan.json"]), node.role,
-                              node.kind))
-    current = dataclasses.replace(state, topology=dataclasses.replace(topology, nodes=tuple(nodes)).to_dict())
-    if "bgp" in names:
-        live.check_bgp_sessions(current, report, timeout_s=timeout_s)
-    if "evpn" in names:
-        live.check_evpn_flood_lists(current, report, timeout_s=timeout_s)
-    if "ping" in names:
-        live.check_ping_matrix(current, report)
-    if "mtu" in names:
-        # Expected link MTUs are the cables' underlay MTU from the twin's boot topology (the physical intent).
-        live.check_link_mtu(current, report)
-        live.check_host_mtu(current, report)
+    twin_live_checks(prefix=policy["twin_prefix"], state_dir=policy.get("twin_state_dir"),
+                     running=lambda hostname: context.driver(hostname).get_running_config(), names=names,
+                     report=report, timeout_s=timeout_s)
 
 
 def health_checks(context, devices: list[str], report: Report, timeout_s: float) -> dict:

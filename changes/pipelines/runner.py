@@ -19,8 +19,8 @@ import traceback
 
 from django.utils import timezone
 
+from common.redaction import config_text_shown, redact_text
 from compiler.errors import DriverError
-from twin.redaction import config_text_shown, redact_text
 
 from ..choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, StepResultChoices
 from ..drivers import DeviceDriver, driver_for_endpoint, driver_for_twin

@@ -2,7 +2,7 @@
 
 import django_filters
 
-from twin.api_limits import BaseFilterSet
+from common.api_limits import BaseFilterSet
 
 from ..models import Allocation, CompileRun, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 

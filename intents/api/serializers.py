@@ -11,9 +11,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from common.api import BriefModelSerializer, BriefRelatedField, VersionedModelSerializer
 from compiler import model as core
 from inventory.models import Fabric, NicPort, Switch
-from twin.api import BriefModelSerializer, BriefRelatedField, VersionedModelSerializer
 
 from .. import services
 from ..models import Allocation, CompileRun, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
@@ -38,7 +38,7 @@ class NamedRelatedField(serializers.SlugRelatedField):
 
 class IntentModelSerializer(VersionedModelSerializer):
     """Creates/updates through the intents service; ``many_fields`` are the many-to-many fields it sets. Carries
-    the object's ``version`` (twin/api.py): a stale one makes the service refuse the save."""
+    the object's ``version`` (common/api.py): a stale one makes the service refuse the save."""
 
     many_fields: tuple[str, ...] = ()
     display = serializers.SerializerMethodField()

@@ -1,6 +1,6 @@
 """<Model>ViewSet for the intent models and compile records, plus the fabric-intent actions (compile, config,
 diff, archive, blast-radius preview, RoCE defaults, allocation). Views stay thin: every write is a service call in
-a transaction; domain errors become 400s in twin/api.py; list querysets cost a constant number of queries."""
+a transaction; domain errors become 400s in common/api.py; list querysets cost a constant number of queries."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from common.api import AtomicModelViewSet, accepted
+from common.runs import RunStatus, run_enqueue, run_in_background
 from compiler.errors import FieldError, InputError
 from inventory.models import Switch
-from twin.api import AtomicModelViewSet, accepted
-from twin.runs import RunStatus, run_enqueue, run_in_background
 from validators.physical import cross_fabric_report
 
 from .. import selectors, services

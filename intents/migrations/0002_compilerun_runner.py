@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='compilerun',
             name='runner',
-            field=models.CharField(blank=True, help_text='host:boot:pid:start of the process executing it (twin.runs reaper)', max_length=200),
+            field=models.CharField(blank=True, help_text='host:boot:pid:start of the process executing it (common.runs reaper)', max_length=200),
         ),
     ]

@@ -2,7 +2,7 @@
 
 import django.core.validators
 import re
-import twin.names
+import common.names
 from django.db import migrations, models
 
 
@@ -21,31 +21,31 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='fabricintent',
             name='description',
-            field=models.CharField(blank=True, max_length=200, validators=[twin.names.NameValidator('text')]),
+            field=models.CharField(blank=True, max_length=200, validators=[common.names.NameValidator('text')]),
         ),
         migrations.AlterField(
             model_name='fabricintent',
             name='name',
-            field=models.CharField(max_length=100, unique=True, validators=[twin.names.NameValidator('name')]),
+            field=models.CharField(max_length=100, unique=True, validators=[common.names.NameValidator('name')]),
         ),
         migrations.AlterField(
             model_name='network',
             name='name',
-            field=models.CharField(max_length=64, validators=[twin.names.NameValidator('name')]),
+            field=models.CharField(max_length=64, validators=[common.names.NameValidator('name')]),
         ),
         migrations.AlterField(
             model_name='roceclass',
             name='name',
-            field=models.CharField(max_length=32, validators=[twin.names.NameValidator('name')]),
+            field=models.CharField(max_length=32, validators=[common.names.NameValidator('name')]),
         ),
         migrations.AlterField(
             model_name='tenant',
             name='name',
-            field=models.CharField(max_length=64, validators=[twin.names.NameValidator('name')]),
+            field=models.CharField(max_length=64, validators=[common.names.NameValidator('name')]),
         ),
         migrations.AlterField(
             model_name='tenant',
             name='vrf',
-            field=models.CharField(help_text='VRF name (at most 15 characters: a Linux device name)', max_length=15, validators=[twin.names.NameValidator('VRF name')]),
+            field=models.CharField(help_text='VRF name (at most 15 characters: a Linux device name)', max_length=15, validators=[common.names.NameValidator('VRF name')]),
         ),
     ]

@@ -1,6 +1,6 @@
 """Compile runs and their per-device results, plus what is deployed on each device (the diff baseline).
 
-A CompileRun is the durable record of one compile (a ``twin.models.RunRecord``: status, timing, who asked, the
+A CompileRun is the durable record of one compile (a ``common.models.RunRecord``: status, timing, who asked, the
 error when it failed) with its counts and the digest of the snapshot it compiled, so a later validation of
 its stored configs can tell that the intent or inventory changed since. DeviceConfig holds one device x platform result: the rendered files, the structured
 config they came from and the sha256 the compiler computed. DeployedConfig points at the DeviceConfig that is
@@ -9,7 +9,7 @@ live on a device; the change pipelines set it, and diffs compare a new compile a
 
 from django.db import models
 
-from twin.models import RunRecord
+from common.models import RunRecord
 
 from ..choices import PlatformChoices
 

@@ -11,10 +11,10 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
+from common import names
+from common.versioning import VersionedModel
 from compiler import model as core
 from compiler.secret_refs import SECRET_REFERENCE
-from twin import names
-from twin.versioning import VersionedModel
 
 from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, UnderlayChoices
 from ..constants import ASN_MAX, ASN_MIN, BGP_HOLD_MIN_S, MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN

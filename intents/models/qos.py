@@ -7,9 +7,9 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from common import names
+from common.versioning import VersionedModel
 from compiler import model as core
-from twin import names
-from twin.versioning import VersionedModel
 
 from ..choices import HeadroomPolicyChoices
 from ..constants import DSCP_MAX, DSCP_MIN, PRIORITY_MAX, PRIORITY_MIN, TRAFFIC_CLASS_MAX, TRAFFIC_CLASS_MIN

@@ -6,8 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from twin import names
-from twin.versioning import VersionedModel
+from common import names
+from common.versioning import VersionedModel
 
 from ..constants import VLAN_ID_MAX, VLAN_ID_MIN, VNI_MAX, VNI_MIN
 

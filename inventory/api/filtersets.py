@@ -2,7 +2,7 @@
 
 import django_filters
 
-from twin.api_limits import BaseFilterSet, StrictBooleanFilter
+from common.api_limits import BaseFilterSet, StrictBooleanFilter
 
 from ..models import (
     Cable,

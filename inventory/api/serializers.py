@@ -6,10 +6,10 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from common.api import BriefModelSerializer, BriefRelatedField, VersionedModelSerializer, brief_from
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import InputError
 from compiler.pods import PodsParams, plan_pods
-from twin.api import BriefModelSerializer, BriefRelatedField, VersionedModelSerializer, brief_from
 
 from .. import selectors
 from ..choices import CableEndChoices, PlatformChoices
@@ -53,7 +53,7 @@ def _cable_end_field() -> serializers.ChoiceField:
 
 class ValidatedModelSerializer(VersionedModelSerializer):
     """Runs Model.full_clean() on the would-be instance (NetBox's ValidatedModelSerializer idea); carries the
-    object's ``version`` (twin/api.py)."""
+    object's ``version`` (common/api.py)."""
 
     display = serializers.SerializerMethodField()
 

@@ -8,8 +8,8 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from twin.api import AtomicModelViewSet, accepted
-from twin.runs import RunStatus, run_enqueue, run_in_background
+from common.api import AtomicModelViewSet, accepted
+from common.runs import RunStatus, run_start
 from validators.physical import physical_report
 
 from .. import selectors
@@ -62,9 +62,7 @@ class FabricViewSet(InventoryModelViewSet):
         serializer = s.FabricBuildSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         build = fabric_build_prepare(params=s.fabric_params_from(serializer.validated_data), requested_by=request.user)
-        build_id = build.pk
-        if not run_in_background(lambda: fabric_build_task(build_id), what=f"fabric build {build_id}"):
-            run_enqueue(model=FabricBuild, run_id=build_id, task=fabric_build_task, what="fabric build")
+        run_start(model=FabricBuild, run_id=build.pk, task=fabric_build_task, what="fabric build")
         build.refresh_from_db()
         if build.status == RunStatus.FAILED and build.started is None:  # never ran: the broker is down
             return Response({"build": build.pk, "status": build.status, "error": build.error},
@@ -204,11 +202,9 @@ class NetboxSyncViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     def _run(self, options: dict) -> Response:
         record = netbox_sync_prepare(**options, requested_by=self.request.user)
-        sync_id = record.pk
-        if not run_in_background(lambda: netbox_sync_run(sync_id), what=f"NetBox sync {sync_id}"):
-            run_enqueue(model=NetboxSync, run_id=sync_id, task=netbox_sync_run, what="NetBox sync")
+        run_start(model=NetboxSync, run_id=record.pk, task=netbox_sync_run, what="NetBox sync")
         record.refresh_from_db()
         body = s.NetboxSyncSerializer(record, context={"request": self.request}).data
         if record.status == RunStatus.FAILED and record.started is None:  # never ran: the broker is down
             return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
-        return accepted(self.request, "netboxsync-detail", sync_id, body)
+        return accepted(self.request, "netboxsync-detail", record.pk, body)

@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
                 ('finished', models.DateTimeField(blank=True, null=True)),
                 ('duration_s', models.FloatField(blank=True, help_text='Seconds from start to finish', null=True)),
                 ('task_id', models.CharField(blank=True, help_text='Celery task id when it was queued', max_length=64)),
-                ('runner', models.CharField(blank=True, help_text='host:boot:pid:start of the process executing it (twin.runs reaper)', max_length=200)),
+                ('runner', models.CharField(blank=True, help_text='host:boot:pid:start of the process executing it (common.runs reaper)', max_length=200)),
                 ('summary', models.JSONField(blank=True, default=dict, help_text='What the run found, in a few numbers')),
                 ('result', models.JSONField(blank=True, default=dict, help_text="The run's full outcome as JSON")),
                 ('error', models.TextField(blank=True, help_text='Why the run failed (empty unless failed)')),

@@ -1,4 +1,4 @@
-# NetboxSync becomes a twin.models.RunRecord (issue #14: one run record): RunStatus + dry_run instead of its own
+# NetboxSync becomes a common.models.RunRecord (issue #14: one run record): RunStatus + dry_run instead of its own
 # statuses (applied -> succeeded, dry-run -> succeeded + dry_run, failed -> failed), started_at -> created (and
 # started/finished), the one-line text summary -> summary {"text": ...}.
 
@@ -66,7 +66,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='netboxsync', name='runner',
-            field=models.CharField(blank=True, help_text='host:boot:pid:start of the process executing it (twin.runs reaper)', max_length=200),
+            field=models.CharField(blank=True, help_text='host:boot:pid:start of the process executing it (common.runs reaper)', max_length=200),
         ),
         migrations.AddField(
             model_name='netboxsync', name='summary',

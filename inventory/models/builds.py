@@ -1,9 +1,9 @@
-"""The record of one fabric build (a ``twin.models.RunRecord``): which Clos was asked for, by whom, and what it
+"""The record of one fabric build (a ``common.models.RunRecord``): which Clos was asked for, by whom, and what it
 created, whether it ran in the web process or in a Celery worker."""
 
 from django.db import models
 
-from twin.models import RunRecord
+from common.models import RunRecord
 
 __all__ = ("FabricBuild",)
 

@@ -4,8 +4,8 @@ CabledObject shape), so the database itself keeps every port in at most one cabl
 from django.core.validators import MinValueValidator
 from django.db import models
 
-from twin import names
-from twin.versioning import VersionedModel, version_bump
+from common import names
+from common.versioning import VersionedModel, version_bump
 
 from ..choices import CableStatusChoices, CableTypeChoices
 

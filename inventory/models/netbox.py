@@ -1,11 +1,11 @@
-"""The record of each NetBox import / re-sync (a ``twin.models.RunRecord``, run through ``twin.runs.run_execute``):
+"""The record of each NetBox import / re-sync (a ``common.models.RunRecord``, run through ``common.runs.run_execute``):
 what NetBox held (keyed by NetBox object ids), the diff against the previous applied sync, and the links NetBox has
 that could not be imported. One row per run, dry runs and failed runs included: ``status`` is the run's
 (succeeded | failed ...), ``dry_run`` whether it applied anything ("applied" = succeeded and not a dry run)."""
 
 from django.db import models
 
-from twin.models import RunRecord
+from common.models import RunRecord
 
 from ..choices import NetboxSyncTriggerChoices
 

@@ -4,8 +4,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from twin import names
-from twin.versioning import VersionedModel
+from common import names
+from common.versioning import VersionedModel
 
 from ..choices import CableEndChoices
 from ..constants import INTERFACE_MTU_MAX, INTERFACE_MTU_MIN, NIC_MTU_DEFAULT, PORT_SPEEDS_GBPS

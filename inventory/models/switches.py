@@ -4,9 +4,9 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from common import names
+from common.versioning import VersionedModel
 from compiler.hardware import base_mac_problem
-from twin import names
-from twin.versioning import VersionedModel
 
 from ..choices import (
     CableEndChoices,

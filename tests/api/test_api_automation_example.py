@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import Group
 
+from common.tokens import token_issue
 from compiler.errors import TwinError
-from twin.tokens import token_issue
 from twins import services as twin_services
 
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "automation.py"

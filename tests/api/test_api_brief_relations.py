@@ -15,6 +15,7 @@ from changes.api.serializers import DriftRecordSerializer
 from changes.api.urls import router as changes_router
 from changes.api.views import DriftViewSet
 from changes.models import ChangeSet, DriftRecord, Rollout
+from common.api import BriefRelatedField
 from compiler.clos import ClosParams
 from intents import services as intent_services
 from intents.api.serializers import NamedRelatedField, NicPortEndpointField
@@ -25,7 +26,6 @@ from inventory.api.urls import router as inventory_router
 from inventory.api.views import SwitchViewSet
 from inventory.builder import fabric_build
 from inventory.models import Fabric, Rack, Site
-from twin.api import BriefRelatedField
 from twins.api.urls import router as twins_router
 from twins.models import Twin, TwinOperation
 from validation.api.urls import router as validation_router

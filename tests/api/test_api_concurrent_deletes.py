@@ -11,14 +11,14 @@ import pytest
 from django.db import connection, connections
 from rest_framework.test import APIClient
 
+from common.api import AtomicModelViewSet
+from common.tokens import token_issue
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
 from intents.api.views import IntentModelViewSet
 from intents.models import FabricIntent, Network
 from inventory.models import Fabric, Switch
 from inventory.services import inventory_persist
-from twin.api import AtomicModelViewSet
-from twin.tokens import token_issue
 
 RACES = 10
 

@@ -1,4 +1,4 @@
-"""The API's input limits (twin.api_limits, docs/security.md "Input limits"): every hostile input is a 4xx naming
+"""The API's input limits (common.api_limits, docs/security.md "Input limits"): every hostile input is a 4xx naming
 the field or parameter, nothing is saved, and each guard is shown to matter by the same input breaking the code
 without it (DRF's and django-filter's stock classes)."""
 
@@ -12,12 +12,12 @@ from django.db import DataError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import JSONParser
 
+from common.api_limits import MAX_JSON_DEPTH, MAX_LIMIT, MAX_OFFSET, MAX_STRING_LENGTH, json_document_problems
+from common.api_schema import _error_codes
 from compiler.clos import ClosParams
 from inventory.api.views import SwitchViewSet
 from inventory.builder import fabric_build
 from inventory.models import Site, Switch
-from twin.api_limits import MAX_JSON_DEPTH, MAX_LIMIT, MAX_OFFSET, MAX_STRING_LENGTH, json_document_problems
-from twin.api_schema import _error_codes
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_a_body_over_the_size_limit_is_a_413_and_nothing_is_saved(api_client, db
 def test_the_parser_bounds_its_own_read(settings):
     import io
 
-    from twin.api_limits import BoundedJSONParser, RequestBodyTooLarge
+    from common.api_limits import BoundedJSONParser, RequestBodyTooLarge
 
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10
     with pytest.raises(RequestBodyTooLarge):
@@ -302,7 +302,7 @@ def test_without_the_bound_a_long_change_set_name_is_a_database_error(db):
 def test_the_schema_states_the_enforced_string_limits(db):
     from drf_spectacular.generators import SchemaGenerator
 
-    from twin.api_limits import MAX_QUERY_VALUE_LENGTH
+    from common.api_limits import MAX_QUERY_VALUE_LENGTH
 
     schema = SchemaGenerator().get_schema(request=None, public=True)
     components = schema["components"]["schemas"]

@@ -1,4 +1,4 @@
-"""The anonymous OpenAPI document is built once per process and format (twin.api_schema.SchemaView, issue 29):
+"""The anonymous OpenAPI document is built once per process and format (common.api_schema.SchemaView, issue 29):
 generating and rendering it cost ~0.45 s of CPU per request (~1 s cold), for any caller, without a login."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.test import APIClient, APIRequestFactory
 
-from twin import api_schema
+from common import api_schema
 
 pytestmark = pytest.mark.django_db
 

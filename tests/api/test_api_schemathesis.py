@@ -88,7 +88,7 @@ def admin_headers(db) -> dict:
     """A superuser's token: the authorisation policy allows a superuser every operation."""
     from django.contrib.auth import get_user_model
 
-    from twin.tokens import token_issue
+    from common.tokens import token_issue
 
     user = get_user_model().objects.create_superuser(username="fuzz-admin", email="fuzz@example.com",
                                                      password=None)

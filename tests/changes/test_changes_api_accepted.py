@@ -1,5 +1,5 @@
 """Long actions answer 202 Accepted with ``Location``/``status_url`` in both modes: a rollout started over the API
-with no broker runs in a background thread of the web process (twin.runs.run_in_background); polling the URL
+with no broker runs in a background thread of the web process (common.runs.run_in_background); polling the URL
 reaches the final state; ``manage.py reap_runs`` pauses a rollout whose in-process runner died."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from changes import services
 from changes.lifecycle import in_process_runner_id
 from changes.models import Rollout
 from changes.pipelines.runner import rollout_execute
-from twin import runs
+from common import runs
 
 
 def _approved_rollout(memory_fabric):

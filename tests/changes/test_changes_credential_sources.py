@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 from changes import credentials
 from changes.credentials import endpoint_key_file, endpoint_password
 from changes.models import DeviceEndpoint
+from common.roles import ADMIN, roles_ensure
 from compiler.errors import DriverError
-from ui.roles import ADMIN, roles_ensure
 
 pytestmark = pytest.mark.django_db
 DEVICE_PASSWORD = "dev1ce-Pa55-from-the-secret-dir"

@@ -6,10 +6,10 @@ from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
 from changes import services
+from common.roles import ADMIN, roles_ensure
 from compiler.clos import ClosParams
 from compiler.errors import InputError
 from inventory.builder import fabric_build
-from ui.roles import ADMIN, roles_ensure
 
 pytestmark = pytest.mark.django_db
 

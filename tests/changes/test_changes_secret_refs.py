@@ -24,9 +24,9 @@ from changes.drivers.napalm_eos import NapalmEosDriver, carry_aaa
 from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from changes.errors import PushRefused, SecretReferenceUnknown, SecretValueRefused
 from changes.models import ConfigSecret
+from common.redaction import REDACTED, redact_text
 from compiler.errors import InputError
 from compiler.secret_refs import placeholder
-from twin.redaction import REDACTED, redact_text
 
 pytestmark = pytest.mark.django_db
 

@@ -26,9 +26,9 @@ from changes.drivers.netmiko_sonic import patch_text
 from changes.models import ChangeSet, ChangeSetDevice, DriftRecord, Rollout, Step
 from changes.pipelines.runner import rollout_execute
 from changes.services import changeset_create, rollout_approve, rollout_create, rollout_start
+from common.redaction import RedactSecretsFilter
+from common.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
 from compiler.secret_redaction import files_secrets_redacted, type7_decoded
-from twin.redaction import RedactSecretsFilter
-from ui.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
 
 pytestmark = pytest.mark.django_db
 

@@ -32,9 +32,9 @@ from changes.credentials import credential_key, endpoint_options, endpoint_passw
 from changes.drivers import driver_for_endpoint
 from changes.models import AuditLog, DeviceEndpoint, Rollout, Step
 from changes.pipelines import runner
+from common.redaction import REDACTED, RedactSecretsFilter, is_secret_name, redact, redact_text, secret_remember
+from common.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
 from compiler.errors import DriverError
-from twin.redaction import REDACTED, RedactSecretsFilter, is_secret_name, redact, redact_text, secret_remember
-from ui.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
 
 pytestmark = pytest.mark.django_db
 ENABLE_SECRET = "en4ble-S3cret-never-in-clear"
@@ -290,7 +290,7 @@ def test_only_admins_reach_endpoints(role):
 LOGGING_PROBE = """
 import logging, django
 django.setup()
-from twin.redaction import secret_remember
+from common.redaction import secret_remember
 secret_remember("zz-remembered-s3cret-zz")
 try:
     raise RuntimeError("device refused zz-remembered-s3cret-zz")

@@ -14,12 +14,12 @@ from django.core.exceptions import ValidationError
 from rest_framework.test import APIClient
 
 from changes import services as change_services
+from common.tokens import token_issue
 from compiler import names
 from compiler.errors import InputError, IntentValidationError, UnsafePathError
 from intents import services
 from intents.models import DeviceConfig, FabricIntent, Tenant
 from inventory.models import Switch
-from twin.tokens import token_issue
 
 HOSTILE_NAMES = ["leaf1\n", "a\nb", "e\n ip address 198.51.100.1/32", "x\x00y", "a\u2028b", "a\x85b", "../x",
                  "/etc/passwd", "a/b", "..", "x" * 300]
@@ -240,7 +240,7 @@ def test_intent_yaml_import_accepts_the_valid_document(fabric, tmp_path):
 @pytest.mark.parametrize("name", ["%K", "100%", "%(value)s", "%%"])
 def test_a_percent_sign_in_a_refused_name_is_a_400_not_a_500(admin_api, fabric_intent, name):
     """Found by schemathesis: Django formats a ValidationError's message with ``%``, so a value placed in the
-    format string made the error itself fail (twin/names.py passes it as a parameter)."""
+    format string made the error itself fail (common/names.py passes it as a parameter)."""
     response = admin_api.post("/api/tenants/", {"fabric_intent": fabric_intent.pk, "name": name, "vrf": "V1"},
                               format="json")
     assert response.status_code == 400 and name in response.json()["name"][0], response.json()

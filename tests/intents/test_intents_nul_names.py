@@ -16,7 +16,7 @@ def _network(tenant_pk: int, leaves: list[str]) -> dict:
 def test_nul_in_a_leaf_name_is_400_naming_the_field(api, fabric_intent):
     tenant = fabric_intent.tenants.first()
     response = api.post("/api/networks/", _network(tenant.pk, ["leaf1\x00"]), format="json")
-    # the bounded JSON parser (twin.api_limits) names the field by its path: leaves.0
+    # the bounded JSON parser (common.api_limits) names the field by its path: leaves.0
     assert response.status_code == 400 and {key.split(".")[0] for key in response.data} == {"leaves"}, response.data
     response = api.patch(f"/api/fabric-intents/{fabric_intent.pk}/", {"fabric": "ref\x00"}, format="json")
     assert response.status_code == 400 and "fabric" in response.data, response.data

@@ -1,5 +1,5 @@
 """Hygiene (issue #12 point 8): runs whose process is gone are reaped as "interrupted" at start-up, and failed
-requests leave no running/pending garbage rows (twin/runs.py)."""
+requests leave no running/pending garbage rows (common/runs.py)."""
 
 import signal
 import subprocess
@@ -7,9 +7,9 @@ import subprocess
 import pytest
 from django.core.management import call_command
 
+from common import runs
 from intents import services
 from intents.models import CompileRun
-from twin import runs
 from twin.celery import reap_interrupted_runs
 from twins.models import Twin, TwinOperation
 from validation.models import ValidationRun

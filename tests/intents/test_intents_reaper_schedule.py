@@ -1,4 +1,4 @@
-"""Interrupted runs are reaped on a schedule, not only when a component starts (issue 29 item 8, twin/runs.py): a
+"""Interrupted runs are reaped on a schedule, not only when a component starts (issue 29 item 8, common/runs.py): a
 Celery beat entry, and with no broker a thread of each web process that runs work in the background."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from common import runs
 from intents.models import CompileRun
-from twin import runs
 from twin.celery import app
 
 ROOT = Path(__file__).resolve().parents[2]

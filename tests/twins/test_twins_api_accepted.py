@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from common.runs import runs_reap_interrupted
 from compiler.errors import TwinError
-from twin.runs import runs_reap_interrupted
 from twins import services
 from twins.models import TwinOperation
 

@@ -1,5 +1,5 @@
 """Twin operations (twins.TwinOperation run records) on a real twin, the way the UI's buttons run them:
-recorded, executed through twin.runs.run_execute, succeeded with their measurements, or failed with the domain
+recorded, executed through common.runs.run_execute, succeeded with their measurements, or failed with the domain
 error (recorded, not raised) when the twin is not running. Root + FRR + ip netns; otherwise skipped."""
 
 import pytest

@@ -1,5 +1,5 @@
 """The UI's Compile and Validate buttons never hold the request (issue #16 item 3): with no broker the run goes to
-a background thread (twin.runs.run_in_background), the page it redirects to shows the run's status and polls
+a background thread (common.runs.run_in_background), the page it redirects to shows the run's status and polls
 itself until it is final."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Two people editing the same object in the UI: the second, stale submit is refused with who changed it, and
-the form comes back with the current values (twin/versioning.py VersionedModelForm)."""
+the form comes back with the current values (common/versioning.py VersionedModelForm)."""
 
 import pytest
 from django.contrib.auth.models import Group

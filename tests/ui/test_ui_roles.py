@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 
-from ui.roles import ROLE_PERMISSIONS, roles_ensure, user_role
+from common.roles import ROLE_PERMISSIONS, roles_ensure, user_role
 
 pytestmark = pytest.mark.django_db
 

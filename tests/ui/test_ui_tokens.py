@@ -6,7 +6,7 @@ import re
 from django.test import Client
 from knox.models import AuthToken
 
-from twin.tokens import token_issue
+from common.tokens import token_issue
 
 
 def _api_status(token: str) -> int:

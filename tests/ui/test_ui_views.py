@@ -5,9 +5,9 @@ import re
 import pytest
 from django.contrib.auth.models import Group
 
+from common.roles import ROLE_PERMISSIONS
 from compiler.natural import natural_key
 from inventory.models import Cable, Interface, Optic, Rack
-from ui.roles import ROLE_PERMISSIONS
 
 FABRIC, INTENT = "uifab", "uifab-intent"  # as built by tests/ui/conftest.py
 
@@ -105,7 +105,7 @@ def test_viewer_gets_403_on_every_write(viewer, fabric_intent):
 
 @pytest.mark.parametrize("role", ["operator", "admin"])
 def test_each_role_gets_403_exactly_on_the_writes_it_lacks(role, request, fabric_intent):
-    """Operators edit inventory and intents and run the twin; only production needs an admin (ui.roles)."""
+    """Operators edit inventory and intents and run the twin; only production needs an admin (common.roles)."""
     client = request.getfixturevalue(role)
     for url, data, capability in write_requests():
         status = client.post(url, data).status_code

@@ -4,11 +4,11 @@ import pytest
 from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
+from common.tokens import token_issue
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
 from inventory.models import Fabric
 from inventory.services import inventory_persist
-from twin.tokens import token_issue
 
 
 @pytest.fixture

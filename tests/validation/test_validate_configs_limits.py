@@ -17,10 +17,10 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
+from common import api_limits
 from compiler.errors import InputError
 from compiler.parse import files
 from compiler.parse.files import MAX_JSON_DEPTH, MAX_LINE_CHARS, configs_from_archive, configs_from_uploads
-from twin import api_limits
 
 pytestmark = pytest.mark.django_db
 URL = "/api/validation-runs/configs/"

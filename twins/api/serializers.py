@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
+from common.api import BriefModelSerializer
 from labs.frr_binaries import CHOICES as FRR_CHOICES
-from twin.api import BriefModelSerializer
 
 from ..choices import InjectionKindChoices, TwinStatusChoices, twin_healthy
 from ..models import Twin, TwinOperation

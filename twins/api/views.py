@@ -16,9 +16,9 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from common.api import accepted
+from common.runs import RunStatus
 from labs.subset import choose_leaves
-from twin.api import accepted
-from twin.runs import RunStatus
 
 from .. import selectors, services
 from ..choices import TwinEngineChoices, TwinOperationKindChoices

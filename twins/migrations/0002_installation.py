@@ -45,7 +45,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='twin',
             name='runner',
-            field=models.CharField(blank=True, help_text='host:boot:pid:start of the process booting it (twin.runs reaper)', max_length=200),
+            field=models.CharField(blank=True, help_text='host:boot:pid:start of the process booting it (common.runs reaper)', max_length=200),
         ),
         migrations.RunPython(create_installation, migrations.RunPython.noop),
     ]

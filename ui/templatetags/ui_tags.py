@@ -4,8 +4,8 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 
+from common.roles import user_role
 from ui.highlight import highlight_config, highlight_diff
-from ui.roles import user_role
 from validators.findings import describe_examined
 
 register = template.Library()

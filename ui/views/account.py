@@ -1,6 +1,6 @@
 """The personal API tokens page: issue a token for automation (shown once), list and revoke one's own tokens.
 
-Tokens are knox tokens (twin.tokens: stored hashed, expire after FT_API_TOKEN_TTL_HOURS) and carry the user's
+Tokens are knox tokens (common.tokens: stored hashed, expire after FT_API_TOKEN_TTL_HOURS) and carry the user's
 role, so any logged-in user may hold them; the API route is POST /api/auth/login/ with the password.
 """
 
@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from knox.models import AuthToken
 
-from twin.tokens import token_issue
+from common.tokens import token_issue
 
 from .common import viewer
 

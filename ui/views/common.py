@@ -15,8 +15,8 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
+from common.roles import VIEW, capability_refusal, perm
 from inventory.models import Fabric
-from ui.roles import VIEW, capability_refusal, perm
 
 PAGE_SIZE = 100
 

@@ -14,17 +14,17 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
+from common.roles import EDIT_INTENTS, OPERATE
+from common.runs import RunStatus
+from common.versioning import StaleVersionError, VersionedModelForm, stale_message
 from compiler.errors import FabricTwinError, InputError
 from compiler.natural import natural_key
 from intents import selectors, services
 from intents.choices import AllocationKindChoices
 from intents.models import FabricIntent, Network, RoceClass, Tenant
 from inventory.models import Fabric, NicPort, Switch
-from twin.runs import RunStatus
-from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
 from ui import integrations
 from ui.forms import field_errors_into
-from ui.roles import EDIT_INTENTS, OPERATE
 
 from .common import requires, viewer
 

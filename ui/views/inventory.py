@@ -17,6 +17,9 @@ from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from common.roles import EDIT_INVENTORY
+from common.runs import RunStatus
+from common.versioning import StaleVersionError, VersionedModelForm, stale_message
 from compiler.natural import natural_key
 from intents import selectors as intent_selectors
 from inventory import selectors
@@ -29,11 +32,8 @@ from inventory.choices import (
     SwitchRoleChoices,
 )
 from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
-from twin.runs import RunStatus
-from twin.versioning import StaleVersionError, VersionedModelForm, stale_message
 from ui import integrations, svg
 from ui.forms import FabricBuildForm, run_errors_into
-from ui.roles import EDIT_INVENTORY
 
 from .common import fabric_or_404, paginate, requires, viewer
 

@@ -9,9 +9,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 
-from twin import policy
+from common import policy
+from common.roles import OPERATE, capability_refusal, perm
 from ui import integrations
-from ui.roles import OPERATE, capability_refusal, perm
 
 from .common import requires, viewer
 

@@ -9,13 +9,12 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
+from common.roles import OPERATE
+from common.runs import RunStatus
 from inventory.models import Fabric
-from labs.fidelity import ASPECT_ITEMS
-from twin.runs import RunStatus
 from twins.choices import TwinOperationKindChoices
-from twins.selectors import twin_operation_list, twin_ping_matrix
+from twins.selectors import fidelity_aspect_items, twin_operation_list, twin_ping_matrix
 from ui import integrations
-from ui.roles import OPERATE
 
 from .common import fabric_or_404, requires, viewer
 
@@ -41,7 +40,7 @@ def _context(fabric) -> dict:
         "device_configs": sorted(((twin.last_measured or {}).get("device_configs") or {}).items())
         if twin is not None else [],
         "operations": twin_operation_list(fabric=fabric)[:8],
-        "aspect_items": ASPECT_ITEMS,  # what one compared item of each fidelity aspect is
+        "aspect_items": fidelity_aspect_items(),  # what one compared item of each fidelity aspect is
     }
 
 

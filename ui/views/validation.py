@@ -7,14 +7,14 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 
+from common.api_limits import upload_request_check
+from common.roles import OPERATE
+from common.runs import RunStatus
 from compiler.errors import FabricTwinError
 from compiler.parse.files import configs_from_archive, configs_from_uploads, upload_size_check
 from intents.models import FabricIntent
 from inventory.models import Fabric
-from twin.api_limits import upload_request_check
-from twin.runs import RunStatus
 from ui import integrations
-from ui.roles import OPERATE
 from validation import services as validation_services
 from validators.findings import Severity, summary
 

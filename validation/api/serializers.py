@@ -1,7 +1,7 @@
 from rest_framework import serializers
 
+from common.api import BriefModelSerializer, BriefRelatedField
 from intents.models import CompileRun, FabricIntent
-from twin.api import BriefModelSerializer, BriefRelatedField
 from validators.findings import CheckStatus
 
 from ..models import SeverityChoices, ValidationFinding, ValidationRun

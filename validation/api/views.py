@@ -1,6 +1,6 @@
 """ValidationRunViewSet: POST runs a validation (now for small fabrics, in a Celery task for large ones),
 GET lists runs and returns a run's report or findings filtered by check and severity. Thin: services and
-selectors do the work; domain errors become 400s in twin/api.py."""
+selectors do the work; domain errors become 400s in common/api.py."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
+from common.api import accepted
+from common.api_limits import upload_request_check
+from common.runs import run_enqueue, run_in_background
 from compiler.parse.files import configs_from_archive, configs_from_uploads, upload_size_check
 from inventory.models import Switch
-from twin.api import accepted
-from twin.api_limits import upload_request_check
-from twin.runs import run_enqueue, run_in_background
 
 from .. import selectors, services
 from ..models import ValidationRun

@@ -6,9 +6,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from common.runs import RunStatus
 from compiler.model import Platform
 from intents import selectors, services
-from twin.runs import RunStatus
 
 from ._common import command_errors
 

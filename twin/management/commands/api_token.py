@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from knox.models import AuthToken
 
-from twin.tokens import token_issue
+from common.tokens import token_issue
 
 
 class Command(BaseCommand):

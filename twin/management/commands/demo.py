@@ -27,14 +27,13 @@ from changes.choices import (
 )
 from changes.models import Step
 from changes.pipelines.runner import rollout_execute
+from common.runs import RunStatus
 from compiler.errors import FabricTwinError
 from compiler.scenario import clos_params
 from intents.models import Tenant
 from intents.services import compile_run_create, compile_run_write, fabric_intent_apply, network_create
 from inventory.builder import fabric_build
-from twin.runs import RunStatus
-from twins.choices import TwinStatusChoices
-from twins.models import Twin
+from twins.selectors import twin_list_up
 from twins.services import (
     TwinUnavailable,
     twin_check,
@@ -157,7 +156,7 @@ class Command(BaseCommand):
             return "skipped: --no-twin"
 
         # A twin left running by an earlier demo runs an older compile (and the demo's canary change): replace it.
-        for running in Twin.objects.filter(fabric_intent=self.context["fabric_intent"]).exclude(status=TwinStatusChoices.DOWN):
+        for running in twin_list_up(fabric_intent=self.context["fabric_intent"]):
             twin_down(twin=running, force=True)
         try:
             twin = twin_up(fabric_intent=self.context["fabric_intent"], compile_run=self.context.get("compile_run"))

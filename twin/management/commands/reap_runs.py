@@ -1,4 +1,4 @@
-"""`manage.py reap_runs`: mark runs whose process is gone as failed ("interrupted"), see twin/runs.py.
+"""`manage.py reap_runs`: mark runs whose process is gone as failed ("interrupted"), see common/runs.py.
 
 Run at start-up by whatever executes runs in-process (``make demo`` and the docker-compose web command, before the
 server starts); the Celery worker does the same on ``worker_ready``. Safe to run at any time: runs of live
@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from changes.lifecycle import rollouts_reap_interrupted
-from twin.runs import runs_reap_interrupted
+from common.runs import runs_reap_interrupted
 
 
 class Command(BaseCommand):

@@ -24,7 +24,7 @@ from labs.node_configs import summary_text
 from twins import services
 from twins.api.serializers import TwinSerializer
 from twins.choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
-from twins.selectors import twin_for
+from twins.selectors import twin_of
 
 ACTIONS = ("up", "status", "down", "check", "inject", "fidelity")
 
@@ -79,7 +79,7 @@ class Command(BaseCommand):
             self.stdout.write(text)
 
     def _twin(self, fabric_intent, options):
-        twin = twin_for(fabric_intent=fabric_intent, engine=options["engine"])
+        twin = twin_of(fabric_intent=fabric_intent, engine=options["engine"])
         if twin is None:
             raise FabricTwinError(f"{fabric_intent.name} has no {options['engine']} twin: run `twin up` first")
         return twin
@@ -108,7 +108,7 @@ class Command(BaseCommand):
         return twin.status == TwinStatusChoices.UP  # degraded (a live check failed) exits 1 like `check`
 
     def do_status(self, fabric_intent, options):
-        twin = twin_for(fabric_intent=fabric_intent, engine=options["engine"])
+        twin = twin_of(fabric_intent=fabric_intent, engine=options["engine"])
         if twin is None:
             self._emit({"fabric_intent": fabric_intent.name, "status": TwinStatusChoices.DOWN.value, "healthy": False,
                         "twin": None},

@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from ui.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
+from common.roles import ADMIN, OPERATOR, VIEWER, roles_ensure
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from ui.roles import roles_ensure
+from common.roles import roles_ensure
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""The version check itself (twin/versioning.py) on every write path below the API: model saves, the intents
+"""The version check itself (common/versioning.py) on every write path below the API: model saves, the intents
 and inventory services, bulk imports, the blast-radius preview, and the OpenAPI schema that documents it."""
 
 import pytest
@@ -8,14 +8,14 @@ from drf_spectacular.openapi import AutoSchema
 from rest_framework.test import APIClient
 
 from changes.audit import audit_actor
+from common import api as twin_api
+from common.tokens import token_issue
+from common.versioning import StaleVersionError, VersionedModel
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
 from intents.models import FabricIntent, Tenant
 from inventory.models import Cable, Fabric, Interface, Rack, Site, Switch
 from inventory.services import cable_connect, inventory_persist
-from twin import api as twin_api
-from twin.tokens import token_issue
-from twin.versioning import StaleVersionError, VersionedModel
 
 pytestmark = pytest.mark.django_db
 

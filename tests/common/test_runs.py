@@ -1,4 +1,4 @@
-"""The one run record (twin/runs.py, twin/models.py): ``run_execute`` owns pending → running → succeeded/failed
+"""The one run record (common/runs.py, common/models.py): ``run_execute`` owns pending → running → succeeded/failed
 and tells a domain error (recorded, not raised) from a bug (recorded as "internal error", logged, raised);
 ``run_enqueue`` never leaves a run that could not be queued pending. Exercised on the fabric build record, the
 simplest concrete run, and through the compile service."""
@@ -7,13 +7,13 @@ import logging
 
 import pytest
 
+from common import runs
+from common.models import RunRecord
+from common.runs import RunStatus, run_enqueue, run_execute
 from compiler.clos import ClosParams
 from compiler.errors import FieldError, IntentValidationError, TwinError
 from inventory.builder import fabric_build_execute, fabric_build_prepare
 from inventory.models import FabricBuild, Switch
-from twin import runs
-from twin.models import RunRecord
-from twin.runs import RunStatus, run_enqueue, run_execute
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +59,7 @@ def test_a_domain_error_without_fields_fails_the_run_with_its_message(build):
 
 
 def test_a_bug_fails_the_run_as_internal_error_logs_the_traceback_and_is_raised(build, caplog):
-    with caplog.at_level(logging.ERROR, logger="twin.runs"), pytest.raises(KeyError, match="leaf9"):
+    with caplog.at_level(logging.ERROR, logger="common.runs"), pytest.raises(KeyError, match="leaf9"):
         with run_execute(build):
             raise KeyError("leaf9")
     build.refresh_from_db()

@@ -7,7 +7,7 @@ One home for the generic guards, so no view, serializer or filterset has to repe
   400 naming the parameter (DRF's own class silently falls back to defaults and lets ``limit`` grow past
   PostgreSQL's bigint, a 500).
 - ``BoundedJSONParser``: a body larger than ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` is a 413 (DRF reads
-  ``request.body``, where Django enforces the limit, and twin.api's handler turns that into a 413; the parser
+  ``request.body``, where Django enforces the limit, and common.api's handler turns that into a 413; the parser
   bounds its own read too, so the limit holds whoever hands it a stream); nesting deeper than
   ``MAX_JSON_DEPTH`` is a 400; and every string in the document (keys included) is checked by
   ``string_problem``: the 400 names the field by its path (``policy.canary.0``), so JSON/dict fields and

@@ -1,7 +1,7 @@
 """The one authorisation policy: which capability every API operation and every UI action needs.
 
 Capabilities are the ``ui.<codename>`` permissions declared on ``ui.models.Capability`` and granted to the viewer /
-operator / admin groups by ``ui.roles``. This module owns the other half: the table from each API view and action
+operator / admin groups by ``common.roles``. This module owns the other half: the table from each API view and action
 to the capability it requires (``API_POLICY``), and the rollout rules the UI shares with the API
 (``ROLLOUT_ACTIONS``). ``PolicyPermission`` is DRF's DEFAULT_PERMISSION_CLASSES, so a view or action without an
 entry here is refused for everyone (fail closed) and the authz matrix test (tests/test_authz_matrix.py) fails.
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from rest_framework.permissions import BasePermission
 
-from changes.choices import RolloutTargetChoices
-from ui.roles import (
+from common.choices import RolloutTargetChoices
+from common.roles import (
     APPROVE_PRODUCTION,
     EDIT_INTENTS,
     EDIT_INVENTORY,
@@ -32,7 +32,7 @@ from ui.roles import (
 __all__ = (
     "API_POLICY", "ByTarget", "CapabilityAdminMixin", "PolicyPermission", "ROLLOUT_ACTIONS", "Rule",
     "rollout_capability", "rule_for_view", "user_has", "view_key",
-    # the capabilities (declared in ui.models.Capability, granted in ui.roles), re-exported for policy users
+    # the capabilities (declared in ui.models.Capability, granted in common.roles), re-exported for policy users
     "APPROVE_PRODUCTION", "EDIT_INTENTS", "EDIT_INVENTORY", "MANAGE_ENDPOINTS", "MANAGE_USERS", "OPERATE", "VIEW",
 )
 
@@ -119,11 +119,11 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     "changes.api.views.AuditLogViewSet": READ,
     # device endpoints hold credentials (write-only in the API): admins only, reads included
     "changes.api.views.DeviceEndpointViewSet": {key: MANAGE_ENDPOINTS for key in crud(MANAGE_ENDPOINTS)},
-    # a user's own API tokens (twin.tokens): anyone who may read the API manages their own tokens
-    "twin.tokens.TokenLoginView": {"post": VIEW},
-    "twin.tokens.TokenRotateView": {"post": VIEW},
-    "twin.tokens.TokenLogoutView": {"post": VIEW},
-    "twin.tokens.TokenLogoutAllView": {"post": VIEW},
+    # a user's own API tokens (common.tokens): anyone who may read the API manages their own tokens
+    "common.tokens.TokenLoginView": {"post": VIEW},
+    "common.tokens.TokenRotateView": {"post": VIEW},
+    "common.tokens.TokenLogoutView": {"post": VIEW},
+    "common.tokens.TokenLogoutAllView": {"post": VIEW},
 }
 
 # Actions every policed view answers with the viewer capability: OPTIONS describes the endpoint, nothing more.
@@ -203,10 +203,10 @@ class PolicyPermission(BasePermission):
             return self._has(request, VIEW)  # a method the viewset does not route: DRF answers 405, nothing runs
         rule = rule_for_view(type(view), action)
         if rule is None:
-            logger.warning("authz: %s action %r has no policy in twin.policy.API_POLICY: refused",
+            logger.warning("authz: %s action %r has no policy in common.policy.API_POLICY: refused",
                            view_key(type(view)), action)
             self.message = (f"No authorisation policy for {view_key(type(view))} action {action!r}: refused "
-                            f"(add it to twin.policy.API_POLICY).")
+                            f"(add it to common.policy.API_POLICY).")
             return False
         capability = rule.for_target(_request_target(request)) if isinstance(rule, ByTarget) else rule
         return self._has(request, capability)

@@ -1,6 +1,6 @@
-"""The abstract run record every kind of run is built on (twin/runs.py owns its lifecycle).
+"""The abstract run record every kind of run is built on (common/runs.py owns its lifecycle).
 
-It lives in the project package, which every app may import and which imports no app: compile runs (intents),
+It lives in the kernel app (common/), which every app may import and which imports no app: compile runs (intents),
 validation runs (validation), twin operations (twins) and fabric builds (inventory) all inherit it without an
 import cycle, and an abstract model adds no table of its own.
 """
@@ -15,7 +15,7 @@ __all__ = ("RunRecord",)
 
 class RunRecord(models.Model):
     """One requested piece of work and its outcome (Nautobot's JobResult, one table per kind). Written before
-    the work starts; ``twin.runs.run_execute`` moves it pending → running → succeeded | failed."""
+    the work starts; ``common.runs.run_execute`` moves it pending → running → succeeded | failed."""
 
     kind = models.CharField(max_length=16, editable=False, help_text="What kind of run this is")
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING)
@@ -27,7 +27,7 @@ class RunRecord(models.Model):
                                      related_name="+")
     task_id = models.CharField(max_length=64, blank=True, help_text="Celery task id when it was queued")
     runner = models.CharField(max_length=200, blank=True,
-                              help_text="host:boot:pid:start of the process executing it (twin.runs reaper)")
+                              help_text="host:boot:pid:start of the process executing it (common.runs reaper)")
     summary = models.JSONField(default=dict, blank=True, help_text="What the run found, in a few numbers")
     result = models.JSONField(default=dict, blank=True, help_text="The run's full outcome as JSON")
     error = models.TextField(blank=True, help_text="Why the run failed (empty unless failed)")

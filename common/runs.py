@@ -1,7 +1,7 @@
 """One home for "a run": its status set, its lifecycle and its reaper (issue #14: one run record).
 
 Compile runs, validation runs, twin operations, fabric builds and NetBox syncs are rows of models built on
-``twin.models.RunRecord`` (an abstract base, in the spirit of Nautobot's JobResult): one ``RunStatus`` set
+``common.models.RunRecord`` (an abstract base, in the spirit of Nautobot's JobResult): one ``RunStatus`` set
 (pending → running → succeeded | failed), when it was requested/started/finished, who asked, the summary, the
 full result and, when it failed, why. ``run_execute(run)`` is the ONE place that moves a row through that
 lifecycle and tells a domain error (a ``FabricTwinError``: failed with its message and field errors) from a bug
@@ -67,7 +67,7 @@ class RunStatus(models.TextChoices):
 ACTIVE = (RunStatus.PENDING, RunStatus.RUNNING)
 
 # Every kind of run the reaper looks at: (label, "app.Model"). Looked up by name at call time, so this module
-# imports no app (the apps' models import ``twin.models.RunRecord``, which imports this module).
+# imports no app (the apps' models import ``common.models.RunRecord``, which imports this module).
 RUN_MODELS = (("compile_runs", "intents.CompileRun"), ("validation_runs", "validation.ValidationRun"),
               ("twin_operations", "twins.TwinOperation"), ("fabric_builds", "inventory.FabricBuild"),
               ("netbox_syncs", "inventory.NetboxSync"))
@@ -198,6 +198,16 @@ def _background_body(work: Callable[[], object], what: str) -> None:
         logger.exception("background %s failed", what)
     finally:
         connections.close_all()
+
+
+def run_start(*, model, run_id: int, task, what: str) -> None:
+    """Run the prepared run row ``run_id`` of ``model`` off the request, the one dispatch of every kind of run:
+    with no broker in a background thread of this process once the request commits (``run_in_background``),
+    else queued for a worker (``run_enqueue``: broker down, it records the run failed). With FT_RUN_IN_BACKGROUND
+    off it runs in the request. Either way the run records its runner, so the reaper finds it if its process
+    dies first. ``what`` names the kind in errors and logs ("compile", "twin operation")."""
+    if not run_in_background(lambda: task(run_id), what=f"{what} {run_id}"):
+        run_enqueue(model=model, run_id=run_id, task=task, what=what)
 
 
 def run_enqueue(*, model, run_id: int, task, what: str) -> None:

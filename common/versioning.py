@@ -6,7 +6,7 @@ version = <claimed>`` runs first, in the save's transaction. If another writer s
 matches and ``StaleVersionError`` is raised before anything is written; if the row matches, that UPDATE holds
 the row lock until commit, so a concurrent writer with the same claim waits and then matches nothing.
 This is the last line of defence for every write path (API, UI, admin, services, commands); the API
-additionally locks and compares up front to answer 409/412 with a useful body (twin/api.py), and edit forms
+additionally locks and compares up front to answer 409/412 with a useful body (common/api.py), and edit forms
 (UI and admin) carry the version they were opened on (``VersionedModelForm`` below).
 
 Bulk writers that bypass ``save()`` (``QuerySet.update``/``bulk_update``) bump the column with

@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from twin.policy import PolicyPermission
+from common.policy import PolicyPermission
 
 _UNSET = object()
 TokenSerializer = inline_serializer("IssuedToken", {

@@ -1,7 +1,7 @@
 """Project-wide API plumbing: the exception handler that turns our domain errors into HTTP 400, the base
 viewset whose writes are atomic and version-checked, and the serializer base that carries ``version``.
 
-Optimistic concurrency (the model side is twin/versioning.py): detail responses of a versioned object carry
+Optimistic concurrency (the model side is common/versioning.py): detail responses of a versioned object carry
 ``ETag: W/"<version>"`` and a ``version`` field. A write (PUT, PATCH, DELETE) may claim the version it was based
 on with ``If-Match: W/"<version>"`` (stale: 412 Precondition Failed) or the ``version`` body field (stale: 409
 Conflict); either way the answer names the current version and who changed the object last. A write that claims
@@ -104,7 +104,7 @@ def exception_handler(exc, context):
                                   "(DATA_UPLOAD_MAX_MEMORY_SIZE)")
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(response.data, list):
-        # A ValidationError raised with a bare list: every error body is an object (twin.api_schema documents it).
+        # A ValidationError raised with a bare list: every error body is an object (common.api_schema documents it).
         response.data = {"non_field_errors": response.data}
     return response
 
@@ -308,7 +308,7 @@ class AtomicModelViewSet(viewsets.ModelViewSet):
     Versioned objects: a write locks the row (SELECT ... FOR UPDATE) for its transaction, re-reads the object if
     it changed since the first read, then checks the claimed version (If-Match: 412, ``version``: 409)."""
 
-    schema = VersionedAutoSchema()  # pagination: twin.api_limits.BoundedLimitOffsetPagination (settings)
+    schema = VersionedAutoSchema()  # pagination: common.api_limits.BoundedLimitOffsetPagination (settings)
 
     def get_object(self):
         instance = self.get_object_unlocked()

@@ -2,7 +2,7 @@
 
 Each race sends two PATCHes of one object through the API from two threads released together by a barrier.
 A *lost update* is a race where a writer was told its edit was saved (2xx) but the final row does not contain
-it. Optimistic concurrency (twin/versioning.py, twin/api.py) must make that count 0:
+it. Optimistic concurrency (common/versioning.py, common/api.py) must make that count 0:
 
 - both writers start from the same version and send it (``version`` field or ``If-Match``): exactly one wins,
   the other gets 409 / 412 naming the current version, and the row holds the winner's edit;
@@ -21,14 +21,14 @@ import pytest
 from django.db import connection, connections, models
 from rest_framework.test import APIClient
 
+from common import api as twin_api
+from common import versioning
+from common.tokens import token_issue
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
 from intents.models import Tenant
 from inventory.models import Fabric, Rack, Site
 from inventory.services import inventory_persist
-from twin import api as twin_api
-from twin import versioning
-from twin.tokens import token_issue
 
 RACES = 40
 

@@ -1,17 +1,17 @@
 """OpenAPI schema post-processing: the error responses every operation can give, documented once.
 
 drf-spectacular documents only the success response of each view. The project-wide plumbing (authentication,
-permissions, twin.api_limits, twin.api.exception_handler) adds the same error answers to every operation; this
+permissions, common.api_limits, common.api.exception_handler) adds the same error answers to every operation; this
 hook writes them into the schema so clients and the schemathesis run (tests/api/test_api_schemathesis.py) see
 an API that answers only what it documents:
 
 - 401/403 on every operation (authentication and role checks);
 - 404 on every operation with a path parameter (no such object);
-- 400 on every operation with query parameters (filters, pagination, twin.api_limits string rule) and on every
+- 400 on every operation with query parameters (filters, pagination, common.api_limits string rule) and on every
   write (validation errors, domain errors such as "not approved yet");
 - 413 and 415 on every operation with a request body (body size limit; JSON is the only accepted media type).
 
-It also writes down the string limits twin.api_limits enforces on every request, where a field declares none:
+It also writes down the string limits common.api_limits enforces on every request, where a field declares none:
 ``maxLength`` on request-body strings and on string query parameters.
 
 ``SchemaView`` serves the document, built and rendered once per process and format (see its docstring).
