@@ -35,12 +35,13 @@ class CarriedBlock:
     kind: str
     file: str
     line: int
-    text: str
-    lines: int  # carried lines in it (parents that the rendering has too are context, not counted)
+    text: str  # the carried lines as the original has them (a CLI subtree; a config_db row as JSON)
+    lines: int  # carried lines in it
+    parents: tuple[str, ...] = ()  # CLI: the lines (stripped) it sits under, which the rendering has too
 
     def as_dict(self) -> dict:
         return {"target": self.target, "kind": self.kind, "file": self.file, "line": self.line, "text": self.text,
-                "lines": self.lines}
+                "lines": self.lines, "parents": list(self.parents)}
 
 
 def target_of(name: str, text: str, platform: str) -> str:
@@ -67,37 +68,27 @@ def _paths(text: str) -> set[tuple[str, ...]]:
     return paths
 
 
-def _carried_under(root: Node, rendered: set[tuple[str, ...]]) -> tuple[list[int], int]:
-    """(original line numbers to carry, parents included; how many of them are carried lines) of one top-level
-    block: a line whose path the rendering lacks is carried with everything under it (the rendering cannot hold a
-    child of a line it lacks) and its parents as context."""
-    chosen: set[int] = set()
-    count = 0
-    pending: list[tuple[Node, tuple[str, ...], list[int]]] = [(root, (), [])]
+def _cli_blocks(name: str, text: str, target: str, rendered: set[tuple[str, ...]]) -> list[CarriedBlock]:
+    """One block per line whose path the rendering lacks, with everything under it (the rendering cannot hold a
+    child of a line it lacks); its parents, which the rendering has, say where it goes back."""
+    raw = text.split("\n")
+    blocks: list[CarriedBlock] = []
+    pending: list[tuple[Node, tuple[str, ...]]] = [(node, ()) for node in reversed(cli_tree(text))]
     while pending:
-        node, parents, ancestors = pending.pop()
+        node, parents = pending.pop()
         path = parents + (node.text,)
         if path in rendered:
-            pending.extend((child, path, ancestors + [node.line]) for child in node.children)
+            pending.extend((child, path) for child in reversed(node.children))
             continue
-        chosen.update(ancestors)
+        lines = []
         subtree = [node]
         while subtree:
             item = subtree.pop()
-            chosen.add(item.line)
-            count += 1
-            subtree.extend(item.children)
-    return sorted(chosen), count
-
-
-def _cli_blocks(name: str, text: str, target: str, rendered: set[tuple[str, ...]]) -> list[CarriedBlock]:
-    raw = text.split("\n")
-    blocks: list[CarriedBlock] = []
-    for root in cli_tree(text):
-        chosen, count = _carried_under(root, rendered)
-        if chosen:
-            blocks.append(CarriedBlock(target=target, kind=_kind(root.words()), file=name, line=chosen[0],
-                                       text="\n".join(raw[line - 1].rstrip("\r") for line in chosen), lines=count))
+            lines.append(item.line)
+            subtree.extend(reversed(item.children))
+        blocks.append(CarriedBlock(target=target, kind=_kind((parents[0] if parents else node.text).split()),
+                                   file=name, line=node.line, lines=len(lines), parents=parents,
+                                   text="\n".join(raw[line - 1].rstrip("\r") for line in sorted(lines))))
     return blocks
 
 
@@ -160,14 +151,52 @@ def with_carried(rendered: dict[str, str], blocks: list[CarriedBlock]) -> dict[s
                             data[table][key] = fields
             out[target] = json.dumps(data, indent=4, sort_keys=True) + "\n"
         elif target in (EOS_FILE, FRR_FILE):
-            text = out.get(target, "")
-            lines = text.rstrip("\n").split("\n") if text else []
-            closing = ["end"] if lines and lines[-1].strip() == "end" else []
-            body = lines[:-1] if closing else lines
-            section = ["!", "! carried from the adopted config (no intent field expresses these lines)"]
-            for block in mine:
-                section += ["!", block.text]
-            out[target] = "\n".join(body + section + ["!"] + closing) + "\n"
+            out[target] = _merged(out.get(target, ""), mine)
         else:
             out[target] = mine[0].text
     return out
+
+
+def _merged(text: str, blocks: list[CarriedBlock]) -> str:
+    """CLI text with each carried block put under its parents (after the last line of the parent's block, before
+    its closing ``exit``/``exit-address-family``: FRR leaves a block there) or, without parents, appended before
+    EOS's closing ``end``: one block per command, as the device prints it, so no parser reads a second
+    ``router bgp`` that replaces the first."""
+    lines = text.rstrip("\n").split("\n") if text else []
+    ends: dict[tuple[str, ...], int] = {}  # parent path -> index of the line to insert before
+    pending: list[tuple[Node, tuple[str, ...]]] = [(node, ()) for node in cli_tree(text)]
+    while pending:
+        node, parents = pending.pop()
+        path = parents + (node.text,)
+        last = node
+        while last.children:
+            last = last.children[-1]
+        position = last.line  # insert after the subtree's last line (1-based line == 0-based index after it)
+        if last is not node and last.text.startswith("exit"):
+            position = last.line - 1
+        ends[path] = position
+        pending.extend((child, path) for child in node.children)
+    inserts: dict[int, list[str]] = {}
+    appended: list[str] = []
+    for block in blocks:
+        if block.parents and block.parents in ends:
+            inserts.setdefault(ends[block.parents], []).append(block.text)
+        else:
+            appended += ["!", *(f"{line}" for line in _with_parents(block))]
+    for position in sorted(inserts, reverse=True):
+        lines[position:position] = inserts[position]
+    if appended:
+        closing = len(lines) - 1 if lines and lines[-1].strip() == "end" else len(lines)
+        lines[closing:closing] = ["! carried from the adopted config (no intent field expresses these lines)",
+                                  *appended, "!"]
+    return "\n".join(lines) + "\n"
+
+
+def _with_parents(block: CarriedBlock) -> list[str]:
+    """A block whose parents the rendering lacks (the rendering changed since): its parents first, indented."""
+    out = []
+    indent = ""
+    for parent in block.parents:
+        out.append(indent + parent)
+        indent += "   "
+    return out + block.text.split("\n")

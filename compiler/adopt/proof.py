@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from compiler.adopt.carry import CONFIG_DB_FILE, CarriedBlock, carried_lines, with_carried
 from compiler.adopt.plan import AdoptionPlan, parse_set
 from compiler.api import compile_fabric
-from compiler.parse import ParsedDevice
+from compiler.parse import ParsedDevice, ParseError, parse_device
 from compiler.parse.carried import carried, differences
 
 PORT_KINDS = ("fabric", "server")
@@ -72,6 +72,9 @@ class DeviceProof:
     recognised_lines: int  # original lines the rendering states verbatim
     original_lines: int
     files: dict[str, str] = field(default_factory=dict)  # the final files: rendering + carried lines
+    # Original lines the rendering lacks that would change a modelled field if carried: not carried (a carried
+    # line never overrides the intent), so the semantic diff shows the field they state.
+    residual: list[CarriedBlock] = field(default_factory=list)
 
     @property
     def carried_count(self) -> int:
@@ -93,7 +96,8 @@ class DeviceProof:
                 "recognised_lines": self.recognised_lines, "original_lines": self.original_lines,
                 "recognised_percent": round(self.recognised_percent, 1), "carried_lines": self.carried_count,
                 "carried_by_kind": self.carried_by_kind(), "carried": [block.as_dict() for block in self.carried],
-                "carried_missing": [block.as_dict() for block in self.carried_missing]}
+                "carried_missing": [block.as_dict() for block in self.carried_missing],
+                "residual_lines": [block.as_dict() for block in self.residual]}
 
 
 @dataclass
@@ -147,11 +151,15 @@ def adoption_proof(plan: AdoptionPlan, *, carried: dict[str, list[CarriedBlock]]
     rendered_alone: dict[str, dict[str, dict[str, str]]] = {}
     final: dict[str, dict[str, dict[str, str]]] = {}
     blocks: dict[str, list[CarriedBlock]] = {}
+    residual: dict[str, list[CarriedBlock]] = {}
     for host, device in plan.devices.items():
         files = dict(result.rendered[host][device.platform])
         rendered_alone[host] = {"files": files}
-        blocks[host] = carried[host] if carried is not None else carried_lines(
-            plan.device_files[host], files, device.platform)
+        if carried is not None:
+            blocks[host], residual[host] = carried[host], []
+        else:
+            blocks[host], residual[host] = _split_shadowing(
+                host, device.platform, files, carried_lines(plan.device_files[host], files, device.platform))
         final[host] = {"files": with_carried(files, blocks[host])}
     parsed_alone = parse_set({host: item["files"] for host, item in rendered_alone.items()})
     parsed_final = parse_set({host: item["files"] for host, item in final.items()})
@@ -170,10 +178,33 @@ def adoption_proof(plan: AdoptionPlan, *, carried: dict[str, list[CarriedBlock]]
         original_lines += sum(_json_rows(text) for text in plan.device_files[host].values()
                               if text.lstrip().startswith("{"))
         carried_count = sum(block.lines for block in blocks[host])
+        residual_count = sum(block.lines for block in residual[host])
         proofs[host] = DeviceProof(hostname=host, platform=original.platform, diff=diff, carried=blocks[host],
-                                   carried_missing=missing, recognised_lines=max(original_lines - carried_count, 0),
-                                   original_lines=original_lines, files=files)
+                                   carried_missing=missing, residual=residual[host], original_lines=original_lines,
+                                   recognised_lines=max(original_lines - carried_count - residual_count, 0),
+                                   files=files)
     return AdoptionProof(plan=plan, devices=proofs)
+
+
+def _split_shadowing(host: str, platform: str, files: dict[str, str],
+                     blocks: list[CarriedBlock]) -> tuple[list[CarriedBlock], list[CarriedBlock]]:
+    """(carried, residual): a block that changes a modelled field of the device (parsed alone) when put back is
+    residual, not carried. All blocks are tried at once first; only when they change something, one by one."""
+    if not blocks:
+        return [], []
+    alone = modelled(parse_device(files, platform=platform, hostname_hint=host))
+    if modelled(parse_device(with_carried(files, blocks), platform=platform, hostname_hint=host)) == alone:
+        return blocks, []
+    kept: list[CarriedBlock] = []
+    shadowing: list[CarriedBlock] = []
+    for block in blocks:
+        try:
+            changed = modelled(parse_device(with_carried(files, [block]), platform=platform,
+                                            hostname_hint=host)) != alone
+        except ParseError:
+            changed = True  # a line the rendering's context makes unreadable: not put back
+        (shadowing if changed else kept).append(block)
+    return kept, shadowing
 
 
 def _json_rows(text: str) -> int:
