@@ -332,7 +332,7 @@ def _evidence(port: dict, far: dict, near_neighbors: set[str], far_neighbors: se
 
 def _inventory_cable(cable: InferredCable, length_m: float) -> Cable:
     # Media is in no config: a DAC (0 m: length not recorded, the physical checks skip it).
-    return Cable(label=cable.label, a=cable.a, b=cable.b, cable_type=CableType.DAC, length_m=length_m, status="active")
+    return Cable(label=cable.label, a=cable.a, b=cable.b, cable_type=CableType.DAC, length_m=length_m, status="connected")
 
 
 def _check_speeds(switches: list[Switch], devices: dict[str, ParsedDevice], files: dict[str, dict[str, str]]) -> None:
@@ -387,7 +387,7 @@ def _servers(devices: dict[str, ParsedDevice], roles: dict[str, str]) -> tuple[l
             nics.setdefault(server, {})[port] = (interface.get("speed_gbps") or UNSTATED_SPEED_GBPS,
                                                   interface["mtu"] or 9000)
             cables.append(Cable(label=f"{host}:{interface['name']}--{server}:{port}", a=Endpoint(host, interface["name"]),
-                                b=Endpoint(server, port), cable_type=CableType.DAC, length_m=0.0, status="active"))
+                                b=Endpoint(server, port), cable_type=CableType.DAC, length_m=0.0, status="connected"))
     servers = [Server(name=name, nics=tuple(NicPort(name=port, rail=index, speed_gbps=speed, mtu=mtu)
                                             for index, (port, (speed, mtu)) in enumerate(sorted(
                                                 ports.items(), key=lambda item: natural_key(item[0]))))

@@ -122,9 +122,6 @@ class AdoptionProof:
         total = sum(device.original_lines for device in self.devices.values())
         return 100.0 * sum(device.recognised_lines for device in self.devices.values()) / total if total else 100.0
 
-    def carried_blocks(self) -> dict[str, list[CarriedBlock]]:
-        return {host: device.carried for host, device in self.devices.items()}
-
     def as_dict(self) -> dict:
         return {"summary": {**self.plan.summary(), "semantic_diff": self.semantic_diff,
                             "carried_lines": self.carried_lines, "carried_intact": self.carried_intact,
