@@ -197,3 +197,20 @@ def test_page_adopts_and_refuses_with_file_and_line(django_user_model, mixed):
     saved = operator.post("/fabrics/adopt/", {"archive": _tar(configs), "name": "pagefab"})
     assert saved.status_code == 200 and b"adopted: inventory, intent" in saved.content
     assert FabricIntent.objects.filter(name="pagefab").exists()
+
+
+@pytest.mark.django_db
+def test_a_public_avd_fabric_is_saved_and_compiles(tmp_path):
+    """AVD's single-DC L3LS (upper-case hostnames, MLAG pairs, ports without speeds) through the whole service."""
+    source = ROOT / "tests" / "data" / "corpus" / "avd" / "single-dc-l3ls"
+    out = io.StringIO()
+    call_command("fabric_adopt", "--configs", str(source), "--name", "avd-l3ls", stdout=out)
+    assert "6 devices adopted" in out.getvalue() and "refused dc1-leaf1c dc1-leaf1c.cfg:18" in out.getvalue()
+    fabric_intent = FabricIntent.objects.get(name="avd-l3ls")
+    assert fabric_intent.asn_scheme == "per_rack"
+    run = compile_run_create(fabric_intent=fabric_intent)
+    assert run.status == "succeeded", run.error
+    blocks = carried_blocks(fabric_intent)
+    for host, host_blocks in blocks.items():
+        files = DeviceConfig.objects.get(run=run, hostname=host, platform="eos").files
+        assert all(_present(block, files) for block in host_blocks), host
