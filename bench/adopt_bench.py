@@ -33,17 +33,26 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus"
 RESULTS = ROOT / "bench" / "results"
 
-# (name, kind, directory): public multi-device fabrics of three kinds.
+# (name, kind, directory): public multi-device fabrics (EVPN L3LS eBGP, IGP underlays, SONiC, FRR, L2, small
+# BGP snapshots).
 PUBLIC = (
     ("avd/single-dc-l3ls", "EVPN L3LS eBGP", "avd/single-dc-l3ls"),
     ("avd/dual-dc-l3ls", "EVPN L3LS eBGP", "avd/dual-dc-l3ls"),
     ("avd/cv_deploy", "EVPN L3LS eBGP", "avd/cv_deploy"),
     ("avd/cv_workflow", "EVPN L3LS eBGP", "avd/cv_workflow"),
+    ("avd/eos_config_deploy_cvp", "EVPN L3LS eBGP", "avd/eos_config_deploy_cvp"),
     ("avd/evpn_underlay_ebgp_overlay_ebgp", "EVPN L3LS eBGP", "avd/evpn_underlay_ebgp_overlay_ebgp"),
     ("avd/evpn_underlay_rfc5549_overlay_ebgp", "EVPN L3LS eBGP (RFC 5549)", "avd/evpn_underlay_rfc5549_overlay_ebgp"),
     ("avd/eos_designs-twodc-5stage-clos", "EVPN 5-stage eBGP", "avd/eos_designs-twodc-5stage-clos"),
     ("avd/evpn_underlay_isis_overlay_ibgp", "EVPN IGP underlay + iBGP overlay", "avd/evpn_underlay_isis_overlay_ibgp"),
     ("avd/evpn_underlay_ospf_overlay_ebgp", "EVPN IGP underlay + eBGP overlay", "avd/evpn_underlay_ospf_overlay_ebgp"),
+    ("avd/isis-ldp-ipvpn", "IGP underlay + iBGP (MPLS)", "avd/isis-ldp-ipvpn"),
+    ("avd/eos_designs-mpls-isis-sr-ldp", "IGP underlay + iBGP (MPLS)", "avd/eos_designs-mpls-isis-sr-ldp"),
+    ("avd/eos_designs-l2ls", "L2 leaf-spine", "avd/eos_designs-l2ls"),
+    ("avd/l2ls-fabric", "L2 leaf-spine", "avd/l2ls-fabric"),
+    ("avd/campus-fabric", "L2 campus", "avd/campus-fabric"),
+    ("batfish/snapshot-arista-bgp-local-as", "eBGP pair", "batfish/snapshot-arista-bgp-local-as"),
+    ("batfish/snapshot-bgp-local-preference", "eBGP triangle", "batfish/snapshot-bgp-local-preference"),
     ("sonic-mgmt/7nodes-cisco", "SONiC", "sonic-mgmt/7nodes-cisco"),
     ("sonic-mgmt/7nodes-force10", "SONiC", "sonic-mgmt/7nodes-force10"),
     ("containerlab/frr01", "FRR", "containerlab/frr01"),

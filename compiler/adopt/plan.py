@@ -712,10 +712,16 @@ def _management(configs: dict[str, dict]) -> Management:
     if not entries:
         return Management()
     first = entries[0]
-    address = first.get("address")
-    network = str(ipaddress.IPv4Interface(address).network) if address and "." in address else _MANAGEMENT.network
+    addresses = [entry["address"] for entry in entries if entry.get("address") and "." in entry["address"]]
+    networks = {str(ipaddress.IPv4Interface(address).network) for address in addresses}
+    # One subnet when every device's address is in it; else the smallest prefix covering them all (a management
+    # network spread over sites), whose gateway is the first device's when it lies inside.
+    network = next(iter(networks)) if len(networks) == 1 else _cover(addresses, _MANAGEMENT.network)
+    gateway = first.get("gateway")
+    if gateway and ipaddress.IPv4Address(gateway) not in ipaddress.IPv4Network(network):
+        gateway = None
     aaa = first.get("aaa") or {}
-    return Management(network=network, gateway=first.get("gateway"), vrf=first.get("vrf") or "default",
+    return Management(network=network, gateway=gateway, vrf=first.get("vrf") or "default",
                       ntp_servers=tuple(first.get("ntp_servers") or ()),
                       syslog_servers=tuple(first.get("syslog_servers") or ()),
                       dns_servers=tuple(first.get("dns_servers") or ()),
