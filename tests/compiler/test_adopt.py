@@ -206,3 +206,13 @@ def test_after_adoption_an_intent_change_is_a_minimal_diff(mixed):
         for hunk in hunks:
             assert all(re.search(r"random-detect|ecn|red_max|max_threshold|green_max|1536000|2048000", line, re.I)
                        for line in hunk), (host, hunk)
+
+
+def test_five_stage_fabric_recognised_with_super_spines():
+    scenario = ROOT / "tests" / "golden" / "five_stage_2pods" / "scenario.yaml"
+    snapshot = snapshot_from_scenario(yaml.safe_load(scenario.read_text()))
+    plan = adoption_plan(compiled_set(snapshot), name="clos5")
+    assert plan.recognised["asn_scheme"].startswith("5-stage")
+    roles = {switch.hostname: switch.role for switch in plan.snapshot.inventory.switches}
+    assert roles == {switch.hostname: switch.role for switch in snapshot.inventory.switches}
+    assert adoption_proof(plan).semantic_diff == 0
