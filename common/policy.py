@@ -96,6 +96,8 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
         **crud(EDIT_INTENTS), "compile": OPERATE, "config": VIEW, "diff": VIEW, "archive": VIEW,
         "blast_radius": EDIT_INTENTS, "roce_defaults": EDIT_INTENTS, "allocate": EDIT_INTENTS,
         "identity": VIEW},
+    # adopting a running fabric writes its inventory and its intent
+    "intents.api.adopt.FabricAdoptView": {"post": EDIT_INVENTORY},
     "intents.api.views.TenantViewSet": crud(EDIT_INTENTS),
     "intents.api.views.NetworkViewSet": crud(EDIT_INTENTS),
     "intents.api.views.RoceClassViewSet": crud(EDIT_INTENTS),

@@ -14,10 +14,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from compiler import model as core
+from compiler.adopt.carry import CarriedBlock as CoreCarriedBlock
 from inventory.adapters import inventory_snapshot
 
 from .choices import AllocationKindChoices
-from .models import Allocation, FabricIntent, Network, RoceClass, Tenant
+from .models import Allocation, CarriedBlock, FabricIntent, Network, RoceClass, Tenant
 
 P2P_PREFIX_LENGTH = 31  # the allocator hands out /31s only (RFC 3021 point-to-point links)
 
@@ -158,3 +159,15 @@ def allocation_rows(allocations: core.Allocations) -> dict[tuple[str, str], str]
     for key, value in allocations.l3vnis.items():
         rows[(kinds.L3VNI, key)] = str(value)
     return rows
+
+
+def carried_blocks(fabric_intent: FabricIntent) -> dict[str, list[CoreCarriedBlock]]:
+    """The carried lines of an adopted fabric (intents.models.CarriedBlock), per hostname in their order: what a
+    compile puts back into each device's own platform rendering (compiler.adopt.carry.with_carried)."""
+    out: dict[str, list[CoreCarriedBlock]] = defaultdict(list)
+    for row in CarriedBlock.objects.filter(fabric_intent=fabric_intent).order_by("hostname", "position").values(
+            "hostname", "target", "kind", "source_file", "source_line", "text", "lines", "parents"):
+        out[row["hostname"]].append(CoreCarriedBlock(
+            target=row["target"], kind=row["kind"], file=row["source_file"], line=row["source_line"], text=row["text"],
+            lines=row["lines"], parents=tuple(row["parents"])))
+    return dict(out)

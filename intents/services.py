@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from common.runs import run_execute
 from compiler import api as compiler_api
 from compiler import model as core
+from compiler.adopt.carry import with_carried
 from compiler.blast import BlastRadius, blast_radius
 from compiler.diff import config_diff as text_diff
 from compiler.diff import structured_diff
@@ -37,7 +38,7 @@ from compiler.validate import check_intent
 from inventory.adapters import inventory_snapshot
 from inventory.models import Fabric, NicPort, Switch
 
-from .adapters import allocation_rows, fabric_snapshot, snapshot_sha256
+from .adapters import allocation_rows, carried_blocks, fabric_snapshot, snapshot_sha256
 from .choices import AllocationKindChoices, DiffTargetChoices
 from .constants import ROCE_DEFAULT_CLASSES
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
@@ -300,6 +301,13 @@ def _compile_device_configs(run: CompileRun) -> list[DeviceConfig]:
     snapshot = dataclasses.replace(synced.snapshot, allocations=synced.allocations)
     run.snapshot_sha256 = snapshot_sha256(snapshot)
     structured, rendered, hashes = compile_devices(snapshot, devices=run.devices, platforms=run.platforms)
+    # An adopted fabric's carried lines go back into each device's own platform rendering (compiler.adopt).
+    for hostname, blocks in carried_blocks(run.fabric_intent).items():
+        own = structured.get(hostname, {}).get("platform")
+        if own in rendered.get(hostname, {}):
+            files = with_carried(dict(rendered[hostname][own]), blocks)
+            rendered[hostname] = {**rendered[hostname], own: files}
+            hashes[hostname] = {**hashes[hostname], own: compiler_api.files_sha256(files)}
     return [DeviceConfig(run=run, hostname=hostname, platform=platform, files=dict(files),
                          structured=structured[hostname], sha256=hashes[hostname][platform])
             for hostname, per_platform in rendered.items() for platform, files in per_platform.items()]

@@ -8,6 +8,10 @@ NIC_MTU_DEFAULT = 9000
 
 # Port speeds a data-center switch or NIC port can run at (Gb/s), IEEE 802.3 rates.
 PORT_SPEEDS_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
+# 0: a port whose speed no source states (an adopted config without `speed`: the platform's default runs and no
+# speed line is rendered, compiler.adopt.plan.UNSTATED_SPEED_GBPS).
+PORT_SPEED_UNSTATED = 0
+PORT_SPEED_CHOICES = [(PORT_SPEED_UNSTATED, "not stated")] + [(speed, f"{speed}G") for speed in PORT_SPEEDS_GBPS]
 
 RACK_HEIGHT_MAX_U = 60
 BREAKOUT_LANES_MAX = 8

@@ -5,6 +5,7 @@ from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 
 from common import tokens
+from intents.api.adopt import FabricAdoptView
 
 
 @csrf_exempt  # it changes nothing; a write with a session cookie must get this 404, not the CSRF failure page
@@ -14,6 +15,8 @@ def api_not_found(request, *args, **kwargs):
 
 
 urlpatterns = [
+    # Before the inventory router, whose fabrics/<pk>/ would take "adopt" for an id.
+    path("fabrics/adopt/", FabricAdoptView.as_view(), name="fabric-adopt"),
     path("", include("inventory.api.urls")),
     path("", include("intents.api.urls")),
     path("", include("changes.api.urls")),

@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .converters import NameConverter
-from .views import account, configs, dashboard, intents, inventory, rollouts, search, topology, twin, validation
+from .views import account, adopt, configs, dashboard, intents, inventory, rollouts, search, topology, twin, validation
 
 app_name = "ui"
 register_converter(NameConverter, "name")  # object names: any character, "/" included, never a 500
@@ -18,6 +18,7 @@ urlpatterns = [
     # fabrics and inventory
     path("fabrics/", inventory.fabric_list, name="fabric_list"),
     path("fabrics/build/", inventory.fabric_build, name="fabric_build"),
+    path("fabrics/adopt/", adopt.fabric_adopt_page, name="fabric_adopt"),
     path("fabrics/<name:name>/", inventory.fabric_detail, name="fabric_detail"),
     path("fabrics/<name:name>/topology/", topology.topology, name="topology"),
     path("fabrics/<name:name>/topology/link/", topology.topology_link, name="topology_link"),

@@ -1,6 +1,7 @@
 """Intent models, split by domain (NetBox style); import them from ``intents.models``."""
 
 from .allocations import *  # noqa: F401,F403
+from .carried import *  # noqa: F401,F403
 from .compile import *  # noqa: F401,F403
 from .fabric import *  # noqa: F401,F403
 from .qos import *  # noqa: F401,F403

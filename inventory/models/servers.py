@@ -8,7 +8,7 @@ from common import names
 from common.versioning import VersionedModel
 
 from ..choices import CableEndChoices
-from ..constants import INTERFACE_MTU_MAX, INTERFACE_MTU_MIN, NIC_MTU_DEFAULT, PORT_SPEEDS_GBPS
+from ..constants import INTERFACE_MTU_MAX, INTERFACE_MTU_MIN, NIC_MTU_DEFAULT, PORT_SPEED_CHOICES
 from .cables import unplug_on_cable_delete
 
 __all__ = ("Server", "NicPort")
@@ -50,7 +50,7 @@ class NicPort(VersionedModel):
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="nic_ports")
     name = models.CharField(max_length=32, validators=[names.nic_name])
     rail = models.PositiveSmallIntegerField(help_text="Rail index (0-based): NIC i of every server meets leaf rail i")
-    speed_gbps = models.PositiveIntegerField(choices=[(speed, f"{speed}G") for speed in PORT_SPEEDS_GBPS])
+    speed_gbps = models.PositiveIntegerField(choices=PORT_SPEED_CHOICES)
     mtu = models.PositiveIntegerField(default=NIC_MTU_DEFAULT,
                                       validators=[MinValueValidator(INTERFACE_MTU_MIN),
                                                   MaxValueValidator(INTERFACE_MTU_MAX)])

@@ -22,7 +22,7 @@ from ..constants import (
     INTERFACE_MTU_MIN,
     PLANE_MAX,
     POD_MAX,
-    PORT_SPEEDS_GBPS,
+    PORT_SPEED_CHOICES,
 )
 from .cables import unplug_on_cable_delete
 
@@ -142,7 +142,7 @@ class Switch(VersionedModel):
 class Interface(VersionedModel):
     switch = models.ForeignKey(Switch, on_delete=models.CASCADE, related_name="interfaces")
     name = models.CharField(max_length=64, validators=[names.interface_name])
-    speed_gbps = models.PositiveIntegerField(choices=[(speed, f"{speed}G") for speed in PORT_SPEEDS_GBPS])
+    speed_gbps = models.PositiveIntegerField(choices=PORT_SPEED_CHOICES)
     mtu = models.PositiveIntegerField(default=INTERFACE_MTU_DEFAULT,
                                       validators=[MinValueValidator(INTERFACE_MTU_MIN),
                                                   MaxValueValidator(INTERFACE_MTU_MAX)])

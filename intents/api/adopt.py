@@ -1,0 +1,45 @@
+"""``POST /api/fabrics/adopt/``: adopt a running fabric from an uploaded archive of its configs (intents/adopt.py).
+
+The upload is read with the same bounded reader as ``POST /api/validation-runs/configs/`` (the request's declared
+length, the archive's size, then compiler.parse.files' member, total and line limits), never a directory on the
+server. ``dry_run`` (default false) answers the adoption report and saves nothing; otherwise everything is saved
+in one transaction and the answer is 201. A hostile or partial set is a 400 naming file and line; nothing is saved.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from common.api_limits import upload_request_check
+from compiler.parse.files import configs_from_archive, upload_size_check
+
+from ..adopt import fabric_adopt
+
+
+class FabricAdoptSerializer(serializers.Serializer):
+    archive = serializers.FileField(help_text=".tar, .tar.gz or .zip of <device>/<files> or one file per device")
+    name = serializers.CharField(max_length=100, default="adopted", help_text="Fabric and intent name")
+    dry_run = serializers.BooleanField(default=False, help_text="Answer the report; save nothing")
+    netbox_url = serializers.CharField(max_length=200, required=False, allow_blank=True,
+                                       help_text="Not built yet: refused when given")
+
+
+class FabricAdoptView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request={"multipart/form-data": FabricAdoptSerializer}, responses={200: dict, 201: dict})
+    def post(self, request):
+        upload_request_check(request)  # before Django spools the files to disk
+        params = FabricAdoptSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        options = params.validated_data
+        archive = options["archive"]
+        upload_size_check("archive", archive.name, archive.size)  # before it is read into memory
+        device_files = configs_from_archive(archive.read(), archive.name)
+        outcome = fabric_adopt(device_files=device_files, name=options["name"],
+                               netbox_url=options.get("netbox_url") or None, dry_run=options["dry_run"])
+        return Response(outcome.as_dict(), status=status.HTTP_200_OK if outcome.dry_run else status.HTTP_201_CREATED)
