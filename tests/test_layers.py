@@ -112,14 +112,14 @@ def test_a_planted_upward_import_fails(tmp_path):
     root = _tree(tmp_path, {
         "common/runs.py": "from compiler.errors import FabricTwinError\n",  # downward: fine
         "intents/selectors.py": "def twin():\n    from twins.models import Twin\n    return Twin\n",  # upward, lazy
-        "inventory/models.py": "import common.roles\n",  # upward
+        "inventory/models.py": "import ui.roles\n",  # upward
         "twins/services.py": "from validation import services\n",  # a peer
         "twin/urls.py": "from ui import urls\n",  # the project on top: fine
         "changes/pipelines/checks.py": "from labs import runtime\n",  # around the twins door
         "twins/checks.py": "from labs import checks\n",  # through the door: fine
     })
     assert [(v.path, v.line, v.module) for v in layer_violations(root)] == [
-        ("inventory/models.py", 1, "common.roles"), ("intents/selectors.py", 2, "twins.models"),
+        ("inventory/models.py", 1, "ui.roles"), ("intents/selectors.py", 2, "twins.models"),
         ("twins/services.py", 1, "validation"), ("changes/pipelines/checks.py", 1, "labs")]
 
 
