@@ -78,6 +78,10 @@ def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | Non
     structured = ctx.structured
     per_leaf: dict[str, tuple] = {}
     core = None
+    # Ports that carry the underlay: cabled to a device of the set, running a session or the IGP. A routed edge port
+    # toward nothing here (AVD's `Ethernet4000 description My test`) carries no tunnel of this fabric.
+    session_ports = {(s.a, s.a_interface) for s in ctx.sessions.established} | {
+        (s.b, s.b_interface) for s in ctx.sessions.established}
     for host, config in structured.items():
         role = config.get("role")
         is_vtep = role in VTEP_ROLES
@@ -88,6 +92,9 @@ def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | Non
             if interface["kind"] != "fabric" or not interface["enabled"] or interface["mtu"] is None:
                 continue  # no `mtu` line (foreign configs): the platform default is not modelled, nothing to judge
             peer_key = (interface["peer_device"], interface["peer_interface"])
+            if peer_key[0] not in structured and (host, interface["name"]) not in session_ports \
+                    and not interface.get("igp"):
+                continue
             if not is_vtep and (structured.get(peer_key[0]) or {}).get("role") not in CORE_ROLES:
                 continue
             peer = index.get(peer_key)
@@ -108,6 +115,41 @@ def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | Non
     return per_leaf, core
 
 
+def host_mtu_by_vlan(config) -> dict[int, int]:
+    """VLAN ID -> the largest MTU a host port carrying that VLAN states (a bundle member takes its port-channel's
+    VLANs and MTU; a trunk without an allowed list carries every VLAN). The host MTU of a network is that of the
+    ports carrying it, not of the device: a 1601-byte port in VLAN 1 says nothing about a VXLAN-mapped VLAN 110.
+    A VLAN no host port carries takes the device-wide host MTU (``mtu.host``: the intent's, for compiled configs)
+    only when every host port runs that one MTU, a design value; where host ports differ, it is unknown."""
+    bundles = {bundle["name"]: bundle for bundle in config.get("port_channels") or []}
+    every_vlan = [vlan["id"] for vlan in config["vlans"]]
+    out: dict[int, int] = {}
+    carried: set[int] = set()
+    effective: set[int | None] = set()
+    for interface in config["interfaces"]:
+        if interface["kind"] != "server" or not interface["enabled"]:
+            continue
+        bundle = bundles.get(interface.get("port_channel") or "")
+        carrier = bundle if bundle is not None else interface
+        mtu = (bundle["mtu"] if bundle is not None and bundle["mtu"] else None) or interface["mtu"] or None
+        effective.add(mtu)
+        trunk_vlans = carrier["trunk_vlans"]
+        if carrier.get("switchport_mode") == "trunk" and not trunk_vlans:
+            trunk_vlans = every_vlan
+        for vlan_id in (carrier["access_vlan"], *trunk_vlans):
+            if vlan_id is None:
+                continue
+            carried.add(vlan_id)
+            if mtu:
+                out[vlan_id] = max(out.get(vlan_id, 0), mtu)
+    device_wide = (config.get("mtu") or {}).get("host") or 0
+    if device_wide and effective <= {device_wide}:
+        for vlan_id in every_vlan:
+            if vlan_id not in carried:
+                out[vlan_id] = device_wide
+    return out
+
+
 def check_overlay_budget(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     per_leaf, core = _bottlenecks(ctx)
@@ -117,21 +159,15 @@ def check_overlay_budget(fabric) -> list[Finding]:
     for host, config in ctx.structured.items():
         if not config["vlans"] and not config.get("vxlan"):
             continue
-        vlan_networks = {vlan["id"]: vlan["network"] for vlan in config["vlans"]}
+        by_vlan = host_mtu_by_vlan(config)
         for vlan in config["vlans"]:
             carriers[vlan["network"]].append(host)
-            host_mtu[vlan["network"]] = max(host_mtu[vlan["network"]], (config.get("mtu") or {}).get("host") or 0)
-        for interface in config["interfaces"]:
-            if interface["kind"] == "server" and interface["enabled"]:
-                for vlan_id in [interface["access_vlan"], *interface["trunk_vlans"]]:
-                    if vlan_id in vlan_networks:
-                        network = vlan_networks[vlan_id]
-                        # A port without an `mtu` line (foreign configs, bundle members) states no host MTU.
-                        host_mtu[network] = max(host_mtu[network], interface["mtu"] or 0)
+            # A port without an `mtu` line (foreign configs, bundle members) states no host MTU.
+            host_mtu[vlan["network"]] = max(host_mtu[vlan["network"]], by_vlan.get(vlan["id"], 0))
         vxlan = config.get("vxlan") or {}
         if vxlan.get("mtu") and host in per_leaf:
-            largest_host = max([(config.get("mtu") or {}).get("host") or 0] +
-                               [i["mtu"] or 0 for i in config["interfaces"] if i["kind"] == "server" and i["enabled"]])
+            # Only what enters the tunnel: hosts of VLANs mapped to a VNI.
+            largest_host = max([by_vlan.get(vlan["id"], 0) for vlan in config["vlans"] if vlan.get("vni")] or [0])
             underlay, where = per_leaf[host]
             if vxlan["mtu"] + VXLAN_OVERHEAD_BYTES > underlay:
                 findings.append(Finding(
@@ -171,11 +207,12 @@ def check_svi(fabric) -> list[Finding]:
     per_network: dict[str, list[tuple[str, int]]] = defaultdict(list)
     findings: list[Finding] = []
     for host, config in ctx.structured.items():
-        expected_host = (config.get("mtu") or {}).get("host")
+        by_vlan = host_mtu_by_vlan(config)
         for vlan in config["vlans"]:
             svi = vlan.get("svi")
             if not svi or not (svi["ip"] or svi.get("virtual_router_addresses")) or svi["mtu"] is None:
                 continue  # no gateway (an MLAG peer SVI), or no `mtu` line: the platform default is not modelled
+            expected_host = by_vlan.get(vlan["id"])  # the hosts of this VLAN, not the device's largest port
             per_network[vlan["network"]].append((host, svi.get("mtu")))
             if expected_host and svi.get("mtu") != expected_host:
                 findings.append(Finding(

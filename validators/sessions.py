@@ -102,6 +102,8 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
     v6_owner: dict[object, tuple[str, str]] = {}
     for host, config in structured.items():
         for interface in (*config["interfaces"], *_layer3_virtual_ports(config)):
+            if interface.get("vrf") not in (None, "default"):
+                continue  # a tenant VRF's port: the fabric sessions judged here are the default VRF's
             ip = interface["ip"]
             if ip or interface["kind"] in ("fabric", "peer_link"):
                 key = (host, interface["name"])
@@ -391,6 +393,12 @@ def _loopback_sessions(structured: Mapping[str, StructuredConfig], table: Sessio
                                    owners[address][0])
         link = f"{host}:{source['name']}<->{peer}:{peer_loopback}"
         mirror = statements.get((peer, own))
+        if mirror is None and _listens(structured[peer], neighbor, config["bgp"].get("asn") if config["bgp"].get(
+                "asn") is not None else config.get("asn"), ip_address(own)):
+            # A dynamic neighbor: the peer (a route reflector, AVD's WAN pathfinder) accepts sessions from a range.
+            low, high = sorted([(host, source["name"]), (peer, peer_loopback)])
+            table.loopback_sessions.append(Session(*low, *high))
+            continue
         if mirror is None:
             error(link, f"a neighbor {own} on {peer}", None, f"one-sided session: {host} peers with {peer}'s "
                   f"loopback {address} but {peer} has no loopback session toward {own}")

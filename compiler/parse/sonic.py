@@ -51,7 +51,7 @@ READ_TABLES = {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER",
                "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH",
                "DEVICE_NEIGHBOR", "BREAKOUT_CFG", "PORTCHANNEL", "PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE",
-               "BGP_NEIGHBOR", "BGP_PEER_RANGE"}
+               "BGP_NEIGHBOR", "BGP_PEER_RANGE", "BGP_INTERNAL_NEIGHBOR", "VOQ_INBAND_INTERFACE"}
 READ_TABLES = READ_TABLES | AAA_TABLES  # management AAA, read by compiler.parse.aaa.sonic_aaa
 
 
@@ -159,9 +159,10 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         at(f"interface {name}", "PORT", name)
     _breakouts(db, interfaces)
     for interface in interfaces.values():
-        # An enabled port that is neither routed nor in a VLAN faces a server in no network (our renderer says
-        # so in its description); routed and VLAN ports are classified below.
-        if interface["enabled"] or interface["description"].startswith("SERVER "):
+        # A port that is neither routed, bundled nor in a VLAN (classified below) faces a server in no network only
+        # where our renderer says so in its description; otherwise it forwards nothing this file configures (a
+        # spare front-panel port, a VOQ chassis' inband port whose address is in VOQ_INBAND_INTERFACE): unused.
+        if interface["description"].startswith("SERVER "):
             interface["kind"] = "server"
     for key, row in (db.get("INTERFACE") or {}).items():
         name, _, address = _key_parts(key)
@@ -176,6 +177,18 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         if key in interfaces:
             interfaces[key]["peer_device"], interfaces[key]["peer_interface"] = neighbor.get("name"), neighbor.get(
                 "port")
+    # VOQ chassis (sonic-voq-inband-interface.yang): the inband port carries the linecards' internal iBGP through
+    # the chassis fabric. It is addressed, but no front-panel cable (DEVICE_NEIGHBOR names the other linecard's
+    # ASIC namespace) and no data port: it stays unused, with its addresses, so the internal sessions pair.
+    for key in db.get("VOQ_INBAND_INTERFACE") or {}:
+        name, _, address = _key_parts(key)
+        if name not in interfaces:
+            continue
+        interfaces[name]["kind"] = "unused"
+        interfaces[name]["peer_device"] = interfaces[name]["peer_interface"] = None
+        if address and not _address_row(interfaces[name], address):
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"VOQ_INBAND_INTERFACE|{key}", 0),
+                                         f"VOQ_INBAND_INTERFACE|{key}"))
     for key, value in ((db.get("CABLE_LENGTH") or {}).get("AZURE") or {}).items():
         if key in interfaces and str(value).endswith("m"):
             length = float(str(value)[:-1])
@@ -387,6 +400,7 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
     for key, row in (db.get("QUEUE") or {}).items():
         port, _, queue = _key_parts(key)
         queues.setdefault(port, {})[queue] = row
+    buffer_model = ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model")
     pgs: dict[str, dict[int, str]] = {}
     for key, row in (db.get("BUFFER_PG") or {}).items():
         ports, _, groups = _key_parts(key)
@@ -394,7 +408,7 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
         # comma list of ports (minigraph-era config_db).
         for port in ports.split(","):
             for priority_group in _queue_range(groups):
-                pgs.setdefault(port, {})[int(priority_group)] = row.get("profile", "")
+                pgs.setdefault(port, {})[int(priority_group)] = _reference(row.get("profile", ""))
     for name, binding in port_maps.items():
         interface = interfaces.get(name)
         if interface is None:
@@ -405,19 +419,27 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
         port_qos["pfc_watchdog"] = bool(_ints(binding.get("pfcwd_sw_enable", ""))) and name in watchdog_rows
         for queue, row in queues.get(name, {}).items():
             for single in _queue_range(queue):
-                scheduler = schedulers.get(row.get("scheduler", "")) or {}
+                scheduler = schedulers.get(_reference(row.get("scheduler", ""))) or {}
                 if scheduler:
                     mode = "strict" if scheduler.get("type") == "STRICT" else "dwrr"
                     entry = {"mode": mode} if mode == "strict" else {"mode": mode,
                                                                       "weight_percent": int(scheduler["weight"])}
                     qos["scheduling"].setdefault(single, entry)
-                profile = wred.get(row.get("wred_profile", ""))
+                profile = wred.get(_reference(row.get("wred_profile", "")))
                 if profile and profile.get("ecn", "ecn_none") != "ecn_none":
                     port_qos["ecn"][single] = {"min_bytes": int(profile["green_min_threshold"]),
                                                "max_bytes": int(profile["green_max_threshold"]),
                                                "probability": int(profile["green_drop_probability"])}
         for priority in port_qos["pfc_priorities"]:
             group = priority_to_pg.get(priority)
+            if group is None:  # no PFC priority map: SONiC pauses priority == TC, whose group TC_TO_PRIORITY_GROUP_MAP names
+                group = qos["tc_to_priority_group"].get(str(priority))
+            if group is not None and group not in pgs.get(name, {}) and buffer_model in ("traditional", "dynamic"):
+                # No row for this lossless group: SONiC's buffer manager creates it when the port comes up, from the
+                # port speed and CABLE_LENGTH (sonic-swss cfgmgr/buffermgr: traditional lookup table, or the dynamic
+                # headroom calculation); the size is not in this file, so nothing can be judged against it.
+                port_qos.setdefault("headroom_at_runtime", []).append(priority)
+                continue
             profile = profiles.get(pgs.get(name, {}).get(group, "")) if group is not None else None
             if profile and "xoff" in profile:
                 port_qos["headroom"][str(priority)] = {
@@ -432,6 +454,16 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
             qos["_ecn_by_queue"].setdefault(queue, ecn)
     locations.setdefault("qos", (CONFIG_DB, lines.get("DSCP_TO_TC_MAP", 0)))
     structured["qos"] = finish_qos(qos)
+
+
+def _reference(value: str) -> str:
+    """A row's reference to another table's row: ``AZURE_LOSSLESS``, or the older ``[WRED_PROFILE|AZURE_LOSSLESS]``
+    form minigraph-generated configs still carry (SONiC config_db reference syntax before the YANG models; the
+    sonic-mgmt VOQ testbed writes every scheduler, WRED and buffer profile reference so)."""
+    value = str(value).strip()
+    if value.startswith("[") and value.endswith("]") and "|" in value:
+        return value[1:-1].split("|", 1)[1]
+    return value
 
 
 def _queue_range(queue: str) -> list[str]:
@@ -482,7 +514,9 @@ def _bgp_tables(db: dict, structured: dict, locations: dict, unmodelled: list, l
     when frr.conf does not state one; the router ID is ``bgp_router_id``, else Loopback0's address (bgpcfgd)."""
     bgp = structured["bgp"]
     metadata: dict[str, Any] = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
-    neighbors_table = db.get("BGP_NEIGHBOR") or {}
+    # BGP_INTERNAL_NEIGHBOR: a VOQ chassis' iBGP between its linecards' ASICs (sonic-bgp-internal-neighbor.yang),
+    # the same row shape as BGP_NEIGHBOR.
+    neighbors_table = {**(db.get("BGP_NEIGHBOR") or {}), **(db.get("BGP_INTERNAL_NEIGHBOR") or {})}
     ranges = db.get("BGP_PEER_RANGE") or {}
     if not (neighbors_table or ranges):
         return
@@ -493,13 +527,15 @@ def _bgp_tables(db: dict, structured: dict, locations: dict, unmodelled: list, l
         bgp["router_id"] = structured["router_id"] = metadata.get("bgp_router_id") or (
             loopback0.split("/")[0] if loopback0 else None)
     stated = {entry["address"] for entry in bgp["neighbors"] if entry["address"]}
+    internal = db.get("BGP_INTERNAL_NEIGHBOR") or {}
     for key, row in neighbors_table.items():
+        table = "BGP_INTERNAL_NEIGHBOR" if key in internal else "BGP_NEIGHBOR"
         vrf, _, address_text = key.rpartition("|")
         address = ip_address_text(address_text)
         if address is None or vrf not in ("", "default") or not row.get("asn"):
-            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"BGP_NEIGHBOR|{key}", 0), f"BGP_NEIGHBOR|{key}"))
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"{table}|{key}", 0), f"{table}|{key}"))
             continue
-        locations.setdefault(f"bgp neighbor {address}", (CONFIG_DB, lines.get(f"BGP_NEIGHBOR|{key}", 0)))
+        locations.setdefault(f"bgp neighbor {address}", (CONFIG_DB, lines.get(f"{table}|{key}", 0)))
         locations.setdefault("bgp", (CONFIG_DB, lines.get("BGP_NEIGHBOR", 0)))
         if address in stated:
             continue

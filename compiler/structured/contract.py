@@ -72,6 +72,9 @@ class PortQos(TypedDict, total=False):
     pfc_watchdog: bool
     ecn: dict[str, EcnThresholds]  # egress queue -> thresholds
     headroom: dict[str, Headroom]  # PFC priority -> buffer
+    # SONiC: lossless priorities with no BUFFER_PG row, whose headroom the buffer manager sizes at runtime (foreign
+    # configs saved before buffermgrd ran: sonic-swss cfgmgr/buffermgr, from the port speed and cable length).
+    headroom_at_runtime: NotRequired[list[int]]
 
 
 class Interface(TypedDict):
@@ -102,6 +105,7 @@ class Interface(TypedDict):
     dhcp: NotRequired[bool]  # a routed port whose address is leased by DHCP (ip null)
     # Routing read from foreign configs (docs/structured-config.md, "Foreign routing features").
     ipv6: NotRequired[str]  # IPv6 address/length (RFC 5952 text)
+    vrf: NotRequired[str]  # a routed port of a tenant VRF (absent: the default VRF)
     igp: NotRequired[InterfaceIgp]  # OSPF / IS-IS on the port
 
 
