@@ -28,6 +28,7 @@ from validators.common import (
     same_subnet,
     short_list,
     split_prefix,
+    subnet_links,
 )
 from validators.igp import IgpTopology, build_igp
 from validators.leaf_pairs import LeafPairMatrix, leaf_pair_matrix
@@ -149,6 +150,11 @@ class FabricContext:
             join(session.a, session.b)
         roots: dict[str, int] = {}
         return {host: roots.setdefault(root(host), len(roots)) for host in self.structured}
+
+    @cached_property
+    def subnet_links(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """Routed ports no cabling names, paired by their point-to-point subnet (validators.common.subnet_links)."""
+        return subnet_links(self.structured)
 
     @cached_property
     def interface_index(self) -> dict[tuple[str, str], Interface]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from ipaddress import ip_interface
 
 from compiler.structured.contract import StructuredConfig
+from validators.common import subnet_links
 from validators.findings import Finding, Severity
 
 IGP = "routing.igp"
@@ -126,9 +127,12 @@ def build_igp(structured: Mapping[str, StructuredConfig]) -> IgpTopology:
             if loopback.get("igp") and loopback["ip"]:
                 topology.advertised.setdefault(str(ip_interface(loopback["ip"]).ip), set()).add(host)
     seen: set[tuple[str, str]] = set()
+    by_subnet = subnet_links(structured)  # FRR states no cabling: a link is the two ends of a point-to-point subnet
     for host, config in structured.items():
         for port in config["interfaces"]:
             peer, peer_name = port["peer_device"], port["peer_interface"]
+            if not peer and "igp" in port and (host, port["name"]) in by_subnet:
+                peer, peer_name = by_subnet[(host, port["name"])]
             if "igp" not in port or not peer or not peer_name or peer not in structured or (host, port["name"]) in seen:
                 continue
             far = next((item for item in structured[peer]["interfaces"] if item["name"] == peer_name), None)

@@ -9,7 +9,8 @@
   and the core-to-core links. The VXLAN interface MTU must hold the host MTU and fit the underlay as well.
 * ``mtu.port_channels`` -- every member of a port-channel has the bundle's MTU (Arista EOS User Manual, "Port
   Channels": members take the port-channel's MTU; SONiC PORTCHANNEL.mtu likewise). A member stating another MTU
-  is a config fault: which MTU the bundle really forwards depends on the platform, and the peer sees a mix.
+  is a config fault: which MTU the bundle really forwards depends on the platform, and the peer sees a mix. And
+  both ends of a member's link bundle it (IEEE 802.1AX): a member cabled to a plain port never joins the bundle.
 * ``mtu.svi`` -- the anycast gateway (SVI) MTU of a network is the same on every leaf and equals the host MTU
   (a gateway with a smaller MTU drops or fragments routed jumbo frames; a larger one sends what hosts reject).
 """
@@ -17,12 +18,14 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.structured.contract import PortChannel
 from validators.common import CORE_ROLES, VTEP_ROLES, CheckSkipped
 from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.mlag import mlag_pairs
 
 LINKS = "mtu.links"
 OVERLAY_BUDGET = "mtu.overlay_budget"
@@ -42,6 +45,8 @@ def check_links(fabric) -> list[Finding]:
             kind = interface["kind"]
             if kind in SWITCH_KINDS:
                 peer_key = (interface["peer_device"] or "", interface["peer_interface"] or "")  # set on cabled ports
+                if not interface["peer_device"]:  # no cabling stated: the other address of its point-to-point subnet
+                    peer_key = ctx.subnet_links.get((host, interface["name"]), peer_key)
                 peer = index.get(peer_key)
                 # A port whose config states no MTU runs the platform default, which the parser does not guess:
                 # the link is not judged (not examined) rather than compared against None.
@@ -220,7 +225,26 @@ def check_svi(fabric) -> list[Finding]:
                     actual=svi.get("mtu"),
                     message=f"SVI of {vlan['network']} has MTU {svi.get('mtu')}, the host MTU is "
                     f"{expected_host}"))
-    ctx.record_examined(SVI, {"SVIs": sum(len(entries) for entries in per_network.values())})
+    peer_svis = 0
+    for host, peer in sorted(mlag_pairs(ctx.structured).items()):
+        if host > peer:
+            continue  # each pair once
+        # The MLAG peers' SVIs of one VLAN are two ends of one L2 segment over the peer-link: the peer SVI carrying
+        # their iBGP/IGP session, each VLAN's gateway. Unequal MTUs drop the larger frames one way (like a link).
+        mine = {vlan["id"]: svi["mtu"] for vlan in ctx.structured[host]["vlans"] if (svi := vlan.get("svi"))}
+        theirs = {vlan["id"]: svi["mtu"] for vlan in ctx.structured[peer]["vlans"] if (svi := vlan.get("svi"))}
+        for vlan_id in sorted(set(mine) & set(theirs)):
+            if mine[vlan_id] is None or theirs[vlan_id] is None:
+                continue  # the platform default is not modelled
+            peer_svis += 1
+            if mine[vlan_id] != theirs[vlan_id]:
+                findings.append(Finding(
+                    check=SVI, severity=Severity.ERROR, subject=f"{host}:Vlan{vlan_id}<->{peer}:Vlan{vlan_id}",
+                    expected=mine[vlan_id], actual=theirs[vlan_id],
+                    message=f"SVI Vlan{vlan_id} MTU {mine[vlan_id]} on {host} but {theirs[vlan_id]} on its MLAG "
+                    f"peer {peer}: the larger frames are dropped in one direction over the peer-link"))
+    ctx.record_examined(SVI, {"SVIs": sum(len(entries) for entries in per_network.values()),
+                              "MLAG peer SVI pairs": peer_svis})
     for network, entries in sorted(per_network.items()):
         counts = Counter(mtu for _host, mtu in entries)
         if len(counts) < 2:
@@ -272,8 +296,55 @@ def check_port_channels(fabric) -> list[Finding]:
                         f"(MTU {bundle['mtu']}): members must carry the bundle's MTU"))
     if not bundles:
         raise CheckSkipped("no port-channels")
-    ctx.record_examined(PORT_CHANNELS, {"members of port-channels with an MTU": members})
+    links, one_sided = _bundling_of_links(ctx)
+    findings += one_sided
+    ctx.record_examined(PORT_CHANNELS, {"members of port-channels with an MTU": members,
+                                        "bundle member links": links})
     return findings
+
+
+def described_peer(description: str, ports_of: Mapping[str, set[str]]) -> tuple[str, str] | None:
+    """The (device, port) a description names as ``<anything>_<device>_<port>`` (AVD: ``MLAG_dc1-leaf1b_Ethernet3``,
+    ``L2_SPINE1_Ethernet1``, ``P2P_LINK_TO_DC1-SPINE1_Ethernet6``), when that device is in the set and has that
+    port: the cabling the text states where no parser field carries it."""
+    parts = description.split("_")
+    for start in range(len(parts)):
+        for end in range(start + 1, len(parts)):
+            device, port = "_".join(parts[start:end]), "_".join(parts[end:])
+            if port in ports_of.get(device, ()):
+                return device, port
+    return None
+
+
+def _bundling_of_links(ctx) -> tuple[int, list[Finding]]:
+    """Both ends of a link bundle it (IEEE 802.1AX: LACP aggregates a link only when both ends run it on that
+    port): a member whose cabled peer port is a plain port never joins the bundle (LACP) or blackholes what the
+    bundle hashes onto it (static). Peers come from the parsed cabling, else from the member's description."""
+    structured = ctx.structured
+    ports_of = {host: {port["name"] for port in config["interfaces"]} for host, config in structured.items()}
+    index = ctx.interface_index
+    findings: list[Finding] = []
+    links = 0
+    for host, config in structured.items():
+        for port in config["interfaces"]:
+            bundle = port.get("port_channel")
+            if not bundle or not port["enabled"]:
+                continue
+            peer = (port["peer_device"], port["peer_interface"]) if port["peer_device"] else described_peer(
+                port["description"], ports_of)
+            far = index.get(peer) if peer is not None else None
+            if far is None or peer is None:
+                continue
+            links += 1
+            if far.get("port_channel") or not far["enabled"]:
+                continue
+            link = f"{host}:{port['name']}<->{peer[0]}:{peer[1]}"
+            findings.append(Finding(
+                check=PORT_CHANNELS, severity=Severity.ERROR, subject=link, expected="both ends in a bundle",
+                actual=f"{port['name']} in {bundle}, {peer[1]} in none",
+                message=f"{host}:{port['name']} is a member of {bundle} but {peer[0]}:{peer[1]} bundles nothing: "
+                "the link never joins the bundle (IEEE 802.1AX: both ends aggregate it)"))
+    return links, findings
 
 
 CHECKS = {LINKS: check_links, OVERLAY_BUDGET: check_overlay_budget, SVI: check_svi,

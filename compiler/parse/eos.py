@@ -523,6 +523,7 @@ class _EosParser:
                 pass
             elif words[0] == "mtu" and len(words) == 2:
                 svi["mtu"] = int(words[1])
+                self.at(f"interface Vlan{vlan_id} mtu", child)
             elif words[0] == "vrf" and len(words) == 2:
                 svi["vrf"] = words[1]
             elif words[:3] == ["ip", "address", "virtual"] and len(words) == 4:
@@ -698,6 +699,10 @@ class _EosParser:
             return groups.setdefault(name, {"name": name, "remote_as": "external", "bfd": False,
                                             "address_families": []})
 
+        # Groups whose text states a remote-as: a neighbor stating none inherits only a stated one (EOS starts no
+        # session without a remote AS; the contract's "external" default of a group is not something EOS says).
+        stated_remote_as: set[str] = set()
+
         def neighbor(address):
             return neighbors.setdefault(address, {"address": address, "interface": None, "remote_as": None,
                                                   "peer_device": None, "peer_interface": None, "peer_group": None,
@@ -736,10 +741,13 @@ class _EosParser:
                     group(target)
                 elif rest[:2] == ["peer", "group"] and len(rest) == 3:
                     neighbor(target)["peer_group"] = rest[2]
+                    self.at(f"bgp neighbor {target} peer group", child)
                 elif rest[0] == "remote-as" and len(rest) == 2:
                     value = node_value(child, remote_as_value, rest[1])
                     self.at(f"bgp neighbor {target} remote-as", child)  # the line a session finding cites
                     (group(target) if is_group else neighbor(target))["remote_as"] = value
+                    if is_group:
+                        stated_remote_as.add(target)
                 elif rest[0] in ("local-as", "route-map", "prefix-list") or rest in (
                         ["bfd"], ["shutdown"], ["route-reflector-client"]):
                     if rest == ["bfd"]:
@@ -792,7 +800,7 @@ class _EosParser:
             parent = groups.get(entry["peer_group"] or "", {})
             families = set(activated.get(address, ())) | set(parent.get("address_families", ()))
             entry["address_families"] = [family for family in FAMILY_ORDER if family in families]
-            if entry["remote_as"] is None:
+            if entry["remote_as"] is None and entry["peer_group"] in stated_remote_as:
                 entry["remote_as"] = parent.get("remote_as")
             entry["peer_device"], entry["peer_interface"] = neighbor_peer_from_description(entry["description"])
             inherit(entry, parent)
@@ -918,7 +926,7 @@ class _EosParser:
             bgp["networks"] = self._redistributed_loopbacks()
         self._finish_port_channels()
         self._finish_interfaces()
-        igp.finish(structured, self.igp_processes)
+        igp.finish(structured, self.igp_processes, self.at)
         self._finish_vlans()
         layer3_neighbor_interfaces(structured)
         self._finish_qos()

@@ -142,7 +142,7 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
         elif policies.as_path_line(node, "frr") or policies.route_map(node):
             at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
     _export_policies(policies, bgp, source_name)
-    igp.finish(structured, processes)
+    igp.finish(structured, processes, at)
     if any(node.words()[:2] == ["router", "bgp"] for node in roots):
         bgp["policies_defined"] = defined_policies(roots)
     structured["_frr_vrf_vnis"] = vrf_vnis

@@ -60,27 +60,34 @@ def _ints(text: str) -> list[int]:
 
 
 _JSON_OBJECT_KEY = re.compile(r'^([ \t]*)"([^"\n]*)"[ \t]*:[ \t]*\{', re.MULTILINE)
+_JSON_KEY = re.compile(r'^([ \t]*)"([^"\n]*)"[ \t]*:', re.MULTILINE)
 
 
 def _json_line_index(text: str) -> dict[str, int]:
-    """``TABLE`` / ``TABLE|key`` -> the line where that object opens, for findings that cite file:line.
-    config_db.json is printed one key per line (SONiC's ``sonic-cfggen --print-data``, our renderer): the
-    shallowest indented object keys are tables, the next level their rows."""
+    """``TABLE`` / ``TABLE|key`` / ``TABLE|key|field`` -> the line where that object opens or that field is, for
+    findings that cite file:line (the changed field, not only its row). config_db.json is printed one key per line
+    (SONiC's ``sonic-cfggen --print-data``, our renderer): the shallowest indented object keys are tables, the next
+    level their rows, keys below a row its fields."""
     matches = [(match.start(), len(match.group(1)), match.group(2)) for match in _JSON_OBJECT_KEY.finditer(text)]
     indents = sorted({indent for _, indent, _ in matches})
     if not indents:
         return {}
     table_indent, row_indent = indents[0], indents[1] if len(indents) > 1 else None
+    objects = {start for start, _, _ in matches}
     index: dict[str, int] = {}
-    table, line, position = "", 1, 0
-    for start, indent, key in matches:
+    table, row, line, position = "", "", 1, 0
+    for match in _JSON_KEY.finditer(text):
+        start, indent, key = match.start(), len(match.group(1)), match.group(2)
         line += text.count("\n", position, start)
         position = start
-        if indent == table_indent:
-            table = key
+        if indent == table_indent and start in objects:
+            table, row = key, ""
             index.setdefault(table, line)
         elif indent == row_indent and table:
+            row = key
             index.setdefault(f"{table}|{key}", line)
+        elif row_indent is not None and indent > row_indent and row:
+            index.setdefault(f"{table}|{row}|{key}", line)
     return index
 
 
@@ -157,6 +164,8 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
             interface["fec"] = port["fec"]
         interfaces[name] = interface
         at(f"interface {name}", "PORT", name)
+        if f"PORT|{name}|mtu" in lines:
+            locations[f"interface {name} mtu"] = (CONFIG_DB, lines[f"PORT|{name}|mtu"])
     _breakouts(db, interfaces)
     for interface in interfaces.values():
         # A port that is neither routed, bundled nor in a VLAN (classified below) faces a server in no network only
@@ -448,11 +457,24 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
                     "policy": "dynamic" if "dynamic_th" in profile else "static"}
         interface["qos"] = port_qos
         locations[f"interface {name} qos"] = (CONFIG_DB, lines.get(f"PORT_QOS_MAP|{name}", 0))
+        if f"PORT_QOS_MAP|{name}|pfc_enable" in lines:
+            locations[f"interface {name} pfc"] = (CONFIG_DB, lines[f"PORT_QOS_MAP|{name}|pfc_enable"])
+        for _queue, row in sorted(queues.get(name, {}).items()):
+            profile_name = _reference(row.get("wred_profile", ""))
+            if profile_name and f"WRED_PROFILE|{profile_name}|green_min_threshold" in lines:
+                # The thresholds of the port's (first) marking queue: what an ECN finding about the port cites.
+                locations.setdefault(f"interface {name} ecn",
+                                     (CONFIG_DB, lines[f"WRED_PROFILE|{profile_name}|green_min_threshold"]))
     qos["lossless_priorities"] = sorted({p for i in interfaces.values() if i["qos"] for p in i["qos"]["pfc_priorities"]})
     for interface in interfaces.values():
         for queue, ecn in (interface["qos"] or {}).get("ecn", {}).items():
             qos["_ecn_by_queue"].setdefault(queue, ecn)
     locations.setdefault("qos", (CONFIG_DB, lines.get("DSCP_TO_TC_MAP", 0)))
+    dscp_map = next(iter(db.get("DSCP_TO_TC_MAP") or {}), None)
+    for dscp in qos["dscp_to_tc"]:
+        line = lines.get(f"DSCP_TO_TC_MAP|{dscp_map}|{dscp}")
+        if line:
+            locations[f"qos dscp {dscp}"] = (CONFIG_DB, line)
     structured["qos"] = finish_qos(qos)
 
 
@@ -536,6 +558,8 @@ def _bgp_tables(db: dict, structured: dict, locations: dict, unmodelled: list, l
             unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"{table}|{key}", 0), f"{table}|{key}"))
             continue
         locations.setdefault(f"bgp neighbor {address}", (CONFIG_DB, lines.get(f"{table}|{key}", 0)))
+        locations.setdefault(f"bgp neighbor {address} remote-as",
+                             (CONFIG_DB, lines.get(f"{table}|{key}|asn") or lines.get(f"{table}|{key}", 0)))
         locations.setdefault("bgp", (CONFIG_DB, lines.get("BGP_NEIGHBOR", 0)))
         if address in stated:
             continue

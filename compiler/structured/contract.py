@@ -166,6 +166,11 @@ class PeerGroup(TypedDict):
     update_source: NotRequired[str]
 
 
+class OverlayRemoteAs(TypedDict):
+    address: str  # the peer's loopback the overlay session names
+    remote_as: int | str
+
+
 class Neighbor(TypedDict):
     address: str | None  # null when unnumbered (RFC 5549)
     interface: str
@@ -184,6 +189,8 @@ class Neighbor(TypedDict):
     route_reflector_client: NotRequired[bool]
     policy_refs: NotRequired[list[PolicyRef]]
     update_source: NotRequired[str]  # a session between loopbacks (iBGP/EVPN overlay): interface is the loopback
+    # The EVPN loopback session folded onto this underlay session states another remote AS: {address, remote_as}.
+    overlay_remote_as: NotRequired[OverlayRemoteAs]
 
 
 class RouteMapEntry(TypedDict):
