@@ -202,7 +202,8 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
             # The line that made the port passive, else the one that put it in the IGP (`network ... area`, `ip
             # ospf area`), else the IGP process: an end left out of the IGP states no line of its own.
             protocols = [word for word in ("ospf", "isis") if word in finding.message.lower()] or ["ospf", "isis"]
-            keys += ([f"interface {part} igp passive"] if "passive" in finding.message else []) + (
+            keys += ([f"interface {part} ip"] if "different subnets" in finding.message else []) + (
+                [f"interface {part} igp passive"] if "passive" in finding.message else []) + (
                 [f"interface {part} igp level"] if "level" in finding.message else []) + [
                 f"interface {part} igp"] + [f"igp {protocol}" for protocol in protocols] + [f"interface {part}"]
         elif part:

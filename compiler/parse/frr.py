@@ -111,6 +111,8 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
                 elif not (_zebra_address(child, interface) or igp.interface_line(child, interface)) and \
                         child.text != "exit":
                     continue
+                if child_words[:2] == ["ip", "address"]:
+                    at(f"interface {name} ip", child)  # what a finding about the port's subnet cites
                 _use(child)
             if name == "lo" and not interface["ip"] and "_igp" in interface:
                 # our renderer: lo's addresses are in the Linux plan (read first), its IGP in frr.conf

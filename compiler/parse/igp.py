@@ -163,3 +163,15 @@ def finish(structured: dict, processes: list[dict], at: Callable[[str, Node], No
                        **({"authentication": stated["authentication"]} if "authentication" in stated else {})}
     first = processes[0]
     structured["igp"] = {key: value for key, value in first.items() if not key.startswith("_")}
+    ospf = by_protocol.get("ospf")
+    if ospf is not None:
+        # `network P area A` statements that put no port of this device into OSPF: inert here, and the evidence
+        # when another device's port in P forms no adjacency (routing.igp: the two ends' subnets differ).
+        addresses = [ip_interface(port["ip"]).ip for port in ports if port.get("ip")]
+        unmatched = [(network, node) for network, _area, node in ospf["_networks"]
+                     if not any(address in network for address in addresses)]
+        if unmatched:
+            structured["igp"]["unmatched_networks"] = [str(network) for network, _node in unmatched]
+            for network, node in unmatched:
+                if at is not None:
+                    at(f"igp network {network}", node)

@@ -44,6 +44,7 @@ class Igp(TypedDict):
     net: str | None  # IS-IS NET (ISO 10589)
     level: str | None  # IS-IS is-type
     maximum_paths: int | None
+    unmatched_networks: NotRequired[list[str]]  # OSPF `network P area A` covering no port of the device
 
 
 class Loopback(TypedDict):
