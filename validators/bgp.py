@@ -59,11 +59,16 @@ def _effective_settings(structured) -> dict[tuple[str, str], tuple]:
         keepalive, hold, bfd = bgp.get("keepalive_s"), bgp.get("hold_s"), bool(bgp.get("bfd"))
         group_bfd = {group.get("name"): bool(group["bfd"]) for group in bgp.get("peer_groups") or ()
                      if group.get("bfd") is not None}
+        # Where peer groups state BFD, a neighbor outside every group states its own or runs none (EOS and FRR
+        # enable BFD per neighbor or group; the device-wide flag is the compiled contract's, or "some group has it").
+        ungrouped_bfd = bfd if not group_bfd else False
         for neighbor in bgp["neighbors"]:
             neighbor_bfd = neighbor.get("bfd")
+            group = neighbor.get("peer_group")
             result[(host, neighbor["interface"])] = (
                 neighbor.get("keepalive_s", keepalive), neighbor.get("hold_s", hold),
-                bool(neighbor_bfd) if neighbor_bfd is not None else group_bfd.get(neighbor.get("peer_group"), bfd))
+                bool(neighbor_bfd) if neighbor_bfd is not None
+                else group_bfd.get(group, bfd) if group else ungrouped_bfd)
     return result
 
 
@@ -107,8 +112,16 @@ def check_router_ids(fabric) -> list[Finding]:
                     message=f"{host} runs BGP without a router ID"))
             continue
         owners[router_id].append(host)
-    for router_id, hosts in owners.items():
-        if len(hosts) > 1:
+    parts = ctx.fabric_parts
+    for router_id, all_hosts in owners.items():
+        # Only devices of one fabric can meet (FabricContext.fabric_parts): two fabrics validated together, with no
+        # cable or session between them, may reuse an ID (RFC 6286 asks uniqueness within an AS's routing domain).
+        by_part: dict[int, list[str]] = defaultdict(list)
+        for host in all_hosts:
+            by_part[parts[host]].append(host)
+        for hosts in by_part.values():
+            if len(hosts) < 2:
+                continue
             for host in hosts:
                 findings.append(Finding(
                     check=ROUTER_IDS, severity=Severity.ERROR, subject=host, expected="a unique router ID",
@@ -145,8 +158,49 @@ def _inferred_scheme(ctx) -> str:
     return "per_rack (inferred from allowas-in)" if any(count > 1 for count in shared.values()) else "per_leaf"
 
 
+def ibgp_domains(ctx) -> dict[str, str]:
+    """Device -> "iBGP AS <n>: <first member>" for devices of one AS joined by iBGP neighbor statements (remote-as
+    their own AS, from either end: a route-reflector design, an MLAG pair's peer session, an MPLS core). Such
+    devices are one AS by design (RFC 4271 9.2: routes cross iBGP without the AS being prepended), so sharing the
+    ASN is no collision; devices sharing it with no iBGP between them stay apart."""
+    parent: dict[str, str] = {}
+
+    def root(host: str) -> str:
+        parent.setdefault(host, host)
+        while parent[host] != host:
+            parent[host] = parent[parent[host]]
+            host = parent[host]
+        return host
+
+    def asn_of(config) -> object:
+        return config["bgp"].get("asn") if config["bgp"].get("asn") is not None else config.get("asn")
+
+    owners = ctx.address_owners
+    for host, config in ctx.structured.items():
+        asn = asn_of(config)
+        if asn is None:
+            continue
+        for neighbor in config["bgp"]["neighbors"]:
+            if neighbor.get("remote_as") not in (asn, "internal"):
+                continue
+            peer = owners.get(neighbor.get("address") or "")
+            if peer is None and neighbor.get("interface") and not neighbor.get("address"):
+                port = ctx.interface_index.get((host, neighbor["interface"]))
+                peer = port.get("peer_device") if port is not None else None
+            if peer is not None and peer != host and peer in ctx.structured \
+                    and asn_of(ctx.structured[peer]) == asn:
+                parent[root(host)] = root(peer)
+    members: dict[str, list[str]] = defaultdict(list)
+    for host in parent:
+        members[root(host)].append(host)
+    return {host: f"iBGP AS {asn_of(ctx.structured[host])}: {sorted(group)[0]}"
+            for group in members.values() if len(group) > 1 for host in group}
+
+
 def check_asns(fabric) -> list[Finding]:
     ctx = as_context(fabric)
+    # With an intent its ASN scheme decides; from configs alone, what they state: an iBGP design is one AS.
+    ibgp = ibgp_domains(ctx) if ctx.intent is None else {}
     scheme = ctx.intent.asn_scheme if ctx.intent is not None else _inferred_scheme(ctx)
     groups_of_asn: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     findings: list[Finding] = []
@@ -162,7 +216,7 @@ def check_asns(fabric) -> list[Finding]:
                 check=ASNS, severity=Severity.ERROR, subject=host, expected=config["asn"], actual=config["bgp"]["asn"],
                 message=f"{host}: router bgp {config['bgp']['asn']} differs from the device ASN "
                 f"{config['asn']}"))
-        group = _asn_group(ctx, host, scheme)
+        group = ibgp.get(host) or _asn_group(ctx, host, scheme)
         if host in mlag_peers and group == host:
             group = "MLAG " + "+".join(sorted((host, mlag_peers[host])))  # an MLAG pair is one leaf: one ASN
         groups_of_asn[asn][group].append(host)

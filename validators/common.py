@@ -5,7 +5,8 @@ leaf-pair matrix (which the context builds) depend on it without an import circl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from ipaddress import ip_interface
 from socket import inet_aton
 
 from compiler.hardware import ASIC_FAMILIES
@@ -13,7 +14,7 @@ from compiler.model import Role
 from compiler.topology import VTEP_ROLES
 
 __all__ = ["VTEP_ROLES", "CORE_ROLES", "CheckSkipped", "ip_to_int", "split_prefix", "same_subnet", "host_of",
-           "short_list", "asic_family_of"]
+           "short_list", "asic_family_of", "subnet_links"]
 
 CORE_ROLES = frozenset({Role.SPINE, Role.SUPER_SPINE})
 
@@ -69,3 +70,28 @@ def short_list(names: Iterable[str], limit: int = 4) -> str:
     if len(names) <= limit:
         return ", ".join(names)
     return f"{', '.join(names[:limit])} and {len(names) - limit} more"
+
+
+def subnet_links(structured: Mapping) -> dict[tuple[str, str], tuple[str, str]]:
+    """(device, port) -> (device, port) at the other end, for routed ports no cabling names (FRR, SONiC testbeds
+    without DEVICE_NEIGHBOR): two ports of two devices alone in one IPv4 or IPv6 subnet are one link, the address
+    plan's point-to-point (RFC 3021 /31, /30, RFC 6164 /127, a /126, or a /24 only two devices use). A subnet with
+    three or more members is a LAN, not a link: not paired. Ports of a tenant VRF are left out."""
+    members: dict[object, list[tuple[str, str]]] = {}
+    for host, config in structured.items():
+        for port in config["interfaces"]:
+            if port.get("peer_device") or port.get("vrf") not in (None, "default"):
+                continue
+            for key in ("ip", "ipv6"):
+                text = port.get(key)
+                if not isinstance(text, str) or "/" not in text:
+                    continue
+                network = ip_interface(text).network
+                if network.num_addresses > 1:
+                    members.setdefault(network, []).append((host, port["name"]))
+    links: dict[tuple[str, str], tuple[str, str]] = {}
+    for ends in members.values():
+        if len(ends) == 2 and ends[0][0] != ends[1][0]:
+            links.setdefault(ends[0], ends[1])
+            links.setdefault(ends[1], ends[0])
+    return links

@@ -198,9 +198,22 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
             keys += ["vxlan", "bgp"]
         elif finding.check.startswith("mlag."):
             keys += [part, part.rsplit(" ", 1)[0]]  # the line itself ("mlag domain-id"), else its block
+        elif part and finding.check == "routing.igp":
+            # The line that made the port passive, else the one that put it in the IGP (`network ... area`, `ip
+            # ospf area`), else the IGP process: an end left out of the IGP states no line of its own.
+            protocols = [word for word in ("ospf", "isis") if word in finding.message.lower()] or ["ospf", "isis"]
+            keys += ([f"interface {part} ip"] if "different subnets" in finding.message else []) + (
+                [f"interface {part} igp passive"] if "passive" in finding.message else []) + (
+                [f"interface {part} igp level"] if "level" in finding.message else []) + [
+                f"interface {part} igp"] + [f"igp {protocol}" for protocol in protocols] + [f"interface {part}"]
         elif part:
             own = {"roce": "qos", "mtu": "mtu"}.get(finding.check.split(".")[0])  # the port's own line for it
-            keys += ([f"interface {part} {own}"] if own else []) + [f"interface {part}"]
+            # The very field where the parser located it (SONiC: PORT_QOS_MAP's pfc_enable, the WRED profile).
+            field = {"roce.pfc": "pfc", "roce.ecn": "ecn"}.get(finding.check)
+            keys += ([f"interface {part} {field}"] if field else []) + (
+                [f"interface {part} {own}"] if own else []) + [f"interface {part}"]
+        elif finding.check == "roce.chain" and (dscp := re.match(r"DSCP (\d+) ", str(finding.actual))):
+            keys += [f"qos dscp {dscp.group(1)}"]  # the DSCP's own entry of the classification map
         keys += {"bgp": ["bgp"], "overlay": ["vxlan", "bgp"], "roce": ["qos"], "mtu": ["vxlan"]}.get(
             finding.check.split(".")[0], []) + ["device"]
         where = device.locate(*keys)
@@ -215,14 +228,24 @@ def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str
     VNI line, a VNI's route-target line (import or export, as the finding says), a session's remote-as line."""
     structured = device.structured
     vlans = [vlan for vlan in structured.get("vlans") or [] if isinstance(vlan, dict)]
+    if finding.check == "bgp.sessions" and part.startswith("neighbor "):
+        return [f"bgp {part} remote-as", f"bgp {part} peer group"]  # one device's own neighbor statement
     if finding.check in ("bgp.sessions", "bgp.timers_bfd") and other_end:
         host, _, port = other_end.partition(":")
         peer = devices.get(host.strip())
         ports = (peer.structured.get("interfaces") or []) if peer is not None else []
-        ips = [item.get("ip") for item in ports if isinstance(item, dict) and item.get("name") == port]
-        if not ips or not isinstance(ips[0], str):
+        ports = [item for item in ports if isinstance(item, dict) and item.get("name") == port]
+        ports += [item for item in (peer.structured.get("loopbacks") or []) if isinstance(item, dict)
+                  and item.get("name") == port] if peer is not None else []
+        neighbors = {entry.get("address") for entry in (structured.get("bgp") or {}).get("neighbors") or []
+                     if isinstance(entry, dict)}
+        # The peer's address this device names: its IPv4 one, else its IPv6 one (SONiC testbeds peer over both).
+        addresses = [str(item[key]).split("/")[0] for item in ports for key in ("ip", "ipv6")
+                     if isinstance(item.get(key), str)]
+        named = [address for address in addresses if address in neighbors]
+        if not named and not addresses:
             return []
-        address = ips[0].split("/")[0]
+        address = (named or addresses)[0]
         if finding.check == "bgp.sessions":
             return [f"bgp neighbor {address} remote-as"]
         groups = [entry.get("peer_group") for entry in (structured.get("bgp") or {}).get("neighbors") or []
@@ -344,7 +367,10 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
     for host, device in devices.items():
         anchors: dict[str, list[tuple[int, str]]] = defaultdict(list)  # file -> [(line, feature)] of block headers
         for key, (file, line) in device.locations.items():
-            feature = next((feature for word, feature in LOCATION_FEATURES if key.startswith(word)), None)
+            # A port's IGP line ("interface X igp": the `network ... area` statement that put it in OSPF) sits
+            # inside the IGP process block: the lines below it belong to the IGP, not to the interfaces.
+            feature = "IGP/static routing" if " igp" in key else next(
+                (feature for word, feature in LOCATION_FEATURES if key.startswith(word)), None)
             if feature is not None and line:
                 anchors[file].append((line, feature))
         for entries in anchors.values():

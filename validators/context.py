@@ -28,6 +28,7 @@ from validators.common import (
     same_subnet,
     short_list,
     split_prefix,
+    subnet_links,
 )
 from validators.igp import IgpTopology, build_igp
 from validators.leaf_pairs import LeafPairMatrix, leaf_pair_matrix
@@ -105,6 +106,55 @@ class FabricContext:
     @cached_property
     def leaf_pairs(self) -> LeafPairMatrix:
         return leaf_pair_matrix(self.routing, self)
+
+    @cached_property
+    def address_owners(self) -> dict[str, str]:
+        """Bare address (IPv4 or IPv6 text) -> the device owning it on a port, loopback or SVI (an address several
+        devices reuse, like each MLAG pair's peer SVI subnet, keeps one of them)."""
+        owner: dict[str, str] = {}
+        for host, config in self.structured.items():
+            items: list[Mapping] = [port for port in config["interfaces"] if port.get("vrf") in (None, "default")]
+            items += config["loopbacks"]
+            items += [svi for vlan in config["vlans"] if (svi := vlan.get("svi"))]
+            for item in items:
+                for key in ("ip", "ipv6"):
+                    if item.get(key):
+                        owner[str(item[key]).split("/")[0]] = host
+        return owner
+
+    @cached_property
+    def fabric_parts(self) -> dict[str, int]:
+        """Device -> the part of the set it belongs to: devices joined by anything the configs state between
+        them (a described cable, a BGP neighbor statement naming an address the other owns, from either end,
+        an established session). A set holding two fabrics with nothing between them (AVD's molecule scenario
+        gives each of two spines its own leaves) is two parts, and no check may expect a route between them."""
+        parent = {host: host for host in self.structured}
+
+        def root(host: str) -> str:
+            while parent[host] != host:
+                parent[host] = parent[parent[host]]
+                host = parent[host]
+            return host
+
+        def join(a: str | None, b: str | None) -> None:
+            if a in parent and b in parent:
+                parent[root(a)] = root(b)
+
+        owner = self.address_owners
+        for host, config in self.structured.items():
+            for interface in config["interfaces"]:
+                join(host, interface.get("peer_device"))
+            for neighbor in config["bgp"]["neighbors"]:
+                join(host, owner.get(neighbor.get("address") or ""))
+        for session in (*self.sessions.established, *self.sessions.loopback_sessions):
+            join(session.a, session.b)
+        roots: dict[str, int] = {}
+        return {host: roots.setdefault(root(host), len(roots)) for host in self.structured}
+
+    @cached_property
+    def subnet_links(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """Routed ports no cabling names, paired by their point-to-point subnet (validators.common.subnet_links)."""
+        return subnet_links(self.structured)
 
     @cached_property
     def interface_index(self) -> dict[tuple[str, str], Interface]:

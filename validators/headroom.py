@@ -73,6 +73,7 @@ def check_headroom(fabric) -> list[Finding]:
     sufficient: dict[tuple, int] = {}
     judged = 0
     unjudged: list[str] = []  # lossless ports whose config states no MTU or speed: the formula needs both
+    at_runtime: list[str] = []  # SONiC lossless groups the buffer manager sizes when the port comes up
     for host, config in ctx.structured.items():
         lossless = (config.get("qos") or {}).get("lossless_priorities") or []
         if not lossless or not configures_port_headroom(config.get("platform"), asic_family_of(ctx, host, config)):
@@ -101,6 +102,9 @@ def check_headroom(fabric) -> list[Finding]:
             for priority in lossless:
                 profile = headroom.get(str(priority))
                 subject = f"{host}:{interface['name']}"
+                if not profile and priority in (qos.get("headroom_at_runtime") or ()):
+                    at_runtime.append(f"{subject} priority {priority}")
+                    continue
                 if not profile:
                     findings.append(Finding(
                         check=CHECK, severity=Severity.ERROR, subject=subject, expected=need.size_bytes, actual=None,
@@ -135,6 +139,13 @@ def check_headroom(fabric) -> list[Finding]:
                 message=f"{host} reserves {reserved} bytes of PFC headroom, more than its {int(buffer)} "
                 "byte buffer: nothing is left for shared and lossy traffic"))
     ctx.record_examined(CHECK, {"lossless ports": judged})
+    if at_runtime:
+        findings.append(Finding(
+            check=CHECK, severity=Severity.INFO, subject=f"{len(at_runtime)} lossless priorities",
+            expected="a BUFFER_PG row", actual=None,
+            message=f"headroom of {len(at_runtime)} lossless port priority(ies) not judged: no BUFFER_PG row, so "
+            f"SONiC's buffer manager sizes it at runtime from the port speed and cable length "
+            f"({short_list(at_runtime)})"))
     if unjudged:
         findings.append(Finding(
             check=CHECK, severity=Severity.INFO, subject=f"{len(unjudged)} lossless ports", expected="an MTU and a speed",

@@ -18,9 +18,10 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from ipaddress import ip_interface
+from ipaddress import ip_interface, ip_network
 
 from compiler.structured.contract import StructuredConfig
+from validators.common import subnet_links
 from validators.findings import Finding, Severity
 
 IGP = "routing.igp"
@@ -126,9 +127,12 @@ def build_igp(structured: Mapping[str, StructuredConfig]) -> IgpTopology:
             if loopback.get("igp") and loopback["ip"]:
                 topology.advertised.setdefault(str(ip_interface(loopback["ip"]).ip), set()).add(host)
     seen: set[tuple[str, str]] = set()
+    by_subnet = subnet_links(structured)  # FRR states no cabling: a link is the two ends of a point-to-point subnet
     for host, config in structured.items():
         for port in config["interfaces"]:
             peer, peer_name = port["peer_device"], port["peer_interface"]
+            if not peer and "igp" in port and (host, port["name"]) in by_subnet:
+                peer, peer_name = by_subnet[(host, port["name"])]
             if "igp" not in port or not peer or not peer_name or peer not in structured or (host, port["name"]) in seen:
                 continue
             far = next((item for item in structured[peer]["interfaces"] if item["name"] == peer_name), None)
@@ -152,4 +156,33 @@ def build_igp(structured: Mapping[str, StructuredConfig]) -> IgpTopology:
                 continue
             topology.graph[host].append((peer, port["igp"]["metric"] or DEFAULT_METRIC, port["name"]))
             topology.graph.setdefault(peer, []).append((host, far["igp"]["metric"] or DEFAULT_METRIC, peer_name))
+    topology.findings += _subnets_apart(structured, seen)
     return topology
+
+
+def _subnets_apart(structured: Mapping[str, StructuredConfig], linked: set[tuple[str, str]]) -> list[Finding]:
+    """An OSPF port that forms no link (no cabling, no partner in its subnet) while another device states an OSPF
+    `network` for that very subnet and has no address in it: the two ends of the link sit in different subnets
+    (RFC 2328 10.5: a Hello from another subnet is dropped). The other device's port is named when exactly one of
+    its addressed ports runs no IGP (the one moved out of the subnet)."""
+    findings: list[Finding] = []
+    stated = {host: [ip_network(text) for text in config["igp"].get("unmatched_networks") or ()]
+              for host, config in structured.items() if "igp" in config}
+    for host, config in structured.items():
+        for port in config["interfaces"]:
+            igp = port.get("igp")
+            if not igp or igp["passive"] or igp["protocol"] != "ospf" or not port["ip"] or (host, port["name"]) in linked:
+                continue
+            own = ip_interface(port["ip"])
+            for other, networks in stated.items():
+                if other == host or not any(own.ip in network for network in networks):
+                    continue
+                loose = [item for item in structured[other]["interfaces"] if item["ip"] and "igp" not in item]
+                far = f"{other}:{loose[0]['name']}" if len(loose) == 1 else other
+                shown = f" ({loose[0]['ip']})" if len(loose) == 1 else ""
+                findings.append(Finding(
+                    check=IGP, severity=Severity.ERROR, subject=f"{host}:{port['name']}<->{far}",
+                    expected=f"an address in {own.network}", actual=loose[0]["ip"] if len(loose) == 1 else None,
+                    message=f"no IGP adjacency on {host}:{port['name']} ({port['ip']}): {other} runs OSPF on "
+                    f"{own.network} but has no address in it{shown}: the link's ends are in different subnets"))
+    return findings

@@ -9,7 +9,8 @@
   and the core-to-core links. The VXLAN interface MTU must hold the host MTU and fit the underlay as well.
 * ``mtu.port_channels`` -- every member of a port-channel has the bundle's MTU (Arista EOS User Manual, "Port
   Channels": members take the port-channel's MTU; SONiC PORTCHANNEL.mtu likewise). A member stating another MTU
-  is a config fault: which MTU the bundle really forwards depends on the platform, and the peer sees a mix.
+  is a config fault: which MTU the bundle really forwards depends on the platform, and the peer sees a mix. And
+  both ends of a member's link bundle it (IEEE 802.1AX): a member cabled to a plain port never joins the bundle.
 * ``mtu.svi`` -- the anycast gateway (SVI) MTU of a network is the same on every leaf and equals the host MTU
   (a gateway with a smaller MTU drops or fragments routed jumbo frames; a larger one sends what hosts reject).
 """
@@ -17,12 +18,14 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.structured.contract import PortChannel
 from validators.common import CORE_ROLES, VTEP_ROLES, CheckSkipped
 from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.mlag import mlag_pairs
 
 LINKS = "mtu.links"
 OVERLAY_BUDGET = "mtu.overlay_budget"
@@ -42,6 +45,8 @@ def check_links(fabric) -> list[Finding]:
             kind = interface["kind"]
             if kind in SWITCH_KINDS:
                 peer_key = (interface["peer_device"] or "", interface["peer_interface"] or "")  # set on cabled ports
+                if not interface["peer_device"]:  # no cabling stated: the other address of its point-to-point subnet
+                    peer_key = ctx.subnet_links.get((host, interface["name"]), peer_key)
                 peer = index.get(peer_key)
                 # A port whose config states no MTU runs the platform default, which the parser does not guess:
                 # the link is not judged (not examined) rather than compared against None.
@@ -78,6 +83,10 @@ def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | Non
     structured = ctx.structured
     per_leaf: dict[str, tuple] = {}
     core = None
+    # Ports that carry the underlay: cabled to a device of the set, running a session or the IGP. A routed edge port
+    # toward nothing here (AVD's `Ethernet4000 description My test`) carries no tunnel of this fabric.
+    session_ports = {(s.a, s.a_interface) for s in ctx.sessions.established} | {
+        (s.b, s.b_interface) for s in ctx.sessions.established}
     for host, config in structured.items():
         role = config.get("role")
         is_vtep = role in VTEP_ROLES
@@ -88,6 +97,9 @@ def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | Non
             if interface["kind"] != "fabric" or not interface["enabled"] or interface["mtu"] is None:
                 continue  # no `mtu` line (foreign configs): the platform default is not modelled, nothing to judge
             peer_key = (interface["peer_device"], interface["peer_interface"])
+            if peer_key[0] not in structured and (host, interface["name"]) not in session_ports \
+                    and not interface.get("igp"):
+                continue
             if not is_vtep and (structured.get(peer_key[0]) or {}).get("role") not in CORE_ROLES:
                 continue
             peer = index.get(peer_key)
@@ -108,6 +120,41 @@ def _bottlenecks(ctx) -> tuple[dict[str, tuple[int, str]], tuple[int, str] | Non
     return per_leaf, core
 
 
+def host_mtu_by_vlan(config) -> dict[int, int]:
+    """VLAN ID -> the largest MTU a host port carrying that VLAN states (a bundle member takes its port-channel's
+    VLANs and MTU; a trunk without an allowed list carries every VLAN). The host MTU of a network is that of the
+    ports carrying it, not of the device: a 1601-byte port in VLAN 1 says nothing about a VXLAN-mapped VLAN 110.
+    A VLAN no host port carries takes the device-wide host MTU (``mtu.host``: the intent's, for compiled configs)
+    only when every host port runs that one MTU, a design value; where host ports differ, it is unknown."""
+    bundles = {bundle["name"]: bundle for bundle in config.get("port_channels") or []}
+    every_vlan = [vlan["id"] for vlan in config["vlans"]]
+    out: dict[int, int] = {}
+    carried: set[int] = set()
+    effective: set[int | None] = set()
+    for interface in config["interfaces"]:
+        if interface["kind"] != "server" or not interface["enabled"]:
+            continue
+        bundle = bundles.get(interface.get("port_channel") or "")
+        carrier = bundle if bundle is not None else interface
+        mtu = (bundle["mtu"] if bundle is not None and bundle["mtu"] else None) or interface["mtu"] or None
+        effective.add(mtu)
+        trunk_vlans = carrier["trunk_vlans"]
+        if carrier.get("switchport_mode") == "trunk" and not trunk_vlans:
+            trunk_vlans = every_vlan
+        for vlan_id in (carrier["access_vlan"], *trunk_vlans):
+            if vlan_id is None:
+                continue
+            carried.add(vlan_id)
+            if mtu:
+                out[vlan_id] = max(out.get(vlan_id, 0), mtu)
+    device_wide = (config.get("mtu") or {}).get("host") or 0
+    if device_wide and effective <= {device_wide}:
+        for vlan_id in every_vlan:
+            if vlan_id not in carried:
+                out[vlan_id] = device_wide
+    return out
+
+
 def check_overlay_budget(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     per_leaf, core = _bottlenecks(ctx)
@@ -117,21 +164,15 @@ def check_overlay_budget(fabric) -> list[Finding]:
     for host, config in ctx.structured.items():
         if not config["vlans"] and not config.get("vxlan"):
             continue
-        vlan_networks = {vlan["id"]: vlan["network"] for vlan in config["vlans"]}
+        by_vlan = host_mtu_by_vlan(config)
         for vlan in config["vlans"]:
             carriers[vlan["network"]].append(host)
-            host_mtu[vlan["network"]] = max(host_mtu[vlan["network"]], (config.get("mtu") or {}).get("host") or 0)
-        for interface in config["interfaces"]:
-            if interface["kind"] == "server" and interface["enabled"]:
-                for vlan_id in [interface["access_vlan"], *interface["trunk_vlans"]]:
-                    if vlan_id in vlan_networks:
-                        network = vlan_networks[vlan_id]
-                        # A port without an `mtu` line (foreign configs, bundle members) states no host MTU.
-                        host_mtu[network] = max(host_mtu[network], interface["mtu"] or 0)
+            # A port without an `mtu` line (foreign configs, bundle members) states no host MTU.
+            host_mtu[vlan["network"]] = max(host_mtu[vlan["network"]], by_vlan.get(vlan["id"], 0))
         vxlan = config.get("vxlan") or {}
         if vxlan.get("mtu") and host in per_leaf:
-            largest_host = max([(config.get("mtu") or {}).get("host") or 0] +
-                               [i["mtu"] or 0 for i in config["interfaces"] if i["kind"] == "server" and i["enabled"]])
+            # Only what enters the tunnel: hosts of VLANs mapped to a VNI.
+            largest_host = max([by_vlan.get(vlan["id"], 0) for vlan in config["vlans"] if vlan.get("vni")] or [0])
             underlay, where = per_leaf[host]
             if vxlan["mtu"] + VXLAN_OVERHEAD_BYTES > underlay:
                 findings.append(Finding(
@@ -171,11 +212,12 @@ def check_svi(fabric) -> list[Finding]:
     per_network: dict[str, list[tuple[str, int]]] = defaultdict(list)
     findings: list[Finding] = []
     for host, config in ctx.structured.items():
-        expected_host = (config.get("mtu") or {}).get("host")
+        by_vlan = host_mtu_by_vlan(config)
         for vlan in config["vlans"]:
             svi = vlan.get("svi")
             if not svi or not (svi["ip"] or svi.get("virtual_router_addresses")) or svi["mtu"] is None:
                 continue  # no gateway (an MLAG peer SVI), or no `mtu` line: the platform default is not modelled
+            expected_host = by_vlan.get(vlan["id"])  # the hosts of this VLAN, not the device's largest port
             per_network[vlan["network"]].append((host, svi.get("mtu")))
             if expected_host and svi.get("mtu") != expected_host:
                 findings.append(Finding(
@@ -183,7 +225,26 @@ def check_svi(fabric) -> list[Finding]:
                     actual=svi.get("mtu"),
                     message=f"SVI of {vlan['network']} has MTU {svi.get('mtu')}, the host MTU is "
                     f"{expected_host}"))
-    ctx.record_examined(SVI, {"SVIs": sum(len(entries) for entries in per_network.values())})
+    peer_svis = 0
+    for host, peer in sorted(mlag_pairs(ctx.structured).items()):
+        if host > peer:
+            continue  # each pair once
+        # The MLAG peers' SVIs of one VLAN are two ends of one L2 segment over the peer-link: the peer SVI carrying
+        # their iBGP/IGP session, each VLAN's gateway. Unequal MTUs drop the larger frames one way (like a link).
+        mine = {vlan["id"]: svi["mtu"] for vlan in ctx.structured[host]["vlans"] if (svi := vlan.get("svi"))}
+        theirs = {vlan["id"]: svi["mtu"] for vlan in ctx.structured[peer]["vlans"] if (svi := vlan.get("svi"))}
+        for vlan_id in sorted(set(mine) & set(theirs)):
+            if mine[vlan_id] is None or theirs[vlan_id] is None:
+                continue  # the platform default is not modelled
+            peer_svis += 1
+            if mine[vlan_id] != theirs[vlan_id]:
+                findings.append(Finding(
+                    check=SVI, severity=Severity.ERROR, subject=f"{host}:Vlan{vlan_id}<->{peer}:Vlan{vlan_id}",
+                    expected=mine[vlan_id], actual=theirs[vlan_id],
+                    message=f"SVI Vlan{vlan_id} MTU {mine[vlan_id]} on {host} but {theirs[vlan_id]} on its MLAG "
+                    f"peer {peer}: the larger frames are dropped in one direction over the peer-link"))
+    ctx.record_examined(SVI, {"SVIs": sum(len(entries) for entries in per_network.values()),
+                              "MLAG peer SVI pairs": peer_svis})
     for network, entries in sorted(per_network.items()):
         counts = Counter(mtu for _host, mtu in entries)
         if len(counts) < 2:
@@ -235,8 +296,55 @@ def check_port_channels(fabric) -> list[Finding]:
                         f"(MTU {bundle['mtu']}): members must carry the bundle's MTU"))
     if not bundles:
         raise CheckSkipped("no port-channels")
-    ctx.record_examined(PORT_CHANNELS, {"members of port-channels with an MTU": members})
+    links, one_sided = _bundling_of_links(ctx)
+    findings += one_sided
+    ctx.record_examined(PORT_CHANNELS, {"members of port-channels with an MTU": members,
+                                        "bundle member links": links})
     return findings
+
+
+def described_peer(description: str, ports_of: Mapping[str, set[str]]) -> tuple[str, str] | None:
+    """The (device, port) a description names as ``<anything>_<device>_<port>`` (AVD: ``MLAG_dc1-leaf1b_Ethernet3``,
+    ``L2_SPINE1_Ethernet1``, ``P2P_LINK_TO_DC1-SPINE1_Ethernet6``), when that device is in the set and has that
+    port: the cabling the text states where no parser field carries it."""
+    parts = description.split("_")
+    for start in range(len(parts)):
+        for end in range(start + 1, len(parts)):
+            device, port = "_".join(parts[start:end]), "_".join(parts[end:])
+            if port in ports_of.get(device, ()):
+                return device, port
+    return None
+
+
+def _bundling_of_links(ctx) -> tuple[int, list[Finding]]:
+    """Both ends of a link bundle it (IEEE 802.1AX: LACP aggregates a link only when both ends run it on that
+    port): a member whose cabled peer port is a plain port never joins the bundle (LACP) or blackholes what the
+    bundle hashes onto it (static). Peers come from the parsed cabling, else from the member's description."""
+    structured = ctx.structured
+    ports_of = {host: {port["name"] for port in config["interfaces"]} for host, config in structured.items()}
+    index = ctx.interface_index
+    findings: list[Finding] = []
+    links = 0
+    for host, config in structured.items():
+        for port in config["interfaces"]:
+            bundle = port.get("port_channel")
+            if not bundle or not port["enabled"]:
+                continue
+            peer = (port["peer_device"], port["peer_interface"]) if port["peer_device"] else described_peer(
+                port["description"], ports_of)
+            far = index.get(peer) if peer is not None else None
+            if far is None or peer is None:
+                continue
+            links += 1
+            if far.get("port_channel") or not far["enabled"]:
+                continue
+            link = f"{host}:{port['name']}<->{peer[0]}:{peer[1]}"
+            findings.append(Finding(
+                check=PORT_CHANNELS, severity=Severity.ERROR, subject=link, expected="both ends in a bundle",
+                actual=f"{port['name']} in {bundle}, {peer[1]} in none",
+                message=f"{host}:{port['name']} is a member of {bundle} but {peer[0]}:{peer[1]} bundles nothing: "
+                "the link never joins the bundle (IEEE 802.1AX: both ends aggregate it)"))
+    return links, findings
 
 
 CHECKS = {LINKS: check_links, OVERLAY_BUDGET: check_overlay_budget, SVI: check_svi,

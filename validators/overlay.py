@@ -330,6 +330,16 @@ def host_reachability(fabric) -> tuple[HostMatrix, list[Finding]]:
                 for o, r in pair_matrix.pairs_in(origin_class, receiver_class):
                     if not pair_matrix.overrides.get((o, r)):
                         cut_pairs.add((pair_matrix.leaves[r], pair_matrix.leaves[o]))
+        # Two leaves owning one VTEP address without being MLAG peers: each holds the address itself, so no route
+        # (an iBGP session between them carries one) takes a tunnel to the other (RFC 7348: one VTEP, one IP).
+        prefixes = pair_matrix.model.vtep_prefix
+        by_prefix: dict[str, list[str]] = defaultdict(list)
+        for device in pair_matrix.leaf_devices:
+            prefix = prefixes[device]
+            if prefix:
+                by_prefix[prefix].append(pair_matrix.model.names[device])
+        for owners in by_prefix.values():
+            cut_pairs.update((a, b) for a in owners for b in owners if a != b)
     vni_by_leaf = {name: {host: vlan["vni"] for host, vlan in entries} for name, entries in carriers.items()}
     flood = _vteps_by_vni(structured)
     pairs = mlag_pairs(structured)  # an MLAG pair shares one VTEP: its members bridge over the peer-link

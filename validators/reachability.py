@@ -2,12 +2,14 @@
 ride on it). Uses the leaf-pair matrix of :mod:`validators.ecmp` and explains each unreachable pair: VTEP not
 advertised, an ASN shared by the two leaves (eBGP loop prevention), no established session, or no loop-free
 path at all. A pair the IGP underlay connects (OSPF/IS-IS, :mod:`validators.igp`) is reached: its route is the
-IGP's, and ``routing.igp`` judges it.
+IGP's, and ``routing.igp`` judges it. A set holding several fabrics with nothing stated between them (no cable, no
+BGP neighbor; FabricContext.fabric_parts) is judged per fabric: a pair across two of them is reported as an info,
+never as an error, since no line of either config asks for a route between them.
 """
 
 from __future__ import annotations
 
-from validators.common import CheckSkipped
+from validators.common import CheckSkipped, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
 from validators.leaf_pairs import pair_subject
@@ -20,10 +22,36 @@ def check_vtep_reachability(fabric) -> list[Finding]:
     matrix = ctx.leaf_pairs
     leaves = len(matrix.leaves)
     ctx.record_examined(REACHABILITY, {"VTEP leaves": leaves, "leaf pairs": leaves * (leaves - 1)})
-    if leaves < 2:
-        raise CheckSkipped("fewer than two VTEP leaves")
     model = matrix.model
     findings: list[Finding] = []
+    if model.unresolved_vteps:
+        sources = sorted({(ctx.structured[host].get("vxlan") or {}).get("source_interface") or "?"
+                          for host in model.unresolved_vteps})
+        findings.append(Finding(
+            check=REACHABILITY, severity=Severity.INFO, subject="unresolved VTEPs", expected=None,
+            actual=len(model.unresolved_vteps),
+            message=f"{len(model.unresolved_vteps)} VTEP(s) not judged ({', '.join(model.unresolved_vteps[:5])}): "
+            f"their VXLAN source ({', '.join(sources)}) is no loopback the model reads (a WAN path-selection "
+            "interface is routed over transports these configs do not describe)"))
+    if leaves < 2:
+        if findings:
+            ctx.record_examined(REACHABILITY, {"VTEP leaves": leaves, "unresolved VTEPs": len(model.unresolved_vteps)})
+            return findings
+        raise CheckSkipped("fewer than two VTEP leaves")
+    parts = ctx.fabric_parts
+    across = sum(1 for o in matrix.leaves for r in matrix.leaves if parts[o] != parts[r])
+    if across:
+        findings.append(Finding(
+            check=REACHABILITY, severity=Severity.INFO, subject="fabric parts", expected=None,
+            actual=len(set(parts.values())),
+            message=f"these configs hold {len(set(parts.values()))} fabrics with no cable or BGP session between "
+            f"them: {across} leaf pairs across them are not judged"))
+    # Devices that export the default VRF into EVPN (EOS `vrf default` with EVPN route targets, a VRF-VNI for
+    # "default": AVD's WAN edge) carry underlay routes as EVPN type-5 routes over the overlay (RFC 9136), which the
+    # path-vector model does not simulate: a pair it finds unreachable in such a part may be reached that way.
+    overlay_carried = {parts[host] for host, config in ctx.structured.items()
+                       if "default" in ((config.get("vxlan") or {}).get("vrf_vnis") or {})}
+    not_judged = 0
     for origin_class, receiver_class, count in matrix.class_pairs():
         width = matrix.widths[(origin_class, receiver_class)][0]
         if width:
@@ -32,7 +60,10 @@ def check_vtep_reachability(fabric) -> list[Finding]:
         broken = [(o, r) for o, r in matrix.pairs_in(origin_class, receiver_class)
                   if matrix.overrides.get((o, r), 0) == 0
                   and model.vtep_prefix[matrix.leaf_devices[o]] != model.vtep_prefix[matrix.leaf_devices[r]]
-                  and not _over_igp(ctx, matrix, o, r)]
+                  and not _over_igp(ctx, matrix, o, r) and parts[matrix.leaves[o]] == parts[matrix.leaves[r]]]
+        carried_over_evpn = [pair for pair in broken if parts[matrix.leaves[pair[0]]] in overlay_carried]
+        not_judged += len(carried_over_evpn)
+        broken = [pair for pair in broken if parts[matrix.leaves[pair[0]]] not in overlay_carried]
         if not broken:
             continue
         origin_signature = matrix.signatures[origin_class]
@@ -62,6 +93,14 @@ def check_vtep_reachability(fabric) -> list[Finding]:
                 check=REACHABILITY, severity=Severity.ERROR, subject=subject, expected="a route", actual=None,
                 message=f"{len(broken)} of {count} leaf pairs have no route to the VTEP loopback "
                 f"(e.g. {matrix.leaves[r]}->{matrix.leaves[o]}): {reason}"))
+    if not_judged:
+        gateways = sorted(host for host, config in ctx.structured.items()
+                          if "default" in ((config.get("vxlan") or {}).get("vrf_vnis") or {}))
+        findings.append(Finding(
+            check=REACHABILITY, severity=Severity.INFO, subject="default VRF over EVPN", expected=None,
+            actual=not_judged,
+            message=f"{not_judged} leaf pair(s) without a BGP underlay route not judged: {short_list(gateways)} "
+            "carry the default VRF over EVPN (type-5 routes, RFC 9136), which the routing model does not simulate"))
     return findings
 
 

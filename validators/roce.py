@@ -436,11 +436,17 @@ def check_platform(fabric) -> list[Finding]:
     needed = _required_features(_classes(ctx))
     devices = list(_qos_devices(ctx))
     ctx.record_examined(PLATFORM, {"devices": len(devices), "RoCE features needed": len(needed)})
+    unknown: list[str] = []
     for host, config in devices:
         platform = config.get("platform")
         hardware = config.get("hardware") or {}
         family = asic_family_of(ctx, host, config)
         implemented = roce_capabilities(platform, family)
+        if family is None and platform != Platform.FRR:
+            # No model or HWSKU the catalogue maps to an ASIC family (a virtual switch, a SKU it does not list):
+            # what the chip implements is unknown, so it is not judged ("platform unknown"), never a missing feature.
+            unknown.append(f"{host} (model {hardware.get('model')})")
+            continue
         # FRR/Linux states every setting in its plan; what the kernel cannot offload is a known limit of the
         # platform (compiler.hardware.ROCE_CAPABILITIES), not a wrong config.
         severity = Severity.WARNING if platform == Platform.FRR else Severity.ERROR
@@ -452,6 +458,13 @@ def check_platform(fabric) -> list[Finding]:
                     message=f"{host} ({platform}, model {hardware.get('model')}, ASIC family {family}) lacks "
                     f"{feature}, needed by class(es) {sorted(set(needed[feature]))}: "
                     f"{roce_gap(platform, family, feature)} (compiler.hardware.ROCE_CAPABILITIES)"))
+    if unknown:
+        findings.append(Finding(
+            check=PLATFORM, severity=Severity.INFO, subject="platform unknown", expected="a known ASIC family",
+            actual=None, message=f"RoCE support of {len(unknown)} device(s) not judged: no model the catalogue maps "
+            f"to an ASIC family ({', '.join(unknown[:5])}{' and more' if len(unknown) > 5 else ''})"))
+        ctx.record_examined(PLATFORM, {"devices": len(devices) - len(unknown), "platform unknown": len(unknown),
+                                       "RoCE features needed": len(needed)})
     return findings
 
 

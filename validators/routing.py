@@ -11,7 +11,11 @@ establishable. Semantics (RFC 4271 with the RFC 7938 data-centre profile):
 * best path = shortest AS path; ties are broken by the lowest peer router ID, then the natural order of the
   local interface (RFC 4271 9.1.2.2 steps f/g, without MED/IGP cost which an eBGP-only fabric does not use);
 * multipath: every path of the best length (``as-path multipath-relax``, assumed unless ``bgp.multipath_relax``
-  is false, in which case only paths with the best path's exact AS path) up to ``maximum_paths``.
+  is false, in which case only paths with the best path's exact AS path) up to ``maximum_paths``;
+* a session between two devices of one AS is iBGP (the MLAG peers' session over their peer SVI, AVD's
+  ``MLAG_PEER`` group): the path crosses it unchanged (no prepend, no loop check against the shared AS), an
+  eBGP path beats an iBGP one of equal length (RFC 4271 9.1.2.2 d), and a route learned over iBGP is not passed
+  on to another iBGP peer (RFC 4271 9.2, no route reflection on these sessions), only to eBGP peers.
 
 Two independent engines implement these semantics, so one can check the other:
 
@@ -55,6 +59,9 @@ class RoutingModel:
         self.multipath_relax: list[bool] = []
         self.networks: list[tuple[str, ...]] = []
         self.vtep_prefix: list[str | None] = []
+        # VTEPs whose VXLAN source the model cannot resolve to an address (EOS WAN routers source their tunnels
+        # from a DPS path-selection interface, not a loopback): not judged as leaves (reachability says so).
+        self.unresolved_vteps: list[str] = []
         for name in self.names:
             config = structured[name]
             bgp = config["bgp"]
@@ -67,6 +74,9 @@ class RoutingModel:
             self.multipath_relax.append(bgp.get("multipath_relax", True) is not False)
             self.networks.append(tuple(bgp.get("networks") or ()))
             self.vtep_prefix.append(vtep_prefix(config))
+            vxlan = config.get("vxlan") or {}
+            if self.vtep_prefix[-1] is None and vxlan.get("source_interface") and not vxlan.get("vtep_ip"):
+                self.unresolved_vteps.append(name)
         # Established sessions; adjacency lists in tie-break order (lowest peer router ID, then local interface).
         self.sessions = [(self.index[s.a], s.a_interface, self.index[s.b], s.b_interface) for s in sessions]
         adjacency: list[list[tuple[int, str]]] = [[] for _ in self.names]
@@ -89,8 +99,10 @@ class RoutingModel:
 
     def vteps(self) -> list[int]:
         # A leaf with neither a VTEP nor BGP is an L2-only leaf (AVD L2LS, campus): it bridges, it tunnels nothing.
+        unresolved = set(self.unresolved_vteps)
         return [device for device, role in enumerate(self.role) if role in VTEP_ROLES
-                and (self.vtep_prefix[device] is not None or self.asn[device])]  # asn 0: no BGP
+                and (self.vtep_prefix[device] is not None or self.asn[device])  # asn 0: no BGP
+                and self.names[device] not in unresolved]
 
     def core(self) -> list[int]:
         return [device for device, role in enumerate(self.role) if role in CORE_ROLES]
@@ -110,11 +122,19 @@ def vtep_prefix(config: dict) -> str | None:
 
 
 def _choose(candidates, maximum_paths: int, relax: bool):
-    """candidates: (length, rank, path, next hop) -> (best path, chosen next hops)."""
-    candidates.sort(key=lambda item: (item[0], item[1]))
-    shortest, _rank, best_path, _hop = candidates[0]
-    chosen = [item for item in candidates if item[0] == shortest and (relax or item[2] == best_path)]
-    return best_path, [item[3] for item in chosen[:maximum_paths]]
+    """candidates: (length, rank, path, next hop[, over iBGP]) -> (best path, chosen next hops, learned over
+    iBGP). Shortest AS path first, then eBGP over iBGP (RFC 4271 9.1.2.2 d), then the tie-break rank; multipath
+    never mixes eBGP and iBGP paths."""
+    candidates.sort(key=lambda item: (item[0], _over_ibgp(item), item[1]))
+    best = candidates[0]
+    shortest, best_path, internal = best[0], best[2], _over_ibgp(best)
+    chosen = [item for item in candidates if item[0] == shortest and _over_ibgp(item) == internal
+              and (relax or item[2] == best_path)]
+    return best_path, [item[3] for item in chosen[:maximum_paths]], internal
+
+
+def _over_ibgp(candidate) -> bool:
+    return len(candidate) > 4 and bool(candidate[4])
 
 
 def simulate_reference(model: RoutingModel, prefixes=None, dead_devices=frozenset(), dead_endpoints=frozenset(),
@@ -137,14 +157,14 @@ def simulate_reference(model: RoutingModel, prefixes=None, dead_devices=frozense
     result: dict[str, dict[str, Route]] = {name: {} for name in names}
     rounds_cap = max_rounds or len(names) + 2
     for prefix, prefix_origins in origins.items():
-        best: dict[int, tuple[tuple[int, ...], tuple]] = {device: ((), ()) for device in prefix_origins}
+        best: dict[int, tuple[tuple[int, ...], tuple, bool]] = {device: ((), (), False) for device in prefix_origins}
         for _round in range(rounds_cap):
-            new: dict[int, tuple[tuple[int, ...], tuple]] = {}
+            new: dict[int, tuple[tuple[int, ...], tuple, bool]] = {}
             for device in range(len(names)):
                 if device in dead:
                     continue
                 if device in prefix_origins:
-                    new[device] = ((), ())
+                    new[device] = ((), (), False)
                     continue
                 candidates = []
                 for rank, (peer, interface) in enumerate(model.adjacency[device]):
@@ -153,17 +173,22 @@ def simulate_reference(model: RoutingModel, prefixes=None, dead_devices=frozense
                     route = best.get(peer)
                     if route is None:
                         continue
+                    if asn[peer] == asn[device]:  # iBGP: unchanged, and never what the peer learned over iBGP
+                        if not route[2]:
+                            candidates.append((len(route[0]), rank, route[0], (names[peer], interface), True))
+                        continue
                     path = (asn[peer],) + route[0]
                     if path.count(asn[device]) > model.allowas_in[device]:
                         continue
-                    candidates.append((len(path), rank, path, (names[peer], interface)))
+                    candidates.append((len(path), rank, path, (names[peer], interface), False))
                 if candidates:
-                    path, hops = _choose(candidates, model.maximum_paths[device], model.multipath_relax[device])
-                    new[device] = (path, tuple(hops))
+                    path, hops, internal = _choose(candidates, model.maximum_paths[device],
+                                                   model.multipath_relax[device])
+                    new[device] = (path, tuple(hops), internal)
             if new == best:
                 break
             best = new
-        for device, (path, hops) in best.items():
+        for device, (path, hops, _internal) in best.items():
             result[names[device]][prefix] = Route(path, hops)
     return result
 
@@ -180,12 +205,30 @@ def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_e
     asn, allowas = model.asn, model.allowas_in
     routes: dict[int, tuple[tuple[int, ...], list[tuple[int, str]]]] = {origin: ((), [])}
     frontier = [origin]
+    internal: set[int] = set()  # devices whose route was learned over iBGP (not passed on to iBGP peers)
     while frontier:
+        # iBGP first, within this AS-path length: the path crosses unchanged, so it is as long as the sender's;
+        # every device of this length that learned it over eBGP (or originates it) already holds it (eBGP wins).
+        ibgp: dict[int, list] = defaultdict(list)
+        for sender in frontier:
+            if sender in internal:
+                continue
+            for receiver, rank, interface in model.inbound[sender]:
+                if asn[receiver] != asn[sender] or receiver in routes or receiver in dead_devices:
+                    continue
+                if dead_endpoints and (receiver, interface) in dead_endpoints:
+                    continue
+                ibgp[receiver].append((0, rank, routes[sender][0], (sender, interface)))
+        for receiver, items in ibgp.items():
+            path, hops, _internal = _choose(items, model.maximum_paths[receiver], model.multipath_relax[receiver])
+            routes[receiver] = (path, hops)
+            internal.add(receiver)
+            frontier.append(receiver)
         candidates: dict[int, list] = defaultdict(list)
         for sender in frontier:
             path = (asn[sender],) + routes[sender][0]
             for receiver, rank, interface in model.inbound[sender]:
-                if receiver in routes or receiver in dead_devices:
+                if receiver in routes or receiver in dead_devices or asn[receiver] == asn[sender]:
                     continue
                 if dead_endpoints and (receiver, interface) in dead_endpoints:
                     continue
@@ -197,7 +240,7 @@ def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_e
                 candidates[receiver].append((len(path), rank, path, (sender, interface)))
         frontier = []
         for receiver, items in candidates.items():
-            path, hops = _choose(items, model.maximum_paths[receiver], model.multipath_relax[receiver])
+            path, hops, _internal = _choose(items, model.maximum_paths[receiver], model.multipath_relax[receiver])
             routes[receiver] = (path, hops)
             frontier.append(receiver)
     return routes

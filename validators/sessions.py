@@ -102,6 +102,8 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
     v6_owner: dict[object, tuple[str, str]] = {}
     for host, config in structured.items():
         for interface in (*config["interfaces"], *_layer3_virtual_ports(config)):
+            if interface.get("vrf") not in (None, "default"):
+                continue  # a tenant VRF's port: the fabric sessions judged here are the default VRF's
             ip = interface["ip"]
             if ip or interface["kind"] in ("fabric", "peer_link"):
                 key = (host, interface["name"])
@@ -137,6 +139,7 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
             check=CHECK, severity=Severity.ERROR, subject=subject, expected=expected, actual=actual, message=message))
 
     findings.extend(_undefined_policies(structured))
+    findings.extend(_overlay_remote_as(structured))
     _loopback_sessions(structured, table)
     established = table.established
     verified_mirrors: set[int] = set()  # neighbor statements already judged from the other end
@@ -146,6 +149,14 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
         for neighbor in bgp["neighbors"]:
             if id(neighbor) in verified_mirrors or (neighbor.get("update_source") and neighbor["address"]):
                 continue  # judged from the other end already, or a loopback session (_loopback_sessions)
+            if neighbor["remote_as"] is None:
+                # No remote-as on the neighbor nor its peer group: EOS and FRR never start the session ("neighbor
+                # X remote-as" is what creates a BGP peer, RFC 4271 8: the peer AS is part of the configuration).
+                target = neighbor["address"] or neighbor["interface"]
+                error(f"{host}:neighbor {target}", "a remote AS", None,
+                      f"{host}: BGP neighbor {target} states no remote-as (nor does its peer group "
+                      f"{neighbor.get('peer_group') or '-'}): the session is never started")
+                continue
             neighbor_port = interfaces.get((host, neighbor["interface"] or ""))
             cabled_to = neighbor_port["peer_device"] if neighbor_port is not None else None
             if neighbor["address"] and neighbor["address"] not in owned and (cabled_to is None or
@@ -338,6 +349,31 @@ def _undefined_policies(structured: Mapping[str, StructuredConfig]) -> list[Find
     return findings
 
 
+def _overlay_remote_as(structured: Mapping[str, StructuredConfig]) -> list[Finding]:
+    """An EVPN loopback session (folded by the parser onto the underlay session to the same device) whose own
+    ``remote-as`` is not the peer's AS: the overlay session never opens (RFC 4271 6.2, Bad Peer AS), while the
+    underlay one, with the right AS, does."""
+    owners = {loopback["ip"].split("/")[0]: host for host, config in structured.items()
+              for loopback in config["loopbacks"] if loopback.get("ip")}
+    findings: list[Finding] = []
+    for host, config in structured.items():
+        local_asn = config["bgp"].get("asn") if config["bgp"].get("asn") is not None else config.get("asn")
+        for neighbor in config["bgp"]["neighbors"]:
+            overlay = neighbor.get("overlay_remote_as")
+            peer = owners.get(overlay["address"]) if overlay else None
+            if overlay is None or peer is None:
+                continue
+            peer_bgp = structured[peer]["bgp"]
+            peer_asn = peer_bgp.get("asn") if peer_bgp.get("asn") is not None else structured[peer].get("asn")
+            if not _remote_as_ok(overlay["remote_as"], local_asn, peer_asn):
+                findings.append(Finding(
+                    check=CHECK, severity=Severity.ERROR, subject=f"{host}:neighbor {overlay['address']}",
+                    expected=peer_asn, actual=overlay["remote_as"],
+                    message=f"EVPN session down: {host} expects {peer} (loopback {overlay['address']}) in AS "
+                    f"{overlay['remote_as']} but {peer} is AS {peer_asn}"))
+    return findings
+
+
 def _listens(peer_config: StructuredConfig, neighbor: Neighbor, local_asn, local_address) -> bool:
     """True when the peer accepts a dynamic session from ``local_address`` in the AS we present."""
     peer_bgp = peer_config["bgp"]
@@ -391,6 +427,12 @@ def _loopback_sessions(structured: Mapping[str, StructuredConfig], table: Sessio
                                    owners[address][0])
         link = f"{host}:{source['name']}<->{peer}:{peer_loopback}"
         mirror = statements.get((peer, own))
+        if mirror is None and _listens(structured[peer], neighbor, config["bgp"].get("asn") if config["bgp"].get(
+                "asn") is not None else config.get("asn"), ip_address(own)):
+            # A dynamic neighbor: the peer (a route reflector, AVD's WAN pathfinder) accepts sessions from a range.
+            low, high = sorted([(host, source["name"]), (peer, peer_loopback)])
+            table.loopback_sessions.append(Session(*low, *high))
+            continue
         if mirror is None:
             error(link, f"a neighbor {own} on {peer}", None, f"one-sided session: {host} peers with {peer}'s "
                   f"loopback {address} but {peer} has no loopback session toward {own}")

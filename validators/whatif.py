@@ -114,6 +114,8 @@ def _outcome_exact(matrix: LeafPairMatrix, dead_devices, dead_ends) -> tuple[int
         for receiver_position, receiver in enumerate(matrix.leaf_devices):
             if receiver == origin or receiver in dead_devices:
                 continue
+            if model.vtep_prefix[receiver] is not None and model.vtep_prefix[receiver] == model.vtep_prefix[origin]:
+                continue  # MLAG peers sharing one anycast VTEP are one VTEP: nothing to reach (as reachability)
             route = routes.get(receiver)
             width = len(route[1]) if route else 0
             if width == 0:

@@ -292,7 +292,9 @@ class _EosParser:
         lowered = name.lower()
         if lowered.startswith("ethernet"):
             self._ethernet(node, name)
-        elif lowered.startswith("loopback"):
+        elif lowered.startswith("loopback") or (lowered.startswith("dps") and name[3:].isdigit()):
+            # A DPS interface (EOS WAN path selection, AVD cv-pathfinder) is a /32 the WAN routers' iBGP overlay
+            # sources its sessions from, like a loopback; it is no VTEP loopback (see the VXLAN source below).
             self._loopback(node, name)
         elif lowered.startswith("management") or any(c.text == "description oob_management" for c in node.children):
             self._management_interface(node, name)
@@ -361,6 +363,10 @@ class _EosParser:
                 interface["dhcp"] = True  # the address is leased (EOS "DHCP client"): no static address to check
             elif text.startswith("ip address ") and text.count(" ") == 2:
                 interface["ip"] = text[len("ip address "):]
+            elif text.startswith("vrf ") and text.count(" ") == 1:
+                # A routed port (or subinterface) of a tenant VRF: its address is that VRF's, and may repeat the
+                # default VRF's on the parent port (AVD WAN: Ethernet1 and Ethernet1.101 both 10.0.1.9/31).
+                interface["vrf"] = text.split()[1]
             else:
                 decoded = self._ethernet_line(text)
                 if decoded is None:
@@ -517,6 +523,7 @@ class _EosParser:
                 pass
             elif words[0] == "mtu" and len(words) == 2:
                 svi["mtu"] = int(words[1])
+                self.at(f"interface Vlan{vlan_id} mtu", child)
             elif words[0] == "vrf" and len(words) == 2:
                 svi["vrf"] = words[1]
             elif words[:3] == ["ip", "address", "virtual"] and len(words) == 4:
@@ -692,6 +699,10 @@ class _EosParser:
             return groups.setdefault(name, {"name": name, "remote_as": "external", "bfd": False,
                                             "address_families": []})
 
+        # Groups whose text states a remote-as: a neighbor stating none inherits only a stated one (EOS starts no
+        # session without a remote AS; the contract's "external" default of a group is not something EOS says).
+        stated_remote_as: set[str] = set()
+
         def neighbor(address):
             return neighbors.setdefault(address, {"address": address, "interface": None, "remote_as": None,
                                                   "peer_device": None, "peer_interface": None, "peer_group": None,
@@ -708,6 +719,11 @@ class _EosParser:
                 bgp["maximum_paths"] = int(words[1])
             elif words[0] == "redistribute" and words[1:2] == ["connected"] and len(words) in (2, 4):
                 self.redistribute_connected = words[3] if len(words) == 4 else ""
+            elif words[:3] == ["bgp", "listen", "range"] and len(words) == 8 and words[4] == "peer-group" \
+                    and words[6] == "remote-as":
+                # Dynamic neighbors (EOS "BGP listen range"): any address of the prefix may open a session.
+                bgp.setdefault("listen_ranges", []).append(
+                    {"name": words[5], "prefixes": [words[3]], "remote_as": node_value(child, remote_as_value, words[7])})
             elif words[:2] == ["neighbor", "interface"] and len(words) in (5, 7) and words[3] == "peer-group" and (
                     len(words) == 5 or words[5] == "remote-as"):
                 # RFC 5549 / unnumbered: BGP over the port's IPv6 link-local address (EOS 4.24+).
@@ -725,10 +741,13 @@ class _EosParser:
                     group(target)
                 elif rest[:2] == ["peer", "group"] and len(rest) == 3:
                     neighbor(target)["peer_group"] = rest[2]
+                    self.at(f"bgp neighbor {target} peer group", child)
                 elif rest[0] == "remote-as" and len(rest) == 2:
                     value = node_value(child, remote_as_value, rest[1])
                     self.at(f"bgp neighbor {target} remote-as", child)  # the line a session finding cites
                     (group(target) if is_group else neighbor(target))["remote_as"] = value
+                    if is_group:
+                        stated_remote_as.add(target)
                 elif rest[0] in ("local-as", "route-map", "prefix-list") or rest in (
                         ["bfd"], ["shutdown"], ["route-reflector-client"]):
                     if rest == ["bfd"]:
@@ -781,7 +800,7 @@ class _EosParser:
             parent = groups.get(entry["peer_group"] or "", {})
             families = set(activated.get(address, ())) | set(parent.get("address_families", ()))
             entry["address_families"] = [family for family in FAMILY_ORDER if family in families]
-            if entry["remote_as"] is None:
+            if entry["remote_as"] is None and entry["peer_group"] in stated_remote_as:
                 entry["remote_as"] = parent.get("remote_as")
             entry["peer_device"], entry["peer_interface"] = neighbor_peer_from_description(entry["description"])
             inherit(entry, parent)
@@ -894,18 +913,20 @@ class _EosParser:
         vxlan = structured["vxlan"]
         for loopback in structured["loopbacks"]:
             if loopback["purpose"] not in ("router_id", "vtep"):
-                if vxlan and loopback["name"] == vxlan["source_interface"]:
+                if vxlan and loopback["name"] == vxlan["source_interface"] and loopback["name"].lower().startswith(
+                        "loopback"):
                     loopback["purpose"] = "vtep"
                 elif loopback["ip"] and loopback["ip"].split("/")[0] == bgp["router_id"]:
                     loopback["purpose"] = "router_id"
         if vxlan:
-            source = next((lb for lb in structured["loopbacks"] if lb["name"] == vxlan["source_interface"]), None)
+            source = next((lb for lb in structured["loopbacks"] if lb["name"] == vxlan["source_interface"]
+                           and lb["name"].lower().startswith("loopback")), None)
             vxlan["vtep_ip"] = source["ip"].split("/")[0] if source and source["ip"] else None
         if self.redistribute_connected is not None and not bgp["networks"]:
             bgp["networks"] = self._redistributed_loopbacks()
         self._finish_port_channels()
         self._finish_interfaces()
-        igp.finish(structured, self.igp_processes)
+        igp.finish(structured, self.igp_processes, self.at)
         self._finish_vlans()
         layer3_neighbor_interfaces(structured)
         self._finish_qos()
@@ -992,8 +1013,11 @@ class _EosParser:
                                        "transit_vlan": None})
         for entry in structured["bgp"]["vrfs"]:
             entry["l3vni"] = vrf_vnis.get(entry["name"])
-        if vxlan and structured["mtu"]["underlay"]:
-            vxlan["mtu"] = structured["mtu"]["underlay"] - 50  # RFC 7348 outer headers over IPv4
+        fabric_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "fabric" and i["mtu"]]
+        if vxlan and fabric_mtus:
+            # EOS states no VXLAN MTU: a tunnel fits the smallest underlay port it may leave by, less the outer
+            # headers over IPv4 (RFC 7348); the largest would claim room a 1500-byte uplink does not have.
+            vxlan["mtu"] = min(fabric_mtus) - 50
 
     def _finish_qos(self) -> None:
         structured = self.structured

@@ -122,6 +122,10 @@ def _overlay_sessions(devices: dict[str, ParsedDevice]) -> None:
             for neighbor in targets:
                 families = set(neighbor["address_families"]) | set(entry["address_families"])
                 neighbor["address_families"] = [f for f in FAMILY_ORDER if f in families]
+                if entry["remote_as"] is not None and entry["remote_as"] != neighbor["remote_as"]:
+                    # The loopback session expects another AS than the underlay session to the same device: the
+                    # model folds EVPN onto the underlay session, so keep what the overlay line says for the check.
+                    neighbor["overlay_remote_as"] = {"address": entry["address"], "remote_as": entry["remote_as"]}
 
 
 def _flood_lists(structured: dict[str, dict]) -> None:

@@ -111,6 +111,8 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
                 elif not (_zebra_address(child, interface) or igp.interface_line(child, interface)) and \
                         child.text != "exit":
                     continue
+                if child_words[:2] == ["ip", "address"]:
+                    at(f"interface {name} ip", child)  # what a finding about the port's subnet cites
                 _use(child)
             if name == "lo" and not interface["ip"] and "_igp" in interface:
                 # our renderer: lo's addresses are in the Linux plan (read first), its IGP in frr.conf
@@ -142,7 +144,7 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
         elif policies.as_path_line(node, "frr") or policies.route_map(node):
             at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
     _export_policies(policies, bgp, source_name)
-    igp.finish(structured, processes)
+    igp.finish(structured, processes, at)
     if any(node.words()[:2] == ["router", "bgp"] for node in roots):
         bgp["policies_defined"] = defined_policies(roots)
     structured["_frr_vrf_vnis"] = vrf_vnis

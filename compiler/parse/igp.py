@@ -15,6 +15,7 @@ OSPF areas are kept dotted (``0`` is ``0.0.0.0``, RFC 2328 appendix C.1); IS-IS 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from ipaddress import IPv4Address, IPv4Network, ip_interface
 from typing import Any
 
@@ -41,7 +42,7 @@ def interface_line(node: Node, port: dict) -> bool:
         return False
     igp: dict[str, Any] = port.setdefault("_igp", {})
     if words[:3] == ["ip", "ospf", "area"] and len(words) == 4:
-        igp.update(protocol="ospf", area=node_value(node, _area, words[3]))
+        igp.update(protocol="ospf", area=node_value(node, _area, words[3]), _node=node)
     elif words[:3] == ["ip", "ospf", "network"] and len(words) == 4:
         igp["point_to_point"] = words[3] == "point-to-point"
     elif words[:3] == ["ip", "ospf", "cost"] and len(words) == 4:
@@ -49,17 +50,17 @@ def interface_line(node: Node, port: dict) -> bool:
     elif words[:3] == ["ip", "ospf", "authentication"] and len(words) in (3, 4):
         igp["authentication"] = words[3] if len(words) == 4 else "simple"  # RFC 2328 D.3 (keys not compared)
     elif node.text == "ip ospf passive":  # FRR
-        igp["passive"] = True
+        igp.update(passive=True, _passive_node=node)
     elif (words[:2] == ["isis", "enable"] or words[:3] == ["ip", "router", "isis"]) and len(words) in (3, 4):
-        igp.update(protocol="isis", process=words[-1])
+        igp.update(protocol="isis", process=words[-1], _node=node)
     elif words[:3] == ["isis", "network", "point-to-point"] and len(words) == 3:
         igp["point_to_point"] = True
     elif node.text == "isis passive":
-        igp["passive"] = True
+        igp.update(passive=True, _passive_node=node)
     elif words[:2] == ["isis", "metric"] and len(words) == 3:
         igp["metric"] = node_value(node, int, words[2])
     elif words[:2] == ["isis", "circuit-type"] and len(words) == 3:
-        igp["level"] = _level(words[2])
+        igp.update(level=_level(words[2]), _level_node=node)
     elif node.text in ("isis bfd", "ip ospf bfd"):
         igp["bfd"] = True
     else:
@@ -75,10 +76,10 @@ def router_block(node: Node) -> dict | None:
     if words[:2] == ["router", "ospf"] and len(words) in (2, 3):
         process: dict[str, Any] = {"protocol": "ospf", "process": words[2] if len(words) == 3 else "",
                                    "router_id": None, "net": None, "level": None, "maximum_paths": None,
-                                   "_passive_default": False, "_passive": {}, "_networks": []}
+                                   "_passive_default": False, "_passive": {}, "_networks": [], "_passive_nodes": {}}
     elif words[:2] == ["router", "isis"] and len(words) == 3:
         process = {"protocol": "isis", "process": words[2], "router_id": None, "net": None, "level": "level-1-2",
-                   "maximum_paths": None, "_passive_default": False, "_passive": {}, "_networks": []}
+                   "maximum_paths": None, "_passive_default": False, "_passive": {}, "_networks": [], "_passive_nodes": {}}
     else:
         return None
     node.used = True
@@ -97,13 +98,15 @@ def router_block(node: Node) -> dict | None:
             process["level"] = _level(child_words[1])
         elif child.text == "passive-interface default":
             process["_passive_default"] = True
+            process["_passive_default_node"] = child
         elif child_words[0] == "passive-interface" and len(child_words) == 2:
             process["_passive"][child_words[1]] = True
+            process["_passive_nodes"][child_words[1]] = child
         elif child_words[:2] == ["no", "passive-interface"] and len(child_words) == 3:
             process["_passive"][child_words[2]] = False
         elif child_words[0] == "network" and len(child_words) == 4 and child_words[2] == "area":
             network = node_value(child, lambda text: IPv4Network(text, strict=False), child_words[1])
-            process["_networks"].append((network, node_value(child, _area, child_words[3])))
+            process["_networks"].append((network, node_value(child, _area, child_words[3]), child))
         elif child_words[0] == "maximum-paths" and len(child_words) == 2:
             process["maximum_paths"] = node_value(child, int, child_words[1])
         elif child.text == "address-family ipv4 unicast":
@@ -120,9 +123,11 @@ def router_block(node: Node) -> dict | None:
     return process
 
 
-def finish(structured: dict, processes: list[dict]) -> None:
+def finish(structured: dict, processes: list[dict], at: Callable[[str, Node], None] | None = None) -> None:
     """Each interface's and loopback's IGP from its own lines and its process's (area by ``network``
-    statement, passivity by ``passive-interface``); the process into ``structured["igp"]``."""
+    statement, passivity by ``passive-interface``); the process into ``structured["igp"]``. ``at(key, node)``
+    records the line that put a port into the IGP (``interface X igp``) and the one that made it passive
+    (``interface X igp passive``): what an adjacency finding cites."""
     ports = [*structured["interfaces"], *structured["loopbacks"]]
     if not processes:
         for port in ports:
@@ -135,13 +140,22 @@ def finish(structured: dict, processes: list[dict]) -> None:
         ospf = by_protocol.get("ospf")
         if protocol is None and ospf and port.get("ip"):
             address = ip_interface(port["ip"]).ip
-            area = next((area for network, area in ospf["_networks"] if address in network), None)
-            if area is not None:
-                protocol, stated["area"] = "ospf", area
+            match = next(((area, node) for network, area, node in ospf["_networks"] if address in network), None)
+            if match is not None:
+                protocol, stated["area"], stated["_node"] = "ospf", match[0], match[1]
         process = by_protocol.get(protocol or "")
         if process is None:
             continue
         passive = stated.get("passive", process["_passive"].get(port["name"], process["_passive_default"]))
+        if at is not None:
+            if stated.get("_node") is not None:
+                at(f"interface {port['name']} igp", stated["_node"])
+            passive_node = stated.get("_passive_node") or process["_passive_nodes"].get(port["name"]) or (
+                process.get("_passive_default_node") if port["name"] not in process["_passive"] else None)
+            if passive and passive_node is not None:
+                at(f"interface {port['name']} igp passive", passive_node)
+            if stated.get("_level_node") is not None:
+                at(f"interface {port['name']} igp level", stated["_level_node"])
         port["igp"] = {"protocol": protocol, "area": stated.get("area"),
                        "level": stated.get("level", process["level"]) if protocol == "isis" else None,
                        "point_to_point": stated.get("point_to_point", False), "passive": passive,
@@ -149,3 +163,15 @@ def finish(structured: dict, processes: list[dict]) -> None:
                        **({"authentication": stated["authentication"]} if "authentication" in stated else {})}
     first = processes[0]
     structured["igp"] = {key: value for key, value in first.items() if not key.startswith("_")}
+    ospf = by_protocol.get("ospf")
+    if ospf is not None:
+        # `network P area A` statements that put no port of this device into OSPF: inert here, and the evidence
+        # when another device's port in P forms no adjacency (routing.igp: the two ends' subnets differ).
+        addresses = [ip_interface(port["ip"]).ip for port in ports if port.get("ip")]
+        unmatched = [(network, node) for network, _area, node in ospf["_networks"]
+                     if not any(address in network for address in addresses)]
+        if unmatched:
+            structured["igp"]["unmatched_networks"] = [str(network) for network, _node in unmatched]
+            for network, node in unmatched:
+                if at is not None:
+                    at(f"igp network {network}", node)

@@ -51,7 +51,7 @@ READ_TABLES = {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER",
                "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH",
                "DEVICE_NEIGHBOR", "BREAKOUT_CFG", "PORTCHANNEL", "PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE",
-               "BGP_NEIGHBOR", "BGP_PEER_RANGE"}
+               "BGP_NEIGHBOR", "BGP_PEER_RANGE", "BGP_INTERNAL_NEIGHBOR", "VOQ_INBAND_INTERFACE"}
 READ_TABLES = READ_TABLES | AAA_TABLES  # management AAA, read by compiler.parse.aaa.sonic_aaa
 
 
@@ -60,27 +60,34 @@ def _ints(text: str) -> list[int]:
 
 
 _JSON_OBJECT_KEY = re.compile(r'^([ \t]*)"([^"\n]*)"[ \t]*:[ \t]*\{', re.MULTILINE)
+_JSON_KEY = re.compile(r'^([ \t]*)"([^"\n]*)"[ \t]*:', re.MULTILINE)
 
 
 def _json_line_index(text: str) -> dict[str, int]:
-    """``TABLE`` / ``TABLE|key`` -> the line where that object opens, for findings that cite file:line.
-    config_db.json is printed one key per line (SONiC's ``sonic-cfggen --print-data``, our renderer): the
-    shallowest indented object keys are tables, the next level their rows."""
+    """``TABLE`` / ``TABLE|key`` / ``TABLE|key|field`` -> the line where that object opens or that field is, for
+    findings that cite file:line (the changed field, not only its row). config_db.json is printed one key per line
+    (SONiC's ``sonic-cfggen --print-data``, our renderer): the shallowest indented object keys are tables, the next
+    level their rows, keys below a row its fields."""
     matches = [(match.start(), len(match.group(1)), match.group(2)) for match in _JSON_OBJECT_KEY.finditer(text)]
     indents = sorted({indent for _, indent, _ in matches})
     if not indents:
         return {}
     table_indent, row_indent = indents[0], indents[1] if len(indents) > 1 else None
+    objects = {start for start, _, _ in matches}
     index: dict[str, int] = {}
-    table, line, position = "", 1, 0
-    for start, indent, key in matches:
+    table, row, line, position = "", "", 1, 0
+    for match in _JSON_KEY.finditer(text):
+        start, indent, key = match.start(), len(match.group(1)), match.group(2)
         line += text.count("\n", position, start)
         position = start
-        if indent == table_indent:
-            table = key
+        if indent == table_indent and start in objects:
+            table, row = key, ""
             index.setdefault(table, line)
         elif indent == row_indent and table:
+            row = key
             index.setdefault(f"{table}|{key}", line)
+        elif row_indent is not None and indent > row_indent and row:
+            index.setdefault(f"{table}|{row}|{key}", line)
     return index
 
 
@@ -157,11 +164,14 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
             interface["fec"] = port["fec"]
         interfaces[name] = interface
         at(f"interface {name}", "PORT", name)
+        if f"PORT|{name}|mtu" in lines:
+            locations[f"interface {name} mtu"] = (CONFIG_DB, lines[f"PORT|{name}|mtu"])
     _breakouts(db, interfaces)
     for interface in interfaces.values():
-        # An enabled port that is neither routed nor in a VLAN faces a server in no network (our renderer says
-        # so in its description); routed and VLAN ports are classified below.
-        if interface["enabled"] or interface["description"].startswith("SERVER "):
+        # A port that is neither routed, bundled nor in a VLAN (classified below) faces a server in no network only
+        # where our renderer says so in its description; otherwise it forwards nothing this file configures (a
+        # spare front-panel port, a VOQ chassis' inband port whose address is in VOQ_INBAND_INTERFACE): unused.
+        if interface["description"].startswith("SERVER "):
             interface["kind"] = "server"
     for key, row in (db.get("INTERFACE") or {}).items():
         name, _, address = _key_parts(key)
@@ -176,6 +186,18 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         if key in interfaces:
             interfaces[key]["peer_device"], interfaces[key]["peer_interface"] = neighbor.get("name"), neighbor.get(
                 "port")
+    # VOQ chassis (sonic-voq-inband-interface.yang): the inband port carries the linecards' internal iBGP through
+    # the chassis fabric. It is addressed, but no front-panel cable (DEVICE_NEIGHBOR names the other linecard's
+    # ASIC namespace) and no data port: it stays unused, with its addresses, so the internal sessions pair.
+    for key in db.get("VOQ_INBAND_INTERFACE") or {}:
+        name, _, address = _key_parts(key)
+        if name not in interfaces:
+            continue
+        interfaces[name]["kind"] = "unused"
+        interfaces[name]["peer_device"] = interfaces[name]["peer_interface"] = None
+        if address and not _address_row(interfaces[name], address):
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"VOQ_INBAND_INTERFACE|{key}", 0),
+                                         f"VOQ_INBAND_INTERFACE|{key}"))
     for key, value in ((db.get("CABLE_LENGTH") or {}).get("AZURE") or {}).items():
         if key in interfaces and str(value).endswith("m"):
             length = float(str(value)[:-1])
@@ -387,6 +409,7 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
     for key, row in (db.get("QUEUE") or {}).items():
         port, _, queue = _key_parts(key)
         queues.setdefault(port, {})[queue] = row
+    buffer_model = ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model")
     pgs: dict[str, dict[int, str]] = {}
     for key, row in (db.get("BUFFER_PG") or {}).items():
         ports, _, groups = _key_parts(key)
@@ -394,7 +417,7 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
         # comma list of ports (minigraph-era config_db).
         for port in ports.split(","):
             for priority_group in _queue_range(groups):
-                pgs.setdefault(port, {})[int(priority_group)] = row.get("profile", "")
+                pgs.setdefault(port, {})[int(priority_group)] = _reference(row.get("profile", ""))
     for name, binding in port_maps.items():
         interface = interfaces.get(name)
         if interface is None:
@@ -405,19 +428,27 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
         port_qos["pfc_watchdog"] = bool(_ints(binding.get("pfcwd_sw_enable", ""))) and name in watchdog_rows
         for queue, row in queues.get(name, {}).items():
             for single in _queue_range(queue):
-                scheduler = schedulers.get(row.get("scheduler", "")) or {}
+                scheduler = schedulers.get(_reference(row.get("scheduler", ""))) or {}
                 if scheduler:
                     mode = "strict" if scheduler.get("type") == "STRICT" else "dwrr"
                     entry = {"mode": mode} if mode == "strict" else {"mode": mode,
                                                                       "weight_percent": int(scheduler["weight"])}
                     qos["scheduling"].setdefault(single, entry)
-                profile = wred.get(row.get("wred_profile", ""))
+                profile = wred.get(_reference(row.get("wred_profile", "")))
                 if profile and profile.get("ecn", "ecn_none") != "ecn_none":
                     port_qos["ecn"][single] = {"min_bytes": int(profile["green_min_threshold"]),
                                                "max_bytes": int(profile["green_max_threshold"]),
                                                "probability": int(profile["green_drop_probability"])}
         for priority in port_qos["pfc_priorities"]:
             group = priority_to_pg.get(priority)
+            if group is None:  # no PFC priority map: SONiC pauses priority == TC, whose group TC_TO_PRIORITY_GROUP_MAP names
+                group = qos["tc_to_priority_group"].get(str(priority))
+            if group is not None and group not in pgs.get(name, {}) and buffer_model in ("traditional", "dynamic"):
+                # No row for this lossless group: SONiC's buffer manager creates it when the port comes up, from the
+                # port speed and CABLE_LENGTH (sonic-swss cfgmgr/buffermgr: traditional lookup table, or the dynamic
+                # headroom calculation); the size is not in this file, so nothing can be judged against it.
+                port_qos.setdefault("headroom_at_runtime", []).append(priority)
+                continue
             profile = profiles.get(pgs.get(name, {}).get(group, "")) if group is not None else None
             if profile and "xoff" in profile:
                 port_qos["headroom"][str(priority)] = {
@@ -426,12 +457,35 @@ def _read_qos(db: dict, structured: dict, interfaces: dict, locations: dict, lin
                     "policy": "dynamic" if "dynamic_th" in profile else "static"}
         interface["qos"] = port_qos
         locations[f"interface {name} qos"] = (CONFIG_DB, lines.get(f"PORT_QOS_MAP|{name}", 0))
+        if f"PORT_QOS_MAP|{name}|pfc_enable" in lines:
+            locations[f"interface {name} pfc"] = (CONFIG_DB, lines[f"PORT_QOS_MAP|{name}|pfc_enable"])
+        for _queue, row in sorted(queues.get(name, {}).items()):
+            profile_name = _reference(row.get("wred_profile", ""))
+            if profile_name and f"WRED_PROFILE|{profile_name}|green_min_threshold" in lines:
+                # The thresholds of the port's (first) marking queue: what an ECN finding about the port cites.
+                locations.setdefault(f"interface {name} ecn",
+                                     (CONFIG_DB, lines[f"WRED_PROFILE|{profile_name}|green_min_threshold"]))
     qos["lossless_priorities"] = sorted({p for i in interfaces.values() if i["qos"] for p in i["qos"]["pfc_priorities"]})
     for interface in interfaces.values():
         for queue, ecn in (interface["qos"] or {}).get("ecn", {}).items():
             qos["_ecn_by_queue"].setdefault(queue, ecn)
     locations.setdefault("qos", (CONFIG_DB, lines.get("DSCP_TO_TC_MAP", 0)))
+    dscp_map = next(iter(db.get("DSCP_TO_TC_MAP") or {}), None)
+    for dscp in qos["dscp_to_tc"]:
+        line = lines.get(f"DSCP_TO_TC_MAP|{dscp_map}|{dscp}")
+        if line:
+            locations[f"qos dscp {dscp}"] = (CONFIG_DB, line)
     structured["qos"] = finish_qos(qos)
+
+
+def _reference(value: str) -> str:
+    """A row's reference to another table's row: ``AZURE_LOSSLESS``, or the older ``[WRED_PROFILE|AZURE_LOSSLESS]``
+    form minigraph-generated configs still carry (SONiC config_db reference syntax before the YANG models; the
+    sonic-mgmt VOQ testbed writes every scheduler, WRED and buffer profile reference so)."""
+    value = str(value).strip()
+    if value.startswith("[") and value.endswith("]") and "|" in value:
+        return value[1:-1].split("|", 1)[1]
+    return value
 
 
 def _queue_range(queue: str) -> list[str]:
@@ -482,7 +536,9 @@ def _bgp_tables(db: dict, structured: dict, locations: dict, unmodelled: list, l
     when frr.conf does not state one; the router ID is ``bgp_router_id``, else Loopback0's address (bgpcfgd)."""
     bgp = structured["bgp"]
     metadata: dict[str, Any] = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
-    neighbors_table = db.get("BGP_NEIGHBOR") or {}
+    # BGP_INTERNAL_NEIGHBOR: a VOQ chassis' iBGP between its linecards' ASICs (sonic-bgp-internal-neighbor.yang),
+    # the same row shape as BGP_NEIGHBOR.
+    neighbors_table = {**(db.get("BGP_NEIGHBOR") or {}), **(db.get("BGP_INTERNAL_NEIGHBOR") or {})}
     ranges = db.get("BGP_PEER_RANGE") or {}
     if not (neighbors_table or ranges):
         return
@@ -493,13 +549,17 @@ def _bgp_tables(db: dict, structured: dict, locations: dict, unmodelled: list, l
         bgp["router_id"] = structured["router_id"] = metadata.get("bgp_router_id") or (
             loopback0.split("/")[0] if loopback0 else None)
     stated = {entry["address"] for entry in bgp["neighbors"] if entry["address"]}
+    internal = db.get("BGP_INTERNAL_NEIGHBOR") or {}
     for key, row in neighbors_table.items():
+        table = "BGP_INTERNAL_NEIGHBOR" if key in internal else "BGP_NEIGHBOR"
         vrf, _, address_text = key.rpartition("|")
         address = ip_address_text(address_text)
         if address is None or vrf not in ("", "default") or not row.get("asn"):
-            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"BGP_NEIGHBOR|{key}", 0), f"BGP_NEIGHBOR|{key}"))
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"{table}|{key}", 0), f"{table}|{key}"))
             continue
-        locations.setdefault(f"bgp neighbor {address}", (CONFIG_DB, lines.get(f"BGP_NEIGHBOR|{key}", 0)))
+        locations.setdefault(f"bgp neighbor {address}", (CONFIG_DB, lines.get(f"{table}|{key}", 0)))
+        locations.setdefault(f"bgp neighbor {address} remote-as",
+                             (CONFIG_DB, lines.get(f"{table}|{key}|asn") or lines.get(f"{table}|{key}", 0)))
         locations.setdefault("bgp", (CONFIG_DB, lines.get("BGP_NEIGHBOR", 0)))
         if address in stated:
             continue

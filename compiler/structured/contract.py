@@ -44,6 +44,7 @@ class Igp(TypedDict):
     net: str | None  # IS-IS NET (ISO 10589)
     level: str | None  # IS-IS is-type
     maximum_paths: int | None
+    unmatched_networks: NotRequired[list[str]]  # OSPF `network P area A` covering no port of the device
 
 
 class Loopback(TypedDict):
@@ -72,6 +73,9 @@ class PortQos(TypedDict, total=False):
     pfc_watchdog: bool
     ecn: dict[str, EcnThresholds]  # egress queue -> thresholds
     headroom: dict[str, Headroom]  # PFC priority -> buffer
+    # SONiC: lossless priorities with no BUFFER_PG row, whose headroom the buffer manager sizes at runtime (foreign
+    # configs saved before buffermgrd ran: sonic-swss cfgmgr/buffermgr, from the port speed and cable length).
+    headroom_at_runtime: NotRequired[list[int]]
 
 
 class Interface(TypedDict):
@@ -102,6 +106,7 @@ class Interface(TypedDict):
     dhcp: NotRequired[bool]  # a routed port whose address is leased by DHCP (ip null)
     # Routing read from foreign configs (docs/structured-config.md, "Foreign routing features").
     ipv6: NotRequired[str]  # IPv6 address/length (RFC 5952 text)
+    vrf: NotRequired[str]  # a routed port of a tenant VRF (absent: the default VRF)
     igp: NotRequired[InterfaceIgp]  # OSPF / IS-IS on the port
 
 
@@ -162,6 +167,11 @@ class PeerGroup(TypedDict):
     update_source: NotRequired[str]
 
 
+class OverlayRemoteAs(TypedDict):
+    address: str  # the peer's loopback the overlay session names
+    remote_as: int | str
+
+
 class Neighbor(TypedDict):
     address: str | None  # null when unnumbered (RFC 5549)
     interface: str
@@ -180,6 +190,8 @@ class Neighbor(TypedDict):
     route_reflector_client: NotRequired[bool]
     policy_refs: NotRequired[list[PolicyRef]]
     update_source: NotRequired[str]  # a session between loopbacks (iBGP/EVPN overlay): interface is the loopback
+    # The EVPN loopback session folded onto this underlay session states another remote AS: {address, remote_as}.
+    overlay_remote_as: NotRequired[OverlayRemoteAs]
 
 
 class RouteMapEntry(TypedDict):

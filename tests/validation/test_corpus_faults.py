@@ -47,20 +47,10 @@ L2LS = "avd/l2ls-fabric"
 CAMPUS = "avd/campus-fabric"
 EBGP = "avd/evpn_underlay_ebgp_overlay_ebgp"
 FRR = "containerlab/frr01"
+OSPF_EOS = "avd/evpn_underlay_ospf_overlay_ebgp"
+ISIS_EOS = "avd/evpn_underlay_isis_overlay_ibgp"
 SONIC = "sonic-mgmt/7nodes-cisco"
 VOQ = "sonic-mgmt/vs-voq-t2"
-NOT_CAUGHT_MEMBER = "not caught: no check compares a link's two ends' bundling (one end bundles the port, the other not)"
-NOT_CAUGHT_OVERLAY_AS = "not caught: a wrong remote-as on a multihop EVPN session raises no error today"
-NOT_CAUGHT_SESSION = ("not caught: a neighbor left without remote-as (its peer group has none) is dropped without a "
-                      "word; EOS does not start that session")
-CITED_AT_ROW = ("caught, but cited at the CONFIG_DB row's key line, not the changed field's line: the SONiC reader "
-                "locates rows, not fields")
-NOT_CAUGHT_WRED = ("not caught: no error follows the inverted WRED_PROFILE green thresholds on this SONiC set (not yet "
-                   "traced)")
-NOT_CAUGHT_SVI_MTU = "not caught: an SVI's MTU is not compared with its MLAG peer's"
-NOT_CAUGHT_SUBNET = "not caught: FRR interfaces in different subnets on one link are not checked (no link model)"
-NOT_CAUGHT_SONIC_MTU = "not caught: no error follows a changed SONiC PORT mtu on this testbed (not yet traced)"
-NOT_MODELLED_OSPF = "not caught: not modelled (OSPF underlays are not in the FRR model yet)"
 
 FAULTS = [
     # ---- MLAG: the pair agrees on domain, peer-link and each other's address (EOS MLAG configuration guide)
@@ -91,22 +81,22 @@ FAULTS = [
     Fault("member-mtu-differs", EBGP, "DC1-LEAF2B.cfg", "   channel-group 12 mode active",
           "   mtu 9214\n   channel-group 12 mode active", "mtu"),
     Fault("member-removed", L3LS, "dc1-leaf1b.cfg", "   channel-group 3 mode active", None, "Ethernet3",
-          cite="interface Ethernet3", xfail=NOT_CAUGHT_MEMBER),
+          cite="interface Ethernet3"),
     Fault("member-removed", DUAL, "dc1-leaf2b.cfg", "   channel-group 3 mode active", None, "Ethernet3",
-          cite="interface Ethernet3", xfail=NOT_CAUGHT_MEMBER),
+          cite="interface Ethernet3"),
     Fault("member-removed", L2LS, "LEAF2.cfg", "   channel-group 47 mode active", None, "Ethernet47",
-          cite="interface Ethernet47", xfail=NOT_CAUGHT_MEMBER),
+          cite="interface Ethernet47"),
     Fault("member-removed", L2LS, "LEAF2.cfg", "   channel-group 1 mode active", None, "Ethernet1",
-          cite="interface Ethernet1", xfail=NOT_CAUGHT_MEMBER),
+          cite="interface Ethernet1"),
     # ---- BGP: both ends of a session agree on AS numbers, the session exists on both, timers and BFD both sides
     Fault("remote-as-wrong", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.255.4 remote-as 65100",
           "   neighbor 10.255.255.4 remote-as 65199", "65199"),
     Fault("remote-as-wrong", DUAL, "dc1-leaf2b.cfg", "   neighbor 10.255.255.12 remote-as 65100",
           "   neighbor 10.255.255.12 remote-as 65199", "65199"),
     Fault("overlay-remote-as-wrong", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.0.1 remote-as 65100",
-          "   neighbor 10.255.0.1 remote-as 65199", "65199", xfail=NOT_CAUGHT_OVERLAY_AS),
+          "   neighbor 10.255.0.1 remote-as 65199", "65199"),
     Fault("neighbor-remote-as-removed", L3LS, "dc1-leaf1b.cfg", "   neighbor 10.255.255.4 remote-as 65100", None,
-          "10.255.255.4", cite="router bgp 65101", xfail=NOT_CAUGHT_SESSION),
+          "10.255.255.4", cite="   neighbor 10.255.255.4 peer group IPv4-UNDERLAY-PEERS"),
     Fault("neighbor-removed-one-side", L3LS, "dc1-leaf1b.cfg",
           "   neighbor 10.255.255.4 peer group IPv4-UNDERLAY-PEERS\n   neighbor 10.255.255.4 remote-as 65100\n"
           "   neighbor 10.255.255.4 description dc1-spine1_Ethernet2", None, "dc1-leaf1b",
@@ -151,33 +141,47 @@ FAULTS = [
     # ---- MTU: both ends of a routed link agree; the underlay carries the VXLAN overhead (RFC 7348: 50 bytes)
     Fault("p2p-mtu-differs", L3LS, "dc1-leaf1b.cfg", "   mtu 1500", "   mtu 1400", "mtu"),
     Fault("p2p-mtu-differs", DUAL, "dc1-leaf2b.cfg", "   mtu 1500", "   mtu 1400", "mtu"),
-    Fault("svi-mtu-differs", L2LS, "LEAF2.cfg", "   mtu 1500", "   mtu 1400", "mtu", xfail=NOT_CAUGHT_SVI_MTU),
+    Fault("svi-mtu-differs", L2LS, "LEAF2.cfg", "   mtu 1500", "   mtu 1400", "mtu"),
     # ---- SONiC: config_db.json of a known-good testbed (read since its keys' trailing blanks and IPv6 are)
-    Fault("remote-as-wrong", SONIC, "P1.json", '            "asn": "64600",', '            "asn": "64699",', "64699",
-          xfail=CITED_AT_ROW),
-    Fault("port-mtu-differs", SONIC, "P1.json", '            "mtu": "9100"', '            "mtu": "1500"', "mtu",
-          xfail=NOT_CAUGHT_SONIC_MTU),
+    Fault("remote-as-wrong", SONIC, "P1.json", '            "asn": "64600",', '            "asn": "64699",', "64699"),
+    Fault("port-mtu-differs", SONIC, "P1.json",
+          '        "Ethernet112": {\n            "lanes": "524,525,526,527",\n            "alias": "Ethernet112",\n'
+          '            "index": "28",\n            "speed": "100000",\n            "admin_status": "up",\n'
+          '            "mtu": "9100"',
+          '        "Ethernet112": {\n            "lanes": "524,525,526,527",\n            "alias": "Ethernet112",\n'
+          '            "index": "28",\n            "speed": "100000",\n            "admin_status": "up",\n'
+          '            "mtu": "1500"', "mtu", at=6),
     # ---- RoCE (SONiC QoS of the known-good VOQ testbed, read since the routing model reads its IPv6): lossless
     # priorities 3 and 4, DSCP 3 and 4 mapped to them, WRED/ECN min below max (SONiC QoS configuration guide)
     Fault("pfc-priority-removed", VOQ, "vlab-t2-01.json", '      "pfc_enable": "3,4"', '      "pfc_enable": "3"',
-          "pfc", xfail=CITED_AT_ROW),
+          "pfc"),
     Fault("ecn-thresholds-inverted", VOQ, "vlab-t2-01.json",
           '      "green_max_threshold": "2097152",\n      "green_min_threshold": "1048576",',
-          '      "green_max_threshold": "1048576",\n      "green_min_threshold": "2097152",', "threshold",
-          xfail=NOT_CAUGHT_WRED),
+          '      "green_max_threshold": "1048576",\n      "green_min_threshold": "2097152",', "ecn", at=1),
     Fault("dscp-remapped", VOQ, "vlab-t2-01.json",
           '  "DSCP_TO_TC_MAP": {\n    "AZURE": {\n      "0": "1",\n      "1": "1",\n      "2": "1",\n      "3": "3",',
           '  "DSCP_TO_TC_MAP": {\n    "AZURE": {\n      "0": "1",\n      "1": "1",\n      "2": "1",\n      "3": "1",',
-          "dscp", at=5, xfail=CITED_AT_ROW),
-    # ---- IGP: an FRR OSPF underlay (RFC 2328: both ends of a link in one area)
+          "dscp", at=5),
+    # ---- IGP: EOS OSPF and IS-IS underlays (RFC 2328 10.5: both ends in one area, neither passive; ISO 10589 8.2:
+    # a common level), then an FRR OSPF underlay whose links are its point-to-point subnets
+    Fault("ospf-area-mismatch", OSPF_EOS, "DC1-LEAF1A.cfg", "   ip ospf area 0.0.0.0", "   ip ospf area 0.0.0.1",
+          "area"),
+    Fault("ospf-passive-default", OSPF_EOS, "DC1-LEAF1A.cfg", "   no passive-interface Ethernet1", None, "passive",
+          cite="   passive-interface default"),
+    Fault("isis-disabled", ISIS_EOS, "DC1-LEAF1A.cfg", "   isis enable EVPN_UNDERLAY", None, "isis",
+          cite="router isis EVPN_UNDERLAY"),
+    Fault("isis-level-mismatch", ISIS_EOS, "DC1-LEAF1A.cfg", "   isis circuit-type level-2",
+          "   isis circuit-type level-1", "level"),
+    Fault("isis-passive", ISIS_EOS, "DC1-LEAF1A.cfg", "   isis enable EVPN_UNDERLAY",
+          "   isis enable EVPN_UNDERLAY\n   isis passive", "passive", at=1),
     Fault("ospf-area-mismatch", FRR, "router2/frr.conf", " network 192.168.1.0/24 area 0.0.0.0",
-          " network 192.168.1.0/24 area 0.0.0.1", "area", xfail=NOT_MODELLED_OSPF),
+          " network 192.168.1.0/24 area 0.0.0.1", "area"),
     Fault("ospf-network-removed", FRR, "router2/frr.conf", " network 192.168.1.0/24 area 0.0.0.0", None, "ospf",
-          cite="router ospf", xfail=NOT_MODELLED_OSPF),
+          cite="router ospf"),
     Fault("ospf-passive-transit", FRR, "router2/frr.conf", "router ospf", "router ospf\n passive-interface eth1",
-          "passive", xfail=NOT_MODELLED_OSPF),
+          "passive", at=1),
     Fault("link-subnet-differs", FRR, "router2/frr.conf", " ip address 192.168.1.2/24", " ip address 192.168.7.2/24",
-          "192.168.", xfail=NOT_CAUGHT_SUBNET),
+          "192.168."),
 ]
 
 
@@ -229,7 +233,7 @@ def test_fault_is_caught_and_cites_its_line(fault, tmp_path):
              and (needle in f.check.lower() or needle in f.message.lower())]
     shown = [(f.check, f.message, result.where(f)) for f in new]
     assert named, f"no new {fault.severity} names {fault.needle!r}: {shown}"
-    assert any(where.endswith(f"/{faulted}") for f in named for where in result.where(f)), \
+    assert any(where == faulted or where.endswith(f"/{faulted}") for f in named for where in result.where(f)), \
         f"not cited at {faulted}: {[(f.check, result.where(f)) for f in named]}"
 
 

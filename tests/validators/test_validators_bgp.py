@@ -159,3 +159,18 @@ def test_per_rack_asns_with_allowas_in_are_recognised_from_configs_alone():
     structured[shared[0]]["bgp"]["allowas_in"] = 0
     findings = bgp.check_asns(FabricContext(structured))
     assert shared[0] in {f.subject for f in findings} and {f.severity for f in findings} == {"error"}
+
+
+def test_devices_of_one_as_collide_until_ibgp_joins_them():
+    """From configs alone (no intent), two leaves given one ASN collide; iBGP statements between them make them one
+    AS by design (a route-reflector or MLAG-peer design, validators.bgp.ibgp_domains)."""
+    structured = copy.deepcopy(dict(compiled(spines=2, leaves=3, roce=False).structured))
+    set_asn(structured, "leaf2", structured["leaf1"]["asn"])
+    assert {f.subject for f in bgp.check_asns(FabricContext(structured))} == {"leaf1", "leaf2"}
+    loopbacks = {host: structured[host]["loopbacks"][0]["ip"].split("/")[0] for host in ("leaf1", "leaf2")}
+    for host, peer in (("leaf1", "leaf2"), ("leaf2", "leaf1")):
+        structured[host]["bgp"]["neighbors"].append({
+            "address": loopbacks[peer], "interface": "Loopback0", "remote_as": structured[host]["asn"],
+            "peer_device": peer, "peer_interface": "Loopback0", "peer_group": "", "address_families": ["l2vpn_evpn"],
+            "description": "", "update_source": "Loopback0"})
+    assert bgp.check_asns(FabricContext(structured)) == []

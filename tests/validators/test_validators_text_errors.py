@@ -53,5 +53,9 @@ def test_a_duplicate_vtep_is_an_error():
                            configs["leaf1"]["startup-config"]).group(1)
     configs["leaf2"]["startup-config"] = text.replace(f"{vtep}/32", f"{leaf1_vtep}/32")
     errors = _errors(configs)
-    assert {(f.check, f.subject) for f in errors} == {("overlay.flood_lists", "leaf1"), ("overlay.flood_lists", "leaf2")}
-    assert all(f.actual == leaf1_vtep for f in errors)
+    # Each leaf owns the address itself, so no tunnel reaches the other: net10's hosts on the two are cut too.
+    assert {(f.check, f.subject) for f in errors} == {("overlay.flood_lists", "leaf1"), ("overlay.flood_lists", "leaf2"),
+                                                     ("overlay.host_reachability", "network net10")}
+    assert all(f.actual == leaf1_vtep for f in errors if f.check == "overlay.flood_lists")
+    cut = next(f for f in errors if f.check == "overlay.host_reachability")
+    assert "has no route to the VTEP of" in cut.message
