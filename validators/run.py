@@ -21,7 +21,21 @@ from collections.abc import Callable, Iterable, Mapping
 from compiler.api import CompileResult
 from compiler.errors import FieldError, InputError
 from compiler.structured.contract import StructuredConfig
-from validators import batfish, bgp, clos5, ecmp, headroom, mlag, mtu, overlay, reachability, roce, underlay, whatif
+from validators import (
+    batfish,
+    bgp,
+    clos5,
+    ecmp,
+    headroom,
+    hosts,
+    mlag,
+    mtu,
+    overlay,
+    reachability,
+    roce,
+    underlay,
+    whatif,
+)
 from validators.common import CheckSkipped
 from validators.context import FabricContext, ValidationInput, as_context
 from validators.findings import CheckStatus, InternalFailure, Report, describe_examined
@@ -90,6 +104,8 @@ def _registry() -> dict[str, Callable[[FabricContext], list]]:
     checks.update(mlag.CHECKS)
     checks.update({name: _needs_roce(check) for name, check in roce.CHECKS.items()})
     checks.update({name: _needs_roce(check) for name, check in headroom.CHECKS.items()})
+    checks.update({name: _needs_roce(check) for name, check in hosts.ROCE_CHECKS.items()})
+    checks.update(hosts.LINK_CHECKS)
     checks.update({name: _physical(name) for name in PHYSICAL_CHECKS})
     checks[whatif.CHECK] = _whatif
     checks[whatif.CHECK_N2] = _whatif_n2
