@@ -62,9 +62,12 @@ def _header(config: HostConfig, what: str) -> list[str]:
 
 
 def _nic_header(nic: NicConfig) -> str:
+    """The NIC's identity on one comment line (compiler.parse.hosts reads it back): netdev, RDMA device, rail, model,
+    speed, the PCIe link the catalogue gives it, family and the switch port it is cabled to."""
     towards = f" -> {nic.leaf}:{nic.leaf_interface}" if nic.leaf else ""
-    return (f"# --- {nic.name} rdma {nic.rdma_device} rail {nic.rail} {nic.nic_model} {nic.speed_gbps}G "
-            f"[{FAMILY_LABEL[nic.family]}]{towards}")
+    pcie = f" pcie Gen{nic.pcie_gen} x{nic.pcie_lanes}" if nic.pcie_gen and nic.pcie_lanes else ""
+    return (f"# --- {nic.name} rdma {nic.rdma_device} rail {nic.rail} model {nic.nic_model or '-'} {nic.speed_gbps}G"
+            f"{pcie} family {nic.family} [{FAMILY_LABEL[nic.family]}]{towards}")
 
 
 def _csv(values) -> str:
