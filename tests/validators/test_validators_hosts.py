@@ -201,3 +201,25 @@ def test_without_servers_the_host_checks_skip_with_the_reason():
     report = validate_fabric(fabric().structured, checks=["hosts"])
     assert all(check.status == CheckStatus.SKIPPED for check in report.checks.values())
     assert report.checks["hosts.mtu"].reason == hosts.NO_HOSTS
+
+
+def test_validate_configs_reads_host_files_beside_switch_configs():
+    from compiler.render import render_device
+    from compiler.render.hosts import render_host
+    from validators.configs import validate_configs
+
+    result = fabric()
+    files = {host: render_device(config, config["platform"]) for host, config in result.structured.items()}
+    intended = build_host_configs(result.snapshot)
+    files.update({server: render_host(config) for server, config in intended.items()})
+    validation = validate_configs(files, checks=["hosts"])
+    assert failed(validation.report) == set()
+    assert validation.report.checks["hosts.pfc"].examined == {"server NIC links": 16}
+    assert validation.host_unmodelled == []
+    broken = dict(files, gpu0003=dict(files["gpu0003"]))
+    broken["gpu0003"]["nic-qos.sh"] = broken["gpu0003"]["nic-qos.sh"].replace(
+        "mlnx_qos -i eth1 --pfc 0,0,0,1,0,0,0,0", "mlnx_qos -i eth1 --pfc 0,0,0,0,1,0,0,0")
+    broken["gpu0003"]["nccl.env"] = broken["gpu0003"]["nccl.env"].replace("NCCL_IB_TC=104\n", "")
+    report = validate_configs(broken, checks=["hosts"]).report
+    assert failed(report) == {"hosts.pfc", "hosts.nccl_tc"}
+    assert {f.subject for f in report.checks["hosts.pfc"].findings} == {"gpu0003:eth1<->leaf2:Ethernet3/1"}
