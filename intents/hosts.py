@@ -18,6 +18,7 @@ from compiler.errors import FieldError, InputError
 from compiler.host_config import HostConfig, build_host_configs
 from compiler.nics import FAMILY_LABEL
 from compiler.render.hosts import render_host
+from compiler.validate import check_intent
 from validators.context import ValidationInput
 from validators.findings import Finding
 from validators.run import validate_fabric
@@ -49,7 +50,8 @@ def _switch_side(fabric_intent: FabricIntent, snapshot):
             return selectors.compile_run_result(run=run).structured, f"compile run {run.pk}"
         except InputError:
             pass  # stale run (the fabric changed since): compile the current intent instead
-    return structured_configs(snapshot, build_facts(snapshot)), "the current intent, compiled in memory"
+    allocations = check_intent(snapshot)  # an intent the compiler refuses is an IntentValidationError, never a crash
+    return structured_configs(snapshot, build_facts(snapshot, allocations)), "the current intent, compiled in memory"
 
 
 def server_host_view(*, fabric_intent: FabricIntent, server: str) -> ServerHostView:
