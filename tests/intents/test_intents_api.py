@@ -460,3 +460,27 @@ def test_server_host_files_and_nic_vs_switch_port(api, fabric_intent):
     for query, field in (({}, "server"), ({"server": "nope"}, "server"), ({"server": "gpu0001", "file": "x"}, "file")):
         bad = api.get(url, query)
         assert bad.status_code == 400 and field in bad.json(), (query, bad.json())
+
+
+def test_server_model_picks_the_nic_family(db, django_user_model, fabric_intent):
+    """Issue 31: the inventory's server model (compiler.nics.SERVER_MODELS) picks the host renderer's NIC family."""
+    from django.contrib.auth.models import Group
+    from rest_framework.test import APIClient
+
+    from inventory.models import Server
+    from twin.tokens import token_issue
+
+    user = django_user_model.objects.create_user(username="inventory-admin", password="x")
+    user.groups.add(Group.objects.get(name="admin"))
+    admin_api = APIClient()
+    admin_api.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
+
+    server = Server.objects.get(name="gpu0001")
+    bad = admin_api.patch(f"/api/servers/{server.pk}/", {"model": "DGX-9000"}, format="json")
+    assert bad.status_code == 400 and "model" in bad.json() and "DGX-9000" in str(bad.json())
+    ok = admin_api.patch(f"/api/servers/{server.pk}/", {"model": "XE9680-Thor2"}, format="json")
+    assert ok.status_code == 200, ok.json()
+    body = admin_api.get(f"/api/fabric-intents/{fabric_intent.pk}/host/", {"server": "gpu0001"}).json()
+    assert body["model"] == "XE9680-Thor2" and "mlxconfig.sh" not in body["files"]
+    assert "/sys/kernel/config/bnxt_re/bnxt_re0/ports/1/cc/ecn_enable" in body["files"]["nic-qos.sh"]
+    assert body["nics"][0]["family"] == "Broadcom Thor (bnxt_re)"
