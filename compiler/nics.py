@@ -110,6 +110,9 @@ class NicModelSpec:
     pcie_lanes: int
     rdma_prefix: str  # RDMA device name prefix the driver registers: mlx5_0, bnxt_re0, irdma0
     source: str
+    # PCI device ID NVIDIA's NIC Configuration Operator selects NICs by (``nicType``; the IDs its tooling uses,
+    # Mellanox/netop-tools ops/mk-nic-config.sh: ConnectX-6 101b, ConnectX-7 1021, ConnectX-8 1023)
+    pci_device_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +129,11 @@ NIC_MODELS: dict[str, NicModelSpec] = {
     nic.name: nic
     for nic in (
         NicModelSpec("ConnectX-6", "NVIDIA", NicFamily.CONNECTX, 200, 4, 16, "mlx5_",
-                     "NVIDIA ConnectX-6 VPI datasheet: 200Gb/s HDR/200GbE, PCIe Gen4 x16"),
+                     "NVIDIA ConnectX-6 VPI datasheet: 200Gb/s HDR/200GbE, PCIe Gen4 x16", "101b"),
         NicModelSpec("ConnectX-7", "NVIDIA", NicFamily.CONNECTX, 400, 5, 16, "mlx5_",
-                     "NVIDIA ConnectX-7 datasheet (MCX75310AAS-NEAT): 400Gb/s NDR/400GbE OSFP, PCIe Gen5 x16"),
+                     "NVIDIA ConnectX-7 datasheet (MCX75310AAS-NEAT): 400Gb/s NDR/400GbE OSFP, PCIe Gen5 x16", "1021"),
         NicModelSpec("ConnectX-8", "NVIDIA", NicFamily.CONNECTX, 800, 6, 16, "mlx5_",
-                     "NVIDIA ConnectX-8 SuperNIC datasheet: 800Gb/s, PCIe Gen6 x16"),
+                     "NVIDIA ConnectX-8 SuperNIC datasheet: 800Gb/s, PCIe Gen6 x16", "1023"),
         NicModelSpec("BCM57608", "Broadcom", NicFamily.BNXT, 400, 5, 16, "bnxt_re",
                      "Broadcom BCM57608 Thor2 product brief: 1x400GbE, PCIe Gen5 x16"),
         NicModelSpec("E810-CQDA2", "Intel", NicFamily.LINUX_DCB, 100, 4, 16, "irdma",

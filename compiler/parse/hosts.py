@@ -30,7 +30,7 @@ from compiler.host_config import PRIORITIES, HostConfig, NicConfig
 from compiler.model import Server
 from compiler.nics import PCIE_SPEED_TEXT, NicFamily
 from compiler.parse import ParseError
-from compiler.render.hosts import CMA_ROCE_MODE, NCCL_FILE, NETPLAN_FILE, QOS_FILE, ROCE_MODE_TEXT
+from compiler.render.hosts import CMA_ROCE_MODE, NCCL_FILE, NETPLAN_FILE, OPERATOR_FILE, QOS_FILE, ROCE_MODE_TEXT
 
 _HEADER = re.compile(r"^# --- (?P<name>\S+) rdma (?P<rdma>\S+) rail (?P<rail>\d+) model (?P<model>\S+) (?P<speed>\d+)G"
                      r"(?: pcie Gen(?P<gen>\d+) x(?P<lanes>\d+))? family (?P<family>\S+) \[[^\]]*\]"
@@ -273,6 +273,41 @@ def parse_nccl_env(text: str, file: str = NCCL_FILE) -> tuple[tuple[str, str], .
         if key.startswith("NCCL_"):
             env.append((key, value.strip().strip("'\"")))
     return tuple(env)
+
+
+def parse_operator_template(text: str, file: str = OPERATOR_FILE) -> dict[str, dict]:
+    """A NicConfigurationTemplate file (one YAML document per NIC type) -> nicType -> the NicConfig fields it sets:
+    trust, pfc_priorities, roce_tos, cnp_dscp, cnp_priority, ecn_rp/ecn_np (from ROCE_CC_PRIO_MASK_P1)."""
+    try:
+        documents = [document for document in yaml.safe_load_all(text) if document]
+    except yaml.YAMLError as error:
+        raise ParseError(f"{file}: not YAML: {error}") from None
+    result: dict[str, dict] = {}
+    for document in documents:
+        spec = document.get("spec") or {} if isinstance(document, dict) else {}
+        if not isinstance(document, dict) or document.get("kind") != "NicConfigurationTemplate":
+            raise ParseError(f"{file}: expected kind NicConfigurationTemplate documents")
+        device_id = str((spec.get("nicSelector") or {}).get("nicType") or "")
+        template = spec.get("template") or {}
+        qos = ((template.get("roceOptimized") or {}).get("qos")) or {}
+        fields: dict = {}
+        if "trust" in qos:
+            fields["trust"] = str(qos["trust"])
+        if "pfc" in qos:
+            fields["pfc_priorities"] = _priorities_from_vector(str(qos["pfc"]).split(","), f"{file} {device_id} pfc")
+        if "tos" in qos:
+            fields["roce_tos"] = _int(str(qos["tos"]), f"{file} {device_id} tos")
+        raw = {str(item.get("name")): str(item.get("value")) for item in template.get("rawNvConfig") or ()}
+        where = f"{file} {device_id} rawNvConfig"
+        if "ROCE_CC_PRIO_MASK_P1" in raw:
+            mask = _int(raw["ROCE_CC_PRIO_MASK_P1"], where)
+            fields["ecn_rp"] = fields["ecn_np"] = tuple(p for p in range(PRIORITIES) if mask >> p & 1)
+        if "CNP_DSCP_P1" in raw:
+            fields["cnp_dscp"] = _int(raw["CNP_DSCP_P1"], where)
+        if "CNP_802P_PRIO_P1" in raw:
+            fields["cnp_priority"] = _int(raw["CNP_802P_PRIO_P1"], where)
+        result[device_id] = fields
+    return result
 
 
 def parse_host_files(server: str, files: dict[str, str]) -> ParsedHost:

@@ -21,6 +21,8 @@ Every decision is in :mod:`compiler.host_config`; this module only prints, one f
 * ``mlxconfig.sh`` (ConnectX only) -- firmware defaults: ``LINK_TYPE_P1=2`` (Ethernet), ``ROCE_CC_PRIO_MASK_P1``
   (priorities DCQCN runs on), ``CNP_DSCP_P1``, ``CNP_802P_PRIO_P1`` (the parameters NVIDIA's NIC Configuration
   Operator writes under ``roceOptimized``; mlxconfig(1) / NVIDIA Firmware Tools user manual).
+* ``nic-configuration-template.yaml`` (ConnectX only) -- the same trust, PFC, ToS and firmware values as a
+  NicConfigurationTemplate for NVIDIA's NIC Configuration Operator (:func:`render_operator_template`).
 * ``netplan.yaml`` -- per rail NIC: MTU, addresses, a routing table per rail with the subnet and the gateway, and
   a source rule, so each rail answers from its own NIC (Netplan reference: ``ethernets.<if>.mtu``, ``addresses``,
   ``routes[].table``, ``routing-policy[].from``).
@@ -35,11 +37,12 @@ from __future__ import annotations
 from socket import inet_aton, inet_ntoa
 
 from compiler.host_config import PRIORITIES, HostConfig, NicConfig
-from compiler.nics import FAMILY_LABEL, NicFamily
+from compiler.nics import FAMILY_LABEL, NIC_MODELS, NicFamily
 
 ROUTE_TABLE_BASE = 100  # rail r uses routing table 100 + r (any free table number would do)
 QOS_FILE = "nic-qos.sh"
 MLXCONFIG_FILE = "mlxconfig.sh"
+OPERATOR_FILE = "nic-configuration-template.yaml"
 NETPLAN_FILE = "netplan.yaml"
 NCCL_FILE = "nccl.env"
 ROCE_MODE_TEXT = {"v1": "IB/RoCE v1", "v2": "RoCE v2"}  # configfs-rdma_cm default_roce_mode values
@@ -51,6 +54,9 @@ def render_host(config: HostConfig) -> dict[str, str]:
     files = {QOS_FILE: render_qos(config)}
     if any(nic.family == NicFamily.CONNECTX for nic in config.nics):
         files[MLXCONFIG_FILE] = render_mlxconfig(config)
+        operator = render_operator_template(config)
+        if operator:
+            files[OPERATOR_FILE] = operator
     files[NETPLAN_FILE] = render_netplan(config)
     files[NCCL_FILE] = render_nccl(config)
     return files
@@ -182,13 +188,7 @@ def render_mlxconfig(config: HostConfig) -> str:
     for nic in config.nics:
         if nic.family != NicFamily.CONNECTX:
             continue
-        settings = ["LINK_TYPE_P1=2"]
-        if nic.ecn_rp is not None:
-            settings.append(f"ROCE_CC_PRIO_MASK_P1={sum(1 << p for p in nic.ecn_rp)}")
-        if nic.cnp_dscp is not None:
-            settings.append(f"CNP_DSCP_P1={nic.cnp_dscp}")
-        if nic.cnp_priority is not None:
-            settings.append(f"CNP_802P_PRIO_P1={nic.cnp_priority}")
+        settings = [f"{name}={value}" for name, value in _firmware(nic)]
         lines.append(f"mlxconfig -y -d {nic.rdma_device} set {' '.join(settings)}  # {nic.name}")
     return "\n".join(lines) + "\n"
 
@@ -199,6 +199,49 @@ def _network(interface: str) -> str:
     bits = int(length)
     mask = (0xFFFFFFFF << (32 - bits)) & 0xFFFFFFFF
     return f"{inet_ntoa((int.from_bytes(inet_aton(address), 'big') & mask).to_bytes(4, 'big'))}/{bits}"
+
+
+def _firmware(nic: NicConfig) -> list[tuple[str, str]]:
+    """(mlxconfig parameter, value) of a ConnectX NIC: what mlxconfig.sh and the operator template set."""
+    settings = [("LINK_TYPE_P1", "2")]
+    if nic.ecn_rp is not None:
+        settings.append(("ROCE_CC_PRIO_MASK_P1", str(sum(1 << p for p in nic.ecn_rp))))
+    if nic.cnp_dscp is not None:
+        settings.append(("CNP_DSCP_P1", str(nic.cnp_dscp)))
+    if nic.cnp_priority is not None:
+        settings.append(("CNP_802P_PRIO_P1", str(nic.cnp_priority)))
+    return settings
+
+
+def render_operator_template(config: HostConfig) -> str:
+    """The same ConnectX settings as a NicConfigurationTemplate for NVIDIA's NIC Configuration Operator (Kubernetes
+    shops; CRD configuration.net.nvidia.com/v1alpha1: ``roceOptimized.qos`` {trust, pfc, tos} and ``rawNvConfig``
+    [{name, value}], Mellanox/network-operator-docs "nic-conf-operator"), one per NIC type of the server, selected
+    by the node's hostname. The operator has no dscp2prio, ETS, cable length or ECN-per-priority knob: those stay in
+    nic-qos.sh. "" when the server's ConnectX NICs have no known PCI device ID."""
+    documents = []
+    by_type: dict[str, NicConfig] = {}
+    for nic in config.nics:
+        device_id = NIC_MODELS[nic.nic_model].pci_device_id if nic.nic_model in NIC_MODELS else ""
+        if nic.family == NicFamily.CONNECTX and device_id:
+            by_type.setdefault(device_id, nic)  # every NIC of one type gets the fabric-wide settings
+    for device_id, nic in sorted(by_type.items()):
+        lines = ["apiVersion: configuration.net.nvidia.com/v1alpha1", "kind: NicConfigurationTemplate", "metadata:",
+                 f"  name: {config.server}-{device_id}", "  namespace: nvidia-network-operator", "spec:",
+                 "  nodeSelector:", f"    kubernetes.io/hostname: {config.server}", "  nicSelector:",
+                 f'    nicType: "{device_id}"', "  resetToDefault: false", "  template:", "    numVfs: 0",
+                 "    linkType: Ethernet", "    roceOptimized:", "      enabled: true", "      qos:"]
+        lines.append(f"        trust: {nic.trust or 'pcp'}")
+        pfc = nic.pfc_priorities or ()
+        lines.append(f'        pfc: "{_csv(_on(pfc, p) for p in range(PRIORITIES))}"')
+        lines.append(f"        tos: {nic.roce_tos or 0}")
+        lines.append("    rawNvConfig:")
+        lines += [f'      - {{name: {name}, value: "{value}"}}' for name, value in _firmware(nic)[1:]]
+        documents.append("\n".join(lines))
+    if not documents:
+        return ""
+    return f"# {config.server}: NVIDIA NIC Configuration Operator template (generated by Fabric Twin)\n" + \
+        "\n---\n".join(documents) + "\n"
 
 
 def render_netplan(config: HostConfig) -> str:

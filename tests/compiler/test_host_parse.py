@@ -286,3 +286,21 @@ def test_collection_script_is_valid_sh_and_documents_the_layout_parsed():
     for written in ("mlnx_qos.txt", "dcb-$object.json", "pause.txt", "addresses.json", "current_link_speed",
                     "rdma_device", "default_roce_tos", "bnxt_re/$rdma/cc", "nccl.env"):
         assert written in text, written
+
+
+def test_operator_template_reads_back_the_connectx_settings():
+    from test_host_render import golden_snapshot
+
+    from compiler.parse.hosts import parse_operator_template
+
+    config = build_host_configs(golden_snapshot())["gpu0001"]
+    files = render_host(config)
+    parsed = parse_operator_template(files["nic-configuration-template.yaml"])
+    nic = config.nics[0]
+    assert parsed == {"1021": {"trust": nic.trust, "pfc_priorities": nic.pfc_priorities, "roce_tos": nic.roce_tos,
+                               "ecn_rp": nic.ecn_rp, "ecn_np": nic.ecn_np, "cnp_dscp": 48, "cnp_priority": 6}}
+    assert "nic-configuration-template.yaml" not in render_host(build_host_configs(golden_snapshot())["gpu0002"])
+    operator_default = files["nic-configuration-template.yaml"].replace('value: "48"', 'value: "4"')
+    assert parse_operator_template(operator_default)["1021"]["cnp_dscp"] == 4  # the operator's own default, caught
+    with pytest.raises(ParseError, match="pfc"):
+        parse_operator_template(files["nic-configuration-template.yaml"].replace('"0,0,0,1,0,0,0,0"', '"1,0"'))

@@ -447,8 +447,8 @@ def test_server_host_files_and_nic_vs_switch_port(api, fabric_intent):
     response = api.get(url, {"server": "gpu0001"})
     assert response.status_code == 200, response.json()
     body = response.json()
-    assert body["model"] == "DGX-H100" and sorted(body["files"]) == ["mlxconfig.sh", "nccl.env", "netplan.yaml",
-                                                                     "nic-qos.sh"]
+    assert body["model"] == "DGX-H100" and sorted(body["files"]) == [
+        "mlxconfig.sh", "nccl.env", "netplan.yaml", "nic-configuration-template.yaml", "nic-qos.sh"]
     assert "mlnx_qos -i eth0 --trust dscp" in body["files"]["nic-qos.sh"]
     nic = body["nics"][0]
     assert nic["switch_port"] and nic["pfc_priorities"] == nic["switch_pfc_priorities"] == [3]
