@@ -335,7 +335,8 @@ _TC_PRIORITY = re.compile(r"^priority:\s*(\d)$")
 
 def parse_mlnx_qos(text: str, file: str = "mlnx_qos") -> dict:
     """``mlnx_qos -i <if>`` output (MLNX_OFED/DOCA) -> trust, dscp_to_priority (all 64), pfc_priorities,
-    priority_to_tc, tc_bandwidth, tc_strict, cable_length_m (each only when printed)."""
+    priority_to_tc, tc_bandwidth, tc_strict, cable_length_m (each only when printed). A strict TC's line prints no
+    ``bw:`` (strict TCs have no share): its bandwidth reads as 0."""
     result: dict = {}
     dscp: dict[int, int] = {}
     prio_tc = [0] * PRIORITIES

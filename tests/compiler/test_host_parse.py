@@ -304,3 +304,40 @@ def test_operator_template_reads_back_the_connectx_settings():
     assert parse_operator_template(operator_default)["1021"]["cnp_dscp"] == 4  # the operator's own default, caught
     with pytest.raises(ParseError, match="pfc"):
         parse_operator_template(files["nic-configuration-template.yaml"].replace('"0,0,0,1,0,0,0,0"', '"1,0"'))
+
+
+def _complete(nic: NicConfig) -> NicConfig:
+    """What a real NIC reports: every setting has a value (the collection script reads them all)."""
+    from dataclasses import replace
+
+    filled = replace(nic, trust=nic.trust or "dscp", pfc_priorities=nic.pfc_priorities or (),
+                     roce_mode=nic.roce_mode or "v2", roce_tos=nic.roce_tos or 0, pcie_gen=nic.pcie_gen or 5,
+                     pcie_lanes=nic.pcie_lanes or 16, global_pause=bool(nic.global_pause))
+    if nic.family == NicFamily.CONNECTX:
+        filled = replace(filled, cable_length_m=nic.cable_length_m or 0, ecn_rp=nic.ecn_rp or (),
+                         ecn_np=nic.ecn_np or (), cnp_dscp=nic.cnp_dscp or 0, cnp_priority=nic.cnp_priority or 0)
+    return filled
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(host_configs())
+def test_collected_snapshot_reads_back_every_generated_state(tmp_path_factory, config):
+    from dataclasses import replace
+
+    config = replace(config, nics=tuple(_complete(nic) for nic in config.nics))
+    root = write_snapshot(tmp_path_factory.mktemp("host"), config)
+    parsed = parse_host_snapshot(root).config
+    assert parsed.nccl_env == config.nccl_env
+    for read, intended in zip(parsed.nics, config.nics, strict=True):
+        for field in ("name", "rdma_device", "family", "speed_gbps", "mtu", "pcie_gen", "pcie_lanes", "trust",
+                      "pfc_priorities", "priority_to_tc", "tc_strict", "roce_mode", "roce_tos", "global_pause",
+                      "addresses"):
+            assert getattr(read, field) == getattr(intended, field), field
+        # mlnx_qos prints no bandwidth for a strict TC (it has none): only the ETS TCs' shares are compared
+        ets = [tc for tc in range(PRIORITIES) if tc not in intended.tc_strict]
+        assert [read.tc_bandwidth[tc] for tc in ets] == [intended.tc_bandwidth[tc] for tc in ets]
+        assert all(read.priority_of(d) == intended.priority_of(d) for d in range(64))
+        if intended.family != NicFamily.LINUX_DCB:
+            assert (read.ecn_rp, read.ecn_np, read.cnp_dscp, read.cnp_priority) == (
+                intended.ecn_rp, intended.ecn_np, intended.cnp_dscp, intended.cnp_priority)
