@@ -93,7 +93,7 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     "inventory.api.views.NetboxSyncViewSet": {**READ, "sync": EDIT_INVENTORY, "webhook": EDIT_INVENTORY},
     # intents: operators edit them and compile; previews of an edit need the edit capability
     "intents.api.views.FabricIntentViewSet": {
-        **crud(EDIT_INTENTS), "compile": OPERATE, "config": VIEW, "diff": VIEW, "archive": VIEW,
+        **crud(EDIT_INTENTS), "compile": OPERATE, "config": VIEW, "host": VIEW, "diff": VIEW, "archive": VIEW,
         "blast_radius": EDIT_INTENTS, "roce_defaults": EDIT_INTENTS, "allocate": EDIT_INTENTS,
         "identity": VIEW},
     # adopting a running fabric writes its inventory and its intent

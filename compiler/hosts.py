@@ -9,7 +9,7 @@ the answer is deterministic. Pure Python; never imports Django.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Network
 
 from .errors import FieldError, IntentValidationError
 from .model import Endpoint, Snapshot
@@ -49,7 +49,7 @@ def host_addresses(snapshot: Snapshot) -> list[HostAddress]:
             peer = cable.other_end(endpoint) if cable else None
             result.append(HostAddress(
                 endpoint=endpoint, network=network.name, tenant=network.tenant, vlan_id=network.vlan_id,
-                address=str(IPv4Interface(f"{ip}/{subnet.prefixlen}")), gateway=network.gateway,
+                address=f"{ip}/{subnet.prefixlen}", gateway=network.gateway,  # the IPv4Interface text, built cheaply
                 leaf=peer.device if peer else "", leaf_interface=peer.interface if peer else "",
             ))
     return result

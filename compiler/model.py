@@ -156,6 +156,7 @@ class Server:
     power_w: float = 0.0
     mgmt_ip: str | None = None
     serial: str = ""
+    model: str = ""  # server model in compiler.nics.SERVER_MODELS ("" = the default for its NIC speed)
 
     @cached_property
     def nics_by_name(self) -> Mapping[str, NicPort]:

@@ -102,9 +102,9 @@ def inventory_snapshot(fabric: Fabric | str) -> core.Inventory:
         core.Server(name=row["name"], nics=tuple(nics_by_server.get(row["id"], ())),
                     rack=None if row["id"] in guests else row["rack__name"],
                     u_position=None if row["id"] in guests else row["u_position"], gpu_count=row["gpu_count"],
-                    power_w=row["power_w"], mgmt_ip=row["mgmt_ip"], serial=row["serial"])
+                    power_w=row["power_w"], mgmt_ip=row["mgmt_ip"], serial=row["serial"], model=row["model"])
         for row in Server.objects.filter(Q(fabric=fabric) | Q(id__in=guests)).order_by("id").values(
-            "id", "name", "rack__name", "u_position", "gpu_count", "power_w", "mgmt_ip", "serial")
+            "id", "name", "rack__name", "u_position", "gpu_count", "power_w", "mgmt_ip", "serial", "model")
     )
 
     _fill_far_ends(ends)

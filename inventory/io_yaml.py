@@ -19,6 +19,7 @@ import yaml
 from compiler import model as core
 from compiler.errors import FieldError, InputError
 from compiler.hardware import base_mac_problem
+from compiler.nics import SERVER_MODELS
 
 from .adapters import inventory_snapshot
 from .models import Fabric
@@ -54,7 +55,7 @@ def inventory_to_dict(inventory: core.Inventory, *, site: str = "", description:
         ],
         "servers": [
             {"name": s.name, "rack": s.rack, "u_position": s.u_position, "gpu_count": s.gpu_count,
-             "power_w": s.power_w, "mgmt_ip": s.mgmt_ip, "serial": s.serial,
+             "power_w": s.power_w, "mgmt_ip": s.mgmt_ip, "serial": s.serial, **({"model": s.model} if s.model else {}),
              "nics": [{"name": n.name, "rail": n.rail, "speed_gbps": n.speed_gbps, "mtu": n.mtu,
                        "optic": optic(n.optic)} for n in s.nics]}
             for s in inventory.servers
@@ -203,7 +204,7 @@ def inventory_from_dict(data: Any) -> tuple[core.Inventory, dict]:
             name=reader.get(s, "name", str, path), nics=nics, rack=reader.get(s, "rack", str, path, None),
             u_position=reader.get(s, "u_position", int, path, None), gpu_count=reader.get(s, "gpu_count", int, path, 8),
             power_w=reader.get(s, "power_w", float, path, 0.0), mgmt_ip=reader.get(s, "mgmt_ip", str, path, None),
-            serial=reader.get(s, "serial", str, path, "")))
+            serial=reader.get(s, "serial", str, path, ""), model=_server_model(reader, s, path)))
     cables = []
     for index, c in enumerate(reader.items(data, "cables", "document")):
         path = f"cables[{c.get('label', index) if isinstance(c, dict) else index}]"
@@ -247,3 +248,13 @@ def fabric_import_yaml(text: str, *, progress: bool = False) -> tuple[core.Inven
     result = inventory_persist(inventory=inventory, site=meta["site"] or None, description=meta["description"],
                                progress=progress)
     return inventory, result
+
+
+def _server_model(reader, data, path: str) -> str:
+    """A server's ``model``: "" or a catalogue model (compiler.nics.SERVER_MODELS: it picks the NIC family)."""
+    value = reader.get(data, "model", str, path, "") or ""
+    if value and value not in SERVER_MODELS:
+        reader.errors.append(FieldError(f"{path}.model", value, f"unknown server model; known: "
+                                                               f"{', '.join(sorted(SERVER_MODELS))}"))
+        return ""
+    return value

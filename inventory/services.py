@@ -35,7 +35,7 @@ _MODEL_FIELDS = ("vendor", "asic", "port_count", "max_speed_gbps", "form_factor"
                  "typical_power_w")
 _SWITCH_FIELDS = ("fabric_id", "role", "plane", "pod", "rack_id", "u_position", "model_id", "platform_id", "os_version",
                   "mgmt_ip", "serial", "status", "base_mac")
-_SERVER_FIELDS = ("fabric_id", "rack_id", "u_position", "gpu_count", "power_w", "mgmt_ip", "serial")
+_SERVER_FIELDS = ("fabric_id", "rack_id", "u_position", "gpu_count", "power_w", "mgmt_ip", "serial", "model")
 _CABLE_FIELDS = ("cable_type", "length_m", "status", "peer_link")
 _INTERFACE_FIELDS = ("speed_gbps", "mtu", "enabled", "description", "breakout_parent", "lane", "cable_id",
                      "cable_end")
@@ -461,7 +461,7 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
         server.name: {
             "fabric_id": fabric.id, "rack_id": racks.get(server.rack) if server.rack else None,
             "u_position": server.u_position, "gpu_count": server.gpu_count, "power_w": server.power_w,
-            "mgmt_ip": server.mgmt_ip or None, "serial": server.serial}
+            "mgmt_ip": server.mgmt_ip or None, "serial": server.serial, "model": server.model}
         for server in inventory.servers
     }
     existing = _rows(Switch.objects.all(), ("hostname",), _SWITCH_FIELDS, hostnames, "hostname")
@@ -471,6 +471,10 @@ def _persist_devices(inventory: core.Inventory, fabric: Fabric, result: PersistR
             # the API or NetBox instead of forgetting it.
             values["base_mac"] = existing[hostname]["base_mac"]
     existing_servers = _rows(Server.objects.all(), ("name",), _SERVER_FIELDS, names, "name")
+    for name, values in wanted_servers.items():
+        if not values["model"] and name in existing_servers:
+            # An inventory naming no server model (the builder's plan) keeps the one set through the API or YAML.
+            values["model"] = existing_servers[name]["model"]
     _foreign(existing, fabric, "switch")
     _foreign(existing_servers, fabric, "server")
     _check_other_fabrics(inventory, fabric)

@@ -37,6 +37,7 @@ urlpatterns = [
     path("inventory/cables/<int:pk>/edit/", inventory.cable_edit, name="cable_edit"),
     path("inventory/servers/", inventory.server_list, name="server_list"),
     path("inventory/servers/<name:name>/", inventory.server_detail, name="server_detail"),
+    path("inventory/servers/<name:name>/host/<name:file>", inventory.server_host_file, name="server_host_file"),
     # intents
     path("intents/", intents.intent_list, name="intent_list"),
     path("intents/new/", intents.intent_create, name="intent_create"),

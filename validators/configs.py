@@ -20,11 +20,14 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from compiler.errors import FabricTwinError, FieldError, InputError
+from compiler.host_config import HostConfig
 from compiler.parse import ParsedDevice, ParseError, parse_device
 from compiler.parse.carried import carried, differences
 from compiler.parse.common import Unmodelled
 from compiler.parse.drift import describe_path
 from compiler.parse.fabric import complete_fabric
+from compiler.parse.hosts import ParsedHost, parse_host_files
+from compiler.render.hosts import QOS_FILE
 from compiler.structured.contract import StructuredConfig
 from validators.context import FabricContext
 from validators.findings import CheckStatus, Finding, Report, Severity, summary
@@ -43,6 +46,8 @@ class ConfigValidation:
     inventory_reason: str  # "" when the inventory was used, else why not
     gaps: list[CoverageGap] = field(default_factory=list)  # unmodelled lines per device and feature
     locations: dict[int, list[str]] = field(default_factory=dict)  # id(finding) -> ["leaf1/startup-config:63"]
+    # GPU servers' host-file lines compiler.parse.hosts does not read: (server, (file, line, text))
+    host_unmodelled: list[tuple[str, tuple[str, int, str]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -63,6 +68,8 @@ class ConfigValidation:
                                   "detected_by": device.detected_by} for host, device in self.devices.items()}
         data["inventory"] = self.inventory_reason or "used"
         data["unmodelled"] = [{"device": host, **item.as_dict()} for host, item in self.unmodelled()]
+        data["unmodelled"] += [{"device": server, "file": file, "line": line, "text": text}
+                               for server, (file, line, text) in self.host_unmodelled]
         data["coverage_gaps"] = [{"device": gap.device, "feature": gap.feature, "lines": list(gap.lines)}
                                  for gap in self.gaps]
         return data
@@ -84,9 +91,11 @@ class ConfigValidation:
                 lines.append(f"      {finding.severity:7} {finding.subject}: {finding.message}"
                              + (f"  [{where}]" if where else ""))
         unmodelled = self.unmodelled()
-        lines.append(f"  unmodelled lines/keys: {len(unmodelled)}")
+        lines.append(f"  unmodelled lines/keys: {len(unmodelled) + len(self.host_unmodelled)}")
         for host, item in unmodelled:
             lines.append(f"      {host}/{item}")
+        for server, (file, line, text) in self.host_unmodelled:
+            lines.append(f"      {server}/{file}:{line}: {text}")
         return "\n".join(lines)
 
 
@@ -162,15 +171,43 @@ def _name_unnamed_networks(devices: dict[str, ParsedDevice], intent) -> None:
                 vlan["network"] = by_vlan[vlan["id"]]
 
 
+def split_host_files(device_files: dict[str, dict[str, str]]) -> tuple[dict[str, dict[str, str]],
+                                                                         dict[str, dict[str, str]]]:
+    """(switch configs, GPU server host files): a device whose files include the host renderer's ``nic-qos.sh``
+    is a server (compiler.render.hosts), read by compiler.parse.hosts; everything else is a switch config."""
+    hosts = {key: files for key, files in device_files.items() if QOS_FILE in files}
+    return {key: files for key, files in device_files.items() if key not in hosts}, hosts
+
+
+def parse_hosts(host_files: dict[str, dict[str, str]]) -> dict[str, ParsedHost]:
+    """{server: files} -> {server: ParsedHost}; a ParseError names the server's directory."""
+    parsed = {}
+    for key, files in sorted(host_files.items()):
+        try:
+            parsed[key] = parse_host_files(key, files)
+        except ParseError as error:
+            raise ParseError(f"server {key!r}: {error}") from error
+    return parsed
+
+
 def validate_configs(device_files: dict[str, dict[str, str]], snapshot=None, checks=None,
                      title: str | None = None, external_peers: str = Severity.INFO) -> ConfigValidation:
-    devices = parse_configs(device_files)
-    return validate_parsed(devices, snapshot=snapshot, checks=checks, title=title, external_peers=external_peers)
+    """Switch configs and, beside them, GPU servers' host files (``<server>/nic-qos.sh`` ...): the hosts.*
+    checks then judge the servers' files against the parsed switch ports."""
+    switch_files, host_files = split_host_files(device_files)
+    devices = parse_configs(switch_files)
+    hosts = parse_hosts(host_files)
+    validation = validate_parsed(devices, snapshot=snapshot, checks=checks, title=title, external_peers=external_peers,
+                                 hosts={key: host.config for key, host in hosts.items()} if hosts else None)
+    validation.host_unmodelled = [(key, item) for key, host in hosts.items() for item in host.unmodelled]
+    return validation
 
 
 def validate_parsed(devices: dict[str, ParsedDevice], snapshot=None, checks=None,
-                    title: str | None = None, external_peers: str = Severity.INFO) -> ConfigValidation:
+                    title: str | None = None, external_peers: str = Severity.INFO,
+                    hosts: dict[str, HostConfig] | None = None) -> ConfigValidation:
     ctx, inventory_reason = validation_input(devices, snapshot, external_peers)
+    ctx.hosts = hosts
     report = validate_fabric(ctx, checks=checks, title=title or f"validation of {len(devices)} device configs")
     gaps = coverage_gaps(devices)
     _mark_incomplete(report, gaps)

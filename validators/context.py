@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from compiler.api import CompileResult
+from compiler.host_config import HostConfig
 from compiler.model import Snapshot
 from compiler.structured.contract import Interface, StructuredConfig
 from validators.common import (
@@ -54,6 +55,9 @@ class ValidationInput:
     structured: Mapping[str, StructuredConfig]
     snapshot: Snapshot | None = None
     rendered: Rendered | None = None
+    # Server -> host config read back from the servers (compiler.parse.hosts); None: the hosts checks judge the
+    # host config the compiler derives from the snapshot (compiler.host_config)
+    hosts: Mapping[str, HostConfig] | None = None
 
     __hash__ = None  # type: ignore[assignment]  # holds mappings: unhashable on purpose
 
@@ -64,10 +68,13 @@ class ValidationInput:
 
 class FabricContext:
     def __init__(self, structured: Mapping[str, StructuredConfig], snapshot: Snapshot | None = None,
-                 rendered: Rendered | None = None, external_peers: str = "info") -> None:
+                 rendered: Rendered | None = None, external_peers: str = "info",
+                 hosts: Mapping[str, HostConfig] | None = None) -> None:
         self.structured = structured
         self.snapshot = snapshot
         self.rendered = rendered  # host -> platform -> file -> text, when known
+        self.hosts = hosts  # server -> host config read back, when given (ValidationInput.hosts)
+        self.host_links: list | None = None  # validators.hosts: every server NIC with its switch port, built once
         # Severity of bgp.sessions' report of neighbors outside this set (validators.bgp.external_peer_findings).
         self.external_peers = external_peers
         self.whatif_result: WhatIfResult | None = None  # N-1/N-2 scenarios, computed once for both checks
@@ -81,7 +88,7 @@ class FabricContext:
 
     @classmethod
     def from_input(cls, source: ValidationInput) -> FabricContext:
-        return cls(source.structured, source.snapshot, source.rendered)
+        return cls(source.structured, source.snapshot, source.rendered, hosts=source.hosts)
 
     @property
     def inventory(self):

@@ -28,6 +28,7 @@ from validators import (
     deadlock,
     ecmp,
     headroom,
+    hosts,
     mlag,
     mtu,
     overlay,
@@ -105,6 +106,8 @@ def _registry() -> dict[str, Callable[[FabricContext], list]]:
     checks.update({name: _needs_roce(check) for name, check in roce.CHECKS.items()})
     checks.update({name: _needs_roce(check) for name, check in headroom.CHECKS.items()})
     checks.update({name: _needs_roce(check) for name, check in deadlock.CHECKS.items()})
+    checks.update({name: _needs_roce(check) for name, check in hosts.ROCE_CHECKS.items()})
+    checks.update(hosts.LINK_CHECKS)
     checks.update({name: _physical(name) for name in PHYSICAL_CHECKS})
     checks[whatif.CHECK] = _whatif
     checks[whatif.CHECK_N2] = _whatif_n2

@@ -21,6 +21,7 @@ from validators.physical import cross_fabric_report
 from .. import selectors, services
 from ..choices import DiffTargetChoices
 from ..constants import SYNC_COMPILE_MAX_DEVICES
+from ..hosts import server_host_view
 from ..models import CompileRun, FabricIntent, Network, RoceClass, Tenant
 from ..tasks import compile_run_execute_task
 from . import filtersets as f
@@ -143,6 +144,27 @@ class FabricIntentViewSet(IntentModelViewSet):
                 raise InputError(FieldError("file", file_name, f"one of {', '.join(sorted(config.files))}"))
             return HttpResponse(config.files[file_name], content_type="text/plain; charset=utf-8")
         return Response(s.DeviceConfigSerializer(config, context={"request": request}).data)
+
+    @extend_schema(parameters=[OpenApiParameter("server", str, required=True), OpenApiParameter("file", str)],
+                   responses={200: OpenApiResponse(description="the server's host files, each NIC beside its switch "
+                                                               "port and every hosts.* finding; with file: its text")})
+    @action(detail=True, methods=["get"])
+    def host(self, request, pk=None):
+        """A GPU server's host config (issue 31): ``nic-qos.sh``, ``mlxconfig.sh`` (ConnectX), ``netplan.yaml``,
+        ``nccl.env`` and each NIC beside its switch port with the mismatches; ``file`` downloads one file."""
+        fabric_intent = self.get_object()
+        server = _query(request, "server")
+        if server is None:
+            raise InputError(FieldError("server", None, "name the server (?server=gpu0001)"))
+        view = server_host_view(fabric_intent=fabric_intent, server=server)
+        file_name = _query(request, "file")
+        if file_name is not None:
+            if file_name not in view.files:
+                raise InputError(FieldError("file", file_name, f"one of {', '.join(sorted(view.files))}"))
+            response = HttpResponse(view.files[file_name], content_type="text/plain; charset=utf-8")
+            response["Content-Disposition"] = f'attachment; filename="{server}-{file_name}"'
+            return response
+        return Response(view.as_dict())
 
     @extend_schema(parameters=[
         OpenApiParameter("device", str), OpenApiParameter("platform", str), OpenApiParameter("changed_only", bool),

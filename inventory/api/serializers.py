@@ -133,7 +133,7 @@ class ServerSerializer(ValidatedModelSerializer):
     class Meta:
         model = Server
         fields = ("id", "display", "fabric", "name", "rack", "u_position", "gpu_count", "power_w", "mgmt_ip",
-                  "serial")
+                  "serial", "model")
 
 
 class NicPortSerializer(ValidatedModelSerializer):

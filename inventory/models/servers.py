@@ -6,12 +6,20 @@ from django.db import models
 
 from common import names
 from common.versioning import VersionedModel
+from compiler.nics import SERVER_MODELS
 
 from ..choices import CableEndChoices
 from ..constants import INTERFACE_MTU_MAX, INTERFACE_MTU_MIN, NIC_MTU_DEFAULT, PORT_SPEED_CHOICES
 from .cables import unplug_on_cable_delete
 
-__all__ = ("Server", "NicPort")
+__all__ = ("Server", "NicPort", "validate_server_model")
+
+
+def validate_server_model(value: str) -> None:
+    """A server model of the catalogue (compiler.nics.SERVER_MODELS: it picks the NIC family and PCIe slot), or ""
+    for the catalogue's default for the server's NIC speed."""
+    if value and value not in SERVER_MODELS:
+        raise ValidationError(f"unknown server model {value!r}; known: {', '.join(sorted(SERVER_MODELS))}")
 
 
 class Server(VersionedModel):
@@ -24,6 +32,9 @@ class Server(VersionedModel):
     power_w = models.FloatField(default=0.0, validators=[MinValueValidator(0.0)])
     mgmt_ip = models.GenericIPAddressField(null=True, blank=True, unique=True, verbose_name="management IP")
     serial = models.CharField(max_length=64, blank=True, validators=[names.text])
+    model = models.CharField(max_length=64, blank=True, default="", validators=[validate_server_model],
+                             help_text="Server model (compiler.nics.SERVER_MODELS: DGX-H100, XE9680-Thor2, ...); "
+                                       "empty: the default for its NIC speed. Picks the NIC family of its host config")
 
     class Meta:
         ordering = ("name",)

@@ -23,7 +23,8 @@ HOSTS_NAMED = 6  # a group of more switches names the first three and counts the
 # to the end from each one (linear, tests/test_regex_budget.py).
 _COUNT = re.compile(r" \([^()]*\)$")
 PFC_ECN_REASON = ("verified statically only: veth devices support neither PFC (dcb pfc -> 'Operation not "
-                  "supported') nor ECN marking queues (no red qdisc in this kernel); see docs/twin.md")
+                  "supported') nor ECN marking queues (no red qdisc in this kernel); see docs/twin.md. The GPU "
+                  "servers' NIC DCB/RoCE settings likewise: the hosts.* static checks (docs/hosts.md)")
 
 
 def check_pfc_ecn(report: Report) -> None:

@@ -439,3 +439,48 @@ def test_compile_and_validate_answer_202_without_a_broker_and_their_status_urls_
     response = api.post(f"/api/fabric-intents/{fabric_intent.pk}/compile/", {"background": False,
                                                                               "platforms": ["frr"]}, format="json")
     assert response.status_code == 201 and response.json()["status"] == "succeeded"
+
+
+def test_server_host_files_and_nic_vs_switch_port(api, fabric_intent):
+    """Issue 31: a server's host files (per NIC family) and each NIC beside its switch port, from the API."""
+    url = f"/api/fabric-intents/{fabric_intent.pk}/host/"
+    response = api.get(url, {"server": "gpu0001"})
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["model"] == "DGX-H100" and sorted(body["files"]) == [
+        "mlxconfig.sh", "nccl.env", "netplan.yaml", "nic-configuration-template.yaml", "nic-qos.sh"]
+    assert "mlnx_qos -i eth0 --trust dscp" in body["files"]["nic-qos.sh"]
+    nic = body["nics"][0]
+    assert nic["switch_port"] and nic["pfc_priorities"] == nic["switch_pfc_priorities"] == [3]
+    assert nic["findings"] == [] and body["findings"] == []
+    assert body["switch_source"] == "the current intent, compiled in memory"
+    text = api.get(url, {"server": "gpu0001", "file": "nccl.env"})
+    assert text.status_code == 200 and b"NCCL_IB_TC=104" in text.content
+    assert text["Content-Disposition"] == 'attachment; filename="gpu0001-nccl.env"'
+    for query, field in (({}, "server"), ({"server": "nope"}, "server"), ({"server": "gpu0001", "file": "x"}, "file")):
+        bad = api.get(url, query)
+        assert bad.status_code == 400 and field in bad.json(), (query, bad.json())
+
+
+def test_server_model_picks_the_nic_family(db, django_user_model, fabric_intent):
+    """Issue 31: the inventory's server model (compiler.nics.SERVER_MODELS) picks the host renderer's NIC family."""
+    from django.contrib.auth.models import Group
+    from rest_framework.test import APIClient
+
+    from common.tokens import token_issue
+    from inventory.models import Server
+
+    user = django_user_model.objects.create_user(username="inventory-admin", password="x")
+    user.groups.add(Group.objects.get(name="admin"))
+    admin_api = APIClient()
+    admin_api.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
+
+    server = Server.objects.get(name="gpu0001")
+    bad = admin_api.patch(f"/api/servers/{server.pk}/", {"model": "DGX-9000"}, format="json")
+    assert bad.status_code == 400 and "model" in bad.json() and "DGX-9000" in str(bad.json())
+    ok = admin_api.patch(f"/api/servers/{server.pk}/", {"model": "XE9680-Thor2"}, format="json")
+    assert ok.status_code == 200, ok.json()
+    body = admin_api.get(f"/api/fabric-intents/{fabric_intent.pk}/host/", {"server": "gpu0001"}).json()
+    assert body["model"] == "XE9680-Thor2" and "mlxconfig.sh" not in body["files"]
+    assert "/sys/kernel/config/bnxt_re/bnxt_re0/ports/1/cc/ecn_enable" in body["files"]["nic-qos.sh"]
+    assert body["nics"][0]["family"] == "Broadcom Thor (bnxt_re)"

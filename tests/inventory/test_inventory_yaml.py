@@ -89,3 +89,24 @@ def test_invalid_yaml_and_wrong_format_are_field_errors():
         fabric_import_yaml("switches: [unclosed")
     with pytest.raises(InputError, match="format"):
         fabric_import_yaml(yaml.safe_dump({"format": "other", "fabric": {"name": "x"}}))
+
+
+def test_server_model_round_trips_and_survives_a_rebuild():
+    """Issue 31: a server's model (it picks the NIC family) goes through YAML, a rebuild from the plan (which names
+    no model) keeps it, and an unknown model is a field error naming the server."""
+    params = ClosParams(name="sm", spines=2, leaves=2, servers_per_leaf=1)
+    fabric_build(params=params)
+    Server.objects.filter(name="gpu0001").update(model="XE9680-Thor2")
+    text = fabric_export_yaml("sm")
+    assert "model: XE9680-Thor2" in text and text.count("model: XE9680-Thor2") == 1
+    fabric_build(params=params)  # the plan again: no model named, the stored one stays
+    assert Server.objects.get(name="gpu0001").model == "XE9680-Thor2"
+    _empty_database()
+    fabric_import_yaml(text)
+    assert Server.objects.get(name="gpu0001").model == "XE9680-Thor2"
+    assert fabric_export_yaml("sm") == text
+    _empty_database()
+    with pytest.raises(InputError) as raised:
+        fabric_import_yaml(text.replace("model: XE9680-Thor2", "model: DGX-9000"))
+    assert [(error.field, error.value) for error in raised.value.errors] == [("servers[gpu0001].model", "DGX-9000")]
+    assert not Server.objects.exists()

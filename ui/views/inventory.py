@@ -13,15 +13,17 @@ import yaml
 from django.contrib import messages
 from django.db import transaction
 from django.db.models import Count, Q, Sum
-from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from common.roles import EDIT_INVENTORY
 from common.runs import RunStatus
 from common.versioning import StaleVersionError, VersionedModelForm, stale_message
+from compiler.errors import FabricTwinError
 from compiler.natural import natural_key
 from intents import selectors as intent_selectors
+from intents.hosts import server_host_view
 from inventory import selectors
 from inventory.builder import fabric_build_execute, fabric_build_prepare
 from inventory.choices import (
@@ -548,5 +550,34 @@ def server_detail(request, name: str):
         "cable__interfaces__switch", "cable__nic_ports__server"))
     optics = {optic.nic_port_id: optic for optic in Optic.objects.filter(nic_port__server=server)}
     ports = [(nic, *_peer_of(nic), optics.get(nic.pk)) for nic in nics]
+    intents, chosen, host, host_error = _server_host(request, server)
     return render(request, "ui/inventory/server_detail.html", {
-        "section": "servers", "title": server.name, "server": server, "ports": ports})
+        "section": "servers", "title": server.name, "server": server, "ports": ports, "intents": intents,
+        "intent": chosen, "host": host, "host_error": host_error})
+
+
+def _server_host(request, server: Server):
+    """The fabric intents of the server's fabric, the one shown (``?intent=``, else the first by name) and the
+    server's host view under it (issue 31: its NICs beside their switch ports, the host files), or why not."""
+    intents = list(intent_selectors.fabric_intent_list().filter(fabric_id=server.fabric_id).order_by("name"))
+    wanted = request.GET.get("intent")
+    chosen = next((intent for intent in intents if intent.name == wanted), intents[0] if intents else None)
+    if chosen is None:
+        return intents, None, None, "no fabric intent configures this server's fabric"
+    try:
+        return intents, chosen, server_host_view(fabric_intent=chosen, server=server.name), ""
+    except FabricTwinError as error:
+        return intents, chosen, None, str(error)
+
+
+@viewer
+def server_host_file(request, name: str, file: str):
+    """One of a server's rendered host files (``nic-qos.sh``, ``mlxconfig.sh``, ``netplan.yaml``, ``nccl.env``) as a
+    download, under the fabric intent ``?intent=`` (else the first of the server's fabric)."""
+    server = get_object_or_404(Server, name=name)
+    _intents, _chosen, host, error = _server_host(request, server)
+    if host is None or file not in host.files:
+        raise Http404(error or f"{server.name} has no host file {file}")
+    response = HttpResponse(host.files[file], content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{server.name}-{file}"'
+    return response
