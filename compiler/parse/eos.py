@@ -53,6 +53,9 @@ _KNOWN_NOOPS = {"service routing protocols model multi-agent", "end", "ip routin
                 # IPv6 forwarding, and IPv4 over IPv6 next hops (RFC 5549): what unnumbered sessions need to route.
                 "ipv6 unicast-routing", "ip routing ipv6 interfaces"}
 
+# What a BGP VRF block may redistribute (Arista EOS User Manual, "BGP": `redistribute <source> [route-map M]`).
+REDISTRIBUTED_SOURCES = frozenset({"connected", "static", "attached-host", "ospf", "isis"})
+
 # EOS's internal VLAN range for routed ports (compiler.render.eos.INTERNAL_VLAN_ORDER): the device's own, not modelled
 _INTERNAL_VLAN_ORDER = re.compile(r"vlan internal order (?:ascending|descending) range \d+ \d+")
 
@@ -699,9 +702,16 @@ class _EosParser:
 
         for child in node.children:
             words = child.words()
-            # asplain notation and waiting for the FIB before advertising change no route the model describes.
-            if child.text in _KNOWN_NOOPS or child.text in ("bgp asn notation asplain", "update wait-install"):
+            # asplain notation changes no route the model describes.
+            if child.text in _KNOWN_NOOPS or child.text == "bgp asn notation asplain":
                 pass
+            elif child.text == "update wait-install":
+                bgp["update_wait_install"] = True
+            elif words[:2] == ["distance", "bgp"] and len(words) == 5 and all(word.isdigit() for word in words[2:]):
+                bgp["distance"] = {"external": int(words[2]), "internal": int(words[3]), "local": int(words[4])}
+            elif words[0] == "vlan-aware-bundle" and len(words) == 2:
+                self._bgp_bundle(child)
+                continue
             elif words[0] == "router-id" and len(words) == 2:
                 bgp["router_id"] = words[1]
             elif words[0] == "maximum-paths" and len(words) in (2, 4):
@@ -862,20 +872,52 @@ class _EosParser:
         self.bgp_vlans[vlan_id] = entry
         self.at(f"bgp vlan {vlan_id}", _use(node))
 
-    def _bgp_vrf(self, node: Node) -> None:
-        entry: dict[str, Any] = {"name": node.words()[1], "rd": None, "l3vni": None,
-                                 "route_targets": {"import": [], "export": []}}
+    def _bgp_bundle(self, node: Node) -> None:
+        """``vlan-aware-bundle NAME``: one EVPN MAC-VRF for several VLANs (RFC 7432 section 6.3, the VLAN-aware
+        bundle service; Arista EOS User Manual, "EVPN VLAN-aware bundle"): its RD, route targets, whether it
+        advertises learned MACs, and the VLANs it carries."""
+        name = node.words()[1]
+        entry: dict[str, Any] = {"name": name, "rd": None, "route_targets": {"import": [], "export": []},
+                                 "redistribute_learned": False, "vlans": []}
         for child in node.children:
             words = child.words()
             if words[0] == "rd" and len(words) == 2:
                 entry["rd"] = words[1]
-            elif (words[0] == "router-id" and len(words) == 2) or child.text == "redistribute connected":
-                pass
-            elif self._route_targets(child, entry["route_targets"], f"bgp vrf {entry['name']}"):
-                pass
-            else:
+            elif child.text == "redistribute learned":
+                entry["redistribute_learned"] = True
+            elif words[0] == "vlan" and len(words) == 2 and _VLAN_LIST.fullmatch(words[1]):
+                entry["vlans"] = sorted({*entry["vlans"], *_vlan_ids(words[1])})
+            elif not self._route_targets(child, entry["route_targets"], f"bgp vlan-aware-bundle {name}"):
                 continue
             _use(child)
+        self.structured["bgp"].setdefault("vlan_aware_bundles", []).append(entry)
+        self.at(f"bgp vlan-aware-bundle {name}", _use(node))
+
+    def _bgp_vrf(self, node: Node) -> None:
+        entry: dict[str, Any] = {"name": node.words()[1], "rd": None, "l3vni": None,
+                                 "route_targets": {"import": [], "export": []}}
+        redistribute: list[dict] = []
+        neighbors: dict[str, dict] = {}
+        for child in node.children:
+            words = child.words()
+            if words[0] == "rd" and len(words) == 2:
+                entry["rd"] = words[1]
+            elif words[0] == "router-id" and len(words) == 2:
+                pass
+            elif child.text == "update wait-install":
+                entry["update_wait_install"] = True
+            elif (words[0] == "redistribute" and words[1:2] and words[1] in REDISTRIBUTED_SOURCES
+                  and (len(words) == 2 or (len(words) == 4 and words[2] == "route-map"))):
+                redistribute.append({"protocol": words[1], "route_map": words[3] if len(words) == 4 else None})
+            elif self._route_targets(child, entry["route_targets"], f"bgp vrf {entry['name']}"):
+                pass
+            elif not _vrf_neighbor_line(child, neighbors):
+                continue
+            _use(child)
+        if redistribute != [{"protocol": "connected", "route_map": None}]:
+            entry["redistribute"] = redistribute  # absent: the plain `redistribute connected` every tenant VRF has
+        if neighbors:
+            entry["neighbors"] = list(neighbors.values())
         self.structured["bgp"]["vrfs"].append(entry)
         self.at(f"bgp vrf {entry['name']}", _use(node))
 
@@ -1039,6 +1081,38 @@ class _EosParser:
             "ntp_servers": management.get("ntp_servers", []), "syslog_servers": management.get("syslog_servers", []),
             "dns_servers": management.get("dns_servers", []), "aaa": self.aaa.finish(),
         }
+
+
+def _vrf_neighbor_line(node: Node, neighbors: dict[str, dict]) -> bool:
+    """A BGP session inside a ``router bgp`` / ``vrf`` block (the MLAG peers' per-VRF iBGP session over their
+    peer SVI, a border's tenant peering): peer group, remote AS, description; unnumbered over an interface (RFC
+    5549) alike. True when the line is one of these."""
+    words = node.words()
+    if words[:2] == ["neighbor", "interface"] and len(words) in (5, 7) and words[3] == "peer-group" and (
+            len(words) == 5 or words[5] == "remote-as"):
+        entry = neighbors.setdefault(f"interface {words[2]}", _vrf_neighbor(None, words[2]))
+        entry["peer_group"] = words[4]
+        if len(words) == 7:
+            entry["remote_as"] = node_value(node, remote_as_value, words[6])
+        return True
+    address = ip_address_text(words[1]) if words[0] == "neighbor" and len(words) >= 3 else None
+    if address is None:
+        return False
+    rest = words[2:]
+    if rest[:2] == ["peer", "group"] and len(rest) == 3:
+        neighbors.setdefault(address, _vrf_neighbor(address, None))["peer_group"] = rest[2]
+    elif rest[0] == "remote-as" and len(rest) == 2:
+        neighbors.setdefault(address, _vrf_neighbor(address, None))["remote_as"] = node_value(
+            node, remote_as_value, rest[1])
+    elif rest[0] == "description" and len(rest) >= 2:
+        neighbors.setdefault(address, _vrf_neighbor(address, None))["description"] = node.text.split(None, 3)[3]
+    else:
+        return False
+    return True
+
+
+def _vrf_neighbor(address: str | None, interface: str | None) -> dict:
+    return {"address": address, "interface": interface, "peer_group": None, "remote_as": None, "description": ""}
 
 
 def _svi_entry(svi: dict | None, virtual_mac: str | None) -> dict | None:

@@ -209,11 +209,42 @@ class Evpn(TypedDict):
     advertise_all_vni: bool
 
 
+class Redistribution(TypedDict):
+    protocol: str  # connected | static | attached-host | ospf | isis
+    route_map: str | None
+
+
+class VrfNeighbor(TypedDict):
+    address: str | None  # null when unnumbered over ``interface`` (RFC 5549)
+    interface: str | None
+    peer_group: str | None
+    remote_as: int | str | None
+    description: str
+
+
 class BgpVrf(TypedDict):
     name: str
     rd: str
     l3vni: int
     route_targets: RouteTargets
+    # Foreign configs (docs/structured-config.md, "Foreign fabric settings").
+    update_wait_install: NotRequired[bool]
+    redistribute: NotRequired[list[Redistribution]]  # absent: plain `redistribute connected`
+    neighbors: NotRequired[list[VrfNeighbor]]
+
+
+class VlanAwareBundle(TypedDict):
+    name: str
+    rd: str | None
+    route_targets: RouteTargets
+    redistribute_learned: bool
+    vlans: list[int]
+
+
+class BgpDistance(TypedDict):
+    external: int
+    internal: int
+    local: int
 
 
 class Bgp(TypedDict):
@@ -232,6 +263,9 @@ class Bgp(TypedDict):
     route_maps: NotRequired[list[RouteMap]]  # valley-free export policy of a 5-stage Clos (structured/valley_free.py)
     policies_defined: NotRequired[PoliciesDefined]  # foreign configs: the names their text defines
     listen_ranges: NotRequired[list[ListenRange]]  # dynamic neighbors (SONiC BGP_PEER_RANGE, FRR bgp listen range)
+    vlan_aware_bundles: NotRequired[list[VlanAwareBundle]]  # foreign EOS configs: EVPN MAC-VRF bundles
+    distance: NotRequired[BgpDistance]  # foreign configs: administrative distances
+    update_wait_install: NotRequired[bool]  # foreign configs: advertise only routes installed in the FIB
 
 
 class Svi(TypedDict):

@@ -161,6 +161,17 @@ def _seconds(milliseconds: int | None) -> str | None:
     return None if milliseconds is None else f"{milliseconds / 1000:.2f}"
 
 
+def vlan_ranges(vlan_ids) -> str:
+    """``[10, 11, 12, 20]`` -> ``10-12,20``: a VLAN list as EOS prints it (consecutive IDs as a range)."""
+    runs: list[list[int]] = []
+    for vlan_id in sorted(set(vlan_ids)):
+        if runs and vlan_id == runs[-1][1] + 1:
+            runs[-1][1] = vlan_id
+        else:
+            runs.append([vlan_id, vlan_id])
+    return ",".join(f"{low}-{high}" if high > low else str(low) for low, high in runs)
+
+
 @cache
 def _template() -> jinja2.Template:
     """One Jinja2 environment per process: templates are parsed and compiled once, then reused for every device."""
@@ -176,6 +187,7 @@ def _template() -> jinja2.Template:
     )
     environment.filters["seconds"] = _seconds
     environment.filters["by_int_key"] = lambda mapping: sorted(mapping.items(), key=lambda item: int(item[0]))
+    environment.filters["vlan_ranges"] = vlan_ranges
     return environment.get_template("startup-config.j2")
 
 
