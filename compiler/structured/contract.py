@@ -364,6 +364,17 @@ class Management(TypedDict, total=False):
     aaa: Aaa | None
 
 
+class SystemPort(TypedDict):
+    linecard: str
+    asic: str
+    port: str  # the port's name on its ASIC (Ethernet0; the ASIC's own CPU port: Asic0)
+    system_port_id: int  # chassis-wide number every ASIC queues toward (VOQ)
+    switch_id: int
+    core_index: int
+    core_port_index: int
+    speed_mbps: int
+
+
 class StructuredConfig(TypedDict):
     hostname: str
     role: str
@@ -386,3 +397,4 @@ class StructuredConfig(TypedDict):
     mlag: NotRequired[Mlag]
     spanning_tree: NotRequired[SpanningTree]
     igp: NotRequired[Igp]  # foreign configs: an OSPF or IS-IS underlay (compiler/parse/igp.py)
+    system_ports: NotRequired[list[SystemPort]]  # foreign SONiC configs: a VOQ chassis's SYSTEM_PORT rows

@@ -5,6 +5,9 @@ malformed line of the kind stays unmodelled (a broken case per kind)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from compiler.parse import parse_device
@@ -142,3 +145,40 @@ def test_bgp_vrf_plain_redistribute_connected_keeps_the_compiled_shape():
                                   "neighbor 10.9.9.9 remote-as", "neighbor PEERS peer group X"])
 def test_bgp_vrf_lines_of_another_shape_stay_unmodelled(line):
     assert unmodelled(eos(vrf=f"      {line}\n")) == [line]
+
+
+# --------------------------------------------------------------------------------------------- SONiC VOQ
+GOLDEN_SONIC = Path(__file__).parents[1] / "golden" / "multi_tenant_l3vni" / "expected" / "rendered" / "leaf1" / "sonic"
+SYSTEM_PORTS = {  # shaped as sonic-mgmt's tests/vs_voq_cfgs (a VOQ chassis line card)
+    "Linecard1|Asic0|Asic0": {"system_port_id": "0", "switch_id": "0", "core_index": "0", "core_port_index": "0",
+                              "speed": "40000"},
+    "Linecard1|Asic0|Ethernet0": {"speed": "40000", "system_port_id": "1", "switch_id": "0", "core_index": "0",
+                                  "core_port_index": "1"},
+}
+
+
+def sonic_with(system_ports: dict) -> dict[str, str]:
+    files = {path.name: path.read_text() for path in sorted(GOLDEN_SONIC.iterdir())}
+    db = json.loads(files["config_db.json"])
+    db["SYSTEM_PORT"] = system_ports
+    files["config_db.json"] = json.dumps(db, indent=4)
+    return files
+
+
+def test_sonic_system_ports_round_trip():
+    parsed = parse_device(sonic_with(SYSTEM_PORTS))
+    assert parsed.unmodelled == []
+    assert parsed.structured["system_ports"][1] == {
+        "linecard": "Linecard1", "asic": "Asic0", "port": "Ethernet0", "system_port_id": 1, "switch_id": 0,
+        "core_index": 0, "core_port_index": 1, "speed_mbps": 40000}
+    rendered = render_device(parsed.structured, "sonic")
+    assert json.loads(rendered["config_db.json"])["SYSTEM_PORT"] == SYSTEM_PORTS
+    assert parse_device(rendered, platform="sonic").structured["system_ports"] == parsed.structured["system_ports"]
+
+
+def test_sonic_system_port_row_of_another_shape_stays_unmodelled():
+    broken = {**SYSTEM_PORTS, "Linecard1|Asic0|Ethernet4": {"speed": "fast", "system_port_id": "2", "switch_id": "0",
+                                                            "core_index": "0", "core_port_index": "2"}}
+    parsed = parse_device(sonic_with(broken))
+    assert [item.text for item in parsed.unmodelled] == ["SYSTEM_PORT|Linecard1|Asic0|Ethernet4"]
+    assert len(parsed.structured["system_ports"]) == 2
