@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compiler.parse import igp
+from compiler.parse import eos_system, igp
 from compiler.parse.aaa import EosAaa
 from compiler.parse.bgp_options import FAMILY_ORDER, defined_policies, inherit, neighbor_option
 from compiler.parse.common import (
@@ -182,6 +182,8 @@ class _EosParser:
                 self._prefix_list(node)
             elif self.aaa.line(node):
                 self.at("management aaa", node)
+            elif eos_system.system_line(node, self.structured):
+                self.at("bfd" if node.text == "router bfd" else "system", node)
             elif policies.as_path_line(node, "eos") or policies.route_map(node):
                 self.at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
             elif words[0] == "route-map" and len(words) == 4:

@@ -375,6 +375,38 @@ class SystemPort(TypedDict):
     speed_mbps: int
 
 
+class QueueMonitorLength(TypedDict):
+    log_interval_s: int | None
+    notifying: bool
+
+
+class Daemon(TypedDict):
+    name: str
+    exec: str | None  # the agent's command line; null when it carries a secret (that line stays unmodelled)
+    enabled: bool
+
+
+class System(TypedDict):
+    aaa_root: bool | None  # false: `no aaa root`
+    enable_password: bool | None  # false: `no enable password`
+    transceiver_qsfp_default_mode: str | None
+    snmp_location: str | None
+    snmp_contact: str | None
+    queue_monitor_length: QueueMonitorLength | None
+    daemons: list[Daemon]
+
+
+class BfdTimers(TypedDict):
+    interval_ms: int
+    min_rx_ms: int
+    multiplier: int
+
+
+class Bfd(TypedDict):
+    single_hop: BfdTimers | None
+    multihop: BfdTimers | None
+
+
 class StructuredConfig(TypedDict):
     hostname: str
     role: str
@@ -398,3 +430,5 @@ class StructuredConfig(TypedDict):
     spanning_tree: NotRequired[SpanningTree]
     igp: NotRequired[Igp]  # foreign configs: an OSPF or IS-IS underlay (compiler/parse/igp.py)
     system_ports: NotRequired[list[SystemPort]]  # foreign SONiC configs: a VOQ chassis's SYSTEM_PORT rows
+    system: NotRequired[System]  # foreign EOS configs: device-wide settings (compiler/parse/eos_system.py)
+    bfd: NotRequired[Bfd]  # foreign EOS configs: `router bfd` timers

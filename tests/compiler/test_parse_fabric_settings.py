@@ -182,3 +182,54 @@ def test_sonic_system_port_row_of_another_shape_stays_unmodelled():
     parsed = parse_device(sonic_with(broken))
     assert [item.text for item in parsed.unmodelled] == ["SYSTEM_PORT|Linecard1|Asic0|Ethernet4"]
     assert len(parsed.structured["system_ports"]) == 2
+
+
+# ------------------------------------------------------------------------------------------- EOS system
+SYSTEM = """no aaa root
+no enable password
+transceiver qsfp default-mode 4x10G
+snmp-server location DC1 ROW2 RACK7
+snmp-server contact noc@example.com
+queue-monitor length
+queue-monitor length log 5
+!
+daemon TerminAttr
+   exec /usr/bin/TerminAttr -cvaddr=192.0.2.11:9910 -cvauth=token,/tmp/token -cvvrf=MGMT -taillogs
+   no shutdown
+!
+router bfd
+   interval 300 min-rx 300 multiplier 3
+   multihop interval 300 min-rx 300 multiplier 3
+"""
+
+
+def test_system_settings_and_bfd_timers_round_trip():
+    first, again, text = round_trip(eos(top=SYSTEM))
+    assert first["system"] == {
+        "aaa_root": False, "enable_password": False, "transceiver_qsfp_default_mode": "4x10G",
+        "snmp_location": "DC1 ROW2 RACK7", "snmp_contact": "noc@example.com",
+        "queue_monitor_length": {"log_interval_s": 5, "notifying": False},
+        "daemons": [{"name": "TerminAttr", "exec": "/usr/bin/TerminAttr -cvaddr=192.0.2.11:9910 "
+                     "-cvauth=token,/tmp/token -cvvrf=MGMT -taillogs", "enabled": True}]}
+    timers = {"interval_ms": 300, "min_rx_ms": 300, "multiplier": 3}
+    assert first["bfd"] == {"single_hop": timers, "multihop": timers}
+    assert again["system"] == first["system"] and again["bfd"] == first["bfd"]
+    assert "router bfd\n   interval 300 min-rx 300 multiplier 3\n   multihop interval 300" in text
+
+
+def test_a_daemon_exec_with_a_shared_key_is_a_secret_and_stays_unmodelled():
+    line = "   exec /usr/bin/TerminAttr -cvaddr=192.0.2.11:9910 -cvauth=key,telarista -taillogs"
+    parsed = parse_device(eos(top=f"daemon TerminAttr\n{line}\n   no shutdown\n"))
+    assert [item.text for item in parsed.unmodelled] == [line.strip()]
+    assert parsed.structured["system"]["daemons"] == [{"name": "TerminAttr", "exec": None, "enabled": True}]
+    assert "telarista" not in render_device(parsed.structured, "eos")["startup-config"]
+
+
+@pytest.mark.parametrize("line", ["transceiver qsfp default-mode fast", "queue-monitor length log soon",
+                                  "aaa root secret sha512 $6$x", "enable password 0 clear", "snmp-server location"])
+def test_system_lines_of_another_shape_stay_unmodelled(line):
+    assert unmodelled(eos(top=f"{line}\n")) == [line]
+
+
+def test_bfd_timers_of_another_shape_stay_unmodelled():
+    assert unmodelled(eos(top="router bfd\n   interval 300 min-rx 300\n")) == ["interval 300 min-rx 300"]

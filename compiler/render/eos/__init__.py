@@ -26,7 +26,7 @@ from compiler.render import bgp_options, igp
 from compiler.render.eos import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.secret_refs import placeholder
-from compiler.structured.contract import Aaa, Interface, Qos, StructuredConfig
+from compiler.structured.contract import Aaa, Bfd, Interface, Qos, StructuredConfig, System
 
 __all__ = ["render", "eos_speed", "ECN_QUEUE_KEYWORD"]
 
@@ -105,6 +105,8 @@ def render(structured: StructuredConfig) -> dict[str, str]:
                 {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []},
                 _igp_process(structured)),
             mlag=structured.get("mlag") or None,
+            system_lines=_system_lines(structured.get("system") or None),
+            bfd_block=_bfd_block(structured.get("bfd") or None),
             vlan_internal_order=_vlan_internal_order(structured),
             spanning_tree=_spanning_tree(structured),
             loopback_igp={loopback["name"]: igp.interface_lines(loopback["igp"], _igp_process(structured), "eos", "   ")
@@ -159,6 +161,49 @@ def eos_speed(interface: Interface) -> str:
 def _seconds(milliseconds: int | None) -> str | None:
     """EOS watchdog timers are in seconds with 2 decimals: 200 -> ``0.20`` (validated by _watchdog_action)."""
     return None if milliseconds is None else f"{milliseconds / 1000:.2f}"
+
+
+def _system_lines(system: System | None) -> str:
+    """Device-wide settings read from foreign configs (compiler.parse.eos_system), one line each; agent daemons
+    as blocks."""
+    if not system:
+        return ""
+    lines = []
+    if system.get("aaa_root") is False:
+        lines.append("no aaa root")
+    if system.get("enable_password") is False:
+        lines.append("no enable password")
+    if system.get("transceiver_qsfp_default_mode"):
+        lines.append(f"transceiver qsfp default-mode {system['transceiver_qsfp_default_mode']}")
+    if system.get("snmp_location"):
+        lines.append(f"snmp-server location {system['snmp_location']}")
+    if system.get("snmp_contact"):
+        lines.append(f"snmp-server contact {system['snmp_contact']}")
+    monitor = system.get("queue_monitor_length")
+    if monitor:
+        lines.append("queue-monitor length")
+        if monitor.get("log_interval_s") is not None:
+            lines.append(f"queue-monitor length log {monitor['log_interval_s']}")
+        if monitor.get("notifying"):
+            lines.append("queue-monitor length notifying")
+    for daemon in system.get("daemons") or []:
+        lines += ["!", f"daemon {daemon['name']}"]
+        if daemon.get("exec"):
+            lines.append(f"   exec {daemon['exec']}")
+        lines.append("   no shutdown" if daemon.get("enabled") else "   shutdown")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _bfd_block(bfd: Bfd | None) -> str:
+    """``router bfd`` timers (RFC 5880 section 6.8.1; multihop RFC 5883) from a foreign config."""
+    if not bfd:
+        return ""
+    lines = ["!", "router bfd"]
+    for timers, prefix in ((bfd["single_hop"], ""), (bfd["multihop"], "multihop ")):
+        if timers:
+            lines.append(f"   {prefix}interval {timers['interval_ms']} min-rx {timers['min_rx_ms']} "
+                         f"multiplier {timers['multiplier']}")
+    return "".join(f"{line}\n" for line in lines)
 
 
 def vlan_ranges(vlan_ids) -> str:
