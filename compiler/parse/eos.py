@@ -81,6 +81,34 @@ _LAYER2_FIELDS = frozenset({"native_vlan_tag", "trunk_group", "channel_group"})
 _RELOAD_DELAY_KEYS = {"mlag": "reload_delay_mlag_s", "non-mlag": "reload_delay_non_mlag_s"}
 
 
+# Port settings read from foreign configs onto an Ethernet port or a port-channel (docs/structured-config.md,
+# "Foreign fabric settings"): storm control, PTP, BPDU filter, MACsec profile, a QoS profile not defined here.
+_PORT_SETTINGS = frozenset({"storm_control", "ptp", "stp_bpdufilter", "macsec_profile", "service_profile"})
+# `storm-control <traffic> level [pps] N` (Arista EOS User Manual, "Storm Control"): a percentage of the port's
+# bandwidth (up to 2 decimals) or packets per second.
+_STORM_TRAFFIC = frozenset({"broadcast", "multicast", "unknown-unicast", "all"})
+_STORM_PERCENT = re.compile(r"\d{1,3}(?:\.\d{1,2})?")
+
+
+def _storm_control(words: list[str]) -> tuple[str, dict] | None:
+    """``storm-control broadcast level pps 100`` -> ("broadcast", {"level": "100", "unit": "pps"})."""
+    if len(words) not in (4, 5) or words[1] not in _STORM_TRAFFIC or words[2] != "level":
+        return None
+    if len(words) == 5:
+        return (words[1], {"level": words[4], "unit": "pps"}) if words[3] == "pps" and words[4].isdigit() else None
+    if not _STORM_PERCENT.fullmatch(words[3]) or float(words[3]) > 100:
+        return None
+    return words[1], {"level": words[3], "unit": "percent"}
+
+
+def _port_setting(port: dict, field: str, value: Any) -> None:
+    if field == "storm_control":
+        traffic, level = value
+        port.setdefault("storm_control", {})[traffic] = dict(level)
+    else:
+        port[field] = value
+
+
 def _layer2_field(port: dict, field: str, value: Any) -> None:
     if field == "native_vlan_tag":
         port["native_vlan_tag"] = True
@@ -348,8 +376,17 @@ class _EosParser:
             # listening/learning states, BPDU guard err-disables an edge port that receives a BPDU); neither
             # changes a forwarding path the checks compute on a loop-free fabric.
             result = ("noop", None)
-        elif words[0] == "service-profile" and len(words) == 2 and words[1] in self.profiles:
-            result = ("profile", words[1])
+        elif words[0] == "service-profile" and len(words) == 2:
+            # A profile this config does not define: its QoS is unknown, only the name is known (kept as named).
+            result = ("profile", words[1]) if words[1] in self.profiles else ("service_profile", words[1])
+        elif words[0] == "storm-control" and (storm := _storm_control(words)) is not None:
+            result = ("storm_control", storm)
+        elif text == "ptp enable":
+            result = ("ptp", True)
+        elif text == "spanning-tree bpdufilter enable":
+            result = ("stp_bpdufilter", True)
+        elif words[:3] == ["mac", "security", "profile"] and len(words) == 4:
+            result = ("macsec_profile", words[3])
         self.line_cache[text] = result
         return result
 
@@ -399,6 +436,8 @@ class _EosParser:
                     switchport, interface["trunk_vlans"] = True, value
                 elif field == "profile":
                     profile_name, qos_line = value, child
+                elif field in _PORT_SETTINGS:
+                    _port_setting(interface, field, value)
                 elif field != "noop":
                     interface[field] = value
             child.used = True
@@ -609,6 +648,8 @@ class _EosParser:
                     bundle["trunk_vlans"] = value
                 elif field in _LAYER2_FIELDS:
                     _layer2_field(bundle, field, value)
+                elif field in _PORT_SETTINGS:
+                    _port_setting(bundle, field, value)
             _use(child)
         if bundle["access_vlan"] is not None:
             bundle["trunk_vlans"] = [vlan for vlan in bundle["trunk_vlans"] if vlan != bundle["access_vlan"]]

@@ -74,6 +74,11 @@ class PortQos(TypedDict, total=False):
     headroom: dict[str, Headroom]  # PFC priority -> buffer
 
 
+class StormControlLevel(TypedDict):
+    level: str  # as stated: a percentage ("1", "0.5") or a packet rate ("100")
+    unit: str  # percent | pps
+
+
 class Interface(TypedDict):
     name: str
     kind: str  # fabric | server | peer_link | unused
@@ -103,6 +108,12 @@ class Interface(TypedDict):
     # Routing read from foreign configs (docs/structured-config.md, "Foreign routing features").
     ipv6: NotRequired[str]  # IPv6 address/length (RFC 5952 text)
     igp: NotRequired[InterfaceIgp]  # OSPF / IS-IS on the port
+    # Port settings from foreign configs (docs/structured-config.md, "Foreign fabric settings").
+    storm_control: NotRequired[dict[str, StormControlLevel]]  # broadcast | multicast | unknown-unicast | all
+    ptp: NotRequired[bool]
+    stp_bpdufilter: NotRequired[bool]
+    macsec_profile: NotRequired[str]
+    service_profile: NotRequired[str]  # a QoS profile named but not defined in the config (its QoS unknown)
 
 
 class PortChannel(TypedDict):
@@ -120,6 +131,11 @@ class PortChannel(TypedDict):
     native_vlan_tag: bool
     mlag: int | None  # MLAG id: the bundle is dual-attached across the MLAG pair
     qos: PortQos  # QoS/PFC stated on the bundle itself ({} when none); members carry their own
+    storm_control: NotRequired[dict[str, StormControlLevel]]
+    ptp: NotRequired[bool]
+    stp_bpdufilter: NotRequired[bool]
+    macsec_profile: NotRequired[str]
+    service_profile: NotRequired[str]
 
 
 class Mlag(TypedDict, total=False):  # {} without MLAG

@@ -233,3 +233,53 @@ def test_system_lines_of_another_shape_stay_unmodelled(line):
 
 def test_bfd_timers_of_another_shape_stay_unmodelled():
     assert unmodelled(eos(top="router bfd\n   interval 300 min-rx 300\n")) == ["interval 300 min-rx 300"]
+
+
+# ------------------------------------------------------------------------------------------ EOS ports
+PORT_SETTINGS = """   service-profile QOS-PROFILE
+   storm-control broadcast level pps 100
+   storm-control multicast level 1
+   storm-control all level 0.5
+   ptp enable
+   spanning-tree bpdufilter enable
+   mac security profile MACSEC_PROFILE
+"""
+PORTS = f"""!
+interface Port-Channel3
+   description SERVER_host3
+   switchport access vlan 10
+   switchport
+{PORT_SETTINGS}!
+interface Ethernet3
+   description SERVER_host3
+   channel-group 3 mode active
+!
+interface Ethernet4
+   description SERVER_host4
+   switchport access vlan 10
+   switchport
+{PORT_SETTINGS}"""
+SETTINGS = {"service_profile": "QOS-PROFILE", "ptp": True, "stp_bpdufilter": True,
+            "macsec_profile": "MACSEC_PROFILE",
+            "storm_control": {"broadcast": {"level": "100", "unit": "pps"},
+                              "multicast": {"level": "1", "unit": "percent"},
+                              "all": {"level": "0.5", "unit": "percent"}}}
+
+
+def test_port_settings_round_trip_on_ports_and_port_channels():
+    first, again, text = round_trip(eos(top=PORTS))
+    port = next(item for item in first["interfaces"] if item["name"] == "Ethernet4")
+    bundle = first["port_channels"][0]
+    assert {key: port[key] for key in SETTINGS} == SETTINGS == {key: bundle[key] for key in SETTINGS}
+    assert port["qos"] == {}  # the profile is not defined here: its QoS is unknown
+    again_port = next(item for item in again["interfaces"] if item["name"] == "Ethernet4")
+    assert {key: again_port[key] for key in SETTINGS} == SETTINGS
+    assert {key: again["port_channels"][0][key] for key in SETTINGS} == SETTINGS
+    assert text.count("   storm-control broadcast level pps 100\n") == 2
+
+
+@pytest.mark.parametrize("line", ["storm-control broadcast level 250", "storm-control broadcast level pps x",
+                                  "storm-control everything level 1", "mac security profile", "ptp enable now"])
+def test_port_settings_of_another_shape_stay_unmodelled(line):
+    text = f"!\ninterface Ethernet4\n   switchport access vlan 10\n   switchport\n   {line}\n"
+    assert unmodelled(eos(top=text)) == [line]

@@ -116,7 +116,27 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
             append("   spanning-tree portfast\n")
         if interface["qos"] and not (bundle and interface["qos"] == bundle_qos.get(bundle)):
             append(f"   service-profile {profile_by_port_qos[id(interface['qos'])]}\n")  # not one the bundle gives
+        if len(interface) > len(Interface.__required_keys__):  # foreign port settings (parsed configs only)
+            append(port_setting_lines(interface))
     return "".join(parts)
+
+
+def port_setting_lines(port: Interface | PortChannel) -> str:
+    """Port settings read from foreign configs (compiler.parse.eos._port_setting): a QoS profile the config
+    names but does not define, storm control, PTP, BPDU filter, MACsec profile."""
+    lines = []
+    if port.get("service_profile") and not port["qos"]:
+        lines.append(f"   service-profile {port['service_profile']}\n")
+    for traffic, level in (port.get("storm_control") or {}).items():
+        unit = "pps " if level["unit"] == "pps" else ""
+        lines.append(f"   storm-control {traffic} level {unit}{level['level']}\n")
+    if port.get("ptp"):
+        lines.append("   ptp enable\n")
+    if port.get("stp_bpdufilter"):
+        lines.append("   spanning-tree bpdufilter enable\n")
+    if port.get("macsec_profile"):
+        lines.append(f"   mac security profile {port['macsec_profile']}\n")
+    return "".join(lines)
 
 
 def switchport_lines(port) -> str:
@@ -163,6 +183,7 @@ def port_channel_interfaces(port_channels: list[PortChannel], profile_by_port_qo
             parts.append(f"   mlag {bundle['mlag']}\n")
         if bundle["qos"]:
             parts.append(f"   service-profile {profile_by_port_qos[id(bundle['qos'])]}\n")
+        parts.append(port_setting_lines(bundle))
     return "".join(parts)
 
 
