@@ -82,8 +82,8 @@ _RELOAD_DELAY_KEYS = {"mlag": "reload_delay_mlag_s", "non-mlag": "reload_delay_n
 
 
 # Port settings read from foreign configs onto an Ethernet port or a port-channel (docs/structured-config.md,
-# "Foreign fabric settings"): storm control, PTP, BPDU filter, MACsec profile, a QoS profile not defined here.
-_PORT_SETTINGS = frozenset({"storm_control", "ptp", "stp_bpdufilter", "macsec_profile", "service_profile"})
+# "Foreign fabric settings"): storm control, PTP, BPDU filter, MACsec profile.
+_PORT_SETTINGS = frozenset({"storm_control", "ptp", "stp_bpdufilter", "macsec_profile"})
 # `storm-control <traffic> level [pps] N` (Arista EOS User Manual, "Storm Control"): a percentage of the port's
 # bandwidth (up to 2 decimals) or packets per second.
 _STORM_TRAFFIC = frozenset({"broadcast", "multicast", "unknown-unicast", "all"})
@@ -376,9 +376,10 @@ class _EosParser:
             # listening/learning states, BPDU guard err-disables an edge port that receives a BPDU); neither
             # changes a forwarding path the checks compute on a loop-free fabric.
             result = ("noop", None)
-        elif words[0] == "service-profile" and len(words) == 2:
-            # A profile this config does not define: its QoS is unknown, only the name is known (kept as named).
-            result = ("profile", words[1]) if words[1] in self.profiles else ("service_profile", words[1])
+        elif words[0] == "service-profile" and len(words) == 2 and words[1] in self.profiles:
+            # A profile the config does not define stays unmodelled: the port's QoS is unknown, and the RoCE
+            # checks must say incomplete rather than judge a port without QoS.
+            result = ("profile", words[1])
         elif words[0] == "storm-control" and (storm := _storm_control(words)) is not None:
             result = ("storm_control", storm)
         elif text == "ptp enable":
@@ -1058,9 +1059,14 @@ class _EosParser:
         vxlan = structured["vxlan"]
         vlan_vnis = {int(vlan): vni for vlan, vni in (vxlan.get("vlan_vnis") or {}).items()}
         svis, bgp_vlans = self.svis, self.bgp_vlans
+        # A VLAN in a VLAN-aware bundle is advertised in the bundle's MAC-VRF (RFC 7432 section 6.3): its RD and
+        # route targets are the bundle's (the renderer prints the bundle, not a per-VLAN block, for it).
+        bundled = {vlan_id: {"rd": bundle["rd"], "route_targets": bundle["route_targets"]}
+                   for bundle in structured["bgp"].get("vlan_aware_bundles") or [] for vlan_id in bundle["vlans"]}
         for vlan_id, name in self.vlan_names.items():
             svi = svis.get(vlan_id)
-            bgp_vlan = bgp_vlans.get(vlan_id, {"rd": None, "route_targets": {"import": [], "export": []}})
+            bgp_vlan = bgp_vlans.get(vlan_id) or bundled.get(vlan_id) or {
+                "rd": None, "route_targets": {"import": [], "export": []}}
             structured["vlans"].append({
                 "id": vlan_id, "name": name, "network": name, "vni": vlan_vnis.get(vlan_id), "tenant": None,
                 "vrf": svi["vrf"] if svi else None, "rd": bgp_vlan["rd"], "route_targets": bgp_vlan["route_targets"],

@@ -113,7 +113,6 @@ class Interface(TypedDict):
     ptp: NotRequired[bool]
     stp_bpdufilter: NotRequired[bool]
     macsec_profile: NotRequired[str]
-    service_profile: NotRequired[str]  # a QoS profile named but not defined in the config (its QoS unknown)
 
 
 class PortChannel(TypedDict):
@@ -135,7 +134,6 @@ class PortChannel(TypedDict):
     ptp: NotRequired[bool]
     stp_bpdufilter: NotRequired[bool]
     macsec_profile: NotRequired[str]
-    service_profile: NotRequired[str]
 
 
 class Mlag(TypedDict, total=False):  # {} without MLAG

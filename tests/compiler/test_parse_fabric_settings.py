@@ -236,8 +236,7 @@ def test_bfd_timers_of_another_shape_stay_unmodelled():
 
 
 # ------------------------------------------------------------------------------------------ EOS ports
-PORT_SETTINGS = """   service-profile QOS-PROFILE
-   storm-control broadcast level pps 100
+PORT_SETTINGS = """   storm-control broadcast level pps 100
    storm-control multicast level 1
    storm-control all level 0.5
    ptp enable
@@ -259,7 +258,7 @@ interface Ethernet4
    switchport access vlan 10
    switchport
 {PORT_SETTINGS}"""
-SETTINGS = {"service_profile": "QOS-PROFILE", "ptp": True, "stp_bpdufilter": True,
+SETTINGS = {"ptp": True, "stp_bpdufilter": True,
             "macsec_profile": "MACSEC_PROFILE",
             "storm_control": {"broadcast": {"level": "100", "unit": "pps"},
                               "multicast": {"level": "1", "unit": "percent"},
@@ -271,15 +270,23 @@ def test_port_settings_round_trip_on_ports_and_port_channels():
     port = next(item for item in first["interfaces"] if item["name"] == "Ethernet4")
     bundle = first["port_channels"][0]
     assert {key: port[key] for key in SETTINGS} == SETTINGS == {key: bundle[key] for key in SETTINGS}
-    assert port["qos"] == {}  # the profile is not defined here: its QoS is unknown
     again_port = next(item for item in again["interfaces"] if item["name"] == "Ethernet4")
     assert {key: again_port[key] for key in SETTINGS} == SETTINGS
     assert {key: again["port_channels"][0][key] for key in SETTINGS} == SETTINGS
     assert text.count("   storm-control broadcast level pps 100\n") == 2
 
 
-@pytest.mark.parametrize("line", ["storm-control broadcast level 250", "storm-control broadcast level pps x",
+@pytest.mark.parametrize("line", ["service-profile NOT-DEFINED-HERE", "storm-control broadcast level 250", "storm-control broadcast level pps x",
                                   "storm-control everything level 1", "mac security profile", "ptp enable now"])
 def test_port_settings_of_another_shape_stay_unmodelled(line):
     text = f"!\ninterface Ethernet4\n   switchport access vlan 10\n   switchport\n   {line}\n"
     assert unmodelled(eos(top=text)) == [line]
+
+
+def test_vlans_in_a_bundle_take_its_rd_and_route_targets_and_render_inside_it_only():
+    vxlan = "!\ninterface Vxlan1\n   vxlan source-interface Loopback0\n   vxlan vlan 10 vni 10010\n   vxlan vlan 11 vni 10011\n"
+    first, again, text = round_trip(eos(top=vxlan, bgp=BUNDLE))
+    vlan = next(item for item in first["vlans"] if item["id"] == 10)
+    assert vlan["rd"] == "10.0.0.1:10" and vlan["route_targets"] == {"import": ["10:10"], "export": ["10:10"]}
+    assert "\n   vlan 10\n" not in text and "\n   vlan 11\n" not in text  # no per-VLAN MAC-VRF beside the bundle
+    assert [item["rd"] for item in again["vlans"]] == [item["rd"] for item in first["vlans"]]

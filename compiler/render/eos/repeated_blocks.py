@@ -122,11 +122,9 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
 
 
 def port_setting_lines(port: Interface | PortChannel) -> str:
-    """Port settings read from foreign configs (compiler.parse.eos._port_setting): a QoS profile the config
-    names but does not define, storm control, PTP, BPDU filter, MACsec profile."""
+    """Port settings read from foreign configs (compiler.parse.eos._port_setting): storm control, PTP, BPDU
+    filter, MACsec profile."""
     lines = []
-    if port.get("service_profile") and not port["qos"]:
-        lines.append(f"   service-profile {port['service_profile']}\n")
     for traffic, level in (port.get("storm_control") or {}).items():
         unit = "pps " if level["unit"] == "pps" else ""
         lines.append(f"   storm-control {traffic} level {unit}{level['level']}\n")
