@@ -53,6 +53,12 @@ _KNOWN_NOOPS = {"service routing protocols model multi-agent", "end", "ip routin
                 # IPv6 forwarding, and IPv4 over IPv6 next hops (RFC 5549): what unnumbered sessions need to route.
                 "ipv6 unicast-routing", "ip routing ipv6 interfaces"}
 
+# `ntp server [vrf V] HOST [iburst] [prefer]` (Arista EOS User Manual, "NTP"): iburst sends a burst of eight
+# packets when the server is unreachable at first (RFC 5905 section 13's burst modes), prefer marks the server
+# chosen among equals. The compiler prints every server with iburst.
+_NTP_OPTIONS = frozenset({"iburst", "prefer"})
+_NTP_COMPILED_OPTIONS = {"iburst": True, "prefer": False}
+
 # What a BGP VRF block may redistribute (Arista EOS User Manual, "BGP": `redistribute <source> [route-map M]`).
 REDISTRIBUTED_SOURCES = frozenset({"connected", "static", "attached-host", "ospf", "isis"})
 
@@ -524,8 +530,12 @@ class _EosParser:
             management.setdefault("dns_servers", []).append(words[2])
         elif words[:2] == ["ip", "route"] and len(words) == 4 and words[2] == "0.0.0.0/0":
             management["gateway"] = words[3]
-        elif words[:2] == ["ntp", "server"] and len(words) in (3, 4) and words[3:] in ([], ["iburst"]):
+        elif words[:2] == ["ntp", "server"] and len(words) >= 3 and set(words[3:]) <= _NTP_OPTIONS \
+                and len(set(words[3:])) == len(words[3:]):
             management.setdefault("ntp_servers", []).append(words[2])
+            options = {"iburst": "iburst" in words[3:], "prefer": "prefer" in words[3:]}
+            if options != _NTP_COMPILED_OPTIONS:  # the compiler's form (iburst) needs no record
+                management.setdefault("ntp_options", {})[words[2]] = options
         elif words[:2] == ["ntp", "local-interface"] and len(words) == 3:
             pass
         elif words[0] == "logging" and words[1:2] == ["host"] and len(words) == 3:
@@ -1130,6 +1140,8 @@ class _EosParser:
             "ntp_servers": management.get("ntp_servers", []), "syslog_servers": management.get("syslog_servers", []),
             "dns_servers": management.get("dns_servers", []), "aaa": self.aaa.finish(),
         }
+        if management.get("ntp_options"):
+            self.structured["management"]["ntp_options"] = management["ntp_options"]
 
 
 def _vrf_neighbor_line(node: Node, neighbors: dict[str, dict]) -> bool:

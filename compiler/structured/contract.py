@@ -367,6 +367,11 @@ class Aaa(TypedDict):
     secret_ref: str  # a reference the push driver resolves, never a secret
 
 
+class NtpOptions(TypedDict):
+    iburst: bool
+    prefer: bool
+
+
 class Management(TypedDict, total=False):
     interface: str
     vrf: str
@@ -376,6 +381,7 @@ class Management(TypedDict, total=False):
     syslog_servers: list[str]
     dns_servers: list[str]
     aaa: Aaa | None
+    ntp_options: NotRequired[dict[str, NtpOptions]]  # foreign configs: server -> options other than iburst alone
 
 
 class SystemPort(TypedDict):

@@ -290,3 +290,25 @@ def test_vlans_in_a_bundle_take_its_rd_and_route_targets_and_render_inside_it_on
     assert vlan["rd"] == "10.0.0.1:10" and vlan["route_targets"] == {"import": ["10:10"], "export": ["10:10"]}
     assert "\n   vlan 10\n" not in text and "\n   vlan 11\n" not in text  # no per-VLAN MAC-VRF beside the bundle
     assert [item["rd"] for item in again["vlans"]] == [item["rd"] for item in first["vlans"]]
+
+
+# ----------------------------------------------------------------------------------------- EOS NTP
+MANAGEMENT = "!\nvrf instance MGMT\n!\ninterface Management1\n   vrf MGMT\n   ip address 192.0.2.10/24\n!\n"
+
+
+def test_ntp_server_options_round_trip():
+    top = MANAGEMENT + ("ntp server vrf MGMT 192.0.2.1 prefer\nntp server vrf MGMT 192.0.2.2 iburst\n"
+                        "ntp server vrf MGMT 192.0.2.3\n")
+    first, again, text = round_trip(eos(top=top))
+    management = first["management"]
+    assert management["ntp_servers"] == ["192.0.2.1", "192.0.2.2", "192.0.2.3"]
+    assert management["ntp_options"] == {"192.0.2.1": {"iburst": False, "prefer": True},
+                                         "192.0.2.3": {"iburst": False, "prefer": False}}
+    assert again["management"]["ntp_options"] == management["ntp_options"]
+    assert "ntp server vrf MGMT 192.0.2.1 prefer\nntp server vrf MGMT 192.0.2.2 iburst\n" in text
+
+
+@pytest.mark.parametrize("line", ["ntp server vrf MGMT 192.0.2.1 prefer prefer",
+                                  "ntp server vrf MGMT 192.0.2.1 burst", "ntp server vrf MGMT 192.0.2.1 key 1"])
+def test_ntp_server_lines_of_another_shape_stay_unmodelled(line):
+    assert unmodelled(eos(top=MANAGEMENT + line + "\n")) == [line]

@@ -26,7 +26,7 @@ from compiler.render import bgp_options, igp
 from compiler.render.eos import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.secret_refs import placeholder
-from compiler.structured.contract import Aaa, Bfd, Interface, Qos, StructuredConfig, System
+from compiler.structured.contract import Aaa, Bfd, Interface, NtpOptions, Qos, StructuredConfig, System
 
 __all__ = ["render", "eos_speed", "ECN_QUEUE_KEYWORD"]
 
@@ -376,11 +376,19 @@ def _management(structured: StructuredConfig) -> dict | None:
     return {
         "interface": management["interface"], "vrf": vrf, "address": management["address"],
         "gateway": management.get("gateway"),
-        "ntp_servers": list(management.get("ntp_servers") or ()),
+        "ntp_servers": [server + _ntp_options((management.get("ntp_options") or {}).get(server))
+                        for server in management.get("ntp_servers") or ()],
         "syslog_servers": list(management.get("syslog_servers") or ()),
         "dns_servers": list(management.get("dns_servers") or ()),
         "aaa": _aaa(hostname, management.get("aaa")),
     }
+
+
+def _ntp_options(options: NtpOptions | None) -> str:
+    """`` iburst`` (the compiler's form), or the options a foreign config stated (``ntp_options``)."""
+    if options is None:
+        return " iburst"
+    return (" iburst" if options["iburst"] else "") + (" prefer" if options["prefer"] else "")
 
 
 def _aaa(hostname: str, aaa: Aaa | None) -> dict | None:
