@@ -53,6 +53,11 @@ _KNOWN_NOOPS = {"service routing protocols model multi-agent", "end", "ip routin
                 # IPv6 forwarding, and IPv4 over IPv6 next hops (RFC 5549): what unnumbered sessions need to route.
                 "ipv6 unicast-routing", "ip routing ipv6 interfaces"}
 
+# IPv6 in a tenant VRF (Arista EOS User Manual, "IPv6"): `ipv6 unicast-routing vrf V` routes IPv6 there, `ip
+# routing ipv6 interfaces vrf V` routes IPv4 over IPv6 next hops (RFC 5549) there: the VRF's key they set.
+_VRF_ROUTING_LINES = {"ipv6 unicast-routing vrf": "ipv6_unicast_routing",
+                      "ip routing ipv6 interfaces vrf": "ipv4_over_ipv6_routing"}
+
 # `ntp server [vrf V] HOST [iburst] [prefer]` (Arista EOS User Manual, "NTP"): iburst sends a burst of eight
 # packets when the server is unreachable at first (RFC 5905 section 13's burst modes), prefer marks the server
 # chosen among equals. The compiler prints every server with iburst.
@@ -157,6 +162,8 @@ class _EosParser:
         self.svis: dict[int, dict] = {}  # VLAN id -> SVI facts (interface VlanN)
         self.bgp_vlans: dict[int, dict] = {}  # VLAN id -> RD and route targets (router bgp / vlan N)
         self.vlan_trunk_groups: dict[int, list[str]] = {}
+        self.vrf_routing_lines: list[tuple[Node, str, str]] = []  # (line, VRF, key) attached once VRFs are known
+        self.igmp_snooping_lines: list[tuple[Node, int, bool]] = []  # (line, VLAN, on) attached to known VLANs
         self.port_channels: dict[str, dict] = {}  # interface Port-ChannelN, by name
         self.af_neighbor_options: list[tuple[str, list[str], Node, bool]] = []  # address-family neighbor policy lines
         self.igp_processes: list[dict] = []  # router ospf / router isis (compiler.parse.igp)
@@ -194,6 +201,11 @@ class _EosParser:
             elif words[:3] == ["ip", "routing", "vrf"] and len(words) == 4 or words[:4] == ["no", "ip", "routing",
                                                                                               "vrf"]:
                 _use(node)
+            elif (key := _VRF_ROUTING_LINES.get(" ".join(words[:-1]))) is not None:
+                self.vrf_routing_lines.append((node, words[-1], key))
+            elif words[-4:-1] == ["igmp", "snooping", "vlan"] and words[:-4] in (["ip"], ["no", "ip"]) \
+                    and words[-1].isdigit():
+                self.igmp_snooping_lines.append((node, int(words[-1]), words[0] == "ip"))
             elif words[:2] == ["router", "bgp"] and len(words) == 3:
                 deferred.append(node)
             elif node.text == "mlag configuration":
@@ -1084,6 +1096,11 @@ class _EosParser:
             })
             if vlan_id in self.vlan_trunk_groups:
                 structured["vlans"][-1]["trunk_groups"] = self.vlan_trunk_groups[vlan_id]
+        vlans = {vlan["id"]: vlan for vlan in structured["vlans"]}
+        for node, vlan_id, snooping in self.igmp_snooping_lines:
+            if vlan_id in vlans:  # a VLAN the config does not define: the line stays unmodelled
+                vlans[vlan_id]["igmp_snooping"] = snooping
+                _use(node)
         vrf_vnis = vxlan.get("vrf_vnis") or {}
         management_vrf = self.management.get("vrf") or self.management.get("global_vrf")
         for name in self.vrf_names:
@@ -1091,6 +1108,11 @@ class _EosParser:
                 continue
             structured["vrfs"].append({"name": name, "tenant": None, "l3vni": vrf_vnis.get(name),
                                        "transit_vlan": None})
+        vrfs = {vrf["name"]: vrf for vrf in structured["vrfs"]}
+        for node, name, key in self.vrf_routing_lines:
+            if name in vrfs:  # a VRF the config does not define (or the management VRF): stays unmodelled
+                vrfs[name][key] = True
+                _use(node)
         for entry in structured["bgp"]["vrfs"]:
             entry["l3vni"] = vrf_vnis.get(entry["name"])
         if vxlan and structured["mtu"]["underlay"]:

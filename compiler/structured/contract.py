@@ -301,6 +301,7 @@ class Vlan(TypedDict):
     route_targets: RouteTargets
     svi: Svi | None  # null when L2-only
     trunk_groups: NotRequired[list[str]]  # EOS: only trunks in these groups carry the VLAN (MLAG peer VLANs)
+    igmp_snooping: NotRequired[bool]  # foreign EOS configs: `[no] ip igmp snooping vlan N` as stated
 
 
 class Vrf(TypedDict):
@@ -309,6 +310,8 @@ class Vrf(TypedDict):
     l3vni: int
     transit_vlan: int  # facts: VLAN per L3VNI on platforms needing one (SONiC)
     linux_table: int  # facts: Linux kernel routing table of the VRF (FRR/Linux, the twin)
+    ipv6_unicast_routing: NotRequired[bool]  # foreign EOS configs: `ipv6 unicast-routing vrf V`
+    ipv4_over_ipv6_routing: NotRequired[bool]  # foreign EOS configs: `ip routing ipv6 interfaces vrf V` (RFC 5549)
 
 
 class Vxlan(TypedDict, total=False):

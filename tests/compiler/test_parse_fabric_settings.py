@@ -312,3 +312,21 @@ def test_ntp_server_options_round_trip():
                                   "ntp server vrf MGMT 192.0.2.1 burst", "ntp server vrf MGMT 192.0.2.1 key 1"])
 def test_ntp_server_lines_of_another_shape_stay_unmodelled(line):
     assert unmodelled(eos(top=MANAGEMENT + line + "\n")) == [line]
+
+
+# ------------------------------------------------------------------------------- EOS VRF IPv6, IGMP
+def test_vrf_ipv6_routing_and_igmp_snooping_round_trip():
+    top = ("ip routing ipv6 interfaces vrf BLUE\nipv6 unicast-routing vrf BLUE\nno ip igmp snooping vlan 10\n"
+           "ip igmp snooping vlan 11\n")
+    first, again, text = round_trip(eos(top=top))
+    assert first["vrfs"][0]["ipv6_unicast_routing"] is True and first["vrfs"][0]["ipv4_over_ipv6_routing"] is True
+    assert [vlan.get("igmp_snooping") for vlan in first["vlans"]] == [False, True, None]
+    assert [vlan.get("igmp_snooping") for vlan in again["vlans"]] == [False, True, None]
+    assert again["vrfs"][0]["ipv6_unicast_routing"] and again["vrfs"][0]["ipv4_over_ipv6_routing"]
+    assert "no ip igmp snooping vlan 10\n" in text and "ipv6 unicast-routing vrf BLUE\n" in text
+
+
+@pytest.mark.parametrize("line", ["ipv6 unicast-routing vrf NOT_DEFINED", "no ip igmp snooping vlan 99",
+                                  "no ip igmp snooping vlan ten"])
+def test_vrf_and_vlan_lines_naming_what_the_config_does_not_define_stay_unmodelled(line):
+    assert unmodelled(eos(top=line + "\n")) == [line]
