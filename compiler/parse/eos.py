@@ -806,7 +806,7 @@ class _EosParser:
                     self.at(f"bgp neighbor {target} remote-as", child)  # the line a session finding cites
                     (group(target) if is_group else neighbor(target))["remote_as"] = value
                 elif rest[0] in ("local-as", "route-map", "prefix-list") or rest in (
-                        ["bfd"], ["shutdown"], ["route-reflector-client"]):
+                        ["bfd"], ["shutdown"], ["route-reflector-client"], ["next-hop-self"]):
                     if rest == ["bfd"]:
                         self.at(f"bgp neighbor {target} bfd", child)  # the line a BFD finding cites
                     if not neighbor_option(rest, group(target) if is_group else neighbor(target), child):
@@ -814,8 +814,8 @@ class _EosParser:
                 elif rest[0] == "timers" and len(rest) == 3:
                     timers = (int(rest[1]), int(rest[2]))
                     self.at(f"bgp neighbor {target} timers", child)
-                elif rest[0] == "description" and len(rest) >= 2 and not is_group:
-                    neighbor(target)["description"] = child.text.split(None, 3)[3]
+                elif rest[0] == "description" and len(rest) >= 2:
+                    (group(target) if is_group else neighbor(target))["description"] = child.text.split(None, 3)[3]
                 elif rest[0] == "allowas-in" and len(rest) == 2:
                     bgp["allowas_in"] = int(rest[1])
                 elif rest[:2] == ["send-community", "extended"] or rest == ["send-community"] or (

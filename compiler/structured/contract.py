@@ -174,6 +174,8 @@ class PeerGroup(TypedDict):
     route_reflector_client: NotRequired[bool]
     policy_refs: NotRequired[list[PolicyRef]]
     update_source: NotRequired[str]
+    next_hop_self: NotRequired[bool]
+    description: NotRequired[str]
 
 
 class Neighbor(TypedDict):
@@ -194,6 +196,7 @@ class Neighbor(TypedDict):
     route_reflector_client: NotRequired[bool]
     policy_refs: NotRequired[list[PolicyRef]]
     update_source: NotRequired[str]  # a session between loopbacks (iBGP/EVPN overlay): interface is the loopback
+    next_hop_self: NotRequired[bool]
 
 
 class RouteMapEntry(TypedDict):

@@ -330,3 +330,41 @@ def test_vrf_ipv6_routing_and_igmp_snooping_round_trip():
                                   "no ip igmp snooping vlan ten"])
 def test_vrf_and_vlan_lines_naming_what_the_config_does_not_define_stay_unmodelled(line):
     assert unmodelled(eos(top=line + "\n")) == [line]
+
+
+# ------------------------------------------------------------------------------ peer group options
+MLAG_GROUP = """   neighbor MLAG-PEER peer group
+   neighbor MLAG-PEER remote-as 65001
+   neighbor MLAG-PEER next-hop-self
+   neighbor MLAG-PEER description leaf2
+   neighbor 10.255.1.97 peer group MLAG-PEER
+"""
+
+
+def test_peer_group_next_hop_self_and_description_round_trip():
+    first, again, text = round_trip(eos(bgp=MLAG_GROUP))
+    group = next(item for item in first["bgp"]["peer_groups"] if item["name"] == "MLAG-PEER")
+    assert group["next_hop_self"] is True and group["description"] == "leaf2"
+    again_group = next(item for item in again["bgp"]["peer_groups"] if item["name"] == "MLAG-PEER")
+    assert again_group["next_hop_self"] is True and again_group["description"] == "leaf2"
+    assert "   neighbor MLAG-PEER next-hop-self\n" in text and "   neighbor MLAG-PEER description leaf2\n" in text
+
+
+def test_frr_peer_group_description_and_next_hop_self_stay_on_the_group():
+    text = ("frr version 8.4\nhostname r1\n!\nrouter bgp 65001\n neighbor MLAG peer-group\n neighbor MLAG remote-as "
+            "internal\n neighbor MLAG description pair\n neighbor 10.0.0.1 peer-group MLAG\n !\n address-family ipv4 "
+            "unicast\n  neighbor MLAG activate\n  neighbor MLAG next-hop-self\n exit-address-family\nexit\n!\n")
+    parsed = parse_device({"frr.conf": text})
+    assert [item.text for item in parsed.unmodelled] == []
+    group = parsed.structured["bgp"]["peer_groups"][0]
+    assert group["description"] == "pair" and group["next_hop_self"] is True
+    assert [neighbor["address"] for neighbor in parsed.structured["bgp"]["neighbors"]] == ["10.0.0.1"]
+    rendered = render_device(parsed.structured, "frr")
+    assert "  neighbor MLAG next-hop-self\n" in rendered["frr.conf"]
+    again = parse_device(rendered, platform="frr").structured["bgp"]["peer_groups"][0]
+    assert again["description"] == "pair" and again["next_hop_self"] is True
+
+
+def test_next_hop_self_with_an_argument_stays_unmodelled():
+    assert unmodelled(eos(bgp=MLAG_GROUP.replace("next-hop-self", "next-hop-self all"))) == [
+        "neighbor MLAG-PEER next-hop-self all"]
