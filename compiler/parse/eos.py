@@ -593,6 +593,10 @@ class _EosParser:
                 self.at(f"interface Vlan{vlan_id} ip address", child)
             elif words[:3] == ["ip", "virtual-router", "address"] and len(words) == 4:
                 svi["virtual_router_addresses"].append(words[3])
+            elif child.text == "ipv6 enable":
+                svi["ipv6_enable"] = True  # IPv6 link-local only: an unnumbered (RFC 5549) session runs over it
+            elif words[:2] == ["ip", "helper-address"] and (relay := _dhcp_relay(words[2:])) is not None:
+                svi.setdefault("dhcp_relay", []).append(relay)
             else:
                 continue
             _use(child)
@@ -1201,14 +1205,31 @@ def _vrf_neighbor(address: str | None, interface: str | None) -> dict:
 def _svi_entry(svi: dict | None, virtual_mac: str | None) -> dict | None:
     """The contract's ``vlans[].svi``: the anycast gateway as before, plus the SVI's own address and VARP
     gateways when stated (keys absent otherwise, so configs without them read as before)."""
-    if not svi or not (svi["ip"] or svi["address"] or svi["virtual_router_addresses"]):
+    if not svi or not (svi["ip"] or svi["address"] or svi["virtual_router_addresses"] or svi.get("ipv6_enable")
+                       or svi.get("dhcp_relay")):
         return None
     entry = {"ip": svi["ip"], "mac": virtual_mac, "mtu": svi["mtu"]}
     if svi["address"]:
         entry["address"] = svi["address"]
     if svi["virtual_router_addresses"]:
         entry["virtual_router_addresses"] = svi["virtual_router_addresses"]
+    for key in ("ipv6_enable", "dhcp_relay"):
+        if svi.get(key):
+            entry[key] = svi[key]
     return entry
+
+
+def _dhcp_relay(words: list[str]) -> dict | None:
+    """``ip helper-address A [vrf V] [source-interface I]`` after its first two words (Arista EOS User Manual, "DHCP
+    Relay": hosts' DHCP broadcasts forwarded to server A, reached in VRF V, from interface I's address)."""
+    if not words or ip_address_text(words[0]) is None:
+        return None
+    relay: dict[str, Any] = {"address": words[0], "vrf": None, "source_interface": None}
+    rest = words[1:]
+    for keyword, key in (("vrf", "vrf"), ("source-interface", "source_interface")):
+        if rest[:1] == [keyword] and len(rest) >= 2:
+            relay[key], rest = rest[1], rest[2:]
+    return relay if not rest else None
 
 
 def _covers(prefix: str, exact_length: int | None, address_prefix: str) -> bool:

@@ -285,12 +285,20 @@ class Bgp(TypedDict):
     update_wait_install: NotRequired[bool]  # foreign configs: advertise only routes installed in the FIB
 
 
+class DhcpRelay(TypedDict):
+    address: str  # the DHCP server
+    vrf: str | None  # the VRF it is reached in (null: the SVI's)
+    source_interface: str | None
+
+
 class Svi(TypedDict):
     ip: str | None  # anycast gateway (`ip address virtual`); null on an SVI with its own address only
     mac: str
     mtu: int
     address: NotRequired[str | None]  # the SVI's own address (`ip address`): MLAG peer SVIs, VARP gateways
     virtual_router_addresses: NotRequired[list[str]]  # VARP gateway addresses (`ip virtual-router address`)
+    ipv6_enable: NotRequired[bool]  # foreign EOS configs: IPv6 link-local only (an RFC 5549 session runs over it)
+    dhcp_relay: NotRequired[list[DhcpRelay]]  # foreign EOS configs: `ip helper-address`
 
 
 class Vlan(TypedDict):

@@ -368,3 +368,36 @@ def test_frr_peer_group_description_and_next_hop_self_stay_on_the_group():
 def test_next_hop_self_with_an_argument_stays_unmodelled():
     assert unmodelled(eos(bgp=MLAG_GROUP.replace("next-hop-self", "next-hop-self all"))) == [
         "neighbor MLAG-PEER next-hop-self all"]
+
+
+# ------------------------------------------------------------------------------------------- EOS SVIs
+SVIS = """!
+interface Vlan10
+   vrf BLUE
+   ip address virtual 10.10.10.1/24
+   ip helper-address 192.0.2.5 vrf MGMT source-interface Loopback0
+   ip helper-address 192.0.2.6
+!
+interface Vlan11
+   mtu 9214
+   vrf BLUE
+   ipv6 enable
+"""
+
+
+def test_svi_dhcp_relay_and_ipv6_link_local_round_trip():
+    first, again, text = round_trip(eos(top=SVIS))
+    svis = {vlan["id"]: vlan["svi"] for vlan in first["vlans"]}
+    assert svis[10]["dhcp_relay"] == [{"address": "192.0.2.5", "vrf": "MGMT", "source_interface": "Loopback0"},
+                                      {"address": "192.0.2.6", "vrf": None, "source_interface": None}]
+    assert svis[11]["ipv6_enable"] is True and svis[11]["ip"] is None
+    # The link-local-only SVI is kept, so its VRF survives the round trip.
+    assert [(vlan["id"], vlan["vrf"], vlan["svi"]) for vlan in again["vlans"]] == [
+        (vlan["id"], vlan["vrf"], vlan["svi"]) for vlan in first["vlans"]]
+    assert "   ip helper-address 192.0.2.5 vrf MGMT source-interface Loopback0\n" in text
+
+
+@pytest.mark.parametrize("line", ["ip helper-address dhcp.example.com", "ip helper-address 192.0.2.5 vrf",
+                                  "ip helper-address 192.0.2.5 source-interface Loopback0 vrf MGMT"])
+def test_dhcp_relay_lines_of_another_shape_stay_unmodelled(line):
+    assert unmodelled(eos(top=f"!\ninterface Vlan10\n   ip address virtual 10.10.10.1/24\n   {line}\n")) == [line]
