@@ -101,6 +101,29 @@ _STORM_TRAFFIC = frozenset({"broadcast", "multicast", "unknown-unicast", "all"})
 _STORM_PERCENT = re.compile(r"\d{1,3}(?:\.\d{1,2})?")
 
 
+# EVPN multihoming on a bundle (RFC 7432 sections 5 and 7.6; Arista EOS User Manual, "EVPN All-Active
+# Multihoming"): the 10-octet ESI as EOS prints it (five groups of four hex digits), the ES-Import route target
+# (a MAC address), and the LACP system ID every peer of the segment presents (one bundle to the host).
+_ESI = re.compile(r"[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){4}")
+_ES_IMPORT = re.compile(r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}")
+_LACP_SYSTEM_ID = re.compile(r"[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}")
+
+
+def _ethernet_segment(node: Node) -> dict:
+    """``evpn ethernet-segment`` / ``identifier ESI`` / ``route-target import MAC``; other lines stay unmodelled."""
+    segment: dict[str, Any] = {"identifier": None, "route_target_import": None}
+    for child in node.children:
+        words = child.words()
+        if words[0] == "identifier" and len(words) == 2 and _ESI.fullmatch(words[1]):
+            segment["identifier"] = words[1].lower()
+        elif words[:2] == ["route-target", "import"] and len(words) == 3 and _ES_IMPORT.fullmatch(words[2]):
+            segment["route_target_import"] = words[2].lower()
+        else:
+            continue
+        _use(child)
+    return segment
+
+
 def _storm_control(words: list[str]) -> tuple[str, dict] | None:
     """``storm-control broadcast level pps 100`` -> ("broadcast", {"level": "100", "unit": "pps"})."""
     if len(words) not in (4, 5) or words[1] not in _STORM_TRAFFIC or words[2] != "level":
@@ -650,6 +673,11 @@ class _EosParser:
                 self.at(f"interface {name} mlag", child)
             elif words[:2] == ["port-channel", "min-links"] and len(words) == 3 and words[2].isdigit():
                 bundle["min_links"] = int(words[2])
+            elif text == "evpn ethernet-segment":
+                bundle["evpn_ethernet_segment"] = _ethernet_segment(child)
+                self.at(f"interface {name} evpn ethernet-segment", child)
+            elif words[:2] == ["lacp", "system-id"] and len(words) == 3 and _LACP_SYSTEM_ID.fullmatch(words[2]):
+                bundle["lacp_system_id"] = words[2].lower()
             elif self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
                 direct_stated = True
                 self.at(f"interface {name} qos", child)

@@ -115,6 +115,11 @@ class Interface(TypedDict):
     macsec_profile: NotRequired[str]
 
 
+class EthernetSegment(TypedDict):
+    identifier: str | None  # the 10-octet ESI, EOS's text (0000:0000:0303:0202:0101)
+    route_target_import: str | None  # ES-Import route target (a MAC address, RFC 7432 section 7.6)
+
+
 class PortChannel(TypedDict):
     name: str  # Port-Channel10 (EOS), PortChannel0010 (SONiC), bond10 (Linux)
     members: list[str]  # interfaces[].name of every port naming it in port_channel
@@ -134,6 +139,8 @@ class PortChannel(TypedDict):
     ptp: NotRequired[bool]
     stp_bpdufilter: NotRequired[bool]
     macsec_profile: NotRequired[str]
+    evpn_ethernet_segment: NotRequired[EthernetSegment]  # foreign EOS configs: EVPN all-active multihoming
+    lacp_system_id: NotRequired[str]  # the LACP system ID the segment's peers share (0303.0202.0101)
 
 
 class Mlag(TypedDict, total=False):  # {} without MLAG

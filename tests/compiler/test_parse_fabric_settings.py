@@ -401,3 +401,36 @@ def test_svi_dhcp_relay_and_ipv6_link_local_round_trip():
                                   "ip helper-address 192.0.2.5 source-interface Loopback0 vrf MGMT"])
 def test_dhcp_relay_lines_of_another_shape_stay_unmodelled(line):
     assert unmodelled(eos(top=f"!\ninterface Vlan10\n   ip address virtual 10.10.10.1/24\n   {line}\n")) == [line]
+
+
+# --------------------------------------------------------------------------- EOS EVPN multihoming
+SEGMENT = """!
+interface Port-Channel5
+   description SERVER_host5
+   switchport trunk allowed vlan 10
+   switchport mode trunk
+   switchport
+   !
+   evpn ethernet-segment
+      identifier 0000:0000:0303:0202:0101
+      route-target import 03:03:02:02:01:01
+   lacp system-id 0303.0202.0101
+"""
+
+
+def test_evpn_ethernet_segment_round_trips():
+    first, again, text = round_trip(eos(top=SEGMENT))
+    bundle = first["port_channels"][0]
+    assert bundle["evpn_ethernet_segment"] == {"identifier": "0000:0000:0303:0202:0101",
+                                               "route_target_import": "03:03:02:02:01:01"}
+    assert bundle["lacp_system_id"] == "0303.0202.0101"
+    assert again["port_channels"][0]["evpn_ethernet_segment"] == bundle["evpn_ethernet_segment"]
+    assert again["port_channels"][0]["lacp_system_id"] == bundle["lacp_system_id"]
+    assert "      identifier 0000:0000:0303:0202:0101\n" in text
+
+
+@pytest.mark.parametrize("old, new", [("identifier 0000:0000:0303:0202:0101", "identifier 0303:0202:0101"),
+                                      ("route-target import 03:03:02:02:01:01", "route-target import 3:3"),
+                                      ("lacp system-id 0303.0202.0101", "lacp system-id 0303:0202:0101")])
+def test_ethernet_segment_values_of_another_shape_stay_unmodelled(old, new):
+    assert unmodelled(eos(top=SEGMENT.replace(old, new))) == [new]

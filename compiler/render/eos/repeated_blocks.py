@@ -182,6 +182,15 @@ def port_channel_interfaces(port_channels: list[PortChannel], profile_by_port_qo
         if bundle["qos"]:
             parts.append(f"   service-profile {profile_by_port_qos[id(bundle['qos'])]}\n")
         parts.append(port_setting_lines(bundle))
+        segment = bundle.get("evpn_ethernet_segment")
+        if segment:  # EVPN multihoming (parsed foreign configs only)
+            parts.append("   !\n   evpn ethernet-segment\n")
+            if segment["identifier"]:
+                parts.append(f"      identifier {segment['identifier']}\n")
+            if segment["route_target_import"]:
+                parts.append(f"      route-target import {segment['route_target_import']}\n")
+        if bundle.get("lacp_system_id"):
+            parts.append(f"   lacp system-id {bundle['lacp_system_id']}\n")
     return "".join(parts)
 
 
