@@ -3,8 +3,9 @@ structured ``system`` and ``bfd`` (docs/structured-config.md, "Foreign fabric se
 
 ``system``: local accounts switched off (``no aaa root``: the root account has no password and cannot log in;
 ``no enable password``), the default mode of QSFP cages (``transceiver qsfp default-mode 4x10G``), SNMP location
-and contact, queue-length monitoring (``queue-monitor length [log N | notifying]``) and agent daemons (``daemon
-NAME`` / ``exec CMD`` / ``[no] shutdown``, e.g. TerminAttr streaming to CloudVision). ``bfd``: the ``router bfd``
+and contact, queue-length monitoring (``queue-monitor length [log N | notifying]``), agent daemons (``daemon
+NAME`` / ``exec CMD`` / ``[no] shutdown``, e.g. TerminAttr streaming to CloudVision), port-group SerDes rates,
+the TCAM profile and Sand LAG hardware-only mode (``platform sand lag hardware-only``). ``bfd``: the ``router bfd``
 timers (``interval N min-rx N multiplier N``, ``multihop interval ...``; RFC 5880 section 6.8.1, RFC 5883
 multihop). Syntax: Arista EOS User Manual ("User Accounts", "Transceivers", "SNMP", "Latency Analyzer (LANZ)",
 "Daemon", "BFD").
@@ -21,12 +22,17 @@ from compiler.parse.common import Node
 
 _QSFP_MODE = re.compile(r"\d+x\d+G")  # `4x10G`: lanes x rate a QSFP cage starts in
 _BFD_TIMERS = re.compile(r"interval (\d+) min-rx (\d+) multiplier (\d+)")
-_SECRET_ARGUMENT = re.compile(r"-cvauth=key,")  # TerminAttr's shared-key authentication: the key follows
+_SECRET_ARGUMENT = re.compile(r"-cvauth=key,")
+# `hardware speed-group N serdes 10G|25G`: the SerDes rate a group of ports shares (Arista EOS User Manual, "Port
+# groups"); `hardware tcam` / `system profile P`: the TCAM profile (`vxlan-routing` to route VXLAN on Sand chips).
+_SERDES = re.compile(r"\d+G")
+_TCAM_PROFILE = re.compile(r"system profile [\w-]+")  # TerminAttr's shared-key authentication: the key follows
 
 
 def empty_system() -> dict:
     return {"aaa_root": None, "enable_password": None, "transceiver_qsfp_default_mode": None,
-            "snmp_location": None, "snmp_contact": None, "queue_monitor_length": None, "daemons": []}
+            "snmp_location": None, "snmp_contact": None, "queue_monitor_length": None, "daemons": [],
+            "speed_groups": {}, "tcam_profile": None, "sand_lag_hardware_only": False}
 
 
 def _use(node: Node) -> None:
@@ -53,6 +59,14 @@ def system_line(node: Node, structured: dict) -> bool:
         pass
     elif words[0] == "daemon" and len(words) == 2:
         system["daemons"].append(_daemon(node))
+    elif words[:2] == ["hardware", "speed-group"] and len(words) == 5 and words[2].isdigit() \
+            and words[3] == "serdes" and _SERDES.fullmatch(words[4]):
+        system["speed_groups"][words[2]] = words[4]
+    elif text == "platform sand lag hardware-only":
+        system["sand_lag_hardware_only"] = True
+    elif text == "hardware tcam" and len(node.children) == 1 and _TCAM_PROFILE.fullmatch(node.children[0].text):
+        system["tcam_profile"] = node.children[0].words()[2]
+        _use(node.children[0])
     elif text == "router bfd":
         _router_bfd(node, structured)
         _use(node)

@@ -435,6 +435,9 @@ class System(TypedDict):
     snmp_contact: str | None
     queue_monitor_length: QueueMonitorLength | None
     daemons: list[Daemon]
+    speed_groups: dict[str, str]  # port group -> SerDes rate (`hardware speed-group 1 serdes 10G`)
+    tcam_profile: str | None  # `hardware tcam` / `system profile vxlan-routing`
+    sand_lag_hardware_only: bool  # `platform sand lag hardware-only`
 
 
 class BfdTimers(TypedDict):

@@ -192,6 +192,11 @@ snmp-server location DC1 ROW2 RACK7
 snmp-server contact noc@example.com
 queue-monitor length
 queue-monitor length log 5
+hardware speed-group 1 serdes 10G
+platform sand lag hardware-only
+!
+hardware tcam
+   system profile vxlan-routing
 !
 daemon TerminAttr
    exec /usr/bin/TerminAttr -cvaddr=192.0.2.11:9910 -cvauth=token,/tmp/token -cvvrf=MGMT -taillogs
@@ -209,6 +214,7 @@ def test_system_settings_and_bfd_timers_round_trip():
         "aaa_root": False, "enable_password": False, "transceiver_qsfp_default_mode": "4x10G",
         "snmp_location": "DC1 ROW2 RACK7", "snmp_contact": "noc@example.com",
         "queue_monitor_length": {"log_interval_s": 5, "notifying": False},
+        "speed_groups": {"1": "10G"}, "tcam_profile": "vxlan-routing", "sand_lag_hardware_only": True,
         "daemons": [{"name": "TerminAttr", "exec": "/usr/bin/TerminAttr -cvaddr=192.0.2.11:9910 "
                      "-cvauth=token,/tmp/token -cvvrf=MGMT -taillogs", "enabled": True}]}
     timers = {"interval_ms": 300, "min_rx_ms": 300, "multiplier": 3}
@@ -226,7 +232,8 @@ def test_a_daemon_exec_with_a_shared_key_is_a_secret_and_stays_unmodelled():
 
 
 @pytest.mark.parametrize("line", ["transceiver qsfp default-mode fast", "queue-monitor length log soon",
-                                  "aaa root secret sha512 $6$x", "enable password 0 clear", "snmp-server location"])
+                                  "aaa root secret sha512 $6$x", "enable password 0 clear", "snmp-server location",
+                                  "hardware speed-group 1 serdes fast", "platform sand lag"])
 def test_system_lines_of_another_shape_stay_unmodelled(line):
     assert unmodelled(eos(top=f"{line}\n")) == [line]
 

@@ -186,6 +186,12 @@ def _system_lines(system: System | None) -> str:
             lines.append(f"queue-monitor length log {monitor['log_interval_s']}")
         if monitor.get("notifying"):
             lines.append("queue-monitor length notifying")
+    for group, serdes in (system.get("speed_groups") or {}).items():
+        lines.append(f"hardware speed-group {group} serdes {serdes}")
+    if system.get("sand_lag_hardware_only"):
+        lines.append("platform sand lag hardware-only")
+    if system.get("tcam_profile"):
+        lines += ["!", "hardware tcam", f"   system profile {system['tcam_profile']}"]
     for daemon in system.get("daemons") or []:
         lines += ["!", f"daemon {daemon['name']}"]
         if daemon.get("exec"):
