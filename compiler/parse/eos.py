@@ -109,6 +109,23 @@ _ES_IMPORT = re.compile(r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}")
 _LACP_SYSTEM_ID = re.compile(r"[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}")
 
 
+def _remote_domain_line(words: list[str], entry: dict) -> bool:
+    """The EVPN gateway's remote domain of a MAC-VRF (Arista EOS User Manual, "EVPN Gateway", RFC 9014
+    interconnect): ``rd evpn domain remote RD``, ``route-target import|export|import export evpn domain remote
+    RT``; True when the line is one of these."""
+    domain = entry.get("remote_domain") or {"rd": None, "route_targets": {"import": [], "export": []}}
+    if words[:4] == ["rd", "evpn", "domain", "remote"] and len(words) == 5:
+        domain["rd"] = words[4]
+    elif words[0] == "route-target" and words[-4:-1] == ["evpn", "domain", "remote"] and words[1:-4] in (
+            ["import"], ["export"], ["import", "export"]):
+        for direction in words[1:-4]:
+            domain["route_targets"][direction].append(words[-1])
+    else:
+        return False
+    entry["remote_domain"] = domain
+    return True
+
+
 def _ethernet_segment(node: Node) -> dict:
     """``evpn ethernet-segment`` / ``identifier ESI`` / ``route-target import MAC``; other lines stay unmodelled."""
     segment: dict[str, Any] = {"identifier": None, "route_target_import": None}
@@ -964,7 +981,7 @@ class _EosParser:
             elif child.text == "redistribute learned" or self._route_targets(child, entry["route_targets"],
                                                                              f"bgp vlan {vlan_id}"):
                 pass
-            else:
+            elif not _remote_domain_line(words, entry):
                 continue
             _use(child)
         self.bgp_vlans[vlan_id] = entry
@@ -1128,6 +1145,8 @@ class _EosParser:
             })
             if vlan_id in self.vlan_trunk_groups:
                 structured["vlans"][-1]["trunk_groups"] = self.vlan_trunk_groups[vlan_id]
+            if "remote_domain" in bgp_vlan:
+                structured["vlans"][-1]["remote_domain"] = bgp_vlan["remote_domain"]
         vlans = {vlan["id"]: vlan for vlan in structured["vlans"]}
         for node, vlan_id, snooping in self.igmp_snooping_lines:
             if vlan_id in vlans:  # a VLAN the config does not define: the line stays unmodelled

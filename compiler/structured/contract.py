@@ -308,6 +308,11 @@ class Svi(TypedDict):
     dhcp_relay: NotRequired[list[DhcpRelay]]  # foreign EOS configs: `ip helper-address`
 
 
+class RemoteDomain(TypedDict):
+    rd: str | None
+    route_targets: RouteTargets
+
+
 class Vlan(TypedDict):
     id: int
     name: str
@@ -320,6 +325,7 @@ class Vlan(TypedDict):
     svi: Svi | None  # null when L2-only
     trunk_groups: NotRequired[list[str]]  # EOS: only trunks in these groups carry the VLAN (MLAG peer VLANs)
     igmp_snooping: NotRequired[bool]  # foreign EOS configs: `[no] ip igmp snooping vlan N` as stated
+    remote_domain: NotRequired[RemoteDomain]  # foreign EOS configs: the EVPN gateway's remote-domain RD/RTs
 
 
 class Vrf(TypedDict):

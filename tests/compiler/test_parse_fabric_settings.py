@@ -441,3 +441,31 @@ def test_evpn_ethernet_segment_round_trips():
                                       ("lacp system-id 0303.0202.0101", "lacp system-id 0303:0202:0101")])
 def test_ethernet_segment_values_of_another_shape_stay_unmodelled(old, new):
     assert unmodelled(eos(top=SEGMENT.replace(old, new))) == [new]
+
+
+# ------------------------------------------------------------------------------------ EOS EVPN gateway
+GATEWAY_VXLAN = "!\ninterface Vxlan1\n   vxlan source-interface Loopback0\n   vxlan vlan 11 vni 10011\n"
+GATEWAY_BGP = """   !
+   vlan 11
+      rd 10.255.0.5:10011
+      rd evpn domain remote 10.255.0.5:10011
+      route-target both 10011:10011
+      route-target import export evpn domain remote 10011:10011
+      route-target import evpn domain remote 99:99
+      redistribute learned
+"""
+
+
+def test_evpn_gateway_remote_domain_round_trips():
+    first, again, text = round_trip(eos(top=GATEWAY_VXLAN, bgp=GATEWAY_BGP))
+    vlan = next(item for item in first["vlans"] if item["id"] == 11)
+    assert vlan["remote_domain"] == {"rd": "10.255.0.5:10011",
+                                     "route_targets": {"import": ["10011:10011", "99:99"], "export": ["10011:10011"]}}
+    assert vlan["route_targets"] == {"import": ["10011:10011"], "export": ["10011:10011"]}  # the local domain's
+    assert next(item for item in again["vlans"] if item["id"] == 11)["remote_domain"] == vlan["remote_domain"]
+    assert "      route-target import export evpn domain remote 10011:10011\n" in text
+
+
+def test_remote_domain_lines_of_another_shape_stay_unmodelled():
+    broken = GATEWAY_BGP.replace("rd evpn domain remote 10.255.0.5:10011", "rd evpn domain all 10.255.0.5:10011")
+    assert unmodelled(eos(top=GATEWAY_VXLAN, bgp=broken)) == ["rd evpn domain all 10.255.0.5:10011"]
