@@ -3,7 +3,7 @@ and peer-group keys (docs/structured-config.md, "Foreign routing features"), and
 
 ``neighbor X shutdown`` (administratively down: RFC 4486 cease subcode 2), ``neighbor X local-as N`` (the AS
 presented to that peer, RFC 7705), ``neighbor X bfd`` (RFC 5880/5882; FRR ``bfd profile P``), ``neighbor X
-route-reflector-client`` (RFC 4456) and the policies a neighbor names (``route-map NAME in|out``,
+route-reflector-client`` (RFC 4456), ``neighbor X next-hop-self`` (RFC 4271 section 5.1.3) and the policies a neighbor names (``route-map NAME in|out``,
 ``prefix-list NAME in|out``): existence is modelled, so a name no ``route-map``/``prefix-list`` defines is a
 finding citing the line (validators.sessions). Syntax: Arista EOS User Manual "BGP" and the FRR user guide "BGP".
 """
@@ -34,6 +34,8 @@ def neighbor_option(rest: list[str], entry: dict, node: Node) -> bool:
         entry["bfd_profile"] = rest[2]
     elif rest == ["route-reflector-client"]:
         entry["route_reflector_client"] = True
+    elif rest == ["next-hop-self"]:
+        entry["next_hop_self"] = True  # routes to this peer carry our address as next hop (RFC 4271 5.1.3)
     elif rest[0] in ("route-map", "prefix-list") and len(rest) == 3 and rest[2] in ("in", "out"):
         entry.setdefault("policy_refs", []).append({"kind": rest[0].replace("-", "_"), "name": rest[1],
                                                     "direction": rest[2], "line": node.line})

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compiler.parse import igp
+from compiler.parse import eos_system, igp
 from compiler.parse.aaa import EosAaa
 from compiler.parse.bgp_options import FAMILY_ORDER, defined_policies, inherit, neighbor_option
 from compiler.parse.common import (
@@ -53,6 +53,20 @@ _KNOWN_NOOPS = {"service routing protocols model multi-agent", "end", "ip routin
                 # IPv6 forwarding, and IPv4 over IPv6 next hops (RFC 5549): what unnumbered sessions need to route.
                 "ipv6 unicast-routing", "ip routing ipv6 interfaces"}
 
+# IPv6 in a tenant VRF (Arista EOS User Manual, "IPv6"): `ipv6 unicast-routing vrf V` routes IPv6 there, `ip
+# routing ipv6 interfaces vrf V` routes IPv4 over IPv6 next hops (RFC 5549) there: the VRF's key they set.
+_VRF_ROUTING_LINES = {"ipv6 unicast-routing vrf": "ipv6_unicast_routing",
+                      "ip routing ipv6 interfaces vrf": "ipv4_over_ipv6_routing"}
+
+# `ntp server [vrf V] HOST [iburst] [prefer]` (Arista EOS User Manual, "NTP"): iburst sends a burst of eight
+# packets when the server is unreachable at first (RFC 5905 section 13's burst modes), prefer marks the server
+# chosen among equals. The compiler prints every server with iburst.
+_NTP_OPTIONS = frozenset({"iburst", "prefer"})
+_NTP_COMPILED_OPTIONS = {"iburst": True, "prefer": False}
+
+# What a BGP VRF block may redistribute (Arista EOS User Manual, "BGP": `redistribute <source> [route-map M]`).
+REDISTRIBUTED_SOURCES = frozenset({"connected", "static", "attached-host", "ospf", "isis"})
+
 # EOS's internal VLAN range for routed ports (compiler.render.eos.INTERNAL_VLAN_ORDER): the device's own, not modelled
 _INTERNAL_VLAN_ORDER = re.compile(r"vlan internal order (?:ascending|descending) range \d+ \d+")
 
@@ -76,6 +90,74 @@ _VLAN_LIST = re.compile(r"\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*")  # `10,20-22`; `none`
 _LAYER2_FIELDS = frozenset({"native_vlan_tag", "trunk_group", "channel_group"})
 # `reload-delay mlag|non-mlag N` (Arista EOS User Manual, "MLAG": seconds the ports stay down after a reload).
 _RELOAD_DELAY_KEYS = {"mlag": "reload_delay_mlag_s", "non-mlag": "reload_delay_non_mlag_s"}
+
+
+# Port settings read from foreign configs onto an Ethernet port or a port-channel (docs/structured-config.md,
+# "Foreign fabric settings"): storm control, PTP, BPDU filter, MACsec profile.
+_PORT_SETTINGS = frozenset({"storm_control", "ptp", "stp_bpdufilter", "macsec_profile"})
+# `storm-control <traffic> level [pps] N` (Arista EOS User Manual, "Storm Control"): a percentage of the port's
+# bandwidth (up to 2 decimals) or packets per second.
+_STORM_TRAFFIC = frozenset({"broadcast", "multicast", "unknown-unicast", "all"})
+_STORM_PERCENT = re.compile(r"\d{1,3}(?:\.\d{1,2})?")
+
+
+# EVPN multihoming on a bundle (RFC 7432 sections 5 and 7.6; Arista EOS User Manual, "EVPN All-Active
+# Multihoming"): the 10-octet ESI as EOS prints it (five groups of four hex digits), the ES-Import route target
+# (a MAC address), and the LACP system ID every peer of the segment presents (one bundle to the host).
+_ESI = re.compile(r"[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){4}")
+_ES_IMPORT = re.compile(r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}")
+_LACP_SYSTEM_ID = re.compile(r"[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}")
+
+
+def _remote_domain_line(words: list[str], entry: dict) -> bool:
+    """The EVPN gateway's remote domain of a MAC-VRF (Arista EOS User Manual, "EVPN Gateway", RFC 9014
+    interconnect): ``rd evpn domain remote RD``, ``route-target import|export|import export evpn domain remote
+    RT``; True when the line is one of these."""
+    domain = entry.get("remote_domain") or {"rd": None, "route_targets": {"import": [], "export": []}}
+    if words[:4] == ["rd", "evpn", "domain", "remote"] and len(words) == 5:
+        domain["rd"] = words[4]
+    elif words[0] == "route-target" and words[-4:-1] == ["evpn", "domain", "remote"] and words[1:-4] in (
+            ["import"], ["export"], ["import", "export"]):
+        for direction in words[1:-4]:
+            domain["route_targets"][direction].append(words[-1])
+    else:
+        return False
+    entry["remote_domain"] = domain
+    return True
+
+
+def _ethernet_segment(node: Node) -> dict:
+    """``evpn ethernet-segment`` / ``identifier ESI`` / ``route-target import MAC``; other lines stay unmodelled."""
+    segment: dict[str, Any] = {"identifier": None, "route_target_import": None}
+    for child in node.children:
+        words = child.words()
+        if words[0] == "identifier" and len(words) == 2 and _ESI.fullmatch(words[1]):
+            segment["identifier"] = words[1].lower()
+        elif words[:2] == ["route-target", "import"] and len(words) == 3 and _ES_IMPORT.fullmatch(words[2]):
+            segment["route_target_import"] = words[2].lower()
+        else:
+            continue
+        _use(child)
+    return segment
+
+
+def _storm_control(words: list[str]) -> tuple[str, dict] | None:
+    """``storm-control broadcast level pps 100`` -> ("broadcast", {"level": "100", "unit": "pps"})."""
+    if len(words) not in (4, 5) or words[1] not in _STORM_TRAFFIC or words[2] != "level":
+        return None
+    if len(words) == 5:
+        return (words[1], {"level": words[4], "unit": "pps"}) if words[3] == "pps" and words[4].isdigit() else None
+    if not _STORM_PERCENT.fullmatch(words[3]) or float(words[3]) > 100:
+        return None
+    return words[1], {"level": words[3], "unit": "percent"}
+
+
+def _port_setting(port: dict, field: str, value: Any) -> None:
+    if field == "storm_control":
+        traffic, level = value
+        port.setdefault("storm_control", {})[traffic] = dict(level)
+    else:
+        port[field] = value
 
 
 def _layer2_field(port: dict, field: str, value: Any) -> None:
@@ -120,6 +202,8 @@ class _EosParser:
         self.svis: dict[int, dict] = {}  # VLAN id -> SVI facts (interface VlanN)
         self.bgp_vlans: dict[int, dict] = {}  # VLAN id -> RD and route targets (router bgp / vlan N)
         self.vlan_trunk_groups: dict[int, list[str]] = {}
+        self.vrf_routing_lines: list[tuple[Node, str, str]] = []  # (line, VRF, key) attached once VRFs are known
+        self.igmp_snooping_lines: list[tuple[Node, int, bool]] = []  # (line, VLAN, on) attached to known VLANs
         self.port_channels: dict[str, dict] = {}  # interface Port-ChannelN, by name
         self.af_neighbor_options: list[tuple[str, list[str], Node, bool]] = []  # address-family neighbor policy lines
         self.igp_processes: list[dict] = []  # router ospf / router isis (compiler.parse.igp)
@@ -157,6 +241,11 @@ class _EosParser:
             elif words[:3] == ["ip", "routing", "vrf"] and len(words) == 4 or words[:4] == ["no", "ip", "routing",
                                                                                               "vrf"]:
                 _use(node)
+            elif (key := _VRF_ROUTING_LINES.get(" ".join(words[:-1]))) is not None:
+                self.vrf_routing_lines.append((node, words[-1], key))
+            elif words[-4:-1] == ["igmp", "snooping", "vlan"] and words[:-4] in (["ip"], ["no", "ip"]) \
+                    and words[-1].isdigit():
+                self.igmp_snooping_lines.append((node, int(words[-1]), words[0] == "ip"))
             elif words[:2] == ["router", "bgp"] and len(words) == 3:
                 deferred.append(node)
             elif node.text == "mlag configuration":
@@ -179,6 +268,8 @@ class _EosParser:
                 self._prefix_list(node)
             elif self.aaa.line(node):
                 self.at("management aaa", node)
+            elif eos_system.system_line(node, self.structured):
+                self.at("bfd" if node.text == "router bfd" else "system", node)
             elif policies.as_path_line(node, "eos") or policies.route_map(node):
                 self.at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
             elif words[0] == "route-map" and len(words) == 4:
@@ -346,7 +437,17 @@ class _EosParser:
             # changes a forwarding path the checks compute on a loop-free fabric.
             result = ("noop", None)
         elif words[0] == "service-profile" and len(words) == 2 and words[1] in self.profiles:
+            # A profile the config does not define stays unmodelled: the port's QoS is unknown, and the RoCE
+            # checks must say incomplete rather than judge a port without QoS.
             result = ("profile", words[1])
+        elif words[0] == "storm-control" and (storm := _storm_control(words)) is not None:
+            result = ("storm_control", storm)
+        elif text == "ptp enable":
+            result = ("ptp", True)
+        elif text == "spanning-tree bpdufilter enable":
+            result = ("stp_bpdufilter", True)
+        elif words[:3] == ["mac", "security", "profile"] and len(words) == 4:
+            result = ("macsec_profile", words[3])
         self.line_cache[text] = result
         return result
 
@@ -400,6 +501,8 @@ class _EosParser:
                     switchport, interface["trunk_vlans"] = True, value
                 elif field == "profile":
                     profile_name, qos_line = value, child
+                elif field in _PORT_SETTINGS:
+                    _port_setting(interface, field, value)
                 elif field != "noop":
                     interface[field] = value
             child.used = True
@@ -485,8 +588,12 @@ class _EosParser:
             management.setdefault("dns_servers", []).append(words[2])
         elif words[:2] == ["ip", "route"] and len(words) == 4 and words[2] == "0.0.0.0/0":
             management["gateway"] = words[3]
-        elif words[:2] == ["ntp", "server"] and len(words) in (3, 4) and words[3:] in ([], ["iburst"]):
+        elif words[:2] == ["ntp", "server"] and len(words) >= 3 and set(words[3:]) <= _NTP_OPTIONS \
+                and len(set(words[3:])) == len(words[3:]):
             management.setdefault("ntp_servers", []).append(words[2])
+            options = {"iburst": "iburst" in words[3:], "prefer": "prefer" in words[3:]}
+            if options != _NTP_COMPILED_OPTIONS:  # the compiler's form (iburst) needs no record
+                management.setdefault("ntp_options", {})[words[2]] = options
         elif words[:2] == ["ntp", "local-interface"] and len(words) == 3:
             pass
         elif words[0] == "logging" and words[1:2] == ["host"] and len(words) == 3:
@@ -533,6 +640,10 @@ class _EosParser:
                 self.at(f"interface Vlan{vlan_id} ip address", child)
             elif words[:3] == ["ip", "virtual-router", "address"] and len(words) == 4:
                 svi["virtual_router_addresses"].append(words[3])
+            elif child.text == "ipv6 enable":
+                svi["ipv6_enable"] = True  # IPv6 link-local only: an unnumbered (RFC 5549) session runs over it
+            elif words[:2] == ["ip", "helper-address"] and (relay := _dhcp_relay(words[2:])) is not None:
+                svi.setdefault("dhcp_relay", []).append(relay)
             else:
                 continue
             _use(child)
@@ -586,6 +697,11 @@ class _EosParser:
                 self.at(f"interface {name} mlag", child)
             elif words[:2] == ["port-channel", "min-links"] and len(words) == 3 and words[2].isdigit():
                 bundle["min_links"] = int(words[2])
+            elif text == "evpn ethernet-segment":
+                bundle["evpn_ethernet_segment"] = _ethernet_segment(child)
+                self.at(f"interface {name} evpn ethernet-segment", child)
+            elif words[:2] == ["lacp", "system-id"] and len(words) == 3 and _LACP_SYSTEM_ID.fullmatch(words[2]):
+                bundle["lacp_system_id"] = words[2].lower()
             elif self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
                 direct_stated = True
                 self.at(f"interface {name} qos", child)
@@ -611,6 +727,8 @@ class _EosParser:
                     bundle["trunk_vlans"] = value
                 elif field in _LAYER2_FIELDS:
                     _layer2_field(bundle, field, value)
+                elif field in _PORT_SETTINGS:
+                    _port_setting(bundle, field, value)
             _use(child)
         if bundle["access_vlan"] is not None:
             bundle["trunk_vlans"] = [vlan for vlan in bundle["trunk_vlans"] if vlan != bundle["access_vlan"]]
@@ -710,9 +828,16 @@ class _EosParser:
 
         for child in node.children:
             words = child.words()
-            # asplain notation and waiting for the FIB before advertising change no route the model describes.
-            if child.text in _KNOWN_NOOPS or child.text in ("bgp asn notation asplain", "update wait-install"):
+            # asplain notation changes no route the model describes.
+            if child.text in _KNOWN_NOOPS or child.text == "bgp asn notation asplain":
                 pass
+            elif child.text == "update wait-install":
+                bgp["update_wait_install"] = True
+            elif words[:2] == ["distance", "bgp"] and len(words) == 5 and all(word.isdigit() for word in words[2:]):
+                bgp["distance"] = {"external": int(words[2]), "internal": int(words[3]), "local": int(words[4])}
+            elif words[0] == "vlan-aware-bundle" and len(words) == 2:
+                self._bgp_bundle(child)
+                continue
             elif words[0] == "router-id" and len(words) == 2:
                 bgp["router_id"] = words[1]
             elif words[0] == "maximum-paths" and len(words) in (2, 4):
@@ -749,7 +874,7 @@ class _EosParser:
                     if is_group:
                         stated_remote_as.add(target)
                 elif rest[0] in ("local-as", "route-map", "prefix-list") or rest in (
-                        ["bfd"], ["shutdown"], ["route-reflector-client"]):
+                        ["bfd"], ["shutdown"], ["route-reflector-client"], ["next-hop-self"]):
                     if rest == ["bfd"]:
                         self.at(f"bgp neighbor {target} bfd", child)  # the line a BFD finding cites
                     if not neighbor_option(rest, group(target) if is_group else neighbor(target), child):
@@ -757,8 +882,8 @@ class _EosParser:
                 elif rest[0] == "timers" and len(rest) == 3:
                     timers = (int(rest[1]), int(rest[2]))
                     self.at(f"bgp neighbor {target} timers", child)
-                elif rest[0] == "description" and len(rest) >= 2 and not is_group:
-                    neighbor(target)["description"] = child.text.split(None, 3)[3]
+                elif rest[0] == "description" and len(rest) >= 2:
+                    (group(target) if is_group else neighbor(target))["description"] = child.text.split(None, 3)[3]
                 elif rest[0] == "allowas-in" and len(rest) == 2:
                     bgp["allowas_in"] = int(rest[1])
                 elif rest[:2] == ["send-community", "extended"] or rest == ["send-community"] or (
@@ -875,26 +1000,58 @@ class _EosParser:
             elif child.text == "redistribute learned" or self._route_targets(child, entry["route_targets"],
                                                                              f"bgp vlan {vlan_id}"):
                 pass
-            else:
+            elif not _remote_domain_line(words, entry):
                 continue
             _use(child)
         self.bgp_vlans[vlan_id] = entry
         self.at(f"bgp vlan {vlan_id}", _use(node))
 
-    def _bgp_vrf(self, node: Node) -> None:
-        entry: dict[str, Any] = {"name": node.words()[1], "rd": None, "l3vni": None,
-                                 "route_targets": {"import": [], "export": []}}
+    def _bgp_bundle(self, node: Node) -> None:
+        """``vlan-aware-bundle NAME``: one EVPN MAC-VRF for several VLANs (RFC 7432 section 6.3, the VLAN-aware
+        bundle service; Arista EOS User Manual, "EVPN VLAN-aware bundle"): its RD, route targets, whether it
+        advertises learned MACs, and the VLANs it carries."""
+        name = node.words()[1]
+        entry: dict[str, Any] = {"name": name, "rd": None, "route_targets": {"import": [], "export": []},
+                                 "redistribute_learned": False, "vlans": []}
         for child in node.children:
             words = child.words()
             if words[0] == "rd" and len(words) == 2:
                 entry["rd"] = words[1]
-            elif (words[0] == "router-id" and len(words) == 2) or child.text == "redistribute connected":
-                pass
-            elif self._route_targets(child, entry["route_targets"], f"bgp vrf {entry['name']}"):
-                pass
-            else:
+            elif child.text == "redistribute learned":
+                entry["redistribute_learned"] = True
+            elif words[0] == "vlan" and len(words) == 2 and _VLAN_LIST.fullmatch(words[1]):
+                entry["vlans"] = sorted({*entry["vlans"], *_vlan_ids(words[1])})
+            elif not self._route_targets(child, entry["route_targets"], f"bgp vlan-aware-bundle {name}"):
                 continue
             _use(child)
+        self.structured["bgp"].setdefault("vlan_aware_bundles", []).append(entry)
+        self.at(f"bgp vlan-aware-bundle {name}", _use(node))
+
+    def _bgp_vrf(self, node: Node) -> None:
+        entry: dict[str, Any] = {"name": node.words()[1], "rd": None, "l3vni": None,
+                                 "route_targets": {"import": [], "export": []}}
+        redistribute: list[dict] = []
+        neighbors: dict[str, dict] = {}
+        for child in node.children:
+            words = child.words()
+            if words[0] == "rd" and len(words) == 2:
+                entry["rd"] = words[1]
+            elif words[0] == "router-id" and len(words) == 2:
+                pass
+            elif child.text == "update wait-install":
+                entry["update_wait_install"] = True
+            elif (words[0] == "redistribute" and words[1:2] and words[1] in REDISTRIBUTED_SOURCES
+                  and (len(words) == 2 or (len(words) == 4 and words[2] == "route-map"))):
+                redistribute.append({"protocol": words[1], "route_map": words[3] if len(words) == 4 else None})
+            elif self._route_targets(child, entry["route_targets"], f"bgp vrf {entry['name']}"):
+                pass
+            elif not _vrf_neighbor_line(child, neighbors):
+                continue
+            _use(child)
+        if redistribute != [{"protocol": "connected", "route_map": None}]:
+            entry["redistribute"] = redistribute  # absent: the plain `redistribute connected` every tenant VRF has
+        if neighbors:
+            entry["neighbors"] = list(neighbors.values())
         self.structured["bgp"]["vrfs"].append(entry)
         self.at(f"bgp vrf {entry['name']}", _use(node))
 
@@ -994,9 +1151,14 @@ class _EosParser:
         vxlan = structured["vxlan"]
         vlan_vnis = {int(vlan): vni for vlan, vni in (vxlan.get("vlan_vnis") or {}).items()}
         svis, bgp_vlans = self.svis, self.bgp_vlans
+        # A VLAN in a VLAN-aware bundle is advertised in the bundle's MAC-VRF (RFC 7432 section 6.3): its RD and
+        # route targets are the bundle's (the renderer prints the bundle, not a per-VLAN block, for it).
+        bundled = {vlan_id: {"rd": bundle["rd"], "route_targets": bundle["route_targets"]}
+                   for bundle in structured["bgp"].get("vlan_aware_bundles") or [] for vlan_id in bundle["vlans"]}
         for vlan_id, name in self.vlan_names.items():
             svi = svis.get(vlan_id)
-            bgp_vlan = bgp_vlans.get(vlan_id, {"rd": None, "route_targets": {"import": [], "export": []}})
+            bgp_vlan = bgp_vlans.get(vlan_id) or bundled.get(vlan_id) or {
+                "rd": None, "route_targets": {"import": [], "export": []}}
             structured["vlans"].append({
                 "id": vlan_id, "name": name, "network": name, "vni": vlan_vnis.get(vlan_id), "tenant": None,
                 "vrf": svi["vrf"] if svi else None, "rd": bgp_vlan["rd"], "route_targets": bgp_vlan["route_targets"],
@@ -1004,6 +1166,13 @@ class _EosParser:
             })
             if vlan_id in self.vlan_trunk_groups:
                 structured["vlans"][-1]["trunk_groups"] = self.vlan_trunk_groups[vlan_id]
+            if "remote_domain" in bgp_vlan:
+                structured["vlans"][-1]["remote_domain"] = bgp_vlan["remote_domain"]
+        vlans = {vlan["id"]: vlan for vlan in structured["vlans"]}
+        for node, vlan_id, snooping in self.igmp_snooping_lines:
+            if vlan_id in vlans:  # a VLAN the config does not define: the line stays unmodelled
+                vlans[vlan_id]["igmp_snooping"] = snooping
+                _use(node)
         vrf_vnis = vxlan.get("vrf_vnis") or {}
         management_vrf = self.management.get("vrf") or self.management.get("global_vrf")
         for name in self.vrf_names:
@@ -1011,6 +1180,11 @@ class _EosParser:
                 continue
             structured["vrfs"].append({"name": name, "tenant": None, "l3vni": vrf_vnis.get(name),
                                        "transit_vlan": None})
+        vrfs = {vrf["name"]: vrf for vrf in structured["vrfs"]}
+        for node, name, key in self.vrf_routing_lines:
+            if name in vrfs:  # a VRF the config does not define (or the management VRF): stays unmodelled
+                vrfs[name][key] = True
+                _use(node)
         for entry in structured["bgp"]["vrfs"]:
             entry["l3vni"] = vrf_vnis.get(entry["name"])
         fabric_mtus = [i["mtu"] for i in structured["interfaces"] if i["kind"] == "fabric" and i["mtu"]]
@@ -1063,19 +1237,70 @@ class _EosParser:
             "ntp_servers": management.get("ntp_servers", []), "syslog_servers": management.get("syslog_servers", []),
             "dns_servers": management.get("dns_servers", []), "aaa": self.aaa.finish(),
         }
+        if management.get("ntp_options"):
+            self.structured["management"]["ntp_options"] = management["ntp_options"]
+
+
+def _vrf_neighbor_line(node: Node, neighbors: dict[str, dict]) -> bool:
+    """A BGP session inside a ``router bgp`` / ``vrf`` block (the MLAG peers' per-VRF iBGP session over their
+    peer SVI, a border's tenant peering): peer group, remote AS, description; unnumbered over an interface (RFC
+    5549) alike. True when the line is one of these."""
+    words = node.words()
+    if words[:2] == ["neighbor", "interface"] and len(words) in (5, 7) and words[3] == "peer-group" and (
+            len(words) == 5 or words[5] == "remote-as"):
+        entry = neighbors.setdefault(f"interface {words[2]}", _vrf_neighbor(None, words[2]))
+        entry["peer_group"] = words[4]
+        if len(words) == 7:
+            entry["remote_as"] = node_value(node, remote_as_value, words[6])
+        return True
+    address = ip_address_text(words[1]) if words[0] == "neighbor" and len(words) >= 3 else None
+    if address is None:
+        return False
+    rest = words[2:]
+    if rest[:2] == ["peer", "group"] and len(rest) == 3:
+        neighbors.setdefault(address, _vrf_neighbor(address, None))["peer_group"] = rest[2]
+    elif rest[0] == "remote-as" and len(rest) == 2:
+        neighbors.setdefault(address, _vrf_neighbor(address, None))["remote_as"] = node_value(
+            node, remote_as_value, rest[1])
+    elif rest[0] == "description" and len(rest) >= 2:
+        neighbors.setdefault(address, _vrf_neighbor(address, None))["description"] = node.text.split(None, 3)[3]
+    else:
+        return False
+    return True
+
+
+def _vrf_neighbor(address: str | None, interface: str | None) -> dict:
+    return {"address": address, "interface": interface, "peer_group": None, "remote_as": None, "description": ""}
 
 
 def _svi_entry(svi: dict | None, virtual_mac: str | None) -> dict | None:
     """The contract's ``vlans[].svi``: the anycast gateway as before, plus the SVI's own address and VARP
     gateways when stated (keys absent otherwise, so configs without them read as before)."""
-    if not svi or not (svi["ip"] or svi["address"] or svi["virtual_router_addresses"]):
+    if not svi or not (svi["ip"] or svi["address"] or svi["virtual_router_addresses"] or svi.get("ipv6_enable")
+                       or svi.get("dhcp_relay")):
         return None
     entry = {"ip": svi["ip"], "mac": virtual_mac, "mtu": svi["mtu"]}
     if svi["address"]:
         entry["address"] = svi["address"]
     if svi["virtual_router_addresses"]:
         entry["virtual_router_addresses"] = svi["virtual_router_addresses"]
+    for key in ("ipv6_enable", "dhcp_relay"):
+        if svi.get(key):
+            entry[key] = svi[key]
     return entry
+
+
+def _dhcp_relay(words: list[str]) -> dict | None:
+    """``ip helper-address A [vrf V] [source-interface I]`` after its first two words (Arista EOS User Manual, "DHCP
+    Relay": hosts' DHCP broadcasts forwarded to server A, reached in VRF V, from interface I's address)."""
+    if not words or ip_address_text(words[0]) is None:
+        return None
+    relay: dict[str, Any] = {"address": words[0], "vrf": None, "source_interface": None}
+    rest = words[1:]
+    for keyword, key in (("vrf", "vrf"), ("source-interface", "source_interface")):
+        if rest[:1] == [keyword] and len(rest) >= 2:
+            relay[key], rest = rest[1], rest[2:]
+    return relay if not rest else None
 
 
 def _covers(prefix: str, exact_length: int | None, address_prefix: str) -> bool:

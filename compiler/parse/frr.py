@@ -215,7 +215,8 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
                 else:
                     _neighbor(neighbors, target, source_name=source_name)["remote_as"] = value
             elif rest[0] == "description" and len(rest) >= 2:
-                _neighbor(neighbors, target, source_name=source_name)["description"] = child.text.split(None, 3)[3]
+                (groups.get(target) or _neighbor(neighbors, target, source_name=source_name))["description"] = \
+                    child.text.split(None, 3)[3]
             else:
                 continue
         elif words[0] == "address-family" and " ".join(words[1:]) in FAMILIES:
@@ -298,7 +299,8 @@ def _address_family(node: Node, family: str, bgp: dict, activated: dict, vni_blo
             bgp.setdefault("_exports", []).append((child, *export))
             bgp.setdefault("_af_options", []).append((child, True))  # also a reference whose existence is checked
             continue  # used once the neighbor and its route map are known (_export_policies)
-        elif words[0] == "neighbor" and len(words) >= 3 and (words[2:] == ["route-reflector-client"] or (
+        elif words[0] == "neighbor" and len(words) >= 3 and (words[2:] in (["route-reflector-client"],
+                                                                         ["next-hop-self"]) or (
                 len(words) == 5 and words[2] in ("route-map", "prefix-list"))):
             bgp.setdefault("_af_options", []).append((child, False))
             continue  # onto the neighbor or group once both are known (_router_bgp)

@@ -51,7 +51,7 @@ READ_TABLES = {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "VLAN", "VLAN_MEMBER",
                "VXLAN_TUNNEL", "VXLAN_TUNNEL_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "CABLE_LENGTH",
                "DEVICE_NEIGHBOR", "BREAKOUT_CFG", "PORTCHANNEL", "PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE",
-               "BGP_NEIGHBOR", "BGP_PEER_RANGE", "BGP_INTERNAL_NEIGHBOR", "VOQ_INBAND_INTERFACE"}
+               "BGP_NEIGHBOR", "BGP_PEER_RANGE", "BGP_INTERNAL_NEIGHBOR", "VOQ_INBAND_INTERFACE", "SYSTEM_PORT"}
 READ_TABLES = READ_TABLES | AAA_TABLES  # management AAA, read by compiler.parse.aaa.sonic_aaa
 
 
@@ -167,6 +167,7 @@ def _read_config_db(db: dict, structured: dict, locations: dict, unmodelled: lis
         if f"PORT|{name}|mtu" in lines:
             locations[f"interface {name} mtu"] = (CONFIG_DB, lines[f"PORT|{name}|mtu"])
     _breakouts(db, interfaces)
+    _read_system_ports(db, structured, unmodelled, lines)
     for interface in interfaces.values():
         # A port that is neither routed, bundled nor in a VLAN (classified below) faces a server in no network only
         # where our renderer says so in its description; otherwise it forwards nothing this file configures (a
@@ -353,6 +354,28 @@ def _read_port_channels(db: dict, structured: dict, interfaces: dict[str, dict],
         elif bundle["access_vlan"] is not None:
             bundle["switchport_mode"] = "access"
     structured["port_channels"] = [bundles[name] for name in sorted(bundles, key=_port_number)]
+
+
+# SYSTEM_PORT fields (SONiC "Distributed VOQ Architecture" HLD, sonic-system-port YANG): integers all.
+SYSTEM_PORT_FIELDS = ("system_port_id", "switch_id", "core_index", "core_port_index", "speed")
+
+
+def _read_system_ports(db: dict, structured: dict, unmodelled: list, lines: dict[str, int]) -> None:
+    """SYSTEM_PORT ``Linecard|Asic|Port`` rows of a VOQ chassis: every port of every line card, numbered
+    chassis-wide so any ASIC can queue toward it (the VOQ). A row of another shape stays unmodelled."""
+    ports = []
+    for key, row in (db.get("SYSTEM_PORT") or {}).items():
+        parts = key.split("|")
+        if (len(parts) == 3 and isinstance(row, dict) and set(row) == set(SYSTEM_PORT_FIELDS)
+                and all(str(row[name]).isdigit() for name in SYSTEM_PORT_FIELDS)):
+            ports.append({"linecard": parts[0], "asic": parts[1], "port": parts[2],
+                          "system_port_id": int(row["system_port_id"]), "switch_id": int(row["switch_id"]),
+                          "core_index": int(row["core_index"]), "core_port_index": int(row["core_port_index"]),
+                          "speed_mbps": int(row["speed"])})
+        else:
+            unmodelled.append(Unmodelled(CONFIG_DB, lines.get(f"SYSTEM_PORT|{key}", 0), f"SYSTEM_PORT|{key}"))
+    if ports:
+        structured["system_ports"] = sorted(ports, key=lambda port: port["system_port_id"])
 
 
 def _port_number(name: str) -> int:

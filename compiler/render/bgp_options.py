@@ -33,6 +33,8 @@ def family_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str) -> str:
     out = []
     if neighbor.get("route_reflector_client"):
         out.append(f"{indent}neighbor {peer} route-reflector-client\n")
+    if neighbor.get("next_hop_self"):
+        out.append(f"{indent}neighbor {peer} next-hop-self\n")
     for ref in neighbor.get("policy_refs", ()):
         if ref["kind"] == "route_map" and ref["direction"] == "out" and ref["name"] == neighbor.get("route_map_out"):
             continue
@@ -41,6 +43,9 @@ def family_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str) -> str:
 
 
 def group_lines(groups: list[PeerGroup], indent: str, family: bool) -> str:
-    """The session (``family`` False) or address-family options of parsed peer groups, in group order."""
+    """The session (``family`` False) or address-family options of parsed peer groups, in group order; a
+    group's description with its session options."""
     return "".join(family_lines(group["name"], group, indent) if family else
-                   session_lines(group["name"], group, indent, bfd=False) for group in groups)
+                   (f"{indent}neighbor {group['name']} description {group['description']}\n"
+                    if group.get("description") else "") + session_lines(group["name"], group, indent, bfd=False)
+                   for group in groups)

@@ -78,6 +78,11 @@ class PortQos(TypedDict, total=False):
     headroom_at_runtime: NotRequired[list[int]]
 
 
+class StormControlLevel(TypedDict):
+    level: str  # as stated: a percentage ("1", "0.5") or a packet rate ("100")
+    unit: str  # percent | pps
+
+
 class Interface(TypedDict):
     name: str
     kind: str  # fabric | server | peer_link | unused
@@ -108,6 +113,16 @@ class Interface(TypedDict):
     ipv6: NotRequired[str]  # IPv6 address/length (RFC 5952 text)
     vrf: NotRequired[str]  # a routed port of a tenant VRF (absent: the default VRF)
     igp: NotRequired[InterfaceIgp]  # OSPF / IS-IS on the port
+    # Port settings from foreign configs (docs/structured-config.md, "Foreign fabric settings").
+    storm_control: NotRequired[dict[str, StormControlLevel]]  # broadcast | multicast | unknown-unicast | all
+    ptp: NotRequired[bool]
+    stp_bpdufilter: NotRequired[bool]
+    macsec_profile: NotRequired[str]
+
+
+class EthernetSegment(TypedDict):
+    identifier: str | None  # the 10-octet ESI, EOS's text (0000:0000:0303:0202:0101)
+    route_target_import: str | None  # ES-Import route target (a MAC address, RFC 7432 section 7.6)
 
 
 class PortChannel(TypedDict):
@@ -125,6 +140,12 @@ class PortChannel(TypedDict):
     native_vlan_tag: bool
     mlag: int | None  # MLAG id: the bundle is dual-attached across the MLAG pair
     qos: PortQos  # QoS/PFC stated on the bundle itself ({} when none); members carry their own
+    storm_control: NotRequired[dict[str, StormControlLevel]]
+    ptp: NotRequired[bool]
+    stp_bpdufilter: NotRequired[bool]
+    macsec_profile: NotRequired[str]
+    evpn_ethernet_segment: NotRequired[EthernetSegment]  # foreign EOS configs: EVPN all-active multihoming
+    lacp_system_id: NotRequired[str]  # the LACP system ID the segment's peers share (0303.0202.0101)
 
 
 class Mlag(TypedDict, total=False):  # {} without MLAG
@@ -165,6 +186,8 @@ class PeerGroup(TypedDict):
     route_reflector_client: NotRequired[bool]
     policy_refs: NotRequired[list[PolicyRef]]
     update_source: NotRequired[str]
+    next_hop_self: NotRequired[bool]
+    description: NotRequired[str]
 
 
 class OverlayRemoteAs(TypedDict):
@@ -192,6 +215,7 @@ class Neighbor(TypedDict):
     update_source: NotRequired[str]  # a session between loopbacks (iBGP/EVPN overlay): interface is the loopback
     # The EVPN loopback session folded onto this underlay session states another remote AS: {address, remote_as}.
     overlay_remote_as: NotRequired[OverlayRemoteAs]
+    next_hop_self: NotRequired[bool]
 
 
 class RouteMapEntry(TypedDict):
@@ -221,11 +245,42 @@ class Evpn(TypedDict):
     advertise_all_vni: bool
 
 
+class Redistribution(TypedDict):
+    protocol: str  # connected | static | attached-host | ospf | isis
+    route_map: str | None
+
+
+class VrfNeighbor(TypedDict):
+    address: str | None  # null when unnumbered over ``interface`` (RFC 5549)
+    interface: str | None
+    peer_group: str | None
+    remote_as: int | str | None
+    description: str
+
+
 class BgpVrf(TypedDict):
     name: str
     rd: str
     l3vni: int
     route_targets: RouteTargets
+    # Foreign configs (docs/structured-config.md, "Foreign fabric settings").
+    update_wait_install: NotRequired[bool]
+    redistribute: NotRequired[list[Redistribution]]  # absent: plain `redistribute connected`
+    neighbors: NotRequired[list[VrfNeighbor]]
+
+
+class VlanAwareBundle(TypedDict):
+    name: str
+    rd: str | None
+    route_targets: RouteTargets
+    redistribute_learned: bool
+    vlans: list[int]
+
+
+class BgpDistance(TypedDict):
+    external: int
+    internal: int
+    local: int
 
 
 class Bgp(TypedDict):
@@ -244,6 +299,15 @@ class Bgp(TypedDict):
     route_maps: NotRequired[list[RouteMap]]  # valley-free export policy of a 5-stage Clos (structured/valley_free.py)
     policies_defined: NotRequired[PoliciesDefined]  # foreign configs: the names their text defines
     listen_ranges: NotRequired[list[ListenRange]]  # dynamic neighbors (SONiC BGP_PEER_RANGE, FRR bgp listen range)
+    vlan_aware_bundles: NotRequired[list[VlanAwareBundle]]  # foreign EOS configs: EVPN MAC-VRF bundles
+    distance: NotRequired[BgpDistance]  # foreign configs: administrative distances
+    update_wait_install: NotRequired[bool]  # foreign configs: advertise only routes installed in the FIB
+
+
+class DhcpRelay(TypedDict):
+    address: str  # the DHCP server
+    vrf: str | None  # the VRF it is reached in (null: the SVI's)
+    source_interface: str | None
 
 
 class StaticRoute(TypedDict):
@@ -257,6 +321,13 @@ class Svi(TypedDict):
     mtu: int
     address: NotRequired[str | None]  # the SVI's own address (`ip address`): MLAG peer SVIs, VARP gateways
     virtual_router_addresses: NotRequired[list[str]]  # VARP gateway addresses (`ip virtual-router address`)
+    ipv6_enable: NotRequired[bool]  # foreign EOS configs: IPv6 link-local only (an RFC 5549 session runs over it)
+    dhcp_relay: NotRequired[list[DhcpRelay]]  # foreign EOS configs: `ip helper-address`
+
+
+class RemoteDomain(TypedDict):
+    rd: str | None
+    route_targets: RouteTargets
 
 
 class Vlan(TypedDict):
@@ -270,6 +341,8 @@ class Vlan(TypedDict):
     route_targets: RouteTargets
     svi: Svi | None  # null when L2-only
     trunk_groups: NotRequired[list[str]]  # EOS: only trunks in these groups carry the VLAN (MLAG peer VLANs)
+    igmp_snooping: NotRequired[bool]  # foreign EOS configs: `[no] ip igmp snooping vlan N` as stated
+    remote_domain: NotRequired[RemoteDomain]  # foreign EOS configs: the EVPN gateway's remote-domain RD/RTs
 
 
 class Vrf(TypedDict):
@@ -278,6 +351,8 @@ class Vrf(TypedDict):
     l3vni: int
     transit_vlan: int  # facts: VLAN per L3VNI on platforms needing one (SONiC)
     linux_table: int  # facts: Linux kernel routing table of the VRF (FRR/Linux, the twin)
+    ipv6_unicast_routing: NotRequired[bool]  # foreign EOS configs: `ipv6 unicast-routing vrf V`
+    ipv4_over_ipv6_routing: NotRequired[bool]  # foreign EOS configs: `ip routing ipv6 interfaces vrf V` (RFC 5549)
 
 
 class Vxlan(TypedDict, total=False):
@@ -336,6 +411,11 @@ class Aaa(TypedDict):
     secret_ref: str  # a reference the push driver resolves, never a secret
 
 
+class NtpOptions(TypedDict):
+    iburst: bool
+    prefer: bool
+
+
 class Management(TypedDict, total=False):
     interface: str
     vrf: str
@@ -345,6 +425,53 @@ class Management(TypedDict, total=False):
     syslog_servers: list[str]
     dns_servers: list[str]
     aaa: Aaa | None
+    ntp_options: NotRequired[dict[str, NtpOptions]]  # foreign configs: server -> options other than iburst alone
+
+
+class SystemPort(TypedDict):
+    linecard: str
+    asic: str
+    port: str  # the port's name on its ASIC (Ethernet0; the ASIC's own CPU port: Asic0)
+    system_port_id: int  # chassis-wide number every ASIC queues toward (VOQ)
+    switch_id: int
+    core_index: int
+    core_port_index: int
+    speed_mbps: int
+
+
+class QueueMonitorLength(TypedDict):
+    log_interval_s: int | None
+    notifying: bool
+
+
+class Daemon(TypedDict):
+    name: str
+    exec: str | None  # the agent's command line; null when it carries a secret (that line stays unmodelled)
+    enabled: bool
+
+
+class System(TypedDict):
+    aaa_root: bool | None  # false: `no aaa root`
+    enable_password: bool | None  # false: `no enable password`
+    transceiver_qsfp_default_mode: str | None
+    snmp_location: str | None
+    snmp_contact: str | None
+    queue_monitor_length: QueueMonitorLength | None
+    daemons: list[Daemon]
+    speed_groups: dict[str, str]  # port group -> SerDes rate (`hardware speed-group 1 serdes 10G`)
+    tcam_profile: str | None  # `hardware tcam` / `system profile vxlan-routing`
+    sand_lag_hardware_only: bool  # `platform sand lag hardware-only`
+
+
+class BfdTimers(TypedDict):
+    interval_ms: int
+    min_rx_ms: int
+    multiplier: int
+
+
+class Bfd(TypedDict):
+    single_hop: BfdTimers | None
+    multihop: BfdTimers | None
 
 
 class StructuredConfig(TypedDict):
@@ -370,3 +497,6 @@ class StructuredConfig(TypedDict):
     spanning_tree: NotRequired[SpanningTree]
     igp: NotRequired[Igp]  # foreign configs: an OSPF or IS-IS underlay (compiler/parse/igp.py)
     static_routes: NotRequired[list[StaticRoute]]  # default VRF IPv4 static routes (validators/deadlock.py follows them)
+    system_ports: NotRequired[list[SystemPort]]  # foreign SONiC configs: a VOQ chassis's SYSTEM_PORT rows
+    system: NotRequired[System]  # foreign EOS configs: device-wide settings (compiler/parse/eos_system.py)
+    bfd: NotRequired[Bfd]  # foreign EOS configs: `router bfd` timers

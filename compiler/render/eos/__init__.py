@@ -26,7 +26,7 @@ from compiler.render import bgp_options, igp
 from compiler.render.eos import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.secret_refs import placeholder
-from compiler.structured.contract import Aaa, Interface, Qos, StructuredConfig
+from compiler.structured.contract import Aaa, Bfd, Interface, NtpOptions, Qos, StructuredConfig, System
 
 __all__ = ["render", "eos_speed", "ECN_QUEUE_KEYWORD"]
 
@@ -105,6 +105,8 @@ def render(structured: StructuredConfig) -> dict[str, str]:
                 {bundle["name"]: bundle["qos"] for bundle in structured.get("port_channels") or []},
                 _igp_process(structured)),
             mlag=structured.get("mlag") or None,
+            system_lines=_system_lines(structured.get("system") or None),
+            bfd_block=_bfd_block(structured.get("bfd") or None),
             vlan_internal_order=_vlan_internal_order(structured),
             spanning_tree=_spanning_tree(structured),
             loopback_igp={loopback["name"]: igp.interface_lines(loopback["igp"], _igp_process(structured), "eos", "   ")
@@ -161,6 +163,66 @@ def _seconds(milliseconds: int | None) -> str | None:
     return None if milliseconds is None else f"{milliseconds / 1000:.2f}"
 
 
+def _system_lines(system: System | None) -> str:
+    """Device-wide settings read from foreign configs (compiler.parse.eos_system), one line each; agent daemons
+    as blocks."""
+    if not system:
+        return ""
+    lines = []
+    if system.get("aaa_root") is False:
+        lines.append("no aaa root")
+    if system.get("enable_password") is False:
+        lines.append("no enable password")
+    if system.get("transceiver_qsfp_default_mode"):
+        lines.append(f"transceiver qsfp default-mode {system['transceiver_qsfp_default_mode']}")
+    if system.get("snmp_location"):
+        lines.append(f"snmp-server location {system['snmp_location']}")
+    if system.get("snmp_contact"):
+        lines.append(f"snmp-server contact {system['snmp_contact']}")
+    monitor = system.get("queue_monitor_length")
+    if monitor:
+        lines.append("queue-monitor length")
+        if monitor.get("log_interval_s") is not None:
+            lines.append(f"queue-monitor length log {monitor['log_interval_s']}")
+        if monitor.get("notifying"):
+            lines.append("queue-monitor length notifying")
+    for group, serdes in (system.get("speed_groups") or {}).items():
+        lines.append(f"hardware speed-group {group} serdes {serdes}")
+    if system.get("sand_lag_hardware_only"):
+        lines.append("platform sand lag hardware-only")
+    if system.get("tcam_profile"):
+        lines += ["!", "hardware tcam", f"   system profile {system['tcam_profile']}"]
+    for daemon in system.get("daemons") or []:
+        lines += ["!", f"daemon {daemon['name']}"]
+        if daemon.get("exec"):
+            lines.append(f"   exec {daemon['exec']}")
+        lines.append("   no shutdown" if daemon.get("enabled") else "   shutdown")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _bfd_block(bfd: Bfd | None) -> str:
+    """``router bfd`` timers (RFC 5880 section 6.8.1; multihop RFC 5883) from a foreign config."""
+    if not bfd:
+        return ""
+    lines = ["!", "router bfd"]
+    for timers, prefix in ((bfd["single_hop"], ""), (bfd["multihop"], "multihop ")):
+        if timers:
+            lines.append(f"   {prefix}interval {timers['interval_ms']} min-rx {timers['min_rx_ms']} "
+                         f"multiplier {timers['multiplier']}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def vlan_ranges(vlan_ids) -> str:
+    """``[10, 11, 12, 20]`` -> ``10-12,20``: a VLAN list as EOS prints it (consecutive IDs as a range)."""
+    runs: list[list[int]] = []
+    for vlan_id in sorted(set(vlan_ids)):
+        if runs and vlan_id == runs[-1][1] + 1:
+            runs[-1][1] = vlan_id
+        else:
+            runs.append([vlan_id, vlan_id])
+    return ",".join(f"{low}-{high}" if high > low else str(low) for low, high in runs)
+
+
 @cache
 def _template() -> jinja2.Template:
     """One Jinja2 environment per process: templates are parsed and compiled once, then reused for every device."""
@@ -176,6 +238,7 @@ def _template() -> jinja2.Template:
     )
     environment.filters["seconds"] = _seconds
     environment.filters["by_int_key"] = lambda mapping: sorted(mapping.items(), key=lambda item: int(item[0]))
+    environment.filters["vlan_ranges"] = vlan_ranges
     return environment.get_template("startup-config.j2")
 
 
@@ -319,11 +382,19 @@ def _management(structured: StructuredConfig) -> dict | None:
     return {
         "interface": management["interface"], "vrf": vrf, "address": management["address"],
         "gateway": management.get("gateway"),
-        "ntp_servers": list(management.get("ntp_servers") or ()),
+        "ntp_servers": [server + _ntp_options((management.get("ntp_options") or {}).get(server))
+                        for server in management.get("ntp_servers") or ()],
         "syslog_servers": list(management.get("syslog_servers") or ()),
         "dns_servers": list(management.get("dns_servers") or ()),
         "aaa": _aaa(hostname, management.get("aaa")),
     }
+
+
+def _ntp_options(options: NtpOptions | None) -> str:
+    """`` iburst`` (the compiler's form), or the options a foreign config stated (``ntp_options``)."""
+    if options is None:
+        return " iburst"
+    return (" iburst" if options["iburst"] else "") + (" prefer" if options["prefer"] else "")
 
 
 def _aaa(hostname: str, aaa: Aaa | None) -> dict | None:

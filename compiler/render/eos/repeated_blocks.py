@@ -116,7 +116,25 @@ def ethernet_interfaces(interfaces: list[Interface], profile_by_port_qos: dict[i
             append("   spanning-tree portfast\n")
         if interface["qos"] and not (bundle and interface["qos"] == bundle_qos.get(bundle)):
             append(f"   service-profile {profile_by_port_qos[id(interface['qos'])]}\n")  # not one the bundle gives
+        if len(interface) > len(Interface.__required_keys__):  # foreign port settings (parsed configs only)
+            append(port_setting_lines(interface))
     return "".join(parts)
+
+
+def port_setting_lines(port: Interface | PortChannel) -> str:
+    """Port settings read from foreign configs (compiler.parse.eos._port_setting): storm control, PTP, BPDU
+    filter, MACsec profile."""
+    lines = []
+    for traffic, level in (port.get("storm_control") or {}).items():
+        unit = "pps " if level["unit"] == "pps" else ""
+        lines.append(f"   storm-control {traffic} level {unit}{level['level']}\n")
+    if port.get("ptp"):
+        lines.append("   ptp enable\n")
+    if port.get("stp_bpdufilter"):
+        lines.append("   spanning-tree bpdufilter enable\n")
+    if port.get("macsec_profile"):
+        lines.append(f"   mac security profile {port['macsec_profile']}\n")
+    return "".join(lines)
 
 
 def switchport_lines(port) -> str:
@@ -163,6 +181,16 @@ def port_channel_interfaces(port_channels: list[PortChannel], profile_by_port_qo
             parts.append(f"   mlag {bundle['mlag']}\n")
         if bundle["qos"]:
             parts.append(f"   service-profile {profile_by_port_qos[id(bundle['qos'])]}\n")
+        parts.append(port_setting_lines(bundle))
+        segment = bundle.get("evpn_ethernet_segment")
+        if segment:  # EVPN multihoming (parsed foreign configs only)
+            parts.append("   !\n   evpn ethernet-segment\n")
+            if segment["identifier"]:
+                parts.append(f"      identifier {segment['identifier']}\n")
+            if segment["route_target_import"]:
+                parts.append(f"      route-target import {segment['route_target_import']}\n")
+        if bundle.get("lacp_system_id"):
+            parts.append(f"   lacp system-id {bundle['lacp_system_id']}\n")
     return "".join(parts)
 
 

@@ -111,7 +111,19 @@ def build_config_db(structured: StructuredConfig) -> dict[str, dict]:
     tables.update(bundle_tables)
     tables.update(vxlan_tables(structured))
     tables.update(qos_tables(structured))
+    tables.update(system_port_tables(structured))
     return {name: table for name, table in tables.items() if table}
+
+
+def system_port_tables(structured: StructuredConfig) -> dict:
+    """SYSTEM_PORT of a VOQ chassis (parsed foreign configs only: ``system_ports``), keyed ``Linecard|Asic|Port``."""
+    ports = structured.get("system_ports") or []
+    if not ports:
+        return {}
+    return {"SYSTEM_PORT": {f"{port['linecard']}|{port['asic']}|{port['port']}": {
+        "system_port_id": str(port["system_port_id"]), "switch_id": str(port["switch_id"]),
+        "core_index": str(port["core_index"]), "core_port_index": str(port["core_port_index"]),
+        "speed": str(port["speed_mbps"])} for port in ports}}
 
 
 def _check_port_names(structured: StructuredConfig) -> None:
