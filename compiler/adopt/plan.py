@@ -722,10 +722,19 @@ def _management(configs: dict[str, dict]) -> Management:
         gateway = None
     aaa = first.get("aaa") or {}
     return Management(network=network, gateway=gateway, vrf=first.get("vrf") or "default",
-                      ntp_servers=tuple(first.get("ntp_servers") or ()),
+                      # The intent takes addresses only; a server named by host name stays a carried line.
+                      ntp_servers=tuple(server for server in first.get("ntp_servers") or () if _is_address(server)),
                       syslog_servers=tuple(first.get("syslog_servers") or ()),
                       dns_servers=tuple(first.get("dns_servers") or ()),
                       aaa_servers=tuple(aaa.get("tacacs_servers") or ()), aaa_secret_ref=aaa.get("secret_ref") or "")
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------------------------ allocations
