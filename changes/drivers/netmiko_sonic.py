@@ -275,7 +275,8 @@ class NetmikoSonicDriver(DeviceDriver):
         running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
         intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")
         frr_after = intended.get("frr.conf", running.get("frr.conf", ""))
-        return patch_text(config_db_patch(running_db, intended_db)) + config_diff(
+        plan = plan_push(running_db, intended_db)
+        return plan_text(plan) + patch_text(config_db_patch(plan.base, plan.patch_target)) + config_diff(
             {"frr.conf": running.get("frr.conf", "")}, {"frr.conf": frr_after})
 
     def is_at(self, config: ConfigFiles) -> bool:

@@ -183,3 +183,12 @@ def test_rolling_back_a_first_push_with_a_pfc_watchdog_gcu_cannot_remove_is_refu
     with pytest.raises(DriverError, match=r"remove /PFC_WD.*pfcwd"):
         driver.rollback(saved)
     assert not any(c.startswith(("printf", "sudo config")) for c in switch.commands[len(before):])
+
+
+def test_the_planned_diff_of_a_first_push_is_what_the_push_sends():
+    switch = _switch("ACS-SN5600")
+    driver = _driver(switch)
+    intended = _files(_candidate(switch, **QOS), switch)
+    planned = driver.planned_diff(driver.get_running_config(), intended)
+    assert planned == driver.push(intended)
+    assert planned.startswith("config load BUFFER_PG: 1 entries\n") and "BUFFER_POOL/" not in planned

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 RUNNER = HERE / "gcu_runner.py"
 DEVICE_DIR = HERE / "device"
-GCU_SITE = Path(os.environ.get("FT_GCU_SITE", REPO / "out" / "gcu" / "site"))
+GCU_SITE = Path(os.environ.get("FT_GCU_DIR", REPO / "out" / "gcu")) / "site"  # scripts/gcu-env.sh builds it
 TRIXIE_LIB = Path(os.environ.get("FT_FRR10_DIR", REPO / "out" / "frr" / "10.3")) / "root/usr/lib/x86_64-linux-gnu"
 LOADER = TRIXIE_LIB / "ld-linux-x86-64.so.2"
 
