@@ -10,7 +10,8 @@ JSON document on stdout:
   BREAKOUT_CFG tables come from sonic-config-engine's own ``portconfig`` over the HwSKU's port_config.ini /
   hwsku.json / platform.json, the t1 preset from its own ``config_samples``; init_cfg.json is the image's
   template ``files/build_templates/init_cfg.json.j2`` rendered with the build's default options (BUILD_OPTIONS).
-  Redis stores every value as a string, so the document is what ``show runningconfiguration all`` then prints.
+  Redis stores every value as a string and no empty table, so the document is what ``show runningconfiguration all``
+  then prints.
 - ``apply-patch``: ``config apply-patch --dry-run <patch>`` as sonic-utilities config/main.py runs it:
   ``generic_config_updater.main.apply_patch_from_file(..., dry_run=True)`` with its pre-processing (empty tables,
   duplicate leaf-list entries, YANG validation of the whole target), then GenericUpdater's PatchApplier over a
@@ -104,7 +105,8 @@ def factory(hwsku: str) -> dict:
         installer_services=INSTALLER_SERVICES))
     running = _deep_update(init_cfg, _strings(data))  # config reload: -j init_cfg.json -j config_db.json
     running.setdefault("VERSIONS", {})["DATABASE"] = {"VERSION": DB_VERSION}
-    return _strings(running)
+    # Redis holds no empty table: the preset's empty BGP_NEIGHBOR/DEVICE_NEIGHBOR never reach CONFIG_DB
+    return _strings({table: entries for table, entries in running.items() if entries})
 
 
 def apply_patch(patch_path: str) -> dict:

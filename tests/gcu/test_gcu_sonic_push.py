@@ -140,6 +140,7 @@ def test_the_factory_config_db_is_sonics_own(model):
     assert "Loopback0|10.1.0.1/32" in factory["LOOPBACK_INTERFACE"] and factory["BGP_NEIGHBOR"]
     assert factory["FEATURE"]["swss"]["state"] == "enabled"  # init_cfg.json (bgp's state is a template hostcfgd renders)
     assert not any(table.startswith("BUFFER_") for table in factory)  # no QoS until someone installs it
+    assert all(factory.values()) and "DEVICE_NEIGHBOR" not in factory  # Redis holds no empty table
 
 
 @pytest.mark.parametrize("change", CHANGES)
@@ -153,6 +154,23 @@ def test_gcu_accepts_every_push_the_product_emits(model, change):
     print(f"\nGCU dry run | {model} ({SWITCHES[model].hwsku}, GCU ASIC {gcu_asic(_release(model))}) | {change} | "
           f"{len(patch)} operations | {'accepted' if result.accepted else 'REFUSED'}")
     assert result.accepted, result.error
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_rolling_back_the_first_push_goes_where_gcu_goes(model):
+    """Back to the factory: ``config qos clear``, then a patch that also removes PFC_WD, which GCU allows only on a
+    listed ASIC: there real GCU accepts it; elsewhere both refuse it, the driver first (it names ``pfcwd``)."""
+    base, patch, after = _push(model, _first_pushed(model), _ready(model), rollback=True)
+    assert after == _ready(model) and "BUFFER_POOL" not in base and "PFC_WD" in base  # qos clear keeps PFC_WD
+    refusals = gcu_refusals(base, apply_config_db_patch(base, patch), _release(model))
+    result = gcu_dry_run(SWITCHES[model], base, patch)
+    print(f"\nGCU dry run | {model} ({SWITCHES[model].hwsku}, GCU ASIC {gcu_asic(_release(model))}) | rollback of the "
+          f"first push | {len(patch)} operations | {'accepted' if result.accepted else 'REFUSED'}")
+    assert result.accepted == (refusals == []), (result.error, refusals)
+    if gcu_asic(_release(model)) != "unknown":
+        assert result.accepted, result.error
+    else:
+        assert [refusal.split(":")[0] for refusal in refusals] == ["remove /PFC_WD"] and "PFC_WD" in result.error
 
 
 def test_the_first_push_with_qos_in_one_patch_is_refused_by_gcu_and_by_the_driver():
