@@ -66,7 +66,8 @@ INSTEAD = {
                       "maintenance window",
     "PFC_WD": "change the PFC watchdog with SONiC's `pfcwd` CLI (`sudo pfcwd start --action <action> "
               "--restoration-time <ms> <ports> <detection-time>`, `sudo pfcwd stop`), which GCU's rules do not "
-              "cover",
+              "cover; to remove PFC_WD entirely (its GLOBAL entry stays after `pfcwd stop`), `config reload` the "
+              "saved config in a maintenance window",
     "LOOPBACK_INTERFACE": "Loopback0 is the router's identity: GCU never removes it; keep it in the intent",
 }
 
