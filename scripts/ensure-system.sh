@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs or starts what the project needs from the machine (Debian bookworm): FRR for the twin and the
 # vtysh parser check (plus FRR 10.3 extracted from trixie by scripts/frr10.sh), chromium for the browser test,
-# openssh-server for the Netmiko-on-twin test, and the PostgreSQL / Redis services the test suite runs against.
+# openssh-server for the Netmiko-on-twin test, SONiC's GCU environment (scripts/gcu-env.sh), and the PostgreSQL /
+# Redis services the test suite runs against.
 # Idempotent; prints what it did.
 # --demo: only what `make demo` needs (FRR for the twin); the database is SQLite and tasks run in-process.
 set -uo pipefail
@@ -41,6 +42,12 @@ if have systemctl && systemctl is-active --quiet frr 2>/dev/null; then systemctl
 # stays installed and is the twin's fallback (docs/twin.md "Which FRR runs"). Not fatal: without it the twin
 # runs 8.4 and says why.
 "$(dirname "$0")/frr10.sh" || echo "ensure-system: FRR 10.3 not available; the twin falls back to FRR 8.4"
+
+# SONiC's Generic Config Updater in the test suite (tests/gcu/): the libyang 3 Python binding SONiC uses, built
+# against trixie's libyang 3.12.2 into out/gcu/site. Not fatal: without it tests/gcu skips with the reason.
+if [ "$mode" != "--demo" ]; then
+  "$(dirname "$0")/gcu-env.sh" || echo "ensure-system: GCU environment not built; tests/gcu will skip"
+fi
 
 if [ "$mode" = "--demo" ]; then exit 0; fi
 

@@ -8,7 +8,10 @@ the management address: the switch stays down). Instead:
 3. the pre-push guard (``changes.guard.push_guard``) refuses a patch that would remove or change MGMT_*, the mgmt
    VRF's routes, SSH/API/AAA, DEVICE_METADATA hwsku/platform/mac, or the drain state (BGP_DEVICE_GLOBAL);
 4. write the patch to a file on the switch and apply it with the Generic Config Updater,
-   ``config apply-patch <file>`` (sonic-utilities ``config/main.py``), then ``config save -y``;
+   ``config apply-patch <file>`` (sonic-utilities ``config/main.py``), then ``config save -y``. The QoS and buffer
+   tables of a first push go by ``config load`` right after the patch (``changes.drivers.sonic_gcu``: GCU's
+   field-operation rules refuse creating them), and a patch GCU would refuse on this switch's ASIC and release
+   (read from /etc/sonic/sonic_version.yml) is refused before the switch is touched, saying what to do instead;
 5. frr.conf with FRR's frr-reload.py (a replace: only the delta is applied; plain ``vtysh -f`` would only merge)
    run inside the ``bgp`` container, where FRR lives; a drained switch is drained again right after (TSA), since
    the reload would drop its traffic-shift route-maps.
@@ -58,6 +61,7 @@ from ..credentials import secret_refs_resolve
 from ..guard import push_guard
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
 from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, pointer, unpointer
+from .sonic_gcu import SonicPushPlan, SonicRelease, gcu_refusals, merge_loaded, plan_push
 
 DEFAULTS = {
     "frr_conf_path": "/etc/sonic/frr/frr.conf",
@@ -66,6 +70,9 @@ DEFAULTS = {
     "frr_conf_sudo": "sudo",
     "running_config_command": "show runningconfiguration all",
     "apply_patch_command": "sudo config apply-patch {path}",
+    # the QoS/buffer tables of a first push (changes.drivers.sonic_gcu): written as SONiC installs them
+    "load_command": "sudo config load -y {path}",
+    "qos_clear_command": "sudo config qos clear",
     "save_command": "sudo config save -y",
     "patch_dir": "/tmp",
     # {path}: the file the driver wrote; {container_path}: the same file as the bgp container sees it
@@ -190,18 +197,29 @@ class NetmikoSonicDriver(DeviceDriver):
         # The TACACS+ passkey is FT-SECRET[<reference>] in the rendered config: resolved here, refused if unknown.
         self._candidate = secret_refs_resolve(dict(config), device=self.hostname, platform="sonic")
 
-    def _plan(self, candidate: ConfigFiles, *, owned_only: bool = True) -> tuple[ConfigFiles, list[dict], ConfigFiles]:
-        """(running files, JSON Patch, files the device would run afterwards); guarded when ``owned_only``."""
+    def _plan(self, candidate: ConfigFiles, *, owned_only: bool = True
+              ) -> tuple[ConfigFiles, SonicPushPlan, list[dict], ConfigFiles]:
+        """(running files, the QoS steps before the patch, JSON Patch, files the device would run afterwards);
+        guarded when ``owned_only``; refused here when GCU would refuse the patch (changes.drivers.sonic_gcu)."""
         running = self.get_running_config()
         running_db = parse_config_db(running[CONFIG_DB], what=f"{self.hostname}: running CONFIG_DB")
         candidate_db = parse_config_db(candidate[CONFIG_DB], what=f"{self.hostname}: candidate {CONFIG_DB}")
-        patch = config_db_patch(running_db, candidate_db, owned_only=owned_only)
-        effective = {CONFIG_DB: dump_config_db(apply_config_db_patch(running_db, patch)),
+        plan = plan_push(running_db, candidate_db, rollback=not owned_only)
+        patch = config_db_patch(plan.base, plan.patch_target, owned_only=owned_only)
+        patched = apply_config_db_patch(plan.base, patch)
+        effective = {CONFIG_DB: dump_config_db(merge_loaded(patched, plan.load)),
                      "frr.conf": candidate.get("frr.conf", running["frr.conf"])}
         if owned_only:
             push_guard(device=self.hostname, platform="sonic", running=running, effective=effective)
         self._frr_conf_refusal(running, effective)
-        return running, patch, effective
+        if patch:
+            release = SonicRelease.read(self.run(self.options["version_command"], check=False), running_db)
+            refusals = gcu_refusals(plan.base, patched, release)
+            if refusals:
+                raise DriverError(f"{self.hostname}: SONiC's config apply-patch (GCU) would refuse this change, so "
+                                  f"nothing was sent: {'; '.join(refusals[:8])}"
+                                  + (f"; and {len(refusals) - 8} more" if len(refusals) > 8 else ""))
+        return running, plan, patch, effective
 
     def routing_config_mode(self, config_db_text: str) -> str:
         """``docker_routing_config_mode`` of a CONFIG_DB text (the ``routing_config_mode`` option wins)."""
@@ -245,8 +263,9 @@ class NetmikoSonicDriver(DeviceDriver):
         """The JSON Patch ``config apply-patch`` would get (one operation a line) and the frr.conf diff."""
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: compare without a loaded candidate")
-        running, patch, effective = self._plan(self._candidate)
-        return patch_text(patch) + config_diff({"frr.conf": running["frr.conf"]}, {"frr.conf": effective["frr.conf"]})
+        running, plan, patch, effective = self._plan(self._candidate)
+        return (plan_text(plan) + patch_text(patch)
+                + config_diff({"frr.conf": running["frr.conf"]}, {"frr.conf": effective["frr.conf"]}))
 
     def planned_diff(self, running: ConfigFiles, intended: ConfigFiles) -> str:
         """Offline (change sets, drift): the same patch text + frr.conf diff as ``compare``, so tables we merge and
@@ -256,15 +275,16 @@ class NetmikoSonicDriver(DeviceDriver):
         running_db = parse_config_db(running.get(CONFIG_DB, ""), what=f"{self.hostname}: running {CONFIG_DB}")
         intended_db = parse_config_db(intended.get(CONFIG_DB, ""), what=f"{self.hostname}: intended {CONFIG_DB}")
         frr_after = intended.get("frr.conf", running.get("frr.conf", ""))
-        return patch_text(config_db_patch(running_db, intended_db)) + config_diff(
+        plan = plan_push(running_db, intended_db)
+        return plan_text(plan) + patch_text(config_db_patch(plan.base, plan.patch_target)) + config_diff(
             {"frr.conf": running.get("frr.conf", "")}, {"frr.conf": frr_after})
 
     def is_at(self, config: ConfigFiles) -> bool:
         """At the intent when the patch is empty and frr.conf is the same (tables we merge may hold more)."""
         self.load_candidate(config)
         try:
-            running, patch, effective = self._plan(self._candidate)
-            return not patch and running["frr.conf"] == effective["frr.conf"]
+            running, plan, patch, effective = self._plan(self._candidate)
+            return not patch and not plan.load and not plan.qos_clear and running["frr.conf"] == effective["frr.conf"]
         finally:
             self._candidate = None
 
@@ -295,8 +315,10 @@ class NetmikoSonicDriver(DeviceDriver):
         finally:
             self.run(f"rm -f {shlex.quote(staging)}", check=False)
 
-    def _apply(self, running: ConfigFiles, patch: list[dict], frr_conf: str) -> None:
+    def _apply(self, running: ConfigFiles, plan: SonicPushPlan, patch: list[dict], frr_conf: str) -> None:
         drained = self.is_drained()
+        if plan.qos_clear:
+            self.run(self.options["qos_clear_command"], timeout=300)
         if patch:
             path = f"{self.options['patch_dir'].rstrip('/')}/ft-{uuid.uuid4().hex[:8]}.json-patch"
             self._write_file(path, json.dumps(patch, indent=2) + "\n")
@@ -304,8 +326,15 @@ class NetmikoSonicDriver(DeviceDriver):
                 self.run(self.options["apply_patch_command"].format(path=shlex.quote(path)), timeout=600)
             finally:
                 self.run(f"rm -f {shlex.quote(path)}", check=False)
-            if self.options["save_command"]:
-                self.run(self.options["save_command"], timeout=300)
+        if plan.load:
+            path = f"{self.options['patch_dir'].rstrip('/')}/ft-{uuid.uuid4().hex[:8]}.qos.json"
+            self._write_file(path, dump_config_db(plan.load))
+            try:
+                self.run(self.options["load_command"].format(path=shlex.quote(path)), timeout=600)
+            finally:
+                self.run(f"rm -f {shlex.quote(path)}", check=False)
+        if (patch or plan.load or plan.qos_clear) and self.options["save_command"]:
+            self.run(self.options["save_command"], timeout=300)
         if frr_conf != running["frr.conf"]:
             path = self.options["frr_conf_path"]
             self._write_frr_conf(path, frr_conf)
@@ -318,8 +347,8 @@ class NetmikoSonicDriver(DeviceDriver):
     def commit(self) -> None:
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: commit without a loaded candidate")
-        running, patch, effective = self._plan(self._candidate)
-        self._apply(running, patch, effective["frr.conf"])
+        running, plan, patch, effective = self._plan(self._candidate)
+        self._apply(running, plan, patch, effective["frr.conf"])
         self._candidate = None
 
     def discard(self) -> None:
@@ -332,8 +361,8 @@ class NetmikoSonicDriver(DeviceDriver):
         target = self.normalize({name: text for name, text in previous.items() if name in FILES})
         if CONFIG_DB not in target:
             raise DriverError(f"{self.hostname}: SONiC rollback needs the previous {CONFIG_DB}, got {sorted(previous)}")
-        running, patch, _ = self._plan(target, owned_only=False)
-        self._apply(running, patch, target.get("frr.conf", running["frr.conf"]))
+        running, plan, patch, _ = self._plan(target, owned_only=False)
+        self._apply(running, plan, patch, target.get("frr.conf", running["frr.conf"]))
         now = self.normalize(self.get_running_config())
         different = [name for name in sorted(target) if now.get(name) != target[name]]
         if different:
@@ -379,6 +408,13 @@ def dump_config_db(document: dict) -> str:
 
 def normalize_config_db(text: str, *, what: str) -> str:
     return dump_config_db(parse_config_db(text, what=what))
+
+
+def plan_text(plan: SonicPushPlan) -> str:
+    """The QoS steps before the patch, one a line, for people: ``config qos clear``, then each ``config load`` table."""
+    lines = ["config qos clear\n"] if plan.qos_clear else []
+    lines += [f"config load {table}: {len(entries)} entries\n" for table, entries in plan.load.items()]
+    return "".join(lines)
 
 
 def patch_text(patch: list[dict]) -> str:

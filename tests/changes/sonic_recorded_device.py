@@ -3,8 +3,9 @@
 It records every shell command the driver runs and answers from sonic_recorded/: the running CONFIG_DB as
 ``show runningconfiguration all`` prints it, frr.conf, TSC's mode line, the Generic Config Updater's output. It
 keeps the files the driver writes (the base64 chunks, the atomic rename) and applies a ``config apply-patch`` to its
-CONFIG_DB (add/replace/remove, RFC 6902) so what the driver reads back is what the patch produced. Any command it
-does not know (``config reload``, ``config load``, ...) fails with "command not found" and stays in the log.
+CONFIG_DB (add/replace/remove, RFC 6902) so what the driver reads back is what the patch produced; ``config load -y``
+merges its file field by field and ``config qos clear`` deletes the QoS tables, as SONiC does. Any command it does
+not know (``config reload``, ...) fails with "command not found" and stays in the log.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import shlex
 from pathlib import Path
 
 from changes.drivers.config_db import apply_config_db_patch
+from changes.drivers.sonic_gcu import QOS_CLEAR_TABLES
 
 RECORDED = Path(__file__).parent / "sonic_recorded"
 FRR_CONF = "/etc/sonic/frr/frr.conf"
@@ -50,6 +52,7 @@ class RecordedSonicConnection:
         self.frr_running = self.files[FRR_CONF]
         self.saved: dict | None = None
         self.patches: list[list[dict]] = []
+        self.loads: list[str] = []
         self.fail_patch = False
         self.commands: list[str] = []
 
@@ -94,6 +97,17 @@ class RecordedSonicConnection:
             self.config_db = apply_config_db_patch(self.config_db, patch)
             self.patches.append(patch)
             return (RECORDED / "apply-patch.ok").read_text(), 0
+        if words[:4] == ["sudo", "config", "load", "-y"] and len(words) == 5:
+            # sonic-cfggen -j <file> --write-to-db: ConfigDBConnector.mod_config, field by field (nothing removed)
+            for table, entries in json.loads(self.files[words[4]]).items():
+                for key, fields in entries.items():
+                    self.config_db.setdefault(table, {}).setdefault(key, {}).update(fields)
+            self.loads.append(words[4])
+            return f"Running command: /usr/local/bin/sonic-cfggen -j {words[4]} --write-to-db\n", 0
+        if command == "sudo config qos clear":  # config/main.py _clear_qos: delete_table for each QoS table
+            for table in QOS_CLEAR_TABLES:
+                self.config_db.pop(table, None)
+            return "", 0
         if words[:2] == ["sudo", "cp"] and len(words) == 4:  # onto the existing file: its owner and mode stay
             self.files[words[3]] = self.files[words[2]]
             return "", 0
