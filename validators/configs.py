@@ -351,6 +351,8 @@ FEATURE_CHECKS: dict[str, tuple[str, ...]] = {
     "management": (),
     "other": (),
     "BFD": ("bgp.timers_bfd",),
+    # Read into the model (bgp.vrfs[].neighbors) but not paired by bgp.sessions, which judges the default VRF.
+    "BGP in VRFs": ("bgp.sessions", "bgp.timers_bfd"),
     "QoS/RoCE": ("roce.",),
     # fabric.py's note on an EVPN session to an address outside the set: an external peer, reported by bgp.sessions.
     "external peers": (),
@@ -434,6 +436,12 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
             feature = feature or "other"
             if FEATURE_CHECKS[feature]:
                 by_feature[feature].append(f"{device.source or host}/{item}")
+        for vrf in (device.structured.get("bgp") or {}).get("vrfs") or ():
+            for neighbor in vrf.get("neighbors") or ():
+                file, line = device.locations.get(f"bgp vrf {vrf['name']}", ("", 0))
+                peer = neighbor.get("address") or f"interface {neighbor.get('interface')}"
+                by_feature["BGP in VRFs"].append(f"{device.source or host}/{file}:{line}: vrf {vrf['name']} neighbor "
+                                                 f"{peer} (read, not paired: bgp.sessions judges the default VRF)")
         gaps += [CoverageGap(host, feature, tuple(lines)) for feature, lines in by_feature.items()]
     return gaps
 

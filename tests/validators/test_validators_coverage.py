@@ -218,19 +218,19 @@ def test_unmodelled_bgp_lines_make_the_bgp_checks_incomplete_naming_device_and_l
     # (OSPF's process and network statements and local-as are modelled: lines the model does not read.)
     files = _pair(extra="router ospf 1\n   network 10.0.0.0/8 area 0\n   redistribute static\n!\n")
     files["leaf1"]["startup-config"] = files["leaf1"]["startup-config"].replace(
-        "   vlan 10\n", "   neighbor 10.0.0.1 next-hop-self\n   vlan 10\n", 1)
+        "   vlan 10\n", "   neighbor 10.0.0.1 weight 100\n   vlan 10\n", 1)
     devices = parse_configs(files)
     gaps = {(gap.device, gap.feature) for gap in coverage_gaps(devices)}
     assert ("leaf1", "BGP") in gaps and ("leaf1", "IGP/static routing") in gaps
-    # "redistribute static" belongs to router ospf (the block above), not to BGP; "next-hop-self" to router bgp.
+    # "redistribute static" belongs to router ospf (the block above), not to BGP; "weight" to router bgp.
     lines = {gap.feature: gap.lines for gap in coverage_gaps(devices) if gap.device == "leaf1"}
     assert any("redistribute static" in line for line in lines["IGP/static routing"])
     assert not any("redistribute static" in line for line in lines["BGP"])
-    assert any("next-hop-self" in line for line in lines["BGP"])
+    assert any("weight 100" in line for line in lines["BGP"])
     result = validate_configs(files, checks=["bgp", "roce", "overlay.vlan_vni"])
     router_ids = result.report.checks["bgp.router_ids"]
     assert router_ids.status == CheckStatus.INCOMPLETE
-    assert "leaf1: BGP not fully read (leaf1/startup-config:" in router_ids.reason and "next-hop-self" in router_ids.reason
+    assert "leaf1: BGP not fully read (leaf1/startup-config:" in router_ids.reason and "weight 100" in router_ids.reason
     assert result.report.checks["overlay.vlan_vni"].status == CheckStatus.PASSED  # depends on no gap
     assert result.report.counts()["incomplete"] >= 3
     text = result.as_text()
@@ -241,7 +241,7 @@ def test_unmodelled_bgp_lines_make_the_bgp_checks_incomplete_naming_device_and_l
 
 
 def test_management_lines_make_nothing_incomplete():
-    files = _pair(extra="no aaa root\ntransceiver qsfp default-mode 4x10G\nsnmp-server community x ro\n")
+    files = _pair(extra="clock timezone UTC\nsnmp-server community x ro\nip domain lookup source-interface Management1\n")
     result = validate_configs(files, checks=["bgp.asns"])
     assert result.report.checks["bgp.asns"].status == CheckStatus.PASSED
     assert len(result.unmodelled()) == 3 and result.gaps == []
@@ -250,7 +250,7 @@ def test_management_lines_make_nothing_incomplete():
 def test_an_error_next_to_an_unread_line_stays_an_error_and_the_reason_names_the_gap():
     files = _pair(extra="router ospf 1\n!\n")
     files["leaf1"]["startup-config"] = files["leaf1"]["startup-config"].replace(
-        "   vlan 10\n", "   neighbor 10.0.0.1 next-hop-self\n   vlan 10\n", 1)
+        "   vlan 10\n", "   neighbor 10.0.0.1 weight 100\n   vlan 10\n", 1)
     files["leaf2"]["startup-config"] = files["leaf2"]["startup-config"].replace("router-id 10.255.0.2",
                                                                                 "router-id 10.255.0.1")
     result = validate_configs(files, checks=["bgp.router_ids"])
@@ -292,7 +292,7 @@ def test_an_internal_failure_stays_an_error_on_an_incomplete_device_set(monkeypa
     monkeypatch.setitem(run.CHECKS, "bgp.asns", broken)
     files = _pair(extra="router ospf 1\n!\n")
     files["leaf1"]["startup-config"] = files["leaf1"]["startup-config"].replace(
-        "   vlan 10\n", "   neighbor 10.0.0.1 next-hop-self\n   vlan 10\n", 1)
+        "   vlan 10\n", "   neighbor 10.0.0.1 weight 100\n   vlan 10\n", 1)
     result = validate_configs(files, checks=["bgp.asns"])
     asns = result.report.checks["bgp.asns"]
     assert asns.status == CheckStatus.FAILED and isinstance(asns.findings[0], InternalFailure)
