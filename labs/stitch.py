@@ -195,6 +195,19 @@ def create_stitched_links(topology: TwinTopology, plan: StitchPlan, *, only_host
     parallel(create, ends)
 
 
+def stitched_far_ends(topology: TwinTopology, ends: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """For ends (node, ifname) of stitched cables, the other ends. A veth pair whose one end goes down takes the
+    carrier from the other; a VXLAN link does not, so a cut of a stitched cable downs both ends to match."""
+    if not topology.extra.get("stitch"):
+        return []
+    peers = {}
+    for link in topology.extra["stitch"]["links"]:
+        peers[(link["a_node"], link["a_ifname"])] = (link["b_node"], link["b_ifname"])
+        peers[(link["b_node"], link["b_ifname"])] = (link["a_node"], link["a_ifname"])
+    wanted = set(ends)
+    return [peers[end] for end in ends if end in peers and peers[end] not in wanted]
+
+
 # --------------------------------------------------------------------------------------------- emulated hosts
 
 

@@ -34,6 +34,7 @@ from labs.stitch import (
     UnderlayHost,
     required_underlay_mtu,
     stitch_plan,
+    stitched_far_ends,
     stitched_topology,
     vxlan_end_commands,
 )
@@ -219,3 +220,12 @@ def test_cli_plan(capsys):
     assert '"--hosts"' in capsys.readouterr().out
     assert main(["plan", "--hosts", "a:1", "--clos", "two"]) == 2
     assert '"--clos"' in capsys.readouterr().out
+
+
+def test_a_cut_of_a_stitched_cable_downs_both_ends():
+    topology = sample_fabric("ftshardt")
+    stitched = stitched_topology(topology, stitch_plan(topology, _worst(topology), UNDERLAY))
+    link = topology.links[0]
+    assert stitched_far_ends(stitched, [(link.a_node, link.a_ifname)]) == [(link.b_node, link.b_ifname)]
+    assert stitched_far_ends(stitched, [(link.a_node, link.a_ifname), (link.b_node, link.b_ifname)]) == []
+    assert stitched_far_ends(topology, [(link.a_node, link.a_ifname)]) == []  # veth pairs: the kernel does it
