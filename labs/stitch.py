@@ -164,35 +164,47 @@ def stitched_topology(topology: TwinTopology, plan: StitchPlan) -> TwinTopology:
                         hosts=topology.hosts, label=topology.label, extra={**topology.extra, "stitch": plan.as_dict()})
 
 
-def vxlan_end_commands(topology: TwinTopology, plan: StitchPlan, link: StitchLink, side: str) -> list[list[str]]:
-    """The ``ip`` commands for one end of a stitched cable, run on that end's host: create in the underlay
-    namespace under a temporary name unique on the host (``st<vni>``), move into the switch namespace, rename."""
+@dataclass(frozen=True, slots=True)
+class VxlanEnd:
+    """One end of a stitched cable as ``ip -batch`` lines: created in the underlay namespace under a temporary
+    name unique on the host (``st<vni>``) and moved into the switch namespace, then renamed there."""
+
+    underlay_netns: str | None  # None: the machine's own namespace (a real host)
+    underlay_lines: tuple[str, ...]
+    switch_netns: str
+    switch_lines: tuple[str, ...]
+
+
+def vxlan_end(topology: TwinTopology, plan: StitchPlan, link: StitchLink, side: str) -> VxlanEnd:
+    """The commands for one end of a stitched cable (``side`` "a" or "b"), run on that end's host."""
     host_name = link.a_host if side == "a" else link.b_host
     peer_name = link.b_host if side == "a" else link.a_host
     node, ifname = (link.a_node, link.a_ifname) if side == "a" else (link.b_node, link.b_ifname)
     host, peer = plan.hosts[host_name], plan.hosts[peer_name]
-    underlay = ["-n", host.netns] if host.netns else []
     temporary = f"st{link.vni}"
     switch_ns = topology.netns(node)
-    return [
-        ["ip", *underlay, "link", "add", temporary, "mtu", str(link.mtu), "type", "vxlan", "id", str(link.vni),
-         "local", host.address, "remote", peer.address, "dstport", str(plan.port), "dev", host.ifname],
-        ["ip", *underlay, "link", "set", temporary, "netns", switch_ns],
-        ["ip", "-n", switch_ns, "link", "set", temporary, "name", ifname],
-    ]
+    return VxlanEnd(
+        underlay_netns=host.netns,
+        underlay_lines=(f"link add {temporary} mtu {link.mtu} type vxlan id {link.vni} local {host.address} "
+                        f"remote {peer.address} dstport {plan.port} dev {host.ifname}",
+                        f"link set {temporary} netns {switch_ns}"),
+        switch_netns=switch_ns,
+        switch_lines=(f"link set {temporary} name {ifname}",),
+    )
 
 
 def create_stitched_links(topology: TwinTopology, plan: StitchPlan, *, only_host: str | None = None) -> None:
     """Create both ends of every stitched cable (``only_host``: only the ends on that host, as each machine of a
-    real multi-host twin does for itself)."""
-    ends = [(link, side) for link in plan.links for side in ("a", "b")
+    real multi-host twin does for itself): one ``ip -batch`` per underlay namespace, then one per switch."""
+    ends = [vxlan_end(topology, plan, link, side) for link in plan.links for side in ("a", "b")
             if only_host is None or (link.a_host if side == "a" else link.b_host) == only_host]
-
-    def create(end: tuple[StitchLink, str]) -> None:
-        for command in vxlan_end_commands(topology, plan, *end):
-            run(command)
-
-    parallel(create, ends)
+    by_underlay: dict[str | None, list[str]] = {}
+    by_switch: dict[str, list[str]] = {}
+    for end in ends:
+        by_underlay.setdefault(end.underlay_netns, []).extend(end.underlay_lines)
+        by_switch.setdefault(end.switch_netns, []).extend(end.switch_lines)
+    parallel(lambda item: ip_batch(item[1], netns=item[0]), list(by_underlay.items()))
+    parallel(lambda item: ip_batch(item[1], netns=item[0]), list(by_switch.items()))
 
 
 def stitched_far_ends(topology: TwinTopology, ends: list[tuple[str, str]]) -> list[tuple[str, str]]:

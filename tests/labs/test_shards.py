@@ -36,7 +36,7 @@ from labs.stitch import (
     stitch_plan,
     stitched_far_ends,
     stitched_topology,
-    vxlan_end_commands,
+    vxlan_end,
 )
 
 GOLDEN = Path(__file__).parent / "data" / "shards"
@@ -136,12 +136,14 @@ def test_stitch_plan_vni_from_cable_index_and_own_port():
     assert [link.vni for link in plan.links] == [STITCH_VNI_BASE + index for index in range(4)]
     assert plan.port == STITCH_UDP_PORT != 4789
     assert stitched_topology(topology, plan).extra["stitch"]["links"][0]["vni"] == STITCH_VNI_BASE
-    commands = vxlan_end_commands(topology, plan, plan.links[0], "a")
+    end = vxlan_end(topology, plan, plan.links[0], "a")
     link = topology.links[0]
-    assert commands[0][:4] == ["ip", "-n", "p_h_b" if _worst(topology)[link.a_node] == "b" else "p_h_a", "link"]
-    assert "dstport" in commands[0] and str(STITCH_UDP_PORT) in commands[0]
-    assert commands[1][-2:] == ["netns", topology.netns(link.a_node)]
-    assert commands[2][-2:] == ["name", link.a_ifname]
+    assert end.underlay_netns == ("p_h_b" if _worst(topology)[link.a_node] == "b" else "p_h_a")
+    assert end.underlay_lines[0].startswith(f"link add st{STITCH_VNI_BASE} mtu {link.mtu} type vxlan id ")
+    assert f"dstport {STITCH_UDP_PORT} dev ul0" in end.underlay_lines[0]
+    assert end.underlay_lines[1] == f"link set st{STITCH_VNI_BASE} netns {topology.netns(link.a_node)}"
+    assert end.switch_netns == topology.netns(link.a_node)
+    assert end.switch_lines == (f"link set st{STITCH_VNI_BASE} name {link.a_ifname}",)
 
 
 def test_same_host_cables_stay_veth():
