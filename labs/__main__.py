@@ -8,6 +8,8 @@
     python -m labs verify ft3fa91c [--no-failover] [--json]
     python -m labs down ft3fa91c [--force]
     python -m labs list
+    python -m labs plan --hosts a:1,b:1 (--scenario fabric.yaml | --clos 64x1024) [--worst-cut] [--json]
+        [--export netlab|clabernetes]                          # shard plan (labs.shards; docs/twin.md "Shards")
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ from pathlib import Path
 import yaml
 
 from compiler.api import compile_fabric
-from compiler.errors import FabricTwinError, InputError
+from compiler.clos import ClosParams, plan_clos
+from compiler.errors import FabricTwinError, FieldError, InputError
 from compiler.scenario import snapshot_from_scenario
 
 from . import checks, runtime
 from .from_compile import topology_from_compile
 from .frr_binaries import CHOICES
+from .shard_export import clabernetes_topology, netlab_multiserver_plan
+from .shards import HostCapacity, graph_from_inventory, parse_hosts, plan_shards
 from .subset import select_leaves, subset_from_compile, subset_topology
 from .topology import TwinTopology, new_prefix
 
@@ -68,6 +73,30 @@ def _status_or_error(prefix: str, state_dir: Path, installation: str | None) -> 
         return {"prefix": prefix, "error": str(error)}
 
 
+def _plan(args) -> int:
+    """Dry-run shard plan: from the scenario's inventory (no compile) or a 2-tier ``SPINESxLEAVES`` Clos."""
+    hosts = parse_hosts(args.hosts)
+    if args.scenario:
+        inventory = snapshot_from_scenario(yaml.safe_load(Path(args.scenario).read_text())).inventory
+    else:
+        spines, _, leaves = args.clos.partition("x")
+        if not (spines.isdigit() and leaves.isdigit() and int(spines) > 0 and int(leaves) > 0):
+            raise InputError([FieldError("--clos", args.clos, "use SPINESxLEAVES, e.g. 64x1024")])
+        inventory = plan_clos(ClosParams(name="plan", spines=int(spines), leaves=int(leaves), servers_per_leaf=1,
+                                         platform="sonic"))
+    plan = plan_shards(graph_from_inventory(inventory), hosts, worst_cut=args.worst_cut,
+                       capacity=HostCapacity(cores=args.cores, memory_mib=args.memory_gib * 1024))
+    if args.export == "netlab":
+        print(yaml.safe_dump(netlab_multiserver_plan(plan), sort_keys=False), end="")
+    elif args.export == "clabernetes":
+        print(yaml.safe_dump(clabernetes_topology(plan, name=inventory.fabric), sort_keys=False), end="")
+    elif args.json:
+        _print(plan.as_dict())
+    else:
+        print(plan.as_text())
+    return 0 if plan.within_budget else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m labs", description="Fabric Twin live twin (netns + FRR)")
     parser.add_argument("--state-dir", default=None, help="where twin state files live (default out/twins)")
@@ -100,9 +129,22 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--no-failover", action="store_true", help="skip failure injection")
         command.add_argument("--json", action="store_true")
     sub.add_parser("list", help="twins with a state file")
+    plan = sub.add_parser("plan", help="cut a fabric over several twin hosts (dry run; docs/twin.md Shards)")
+    plan.add_argument("--hosts", required=True, help="hosts and weights: a:1,b:1,c:2")
+    fabric = plan.add_mutually_exclusive_group(required=True)
+    fabric.add_argument("--scenario", help="scenario YAML (its inventory; nothing is compiled)")
+    fabric.add_argument("--clos", help="a 2-tier Clos SPINESxLEAVES, e.g. 64x1024 (the 1,088-switch fabric)")
+    plan.add_argument("--worst-cut", action="store_true", help="spines on the first host, leaves on the others")
+    plan.add_argument("--cores", type=int, default=HostCapacity().cores, help="cores per host (budget)")
+    plan.add_argument("--memory-gib", type=int, default=HostCapacity().memory_mib // 1024,
+                      help="memory per host in GiB (budget)")
+    plan.add_argument("--export", choices=("netlab", "clabernetes"), help="print the plan in that engine's format")
+    plan.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
     try:
+        if args.command == "plan":
+            return _plan(args)
         if args.command == "up":
             state = runtime.up(_topology(args), args.state_dir, installation=args.installation, frr=args.frr)
             topology = state.topology_obj()

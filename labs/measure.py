@@ -33,6 +33,7 @@ from .frr_binaries import active_frr
 from .runtime import TwinState
 from .runtime.sizing import CONVERGE_BASE_S, recorded_policy
 from .shell import parallel, run
+from .stitch import stitched_far_ends
 
 IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP 8: ping -s payload = packet size - 28
 IPV6_ICMP_HEADERS = 48  # IPv6 40 + ICMPv6 8
@@ -411,9 +412,11 @@ def probe_host_mtu(state: TwinState, source: HostPort, destination: HostPort, *,
 
 
 def set_links(state: TwinState, targets: Iterable[tuple[str, str] | list[str]], updown: str) -> None:
-    """Link down or up: ``targets`` are (node, Linux ifname) pairs, one ``ip -batch`` per node."""
+    """Link down or up: ``targets`` are (node, Linux ifname) pairs, one ``ip -batch`` per node. The far end of a
+    stitched (VXLAN) cable follows (``labs.stitch.stitched_far_ends``), as a veth pair's carrier does."""
+    ends = [(node, ifname) for node, ifname in targets]
     by_node: dict[str, list[str]] = {}
-    for node, ifname in targets:
+    for node, ifname in [*ends, *stitched_far_ends(state.topology_obj(), ends)]:
         by_node.setdefault(node, []).append(f"link set dev {ifname} {updown}")
     for node, commands in by_node.items():
         run(["ip", "-n", state.node_netns[node], "-batch", "-"], input="\n".join(commands) + "\n")

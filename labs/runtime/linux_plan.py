@@ -7,6 +7,7 @@ import ipaddress
 import json
 
 from ..shell import ip_batch, ns_exec, parallel, run
+from ..stitch import StitchPlan, create_stitched_links
 from ..topology import TwinHost, TwinNode, TwinTopology
 from .state import TwinState
 from .vrf import add_netns_vrf, remove_netns_vrf
@@ -76,9 +77,15 @@ class LinuxBatches:
 
 
 def create_cables(topology: TwinTopology) -> None:
-    """One veth pair per cable, created directly in both namespaces with the intended MTU on both ends."""
+    """One veth pair per cable, created directly in both namespaces with the intended MTU on both ends. A
+    sharded twin (``topology.extra["stitch"]``, :mod:`labs.stitch`) gets VXLAN links for its cross-host cables
+    instead; every other cable is a veth pair as on one machine."""
+    stitch = StitchPlan.from_dict(topology.extra["stitch"]) if topology.extra.get("stitch") else None
+    stitched = stitch.stitched_indexes if stitch else set()
     commands = []
-    for link in topology.links:
+    for index, link in enumerate(topology.links):
+        if index in stitched:
+            continue
         commands.append(f"link add name {link.a_ifname} netns {topology.netns(link.a_node)} mtu {link.mtu} type veth "
                         f"peer name {link.b_ifname} netns {topology.netns(link.b_node)} mtu {link.mtu}")
     for host in topology.hosts:
@@ -87,6 +94,8 @@ def create_cables(topology: TwinTopology) -> None:
                             f"type veth peer name {interface.peer_ifname} netns {topology.netns(interface.peer_node)} "
                             f"mtu {interface.mtu}")
     ip_batch(commands)
+    if stitch:
+        create_stitched_links(topology, stitch)
 
 
 def set_fabric_cables(topology: TwinTopology, updown: str) -> None:
