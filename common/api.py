@@ -16,6 +16,8 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.urls import get_script_prefix, get_urlconf
+from django.urls import reverse as django_reverse
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
@@ -172,8 +174,24 @@ def brief_of(obj, *, request=None) -> dict:
 
 def brief_from(model, *, pk: int, display: str, names: dict, request=None) -> dict:
     """The brief form from values a list selected in SQL (no object built): ``names`` as in ``brief_of``."""
-    url = reverse(f"{model._meta.model_name}-detail", kwargs={"pk": pk}, request=request)
+    path = detail_path(f"{model._meta.model_name}-detail", pk)
+    url = request.build_absolute_uri(path) if request is not None else path
     return {"id": pk, "url": url, "display": display, **names}
+
+
+_PK_MARK = "0pk0"  # matches the routers' pk pattern [^/.]+ and is no character reverse() would quote
+_DETAIL_PATHS: dict[tuple[str, str, object], tuple[str, str]] = {}
+
+
+def detail_path(view_name: str, pk: int) -> str:
+    """``reverse(view_name, kwargs={"pk": pk})``, resolved once per route (and script prefix and URLconf), then
+    formatted: a list of 100 rows with four relations each reversed 400 URLs, ~40% of its CPU (issue 29)."""
+    key = (view_name, get_script_prefix(), get_urlconf())
+    parts = _DETAIL_PATHS.get(key)
+    if parts is None:
+        before, _, after = django_reverse(view_name, kwargs={"pk": _PK_MARK}).rpartition(_PK_MARK)
+        parts = _DETAIL_PATHS.setdefault(key, (before, after))
+    return f"{parts[0]}{int(pk)}{parts[1]}"
 
 
 def _brief_names(model) -> tuple[str, ...]:
@@ -274,8 +292,10 @@ class BriefModelSerializer(serializers.ModelSerializer):
 
     def build_relational_field(self, field_name, relation_info):
         if relation_info.related_model is get_user_model():
-            # Users have no API endpoint (accounts are managed in the UI/admin): their username, read-only.
-            return serializers.SlugRelatedField, {"slug_field": "username", "read_only": True}
+            # Users have no API endpoint (accounts are managed in the UI/admin): their username, read-only; null
+            # where the column may be (a run from the shell, a deleted user), and the schema says so.
+            return serializers.SlugRelatedField, {"slug_field": "username", "read_only": True,
+                                                  "allow_null": relation_info.model_field.null}
         return super().build_relational_field(field_name, relation_info)
 
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from axes.backends import AxesStandaloneBackend
 from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Permission
+from django.db.models import Q
 
 
 class ContentSecurityPolicyMiddleware:
@@ -39,3 +42,21 @@ class LoginThrottleBackend(AxesStandaloneBackend):
         if request is None:
             return None
         return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+class PermissionsModelBackend(ModelBackend):
+    """Django's ModelBackend with a user's permissions read in one query, not two (their own, then their groups'):
+    every API request and page checks a capability (common.policy), so this is one query less per request (issue 29).
+    Cached on the user object for the request, as Django does; a role change applies to the next request."""
+
+    def get_all_permissions(self, user_obj, obj=None):
+        if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
+            return set()
+        if not hasattr(user_obj, "_perm_cache"):
+            if user_obj.is_superuser:
+                permissions = Permission.objects.all()
+            else:
+                permissions = Permission.objects.filter(Q(user=user_obj) | Q(group__user=user_obj))
+            user_obj._perm_cache = {f"{app_label}.{codename}" for app_label, codename in
+                                    permissions.values_list("content_type__app_label", "codename").distinct()}
+        return user_obj._perm_cache

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 
 from django.db import transaction
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema, inline_serializer
 from knox.models import AuthToken
 from knox.views import LoginView, LogoutAllView, LogoutView
@@ -35,7 +36,9 @@ TokenSerializer = inline_serializer("IssuedToken", {
 
 
 def token_issue(*, user, ttl: datetime.timedelta | None | object = _UNSET) -> tuple[str, AuthToken]:
-    """A new token for ``user``: (the clear token, shown once; the stored row). ``ttl=None``: never expires."""
+    """A new token for ``user``: (the clear token, shown once; the stored row). ``ttl=None``: never expires. The
+    user's expired tokens are deleted first (authentication no longer sweeps them on every request)."""
+    AuthToken.objects.filter(user=user, expiry__lt=timezone.now()).delete()
     if ttl is _UNSET:
         instance, token = AuthToken.objects.create(user=user)
     else:

@@ -1,7 +1,7 @@
 """Reads of the inventory: querysets shaped so lists cost a constant number of queries."""
 
-from django.db.models import OuterRef, Prefetch, QuerySet, Subquery, Value
-from django.db.models.functions import Concat
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, Concat
 
 from .models import (
     Cable,
@@ -86,3 +86,12 @@ def nic_port_list() -> QuerySet[NicPort]:
 def netbox_sync_list():
     """NetBox import / re-sync runs, newest first (the JSON detail is read per row: lists are short and paged)."""
     return NetboxSync.objects.order_by("-created", "-id")
+
+
+def count_of(model, field: str):
+    """The number of ``model`` rows whose ``field`` is the outer row, as a subquery to annotate with. Several
+    ``Count(..., distinct=True)`` over different relations join them all at once: the fabric list counted
+    switches x servers x racks rows per fabric (the /fabrics/ page cost ~0.5 s of database CPU at 28 switches and
+    192 servers; issue 29), and a ``Sum`` beside them was multiplied."""
+    rows = model.objects.filter(**{field: OuterRef("pk")}).order_by().values(field)
+    return Coalesce(Subquery(rows.annotate(count=Count("pk")).values("count"), output_field=IntegerField()), 0)

@@ -32,7 +32,11 @@ def _settings(env: dict, probe: str = PROBE, args: tuple = ()) -> subprocess.Com
 
 
 def _hardening(env: dict) -> dict:
-    result = _settings(env, HARDENING)
+    return _hardening_of(HARDENING, env)
+
+
+def _hardening_of(probe: str, env: dict) -> dict:
+    result = _settings(env, probe)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -86,8 +90,14 @@ def test_debug_without_secret_key_uses_a_generated_per_install_key(tmp_path):
     assert refused.returncode != 0 and "mode 0644" in refused.stderr
 
 
-def test_database_connections_are_not_kept_unless_asked():
-    assert _hardening({"SECRET_KEY": SECRET})["CONN_MAX_AGE"] == 0
+def test_database_connections_are_kept_by_servers_but_not_by_runserver():
+    """A server process (gunicorn, Celery: any process but runserver) keeps its connections for 60 s: a connection
+    per request cost a PostgreSQL backend start on every request (issue 29). runserver, one thread per request,
+    keeps none (tests/test_runserver_connections.py counts them)."""
+    assert _hardening({"SECRET_KEY": SECRET})["CONN_MAX_AGE"] == 60
+    as_runserver = "import sys; sys.argv = ['manage.py', 'runserver']; " + HARDENING
+    assert _hardening_of(as_runserver, {"SECRET_KEY": SECRET})["CONN_MAX_AGE"] == 0
+    assert _hardening({"SECRET_KEY": SECRET, "DB_CONN_MAX_AGE": "0"})["CONN_MAX_AGE"] == 0
     gunicorn = _hardening({"SECRET_KEY": SECRET, "DB_CONN_MAX_AGE": "60"})
     assert gunicorn["CONN_MAX_AGE"] == 60 and gunicorn["CONN_HEALTH_CHECKS"] is True
     broken = _settings({"SECRET_KEY": SECRET, "DB_CONN_MAX_AGE": "a minute"}, HARDENING)
@@ -97,7 +107,7 @@ def test_database_connections_are_not_kept_unless_asked():
 def test_throttle_rates_and_token_lifetime_come_from_the_environment():
     values = _hardening({"SECRET_KEY": SECRET, "FT_API_THROTTLE_USER": "7/minute", "FT_API_TOKEN_TTL_HOURS": "2"})
     assert "'user': '7/minute'" in values["REST_FRAMEWORK"] and "'anon': '60/minute'" in values["REST_FRAMEWORK"]
-    assert "knox.auth.TokenAuthentication" in values["REST_FRAMEWORK"]
+    assert "twin.token_auth.TokenAuthentication" in values["REST_FRAMEWORK"]  # knox's
     assert "rest_framework.authentication.TokenAuthentication" not in values["REST_FRAMEWORK"]
     assert "datetime.timedelta(seconds=7200)" in values["REST_KNOX"]
     for bad in ("lots", "0/minute", "10/fortnight", "10 per minute"):

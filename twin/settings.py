@@ -13,6 +13,7 @@ import datetime
 import os
 import re
 import secrets
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -109,7 +110,7 @@ MIDDLEWARE = [
 # is locked out for FT_LOGIN_COOLOFF_MINUTES (a correct password does not help meanwhile).
 AUTHENTICATION_BACKENDS = [
     "common.security.LoginThrottleBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "common.security.PermissionsModelBackend",  # Django's ModelBackend, permissions in one query
 ]
 # Passwords set through forms (admin, password change) must be at least 12 characters, not common, not all digits
 # and not close to the username.
@@ -145,13 +146,17 @@ TEMPLATES = [
 WSGI_APPLICATION = "twin.wsgi.application"
 ASGI_APPLICATION = "twin.asgi.application"
 
+# `manage.py runserver` (the demo): one thread per request (see DATABASES).
+RUNSERVER = len(sys.argv) > 1 and sys.argv[1] == "runserver"
+
 DATABASES = {
     "default": dj_database_url.config(
         env="DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        # 0 (a connection per request) unless a long-lived server asks for more: runserver serves each request
-        # in a new thread, and a persistent connection of a finished thread is never closed (leaked until the
-        # server exits). gunicorn (Dockerfile, docker-compose.yml) sets DB_CONN_MAX_AGE=60.
-        conn_max_age=env_int("DB_CONN_MAX_AGE", 0), conn_health_checks=True,
+        # Connections kept for 60 s (gunicorn, Celery): a new PostgreSQL connection per request costs a backend
+        # start and cold catalog caches on every request (issue 29: the audit's gunicorn, without the Dockerfile's
+        # DB_CONN_MAX_AGE=60, paid it). 0 (a connection per request) under runserver: it serves each request in a
+        # new thread, and a persistent connection of a finished thread is never closed (leaked until it exits).
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 0 if RUNSERVER else 60), conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
@@ -280,7 +285,7 @@ BATFISH_HOST = os.environ.get("BATFISH_HOST", "")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "knox.auth.TokenAuthentication",
+        "twin.token_auth.TokenAuthentication",  # knox's, without its sweep of the caller's tokens per request
         "rest_framework.authentication.SessionAuthentication",
     ],
     # One policy for UI and API: each view action's capability from common/policy.py; a view it does not name is refused.

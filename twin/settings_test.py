@@ -15,6 +15,9 @@ os.environ.setdefault("SECRET_KEY", f"test-run-{secrets.token_urlsafe(40)}")
 # throttle tests set their own rates (tests/test_security_hardening.py).
 for _rate in ("FT_API_THROTTLE_USER", "FT_API_THROTTLE_ANON", "FT_API_THROTTLE_TOKEN"):
     os.environ.setdefault(_rate, "1000000/minute")
+# A connection per request, as before persistent connections became the default for servers: tests send requests
+# from threads of their own (races), whose kept connections would outlive the test database.
+os.environ.setdefault("DB_CONN_MAX_AGE", "0")
 # No periodic reaper thread in the test process: tests reap explicitly and count what was reaped.
 os.environ.setdefault("FT_REAP_INTERVAL_S", "0")
 

@@ -93,9 +93,10 @@ class ChangeSetCreateSerializer(serializers.Serializer):
 
 
 class RolloutSerializer(BriefModelSerializer):
-    started_by = serializers.StringRelatedField()
+    # null: created from the shell without --user, not approved yet, or the user deleted (issue 29's audit).
+    started_by = serializers.StringRelatedField(allow_null=True)
     policy = RolloutPolicyField(read_only=True)
-    approved_by = serializers.StringRelatedField()
+    approved_by = serializers.StringRelatedField(allow_null=True)
 
     class Meta:
         model = Rollout

@@ -214,6 +214,49 @@ class ArchiveQuerySerializer(serializers.Serializer):
     run = serializers.IntegerField(required=False, help_text="Compile run id; default: the latest successful")
 
 
+# The archive endpoints answer the files themselves, in the media type of the ``kind`` asked for.
+ARCHIVE_RESPONSES = {(200, media_type): OpenApiTypes.BINARY for media_type in ARCHIVE_KINDS.values()}
+
+
+class StructuredDiffSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    old = serializers.JSONField(allow_null=True)
+    new = serializers.JSONField(allow_null=True)
+
+
+class DeviceDiffSerializer(serializers.Serializer):
+    """One device and platform of ``GET /api/fabric-intents/{id}/diff/`` (intents.services.DeviceDiff)."""
+
+    hostname = serializers.CharField()
+    platform = serializers.CharField()
+    baseline = serializers.CharField(help_text="deployed (device), twin, compiled (the latest stored compile) or none")
+    baseline_run = serializers.IntegerField(allow_null=True)
+    target = serializers.CharField(help_text="what it was compared with: device, twin or compile")
+    label = serializers.CharField(help_text='e.g. "diff vs twin (running compile #12)"')
+    changed = serializers.BooleanField()
+    text = serializers.CharField(allow_blank=True, help_text="unified diff over every file, empty when identical")
+    structured = StructuredDiffSerializer(many=True)
+
+
+class ConfigDiffSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    results = DeviceDiffSerializer(many=True)
+
+
+class MarkDeployedRequestSerializer(serializers.Serializer):
+    devices = serializers.ListField(child=serializers.CharField(max_length=63), required=False, allow_null=True,
+                                    help_text="hostnames; omitted or null: every device of the run")
+
+
+class MarkDeployedSerializer(serializers.Serializer):
+    deployed = serializers.IntegerField(help_text="device configs recorded as deployed")
+
+
+class AllocateSerializer(serializers.Serializer):
+    created = serializers.IntegerField(help_text="allocations made")
+    updated = serializers.IntegerField(help_text="allocations changed")
+
+
 class BlastChangeSerializer(serializers.Serializer):
     op = serializers.ChoiceField(choices=("create", "update", "delete"))
     object = serializers.ChoiceField(choices=("fabric_intent", "tenant", "network", "roce_class"))

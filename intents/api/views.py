@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.db.models import RestrictedError
 from django.http import FileResponse, HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -120,8 +121,10 @@ class FabricIntentViewSet(IntentModelViewSet):
         return Response(body, status=status.HTTP_201_CREATED)
 
     @extend_schema(parameters=[OpenApiParameter("device", str, required=True), OpenApiParameter("platform", str),
-                               OpenApiParameter("file", str), OpenApiParameter("run", int)],
-                   responses=s.DeviceConfigSerializer)
+                               OpenApiParameter("file", str, description="answer this file's text (text/plain)"),
+                               OpenApiParameter("run", int)],
+                   responses={(200, "application/json"): s.DeviceConfigSerializer,
+                              (200, "text/plain"): OpenApiTypes.STR})
     @action(detail=True, methods=["get"])
     def config(self, request, pk=None):
         """A device's rendered config from the latest successful compile (or ``run``); ``file`` returns the text."""
@@ -170,7 +173,8 @@ class FabricIntentViewSet(IntentModelViewSet):
         OpenApiParameter("device", str), OpenApiParameter("platform", str), OpenApiParameter("changed_only", bool),
         OpenApiParameter("target", str, enum=DiffTargetChoices.values,
                          description="What to compare with: " + "; ".join(
-                             f"{value}: {label}" for value, label in DiffTargetChoices.choices))])
+                             f"{value}: {label}" for value, label in DiffTargetChoices.choices))],
+        responses=s.ConfigDiffSerializer)
     @action(detail=True, methods=["get"])
     def diff(self, request, pk=None):
         """Compile the current intent in memory and diff it against what the target runs (device, twin, last
@@ -183,7 +187,7 @@ class FabricIntentViewSet(IntentModelViewSet):
             diffs = [diff for diff in diffs if diff.changed]
         return Response({"count": len(diffs), "results": [diff.as_dict() for diff in diffs]})
 
-    @extend_schema(parameters=[s.ArchiveQuerySerializer], responses={(200, "application/gzip"): bytes})
+    @extend_schema(parameters=[s.ArchiveQuerySerializer], responses=s.ARCHIVE_RESPONSES)
     @action(detail=True, methods=["get"])
     def archive(self, request, pk=None):
         """Every device's files of the latest successful compile (or ``run``) as .tar.gz (default) or .zip."""
@@ -226,7 +230,7 @@ class FabricIntentViewSet(IntentModelViewSet):
         """Addresses (management IPs, loopbacks, VTEPs, link addresses) repeated across inventory fabrics."""
         return Response(cross_fabric_report(selectors.fabric_identities()).as_dict())
 
-    @extend_schema(request=None)
+    @extend_schema(request=None, responses=s.AllocateSerializer)
     @action(detail=True, methods=["post"])
     def allocate(self, request, pk=None):
         """Allocate ASNs, loopbacks, /31s and VNIs for whatever has none yet; stored values never move."""
@@ -314,7 +318,7 @@ class CompileRunViewSet(mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet)
             raise serializers.ValidationError(
                 {"non_field_errors": [f"run {instance.pk} is deployed on: {', '.join(devices)}"]}) from None
 
-    @extend_schema(parameters=[s.ArchiveQuerySerializer])
+    @extend_schema(parameters=[s.ArchiveQuerySerializer], responses=s.ARCHIVE_RESPONSES)
     @action(detail=True, methods=["get"])
     def archive(self, request, pk=None):
         run = self.get_object()
@@ -322,14 +326,16 @@ class CompileRunViewSet(mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet)
         query.is_valid(raise_exception=True)
         return _archive_response(run, query.validated_data["kind"])
 
+    @extend_schema(request=s.MarkDeployedRequestSerializer, responses=s.MarkDeployedSerializer)
     @action(detail=True, methods=["post"], url_path="mark-deployed")
     def mark_deployed(self, request, pk=None):
         """Record this run's configs (optionally ``devices``) as deployed: the baseline of later diffs."""
         run = self.get_object()
         if run.status != RunStatus.SUCCEEDED:
             raise InputError(FieldError("run", run.pk, f"only a succeeded run can be deployed ({run.status})"))
-        devices = request.data.get("devices") if hasattr(request.data, "get") else None
-        count = services.device_configs_mark_deployed(run=run, devices=devices)
+        body = s.MarkDeployedRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        count = services.device_configs_mark_deployed(run=run, devices=body.validated_data.get("devices"))
         return Response({"deployed": count})
 
 

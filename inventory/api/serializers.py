@@ -318,7 +318,7 @@ class FabricBuildSerializer(serializers.Serializer):
 class FabricBuildRecordSerializer(BriefModelSerializer):
     """A recorded fabric build (``inventory.FabricBuild``, a run record); read-only."""
 
-    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = FabricBuild

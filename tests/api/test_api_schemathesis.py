@@ -19,6 +19,7 @@ tests in tests/inventory/test_inventory_api.py cover; fuzzing it would only meas
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import time
@@ -30,7 +31,8 @@ import schemathesis
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.errors import Unsatisfiable
-from schemathesis.core.failures import Failure, FailureGroup
+from rest_framework import serializers
+from schemathesis.core.failures import Failure, FailureGroup, ServerError
 from schemathesis.generation.modes import GenerationMode
 
 from compiler.clos import ClosParams
@@ -38,14 +40,21 @@ from inventory.builder import fabric_build
 from twin.wsgi import application
 
 SEED = 20261124
-EXAMPLES_PER_OPERATION = 15  # per generation mode (positive, negative): ~4,000 requests, about 2 minutes
+# Per generation mode (positive, negative), on top of the explicit example (a row of the fuzz world): 20 generated
+# cases per operation. Issue 29 asks for 50: with the fuzz world each call does real work (compiles, diffs,
+# validations), and 3 per mode took 223 s on the shared 2-core machine (load ~10), 25 per mode over 900 s; 10 keeps
+# the run within make test's budget. Raise it on a quiet machine (FT_FUZZ_REPORT shows the time per operation).
+EXAMPLES_PER_OPERATION = 10
 # Checks that are measured and reported, not gating:
 # - positive_data_acceptance expects every schema-valid request to succeed. A schema cannot say that a foreign
 #   key must name an existing row, that a name must be unique, or that a rollout needs an approved change set;
 #   those are 400s with the field named, which is the behaviour we want.
 # - negative_data_rejection expects every schema-violating request to fail. An empty filter (``?kind=``) means
 #   "no filter" in django-filter and unknown extra body properties are ignored (DRF), both documented behaviour.
-REPORTED_ONLY_CHECKS = ("positive_data_acceptance", "negative_data_rejection")
+# - documented_unavailable: a 503 on an operation whose schema documents 503 -- the twin actions on a machine that
+#   cannot run the twin (no root, no FRR: "skipped: needs root and FRR"), which is what the suite's machine is.
+#   Any other 5xx, and a 503 an operation does not document, is a server error.
+REPORTED_ONLY_CHECKS = ("positive_data_acceptance", "negative_data_rejection", "documented_unavailable")
 
 
 @pytest.fixture
@@ -76,7 +85,22 @@ def netbox_webhook_configured(settings):
 @pytest.fixture
 def api_schema(db, wsgi_in_test_transaction):
     # Generated in a fixture: some serializers' field reprs touch the database while the schema is built.
-    schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=None, public=True))
+    return fuzz_schema(SchemaGenerator().get_schema(request=None, public=True))
+
+
+def fuzz_schema(document: dict, ids: dict[str, int] | None = None):
+    """The schemathesis schema of ``document``; with ``ids`` (resource -> id of a row of the fuzz world), each
+    path ``id`` parameter carries that row's id as its example, so the explicit phase calls every detail
+    operation once on a row that exists (random integers almost never name one)."""
+    if ids:
+        document = copy.deepcopy(document)
+        for path, item in document["paths"].items():
+            resource = path.split("/")[2]
+            for operation in item.values():
+                for parameter in operation.get("parameters", []) if isinstance(operation, dict) else ():
+                    if parameter.get("in") == "path" and parameter["name"] == "id" and resource in ids:
+                        parameter["example"] = ids[resource]
+    schema = schemathesis.openapi.from_dict(document)
     schema.app = application  # what from_wsgi does, without fetching the (authenticated) schema endpoint
     # /api/auth/ issues and revokes tokens: fuzzing logout/rotate would revoke the fuzzer's own token mid-run
     # (tests/test_security_hardening.py covers those endpoints).
@@ -100,6 +124,92 @@ def small_fabric(db):
     fabric_build(params=ClosParams(name="fuzz", spines=2, leaves=2, servers_per_leaf=1))
 
 
+@pytest.fixture
+def fuzz_world(db, monkeypatch) -> dict[str, int]:
+    """A row of every resource as a deployment holds them (the audit of issue 29 ran on one): a built and compiled
+    2x2 fabric with a tenant, network and RoCE class, a validation run with findings, a change set with a device,
+    rollouts created from the shell (no creator, no approver: nulls in the API) and through the service, with
+    steps, a drift record, a twin and a twin operation, a NetBox sync, a fabric build, a device endpoint and an
+    audit entry. The live twin is stubbed out as unavailable (no root, no namespaces). Returns resource (the
+    URL's first segment under /api/) -> the id of one row."""
+    from changes import services as change_services
+    from changes.models import AuditLog, ChangeSet, ChangeSetDevice, DriftRecord, Rollout, Step
+    from intents import services as intent_services
+    from intents.models import Allocation
+    from inventory.models import (
+        Cable,
+        Fabric,
+        FabricBuild,
+        Interface,
+        NetboxSync,
+        NicPort,
+        Optic,
+        Platform,
+        Rack,
+        Server,
+        Switch,
+        SwitchModel,
+    )
+    from twins import services as twin_services
+    from twins.models import TwinOperation
+    from validation.services import validation_run_create
+
+    monkeypatch.setattr(twin_services, "twin_prerequisites", lambda: ["fuzzing: the twin runtime is not used"])
+    fabric_build(params=ClosParams(name="fuzz", spines=2, leaves=2, servers_per_leaf=1))
+    fabric = Fabric.objects.get(name="fuzz")
+    intent = intent_services.fabric_intent_create(fabric=fabric, name="fuzz-intent")
+    tenant = intent_services.tenant_create(fabric_intent=intent, name="A", vrf="TENANT_A")
+    network = intent_services.network_create(tenant=tenant, name="net10", vlan_id=10, subnet="10.10.0.0/24",
+                                             gateway="10.10.0.1")
+    network.attachments.set(NicPort.objects.filter(server__fabric=fabric)[:2])
+    roce = intent_services.roce_defaults_apply(fabric_intent=intent)[0]
+    run = intent_services.compile_run_create(fabric_intent=intent)
+    assert run.status == "succeeded", run.error
+    validation = validation_run_create(fabric_intent=intent)
+    assert validation.findings.exists()
+    change_set = ChangeSet.objects.create(name="fuzz", fabric_name=fabric.name, compile_run_id=run.pk)
+    config = run.device_configs.first()
+    ChangeSetDevice.objects.create(change_set=change_set, hostname=config.hostname, role="leaf", platform="frr",
+                                   driver="twin", intended_files={"frr.conf": "hostname x\n"},
+                                   intended_hash="0" * 64, diff="+hostname x\n")
+    plan = {"waves": [[config.hostname]], "unchanged": []}
+    from_shell = Rollout.objects.create(name="from-shell", kind="canary_push", target="twin", state="failed",
+                                        change_set=change_set, plan=plan, policy={}, error="device unreachable")
+    Step.objects.create(rollout=from_shell, device=config.hostname, phase="push", result="failed",
+                        output="connection refused")
+    change_services.rollout_create(name="fuzz", kind="canary_push", target="twin", change_set=change_set,
+                                   policy={"twin_prefix": "fuzz1"})
+    DriftRecord.objects.create(hostname=config.hostname, drifted=True, diff="-a\n+b\n", change_set=change_set)
+    twin = twin_services.twin_get_or_create(fabric_intent=intent)
+    operation = TwinOperation.objects.create(kind="ping", fabric=fabric.name, twin=twin, status="failed",
+                                             error="no twin host")
+    return {
+        "sites": fabric.site_id, "fabrics": fabric.pk, "racks": Rack.objects.first().pk,
+        "switch-models": SwitchModel.objects.first().pk, "platforms": Platform.objects.first().pk,
+        "switches": Switch.objects.first().pk, "interfaces": Interface.objects.first().pk,
+        "optics": Optic.objects.first().pk, "cables": Cable.objects.first().pk, "servers": Server.objects.first().pk,
+        "nic-ports": NicPort.objects.first().pk, "fabric-intents": intent.pk, "tenants": tenant.pk,
+        "networks": network.pk, "roce-classes": roce.pk, "allocations": Allocation.objects.first().pk,
+        "compile-runs": run.pk, "device-configs": config.pk, "change-sets": change_set.pk,
+        "rollouts": from_shell.pk, "twins": twin.pk, "twin-operations": operation.pk,
+        "validation-runs": validation.pk,
+        "netbox-syncs": NetboxSync.objects.create(fabric_name=fabric.name, source="dump", trigger="command",
+                                                  status="failed", error="GET /api/dcim/devices/: HTTP 500").pk,
+        "fabric-builds": FabricBuild.objects.get(fabric_name=fabric.name).pk
+        if FabricBuild.objects.filter(fabric_name=fabric.name).exists()
+        else FabricBuild.objects.create(fabric_name=fabric.name, status="succeeded").pk,
+        "device-endpoints": change_services.endpoint_create(hostname=config.hostname, driver="napalm_eos",
+                                                            address="192.0.2.10", username="admin",
+                                                            password="fuzz-password").pk,
+        "audit-log": AuditLog.objects.create(action="create", object_type="fuzz.test", message="fuzz").pk,
+    }
+
+
+@pytest.fixture
+def world_schema(db, wsgi_in_test_transaction, fuzz_world):
+    return fuzz_schema(SchemaGenerator().get_schema(request=None, public=True), fuzz_world)
+
+
 @dataclass
 class FuzzResult:
     operations: int = 0
@@ -109,10 +219,14 @@ class FuzzResult:
     failures: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
     cases_failed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     called: set[str] = field(default_factory=set)  # operation labels that were actually called
+    seconds_by_operation: dict[str, float] = field(default_factory=lambda: defaultdict(float))
 
     def record(self, error: FailureGroup | Failure, case, headers: dict) -> None:
         for failure in error.exceptions if isinstance(error, FailureGroup) else (error,):
             check = _check_name(failure)
+            if isinstance(failure, ServerError) and failure.status_code == 503 \
+                    and "503" in case.operation.definition.raw.get("responses", {}):
+                check = "documented_unavailable"
             self.cases_failed[check] += 1
             self.failures[check].setdefault(
                 case.operation.label,
@@ -129,6 +243,8 @@ class FuzzResult:
             "failing_operations_by_check": {check: len(ops) for check, ops in sorted(self.failures.items())},
             "failing_cases_by_check": dict(sorted(self.cases_failed.items())),
             "server_errors": len(self.failures.get("not_a_server_error", {})),
+            "slowest_operations_s": {label: round(seconds, 1) for label, seconds in sorted(
+                self.seconds_by_operation.items(), key=lambda item: -item[1])[:8]},
         }
 
     def describe(self, checks: dict[str, dict[str, str]]) -> str:
@@ -151,6 +267,7 @@ def fuzz(schema, headers: dict, examples: int = EXAMPLES_PER_OPERATION,
     for operation_result in schema.get_all_operations():
         operation = operation_result.ok()
         result.operations += 1
+        operation_started = time.monotonic()
         for mode in modes:
 
             @seed(SEED)
@@ -169,13 +286,15 @@ def fuzz(schema, headers: dict, examples: int = EXAMPLES_PER_OPERATION,
                 call()
             except Unsatisfiable:
                 pass  # no schema-violating input exists for this operation (no parameters, no body)
+        result.seconds_by_operation[operation.label] += time.monotonic() - operation_started
     result.seconds = time.monotonic() - started
     return result
 
 
 @pytest.mark.slow
-def test_api_has_no_server_errors_and_matches_its_schema(api_schema, admin_headers, small_fabric):
-    result = fuzz(api_schema, admin_headers)
+@pytest.mark.timeout(2400)
+def test_api_has_no_server_errors_and_matches_its_schema(world_schema, admin_headers):
+    result = fuzz(world_schema, admin_headers)
     if os.environ.get("FT_FUZZ_REPORT"):
         with open(os.environ["FT_FUZZ_REPORT"], "w") as report:
             json.dump({**result.summary(), "failures": result.failures}, report, indent=1)
@@ -230,8 +349,8 @@ def fuzz_stateful(schema, headers: dict, scenarios: int = STATEFUL_SCENARIOS) ->
 
 
 @pytest.mark.slow
-def test_api_workflows_following_schema_links_have_no_server_errors(api_schema, admin_headers, small_fabric):
-    result = fuzz_stateful(api_schema, admin_headers)
+def test_api_workflows_following_schema_links_have_no_server_errors(world_schema, admin_headers):
+    result = fuzz_stateful(world_schema, admin_headers)
     if os.environ.get("FT_FUZZ_REPORT"):
         with open(os.environ["FT_FUZZ_REPORT"] + ".stateful", "w") as report:
             json.dump({**result.summary(), "failures": result.failures}, report, indent=1)
@@ -277,3 +396,58 @@ def test_the_fuzzer_reports_an_undocumented_status_code(api_schema, admin_header
     result = fuzz(api_schema.include(path="/api/sites/", method="GET"), admin_headers, examples=1,
                   modes=(GenerationMode.POSITIVE,))
     assert "GET /api/sites/" in result.gating()["status_code_conformance"]
+
+
+# The operations whose answers broke their schema or were undocumented on a deployment's data (issue 29's audit:
+# null users, the diff and action bodies, archives and config text in their own media types), each called on a row
+# of the fuzz world (the explicit example) and a few generated cases.
+AUDITED_OPERATIONS = [
+    ("GET", "/api/rollouts/"), ("GET", "/api/rollouts/{id}/"), ("GET", "/api/change-sets/"),
+    ("GET", "/api/fabric-builds/"), ("GET", "/api/twin-operations/"), ("GET", "/api/fabric-intents/{id}/diff/"),
+    ("GET", "/api/fabric-intents/{id}/archive/"), ("GET", "/api/compile-runs/{id}/archive/"),
+    ("GET", "/api/fabric-intents/{id}/config/"), ("POST", "/api/compile-runs/{id}/mark-deployed/"),
+    ("POST", "/api/fabric-intents/{id}/allocate/"),
+]
+
+
+def _world_document() -> dict:
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+@pytest.mark.parametrize(("method", "path"), AUDITED_OPERATIONS)
+def test_audited_operations_answer_what_the_schema_says(method, path, fuzz_world, admin_headers,
+                                                        wsgi_in_test_transaction):
+    schema = fuzz_schema(_world_document(), fuzz_world).include(path=path, method=method)
+    result = fuzz(schema, admin_headers, examples=4, modes=(GenerationMode.POSITIVE,))
+    assert result.operations == 1 and result.calls >= 2
+    assert not result.gating(), result.describe(result.gating())
+
+
+def test_a_null_user_against_the_old_schema_is_reported(fuzz_world, admin_headers, wsgi_in_test_transaction,
+                                                        monkeypatch):
+    """Deliberately broken: ``started_by`` declared a plain string again (what the audit found on /api/rollouts/)."""
+    from changes.api.serializers import RolloutSerializer
+
+    monkeypatch.setitem(RolloutSerializer._declared_fields, "started_by", serializers.StringRelatedField())
+    schema = fuzz_schema(_world_document(), fuzz_world).include(path="/api/rollouts/", method="GET")
+    result = fuzz(schema, admin_headers, examples=1, modes=(GenerationMode.POSITIVE,))
+    assert "GET /api/rollouts/" in result.gating()["response_schema_conformance"]
+
+
+def _served_media_types_undocumented(document: dict, client, headers: dict, run_id: int) -> list[str]:
+    documented = document["paths"]["/api/compile-runs/{id}/archive/"]["get"]["responses"]["200"]["content"]
+    served = [client.get(f"/api/compile-runs/{run_id}/archive/", {"kind": kind},
+                         HTTP_AUTHORIZATION=headers["Authorization"])["Content-Type"] for kind in ("tar.gz", "zip")]
+    return [media_type for media_type in served if media_type not in documented]
+
+
+def test_both_archive_kinds_are_documented(fuzz_world, admin_headers, client):
+    assert _served_media_types_undocumented(_world_document(), client, admin_headers, fuzz_world["compile-runs"]) == []
+
+
+def test_an_archive_documented_as_gzip_only_is_reported_when_a_zip_is_served(fuzz_world, admin_headers, client):
+    """Deliberately broken: the archive documented as application/gzip only, as before."""
+    document = _world_document()
+    document["paths"]["/api/compile-runs/{id}/archive/"]["get"]["responses"]["200"]["content"].pop("application/zip")
+    assert _served_media_types_undocumented(document, client, admin_headers, fuzz_world["compile-runs"]) == [
+        "application/zip"]

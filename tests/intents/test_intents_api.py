@@ -270,6 +270,16 @@ def test_compile_failure_is_400_with_run(api, fabric_intent):
     assert bad_platform.status_code == 400 and "platforms" in bad_platform.json()
 
 
+def test_mark_deployed_takes_a_list_of_hostnames(api, fabric_intent):
+    """The body is validated (issue 29: it was read unchecked, so "leaf1" marked the devices "l", "e", ...)."""
+    run = api.post(f"/api/fabric-intents/{fabric_intent.pk}/compile/", {"platforms": ["eos"]}, format="json").json()
+    for bad in ("leaf1", {"leaf1": 1}, [["leaf1"]]):
+        refused = api.post(f"/api/compile-runs/{run['id']}/mark-deployed/", {"devices": bad}, format="json")
+        assert refused.status_code == 400 and "devices" in refused.json(), bad
+    assert api.post(f"/api/compile-runs/{run['id']}/mark-deployed/", {"devices": ["leaf1"]},
+                    format="json").json() == {"deployed": 1}
+
+
 def test_diff_after_intent_change_shows_expected_lines(api, fabric_intent):
     run = api.post(f"/api/fabric-intents/{fabric_intent.pk}/compile/", {"platforms": ["eos"]}, format="json").json()
     assert api.post(f"/api/compile-runs/{run['id']}/mark-deployed/", {}, format="json").json()["deployed"] == 6

@@ -1,9 +1,9 @@
 """The dashboard: every fabric with its latest validation, twin state, running rollouts and drift."""
 
-from django.db.models import Count
 from django.shortcuts import render
 
 from inventory import selectors
+from inventory.models import Server, Switch
 from ui import integrations
 
 from .common import viewer
@@ -12,7 +12,7 @@ from .common import viewer
 @viewer
 def dashboard(request):
     fabrics = list(selectors.fabric_list().select_related("site").annotate(
-        switch_count=Count("switches", distinct=True), server_count=Count("servers", distinct=True)))
+        switch_count=selectors.count_of(Switch, "fabric"), server_count=selectors.count_of(Server, "fabric")))
     rows = [{"fabric": fabric, **integrations.fabric_status(fabric)} for fabric in fabrics]
     return render(request, "ui/dashboard.html", {
         "section": "dashboard", "title": "Dashboard", "rows": rows,

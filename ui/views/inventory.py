@@ -163,8 +163,8 @@ def _export(section: str, export: str, headers: list[str], row, queryset, pks: l
 @viewer
 def fabric_list(request):
     fabrics = selectors.fabric_list().select_related("site").annotate(
-        switch_count=Count("switches", distinct=True), server_count=Count("servers", distinct=True),
-        rack_count=Count("racks", distinct=True))
+        switch_count=selectors.count_of(Switch, "fabric"), server_count=selectors.count_of(Server, "fabric"),
+        rack_count=selectors.count_of(Rack, "fabric"))
     return render(request, "ui/fabric_list.html", {"section": "fabrics", "title": "Fabrics", "fabrics": fabrics})
 
 
@@ -210,7 +210,7 @@ def fabric_detail(request, name: str):
 @viewer
 def rack_list(request):
     queryset = _apply(request, selectors.rack_list().select_related("site", "fabric").annotate(
-        switch_count=Count("switches", distinct=True), server_count=Count("servers", distinct=True),
+        switch_count=selectors.count_of(Switch, "rack"), server_count=Count("servers"),
         server_power=Sum("servers__power_w")), ("name", "row"), {"fabric": "fabric__name", "row": "row"})
     rows = lambda rack: [  # noqa: E731 - a row is a one-liner per list
         Cell(rack.name, reverse("ui:rack_detail", args=[rack.pk])), Cell(rack.site.name),
