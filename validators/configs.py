@@ -13,7 +13,6 @@ Pure Python; never imports Django.
 
 from __future__ import annotations
 
-import gc
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from compiler.parse.carried import carried, differences
 from compiler.parse.common import Unmodelled
 from compiler.parse.drift import describe_path
 from compiler.parse.fabric import complete_fabric
+from compiler.parse.fabric import parse_fabric as parse_configs
 from compiler.parse.hosts import ParsedHost, parse_host_files
 from compiler.render.hosts import QOS_FILE
 from compiler.structured.contract import StructuredConfig
@@ -97,46 +97,6 @@ class ConfigValidation:
         for server, (file, line, text) in self.host_unmodelled:
             lines.append(f"      {server}/{file}:{line}: {text}")
         return "\n".join(lines)
-
-
-def parse_configs(device_files: dict[str, dict[str, str]]) -> dict[str, ParsedDevice]:
-    """{device key (directory or file name): {file name: text}} -> {hostname: ParsedDevice}, fabric completed.
-
-    ParseError naming the device's directory or file when its files are no config (compiler.parse names the file,
-    line and command), and naming both when two of them claim one hostname: a set holds each device once."""
-    devices: dict[str, ParsedDevice] = {}
-    # Millions of small dicts and lists: the cyclic GC would rescan them over and over for nothing (as in
-    # validators.run.validate_fabric); parsing creates no reference cycles.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for key, files in sorted(device_files.items()):
-            try:
-                parsed = parse_device(files, hostname_hint=key)
-            except ParseError as error:
-                raise ParseError(f"device {key!r}: {error}") from error
-            hostname = parsed.hostname or key
-            if hostname in devices:
-                first = devices[hostname]
-                hint = ("; FRR per-daemon files of one device go in one directory: <device>/zebra.conf, "
-                        "<device>/bgpd.conf" if first.platform == parsed.platform == "frr" else "")
-                raise ParseError(f"hostname {hostname!r} is claimed twice: by {_where(first.source, first.files)} "
-                                 f"and by {_where(key, parsed.files)} (one device, one config{hint})")
-            parsed.structured["hostname"] = hostname
-            parsed.source = key
-            devices[hostname] = parsed
-        complete_fabric(devices)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return devices
-
-
-def _where(key: str, files: list[str]) -> str:
-    """How a report names a device's files: a top-level file by its name, a directory with its files."""
-    if len(files) == 1 and files[0].rsplit(".", 1)[0] == key:
-        return files[0]
-    return f"{key}/{files[0]}" if len(files) == 1 else f"{key}/ ({', '.join(files)})"
 
 
 def validation_input(devices: dict[str, ParsedDevice], snapshot=None,

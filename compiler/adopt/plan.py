@@ -57,9 +57,9 @@ from compiler.model import (
     Underlay,
 )
 from compiler.natural import natural_key
-from compiler.parse import ParsedDevice, ParseError, parse_device
+from compiler.parse import ParsedDevice, ParseError
 from compiler.parse.common import network_of
-from compiler.parse.fabric import complete_fabric
+from compiler.parse.fabric import parse_fabric
 from compiler.structured.management import management_interface
 
 ASKED_FOR = "asked for"  # a model no config states: the plan names it as a question for the operator
@@ -138,22 +138,12 @@ class AdoptionPlan:
 
 
 def parse_set(device_files: dict[str, dict[str, str]]) -> dict[str, ParsedDevice]:
-    """{device key: {file: text}} -> {hostname: ParsedDevice}, fabric completed (the same reading as
-    validators.configs.parse_configs, which the compiler may not import)."""
-    devices: dict[str, ParsedDevice] = {}
-    for key, files in sorted(device_files.items()):
-        try:
-            parsed = parse_device(files, hostname_hint=key)
-        except ParseError as error:
-            raise AdoptionError(f"device {key!r}: {error}") from error
-        hostname = parsed.hostname or key
-        if hostname in devices:
-            raise AdoptionError(f"hostname {hostname!r} is claimed twice: by {devices[hostname].source} and by {key}")
-        parsed.structured["hostname"] = hostname
-        parsed.source = key
-        devices[hostname] = parsed
-    complete_fabric(devices)
-    return devices
+    """{device key: {file: text}} -> {hostname: ParsedDevice}, fabric completed: the reading `validate --configs`
+    makes (compiler.parse.fabric.parse_fabric), its refusals as adoption errors."""
+    try:
+        return parse_fabric(device_files)
+    except ParseError as error:
+        raise AdoptionError(str(error)) from error
 
 
 def find_line(files: dict[str, str], pattern: str) -> tuple[str, int, str]:

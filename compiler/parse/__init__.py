@@ -3,7 +3,7 @@
 ``parse_device(files)`` detects the platform from the content (:func:`detect_platform`) and returns a
 :class:`~compiler.parse.common.ParsedDevice`: the structured config of docs/structured-config.md, the lines/keys
 not modelled (file, line, text; every report shows them) and where each fact was stated (findings cite file:line).
-``parse_fabric`` parses many devices and completes what only the set of them says (:mod:`compiler.parse.fabric`:
+``compiler.parse.fabric.parse_fabric`` parses many devices and completes what only the set of them says (
 cabled peers from shared subnets, EVPN flood lists). :mod:`compiler.parse.carried` says per platform which fields
 a config carries, so ``parse(render(s)) == carried(s)`` can be proven. Pure Python; never imports Django.
 

@@ -27,7 +27,7 @@ from inventory.models import Cable, Fabric, Switch
 
 ROOT = Path(__file__).resolve().parents[2]
 MIXED = ROOT / "tests" / "golden" / "mixed_eos_sonic" / "scenario.yaml"
-EXTRA = "ntp server vrf mgmt 198.51.100.123 prefer\n"  # a hand-added line no intent field expresses
+EXTRA = "clock timezone Europe/Paris\n"  # a hand-added line no intent field expresses (and the model does not read)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def test_command_adopts_pins_allocations_and_compiles_back_the_same(mixed, tmp_p
     assert sorted(map(sorted, stored.p2p.values())) == sorted(map(sorted, result.allocations.p2p.values()))
     # The carried line is stored and every compile puts it back byte for byte.
     blocks = carried_blocks(fabric_intent)
-    assert [block.text for block in blocks["leaf1"] if "198.51.100.123" in block.text] == [EXTRA.rstrip("\n")]
+    assert [block.text for block in blocks["leaf1"] if "Europe/Paris" in block.text] == [EXTRA.rstrip("\n")]
     run = compile_run_create(fabric_intent=fabric_intent)
     assert run.status == "succeeded", run.error
     leaf1 = DeviceConfig.objects.get(run=run, hostname="leaf1", platform="eos")
@@ -169,7 +169,7 @@ def test_api_dry_run_answers_the_report(api_client, mixed):
     assert response.status_code == 200
     assert response.json()["dry_run"] is True
     # the hand-added NTP line, and the MMU headroom EOS states from cable lengths no config holds
-    assert response.json()["devices"]["leaf1"]["carried_by_kind"] == {"ntp": 1, "platform trident": 1}
+    assert response.json()["devices"]["leaf1"]["carried_by_kind"] == {"clock": 1, "platform trident": 1}
     _nothing_saved("look")
 
 
