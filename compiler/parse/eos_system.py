@@ -20,12 +20,12 @@ import re
 
 from compiler.parse.common import Node
 
-_QSFP_MODE = re.compile(r"\d+x\d+G")  # `4x10G`: lanes x rate a QSFP cage starts in
+_QSFP_MODE = re.compile(r"(?<!\d)\d+x\d+G")  # `4x10G`: lanes x rate a QSFP cage starts in
 _BFD_TIMERS = re.compile(r"interval (\d+) min-rx (\d+) multiplier (\d+)")
 _SECRET_ARGUMENT = re.compile(r"-cvauth=key,")
 # `hardware speed-group N serdes 10G|25G`: the SerDes rate a group of ports shares (Arista EOS User Manual, "Port
 # groups"); `hardware tcam` / `system profile P`: the TCAM profile (`vxlan-routing` to route VXLAN on Sand chips).
-_SERDES = re.compile(r"\d+G")
+_SERDES = re.compile(r"(?<!\d)\d+G")  # (?<!\d): a search over a long digit run stays linear
 _TCAM_PROFILE = re.compile(r"system profile [\w-]+")  # TerminAttr's shared-key authentication: the key follows
 
 

@@ -54,7 +54,8 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="adopted", help="Fabric and intent name (default %(default)s)")
         parser.add_argument("--netbox-url", help="NetBox to join for racks and cabling (not built yet: refused)")
         parser.add_argument("--dry-run", action="store_true", help="Report only; save nothing")
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument("--format", choices=("text", "json"), default="text",
+                            help="text: the report for a reader (default); json: the same report for tools")
 
     def handle(self, *args, **options):
         with command_errors("fabric_adopt"):
