@@ -5,6 +5,7 @@ remediation drift proposes for the vtysh change, typed into FRR, removes it."""
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -46,8 +47,10 @@ def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_c
         first = drift_detect.delay().get()
         assert first == {"checked": 3, "drifted": 0, "errors": 0}
 
+        # An out-of-band description on leaf1's session to spine1 (a field the drift model compares).
+        peer = re.search(r"neighbor (\S+) peer-group FABRIC", new_files["leaf1"]["frr.conf"]).group(1)
         run([active_frr().vtysh, "-N", f"{prefix}-leaf1", "-c", "configure terminal", "-c", "router bgp 65101",
-             "-c", "neighbor FABRIC description rogue-change"])
+             "-c", f"neighbor {peer} description rogue-change"])
         # the VXLAN device sits in the leaf's tenant VRF namespace with netns VRFs, in the leaf's own otherwise
         leaf2_vrf = state.vrf_netns.get("leaf2", {}).get("TENANT_A", f"{prefix}-leaf2")
         run(["ip", "-n", leaf2_vrf, "link", "del", "vx10030"])
@@ -60,7 +63,7 @@ def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_c
 
         # The remediation drift proposes, typed into FRR as it is, removes the out-of-band change.
         commands = latest["leaf1"]["remediation"]["cli"]
-        assert " no neighbor FABRIC description rogue-change" in commands, commands
+        assert f" no neighbor {peer} description rogue-change" in commands, commands
         run(["vtysh", "-N", f"{prefix}-leaf1", "-c", "configure terminal",
              *[argument for line in commands for argument in ("-c", line.strip())]])
         drift_detect.delay().get()
