@@ -123,6 +123,7 @@ def _change(model: str, change: str) -> tuple[dict, list[dict]]:
 
 
 CHANGES = ["first push", "add VLAN/VNI", "ECN threshold", "drift remediation", "rollback"]
+FULL_DAY2_MODELS = ("SN5600", "Z9664F-ON")  # day-2 changes under real GCU in make test (see the test)
 
 
 def test_every_catalogue_sonic_hwsku_has_its_device_files():
@@ -151,6 +152,11 @@ def test_gcu_accepts_every_push_the_product_emits(model, change):
     assert patch, "a change with nothing to apply tests nothing"
     target = apply_config_db_patch(running, patch)
     assert gcu_refusals(running, target, _release(model)) == []  # the driver would send it
+    if change != "first push" and model not in FULL_DAY2_MODELS and not os.environ.get("FT_GCU_FULL"):
+        # make test's 40-minute budget: real GCU runs every first push, and every day-2 change on one listed ASIC
+        # (SN5600) and on the catalogue's default leaf (Z9664F, unlisted); FT_GCU_FULL=1 runs the whole matrix
+        # (all accepted in the last full run, docs/changes.md).
+        pytest.skip(f"skipped: real GCU for {change} on {model} runs with FT_GCU_FULL=1 (the driver's check ran)")
     result = gcu_dry_run(SWITCHES[model], running, patch)
     print(f"\nGCU dry run | {model} ({SWITCHES[model].hwsku}, GCU ASIC {gcu_asic(_release(model))}) | {change} | "
           f"{len(patch)} operations | {'accepted' if result.accepted else 'REFUSED'}")
