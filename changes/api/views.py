@@ -101,7 +101,12 @@ class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(responses=StepSerializer(many=True))
     @action(detail=True, methods=["get"])
     def steps(self, request, pk=None):
-        return Response(StepSerializer(selectors.step_list(rollout=self.get_object()), many=True).data)
+        """The rollout's steps, paginated like every list (a 5,000-switch rollout has 5,000 steps)."""
+        steps = selectors.step_list(rollout=self.get_object())
+        page = self.paginate_queryset(steps)
+        if page is not None:
+            return self.get_paginated_response(StepSerializer(page, many=True).data)
+        return Response(StepSerializer(steps, many=True).data)
 
     @extend_schema(responses=dict)
     @action(detail=True, methods=["get"])

@@ -19,7 +19,7 @@ from changes.choices import RolloutStateChoices as State
 from changes.credentials import endpoint_password
 from changes.drivers import driver_for_endpoint
 from changes.errors import RolloutStateError
-from changes.models import AuditLog, DeviceEndpoint, Rollout
+from changes.models import AuditLog, DeviceEndpoint, Rollout, Step
 from compiler.errors import DriverError, InputError
 
 pytestmark = pytest.mark.django_db
@@ -211,3 +211,11 @@ def test_change_set_from_unknown_compile_run_is_400(api_client):
     response = api_client.post("/api/change-sets/", {"compile_run": 424242, "target": "twin", "twin_prefix": "ftx"},
                                format="json")
     assert response.status_code == 400 and "compile_run" in response.json()
+
+
+def test_rollout_steps_are_paginated_like_every_list(api_client):
+    """GET rollouts/{id}/steps/ answers the paginated shape its schema names (count, results), in step order."""
+    rollout = _rollout()
+    Step.objects.bulk_create([Step(rollout=rollout, device=f"leaf{n}", phase="push") for n in range(5)])
+    page = api_client.get(f"/api/rollouts/{rollout.pk}/steps/", {"limit": 2, "offset": 1}).json()
+    assert page["count"] == 5 and [row["device"] for row in page["results"]] == ["leaf1", "leaf2"]
