@@ -35,8 +35,12 @@ demo: venv
 	DEBUG=1 $(BIN)/python manage.py demo
 	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000 --noreload
 
+# Two xdist workers (the machine has 2 cores; most of the suite waits on twins, browsers and workers); the live-twin
+# tests form one group on one worker (tests/conftest.py). TEST_WORKERS=0 runs everything in this process.
+TEST_WORKERS ?= 2
 test: venv sysdeps lint
-	DATABASE_URL=$(TEST_DATABASE_URL) FT_TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest
+	DATABASE_URL=$(TEST_DATABASE_URL) FT_TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python -m pytest \
+		-n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 golden: venv
 	UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/golden -q

@@ -30,6 +30,19 @@ def pytest_report_header(config):
             f"celery broker: {broker}; real-worker broker (FT_TEST_REDIS_URL): {worker_broker}"]
 
 
+# Tests that boot a live twin (root, namespaces, FRR) run one after another on one xdist worker: they share the
+# host's kernel and their convergence timers assume a core of their own. Everything else is spread over the workers
+# (make test: ``-n 2 --dist loadgroup``). Without xdist the mark is inert.
+LIVE_GROUP = "live-twin"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("twin") and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(LIVE_GROUP))
+
+
 @pytest.fixture(autouse=True)
 def long_actions_in_the_request(settings):
     """Tests read a long action's outcome in the same test transaction, where an after-commit background thread
