@@ -238,9 +238,9 @@ def _uniform_compile_run(switch_configs: Mapping[str, Mapping]) -> int | None:
     return runs.pop() if len(runs) == 1 else None
 
 
-def twin_switch_record(*, prefix: str, hostname: str, files: Mapping[str, str], sha256: str, source: str,
+def twin_switch_record(*, twin: Twin, hostname: str, files: Mapping[str, str], sha256: str, source: str,
                        compile_run_id: int | None = None, rollout_id: int | None = None,
-                       state_dir: str | None = None, runtime_state: bool = True) -> Twin | None:
+                       runtime_state: bool = True) -> Twin:
     """Record that twin switch ``hostname`` now runs ``files``: called after every SUCCESSFUL push or rollback
     (``changes.pipelines.canary``), never before nor after a failed one.
 
@@ -249,13 +249,14 @@ def twin_switch_record(*, prefix: str, hostname: str, files: Mapping[str, str], 
     alone for a switch whose text did not change), and the ``Twin`` row's ``switch_configs`` (which compile run
     and rollout each switch's config came from; ``compile_run`` is the run every switch runs, empty while they
     differ). A rollback restores the compile run the switch ran before the push it undoes. Idempotent per rollout:
-    recording the same push again (a resumed rollout) changes nothing. Returns the Twin row, or None when no Twin
-    row has this prefix (a bare labs twin: only its state file follows)."""
+    recording the same push again (a resumed rollout) changes nothing. Returns the Twin row."""
     if source not in TwinSwitchSourceChoices.values:
         raise InputError(FieldError("source", source, f"one of {', '.join(TwinSwitchSourceChoices.values)}"))
+    if twin is None:
+        raise TwinError(f"{hostname}: no twin to record the push on (the rollout's twin was deleted)")
     with transaction.atomic():
-        twin = Twin.objects.select_for_update().filter(prefix=prefix).first()
-        current = ((twin.switch_configs or {}).get(hostname) or {}) if twin is not None else {}
+        twin = Twin.objects.select_for_update().get(pk=twin.pk)
+        current = (twin.switch_configs or {}).get(hostname) or {}
         # A resumed rollout records the same switch again: the entry it wrote before is not what the switch ran
         # before the rollout, so it keeps the first record's "previous" (and a repeated rollback its compile).
         again = rollout_id is not None and (current.get("rollout"), current.get("source")) == (rollout_id, source)
@@ -270,10 +271,8 @@ def twin_switch_record(*, prefix: str, hostname: str, files: Mapping[str, str], 
             entry["compile_run"] = current.get("compile_run") if again else (current.get("previous") or {}).get(
                 "compile_run")
         if runtime_state:
-            _state_record_node(prefix, state_dir, hostname, files,
+            _state_record_node(twin.prefix, _state_dir(twin), hostname, files,
                                account=_own_config_account(entry["compile_run"], hostname, source))
-        if twin is None:
-            return None
         twin.switch_configs = {**(twin.switch_configs or {}), hostname: entry}
         twin.compile_run_id = _uniform_compile_run(twin.switch_configs)
         twin.save(update_fields=["switch_configs", "compile_run", "updated"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from compiler.errors import DriverError
+from twins.models import Twin
 
 from ..choices import DriverChoices
 from ..credentials import endpoint_key_file, endpoint_options, endpoint_password
@@ -14,8 +15,11 @@ __all__ = ("ConfigFiles", "DeviceDriver", "Health", "config_diff", "config_hash"
            "driver_for_twin")
 
 
-def driver_for_twin(prefix: str, hostname: str, state_dir: str | None = None) -> DeviceDriver:
-    return TwinDriver(prefix, hostname, state_dir=state_dir)
+def driver_for_twin(twin: Twin | None, hostname: str) -> DeviceDriver:
+    """The driver of switch ``hostname`` of ``twin``, built from the handle (its prefix and state directory)."""
+    if twin is None:
+        raise DriverError(f"{hostname}: no twin to push to (the rollout's or change set's twin was deleted)")
+    return TwinDriver(twin.prefix, hostname, state_dir=twin.state_dir or None)
 
 
 def driver_for_endpoint(endpoint) -> DeviceDriver:
@@ -32,7 +36,22 @@ def driver_for_endpoint(endpoint) -> DeviceDriver:
         return NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, password,
                                   port=endpoint.port, key_file=endpoint_key_file(endpoint), optional_args=options)
     if endpoint.driver == DriverChoices.TWIN:
-        if "twin_prefix" not in options:
-            raise DriverError(f"{endpoint.hostname}: optional_args.twin_prefix is required for the twin driver")
-        return driver_for_twin(options["twin_prefix"], endpoint.hostname, options.get("twin_state_dir"))
+        return driver_for_twin(endpoint_twin(endpoint.hostname, options), endpoint.hostname)
     raise DriverError(f"{endpoint.hostname}: driver={endpoint.driver!r} is not known")
+
+
+def endpoint_twin(hostname: str, options) -> Twin:
+    """The twin of a twin-driven endpoint: ``optional_args.twin``, a Twin id (the handle; a prefix or path is no
+    longer taken, issue #28 point 3)."""
+    for retired in ("twin_prefix", "twin_state_dir"):
+        if retired in options:
+            raise DriverError(f"{hostname}: optional_args.{retired} is no longer taken: name the twin by "
+                              f"optional_args.twin (the Twin id)")
+    twin_id = options.get("twin")
+    if not isinstance(twin_id, int) or isinstance(twin_id, bool):
+        raise DriverError(f"{hostname}: optional_args.twin (the Twin id, an integer) is required for the twin "
+                          f"driver, got {twin_id!r}")
+    twin = Twin.objects.filter(pk=twin_id).first()
+    if twin is None:
+        raise DriverError(f"{hostname}: optional_args.twin {twin_id}: no twin with this id")
+    return twin

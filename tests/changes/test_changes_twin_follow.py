@@ -63,11 +63,10 @@ def _rollout(booted, intended: dict[str, dict[str, str]]):
     rows = {host: {"files": files, "role": "spine" if host.startswith("spine") else "leaf", "driver": "twin"}
             for host, files in intended.items()}
     change_set = change_services.changeset_create(name="follow", intended=rows, driver_for=devices.driver,
-                                                  compile_run_id=booted["second"].pk)
+                                                  compile_run_id=booted["second"].pk, twin=booted["twin"])
     rollout = change_services.rollout_create(
         name="follow", kind="canary_push", target="twin", change_set=change_set,
-        policy={"twin_prefix": PREFIX, "twin_state_dir": booted["state_dir"], "checks": ["health"], "soak_s": 0,
-                "wave_size": 1, "converge_timeout_s": 1})
+        policy={"checks": ["health"], "soak_s": 0, "wave_size": 1, "converge_timeout_s": 1})
     change_services.rollout_start(rollout=rollout, enqueue=False)
     state = rollout_execute(rollout_id=rollout.pk, owner="follow", driver_factory=devices.driver)
     rollout.refresh_from_db()
@@ -200,19 +199,19 @@ def test_diffs_say_what_the_target_runs_and_agree_across_api_and_command(booted,
 
 def test_switches_on_different_compiles_are_said_so(booted):
     first, second, frr = booted["first"], booted["second"], booted["frr"]
-    twin = services.twin_switch_record(prefix=PREFIX, state_dir=booted["state_dir"], hostname="leaf1",
+    twin = services.twin_switch_record(twin=booted["twin"], hostname="leaf1",
                                        files=frr[second.pk]["leaf1"], sha256="x", source="rollout",
                                        compile_run_id=second.pk, rollout_id=None)
     assert twin.compile_run_id is None  # no single compile runs everywhere: fidelity refuses, diffs go per switch
     assert services.twin_runs_text(twin=twin) == (f"switches run different compiles (#{second.pk}: leaf1; "
                                                   f"#{first.pk}: leaf2, spine1, spine2)")
     with pytest.raises(InputError, match="source='pushed': one of boot, rollout, rollback"):
-        services.twin_switch_record(prefix=PREFIX, hostname="leaf1", files={}, sha256="", source="pushed")
+        services.twin_switch_record(twin=twin, hostname="leaf1", files={}, sha256="", source="pushed")
 
 
 def test_recording_a_push_again_after_a_resume_keeps_what_the_switch_ran_before(booted):
     first, second, frr = booted["first"], booted["second"], booted["frr"]
-    record = {"prefix": PREFIX, "state_dir": booted["state_dir"], "hostname": "leaf1", "rollout_id": 99}
+    record = {"twin": booted["twin"], "hostname": "leaf1", "rollout_id": 99}
     for _ in range(2):  # the second one is a resumed rollout recording the same push
         twin = services.twin_switch_record(**record, files=frr[second.pk]["leaf1"], sha256="new", source="rollout",
                                            compile_run_id=second.pk)
