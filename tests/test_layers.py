@@ -38,8 +38,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ('changes/drivers/twin.py', 'labs.frr_binaries'): DRIVER,
     ('changes/drivers/twin.py', 'labs.node_configs'): DRIVER,
     ('changes/drivers/twin.py', 'labs.shell'): DRIVER,
-    ('intents/selectors.py', 'twins.choices'): "intents reads the twin's switch configs and operations from twins (Twin.switch_configs)",
-    ('intents/selectors.py', 'twins.models'): "intents reads the twin's switch configs and operations from twins (Twin.switch_configs)",
 }
 
 

@@ -14,24 +14,30 @@ from django.db import migrations, models
 RETIRED = ("twin_prefix", "twin_state_dir")
 
 
+def _twins(Twin) -> dict[int, tuple[str, str]]:
+    """Twin id -> (prefix, state_dir). Only these columns: a later twins migration may have changed the others
+    (a backward run sees the table as it is, not as of this migration)."""
+    return {pk: (prefix, state_dir) for pk, prefix, state_dir in Twin.objects.values_list("id", "prefix", "state_dir")}
+
+
 def _forward(apps, schema_editor):
     Twin = apps.get_model("twins", "Twin")
     Rollout = apps.get_model("changes", "Rollout")
     ChangeSet = apps.get_model("changes", "ChangeSet")
     DeviceEndpoint = apps.get_model("changes", "DeviceEndpoint")
-    by_prefix = {twin.prefix: twin for twin in Twin.objects.all()}
+    by_prefix = {prefix: pk for pk, (prefix, _) in _twins(Twin).items()}
     for rollout in Rollout.objects.filter(target="twin", twin__isnull=True).iterator():
-        twin = by_prefix.get((rollout.policy or {}).get("twin_prefix") or "")
-        if twin is not None:
-            rollout.twin = twin
+        twin_id = by_prefix.get((rollout.policy or {}).get("twin_prefix") or "")
+        if twin_id is not None:
+            rollout.twin_id = twin_id
             rollout.policy = {key: value for key, value in rollout.policy.items() if key not in RETIRED}
             rollout.save(update_fields=["twin", "policy"])
     for endpoint in DeviceEndpoint.objects.filter(driver="twin").iterator():
         options = endpoint.optional_args or {}
-        twin = by_prefix.get(options.get("twin_prefix") or "")
-        if twin is not None:
+        twin_id = by_prefix.get(options.get("twin_prefix") or "")
+        if twin_id is not None:
             endpoint.optional_args = {**{key: value for key, value in options.items() if key not in RETIRED},
-                                      "twin": twin.pk}
+                                      "twin": twin_id}
             endpoint.save(update_fields=["optional_args"])
     for change_set in ChangeSet.objects.filter(twin__isnull=True).iterator():
         twin_id = (Rollout.objects.filter(change_set=change_set, twin__isnull=False).order_by("id")
@@ -48,19 +54,20 @@ def _forward(apps, schema_editor):
 def _backward(apps, schema_editor):
     Rollout = apps.get_model("changes", "Rollout")
     DeviceEndpoint = apps.get_model("changes", "DeviceEndpoint")
-    Twin = apps.get_model("twins", "Twin")
-    for rollout in Rollout.objects.filter(twin__isnull=False).select_related("twin").iterator():
-        twin = rollout.twin
-        rollout.policy = {**rollout.policy, "twin_prefix": twin.prefix,
-                          **({"twin_state_dir": twin.state_dir} if twin.state_dir else {})}
+    twins = _twins(apps.get_model("twins", "Twin"))
+
+    def keys(twin_id) -> dict:
+        prefix, state_dir = twins[twin_id]
+        return {"twin_prefix": prefix, **({"twin_state_dir": state_dir} if state_dir else {})}
+
+    for rollout in Rollout.objects.filter(twin__isnull=False).iterator():
+        rollout.policy = {**rollout.policy, **keys(rollout.twin_id)}
         rollout.save(update_fields=["policy"])
-    twins = {twin.pk: twin for twin in Twin.objects.all()}
     for endpoint in DeviceEndpoint.objects.filter(driver="twin").iterator():
         options = dict(endpoint.optional_args or {})
-        twin = twins.get(options.pop("twin", None))
-        if twin is not None:
-            endpoint.optional_args = {**options, "twin_prefix": twin.prefix,
-                                      **({"twin_state_dir": twin.state_dir} if twin.state_dir else {})}
+        twin_id = options.pop("twin", None)
+        if twin_id in twins:
+            endpoint.optional_args = {**options, **keys(twin_id)}
             endpoint.save(update_fields=["optional_args"])
 
 

@@ -19,6 +19,7 @@ from changes.models import Step
 from changes.pipelines.runner import rollout_execute
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
+from intents.deployed import deployed_on_twin
 from inventory.models import Fabric
 from inventory.services import inventory_persist
 from twins import services as twin_services
@@ -65,6 +66,7 @@ def test_new_vni_from_compile_run_rolls_out_on_the_twin(twin_required, tmp_path)
         assert (twin.status, twin.compile_run_id, twin.last_report["compile_run"]) == ("up", second.pk, second.pk), \
             failed
         assert set(twin.last_report["switch_compile_runs"].values()) == {second.pk}
-        assert {entry["source"] for host, entry in twin.switch_configs.items() if host in changed} == {"rollout"}
+        running = deployed_on_twin(twin_id=twin.pk)  # the twin's intents.DeployedConfig rows
+        assert {entry["source"] for host, entry in running.items() if host in changed} == {"rollout"}
     finally:
         twin_services.twin_down(twin=twin, force=True)
