@@ -40,7 +40,7 @@ from .credentials import (
     running_files_seal,
 )
 from .drift import READ_PARALLELISM
-from .drivers import DeviceDriver, config_hash, driver_for_endpoint, driver_for_twin, endpoint_twin
+from .drivers import DeviceDriver, config_hash, driver_for_twin, endpoint_driver_factories, endpoint_twin
 from .drivers.netmiko_sonic import NetmikoSonicDriver
 from .errors import RolloutStateError
 from .lifecycle import rollout_transition
@@ -161,7 +161,8 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
                                                        "no DeviceEndpoint: how to reach this device is unknown"))
             intended[config.hostname] = {"files": config.files, "platform": config.platform, "driver": endpoint.driver,
                                          "role": config.structured.get("role", ""), "structured": config.structured}
-        driver_for = lambda host: driver_for_endpoint(endpoints[host])  # noqa: E731
+        factories = endpoint_driver_factories(endpoints[host] for host in intended)
+        driver_for = lambda host: factories[host]()  # noqa: E731
     return changeset_create(name=name or f"compile run {run.pk}", intended=intended, driver_for=driver_for,
                             fabric_name=str(run.fabric_intent), compile_run_id=run.pk, twin=twin, user=user)
 
