@@ -21,7 +21,7 @@ from intents.services import compile_devices
 from validators.configs import parse_configs, running_state_errors
 
 from .credentials import config_refs_compared, config_secrets_compared
-from .drivers import DeviceDriver, config_hash, driver_for_endpoint
+from .drivers import DeviceDriver, config_hash, endpoint_driver_factories
 from .drivers.config_db import config_db_patch, parse_config_db
 from .errors import PushRefused
 from .guard import push_guard
@@ -257,6 +257,6 @@ def drift_detect_all(*, hostnames: list[str] | None = None) -> list[DriftRecord]
     intended = intended_configs_latest()
     wanted = [host for host in intended if hostnames is None or host in hostnames]
     endpoints = {endpoint.hostname: endpoint for endpoint in DeviceEndpoint.objects.filter(hostname__in=wanted)}
-    drivers = {host: (lambda endpoint=endpoint: driver_for_endpoint(endpoint)) for host, endpoint in endpoints.items()}
+    drivers = endpoint_driver_factories(endpoints.values())
     return drift_check(hostnames_drivers=drivers, intended={host: intended[host][1] for host in endpoints},
                        fabric_intended={host: files for host, (_, files) in intended.items()})

@@ -34,6 +34,10 @@ class ChangeSet(models.Model):
     name = models.CharField(max_length=200)
     fabric_name = models.CharField(max_length=100, blank=True)
     compile_run_id = models.BigIntegerField(null=True, blank=True, help_text="intents compile run it came from")
+    # The twin handle (issue #28): a twin change set was read from this twin and is rolled out onto it only.
+    twin = models.ForeignKey("twins.Twin", null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="change_sets",
+                             help_text="twin target: the twin whose running configs it was read from")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -75,6 +79,10 @@ class Rollout(models.Model):
     state = models.CharField(max_length=20, choices=RolloutStateChoices.choices, default=RolloutStateChoices.PENDING,
                              db_index=True)
     change_set = models.ForeignKey(ChangeSet, null=True, blank=True, on_delete=models.PROTECT, related_name="rollouts")
+    # The twin handle (issue #28): the drivers, checks and records of a twin rollout are built from this row.
+    # SET_NULL: the rollout's record outlives its twin (deleted with its fabric intent); it cannot run then.
+    twin = models.ForeignKey("twins.Twin", null=True, blank=True, on_delete=models.SET_NULL, related_name="rollouts",
+                             help_text="twin target: the twin it pushes to")
     policy = models.JSONField(default=dict, help_text="canary set, wave size, max spines drained, soak, checks")
     plan = models.JSONField(default=dict, help_text="waves and devices fixed at creation (what gets approved)")
     report = models.JSONField(default=dict, blank=True, help_text="final per-device outcome")

@@ -14,13 +14,16 @@ from types import MappingProxyType
 from typing import Any
 
 from compiler.errors import FieldError, InputError
-from compiler.names import HOSTNAME, TWIN_PREFIX_RE, VERSION, name_problem
+from compiler.names import HOSTNAME, VERSION, name_problem
 
 from .choices import RolloutKindChoices
 
-TWIN_PREFIX = TWIN_PREFIX_RE  # the one twin prefix grammar (compiler.names): it becomes paths and netns names
 KNOWN_CHECKS = frozenset({"static", "rehearsal", "bgp", "evpn", "ping", "mtu", "health"})
-TWIN_KEYS = ("twin_prefix", "twin_state_dir")  # stored only when given (twin rollouts)
+# Keys a policy no longer takes, and why (issue #28 point 3: the Twin row is the handle of a twin rollout).
+RETIRED_KEYS = {
+    "twin_prefix": "no longer taken: a twin is named by `twin` (the Twin id) or `fabric_intent`, not by a prefix",
+    "twin_state_dir": "no longer taken: a twin is named by `twin` (the Twin id) or `fabric_intent`, not by a path",
+}
 
 # A field check: (field path, value) -> the problems found (empty when the value is fine).
 Check = Callable[[str, Any], list[FieldError]]
@@ -92,12 +95,6 @@ def _version(path: str, value: Any) -> list[FieldError]:
     return [FieldError(path, value, problem)] if problem else []
 
 
-def _twin_prefix(path: str, value: Any) -> list[FieldError]:
-    if isinstance(value, str) and value and not TWIN_PREFIX.fullmatch(value):
-        return [FieldError(path, value, "a twin prefix is 3-16 lowercase letters/digits")]
-    return _string(path, value)
-
-
 def _spec(default: Any, check: Check, *, doc: str = "") -> Any:
     """A dataclass field with its JSON default and its check (mutable defaults are copied per instance)."""
     if isinstance(default, (list, dict)):
@@ -136,13 +133,11 @@ class RolloutPolicy:
     redundant_pairs: tuple[tuple[str, str], ...] = _spec([], _pairs)
     target_version: str = _spec("", _version)
     devices: tuple[str, ...] = _spec([], _hostnames, doc="rolling upgrade: which devices (empty: every spine)")
-    twin_prefix: str | None = _spec(None, _twin_prefix)
-    twin_state_dir: str | None = _spec(None, _string)
 
     @classmethod
     def defaults_json(cls) -> dict[str, Any]:
-        """The defaults as JSON (without the twin keys, which exist only when given)."""
-        return {name: _thawed(value) for name, value in _defaults().items() if name not in TWIN_KEYS}
+        """The defaults as JSON."""
+        return {name: _thawed(value) for name, value in _defaults().items()}
 
     @classmethod
     def merged_json(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -154,7 +149,8 @@ class RolloutPolicy:
         """Every problem of ``raw`` merged over the defaults, each naming ``policy.<field>`` and its value."""
         merged = cls.merged_json(raw)
         known = [spec.name for spec in fields(cls)]
-        errors = [FieldError(f"policy.{key}", value, f"unknown policy key; known: {sorted(cls.defaults_json())}")
+        errors = [FieldError(f"policy.{key}", value, RETIRED_KEYS.get(
+                      key, f"unknown policy key; known: {sorted(cls.defaults_json())}"))
                   for key, value in merged.items() if key not in known]
         for spec in fields(cls):
             if spec.name in merged:

@@ -16,12 +16,12 @@ from .models import AuditLog, ChangeSetDevice, DriftRecord, Rollout, Step
 
 
 def rollout_list() -> QuerySet[Rollout]:
-    return Rollout.objects.select_related("change_set", "started_by", "approved_by").annotate(
+    return Rollout.objects.select_related("change_set", "twin__fabric_intent", "started_by", "approved_by").annotate(
         step_count=Count("steps"))
 
 
 def rollout_get(*, rollout_id: int) -> Rollout:
-    return Rollout.objects.select_related("change_set", "started_by", "approved_by").get(pk=rollout_id)
+    return Rollout.objects.select_related("change_set", "twin__fabric_intent", "started_by", "approved_by").get(pk=rollout_id)
 
 
 def step_list(*, rollout: Rollout) -> QuerySet[Step]:

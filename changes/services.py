@@ -23,6 +23,7 @@ from intents.models import CompileRun, DeviceConfig
 from intents.selectors import device_config_twin_source
 from inventory.models import Switch
 from twins.checks import twin_node_files_for, twin_topology_roles_links
+from twins.models import Twin
 
 from .audit import audit_record
 from .choices import (
@@ -39,7 +40,7 @@ from .credentials import (
     running_files_seal,
 )
 from .drift import READ_PARALLELISM
-from .drivers import DeviceDriver, config_hash, driver_for_endpoint, driver_for_twin
+from .drivers import DeviceDriver, config_hash, driver_for_twin, endpoint_driver_factories, endpoint_twin
 from .drivers.netmiko_sonic import NetmikoSonicDriver
 from .errors import RolloutStateError
 from .lifecycle import rollout_transition
@@ -57,8 +58,10 @@ State = RolloutStateChoices
 
 
 def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: Callable[[str], DeviceDriver],
-                     fabric_name: str = "", compile_run_id: int | None = None, user=None) -> ChangeSet:
-    """``intended``: hostname -> {"files": {name: text}, "platform", "role", "rack", "driver", "structured"}.
+                     fabric_name: str = "", compile_run_id: int | None = None, twin: Twin | None = None,
+                     user=None) -> ChangeSet:
+    """``intended``: hostname -> {"files": {name: text}, "platform", "role", "rack", "driver", "structured"};
+    ``twin``: the twin the running configs are read from (a twin change set), None for production.
 
     Reads every device's running config through its driver (concurrently), diffs it against the intended files
     and stores both; devices without a diff are kept (has_diff False, no rollback copy) and skipped by the
@@ -99,7 +102,7 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
             structured=spec.get("structured") or {}))
     with transaction.atomic():
         change_set = ChangeSet.objects.create(name=name, fabric_name=fabric_name, compile_run_id=compile_run_id,
-                                              created_by=user)
+                                              twin=twin, created_by=user)
         for row in rows:
             row.change_set = change_set
         ChangeSetDevice.objects.bulk_create(rows)
@@ -108,31 +111,32 @@ def changeset_create(*, name: str, intended: Mapping[str, Mapping], driver_for: 
     return change_set
 
 
-def changeset_create_for_twin(*, name: str, prefix: str, intended_files: Mapping[str, Mapping[str, str]],
-                              roles: Mapping[str, str] | None = None, state_dir: str | None = None,
-                              user=None) -> ChangeSet:
+def changeset_create_for_twin(*, name: str, twin: Twin, intended_files: Mapping[str, Mapping[str, str]],
+                              roles: Mapping[str, str] | None = None, user=None) -> ChangeSet:
     roles = roles or {}
     intended = {host: {"files": files, "platform": "frr", "role": roles.get(host, ""), "driver": DriverChoices.TWIN}
                 for host, files in intended_files.items()}
-    return changeset_create(name=name, intended=intended, user=user,
-                            driver_for=lambda host: driver_for_twin(prefix, host, state_dir))
+    return changeset_create(name=name, intended=intended, user=user, twin=twin,
+                            driver_for=lambda host: driver_for_twin(twin, host))
 
 
-def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name: str = "",
-                                      twin_prefix: str = "", twin_state_dir: str | None = None,
+def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name: str = "", twin: Twin | None = None,
                                       user=None) -> ChangeSet:
-    """The intents app's compile run -> change set. Twin target: per device what the twin runs for its own
-    platform's files (twins.checks.twin_node_files_for: frr.conf + Linux plan; its frr rendering when the run has
-    no own-platform files), read from the twin; production: each device's own platform, read through its
-    DeviceEndpoint."""
+    """The intents app's compile run -> change set. Twin target (``twin``, the handle): per device what the twin
+    runs for its own platform's files (twins.checks.twin_node_files_for: frr.conf + Linux plan; its frr rendering
+    when the run has no own-platform files), read from the twin; production: each device's own platform, read
+    through its DeviceEndpoint."""
     run = CompileRun.objects.select_related("fabric_intent").filter(pk=compile_run_id).first()
     if run is None:
         raise InputError(FieldError("compile_run", compile_run_id, "no such compile run"))
+    if target != RolloutTargetChoices.TWIN and twin is not None:
+        raise InputError(FieldError("twin", twin.pk, f"a {target} change set reads no twin"))
     configs = list(run.device_configs.all())
     intended: dict[str, dict] = {}
     if target == RolloutTargetChoices.TWIN:
-        if not twin_prefix:
-            raise InputError(FieldError("twin_prefix", twin_prefix, "required for a twin change set"))
+        if twin is None:
+            raise InputError(FieldError("twin", None, "a twin change set names its twin (a Twin id, or the "
+                                                      "fabric_intent whose running twin it is)"))
         rows_by_host: dict[str, dict[str, DeviceConfig]] = {}
         for config in configs:
             rows_by_host.setdefault(config.hostname, {})[config.platform] = config
@@ -145,7 +149,7 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
                                     intended=source.structured)
             intended[hostname] = {"files": files, "platform": "frr", "driver": DriverChoices.TWIN, "role": role,
                                   "structured": source.structured}
-        driver_for = lambda host: driver_for_twin(twin_prefix, host, twin_state_dir)  # noqa: E731
+        driver_for = lambda host: driver_for_twin(twin, host)  # noqa: E731
     else:
         endpoints = {endpoint.hostname: endpoint for endpoint in DeviceEndpoint.objects.all()}
         for config in configs:
@@ -157,9 +161,10 @@ def changeset_create_from_compile_run(*, compile_run_id: int, target: str, name:
                                                        "no DeviceEndpoint: how to reach this device is unknown"))
             intended[config.hostname] = {"files": config.files, "platform": config.platform, "driver": endpoint.driver,
                                          "role": config.structured.get("role", ""), "structured": config.structured}
-        driver_for = lambda host: driver_for_endpoint(endpoints[host])  # noqa: E731
+        factories = endpoint_driver_factories(endpoints[host] for host in intended)
+        driver_for = lambda host: factories[host]()  # noqa: E731
     return changeset_create(name=name or f"compile run {run.pk}", intended=intended, driver_for=driver_for,
-                            fabric_name=str(run.fabric_intent), compile_run_id=run.pk, user=user)
+                            fabric_name=str(run.fabric_intent), compile_run_id=run.pk, twin=twin, user=user)
 
 
 # --------------------------------------------------------------------------------------------- rollouts
@@ -207,12 +212,28 @@ def _canary_plan(change_set: ChangeSet, policy: RolloutPolicy) -> dict:
     return {"waves": waves, "unchanged": skipped}
 
 
+def _rollout_twin(target: str, twin: Twin | None, change_set: ChangeSet | None) -> tuple[Twin | None,
+                                                                                          list[FieldError]]:
+    """The twin a rollout pushes to: ``twin``, or the twin its change set was read from; errors name ``twin``."""
+    if target != RolloutTargetChoices.TWIN:
+        return None, [FieldError("twin", twin.pk, f"a {target} rollout has no twin")] if twin is not None else []
+    from_change_set = change_set.twin if change_set is not None else None
+    if twin is None and from_change_set is None:
+        return None, [FieldError("twin", None, "a twin rollout names its twin (a Twin id, or the fabric_intent "
+                                               "whose running twin it is)")]
+    if twin is not None and from_change_set is not None and twin.pk != from_change_set.pk:
+        return None, [FieldError("twin", twin.pk, f"change set {change_set.pk} was read from twin "
+                                                  f"{from_change_set.pk} ({from_change_set.prefix}), not this one")]
+    return twin or from_change_set, []
+
+
 def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = None, change_set: ChangeSet | None = None,
-                   topology: dict | None = None, user=None) -> Rollout:
+                   topology: dict | None = None, twin: Twin | None = None, user=None) -> Rollout:
     """Validate the policy, fix the plan (the waves that will run, what approval approves) and save.
 
-    Production rollouts start in awaiting_approval; twin rollouts in pending. For a rolling upgrade,
-    ``topology`` = {"roles": {device: role}, "links": [[a, b], ...]} (derived from the twin when omitted)."""
+    Production rollouts start in awaiting_approval; twin rollouts in pending. A twin rollout pushes to ``twin``
+    (the handle; default: the twin its change set was read from). For a rolling upgrade, ``topology`` =
+    {"roles": {device: role}, "links": [[a, b], ...]} (derived from the twin when omitted)."""
     errors = []
     if kind not in RolloutKindChoices.values:
         errors.append(FieldError("kind", kind, f"must be one of {RolloutKindChoices.values}"))
@@ -225,8 +246,8 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
     errors += RolloutPolicy.field_errors(policy or {}, kind=kind)
     if kind == RolloutKindChoices.CANARY_PUSH and change_set is None:
         errors.append(FieldError("change_set", None, "a canary push needs a change set"))
-    if target == RolloutTargetChoices.TWIN and not merged.get("twin_prefix"):
-        errors.append(FieldError("policy.twin_prefix", merged.get("twin_prefix"), "a twin rollout names its twin"))
+    twin, twin_errors = _rollout_twin(target, twin, change_set)
+    errors += twin_errors
     if errors:
         raise InputError(errors)
     checked = RolloutPolicy.from_json(policy or {}, kind=kind)
@@ -234,7 +255,7 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
         plan = _canary_plan(change_set, checked)
     else:
         if topology is None and target == RolloutTargetChoices.TWIN:
-            topology = twin_topology_roles_links(prefix=checked.twin_prefix, state_dir=checked.twin_state_dir)
+            topology = twin_topology_roles_links(twin=twin)
         if not topology:
             raise InputError(FieldError("topology", topology, "a rolling upgrade needs roles and links"))
         topology_errors = _topology_errors(topology)
@@ -248,7 +269,7 @@ def rollout_create(*, name: str, kind: str, target: str, policy: dict | None = N
     with transaction.atomic():
         # started_by is the creator (never changed later): rollout_approve refuses the creator as approver.
         rollout = Rollout.objects.create(name=name, kind=kind, target=target, policy=merged, plan=plan,
-                                         change_set=change_set, state=initial, started_by=user)
+                                         change_set=change_set, twin=twin, state=initial, started_by=user)
         audit_record(action=AuditActionChoices.ROLLOUT, instance=rollout, user=user,
                      changes={"state": initial, "plan": plan}, message="created")
     return rollout
@@ -373,5 +394,7 @@ def _endpoint_check_options(endpoint: DeviceEndpoint) -> None:
             NetmikoSonicDriver(endpoint.hostname, endpoint.address, endpoint.username, optional_args=options)
         elif endpoint.driver in (DriverChoices.NAPALM_EOS, DriverChoices.NAPALM_MOCK):
             NapalmEosDriver(endpoint.hostname, endpoint.address, endpoint.username, "", optional_args=options)
+        elif endpoint.driver == DriverChoices.TWIN:
+            endpoint_twin(endpoint.hostname, options)
     except DriverError as exc:
         raise InputError(FieldError("optional_args", options, str(exc))) from exc

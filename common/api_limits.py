@@ -49,8 +49,8 @@ MAX_OFFSET = 2**63 - 1
 # The deepest legitimate body (a rollout policy or topology) nests 4-5 levels; 32 leaves room and keeps far below
 # the interpreter's recursion limit, which an unchecked json.loads turns into a 500.
 MAX_JSON_DEPTH = 32
-# Longest string anywhere in a body. The longest declared text field is a path (twin_state_dir): Linux PATH_MAX
-# is 4096 bytes. Per-field max_length is usually far tighter.
+# Longest string anywhere in a body. The longest legitimate text is a path: Linux PATH_MAX is 4096 bytes.
+# Per-field max_length is usually far tighter.
 MAX_STRING_LENGTH = 4096
 # Longest query parameter value (filters, search, ordering): names and descriptions are at most a few hundred.
 MAX_QUERY_VALUE_LENGTH = 1024

@@ -10,7 +10,29 @@ from django.db import models
 
 from .runs import RunStatus
 
-__all__ = ("RunRecord",)
+__all__ = ("Capability", "RunRecord")
+
+
+class Capability(models.Model):
+    """What a role may do: the ``common.<codename>`` permissions, one per capability. Groups in ``common.roles``
+    hold them; ``common.policy`` says which one each API operation and UI action needs; views check them
+    server-side. Unmanaged: no table, it only carries the permissions (moved here from ui, issue #28 point 1)."""
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        permissions = (
+            ("view_fabric_data", "Read inventory, intents, configs, reports, the twin and rollouts"),
+            ("operate_fabric", "Compile, validate, run the twin, run twin rollouts and canaries"),
+            ("edit_inventory", "Create, edit and build inventory (fabrics, racks, switches, cables)"),
+            ("edit_intents", "Create and edit intents (tenants, networks, RoCE classes)"),
+            ("approve_production_rollout", "Create, approve and start rollouts and change sets on production devices"),
+            ("manage_endpoints", "Create, edit and read device endpoints and their credentials"),
+            ("manage_users", "Create and edit users and their roles"),
+        )
+
+    def __str__(self) -> str:
+        return "capability"
 
 
 class RunRecord(models.Model):

@@ -1,6 +1,6 @@
 """The one authorisation policy: which capability every API operation and every UI action needs.
 
-Capabilities are the ``ui.<codename>`` permissions declared on ``ui.models.Capability`` and granted to the viewer /
+Capabilities are the ``common.<codename>`` permissions declared on ``common.models.Capability`` and granted to the viewer /
 operator / admin groups by ``common.roles``. This module owns the other half: the table from each API view and action
 to the capability it requires (``API_POLICY``), and the rollout rules the UI shares with the API
 (``ROLLOUT_ACTIONS``). ``PolicyPermission`` is DRF's DEFAULT_PERMISSION_CLASSES, so a view or action without an
@@ -32,7 +32,7 @@ from common.roles import (
 __all__ = (
     "API_POLICY", "ByTarget", "CapabilityAdminMixin", "PolicyPermission", "ROLLOUT_ACTIONS", "Rule",
     "rollout_capability", "rule_for_view", "user_has", "view_key",
-    # the capabilities (declared in ui.models.Capability, granted in common.roles), re-exported for policy users
+    # the capabilities (declared in common.models.Capability, granted in common.roles), re-exported for policy users
     "APPROVE_PRODUCTION", "EDIT_INTENTS", "EDIT_INVENTORY", "MANAGE_ENDPOINTS", "MANAGE_USERS", "OPERATE", "VIEW",
 )
 

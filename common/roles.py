@@ -2,7 +2,7 @@
 twin; admin also touches production (creates, approves and starts production rollouts), device endpoints and users.
 
 ``roles_ensure()`` creates or repairs the three groups (idempotent); it runs after every migrate and from
-``manage.py ui_roles``. Views check single permissions (``ui.<codename>``), never group names, so a site can
+``manage.py ui_roles``. Views check single permissions (``common.<codename>``), never group names, so a site can
 grant a capability to its own groups too. Which capability each UI action and API operation needs is decided
 in one place, ``common.policy`` (docs/security.md).
 """
@@ -14,10 +14,9 @@ from django.contrib.auth.management import create_permissions
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
-# The capabilities are the permissions declared on ui.models.Capability (an unmanaged model, no table), named by
-# app label only, so the kernel imports no app. Moving that model here renames every ``ui.<codename>`` (the
-# permission rows' content type and the templates' ``perms.ui.*``): not done yet (docs/architecture.md).
-CAPABILITY_APP = "ui"
+# The capabilities are the permissions declared on common.models.Capability (an unmanaged model, no table); ui
+# migration 0007 moved the rows that were ``ui.<codename>`` here, keeping every group's and user's grants.
+CAPABILITY_APP = "common"
 
 VIEW = "view_fabric_data"
 OPERATE = "operate_fabric"
@@ -50,7 +49,7 @@ def capability_refusal(codename: str, action: str = "do this") -> str:
 
 
 def perm(codename: str) -> str:
-    """The full permission name a user is checked against, e.g. ``ui.operate_fabric``."""
+    """The full permission name a user is checked against, e.g. ``common.operate_fabric``."""
     return f"{CAPABILITY_APP}.{codename}"
 
 

@@ -48,3 +48,18 @@ class DiffTargetChoices(models.TextChoices):
     DEVICE = "device", "The production device (what a production rollout deployed)"
     TWIN = "twin", "The running twin (the compile each twin switch runs)"
     COMPILE = "compile", "The last successful compile"
+
+
+class DeployedTargetChoices(models.TextChoices):
+    """Where a DeployedConfig row's config runs (the same words as DiffTargetChoices.DEVICE / TWIN)."""
+
+    DEVICE = "device", "A production device (a production rollout deployed it, or marked by hand)"
+    TWIN = "twin", "A switch of a running twin (booted, or a twin rollout pushed it)"
+
+
+class DeployedSourceChoices(models.TextChoices):
+    """How a twin switch came to run its config (``DeployedConfig.source`` of a twin row)."""
+
+    BOOT = "boot", "Booted from the compile"
+    ROLLOUT = "rollout", "Pushed by a rollout"
+    ROLLBACK = "rollback", "Restored by a rollout's rollback"

@@ -12,12 +12,10 @@ from compiler.allocate import allocate
 from compiler.errors import FieldError, InputError
 from compiler.natural import natural_key
 from inventory.models import NicPort, Server, Switch
-from twins.choices import TWIN_RUNNING, TwinEngineChoices
-from twins.models import Twin
 from validators.context import ValidationInput
 
 from .adapters import allocation_rows, fabric_snapshot, intent_snapshot
-from .choices import AllocationKindChoices, DiffTargetChoices
+from .choices import AllocationKindChoices, DeployedTargetChoices, DiffTargetChoices
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 
 
@@ -122,16 +120,19 @@ def diff_baselines(*, fabric_intent: FabricIntent, target: str = DiffTargetChoic
                    platforms=None) -> dict[tuple[str, str], DiffBaseline]:
     """(hostname, platform) -> what a config is compared with: what the TARGET runs, labelled so.
 
-    ``device``: the config a production rollout deployed (``DeployedConfig``); ``twin``: the compile run each
-    switch of the intent's running twin runs now (``twins.Twin.switch_configs``, followed after every push;
-    the twin runs that run's frr rendering, other platforms show that run's file); ``compile``: the last
+    ``device``: the config a production rollout deployed (``DeployedConfig`` rows of target device); ``twin``: the
+    compile run each switch of the intent's running twin runs now (its ``DeployedConfig`` rows of target twin,
+    intents/deployed.py: they exist while the twin runs and follow every push; the twin runs that run's frr
+    rendering, other platforms show that run's file); ``compile``: the last
     successful compile; ``auto`` (default): device where one was deployed, else twin, else last compile.
     Keys absent from the result have nothing to compare with. Four queries whatever the fabric size."""
     if target not in DiffTargetChoices.values:
         raise InputError(FieldError("target", target, f"one of {', '.join(DiffTargetChoices.values)}"))
-    twin = (Twin.objects.filter(fabric_intent=fabric_intent, engine=TwinEngineChoices.NETNS, status__in=TWIN_RUNNING).first()
-            if target in (DiffTargetChoices.AUTO, DiffTargetChoices.TWIN) else None)
-    if target == DiffTargetChoices.TWIN and twin is None:
+    # hostname -> the compile run that switch of the running twin runs (None: files from no compile run)
+    twin_runs = (dict(DeployedConfig.objects.filter(fabric_intent=fabric_intent, target=DeployedTargetChoices.TWIN)
+                      .values_list("hostname", "device_config__run_id"))
+                 if target in (DiffTargetChoices.AUTO, DiffTargetChoices.TWIN) else {})
+    if target == DiffTargetChoices.TWIN and not twin_runs:
         raise InputError(FieldError("target", target, f"no running twin of {fabric_intent.name}: start it, or "
                                                       "compare with device or compile"))
 
@@ -148,18 +149,18 @@ def diff_baselines(*, fabric_intent: FabricIntent, target: str = DiffTargetChoic
         for config in narrowed(DeviceConfig.objects.filter(run=latest) if latest else DeviceConfig.objects.none()):
             baselines[(config.hostname, config.platform)] = DiffBaseline(
                 config, DiffTargetChoices.COMPILE, f"diff vs last compile (#{config.run_id})")
-    if twin is not None:
-        runs = {host: entry.get("compile_run") for host, entry in (twin.switch_configs or {}).items()}
-        rows = narrowed(DeviceConfig.objects.filter(run_id__in={run for run in runs.values() if run},
-                                                    hostname__in=list(runs)))
+    if twin_runs:
+        rows = narrowed(DeviceConfig.objects.filter(run_id__in={run for run in twin_runs.values() if run},
+                                                    hostname__in=list(twin_runs)))
         for config in rows:
-            if runs.get(config.hostname) != config.run_id:
+            if twin_runs.get(config.hostname) != config.run_id:
                 continue
             runs_as = "" if config.platform == "frr" else "; the twin runs its frr rendering"
             baselines[(config.hostname, config.platform)] = DiffBaseline(
                 config, DiffTargetChoices.TWIN, f"diff vs twin (running compile #{config.run_id}{runs_as})")
     if target in (DiffTargetChoices.AUTO, DiffTargetChoices.DEVICE):
-        deployed = narrowed(DeployedConfig.objects.filter(fabric_intent=fabric_intent)).select_related("device_config")
+        deployed = narrowed(DeployedConfig.objects.filter(
+            fabric_intent=fabric_intent, target=DeployedTargetChoices.DEVICE)).select_related("device_config")
         for row in deployed:
             by = f"rollout #{row.deployed_by_rollout}" if row.deployed_by_rollout else "hand (mark deployed)"
             baselines[(row.hostname, row.platform)] = DiffBaseline(

@@ -39,7 +39,7 @@ from inventory.adapters import inventory_snapshot
 from inventory.models import Fabric, NicPort, Switch
 
 from .adapters import allocation_rows, carried_blocks, fabric_snapshot, snapshot_sha256
-from .choices import AllocationKindChoices, DiffTargetChoices
+from .choices import AllocationKindChoices, DeployedTargetChoices, DiffTargetChoices
 from .constants import ROCE_DEFAULT_CLASSES
 from .models import Allocation, CompileRun, DeployedConfig, DeviceConfig, FabricIntent, Network, RoceClass, Tenant
 from .models.fabric import POOL_FIELDS, free_prefix, pool_prefix
@@ -352,8 +352,8 @@ def device_configs_mark_deployed(*, run: CompileRun, devices: Iterable[str] | No
     count = 0
     for config in configs.only("id", "hostname", "platform"):
         DeployedConfig.objects.update_or_create(
-            fabric_intent_id=run.fabric_intent_id, hostname=config.hostname, platform=config.platform,
-            defaults={"device_config": config, "deployed_by_rollout": rollout_id})
+            fabric_intent_id=run.fabric_intent_id, target=DeployedTargetChoices.DEVICE, hostname=config.hostname,
+            platform=config.platform, defaults={"device_config": config, "deployed_by_rollout": rollout_id})
         count += 1
     return count
 

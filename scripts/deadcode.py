@@ -44,7 +44,7 @@ ENTRY_POINT_NAMES = [
     "use_pk_only_optimization",  # DRF: RelatedField asks it before reading the related object
     "*Extension", "map_serializer_field",  # drf-spectacular: extensions register by subclassing, called by it
     "*Middleware", "*Backend", "*Pagination", "*Filter", "*FilterBackend", "*JSONParser", "*_hook",  # settings
-    "Capability",  # ui.models: an unmanaged model that only carries the role permissions
+    "Capability",  # common.models: an unmanaged model that only carries the role permissions
     "log_message",  # http.server: BaseHTTPRequestHandler calls it (test fakes silence it)
     "test_*", "pytest_*", "setup_*", "teardown*",  # pytest
 ]

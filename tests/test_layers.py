@@ -30,17 +30,9 @@ PURE = ("compiler", "validators", "labs")  # the engine packages: no web framewo
 FRAMEWORKS = ("django", "rest_framework", "celery", "drf_spectacular", "django_filters", "knox", "axes")
 DOORS = {"labs": frozenset({"twins"})}  # a package -> the only packages above it that may import it
 
-# (importing file, imported module) -> why it is still there. Only ever shrinks.
-DRIVER = ("the twin device driver pushes through labs.runtime itself; it is to become a twins adapter built "
-          "from the Twin handle (issue #28 point 3)")
-ALLOWED: dict[tuple[str, str], str] = {
-    ('changes/drivers/twin.py', 'labs'): DRIVER,
-    ('changes/drivers/twin.py', 'labs.frr_binaries'): DRIVER,
-    ('changes/drivers/twin.py', 'labs.node_configs'): DRIVER,
-    ('changes/drivers/twin.py', 'labs.shell'): DRIVER,
-    ('intents/selectors.py', 'twins.choices'): "intents reads the twin's switch configs and operations from twins (Twin.switch_configs)",
-    ('intents/selectors.py', 'twins.models'): "intents reads the twin's switch configs and operations from twins (Twin.switch_configs)",
-}
+# (importing file, imported module) -> why it is still there. Only ever shrinks; empty since issue #28 (the twin
+# driver reaches labs through twins.switch, intents reads twin switches' configs from its own DeployedConfig).
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

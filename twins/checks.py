@@ -24,7 +24,7 @@ from labs.topology import TwinNode
 from validators.findings import Report
 
 from .choices import TwinOperationKindChoices
-from .models import TwinOperation
+from .models import Twin, TwinOperation
 from .services import compile_result_for_run, installation_id
 
 # The live checks a rollout on the twin may name (changes.policy), each one labs.checks function or two.
@@ -73,14 +73,16 @@ def _rehearse(run: CompileRun, prefix: str, timeout_s: float):
     return rehearsal
 
 
-def twin_live_checks(*, prefix: str, state_dir: str | None, running: Callable[[str], Mapping[str, str]],
+def twin_live_checks(*, twin: Twin | None, running: Callable[[str], Mapping[str, str]],
                      names: list[str], report: Report, timeout_s: float) -> None:
-    """The live checks ``names`` (of ``TWIN_CHECKS``) on the running twin ``prefix``, expecting what each node
-    runs NOW (``running(hostname)``: its frr.conf and linux-plan.json, read through the rollout's driver), so a
-    network added by the change is expected too."""
-    state = runtime.TwinState.load(prefix, state_dir)
+    """The live checks ``names`` (of ``TWIN_CHECKS``) on the running ``twin``, expecting what each node runs NOW
+    (``running(hostname)``: its frr.conf and linux-plan.json, read through the rollout's driver), so a network
+    added by the change is expected too."""
+    if twin is None:
+        raise TwinError("no twin to check (the rollout's twin was deleted)")
+    state = runtime.TwinState.load(twin.prefix, twin.state_dir or None)
     if state is None:
-        raise TwinError(f"twin {prefix!r} is not running")
+        raise TwinError(f"twin {twin.prefix!r} is not running")
     topology = state.topology_obj()
     nodes = []
     for node in topology.nodes:
@@ -100,11 +102,11 @@ def twin_live_checks(*, prefix: str, state_dir: str | None, running: Callable[[s
         live.check_host_mtu(current, report)
 
 
-def twin_topology_roles_links(*, prefix: str, state_dir: str | None = None) -> dict:
+def twin_topology_roles_links(*, twin: Twin) -> dict:
     """Roles and links of a running twin's topology (what a rolling upgrade plans its waves over)."""
-    state = runtime.TwinState.load(prefix, state_dir)
+    state = runtime.TwinState.load(twin.prefix, twin.state_dir or None)
     if state is None:
-        raise InputError(FieldError("policy.twin_prefix", prefix, "no running twin with this prefix"))
+        raise InputError(FieldError("twin", twin.pk, f"twin {twin.prefix} is not running: no topology to plan over"))
     topology = state.topology_obj()
     return {"roles": {node.name: node.role for node in topology.nodes},
             "links": [[link.a_node, link.b_node] for link in topology.links]}

@@ -2,6 +2,8 @@
 
 from django.db import models
 
+from intents.choices import DeployedSourceChoices
+
 
 class TwinEngineChoices(models.TextChoices):
     NETNS = "netns", "Linux network namespaces + FRR (this machine)"
@@ -28,12 +30,8 @@ def twin_healthy(status: str) -> bool:
     return status == TwinStatusChoices.UP
 
 
-class TwinSwitchSourceChoices(models.TextChoices):
-    """How a twin switch came to run its config (``Twin.switch_configs[<hostname>]["source"]``)."""
-
-    BOOT = "boot", "Booted from the compile"
-    ROLLOUT = "rollout", "Pushed by a rollout"
-    ROLLBACK = "rollback", "Restored by a rollout's rollback"
+# How a twin switch came to run its config: the ``source`` of its intents.DeployedConfig row (one vocabulary).
+TwinSwitchSourceChoices = DeployedSourceChoices
 
 
 class InjectionKindChoices(models.TextChoices):

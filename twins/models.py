@@ -8,11 +8,12 @@ live-check report, the last fidelity comparison and what the twin cannot measure
 a ``TwinOperation`` records one requested operation (who, when, how long, its result or why it failed).
 """
 
-from django.db import models
+from django.db import models, transaction
 
 from common.models import RunRecord
+from intents.deployed import deployed_twin_clear
 
-from .choices import TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
+from .choices import TWIN_RUNNING, TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
 
 __all__ = ("Installation", "Twin", "TwinOperation")
 
@@ -47,11 +48,7 @@ class Twin(models.Model):
                                     related_name="twins",
                                     help_text="The compile every switch runs now (booted, or rolled out to every "
                                               "switch); empty while switches run different compiles "
-                                              "(switch_configs says which)")
-    switch_configs = models.JSONField(
-        default=dict, blank=True,
-        help_text="Per switch, what it runs now: {hostname: {compile_run, sha256, source (boot | rollout | "
-                  "rollback), rollout, at}}; written at boot and after every successful push or rollback")
+                                              "(its switches' intents.DeployedConfig rows say which)")
     started = models.DateTimeField(null=True, blank=True)
     converged = models.DateTimeField(null=True, blank=True)
     boot_s = models.FloatField(null=True, blank=True, help_text="Namespaces, cables, plans and daemons started")
@@ -80,6 +77,14 @@ class Twin(models.Model):
 
     def __str__(self) -> str:
         return f"twin {self.prefix} of {self.fabric_intent_id} ({self.engine}, {self.status})"
+
+    def save(self, *args, **kwargs):
+        # Whoever writes the row (service, admin, shell): a twin that does not run runs no config, so its switches'
+        # intents.DeployedConfig rows go with its running status, in the same transaction (intents/deployed.py).
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            if self.status not in TWIN_RUNNING:
+                deployed_twin_clear(twin_id=self.pk)
 
 
 class TwinOperation(RunRecord):

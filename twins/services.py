@@ -23,6 +23,7 @@ from common.runs import RunStatus, interrupted_error, run_execute, runner_id, ru
 from compiler.errors import FabricTwinError, FieldError, InputError, TwinError
 from compiler.paths import safe_join
 from compiler.render.frr import linux_ifname
+from intents.deployed import deployed_on_twin, deployed_twin_boot, deployed_twin_clear, deployed_twin_record
 from intents.models import CompileRun, DeviceConfig, FabricIntent
 from intents.selectors import compile_run_result, device_config_twin_source
 from intents.services import compile_run_create
@@ -184,8 +185,10 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
         # Never replace (nor mark failed) a running twin behind the operator's back.
         raise TwinError(f"twin {twin.prefix} of {fabric_intent.name} is running compile run #{twin.compile_run_id}; "
                         f"compile run #{run.pk} is a different fabric: run `twin down` first")
-    Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="",
-                                           runner=runner_id())  # a killed boot is reaped (common.runs)
+    with transaction.atomic():
+        Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.BOOTING, compile_run=run, error="",
+                                               runner=runner_id())  # a killed boot is reaped (common.runs)
+        deployed_twin_clear(twin_id=twin.pk)  # a booting twin runs nothing yet
     twin.refresh_from_db()
     try:
         state = runtime.up(topology, _state_dir(twin), installation=installation_id(), frr=frr)
@@ -197,7 +200,8 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     twin.boot_s = state.timings.get("boot_s")
     twin.switches, twin.hosts = len(state.node_netns), len(state.host_netns)
     twin.limitations = list(topology.extra.get("limitations", []))
-    twin.switch_configs = _boot_switch_configs(run, [node.name for node in topology.nodes])
+    deployed_twin_boot(fabric_intent_id=fabric_intent.pk, twin_id=twin.pk, run=run,
+                       hostnames=[node.name for node in topology.nodes])
     if "subset" in topology.extra:
         left_out = topology.extra["subset"]["left_out_leaves"]
         twin.limitations.append(f"subset boot ({subset}): {topology.extra['subset']['switches']} switches; left out "
@@ -223,39 +227,31 @@ def _require_same_subset(twin: Twin, subset: str) -> None:
                                      f"{shown(running_subset)}, not {shown(subset.strip())}: run `twin down` first")])
 
 
-def _boot_switch_configs(run: CompileRun, hostnames: list[str]) -> dict:
-    """Every booted switch runs ``run``'s frr rendering (sha256 as the compile stored it)."""
-    hashes = dict(DeviceConfig.objects.filter(run=run, platform="frr", hostname__in=hostnames)
-                  .values_list("hostname", "sha256"))
-    at = timezone.now().isoformat()
-    return {host: {"compile_run": run.pk, "sha256": hashes.get(host, ""), "source": TwinSwitchSourceChoices.BOOT,
-                   "rollout": None, "at": at} for host in hostnames}
-
-
 def _uniform_compile_run(switch_configs: Mapping[str, Mapping]) -> int | None:
     """The compile run every switch runs, or None while they differ (or one is unknown)."""
     runs = {entry.get("compile_run") for entry in switch_configs.values()}
     return runs.pop() if len(runs) == 1 else None
 
 
-def twin_switch_record(*, prefix: str, hostname: str, files: Mapping[str, str], sha256: str, source: str,
+def twin_switch_record(*, twin: Twin, hostname: str, files: Mapping[str, str], sha256: str, source: str,
                        compile_run_id: int | None = None, rollout_id: int | None = None,
-                       state_dir: str | None = None, runtime_state: bool = True) -> Twin | None:
+                       runtime_state: bool = True) -> Twin:
     """Record that twin switch ``hostname`` now runs ``files``: called after every SUCCESSFUL push or rollback
     (``changes.pipelines.canary``), never before nor after a failed one.
 
     Two records follow it: the runtime's state file (the node's ``frr_conf``/``linux_plan`` in the topology the
     live checks and fidelity derive their expectations from, and its digest; ``runtime_state=False`` leaves it
-    alone for a switch whose text did not change), and the ``Twin`` row's ``switch_configs`` (which compile run
-    and rollout each switch's config came from; ``compile_run`` is the run every switch runs, empty while they
-    differ). A rollback restores the compile run the switch ran before the push it undoes. Idempotent per rollout:
-    recording the same push again (a resumed rollout) changes nothing. Returns the Twin row, or None when no Twin
-    row has this prefix (a bare labs twin: only its state file follows)."""
+    alone for a switch whose text did not change), and the switch's ``intents.DeployedConfig`` row of the twin
+    (which compile run and rollout its config came from; the Twin's ``compile_run`` is the run every switch runs,
+    empty while they differ). A rollback restores the compile run the switch ran before the push it undoes. Idempotent per rollout:
+    recording the same push again (a resumed rollout) changes nothing. Returns the Twin row."""
     if source not in TwinSwitchSourceChoices.values:
         raise InputError(FieldError("source", source, f"one of {', '.join(TwinSwitchSourceChoices.values)}"))
+    if twin is None:
+        raise TwinError(f"{hostname}: no twin to record the push on (the rollout's twin was deleted)")
     with transaction.atomic():
-        twin = Twin.objects.select_for_update().filter(prefix=prefix).first()
-        current = ((twin.switch_configs or {}).get(hostname) or {}) if twin is not None else {}
+        twin = Twin.objects.select_for_update().get(pk=twin.pk)  # one recorder per twin at a time
+        current = deployed_on_twin(twin_id=twin.pk).get(hostname) or {}
         # A resumed rollout records the same switch again: the entry it wrote before is not what the switch ran
         # before the rollout, so it keeps the first record's "previous" (and a repeated rollback its compile).
         again = rollout_id is not None and (current.get("rollout"), current.get("source")) == (rollout_id, source)
@@ -270,13 +266,13 @@ def twin_switch_record(*, prefix: str, hostname: str, files: Mapping[str, str], 
             entry["compile_run"] = current.get("compile_run") if again else (current.get("previous") or {}).get(
                 "compile_run")
         if runtime_state:
-            _state_record_node(prefix, state_dir, hostname, files,
+            _state_record_node(twin.prefix, _state_dir(twin), hostname, files,
                                account=_own_config_account(entry["compile_run"], hostname, source))
-        if twin is None:
-            return None
-        twin.switch_configs = {**(twin.switch_configs or {}), hostname: entry}
-        twin.compile_run_id = _uniform_compile_run(twin.switch_configs)
-        twin.save(update_fields=["switch_configs", "compile_run", "updated"])
+        deployed_twin_record(fabric_intent_id=twin.fabric_intent_id, twin_id=twin.pk, hostname=hostname,
+                             compile_run_id=entry["compile_run"], sha256=sha256, source=source, rollout_id=rollout_id,
+                             previous=entry.get("previous"))
+        twin.compile_run_id = _uniform_compile_run(deployed_on_twin(twin_id=twin.pk))
+        twin.save(update_fields=["compile_run", "updated"])
         return twin
 
 
@@ -340,15 +336,14 @@ def _containerlab_up(twin: Twin, fabric_intent: FabricIntent, compile_run: Compi
 def _mark(twin: Twin, **fields) -> None:
     for name, value in fields.items():
         setattr(twin, name, value)
-    twin.save(update_fields=[*fields, "updated"])
+    twin.save(update_fields=[*fields, "updated"])  # a status that does not run clears its deployed rows (Twin.save)
 
 
 def _store_checks(twin: Twin, state, *, failover: bool) -> None:
     report, measured = checks.verify(state, failover=failover)
     # What the checks compared against: what each switch runs now (state file, followed by twin_switch_record).
     twin.last_report = {**report.as_dict(), "compile_run": twin.compile_run_id,
-                        "switch_compile_runs": {host: entry.get("compile_run")
-                                                for host, entry in sorted((twin.switch_configs or {}).items())}}
+                        "switch_compile_runs": _switch_compile_runs(twin)}
     twin.last_measured = {**measured, "kernel": state.kernel, "vrf_backend": state.vrf_backend}
     bgp = measured.get("bgp") or {}
     # A re-check of a long-running twin finds everything Established at its first look: that is only an upper
@@ -362,7 +357,7 @@ def _store_checks(twin: Twin, state, *, failover: bool) -> None:
     modelled = [item for item in twin.limitations if not item.startswith("twin.")]
     twin.limitations = modelled + skipped
     twin.status = TwinStatusChoices.UP if report.ok else TwinStatusChoices.DEGRADED
-    # Never the whole row: a rollout may have recorded a push (switch_configs) while the checks ran.
+    # Never the whole row: a rollout may have recorded a push (compile_run) while the checks ran.
     twin.save(update_fields=["last_report", "last_measured", "converge_s", "converged", "rss_mb", "limitations",
                              "status", "updated"])
 
@@ -381,7 +376,7 @@ def twin_status(*, twin: Twin) -> dict:
     if not live["exists"]:
         status = TwinStatusChoices.FAILED if live.get("orphan_namespaces") else TwinStatusChoices.DOWN
         if twin.status != TwinStatusChoices.BOOTING and twin.status != status:
-            _mark(twin, status=status, **({"switch_configs": {}} if status == TwinStatusChoices.DOWN else {}))
+            _mark(twin, status=status)
     elif live["status"] == "up" and not live["healthy"] and twin.status == TwinStatusChoices.UP:
         _mark(twin, status=TwinStatusChoices.DEGRADED, error=f"dead daemons {live['dead_daemons']}, missing "
                                                              f"namespaces {live['missing_namespaces'][:5]}")
@@ -393,8 +388,7 @@ def twin_status(*, twin: Twin) -> dict:
             "healthy": twin_healthy(twin.status), "reason": twin_status_reason(twin=twin),
             "status_recorded": twin.status, "runtime_status": live.get("status"),
             "processes_alive": live.get("healthy"), "compile_run": twin.compile_run_id,
-            "switch_compile_runs": {host: entry.get("compile_run")
-                                    for host, entry in sorted((twin.switch_configs or {}).items())},
+            "switch_compile_runs": _switch_compile_runs(twin),
             "converge_s": twin.converge_s, "rss_mb": twin.rss_mb, "limitations": twin.limitations,
             "device_configs": device_configs}
 
@@ -418,12 +412,17 @@ def twin_status_reason(*, twin: Twin) -> str:
 
 def twin_runs_text(*, twin: Twin) -> str:
     """What the twin's switches run, in words: ``runs compile #12`` or ``switches run different compiles (...)``."""
-    if not twin.switch_configs:
+    runs = _switch_compile_runs(twin)
+    if not runs:
         return "runs nothing recorded" if twin.compile_run_id is None else f"booted compile #{twin.compile_run_id}"
     if twin.compile_run_id is not None:
         return f"runs compile #{twin.compile_run_id}"
-    runs = {host: entry.get("compile_run") for host, entry in sorted(twin.switch_configs.items())}
     return f"switches run different compiles ({_describe_runs(runs)})"
+
+
+def _switch_compile_runs(twin: Twin) -> dict[str, int | None]:
+    """Hostname -> the compile run that switch of the twin runs (intents.DeployedConfig rows of the twin)."""
+    return {host: entry["compile_run"] for host, entry in deployed_on_twin(twin_id=twin.pk).items()}
 
 
 def twin_down(*, twin: Twin, force: bool = False) -> dict:
@@ -435,13 +434,13 @@ def twin_down(*, twin: Twin, force: bool = False) -> dict:
         if topology is not None and twin.status in TWIN_RUNNING:
             containerlab.deploy(topology, destroy=True)
             summary["destroyed"] = True
-        _mark(twin, status=TwinStatusChoices.DOWN, switch_configs={})
+        _mark(twin, status=TwinStatusChoices.DOWN)
         return summary
     installation = installation_id()
     live = runtime.status(twin.prefix, _state_dir(twin), installation=installation)
     if not live["exists"] and not live.get("orphan_namespaces"):
         # Namespaces with this prefix that another installation owns (foreign_namespaces) are not ours to remove.
-        _mark(twin, status=TwinStatusChoices.DOWN, switch_configs={})
+        _mark(twin, status=TwinStatusChoices.DOWN)
         foreign = live.get("foreign_namespaces")
         return {"prefix": twin.prefix, "already_down": True, **({"left_alone": foreign} if foreign else {})}
     _require_twin_host()
@@ -452,7 +451,7 @@ def twin_down(*, twin: Twin, force: bool = False) -> dict:
     except FabricTwinError as error:
         _mark(twin, status=TwinStatusChoices.FAILED, error=f"down: {error}")
         raise
-    _mark(twin, status=TwinStatusChoices.DOWN, error="", switch_configs={})
+    _mark(twin, status=TwinStatusChoices.DOWN, error="")
     return summary
 
 
@@ -524,7 +523,7 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
     twin.refresh_from_db()  # the compile the switches run now (a rollout may have moved them since)
     state = _runtime_state(twin)
     if twin.compile_run is None:
-        runs = {host: entry.get("compile_run") for host, entry in sorted((twin.switch_configs or {}).items())}
+        runs = _switch_compile_runs(twin)
         raise TwinError(f"twin {twin.prefix}: its switches run different compiles ({_describe_runs(runs)}); fidelity "
                         "compares one compile: finish or roll back the rollout, or `twin up` again")
     result = compile_result_for_run(run=twin.compile_run)

@@ -1,40 +1,15 @@
-"""Celery tasks of the twins app: thin, load by id and call the service (eager unless a broker is set)."""
+"""The one Celery task of the twins app: execute a recorded twin operation (``TwinOperation``), loaded by id
+(eager unless a broker is set). Every twin action is a recorded operation (issue #28): the four unrecorded
+tasks (``twins.up|check|inject|fidelity``) are gone; a worker's direct use records an operation first
+(``twins.services.twin_operation_create``) and sends its id here.
+"""
 
 from celery import shared_task
 
 from common.runs import ACTIVE, run_start
-from intents.models import FabricIntent
 
 from . import services
 from .models import TwinOperation
-from .selectors import twin_get
-
-
-def _summary(twin) -> dict:
-    return {"twin": twin.pk, "prefix": twin.prefix, "status": twin.status, "converge_s": twin.converge_s,
-            "rss_mb": twin.rss_mb}
-
-
-@shared_task(name="twins.up")
-def twin_up_task(fabric_intent_id: int, engine: str = "netns", failover: bool = False) -> dict:
-    fabric_intent = FabricIntent.objects.get(pk=fabric_intent_id)
-    return _summary(services.twin_up(fabric_intent=fabric_intent, engine=engine, failover=failover))
-
-
-@shared_task(name="twins.check")
-def twin_check_task(twin_id: int, failover: bool = False) -> dict:
-    return _summary(services.twin_check(twin=twin_get(twin_id=twin_id), failover=failover))
-
-
-@shared_task(name="twins.inject")
-def twin_inject_task(twin_id: int, kind: str = "link", target: str | None = None) -> dict:
-    return services.twin_inject(twin=twin_get(twin_id=twin_id), kind=kind, target=target)
-
-
-@shared_task(name="twins.fidelity")
-def twin_fidelity_task(twin_id: int, n_minus_1: str = "sample") -> dict:
-    result = services.twin_fidelity(twin=twin_get(twin_id=twin_id), n_minus_1=n_minus_1)
-    return {"twin": twin_id, "disagreements": result["disagreements"], "agreed_failures": result["agreed_failures"]}
 
 
 @shared_task(name="twins.twin_operation_execute", acks_late=True)

@@ -1,4 +1,4 @@
-"""Users and groups in /admin/ follow the roles: only a user holding ``ui.manage_users`` (the admin role) may see or
+"""Users and groups in /admin/ follow the roles: only a user holding ``common.manage_users`` (the admin role) may see or
 change them (Django's own per-model permissions are not granted to our groups; common.policy decides)."""
 
 from django.contrib import admin

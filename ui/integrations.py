@@ -256,18 +256,17 @@ def rollout_create(data, *, user=None):
         run = compile_run_latest(fabric_intent=intent)
         if run is None:
             raise InputError(FieldError("intent", intent.name, "never compiled: compile it first"))
-        prefix = ""
+        twin = None
         if target == RolloutTargetChoices.TWIN:
             twin = twin_of(fabric_intent=intent)
             if twin is None or twin.status not in (TwinStatusChoices.UP, TwinStatusChoices.DEGRADED):
                 raise InputError(FieldError("target", target, f"the twin of {intent.name} is not "
                                                                          "running: start it on the Twin page"))
-            prefix = twin.prefix
         change_set = change_services.changeset_create_from_compile_run(
-            compile_run_id=run.pk, target=target, twin_prefix=prefix, user=user)
+            compile_run_id=run.pk, target=target, twin=twin, user=user)
         return change_services.rollout_create(
             name=f"{intent.name} canary → {target} (compile #{run.pk})", kind=RolloutKindChoices.CANARY_PUSH, target=target,
-            policy={"twin_prefix": prefix} if prefix else {}, change_set=change_set, user=user)
+            change_set=change_set, twin=twin, user=user)
     except FabricTwinError as error:
         return error
 

@@ -7,10 +7,11 @@ from rest_framework import serializers
 
 from common.api import BriefModelSerializer, BriefRelatedField
 from common.redaction import redact
+from twins.models import Twin
 
 from ..choices import RolloutKindChoices, RolloutTargetChoices
 from ..models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
-from ..policy import KNOWN_CHECKS, RolloutPolicy
+from ..policy import KNOWN_CHECKS, RETIRED_KEYS, RolloutPolicy
 from ..selectors import twin_target_for_intent
 
 _HOSTNAMES = {"type": "array", "items": {"type": "string"}}
@@ -30,7 +31,7 @@ _POLICY_TYPES = {
 
 def _policy_schema() -> dict:
     """The rollout policy object, field by field from the RolloutPolicy dataclass with its defaults and docs."""
-    defaults = {**RolloutPolicy.defaults_json(), "twin_prefix": None, "twin_state_dir": None}
+    defaults = RolloutPolicy.defaults_json()
     properties = {}
     for spec in dataclass_fields(RolloutPolicy):
         shape = dict(_POLICY_TYPES[str(spec.type)])
@@ -66,7 +67,15 @@ class ChangeSetSerializer(BriefModelSerializer):
 
     class Meta:
         model = ChangeSet
-        fields = ("id", "name", "fabric_name", "compile_run_id", "created_by", "created_at", "devices")
+        fields = ("id", "name", "fabric_name", "compile_run_id", "twin", "created_by", "created_at", "devices")
+
+
+def _retired_fields(data) -> None:
+    """A twin is named by its Twin id (or fabric intent) only, never by prefix or path (issue #28 point 3): the
+    old fields are refused by name instead of being silently ignored."""
+    given = sorted(key for key in RETIRED_KEYS if isinstance(data, dict) and key in data)
+    if given:
+        raise serializers.ValidationError({key: [RETIRED_KEYS[key]] for key in given})
 
 
 class ChangeSetCreateSerializer(serializers.Serializer):
@@ -74,18 +83,18 @@ class ChangeSetCreateSerializer(serializers.Serializer):
     fabric_intent = serializers.CharField(
         required=False, max_length=100,
         help_text="twin target by name: the intent's running twin and latest successful compile run (instead of "
-                  "compile_run and twin_prefix)")
+                  "compile_run and twin)")
+    twin = serializers.PrimaryKeyRelatedField(queryset=Twin.objects.all(), required=False, allow_null=True,
+                                              default=None, help_text="twin target: the Twin (id) to read and push")
     target = serializers.ChoiceField(choices=RolloutTargetChoices.choices)
     # Bounded by the column it is stored in: a longer name was a database error (500), not a 400.
     name = serializers.CharField(required=False, allow_blank=True, default="",
                                  max_length=ChangeSet._meta.get_field("name").max_length)
-    twin_prefix = serializers.CharField(required=False, allow_blank=True, default="")
-    twin_state_dir = serializers.CharField(required=False, allow_blank=True, default="")
 
     def validate(self, attrs):
-        if attrs.get("fabric_intent") and attrs["target"] == RolloutTargetChoices.TWIN and not attrs["twin_prefix"]:
-            twin, run = twin_target_for_intent(fabric_intent=attrs["fabric_intent"])
-            attrs["twin_prefix"], attrs["twin_state_dir"] = twin.prefix, attrs["twin_state_dir"] or twin.state_dir
+        _retired_fields(self.initial_data)
+        if attrs.get("fabric_intent") and attrs["target"] == RolloutTargetChoices.TWIN and attrs["twin"] is None:
+            attrs["twin"], run = twin_target_for_intent(fabric_intent=attrs["fabric_intent"])
             attrs.setdefault("compile_run", run)
         if attrs.get("compile_run") is None:
             raise serializers.ValidationError({"compile_run": ["give compile_run, or fabric_intent for a twin"]})
@@ -100,7 +109,7 @@ class RolloutSerializer(BriefModelSerializer):
 
     class Meta:
         model = Rollout
-        fields = ("id", "name", "kind", "target", "state", "change_set", "policy", "plan", "report", "started_by",
+        fields = ("id", "name", "kind", "target", "state", "change_set", "twin", "policy", "plan", "report", "started_by",
                   "approved_by", "approved_at", "created_at", "started_at", "finished_at", "error")
         read_only_fields = fields
 
@@ -130,15 +139,18 @@ class RolloutCreateSerializer(serializers.Serializer):
     change_set = BriefRelatedField(queryset=ChangeSet.objects.all(), required=False, allow_null=True)
     policy = RolloutPolicyField(required=False, default=dict)
     topology = serializers.DictField(required=False, allow_null=True, default=None)
+    twin = serializers.PrimaryKeyRelatedField(queryset=Twin.objects.all(), required=False, allow_null=True,
+                                              default=None,
+                                              help_text="twin target: the Twin (id) it pushes to; default: the twin "
+                                                        "its change set was read from")
     fabric_intent = serializers.CharField(required=False, max_length=100,
-                                          help_text="twin target by name: policy.twin_prefix is the intent's running twin")
+                                          help_text="twin target by name: the twin is the intent's running twin")
 
     def validate(self, attrs):
+        _retired_fields(self.initial_data)
         name = attrs.pop("fabric_intent", None)
-        if name and attrs["target"] == RolloutTargetChoices.TWIN and not attrs["policy"].get("twin_prefix"):
-            twin, _ = twin_target_for_intent(fabric_intent=name)
-            attrs["policy"] = {**attrs["policy"], "twin_prefix": twin.prefix,
-                               **({"twin_state_dir": twin.state_dir} if twin.state_dir else {})}
+        if name and attrs["target"] == RolloutTargetChoices.TWIN and attrs["twin"] is None:
+            attrs["twin"], _ = twin_target_for_intent(fabric_intent=name)
         return attrs
 
 

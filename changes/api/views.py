@@ -29,7 +29,7 @@ from .serializers import (
 
 
 class ChangeSetViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = ChangeSet.objects.select_related("created_by").prefetch_related("devices")
+    queryset = ChangeSet.objects.select_related("created_by", "twin").prefetch_related("devices")
     serializer_class = ChangeSetSerializer
 
     @extend_schema(request=ChangeSetCreateSerializer, responses=ChangeSetSerializer)
@@ -39,7 +39,7 @@ class ChangeSetViewSet(viewsets.ReadOnlyModelViewSet):
         data = serializer.validated_data
         change_set = services.changeset_create_from_compile_run(
             compile_run_id=data["compile_run"], target=data["target"], name=data["name"],
-            twin_prefix=data["twin_prefix"], twin_state_dir=data["twin_state_dir"] or None, user=request.user)
+            twin=data["twin"], user=request.user)
         return Response(ChangeSetSerializer(change_set, context={"request": request}).data,
                         status=status.HTTP_201_CREATED)
 

@@ -1,8 +1,9 @@
 """The live twin (labs.runtime: one netns + zebra/bgpd per switch) behind the DeviceDriver interface.
 
 A thin adapter: what touches the twin (namespaces, the Linux plan delta, FRR files and reloads, daemon restarts)
-is public ``labs.runtime``; this module adds what a device driver means on top of it (candidate/compare/commit,
-the push guard, drift, drain, staged versions, health).
+is one switch of the twin, ``twins.switch.TwinSwitch`` (the twins app is the one door to labs/; a rollout builds
+it from its Twin row); this module adds what a device driver means on top of it (candidate/compare/commit, the
+push guard, drift, drain, staged versions, health).
 
 A node's config is its two rendered files: ``frr.conf`` and ``linux-plan.json``. Commit applies them for real:
 the Linux plan delta (bridges + VXLAN devices, port MTUs/addresses, loopbacks) with ``ip``/``bridge`` in the
@@ -30,11 +31,8 @@ import json
 import re
 import time
 
-from compiler.errors import DriverError, TwinError
-from labs import ownership, runtime
-from labs.frr_binaries import active_frr
-from labs.node_configs import STATIC_PLAN_KEYS
-from labs.shell import run
+from compiler.errors import DriverError
+from twins.switch import STATIC_PLAN_KEYS, TwinSwitch, frr_conf_without_twin_lines
 
 from ..credentials import secret_refs_resolve
 from ..guard import DRAIN_ROUTE_MAP, push_guard
@@ -49,7 +47,7 @@ _ROUTER_BGP = re.compile(r"^router bgp (\d+)\s*$", re.MULTILINE)
 def normalize_frr_conf(text: str) -> str:
     """Drop what the twin runtime adds to every config (``runtime.twin_frr_conf``: the NHG workaround, netns lines
     of VRFs) and trailing blanks: two configs that differ only there are the same config to the twin."""
-    return runtime.strip_twin_lines(text)
+    return frr_conf_without_twin_lines(text)
 
 
 def normalize_plan(text: str) -> str:
@@ -76,48 +74,29 @@ def twin_files_normalized(files: ConfigFiles) -> ConfigFiles:
 
 
 class TwinDriver(DeviceDriver):
-    def __init__(self, prefix: str, hostname: str, state_dir: str | None = None):
-        # Both become file paths under /etc/frr written as root: refuse anything that is not a plain name.
-        try:
-            self.netns = runtime.node_namespace(prefix, hostname)
-        except TwinError:
-            raise DriverError(f"twin driver: prefix={prefix!r} / hostname={hostname!r} are not plain names") from None
-        self.prefix = prefix
-        self.hostname = hostname
-        self.state_dir = state_dir
-        self.etc = runtime.ETC_FRR / self.netns
+    def __init__(self, prefix: str, hostname: str, state_dir: str | None = None, *, switch: TwinSwitch | None = None):
+        self.switch = switch or TwinSwitch(prefix, hostname, state_dir)  # refuses names that are not plain
+        self.prefix, self.hostname, self.state_dir = self.switch.prefix, self.switch.hostname, self.switch.state_dir
+        self.netns = self.switch.netns
+        self.etc = self.switch.etc
         self._candidate: ConfigFiles | None = None
+
+    @classmethod
+    def of(cls, switch: TwinSwitch) -> TwinDriver:
+        """The driver of one switch of a twin (``TwinSwitch.of(twin, hostname)``: built from the Twin row)."""
+        return cls(switch.prefix, switch.hostname, switch.state_dir, switch=switch)
 
     def __repr__(self) -> str:
         return f"TwinDriver({self.prefix!r}, {self.hostname!r})"
 
     # --------------------------------------------------------------------------------------------- state
 
-    def _state(self) -> runtime.TwinState:
-        state = runtime.TwinState.load(self.prefix, self.state_dir)
-        if state is None:
-            raise DriverError(f"{self.hostname}: twin {self.prefix!r} is not running (no state file)")
-        if self.hostname not in state.node_netns:
-            raise DriverError(f"{self.hostname}: not a switch of twin {self.prefix!r}")
-        if not ownership.is_owned(self.netns, state.installation):
-            # The state file's installation must own the namespace the driver is about to configure.
-            raise DriverError(f"{self.hostname}: namespace {ownership.describe_owner(self.netns)} is not owned by "
-                              f"installation {state.installation or 'unknown'} of twin {self.prefix!r}; not touched")
-        return state
-
-    def _boot_node(self):
-        return self._state().topology_obj().nodes_by_name[self.hostname]
+    def _state(self):
+        """The twin's runtime state, once the twin runs, the switch is one of it and our installation owns it."""
+        return self.switch.state()
 
     def _vtysh(self, *commands: str, check: bool = True) -> str:
-        self._state()  # loading the twin's state selects the FRR it runs (labs.frr_binaries): its own vtysh
-        args = [active_frr().vtysh, "-N", self.netns]
-        for command in commands:
-            args += ["-c", command]
-        try:
-            result = run(args, check=check, timeout=60)
-        except TwinError as exc:
-            raise DriverError(f"{self.hostname}: {exc}") from exc
-        return result.stdout
+        return self.switch.vtysh(*commands, check=check)
 
     def _vtysh_json(self, command: str) -> dict:
         output = self._vtysh(command)
@@ -148,7 +127,7 @@ class TwinDriver(DeviceDriver):
         applied = self.etc / "ft-linux-plan.json"
         if applied.exists():
             return json.loads(applied.read_text())
-        return self._boot_node().linux_plan
+        return self.switch.boot_plan()
 
     def get_running_config(self) -> ConfigFiles:
         """The deployed files, checked against the live node: if FRR's running config changed since our last
@@ -169,7 +148,7 @@ class TwinDriver(DeviceDriver):
         elif _sha256(live := self._vtysh("show running-config")) != recorded.read_text().strip():
             frr_conf = frr_comparable(normalize_frr_conf(live))  # someone used vtysh since our last commit
         plan = self._applied_plan()
-        existing = set(runtime.device_locations(self._state(), self.hostname))
+        existing = self.switch.device_names()
         plan = {**plan, "bridges": [bridge for bridge in plan.get("bridges", []) if bridge["name"] in existing
                                     and (not bridge.get("vxlan") or bridge["vxlan"]["name"] in existing)]}
         return {"frr.conf": frr_conf, "linux-plan.json": json.dumps(plan, indent=2, sort_keys=True) + "\n"}
@@ -202,15 +181,9 @@ class TwinDriver(DeviceDriver):
 
     def _apply(self, candidate: ConfigFiles) -> None:
         new_plan = json.loads(candidate["linux-plan.json"])
-        try:
-            runtime.apply_plan_delta(self._state(), self.hostname, self._applied_plan(), new_plan)
-        except TwinError as exc:
-            raise DriverError(f"{self.hostname}: applying the Linux plan failed: {exc}") from exc
+        self.switch.apply_plan_delta(self._applied_plan(), new_plan)
         self._write_etc("ft-linux-plan.json", json.dumps(new_plan, indent=2, sort_keys=True) + "\n")
-        try:
-            runtime.reload_frr_config(self._state(), self.hostname, candidate["frr.conf"])
-        except TwinError as exc:
-            raise DriverError(f"{self.hostname}: {exc}") from exc
+        self.switch.reload_frr_config(candidate["frr.conf"])
         if self.is_drained():
             self._apply_drain()  # a replace must not silently undrain a node that is in maintenance
         self._record_live()
@@ -237,7 +210,7 @@ class TwinDriver(DeviceDriver):
         self._apply(self._candidate)  # not guarded: the config the node ran before, management and drain included
 
     def _write_etc(self, name: str, text: str) -> None:
-        runtime.write_frr_file(self.netns, name, text)
+        self.switch.write_file(name, text)
 
     # --------------------------------------------------------------------------------------------- drain
 
@@ -288,17 +261,11 @@ class TwinDriver(DeviceDriver):
     def transit_routes_via_me(self) -> int:
         """Routes on the neighbouring switches that still forward through this node to somewhere else: 0 once a
         drain has moved the traffic away. Own prefixes (loopbacks, link subnets) are not transit."""
-        state = self._state()
-        topology = state.topology_obj()
         plan = self._applied_plan()
         own = {address.split("/")[0] for address in plan.get("loopback_addresses", [])}
         my_addresses = {port["address"].split("/")[0] for port in plan.get("links", []) if port.get("address")}
-        neighbours = {link.b_node for link in topology.links if link.a_node == self.hostname}
-        neighbours |= {link.a_node for link in topology.links if link.b_node == self.hostname}
         count = 0
-        for neighbour in sorted(neighbours):
-            routes = json.loads(run(["ip", "-n", state.node_netns[neighbour], "-j", "route", "show", "proto", "bgp"],
-                                    timeout=30).stdout or "[]")
+        for routes in self.switch.neighbours_bgp_routes().values():
             for route in routes:
                 if route.get("dst", "").split("/")[0] in own:
                     continue
@@ -320,19 +287,12 @@ class TwinDriver(DeviceDriver):
 
     def reboot(self) -> None:
         """Restart zebra + bgpd of this node; the staged version becomes the running one."""
-        state = self._state()
-        try:
-            pids = runtime.restart_daemons(state, self.hostname)
-        except TwinError as exc:
-            raise DriverError(f"{self.hostname}: {exc}") from exc
+        self._state()  # the twin runs and this installation owns the switch, before anything is read or restarted
         # frr.conf and the drain in ONE load, so sessions never come up undrained.
         combined = (self.etc / "frr.conf").read_text()
         if self.is_drained():
             combined += "\n" + (self.etc / "ft-drain.conf").read_text()
-        loaded = runtime.vtysh_load(self.netns, combined)
-        if loaded.returncode != 0:
-            raise DriverError(f"{self.hostname}: config load after restart failed: {loaded.stdout[-500:]}")
-        runtime.record_daemon_pids(state, self.hostname, pids)
+        self.switch.restart(combined)
         staged = self.etc / "ft-version.staged"
         if staged.exists():
             staged.replace(self.etc / "ft-version")

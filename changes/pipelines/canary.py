@@ -96,8 +96,7 @@ class CanaryPipeline:
         succeeded (twins.services.twin_switch_record); a push that raised never gets here."""
         if self.rollout.target != RolloutTargetChoices.TWIN:
             return
-        policy = self.rollout.policy
-        twin_switch_record(prefix=policy["twin_prefix"], state_dir=policy.get("twin_state_dir"), hostname=device,
+        twin_switch_record(twin=self.rollout.twin, hostname=device,
                            files=files, sha256=sha256, source=source, rollout_id=self.rollout.pk,
                            compile_run_id=self.rollout.change_set.compile_run_id, runtime_state=runtime_state)
 

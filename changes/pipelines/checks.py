@@ -90,8 +90,7 @@ def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
 
 def twin_checks(context, names: list[str], report: Report, timeout_s: float) -> None:
     """The live checks on the rollout's twin, expecting what each node runs now (read through its driver)."""
-    policy = context.rollout.policy
-    twin_live_checks(prefix=policy["twin_prefix"], state_dir=policy.get("twin_state_dir"),
+    twin_live_checks(twin=context.rollout.twin,
                      running=lambda hostname: context.driver(hostname).get_running_config(), names=names,
                      report=report, timeout_s=timeout_s)
 

@@ -47,9 +47,8 @@ class RolloutContext:
     # --------------------------------------------------------------------------------------------- devices
 
     def _default_driver(self, hostname: str) -> DeviceDriver:
-        policy = self.rollout.policy
         if self.rollout.target == RolloutTargetChoices.TWIN:
-            return driver_for_twin(policy["twin_prefix"], hostname, policy.get("twin_state_dir"))
+            return driver_for_twin(self.rollout.twin, hostname)
         endpoint = DeviceEndpoint.objects.filter(hostname=hostname).first()
         if endpoint is None:
             raise DriverError(f"{hostname}: no DeviceEndpoint (address/credentials) for this production device")
@@ -153,7 +152,7 @@ def rollout_execute(*, rollout_id: int, owner: str, driver_factory=None) -> str:
         return "busy"
     context = None
     try:
-        rollout = Rollout.objects.select_related("change_set").get(pk=rollout_id)
+        rollout = Rollout.objects.select_related("change_set", "twin").get(pk=rollout_id)
         if rollout.state != State.RUNNING:
             return rollout.state
         recover_interrupted_steps(rollout, owner)

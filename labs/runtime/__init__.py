@@ -7,7 +7,7 @@ functions the ``manage.py twin`` command wraps:
     status(prefix, state_dir=None) -> dict
     down(prefix, state_dir=None, force=False) -> dict
 
-plus what a change on a running twin needs (``changes.drivers.twin`` is a thin adapter over these):
+plus what a change on a running twin needs (``twins.switch.TwinSwitch`` wraps these for the twin device driver):
 ``node_namespace``, ``apply_plan_delta``, ``reload_frr_config``, ``write_frr_file``, ``restart_daemons``,
 ``record_daemon_pids``, ``stop_daemon``.
 

@@ -47,16 +47,20 @@ def every_relation(db):
                                    gateway="10.10.0.1")
     intent_services.roce_defaults_apply(fabric_intent=intent)
     user = get_user_model().objects.create_user(username="brief-user")
+    twin = Twin.objects.create(fabric_intent=intent, prefix="brieftw")
     for index in range(2):  # two rows of each: a relation read per row shows as more queries (N+1)
         Allocation.objects.create(fabric_intent=intent, kind="loopback", key=f"leaf{index}", value=f"10.0.0.{index}")
         run = CompileRun.objects.create(fabric_intent=intent, status="succeeded")
         DeviceConfig.objects.create(run=run, hostname="leaf1", platform="eos", files={}, structured={},
                                     sha256="0" * 64)
         ValidationRun.objects.create(fabric_intent=intent, compile_run=run, status="succeeded")
-        change_set = ChangeSet.objects.create(name="cs", fabric_name="brief", compile_run_id=run.pk, created_by=user)
-        Rollout.objects.create(name="r", kind="config", target="twin", change_set=change_set, started_by=user)
+        change_set = ChangeSet.objects.create(name="cs", fabric_name="brief", compile_run_id=run.pk, created_by=user,
+                                              twin=twin)
+        Rollout.objects.create(name="r", kind="config", target="twin", change_set=change_set, started_by=user,
+                               twin=twin)
         DriftRecord.objects.create(hostname=f"leaf{index}", change_set=change_set)
-    twin = Twin.objects.create(fabric_intent=intent, prefix="brieftw", compile_run=run)
+    twin.compile_run = run
+    twin.save()
     for kind in ("up", "ping"):
         TwinOperation.objects.create(fabric="brief", kind=kind, twin=twin, prefix=twin.prefix, requested_by=user)
 

@@ -113,8 +113,8 @@ def test_one_query_permissions_equal_djangos(viewer, db):
         ours = PermissionsModelBackend().get_all_permissions(get_user_model().objects.get(pk=user.pk))
         django = ModelBackend().get_all_permissions(get_user_model().objects.get(pk=user.pk))
         assert ours == django
-    assert "ui.edit_inventory" in PermissionsModelBackend().get_all_permissions(viewer)
-    assert "ui.view_fabric_data" in PermissionsModelBackend().get_all_permissions(
+    assert "common.edit_inventory" in PermissionsModelBackend().get_all_permissions(viewer)
+    assert "common.view_fabric_data" in PermissionsModelBackend().get_all_permissions(
         get_user_model().objects.get(pk=viewer.pk))
 
 

@@ -177,10 +177,9 @@ def fuzz_world(db, monkeypatch) -> dict[str, int]:
                                         change_set=change_set, plan=plan, policy={}, error="device unreachable")
     Step.objects.create(rollout=from_shell, device=config.hostname, phase="push", result="failed",
                         output="connection refused")
-    change_services.rollout_create(name="fuzz", kind="canary_push", target="twin", change_set=change_set,
-                                   policy={"twin_prefix": "fuzz1"})
-    DriftRecord.objects.create(hostname=config.hostname, drifted=True, diff="-a\n+b\n", change_set=change_set)
     twin = twin_services.twin_get_or_create(fabric_intent=intent)
+    change_services.rollout_create(name="fuzz", kind="canary_push", target="twin", change_set=change_set, twin=twin)
+    DriftRecord.objects.create(hostname=config.hostname, drifted=True, diff="-a\n+b\n", change_set=change_set)
     operation = TwinOperation.objects.create(kind="ping", fabric=fabric.name, twin=twin, status="failed",
                                              error="no twin host")
     return {

@@ -8,8 +8,10 @@ from io import StringIO
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
+from twin_rows import twin_row
 
 from changes.models import Rollout
+from twins.models import Twin
 
 pytestmark = pytest.mark.django_db
 TOPOLOGY = {"roles": {"spine1": "spine", "spine2": "spine", "leaf1": "leaf", "leaf2": "leaf"},
@@ -59,7 +61,13 @@ def test_rollout_command_errors_name_the_field():
         _run("status", "424242")
     with pytest.raises(CommandError, match="compile_run=424242: no such compile run"):
         _run("create", "--name", "x", "--kind", "canary_push", "--target", "twin", "--compile-run", "424242",
-             "--policy", '{"twin_prefix": "ftx"}')
+             "--twin", str(twin_row().pk))
+    with pytest.raises(CommandError, match="--twin 424242: no twin with this id"):
+        _run("create", "--name", "x", "--kind", "canary_push", "--target", "twin", "--compile-run", "1",
+             "--twin", "424242")
+    with pytest.raises(CommandError, match="policy.twin_prefix=.*named by `twin`"):
+        _run("create", "--name", "x", "--kind", "rolling_upgrade", "--target", "twin", "--twin", str(
+            Twin.objects.get().pk), "--policy", '{"twin_prefix": "ftx", "target_version": "1"}')
 
 
 def test_admin_pages_render(client):

@@ -19,6 +19,7 @@ from changes.models import Step
 from changes.pipelines.runner import rollout_execute
 from compiler.clos import ClosParams, plan_clos
 from intents import services as intent_services
+from intents.deployed import deployed_on_twin
 from inventory.models import Fabric
 from inventory.services import inventory_persist
 from twins import services as twin_services
@@ -42,14 +43,13 @@ def test_new_vni_from_compile_run_rolls_out_on_the_twin(twin_required, tmp_path)
                                        gateway="10.30.0.1")
         second = intent_services.compile_run_create(fabric_intent=intent)
         assert second.status == "succeeded", second.error
-        change_set = services.changeset_create_from_compile_run(compile_run_id=second.pk, target="twin",
-                                                                twin_prefix=prefix, twin_state_dir=str(tmp_path))
+        change_set = services.changeset_create_from_compile_run(compile_run_id=second.pk, target="twin", twin=twin)
         changed = sorted(change_set.devices.filter(has_diff=True).values_list("hostname", flat=True))
         assert changed and all(name.startswith("leaf") for name in changed), changed
         rollout = services.rollout_create(
-            name="add net30", kind="canary_push", target="twin", change_set=change_set,
-            policy={"twin_prefix": prefix, "twin_state_dir": str(tmp_path), "soak_s": 1, "wave_size": 1,
-                    "checks": ["static", "bgp", "evpn", "ping"], "converge_timeout_s": 45})
+            name="add net30", kind="canary_push", target="twin", change_set=change_set,  # its twin: the set's
+            policy={"soak_s": 1, "wave_size": 1, "checks": ["static", "bgp", "evpn", "ping"], "converge_timeout_s": 45})
+        assert (change_set.twin, rollout.twin) == (twin, twin)
         services.rollout_start(rollout=rollout, enqueue=False)
         state = rollout_execute(rollout_id=rollout.pk, owner="e2e")
         rollout.refresh_from_db()
@@ -66,6 +66,7 @@ def test_new_vni_from_compile_run_rolls_out_on_the_twin(twin_required, tmp_path)
         assert (twin.status, twin.compile_run_id, twin.last_report["compile_run"]) == ("up", second.pk, second.pk), \
             failed
         assert set(twin.last_report["switch_compile_runs"].values()) == {second.pk}
-        assert {entry["source"] for host, entry in twin.switch_configs.items() if host in changed} == {"rollout"}
+        running = deployed_on_twin(twin_id=twin.pk)  # the twin's intents.DeployedConfig rows
+        assert {entry["source"] for host, entry in running.items() if host in changed} == {"rollout"}
     finally:
         twin_services.twin_down(twin=twin, force=True)

@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 from changes_fabric import BASE_NETWORKS, fabric
+from twin_rows import twin_row
 
 from changes import services
 from changes.choices import RolloutStateChoices as State
@@ -24,16 +25,15 @@ pytestmark = [pytest.mark.twin, pytest.mark.django_db]
 
 def _roll_out_and_watch(prefix: str, state_dir, files: dict, roles: dict, *, name: str) -> None:
     """A canary rollout of ``files`` onto the running twin, then an endpoint per node so drift reads them."""
-    change_set = services.changeset_create_for_twin(name=name, prefix=prefix, state_dir=str(state_dir),
-                                                    intended_files=files, roles=roles)
+    twin = twin_row(prefix=prefix, state_dir=str(state_dir))
+    change_set = services.changeset_create_for_twin(name=name, twin=twin, intended_files=files, roles=roles)
     rollout = services.rollout_create(name=name, kind="canary_push", target="twin", change_set=change_set,
-                                      policy={"twin_prefix": prefix, "twin_state_dir": str(state_dir),
-                                              "checks": ["bgp"], "soak_s": 0, "converge_timeout_s": 30})
+                                      policy={"checks": ["bgp"], "soak_s": 0, "converge_timeout_s": 30})
     services.rollout_start(rollout=rollout, enqueue=False)
     assert rollout_execute(rollout_id=rollout.pk, owner="t") == State.SUCCEEDED
     for node in files:
         services.endpoint_create(hostname=node, driver="twin", address=f"{prefix}-{node}",
-                                 optional_args={"twin_prefix": prefix, "twin_state_dir": str(state_dir)})
+                                 optional_args={"twin": twin.pk})
 
 
 def test_drift_detected_after_out_of_band_changes(twin_required, tmp_path, api_client):

@@ -21,7 +21,7 @@ def _problems(raw, kind=CANARY) -> dict[str, list]:
 def test_defaults_pass_and_are_typed():
     policy = RolloutPolicy.from_json({}, kind=CANARY)
     assert policy.wave_size == 4 and policy.checks[0] == "static" and policy.canary_devices == ()
-    assert policy.twin_prefix is None and policy.max_spine_fraction is None
+    assert policy.max_spine_fraction is None and not hasattr(policy, "twin_prefix")
     with pytest.raises(dataclasses.FrozenInstanceError):
         policy.wave_size = 9  # type: ignore[misc]
     with pytest.raises(TypeError):
@@ -29,10 +29,10 @@ def test_defaults_pass_and_are_typed():
 
 
 def test_stored_form_is_the_callers_object_over_the_defaults():
-    raw = {"canary": {"rack": "rack2"}, "twin_prefix": "ftx", "checks": ["bgp"]}
+    raw = {"canary": {"rack": "rack2"}, "checks": ["bgp"]}
     merged = RolloutPolicy.merged_json(raw)
-    assert merged["canary"] == {"rack": "rack2"} and merged["wave_size"] == 4 and merged["twin_prefix"] == "ftx"
-    assert "twin_state_dir" not in merged and list(merged)[:2] == ["canary", "wave_size"]
+    assert merged["canary"] == {"rack": "rack2"} and merged["wave_size"] == 4
+    assert "twin_prefix" not in merged and list(merged)[:2] == ["canary", "wave_size"]
     policy = RolloutPolicy.from_json(raw, kind=CANARY)
     assert policy.canary_rack == "rack2" and policy.canary_devices == () and policy.checks == ("bgp",)
 
@@ -54,8 +54,9 @@ def test_stored_form_is_the_callers_object_over_the_defaults():
     ({"target_version": 4}, CANARY, "policy.target_version", 4, "must be a string"),
     ({"target_version": "4.1\nreload now"}, CANARY, "policy.target_version", "4.1\nreload now", ""),
     ({}, UPGRADE, "policy.target_version", "", "a rolling upgrade needs the version to install"),
-    ({"twin_prefix": "Bad-Prefix"}, CANARY, "policy.twin_prefix", "Bad-Prefix", "3-16 lowercase"),
-    ({"twin_state_dir": 7}, CANARY, "policy.twin_state_dir", 7, "must be a string"),
+    # issue #28: the Twin row is the handle; a prefix or path in the policy is refused by name, never ignored
+    ({"twin_prefix": "ftx"}, CANARY, "policy.twin_prefix", "ftx", "named by `twin` (the Twin id)"),
+    ({"twin_state_dir": "/tmp/x"}, CANARY, "policy.twin_state_dir", "/tmp/x", "not by a path"),
     ({"telepathy": 1}, CANARY, "policy.telepathy", 1, "unknown policy key"),
 ])
 def test_each_broken_field_is_named_with_its_value(raw, kind, field, value, message):
@@ -71,7 +72,7 @@ def test_each_broken_field_is_named_with_its_value(raw, kind, field, value, mess
     {"wave_size": 1, "soak_s": 0, "converge_timeout_s": 1, "max_spines_drained": 2},
     {"checks": ["health"], "canary": {"devices": ["leaf1", "leaf2"]}},
     {"canary": {"rack": "rack1"}, "redundant_pairs": [["spine1", "spine2"]], "devices": ["spine1"]},
-    {"max_spine_fraction": 0.25, "twin_prefix": "ftx", "twin_state_dir": "/tmp/x", "target_version": "4.33.2F"},
+    {"max_spine_fraction": 0.25, "target_version": "4.33.2F"},
 ])
 def test_each_field_has_a_passing_value(raw):
     assert _problems(raw, UPGRADE if raw.get("target_version") else CANARY) == {}

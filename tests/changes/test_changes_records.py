@@ -11,6 +11,7 @@ from cryptography.fernet import Fernet
 from django.contrib.auth.models import Group, User
 from django.db import connection
 from rest_framework.test import APIClient
+from twin_rows import twin_row
 
 from changes import services
 from changes.audit import audit_actor
@@ -50,10 +51,11 @@ def test_terminal_states_have_no_exit():
 def test_policy_errors_name_field_and_value():
     with pytest.raises(InputError) as error:
         services.rollout_create(name="x", kind="rolling_upgrade", target="twin",
-                                policy={"wave_size": 0, "checks": ["bgp", "telepathy"], "twin_prefix": "ftx"})
+                                policy={"wave_size": 0, "checks": ["bgp", "telepathy"]})
     fields = error.value.as_dict()
     assert "policy.wave_size" in fields and "got 0" in fields["policy.wave_size"][0]
     assert "policy.checks" in fields and "policy.target_version" in fields
+    assert "a twin rollout names its twin" in fields["twin"][0]
 
 
 @pytest.fixture
@@ -191,8 +193,8 @@ def test_audit_trail_of_inventory_changes_via_api(api_client):
 ])
 def test_malformed_policies_are_field_errors_not_crashes(policy):
     with pytest.raises(InputError) as error:
-        services.rollout_create(name="x", kind="rolling_upgrade", target="twin",
-                                policy={"twin_prefix": "ftx", "target_version": "1", **policy})
+        services.rollout_create(name="x", kind="rolling_upgrade", target="twin", twin=twin_row(),
+                                policy={"target_version": "1", **policy})
     assert any(field.startswith("policy.") for field in error.value.as_dict())
 
 
@@ -208,9 +210,48 @@ def test_malformed_topology_is_a_field_error(topology):
 
 
 def test_change_set_from_unknown_compile_run_is_400(api_client):
-    response = api_client.post("/api/change-sets/", {"compile_run": 424242, "target": "twin", "twin_prefix": "ftx"},
+    twin = twin_row()
+    response = api_client.post("/api/change-sets/", {"compile_run": 424242, "target": "twin", "twin": twin.pk},
                                format="json")
     assert response.status_code == 400 and "compile_run" in response.json()
+
+
+@pytest.mark.parametrize("field, value", [("twin_prefix", "ftx"), ("twin_state_dir", "/tmp/x")])
+def test_a_twin_named_by_prefix_or_path_is_a_400_naming_the_field(api_client, field, value):
+    """Issue #28 point 3: the API takes the Twin (its id) or the fabric intent, never a prefix or a path; the old
+    fields are refused by name, not silently ignored."""
+    twin = twin_row()
+    response = api_client.post("/api/change-sets/", {"compile_run": 1, "target": "twin", field: value},
+                               format="json")
+    assert response.status_code == 400 and "named by `twin`" in response.json()[field][0]
+    response = api_client.post("/api/rollouts/", {"name": "x", "kind": "canary_push", "target": "twin",
+                                                  "twin": twin.pk, field: value}, format="json")
+    assert response.status_code == 400 and "named by `twin`" in response.json()[field][0]
+    response = api_client.post("/api/rollouts/", {"name": "x", "kind": "rolling_upgrade", "target": "twin",
+                                                  "twin": twin.pk, "policy": {field: value, "target_version": "1"}},
+                               format="json")
+    assert response.status_code == 400 and "named by `twin`" in response.json()[f"policy.{field}"][0]
+    assert not Rollout.objects.exists()
+
+
+def test_a_twin_rollout_takes_the_twin_of_its_change_set_and_no_other(api_client):
+    from changes.models import ChangeSet
+
+    twin, other = twin_row(prefix="ftx"), twin_row(prefix="fty")
+    change_set = ChangeSet.objects.create(name="c", twin=twin)
+    rollout = services.rollout_create(name="r", kind="canary_push", target="twin", change_set=change_set)
+    assert rollout.twin == twin  # derived from the change set
+    response = api_client.post("/api/rollouts/", {"name": "x", "kind": "canary_push", "target": "twin",
+                                                  "change_set": change_set.pk, "twin": other.pk}, format="json")
+    assert response.status_code == 400 and f"read from twin {twin.pk} (ftx)" in response.json()["twin"][0]
+    response = api_client.post("/api/rollouts/", {"name": "x", "kind": "canary_push", "target": "production",
+                                                  "change_set": change_set.pk, "twin": twin.pk}, format="json")
+    assert response.status_code == 400 and "a production rollout has no twin" in response.json()["twin"][0]
+    response = api_client.post("/api/rollouts/", {"name": "x", "kind": "canary_push", "target": "twin",
+                                                  "change_set": change_set.pk, "twin": 424242}, format="json")
+    assert response.status_code == 400 and "twin" in response.json()
+    shown = api_client.get(f"/api/rollouts/{rollout.pk}/").json()["twin"]
+    assert (shown["id"], shown["url"].endswith(f"/api/twins/{twin.pk}/")) == (twin.pk, True)
 
 
 def test_rollout_steps_are_paginated_like_every_list(api_client):

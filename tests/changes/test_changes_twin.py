@@ -14,6 +14,7 @@ import uuid
 import pytest
 from changes_fabric import BASE_NETWORKS, SPINE_ASN, fabric
 from django.contrib.auth.models import User
+from twin_rows import twin_row
 
 from changes import services
 from changes.choices import RolloutStateChoices as State
@@ -42,12 +43,12 @@ def twin(twin_required, tmp_path):
 
 def _rollout(twin, intended_files, **policy):
     user = User.objects.create_user("operator")
-    change_set = services.changeset_create_for_twin(name="change", prefix=twin["prefix"], state_dir=twin["state_dir"],
-                                                    intended_files=intended_files, roles=twin["roles"], user=user)
+    row = twin_row(prefix=twin["prefix"], state_dir=twin["state_dir"])
+    change_set = services.changeset_create_for_twin(name="change", twin=row, intended_files=intended_files,
+                                                    roles=twin["roles"], user=user)
     rollout = services.rollout_create(
         name="canary", kind="canary_push", target="twin", change_set=change_set, user=user,
-        policy={"twin_prefix": twin["prefix"], "twin_state_dir": twin["state_dir"], "checks": ["bgp", "evpn", "ping"],
-                "soak_s": 2, "wave_size": 1, "converge_timeout_s": 30, **policy})
+        policy={"checks": ["bgp", "evpn", "ping"], "soak_s": 2, "wave_size": 1, "converge_timeout_s": 30, **policy})
     return services.rollout_start(rollout=rollout, user=user, enqueue=False)
 
 

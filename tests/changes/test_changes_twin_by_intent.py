@@ -1,4 +1,5 @@
-"""Twin rollouts and change sets name the fabric intent, not the internal twin prefix (issue #16 item 3)."""
+"""Twin rollouts and change sets name the fabric intent (or the Twin), not the internal twin prefix (issue #16
+item 3, issue #28 point 3)."""
 
 import pytest
 from django.urls import reverse
@@ -28,12 +29,12 @@ def test_a_twin_rollout_names_the_intent_and_gets_its_running_twin(intent_with_t
     serializer = RolloutCreateSerializer(data={"name": "r", "kind": "canary_push", "target": "twin",
                                                "fabric_intent": intent.name, "policy": {"soak_s": 0}})
     assert serializer.is_valid(), serializer.errors
-    assert serializer.validated_data["policy"] == {"soak_s": 0, "twin_prefix": "twtb0002"}
+    assert serializer.validated_data["policy"] == {"soak_s": 0}
+    assert serializer.validated_data["twin"] == twin  # the running one, not the stopped containerlab twin
     assert "fabric_intent" not in serializer.validated_data
     change_set = ChangeSetCreateSerializer(data={"target": "twin", "fabric_intent": intent.name})
     assert change_set.is_valid(), change_set.errors
-    assert (change_set.validated_data["compile_run"], change_set.validated_data["twin_prefix"]) == (run.pk,
-                                                                                                   "twtb0002")
+    assert (change_set.validated_data["compile_run"], change_set.validated_data["twin"]) == (run.pk, twin)
 
 
 def test_an_intent_without_a_running_twin_is_a_400_naming_fabric_intent(intent_with_twin, api_client):

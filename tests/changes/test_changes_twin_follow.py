@@ -1,6 +1,6 @@
 """The twin follows rollouts (issue #15 item 8, #16 item 2): after each successful push to a twin switch, the
-twin's records (the runtime's state file topology the live checks and fidelity expect from, and the Twin row's
-per-switch ``switch_configs``) say what that switch runs now; a failed push changes nothing; a rolled-back push
+twin's records (the runtime's state file topology the live checks and fidelity expect from, and the switch's
+``intents.DeployedConfig`` row of the twin) say what that switch runs now; a failed push changes nothing; a rolled-back push
 is recorded back. The twin driver is the in-memory device double (tests/changes/changes_memory_fabric.py) at the
 driver boundary: the live twin is not the point here (test_changes_compile_twin.py is)."""
 
@@ -17,6 +17,7 @@ from changes.pipelines.runner import rollout_execute
 from compiler.clos import ClosParams, plan_clos
 from compiler.errors import DriverError, InputError
 from intents import services as intent_services
+from intents.deployed import deployed_on_twin, deployed_twin_boot
 from inventory.models import Fabric
 from inventory.services import inventory_persist
 from labs import expect
@@ -49,7 +50,8 @@ def booted(tmp_path):
               host_netns={}, frr_dirs=[], topology=topology.to_dict()).save()
     twin = services.twin_get_or_create(fabric_intent=intent, prefix=PREFIX, state_dir=str(tmp_path))
     twin.status, twin.compile_run = TwinStatusChoices.UP, first
-    twin.switch_configs = services._boot_switch_configs(first, [node.name for node in topology.nodes])
+    deployed_twin_boot(fabric_intent_id=intent.pk, twin_id=twin.pk, run=first,
+                       hostnames=[node.name for node in topology.nodes])
     twin.save()
     frr = {run.pk: {c.hostname: c.files for c in run.device_configs.filter(platform="frr")} for run in (first, second)}
     devices = MemoryFabric(sorted(frr[first.pk]))
@@ -63,15 +65,19 @@ def _rollout(booted, intended: dict[str, dict[str, str]]):
     rows = {host: {"files": files, "role": "spine" if host.startswith("spine") else "leaf", "driver": "twin"}
             for host, files in intended.items()}
     change_set = change_services.changeset_create(name="follow", intended=rows, driver_for=devices.driver,
-                                                  compile_run_id=booted["second"].pk)
+                                                  compile_run_id=booted["second"].pk, twin=booted["twin"])
     rollout = change_services.rollout_create(
         name="follow", kind="canary_push", target="twin", change_set=change_set,
-        policy={"twin_prefix": PREFIX, "twin_state_dir": booted["state_dir"], "checks": ["health"], "soak_s": 0,
-                "wave_size": 1, "converge_timeout_s": 1})
+        policy={"checks": ["health"], "soak_s": 0, "wave_size": 1, "converge_timeout_s": 1})
     change_services.rollout_start(rollout=rollout, enqueue=False)
     state = rollout_execute(rollout_id=rollout.pk, owner="follow", driver_factory=devices.driver)
     rollout.refresh_from_db()
     return state, rollout
+
+
+def _configs(twin) -> dict[str, dict]:
+    """What each switch of the twin runs: its intents.DeployedConfig rows (issue #28 point 4)."""
+    return deployed_on_twin(twin_id=twin.pk)
 
 
 def _state_nodes(booted) -> dict:
@@ -92,12 +98,12 @@ def test_rollout_to_the_twin_moves_its_record_and_the_checks_expectations_to_the
     twin = booted["twin"]
     twin.refresh_from_db()
     # The stale twin: before the fix the record kept the boot compile and the live checks expected its VNIs only.
-    assert twin.compile_run_id == second.pk, twin.switch_configs
-    assert {entry["compile_run"] for entry in twin.switch_configs.values()} == {second.pk}
+    assert twin.compile_run_id == second.pk, _configs(twin)
+    assert {entry["compile_run"] for entry in _configs(twin).values()} == {second.pk}
     pushed = {host for host in frr[second.pk] if frr[second.pk][host] != frr[first.pk][host]}
     assert pushed and all(host.startswith("leaf") for host in pushed)
     for host in pushed:
-        entry = twin.switch_configs[host]
+        entry = _configs(twin)[host]
         assert (entry["source"], entry["rollout"], entry["previous"]["compile_run"]) == ("rollout", rollout.pk,
                                                                                         first.pk)
     nodes = _state_nodes(booted)
@@ -127,7 +133,7 @@ def test_a_push_that_fails_does_not_move_the_record(booted, monkeypatch):
     twin = booted["twin"]
     twin.refresh_from_db()
     assert twin.compile_run_id == first.pk
-    assert {entry["source"] for entry in twin.switch_configs.values()} == {"boot"}
+    assert {entry["source"] for entry in _configs(twin).values()} == {"boot"}
     assert _state_nodes(booted) == boot_nodes
 
 
@@ -139,7 +145,7 @@ def test_a_canary_that_pushed_one_switch_then_rolled_back_is_recorded_back(boote
     assert state == State.ROLLED_BACK, rollout.error
     twin = booted["twin"]
     twin.refresh_from_db()
-    leaf1 = twin.switch_configs["leaf1"]
+    leaf1 = _configs(twin)["leaf1"]
     assert (leaf1["source"], leaf1["compile_run"], leaf1["rollout"]) == ("rollback", first.pk, rollout.pk)
     assert twin.compile_run_id == first.pk  # every switch runs the boot compile again
     assert _state_nodes(booted)["leaf1"].frr_conf == frr[first.pk]["leaf1"]["frr.conf"]
@@ -200,24 +206,24 @@ def test_diffs_say_what_the_target_runs_and_agree_across_api_and_command(booted,
 
 def test_switches_on_different_compiles_are_said_so(booted):
     first, second, frr = booted["first"], booted["second"], booted["frr"]
-    twin = services.twin_switch_record(prefix=PREFIX, state_dir=booted["state_dir"], hostname="leaf1",
+    twin = services.twin_switch_record(twin=booted["twin"], hostname="leaf1",
                                        files=frr[second.pk]["leaf1"], sha256="x", source="rollout",
                                        compile_run_id=second.pk, rollout_id=None)
     assert twin.compile_run_id is None  # no single compile runs everywhere: fidelity refuses, diffs go per switch
     assert services.twin_runs_text(twin=twin) == (f"switches run different compiles (#{second.pk}: leaf1; "
                                                   f"#{first.pk}: leaf2, spine1, spine2)")
     with pytest.raises(InputError, match="source='pushed': one of boot, rollout, rollback"):
-        services.twin_switch_record(prefix=PREFIX, hostname="leaf1", files={}, sha256="", source="pushed")
+        services.twin_switch_record(twin=twin, hostname="leaf1", files={}, sha256="", source="pushed")
 
 
 def test_recording_a_push_again_after_a_resume_keeps_what_the_switch_ran_before(booted):
     first, second, frr = booted["first"], booted["second"], booted["frr"]
-    record = {"prefix": PREFIX, "state_dir": booted["state_dir"], "hostname": "leaf1", "rollout_id": 99}
+    record = {"twin": booted["twin"], "hostname": "leaf1", "rollout_id": 99}
     for _ in range(2):  # the second one is a resumed rollout recording the same push
         twin = services.twin_switch_record(**record, files=frr[second.pk]["leaf1"], sha256="new", source="rollout",
                                            compile_run_id=second.pk)
-        assert twin.switch_configs["leaf1"]["previous"]["compile_run"] == first.pk
+        assert _configs(twin)["leaf1"]["previous"]["compile_run"] == first.pk
     for _ in range(2):
         twin = services.twin_switch_record(**record, files=frr[first.pk]["leaf1"], sha256="old", source="rollback",
                                            compile_run_id=second.pk)
-        assert (twin.switch_configs["leaf1"]["compile_run"], twin.compile_run_id) == (first.pk, first.pk)
+        assert (_configs(twin)["leaf1"]["compile_run"], twin.compile_run_id) == (first.pk, first.pk)

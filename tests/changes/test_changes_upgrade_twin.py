@@ -15,6 +15,7 @@ import uuid
 import pytest
 from changes_fabric import fabric
 from django.contrib.auth.models import User
+from twin_rows import twin_row
 
 from changes import services
 from changes.choices import RolloutStateChoices as State
@@ -55,7 +56,7 @@ def test_rolling_upgrade_of_all_spines_keeps_a_continuous_ping(twin_2x4):
     user = User.objects.create_user("operator")
     rollout = services.rollout_create(
         name="spine upgrade", kind="rolling_upgrade", target="twin", user=user,
-        policy={"twin_prefix": prefix, "twin_state_dir": state_dir, "target_version": NEW_VERSION,
+        twin=twin_row(prefix=prefix, state_dir=state_dir), policy={"target_version": NEW_VERSION,
                 "max_spines_drained": 2, "wave_size": 2, "checks": ["bgp", "evpn", "ping"], "converge_timeout_s": 60})
     # The policy would allow both spines in one wave; the N-1 what-if does not (leaf pairs would have ECMP 0).
     assert rollout.plan["waves"] == [["spine1"], ["spine2"]]

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 import pytest
 from changes_fabric import BASE_NETWORKS, fabric
+from twin_rows import twin_row
 
 from changes import services
 from changes.choices import RolloutStateChoices as State
@@ -94,12 +95,11 @@ def test_sigkilled_worker_resumes_without_pushing_any_device_twice(worker_env, t
     client = Celery("ft-changes-test", broker=worker_env["broker"])
     try:
         _, new_files, _ = fabric(prefix, spines=2, leaves=3, networks={**BASE_NETWORKS, "net30": (30, 10030, "10.30.0")})
-        change_set = services.changeset_create_for_twin(name="add net30", prefix=prefix, state_dir=str(state_dir),
-                                                        intended_files=new_files, roles=roles)
+        change_set = services.changeset_create_for_twin(name="add net30", twin=twin_row(prefix=prefix,
+                                                        state_dir=str(state_dir)), intended_files=new_files, roles=roles)
         rollout = services.rollout_create(
             name="kill test", kind="canary_push", target="twin", change_set=change_set,
-            policy={"twin_prefix": prefix, "twin_state_dir": str(state_dir), "checks": ["bgp", "evpn"],
-                    "soak_s": 1, "wave_size": 1, "converge_timeout_s": 30})
+            policy={"checks": ["bgp", "evpn"], "soak_s": 1, "wave_size": 1, "converge_timeout_s": 30})
         assert rollout.plan["waves"] == [["leaf1"], ["leaf2"], ["leaf3"]]
         services.rollout_start(rollout=rollout, enqueue=False)
 

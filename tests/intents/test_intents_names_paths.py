@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from rest_framework.test import APIClient
+from twin_rows import twin_row
 
 from changes import services as change_services
 from common.tokens import token_issue
@@ -167,17 +168,15 @@ def test_target_version_must_be_a_version(db, version):
 
 
 def test_target_version_valid_is_accepted(db):
-    rollout = change_services.rollout_create(name="up", kind="rolling_upgrade", target="twin",
-                                             policy={"target_version": "4.33.2F", "twin_prefix": "ftx"},
-                                             topology=TOPOLOGY)
+    rollout = change_services.rollout_create(name="up", kind="rolling_upgrade", target="twin", twin=twin_row(),
+                                             policy={"target_version": "4.33.2F"}, topology=TOPOLOGY)
     assert rollout.policy["target_version"] == "4.33.2F"
 
 
 def test_rollout_policy_hostnames_obey_the_grammar(db):
     with pytest.raises(InputError) as caught:
-        change_services.rollout_create(name="x", kind="canary_push", target="twin",
-                                       policy={"devices": ["leaf1\nhostname x"], "twin_prefix": "ftx"},
-                                       topology=TOPOLOGY)
+        change_services.rollout_create(name="x", kind="canary_push", target="twin", twin=twin_row(),
+                                       policy={"devices": ["leaf1\nhostname x"]}, topology=TOPOLOGY)
     assert any(e.field == "policy.devices" for e in caught.value.errors)
 
 

@@ -102,8 +102,11 @@ def test_actions_on_a_twin_that_is_not_running(twin_intent, twin_host, tmp_path)
     assert services.twin_down(twin=twin) == {"prefix": "twnotup", "already_down": True}
     status = services.twin_status(twin=twin)
     assert status["exists"] is False and status["status_recorded"] == "down"
-    with pytest.raises(TwinError, match="not running"):  # the Celery task is the same service, eagerly
-        tasks.twin_check_task.delay(twin.pk)
+    # the one Celery task runs a recorded operation (eagerly here): the same service, its error on the record
+    operation = services.twin_operation_create(fabric=twin_intent.fabric, kind="ping", twin=twin)
+    assert tasks.twin_operation_run.delay(operation.pk).get() == "failed"
+    operation.refresh_from_db()
+    assert "twin twnotup of twinref-intent is not running" in operation.error
 
 
 def test_api_create_status_and_errors(api_client, twin_intent, twin_host, tmp_path):

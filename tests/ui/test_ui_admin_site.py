@@ -1,5 +1,5 @@
 """/admin/ follows the roles for what is admin-only: device endpoints (how to log in to production devices) need
-``ui.manage_endpoints``, users and groups ``ui.manage_users`` (common.policy.CapabilityAdminMixin)."""
+``common.manage_endpoints``, users and groups ``common.manage_users`` (common.policy.CapabilityAdminMixin)."""
 
 import pytest
 from django.contrib.auth.models import Group, Permission

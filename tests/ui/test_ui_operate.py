@@ -3,7 +3,7 @@
 import pytest
 
 from changes.models import Rollout, Step
-from twins.models import TwinOperation
+from twins.models import Twin, TwinOperation
 from twins.selectors import twin_ping_matrix
 
 FABRIC, INTENT = "uifab", "uifab-intent"  # as built by tests/ui/conftest.py
@@ -90,6 +90,16 @@ def test_progress_polls_while_running_and_stops_when_final(viewer, fabric_intent
     assert "hx-get" not in page and 'data-state="succeeded"' in page
 
 
+def test_the_rollout_page_names_its_twin(viewer, fabric_intent):
+    """Issue #28 point 3: a twin rollout holds its Twin row; the page names it, or says it is gone."""
+    rollout = _rollout("twin", "succeeded")
+    assert "its twin is gone" in viewer.get(f"/rollouts/{rollout.pk}/progress/").content.decode()
+    rollout.twin = Twin.objects.create(fabric_intent=fabric_intent, prefix="twuipage", status="up")
+    rollout.save()
+    page = viewer.get(f"/rollouts/{rollout.pk}/progress/").content.decode()
+    assert f"twin twuipage of {INTENT}" in page and "its twin is gone" not in page
+
+
 def test_twin_rollout_needs_a_compiled_intent_and_a_running_twin(operator, fabric_intent):
     response = operator.post("/rollouts/new/", {"intent": INTENT, "target": "twin"}, follow=True)
     assert any("never compiled" in str(message) for message in response.context["messages"])
@@ -126,7 +136,6 @@ def test_ping_heat_map_from_the_stored_live_check_report(fabric_intent, tmp_path
     from inventory.models import NicPort
     from labs.from_compile import topology_from_compile
     from labs.runtime import TwinState
-    from twins.models import Twin
     from twins.services import compile_result_for_run
 
     network = fabric_intent.networks.get(name="net10")

@@ -3,18 +3,36 @@
 from rest_framework import serializers
 
 from common.api import BriefModelSerializer
+from intents.deployed import deployed_on_twin, deployed_on_twins
 from labs.frr_binaries import CHOICES as FRR_CHOICES
 
 from ..choices import InjectionKindChoices, TwinStatusChoices, twin_healthy
 from ..models import Twin, TwinOperation
 
 
+class TwinListSerializer(serializers.ListSerializer):
+    """A page of twins reads what their switches run in one query (not one per twin)."""
+
+    def to_representation(self, data):
+        twins = list(data.all() if hasattr(data, "all") else data)
+        self.switch_configs = deployed_on_twins(twin_ids=[twin.pk for twin in twins])
+        return super().to_representation(twins)
+
+
 class TwinSerializer(BriefModelSerializer):
     fabric_intent_name = serializers.CharField(source="fabric_intent.name", read_only=True)
     healthy = serializers.SerializerMethodField(help_text="Derived from status: true exactly when it is 'up'")
+    switch_configs = serializers.SerializerMethodField(
+        help_text="Per switch, what it runs now: {hostname: {compile_run, sha256, source (boot | rollout | "
+                  "rollback), rollout, at, previous (after a rollout's push)}}; the twin's intents.DeployedConfig "
+                  "rows, written at boot and after every successful push or rollback; empty while not running")
 
     def get_healthy(self, twin: Twin) -> bool:
         return twin_healthy(twin.status)
+
+    def get_switch_configs(self, twin: Twin) -> dict[str, dict]:
+        page = getattr(self.parent, "switch_configs", None)
+        return page.get(twin.pk, {}) if page is not None else deployed_on_twin(twin_id=twin.pk)
 
     class Meta:
         model = Twin
@@ -24,6 +42,7 @@ class TwinSerializer(BriefModelSerializer):
                   "last_report", "last_measured", "last_injection", "last_fidelity", "created", "updated")
         read_only_fields = tuple(name for name in fields if name not in ("fabric_intent", "engine"))
         validators = []  # creating the twin of an (intent, engine) that has one returns it (idempotent)
+        list_serializer_class = TwinListSerializer
 
 
 class TwinCheckSerializer(serializers.Serializer):

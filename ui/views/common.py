@@ -1,6 +1,6 @@
 """What every UI view shares: the role checks and small helpers.
 
-Reads need ``ui.view_fabric_data``; writes name their capability. Anonymous users are redirected to the log-in
+Reads need ``common.view_fabric_data``; writes name their capability. Anonymous users are redirected to the log-in
 page; a logged-in user without the capability gets 403 (checked here, server-side, whatever the page shows).
 """
 

@@ -2,9 +2,9 @@
 
 Examples:
   manage.py rollout create --name add-net30 --kind canary_push --target twin --change-set 3 \
-      --policy '{"twin_prefix": "ft3fa91c", "soak_s": 10}'
+      --policy '{"soak_s": 10}'                       # the twin the change set was read from
   manage.py rollout create --name add-net30 --kind canary_push --target twin --compile-run 12 \
-      --policy '{"twin_prefix": "ft3fa91c"}'          # change set built from the compile run first
+      --twin 4                                        # change set built from the compile run first
   manage.py rollout approve 7 --user alice        # production only; alice is an admin and not the creator
   manage.py rollout start 7 --user bob --follow   # --follow: live progress until it ends (Ctrl-C only stops watching)
   manage.py rollout status 7 --steps
@@ -20,6 +20,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
 from compiler.errors import FabricTwinError, InputError
+from twins.models import Twin
 
 from ... import selectors, services
 from ...audit import audit_actor
@@ -42,6 +43,8 @@ class Command(BaseCommand):
                             help="where it pushes: %(choices)s (production needs an admin's approval)")
         create.add_argument("--change-set", type=int, help="id of an existing change set to roll out")
         create.add_argument("--compile-run", type=int, help="build the change set from this intents compile run")
+        create.add_argument("--twin", type=int, help="twin target: the Twin id (default with --change-set: the "
+                            "twin it was read from)")
         create.add_argument("--policy", default="{}", help="JSON object (see docs/changes.md)")
         create.add_argument("--topology", default="", help='rolling upgrade outside the twin: JSON '
                             '{"roles": {device: role}, "links": [[a, b], ...]}')
@@ -90,11 +93,14 @@ class Command(BaseCommand):
             topology = json.loads(options["topology"]) if options["topology"] else None
         except ValueError as exc:
             raise CommandError(f"--policy/--topology is not JSON: {exc}") from exc
-        change_set = None
+        change_set = twin = None
+        if options.get("twin") is not None:
+            twin = Twin.objects.filter(pk=options["twin"]).first()
+            if twin is None:
+                raise CommandError(f"--twin {options['twin']}: no twin with this id (manage.py twin status lists them)")
         if options.get("compile_run"):
             change_set = services.changeset_create_from_compile_run(
-                compile_run_id=options["compile_run"], target=options["target"], user=user,
-                twin_prefix=policy.get("twin_prefix", ""), twin_state_dir=policy.get("twin_state_dir"))
+                compile_run_id=options["compile_run"], target=options["target"], user=user, twin=twin)
             self.stdout.write(f"change set {change_set.pk}: {change_set.devices.filter(has_diff=True).count()} of "
                               f"{change_set.devices.count()} devices differ")
         elif options.get("change_set"):
@@ -102,7 +108,8 @@ class Command(BaseCommand):
             if change_set is None:
                 raise CommandError(f"--change-set {options['change_set']}: no such change set")
         rollout = services.rollout_create(name=options["name"], kind=options["kind"], target=options["target"],
-                                          change_set=change_set, policy=policy, topology=topology, user=user)
+                                          change_set=change_set, policy=policy, topology=topology, twin=twin,
+                                          user=user)
         self.stdout.write(f"rollout {rollout.pk} created: state {rollout.state}, {len(rollout.plan['waves'])} waves")
         for index, wave in enumerate(rollout.plan["waves"], start=1):
             self.stdout.write(f"  {wave_label(index, rollout.kind)}: {', '.join(wave)}")

@@ -195,11 +195,10 @@ class Command(BaseCommand):
             raise CommandError(f"compile of the change failed: {run.error}")
         change_set = change_services.changeset_create_from_compile_run(
             compile_run_id=run.pk, target=RolloutTargetChoices.TWIN, name=f"demo: add network {network.name} (VLAN 40)",
-            twin_prefix=twin.prefix, twin_state_dir=twin.state_dir or None)
+            twin=twin)
         rollout = change_services.rollout_create(
             name=f"demo canary: {network.name}", kind=RolloutKindChoices.CANARY_PUSH, target=RolloutTargetChoices.TWIN, change_set=change_set,
-            policy={"twin_prefix": twin.prefix, "twin_state_dir": twin.state_dir or None, "soak_s": 2,
-                    "wave_size": 2, "checks": ["static", "bgp", "evpn", "ping"]})
+            twin=twin, policy={"soak_s": 2, "wave_size": 2, "checks": ["static", "bgp", "evpn", "ping"]})
         change_services.rollout_start(rollout=rollout, enqueue=False)
         state = rollout_execute(rollout_id=rollout.pk, owner="demo")
         rollout.refresh_from_db()
