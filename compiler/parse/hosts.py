@@ -511,3 +511,37 @@ def _snapshot_nic(server_name: str, nic_dir: Path, directory: Path, server: Serv
         addresses=_addresses(nic_dir / "addresses.json"))
     dscp = settings.pop("dscp_to_priority", ())
     return replace(nic, dscp_to_priority=tuple(dscp), **settings)
+
+
+def read_host_states(directory: Path, servers: dict[str, Server] | None = None) -> dict[str, ParsedHost]:
+    """Every server state under ``directory``, by server name: a directory written by
+    ``scripts/collect-host-state.sh`` (it holds ``nics/``) or the files we render (it holds ``nic-qos.sh``), either
+    ``directory`` itself or each of its subdirectories. ``servers`` (the inventory's, by name) gives collected NICs
+    their rails. ParseError naming the entry for anything else, or two states of one server."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ParseError(f"{directory}: not a directory")
+    servers = servers or {}
+    candidates = [directory] if _is_host_state(directory) else sorted(path for path in directory.iterdir()
+                                                                      if not path.name.startswith("."))
+    states: dict[str, ParsedHost] = {}
+    for path in candidates:
+        if (path / "nics").is_dir():
+            name = _read(path / "hostname") or path.name
+            parsed = parse_host_snapshot(path, servers.get(name))
+        elif (path / QOS_FILE).is_file():
+            parsed = parse_host_files(path.name, {item.name: item.read_text() for item in path.iterdir() if item.is_file()})
+        else:
+            raise ParseError(f"{path}: neither a collected host state (no nics/ directory, "
+                             f"scripts/collect-host-state.sh) nor rendered host files (no {QOS_FILE})")
+        server = parsed.config.server
+        if server in states:
+            raise ParseError(f"{path}: a second state of server {server!r}")
+        states[server] = parsed
+    if not states:
+        raise ParseError(f"{directory}: no host state in it (scripts/collect-host-state.sh writes one per server)")
+    return states
+
+
+def _is_host_state(path: Path) -> bool:
+    return (path / "nics").is_dir() or (path / QOS_FILE).is_file()
