@@ -4,11 +4,17 @@ the kernel's sysfs/configfs ABI), not captured from hardware. Shared by the pars
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 
 from compiler.host_config import PRIORITIES, HostConfig
 from compiler.nics import PCIE_SPEED_TEXT, NicFamily
+
+
+def sysfs_gid(gid: str) -> str:
+    """A GID as /sys/class/infiniband/<dev>/ports/1/gids/<index> prints it: 0000:0000:0000:0000:0000:ffff:0a64:0002."""
+    return ipaddress.IPv6Address(gid).exploded
 
 
 def write_snapshot(root: Path, config: HostConfig) -> Path:
@@ -36,6 +42,9 @@ def write_snapshot(root: Path, config: HostConfig) -> Path:
                                                        for t in range(PRIORITIES)}})
         if nic.family == NicFamily.LINUX_DCB:
             files["dcb-apptrust.json"] = json.dumps({"order": [nic.trust]})
+        if nic.gid_table is not None:  # sysfs spells a GID as 8 groups of 4 hex digits
+            files["gids.txt"] = "\n".join(f"{entry.index} {sysfs_gid(entry.gid)} {entry.netdev} {entry.roce_type}"
+                                          for entry in nic.gid_table)
         for name, text in files.items():
             (nic_dir / name).write_text(text + "\n")
         if nic.family == NicFamily.CONNECTX:

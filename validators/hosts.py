@@ -21,6 +21,12 @@ Checks (one per property; seed 003's RoCE failure table rows "MTU mismatch", "PF
 * ``hosts.nccl_tc`` / ``hosts.nccl_fifo_tc`` -- NCCL's data and control traffic classes (NCCL_IB_TC, default 0;
   NCCL_IB_FIFO_TC, default NCCL_IB_TC) carry a DSCP of a lossless switch class.
 * ``hosts.roce_version`` -- RoCE v2 for RDMA-CM and NCCL (NCCL_IB_ROCE_VERSION_NUM, default 2).
+* ``hosts.gid`` -- the GID NCCL uses on each NIC is a RoCE v2 GID holding the NIC's own IPv4 address: the entry
+  at NCCL_IB_GID_INDEX, or, unset or -1 (NCCL >= 2.21 picks one: NCCL_IB_ADDR_FAMILY, default AF_INET, and
+  NCCL_IB_ROCE_VERSION_NUM), some such entry. A RoCE v1 GID has no IP header (not routed past the leaf); the
+  link-local default GID or another address's GID is not the rail's subnet. Judged on the GID table read back
+  (``gids.txt``), else on the table the kernel builds from the NIC's addresses
+  (compiler.host_config.kernel_gid_table: index 3 with one IPv4 address).
 * ``hosts.global_pause`` -- IEEE 802.3x pause off where the switch port runs PFC.
 * ``hosts.mtu`` -- NIC MTU <= switch port MTU.
 * ``hosts.roce_mtu`` -- the RoCE MTU the NIC's netdev MTU allows is the one the intent's host MTU asks for
@@ -46,12 +52,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from compiler.host_config import (
+    GID_ROCE_V2,
     NCCL_DEFAULT_TC,
     NCCL_ROCE_VERSION,
     HostConfig,
     NicConfig,
     build_host_configs,
     dscp_of_tos,
+    kernel_gid_table,
     roce_mtu,
 )
 from compiler.model import Endpoint
@@ -162,6 +170,7 @@ ROCE_TOS = f"{PREFIX}.roce_tos"
 NCCL_TC = f"{PREFIX}.nccl_tc"
 NCCL_FIFO_TC = f"{PREFIX}.nccl_fifo_tc"
 ROCE_VERSION = f"{PREFIX}.roce_version"
+GID = f"{PREFIX}.gid"
 GLOBAL_PAUSE = f"{PREFIX}.global_pause"
 MTU = f"{PREFIX}.mtu"
 ROCE_MTU = f"{PREFIX}.roce_mtu"
@@ -331,6 +340,52 @@ def _roce_version(link: HostLink) -> list[Finding] | None:
             findings.append(_finding(ROCE_VERSION, link, NCCL_ROCE_VERSION, version,
                                      f"NCCL_IB_ROCE_VERSION_NUM={version}: NCCL picks a RoCE v1 GID"))
     return findings
+
+
+NCCL_GID_AUTO = -1  # NCCL_IB_GID_INDEX default since NCCL 2.21 (src/transport/net_ib: NCCL_PARAM(IbGidIndex, -1))
+
+
+def _gid(link: HostLink) -> list[Finding] | None:
+    nic = link.nic
+    if not link.host.nccl_env or (nic.gid_table is None and not nic.addresses):
+        return None  # NCCL is not configured here, or neither a GID table nor an address to model one from
+    table = nic.gid_table if nic.gid_table is not None else kernel_gid_table(nic.name, nic.addresses)
+    source = "the GID table read back" if nic.gid_table is not None else "the GID table the kernel builds from its addresses"
+    own = {address.split("/")[0] for address in nic.addresses}
+
+    def usable(entry) -> bool:
+        return entry.roce_type == GID_ROCE_V2 and entry.ipv4 is not None and (not own or entry.ipv4 in own) \
+            and entry.netdev in (nic.name, "-")
+
+    wanted = [entry.index for entry in table if usable(entry)]
+    index = _nccl_int(link.host, "NCCL_IB_GID_INDEX", NCCL_GID_AUTO)
+    expected = f"a RoCE v2 GID of {'/'.join(sorted(own)) or 'an IPv4 address'}" + (
+        f" (index {', '.join(map(str, wanted))})" if wanted else "")
+    if index is None:
+        return [_finding(GID, link, "an integer", link.host.nccl.get("NCCL_IB_GID_INDEX"),
+                         "NCCL_IB_GID_INDEX is not a number")]
+    if index == NCCL_GID_AUTO:
+        if wanted:
+            return []
+        return [_finding(GID, link, expected, "none in the table",
+                         f"NCCL picks a RoCE v2 IPv4 GID by itself, and {source} of {nic.rdma_device} has none: "
+                         "NCCL cannot connect over this NIC")]
+    entry = next((item for item in table if item.index == index), None)
+    if entry is None:
+        return [_finding(GID, link, expected, f"index {index}: no GID",
+                         f"NCCL_IB_GID_INDEX={index}, and {source} of {nic.rdma_device} has no GID at index {index}")]
+    if usable(entry):
+        return []
+    if entry.roce_type != GID_ROCE_V2:
+        why = "a RoCE v1 GID: frames carry no IP/UDP header and are not routed past the leaf"
+    elif entry.ipv4 is None:
+        why = f"GID {entry.gid} is not an IPv4 address of the NIC (link-local or IPv6): not its rail subnet"
+    elif own and entry.ipv4 not in own:
+        why = f"GID {entry.gid} holds {entry.ipv4}, not the NIC's address: traffic leaves with another source"
+    else:
+        why = f"the GID belongs to netdev {entry.netdev}, not {nic.name}"
+    return [_finding(GID, link, expected, f"index {index}: {entry.gid} ({entry.roce_type})",
+                     f"NCCL_IB_GID_INDEX={index} names {why}")]
 
 
 def _global_pause(link: HostLink) -> list[Finding] | None:
@@ -509,6 +564,7 @@ ROCE_CHECKS: dict[str, Callable] = {
     NCCL_TC: _per_link(NCCL_TC, _nccl_tc),
     NCCL_FIFO_TC: _per_link(NCCL_FIFO_TC, _nccl_fifo_tc),
     ROCE_VERSION: _per_link(ROCE_VERSION, _roce_version),
+    GID: _per_link(GID, _gid),
     GLOBAL_PAUSE: _per_link(GLOBAL_PAUSE, _global_pause),
     CABLE_LENGTH: _per_link(CABLE_LENGTH, _cable_length),
     ROCE_MTU: check_roce_mtu,

@@ -14,11 +14,12 @@ from host_state import write_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.host_config import PRIORITIES, HostConfig, NicConfig, build_host_configs
+from compiler.host_config import PRIORITIES, HostConfig, NicConfig, build_host_configs, kernel_gid_table
 from compiler.nics import NicFamily
 from compiler.parse import ParseError
 from compiler.parse.hosts import (
     parse_dcb_json,
+    parse_gid_table,
     parse_host_files,
     parse_host_snapshot,
     parse_mlnx_qos,
@@ -206,6 +207,29 @@ def test_snapshot_directory_reads_back_the_intended_state(tmp_path):
                     intended.ecn_rp, intended.ecn_np, intended.cnp_dscp, intended.cnp_priority)
             if intended.family == NicFamily.CONNECTX:
                 assert read.cable_length_m == intended.cable_length_m
+
+
+def test_gid_table_from_the_collected_sysfs_values(tmp_path):
+    text = ("0 fe80:0000:0000:0000:a288:c2ff:fe3b:506a eth0 IB/RoCE v1\n"
+            "1 fe80:0000:0000:0000:a288:c2ff:fe3b:506a eth0 RoCE v2\n"
+            "2 0000:0000:0000:0000:0000:ffff:0ac8:010a eth0 IB/RoCE v1\n"
+            "3 0000:0000:0000:0000:0000:ffff:0ac8:010a eth0 RoCE v2\n")
+    table = parse_gid_table(text)
+    assert [(entry.index, entry.roce_type, entry.ipv4) for entry in table] == [
+        (0, "IB/RoCE v1", None), (1, "RoCE v2", None), (2, "IB/RoCE v1", "10.200.1.10"), (3, "RoCE v2", "10.200.1.10")]
+    with pytest.raises(ParseError, match=r"gids.txt line 1: expected '<index> <gid> <netdev> <IB/RoCE v1 \| RoCE v2>'"):
+        parse_gid_table("3 ::ffff:10.0.0.1 eth0 RoCE v3\n")
+    # a collected snapshot carries its table into the NIC's state; the intended state has none (the kernel fills it)
+    from dataclasses import replace
+
+    config = build_host_configs(__import__("test_host_render").golden_snapshot())["gpu0001"]
+    nic = config.nics[0]
+    table = tuple(replace(entry, gid="fe80::a288:c2ff:fe3b:506a") if entry.ipv4 is None else entry
+                  for entry in kernel_gid_table(nic.name, nic.addresses))
+    read = parse_host_snapshot(write_snapshot(tmp_path / "gpu0001", replace(config, nics=(replace(nic, gid_table=table),))))
+    assert [(entry.index, entry.roce_type, entry.ipv4, entry.netdev) for entry in read.config.nics[0].gid_table] == [
+        (entry.index, entry.roce_type, entry.ipv4, entry.netdev) for entry in table]
+    assert nic.gid_table is None
 
 
 def test_snapshot_bad_value_names_the_file(tmp_path):

@@ -12,7 +12,7 @@ from validator_fabrics import ROCE, intent_for
 
 from compiler.api import compile_fabric
 from compiler.clos import ClosParams, plan_clos
-from compiler.host_config import HostConfig, build_host_configs
+from compiler.host_config import HostConfig, build_host_configs, kernel_gid_table
 from compiler.model import Cable, Endpoint, RoceClass, Snapshot
 from validators import hosts
 from validators.context import ValidationInput
@@ -89,6 +89,10 @@ FAULTS = [
     ("NIC MTU 9216 over a 9000 port", lambda s: with_nic(s, "gpu0001", "eth0", mtu=9216),
      {"hosts.mtu", "hosts.overlay_mtu"}),
     ("NIC at 200G on a 400G port", lambda s: with_nic(s, "gpu0001", "eth0", speed_gbps=200), {"hosts.speed"}),
+    ("NCCL_IB_GID_INDEX=1: the link-local default GID", lambda s: with_env(s, "gpu0001", NCCL_IB_GID_INDEX="1"),
+     {"hosts.gid"}),
+    ("NCCL_IB_GID_INDEX=2: the RoCE v1 GID", lambda s: with_env(s, "gpu0001", NCCL_IB_GID_INDEX="2"), {"hosts.gid"}),
+    ("NCCL_IB_GID_INDEX=7: no such GID", lambda s: with_env(s, "gpu0001", NCCL_IB_GID_INDEX="7"), {"hosts.gid"}),
     ("cable_len 3 m on a 2 m cable (too long is waste, still a mismatch)",
      lambda s: with_nic(s, "gpu0001", "eth0", cable_length_m=3), {"hosts.cable_length"}),
 ]
@@ -107,6 +111,35 @@ def test_each_host_fault_is_caught_by_its_checks(name, breaks, checks):
             assert "expected" in finding.message and "actual" in finding.message
     # the broken state is the only difference: the intended state passes
     assert failed(run(result, state)) == set()
+
+
+def _nic(state: dict[str, HostConfig], server: str, name: str):
+    return next(nic for nic in state[server].nics if nic.name == name)
+
+
+def test_gid_index_judged_on_the_table_read_back():
+    """The GID table read back (gids.txt) is what is judged: the kernel's own order passes; a global IPv6 address
+    added before the IPv4 one (SLAAC) moves the IPv4 RoCE v2 GID to index 5, so index 3 is an IPv6 GID; with
+    NCCL_IB_GID_INDEX unset (NCCL >= 2.21 picks) any RoCE v2 GID of the NIC's address passes, none fails."""
+    result = fabric()
+    state = build_host_configs(result.snapshot)
+    nic = _nic(state, "gpu0001", "eth0")
+    assert nic.addresses
+    read_back = kernel_gid_table(nic.name, nic.addresses)
+    assert (read_back[3].roce_type, read_back[3].ipv4) == ("RoCE v2", nic.addresses[0].split("/")[0])
+    assert failed(run(result, with_nic(state, "gpu0001", "eth0", gid_table=read_back))) == set()
+    slaac = kernel_gid_table(nic.name, ("2001:db8:0:2::10/64",) + nic.addresses)
+    report = run(result, with_nic(state, "gpu0001", "eth0", gid_table=slaac))
+    assert failed(report) == {"hosts.gid"}
+    finding = report.checks["hosts.gid"].findings[0]
+    assert finding.subject.startswith("gpu0001:eth0<->leaf")
+    assert finding.expected.endswith("(index 5)") and finding.actual == "index 3: 2001:db8:0:2::10 (RoCE v2)"
+    assert "not an IPv4 address of the NIC" in finding.message
+    auto = with_env(state, "gpu0001", NCCL_IB_GID_INDEX=None)
+    assert failed(run(result, with_nic(auto, "gpu0001", "eth0", gid_table=slaac))) == set()
+    v1_only = tuple(entry for entry in slaac if entry.roce_type != "RoCE v2")
+    report = run(result, with_nic(auto, "gpu0001", "eth0", gid_table=v1_only))
+    assert failed(report) == {"hosts.gid"} and "none in the table" in report.checks["hosts.gid"].findings[0].actual
 
 
 def test_cable_length_3m_on_a_30m_cable():
