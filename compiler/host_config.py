@@ -47,7 +47,7 @@ import math
 from dataclasses import dataclass
 
 from compiler.hosts import HostAddress, host_addresses
-from compiler.model import Endpoint, RoceClass, Snapshot
+from compiler.model import Endpoint, RoceClass, Server, Snapshot
 from compiler.natural import natural_key
 from compiler.nics import NIC_MODELS, NicFamily, NicFeature, nic_capabilities, server_model
 from compiler.structured.qos_policy import FabricQos, build_fabric_qos
@@ -109,6 +109,15 @@ def kernel_gid_table(netdev: str, addresses: tuple[str, ...]) -> tuple[GidEntry,
         for roce_type in GID_TYPES:
             entries.append(GidEntry(len(entries), gid, roce_type, netdev))
     return tuple(entries)
+
+
+def nic_planes(server: Server) -> dict[str, int]:
+    """NIC port -> network plane on a server whose NICs are split over planes: a rail's ports in name order are
+    its planes 0, 1, ... (one PF per plane, compiler.nics.MultiplaneMode)."""
+    by_rail: dict[int, list[str]] = {}
+    for nic in server.nics:
+        by_rail.setdefault(nic.rail, []).append(nic.name)
+    return {name: index for names in by_rail.values() for index, name in enumerate(sorted(names, key=natural_key))}
 
 
 def dscp_of_tos(tos: int) -> int:

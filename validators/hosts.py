@@ -39,6 +39,11 @@ Checks (one per property; seed 003's RoCE failure table rows "MTU mismatch", "PF
 * ``hosts.speed`` -- NIC speed equals the switch port speed.
 * ``hosts.rail`` -- NIC rail r is cabled to a rail-r leaf (the rail most NICs on that leaf have), and no two NICs
   of one server share a leaf.
+* ``hosts.plane`` -- on a server whose model splits each NIC over planes (compiler.nics.MultiplaneMode: Spectrum-X
+  swplb/hwplb, 2 or 4 planes), each rail has one port per plane, and the port of plane p is cabled to a leaf whose
+  uplinks reach spine plane p and no other: the planes are independent networks, so a leaf reaching two planes
+  merges them and a plane-p port on another plane's leaf cannot reach plane p of the other servers. Judged on the
+  inventory (cables, spine planes); skipped without a multi-plane server.
 * ``hosts.capability`` -- warning per server and setting the intent needs that the NIC family cannot set.
 
 Pure Python; never imports Django.
@@ -60,10 +65,12 @@ from compiler.host_config import (
     build_host_configs,
     dscp_of_tos,
     kernel_gid_table,
+    nic_planes,
     roce_mtu,
 )
-from compiler.model import Endpoint
-from compiler.nics import FAMILY_LABEL, NicFeature, nic_capabilities, nic_gap, pcie_bandwidth_gbps
+from compiler.model import Endpoint, Role
+from compiler.natural import natural_key
+from compiler.nics import FAMILY_LABEL, NicFeature, nic_capabilities, nic_gap, pcie_bandwidth_gbps, server_model
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.structured.contract import Interface, Qos
 from validators.common import CheckSkipped
@@ -179,6 +186,7 @@ CABLE_LENGTH = f"{PREFIX}.cable_length"
 PCIE = f"{PREFIX}.pcie"
 SPEED = f"{PREFIX}.speed"
 RAIL = f"{PREFIX}.rail"
+PLANE = f"{PREFIX}.plane"
 CAPABILITY = f"{PREFIX}.capability"
 
 
@@ -511,6 +519,70 @@ def check_rail(fabric) -> list[Finding]:
     return findings
 
 
+def _spine_planes(inventory, leaf: str) -> set[int]:
+    """The planes of the spines ``leaf``'s cables reach."""
+    switch = inventory.switches_by_name.get(leaf)
+    planes = set()
+    for interface in switch.interfaces if switch is not None else ():
+        cable = inventory.cable_at.get(Endpoint(leaf, interface.name))
+        peer = inventory.switches_by_name.get(cable.other_end(Endpoint(leaf, interface.name)).device) if cable else None
+        if peer is not None and peer.role == Role.SPINE:
+            planes.add(peer.plane)
+    return planes
+
+
+def check_plane(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    if ctx.snapshot is None:
+        raise CheckSkipped("no inventory: the spine planes a server's leaves reach are the inventory's cables")
+    inventory = ctx.snapshot.inventory
+    findings: list[Finding] = []
+    judged = 0
+    reach: dict[str, set[int]] = {}
+    for server in sorted(inventory.servers, key=lambda item: natural_key(item.name)):
+        model = server_model(server.model, server.nics[0].speed_gbps if server.nics else 0)
+        if model is None or model.planes < 2:
+            continue
+        mode = f"{model.multiplane_mode}, {model.planes} planes ({model.name})"
+        planes = nic_planes(server)
+        per_rail: dict[int, list[str]] = defaultdict(list)
+        for nic in server.nics:
+            per_rail[nic.rail].append(nic.name)
+        for rail, names in sorted(per_rail.items()):
+            if len(names) != model.planes:
+                findings.append(Finding(
+                    check=PLANE, severity=Severity.ERROR, subject=f"{server.name}:rail{rail}",
+                    expected=f"{model.planes} NIC ports", actual=f"{len(names)} ({', '.join(sorted(names, key=natural_key))})",
+                    message=f"{server.name} rail {rail}: {len(names)} NIC port(s), but its multiplane mode ({mode}) "
+                            f"exposes one port per plane (expected {model.planes}, actual {len(names)})"))
+        for nic in sorted(server.nics, key=lambda item: (item.rail, natural_key(item.name))):
+            endpoint = Endpoint(server.name, nic.name)
+            cable = inventory.cable_at.get(endpoint)
+            if cable is None:
+                continue
+            judged += 1
+            peer = cable.other_end(endpoint)
+            plane = planes[nic.name]
+            if peer.device not in reach:
+                reach[peer.device] = _spine_planes(inventory, peer.device)
+            reached = reach[peer.device]
+            if reached == {plane}:
+                continue
+            why = ("reaches no spine" if not reached else
+                   "merges planes that must stay independent" if plane in reached else
+                   f"carries plane {plane} into another plane, where the plane-{plane} ports of other servers are not")
+            findings.append(Finding(
+                check=PLANE, severity=Severity.ERROR, subject=f"{server.name}:{nic.name}<->{peer.device}:{peer.interface}",
+                expected=f"spine plane {plane} only", actual=f"spine plane(s) {sorted(reached)}",
+                message=f"{server.name} NIC {nic.name} (rail {nic.rail}, plane {plane} of {mode}) on "
+                        f"{peer.device}:{peer.interface}, whose uplinks reach spine plane(s) {sorted(reached)}: the "
+                        f"leaf {why} (expected spine plane {plane} only, actual {sorted(reached)})"))
+    if not judged and not findings:
+        raise CheckSkipped("no multi-plane server (no server model with a multiplane mode, compiler.nics)")
+    ctx.record_examined(PLANE, {"multi-plane NIC ports": judged})
+    return findings
+
+
 def _needed_features(qos: Qos) -> set[str]:
     if not qos:
         return set()
@@ -576,5 +648,6 @@ LINK_CHECKS: dict[str, Callable] = {
     PCIE: _per_link(PCIE, _pcie),
     SPEED: _per_link(SPEED, _speed),
     RAIL: check_rail,
+    PLANE: check_plane,
 }
 CHECKS: dict[str, Callable] = {**ROCE_CHECKS, **LINK_CHECKS}

@@ -62,7 +62,9 @@ def test_correct_fabric_passes_every_host_check():
     assert failed(report) == set()
     assert [f for f in report.findings if f.severity != Severity.INFO] == []
     ran = {name for name, check in report.checks.items() if check.status == CheckStatus.PASSED}
-    assert ran == set(hosts.CHECKS)  # 18 checks, every one examined something
+    assert ran == set(hosts.CHECKS) - {hosts.PLANE}  # every check examined something but the multiplane one:
+    assert report.checks[hosts.PLANE].status == CheckStatus.SKIPPED  # no server of this fabric is multi-plane
+    assert "no multi-plane server" in report.checks[hosts.PLANE].reason
     assert report.checks["hosts.pfc"].examined == {"server NIC links": 4 * 2 * 2}  # 2 groups x 4 servers x 2 rails
 
 
@@ -140,6 +142,73 @@ def test_gid_index_judged_on_the_table_read_back():
     v1_only = tuple(entry for entry in slaac if entry.roce_type != "RoCE v2")
     report = run(result, with_nic(auto, "gpu0001", "eth0", gid_table=v1_only))
     assert failed(report) == {"hosts.gid"} and "none in the table" in report.checks["hosts.gid"].findings[0].actual
+
+
+def _multiplane_snapshot(rewire: bool = True) -> Snapshot:
+    """A dual-plane fabric: DGX-B300-2P servers, each rail's SuperNIC split into two PFs (eth0 plane 0, eth1 plane
+    1, both rail 0); leaves alternate planes, each reaching only its plane's spines (spines 1-2 plane 0, 3-4 plane
+    1). ``rewire=False`` keeps the planner's full mesh: every leaf reaches both planes."""
+    inventory = plan_clos(ClosParams(name="mp", spines=4, leaves=4, servers_per_leaf=2, rails_per_server=2, planes=2))
+    spine_plane = {switch.hostname: switch.plane for switch in inventory.switches if switch.role == "spine"}
+    assert sorted(spine_plane.values()) == [0, 0, 1, 1]
+    leaf_plane = {f"leaf{index}": (index - 1) % 2 for index in range(1, 5)}
+    cables = tuple(cable for cable in inventory.cables if not rewire or not (
+        cable.a.device in leaf_plane and cable.b.device in spine_plane
+        and spine_plane[cable.b.device] != leaf_plane[cable.a.device]))
+    servers = tuple(dataclasses.replace(server, model="DGX-B300-2P", nics=tuple(
+        dataclasses.replace(nic, rail=0) for nic in server.nics)) for server in inventory.servers)
+    inventory = dataclasses.replace(inventory, cables=cables, servers=servers)
+    return Snapshot(inventory, intent_for(inventory))
+
+
+def test_multiplane_each_plane_reaches_its_own_spine_plane():
+    snapshot = _multiplane_snapshot()
+    result = compile_fabric(snapshot, platforms=[])
+    report = run(result)
+    assert failed(report) == set() and [f for f in report.findings if f.severity == Severity.ERROR] == []
+    assert report.checks[hosts.PLANE].status == CheckStatus.PASSED
+    assert report.checks[hosts.PLANE].examined == {"multi-plane NIC ports": 4 * 2}  # 4 servers x 2 planes
+
+
+def test_multiplane_leaf_reaching_both_planes_merges_them():
+    result = compile_fabric(_multiplane_snapshot(rewire=False), platforms=[])
+    findings = run(result).checks[hosts.PLANE].findings
+    assert len(findings) == 8 and {finding.actual for finding in findings} == {"spine plane(s) [0, 1]"}
+    assert "merges planes that must stay independent" in findings[0].message
+    assert findings[0].subject.startswith("gpu0001:eth0<->leaf1:")
+
+
+def test_multiplane_port_on_the_other_planes_leaf():
+    snapshot = _multiplane_snapshot()
+    inventory = snapshot.inventory
+    eth0, eth1 = inventory.cable_at[Endpoint("gpu0001", "eth0")], inventory.cable_at[Endpoint("gpu0001", "eth1")]
+    swapped = {eth0.label: dataclasses.replace(eth0, b=eth1.b), eth1.label: dataclasses.replace(eth1, b=eth0.b)}
+    cables = tuple(swapped.get(cable.label, cable) for cable in inventory.cables)
+    snapshot = dataclasses.replace(snapshot, inventory=dataclasses.replace(inventory, cables=cables))
+    findings = run(compile_fabric(snapshot, platforms=[]), snapshot=snapshot).checks[hosts.PLANE].findings
+    assert [(f.subject.split("<->")[0], f.expected, f.actual) for f in findings] == [
+        ("gpu0001:eth0", "spine plane 0 only", "spine plane(s) [1]"),
+        ("gpu0001:eth1", "spine plane 1 only", "spine plane(s) [0]")]
+    assert "carries plane 0 into another plane" in findings[0].message
+
+
+def test_multiplane_rail_missing_a_plane_port():
+    snapshot = _multiplane_snapshot()
+    inventory = snapshot.inventory
+    servers = tuple(dataclasses.replace(server, nics=server.nics[:1]) if server.name == "gpu0002" else server
+                    for server in inventory.servers)
+    cables = tuple(cable for cable in inventory.cables if cable.a != Endpoint("gpu0002", "eth1"))
+    snapshot = dataclasses.replace(snapshot, inventory=dataclasses.replace(inventory, servers=servers, cables=cables))
+    findings = run(compile_fabric(snapshot, platforms=[]), snapshot=snapshot).checks[hosts.PLANE].findings
+    assert [(f.subject, f.expected, f.actual) for f in findings] == [("gpu0002:rail0", "2 NIC ports", "1 (eth0)")]
+    assert "swplb, 2 planes (DGX-B300-2P)" in findings[0].message
+
+
+def test_catalogue_multiplane_entries_fit_their_nics():
+    from compiler.nics import SERVER_MODELS, catalogue_problems
+
+    assert catalogue_problems() == []
+    assert {name for name, model in SERVER_MODELS.items() if model.planes > 1} == {"DGX-B300-2P", "DGX-B300-4P"}
 
 
 def test_cable_length_3m_on_a_30m_cable():
