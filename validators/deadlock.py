@@ -35,6 +35,17 @@ Two ways to a verdict:
   every N-2 spine or super-spine pair and a seeded sample of N-3/N-4 link sets, each graph searched for strongly
   connected components (Tarjan) and the shortest cycle (breadth-first search).
 
+MLAG peer-links are inter-switch L2 links like any other, with MLAG's forwarding rule: a frame that arrives over
+the peer-link is not sent out a dual-attached port-channel (one with the same ``mlag`` id on both peers) while the
+peer's members of that port-channel are up -- the peer-link carries data only in failure scenarios (NVIDIA Onyx
+User Manual, "MLAG": the inter-peer link carries "control messages in a steady state or data packets in failure
+scenarios", and "PFC must be configured on this IPL"; Cumulus Linux NVUE reference, ``bond mlag id``: the id tells
+the switches "which links dual-connect to the same host or switch"). So the edge (peer-link -> dual-attached port)
+exists in a failure set that takes down every member of the peer's side of that port-channel: traffic for the
+dual-attached device then crosses the peer-link, which is the case a lossless peer-link is configured for. A
+port-channel dual-attached without the MLAG id on both peers is two independent bundles, and the peer-link closes
+an L2 loop through it.
+
 Each cycle found is reported with its hops (switch, ingress -> egress, priority), the destinations whose traffic
 makes each edge, the failure set, and the remediations that break it, among them a Tagger tag plan (Hu et al.,
 "Tagger: practical PFC deadlock prevention in data center networks", CoNEXT 2017: the tag is raised on every
@@ -56,6 +67,7 @@ from compiler.natural import natural_key
 from validators.common import CORE_ROLES, CheckSkipped, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.mlag import mlag_pairs
 
 CHECK = "roce.deadlock"
 TIER = {"leaf": 1, "border": 1, "spine": 2, "super-spine": 3}
@@ -101,6 +113,10 @@ class Network:
     undefined_policies: list[str] = field(default_factory=list)
     session_links: int = 0  # links[:session_links] are sessions; the rest are L2 links
     flood: list[tuple[int, int, str]] = field(default_factory=list)  # (in link, out link, "flooding of VLAN v")
+    # MLAG: (peer-link in, dual-attached port out, reason, the peer's member links of that port-channel): an edge
+    # only while every one of those links is down (the peer-link carries data only in failure scenarios)
+    flood_if_down: list[tuple[int, int, str, frozenset[int]]] = field(default_factory=list)
+    peer_links: set[int] = field(default_factory=set)  # links that are MLAG peer-link members
     stp: set[int] = field(default_factory=set)  # switches running spanning tree (it may block a port of a loop)
 
     @property
@@ -157,7 +173,7 @@ def build_network(ctx) -> Network:
                 seen.add(str(prefix))
                 destinations.append((str(prefix), None))
     session_links = len(links)
-    flood = _l2_links(ctx, index, links, link_index)
+    flood, flood_if_down, peer_links = _l2_links(ctx, index, links, link_index)
     lossless: dict[int, set[int]] = defaultdict(set)
     interfaces = ctx.interface_index
     for position, link in enumerate(links):
@@ -166,7 +182,7 @@ def build_network(ctx) -> Network:
         for priority in both:
             lossless[priority].add(position)
     stp = {index[host] for host, config in structured.items() if _runs_stp(config)}
-    return Network(session_links=session_links, flood=flood, stp=stp,
+    return Network(session_links=session_links, flood=flood, flood_if_down=flood_if_down, peer_links=peer_links, stp=stp,
                    names=names, role=model.role, asn=model.asn, allowas_in=model.allowas_in,
                    maximum_paths=model.maximum_paths, multipath_relax=model.multipath_relax, rank=rank, links=links,
                    out_links=out_links, link_index=link_index, export=export, destinations=destinations,
@@ -188,14 +204,38 @@ def _vlans(port: dict, bundle: dict | None) -> frozenset[int]:
     return frozenset(vlans)
 
 
-def _l2_links(ctx, index, links: list[Link], link_index: dict) -> list[tuple[int, int, str]]:
+def _mlag_sides(ctx) -> tuple[dict[str, str], dict[tuple[str, str], tuple[str, str]]]:
+    """(device -> its peer-link port-channel, (device, port-channel) -> (peer, the peer's port-channel)) for every
+    MLAG pair whose ends name each other (validators.mlag.mlag_pairs) and every port-channel with the same MLAG id
+    on both: the dual-attached ones."""
+    pairs = mlag_pairs(ctx.structured)
+    peer_links: dict[str, str] = {}
+    dual: dict[tuple[str, str], tuple[str, str]] = {}
+    for host, peer in pairs.items():
+        config = ctx.structured[host]
+        if (config.get("mlag") or {}).get("peer_link"):
+            peer_links[host] = config["mlag"]["peer_link"]
+        theirs = {bundle["mlag"]: bundle["name"] for bundle in ctx.structured[peer].get("port_channels") or ()
+                  if bundle.get("mlag") is not None}
+        for bundle in config.get("port_channels") or ():
+            if bundle.get("mlag") is not None and bundle["mlag"] in theirs:
+                dual[(host, bundle["name"])] = (peer, theirs[bundle["mlag"]])
+    return peer_links, dual
+
+
+def _l2_links(ctx, index, links: list[Link], link_index: dict):
     """Append every cabled inter-switch link both of whose ends bridge a common VLAN to ``links`` (both
-    directions; a port that also carries a session keeps its session link) and return the flooding edges: a frame flooded in a VLAN enters a switch on one such link and may
-    leave on every other (not back into the port or bundle it came from)."""
+    directions; a port that also carries a session keeps its session link) and return the flooding edges: a frame
+    flooded in a VLAN enters a switch on one such link and may leave on every other (not back into the port or
+    bundle it came from), and, on an MLAG peer, from the peer-link out of a dual-attached port-channel only while
+    the peer's members of it are down (the second list, with those member links)."""
     ends: dict[tuple[int, str], tuple[frozenset[int], str]] = {}
+    members: dict[tuple[int, str], list[str]] = defaultdict(list)  # (device, port-channel) -> member ports
     for host, config in ctx.structured.items():
         bundles = {bundle["name"]: bundle for bundle in config.get("port_channels") or ()}
         for port in config["interfaces"]:
+            if port.get("port_channel") and host in index:
+                members[(index[host], port["port_channel"])].append(port["name"])
             if not port.get("enabled", True) or port.get("peer_device") not in index:
                 continue
             bundle = bundles.get(port.get("port_channel") or "")
@@ -220,15 +260,31 @@ def _l2_links(ctx, index, links: list[Link], link_index: dict) -> list[tuple[int
             link_index[(device, name)] = position
         leaving[device].append((position, common, bundle))
         arriving[peer[0]].append((position, common, ends[peer][1]))
+    peer_links, dual = _mlag_sides(ctx)
+    names = ctx.routing.names
     flood: list[tuple[int, int, str]] = []
+    flood_if_down: list[tuple[int, int, str, frozenset[int]]] = []
     for device, incoming in arriving.items():
+        peer_link = peer_links.get(names[device])
         for in_link, in_vlans, in_bundle in incoming:
             for out_link, out_vlans, out_bundle in leaving.get(device, ()):
                 shared = in_vlans & out_vlans
                 if out_bundle == in_bundle or not shared:
                     continue
-                flood.append((in_link, out_link, f"flooding of VLAN {min(shared)}"))
-    return flood
+                reason = f"flooding of VLAN {min(shared)}"
+                side = dual.get((names[device], out_bundle)) if in_bundle == peer_link else None
+                if side is None:
+                    flood.append((in_link, out_link, reason))
+                    continue
+                peer, peer_bundle = side
+                down = frozenset(link_index[(index[peer], member)] for member in members[(index[peer], peer_bundle)]
+                                 if (index[peer], member) in link_index)
+                if down:  # a peer side without inter-switch members never lifts the rule here
+                    flood_if_down.append((in_link, out_link, f"{reason} over the MLAG peer-link, {peer}'s members "
+                                          f"of {peer_bundle} down", down))
+    on_peer_link = {position for device, outgoing in leaving.items() for position, _vlans, bundle in outgoing
+                    if bundle == peer_links.get(names[device])}
+    return flood, flood_if_down, on_peer_link
 
 
 def _runs_stp(config) -> bool:
@@ -414,6 +470,10 @@ def build_graph(net: Network, tables: list[list[dict[int, list[int]]]], lossless
     for first, second, reason in net.flood:
         if first in lossless and second in lossless and first not in dead_links and second not in dead_links:
             graph.add(first, second, reason)
+    for first, second, reason, down in net.flood_if_down:
+        if first in lossless and second in lossless and first not in dead_links and second not in dead_links \
+                and down <= dead_links:
+            graph.add(first, second, reason)
     return graph
 
 
@@ -510,7 +570,7 @@ def valley_free_proof(net: Network) -> Proof:
     reasons: list[str] = []
     if net.unresolved_statics or any(net.statics):
         reasons.append("static routes are configured (they are not bound by AS-path loop prevention)")
-    if net.flood:
+    if net.flood or net.flood_if_down:
         reasons.append("VLANs are bridged over inter-switch links (flooding is not bound by AS-path loop prevention)")
     tiers = [TIER.get(role) for role in net.role]
     unknown = [net.names[d] for d, tier in enumerate(tiers) if tier is None and net.out_links[d]]
@@ -859,6 +919,10 @@ def remediations(net: Network, result: DeadlockResult) -> list[str]:
         advice.append(f"remove allowas-in on {short_list(allowas)} (or scope it to the routes that need it)")
     if any(net.statics):
         advice.append("remove or correct the static routes on the cycle (they bypass AS-path loop prevention)")
+    if any(p in net.peer_links for cycle in result.cycles for p in cycle.links):
+        advice.append("give every port-channel dual-attached to an MLAG pair the same MLAG id on both peers: MLAG then "
+                      "sends nothing from the peer-link out of it while the peer's side is up, and the peer-link "
+                      "closes no loop")
     if net.flood:
         advice.append("keep lossless VLANs off inter-switch trunks (prune them) or send flooded traffic to a lossy "
                       "class: a flooded lossless frame can come back to the switch that flooded it")
@@ -871,16 +935,20 @@ def remediations(net: Network, result: DeadlockResult) -> list[str]:
     return advice
 
 
-def lossless_peer_links(ctx) -> list[tuple[str, str, list[int]]]:
-    """(switch, port, priorities) of MLAG peer-link ports that run PFC: L2 paths the graph does not model."""
+def lossless_peer_links(ctx) -> list[tuple[str, str, list[int], bool]]:
+    """(switch, port, priorities, routed) of MLAG peer-link ports that run PFC; ``routed``: the switch has a BGP
+    session to its MLAG peer-address (routed traffic over the peer SVI, which the graph does not follow)."""
     found = []
     for host, config in ctx.structured.items():
-        peer_link = (config.get("mlag") or {}).get("peer_link")
+        mlag = config.get("mlag") or {}
+        peer_link = mlag.get("peer_link")
+        routed = bool(mlag.get("peer_address")) and any(
+            neighbor.get("address") == mlag["peer_address"] for neighbor in (config.get("bgp") or {}).get("neighbors") or ())
         for port in config["interfaces"]:
             if port.get("kind") == "peer_link" or (peer_link and port.get("port_channel") == peer_link):
                 priorities = sorted(_pfc(port))
                 if priorities:
-                    found.append((host, port["name"], priorities))
+                    found.append((host, port["name"], priorities, routed))
     return found
 
 
@@ -890,10 +958,11 @@ def check_deadlock(fabric) -> list[Finding]:
     if not net.lossless:
         raise CheckSkipped("no link runs PFC on both ends: no lossless buffer can wait on another")
     result = analyse(ctx, net=net)
-    for host, port, priorities in lossless_peer_links(ctx):
-        result.notes.append(f"{host}:{port} (MLAG peer-link) runs PFC on {priorities}: lossless paths across a "
-                            "peer-link (a member or the uplinks down) are L2 paths this graph does not model, so the "
-                            "verdict does not cover them; keep RoCE off the peer-link or check it by hand")
+    for host, port, priorities, routed in lossless_peer_links(ctx):
+        if routed:
+            result.notes.append(f"{host}:{port} (MLAG peer-link) runs PFC on {priorities} and {host} peers with BGP "
+                                "over the peer SVI: routed lossless traffic across the peer-link (its uplinks down) "
+                                "is not followed (iBGP is not simulated), so the verdict does not cover it")
     if result.method == "enumeration" and result.scenarios_examined == 0:
         raise CheckSkipped(result.notes[-1])
     lossless_links = len(set().union(*net.lossless.values()))

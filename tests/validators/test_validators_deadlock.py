@@ -311,3 +311,76 @@ def test_a_vlan_on_one_leaf_spine_pair_only_is_no_loop():
             port["switchport_mode"], port["trunk_vlans"] = "trunk", [10]
     net, result = analyse(compiled(spines=2, leaves=2), one_link)
     assert not any(reason.startswith("flooding") for cycle in result.cycles for reason in cycle.reasons)
+
+
+def mlag_bowtie(without_mlag_id: tuple[str, ...] = (), stp: str = "none"):
+    """Leaves 1-2 and spines 1-2 as two MLAG pairs (peer-links Port-Channel47 on Ethernet47, PFC on priority 3 like
+    every fabric port), VLAN 10 bridged over one dual-attached Port-Channel1 (MLAG 1) from each pair to the other:
+    the AVD L2LS shape (tests/data/avd_l2). ``without_mlag_id``: switches whose Port-Channel1 lacks ``mlag 1``."""
+    pairs = {"leaf1": ("leaf2", "192.168.0.0/31", "192.168.0.1"), "leaf2": ("leaf1", "192.168.0.1/31", "192.168.0.0"),
+             "spine1": ("spine2", "192.168.1.0/31", "192.168.1.1"),
+             "spine2": ("spine1", "192.168.1.1/31", "192.168.1.0")}
+
+    def mutate(structured):
+        for host, (peer, own, peer_address) in pairs.items():
+            config = structured[host]
+            config["spanning_tree"] = {"mode": stp}
+            fabric = [port for port in config["interfaces"] if port["kind"] == "fabric"]
+            for port in fabric:
+                port["port_channel"] = "Port-Channel1"
+            peer_link = dict(fabric[0], name="Ethernet47", kind="peer_link", peer_device=peer,
+                             peer_interface="Ethernet47", port_channel="Port-Channel47", ip=None)
+            config["interfaces"].append(peer_link)
+            bundle = {"name": "Port-Channel1", "members": [port["name"] for port in fabric], "enabled": True, "ip": None,
+                      "switchport_mode": "trunk", "trunk_vlans": [10], "access_vlan": None, "trunk_groups": [],
+                      "mlag": None if host in without_mlag_id else 1, "qos": {}}
+            config["port_channels"] = [bundle, dict(bundle, name="Port-Channel47", members=["Ethernet47"],
+                                                    trunk_vlans=[], mlag=None)]
+            config["mlag"] = {"domain_id": peer[:-1], "local_interface": "Vlan4094", "peer_address": peer_address,
+                              "peer_link": "Port-Channel47"}
+            config["vlans"] = list(config.get("vlans") or ()) + [{"id": 4094, "name": "MLAG", "vrf": None, "svi": {"address": own},
+                                                                  "trunk_groups": ["MLAG"]}]
+    return mutate
+
+
+def _link(net, host, peer):
+    index = {name: position for position, name in enumerate(net.names)}
+    return next(position for position, link in enumerate(net.links)
+                if link.device == index[host] and link.peer == index[peer]
+                and (link.interface == "Ethernet47") == (host[:-1] == peer[:-1]))
+
+
+def test_a_correct_mlag_pair_with_a_lossless_peer_link_is_certified():
+    """MLAG's rule (nothing from the peer-link out of a dual-attached port while the peer's side is up) keeps the
+    bow-tie acyclic in every failure set; the peer-link edge appears once the peer's members are down."""
+    result = compiled(spines=2, leaves=2)
+    net, verdict = analyse(result, mlag_bowtie(), stop_early=False)
+    assert verdict.method == "enumeration" and verdict.cycles == [], cycle_text(net, verdict)
+    assert verdict.scenarios_examined == verdict.scenarios_total  # every N-1 and N-2 link set, all examined
+    peer_link, to_spine = _link(net, "leaf1", "leaf2"), _link(net, "leaf2", "spine1")
+    assert {peer_link, to_spine} <= net.lossless[3] and peer_link in net.peer_links
+    baseline = deadlock.build_graph(net, [deadlock.forwarding(net)], net.lossless[3])
+    assert to_spine not in baseline.edges.get(peer_link, ())  # steady state: the peer-link carries no data out
+    dead = deadlock._both(net, _link(net, "leaf1", "spine1")) | deadlock._both(net, _link(net, "leaf1", "spine2"))
+    failed = deadlock.build_graph(net, [deadlock.forwarding(net, dead)], net.lossless[3] - dead, dead)
+    assert to_spine in failed.edges[peer_link]  # leaf1's Port-Channel1 down: its traffic crosses the peer-link
+    assert failed.reasons[(peer_link, to_spine)] == ("flooding of VLAN 10 over the MLAG peer-link, leaf1's members "
+                                                      "of Port-Channel1 down")
+    report = validate_fabric(context(result, mlag_bowtie()), checks=[deadlock.CHECK])
+    findings = report.checks[deadlock.CHECK].findings
+    assert report.checks[deadlock.CHECK].status == "passed", [f.message for f in findings]
+    assert not [f for f in findings if f.severity != "info"]
+
+
+def test_an_mlag_peer_link_closing_a_loop_through_a_port_channel_without_its_mlag_id():
+    """Planted: leaf2's Port-Channel1 lacks ``mlag 1`` (mlag.peers flags the line): the pair's uplinks are two
+    independent bundles, and the lossless peer-link closes a cycle through them and the spines' peer-link."""
+    result = compiled(spines=2, leaves=2)
+    net, verdict = analyse(result, mlag_bowtie(without_mlag_id=("leaf2",)))
+    crossing = [cycle for cycle in verdict.cycles if cycle.scenario.kind == "baseline"
+                and set(cycle.links) & net.peer_links]
+    assert crossing, cycle_text(net, verdict)
+    assert any(hop[1] == "Ethernet47" or hop[2] == "Ethernet47" for hop in deadlock.hops(net, crossing[0]))
+    report = validate_fabric(context(result, mlag_bowtie(without_mlag_id=("leaf2",))), checks=[deadlock.CHECK])
+    errors = [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
+    assert errors and any("same MLAG id on both peers" in f.message for f in errors)
