@@ -537,12 +537,13 @@ def check_plane(fabric) -> list[Finding]:
         raise CheckSkipped("no inventory: the spine planes a server's leaves reach are the inventory's cables")
     inventory = ctx.snapshot.inventory
     findings: list[Finding] = []
-    judged = 0
+    judged = multiplane = 0
     reach: dict[str, set[int]] = {}
     for server in sorted(inventory.servers, key=lambda item: natural_key(item.name)):
         model = server_model(server.model, server.nics[0].speed_gbps if server.nics else 0)
         if model is None or model.planes < 2:
             continue
+        multiplane += 1
         mode = f"{model.multiplane_mode}, {model.planes} planes ({model.name})"
         planes = nic_planes(server)
         per_rail: dict[int, list[str]] = defaultdict(list)
@@ -577,8 +578,10 @@ def check_plane(fabric) -> list[Finding]:
                 message=f"{server.name} NIC {nic.name} (rail {nic.rail}, plane {plane} of {mode}) on "
                         f"{peer.device}:{peer.interface}, whose uplinks reach spine plane(s) {sorted(reached)}: the "
                         f"leaf {why} (expected spine plane {plane} only, actual {sorted(reached)})"))
-    if not judged and not findings:
+    if not multiplane:
         raise CheckSkipped("no multi-plane server (no server model with a multiplane mode, compiler.nics)")
+    if not judged and not findings:
+        raise CheckSkipped(f"{multiplane} multi-plane server(s), none with a cabled NIC port")
     ctx.record_examined(PLANE, {"multi-plane NIC ports": judged})
     return findings
 
