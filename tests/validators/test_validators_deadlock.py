@@ -287,21 +287,30 @@ def trunk_uplinks(vlan=10, stp="none"):
 def test_a_flooded_lossless_vlan_over_a_layer2_loop():
     net, result = analyse(compiled(spines=2, leaves=2), trunk_uplinks())
     assert any("bridged over inter-switch links" in reason for reason in result.proof.reasons)
+    # VLAN 10 is also VXLAN-mapped on the leaves: the shortest loop goes out by head-end replication and comes
+    # back over the trunks (leaf1 -> spine -> leaf2 decapsulates, floods up, the spine bridges it to leaf1)
     flooded = [cycle for cycle in result.cycles if cycle.scenario.kind == "baseline"
-               and any(reason.startswith("flooding of VLAN 10") for reason in cycle.reasons)]
+               and any(reason.startswith(("flooding of VLAN 10", "head-end replication of VLAN 10",
+                                          "VXLAN decapsulation of VNI")) for reason in cycle.reasons)]
     assert flooded, cycle_text(net, result)
-    assert {hop[0] for hop in deadlock.hops(net, flooded[0])} == {"leaf1", "leaf2", "spine1", "spine2"}
+    assert {"leaf1", "leaf2"} <= {hop[0] for hop in deadlock.hops(net, flooded[0])}
     report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks()), checks=[deadlock.CHECK])
     errors = [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
     assert errors and any("prune them" in f.message for f in errors)
 
 
 def test_a_flooded_loop_under_spanning_tree_is_a_warning():
-    report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks(stp="mstp")),
+    # VLAN 99 is mapped to no VNI: a pure L2 loop, which spanning tree may block
+    report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks(vlan=99, stp="mstp")),
                              checks=[deadlock.CHECK])
     findings = report.checks[deadlock.CHECK].findings
     flood = [f for f in findings if "spanning tree on" in f.message]
     assert flood and all(f.severity == "warning" for f in flood)
+    # VLAN 10 is also VXLAN-mapped: spanning tree does not run over the tunnels, so those loops stay errors
+    report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks(stp="mstp")), checks=[deadlock.CHECK])
+    tunnelled = [f for f in report.checks[deadlock.CHECK].findings if isinstance(f.actual, dict)
+                 and any(reason.startswith("head-end replication") for reason in f.actual["destinations"])]
+    assert tunnelled and all(f.severity == "error" and "spanning tree on" not in f.message for f in tunnelled)
 
 
 def test_a_vlan_on_one_leaf_spine_pair_only_is_no_loop():
@@ -316,7 +325,9 @@ def test_a_vlan_on_one_leaf_spine_pair_only_is_no_loop():
 def mlag_bowtie(without_mlag_id: tuple[str, ...] = (), stp: str = "none"):
     """Leaves 1-2 and spines 1-2 as two MLAG pairs (peer-links Port-Channel47 on Ethernet47, PFC on priority 3 like
     every fabric port), VLAN 10 bridged over one dual-attached Port-Channel1 (MLAG 1) from each pair to the other:
-    the AVD L2LS shape (tests/data/avd_l2). ``without_mlag_id``: switches whose Port-Channel1 lacks ``mlag 1``."""
+    the AVD L2LS shape (tests/data/avd_l2), which has no VTEPs: the compile's VXLAN mappings are dropped (VLAN 10
+    both trunked on the uplinks and mapped to a VNI is a VXLAN loop, test_a_flooded_lossless_vlan_over_a_layer2_loop).
+    ``without_mlag_id``: switches whose Port-Channel1 lacks ``mlag 1``."""
     pairs = {"leaf1": ("leaf2", "192.168.0.0/31", "192.168.0.1"), "leaf2": ("leaf1", "192.168.0.1/31", "192.168.0.0"),
              "spine1": ("spine2", "192.168.1.0/31", "192.168.1.1"),
              "spine2": ("spine1", "192.168.1.1/31", "192.168.1.0")}
@@ -325,6 +336,7 @@ def mlag_bowtie(without_mlag_id: tuple[str, ...] = (), stp: str = "none"):
         for host, (peer, own, peer_address) in pairs.items():
             config = structured[host]
             config["spanning_tree"] = {"mode": stp}
+            config["vxlan"] = {}
             fabric = [port for port in config["interfaces"] if port["kind"] == "fabric"]
             for port in fabric:
                 port["port_channel"] = "Port-Channel1"
@@ -384,3 +396,73 @@ def test_an_mlag_peer_link_closing_a_loop_through_a_port_channel_without_its_mla
     report = validate_fabric(context(result, mlag_bowtie(without_mlag_id=("leaf2",))), checks=[deadlock.CHECK])
     errors = [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
     assert errors and any("same MLAG id on both peers" in f.message for f in errors)
+
+
+# --------------------------------------------------------------------------------------------- VXLAN flooding
+
+
+def vtep_cross_link(mlag: bool = False, vlan: int = 10):
+    """An L2 link Ethernet48 between leaf1 and leaf2 (two VTEPs of VLAN 10's VNI 10010) bridging ``vlan``, PFC on
+    priority 3 like every fabric port. ``mlag``: it is the pair's MLAG peer-link (Port-Channel47, peer SVIs on VLAN
+    4094), as an EVPN fabric with MLAG leaves has it."""
+    ends = (("leaf1", "leaf2", "192.168.0.0/31", "192.168.0.1"), ("leaf2", "leaf1", "192.168.0.1/31", "192.168.0.0"))
+
+    def mutate(structured):
+        for host, peer, own, peer_address in ends:
+            config = structured[host]
+            fabric = next(port for port in config["interfaces"] if port["kind"] == "fabric")
+            config["interfaces"].append(dict(fabric, name="Ethernet48", peer_device=peer, peer_interface="Ethernet48",
+                                             ip=None, switchport_mode="trunk", trunk_vlans=[vlan], access_vlan=None,
+                                             **({"kind": "peer_link", "port_channel": "Port-Channel47"} if mlag else {})))
+            if not mlag:
+                continue
+            config["port_channels"] = list(config.get("port_channels") or ()) + [
+                {"name": "Port-Channel47", "members": ["Ethernet48"], "enabled": True, "ip": None,
+                 "switchport_mode": "trunk", "trunk_vlans": [vlan], "access_vlan": None, "trunk_groups": [],
+                 "mlag": None, "qos": {}}]
+            config["mlag"] = {"domain_id": "leaf", "local_interface": "Vlan4094", "peer_address": peer_address,
+                              "peer_link": "Port-Channel47"}
+            config["vlans"] = list(config.get("vlans") or ()) + [
+                {"id": 4094, "name": "MLAG", "vrf": None, "svi": {"address": own}, "trunk_groups": ["MLAG"]}]
+    return mutate
+
+
+def test_a_lossless_vni_flooded_over_an_l2_link_between_two_vteps():
+    """Planted (issue 33, a flooded lossless VNI): leaf2 floods a BUM frame of VLAN 10 over the L2 link to leaf1,
+    which head-end replicates it to leaf2's VTEP through a spine; leaf2 decapsulates it and floods it over the
+    link again. The three links form a cycle no AS-path rule sees, and nothing else in the fabric bridges."""
+    result = compiled(spines=2, leaves=2)
+    net, verdict = analyse(result, vtep_cross_link())
+    assert not net.flood  # each leaf has one L2 link: no L2 flooding loop, only the VXLAN one
+    assert verdict.method == "enumeration"
+    assert any("head-end replication is not bound" in reason for reason in verdict.proof.reasons)
+    replicated = [cycle for cycle in verdict.cycles if cycle.scenario.kind == "baseline"
+                  and "head-end replication of VLAN 10 (VNI 10010) to leaf2's VTEP" in cycle.reasons]
+    assert replicated, cycle_text(net, verdict)
+    cycle = min(replicated, key=lambda cycle: len(cycle.links))
+    assert len(cycle.links) == 3 and "VXLAN decapsulation of VNI 10010 flooded into VLAN 10" in cycle.reasons
+    hops = deadlock.hops(net, cycle)
+    assert {hop[0] for hop in hops} == {"leaf1", "leaf2"} | {hop[0] for hop in hops if hop[0].startswith("spine")}
+    assert any("Ethernet48" in (hop[1], hop[2]) for hop in hops)
+    report = validate_fabric(context(result, vtep_cross_link()), checks=[deadlock.CHECK])
+    errors = [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
+    assert errors and all("remove the L2 link between VTEPs" in f.message for f in errors)
+
+
+def test_a_lossless_vni_flooded_between_vteps_is_no_cycle():
+    """No false positive: the same VNI flooded by head-end replication between every leaf, over a lossless
+    underlay, is certified (split horizon: a VTEP never replicates what it decapsulated); so is the L2 link when it
+    is the MLAG peer-link (a peer does not replicate what crosses it), although decapsulated frames do cross it."""
+    result = compiled(spines=2, leaves=2)
+    net, verdict = analyse(result)
+    assert verdict.method == "proof" and verdict.cycles == []
+    net, verdict = analyse(result, vtep_cross_link(mlag=True), stop_early=False)
+    assert verdict.method == "enumeration" and verdict.cycles == [], cycle_text(net, verdict)
+    assert verdict.scenarios_examined == verdict.scenarios_total
+    leaf1 = next(flood for flood in net.vni_floods if net.names[flood.device] == "leaf1" and flood.vlan == 10)
+    assert leaf1.local_out and not leaf1.local_in  # decapsulated onto the peer-link; never replicated from it
+    graph = deadlock.build_graph(net, [deadlock.forwarding(net)], net.lossless[3])
+    assert any(reason.startswith("VXLAN decapsulation of VNI 10010") for reason in graph.reasons.values())
+    assert not any(reason.startswith("head-end replication") for reason in graph.reasons.values())
+    report = validate_fabric(context(result, vtep_cross_link(mlag=True)), checks=[deadlock.CHECK])
+    assert not [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
