@@ -87,13 +87,19 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
     kept_per_leaf: dict[str, set[str]] = defaultdict(set)
     hosts = []
     for server in sorted(inventory.servers, key=lambda s: s.name):
-        # The server's netplan as rendered for it, read back: what a real server boots with.
-        netplan = parse_netplan(render_netplan(host_configs[server.name]))
+        netplan: dict[str, tuple[int, tuple[str, ...], str | None]] | None = None
         interfaces = []
         for nic in server.nics:
             assigned = addresses.get(Endpoint(server.name, nic.name), [])
             if not assigned:
                 continue
+            address = assigned[0]
+            if max_servers_per_leaf is not None and server.name not in kept_per_leaf[address.leaf] and \
+                    len(kept_per_leaf[address.leaf]) >= max_servers_per_leaf:
+                continue
+            if netplan is None:  # only for servers the twin boots (a big fabric's twin keeps a few per leaf)
+                # The server's netplan as rendered for it, read back: what a real server boots with.
+                netplan = parse_netplan(render_netplan(host_configs[server.name]))
             if nic.name not in netplan:
                 raise TwinError(f"{server.name}:{nic.name}: in network {assigned[0].network} but absent from "
                                 "the server's rendered netplan")
@@ -101,13 +107,9 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
             if len(assigned) > 1:
                 limitations.append(f"{server.name}:{nic.name}: in {len(assigned)} networks (trunk); only "
                                    f"{assigned[0].network} modelled")
-            address = assigned[0]
             if address.address not in rendered_addresses:
                 raise TwinError(f"{server.name}:{nic.name}: address {address.address} of network {address.network} "
                                 f"is not in the server's rendered netplan ({', '.join(rendered_addresses) or 'none'})")
-            if max_servers_per_leaf is not None and server.name not in kept_per_leaf[address.leaf] and \
-                    len(kept_per_leaf[address.leaf]) >= max_servers_per_leaf:
-                continue
             kept_per_leaf[address.leaf].add(server.name)
             interfaces.append(HostInterface(ifname=nic.name, peer_node=address.leaf,
                                             peer_ifname=port(address.leaf, address.leaf_interface), address=address.address,
