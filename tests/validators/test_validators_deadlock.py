@@ -466,3 +466,27 @@ def test_a_lossless_vni_flooded_between_vteps_is_no_cycle():
     assert not any(reason.startswith("head-end replication") for reason in graph.reasons.values())
     report = validate_fabric(context(result, vtep_cross_link(mlag=True)), checks=[deadlock.CHECK])
     assert not [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
+
+
+def test_a_vxlan_replication_loop_found_on_configs_as_text():
+    """The read-any-config path: the EOS text of a correct fabric with an unused port of each leaf turned into a
+    lossless trunk of VLAN 10 between them (the VLAN is VXLAN-mapped to VNI 10010 on both), parsed back by
+    validate --configs: the replication cycle through the trunk is found."""
+    from compiler.api import render_configs
+    from validators.configs import validate_configs
+
+    rendered, _hashes = render_configs(context(compiled(spines=2, leaves=2)).structured, ["eos"])
+    files = {host: dict(platforms["eos"]) for host, platforms in rendered.items()}
+    unused = "interface Ethernet50/1\n   shutdown\n   mtu 9214\n   speed 400g-8\n!\n"
+    for host, peer in (("leaf1", "leaf2"), ("leaf2", "leaf1")):
+        name = next(iter(files[host]))
+        assert unused in files[host][name]
+        files[host][name] = files[host][name].replace(unused, (
+            f"interface Ethernet50/1\n   description P2P {peer} Ethernet50/1\n   no shutdown\n   mtu 9214\n"
+            "   speed 400g-8\n   switchport mode trunk\n   switchport trunk allowed vlan 10\n"
+            "   service-profile FT_ROCE\n!\n"))
+    result = validate_configs(files, checks=[deadlock.CHECK]).report.checks[deadlock.CHECK]
+    assert result.status == "failed", (result.status, result.reason)
+    errors = [f for f in result.findings if f.severity == "error"]
+    assert errors and all("Ethernet50/1" in f.subject for f in errors)
+    assert any("head-end replication of VLAN 10 (VNI 10010)" in f.message for f in errors)
