@@ -34,17 +34,20 @@ Values and their sources:
   lossless class, NCCL_IB_GID_INDEX 3 (the IPv4-mapped RoCE v2 GID of the first address on mlx5 and bnxt_re),
   NCCL_IB_ROCE_VERSION_NUM 2 and NCCL_IB_QPS_PER_CONNECTION 4 (more QPs, more ECMP entropy: NCCL docs advise
   more than one QP per connection on RoCE fabrics with ECMP).
+* GID table: not set by us, the kernel fills it (:func:`kernel_gid_table`); NCCL_IB_GID_INDEX 3 must name the
+  RoCE v2 GID of the NIC's rail address there (validators.hosts ``hosts.gid``).
 
 Pure Python; never imports Django.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from dataclasses import dataclass
 
 from compiler.hosts import HostAddress, host_addresses
-from compiler.model import Endpoint, RoceClass, Snapshot
+from compiler.model import Endpoint, RoceClass, Server, Snapshot
 from compiler.natural import natural_key
 from compiler.nics import NIC_MODELS, NicFamily, NicFeature, nic_capabilities, server_model
 from compiler.structured.qos_policy import FabricQos, build_fabric_qos
@@ -62,6 +65,59 @@ def roce_mtu(netdev_mtu: int) -> int:
     """The RoCE (InfiniBand) MTU a netdev MTU allows: the largest IB MTU <= netdev MTU - 96 (0: none fits)."""
     fitting = [mtu for mtu in IB_MTUS if mtu + ROCE_HEADER_BYTES <= netdev_mtu]
     return fitting[-1] if fitting else 0
+
+
+# RoCE GID types as sysfs prints them (kernel Documentation/ABI/stable/sysfs-class-infiniband,
+# ports/<port>/gid_attrs/types/<index>: "IB/RoCE v1" or "RoCE v2" for UDP-encapsulated, routable GIDs).
+GID_ROCE_V1 = "IB/RoCE v1"
+GID_ROCE_V2 = "RoCE v2"
+GID_TYPES = (GID_ROCE_V1, GID_ROCE_V2)
+DEFAULT_GID = "fe80::(from the MAC)"  # the link-local default GID (EUI-64 of the netdev MAC, RFC 4291 2.5.1)
+
+
+@dataclass(frozen=True, slots=True)
+class GidEntry:
+    """One entry of a RoCE port's GID table (/sys/class/infiniband/<dev>/ports/1/gids/<index> and gid_attrs)."""
+
+    index: int
+    gid: str  # as sysfs prints it (8 groups of 4 hex digits), or DEFAULT_GID in the modelled table
+    roce_type: str  # GID_ROCE_V1 | GID_ROCE_V2
+    netdev: str
+
+    @property
+    def ipv4(self) -> str | None:
+        """The IPv4 address of an IPv4-mapped GID (::ffff:a.b.c.d, RFC 4291 2.5.5.2), else None."""
+        try:
+            mapped = ipaddress.IPv6Address(self.gid).ipv4_mapped
+        except ValueError:
+            return None
+        return str(mapped) if mapped is not None else None
+
+
+def kernel_gid_table(netdev: str, addresses: tuple[str, ...]) -> tuple[GidEntry, ...]:
+    """The GID table the kernel builds for a RoCE port whose netdev holds ``addresses`` (in the order added):
+    the default link-local GID first, once per GID type (drivers/infiniband/core/cache.c reserves the default
+    GIDs at the start of the table), then each IP address once per GID type, an IPv4 address as an IPv4-mapped
+    GID (core/roce_gid_mgmt.c). So a NIC with one IPv4 address has its RoCE v2 IPv4 GID at index 3, the value
+    NCCL_IB_GID_INDEX=3 relies on; ``ibv_devinfo -v`` / ``show_gids`` print the same order (e.g. Juniper's AI
+    data-center JVD, "How to run a NCCL test using autoconfigured IPv6 addresses": GID[0] fe80 v1, [1] fe80 v2,
+    [2] ::ffff:IPv4 v1, [3] ::ffff:IPv4 v2, [4]/[5] a global IPv6 address)."""
+    entries = [GidEntry(0, DEFAULT_GID, GID_ROCE_V1, netdev), GidEntry(1, DEFAULT_GID, GID_ROCE_V2, netdev)]
+    for address in addresses:
+        ip = ipaddress.ip_interface(address).ip
+        gid = f"::ffff:{ip}" if ip.version == 4 else str(ip)
+        for roce_type in GID_TYPES:
+            entries.append(GidEntry(len(entries), gid, roce_type, netdev))
+    return tuple(entries)
+
+
+def nic_planes(server: Server) -> dict[str, int]:
+    """NIC port -> network plane on a server whose NICs are split over planes: a rail's ports in name order are
+    its planes 0, 1, ... (one PF per plane, compiler.nics.MultiplaneMode)."""
+    by_rail: dict[int, list[str]] = {}
+    for nic in server.nics:
+        by_rail.setdefault(nic.rail, []).append(nic.name)
+    return {name: index for names in by_rail.values() for index, name in enumerate(sorted(names, key=natural_key))}
 
 
 def dscp_of_tos(tos: int) -> int:
@@ -101,6 +157,9 @@ class NicConfig:
     gateway: str | None = None
     leaf: str = ""  # the switch port it is cabled to ("" when not cabled)
     leaf_interface: str = ""
+    # The RoCE GID table read back from the host (None: not read; the intended state models it from the addresses
+    # with kernel_gid_table, since the kernel, not us, fills it)
+    gid_table: tuple[GidEntry, ...] | None = None
 
     def priority_of(self, dscp: int) -> int:
         """The priority the NIC gives ``dscp``: its explicit entry, else the default DSCP >> 3."""

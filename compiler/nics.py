@@ -25,6 +25,19 @@ class NicFamily:
     ALL = (CONNECTX, BNXT, LINUX_DCB)
 
 
+class MultiplaneMode:
+    """How a NIC spreads one rail over several independent network planes (NVIDIA Spectrum-X multiplane; the NIC
+    Configuration Operator's ``NicConfigurationTemplate`` ``multiplaneMode`` and ``numberOfPlanes``, NVIDIA Network
+    Operator documentation "Spectrum-X NIC Configuration" and "Software Multiplane Spectrum-X Quick Start"): the
+    SuperNIC is split into one PF (netdev, RDMA device) per plane, and plane p's traffic must stay on network
+    plane p -- its own leaves and spines -- since the planes are independent networks."""
+
+    NONE = "none"  # one PF per rail, a single plane
+    SWPLB = "swplb"  # one PF per plane; software load-balances across the planes (ConnectX-8, B300/GB300)
+    HWPLB = "hwplb"  # one PF per plane with NIC LAG; the NIC load-balances across the planes (ConnectX-8)
+    ALL = (NONE, SWPLB, HWPLB)
+
+
 FAMILY_LABEL = {NicFamily.CONNECTX: "NVIDIA ConnectX (mlx5)", NicFamily.BNXT: "Broadcom Thor (bnxt_re)",
                 NicFamily.LINUX_DCB: "generic Linux DCB (iproute2 dcb)"}
 
@@ -113,6 +126,7 @@ class NicModelSpec:
     # PCI device ID NVIDIA's NIC Configuration Operator selects NICs by (``nicType``; the IDs its tooling uses,
     # Mellanox/netop-tools ops/mk-nic-config.sh: ConnectX-6 101b, ConnectX-7 1021, ConnectX-8 1023)
     pci_device_id: str = ""
+    max_planes: int = 1  # network planes one NIC port can be split over (MultiplaneMode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +137,8 @@ class ServerModelSpec:
     slot_pcie_gen: int  # the PCIe generation each NIC slot offers (through the board's PCIe switches)
     slot_pcie_lanes: int
     source: str
+    multiplane_mode: str = MultiplaneMode.NONE
+    planes: int = 1  # NIC ports per rail, one per plane: ports of a rail in name order are planes 0, 1, ...
 
 
 NIC_MODELS: dict[str, NicModelSpec] = {
@@ -132,8 +148,10 @@ NIC_MODELS: dict[str, NicModelSpec] = {
                      "NVIDIA ConnectX-6 VPI datasheet: 200Gb/s HDR/200GbE, PCIe Gen4 x16", "101b"),
         NicModelSpec("ConnectX-7", "NVIDIA", NicFamily.CONNECTX, 400, 5, 16, "mlx5_",
                      "NVIDIA ConnectX-7 datasheet (MCX75310AAS-NEAT): 400Gb/s NDR/400GbE OSFP, PCIe Gen5 x16", "1021"),
+        # Multiplane (swplb / hwplb) on ConnectX-8 only, 2 or 4 planes (NVIDIA Network Operator 26.4 "Spectrum-X
+        # NIC Configuration": hwplb and swplb on ConnectX-8 SuperNIC; numberOfPlanes 2 dual-plane, 4 quad-plane)
         NicModelSpec("ConnectX-8", "NVIDIA", NicFamily.CONNECTX, 800, 6, 16, "mlx5_",
-                     "NVIDIA ConnectX-8 SuperNIC datasheet: 800Gb/s, PCIe Gen6 x16", "1023"),
+                     "NVIDIA ConnectX-8 SuperNIC datasheet: 800Gb/s, PCIe Gen6 x16", "1023", max_planes=4),
         NicModelSpec("BCM57608", "Broadcom", NicFamily.BNXT, 400, 5, 16, "bnxt_re",
                      "Broadcom BCM57608 Thor2 product brief: 1x400GbE, PCIe Gen5 x16"),
         NicModelSpec("E810-CQDA2", "Intel", NicFamily.LINUX_DCB, 100, 4, 16, "irdma",
@@ -150,6 +168,15 @@ SERVER_MODELS: dict[str, ServerModelSpec] = {
                         "NVIDIA DGX H100 User Guide: 8x ConnectX-7 400Gb/s (OSFP cages), PCIe Gen5 switches"),
         ServerModelSpec("DGX-B300", "NVIDIA", "ConnectX-8", 6, 16,
                         "NVIDIA DGX B300 datasheet: 8x ConnectX-8 SuperNIC 800Gb/s, PCIe Gen6"),
+        # The same server cabled to a multi-plane fabric: each SuperNIC split into one PF per plane (NVIDIA Network
+        # Operator "Software Multiplane Spectrum-X Quick Start": B300 numberOfPlanes 2 dual-plane, 4 quad-plane;
+        # NVIDIA Kubernetes Launch Kit's B300 default: swplb, 2 planes)
+        ServerModelSpec("DGX-B300-2P", "NVIDIA", "ConnectX-8", 6, 16,
+                        "NVIDIA DGX B300, Spectrum-X dual-plane: 8 rails x 2 planes (2x 400G PFs per SuperNIC)",
+                        MultiplaneMode.SWPLB, 2),
+        ServerModelSpec("DGX-B300-4P", "NVIDIA", "ConnectX-8", 6, 16,
+                        "NVIDIA DGX B300, Spectrum-X quad-plane: 8 rails x 4 planes (4x 200G PFs per SuperNIC)",
+                        MultiplaneMode.SWPLB, 4),
         ServerModelSpec("XE9680-Thor2", "Dell", "BCM57608", 5, 16,
                         "Dell PowerEdge XE9680 spec sheet: 8x 400GbE Broadcom Thor2 on PCIe Gen5 x16 slots"),
         ServerModelSpec("Generic-E810", "generic", "E810-CQDA2", 4, 16,
@@ -174,3 +201,20 @@ def server_model(name: str, speed_gbps: int) -> ServerModelSpec | None:
     """The catalogue model ``name``, or the default for ``speed_gbps`` when ``name`` is empty."""
     chosen = name or default_server_model(speed_gbps)
     return SERVER_MODELS.get(chosen) if chosen else None
+
+
+def catalogue_problems() -> list[str]:
+    """What is inconsistent in the catalogue (a test keeps it empty): unknown NIC models, multiplane modes, or a
+    server split into more planes than its NIC can carry."""
+    problems = []
+    for server in SERVER_MODELS.values():
+        nic = NIC_MODELS.get(server.nic_model)
+        if nic is None:
+            problems.append(f"{server.name}: unknown NIC model {server.nic_model!r}")
+            continue
+        if server.multiplane_mode not in MultiplaneMode.ALL:
+            problems.append(f"{server.name}: unknown multiplane mode {server.multiplane_mode!r}")
+        if (server.planes > 1) != (server.multiplane_mode != MultiplaneMode.NONE) or server.planes > nic.max_planes:
+            problems.append(f"{server.name}: {server.planes} planes in mode {server.multiplane_mode} on a "
+                            f"{nic.name} (at most {nic.max_planes})")
+    return problems

@@ -7,20 +7,28 @@ else the current intent compiled in memory; the NIC side is the host config the 
 intent (compiler.host_config). Derivation and checks run over the whole fabric (the rail check compares a NIC
 with the others on its leaf): a few hundred milliseconds at demo scale, ~2 s CPU at 2,048 servers x 8 NICs
 (bench/results/hosts.md).
+
+``host_drift_report`` compares the states collected on servers (``scripts/collect-host-state.sh``) with the host
+configs the intent derives, NIC field by NIC field (compiler.parse.drift.host_drift), and runs the ``hosts.*``
+checks on the collected state against the switch side: what drifted, and which drift breaks the wire.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from compiler.api import build_facts, structured_configs
 from compiler.errors import FieldError, InputError
 from compiler.host_config import HostConfig, build_host_configs
+from compiler.natural import natural_key
 from compiler.nics import FAMILY_LABEL
+from compiler.parse.drift import host_drift
+from compiler.parse.hosts import read_host_states
 from compiler.render.hosts import render_host
 from compiler.validate import check_intent
 from validators.context import ValidationInput
-from validators.findings import Finding
+from validators.findings import Finding, Severity
 from validators.run import validate_fabric
 
 from . import adapters, selectors
@@ -83,3 +91,38 @@ def server_host_view(*, fabric_intent: FabricIntent, server: str) -> ServerHostV
         })
     return ServerHostView(server=server, fabric_intent=fabric_intent.name, config=config, files=render_host(config),
                           rows=rows, findings=mine, switch_source=source)
+
+
+def _about(finding: Finding, server: str) -> bool:
+    return finding.subject == server or finding.subject.startswith(f"{server}:")
+
+
+def host_drift_report(*, fabric_intent: FabricIntent, directory: str | Path) -> dict:
+    """Every host state under ``directory`` (compiler.parse.hosts.read_host_states) against the intent's host
+    config of that server: per server ``state`` (in sync, drifted, not in the inventory), the field-level
+    ``differences`` naming the NIC, the fields ``not_read`` and the ``running_errors`` (``hosts.*`` errors on the
+    collected state against the switch ports). ParseError naming the file for a state no parser reads."""
+    snapshot = adapters.fabric_snapshot(fabric_intent)
+    states = read_host_states(Path(directory), dict(snapshot.inventory.servers_by_name))
+    intended = build_host_configs(snapshot)
+    known = {server: parsed.config for server, parsed in states.items() if server in intended}
+    errors: list[Finding] = []
+    switch_source = None
+    if known:
+        structured, switch_source = _switch_side(fabric_intent, snapshot)
+        report = validate_fabric(ValidationInput(structured=structured, snapshot=snapshot, hosts=known),
+                                 checks=["hosts"])
+        errors = [finding for finding in report.findings if finding.severity == Severity.ERROR]
+    servers = []
+    for server in sorted(states, key=natural_key):
+        parsed = states[server]
+        if server not in intended:
+            servers.append({"server": server, "state": "not in the inventory", "differences": [], "not_read": [],
+                            "running_errors": [], "unmodelled": parsed.unmodelled})
+            continue
+        record = host_drift(intended[server], parsed.config).as_dict()
+        record["running_errors"] = [finding.as_dict() for finding in errors if _about(finding, server)]
+        record["unmodelled"] = parsed.unmodelled
+        servers.append(record)
+    return {"fabric_intent": fabric_intent.name, "directory": str(directory), "switch_source": switch_source,
+            "servers": servers, "not_collected": sorted(set(intended) - set(states), key=natural_key)}

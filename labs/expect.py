@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from compiler.errors import TwinError
+from compiler.host_config import ROCE_HEADER_BYTES
 from validators.prediction import (
     FRR_BFD_INTERVAL_MS,
     FRR_BFD_MULTIPLIER,
@@ -65,10 +66,19 @@ class HostPort:
     tenant: str
     gateway: str | None
     mtu: int
+    roce_mtu: int = 0  # the RoCE (IB) MTU the NIC MTU allows; 0: no RoCE class in the fabric
+    peer_ifname: str = ""  # the leaf port it is cabled to
+
+    @property
+    def roce_frame(self) -> int:
+        """The largest IP packet RoCE sends at ``roce_mtu``: the IB MTU plus the 96 bytes of RoCE headers the
+        kernel reserves (compiler.host_config.ROCE_HEADER_BYTES); 0 without RoCE."""
+        return self.roce_mtu + ROCE_HEADER_BYTES if self.roce_mtu else 0
 
 
 def host_ports(topology: TwinTopology) -> list[HostPort]:
-    return [HostPort(host.name, i.ifname, i.address.split("/")[0], i.peer_node, i.network, i.tenant, i.gateway, i.mtu)
+    return [HostPort(host.name, i.ifname, i.address.split("/")[0], i.peer_node, i.network, i.tenant, i.gateway, i.mtu,
+                     i.roce_mtu, i.peer_ifname)
             for host in topology.hosts for i in host.interfaces]
 
 

@@ -4,8 +4,11 @@ Each switch boots as FRR + Linux from the files of its own platform (:mod:`labs.
 from its parsed ``startup-config`` (frr.conf + Linux plan rendered from the parse), a SONiC switch from its own
 ``frr.conf`` as is plus the Linux side of its ``config_db.json``, an FRR switch from its ``frr`` rendering. So a
 fault that exists only in a vendor text runs in the twin. ``topology.extra["device_configs"]`` says per switch
-what was exercised live and what stays static-only. Servers become host namespaces with the addresses from
-``compiler.hosts.host_addresses`` (the one agreed answer for lab host addressing).
+what was exercised live and what stays static-only. Servers become host namespaces configured from their own
+rendered host file, as the switches are: each server's host config (``compiler.host_config``, the one the NIC
+renderers and the ``hosts.*`` checks use) is rendered as netplan (``compiler.render.hosts``) and parsed back
+(``compiler.parse.hosts``), and each NIC takes its MTU, addresses and gateway from that file; the network and
+tenant of an address come from ``compiler.hosts.host_addresses`` (the one agreed answer for lab host addressing).
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 from compiler.errors import TwinError
+from compiler.host_config import build_host_configs, roce_mtu
 from compiler.hosts import host_addresses
 from compiler.model import Endpoint, Role
+from compiler.parse.hosts import parse_netplan
 from compiler.render.frr import twin_ifname
+from compiler.render.hosts import render_netplan
 
 from .node_configs import node_from_own_config
 from .topology import HostInterface, TwinHost, TwinLink, TwinTopology, new_prefix
@@ -76,26 +82,39 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
     for address in host_addresses(snapshot):
         if address.leaf:
             addresses[address.endpoint].append(address)
+    host_configs = build_host_configs(snapshot)
+    roce = bool(intent.roce_classes)
     kept_per_leaf: dict[str, set[str]] = defaultdict(set)
     hosts = []
     for server in sorted(inventory.servers, key=lambda s: s.name):
+        netplan: dict[str, tuple[int, tuple[str, ...], str | None]] | None = None
         interfaces = []
         for nic in server.nics:
             assigned = addresses.get(Endpoint(server.name, nic.name), [])
             if not assigned:
                 continue
-            if len(assigned) > 1:
-                limitations.append(f"{server.name}:{nic.name}: in {len(assigned)} networks (trunk); only "
-                                   f"{assigned[0].network} modelled")
             address = assigned[0]
             if max_servers_per_leaf is not None and server.name not in kept_per_leaf[address.leaf] and \
                     len(kept_per_leaf[address.leaf]) >= max_servers_per_leaf:
                 continue
+            if netplan is None:  # only for servers the twin boots (a big fabric's twin keeps a few per leaf)
+                # The server's netplan as rendered for it, read back: what a real server boots with.
+                netplan = parse_netplan(render_netplan(host_configs[server.name]))
+            if nic.name not in netplan:
+                raise TwinError(f"{server.name}:{nic.name}: in network {assigned[0].network} but absent from "
+                                "the server's rendered netplan")
+            mtu, rendered_addresses, gateway = netplan[nic.name]
+            if len(assigned) > 1:
+                limitations.append(f"{server.name}:{nic.name}: in {len(assigned)} networks (trunk); only "
+                                   f"{assigned[0].network} modelled")
+            if address.address not in rendered_addresses:
+                raise TwinError(f"{server.name}:{nic.name}: address {address.address} of network {address.network} "
+                                f"is not in the server's rendered netplan ({', '.join(rendered_addresses) or 'none'})")
             kept_per_leaf[address.leaf].add(server.name)
             interfaces.append(HostInterface(ifname=nic.name, peer_node=address.leaf,
                                             peer_ifname=port(address.leaf, address.leaf_interface), address=address.address,
-                                            gateway=address.gateway, mtu=nic.mtu,  # as the server has it
-                                            network=address.network, tenant=address.tenant))
+                                            gateway=gateway, mtu=mtu, network=address.network, tenant=address.tenant,
+                                            roce_mtu=roce_mtu(mtu) if roce else 0))
         if interfaces:
             hosts.append(TwinHost(name=server.name, interfaces=tuple(interfaces)))
 

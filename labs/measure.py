@@ -408,6 +408,40 @@ def probe_host_mtu(state: TwinState, source: HostPort, destination: HostPort, *,
                            flush_netns=[state.node_netns[source.leaf], state.node_netns[destination.leaf]])
 
 
+def probe_host_ping_mtu(state: TwinState, source: HostPort, address: str, size: int, *,
+                        wait_s: float = 1.0) -> PingResult:
+    """One DF ping (``ping -M do``) out of a host's NIC to ``address`` carrying an IPv4 packet of exactly ``size``
+    bytes: payload = size - 28 (IPv4 20 + ICMP 8). A size above the NIC's own MTU fails locally ("message too
+    long"), as on a real server; a smaller hop on the way drops it (a veth or bridge port drops a frame above its
+    MTU; a router answers "frag needed")."""
+    return collectors.ping(state.host_netns[source.host], address, count=1, size=size - IPV4_ICMP_HEADERS,
+                           dont_fragment=True, interface=source.ifname, wait_s=wait_s)
+
+
+def largest_host_ping(state: TwinState, source: HostPort, address: str, *, predicted: int,
+                      wait_s: float = 0.5) -> int:
+    """The largest IPv4 packet a DF ping from ``source`` to ``address`` gets an echo for (0: none at all), by
+    ``flowprobe.largest_passing``'s search: the probed path MTU of that pair."""
+    return flowprobe.largest_passing(lambda size: probe_host_ping_mtu(state, source, address, size,
+                                                                      wait_s=wait_s).ok,
+                                     predicted, floor=flowprobe.MIN_PROBE_PACKET, ceiling=max(predicted, 576))
+
+
+def switch_port_links(state: TwinState, node: str) -> dict[str, tuple[str, collectors.LinkState]]:
+    """ifname -> (namespace, ``collectors.LinkState``) of a switch's kernel links in its own namespace and its VRF
+    namespaces (netns VRF backend: a tenant's server ports live in the VRF's namespace)."""
+    out: dict[str, tuple[str, collectors.LinkState]] = {}
+    for netns in state.switch_namespaces(node):
+        for ifname, link in collectors.collect_links(netns).items():
+            out.setdefault(ifname, (netns, link))
+    return out
+
+
+def host_links(state: TwinState, host: str) -> dict:
+    """ifname -> ``collectors.LinkState`` (MTU, state) of a host namespace's kernel links."""
+    return collectors.collect_links(state.host_netns[host])
+
+
 # --------------------------------------------------------------------------------------------- failure injection
 
 

@@ -58,7 +58,9 @@ class TwinLink:
 
 @dataclass(frozen=True, slots=True)
 class HostInterface:
-    """A server NIC port cabled to a switch port; ``address`` is CIDR, ``gateway`` the anycast gateway or None."""
+    """A server NIC port cabled to a switch port; ``address`` is CIDR, ``gateway`` the anycast gateway or None.
+    ``roce_mtu`` is the RoCE (InfiniBand) MTU the NIC's MTU allows (``compiler.host_config.roce_mtu``), 0 where
+    the fabric carries no RoCE class: the live probes send RoCE-sized frames of it."""
 
     ifname: str
     peer_node: str
@@ -68,6 +70,7 @@ class HostInterface:
     mtu: int = 9000
     network: str = ""
     tenant: str = ""
+    roce_mtu: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,9 @@
 #   OUT/nics/<if>/mlnx_qos.txt                   mlnx_qos -i <if> (ConnectX)
 #   OUT/nics/<if>/dcb-{app,pfc,ets,apptrust}.json  dcb -j <object> show dev <if>
 #   OUT/nics/<if>/ecn/roce_{rp,np}/...           copy of /sys/class/net/<if>/ecn (mlx5)
+#   OUT/nics/<if>/gids.txt                       the RoCE GID table in use, one line per GID:
+#                                                "<index> <gid> <netdev> <type>" from /sys/class/infiniband/<dev>/
+#                                                ports/1/{gids,gid_attrs/ndevs,gid_attrs/types}/<index>
 #   OUT/bnxt_re/<dev>/cc/*                       copy of /sys/kernel/config/bnxt_re/<dev>/ports/1/cc (Thor)
 #   OUT/rdma_cm/<dev>/ports/1/default_roce_{mode,tos}  rdma_cm configfs (kernel configfs-rdma_cm ABI)
 set -eu
@@ -61,6 +64,18 @@ for netdev in "$@"; do
         done
     fi
     [ -d "$sys/ecn" ] && cp -r "$sys/ecn" "$dir/ecn" 2>/dev/null || true
+    if [ -n "$rdma" ] && [ -d "/sys/class/infiniband/$rdma/ports/1/gids" ]; then
+        port=/sys/class/infiniband/$rdma/ports/1
+        for gid in "$port"/gids/*; do
+            index=$(basename "$gid")
+            value=$(cat "$gid" 2>/dev/null) || continue
+            [ "$value" = "0000:0000:0000:0000:0000:0000:0000:0000" ] && continue
+            # an unused entry's type cannot be read (EINVAL): skipped
+            type=$(cat "$port/gid_attrs/types/$index" 2>/dev/null) || continue
+            ndev=$(cat "$port/gid_attrs/ndevs/$index" 2>/dev/null) || ndev=-
+            echo "$index $value $ndev $type"
+        done > "$dir/gids.txt"
+    fi
     if [ -n "$rdma" ]; then
         cc=/sys/kernel/config/bnxt_re/$rdma/ports/1/cc
         if [ -d "$cc" ]; then

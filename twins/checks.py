@@ -27,7 +27,7 @@ from .choices import TwinOperationKindChoices
 from .models import Twin, TwinOperation
 from .services import compile_result_for_run, installation_id
 
-# The live checks a rollout on the twin may name (changes.policy), each one labs.checks function or two.
+# The live checks a rollout on the twin may name (changes.policy), each one or more labs.checks functions.
 TWIN_CHECKS = ("bgp", "evpn", "ping", "mtu")
 REHEARSAL_PREFIX = "ftr"  # scratch twins: "ftr" + 8 hex, never a twin row's "tw" + installation prefix
 
@@ -100,6 +100,7 @@ def twin_live_checks(*, twin: Twin | None, running: Callable[[str], Mapping[str,
         # Expected link MTUs are the cables' underlay MTU from the twin's boot topology (the physical intent).
         live.check_link_mtu(current, report)
         live.check_host_mtu(current, report)
+        live.check_host_roce_mtu(current, report)  # host to host at the RoCE frame and the hosts' netplan MTU
 
 
 def twin_topology_roles_links(*, twin: Twin) -> dict:

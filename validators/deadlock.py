@@ -35,6 +35,30 @@ Two ways to a verdict:
   every N-2 spine or super-spine pair and a seeded sample of N-3/N-4 link sets, each graph searched for strongly
   connected components (Tarjan) and the shortest cycle (breadth-first search).
 
+MLAG peer-links are inter-switch L2 links like any other, with MLAG's forwarding rule: a frame that arrives over
+the peer-link is not sent out a dual-attached port-channel (one with the same ``mlag`` id on both peers) while the
+peer's members of that port-channel are up -- the peer-link carries data only in failure scenarios (NVIDIA Onyx
+User Manual, "MLAG": the inter-peer link carries "control messages in a steady state or data packets in failure
+scenarios", and "PFC must be configured on this IPL"; Cumulus Linux NVUE reference, ``bond mlag id``: the id tells
+the switches "which links dual-connect to the same host or switch"). So the edge (peer-link -> dual-attached port)
+exists in a failure set that takes down every member of the peer's side of that port-channel: traffic for the
+dual-attached device then crosses the peer-link, which is the case a lossless peer-link is configured for. A
+port-channel dual-attached without the MLAG id on both peers is two independent bundles, and the peer-link closes
+an L2 loop through it.
+
+VXLAN head-end replication (RFC 7348 section 4.2: BUM frames of a VNI go to every VTEP of it; RFC 8365 section 9:
+without multicast in the underlay, ingress replication to the flood list the EVPN type 3 routes build, the config's
+``vxlan.flood_lists``) turns the underlay into flooding paths: a BUM frame of a VLAN mapped to a VNI that reaches a
+VTEP over an inter-switch L2 link is sent, encapsulated, to each remote VTEP of the VNI along the underlay's routes
+to that VTEP's address (an edge from the L2 link to each of those next hops; the transit hops are the routes'
+edges), and a frame a VTEP decapsulates is flooded out of its L2 links of the VLAN (an edge from each underlay link
+arriving at it with traffic for its VTEP address to each of them). The encapsulated copy keeps its priority (the
+outer DSCP copied from the inner). Split horizon: what a VTEP decapsulates it never replicates back into the
+overlay (a full mesh of tunnels forwards nothing from one tunnel to another: RFC 4762 section 4.4, which EVPN's
+ingress replication keeps), and an MLAG peer replicates only what arrives on its own ports, not over the
+peer-link (the peer that received it replicated it). So a lossless VNI flooded
+between VTEPs is no cycle by itself; an L2 link between two VTEPs of the VNI closes one.
+
 Each cycle found is reported with its hops (switch, ingress -> egress, priority), the destinations whose traffic
 makes each edge, the failure set, and the remediations that break it, among them a Tagger tag plan (Hu et al.,
 "Tagger: practical PFC deadlock prevention in data center networks", CoNEXT 2017: the tag is raised on every
@@ -56,6 +80,7 @@ from compiler.natural import natural_key
 from validators.common import CORE_ROLES, CheckSkipped, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.mlag import mlag_pairs
 
 CHECK = "roce.deadlock"
 TIER = {"leaf": 1, "border": 1, "spine": 2, "super-spine": 3}
@@ -77,6 +102,22 @@ class Link:
     interface: str
     peer: int
     peer_interface: str
+
+
+@dataclass(frozen=True, slots=True)
+class VniFlood:
+    """One VTEP's head-end replication of one VLAN's VNI (module docstring): BUM frames arriving on ``local_in``
+    (inter-switch L2 links of the VLAN) go encapsulated towards each remote VTEP's address (``remote``: the index in
+    ``Network.destinations`` of that address, and the remote switch); frames decapsulated from the underlay (routed
+    to ``own``, the destination index of this VTEP's address) leave on ``local_out``."""
+
+    device: int
+    vlan: int
+    vni: int
+    local_in: tuple[int, ...]
+    local_out: tuple[int, ...]
+    remote: tuple[tuple[int, int], ...]
+    own: int | None
 
 
 @dataclass
@@ -101,7 +142,14 @@ class Network:
     undefined_policies: list[str] = field(default_factory=list)
     session_links: int = 0  # links[:session_links] are sessions; the rest are L2 links
     flood: list[tuple[int, int, str]] = field(default_factory=list)  # (in link, out link, "flooding of VLAN v")
+    # MLAG: (peer-link in, dual-attached port out, reason, the peer's member links of that port-channel): an edge
+    # only while every one of those links is down (the peer-link carries data only in failure scenarios)
+    flood_if_down: list[tuple[int, int, str, frozenset[int]]] = field(default_factory=list)
+    peer_links: set[int] = field(default_factory=set)  # links that are MLAG peer-link members
     stp: set[int] = field(default_factory=set)  # switches running spanning tree (it may block a port of a loop)
+    vni_floods: list[VniFlood] = field(default_factory=list)  # VXLAN head-end replication at VTEPs with L2 links
+    vtep_destinations: frozenset[int] = frozenset()  # destinations that are a VTEP address of a VniFlood
+    unresolved_vteps: list[str] = field(default_factory=list)  # VTEP addresses no switch advertises
 
     @property
     def sessions(self) -> int:
@@ -157,7 +205,8 @@ def build_network(ctx) -> Network:
                 seen.add(str(prefix))
                 destinations.append((str(prefix), None))
     session_links = len(links)
-    flood = _l2_links(ctx, index, links, link_index)
+    flood, flood_if_down, peer_links, arriving, leaving = _l2_links(ctx, index, links, link_index)
+    vni_floods, unresolved_vteps = _vni_floods(ctx, index, destinations, arriving, leaving)
     lossless: dict[int, set[int]] = defaultdict(set)
     interfaces = ctx.interface_index
     for position, link in enumerate(links):
@@ -166,12 +215,14 @@ def build_network(ctx) -> Network:
         for priority in both:
             lossless[priority].add(position)
     stp = {index[host] for host, config in structured.items() if _runs_stp(config)}
-    return Network(session_links=session_links, flood=flood, stp=stp,
+    return Network(session_links=session_links, flood=flood, flood_if_down=flood_if_down, peer_links=peer_links, stp=stp,
                    names=names, role=model.role, asn=model.asn, allowas_in=model.allowas_in,
                    maximum_paths=model.maximum_paths, multipath_relax=model.multipath_relax, rank=rank, links=links,
                    out_links=out_links, link_index=link_index, export=export, destinations=destinations,
                    statics=statics, lossless=dict(lossless), unresolved_statics=unresolved,
-                   undefined_policies=undefined)
+                   undefined_policies=undefined, vni_floods=vni_floods, unresolved_vteps=unresolved_vteps,
+                   vtep_destinations=frozenset(d for flood in vni_floods
+                                               for d in [flood.own, *(r for r, _ in flood.remote)] if d is not None))
 
 
 ALL_VLANS = frozenset(range(1, 4095))
@@ -188,14 +239,38 @@ def _vlans(port: dict, bundle: dict | None) -> frozenset[int]:
     return frozenset(vlans)
 
 
-def _l2_links(ctx, index, links: list[Link], link_index: dict) -> list[tuple[int, int, str]]:
+def _mlag_sides(ctx) -> tuple[dict[str, str], dict[tuple[str, str], tuple[str, str]]]:
+    """(device -> its peer-link port-channel, (device, port-channel) -> (peer, the peer's port-channel)) for every
+    MLAG pair whose ends name each other (validators.mlag.mlag_pairs) and every port-channel with the same MLAG id
+    on both: the dual-attached ones."""
+    pairs = mlag_pairs(ctx.structured)
+    peer_links: dict[str, str] = {}
+    dual: dict[tuple[str, str], tuple[str, str]] = {}
+    for host, peer in pairs.items():
+        config = ctx.structured[host]
+        if (config.get("mlag") or {}).get("peer_link"):
+            peer_links[host] = config["mlag"]["peer_link"]
+        theirs = {bundle["mlag"]: bundle["name"] for bundle in ctx.structured[peer].get("port_channels") or ()
+                  if bundle.get("mlag") is not None}
+        for bundle in config.get("port_channels") or ():
+            if bundle.get("mlag") is not None and bundle["mlag"] in theirs:
+                dual[(host, bundle["name"])] = (peer, theirs[bundle["mlag"]])
+    return peer_links, dual
+
+
+def _l2_links(ctx, index, links: list[Link], link_index: dict):
     """Append every cabled inter-switch link both of whose ends bridge a common VLAN to ``links`` (both
-    directions; a port that also carries a session keeps its session link) and return the flooding edges: a frame flooded in a VLAN enters a switch on one such link and may
-    leave on every other (not back into the port or bundle it came from)."""
+    directions; a port that also carries a session keeps its session link) and return the flooding edges: a frame
+    flooded in a VLAN enters a switch on one such link and may leave on every other (not back into the port or
+    bundle it came from), and, on an MLAG peer, from the peer-link out of a dual-attached port-channel only while
+    the peer's members of it are down (the second list, with those member links)."""
     ends: dict[tuple[int, str], tuple[frozenset[int], str]] = {}
+    members: dict[tuple[int, str], list[str]] = defaultdict(list)  # (device, port-channel) -> member ports
     for host, config in ctx.structured.items():
         bundles = {bundle["name"]: bundle for bundle in config.get("port_channels") or ()}
         for port in config["interfaces"]:
+            if port.get("port_channel") and host in index:
+                members[(index[host], port["port_channel"])].append(port["name"])
             if not port.get("enabled", True) or port.get("peer_device") not in index:
                 continue
             bundle = bundles.get(port.get("port_channel") or "")
@@ -220,15 +295,139 @@ def _l2_links(ctx, index, links: list[Link], link_index: dict) -> list[tuple[int
             link_index[(device, name)] = position
         leaving[device].append((position, common, bundle))
         arriving[peer[0]].append((position, common, ends[peer][1]))
+    peer_links, dual = _mlag_sides(ctx)
+    names = ctx.routing.names
     flood: list[tuple[int, int, str]] = []
+    flood_if_down: list[tuple[int, int, str, frozenset[int]]] = []
     for device, incoming in arriving.items():
+        peer_link = peer_links.get(names[device])
         for in_link, in_vlans, in_bundle in incoming:
             for out_link, out_vlans, out_bundle in leaving.get(device, ()):
                 shared = in_vlans & out_vlans
                 if out_bundle == in_bundle or not shared:
                     continue
-                flood.append((in_link, out_link, f"flooding of VLAN {min(shared)}"))
-    return flood
+                reason = f"flooding of VLAN {min(shared)}"
+                side = dual.get((names[device], out_bundle)) if in_bundle == peer_link else None
+                if side is None:
+                    flood.append((in_link, out_link, reason))
+                    continue
+                peer, peer_bundle = side
+                down = frozenset(link_index[(index[peer], member)] for member in members[(index[peer], peer_bundle)]
+                                 if (index[peer], member) in link_index)
+                if down:  # a peer side without inter-switch members never lifts the rule here
+                    flood_if_down.append((in_link, out_link, f"{reason} over the MLAG peer-link, {peer}'s members "
+                                          f"of {peer_bundle} down", down))
+    on_peer_link = {position for device, outgoing in leaving.items() for position, _vlans, bundle in outgoing
+                    if bundle == peer_links.get(names[device])}
+    return flood, flood_if_down, on_peer_link, arriving, leaving
+
+
+def _links_carrying(ctx, index, arriving, leaving, vlans: set[int]) -> dict[int, set[int]]:
+    """VLAN -> the inter-switch L2 links a frame of it can be on: those leaving a switch where the VLAN has a
+    source (a port that is not inter-switch bridging it: servers; or a VXLAN mapping of it, whose decapsulated
+    frames it floods), and, transitively, those a switch floods it to from another such link (not back into the
+    port or bundle it came in by). A link that only ever returns frames to where they came from carries none, so
+    head-end replication adds no edge from it (the path-insensitive graph would otherwise join the routed traffic
+    sharing that port's buffer to the replication). MLAG's rule is taken in its steady state: nothing from the
+    peer-link out of a dual-attached port-channel."""
+    peer_links, dual = _mlag_sides(ctx)
+    names = ctx.routing.names
+    # link -> (the switch it arrives at, the port or bundle it arrives by)
+    arrives = {position: (device, bundle) for device, incoming in arriving.items()
+               for position, _vlans, bundle in incoming}
+    sources: dict[int, set[int]] = defaultdict(set)  # VLAN -> switches where it has a source
+    for host, config in ctx.structured.items():
+        if host not in index:
+            continue
+        mapped = {int(vlan) for vlan in ((config.get("vxlan") or {}).get("vlan_vnis") or {})}
+        bundles = {bundle["name"]: bundle for bundle in config.get("port_channels") or ()}
+        local: set[int] = set()
+        for port in config["interfaces"]:
+            if port.get("enabled", True) and port.get("peer_device") not in index:
+                local |= _vlans(port, bundles.get(port.get("port_channel") or "")) & vlans
+        for vlan in (mapped | local) & vlans:
+            sources[vlan].add(index[host])
+    carrying: dict[int, set[int]] = {}
+    for vlan in vlans:
+        found = {position for device in sources[vlan] for position, shared, _bundle in leaving.get(device, ())
+                 if vlan in shared}
+        queue = deque(found)
+        while queue:
+            device, bundle = arrives[queue.popleft()]
+            for position, shared, out_bundle in leaving.get(device, ()):
+                if vlan not in shared or out_bundle == bundle or position in found:
+                    continue
+                if bundle == peer_links.get(names[device]) and (names[device], out_bundle) in dual:
+                    continue
+                found.add(position)
+                queue.append(position)
+        carrying[vlan] = found
+    return carrying
+
+
+def _vni_floods(ctx, index, destinations: list[tuple[str, int | None]], arriving, leaving
+                ) -> tuple[list[VniFlood], list[str]]:
+    """Head-end replication at every VTEP that bridges a VNI-mapped VLAN over an inter-switch L2 link (only there
+    can replication add an edge: the graph's nodes are inter-switch links). Remote VTEPs: the config's flood list
+    of the VNI, else every other switch mapping a VLAN to it (EVPN type 3 routes build that list)."""
+    if not arriving:
+        return [], []  # no inter-switch L2 link: replication adds no edge anywhere
+    structured = ctx.structured
+    vxlan = {host: config.get("vxlan") or {} for host, config in structured.items() if host in index}
+    address_of = {host: str(v.get("vtep_ip") or "").split("/")[0] for host, v in vxlan.items() if v.get("vtep_ip")}
+    carriers: dict[int, list[str]] = defaultdict(list)  # VNI -> VTEPs mapping a VLAN to it
+    for host, v in vxlan.items():
+        for vni in (v.get("vlan_vnis") or {}).values():
+            carriers[int(vni)].append(host)
+    exact = {prefix: position for position, (prefix, origin) in enumerate(destinations) if origin is not None}
+    origins = {position: origin for position, (_prefix, origin) in enumerate(destinations) if origin is not None}
+    unresolved: list[str] = []
+
+    def destination_of(address: str) -> int | None:
+        if f"{address}/32" in exact:
+            return exact[f"{address}/32"]
+        ip = ipaddress.IPv4Address(address)
+        best = max(((ipaddress.IPv4Network(prefix, strict=False), position) for prefix, position in exact.items()
+                    if ip in ipaddress.IPv4Network(prefix, strict=False)), default=None, key=lambda item: item[0].prefixlen)
+        return best[1] if best else None
+
+    peer_links, _dual = _mlag_sides(ctx)
+    pairs = mlag_pairs(structured)
+    carrying = _links_carrying(ctx, index, arriving, leaving,
+                               {int(vlan) for v in vxlan.values() for vlan in (v.get("vlan_vnis") or {})})
+    floods: list[VniFlood] = []
+    for host, v in sorted(vxlan.items()):
+        device = index[host]
+        if host not in address_of or not (arriving.get(device) or leaving.get(device)):
+            continue
+        # An MLAG pair is one VTEP (one anycast VTEP address; Cumulus Linux user guide, "VXLAN Active-active Mode":
+        # "a pair of MLAG switches ... act as a single VTEP"): the peer whose own port took a frame in replicated
+        # it, so what crosses the peer-link is taken as not replicated again (the pair's split horizon).
+        mlag_peer = pairs.get(host) is not None
+        own = destination_of(address_of[host])
+        for vlan_text, vni in sorted((v.get("vlan_vnis") or {}).items(), key=lambda item: int(item[0])):
+            vlan, vni = int(vlan_text), int(vni)
+            local_in = tuple(position for position, vlans, bundle in arriving.get(device, ())
+                             if vlan in vlans and position in carrying[vlan]
+                             and not (mlag_peer and bundle == peer_links.get(host)))
+            local_out = tuple(position for position, vlans, _bundle in leaving.get(device, ()) if vlan in vlans)
+            if not local_in and not local_out:
+                continue
+            listed = (v.get("flood_lists") or {}).get(str(vni))
+            addresses = ([str(a).split("/")[0] for a in listed] if listed is not None else
+                         [address_of[other] for other in carriers[vni] if other != host and other in address_of])
+            remote = []
+            for address in sorted(set(addresses) - {address_of[host]}):
+                position = destination_of(address)
+                if position is None:
+                    unresolved.append(f"{host}: VNI {vni} VTEP {address}")
+                    continue
+                remote.append((position, origins[position]))  # the switch originating that address
+            floods.append(VniFlood(device=device, vlan=vlan, vni=vni, local_in=local_in, local_out=local_out,
+                                   remote=tuple(remote), own=own))
+            if own is None:
+                unresolved.append(f"{host}: own VTEP {address_of[host]}")
+    return floods, sorted(set(unresolved), key=natural_key)
 
 
 def _runs_stp(config) -> bool:
@@ -396,11 +595,14 @@ def build_graph(net: Network, tables: list[list[dict[int, list[int]]]], lossless
                 dead_links=frozenset()) -> BufferGraph:
     """The graph of one priority from one or more forwarding states (their union: the transient mix)."""
     graph = BufferGraph()
+    to_vtep: dict[int, dict[int, set[int]]] = {}  # VTEP address destination -> the union below
     for destination, (prefix, origin) in enumerate(net.destinations):
         union: dict[int, set[int]] = defaultdict(set)
         for state in tables:
             for device, links in state[destination].items():
                 union[device].update(link for link in links if link not in dead_links)
+        if destination in net.vtep_destinations:
+            to_vtep[destination] = union
         for outgoing in union.values():
             for first in outgoing:
                 if first not in lossless:
@@ -414,6 +616,28 @@ def build_graph(net: Network, tables: list[list[dict[int, list[int]]]], lossless
     for first, second, reason in net.flood:
         if first in lossless and second in lossless and first not in dead_links and second not in dead_links:
             graph.add(first, second, reason)
+    for first, second, reason, down in net.flood_if_down:
+        if first in lossless and second in lossless and first not in dead_links and second not in dead_links \
+                and down <= dead_links:
+            graph.add(first, second, reason)
+    names = net.names
+    for flood in net.vni_floods:
+        local_in = [link for link in flood.local_in if link in lossless and link not in dead_links]
+        for destination, remote in flood.remote if local_in else ():
+            for second in to_vtep[destination].get(flood.device, ()):
+                if second in lossless:
+                    for first in local_in:
+                        graph.add(first, second, f"head-end replication of VLAN {flood.vlan} (VNI {flood.vni}) "
+                                  f"to {names[remote]}'s VTEP")
+        local_out = [link for link in flood.local_out if link in lossless and link not in dead_links]
+        if flood.own is None or not local_out:
+            continue
+        for arriving_links in to_vtep[flood.own].values():
+            for first in arriving_links:
+                if first in lossless and net.links[first].peer == flood.device:
+                    for second in local_out:
+                        graph.add(first, second, f"VXLAN decapsulation of VNI {flood.vni} flooded into VLAN "
+                                  f"{flood.vlan}")
     return graph
 
 
@@ -510,8 +734,11 @@ def valley_free_proof(net: Network) -> Proof:
     reasons: list[str] = []
     if net.unresolved_statics or any(net.statics):
         reasons.append("static routes are configured (they are not bound by AS-path loop prevention)")
-    if net.flood:
+    if net.flood or net.flood_if_down:
         reasons.append("VLANs are bridged over inter-switch links (flooding is not bound by AS-path loop prevention)")
+    if any(flood.local_in or flood.local_out for flood in net.vni_floods):
+        reasons.append("VTEPs bridge VNI-mapped VLANs over inter-switch links (head-end replication is not bound by "
+                       "AS-path loop prevention)")
     tiers = [TIER.get(role) for role in net.role]
     unknown = [net.names[d] for d, tier in enumerate(tiers) if tier is None and net.out_links[d]]
     if unknown:
@@ -690,6 +917,9 @@ def analyse(ctx, sample: int = SAMPLE_SIZE, seed: int = SEED, enumerate_always: 
     notes = []
     if net.unresolved_statics:
         notes.append(f"static routes whose next hop is no fabric peer (not followed): {short_list(net.unresolved_statics)}")
+    if net.unresolved_vteps:
+        notes.append("VTEP addresses no switch advertises (head-end replication to them not followed): "
+                     f"{short_list(net.unresolved_vteps)}")
     if net.undefined_policies:
         notes.append(f"export route maps not defined in the config (taken as permit-all): "
                      f"{short_list(net.undefined_policies)}")
@@ -859,9 +1089,18 @@ def remediations(net: Network, result: DeadlockResult) -> list[str]:
         advice.append(f"remove allowas-in on {short_list(allowas)} (or scope it to the routes that need it)")
     if any(net.statics):
         advice.append("remove or correct the static routes on the cycle (they bypass AS-path loop prevention)")
+    if any(p in net.peer_links for cycle in result.cycles for p in cycle.links):
+        advice.append("give every port-channel dual-attached to an MLAG pair the same MLAG id on both peers: MLAG then "
+                      "sends nothing from the peer-link out of it while the peer's side is up, and the peer-link "
+                      "closes no loop")
     if net.flood:
         advice.append("keep lossless VLANs off inter-switch trunks (prune them) or send flooded traffic to a lossy "
                       "class: a flooded lossless frame can come back to the switch that flooded it")
+    if any(reason.startswith(("head-end replication", "VXLAN decapsulation")) for cycle in result.cycles
+           for reason in cycle.reasons):
+        advice.append("remove the L2 link between VTEPs of one VNI (or make the pair one MLAG/EVPN multihoming "
+                      "segment), or map the VNI's BUM traffic to a lossy class: a frame replicated to a VTEP comes "
+                      "back over the L2 link and is replicated again")
     advice.append("a valley-free export policy: a leaf advertises upwards only what it originates "
                   "(route-map permit as-path ^$), a spine never sends a route learned from the core back up")
     advice.append("drop lossless bounces: an ACL or TTL rule that moves a packet turning down-then-up to a lossy class")
@@ -871,16 +1110,20 @@ def remediations(net: Network, result: DeadlockResult) -> list[str]:
     return advice
 
 
-def lossless_peer_links(ctx) -> list[tuple[str, str, list[int]]]:
-    """(switch, port, priorities) of MLAG peer-link ports that run PFC: L2 paths the graph does not model."""
+def lossless_peer_links(ctx) -> list[tuple[str, str, list[int], bool]]:
+    """(switch, port, priorities, routed) of MLAG peer-link ports that run PFC; ``routed``: the switch has a BGP
+    session to its MLAG peer-address (routed traffic over the peer SVI, which the graph does not follow)."""
     found = []
     for host, config in ctx.structured.items():
-        peer_link = (config.get("mlag") or {}).get("peer_link")
+        mlag = config.get("mlag") or {}
+        peer_link = mlag.get("peer_link")
+        routed = bool(mlag.get("peer_address")) and any(
+            neighbor.get("address") == mlag["peer_address"] for neighbor in (config.get("bgp") or {}).get("neighbors") or ())
         for port in config["interfaces"]:
             if port.get("kind") == "peer_link" or (peer_link and port.get("port_channel") == peer_link):
                 priorities = sorted(_pfc(port))
                 if priorities:
-                    found.append((host, port["name"], priorities))
+                    found.append((host, port["name"], priorities, routed))
     return found
 
 
@@ -890,10 +1133,11 @@ def check_deadlock(fabric) -> list[Finding]:
     if not net.lossless:
         raise CheckSkipped("no link runs PFC on both ends: no lossless buffer can wait on another")
     result = analyse(ctx, net=net)
-    for host, port, priorities in lossless_peer_links(ctx):
-        result.notes.append(f"{host}:{port} (MLAG peer-link) runs PFC on {priorities}: lossless paths across a "
-                            "peer-link (a member or the uplinks down) are L2 paths this graph does not model, so the "
-                            "verdict does not cover them; keep RoCE off the peer-link or check it by hand")
+    for host, port, priorities, routed in lossless_peer_links(ctx):
+        if routed:
+            result.notes.append(f"{host}:{port} (MLAG peer-link) runs PFC on {priorities} and {host} peers with BGP "
+                                "over the peer SVI: routed lossless traffic across the peer-link (its uplinks down) "
+                                "is not followed (iBGP is not simulated), so the verdict does not cover it")
     if result.method == "enumeration" and result.scenarios_examined == 0:
         raise CheckSkipped(result.notes[-1])
     lossless_links = len(set().union(*net.lossless.values()))
@@ -930,7 +1174,9 @@ def check_deadlock(fabric) -> list[Finding]:
         # The subject lists each egress port of the cycle in the one endpoint grammar ("a:x<->b:y<->..."), so
         # the topology page colours every link of the cycle (ui/svg.py link_health); the message draws the hops.
         subject = "<->".join(f"{switch}:{egress}" for switch, _ingress, egress, _p in hops(net, cycle))
-        flooded = any(reason.startswith("flooding") for reason in cycle.reasons)
+        # Spanning tree does not run over VXLAN tunnels: a loop through one is no L2 loop it could block.
+        flooded = any(reason.startswith("flooding") for reason in cycle.reasons) and not any(
+            reason.startswith(("head-end replication", "VXLAN decapsulation")) for reason in cycle.reasons)
         blocking = sorted({net.names[net.links[p].device] for p in cycle.links} & {net.names[d] for d in net.stp})
         caveat = (f" It is an L2 loop: spanning tree on {short_list(blocking)} may block one of its ports (then "
                   "there is no cycle; the blocked port is not in the config)." if flooded and blocking else "")

@@ -21,6 +21,12 @@ Checks (one per property; seed 003's RoCE failure table rows "MTU mismatch", "PF
 * ``hosts.nccl_tc`` / ``hosts.nccl_fifo_tc`` -- NCCL's data and control traffic classes (NCCL_IB_TC, default 0;
   NCCL_IB_FIFO_TC, default NCCL_IB_TC) carry a DSCP of a lossless switch class.
 * ``hosts.roce_version`` -- RoCE v2 for RDMA-CM and NCCL (NCCL_IB_ROCE_VERSION_NUM, default 2).
+* ``hosts.gid`` -- the GID NCCL uses on each NIC is a RoCE v2 GID holding the NIC's own IPv4 address: the entry
+  at NCCL_IB_GID_INDEX, or, unset or -1 (NCCL >= 2.21 picks one: NCCL_IB_ADDR_FAMILY, default AF_INET, and
+  NCCL_IB_ROCE_VERSION_NUM), some such entry. A RoCE v1 GID has no IP header (not routed past the leaf); the
+  link-local default GID or another address's GID is not the rail's subnet. Judged on the GID table read back
+  (``gids.txt``), else on the table the kernel builds from the NIC's addresses
+  (compiler.host_config.kernel_gid_table: index 3 with one IPv4 address).
 * ``hosts.global_pause`` -- IEEE 802.3x pause off where the switch port runs PFC.
 * ``hosts.mtu`` -- NIC MTU <= switch port MTU.
 * ``hosts.roce_mtu`` -- the RoCE MTU the NIC's netdev MTU allows is the one the intent's host MTU asks for
@@ -33,6 +39,11 @@ Checks (one per property; seed 003's RoCE failure table rows "MTU mismatch", "PF
 * ``hosts.speed`` -- NIC speed equals the switch port speed.
 * ``hosts.rail`` -- NIC rail r is cabled to a rail-r leaf (the rail most NICs on that leaf have), and no two NICs
   of one server share a leaf.
+* ``hosts.plane`` -- on a server whose model splits each NIC over planes (compiler.nics.MultiplaneMode: Spectrum-X
+  swplb/hwplb, 2 or 4 planes), each rail has one port per plane, and the port of plane p is cabled to a leaf whose
+  uplinks reach spine plane p and no other: the planes are independent networks, so a leaf reaching two planes
+  merges them and a plane-p port on another plane's leaf cannot reach plane p of the other servers. Judged on the
+  inventory (cables, spine planes); skipped without a multi-plane server.
 * ``hosts.capability`` -- warning per server and setting the intent needs that the NIC family cannot set.
 
 Pure Python; never imports Django.
@@ -46,16 +57,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from compiler.host_config import (
+    GID_ROCE_V2,
     NCCL_DEFAULT_TC,
     NCCL_ROCE_VERSION,
     HostConfig,
     NicConfig,
     build_host_configs,
     dscp_of_tos,
+    kernel_gid_table,
+    nic_planes,
     roce_mtu,
 )
-from compiler.model import Endpoint
-from compiler.nics import FAMILY_LABEL, NicFeature, nic_capabilities, nic_gap, pcie_bandwidth_gbps
+from compiler.model import Endpoint, Role
+from compiler.natural import natural_key
+from compiler.nics import FAMILY_LABEL, NicFeature, nic_capabilities, nic_gap, pcie_bandwidth_gbps, server_model
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.structured.contract import Interface, Qos
 from validators.common import CheckSkipped
@@ -162,6 +177,7 @@ ROCE_TOS = f"{PREFIX}.roce_tos"
 NCCL_TC = f"{PREFIX}.nccl_tc"
 NCCL_FIFO_TC = f"{PREFIX}.nccl_fifo_tc"
 ROCE_VERSION = f"{PREFIX}.roce_version"
+GID = f"{PREFIX}.gid"
 GLOBAL_PAUSE = f"{PREFIX}.global_pause"
 MTU = f"{PREFIX}.mtu"
 ROCE_MTU = f"{PREFIX}.roce_mtu"
@@ -170,6 +186,7 @@ CABLE_LENGTH = f"{PREFIX}.cable_length"
 PCIE = f"{PREFIX}.pcie"
 SPEED = f"{PREFIX}.speed"
 RAIL = f"{PREFIX}.rail"
+PLANE = f"{PREFIX}.plane"
 CAPABILITY = f"{PREFIX}.capability"
 
 
@@ -333,6 +350,52 @@ def _roce_version(link: HostLink) -> list[Finding] | None:
     return findings
 
 
+NCCL_GID_AUTO = -1  # NCCL_IB_GID_INDEX default since NCCL 2.21 (src/transport/net_ib: NCCL_PARAM(IbGidIndex, -1))
+
+
+def _gid(link: HostLink) -> list[Finding] | None:
+    nic = link.nic
+    if not link.host.nccl_env or (nic.gid_table is None and not nic.addresses):
+        return None  # NCCL is not configured here, or neither a GID table nor an address to model one from
+    table = nic.gid_table if nic.gid_table is not None else kernel_gid_table(nic.name, nic.addresses)
+    source = "the GID table read back" if nic.gid_table is not None else "the GID table the kernel builds from its addresses"
+    own = {address.split("/")[0] for address in nic.addresses}
+
+    def usable(entry) -> bool:
+        return entry.roce_type == GID_ROCE_V2 and entry.ipv4 is not None and (not own or entry.ipv4 in own) \
+            and entry.netdev in (nic.name, "-")
+
+    wanted = [entry.index for entry in table if usable(entry)]
+    index = _nccl_int(link.host, "NCCL_IB_GID_INDEX", NCCL_GID_AUTO)
+    expected = f"a RoCE v2 GID of {'/'.join(sorted(own)) or 'an IPv4 address'}" + (
+        f" (index {', '.join(map(str, wanted))})" if wanted else "")
+    if index is None:
+        return [_finding(GID, link, "an integer", link.host.nccl.get("NCCL_IB_GID_INDEX"),
+                         "NCCL_IB_GID_INDEX is not a number")]
+    if index == NCCL_GID_AUTO:
+        if wanted:
+            return []
+        return [_finding(GID, link, expected, "none in the table",
+                         f"NCCL picks a RoCE v2 IPv4 GID by itself, and {source} of {nic.rdma_device} has none: "
+                         "NCCL cannot connect over this NIC")]
+    entry = next((item for item in table if item.index == index), None)
+    if entry is None:
+        return [_finding(GID, link, expected, f"index {index}: no GID",
+                         f"NCCL_IB_GID_INDEX={index}, and {source} of {nic.rdma_device} has no GID at index {index}")]
+    if usable(entry):
+        return []
+    if entry.roce_type != GID_ROCE_V2:
+        why = "a RoCE v1 GID: frames carry no IP/UDP header and are not routed past the leaf"
+    elif entry.ipv4 is None:
+        why = f"GID {entry.gid} is not an IPv4 address of the NIC (link-local or IPv6): not its rail subnet"
+    elif own and entry.ipv4 not in own:
+        why = f"GID {entry.gid} holds {entry.ipv4}, not the NIC's address: traffic leaves with another source"
+    else:
+        why = f"the GID belongs to netdev {entry.netdev}, not {nic.name}"
+    return [_finding(GID, link, expected, f"index {index}: {entry.gid} ({entry.roce_type})",
+                     f"NCCL_IB_GID_INDEX={index} names {why}")]
+
+
 def _global_pause(link: HostLink) -> list[Finding] | None:
     if link.nic.global_pause is None or not (link.port.get("qos") or {}).get("pfc_priorities"):
         return None
@@ -456,6 +519,73 @@ def check_rail(fabric) -> list[Finding]:
     return findings
 
 
+def _spine_planes(inventory, leaf: str) -> set[int]:
+    """The planes of the spines ``leaf``'s cables reach."""
+    switch = inventory.switches_by_name.get(leaf)
+    planes = set()
+    for interface in switch.interfaces if switch is not None else ():
+        cable = inventory.cable_at.get(Endpoint(leaf, interface.name))
+        peer = inventory.switches_by_name.get(cable.other_end(Endpoint(leaf, interface.name)).device) if cable else None
+        if peer is not None and peer.role == Role.SPINE:
+            planes.add(peer.plane)
+    return planes
+
+
+def check_plane(fabric) -> list[Finding]:
+    ctx = as_context(fabric)
+    if ctx.snapshot is None:
+        raise CheckSkipped("no inventory: the spine planes a server's leaves reach are the inventory's cables")
+    inventory = ctx.snapshot.inventory
+    findings: list[Finding] = []
+    judged = multiplane = 0
+    reach: dict[str, set[int]] = {}
+    for server in sorted(inventory.servers, key=lambda item: natural_key(item.name)):
+        model = server_model(server.model, server.nics[0].speed_gbps if server.nics else 0)
+        if model is None or model.planes < 2:
+            continue
+        multiplane += 1
+        mode = f"{model.multiplane_mode}, {model.planes} planes ({model.name})"
+        planes = nic_planes(server)
+        per_rail: dict[int, list[str]] = defaultdict(list)
+        for nic in server.nics:
+            per_rail[nic.rail].append(nic.name)
+        for rail, names in sorted(per_rail.items()):
+            if len(names) != model.planes:
+                findings.append(Finding(
+                    check=PLANE, severity=Severity.ERROR, subject=f"{server.name}:rail{rail}",
+                    expected=f"{model.planes} NIC ports", actual=f"{len(names)} ({', '.join(sorted(names, key=natural_key))})",
+                    message=f"{server.name} rail {rail}: {len(names)} NIC port(s), but its multiplane mode ({mode}) "
+                            f"exposes one port per plane (expected {model.planes}, actual {len(names)})"))
+        for nic in sorted(server.nics, key=lambda item: (item.rail, natural_key(item.name))):
+            endpoint = Endpoint(server.name, nic.name)
+            cable = inventory.cable_at.get(endpoint)
+            if cable is None:
+                continue
+            judged += 1
+            peer = cable.other_end(endpoint)
+            plane = planes[nic.name]
+            if peer.device not in reach:
+                reach[peer.device] = _spine_planes(inventory, peer.device)
+            reached = reach[peer.device]
+            if reached == {plane}:
+                continue
+            why = ("reaches no spine" if not reached else
+                   "merges planes that must stay independent" if plane in reached else
+                   f"carries plane {plane} into another plane, where the plane-{plane} ports of other servers are not")
+            findings.append(Finding(
+                check=PLANE, severity=Severity.ERROR, subject=f"{server.name}:{nic.name}<->{peer.device}:{peer.interface}",
+                expected=f"spine plane {plane} only", actual=f"spine plane(s) {sorted(reached)}",
+                message=f"{server.name} NIC {nic.name} (rail {nic.rail}, plane {plane} of {mode}) on "
+                        f"{peer.device}:{peer.interface}, whose uplinks reach spine plane(s) {sorted(reached)}: the "
+                        f"leaf {why} (expected spine plane {plane} only, actual {sorted(reached)})"))
+    if not multiplane:
+        raise CheckSkipped("no multi-plane server (no server model with a multiplane mode, compiler.nics)")
+    if not judged and not findings:
+        raise CheckSkipped(f"{multiplane} multi-plane server(s), none with a cabled NIC port")
+    ctx.record_examined(PLANE, {"multi-plane NIC ports": judged})
+    return findings
+
+
 def _needed_features(qos: Qos) -> set[str]:
     if not qos:
         return set()
@@ -509,6 +639,7 @@ ROCE_CHECKS: dict[str, Callable] = {
     NCCL_TC: _per_link(NCCL_TC, _nccl_tc),
     NCCL_FIFO_TC: _per_link(NCCL_FIFO_TC, _nccl_fifo_tc),
     ROCE_VERSION: _per_link(ROCE_VERSION, _roce_version),
+    GID: _per_link(GID, _gid),
     GLOBAL_PAUSE: _per_link(GLOBAL_PAUSE, _global_pause),
     CABLE_LENGTH: _per_link(CABLE_LENGTH, _cable_length),
     ROCE_MTU: check_roce_mtu,
@@ -520,5 +651,6 @@ LINK_CHECKS: dict[str, Callable] = {
     PCIE: _per_link(PCIE, _pcie),
     SPEED: _per_link(SPEED, _speed),
     RAIL: check_rail,
+    PLANE: check_plane,
 }
 CHECKS: dict[str, Callable] = {**ROCE_CHECKS, **LINK_CHECKS}

@@ -105,8 +105,8 @@ def predict(compile_result, *, host_nic_mtu: dict[str, int] | None = None,
             devices: set[str] | frozenset[str] | None = None, twin_protocol: dict | None = None) -> Prediction:
     """The static prediction for every fidelity item, from the same model the validators use.
 
-    ``host_nic_mtu`` (port key -> MTU) overrides the NIC MTUs from the inventory (the twin's host interfaces
-    use min(NIC MTU, intent host MTU), and so does the default). ``devices``: only these switches are twinned
+    ``host_nic_mtu`` (port key -> MTU) overrides the NIC MTUs of the host configs (the intent's host MTU, which
+    the twin's host interfaces boot with; without an intent, min(inventory NIC MTU, the leaf's host MTU)). ``devices``: only these switches are twinned
     (a subset boot, labs.subset: every spine plus some leaves): items of other switches are left out, and a
     session, cable or flood-list entry counts only when both of its ends are twinned. ECMP widths and the N-1
     scenarios' numbers stay the full fabric's (every spine is twinned, so a width between twinned leaves is the
@@ -262,9 +262,15 @@ def _predict_host_mtu(ctx, prediction: Prediction, nic_override: dict[str, int],
             spine = interface["peer_device"]
             uplinks[host][spine] = min(uplinks[host].get(spine, mtu), mtu)
 
+    intent = ctx.intent
+
     def nic_mtu(key: str, leaf: str) -> int:
         if key in nic_override:
             return nic_override[key]
+        if intent is not None:
+            # The NIC MTU of the server's host config (compiler.host_config: the intent's host MTU), which the
+            # twin's hosts boot with (labs.from_compile, from their rendered netplan).
+            return intent.host_mtu
         server_name, nic_name = key.split(":", 1)
         host_mtu = (structured[leaf].get("mtu") or {}).get("host") or 9000
         server = inventory.servers_by_name.get(server_name) if inventory is not None else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from compiler.host_config import HostConfig, NicConfig
 from compiler.parse import ParsedDevice, parse_device
 from compiler.parse.carried import carried, differences
 
@@ -23,8 +24,15 @@ FIELD_LABELS = {
     "remote_as": "remote AS", "address_families": "address families", "dscp_to_tc": "DSCP to traffic class",
     "lossless_priorities": "lossless priorities", "vlan_vnis": "VLAN to VNI", "vrf_vnis": "VRF to L3VNI",
     "route_targets": "route targets", "rd": "RD", "networks": "advertised networks",
+    # GPU server NICs (host_drift)
+    "rdma_device": "RDMA device", "family": "NIC family", "pcie_gen": "PCIe generation", "pcie_lanes": "PCIe lanes",
+    "dscp_to_priority": "DSCP to priority", "priority_to_tc": "priority to traffic class",
+    "tc_bandwidth": "ETS bandwidth (%)", "tc_strict": "strict traffic classes", "cable_length_m": "cable length (m)",
+    "ecn_rp": "DCQCN reaction point priorities", "ecn_np": "DCQCN notification point priorities",
+    "cnp_dscp": "CNP DSCP", "cnp_priority": "CNP priority", "roce_mode": "RoCE mode", "roce_tos": "RoCE ToS",
+    "global_pause": "802.3x global pause", "addresses": "addresses", "nic": "NIC",
 }
-_RECORD = re.compile(r"^(interfaces|neighbors|vlans|vrfs|loopbacks|peer_groups|classes)\[([^\]]*)\]$")
+_RECORD = re.compile(r"^(interfaces|neighbors|vlans|vrfs|loopbacks|peer_groups|classes|nics)\[([^\]]*)\]$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +59,8 @@ def _show(value: object) -> str:
 
 def describe_path(path: str) -> str:
     """``interfaces[Ethernet12/1].qos.pfc_priorities`` -> ``Ethernet12/1: PFC priorities``."""
+    if path.startswith("nccl."):  # a host's NCCL environment key, named as the file spells it
+        return f"NCCL environment: {path[len('nccl.'):]}"
     parts = path.split(".")
     if len(parts) >= 2 and parts[-1].isdigit() and parts[-2] in FIELD_LABELS:  # ecn.3: queue 3's ECN
         parts = parts[:-2] + [f"{parts[-2]} {parts[-1]}"]
@@ -83,3 +93,89 @@ def field_drift(hostname: str, intended_files: dict[str, str], running_files: di
         if item.text not in known:
             drift.append(FieldDrift(hostname, f"unmodelled {item.file}:{item.line}", None, item.text))
     return drift, running
+
+
+# ------------------------------------------------------------------------------------------ GPU server NICs
+
+# NicConfig fields compared between the intent and a collected host state, in report order. Not compared: the
+# server and NIC names (the keys), the rail and the switch port (the collected state takes them from the
+# inventory, they are not read on the host), the NIC model name and the gateway (not collected).
+HOST_DRIFT_FIELDS = ("rdma_device", "family", "speed_gbps", "mtu", "pcie_gen", "pcie_lanes", "trust",
+                     "dscp_to_priority", "pfc_priorities", "priority_to_tc", "tc_bandwidth", "tc_strict",
+                     "cable_length_m", "ecn_rp", "ecn_np", "cnp_dscp", "cnp_priority", "roce_mode", "roce_tos",
+                     "global_pause", "addresses")
+DSCP_VALUES = 64
+_SORTED_SETS = {"pfc_priorities", "tc_strict", "ecn_rp", "ecn_np", "addresses"}  # order carries no meaning
+
+
+@dataclass(frozen=True, slots=True)
+class HostDrift:
+    """One server's collected state against its intended NIC settings."""
+
+    server: str
+    differences: tuple[FieldDrift, ...]
+    not_read: tuple[str, ...]  # "eth0: cable length (m)": intended, but the collected state does not hold it
+
+    @property
+    def state(self) -> str:
+        return "drifted" if self.differences else "in sync"
+
+    def as_dict(self) -> dict:
+        return {"server": self.server, "state": self.state,
+                "differences": [item.as_dict() for item in self.differences], "not_read": list(self.not_read)}
+
+
+def _nic_value(nic: NicConfig, name: str) -> object:
+    value = getattr(nic, name)
+    if name == "dscp_to_priority":  # the effective table: explicit entries and the NIC default DSCP >> 3
+        return {dscp: nic.priority_of(dscp) for dscp in range(DSCP_VALUES)}
+    if name == "tc_bandwidth" and value is not None:  # a strict TC has no share (mlnx_qos prints none for it)
+        strict = set(nic.tc_strict or ())
+        return [0 if tc in strict else share for tc, share in enumerate(value)]
+    if name in _SORTED_SETS and value is not None:
+        return sorted(value)
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _table_difference(want: dict[int, int], have: dict[int, int]) -> tuple[dict[int, int], dict[int, int]]:
+    keys = [key for key in want if want[key] != have.get(key)]
+    return {key: want[key] for key in keys}, {key: have.get(key) for key in keys}
+
+
+def host_drift(intended: HostConfig, running: HostConfig) -> HostDrift:
+    """Per NIC (matched by netdev name) and field: what the server runs against what it should run, and the
+    NCCL environment key by key. A NIC on one side only is a difference; ``running`` None fields are not read."""
+    server = intended.server
+    differences: list[FieldDrift] = []
+    not_read: list[str] = []
+    wanted = {nic.name: nic for nic in intended.nics}
+    have = {nic.name: nic for nic in running.nics}
+    for name in sorted(set(wanted) | set(have), key=lambda n: (len(n), n)):
+        path = f"nics[{name}]"
+        if name not in have:
+            differences.append(FieldDrift(server, f"{path}.nic", "present", "not collected (no such RDMA netdev)"))
+            continue
+        if name not in wanted:
+            differences.append(FieldDrift(server, f"{path}.nic", "absent (not in the inventory)", "present"))
+            continue
+        for field_name in HOST_DRIFT_FIELDS:
+            want, got = _nic_value(wanted[name], field_name), _nic_value(have[name], field_name)
+            if want is None or want == [] and field_name == "addresses" and not got:
+                continue  # the NIC family cannot set it, or nothing is intended
+            if got is None:
+                not_read.append(f"{name}: {FIELD_LABELS[field_name]}")
+                continue
+            if want == got:
+                continue
+            if field_name == "dscp_to_priority":
+                want, got = _table_difference(want, got)
+            differences.append(FieldDrift(server, f"{path}.{field_name}", want, got))
+    env_want, env_have = intended.nccl, running.nccl
+    if env_want and not running.nccl_env:
+        not_read.append("NCCL environment file")
+    elif env_want or env_have:
+        for key in sorted(set(env_want) | set(env_have)):
+            if env_want.get(key) != env_have.get(key):
+                differences.append(FieldDrift(server, f"nccl.{key}", env_want.get(key, "unset"),
+                                              env_have.get(key, "unset")))
+    return HostDrift(server=server, differences=tuple(differences), not_read=tuple(not_read))

@@ -9,7 +9,7 @@ Two sources, one result shape (so :mod:`validators.hosts` judges intended and re
 * a snapshot directory written by ``scripts/collect-host-state.sh`` on the server (:func:`parse_host_snapshot`):
   ``mlnx_qos -i <if>`` output (:func:`parse_mlnx_qos`), ``dcb -j {app,pfc,ets,apptrust} show dev <if>`` JSON
   (:func:`parse_dcb_json`), the mlx5 ECN sysfs tree, the bnxt_re congestion-control configfs block, rdma_cm
-  configfs, ``ethtool -a``, ``ip -j addr``, the PCIe link (sysfs ``current_link_speed``/``width``) and the NCCL
+  configfs, ``ethtool -a``, ``ip -j addr``, the RoCE GID table (:func:`parse_gid_table`), the PCIe link (sysfs ``current_link_speed``/``width``) and the NCCL
   environment file (:func:`parse_nccl_env`).
 
 A line or file this module does not read is returned in ``ParsedHost.unmodelled`` (file, line, text), never
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from compiler.host_config import PRIORITIES, HostConfig, NicConfig
+from compiler.host_config import GID_TYPES, PRIORITIES, GidEntry, HostConfig, NicConfig
 from compiler.model import Server
 from compiler.nics import PCIE_SPEED_TEXT, NicFamily
 from compiler.parse import ParseError
@@ -393,6 +393,25 @@ def parse_dcb_json(app: dict | None = None, pfc: dict | None = None, ets: dict |
     return result
 
 
+_GID_LINE = re.compile(r"^(?P<index>\d+)\s+(?P<gid>[0-9a-fA-F:.]+)\s+(?P<netdev>\S+)\s+(?P<type>.+?)\s*$")
+
+
+def parse_gid_table(text: str, file: str = "gids.txt") -> tuple[GidEntry, ...]:
+    """``gids.txt`` of a collected state: one line per GID in use, ``<index> <gid> <netdev> <type>``, as
+    scripts/collect-host-state.sh writes it from /sys/class/infiniband/<dev>/ports/1/{gids,gid_attrs/ndevs,
+    gid_attrs/types}/<index> (kernel Documentation/ABI/stable/sysfs-class-infiniband)."""
+    entries = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        found = _GID_LINE.match(raw.strip())
+        if found is None or found["type"] not in GID_TYPES:
+            raise ParseError(f"{file} line {number}: expected '<index> <gid> <netdev> <{' | '.join(GID_TYPES)}>', "
+                             f"got {raw.strip()!r}")
+        entries.append(GidEntry(int(found["index"]), found["gid"].lower(), found["type"], found["netdev"]))
+    return tuple(sorted(entries, key=lambda entry: entry.index))
+
+
 def parse_pause(text: str, file: str = "ethtool -a") -> bool:
     """``ethtool -a <if>``: True when RX or TX pause is on."""
     values = dict(re.findall(r"^(RX|TX):\s*(on|off)\s*$", text, re.MULTILINE))
@@ -498,6 +517,9 @@ def _snapshot_nic(server_name: str, nic_dir: Path, directory: Path, server: Serv
     tos = _read(rdma_cm / "default_roce_tos")
     if tos is not None:
         settings["roce_tos"] = _int(tos, str(rdma_cm / "default_roce_tos"))
+    gids = _read(nic_dir / "gids.txt")
+    if gids is not None:
+        settings["gid_table"] = parse_gid_table(gids, str(nic_dir / "gids.txt"))
     pause = _read(nic_dir / "pause.txt")
     if pause is not None:
         settings["global_pause"] = parse_pause(pause, str(nic_dir / "pause.txt"))
@@ -511,3 +533,37 @@ def _snapshot_nic(server_name: str, nic_dir: Path, directory: Path, server: Serv
         addresses=_addresses(nic_dir / "addresses.json"))
     dscp = settings.pop("dscp_to_priority", ())
     return replace(nic, dscp_to_priority=tuple(dscp), **settings)
+
+
+def read_host_states(directory: Path, servers: dict[str, Server] | None = None) -> dict[str, ParsedHost]:
+    """Every server state under ``directory``, by server name: a directory written by
+    ``scripts/collect-host-state.sh`` (it holds ``nics/``) or the files we render (it holds ``nic-qos.sh``), either
+    ``directory`` itself or each of its subdirectories. ``servers`` (the inventory's, by name) gives collected NICs
+    their rails. ParseError naming the entry for anything else, or two states of one server."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ParseError(f"{directory}: not a directory")
+    servers = servers or {}
+    candidates = [directory] if _is_host_state(directory) else sorted(path for path in directory.iterdir()
+                                                                      if not path.name.startswith("."))
+    states: dict[str, ParsedHost] = {}
+    for path in candidates:
+        if (path / "nics").is_dir():
+            name = _read(path / "hostname") or path.name
+            parsed = parse_host_snapshot(path, servers.get(name))
+        elif (path / QOS_FILE).is_file():
+            parsed = parse_host_files(path.name, {item.name: item.read_text() for item in path.iterdir() if item.is_file()})
+        else:
+            raise ParseError(f"{path}: neither a collected host state (no nics/ directory, "
+                             f"scripts/collect-host-state.sh) nor rendered host files (no {QOS_FILE})")
+        server = parsed.config.server
+        if server in states:
+            raise ParseError(f"{path}: a second state of server {server!r}")
+        states[server] = parsed
+    if not states:
+        raise ParseError(f"{directory}: no host state in it (scripts/collect-host-state.sh writes one per server)")
+    return states
+
+
+def _is_host_state(path: Path) -> bool:
+    return (path / "nics").is_dir() or (path / QOS_FILE).is_file()

@@ -12,7 +12,8 @@ compiled fabric is checked against its own intent), records ``Finding``s into a 
 - ``ecmp``         ``twin.ecmp_width``       kernel next hops from each VTEP to each other VTEP loopback
 - ``l3vni``        ``twin.l3vni_vrfs``, ``twin.l3vni_next_hops``  tenant VRFs/L3VNIs up; router MACs present
 - ``ping``         ``twin.ping_bridged``, ``twin.ping_routed``, ``twin.tenant_isolation``
-- ``mtu``          ``twin.host_mtu``, ``twin.link_mtu``  DF probes at exactly the MTU and one byte more
+- ``mtu``          ``twin.host_mtu``, ``twin.link_mtu``  DF probes at exactly the MTU and one byte more;
+                   ``twin.host_roce_mtu``  host to peer hosts at the RoCE frame and the host config's NIC MTU
 - ``failover``     ``twin.failover_link``, ``twin.failover_spine``  convergence and outage of a flow
 - ``static_only``  ``twin.pfc_ecn``, ``twin.not_modelled``, ``twin.static_only_config``  what the twin cannot
   measure, said as skipped; ``measured["device_configs"]`` says per switch what of its own config runs live
@@ -52,7 +53,7 @@ from .ecmp import check_ecmp_width
 from .evpn import check_evpn_flood_lists
 from .failover import check_failover
 from .l3vni import check_l3vni_vrfs, resync_l3vni_next_hops
-from .mtu import check_host_mtu, check_link_mtu
+from .mtu import check_host_mtu, check_host_roce_mtu, check_link_mtu
 from .ping import check_ping_matrix, sample_pairs
 from .static_only import (
     PFC_ECN_REASON,
@@ -67,7 +68,8 @@ inject_failure = check_failover
 
 __all__ = [
     "NO_TENANT_VRFS", "PFC_ECN_REASON", "HostPort", "check_bfd_sessions", "check_bgp_sessions", "check_config_load",
-    "check_ecmp_width", "check_evpn_flood_lists", "check_failover", "check_host_mtu", "check_l3vni_vrfs",
+    "check_ecmp_width", "check_evpn_flood_lists", "check_failover", "check_host_mtu", "check_host_roce_mtu",
+    "check_l3vni_vrfs",
     "check_link_mtu", "check_not_modelled", "check_pfc_ecn", "check_ping_matrix", "check_static_only_config",
     "classify_pair", "device_configs_of",
     "count_l3vni_host_routes", "expected_ecmp_widths", "expected_flood_lists", "expected_l3vnis",
@@ -106,6 +108,7 @@ def verify(state: TwinState, *, failover: bool = True, converge_timeout_s: float
         measured["l3vni"]["host_routes_via_l3vni"] = count_l3vni_host_routes(state)
     measured["host_mtu"] = check_host_mtu(state, report)
     measured["link_mtu"] = check_link_mtu(state, report)
+    measured["host_roce_mtu"] = check_host_roce_mtu(state, report)
     if failover:
         measured["failover_link"] = check_failover(state, report, scope="link")
         measured["failover_spine"] = check_failover(state, report, scope="spine")

@@ -2,6 +2,9 @@
 
 - ``twin.host_mtu``  end to end between hosts of one network on different leaves, on every ECMP path
 - ``twin.link_mtu``  per cable and direction, plus each end's configured MTU read back from the kernel
+- ``twin.host_roce_mtu``  from each host NIC to its peer hosts, DF pings at the RoCE frame size and at the NIC MTU
+  the server's host config gives (``labs.from_compile``: its rendered netplan), one byte more must fail; a failure
+  names the port at fault with the MTU expected and the path MTU probed
 """
 
 from __future__ import annotations
@@ -13,6 +16,11 @@ from validators.findings import Finding, Report, Severity
 from .. import expect, flowprobe, measure
 from ..runtime import TwinState
 from ..shell import parallel
+from .ping import sample_pairs
+
+# Host pairs probed by twin.host_roce_mtu: every pair on small twins; on big ones a sample keeping every class
+# (source network, destination network, same leaf) represented, as the ping matrix does.
+PEER_PROBE_LIMIT = 64
 
 
 def check_host_mtu(state: TwinState, report: Report) -> dict:
@@ -118,3 +126,117 @@ def check_link_mtu(state: TwinState, report: Report) -> dict:
                                     f"the port MTU is above the intended {link.mtu}"))
     report.add("twin.link_mtu", findings)
     return {"links": len(topology.links), "probes": len(probes)}
+
+
+def check_host_roce_mtu(state: TwinState, report: Report) -> dict:
+    """From each host NIC to every peer host port it can reach (bridged or routed; at most ``PEER_PROBE_LIMIT``
+    pairs), a DF ping through the fabric carrying an IPv4 packet of the RoCE frame (RoCE MTU + 96 bytes of RoCE
+    headers) and one of exactly the intended NIC MTU (ping payload = size - 28) must get its echo; one byte more
+    than the MTU must not (the path is no larger than the host config says). A pair that fails is searched for
+    its path MTU (the largest echoed size), and the port at fault is named from the kernel MTUs of the path's
+    edge ports (both NICs and their leaf ports): host or leaf, port, expected, probed. A fault inside the fabric
+    is twin.link_mtu's; a pair with no edge port below the MTU is named as the pair. A veth receiving a frame lets
+    4 bytes over its MTU through, room for an 802.1Q tag (net/core/dev.c ``is_skb_forwardable``: MTU + hard
+    header + VLAN_HLEN), so a port of MTU m probes as m + 4 in the direction it receives and as m in the direction
+    it sends (a host NIC refuses locally, a bridge port drops); each port's finding keeps its smallest probe. A NIC
+    set larger than its host config is found by reading its MTU back from the kernel (no probe can see it where
+    the leaf port is no larger)."""
+    topology = state.topology_obj()
+    ports = expect.host_ports(topology)
+    svis = expect.svi_networks(topology)
+    pairs = [(source, destination) for source, destination in itertools.permutations(ports, 2)
+             if source.host != destination.host and measure.classify_ping(
+                 source, destination, vrf_devices=state.tenant_vrfs_built, svis=svis) in ("bridged", "routed")]
+    if not pairs:
+        report.skip("twin.host_roce_mtu", "no two hosts that the intent lets reach each other")
+        return {}
+    pairs = sample_pairs(pairs, PEER_PROBE_LIMIT)
+    measure.warm_up(state, {port for pair in pairs for port in pair})
+
+    def probe(pair):
+        source, destination = pair
+        mtu = min(source.mtu, destination.mtu)
+        frame = min(source.roce_frame, destination.roce_frame)
+        results = {}
+        for size in [size for size in (frame, mtu) if size]:
+            result = measure.probe_host_ping_mtu(state, source, destination.address, size)
+            if not result.ok:  # one retry: the first packet may wait for ARP
+                result = measure.probe_host_ping_mtu(state, source, destination.address, size)
+            results[size] = result
+        over = measure.probe_host_ping_mtu(state, source, destination.address, mtu + 1)
+        path_mtu = mtu if results[mtu].ok else measure.largest_host_ping(state, source, destination.address,
+                                                                         predicted=mtu)
+        return {"mtu": mtu, "roce_frame": frame, "passed_mtu": results[mtu].ok,
+                "passed_roce_frame": results[frame].ok if frame else None, "over_mtu_failed": not over.any_reply,
+                "path_mtu": path_mtu, "local_error": results[mtu].local_error or None}
+
+    results = parallel(probe, pairs)
+    hosts = sorted({port.host for pair in pairs for port in pair})
+    leaves = sorted({port.leaf for pair in pairs for port in pair})
+    host_links = dict(zip(hosts, parallel(lambda host: measure.host_links(state, host), hosts), strict=True))
+    leaf_links = dict(zip(leaves, parallel(lambda leaf: {ifname: link for ifname, (_netns, link) in measure.switch_port_links(
+        state, leaf).items()}, leaves), strict=True))
+
+    def kernel_mtu(links: dict, ifname: str) -> int | None:
+        link = links.get(ifname)
+        return link.mtu if link is not None else None
+
+    findings: dict[str, Finding] = {}  # subject -> finding: a port at fault shows on every pair through it
+    measured = {}
+    # Smallest probed path MTU first, so a port's finding carries the tightest probe through it: the direction in
+    # which the port sends (exact), not the one in which it receives (4 bytes of slack, above).
+    for (source, destination), result in sorted(zip(pairs, results, strict=True),
+                                                key=lambda item: item[1]["path_mtu"]):
+        mtu, frame, path_mtu = result["mtu"], result["roce_frame"], result["path_mtu"]
+        pair = f"{source.host}:{source.ifname}->{destination.host}:{destination.ifname}"
+        measured[pair] = result
+        if not result["passed_mtu"]:
+            edges = [(source.host, source.ifname, kernel_mtu(host_links[source.host], source.ifname), "host"),
+                     (source.leaf, source.peer_ifname, kernel_mtu(leaf_links[source.leaf], source.peer_ifname), "leaf"),
+                     (destination.leaf, destination.peer_ifname,
+                      kernel_mtu(leaf_links[destination.leaf], destination.peer_ifname), "leaf"),
+                     (destination.host, destination.ifname, kernel_mtu(host_links[destination.host],
+                                                                       destination.ifname), "host")]
+            roce = ""
+            if frame:
+                roce = (f"; the {frame}-byte RoCE frame (RoCE MTU {min(source.roce_mtu, destination.roce_mtu)}) "
+                        f"{'still passes' if result['passed_roce_frame'] else 'fails too: RoCE at that MTU is broken'}")
+            at_fault = [(node, port, configured, kind) for node, port, configured, kind in edges
+                        if configured is not None and configured < mtu]
+            for node, port, configured, kind in at_fault:
+                subject = f"{node}:{port}"
+                findings.setdefault(subject, Finding(
+                    check="twin.host_roce_mtu", severity=Severity.ERROR, subject=subject, expected=mtu, actual=path_mtu,
+                    message=f"{'host' if kind == 'host' else 'leaf'} {node} port {port}: expected MTU {mtu} (the host "
+                    f"config's NIC MTU), probed {path_mtu}: a {mtu}-byte DF ping {pair} got no echo and "
+                    f"{path_mtu} bytes is the largest that did; {port} has MTU {configured} in the kernel"
+                    f"{' (a veth receives 4 bytes over its MTU)' if path_mtu == configured + 4 else ''}{roce}"))
+            if not at_fault:
+                findings.setdefault(pair, Finding(
+                    check="twin.host_roce_mtu", severity=Severity.ERROR, subject=pair, expected=mtu, actual=path_mtu,
+                    message=f"{pair}: expected MTU {mtu}, probed {path_mtu}: no NIC or leaf port on the path's edges "
+                    f"is below {mtu}, so a fabric hop is (see twin.link_mtu){roce}"))
+        elif frame and not result["passed_roce_frame"]:
+            findings.setdefault(pair, Finding(
+                check="twin.host_roce_mtu", severity=Severity.ERROR, subject=pair, expected=frame, actual="no echo",
+                message=f"{pair}: the {frame}-byte RoCE frame got no echo though {mtu} bytes did"))
+        if not result["over_mtu_failed"]:
+            configured = kernel_mtu(host_links[source.host], source.ifname)
+            subject = f"{source.host}:{source.ifname}"
+            findings.setdefault(subject, Finding(
+                check="twin.host_roce_mtu", severity=Severity.ERROR, subject=subject, expected=mtu, actual=configured,
+                message=f"host {source.host} port {source.ifname}: expected MTU {mtu}, a {mtu + 1}-byte DF ping "
+                f"{pair} got its echo; the NIC has MTU {configured} in the kernel, above its host config"))
+    # Each probed NIC's MTU read back from the kernel: a NIC set *larger* than its host config is invisible to
+    # the probes wherever its leaf port is no larger (one byte more fails at the leaf, as it must).
+    for port in sorted({port for pair in pairs for port in pair}, key=lambda port: (port.host, port.ifname)):
+        configured = kernel_mtu(host_links[port.host], port.ifname)
+        subject = f"{port.host}:{port.ifname}"
+        if configured is not None and configured > port.mtu and subject not in findings:
+            findings[subject] = Finding(
+                check="twin.host_roce_mtu", severity=Severity.ERROR, subject=subject, expected=port.mtu,
+                actual=configured, message=f"host {port.host} port {port.ifname}: expected MTU {port.mtu} (the host "
+                f"config's NIC MTU), read back {configured} from the kernel; the probes pass only because the leaf "
+                f"port {port.leaf}:{port.peer_ifname} drops what is larger")
+    report.add("twin.host_roce_mtu", list(findings.values()))
+    return measured

@@ -7,18 +7,19 @@ iproute2 dcb/dcb_app.c, dcb_pfc.c, dcb_ets.c JSON printers), not captured from h
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+from host_state import write_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.host_config import PRIORITIES, HostConfig, NicConfig, build_host_configs
-from compiler.nics import PCIE_SPEED_TEXT, NicFamily
+from compiler.host_config import PRIORITIES, HostConfig, NicConfig, build_host_configs, kernel_gid_table
+from compiler.nics import NicFamily
 from compiler.parse import ParseError
 from compiler.parse.hosts import (
     parse_dcb_json,
+    parse_gid_table,
     parse_host_files,
     parse_host_snapshot,
     parse_mlnx_qos,
@@ -187,65 +188,6 @@ def test_nccl_env_and_pause():
     assert parse_pause("Pause parameters for eth0:\nAutonegotiate:\toff\nRX:\t\toff\nTX:\t\toff\n") is False
 
 
-def write_snapshot(root: Path, config: HostConfig) -> Path:
-    """What scripts/collect-host-state.sh writes for ``config`` (ConnectX with mlnx_qos, others with dcb JSON)."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "hostname").write_text(config.server + "\n")
-    (root / "nccl.env").write_text("".join(f"{key}={value}\n" for key, value in config.nccl_env))
-    for nic in config.nics:
-        nic_dir = root / "nics" / nic.name
-        nic_dir.mkdir(parents=True)
-        driver = {NicFamily.CONNECTX: "mlx5_core", NicFamily.BNXT: "bnxt_en"}.get(nic.family, "ice")
-        files = {"driver": driver, "rdma_device": nic.rdma_device, "mtu": str(nic.mtu),
-                 "speed": str(nic.speed_gbps * 1000), "current_link_speed": PCIE_SPEED_TEXT[nic.pcie_gen],
-                 "current_link_width": str(nic.pcie_lanes),
-                 "pause.txt": f"Pause parameters for {nic.name}:\nAutonegotiate:\toff\nRX:\t\toff\nTX:\t\t"
-                              f"{'on' if nic.global_pause else 'off'}\n",
-                 "addresses.json": json.dumps([{"ifname": nic.name, "addr_info": [
-                     {"family": "inet", "local": a.split("/")[0], "prefixlen": int(a.split("/")[1])} for a in nic.addresses]}])}
-        pfc = {str(p): p in (nic.pfc_priorities or ()) for p in range(PRIORITIES)}
-        files["dcb-pfc.json"] = json.dumps({"prio_pfc": pfc})
-        files["dcb-app.json"] = json.dumps({"dscp_prio": [list(pair) for pair in nic.dscp_to_priority]})
-        files["dcb-ets.json"] = json.dumps({"prio_tc": {str(p): tc for p, tc in enumerate(nic.priority_to_tc or ())},
-                                            "tc_bw": {str(t): bw for t, bw in enumerate(nic.tc_bandwidth or ())},
-                                            "tc_tsa": {str(t): "strict" if t in (nic.tc_strict or ()) else "ets"
-                                                       for t in range(PRIORITIES)}})
-        if nic.family == NicFamily.LINUX_DCB:
-            files["dcb-apptrust.json"] = json.dumps({"order": [nic.trust]})
-        for name, text in files.items():
-            (nic_dir / name).write_text(text + "\n")
-        if nic.family == NicFamily.CONNECTX:
-            for point, enabled in (("roce_rp", nic.ecn_rp), ("roce_np", nic.ecn_np)):
-                (nic_dir / "ecn" / point / "enable").mkdir(parents=True)
-                for p in range(PRIORITIES):
-                    (nic_dir / "ecn" / point / "enable" / str(p)).write_text(f"{int(p in (enabled or ()))}\n")
-            (nic_dir / "ecn" / "roce_np" / "cnp_dscp").write_text(f"{nic.cnp_dscp}\n")
-            (nic_dir / "ecn" / "roce_np" / "cnp_802p_prio").write_text(f"{nic.cnp_priority}\n")
-            (nic_dir / "mlnx_qos.txt").write_text(
-                f"Priority trust state: {nic.trust}\nCable len: {nic.cable_length_m}\nPFC configuration:\n"
-                "\tpriority    0   1   2   3   4   5   6   7\n"
-                "\tenabled     " + "   ".join(str(int(p in (nic.pfc_priorities or ()))) for p in range(PRIORITIES))
-                + "\n" + "".join(f"tc: {tc} ratelimit: unlimited, tsa: {'strict' if tc in nic.tc_strict else 'ets'}"
-                                 + ("" if tc in nic.tc_strict else f", bw: {nic.tc_bandwidth[tc]}%") + "\n"
-                                 + "".join(f"\t priority:  {p}\n" for p, t in enumerate(nic.priority_to_tc) if t == tc)
-                                 for tc in range(PRIORITIES))
-                + "dscp2prio mapping:\n" + "".join(
-                    f"\tprio:{p} dscp:" + ",".join(f"{d:02d}" for d in range(64) if nic.priority_of(d) == p) + ",\n"
-                    for p in range(PRIORITIES)))
-        if nic.family == NicFamily.BNXT:
-            cc = root / "bnxt_re" / nic.rdma_device / "cc"
-            cc.mkdir(parents=True)
-            values = {"ecn_enable": int(bool(nic.ecn_rp)), "cnp_dscp": nic.cnp_dscp, "cnp_prio": nic.cnp_priority,
-                      "roce_prio": nic.ecn_rp[0] if nic.ecn_rp else 0}
-            for key, value in values.items():
-                (cc / key).write_text(f"{value}\n")
-        rdma_cm = root / "rdma_cm" / nic.rdma_device / "ports" / "1"
-        rdma_cm.mkdir(parents=True)
-        (rdma_cm / "default_roce_mode").write_text({"v2": "RoCE v2", "v1": "IB/RoCE v1"}[nic.roce_mode] + "\n")
-        (rdma_cm / "default_roce_tos").write_text(f"{nic.roce_tos}\n")
-    return root
-
-
 def test_snapshot_directory_reads_back_the_intended_state(tmp_path):
     from test_host_render import golden_snapshot
 
@@ -265,6 +207,29 @@ def test_snapshot_directory_reads_back_the_intended_state(tmp_path):
                     intended.ecn_rp, intended.ecn_np, intended.cnp_dscp, intended.cnp_priority)
             if intended.family == NicFamily.CONNECTX:
                 assert read.cable_length_m == intended.cable_length_m
+
+
+def test_gid_table_from_the_collected_sysfs_values(tmp_path):
+    text = ("0 fe80:0000:0000:0000:a288:c2ff:fe3b:506a eth0 IB/RoCE v1\n"
+            "1 fe80:0000:0000:0000:a288:c2ff:fe3b:506a eth0 RoCE v2\n"
+            "2 0000:0000:0000:0000:0000:ffff:0ac8:010a eth0 IB/RoCE v1\n"
+            "3 0000:0000:0000:0000:0000:ffff:0ac8:010a eth0 RoCE v2\n")
+    table = parse_gid_table(text)
+    assert [(entry.index, entry.roce_type, entry.ipv4) for entry in table] == [
+        (0, "IB/RoCE v1", None), (1, "RoCE v2", None), (2, "IB/RoCE v1", "10.200.1.10"), (3, "RoCE v2", "10.200.1.10")]
+    with pytest.raises(ParseError, match=r"gids.txt line 1: expected '<index> <gid> <netdev> <IB/RoCE v1 \| RoCE v2>'"):
+        parse_gid_table("3 ::ffff:10.0.0.1 eth0 RoCE v3\n")
+    # a collected snapshot carries its table into the NIC's state; the intended state has none (the kernel fills it)
+    from dataclasses import replace
+
+    config = build_host_configs(__import__("test_host_render").golden_snapshot())["gpu0001"]
+    nic = config.nics[0]
+    table = tuple(replace(entry, gid="fe80::a288:c2ff:fe3b:506a") if entry.ipv4 is None else entry
+                  for entry in kernel_gid_table(nic.name, nic.addresses))
+    read = parse_host_snapshot(write_snapshot(tmp_path / "gpu0001", replace(config, nics=(replace(nic, gid_table=table),))))
+    assert [(entry.index, entry.roce_type, entry.ipv4, entry.netdev) for entry in read.config.nics[0].gid_table] == [
+        (entry.index, entry.roce_type, entry.ipv4, entry.netdev) for entry in table]
+    assert nic.gid_table is None
 
 
 def test_snapshot_bad_value_names_the_file(tmp_path):

@@ -287,21 +287,30 @@ def trunk_uplinks(vlan=10, stp="none"):
 def test_a_flooded_lossless_vlan_over_a_layer2_loop():
     net, result = analyse(compiled(spines=2, leaves=2), trunk_uplinks())
     assert any("bridged over inter-switch links" in reason for reason in result.proof.reasons)
+    # VLAN 10 is also VXLAN-mapped on the leaves: the shortest loop goes out by head-end replication and comes
+    # back over the trunks (leaf1 -> spine -> leaf2 decapsulates, floods up, the spine bridges it to leaf1)
     flooded = [cycle for cycle in result.cycles if cycle.scenario.kind == "baseline"
-               and any(reason.startswith("flooding of VLAN 10") for reason in cycle.reasons)]
+               and any(reason.startswith(("flooding of VLAN 10", "head-end replication of VLAN 10",
+                                          "VXLAN decapsulation of VNI")) for reason in cycle.reasons)]
     assert flooded, cycle_text(net, result)
-    assert {hop[0] for hop in deadlock.hops(net, flooded[0])} == {"leaf1", "leaf2", "spine1", "spine2"}
+    assert {"leaf1", "leaf2"} <= {hop[0] for hop in deadlock.hops(net, flooded[0])}
     report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks()), checks=[deadlock.CHECK])
     errors = [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
     assert errors and any("prune them" in f.message for f in errors)
 
 
 def test_a_flooded_loop_under_spanning_tree_is_a_warning():
-    report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks(stp="mstp")),
+    # VLAN 99 is mapped to no VNI: a pure L2 loop, which spanning tree may block
+    report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks(vlan=99, stp="mstp")),
                              checks=[deadlock.CHECK])
     findings = report.checks[deadlock.CHECK].findings
     flood = [f for f in findings if "spanning tree on" in f.message]
     assert flood and all(f.severity == "warning" for f in flood)
+    # VLAN 10 is also VXLAN-mapped: spanning tree does not run over the tunnels, so those loops stay errors
+    report = validate_fabric(context(compiled(spines=2, leaves=2), trunk_uplinks(stp="mstp")), checks=[deadlock.CHECK])
+    tunnelled = [f for f in report.checks[deadlock.CHECK].findings if isinstance(f.actual, dict)
+                 and any(reason.startswith("head-end replication") for reason in f.actual["destinations"])]
+    assert tunnelled and all(f.severity == "error" and "spanning tree on" not in f.message for f in tunnelled)
 
 
 def test_a_vlan_on_one_leaf_spine_pair_only_is_no_loop():
@@ -311,3 +320,173 @@ def test_a_vlan_on_one_leaf_spine_pair_only_is_no_loop():
             port["switchport_mode"], port["trunk_vlans"] = "trunk", [10]
     net, result = analyse(compiled(spines=2, leaves=2), one_link)
     assert not any(reason.startswith("flooding") for cycle in result.cycles for reason in cycle.reasons)
+
+
+def mlag_bowtie(without_mlag_id: tuple[str, ...] = (), stp: str = "none"):
+    """Leaves 1-2 and spines 1-2 as two MLAG pairs (peer-links Port-Channel47 on Ethernet47, PFC on priority 3 like
+    every fabric port), VLAN 10 bridged over one dual-attached Port-Channel1 (MLAG 1) from each pair to the other:
+    the AVD L2LS shape (tests/data/avd_l2), which has no VTEPs: the compile's VXLAN mappings are dropped (VLAN 10
+    both trunked on the uplinks and mapped to a VNI is a VXLAN loop, test_a_flooded_lossless_vlan_over_a_layer2_loop).
+    ``without_mlag_id``: switches whose Port-Channel1 lacks ``mlag 1``."""
+    pairs = {"leaf1": ("leaf2", "192.168.0.0/31", "192.168.0.1"), "leaf2": ("leaf1", "192.168.0.1/31", "192.168.0.0"),
+             "spine1": ("spine2", "192.168.1.0/31", "192.168.1.1"),
+             "spine2": ("spine1", "192.168.1.1/31", "192.168.1.0")}
+
+    def mutate(structured):
+        for host, (peer, own, peer_address) in pairs.items():
+            config = structured[host]
+            config["spanning_tree"] = {"mode": stp}
+            config["vxlan"] = {}
+            fabric = [port for port in config["interfaces"] if port["kind"] == "fabric"]
+            for port in fabric:
+                port["port_channel"] = "Port-Channel1"
+            peer_link = dict(fabric[0], name="Ethernet47", kind="peer_link", peer_device=peer,
+                             peer_interface="Ethernet47", port_channel="Port-Channel47", ip=None)
+            config["interfaces"].append(peer_link)
+            bundle = {"name": "Port-Channel1", "members": [port["name"] for port in fabric], "enabled": True, "ip": None,
+                      "switchport_mode": "trunk", "trunk_vlans": [10], "access_vlan": None, "trunk_groups": [],
+                      "mlag": None if host in without_mlag_id else 1, "qos": {}}
+            config["port_channels"] = [bundle, dict(bundle, name="Port-Channel47", members=["Ethernet47"],
+                                                    trunk_vlans=[], mlag=None)]
+            config["mlag"] = {"domain_id": peer[:-1], "local_interface": "Vlan4094", "peer_address": peer_address,
+                              "peer_link": "Port-Channel47"}
+            config["vlans"] = list(config.get("vlans") or ()) + [{"id": 4094, "name": "MLAG", "vrf": None, "svi": {"address": own},
+                                                                  "trunk_groups": ["MLAG"]}]
+    return mutate
+
+
+def _link(net, host, peer):
+    index = {name: position for position, name in enumerate(net.names)}
+    return next(position for position, link in enumerate(net.links)
+                if link.device == index[host] and link.peer == index[peer]
+                and (link.interface == "Ethernet47") == (host[:-1] == peer[:-1]))
+
+
+def test_a_correct_mlag_pair_with_a_lossless_peer_link_is_certified():
+    """MLAG's rule (nothing from the peer-link out of a dual-attached port while the peer's side is up) keeps the
+    bow-tie acyclic in every failure set; the peer-link edge appears once the peer's members are down."""
+    result = compiled(spines=2, leaves=2)
+    net, verdict = analyse(result, mlag_bowtie(), stop_early=False)
+    assert verdict.method == "enumeration" and verdict.cycles == [], cycle_text(net, verdict)
+    assert verdict.scenarios_examined == verdict.scenarios_total  # every N-1 and N-2 link set, all examined
+    peer_link, to_spine = _link(net, "leaf1", "leaf2"), _link(net, "leaf2", "spine1")
+    assert {peer_link, to_spine} <= net.lossless[3] and peer_link in net.peer_links
+    baseline = deadlock.build_graph(net, [deadlock.forwarding(net)], net.lossless[3])
+    assert to_spine not in baseline.edges.get(peer_link, ())  # steady state: the peer-link carries no data out
+    dead = deadlock._both(net, _link(net, "leaf1", "spine1")) | deadlock._both(net, _link(net, "leaf1", "spine2"))
+    failed = deadlock.build_graph(net, [deadlock.forwarding(net, dead)], net.lossless[3] - dead, dead)
+    assert to_spine in failed.edges[peer_link]  # leaf1's Port-Channel1 down: its traffic crosses the peer-link
+    assert failed.reasons[(peer_link, to_spine)] == ("flooding of VLAN 10 over the MLAG peer-link, leaf1's members "
+                                                      "of Port-Channel1 down")
+    report = validate_fabric(context(result, mlag_bowtie()), checks=[deadlock.CHECK])
+    findings = report.checks[deadlock.CHECK].findings
+    assert report.checks[deadlock.CHECK].status == "passed", [f.message for f in findings]
+    assert not [f for f in findings if f.severity != "info"]
+
+
+def test_an_mlag_peer_link_closing_a_loop_through_a_port_channel_without_its_mlag_id():
+    """Planted: leaf2's Port-Channel1 lacks ``mlag 1`` (mlag.peers flags the line): the pair's uplinks are two
+    independent bundles, and the lossless peer-link closes a cycle through them and the spines' peer-link."""
+    result = compiled(spines=2, leaves=2)
+    net, verdict = analyse(result, mlag_bowtie(without_mlag_id=("leaf2",)))
+    crossing = [cycle for cycle in verdict.cycles if cycle.scenario.kind == "baseline"
+                and set(cycle.links) & net.peer_links]
+    assert crossing, cycle_text(net, verdict)
+    assert any(hop[1] == "Ethernet47" or hop[2] == "Ethernet47" for hop in deadlock.hops(net, crossing[0]))
+    report = validate_fabric(context(result, mlag_bowtie(without_mlag_id=("leaf2",))), checks=[deadlock.CHECK])
+    errors = [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
+    assert errors and any("same MLAG id on both peers" in f.message for f in errors)
+
+
+# --------------------------------------------------------------------------------------------- VXLAN flooding
+
+
+def vtep_cross_link(mlag: bool = False, vlan: int = 10):
+    """An L2 link Ethernet48 between leaf1 and leaf2 (two VTEPs of VLAN 10's VNI 10010) bridging ``vlan``, PFC on
+    priority 3 like every fabric port. ``mlag``: it is the pair's MLAG peer-link (Port-Channel47, peer SVIs on VLAN
+    4094), as an EVPN fabric with MLAG leaves has it."""
+    ends = (("leaf1", "leaf2", "192.168.0.0/31", "192.168.0.1"), ("leaf2", "leaf1", "192.168.0.1/31", "192.168.0.0"))
+
+    def mutate(structured):
+        for host, peer, own, peer_address in ends:
+            config = structured[host]
+            fabric = next(port for port in config["interfaces"] if port["kind"] == "fabric")
+            config["interfaces"].append(dict(fabric, name="Ethernet48", peer_device=peer, peer_interface="Ethernet48",
+                                             ip=None, switchport_mode="trunk", trunk_vlans=[vlan], access_vlan=None,
+                                             **({"kind": "peer_link", "port_channel": "Port-Channel47"} if mlag else {})))
+            if not mlag:
+                continue
+            config["port_channels"] = list(config.get("port_channels") or ()) + [
+                {"name": "Port-Channel47", "members": ["Ethernet48"], "enabled": True, "ip": None,
+                 "switchport_mode": "trunk", "trunk_vlans": [vlan], "access_vlan": None, "trunk_groups": [],
+                 "mlag": None, "qos": {}}]
+            config["mlag"] = {"domain_id": "leaf", "local_interface": "Vlan4094", "peer_address": peer_address,
+                              "peer_link": "Port-Channel47"}
+            config["vlans"] = list(config.get("vlans") or ()) + [
+                {"id": 4094, "name": "MLAG", "vrf": None, "svi": {"address": own}, "trunk_groups": ["MLAG"]}]
+    return mutate
+
+
+def test_a_lossless_vni_flooded_over_an_l2_link_between_two_vteps():
+    """Planted (issue 33, a flooded lossless VNI): leaf2 floods a BUM frame of VLAN 10 over the L2 link to leaf1,
+    which head-end replicates it to leaf2's VTEP through a spine; leaf2 decapsulates it and floods it over the
+    link again. The three links form a cycle no AS-path rule sees, and nothing else in the fabric bridges."""
+    result = compiled(spines=2, leaves=2)
+    net, verdict = analyse(result, vtep_cross_link())
+    assert not net.flood  # each leaf has one L2 link: no L2 flooding loop, only the VXLAN one
+    assert verdict.method == "enumeration"
+    assert any("head-end replication is not bound" in reason for reason in verdict.proof.reasons)
+    replicated = [cycle for cycle in verdict.cycles if cycle.scenario.kind == "baseline"
+                  and "head-end replication of VLAN 10 (VNI 10010) to leaf2's VTEP" in cycle.reasons]
+    assert replicated, cycle_text(net, verdict)
+    cycle = min(replicated, key=lambda cycle: len(cycle.links))
+    assert len(cycle.links) == 3 and "VXLAN decapsulation of VNI 10010 flooded into VLAN 10" in cycle.reasons
+    hops = deadlock.hops(net, cycle)
+    assert {hop[0] for hop in hops} == {"leaf1", "leaf2"} | {hop[0] for hop in hops if hop[0].startswith("spine")}
+    assert any("Ethernet48" in (hop[1], hop[2]) for hop in hops)
+    report = validate_fabric(context(result, vtep_cross_link()), checks=[deadlock.CHECK])
+    errors = [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
+    assert errors and all("remove the L2 link between VTEPs" in f.message for f in errors)
+
+
+def test_a_lossless_vni_flooded_between_vteps_is_no_cycle():
+    """No false positive: the same VNI flooded by head-end replication between every leaf, over a lossless
+    underlay, is certified (split horizon: a VTEP never replicates what it decapsulated); so is the L2 link when it
+    is the MLAG peer-link (a peer does not replicate what crosses it), although decapsulated frames do cross it."""
+    result = compiled(spines=2, leaves=2)
+    net, verdict = analyse(result)
+    assert verdict.method == "proof" and verdict.cycles == []
+    net, verdict = analyse(result, vtep_cross_link(mlag=True), stop_early=False)
+    assert verdict.method == "enumeration" and verdict.cycles == [], cycle_text(net, verdict)
+    assert verdict.scenarios_examined == verdict.scenarios_total
+    leaf1 = next(flood for flood in net.vni_floods if net.names[flood.device] == "leaf1" and flood.vlan == 10)
+    assert leaf1.local_out and not leaf1.local_in  # decapsulated onto the peer-link; never replicated from it
+    graph = deadlock.build_graph(net, [deadlock.forwarding(net)], net.lossless[3])
+    assert any(reason.startswith("VXLAN decapsulation of VNI 10010") for reason in graph.reasons.values())
+    assert not any(reason.startswith("head-end replication") for reason in graph.reasons.values())
+    report = validate_fabric(context(result, vtep_cross_link(mlag=True)), checks=[deadlock.CHECK])
+    assert not [f for f in report.checks[deadlock.CHECK].findings if f.severity == "error"]
+
+
+def test_a_vxlan_replication_loop_found_on_configs_as_text():
+    """The read-any-config path: the EOS text of a correct fabric with an unused port of each leaf turned into a
+    lossless trunk of VLAN 10 between them (the VLAN is VXLAN-mapped to VNI 10010 on both), parsed back by
+    validate --configs: the replication cycle through the trunk is found."""
+    from compiler.api import render_configs
+    from validators.configs import validate_configs
+
+    rendered, _hashes = render_configs(context(compiled(spines=2, leaves=2)).structured, ["eos"])
+    files = {host: dict(platforms["eos"]) for host, platforms in rendered.items()}
+    unused = "interface Ethernet50/1\n   shutdown\n   mtu 9214\n   speed 400g-8\n!\n"
+    for host, peer in (("leaf1", "leaf2"), ("leaf2", "leaf1")):
+        name = next(iter(files[host]))
+        assert unused in files[host][name]
+        files[host][name] = files[host][name].replace(unused, (
+            f"interface Ethernet50/1\n   description P2P {peer} Ethernet50/1\n   no shutdown\n   mtu 9214\n"
+            "   speed 400g-8\n   switchport mode trunk\n   switchport trunk allowed vlan 10\n"
+            "   service-profile FT_ROCE\n!\n"))
+    result = validate_configs(files, checks=[deadlock.CHECK]).report.checks[deadlock.CHECK]
+    assert result.status == "failed", (result.status, result.reason)
+    errors = [f for f in result.findings if f.severity == "error"]
+    assert errors and all("Ethernet50/1" in f.subject for f in errors)
+    assert any("head-end replication of VLAN 10 (VNI 10010)" in f.message for f in errors)

@@ -12,7 +12,7 @@ from validator_fabrics import ROCE, intent_for
 
 from compiler.api import compile_fabric
 from compiler.clos import ClosParams, plan_clos
-from compiler.host_config import HostConfig, build_host_configs
+from compiler.host_config import HostConfig, build_host_configs, kernel_gid_table
 from compiler.model import Cable, Endpoint, RoceClass, Snapshot
 from validators import hosts
 from validators.context import ValidationInput
@@ -62,7 +62,9 @@ def test_correct_fabric_passes_every_host_check():
     assert failed(report) == set()
     assert [f for f in report.findings if f.severity != Severity.INFO] == []
     ran = {name for name, check in report.checks.items() if check.status == CheckStatus.PASSED}
-    assert ran == set(hosts.CHECKS)  # 18 checks, every one examined something
+    assert ran == set(hosts.CHECKS) - {hosts.PLANE}  # every check examined something but the multiplane one:
+    assert report.checks[hosts.PLANE].status == CheckStatus.SKIPPED  # no server of this fabric is multi-plane
+    assert "no multi-plane server" in report.checks[hosts.PLANE].reason
     assert report.checks["hosts.pfc"].examined == {"server NIC links": 4 * 2 * 2}  # 2 groups x 4 servers x 2 rails
 
 
@@ -89,6 +91,10 @@ FAULTS = [
     ("NIC MTU 9216 over a 9000 port", lambda s: with_nic(s, "gpu0001", "eth0", mtu=9216),
      {"hosts.mtu", "hosts.overlay_mtu"}),
     ("NIC at 200G on a 400G port", lambda s: with_nic(s, "gpu0001", "eth0", speed_gbps=200), {"hosts.speed"}),
+    ("NCCL_IB_GID_INDEX=1: the link-local default GID", lambda s: with_env(s, "gpu0001", NCCL_IB_GID_INDEX="1"),
+     {"hosts.gid"}),
+    ("NCCL_IB_GID_INDEX=2: the RoCE v1 GID", lambda s: with_env(s, "gpu0001", NCCL_IB_GID_INDEX="2"), {"hosts.gid"}),
+    ("NCCL_IB_GID_INDEX=7: no such GID", lambda s: with_env(s, "gpu0001", NCCL_IB_GID_INDEX="7"), {"hosts.gid"}),
     ("cable_len 3 m on a 2 m cable (too long is waste, still a mismatch)",
      lambda s: with_nic(s, "gpu0001", "eth0", cable_length_m=3), {"hosts.cable_length"}),
 ]
@@ -107,6 +113,102 @@ def test_each_host_fault_is_caught_by_its_checks(name, breaks, checks):
             assert "expected" in finding.message and "actual" in finding.message
     # the broken state is the only difference: the intended state passes
     assert failed(run(result, state)) == set()
+
+
+def _nic(state: dict[str, HostConfig], server: str, name: str):
+    return next(nic for nic in state[server].nics if nic.name == name)
+
+
+def test_gid_index_judged_on_the_table_read_back():
+    """The GID table read back (gids.txt) is what is judged: the kernel's own order passes; a global IPv6 address
+    added before the IPv4 one (SLAAC) moves the IPv4 RoCE v2 GID to index 5, so index 3 is an IPv6 GID; with
+    NCCL_IB_GID_INDEX unset (NCCL >= 2.21 picks) any RoCE v2 GID of the NIC's address passes, none fails."""
+    result = fabric()
+    state = build_host_configs(result.snapshot)
+    nic = _nic(state, "gpu0001", "eth0")
+    assert nic.addresses
+    read_back = kernel_gid_table(nic.name, nic.addresses)
+    assert (read_back[3].roce_type, read_back[3].ipv4) == ("RoCE v2", nic.addresses[0].split("/")[0])
+    assert failed(run(result, with_nic(state, "gpu0001", "eth0", gid_table=read_back))) == set()
+    slaac = kernel_gid_table(nic.name, ("2001:db8:0:2::10/64",) + nic.addresses)
+    report = run(result, with_nic(state, "gpu0001", "eth0", gid_table=slaac))
+    assert failed(report) == {"hosts.gid"}
+    finding = report.checks["hosts.gid"].findings[0]
+    assert finding.subject.startswith("gpu0001:eth0<->leaf")
+    assert finding.expected.endswith("(index 5)") and finding.actual == "index 3: 2001:db8:0:2::10 (RoCE v2)"
+    assert "not an IPv4 address of the NIC" in finding.message
+    auto = with_env(state, "gpu0001", NCCL_IB_GID_INDEX=None)
+    assert failed(run(result, with_nic(auto, "gpu0001", "eth0", gid_table=slaac))) == set()
+    v1_only = tuple(entry for entry in slaac if entry.roce_type != "RoCE v2")
+    report = run(result, with_nic(auto, "gpu0001", "eth0", gid_table=v1_only))
+    assert failed(report) == {"hosts.gid"} and "none in the table" in report.checks["hosts.gid"].findings[0].actual
+
+
+def _multiplane_snapshot(rewire: bool = True) -> Snapshot:
+    """A dual-plane fabric: DGX-B300-2P servers, each rail's SuperNIC split into two PFs (eth0 plane 0, eth1 plane
+    1, both rail 0); leaves alternate planes, each reaching only its plane's spines (spines 1-2 plane 0, 3-4 plane
+    1). ``rewire=False`` keeps the planner's full mesh: every leaf reaches both planes."""
+    inventory = plan_clos(ClosParams(name="mp", spines=4, leaves=4, servers_per_leaf=2, rails_per_server=2, planes=2))
+    spine_plane = {switch.hostname: switch.plane for switch in inventory.switches if switch.role == "spine"}
+    assert sorted(spine_plane.values()) == [0, 0, 1, 1]
+    leaf_plane = {f"leaf{index}": (index - 1) % 2 for index in range(1, 5)}
+    cables = tuple(cable for cable in inventory.cables if not rewire or not (
+        cable.a.device in leaf_plane and cable.b.device in spine_plane
+        and spine_plane[cable.b.device] != leaf_plane[cable.a.device]))
+    servers = tuple(dataclasses.replace(server, model="DGX-B300-2P", nics=tuple(
+        dataclasses.replace(nic, rail=0) for nic in server.nics)) for server in inventory.servers)
+    inventory = dataclasses.replace(inventory, cables=cables, servers=servers)
+    return Snapshot(inventory, intent_for(inventory))
+
+
+def test_multiplane_each_plane_reaches_its_own_spine_plane():
+    snapshot = _multiplane_snapshot()
+    result = compile_fabric(snapshot, platforms=[])
+    report = run(result)
+    assert failed(report) == set() and [f for f in report.findings if f.severity == Severity.ERROR] == []
+    assert report.checks[hosts.PLANE].status == CheckStatus.PASSED
+    assert report.checks[hosts.PLANE].examined == {"multi-plane NIC ports": 4 * 2}  # 4 servers x 2 planes
+
+
+def test_multiplane_leaf_reaching_both_planes_merges_them():
+    result = compile_fabric(_multiplane_snapshot(rewire=False), platforms=[])
+    findings = run(result).checks[hosts.PLANE].findings
+    assert len(findings) == 8 and {finding.actual for finding in findings} == {"spine plane(s) [0, 1]"}
+    assert "merges planes that must stay independent" in findings[0].message
+    assert findings[0].subject.startswith("gpu0001:eth0<->leaf1:")
+
+
+def test_multiplane_port_on_the_other_planes_leaf():
+    snapshot = _multiplane_snapshot()
+    inventory = snapshot.inventory
+    eth0, eth1 = inventory.cable_at[Endpoint("gpu0001", "eth0")], inventory.cable_at[Endpoint("gpu0001", "eth1")]
+    swapped = {eth0.label: dataclasses.replace(eth0, b=eth1.b), eth1.label: dataclasses.replace(eth1, b=eth0.b)}
+    cables = tuple(swapped.get(cable.label, cable) for cable in inventory.cables)
+    snapshot = dataclasses.replace(snapshot, inventory=dataclasses.replace(inventory, cables=cables))
+    findings = run(compile_fabric(snapshot, platforms=[]), snapshot=snapshot).checks[hosts.PLANE].findings
+    assert [(f.subject.split("<->")[0], f.expected, f.actual) for f in findings] == [
+        ("gpu0001:eth0", "spine plane 0 only", "spine plane(s) [1]"),
+        ("gpu0001:eth1", "spine plane 1 only", "spine plane(s) [0]")]
+    assert "carries plane 0 into another plane" in findings[0].message
+
+
+def test_multiplane_rail_missing_a_plane_port():
+    snapshot = _multiplane_snapshot()
+    inventory = snapshot.inventory
+    servers = tuple(dataclasses.replace(server, nics=server.nics[:1]) if server.name == "gpu0002" else server
+                    for server in inventory.servers)
+    cables = tuple(cable for cable in inventory.cables if cable.a != Endpoint("gpu0002", "eth1"))
+    snapshot = dataclasses.replace(snapshot, inventory=dataclasses.replace(inventory, servers=servers, cables=cables))
+    findings = run(compile_fabric(snapshot, platforms=[]), snapshot=snapshot).checks[hosts.PLANE].findings
+    assert [(f.subject, f.expected, f.actual) for f in findings] == [("gpu0002:rail0", "2 NIC ports", "1 (eth0)")]
+    assert "swplb, 2 planes (DGX-B300-2P)" in findings[0].message
+
+
+def test_catalogue_multiplane_entries_fit_their_nics():
+    from compiler.nics import SERVER_MODELS, catalogue_problems
+
+    assert catalogue_problems() == []
+    assert {name for name, model in SERVER_MODELS.items() if model.planes > 1} == {"DGX-B300-2P", "DGX-B300-4P"}
 
 
 def test_cable_length_3m_on_a_30m_cable():

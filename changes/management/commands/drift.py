@@ -13,12 +13,19 @@ one file per device, compile --out's tree); they are compared with ``--against D
 should run) or, without it, with the fabric intent's configs compiled now (``--fabric``, default the only intent;
 nothing is stored). Devices are matched by the hostname their configs state; a device in one set only is listed.
 
+``--hosts DIR`` holds GPU servers' collected states (``scripts/collect-host-state.sh`` output, one directory per
+server, or DIR itself for one server; rendered host files are read too): each is compared with the host config the
+intent (``--fabric``) derives for that server, NIC field by field ("gpu0001 nic eth0: PFC priorities [3]
+intended, [4] running"), with the fields the state does not hold listed as not read and the ``hosts.*`` errors the
+collected state raises against the switch ports.
+
 Examples:
   manage.py drift                         # the last check of every device
   manage.py drift --check --host leaf3    # read leaf3 now, then show it
   manage.py drift --json --fail-on-drift  # for scripts: exit 1 when a device has semantic drift
   manage.py drift --configs pulled/ --against golden/   # two config sets
   manage.py drift --configs pulled/ --fabric dc1        # a config set against the intent
+  manage.py drift --hosts collected/ --fabric dc1       # GPU servers' collected NIC states against the intent
 """
 
 from __future__ import annotations
@@ -30,12 +37,14 @@ from django.core.management.base import BaseCommand, CommandError
 from compiler.parse import ParseError, detect_platform
 from compiler.parse.files import configs_from_directory
 from intents import selectors as intent_selectors
+from intents.hosts import host_drift_report
 from intents.management.commands._common import command_errors
 
 from ... import selectors
 from ...api.serializers import DriftRecordSerializer
 from ...drift import drift_between_sets, drift_detect_all, intent_config_set, remediation_text
 
+HOST_STATES = ("drifted", "not in the inventory", "in sync")
 STATES = ("drifted", "platforms differ", "only intended", "only running", "text differs only", "in sync")
 
 
@@ -55,10 +64,15 @@ class Command(BaseCommand):
                             help="compare the config set in DIR (what the devices run) instead of recorded checks")
         parser.add_argument("--against", metavar="DIR2",
                             help="with --configs: the config set they should run (default: the intent's configs)")
-        parser.add_argument("--fabric", help="with --configs and no --against: the fabric intent to compile "
+        parser.add_argument("--fabric", help="with --configs and no --against, or with --hosts: the fabric intent "
                                              "(default: the only fabric intent)")
+        parser.add_argument("--hosts", metavar="DIR",
+                            help="compare GPU servers' collected NIC states in DIR (scripts/collect-host-state.sh) "
+                                 "with the intent's host configs")
 
     def handle(self, *args, **options):
+        if options["hosts"]:
+            return self._hosts(options)
         if options["configs"]:
             return self._config_sets(options)
         for option in ("against", "fabric"):
@@ -122,6 +136,43 @@ class Command(BaseCommand):
             for note in set_aside:
                 self.stdout.write(f"set aside: {note}")
         drifted = [record["hostname"] for record in records if record["state"] not in ("in sync", "text differs only")]
+        if options["fail_on_drift"] and drifted:
+            raise CommandError("drift: " + ", ".join(drifted))
+
+    def _hosts(self, options) -> None:
+        for option in ("configs", "against"):
+            if options[option]:
+                raise CommandError(f"--{option}={options[option]!r}: --hosts compares host states with the intent, "
+                                   "not config sets")
+        if options["check"]:
+            raise CommandError("--check: reads switches through their endpoints; --hosts reads collected host states")
+        with command_errors("drift --hosts"):
+            fabric_intent = intent_selectors.fabric_intent_resolve(options["fabric"])
+            report = host_drift_report(fabric_intent=fabric_intent, directory=options["hosts"])
+        hosts = options["host"]
+        missing = sorted(set(hosts) - {record["server"] for record in report["servers"]})
+        if missing:
+            raise CommandError(f"--host={missing[0]!r}: no collected state of this server in {options['hosts']}")
+        records = [record for record in report["servers"] if not hosts or record["server"] in hosts]
+        if options["json"]:
+            self.stdout.write(json.dumps({**report, "servers": records}, indent=2, default=str))
+        else:
+            self.stdout.write(f"{options['hosts']} against intent {report['fabric_intent']}: " + ", ".join(
+                f"{sum(record['state'] == state for record in records)} {state}" for state in HOST_STATES
+                if any(record["state"] == state for record in records))
+                + (f"; {len(report['not_collected'])} server(s) of the intent not collected"
+                   if report["not_collected"] and not hosts else ""))
+            for record in records:
+                self.stdout.write(f"{record['server']}: {record['state']}")
+                for item in record["differences"]:
+                    self.stdout.write(f"  {item['message']}")
+                if record["not_read"]:
+                    self.stdout.write(f"  not read (not in the collected state): {', '.join(record['not_read'])}")
+                for finding in record["running_errors"]:
+                    self.stdout.write(f"  running-state error: {finding['message']}")
+                for file, line, text in record["unmodelled"]:
+                    self.stdout.write(f"  unmodelled {file}:{line}: {text}")
+        drifted = [record["server"] for record in records if record["state"] != "in sync" or record["running_errors"]]
         if options["fail_on_drift"] and drifted:
             raise CommandError("drift: " + ", ".join(drifted))
 
