@@ -65,7 +65,7 @@ from compiler.structured.management import management_interface
 ASKED_FOR = "asked for"  # a model no config states: the plan names it as a question for the operator
 # Interface kinds the parsers give switch ports (compiler.parse.eos/sonic/frr): these become inventory interfaces.
 PORT_KINDS = frozenset({"fabric", "server", "unused", "peer_link"})
-_SUBPORT = re.compile(r"^(Ethernet\d+(?:/\d+)?)/(\d+)$")  # EOS Ethernet<port>/<lane> (chassis: <slot>/<port>/<lane>)
+SUBPORT = re.compile(r"^(Ethernet\d+(?:/\d+)?)/(\d+)$")  # EOS Ethernet<port>/<lane> (chassis: <slot>/<port>/<lane>)
 _ASDOT = re.compile(r"\brouter bgp (\d+)\.(\d+)\b")  # RFC 5396 asdot: <high>.<low>
 UNSTATED_SPEED_GBPS = 0  # a port whose config states no speed (EOS's default "speed auto"): none is rendered either
 
@@ -420,8 +420,8 @@ def _switches(devices: dict[str, ParsedDevice], roles: dict[str, str], rack_of: 
         source[host] = "config" if stated else "port names match its platform data" if matched else ASKED_FOR
         model_name = stated or matched or "-".join(part for part in ("adopted", devices[host].platform, family) if part)
         interfaces = []
-        cages: Counter[str] = Counter(_SUBPORT.match(item["name"]).group(1) for item in ports  # type: ignore[union-attr]
-                                      if _SUBPORT.match(item["name"]))
+        cages: Counter[str] = Counter(SUBPORT.match(item["name"]).group(1) for item in ports  # type: ignore[union-attr]
+                                      if SUBPORT.match(item["name"]))
         for item in ports:
             speed = item.get("speed_gbps")
             if not speed:
@@ -429,7 +429,7 @@ def _switches(devices: dict[str, ParsedDevice], roles: dict[str, str], rack_of: 
                 assumed.append(f"{host} {item['name']}: speed not stated, "
                                + (f"{speed}G as most {item['kind']} ports state" if speed
                                   else "left to the platform's default"))
-            match = _SUBPORT.match(item["name"])
+            match = SUBPORT.match(item["name"])
             breakout = match is not None and cages[match.group(1)] > 1
             interfaces.append(Interface(name=item["name"], speed_gbps=int(speed), mtu=item["mtu"] or 9214,
                                         enabled=item["enabled"] is not False, description=item["description"] or "",
@@ -461,7 +461,7 @@ def _cage_lanes(ports: list[dict]) -> int:
     """The widest cage the ports show: a port's lanes, or the sum of its sub-ports' (Ethernet3/1/1 + /5)."""
     per_cage: Counter[str] = Counter()
     for item in ports:
-        match = _SUBPORT.match(item["name"])
+        match = SUBPORT.match(item["name"])
         per_cage[match.group(1) if match else item["name"]] += item.get("lanes") or 0
     return max(per_cage.values(), default=0)
 
@@ -479,8 +479,8 @@ def _catalogue_model(structured: dict, platform: str, ports: list[dict], family:
         if management and management_interface(name, platform) != management:
             continue
         problems = (platforms.port_problem(name, platform, spec.port_count, item["name"],
-                                           _SUBPORT.match(item["name"]).group(1)  # type: ignore[union-attr]
-                                           if _SUBPORT.match(item["name"]) else None) for item in ports)
+                                           SUBPORT.match(item["name"]).group(1)  # type: ignore[union-attr]
+                                           if SUBPORT.match(item["name"]) else None) for item in ports)
         if ports and not any(problems):
             fits.append(name)
     return fits[0] if len(fits) == 1 else None

@@ -121,9 +121,11 @@ def test_command_refuses_a_partial_set_naming_file_and_line(mixed, tmp_path):
 
 
 @pytest.mark.django_db
-def test_command_refuses_netbox_url_by_name(mixed, tmp_path):
+def test_command_netbox_url_needs_a_token_by_name(mixed, tmp_path, monkeypatch):
+    """The NetBox join itself: tests/inventory/test_inventory_netbox_adopt.py."""
     _, _, configs = mixed
-    with pytest.raises(CommandError, match="netbox_url"):
+    monkeypatch.delenv("FT_NETBOX_TOKEN", raising=False)
+    with pytest.raises(CommandError, match="--netbox-token-env=FT_NETBOX_TOKEN: the variable is not set"):
         call_command("fabric_adopt", "--configs", str(_write(tmp_path / "set", configs)), "--name", "nb",
                      "--netbox-url", "https://netbox.example")
     _nothing_saved("nb")
