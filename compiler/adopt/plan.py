@@ -77,6 +77,18 @@ POOL_SPACE = ipaddress.IPv4Network("10.0.0.0/8")  # RFC 1918: where a pool that 
 # Placeholder subnets of L2-only networks (no config states one): RFC 2544's benchmarking range, never routed.
 L2_SUBNETS = ipaddress.IPv4Network("198.18.0.0/15")
 VRF_NAME_MAX = 15  # a VRF is a Linux device on FRR/SONiC and the twin (IFNAMSIZ 16 with the NUL): intents allow 15
+# BGP timers (keepalive, hold in s) a device runs when its config states none. EOS: keepalive 60, hold 180 (Arista
+# EOS User Manual, "timers bgp (BGP)": "Default: keepalive 60, hold time 180"). FRR's depend on its `frr defaults`
+# profile (traditional 60/180, datacenter 3/9: FRR docs "frr defaults"), which the parsers do not read: left unstated.
+DEFAULT_BGP_TIMERS = {"eos": (60, 180)}
+
+
+def bgp_timers(bgp: dict, platform: str) -> tuple[int | None, int | None]:
+    """(keepalive, hold) a parsed device's BGP runs: as stated, else its platform's default (None when unknown).
+    The adoption's intent and the proof's modelled fields read timers through this one function."""
+    if bgp.get("keepalive_s") is None and bgp.get("hold_s") is None and bgp.get("asn"):
+        return DEFAULT_BGP_TIMERS.get(platform, (None, None))
+    return bgp.get("keepalive_s"), bgp.get("hold_s")
 
 
 class AdoptionError(FabricTwinError):
@@ -561,10 +573,12 @@ def _intent(name: str, devices: dict[str, ParsedDevice], roles: dict[str, str], 
     spine_asns = [configs[host]["asn"] for host, role in roles.items() if role == "spine" and configs[host]["asn"]]
     all_asns = [config["asn"] for config in configs.values() if config["asn"]]
     bgps = [config["bgp"] for config in configs.values() if config["bgp"]["asn"]]
+    timers = [bgp_timers(device.structured["bgp"], device.platform) for device in devices.values()
+              if device.structured["bgp"]["asn"]]
     defaults = BgpPolicy()
     policy = BgpPolicy(maximum_paths=_most_common([bgp["maximum_paths"] for bgp in bgps], defaults.maximum_paths),
-                       keepalive_s=_most_common([bgp["keepalive_s"] for bgp in bgps], defaults.keepalive_s),
-                       hold_s=_most_common([bgp["hold_s"] for bgp in bgps], defaults.hold_s),
+                       keepalive_s=_most_common([keepalive for keepalive, _ in timers], defaults.keepalive_s),
+                       hold_s=_most_common([hold for _, hold in timers], defaults.hold_s),
                        bfd=_most_common([bool(bgp["bfd"]) for bgp in bgps], defaults.bfd))
     loopbacks = [lo["ip"] for config in configs.values() for lo in config["loopbacks"]
                  if lo["ip"] and lo["purpose"] == "router_id"]

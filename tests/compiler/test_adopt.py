@@ -142,6 +142,23 @@ def test_avd_l3ls_rack_pairs_recognised_and_unmodelled_refused_by_line():
     assert proof.carried_intact  # whatever is not modelled comes back byte for byte
 
 
+def test_unstated_bgp_timers_are_the_platform_default(mixed):
+    """An EOS config stating no BGP timers runs EOS's 60/180 s: adopted as that, compiled explicitly, no residual.
+    A fabric stating other timers keeps them."""
+    _, configs = mixed
+    eos = {host for host, files in configs.items() if "startup-config" in files}
+    untimed = {host: {name: re.sub(r"^   neighbor \S+ timers \d+ \d+\n", "", text, flags=re.M)
+                      for name, text in files.items()} if host in eos else files
+               for host, files in configs.items()}
+    assert untimed != configs
+    plan = adoption_plan({host: files for host, files in untimed.items() if host in eos}, name="untimed")
+    assert (plan.snapshot.intent.bgp.keepalive_s, plan.snapshot.intent.bgp.hold_s) == (60, 180)
+    proof = adoption_proof(plan)
+    assert not [path for device in proof.devices.values() for path, _, _ in device.diff if "keepalive" in path]
+    stated = adoption_plan({host: files for host, files in configs.items() if host in eos}, name="timed")
+    assert (stated.snapshot.intent.bgp.keepalive_s, stated.snapshot.intent.bgp.hold_s) == (3, 9)
+
+
 def test_partial_set_is_refused_naming_file_and_line(mixed):
     _, configs = mixed
     partial = {host: files for host, files in configs.items() if host != "spine2"}
