@@ -355,6 +355,10 @@ class FabricIntent:
     networks: tuple[Network, ...] = ()
     roce_classes: tuple[RoceClass, ...] = ()
     management: Management = field(default_factory=Management)
+    # The EVPN overlay (the EVPN address family, a VXLAN interface on every VTEP) even where no tenant or network
+    # is placed: a fabric adopted while its VNIs are all carried, or run before its first tenant. False: the
+    # overlay follows the tenants and networks (the VTEPs that carry one).
+    evpn_overlay: bool = False
 
 
 # --------------------------------------------------------------------------------------------- allocations

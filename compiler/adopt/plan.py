@@ -602,8 +602,14 @@ def _intent(name: str, devices: dict[str, ParsedDevice], roles: dict[str, str], 
                    if interface["kind"] == "server" and interface["mtu"]]
     svi_macs = [vlan["svi"].get("mac") for config in configs.values() for vlan in config["vlans"]
                 if vlan["svi"] and vlan["svi"].get("mac")]
+    # A VTEP whose VXLAN interface maps no VNI (a fabric run before its first VNI on that leaf): the overlay is
+    # stated on its own. VNIs the adoption refuses (carried) do not make one: their VXLAN lines stay the configs'.
+    bare_overlay = any(config["vxlan"] and config["vxlan"].get("vtep_ip") and not config["vxlan"].get("vlan_vnis")
+                       and not config["vxlan"].get("vrf_vnis") for host, config in configs.items() if host in leaves)
+    if bare_overlay:
+        recognised["evpn_overlay"] = "stated on its own (a VTEP with a VXLAN interface and no VNI)"
     return FabricIntent(
-        name=name, inventory_fabric=name, underlay=underlay, asn_scheme=scheme, pools=pools,
+        name=name, inventory_fabric=name, underlay=underlay, asn_scheme=scheme, pools=pools, evpn_overlay=bare_overlay,
         route_target_scheme=RouteTargetScheme.VNI if route_targets == "vni" else RouteTargetScheme.AUTO,
         underlay_mtu=underlay_mtu,
         # VXLAN adds 50 bytes (RFC 7348): a host MTU no server port states is the largest the underlay carries.

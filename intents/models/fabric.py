@@ -122,6 +122,10 @@ class FabricIntent(VersionedModel):
     anycast_gateway_mac = models.CharField(
         max_length=17, default=_INTENT.anycast_gateway_mac,
         validators=[RegexValidator(MAC_RE, "expected a lower-case MAC like 00:1c:73:00:00:99")])
+    evpn_overlay = models.BooleanField(
+        default=_INTENT.evpn_overlay,
+        help_text="EVPN and a VXLAN interface on every VTEP even where no tenant or network is placed "
+                  "(compiler.model.FabricIntent.evpn_overlay; set by adoption when a VTEP maps no VNI)")
     # --- management plane (compiler.model.Management; structured key "management")
     management_network = models.CharField(max_length=18, default=_MANAGEMENT.network,
                                           validators=[validate_ipv4_prefix],

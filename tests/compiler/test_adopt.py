@@ -159,6 +159,21 @@ def test_unstated_bgp_timers_are_the_platform_default(mixed):
     assert (stated.snapshot.intent.bgp.keepalive_s, stated.snapshot.intent.bgp.hold_s) == (3, 9)
 
 
+def test_a_vtep_with_no_vni_adopts_a_bare_evpn_overlay(mixed):
+    """AVD's cv_deploy leaves run VXLAN and EVPN before any VNI: the intent states the overlay on its own
+    (evpn_overlay), so the VXLAN interface and the EVPN family come back; what is left is the MLAG pairs (their
+    shared VTEP and iBGP session). A fabric whose VTEPs all map VNIs does not state it."""
+    plan = adoption_plan(configs_from_directory(CORPUS / "avd" / "cv_deploy"), name="cvd")
+    assert plan.snapshot.intent.evpn_overlay and not plan.snapshot.intent.tenants
+    proof = adoption_proof(plan)
+    paths = [path for device in proof.devices.values() for path, _, _ in device.diff]
+    assert not [path for path in paths if path.startswith(("bgp.evpn", "vxlan.udp_port", "vxlan.source_interface"))]
+    assert all("Vlan4093" in repr(device.diff) or "vtep" in repr(device.diff) for device in proof.devices.values()
+               if device.diff)  # MLAG only
+    _, configs = mixed
+    assert not adoption_plan(configs, name="mixed").snapshot.intent.evpn_overlay
+
+
 def test_partial_set_is_refused_naming_file_and_line(mixed):
     _, configs = mixed
     partial = {host: files for host, files in configs.items() if host != "spine2"}

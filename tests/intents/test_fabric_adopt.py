@@ -216,3 +216,18 @@ def test_a_public_avd_fabric_is_saved_and_compiles(tmp_path):
     for host, host_blocks in blocks.items():
         files = DeviceConfig.objects.get(run=run, hostname=host, platform="eos").files
         assert all(_present(block, files) for block in host_blocks), host
+
+
+@pytest.mark.django_db
+def test_a_bare_evpn_overlay_is_saved_and_compiled_back():
+    """AVD's cv_deploy leaves run VXLAN with no VNI: the saved intent keeps evpn_overlay, so a compile of the
+    saved fabric still gives every leaf its VXLAN interface (without it the overlay would be dropped)."""
+    source = ROOT / "tests" / "data" / "corpus" / "avd" / "cv_deploy"
+    call_command("fabric_adopt", "--configs", str(source), "--name", "cvd", stdout=io.StringIO())
+    fabric_intent = FabricIntent.objects.get(name="cvd")
+    assert fabric_intent.evpn_overlay
+    run = compile_run_create(fabric_intent=fabric_intent)
+    assert run.status == "succeeded", run.error
+    leaf = "".join(DeviceConfig.objects.get(run=run, hostname="avd-ci-leaf1", platform="eos").files.values())
+    assert "interface Vxlan1" in leaf and "vxlan source-interface Loopback1" in leaf
+    assert "address-family evpn" in leaf

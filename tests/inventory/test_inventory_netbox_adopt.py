@@ -14,8 +14,10 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import Client
 from fake_netbox import FakeNetbox
 
 from compiler.adopt import AdoptionError, adoption_plan, adoption_proof
@@ -195,3 +197,20 @@ def test_api_joins_the_servers_netbox_only(api_client, settings):
     assert body["netbox"]["agreed"]["cables"] == 14 and body["netbox"]["disagreements"] == []
     assert body["summary"]["semantic_diff"] == 0
     assert FabricIntentRow.objects.filter(name="nbapi").exists()
+
+
+@pytest.mark.django_db
+def test_page_joins_the_servers_netbox_and_lists_disagreements(django_user_model, settings):
+    user = django_user_model.objects.create_user(username="adopt-nb-operator", password="pw-not-used")
+    user.groups.set([Group.objects.get(name="operator")])
+    client = Client()
+    client.force_login(user)
+    configs = {host: files for host, files in _configs("4.4").items() if host != "leaf2"}
+    with FakeNetbox(load_dump(RECORDED["4.4"])) as fake:
+        settings.FT_NETBOX_URL, settings.FT_NETBOX_TOKEN = fake.url, TOKEN
+        page = client.post("/fabrics/adopt/", {"archive": _tar(configs), "name": "nbpage", "dry_run": "on",
+                                               "netbox": "on"})
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "NetBox <span" in text and "<td class=\"mono\">leaf2</td>" in text and "not adopted" in text
+    assert not Fabric.objects.filter(name="nbpage").exists()
