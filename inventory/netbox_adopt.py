@@ -17,7 +17,10 @@ sources. The rule (docs/inventory.md "Adopting with NetBox"):
   marked inferred), adopted switches spread over several NetBox sites.
 * **agreed**: a cable both sources hold becomes documented (``inferred`` false, its evidence names the NetBox
   cable and the config lines) with NetBox's media and length; a switch both hold takes NetBox's device type when
-  its config states no model, and NetBox's serial and OS version.
+  its config states no model, NetBox's serial, OS version, rack (with its site, row and U position) and the
+  optics NetBox has in the ports the config uses (and in the NICs of the servers both name). Under the per-rack-pair ASN scheme the racks decide which
+  leaves share an ASN: NetBox's racks are taken only when they pair the leaves as their shared ASNs do, else
+  the configs' pairing is kept and the difference warned.
 
 Pure: NetBox JSON and a plan in, a joined plan out; never imports Django (the live client is
 ``inventory.netbox_client``).
@@ -144,14 +147,14 @@ def adoption_netbox_join(plan: AdoptionPlan, data: dict[str, list[dict]]) -> Net
     if refused:
         raise AdoptionError("NetBox and the configs disagree (refused: the adoption saves nothing): "
                             + "; ".join(str(item) for item in found))
-    joined, agreed = _joined(plan, netbox, nb_cables, our_cables, both)
+    joined, agreed = _joined(plan, netbox, nb_cables, our_cables, both, found)
     return NetboxJoin(plan=joined, agreed=agreed, disagreements=found, sites=sites, skipped=list(imported.skipped))
 
 
 def _joined(plan: AdoptionPlan, netbox: core.Inventory, nb_cables: dict, our_cables: dict,
-            both: list[str]) -> tuple[AdoptionPlan, dict[str, int]]:
+            both: list[str], found: list[Disagreement]) -> tuple[AdoptionPlan, dict[str, int]]:
     """The plan with NetBox's word where both sources agree: media and length of each cable both hold, the device
-    type of a switch whose config names none, serial and OS version."""
+    type of a switch whose config names none, serial, OS version, rack and optics."""
     adopted = plan.snapshot.inventory
     cables = tuple(replace(cable, cable_type=nb_cables[ends].cable_type, length_m=nb_cables[ends].length_m)
                    if ends in nb_cables else cable for ends, cable in our_cables.items())
@@ -164,13 +167,22 @@ def _joined(plan: AdoptionPlan, netbox: core.Inventory, nb_cables: dict, our_cab
     models = {spec.name: spec for spec in adopted.switch_models}
     model_source = dict(plan.model_source)
     switches = []
-    taken = 0
+    taken = optics = 0
+    racks_taken = _racks_agree(plan, nb_switches, both, found)
     for switch in adopted.switches:
         if switch.hostname not in both:
             switches.append(switch)
             continue
         documented = nb_switches[switch.hostname]
-        changes = {"serial": switch.serial or documented.serial, "os_version": switch.os_version or documented.os_version}
+        changes: dict = {"serial": switch.serial or documented.serial,
+                         "os_version": switch.os_version or documented.os_version}
+        if racks_taken:
+            changes.update(rack=documented.rack, u_position=documented.u_position)
+        nb_ports = documented.interfaces_by_name
+        ports = tuple(replace(port, optic=nb_ports[port.name].optic) if port.optic is None and port.name in nb_ports
+                      and nb_ports[port.name].optic is not None else port for port in switch.interfaces)
+        optics += sum(1 for new, old in zip(ports, switch.interfaces, strict=True) if new is not old)
+        changes["interfaces"] = ports
         if model_source[switch.hostname] != "config" and documented.model != switch.model and _fits(
                 documented.model, nb_models, switch):
             changes["model"] = documented.model
@@ -179,13 +191,58 @@ def _joined(plan: AdoptionPlan, netbox: core.Inventory, nb_cables: dict, our_cab
             models[documented.model] = nb_models.get(documented.model) or SWITCH_MODELS[documented.model]
             taken += 1
         switches.append(replace(switch, **changes))
+    nb_servers = {server.name: server for server in netbox.servers}
+    servers = []
+    for server in adopted.servers:
+        nb_nics = {nic.name: nic for nic in nb_servers[server.name].nics} if server.name in nb_servers else {}
+        nics = tuple(replace(nic, optic=nb_nics[nic.name].optic) if nic.optic is None and nic.name in nb_nics
+                     and nb_nics[nic.name].optic is not None else nic for nic in server.nics)
+        optics += sum(1 for new, old in zip(nics, server.nics, strict=True) if new is not old)
+        servers.append(replace(server, nics=nics))
     used = {switch.model for switch in switches}
-    inventory = replace(adopted, switches=tuple(switches), cables=cables,
+    rack_names = {switch.rack for switch in switches if switch.rack}
+    racks = {rack.name: rack for rack in adopted.racks}
+    if racks_taken:
+        racks = {rack.name: rack for rack in netbox.racks if rack.name in rack_names} | {
+            name: rack for name, rack in racks.items() if name in rack_names}
+    inventory = replace(adopted, switches=tuple(switches), servers=tuple(servers), cables=cables,
+                        racks=tuple(rack for _, rack in sorted(racks.items())),
                         switch_models=tuple(spec for name, spec in sorted(models.items()) if name in used))
     joined = replace(plan, snapshot=replace(plan.snapshot, inventory=inventory), cables=inferred,
                      model_source=model_source)
     return joined, {"switches": len(both), "cables": len(agreed_labels), "models": taken,
+                    "racks": len(rack_names) if racks_taken else 0, "optics": optics,
                     "netbox_switches": len(netbox.switches), "netbox_cables": len(netbox.cables)}
+
+
+def _racks_agree(plan: AdoptionPlan, nb_switches: dict[str, core.Switch], both: list[str],
+                 found: list[Disagreement]) -> bool:
+    """Whether NetBox's racks are taken: always under a per-leaf ASN scheme; under per-rack-pair only when NetBox's
+    racks group the leaves as their shared ASNs do (the racks decide the ASN groups there)."""
+    if not any(nb_switches[host].rack for host in both):
+        return False
+    if plan.snapshot.intent.asn_scheme != core.AsnScheme.PER_RACK:
+        return True
+    leaves = [switch for switch in plan.snapshot.inventory.switches
+              if switch.hostname in both and switch.role in (core.Role.LEAF, core.Role.BORDER)]
+
+    def groups(rack_of) -> set[frozenset[str]]:
+        grouped: dict[str, set[str]] = {}
+        for switch in leaves:
+            grouped.setdefault(rack_of(switch) or switch.hostname, set()).add(switch.hostname)
+        return {frozenset(hosts) for hosts in grouped.values()}
+
+    ours, theirs = groups(lambda switch: switch.rack), groups(lambda switch: nb_switches[switch.hostname].rack)
+    if ours == theirs:
+        return True
+    differ = sorted({host for group in theirs ^ ours for host in group}, key=natural_key)
+    found.append(Disagreement("rack", ", ".join(differ),
+                              "racks " + "; ".join(" + ".join(sorted(g, key=natural_key)) for g in sorted(
+                                  theirs, key=lambda g: natural_key(min(g)))),
+                              "rack pairs by shared ASN " + "; ".join(" + ".join(sorted(g, key=natural_key))
+                                                                      for g in sorted(ours, key=lambda g: natural_key(min(g)))),
+                              WARN, "the configs' pairing kept (it decides the ASNs)"))
+    return False
 
 
 def _fits(model: str, nb_models: dict[str, core.SwitchModelSpec], switch: core.Switch) -> bool:

@@ -27,6 +27,7 @@ from intents.models import FabricIntent as FabricIntentRow
 from inventory.models import Cable, Fabric, Switch
 from inventory.netbox import load_dump, netbox_to_inventory
 from inventory.netbox_adopt import REFUSE, WARN, adoption_netbox_join
+from validators.physical import physical_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDED = {"4.4": FIXTURES / "netbox-recorded", "4.5": FIXTURES / "netbox-recorded-4.5",
@@ -35,10 +36,11 @@ TOKEN = "0123456789abcdef"
 CABLES = {"4.4": 8, "4.5": 14, "4.6": 14}  # 4.5+: two profiled breakouts add six GPU links
 
 
-def _configs(version: str) -> dict[str, dict[str, str]]:
+def _configs(version: str, asn_scheme: str = "per_leaf") -> dict[str, dict[str, str]]:
     """The EOS configs this project compiles from the recorded NetBox's inventory (what such a fabric runs)."""
     inventory = netbox_to_inventory(load_dump(RECORDED[version]), fabric="ai").inventory
-    result = compile_fabric(Snapshot(inventory, FabricIntent(name="ai", inventory_fabric="ai")), ["eos"])
+    result = compile_fabric(Snapshot(inventory, FabricIntent(name="ai", inventory_fabric="ai", asn_scheme=asn_scheme)),
+                            ["eos"])
     return {host: dict(result.rendered[host]["eos"]) for host in result.rendered}
 
 
@@ -67,7 +69,28 @@ def test_agreeing_sources_adopt_netbox_models_and_media_at_diff_0(recorded):
     patched = next(cable for key, cable in cables.items() if "leaf1:Ethernet63/1" in key)
     assert patched.length_m == 45.0 and patched.cable_type == "smf"  # the patch-panel run NetBox traces
     assert all(not cable.inferred and cable.evidence.startswith("NetBox cable ") for cable in joined.plan.cables)
+    assert switches["leaf1"].rack == "R-001" and joined.agreed["racks"] >= 1
+    assert joined.agreed["optics"] >= 10  # NetBox's transceivers in the ports and NICs the configs use
+    assert physical_report(joined.plan.snapshot.inventory).ok  # media, reach and optics agree with each other
     assert adoption_proof(joined.plan).semantic_diff == 0
+
+
+def test_per_rack_pairs_take_netbox_racks_only_when_they_pair_the_same_leaves():
+    configs = _configs("4.6", asn_scheme="per_rack")
+    data = load_dump(RECORDED["4.6"])
+    plan = adoption_plan(configs, name="ai")
+    assert plan.recognised["asn_scheme"] == "per rack pair"
+    joined = adoption_netbox_join(plan, data)  # NetBox's R-001 holds leaf1 + leaf2, as their shared ASN says
+    assert joined.disagreements == [] and joined.agreed["racks"] == 2
+    assert {s.hostname: s.rack for s in joined.plan.snapshot.inventory.switches}["leaf2"] == "R-001"
+    assert adoption_proof(joined.plan).semantic_diff == 0
+    moved = copy.deepcopy(data)  # NetBox puts leaf2 in leaf3's rack: the ASN pairing says otherwise
+    leaf2, leaf3 = (next(d for d in moved["devices"] if d["name"] == name) for name in ("leaf2", "leaf3"))
+    leaf2["rack"] = leaf3["rack"]
+    joined = adoption_netbox_join(plan, moved)
+    assert [(item.kind, item.severity) for item in joined.disagreements] == [("rack", WARN)]
+    assert "NetBox says racks leaf1; leaf2 + leaf3 + leaf4" in str(joined.disagreements[0])
+    assert {s.hostname: s.rack for s in joined.plan.snapshot.inventory.switches}["leaf2"] == "rack-as65100"
 
 
 def test_contradictions_are_refused_naming_both_sources(recorded):
@@ -136,10 +159,12 @@ def test_command_joins_a_live_netbox_and_saves_its_media(tmp_path, monkeypatch):
                      "--netbox-token-env", "NB_ADOPT_TOKEN", stdout=out)
         assert any(path.startswith("/api/dcim/cables/") for _, path in fake.requests)
     text = out.getvalue()
-    assert "NetBox: 6 of 6 switches and 14 of 14 cables agree with the configs, 6 models taken from NetBox" in text
+    assert ("NetBox: 6 of 6 switches and 14 of 14 cables agree with the configs; taken from NetBox: 6 models, "
+            "2 racks, 12 optics; site dc1") in text
     assert "semantic diff 0" in text and "0 disagreements" in text
     fabric = Fabric.objects.get(name="nbai")
-    assert Switch.objects.get(fabric=fabric, hostname="leaf3").model.name == "DCS-7060X6-64PE"
+    leaf3 = Switch.objects.get(fabric=fabric, hostname="leaf3")
+    assert leaf3.model.name == "DCS-7060X6-64PE" and leaf3.rack.name == "R-002"
     patched = Cable.objects.get(interfaces__switch__hostname="leaf1", interfaces__name="Ethernet63/1")
     assert (patched.length_m, patched.cable_type) == (45.0, "smf")
     # NetBox contradicting the configs: refused naming both, nothing saved.

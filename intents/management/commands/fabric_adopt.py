@@ -46,8 +46,9 @@ def outcome_text(outcome: AdoptionOutcome) -> str:
     if outcome.netbox:
         agreed = outcome.netbox.agreed
         lines.append(f"NetBox: {agreed['switches']} of {agreed['netbox_switches']} switches and {agreed['cables']} of "
-                     f"{agreed['netbox_cables']} cables agree with the configs, {agreed['models']} models taken from "
-                     f"NetBox, site {', '.join(outcome.netbox.sites) or '-'}, "
+                     f"{agreed['netbox_cables']} cables agree with the configs; taken from NetBox: {agreed['models']} "
+                     f"models, {agreed['racks']} racks, {agreed['optics']} optics; site "
+                     f"{', '.join(outcome.netbox.sites) or '-'}, "
                      f"{len(outcome.netbox.disagreements)} disagreements (warned)")
         for item in outcome.netbox.disagreements:
             lines.append(f"  disagreement {item}")
