@@ -37,7 +37,7 @@ from compiler.adopt.plan import SUBPORT, AdoptionError, AdoptionPlan, InferredCa
 from compiler.catalog import SWITCH_MODELS
 from compiler.natural import natural_key
 
-from .netbox import netbox_to_inventory
+from .netbox import _custom, _name, _slug, netbox_to_inventory
 
 REFUSE, WARN = "refuse", "warn"
 # Device custom fields netbox_writeback writes (inventory/netbox_writeback.py) -> the plan's allocations.
@@ -90,7 +90,8 @@ def adoption_netbox_join(plan: AdoptionPlan, data: dict[str, list[dict]]) -> Net
     imported = netbox_to_inventory(data, fabric=plan.name, allow_missing_links=True)
     netbox = imported.inventory
     adopted = plan.snapshot.inventory
-    devices = {record.get("name"): record for record in data.get("devices", []) if isinstance(record, dict)}
+    # netbox_to_inventory has checked the shapes it reads; what only the join reads is read defensively here.
+    devices = {_name(record): record for record in data.get("devices", []) if isinstance(record, dict)}
     found: list[Disagreement] = []
     nb_switches = {switch.hostname: switch for switch in netbox.switches}
     ours = {switch.hostname: switch for switch in adopted.switches}
@@ -99,8 +100,8 @@ def adoption_netbox_join(plan: AdoptionPlan, data: dict[str, list[dict]]) -> Net
                                   WARN, "not adopted"))
     for host in sorted(set(ours) - set(nb_switches), key=natural_key):
         record = devices.get(host)
-        said = (f"a device of role {(record.get('role') or record.get('device_role') or {}).get('slug')!r}, not a "
-                "fabric switch") if record else "no device of this name"
+        said = (f"a device of role {_slug(record.get('role') or record.get('device_role'))!r}, not a fabric "
+                "switch") if record else "no device of this name"
         found.append(Disagreement("device", host, said, f"a {ours[host].role} switch", WARN,
                                   "adopted from its config alone"))
     both = sorted(set(nb_switches) & set(ours), key=natural_key)
@@ -108,7 +109,7 @@ def adoption_netbox_join(plan: AdoptionPlan, data: dict[str, list[dict]]) -> Net
         if nb_switches[host].role != ours[host].role:
             found.append(Disagreement("role", host, f"role {nb_switches[host].role}",
                                       f"role {ours[host].role} (what its config does)", REFUSE, "refused"))
-        custom = devices[host].get("custom_fields") or {} if host in devices else {}
+        custom = _custom(devices[host]) if host in devices else {}
         for key, kind in PINNED_FIELDS:
             documented, configured = custom.get(key), getattr(plan.snapshot.allocations, kind).get(host)
             if documented in (None, "") or configured is None:
@@ -116,8 +117,7 @@ def adoption_netbox_join(plan: AdoptionPlan, data: dict[str, list[dict]]) -> Net
             if str(documented).split("/")[0] != str(configured).split("/")[0]:
                 found.append(Disagreement(key, host, f"custom field {key}={documented}", f"{key} {configured}",
                                           REFUSE, "refused"))
-    sites = sorted({(devices[host].get("site") or {}).get("slug") or (devices[host].get("site") or {}).get("name")
-                    or "" for host in both if isinstance(devices[host].get("site"), dict)} - {""})
+    sites = sorted({_slug(devices[host].get("site")) or _name(devices[host].get("site")) for host in both} - {""})
     if len(sites) > 1:
         found.append(Disagreement("site", plan.name, f"the adopted switches are in sites {', '.join(sites)}",
                                   "one fabric", WARN, "adopted as one fabric"))

@@ -22,6 +22,7 @@ from fake_netbox import FakeNetbox
 
 from compiler.adopt import AdoptionError, adoption_plan, adoption_proof
 from compiler.api import compile_fabric
+from compiler.errors import InputError
 from compiler.model import FabricIntent, Snapshot
 from intents.models import FabricIntent as FabricIntentRow
 from inventory.models import Cable, Fabric, Switch
@@ -239,3 +240,17 @@ def test_page_joins_the_servers_netbox_and_lists_disagreements(django_user_model
     text = page.content.decode()
     assert "NetBox <span" in text and "<td class=\"mono\">leaf2</td>" in text and "not adopted" in text
     assert not Fabric.objects.filter(name="nbpage").exists()
+
+
+def test_malformed_netbox_fields_are_errors_naming_them_never_a_crash():
+    configs = _configs("4.4")
+    plan = adoption_plan(configs, name="ai")
+    data = load_dump(RECORDED["4.4"])
+    next(device for device in data["devices"] if device["name"] == "leaf1")["custom_fields"] = {"asn": "sixty-five"}
+    with pytest.raises(AdoptionError, match=r"asn leaf1: NetBox says custom field asn=sixty-five; the configs say "
+                                            r"asn 65100 \(refused\)"):
+        adoption_netbox_join(plan, data)
+    data = load_dump(RECORDED["4.4"])
+    next(device for device in data["devices"] if device["name"] == "leaf1")["custom_fields"] = ["junk"]
+    with pytest.raises(InputError, match="custom_fields"):
+        adoption_netbox_join(plan, data)
