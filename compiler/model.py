@@ -320,7 +320,7 @@ class Management:
 
     ``network`` is the management subnet the inventory's ``Switch.mgmt_ip`` addresses come from (the planner's
     ``mgmt_pool``): it gives the address its prefix length, and ``gateway`` (default: the subnet's last host) the
-    management VRF's default route. Servers are IP addresses. Secrets are never stored here: AAA names a secret by
+    management VRF's default route. Servers are IP addresses (NTP servers may be host names). Secrets are never stored here: AAA names a secret by
     reference only (``aaa_secret_ref``, resolved by the push driver).
     """
 

@@ -56,6 +56,7 @@ from compiler.model import (
     Tenant,
     Underlay,
 )
+from compiler.names import server_address_problem
 from compiler.natural import natural_key
 from compiler.parse import ParsedDevice, ParseError
 from compiler.parse.common import network_of
@@ -732,19 +733,12 @@ def _management(configs: dict[str, dict]) -> Management:
         gateway = None
     aaa = first.get("aaa") or {}
     return Management(network=network, gateway=gateway, vrf=first.get("vrf") or "default",
-                      # The intent takes addresses only; a server named by host name stays a carried line.
-                      ntp_servers=tuple(server for server in first.get("ntp_servers") or () if _is_address(server)),
+                      # NTP servers may be host names (pool.ntp.org); the other lists take addresses only.
+                      ntp_servers=tuple(server for server in first.get("ntp_servers") or ()
+                                        if not server_address_problem(server, names=True)),
                       syslog_servers=tuple(first.get("syslog_servers") or ()),
                       dns_servers=tuple(first.get("dns_servers") or ()),
                       aaa_servers=tuple(aaa.get("tacacs_servers") or ()), aaa_secret_ref=aaa.get("secret_ref") or "")
-
-
-def _is_address(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
 
 
 # ------------------------------------------------------------------------------------------------ allocations

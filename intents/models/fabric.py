@@ -14,6 +14,7 @@ from django.db import models
 from common import names
 from common.versioning import VersionedModel
 from compiler import model as core
+from compiler.names import server_address_problem
 from compiler.secret_refs import SECRET_REFERENCE
 
 from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, UnderlayChoices
@@ -55,6 +56,16 @@ def validate_ipv4_prefix(value: str) -> None:
         ipaddress.IPv4Network(value)
     except ValueError as exc:
         raise ValidationError(f"{value!r} is not an IPv4 prefix with host bits zero ({exc})") from exc
+
+
+def validate_ntp_server_list(value) -> None:
+    """A JSON list of NTP servers: IP addresses or host names (compiler.names.server_address_problem)."""
+    if not isinstance(value, list):
+        raise ValidationError(f"expected a list of IP addresses or host names, got {value!r}")
+    for item in value:
+        problem = server_address_problem(item, names=True)
+        if problem:
+            raise ValidationError(f"{item!r} is {problem}")
 
 
 def validate_ip_address_list(value) -> None:
@@ -136,7 +147,7 @@ class FabricIntent(VersionedModel):
     management_vrf = models.CharField(max_length=15, default=_MANAGEMENT.vrf,
                                       validators=[RegexValidator(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$",
                                                                  "1-15 characters [A-Za-z0-9_-], starting with a letter")])
-    ntp_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
+    ntp_servers = models.JSONField(default=list, blank=True, validators=[validate_ntp_server_list])
     syslog_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
     dns_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
     aaa_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list],

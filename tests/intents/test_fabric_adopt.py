@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
@@ -210,6 +211,13 @@ def test_a_public_avd_fabric_is_saved_and_compiles(tmp_path):
     assert "6 devices adopted" in out.getvalue() and "refused dc1-leaf1c dc1-leaf1c.cfg:18" in out.getvalue()
     fabric_intent = FabricIntent.objects.get(name="avd-l3ls")
     assert fabric_intent.asn_scheme == "per_rack"
+    assert fabric_intent.ntp_servers == ["0.pool.ntp.org"]  # an NTP server by name is adopted, not carried
+    assert (fabric_intent.bgp_keepalive_s, fabric_intent.bgp_hold_s) == (60, 180)  # EOS's default: none stated
+    fabric_intent.full_clean()
+    fabric_intent.ntp_servers = ["-0.pool.ntp.org"]
+    with pytest.raises(ValidationError, match="not an IP address or a host name"):
+        fabric_intent.full_clean()
+    fabric_intent.refresh_from_db()
     run = compile_run_create(fabric_intent=fabric_intent)
     assert run.status == "succeeded", run.error
     blocks = carried_blocks(fabric_intent)
