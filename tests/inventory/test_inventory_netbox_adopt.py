@@ -159,6 +159,10 @@ def test_command_joins_a_live_netbox_and_saves_its_media(tmp_path, monkeypatch):
         call_command("fabric_adopt", "--configs", str(tmp_path / "set"), "--name", "nbai", "--netbox-url", fake.url,
                      "--netbox-token-env", "NB_ADOPT_TOKEN", stdout=out)
         assert any(path.startswith("/api/dcim/cables/") for _, path in fake.requests)
+        site = io.StringIO()  # one site's devices and cables only: NetBox's site filter on every endpoint
+        call_command("fabric_adopt", "--configs", str(tmp_path / "set"), "--name", "nbsite", "--netbox-url", fake.url,
+                     "--netbox-token-env", "NB_ADOPT_TOKEN", "--netbox-site", "dc1", "--dry-run", stdout=site)
+        assert "site=dc1" in fake.requests[-1][1] and "14 of 14 cables agree" in site.getvalue()
     text = out.getvalue()
     assert ("NetBox: 6 of 6 switches and 14 of 14 cables agree with the configs; taken from NetBox: 6 models, "
             "2 racks, 12 optics; site dc1") in text
