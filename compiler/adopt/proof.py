@@ -51,7 +51,9 @@ def modelled(device: ParsedDevice, stated_speeds: frozenset[str] = frozenset()) 
     keepalive, hold = bgp_timers(bgp, device.platform)  # unstated: the platform's default, what the device runs
     return {
         "asn": full["asn"], "router_id": full["router_id"],
-        "loopbacks": sorted(full["loopbacks"], key=lambda item: (item["purpose"] or "", item["ip"] or "")),
+        # A loopback without an address routes nothing and no intent field states one: its lines are carried.
+        "loopbacks": sorted((item for item in full["loopbacks"] if item["ip"]),
+                            key=lambda item: (item["purpose"] or "", item["ip"] or "")),
         "interfaces": ports,
         "bgp": {"asn": bgp["asn"], "router_id": bgp["router_id"], "maximum_paths": bgp["maximum_paths"],
                 "keepalive_s": keepalive, "hold_s": hold, "bfd": bgp["bfd"],

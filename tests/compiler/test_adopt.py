@@ -94,6 +94,24 @@ def test_hand_added_lines_are_carried_byte_for_byte(mixed):
     assert "snmp-server community  ro-Secret  ro" in leaf1.files["startup-config"]
 
 
+def test_an_addressless_loopback_is_carried_an_addressed_one_is_a_residual(mixed):
+    """AVD's raw_eos_cli loopbacks hold a description only: they route nothing, so they are carried byte for
+    byte. A loopback with an address is a modelled field the intent does not state: a residual, not carried."""
+    _, configs = mixed
+    configs = {host: dict(files) for host, files in configs.items()}
+    text = configs["leaf1"]["startup-config"]
+    bare = "interface Loopback1002\n  description Loopback created from raw_eos_cli\n!\n"
+    configs["leaf1"]["startup-config"] = text.replace("\nend", "\n" + bare + "end")
+    proof = adoption_proof(adoption_plan(configs, name="mixed"))
+    assert proof.semantic_diff == 0 and proof.carried_intact
+    assert "interface Loopback1002\n  description Loopback created from raw_eos_cli" in [
+        block.text for block in proof.devices["leaf1"].carried]  # the block with its child line, as written
+    addressed = "interface Loopback1002\n   description x\n   ip address 192.0.2.77/32\n!\n"
+    configs["leaf1"]["startup-config"] = text.replace("\nend", "\n" + addressed + "end")
+    proof = adoption_proof(adoption_plan(configs, name="mixed"))
+    assert [path for path, _, _ in proof.devices["leaf1"].diff] == ["loopbacks[192.0.2.77/32]"]
+
+
 def test_a_lost_carried_line_is_detected():
     original = {"r1.cfg": "hostname r1\n!\nip routing\n!\nntp server 192.0.2.1\n!\nend\n"}
     rendered = {"startup-config": "hostname r1\n!\nip routing\n!\nend\n"}
