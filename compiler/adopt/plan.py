@@ -724,10 +724,14 @@ def _management(configs: dict[str, dict]) -> Management:
         return Management()
     first = entries[0]
     addresses = [entry["address"] for entry in entries if entry.get("address") and "." in entry["address"]]
-    networks = {str(ipaddress.IPv4Interface(address).network) for address in addresses}
-    # One subnet when every device's address is in it; else the smallest prefix covering them all (a management
+    stated = Counter(str(ipaddress.IPv4Interface(address).network) for address in addresses)
+    # The subnet most devices state when every device's address lies in it (one device's odd prefix length is
+    # then that device's residual, not everyone's); else the smallest prefix covering them all (a management
     # network spread over sites), whose gateway is the first device's when it lies inside.
-    network = next(iter(networks)) if len(networks) == 1 else _cover(addresses, _MANAGEMENT.network)
+    hosts = [ipaddress.IPv4Interface(address).ip for address in addresses]
+    network = next((candidate for candidate, _ in sorted(stated.items(), key=lambda item: (-item[1], item[0]))
+                    if all(host in ipaddress.IPv4Network(candidate) for host in hosts)), None) \
+        or _cover(addresses, _MANAGEMENT.network)
     gateway = first.get("gateway")
     if gateway and ipaddress.IPv4Address(gateway) not in ipaddress.IPv4Network(network):
         gateway = None

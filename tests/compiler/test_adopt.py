@@ -112,6 +112,21 @@ def test_an_addressless_loopback_is_carried_an_addressed_one_is_a_residual(mixed
     assert [path for path, _, _ in proof.devices["leaf1"].diff] == ["loopbacks[192.0.2.77/32]"]
 
 
+def test_one_device_with_an_odd_management_prefix_is_its_own_residual(mixed):
+    """Most devices state 172.16.0.0/16; leaf1 states its address as a /24. The adopted management network is the
+    one most devices state (leaf1's address lies in it), so only leaf1's address differs, and the gateway every
+    device states is kept (a network covering the addresses alone would move every device's gateway)."""
+    _, configs = mixed
+    configs = {host: dict(files) for host, files in configs.items()}
+    configs["leaf1"]["startup-config"] = configs["leaf1"]["startup-config"].replace(
+        "ip address 172.16.1.1/16", "ip address 172.16.1.1/24")
+    plan = adoption_plan(configs, name="mixed")
+    assert plan.snapshot.intent.management.network == "172.16.0.0/16"
+    proof = adoption_proof(plan)
+    assert {host: [path for path, _, _ in device.diff] for host, device in proof.devices.items() if device.diff} \
+        == {"leaf1": ["management.address"]}
+
+
 def test_a_lost_carried_line_is_detected():
     original = {"r1.cfg": "hostname r1\n!\nip routing\n!\nntp server 192.0.2.1\n!\nend\n"}
     rendered = {"startup-config": "hostname r1\n!\nip routing\n!\nend\n"}
