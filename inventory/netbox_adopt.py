@@ -12,15 +12,16 @@ sources. The rule (docs/inventory.md "Adopting with NetBox"):
   to one far end while the configs place it on a link to another.
 * **warned** (adopted, each listed): one source knows an object the other does not -- a fabric switch NetBox
   documents with no config in the set (not adopted: there is nothing to adopt it from), a switch whose config has
-  no NetBox device (adopted from its config alone), a NetBox cable between ports the configs hold no link on
-  (not adopted: the configs hold no addressing for it), a cable the configs imply that NetBox lacks (kept,
-  marked inferred), adopted switches spread over several NetBox sites.
+  no NetBox device (adopted from its config alone), a NetBox cable on a port of an adopted switch that the
+  configs hold no link on, or toward a device the configs do not name (not adopted: the configs hold no
+  addressing or peer for it), a cable the configs imply that NetBox lacks (kept, marked inferred), adopted
+  switches spread over several NetBox sites.
 * **agreed**: a cable both sources hold becomes documented (``inferred`` false, its evidence names the NetBox
   cable and the config lines) with NetBox's media and length; a switch both hold takes NetBox's device type when
   its config states no model, NetBox's serial, OS version, rack (with its site, row and U position) and the
-  optics NetBox has in the ports the config uses (and in the NICs of the servers both name). Under the per-rack-pair ASN scheme the racks decide which
-  leaves share an ASN: NetBox's racks are taken only when they pair the leaves as their shared ASNs do, else
-  the configs' pairing is kept and the difference warned.
+  optics NetBox has in the ports the config uses (and in the NICs of the servers both name). Under the
+  per-rack-pair ASN scheme the racks decide which leaves share an ASN: NetBox's racks are taken only when they
+  pair the leaves as their shared ASNs do, else the configs' pairing is kept and the difference warned.
 
 Pure: NetBox JSON and a plan in, a joined plan out; never imports Django (the live client is
 ``inventory.netbox_client``).
@@ -121,9 +122,9 @@ def adoption_netbox_join(plan: AdoptionPlan, data: dict[str, list[dict]]) -> Net
     if len(sites) > 1:
         found.append(Disagreement("site", plan.name, f"the adopted switches are in sites {', '.join(sites)}",
                                   "one fabric", WARN, "adopted as one fabric"))
-    adopted_hosts = set(ours) | {server.name for server in adopted.servers}
+    # Every NetBox cable on a port of an adopted switch: its far end may be a device the configs do not name.
     nb_cables = {_ends(cable): cable for cable in netbox.cables
-                 if all(end.device in adopted_hosts for end in (cable.a, cable.b))}
+                 if any(end.device in ours for end in (cable.a, cable.b))}
     our_cables = {_ends(cable): cable for cable in adopted.cables}
     nb_port = {end: ends for ends in nb_cables for end in ends}
     our_port = {end: ends for ends in our_cables for end in ends}

@@ -134,11 +134,13 @@ def test_one_sided_objects_are_warnings_and_the_rest_adopted(recorded):
         ("leaf2:Ethernet64/1 -- spine2:Ethernet2/1", "no cable between these ports", "kept as inferred", WARN)]
     assert sum(1 for cable in joined.plan.cables if cable.inferred) == 1
     assert joined.agreed["cables"] == CABLES[version] - 1
-    # A switch NetBox documents whose config is not in the set: warned, not adopted; its cables are not compared.
+    # A switch NetBox documents whose config is not in the set: warned, not adopted, and so are its cables to the
+    # adopted spines (the spines' configs hold no link toward it any more).
     partial = {host: files for host, files in configs.items() if host != "leaf2"}
     joined = adoption_netbox_join(adoption_plan(partial, name="ai"), data)
     assert [(item.kind, item.subject, item.outcome) for item in joined.disagreements] == [
-        ("device", "leaf2", "not adopted")]
+        ("device", "leaf2", "not adopted"), ("cable", "cable L2-S1", "not adopted"),
+        ("cable", "cable L2-S2", "not adopted")]
     assert all(item.severity != REFUSE for item in joined.disagreements)
 
 
