@@ -144,7 +144,9 @@ class AdoptionPlan:
 
     def summary(self) -> dict:
         return {"devices": len(self.devices), "servers": len(self.snapshot.inventory.servers),
-                "cables_inferred": len(self.cables), "tenants": len(self.snapshot.intent.tenants),
+                "cables_inferred": sum(1 for cable in self.cables if cable.inferred),
+                "cables_documented": sum(1 for cable in self.cables if not cable.inferred),  # NetBox's too
+                "tenants": len(self.snapshot.intent.tenants),
                 "networks": len(self.snapshot.intent.networks),
                 "roce_classes": len(self.snapshot.intent.roce_classes), "refused": len(self.refused),
                 **self.recognised}

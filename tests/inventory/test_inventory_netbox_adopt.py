@@ -169,6 +169,7 @@ def test_command_joins_a_live_netbox_and_saves_its_media(tmp_path, monkeypatch):
     assert ("NetBox: 6 of 6 switches and 14 of 14 cables agree with the configs; taken from NetBox: 6 models, "
             "2 racks, 12 optics; site dc1") in text
     assert "semantic diff 0" in text and "0 disagreements" in text
+    assert "6 devices adopted, 0 cables inferred, 4 documented in NetBox" in text  # the leaf-spine links
     fabric = Fabric.objects.get(name="nbai")
     leaf3 = Switch.objects.get(fabric=fabric, hostname="leaf3")
     assert leaf3.model.name == "DCS-7060X6-64PE" and leaf3.rack.name == "R-002"

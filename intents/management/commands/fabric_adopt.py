@@ -25,7 +25,9 @@ from inventory.netbox_client import NetboxClient
 def outcome_text(outcome: AdoptionOutcome) -> str:
     proof = outcome.proof
     plan = proof.plan
-    lines = [f"fabric {plan.name}: {len(proof.devices)} devices adopted, {len(plan.cables)} cables inferred, "
+    documented = sum(1 for cable in plan.cables if not cable.inferred)  # NetBox holds them too
+    lines = [f"fabric {plan.name}: {len(proof.devices)} devices adopted, {len(plan.cables) - documented} cables "
+             f"inferred{f', {documented} documented in NetBox' if documented else ''}, "
              f"{proof.carried_lines} carried lines ({'all back byte for byte' if proof.carried_intact else 'SOME LOST'}), "
              f"{len(plan.refused)} refused, recognised {proof.recognised_percent:.1f}%, "
              f"semantic diff {proof.semantic_diff}",
