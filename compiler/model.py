@@ -320,7 +320,7 @@ class Management:
 
     ``network`` is the management subnet the inventory's ``Switch.mgmt_ip`` addresses come from (the planner's
     ``mgmt_pool``): it gives the address its prefix length, and ``gateway`` (default: the subnet's last host) the
-    management VRF's default route. Servers are IP addresses. Secrets are never stored here: AAA names a secret by
+    management VRF's default route. Servers are IP addresses (NTP servers may be host names). Secrets are never stored here: AAA names a secret by
     reference only (``aaa_secret_ref``, resolved by the push driver).
     """
 
@@ -355,6 +355,10 @@ class FabricIntent:
     networks: tuple[Network, ...] = ()
     roce_classes: tuple[RoceClass, ...] = ()
     management: Management = field(default_factory=Management)
+    # The EVPN overlay (the EVPN address family, a VXLAN interface on every VTEP) even where no tenant or network
+    # is placed: a fabric adopted while its VNIs are all carried, or run before its first tenant. False: the
+    # overlay follows the tenants and networks (the VTEPs that carry one).
+    evpn_overlay: bool = False
 
 
 # --------------------------------------------------------------------------------------------- allocations

@@ -20,6 +20,7 @@ This module never imports Django.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import unicodedata
 from dataclasses import dataclass, fields, is_dataclass
@@ -42,6 +43,22 @@ LINUX_IFNAME_MAX = 15
 # EOS's `hostname` limit.
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 HOSTNAME_RE = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+DNS_NAME_MAX = 253  # RFC 1035 section 3.1: 255 octets on the wire, 253 characters in text
+
+
+def server_address_problem(value: object, *, names: bool = False) -> str | None:
+    """Why ``value`` is not a server address: an IP address, or with ``names`` also an RFC 1123 host name (NTP
+    servers: every target takes one, EOS ``ntp server``, SONiC's NTP_SERVER key ``inet:host`` in sonic-ntp.yang,
+    chrony ``server``). None when it is one."""
+    try:
+        ipaddress.ip_address(value)  # type: ignore[arg-type]
+        return None
+    except (ValueError, TypeError):
+        pass
+    if names and isinstance(value, str) and len(value) <= DNS_NAME_MAX and HOSTNAME_RE.fullmatch(value) \
+            and not value.replace(".", "").isdigit():
+        return None
+    return "not an IP address or a host name" if names else "not an IP address"
 
 # Object names (tenants, networks, RoCE classes, fabrics, intents, racks, sites, switch models): letters, digits,
 # "_", ".", "-", starting with a letter or digit. This is the intersection of what every target prints as a bare

@@ -39,7 +39,7 @@ from compiler.model import (
     Snapshot,
     Underlay,
 )
-from compiler.names import VRF_NAME, name_problem, snapshot_name_errors
+from compiler.names import VRF_NAME, name_problem, server_address_problem, snapshot_name_errors
 from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.secret_refs import SECRET_REFERENCE
 from compiler.topology import VTEP_ROLES, server_port_of
@@ -222,10 +222,9 @@ def _check_management(inventory: Inventory, intent: FabricIntent, errors: list[F
                 errors.append(FieldError("management.gateway", policy.gateway, f"not inside {policy.network}"))
     for name in ("ntp_servers", "syslog_servers", "dns_servers", "aaa_servers"):
         for server in getattr(policy, name):
-            try:
-                ipaddress.ip_address(server)
-            except ValueError:
-                errors.append(FieldError(f"management.{name}", server, "not an IP address"))
+            problem = server_address_problem(server, names=name == "ntp_servers")  # pool.ntp.org is common
+            if problem:
+                errors.append(FieldError(f"management.{name}", server, problem))
     if policy.aaa_servers and not SECRET_REFERENCE.match(policy.aaa_secret_ref or ""):
         errors.append(FieldError("management.aaa_secret_ref", policy.aaa_secret_ref,
                                  "AAA servers need a secret reference like 'vault:secret/path' (never the secret; path "

@@ -92,6 +92,7 @@ def intent_snapshot(fabric_intent: FabricIntent) -> core.FabricIntent:
             hold_s=fabric_intent.bgp_hold_s, bfd=fabric_intent.bgp_bfd,
             bfd_interval_ms=fabric_intent.bgp_bfd_interval_ms, bfd_multiplier=fabric_intent.bgp_bfd_multiplier),
         anycast_gateway_mac=fabric_intent.anycast_gateway_mac,
+        evpn_overlay=fabric_intent.evpn_overlay,
         tenants=tenants,
         networks=networks,
         roce_classes=roce_classes,

@@ -6,8 +6,10 @@ written; then, in ONE transaction, persists the inventory (inventory.services.in
 its tenants, networks and RoCE classes (intents.services.fabric_intent_apply), every allocation the configs hold
 as stored Allocation rows (the allocator keeps stored values: the compiler reuses them exactly), the rest
 allocated (allocations_sync), and the carried lines (intents.models.CarriedBlock; every compile puts them back).
-On any error nothing is saved. The NetBox join (racks, device types, cabling) is not built: ``netbox_url`` is
-refused by name (docs/inventory.md "Adopting a running fabric").
+On any error nothing is saved. With ``netbox_data`` (NetBox's dcim answers: ``NetboxClient.dump()`` or
+``inventory.netbox.load_dump``) the plan is joined with NetBox first (inventory.netbox_adopt: agreed cables take
+NetBox's media and length, unstated models NetBox's device type; a contradiction is refused before anything is
+written, a one-sided object is a warning in the report; docs/inventory.md "Adopting with NetBox").
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 
 from compiler import model as core
@@ -22,6 +25,8 @@ from compiler.adopt import AdoptionProof, adoption_plan, adoption_proof
 from compiler.errors import FieldError, InputError
 from compiler.names import OBJECT_NAME, name_problem
 from inventory.models import Fabric
+from inventory.netbox_adopt import NetboxJoin, adoption_netbox_join
+from inventory.netbox_client import NetboxClient
 from inventory.services import PersistResult, inventory_persist
 
 from .adapters import allocation_rows
@@ -37,9 +42,11 @@ class AdoptionOutcome:
     persisted: PersistResult | None = None
     pinned: int = 0  # allocation rows stored as the configs hold them
     allocated: int = 0  # allocation rows the allocator added (values no config held)
+    netbox: NetboxJoin | None = None  # the NetBox join, when NetBox was given
 
     def as_dict(self) -> dict:
         return {**self.proof.as_dict(), "dry_run": self.dry_run,
+                "netbox": self.netbox.as_dict() if self.netbox else None,
                 "fabric_intent": self.fabric_intent.pk if self.fabric_intent else None,
                 "persisted": self.persisted.as_dict() if self.persisted else None,
                 "allocations": {"pinned": self.pinned, "allocated": self.allocated}}
@@ -58,24 +65,36 @@ def intent_as_dict(intent: core.FabricIntent) -> dict:
     return data
 
 
-def fabric_adopt(*, device_files: dict[str, dict[str, str]], name: str, netbox_url: str | None = None,
-                 dry_run: bool = False) -> AdoptionOutcome:
+def fabric_adopt(*, device_files: dict[str, dict[str, str]], name: str,
+                 netbox_data: dict[str, list[dict]] | None = None, dry_run: bool = False) -> AdoptionOutcome:
     problem = name_problem(OBJECT_NAME, name)
     if problem:
         raise InputError(FieldError("name", name, problem))
-    if netbox_url:
-        raise InputError(FieldError("netbox_url", netbox_url, "the NetBox join of an adoption is not built yet: "
-                                                              "adopt from the configs alone, then import NetBox's "
-                                                              "racks and cabling with manage.py netbox_import"))
     plan = adoption_plan(device_files, name=name)
-    proof = adoption_proof(plan)  # compiles: an intent the compiler refuses is refused here, before any write
+    # A contradiction between NetBox and the configs is refused here, before the compile and before any write.
+    joined = adoption_netbox_join(plan, netbox_data) if netbox_data is not None else None
+    proof = adoption_proof(joined.plan if joined else plan)  # an intent the compiler refuses is refused here
     if dry_run:
-        return AdoptionOutcome(proof=proof, dry_run=True)
-    return _persist(proof, name)
+        return AdoptionOutcome(proof=proof, dry_run=True, netbox=joined)
+    return _persist(proof, name, joined)
+
+
+def adoption_netbox_client(*, netbox: bool, netbox_url: str = "") -> NetboxClient | None:
+    """The server's NetBox client when ``netbox`` is asked for (the API and the page share it). A caller never
+    names the URL: the server would send its token there."""
+    if netbox_url:
+        raise InputError(FieldError("netbox_url", netbox_url, "the join reads the server's own NetBox "
+                                                              "(FT_NETBOX_URL) only: send netbox=true"))
+    if not netbox:
+        return None
+    if not settings.FT_NETBOX_URL or not settings.FT_NETBOX_TOKEN:
+        raise InputError(FieldError("netbox", True, "this server has no NetBox: set FT_NETBOX_URL and "
+                                                    "FT_NETBOX_TOKEN, or adopt from the configs alone"))
+    return NetboxClient(settings.FT_NETBOX_URL, settings.FT_NETBOX_TOKEN)
 
 
 @transaction.atomic
-def _persist(proof: AdoptionProof, name: str) -> AdoptionOutcome:
+def _persist(proof: AdoptionProof, name: str, joined: NetboxJoin | None) -> AdoptionOutcome:
     taken = [FieldError("name", name, f"a {what} of this name exists: adopt under another --name")
              for what, exists in (("fabric", Fabric.objects.filter(name=name).exists()),
                                   ("fabric intent", FabricIntent.objects.filter(name=name).exists())) if exists]
@@ -98,4 +117,4 @@ def _persist(proof: AdoptionProof, name: str) -> AdoptionOutcome:
                      parents=list(block.parents), text=block.text, lines=block.lines)
         for host, device in sorted(proof.devices.items()) for position, block in enumerate(device.carried)])
     return AdoptionOutcome(proof=proof, dry_run=False, fabric_intent=fabric_intent, persisted=persisted,
-                           pinned=len(rows), allocated=synced.created)
+                           pinned=len(rows), allocated=synced.created, netbox=joined)

@@ -514,7 +514,7 @@ def compile_run_archive(*, run: CompileRun, kind: str = "tar.gz"):
 FABRIC_INTENT_FIELDS = {  # compiler.model.FabricIntent / Pools / BgpPolicy attribute -> FabricIntent model field
     "underlay": "underlay", "asn_scheme": "asn_scheme", "route_target_scheme": "route_target_scheme",
     "underlay_mtu": "underlay_mtu", "host_mtu": "host_mtu", "anycast_gateway_mac": "anycast_gateway_mac",
-    "pools.loopback": "loopback_pool", "pools.vtep": "vtep_pool", "pools.p2p": "p2p_pool",
+    "evpn_overlay": "evpn_overlay", "pools.loopback": "loopback_pool", "pools.vtep": "vtep_pool", "pools.p2p": "p2p_pool",
     "pools.asn_first": "asn_first", "pools.asn_last": "asn_last", "pools.spine_asn": "spine_asn",
     "pools.l2vni_base": "l2vni_base", "pools.l3vni_first": "l3vni_first", "pools.l3vni_last": "l3vni_last",
     "bgp.maximum_paths": "bgp_maximum_paths", "bgp.keepalive_s": "bgp_keepalive_s", "bgp.hold_s": "bgp_hold_s",

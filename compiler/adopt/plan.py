@@ -56,6 +56,7 @@ from compiler.model import (
     Tenant,
     Underlay,
 )
+from compiler.names import server_address_problem
 from compiler.natural import natural_key
 from compiler.parse import ParsedDevice, ParseError
 from compiler.parse.common import network_of
@@ -65,7 +66,7 @@ from compiler.structured.management import management_interface
 ASKED_FOR = "asked for"  # a model no config states: the plan names it as a question for the operator
 # Interface kinds the parsers give switch ports (compiler.parse.eos/sonic/frr): these become inventory interfaces.
 PORT_KINDS = frozenset({"fabric", "server", "unused", "peer_link"})
-_SUBPORT = re.compile(r"^(Ethernet\d+(?:/\d+)?)/(\d+)$")  # EOS Ethernet<port>/<lane> (chassis: <slot>/<port>/<lane>)
+SUBPORT = re.compile(r"^(Ethernet\d+(?:/\d+)?)/(\d+)$")  # EOS Ethernet<port>/<lane> (chassis: <slot>/<port>/<lane>)
 _ASDOT = re.compile(r"\brouter bgp (\d+)\.(\d+)\b")  # RFC 5396 asdot: <high>.<low>
 UNSTATED_SPEED_GBPS = 0  # a port whose config states no speed (EOS's default "speed auto"): none is rendered either
 
@@ -77,6 +78,18 @@ POOL_SPACE = ipaddress.IPv4Network("10.0.0.0/8")  # RFC 1918: where a pool that 
 # Placeholder subnets of L2-only networks (no config states one): RFC 2544's benchmarking range, never routed.
 L2_SUBNETS = ipaddress.IPv4Network("198.18.0.0/15")
 VRF_NAME_MAX = 15  # a VRF is a Linux device on FRR/SONiC and the twin (IFNAMSIZ 16 with the NUL): intents allow 15
+# BGP timers (keepalive, hold in s) a device runs when its config states none. EOS: keepalive 60, hold 180 (Arista
+# EOS User Manual, "timers bgp (BGP)": "Default: keepalive 60, hold time 180"). FRR's depend on its `frr defaults`
+# profile (traditional 60/180, datacenter 3/9: FRR docs "frr defaults"), which the parsers do not read: left unstated.
+DEFAULT_BGP_TIMERS = {"eos": (60, 180)}
+
+
+def bgp_timers(bgp: dict, platform: str) -> tuple[int | None, int | None]:
+    """(keepalive, hold) a parsed device's BGP runs: as stated, else its platform's default (None when unknown).
+    The adoption's intent and the proof's modelled fields read timers through this one function."""
+    if bgp.get("keepalive_s") is None and bgp.get("hold_s") is None and bgp.get("asn"):
+        return DEFAULT_BGP_TIMERS.get(platform, (None, None))
+    return bgp.get("keepalive_s"), bgp.get("hold_s")
 
 
 class AdoptionError(FabricTwinError):
@@ -131,7 +144,9 @@ class AdoptionPlan:
 
     def summary(self) -> dict:
         return {"devices": len(self.devices), "servers": len(self.snapshot.inventory.servers),
-                "cables_inferred": len(self.cables), "tenants": len(self.snapshot.intent.tenants),
+                "cables_inferred": sum(1 for cable in self.cables if cable.inferred),
+                "cables_documented": sum(1 for cable in self.cables if not cable.inferred),  # NetBox's too
+                "tenants": len(self.snapshot.intent.tenants),
                 "networks": len(self.snapshot.intent.networks),
                 "roce_classes": len(self.snapshot.intent.roce_classes), "refused": len(self.refused),
                 **self.recognised}
@@ -420,8 +435,8 @@ def _switches(devices: dict[str, ParsedDevice], roles: dict[str, str], rack_of: 
         source[host] = "config" if stated else "port names match its platform data" if matched else ASKED_FOR
         model_name = stated or matched or "-".join(part for part in ("adopted", devices[host].platform, family) if part)
         interfaces = []
-        cages: Counter[str] = Counter(_SUBPORT.match(item["name"]).group(1) for item in ports  # type: ignore[union-attr]
-                                      if _SUBPORT.match(item["name"]))
+        cages: Counter[str] = Counter(SUBPORT.match(item["name"]).group(1) for item in ports  # type: ignore[union-attr]
+                                      if SUBPORT.match(item["name"]))
         for item in ports:
             speed = item.get("speed_gbps")
             if not speed:
@@ -429,7 +444,7 @@ def _switches(devices: dict[str, ParsedDevice], roles: dict[str, str], rack_of: 
                 assumed.append(f"{host} {item['name']}: speed not stated, "
                                + (f"{speed}G as most {item['kind']} ports state" if speed
                                   else "left to the platform's default"))
-            match = _SUBPORT.match(item["name"])
+            match = SUBPORT.match(item["name"])
             breakout = match is not None and cages[match.group(1)] > 1
             interfaces.append(Interface(name=item["name"], speed_gbps=int(speed), mtu=item["mtu"] or 9214,
                                         enabled=item["enabled"] is not False, description=item["description"] or "",
@@ -461,7 +476,7 @@ def _cage_lanes(ports: list[dict]) -> int:
     """The widest cage the ports show: a port's lanes, or the sum of its sub-ports' (Ethernet3/1/1 + /5)."""
     per_cage: Counter[str] = Counter()
     for item in ports:
-        match = _SUBPORT.match(item["name"])
+        match = SUBPORT.match(item["name"])
         per_cage[match.group(1) if match else item["name"]] += item.get("lanes") or 0
     return max(per_cage.values(), default=0)
 
@@ -479,8 +494,8 @@ def _catalogue_model(structured: dict, platform: str, ports: list[dict], family:
         if management and management_interface(name, platform) != management:
             continue
         problems = (platforms.port_problem(name, platform, spec.port_count, item["name"],
-                                           _SUBPORT.match(item["name"]).group(1)  # type: ignore[union-attr]
-                                           if _SUBPORT.match(item["name"]) else None) for item in ports)
+                                           SUBPORT.match(item["name"]).group(1)  # type: ignore[union-attr]
+                                           if SUBPORT.match(item["name"]) else None) for item in ports)
         if ports and not any(problems):
             fits.append(name)
     return fits[0] if len(fits) == 1 else None
@@ -561,10 +576,12 @@ def _intent(name: str, devices: dict[str, ParsedDevice], roles: dict[str, str], 
     spine_asns = [configs[host]["asn"] for host, role in roles.items() if role == "spine" and configs[host]["asn"]]
     all_asns = [config["asn"] for config in configs.values() if config["asn"]]
     bgps = [config["bgp"] for config in configs.values() if config["bgp"]["asn"]]
+    timers = [bgp_timers(device.structured["bgp"], device.platform) for device in devices.values()
+              if device.structured["bgp"]["asn"]]
     defaults = BgpPolicy()
     policy = BgpPolicy(maximum_paths=_most_common([bgp["maximum_paths"] for bgp in bgps], defaults.maximum_paths),
-                       keepalive_s=_most_common([bgp["keepalive_s"] for bgp in bgps], defaults.keepalive_s),
-                       hold_s=_most_common([bgp["hold_s"] for bgp in bgps], defaults.hold_s),
+                       keepalive_s=_most_common([keepalive for keepalive, _ in timers], defaults.keepalive_s),
+                       hold_s=_most_common([hold for _, hold in timers], defaults.hold_s),
                        bfd=_most_common([bool(bgp["bfd"]) for bgp in bgps], defaults.bfd))
     loopbacks = [lo["ip"] for config in configs.values() for lo in config["loopbacks"]
                  if lo["ip"] and lo["purpose"] == "router_id"]
@@ -588,8 +605,14 @@ def _intent(name: str, devices: dict[str, ParsedDevice], roles: dict[str, str], 
                    if interface["kind"] == "server" and interface["mtu"]]
     svi_macs = [vlan["svi"].get("mac") for config in configs.values() for vlan in config["vlans"]
                 if vlan["svi"] and vlan["svi"].get("mac")]
+    # A VTEP whose VXLAN interface maps no VNI (a fabric run before its first VNI on that leaf): the overlay is
+    # stated on its own. VNIs the adoption refuses (carried) do not make one: their VXLAN lines stay the configs'.
+    bare_overlay = any(config["vxlan"] and config["vxlan"].get("vtep_ip") and not config["vxlan"].get("vlan_vnis")
+                       and not config["vxlan"].get("vrf_vnis") for host, config in configs.items() if host in leaves)
+    if bare_overlay:
+        recognised["evpn_overlay"] = "stated on its own (a VTEP with a VXLAN interface and no VNI)"
     return FabricIntent(
-        name=name, inventory_fabric=name, underlay=underlay, asn_scheme=scheme, pools=pools,
+        name=name, inventory_fabric=name, underlay=underlay, asn_scheme=scheme, pools=pools, evpn_overlay=bare_overlay,
         route_target_scheme=RouteTargetScheme.VNI if route_targets == "vni" else RouteTargetScheme.AUTO,
         underlay_mtu=underlay_mtu,
         # VXLAN adds 50 bytes (RFC 7348): a host MTU no server port states is the largest the underlay carries.
@@ -703,28 +726,25 @@ def _management(configs: dict[str, dict]) -> Management:
         return Management()
     first = entries[0]
     addresses = [entry["address"] for entry in entries if entry.get("address") and "." in entry["address"]]
-    networks = {str(ipaddress.IPv4Interface(address).network) for address in addresses}
-    # One subnet when every device's address is in it; else the smallest prefix covering them all (a management
+    stated = Counter(str(ipaddress.IPv4Interface(address).network) for address in addresses)
+    # The subnet most devices state when every device's address lies in it (one device's odd prefix length is
+    # then that device's residual, not everyone's); else the smallest prefix covering them all (a management
     # network spread over sites), whose gateway is the first device's when it lies inside.
-    network = next(iter(networks)) if len(networks) == 1 else _cover(addresses, _MANAGEMENT.network)
+    hosts = [ipaddress.IPv4Interface(address).ip for address in addresses]
+    network = next((candidate for candidate, _ in sorted(stated.items(), key=lambda item: (-item[1], item[0]))
+                    if all(host in ipaddress.IPv4Network(candidate) for host in hosts)), None) \
+        or _cover(addresses, _MANAGEMENT.network)
     gateway = first.get("gateway")
     if gateway and ipaddress.IPv4Address(gateway) not in ipaddress.IPv4Network(network):
         gateway = None
     aaa = first.get("aaa") or {}
     return Management(network=network, gateway=gateway, vrf=first.get("vrf") or "default",
-                      # The intent takes addresses only; a server named by host name stays a carried line.
-                      ntp_servers=tuple(server for server in first.get("ntp_servers") or () if _is_address(server)),
+                      # NTP servers may be host names (pool.ntp.org); the other lists take addresses only.
+                      ntp_servers=tuple(server for server in first.get("ntp_servers") or ()
+                                        if not server_address_problem(server, names=True)),
                       syslog_servers=tuple(first.get("syslog_servers") or ()),
                       dns_servers=tuple(first.get("dns_servers") or ()),
                       aaa_servers=tuple(aaa.get("tacacs_servers") or ()), aaa_secret_ref=aaa.get("secret_ref") or "")
-
-
-def _is_address(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
 
 
 # ------------------------------------------------------------------------------------------------ allocations

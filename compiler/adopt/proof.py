@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from compiler.adopt.carry import CONFIG_DB_FILE, CarriedBlock, carried_lines, with_carried
-from compiler.adopt.plan import AdoptionPlan, parse_set
+from compiler.adopt.plan import AdoptionPlan, bgp_timers, parse_set
 from compiler.api import compile_fabric
 from compiler.parse import ParsedDevice, ParseError, parse_device
 from compiler.parse.carried import carried, differences
@@ -48,12 +48,15 @@ def modelled(device: ParsedDevice, stated_speeds: frozenset[str] = frozenset()) 
             entry["speed_gbps"] = interface.get("speed_gbps")
         ports.append(entry)
     bgp = full["bgp"]
+    keepalive, hold = bgp_timers(bgp, device.platform)  # unstated: the platform's default, what the device runs
     return {
         "asn": full["asn"], "router_id": full["router_id"],
-        "loopbacks": sorted(full["loopbacks"], key=lambda item: (item["purpose"] or "", item["ip"] or "")),
+        # A loopback without an address routes nothing and no intent field states one: its lines are carried.
+        "loopbacks": sorted((item for item in full["loopbacks"] if item["ip"]),
+                            key=lambda item: (item["purpose"] or "", item["ip"] or "")),
         "interfaces": ports,
         "bgp": {"asn": bgp["asn"], "router_id": bgp["router_id"], "maximum_paths": bgp["maximum_paths"],
-                "keepalive_s": bgp["keepalive_s"], "hold_s": bgp["hold_s"], "bfd": bgp["bfd"],
+                "keepalive_s": keepalive, "hold_s": hold, "bfd": bgp["bfd"],
                 "neighbors": [{key: neighbor.get(key) for key in NEIGHBOR_FIELDS} for neighbor in bgp["neighbors"]],
                 "evpn": bgp["evpn"], "vrfs": bgp["vrfs"]},
         "vlans": [{key: vlan.get(key) for key in ("id", "vni", "vrf", "svi", "route_targets")} for vlan in full["vlans"]

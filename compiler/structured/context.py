@@ -15,7 +15,7 @@ from compiler.topology import VTEP_ROLES
 class StructuredContext:
     snapshot: Snapshot
     facts: FabricFacts
-    overlay_enabled: bool  # any tenant or network: EVPN address family on every session
+    overlay_enabled: bool  # any tenant or network, or intent.evpn_overlay: EVPN address family on every session
     qos: FabricQos | None
     # hostname -> interface name -> (cable, peer device, peer interface): plain-string keys, built once
     ports: dict[str, dict[str, tuple]]
@@ -68,7 +68,7 @@ class StructuredContext:
             asns_by_vni = {vni: tuple(sorted({asns[host] for host in hosts}))
                            for vni, hosts in facts.vtep_hosts_by_vni.items()}
         super_spine_asns = {asns[s.hostname] for s in snapshot.inventory.switches if s.role == Role.SUPER_SPINE}
-        return cls(snapshot=snapshot, facts=facts, overlay_enabled=bool(intent.networks or intent.tenants),
+        return cls(snapshot=snapshot, facts=facts, overlay_enabled=bool(intent.networks or intent.tenants or intent.evpn_overlay),
                    qos=build_fabric_qos(intent) if intent.roce_classes else None, ports=ports,
                    link_addresses=link_addresses, port_networks=port_networks, vtep_ips_by_vni=vtep_ips_by_vni,
                    shared_vtep_asns=shared, asns_by_vni=asns_by_vni,

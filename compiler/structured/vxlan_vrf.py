@@ -22,8 +22,8 @@ def apply(context, switch, config: StructuredConfig) -> None:
     placement = facts.placement
     networks = placement.networks_on[switch.hostname]
     tenants = placement.tenants_on[switch.hostname]
-    if not networks and not tenants:
-        return
+    if not networks and not tenants and not intent.evpn_overlay:
+        return  # an overlay stated with no VNI on this VTEP yet (evpn_overlay) still has its VXLAN interface
     vrf_of = {tenant.name: tenant.vrf for tenant in intent.tenants}
     router_id = config["router_id"]
     vlans: list[Vlan] = []

@@ -101,7 +101,7 @@ class FabricIntentSerializer(IntentModelSerializer):
                   "loopback_pool", "vtep_pool", "p2p_pool", "asn_first", "asn_last", "spine_asn", "l2vni_base",
                   "l3vni_first", "l3vni_last", "underlay_mtu", "host_mtu", "bgp_maximum_paths", "bgp_keepalive_s",
                   "bgp_hold_s", "bgp_bfd", "bgp_bfd_interval_ms", "bgp_bfd_multiplier", "anycast_gateway_mac",
-                  "management_network", "management_gateway", "management_vrf", "ntp_servers", "syslog_servers",
+                  "evpn_overlay", "management_network", "management_gateway", "management_vrf", "ntp_servers", "syslog_servers",
                   "dns_servers", "aaa_servers", "aaa_secret_ref", "created", "last_updated")
 
 

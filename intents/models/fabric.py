@@ -14,6 +14,7 @@ from django.db import models
 from common import names
 from common.versioning import VersionedModel
 from compiler import model as core
+from compiler.names import server_address_problem
 from compiler.secret_refs import SECRET_REFERENCE
 
 from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, UnderlayChoices
@@ -55,6 +56,16 @@ def validate_ipv4_prefix(value: str) -> None:
         ipaddress.IPv4Network(value)
     except ValueError as exc:
         raise ValidationError(f"{value!r} is not an IPv4 prefix with host bits zero ({exc})") from exc
+
+
+def validate_ntp_server_list(value) -> None:
+    """A JSON list of NTP servers: IP addresses or host names (compiler.names.server_address_problem)."""
+    if not isinstance(value, list):
+        raise ValidationError(f"expected a list of IP addresses or host names, got {value!r}")
+    for item in value:
+        problem = server_address_problem(item, names=True)
+        if problem:
+            raise ValidationError(f"{item!r} is {problem}")
 
 
 def validate_ip_address_list(value) -> None:
@@ -122,6 +133,10 @@ class FabricIntent(VersionedModel):
     anycast_gateway_mac = models.CharField(
         max_length=17, default=_INTENT.anycast_gateway_mac,
         validators=[RegexValidator(MAC_RE, "expected a lower-case MAC like 00:1c:73:00:00:99")])
+    evpn_overlay = models.BooleanField(
+        default=_INTENT.evpn_overlay,
+        help_text="EVPN and a VXLAN interface on every VTEP even where no tenant or network is placed "
+                  "(compiler.model.FabricIntent.evpn_overlay; set by adoption when a VTEP maps no VNI)")
     # --- management plane (compiler.model.Management; structured key "management")
     management_network = models.CharField(max_length=18, default=_MANAGEMENT.network,
                                           validators=[validate_ipv4_prefix],
@@ -132,7 +147,7 @@ class FabricIntent(VersionedModel):
     management_vrf = models.CharField(max_length=15, default=_MANAGEMENT.vrf,
                                       validators=[RegexValidator(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$",
                                                                  "1-15 characters [A-Za-z0-9_-], starting with a letter")])
-    ntp_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
+    ntp_servers = models.JSONField(default=list, blank=True, validators=[validate_ntp_server_list])
     syslog_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
     dns_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list])
     aaa_servers = models.JSONField(default=list, blank=True, validators=[validate_ip_address_list],

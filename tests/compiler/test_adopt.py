@@ -94,6 +94,39 @@ def test_hand_added_lines_are_carried_byte_for_byte(mixed):
     assert "snmp-server community  ro-Secret  ro" in leaf1.files["startup-config"]
 
 
+def test_an_addressless_loopback_is_carried_an_addressed_one_is_a_residual(mixed):
+    """AVD's raw_eos_cli loopbacks hold a description only: they route nothing, so they are carried byte for
+    byte. A loopback with an address is a modelled field the intent does not state: a residual, not carried."""
+    _, configs = mixed
+    configs = {host: dict(files) for host, files in configs.items()}
+    text = configs["leaf1"]["startup-config"]
+    bare = "interface Loopback1002\n  description Loopback created from raw_eos_cli\n!\n"
+    configs["leaf1"]["startup-config"] = text.replace("\nend", "\n" + bare + "end")
+    proof = adoption_proof(adoption_plan(configs, name="mixed"))
+    assert proof.semantic_diff == 0 and proof.carried_intact
+    assert "interface Loopback1002\n  description Loopback created from raw_eos_cli" in [
+        block.text for block in proof.devices["leaf1"].carried]  # the block with its child line, as written
+    addressed = "interface Loopback1002\n   description x\n   ip address 192.0.2.77/32\n!\n"
+    configs["leaf1"]["startup-config"] = text.replace("\nend", "\n" + addressed + "end")
+    proof = adoption_proof(adoption_plan(configs, name="mixed"))
+    assert [path for path, _, _ in proof.devices["leaf1"].diff] == ["loopbacks[192.0.2.77/32]"]
+
+
+def test_one_device_with_an_odd_management_prefix_is_its_own_residual(mixed):
+    """Most devices state 172.16.0.0/16; leaf1 states its address as a /24. The adopted management network is the
+    one most devices state (leaf1's address lies in it), so only leaf1's address differs, and the gateway every
+    device states is kept (a network covering the addresses alone would move every device's gateway)."""
+    _, configs = mixed
+    configs = {host: dict(files) for host, files in configs.items()}
+    configs["leaf1"]["startup-config"] = configs["leaf1"]["startup-config"].replace(
+        "ip address 172.16.1.1/16", "ip address 172.16.1.1/24")
+    plan = adoption_plan(configs, name="mixed")
+    assert plan.snapshot.intent.management.network == "172.16.0.0/16"
+    proof = adoption_proof(plan)
+    assert {host: [path for path, _, _ in device.diff] for host, device in proof.devices.items() if device.diff} \
+        == {"leaf1": ["management.address"]}
+
+
 def test_a_lost_carried_line_is_detected():
     original = {"r1.cfg": "hostname r1\n!\nip routing\n!\nntp server 192.0.2.1\n!\nend\n"}
     rendered = {"startup-config": "hostname r1\n!\nip routing\n!\nend\n"}
@@ -140,6 +173,38 @@ def test_avd_l3ls_rack_pairs_recognised_and_unmodelled_refused_by_line():
     assert all(item.line > 0 for item in plan.refused)
     proof = adoption_proof(plan)
     assert proof.carried_intact  # whatever is not modelled comes back byte for byte
+
+
+def test_unstated_bgp_timers_are_the_platform_default(mixed):
+    """An EOS config stating no BGP timers runs EOS's 60/180 s: adopted as that, compiled explicitly, no residual.
+    A fabric stating other timers keeps them."""
+    _, configs = mixed
+    eos = {host for host, files in configs.items() if "startup-config" in files}
+    untimed = {host: {name: re.sub(r"^   neighbor \S+ timers \d+ \d+\n", "", text, flags=re.M)
+                      for name, text in files.items()} if host in eos else files
+               for host, files in configs.items()}
+    assert untimed != configs
+    plan = adoption_plan({host: files for host, files in untimed.items() if host in eos}, name="untimed")
+    assert (plan.snapshot.intent.bgp.keepalive_s, plan.snapshot.intent.bgp.hold_s) == (60, 180)
+    proof = adoption_proof(plan)
+    assert not [path for device in proof.devices.values() for path, _, _ in device.diff if "keepalive" in path]
+    stated = adoption_plan({host: files for host, files in configs.items() if host in eos}, name="timed")
+    assert (stated.snapshot.intent.bgp.keepalive_s, stated.snapshot.intent.bgp.hold_s) == (3, 9)
+
+
+def test_a_vtep_with_no_vni_adopts_a_bare_evpn_overlay(mixed):
+    """AVD's cv_deploy leaves run VXLAN and EVPN before any VNI: the intent states the overlay on its own
+    (evpn_overlay), so the VXLAN interface and the EVPN family come back; what is left is the MLAG pairs (their
+    shared VTEP and iBGP session). A fabric whose VTEPs all map VNIs does not state it."""
+    plan = adoption_plan(configs_from_directory(CORPUS / "avd" / "cv_deploy"), name="cvd")
+    assert plan.snapshot.intent.evpn_overlay and not plan.snapshot.intent.tenants
+    proof = adoption_proof(plan)
+    paths = [path for device in proof.devices.values() for path, _, _ in device.diff]
+    assert not [path for path in paths if path.startswith(("bgp.evpn", "vxlan.udp_port", "vxlan.source_interface"))]
+    assert all("Vlan4093" in repr(device.diff) or "vtep" in repr(device.diff) for device in proof.devices.values()
+               if device.diff)  # MLAG only
+    _, configs = mixed
+    assert not adoption_plan(configs, name="mixed").snapshot.intent.evpn_overlay
 
 
 def test_partial_set_is_refused_naming_file_and_line(mixed):

@@ -197,3 +197,19 @@ def test_scheduling_cnp_strict_lossless_and_lossy_weighted(snapshot):
                                  "1": {"mode": "dwrr", "weight_percent": 10},
                                  "3": {"mode": "dwrr", "weight_percent": 80},
                                  "6": {"mode": "strict"}}
+
+
+@pytest.mark.parametrize("platform, clos", [
+    ("eos", {"platform": "eos", "leaf_model": "DCS-7060DX5-64S", "spine_model": "DCS-7060DX5-64S"}),
+    ("sonic", {"platform": "sonic"}), ("frr", {})])
+def test_evpn_overlay_without_tenants_gives_every_vtep_its_vxlan_interface(make_snapshot, platform, clos):
+    """intent.evpn_overlay: EVPN and a VNI-less VXLAN interface on every VTEP before any tenant or network; off
+    (the default), a fabric with no tenant has neither."""
+    bare = make_snapshot(intent={"tenants": [], "networks": [], "roce_classes": [], "evpn_overlay": True}, clos=clos)
+    configs = _configs(bare)
+    leaf, spine = configs["leaf1"], configs["spine1"]
+    assert leaf["vxlan"]["vtep_ip"] and leaf["vxlan"]["vlan_vnis"] == {} and leaf["vxlan"]["flood_lists"] == {}
+    assert leaf["bgp"]["evpn"]["enabled"] and spine["bgp"]["evpn"]["enabled"] and not spine["vxlan"]
+    assert compile_fabric(bare).rendered["leaf1"][platform]  # every renderer takes a VXLAN interface with no VNI
+    off = make_snapshot(intent={"tenants": [], "networks": [], "roce_classes": []}, clos=clos)
+    assert not _configs(off)["leaf1"]["vxlan"] and not _configs(off)["leaf1"]["bgp"]["evpn"]["enabled"]

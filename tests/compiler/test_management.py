@@ -38,7 +38,9 @@ def test_eos_management_interface_comes_from_the_platform_data(make_snapshot):
 @pytest.mark.parametrize(("changes", "field", "value"), [
     ({"network": "172.16.0.1/16"}, "management.network", "172.16.0.1/16"),
     ({"gateway": "10.0.0.1"}, "management.gateway", "10.0.0.1"),
-    ({"ntp_servers": ("pool.ntp.org",)}, "management.ntp_servers", "pool.ntp.org"),
+    ({"ntp_servers": ("-pool.ntp.org",)}, "management.ntp_servers", "-pool.ntp.org"),  # not an RFC 1123 name
+    ({"ntp_servers": ("10.0.0.300",)}, "management.ntp_servers", "10.0.0.300"),  # a bad address, not a name
+    ({"syslog_servers": ("pool.ntp.org",)}, "management.syslog_servers", "pool.ntp.org"),  # names: NTP only
     ({"vrf": "management-vrf-too-long"}, "management.vrf", "management-vrf-too-long"),
     ({"aaa_servers": ("192.0.2.5",), "aaa_secret_ref": "hunter2"}, "management.aaa_secret_ref", "hunter2"),
     ({"aaa_servers": ("192.0.2.5",), "aaa_secret_ref": "vault:a#b,c"}, "management.aaa_secret_ref", "vault:a#b,c"),
@@ -53,7 +55,8 @@ def test_bad_management_input_names_the_field_and_value(make_snapshot, changes, 
 
 
 def test_good_management_input_passes(make_snapshot):
-    validate_intent(_with_management(make_snapshot(), gateway="172.16.255.254", ntp_servers=("2001:db8::123",),
+    validate_intent(_with_management(make_snapshot(), gateway="172.16.255.254",
+                                     ntp_servers=("2001:db8::123", "0.pool.ntp.org"),
                                      aaa_servers=("192.0.2.5",), aaa_secret_ref="vault:secret/tacacs"))
 
 

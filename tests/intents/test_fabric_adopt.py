@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
@@ -121,9 +122,11 @@ def test_command_refuses_a_partial_set_naming_file_and_line(mixed, tmp_path):
 
 
 @pytest.mark.django_db
-def test_command_refuses_netbox_url_by_name(mixed, tmp_path):
+def test_command_netbox_url_needs_a_token_by_name(mixed, tmp_path, monkeypatch):
+    """The NetBox join itself: tests/inventory/test_inventory_netbox_adopt.py."""
     _, _, configs = mixed
-    with pytest.raises(CommandError, match="netbox_url"):
+    monkeypatch.delenv("FT_NETBOX_TOKEN", raising=False)
+    with pytest.raises(CommandError, match="--netbox-token-env=FT_NETBOX_TOKEN: the variable is not set"):
         call_command("fabric_adopt", "--configs", str(_write(tmp_path / "set", configs)), "--name", "nb",
                      "--netbox-url", "https://netbox.example")
     _nothing_saved("nb")
@@ -208,9 +211,31 @@ def test_a_public_avd_fabric_is_saved_and_compiles(tmp_path):
     assert "6 devices adopted" in out.getvalue() and "refused dc1-leaf1c dc1-leaf1c.cfg:18" in out.getvalue()
     fabric_intent = FabricIntent.objects.get(name="avd-l3ls")
     assert fabric_intent.asn_scheme == "per_rack"
+    assert fabric_intent.ntp_servers == ["0.pool.ntp.org"]  # an NTP server by name is adopted, not carried
+    assert (fabric_intent.bgp_keepalive_s, fabric_intent.bgp_hold_s) == (60, 180)  # EOS's default: none stated
+    fabric_intent.full_clean()
+    fabric_intent.ntp_servers = ["-0.pool.ntp.org"]
+    with pytest.raises(ValidationError, match="not an IP address or a host name"):
+        fabric_intent.full_clean()
+    fabric_intent.refresh_from_db()
     run = compile_run_create(fabric_intent=fabric_intent)
     assert run.status == "succeeded", run.error
     blocks = carried_blocks(fabric_intent)
     for host, host_blocks in blocks.items():
         files = DeviceConfig.objects.get(run=run, hostname=host, platform="eos").files
         assert all(_present(block, files) for block in host_blocks), host
+
+
+@pytest.mark.django_db
+def test_a_bare_evpn_overlay_is_saved_and_compiled_back():
+    """AVD's cv_deploy leaves run VXLAN with no VNI: the saved intent keeps evpn_overlay, so a compile of the
+    saved fabric still gives every leaf its VXLAN interface (without it the overlay would be dropped)."""
+    source = ROOT / "tests" / "data" / "corpus" / "avd" / "cv_deploy"
+    call_command("fabric_adopt", "--configs", str(source), "--name", "cvd", stdout=io.StringIO())
+    fabric_intent = FabricIntent.objects.get(name="cvd")
+    assert fabric_intent.evpn_overlay
+    run = compile_run_create(fabric_intent=fabric_intent)
+    assert run.status == "succeeded", run.error
+    leaf = "".join(DeviceConfig.objects.get(run=run, hostname="avd-ci-leaf1", platform="eos").files.values())
+    assert "interface Vxlan1" in leaf and "vxlan source-interface Loopback1" in leaf
+    assert "address-family evpn" in leaf

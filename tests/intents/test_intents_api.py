@@ -132,7 +132,7 @@ BAD_FABRIC = [
     ("l2vni base pushes vnis out of range", {"l2vni_base": 16777215}, "networks[net10].l2vni"),
     ("host mtu leaves no room for vxlan", {"host_mtu": 9200}, "host_mtu"),
     ("hold below 3x keepalive", {"bgp_keepalive_s": 10, "bgp_hold_s": 9}, "bgp_hold_s"),
-    ("ntp server is not an address", {"ntp_servers": ["ntp.example"]}, "ntp_servers"),
+    ("ntp server is neither an address nor a host name", {"ntp_servers": ["ntp..example"]}, "ntp_servers"),
     ("dns servers not a list", {"dns_servers": "192.0.2.53"}, "dns_servers"),
     ("management gateway outside its network", {"management_gateway": "10.9.9.1"}, "management_gateway"),
     ("aaa servers without a secret reference", {"aaa_servers": ["192.0.2.5"]}, "aaa_secret_ref"),

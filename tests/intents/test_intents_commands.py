@@ -86,7 +86,7 @@ BAD_YAML = [
      "vlan_id"),
     (NET10_END, NET10_END + "\n    - {name: net20, tenant: A, vlan_id: 20, l2vni: 10010, subnet: 10.20.0.0/24}",
      "networks[net20].l2vni"),
-    ("bgp: {maximum_paths: 32}", "bgp: {maximum_paths: 32}\n  management: {ntp_servers: [ntp.example]}",
+    ("bgp: {maximum_paths: 32}", "bgp: {maximum_paths: 32}\n  management: {ntp_servers: [ntp..example]}",
      "intent.ntp_servers"),
     ("bgp: {maximum_paths: 32}", "bgp: {maximum_paths: 32}\n  management: {gateway: 10.9.9.1}",
      "intent.management_gateway"),

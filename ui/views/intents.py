@@ -108,7 +108,7 @@ class FabricIntentSettingsForm(VersionedModelForm):
         fields = ("description", "underlay", "asn_scheme", "route_target_scheme", "underlay_mtu", "host_mtu",
                   "loopback_pool", "vtep_pool", "p2p_pool", "asn_first", "asn_last", "spine_asn", "l2vni_base",
                   "l3vni_first", "l3vni_last", "bgp_maximum_paths", "bgp_keepalive_s", "bgp_hold_s", "bgp_bfd",
-                  "bgp_bfd_interval_ms", "bgp_bfd_multiplier", "anycast_gateway_mac")
+                  "bgp_bfd_interval_ms", "bgp_bfd_multiplier", "anycast_gateway_mac", "evpn_overlay")
 
 
 KINDS = {
