@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('intents', '0010_fabricintent_evpn_overlay'),
+        ('intents', '0011_fabricintent_evpn_overlay'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('intents', '0009_carried_block'),
+        ('intents', '0010_deployed_config_target'),
     ]
 
     operations = [
