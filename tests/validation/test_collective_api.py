@@ -14,13 +14,17 @@ from inventory.services import inventory_persist
 RING = [f"gpu{leaf * 4 + slot + 1:04d}" for slot in range(4) for leaf in range(8)]  # one server per leaf in turn
 
 
-@pytest.fixture
-def viewer_api(db, django_user_model):
-    user = django_user_model.objects.create_user(username="watcher", password="x")
-    user.groups.add(Group.objects.get(name="viewer"))  # a prediction stores nothing: viewers may run it
+def client_of(django_user_model, role: str) -> APIClient:
+    user = django_user_model.objects.create_user(username=f"user-{role}", password="x")
+    user.groups.add(Group.objects.get(name=role))
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)[0]}")
     return client
+
+
+@pytest.fixture
+def operator_api(db, django_user_model):
+    return client_of(django_user_model, "operator")  # a prediction spends CPU: operators run it (common/policy.py)
 
 
 @pytest.fixture
@@ -33,8 +37,8 @@ def url(fabric_id: int) -> str:
     return f"/api/fabrics/{fabric_id}/collective/"
 
 
-def test_a_spread_ring_gives_tiers_link_loads_and_what_ifs(viewer_api, two_tier):
-    response = viewer_api.post(url(two_tier.pk), {"servers": RING, "channels": 1, "trials": 8, "limit": 1.5},
+def test_a_spread_ring_gives_tiers_link_loads_and_what_ifs(operator_api, two_tier):
+    response = operator_api.post(url(two_tier.pk), {"servers": RING, "channels": 1, "trials": 8, "limit": 1.5},
                                format="json")
     assert response.status_code == 200, response.json()
     body = response.json()
@@ -51,11 +55,11 @@ def test_a_spread_ring_gives_tiers_link_loads_and_what_ifs(viewer_api, two_tier)
     assert rows["dual-plane"]["skipped"].startswith("not applicable")  # 2-tier: one way up after the first hop
 
 
-def test_five_stage_what_ifs_remove_polarization(viewer_api, db):
+def test_five_stage_what_ifs_remove_polarization(operator_api, db):
     inventory_persist(inventory=plan_pods(PodsParams(name="pods", pods=2, super_spines_per_plane=4,
                                                      pod=ClosParams(spines=4, leaves=8, servers_per_leaf=4))))
     fabric = Fabric.objects.get(name="pods")
-    response = viewer_api.post(url(fabric.pk), {"gpus": 512, "collective": "alltoall-pxn", "qps": 4, "trials": 4,
+    response = operator_api.post(url(fabric.pk), {"gpus": 512, "collective": "alltoall-pxn", "qps": 4, "trials": 4,
                                                 "hash_function": "random", "hash_seed": 7}, format="json")
     assert response.status_code == 200, response.json()
     rows = {row["name"]: row for row in response.json()["what_if"]}
@@ -79,12 +83,14 @@ def test_five_stage_what_ifs_remove_polarization(viewer_api, db):
     ({"servers": ["nope"]}, "job.servers"),
     ({"gpus": 128, "collective": "alltoall", "qps": 64, "trials": 64}, "trials"),  # above the work bound
 ])
-def test_bad_input_is_a_400_naming_the_field(viewer_api, two_tier, body, field):
-    response = viewer_api.post(url(two_tier.pk), body, format="json")
+def test_bad_input_is_a_400_naming_the_field(operator_api, two_tier, body, field):
+    response = operator_api.post(url(two_tier.pk), body, format="json")
     assert response.status_code == 400, response.content
     assert field in response.json(), response.json()
 
 
-def test_unknown_fabric_is_a_404_and_anonymous_is_refused(viewer_api, two_tier):
-    assert viewer_api.post(url(two_tier.pk + 1000), {"gpus": 8}, format="json").status_code == 404
+def test_unknown_fabric_is_a_404_and_viewers_and_anonymous_are_refused(operator_api, two_tier, django_user_model):
+    assert operator_api.post(url(two_tier.pk + 1000), {"gpus": 8}, format="json").status_code == 404
     assert APIClient().post(url(two_tier.pk), {"gpus": 8}, format="json").status_code in (401, 403)
+    viewer = client_of(django_user_model, "viewer")
+    assert viewer.post(url(two_tier.pk), {"gpus": 8}, format="json").status_code == 403
