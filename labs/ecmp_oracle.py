@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from validators.collective.hashing import UDP, member_index, pack_fields, random_oracle
+from validators.collective.simulate import expected_used
 
 from .shell import ip_batch, ns_exec, run
 
@@ -59,6 +60,7 @@ class OracleTwin:
     prefix: str
     leaves: int = 4
     spines: int = 4
+    super_spines: int = 0  # > 0: a second hashing tier; hosts then send to addresses beyond it (10.99.x.1)
 
     def ns(self, kind: str, index: int) -> str:
         return f"{self.prefix}-{kind}{index}"
@@ -66,11 +68,12 @@ class OracleTwin:
     @property
     def namespaces(self) -> list[str]:
         return ([self.ns("h", i) for i in range(self.leaves)] + [self.ns("l", i) for i in range(self.leaves)]
-                + [self.ns("s", k) for k in range(self.spines)])
+                + [self.ns("s", k) for k in range(self.spines)] + [self.ns("t", m) for m in range(self.super_spines)])
 
     def destination(self, leaf: int) -> str:
-        """The one GPU address behind ``leaf`` every other host talks to (10.<leaf>.0.1, blackholed there)."""
-        return f"10.{leaf}.0.1"
+        """The one GPU address behind ``leaf`` every other host talks to (10.<leaf>.0.1, blackholed there); with
+        super-spines, one behind them (10.99.<leaf>.1, blackholed on every super-spine: the other pod)."""
+        return f"10.99.{leaf}.1" if self.super_spines else f"10.{leaf}.0.1"
 
     def uplink(self, leaf: int, spine: int) -> str:
         return f"up{spine}"
@@ -126,6 +129,27 @@ def build(twin: OracleTwin) -> None:
                 f"neigh replace {leaf_ip} lladdr {leaf_mac} dev down{leaf} nud permanent",
                 f"route add 10.{leaf}.0.0/24 via {leaf_ip} dev down{leaf}"]
         host_cmds[switch].append("route add 10.0.0.0/8 " + " ".join(nexthops))
+    for spine in range(twin.spines):
+        nexthops = []
+        for top in range(twin.super_spines):
+            # spine-super-spine link 172.17.<spine>.<2 top>/31: spine even, super-spine odd
+            spine_ip, top_ip = f"172.17.{spine}.{2 * top}", f"172.17.{spine}.{2 * top + 1}"
+            spine_mac, top_mac = _mac(5, spine, top), _mac(6, spine, top)
+            root.append(f"link add st{spine}x{top}-{twin.prefix} type veth peer name ts{spine}x{top}-{twin.prefix}")
+            root.append(f"link set st{spine}x{top}-{twin.prefix} netns {twin.ns('s', spine)} name up{top} "
+                        f"address {spine_mac}")
+            root.append(f"link set ts{spine}x{top}-{twin.prefix} netns {twin.ns('t', top)} name down{spine} "
+                        f"address {top_mac}")
+            host_cmds[twin.ns("s", spine)] += [
+                f"link set up{top} up", f"addr add {spine_ip}/31 dev up{top}",
+                f"neigh replace {top_ip} lladdr {top_mac} dev up{top} nud permanent"]
+            host_cmds[twin.ns("t", top)] += ["link set lo up", f"link set down{spine} up",
+                                             f"addr add {top_ip}/31 dev down{spine}"]
+            nexthops.append(f"nexthop via {top_ip} dev up{top}")
+        if nexthops:
+            host_cmds[twin.ns("s", spine)].append("route add 10.99.0.0/16 " + " ".join(nexthops))
+    for top in range(twin.super_spines):
+        host_cmds[twin.ns("t", top)].append("route add blackhole 10.99.0.0/16")
     ip_batch(root)
     for name, commands in host_cmds.items():
         ip_batch(commands, netns=name)
@@ -139,13 +163,18 @@ def destroy(twin: OracleTwin) -> None:
             run(["ip", "netns", "del", name], check=False)
 
 
-def set_hashing(twin: OracleTwin, policy: int, seed: int | None) -> None:
-    """Every leaf: ``fib_multipath_hash_policy`` and, when ``seed`` is given, seed + leaf (each leaf its own)."""
-    for leaf in range(twin.leaves):
+def set_hashing(twin: OracleTwin, policy: int, seed: int | None, spine_seed: int | None = None,
+                each_its_own: bool = True) -> None:
+    """Every leaf (and spine): ``fib_multipath_hash_policy`` and the seed -- ``seed + leaf`` (each leaf its own)
+    or, with ``each_its_own=False``, ``seed`` on every leaf; spines ``spine_seed`` (+ spine) likewise."""
+    routers = [(twin.ns("l", leaf), seed, leaf) for leaf in range(twin.leaves)]
+    if twin.super_spines:
+        routers += [(twin.ns("s", spine), spine_seed, spine) for spine in range(twin.spines)]
+    for namespace, base, index in routers:
         settings = [f"net.ipv4.fib_multipath_hash_policy={policy}"]
-        if seed is not None:
-            settings.append(f"{SEED_SYSCTL}={seed + leaf}")
-        ns_exec(twin.ns("l", leaf), ["sysctl", "-qw", *settings])
+        if base is not None:
+            settings.append(f"{SEED_SYSCTL}={base + index if each_its_own else base}")
+        ns_exec(namespace, ["sysctl", "-qw", *settings])
 
 
 def roce_flows(twin: OracleTwin, per_host: int, rng: np.random.Generator) -> dict[int, list[tuple[str, int]]]:
@@ -168,8 +197,14 @@ def _tx_packets(namespace: str) -> dict[str, int]:
 
 
 def measure(twin: OracleTwin, flows: dict[int, list[tuple[str, int]]]) -> np.ndarray:
-    """Send the flows and return (leaves, spines) flows counted on each leaf uplink."""
+    """Send the flows and return (leaves, spines) flows counted on each leaf uplink (see :func:`measure_tiers`)."""
+    return measure_tiers(twin, flows)[0]
+
+
+def measure_tiers(twin: OracleTwin, flows: dict[int, list[tuple[str, int]]]) -> tuple[np.ndarray, np.ndarray]:
+    """Send the flows; (leaves, spines) flows on each leaf uplink and (spines, super-spines) on each spine uplink."""
     before = [_tx_packets(twin.ns("l", leaf)) for leaf in range(twin.leaves)]
+    spine_before = [_tx_packets(twin.ns("s", spine)) for spine in range(twin.spines)] if twin.super_spines else []
     for leaf, leaf_flows in flows.items():
         ns_exec(twin.ns("h", leaf), [sys.executable, "-c", SENDER], input=json.dumps({"dport": ROCE_DPORT, "flows": leaf_flows}), timeout=120)
     counts = np.zeros((twin.leaves, twin.spines), dtype=np.int64)
@@ -181,7 +216,14 @@ def measure(twin: OracleTwin, flows: dict[int, list[tuple[str, int]]]) -> np.nda
         if counts[leaf].sum() != len(flows[leaf]):
             raise AssertionError(f"leaf {leaf}: uplinks carried {counts[leaf].sum()} packets for "
                                  f"{len(flows[leaf])} flows sent: something else is on the wire")
-    return counts
+    upper = np.zeros((twin.spines, twin.super_spines), dtype=np.int64)
+    for spine, earlier in enumerate(spine_before):
+        after = _tx_packets(twin.ns("s", spine))
+        upper[spine] = [after[f"up{top}"] - earlier[f"up{top}"] for top in range(twin.super_spines)]
+    if twin.super_spines and not np.array_equal(upper.sum(axis=1), counts.sum(axis=0)):
+        raise AssertionError(f"spine uplinks carried {upper.sum(axis=1).tolist()} packets for "
+                             f"{counts.sum(axis=0).tolist()} received: something else is on the wire")
+    return counts, upper
 
 
 def _headers(twin: OracleTwin, flows: dict[int, list[tuple[str, int]]]) -> dict[int, np.ndarray]:
@@ -208,6 +250,34 @@ def simulated_counts(twin: OracleTwin, flows: dict[int, list[tuple[str, int]]], 
             value = random_oracle(data, np.full(len(data), key + leaf, dtype=np.uint64))
             counts[position, leaf] = np.bincount(member_index(value, members, no_table), minlength=twin.spines)
     return counts
+
+
+def simulated_tiers(twin: OracleTwin, flows: dict[int, list[tuple[str, int]]], leaf_key: int, spine_key: int,
+                    each_its_own: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The simulator's random-hash model of both hashing tiers, keyed as :func:`set_hashing` seeds the twin:
+    (leaves, spines) and (spines, super-spines) flow counts."""
+    headers = _headers(twin, flows)
+    lower = np.zeros((twin.leaves, twin.spines), dtype=np.int64)
+    upper = np.zeros((twin.spines, twin.super_spines), dtype=np.int64)
+    for leaf, data in headers.items():
+        count = len(data)
+        key = np.full(count, leaf_key + leaf if each_its_own else leaf_key, dtype=np.uint64)
+        spine = member_index(random_oracle(data, key), np.full(count, twin.spines), np.zeros(count, np.int64))
+        lower[leaf] = np.bincount(spine, minlength=twin.spines)
+        spine_keys = (spine_key + spine if each_its_own else np.full(count, spine_key)).astype(np.uint64)
+        top = member_index(random_oracle(data, spine_keys), np.full(count, twin.super_spines), np.zeros(count, np.int64))
+        np.add.at(upper, (spine, top), 1)
+    return lower, upper
+
+
+def concentration(counts: np.ndarray) -> float:
+    """The simulator's concentration over one tier's ECMP groups (rows: a switch's members): 1 - sum(used - 1) /
+    sum(E[used] - 1), E[used] the expectation under independent uniform hashing (validators.collective.simulate)."""
+    flows = counts.sum(axis=1)
+    used = (counts > 0).sum(axis=1)
+    expected = expected_used(flows, np.full(len(flows), counts.shape[1]))
+    busy = flows >= 2
+    return float(np.clip(1 - (used[busy] - 1).sum() / (expected[busy] - 1).sum(), 0.0, 1.0))
 
 
 def chi_square_p(statistic: float, dof: int) -> float:
