@@ -149,6 +149,10 @@ def validation_configs_run(*, device_files: dict[str, dict[str, str]], fabric_in
                             external_peers=external_peers)
 
 
+COLLECTIVE_FIELD_NAMES = {"hashing.default.function": "hash_function", "hashing.default.fields": "hash_fields",
+                          "hashing.default.seed": "hash_seed", "hashing.default.offset": "hash_offset"}
+
+
 def collective_predict(*, fabric, options: dict) -> dict:
     """One job's collective on ``fabric``'s stored inventory: the prediction, ``collective.bottleneck``, the
     per-tier link loads (heat map) and the side-by-side what-ifs (validators.collective.whatif). Nothing is
@@ -164,7 +168,11 @@ def collective_predict(*, fabric, options: dict) -> dict:
                         hashing=HashPolicy(default=config, distinct_seeds=options["distinct_seeds"]))
     graph = FabricGraph(inventory)
     what_if_qps = options["what_if_qps"]
-    check_budget(inventory, graph, scenario, what_if_qps)
+    try:
+        check_budget(inventory, graph, scenario, what_if_qps)
+    except InputError as error:  # name the request's fields: hashing.default.offset is the request's hash_offset
+        raise InputError([FieldError(COLLECTIVE_FIELD_NAMES.get(problem.field, problem.field), problem.value,
+                                     problem.message) for problem in error.errors]) from None
     # the QP search re-simulates up to 7 times: the what-ifs say what QPs do here
     result = check_collective(inventory, scenario, limit=options["limit"], graph=graph, search_qps=False)
     return {**result.as_dict(), "link_loads": link_loads(result.prediction, graph),

@@ -81,6 +81,11 @@ def test_five_stage_what_ifs_remove_polarization(operator_api, db):
     ({"gpus": 64, "hash_seed": -1}, "hash_seed"),
     ({"gpus": 64, "trials": 1000}, "trials"),
     ({"servers": ["nope"]}, "job.servers"),
+    ({"servers": ["gpu0001", "gpu0002", "gpu0001"]}, "job.servers"),
+    ({"gpus": 64, "hash_offset": 20}, "hash_offset"),  # CRC-16: offsets 0..15
+    ({"gpus": 64, "hash_fields": "vxlan-outer"}, "hash_fields"),  # needs encapsulation=vxlan
+    ({"gpus": 64, "limit": "NaN"}, "limit"),
+    ({"gpus": 64, "servers": ["gpu0001"]}, "gpus"),  # one of them
     ({"gpus": 128, "collective": "alltoall", "qps": 64, "trials": 64}, "trials"),  # above the work bound
 ])
 def test_bad_input_is_a_400_naming_the_field(operator_api, two_tier, body, field):
