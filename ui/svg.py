@@ -513,8 +513,8 @@ def power_summary(devices: Iterable[RackDevice], power_budget_kw: float) -> Mapp
 HEAT_CELL = 10  # px
 HEAT_COLUMNS = 64
 HEAT_MAX_CELLS = 1024  # per tier
-HEAT_SCALE = ((0.0, "#e9ecef"), (0.5, "#a5d8ff"), (1.0, "#2f9e44"), (1.5, "#fab005"), (2.0, "#e8590c"),
-              (3.0, "#c92a2a"))  # idle grey, under-used blue, balanced green, then hotter
+HEAT_SCALE = ((0.0, "#e9ecef"), (0.0, "#a5d8ff"), (1.0, "#2f9e44"), (1.5, "#fab005"), (2.0, "#e8590c"),
+              (3.0, "#c92a2a"))  # idle grey (exactly 0), under 1x blue, from 1x (balanced) green, then hotter
 
 
 def heat_colour(load: float) -> str:

@@ -14,7 +14,7 @@ def test_the_page_draws_the_heat_map_and_the_what_ifs(operator, fabric):
     assert 'id="heatmap"' in page and "leaf-&gt;spine" in page and page.count("<rect ") >= 16
     for name in ("as-given", "qps", "distinct-seeds", "dlb", "dual-plane"):
         assert f'data-what-if="{name}"' in page
-    assert "QPs = 8" in page and "not applicable" in page
+    assert "QPs = 8" in page and "not applicable" in page and "below 1× ideal" in page
     assert "collective.bottleneck" in page
 
 
@@ -30,7 +30,7 @@ def test_the_form_alone_and_bad_input(viewer, operator, fabric):
 
 
 def test_heat_colours_and_escaping():
-    assert svg.heat_colour(0) == "#e9ecef" and svg.heat_colour(0.3) == "#a5d8ff"
+    assert svg.heat_colour(0) == "#e9ecef" and svg.heat_colour(0.01) == svg.heat_colour(0.99) == "#a5d8ff"
     assert svg.heat_colour(1.0) == "#2f9e44" and svg.heat_colour(2.5) == "#e8590c" and svg.heat_colour(9) == "#c92a2a"
     rows = [{"link": f"<leaf{i}>", "mean_load": 1.0, "max_load": 2.0, "mean_flows": 1.0} for i in range(1500)]
     picture = svg.link_heatmap_svg({"leaf->spine": rows})
