@@ -107,6 +107,8 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     # validation and the twin: operators run them
     "validation.api.views.ValidationRunViewSet": {**READ, "create": OPERATE, "destroy": OPERATE, "report": VIEW,
                                                   "findings": VIEW, "configs": OPERATE},
+    # a bounded prediction that stores nothing, but CPU is spent on request: operators run it, as configs above
+    "validation.api.views.CollectiveView": {"post": OPERATE},
     "twins.api.views.TwinViewSet": {**READ, "create": OPERATE, "up": OPERATE, "down": OPERATE, "check": OPERATE,
                                     "inject": OPERATE, "fidelity": OPERATE, "live_status": VIEW},
     "twins.api.views.TwinOperationViewSet": READ,

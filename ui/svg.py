@@ -505,3 +505,48 @@ def power_summary(devices: Iterable[RackDevice], power_budget_kw: float) -> Mapp
     used_kw = sum(device.power_w for device in devices) / 1000
     return {"used_kw": used_kw, "budget_kw": power_budget_kw,
             "ratio": used_kw / power_budget_kw if power_budget_kw > 0 else None}
+
+
+# Link-load heat map (validators.collective.whatif.link_loads): one row of cells per tier, a cell per link, its
+# colour the link's mean load against the fluid ideal (1.0 = perfectly balanced). Cells are drawn busiest first
+# and capped per tier so a 100k-link fabric stays a picture; the caption says how many are shown.
+HEAT_CELL = 10  # px
+HEAT_COLUMNS = 64
+HEAT_MAX_CELLS = 1024  # per tier
+HEAT_SCALE = ((0.0, "#e9ecef"), (0.0, "#a5d8ff"), (1.0, "#2f9e44"), (1.5, "#fab005"), (2.0, "#e8590c"),
+              (3.0, "#c92a2a"))  # idle grey (exactly 0), under 1x blue, from 1x (balanced) green, then hotter
+
+
+def heat_colour(load: float) -> str:
+    """The scale's colour of the highest step at or below ``load`` (a load of exactly 0 is idle)."""
+    if load <= 0:
+        return HEAT_SCALE[0][1]
+    colour = HEAT_SCALE[1][1]
+    for threshold, step in HEAT_SCALE[1:]:
+        if load >= threshold:
+            colour = step
+    return colour
+
+
+def link_heatmap_svg(tiers: Mapping[str, list[dict]]) -> str:
+    """Per tier a caption and a grid of cells (``link``, ``mean_load``, ``max_load``, ``mean_flows`` per row)."""
+    caption_height, gap = 18, 10
+    width = HEAT_COLUMNS * HEAT_CELL
+    parts: list[str] = []
+    y = 0
+    for tier, links in tiers.items():
+        shown = links[:HEAT_MAX_CELLS]
+        more = f" (busiest {len(shown)} of {len(links)})" if len(links) > len(shown) else f" ({len(links)} links)"
+        peak = max((row["mean_load"] for row in links), default=0.0)
+        parts.append(f'<text x="0" y="{y + 13}" class="heat-caption">{escape(tier)}{more}, busiest '
+                     f'{peak:.2f}× ideal</text>')
+        y += caption_height
+        for position, row in enumerate(shown):
+            cx, cy = (position % HEAT_COLUMNS) * HEAT_CELL, y + (position // HEAT_COLUMNS) * HEAT_CELL
+            parts.append(f'<rect x="{cx}" y="{cy}" width="{HEAT_CELL - 1}" height="{HEAT_CELL - 1}" '
+                         f'fill="{heat_colour(row["mean_load"])}"><title>{_attr(row["link"])}: mean '
+                         f'{row["mean_load"]:.2f}× ideal, worst {row["max_load"]:.2f}×, '
+                         f'{row["mean_flows"]:.1f} flows</title></rect>')
+        y += -(-len(shown) // HEAT_COLUMNS) * HEAT_CELL + gap
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="{width}" height="{max(y, 1)}" '
+            f'viewBox="0 0 {width} {max(y, 1)}" role="img" aria-label="link load per tier">' + "".join(parts) + "</svg>")

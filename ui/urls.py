@@ -2,7 +2,20 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .converters import NameConverter
-from .views import account, adopt, configs, dashboard, intents, inventory, rollouts, search, topology, twin, validation
+from .views import (
+    account,
+    adopt,
+    collective,
+    configs,
+    dashboard,
+    intents,
+    inventory,
+    rollouts,
+    search,
+    topology,
+    twin,
+    validation,
+)
 
 app_name = "ui"
 register_converter(NameConverter, "name")  # object names: any character, "/" included, never a 500
@@ -22,6 +35,7 @@ urlpatterns = [
     path("fabrics/<name:name>/", inventory.fabric_detail, name="fabric_detail"),
     path("fabrics/<name:name>/topology/", topology.topology, name="topology"),
     path("fabrics/<name:name>/topology/link/", topology.topology_link, name="topology_link"),
+    path("fabrics/<name:name>/collective/", collective.collective, name="collective"),
     path("topology/", topology.topology_pick, name="topology_pick"),
     path("inventory/racks/", inventory.rack_list, name="rack_list"),
     path("inventory/racks/<int:pk>/", inventory.rack_detail, name="rack_detail"),

@@ -23,6 +23,10 @@ from intents import services as intent_services
 from intents.adapters import fabric_snapshot, snapshot_sha256
 from intents.models import CompileRun, FabricIntent
 from intents.selectors import compile_run_result
+from inventory.adapters import inventory_snapshot
+from validators.collective import FabricGraph, HashConfig, HashPolicy, Job, Scenario
+from validators.collective.check import check_collective
+from validators.collective.whatif import check_budget, compare, link_loads
 from validators.configs import ConfigValidation, validate_configs
 from validators.run import select_checks, validate_fabric
 
@@ -143,3 +147,34 @@ def validation_configs_run(*, device_files: dict[str, dict[str, str]], fabric_in
     device_files = {device: config_secrets_shown(files) for device, files in device_files.items()}
     return validate_configs(device_files, snapshot=snapshot, checks=list(checks) if checks else None,
                             external_peers=external_peers)
+
+
+COLLECTIVE_FIELD_NAMES = {"hashing.default.function": "hash_function", "hashing.default.fields": "hash_fields",
+                          "hashing.default.seed": "hash_seed", "hashing.default.offset": "hash_offset"}
+
+
+def collective_predict(*, fabric, options: dict) -> dict:
+    """One job's collective on ``fabric``'s stored inventory: the prediction, ``collective.bottleneck``, the
+    per-tier link loads (heat map) and the side-by-side what-ifs (validators.collective.whatif). Nothing is
+    stored. ``options`` are the API request's fields (validation.api.serializers.CollectiveRequestSerializer, the
+    UI form the same); the work is bounded by whatif.check_budget before any simulation (a field-named 400)."""
+    inventory = inventory_snapshot(fabric)
+    config = HashConfig(function=options["hash_function"], fields=options["hash_fields"],
+                        seed=options["hash_seed"], offset=options.get("hash_offset", 0), dlb=options["dlb"])
+    scenario = Scenario(job=Job(gpus=options.get("gpus") or 0, servers=tuple(options.get("servers") or ())),
+                        collective=options["collective"], qps=options["qps"], channels=options["channels"],
+                        sport=options["sport"], pinned_sports=tuple(options.get("pinned_sports") or ()),
+                        encapsulation=options["encapsulation"], trials=options["trials"],
+                        hashing=HashPolicy(default=config, distinct_seeds=options["distinct_seeds"]))
+    graph = FabricGraph(inventory)
+    what_if_qps = options["what_if_qps"]
+    try:
+        check_budget(inventory, graph, scenario, what_if_qps)
+    except InputError as error:  # name the request's fields: hashing.default.offset is the request's hash_offset
+        raise InputError([FieldError(COLLECTIVE_FIELD_NAMES.get(problem.field, problem.field), problem.value,
+                                     problem.message) for problem in error.errors]) from None
+    # the QP search re-simulates up to 7 times: the what-ifs say what QPs do here
+    result = check_collective(inventory, scenario, limit=options["limit"], graph=graph, search_qps=False)
+    return {**result.as_dict(), "link_loads": link_loads(result.prediction, graph),
+            "what_if": [row.as_dict() for row in compare(inventory, scenario, what_if_qps, graph=graph,
+                                                         base=result.prediction)]}

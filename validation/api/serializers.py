@@ -2,6 +2,10 @@ from rest_framework import serializers
 
 from common.api import BriefModelSerializer, BriefRelatedField
 from intents.models import CompileRun, FabricIntent
+from validators.collective import COLLECTIVES, HashFields, HashFunction
+from validators.collective.check import DEFAULT_LIMIT
+from validators.collective.kernel import ROCE_SPORT_MIN
+from validators.collective.simulate import ENCAPSULATIONS, SPORT_MODES
 from validators.findings import CheckStatus
 
 from ..models import SeverityChoices, ValidationFinding, ValidationRun
@@ -179,3 +183,37 @@ class ConfigValidationSerializer(serializers.Serializer):
                                                                "makes the checks depending on them incomplete")
     set_aside = serializers.ListField(child=serializers.CharField(), required=False,
                                       help_text="archive members not validated, and why (compile --out's twin files)")
+
+
+class CollectiveRequestSerializer(serializers.Serializer):
+    """A job and its collective (POST /api/fabrics/{id}/collective/); docs/collective.md says what each means."""
+
+    gpus = serializers.IntegerField(required=False, min_value=1, max_value=1_000_000,
+                                    help_text="GPUs of the job: the first fully cabled servers holding them")
+    servers = serializers.ListField(child=serializers.CharField(max_length=255), required=False, max_length=100_000,
+                                    help_text="servers in rank order (instead of gpus)")
+    collective = serializers.ChoiceField(choices=COLLECTIVES, default="ring-allreduce")
+    qps = serializers.IntegerField(default=1, min_value=1, max_value=64, help_text="NCCL_IB_QPS_PER_CONNECTION")
+    channels = serializers.IntegerField(default=0, min_value=0, max_value=256,
+                                        help_text="rings/trees; 0: one per NIC rail")
+    sport = serializers.ChoiceField(choices=SPORT_MODES, default="kernel", help_text="RoCE UDP source-port model")
+    pinned_sports = serializers.ListField(child=serializers.IntegerField(min_value=ROCE_SPORT_MIN, max_value=65535),
+                                          required=False, max_length=1024, help_text="with sport=pinned")
+    hash_function = serializers.ChoiceField(choices=HashFunction.ALL, default=HashFunction.CRC16_CCITT)
+    hash_fields = serializers.ChoiceField(choices=HashFields.ALL, default=HashFields.FIVE_TUPLE)
+    hash_seed = serializers.IntegerField(default=0, min_value=0, max_value=0xFFFFFFFF)
+    hash_offset = serializers.IntegerField(default=0, min_value=0, max_value=31)
+    distinct_seeds = serializers.BooleanField(default=False, help_text="seed XOR CRC-32(hostname) per switch")
+    dlb = serializers.BooleanField(default=False, help_text="dynamic load balancing on every switch")
+    encapsulation = serializers.ChoiceField(choices=ENCAPSULATIONS, default="none")
+    trials = serializers.IntegerField(default=8, min_value=1, max_value=64, help_text="QP-number draws simulated")
+    limit = serializers.FloatField(default=DEFAULT_LIMIT, min_value=1.0, max_value=100.0,
+                                   help_text="max p95 bottleneck factor of collective.bottleneck")
+    what_if_qps = serializers.IntegerField(default=16, min_value=1, max_value=64, help_text="the 'QPs = k' what-if")
+
+    def validate(self, attrs):
+        if bool(attrs.get("gpus")) == bool(attrs.get("servers")):
+            raise serializers.ValidationError({"gpus": ["give gpus or servers (one of them)"]})
+        if attrs["sport"] == "pinned" and not attrs.get("pinned_sports"):
+            raise serializers.ValidationError({"pinned_sports": ["sport=pinned needs at least one port"]})
+        return attrs

@@ -5,17 +5,19 @@ selectors do the work; domain errors become 400s in common/api.py."""
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from common.api import accepted
 from common.api_limits import upload_request_check
 from common.runs import run_enqueue, run_in_background
 from compiler.parse.files import configs_from_archive, configs_from_uploads, upload_size_check
-from inventory.models import Switch
+from inventory.models import Fabric, Switch
 
 from .. import selectors, services
 from ..models import ValidationRun
@@ -111,3 +113,24 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
                                                  checks=options.get("checks") or None,
                                                  external_peers=options["external_peers"])
         return Response({**result.as_dict(), "set_aside": set_aside})
+
+
+class CollectiveView(APIView):
+    """POST /api/fabrics/{id}/collective/: predict one job's collective on the fabric's stored inventory."""
+
+    @extend_schema(request=s.CollectiveRequestSerializer,
+                   responses={200: OpenApiResponse(description="validators.collective: report, prediction, "
+                                                               "link_loads per tier, what_if rows"),
+                              400: OpenApiResponse(description="a field-named error (bad input, or work above "
+                                                               "the endpoint's budget)"),
+                              404: OpenApiResponse(description="no such fabric")})
+    def post(self, request, pk: int):
+        """The per-tier prediction, ``collective.bottleneck`` (with ``limit``), every usable link's load against
+        the fluid ideal (``link_loads``, the heat map's data) and the what-ifs side by side (QPs = what_if_qps,
+        distinct seeds, DLB, single-choice planes). Nothing is stored; the work is bounded (flows x trials) and a
+        request above the bound is a 400 naming trials/qps/what_if_qps. docs/collective.md says what the model
+        assumes."""
+        fabric = get_object_or_404(Fabric, pk=pk)
+        params = s.CollectiveRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        return Response(services.collective_predict(fabric=fabric, options=params.validated_data))

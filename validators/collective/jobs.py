@@ -22,6 +22,7 @@ all-reduce move 2(N-1)/N and ~2x the buffer per rank: Patarasuk & Yuan, JPDC 200
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +66,9 @@ def place(inventory: Inventory, graph: FabricGraph, job: Job) -> Placement:
         return None if not found or any(index is None for index in found) else [int(i) for i in found if i is not None]
 
     if job.servers:
+        repeated = sorted(name for name, count in Counter(job.servers).items() if count > 1)
+        if repeated:  # a rank order names each server once; a repeat would be a server talking to itself
+            raise InputError([FieldError("job.servers", repeated[:4], "a server appears more than once")])
         chosen = []
         for name in job.servers:
             server = inventory.servers_by_name.get(name)

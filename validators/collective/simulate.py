@@ -163,6 +163,8 @@ class Prediction:
     seconds: float
     link_flows: np.ndarray  # (trials, links) flows on every link of FabricGraph, per trial
     ideal_utilisation: float  # the fluid ideal's max load per Gb/s: the bottleneck factor's denominator
+    link_bytes: np.ndarray  # (trials, links) bytes on every link, per trial
+    usable_links: np.ndarray  # (links,) the links the collective could use (fluid load > 0)
 
     def percentile(self, q: float) -> float:
         return float(np.percentile(self.bottleneck, q))
@@ -273,7 +275,7 @@ def simulate(inventory: Inventory, scenario: Scenario, graph: FabricGraph | None
                       rails=placement.rails, channels=channels, connections=flows.connections, flows=len(flows),
                       trials=scenario.trials, bottleneck=bottleneck, tiers=tiers, worst_links=worst,
                       seconds=time.perf_counter() - started, link_flows=counts,
-                      ideal_utilisation=ideal)
+                      ideal_utilisation=ideal, link_bytes=loads, usable_links=fluid > 0)
 
 
 def _fluid_loads(graph: FabricGraph, routes: Routes, flows: _Flows, dest_position: np.ndarray) -> np.ndarray:
