@@ -15,8 +15,8 @@ permanent (no ARP), destinations are blackholes on their leaf (no reply, no ICMP
 each leaf's uplinks carried exactly the flows its host sent.
 
 :func:`chi_square_uniform` tests the counts against the random-hash model (each flow independently uniform over
-the n members: the simulator's ``random`` hash); :func:`chi_square_homogeneity` compares them with the
-simulator's own keyed random oracle hashing the same 5-tuples. p-values from the regularized upper incomplete
+the n members: the simulator's ``random`` hash); :func:`ks_two_sample` compares them with the simulator's own
+keyed random oracle hashing the same 5-tuples. p-values from the regularized upper incomplete
 gamma function (scipy is not in the venv). Needs root; only namespaces named ``<prefix>-...`` are created and
 deleted. Never imports Django.
 """
@@ -322,18 +322,6 @@ def chi_square_uniform(counts: np.ndarray) -> tuple[float, int, float]:
     expected = counts.sum(axis=1, keepdims=True) / counts.shape[1]
     statistic = float(((counts - expected) ** 2 / expected).sum())
     dof = counts.shape[0] * (counts.shape[1] - 1)
-    return statistic, dof, chi_square_p(statistic, dof)
-
-
-def chi_square_homogeneity(measured: np.ndarray, simulated: np.ndarray) -> tuple[float, int, float]:
-    """Do the measured and simulated rows come from one distribution? 2 x members tables per leaf, pooled."""
-    statistic, dof = 0.0, 0
-    for row_a, row_b in zip(np.atleast_2d(measured), np.atleast_2d(simulated), strict=True):
-        table = np.stack([row_a, row_b]).astype(np.float64)
-        expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0, keepdims=True) / table.sum()
-        used = expected > 0
-        statistic += float(((table - expected)[used] ** 2 / expected[used]).sum())
-        dof += int(used.any(axis=0).sum()) - 1
     return statistic, dof, chi_square_p(statistic, dof)
 
 

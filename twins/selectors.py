@@ -8,7 +8,6 @@ import itertools
 from django.db.models import F, QuerySet
 
 from common.runs import ACTIVE
-from compiler.errors import FieldError, InputError
 from intents.models import FabricIntent
 from inventory.models import Fabric
 from labs.checks import classify_pair, host_ports, svi_networks
@@ -39,13 +38,6 @@ def twin_of(*, fabric_intent: FabricIntent, engine: str | None = TwinEngineChoic
 def twin_list_up(*, fabric_intent: FabricIntent) -> QuerySet[Twin]:
     """The twins of a fabric intent on any engine that are not down (running, booting or failed with leftovers)."""
     return twin_list().filter(fabric_intent=fabric_intent).exclude(status=TwinStatusChoices.DOWN)
-
-
-def twin_get(*, twin_id: int) -> Twin:
-    twin = twin_list().filter(pk=twin_id).first()
-    if twin is None:
-        raise InputError(FieldError("twin", twin_id, "no twin with this id"))
-    return twin
 
 
 def fabric_twin(*, fabric: Fabric) -> Twin | None:

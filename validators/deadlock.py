@@ -311,11 +311,12 @@ def _l2_links(ctx, index, links: list[Link], link_index: dict):
                 if side is None:
                     flood.append((in_link, out_link, reason))
                     continue
-                peer, peer_bundle = side
-                down = frozenset(link_index[(index[peer], member)] for member in members[(index[peer], peer_bundle)]
-                                 if (index[peer], member) in link_index)
+                mlag_peer, peer_bundle = side
+                down = frozenset(link_index[(index[mlag_peer], member)]
+                                 for member in members[(index[mlag_peer], peer_bundle)]
+                                 if (index[mlag_peer], member) in link_index)
                 if down:  # a peer side without inter-switch members never lifts the rule here
-                    flood_if_down.append((in_link, out_link, f"{reason} over the MLAG peer-link, {peer}'s members "
+                    flood_if_down.append((in_link, out_link, f"{reason} over the MLAG peer-link, {mlag_peer}'s members "
                                           f"of {peer_bundle} down", down))
     on_peer_link = {position for device, outgoing in leaving.items() for position, _vlans, bundle in outgoing
                     if bundle == peer_links.get(names[device])}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from compiler.host_config import HostConfig, NicConfig
 from compiler.parse import ParsedDevice, parse_device
@@ -137,7 +138,7 @@ def _nic_value(nic: NicConfig, name: str) -> object:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _table_difference(want: dict[int, int], have: dict[int, int]) -> tuple[dict[int, int], dict[int, int]]:
+def _table_difference(want: dict[int, int], have: dict[int, int]) -> tuple[dict[int, int], dict[int, int | None]]:
     keys = [key for key in want if want[key] != have.get(key)]
     return {key: want[key] for key in keys}, {key: have.get(key) for key in keys}
 
@@ -168,7 +169,7 @@ def host_drift(intended: HostConfig, running: HostConfig) -> HostDrift:
             if want == got:
                 continue
             if field_name == "dscp_to_priority":
-                want, got = _table_difference(want, got)
+                want, got = _table_difference(cast("dict[int, int]", want), cast("dict[int, int]", got))
             differences.append(FieldDrift(server, f"{path}.{field_name}", want, got))
     env_want, env_have = intended.nccl, running.nccl
     if env_want and not running.nccl_env:
