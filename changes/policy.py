@@ -17,6 +17,7 @@ from compiler.errors import FieldError, InputError
 from compiler.names import HOSTNAME, TWIN_PREFIX_RE, VERSION, name_problem
 
 from .choices import RolloutKindChoices
+from .rocegate.settings import settings_problems
 
 TWIN_PREFIX = TWIN_PREFIX_RE  # the one twin prefix grammar (compiler.names): it becomes paths and netns names
 KNOWN_CHECKS = frozenset({"static", "rehearsal", "bgp", "evpn", "ping", "mtu", "health"})
@@ -98,6 +99,12 @@ def _twin_prefix(path: str, value: Any) -> list[FieldError]:
     return _string(path, value)
 
 
+def _roce_gate(path: str, value: Any) -> list[FieldError]:
+    """changes.rocegate.settings: every problem of the canary's RoCE gate, named policy.roce_gate.<field>."""
+    return [FieldError(f"{path}.{name}" if name else path, bad, message)
+            for name, bad, message in settings_problems(value)]
+
+
 def _spec(default: Any, check: Check, *, doc: str = "") -> Any:
     """A dataclass field with its JSON default and its check (mutable defaults are copied per instance)."""
     if isinstance(default, (list, dict)):
@@ -136,6 +143,9 @@ class RolloutPolicy:
     redundant_pairs: tuple[tuple[str, str], ...] = _spec([], _pairs)
     target_version: str = _spec("", _version)
     devices: tuple[str, ...] = _spec([], _hostnames, doc="rolling upgrade: which devices (empty: every spine)")
+    roce_gate: dict[str, Any] = _spec({"enabled": False}, _roce_gate,
+                                      doc='canary push: {"enabled": true, "pre_s": 60, "post_s": 20, "polls": 2} '
+                                          "gates the canary on its RoCE counters (docs/changes.md)")
     twin_prefix: str | None = _spec(None, _twin_prefix)
     twin_state_dir: str | None = _spec(None, _string)
 

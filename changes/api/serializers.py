@@ -11,6 +11,7 @@ from common.redaction import redact
 from ..choices import RolloutKindChoices, RolloutTargetChoices
 from ..models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
 from ..policy import KNOWN_CHECKS, RolloutPolicy
+from ..rocegate.settings import KEYS as ROCE_GATE_KEYS
 from ..selectors import twin_target_for_intent
 
 _HOSTNAMES = {"type": "array", "items": {"type": "string"}}
@@ -24,6 +25,12 @@ _POLICY_TYPES = {
     "tuple[str, ...]": _HOSTNAMES,
     "tuple[tuple[str, str], ...]": {"type": "array", "items": {**_HOSTNAMES, "minItems": 2, "maxItems": 2}},
     "str": {"type": "string"},
+    "dict[str, Any]": {"type": "object", "additionalProperties": False,  # roce_gate (changes.rocegate.settings)
+                       "properties": {key: ({"type": "boolean"} if key == "enabled" else
+                                            {"type": "array", "items": {"type": "integer"}, "nullable": True}
+                                            if key.endswith("_queues") else
+                                            {"type": "integer"} if key == "polls" else {"type": "number"})
+                                      for key in ROCE_GATE_KEYS}},
     "str | None": {"type": "string", "nullable": True},
 }
 

@@ -29,6 +29,7 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Iterable
 
 from compiler.errors import DriverError, TwinError
 from labs import ownership, runtime
@@ -38,10 +39,13 @@ from labs.shell import run
 
 from ..credentials import secret_refs_resolve
 from ..guard import DRAIN_ROUTE_MAP, push_guard
+from ..rocegate import synthetic
+from ..rocegate.schema import Poll
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
 from .frr_text import frr_comparable
 
 DRAIN_PREPEND_COUNT = 3
+ROCE_FAULT, ROCE_FAULT_ARMED = "ft-roce-fault", "ft-roce-fault.armed"  # synthetic-plane fault of a node (counters)
 DEFAULT_VERSION = "frr-8.4"
 _ROUTER_BGP = re.compile(r"^router bgp (\d+)\s*$", re.MULTILINE)
 
@@ -192,6 +196,7 @@ class TwinDriver(DeviceDriver):
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: commit without a loaded candidate")
         candidate = self._candidate
+        armed = self._etc_text(ROCE_FAULT_ARMED)
         # The same guard as every driver: no change to a management VRF or to the FT-DRAIN drain state. The drain is
         # device state carried over (re-applied after the reload below), so both sides are compared with it.
         drain = (self.etc / "ft-drain.conf").read_text() if self.is_drained() else ""
@@ -199,6 +204,9 @@ class TwinDriver(DeviceDriver):
         push_guard(device=self.hostname, platform="frr", running={**running, "frr.conf": running["frr.conf"] + drain},
                    effective={**candidate, "frr.conf": candidate["frr.conf"] + drain})
         self._apply(candidate)
+        if armed:  # an injected RoCE fault shows from this push on (the push "broke" the lossless class)
+            self._write_etc(ROCE_FAULT, armed)
+            self._write_etc(ROCE_FAULT_ARMED, "")
 
     def _apply(self, candidate: ConfigFiles) -> None:
         new_plan = json.loads(candidate["linux-plan.json"])
@@ -235,6 +243,32 @@ class TwinDriver(DeviceDriver):
             raise DriverError(f"{self.hostname}: twin rollback needs the previous config")
         self.load_candidate(previous)
         self._apply(self._candidate)  # not guarded: the config the node ran before, management and drain included
+        self._write_etc(ROCE_FAULT, "")  # the config the fault came with is gone
+
+    # --------------------------------------------------------------------------------------------- RoCE counters
+
+    def _etc_text(self, name: str) -> str:
+        path = self.etc / name
+        return path.read_text().strip() if path.exists() else ""
+
+    def counters(self, *, lossless_queues: Iterable[int]) -> Poll:
+        """Veths have no PFC, ECN or RoCE NICs: a twin node's RoCE counters come from this twin's synthetic counter
+        plane (changes.rocegate.synthetic.source_for(prefix)), with the fault model injected on the node if any.
+        The plane's queue 3 is the lossless, ECN-marked one whatever ``lossless_queues`` says."""
+        self._state()
+        try:
+            return synthetic.source_for(self.prefix).read(self.hostname, self._etc_text(ROCE_FAULT) or None)
+        except ValueError as exc:
+            raise DriverError(f"{self.hostname}: {exc}") from exc
+
+    def roce_fault_inject(self, fault: str) -> None:
+        """Failure injection on the synthetic counter plane: the node's counters show ``fault``
+        (changes.rocegate.synthetic.FAULTS) from its next commit until a rollback, as a push that broke the lossless
+        class would."""
+        if fault not in synthetic.FAULTS:
+            raise DriverError(f"{self.hostname}: fault {fault!r} is not one of {', '.join(sorted(synthetic.FAULTS))}")
+        self._state()
+        self._write_etc(ROCE_FAULT_ARMED, fault)
 
     def _write_etc(self, name: str, text: str) -> None:
         runtime.write_frr_file(self.netns, name, text)

@@ -20,6 +20,7 @@ lossless classes); drops on lossy queues are what lossy queues do.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 
@@ -61,6 +62,25 @@ def sonic_counters_db(device: str, db: Mapping[str, Mapping], time: float, lossl
         if queue in lossless and "SAI_QUEUE_STAT_DROPPED_PACKETS" in row:
             poll.add(device, port, queue, "lossless_drops", row["SAI_QUEUE_STAT_DROPPED_PACKETS"])
     return poll
+
+
+def sonic_db_dump(text: str) -> dict[str, dict]:
+    """What ``sonic-db-dump -n COUNTERS_DB -y`` prints (sonic-net/sonic-swss-common ``scripts/sonic-db-dump``: one
+    JSON object, each Redis key -> ``{"type": "hash", "value": {field: value}, ...}``) as the ``{key: {field:
+    value}}`` that :func:`sonic_counters_db` reads. Keys of other Redis types are left out."""
+    try:
+        dump = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"sonic-db-dump output is not JSON: {exc} ({text[:120]!r})") from exc
+    if not isinstance(dump, dict):
+        raise ValueError(f"sonic-db-dump output is not a JSON object: {text[:120]!r}")
+    return {key: entry["value"] for key, entry in dump.items()
+            if isinstance(entry, dict) and entry.get("type") == "hash" and isinstance(entry.get("value"), dict)}
+
+
+# The four eAPI commands :func:`eos_eapi` reads, sent with JSON encoding.
+EOS_COMMANDS = ("show priority-flow-control counters detail", "show priority-flow-control counters watchdog",
+                "show qos interfaces ecn counters queue", "show interfaces counters queue drops")
 
 
 def eos_eapi(device: str, answers: Mapping[str, Mapping], time: float, lossless_queues: Iterable[int] = (),

@@ -89,6 +89,13 @@ class Decision:
     decided_at_poll: int  # 1-based poll after the push at which the verdict was reached
     failures: list[GateResult]
     examined: dict[str, int]
+    # every relative comparison made at the deciding poll, passed or failed, with its medians and p-values
+    compared: list[GateResult] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"passed": self.passed, "decided_at_poll": self.decided_at_poll, "examined": dict(self.examined),
+                "failures": [item.as_dict() for item in self.failures],
+                "compared": [item.as_dict() for item in self.compared]}
 
     def as_text(self) -> str:
         if self.passed:
@@ -153,18 +160,20 @@ def evaluate(policy: GatePolicy, canary: set[str], controls: set[str], pre: list
     after_all = _series([pre[-1], *post])
     failures: list[GateResult] = []
     examined: dict[str, int] = defaultdict(int)
+    compared: list[GateResult] = []
     decided = min(policy.polls, len(after_all))
     for poll_number in range(1, decided + 1):
         after = after_all[:poll_number]
-        failures = _judge(policy, canary, controls, before, after, ecn_queues, examined)
+        failures = _judge(policy, canary, controls, before, after, ecn_queues, examined, compared)
         if failures:
-            return Decision(False, poll_number, failures, dict(examined))
-    return Decision(True, decided, [], dict(examined))
+            return Decision(False, poll_number, failures, dict(examined), list(compared))
+    return Decision(True, decided, [], dict(examined), list(compared))
 
 
-def _judge(policy, canary, controls, before, after, ecn_queues, examined) -> list[GateResult]:
+def _judge(policy, canary, controls, before, after, ecn_queues, examined, compared) -> list[GateResult]:
     failures: list[GateResult] = []
     examined.clear()
+    compared.clear()
     # Hard gates: any increase on the canary.
     for window in after:
         for key, rate in window.items():
@@ -200,12 +209,13 @@ def _judge(policy, canary, controls, before, after, ecn_queues, examined) -> lis
         control_now = [rate for window in after for key, rate in window.items()
                        if key.device in controls and key.counter == counter]
         result = _relative(policy, counter, direction, canary_now, canary_before, control_now)
-        if result is not None:
+        compared.append(result)
+        if result.verdict == "failed":
             failures.append(result)
     return _dedupe(failures)
 
 
-def _relative(policy, counter, direction, canary_now, canary_before, control_now) -> GateResult | None:
+def _relative(policy, counter, direction, canary_now, canary_before, control_now) -> GateResult:
     sign = 1 if direction == "higher" else -1
     now, pre, peers = ([sign * value for value in values] for values in (canary_now, canary_before, control_now))
     p_pre = mann_whitney_greater(now, pre)
@@ -218,11 +228,12 @@ def _relative(policy, counter, direction, canary_now, canary_before, control_now
     else:
         effect = reference / median_now if median_now > 0 else (math.inf if reference > 0 else 1.0)
     difference = abs(median_now - reference)
-    if p_pre < policy.alpha and p_peers < policy.alpha and effect >= policy.ratio and difference >= policy.floor_per_s:
-        return GateResult(f"relative:{counter}", "failed", counter, {
-            "canary_median": median_now, "pre_median": median_pre, "peers_median": median_peers,
-            "p_vs_pre": p_pre, "p_vs_peers": p_peers, "direction": direction})
-    return None
+    failed = (p_pre < policy.alpha and p_peers < policy.alpha and effect >= policy.ratio
+              and difference >= policy.floor_per_s)
+    return GateResult(f"relative:{counter}", "failed" if failed else "passed", counter, {
+        "canary_median": median_now, "pre_median": median_pre, "peers_median": median_peers,
+        "p_vs_pre": p_pre, "p_vs_peers": p_peers, "direction": direction,
+        "peers_compared": bool(control_now)})
 
 
 def _dedupe(failures: list[GateResult]) -> list[GateResult]:

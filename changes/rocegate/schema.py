@@ -66,6 +66,21 @@ class Poll:
         """Two sources polled together (a switch and its NICs) as one poll."""
         return Poll(max(self.time, other.time), {**self.values, **other.values})
 
+    def only(self, devices: set[str]) -> Poll:
+        return Poll(self.time, {key: value for key, value in self.values.items() if key.device in devices})
+
+    def as_json(self) -> dict:
+        """The poll as a JSON object (stored in a rollout step's detail, so a resumed runner has its pre window)."""
+        return {"time": self.time, "rows": [[key.device, key.port, key.index, key.counter, value]
+                                            for key, value in sorted(self.values.items())]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Poll:
+        poll = cls(float(data["time"]))
+        for device, port, index, counter, value in data["rows"]:
+            poll.add(device, port, int(index), counter, value)
+        return poll
+
 
 def delta(before: int, now: int, width_bits: int = 64) -> tuple[int, str]:
     """(increase, how): ``how`` is "" for a plain increase, "wrap" or "reset"."""

@@ -17,6 +17,7 @@ generated counters through the real adapters. Pure (numpy); no Django.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,6 +139,39 @@ class Plane:
                     self._add(poll, host, nic, -1, "local_ack_timeout", effect.ack_timeouts)
                     self._add(poll, host, nic, -1, "pause_storms", effect.pause_storms)
         return poll
+
+
+class SyntheticSource:
+    """The synthetic plane behind a driver's ``counters()`` (the twin driver; the runner tests' in-memory devices).
+
+    One :class:`Plane` per switch (its NICs included), seeded from the switch's name, advanced one modelled interval
+    (:data:`INTERVAL_S`) per read: a round of reads over a canary and its peers is one instant of the model, whatever
+    the wall clock did between the reads. ``fault`` is the fault model the caller says the switch shows now (none:
+    healthy); the plane applies it from this read on, and a healthy read removes it (a rollback)."""
+
+    def __init__(self, seed: int = 0, load: dict | None = None):
+        self.seed = seed
+        self.load = dict(load or {})
+        self.planes: dict[str, Plane] = {}
+
+    def read(self, device: str, fault: str | None = None) -> Poll:
+        if fault is not None and fault not in FAULTS:
+            raise ValueError(f"fault {fault!r}: not a fault model of the synthetic plane ({', '.join(sorted(FAULTS))})")
+        plane = self.planes.get(device)
+        if plane is None:
+            plane = self.planes[device] = Plane([device], seed=self.seed + zlib.crc32(device.encode()),
+                                                load=self.load)
+        plane.effects = {device: FAULTS[fault]} if fault else {}
+        return plane.poll()
+
+
+_SOURCES: dict[str, SyntheticSource] = {}
+
+
+def source_for(name: str) -> SyntheticSource:
+    """The one synthetic plane of a named fabric (a twin's prefix) in this process: every driver of that fabric
+    reads the same model."""
+    return _SOURCES.setdefault(name, SyntheticSource(seed=zlib.crc32(name.encode())))
 
 
 def run_push(fault: str | None, *, seed: int, controls: int = 3, pre_polls: int = 6, post_polls: int = 2,
