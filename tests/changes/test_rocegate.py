@@ -63,6 +63,18 @@ def test_sonic_counters_db_fixture():
     assert {key.port for key in values} == {"Ethernet0", "Ethernet4", "Ethernet8"}
 
 
+def test_mlx5_fixture():
+    hw = json.loads((DATA / "mlx5_hw_counters.json").read_text())
+    poll = adapters.mlx5("gpu1", "eth2", (DATA / "mlx5_ethtool_s.txt").read_text(), hw, 0.0)
+    values = poll.values
+    assert values[Key("gpu1", "eth2", 3, "pfc_rx")] == 4410 and values[Key("gpu1", "eth2", 3, "pfc_tx")] == 1220
+    assert values[Key("gpu1", "eth2", 3, "pause_us")] == 129003  # rx only: time this port was held paused
+    assert values[Key("gpu1", "eth2", -1, "prio_discards")] == 12  # rx_discards_phy
+    assert values[Key("gpu1", "eth2", -1, "cnp_sent")] == 18220 and values[Key("gpu1", "eth2", -1, "cnp_handled")] == 17991
+    assert values[Key("gpu1", "eth2", -1, "local_ack_timeout")] == 0
+    assert not any("pause_transition" in key.counter or "ignored" in key.counter for key in values)
+
+
 @pytest.mark.parametrize("fault", [None, "pfc_wrong_priority"])
 def test_vendor_answers_round_trip_through_the_adapters(fault):
     plane, _pre, post = synthetic.run_push(fault, seed=3, pre_polls=2, post_polls=1)
