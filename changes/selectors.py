@@ -13,6 +13,7 @@ from twins.selectors import twin_of
 
 from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
 from .models import AuditLog, ChangeSetDevice, DriftRecord, Rollout, Step
+from .rocegate.gate import GateResult
 
 
 def rollout_list() -> QuerySet[Rollout]:
@@ -26,6 +27,33 @@ def rollout_get(*, rollout_id: int) -> Rollout:
 
 def step_list(*, rollout: Rollout) -> QuerySet[Step]:
     return Step.objects.filter(rollout=rollout).order_by("id")
+
+
+def rollout_roce_gate(*, rollout: Rollout) -> dict | None:
+    """The canary's RoCE-gate verdict (changes.pipelines.rocegate) as the rollout page shows it: per canary switch
+    the rates before the push, after it and of a control peer; the failures naming counter, port and numbers; every
+    relative comparison with its p-values. None when the rollout has no gate step."""
+    step = (Step.objects.filter(rollout=rollout, phase=StepPhaseChoices.VERIFY, device="", detail__tag="roce_gate")
+            .order_by("-id").first())
+    if step is None:
+        return None
+    detail = step.detail or {}
+    decision = detail.get("decision") or {}
+    table = detail.get("table") or []
+    return {
+        "result": step.result, "output": step.output, "peers": detail.get("peers", []),
+        "interval_s": detail.get("interval_s"), "decided_at_poll": decision.get("decided_at_poll"),
+        "devices": [{"device": device, "rows": [row for row in table if row["device"] == device]}
+                    for device in detail.get("canary", [])],
+        "failures": _first([GateResult(**item).as_text() for item in decision.get("failures", [])]),
+        "compared": [{"gate": item["gate"], "verdict": item["verdict"], **item["numbers"]}
+                     for item in decision.get("compared", [])],
+    }
+
+
+def _first(lines: list[str], shown: int = 12) -> list[str]:
+    """A long list cut for a page: the first ``shown`` lines and how many more there are (all are in the step)."""
+    return lines if len(lines) <= shown else [*lines[:shown], f"... and {len(lines) - shown} more (in the step)"]
 
 
 def pushed_devices(*, rollout: Rollout) -> list[str]:

@@ -82,6 +82,9 @@ class GateResult:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    def as_text(self) -> str:
+        return f"{self.gate} on {self.subject}: {_numbers(self.numbers)}"
+
 
 @dataclass
 class Decision:
@@ -100,8 +103,7 @@ class Decision:
     def as_text(self) -> str:
         if self.passed:
             return f"RoCE gate passed after {self.decided_at_poll} poll(s): {self.examined}"
-        return "RoCE gate failed: " + "; ".join(
-            f"{failure.gate} on {failure.subject}: {_numbers(failure.numbers)}" for failure in self.failures)
+        return "RoCE gate failed: " + "; ".join(failure.as_text() for failure in self.failures)
 
 
 def _numbers(numbers: dict) -> str:

@@ -121,3 +121,19 @@ def test_bad_roce_gate_policy_is_a_400_naming_the_field(api_client, roce_gate, f
 
 def test_the_fault_models_are_what_the_gate_was_measured_on():
     assert len(synthetic.FAULTS) == 12
+
+
+def test_the_rollout_page_shows_the_gates_verdict_per_canary_device(memory_fabric, admin_user, client):
+    change = f"qos change {ROCE_FAULT}pfc_wrong_priority\n"
+    rollout = _started(memory_fabric, admin_user, {"leaf1": change, "leaf2": change})
+    rollout_execute(rollout_id=rollout.pk, owner="w1", driver_factory=memory_fabric.driver)
+    client.force_login(admin_user)
+    page = client.get(f"/rollouts/{rollout.pk}/").content.decode()
+    gate = page[page.index('id="roce-gate"'):page.index('<div class="waves">')]
+    assert "leaf1: counter" in gate and "leaf2, leaf3, leaf4" in gate
+    assert "hard:lossless_drops on leaf1:" in gate  # the rule, the port and the numbers
+    failed_rows = [row for row in gate.split("<tr") if "var(--err)" in row and "failed" in row]
+    assert any('"mono">lossless_drops<' in row for row in failed_rows), failed_rows
+    assert "p vs peers" in gate
+    healthy = _started(memory_fabric, admin_user, {"leaf3": "vlan 40\n"})
+    assert client.get(f"/rollouts/{healthy.pk}/").content.decode().count('id="roce-gate"') == 0  # not run yet
