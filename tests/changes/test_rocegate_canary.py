@@ -5,9 +5,12 @@ the in-memory double (changes_memory_fabric) whose counters come from the synthe
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from changes_memory_fabric import ROCE_FAULT
 from django.contrib.auth.models import Group, User
+from django.core.management import call_command
 
 from changes import services
 from changes.choices import RolloutStateChoices as State
@@ -137,3 +140,15 @@ def test_the_rollout_page_shows_the_gates_verdict_per_canary_device(memory_fabri
     assert "p vs peers" in gate
     healthy = _started(memory_fabric, admin_user, {"leaf3": "vlan 40\n"})
     assert client.get(f"/rollouts/{healthy.pk}/").content.decode().count('id="roce-gate"') == 0  # not run yet
+
+
+def test_rollout_status_shows_the_gates_verdict(memory_fabric, admin_user):
+    change = f"qos change {ROCE_FAULT}mtu_drop\n"
+    rollout = _started(memory_fabric, admin_user, {"leaf1": change})
+    rollout_execute(rollout_id=rollout.pk, owner="w1", driver_factory=memory_fabric.driver)
+    out = io.StringIO()
+    call_command("rollout", "status", str(rollout.pk), stdout=out)
+    text = out.getvalue()
+    assert "RoCE gate: failed at poll 1; control peers leaf2, leaf3, leaf4" in text, text
+    assert "hard:local_ack_timeout on leaf1-gpu" in text  # an MTU drop: the NICs' requesters time out
+    assert "leaf1 local_ack_timeout: before 0/s, after" in text

@@ -158,6 +158,19 @@ class Command(BaseCommand):
                                   f"{(step.output.splitlines() or [''])[0][:80]}")
         for device, outcome in sorted(rollout.report.get("outcome", {}).items()):
             self.stdout.write(f"  {device:<12} {outcome['outcome']}")
+        gate = selectors.rollout_roce_gate(rollout=rollout)
+        if gate is not None:  # the canary's RoCE gate (changes.pipelines.rocegate), as the rollout page shows it
+            self.stdout.write(f"  RoCE gate: {gate['result']}"
+                              + (f" at poll {gate['decided_at_poll']}" if gate["decided_at_poll"] else "")
+                              + f"; control peers {', '.join(gate['peers']) or 'none'}")
+            for line in gate["failures"]:
+                self.stdout.write(f"    {line}")
+            for item in gate["devices"]:
+                for row in item["rows"]:
+                    if row["failed"]:
+                        peers = "-" if row["peers_per_s"] is None else f"{row['peers_per_s']:.4g}/s"
+                        self.stdout.write(f"    {item['device']} {row['counter']}: before {row['pre_per_s']:.4g}/s, "
+                                          f"after {row['post_per_s']:.4g}/s, control peer {peers}")
 
     def _follow(self, rollout_id: int) -> None:
         """Live progress: one line per change, until the rollout stops (pause/terminal)."""
