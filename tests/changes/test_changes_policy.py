@@ -57,6 +57,7 @@ def test_stored_form_is_the_callers_object_over_the_defaults():
     ({"twin_prefix": "Bad-Prefix"}, CANARY, "policy.twin_prefix", "Bad-Prefix", "3-16 lowercase"),
     ({"twin_state_dir": 7}, CANARY, "policy.twin_state_dir", 7, "must be a string"),
     ({"telepathy": 1}, CANARY, "policy.telepathy", 1, "unknown policy key"),
+    ({"roce_gate": {"enabled": True, "ratio": 0.5}}, CANARY, "policy.roce_gate.ratio", 0.5, "a factor >= 1"),
 ])
 def test_each_broken_field_is_named_with_its_value(raw, kind, field, value, message):
     problems = _problems(raw, kind)
@@ -72,6 +73,8 @@ def test_each_broken_field_is_named_with_its_value(raw, kind, field, value, mess
     {"checks": ["health"], "canary": {"devices": ["leaf1", "leaf2"]}},
     {"canary": {"rack": "rack1"}, "redundant_pairs": [["spine1", "spine2"]], "devices": ["spine1"]},
     {"max_spine_fraction": 0.25, "twin_prefix": "ftx", "twin_state_dir": "/tmp/x", "target_version": "4.33.2F"},
+    {"roce_gate": {"enabled": True, "pre_s": 60, "post_s": 20, "polls": 2, "alpha": 0.01, "ecn_queues": [3],
+                   "lossless_queues": None, "max_pause_fraction": 0.05}},
 ])
 def test_each_field_has_a_passing_value(raw):
     assert _problems(raw, UPGRADE if raw.get("target_version") else CANARY) == {}
