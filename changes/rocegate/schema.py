@@ -87,7 +87,9 @@ def delta(before: int, now: int, width_bits: int = 64) -> tuple[int, str]:
     if now >= before:
         return now - before, ""
     top = 1 << width_bits
-    if before >= top - (top >> 2):  # within the top quarter: the counter wrapped
+    if top - (top >> 2) <= before < top:  # within the top quarter: the counter wrapped
+        # (a value at or above 2^width is a wider counter than assumed, e.g. a u64 bnxt_re counter of a kind mlx5
+        # keeps in 32 bits: it went backwards because it was cleared)
         return now + top - before, "wrap"
     return now, "reset"
 

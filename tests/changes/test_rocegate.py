@@ -149,3 +149,49 @@ def test_the_gate_needs_a_pre_window():
     plane, pre, post = synthetic.run_push(None, seed=1, pre_polls=1)
     with pytest.raises(ValueError, match="at least 2 polls"):
         gate.evaluate(gate.GatePolicy(), {"leaf1"}, set(), pre, post, ecn_queues={3})
+
+
+def test_bnxt_re_fixture():
+    hw = json.loads((DATA / "bnxt_re_hw_counters.json").read_text())
+    poll = adapters.bnxt_re("gpu2", "ens1f0np0", (DATA / "bnxt_ethtool_s.txt").read_text(), hw, 0.0)
+    values = poll.values
+    assert values[Key("gpu2", "ens1f0np0", 3, "pfc_rx")] == 3310 and values[Key("gpu2", "ens1f0np0", 3, "pfc_tx")] == 905
+    assert values[Key("gpu2", "ens1f0np0", 3, "pause_us")] == 88120  # rx only: the time this port was held paused
+    assert values[Key("gpu2", "ens1f0np0", 3, "prio_discards")] == 4  # rx_discard_packets_cos3
+    assert values[Key("gpu2", "ens1f0np0", -1, "pause_storms")] == 0
+    assert values[Key("gpu2", "ens1f0np0", -1, "cnp_sent")] == 14410  # tx_cnp_pkts: sent as notification point
+    assert values[Key("gpu2", "ens1f0np0", -1, "cnp_handled")] == 13972
+    assert values[Key("gpu2", "ens1f0np0", -1, "ecn_marked_roce")] == 288200
+    assert values[Key("gpu2", "ens1f0np0", -1, "out_of_sequence")] == 7
+    assert values[Key("gpu2", "ens1f0np0", -1, "packet_seq_err")] == 2
+    assert values[Key("gpu2", "ens1f0np0", -1, "local_ack_timeout")] == 0
+    assert not any(key.counter == "pfc_rx" and key.index == -1 for key in values)  # rx_pfc_frames is not per prio
+    # the later mlx5-style spelling of the same counters reads the same
+    renamed = {"np_cnp_pkts": "14410", "rp_cnp_handled": "13972", "np_ecn_marked_roce_packets": "288200"}
+    again = adapters.bnxt_re("gpu2", "ens1f0np0", "", renamed, 0.0).values
+    assert again[Key("gpu2", "ens1f0np0", -1, "cnp_sent")] == 14410
+    assert again[Key("gpu2", "ens1f0np0", -1, "cnp_handled")] == 13972
+
+
+def test_a_u64_counter_above_32_bits_that_went_back_is_a_reset():
+    # a bnxt_re CNP counter is u64; the schema keeps cnp_sent 32 bits wide for mlx5
+    assert delta(6_000_000_000, 120, 32) == (120, "reset")
+    assert delta((1 << 32) - 5, 10, 32) == (15, "wrap")
+
+
+@pytest.mark.parametrize("name", ["dcb_pfc_show.txt", "dcb_pfc_show.json"])
+def test_dcb_pfc_fixture_text_and_json(name):
+    poll = adapters.dcb_pfc("gpu3", "eth1", (DATA / name).read_text(), 0.0)
+    assert poll.values[Key("gpu3", "eth1", 3, "pfc_tx")] == 905  # requests: PFC frames sent
+    assert poll.values[Key("gpu3", "eth1", 3, "pfc_rx")] == 3310  # indications: received
+    assert len(poll.values) == 16
+
+
+@pytest.mark.parametrize("output, message", [
+    ("pfc-cap 8 macsec-bypass off delay 0\nprio-pfc 0:off 3:on\n", "no requests/indications lines"),
+    ("requests 0:0 3:x\nindications 0:0\n", "is not '<name> <prio>:<count> ...'"),
+    ('{"pfc_cap": 8}', "no requests/indications arrays"),
+])
+def test_dcb_pfc_without_statistics_is_refused(output, message):
+    with pytest.raises(ValueError, match=message):
+        adapters.dcb_pfc("gpu3", "eth1", output, 0.0)
