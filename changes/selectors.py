@@ -43,8 +43,10 @@ def rollout_roce_gate(*, rollout: Rollout) -> dict | None:
     return {
         "result": step.result, "output": step.output, "peers": detail.get("peers", []),
         "interval_s": detail.get("interval_s"), "decided_at_poll": decision.get("decided_at_poll"),
-        "devices": [{"device": device, "rows": [row for row in table if row["device"] == device]}
+        "devices": [{"device": device, "rows": [row for row in table if row["device"] == device],
+                     "series": (detail.get("series") or {}).get("devices", {}).get(device, {})}
                     for device in detail.get("canary", [])],
+        "push_after": (detail.get("series") or {}).get("push_after", 0),
         "failures": _first([GateResult(**item).as_text() for item in decision.get("failures", [])]),
         "compared": [{"gate": item["gate"], "verdict": item["verdict"], **item["numbers"]}
                      for item in decision.get("compared", [])],

@@ -268,7 +268,10 @@ class NapalmEosDriver(DeviceDriver):
         """The four PFC/ECN/queue-drop commands over eAPI, JSON encoding (NAPALM's ``cli(..., encoding="json")``),
         read by changes.rocegate.adapters.eos_eapi."""
         answers = self._call("RoCE counters (eAPI)", self.device.cli, list(adapters.EOS_COMMANDS), encoding="json")
-        return adapters.eos_eapi(self.hostname, answers, time.time(), lossless_queues)
+        try:
+            return adapters.eos_eapi(self.hostname, answers, time.time(), lossless_queues)
+        except (ValueError, TypeError, AttributeError) as exc:  # an answer not in the shape the adapter reads
+            raise DriverError(f"{self.hostname}: RoCE counters: unexpected eAPI answer: {exc}") from exc
 
     def health(self) -> Health:
         neighbors = self._call("get_bgp_neighbors", self.device.get_bgp_neighbors)

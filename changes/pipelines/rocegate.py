@@ -123,7 +123,8 @@ class RoceGate:
             step.detail = {"tag": GATE_TAG, "canary": canary, "peers": peers, "ecn_queues": sorted(ecn),
                            "lossless_queues": sorted(lossless), "interval_s": settings.interval_s,
                            "policy": settings.gate.as_dict(), "decision": decision.as_dict(),
-                           "table": rate_table(canary, peers, groups, pre, post, decision)}
+                           "table": rate_table(canary, peers, groups, pre, post, decision),
+                           "series": rate_series(canary, peers, groups, pre, post, decision)}
             step.output = decision.as_text()
             if not decision.passed:
                 step.result = Result.FAILED
@@ -167,3 +168,29 @@ def rate_table(canary: list[str], peers: list[str], groups: dict[str, list[str]]
                                          if peer_windows else None),
                          "failed": counter in failed})
     return rows
+
+
+CHARTED = ("pfc_rx", "pause_us", "ecn_marked", "cnp_sent")  # charted when no gate named a counter
+CHARTS_PER_DEVICE = 4
+
+
+def rate_series(canary: list[str], peers: list[str], groups: dict[str, list[str]], pre: list[Poll],
+                post: list[Poll], decision) -> dict:
+    """What the rollout page charts: per canary switch and counter kind, the canary's rate in every window (before
+    and after the push) against the median of its control peers in the same window. The counters a failed gate
+    named come first, then :data:`CHARTED`; ``push_after`` is the number of windows before the push."""
+    failed = [item.gate.split(":", 1)[-1] for item in decision.failures]
+    failed += [item.subject.split()[1].split("[")[0] for item in decision.failures if " " in item.subject]
+    polls = [*pre, *post]
+    peer_windows = [_window_totals(polls, set(groups.get(peer, [peer]))) for peer in peers]
+    out: dict = {"push_after": len(pre) - 1, "devices": {}}
+    for device in canary:
+        windows = _window_totals(polls, set(groups.get(device, [device])))
+        present = {name for window in windows for name in window}
+        wanted = [name for name in dict.fromkeys([*failed, *CHARTED]) if name in present][:CHARTS_PER_DEVICE]
+        out["devices"][device] = {
+            counter: {"canary": [window.get(counter, 0.0) for window in windows],
+                      "peers": [statistics.median(peer[index].get(counter, 0.0) for peer in peer_windows)
+                                for index in range(len(windows))] if peer_windows else []}
+            for counter in wanted}
+    return out

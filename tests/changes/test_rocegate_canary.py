@@ -138,6 +138,9 @@ def test_the_rollout_page_shows_the_gates_verdict_per_canary_device(memory_fabri
     failed_rows = [row for row in gate.split("<tr") if "var(--err)" in row and "failed" in row]
     assert any('"mono">lossless_drops<' in row for row in failed_rows), failed_rows
     assert "p vs peers" in gate
+    charts = gate.split('<svg')[1:]
+    assert charts and "lossless_drops /s" in charts[0] and "#e03131" in charts[0]  # the deciding counter first
+    assert len(charts) <= 4
     healthy = _started(memory_fabric, admin_user, {"leaf3": "vlan 40\n"})
     assert client.get(f"/rollouts/{healthy.pk}/").content.decode().count('id="roce-gate"') == 0  # not run yet
 
