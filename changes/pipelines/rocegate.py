@@ -152,8 +152,7 @@ def rate_table(canary: list[str], peers: list[str], groups: dict[str, list[str]]
                post: list[Poll], decision) -> list[dict]:
     """Per canary switch (its NICs included) and counter kind: the median rate per second before the push, after
     it, and of one control peer after it; ``failed`` marks the kinds a failed gate named."""
-    failed = {item.gate.split(":", 1)[-1] for item in decision.failures}
-    failed |= {item.subject.split()[1].split("[")[0] for item in decision.failures if " " in item.subject}
+    failed = set(decision.counters_named())
     after = [pre[-1], *post]
     peer_windows = [window for peer in peers for window in _window_totals(after, set(groups.get(peer, [peer])))]
     rows = []
@@ -179,15 +178,14 @@ def rate_series(canary: list[str], peers: list[str], groups: dict[str, list[str]
     """What the rollout page charts: per canary switch and counter kind, the canary's rate in every window (before
     and after the push) against the median of its control peers in the same window. The counters a failed gate
     named come first, then :data:`CHARTED`; ``push_after`` is the number of windows before the push."""
-    failed = [item.gate.split(":", 1)[-1] for item in decision.failures]
-    failed += [item.subject.split()[1].split("[")[0] for item in decision.failures if " " in item.subject]
     polls = [*pre, *post]
     peer_windows = [_window_totals(polls, set(groups.get(peer, [peer]))) for peer in peers]
     out: dict = {"push_after": len(pre) - 1, "devices": {}}
     for device in canary:
         windows = _window_totals(polls, set(groups.get(device, [device])))
         present = {name for window in windows for name in window}
-        wanted = [name for name in dict.fromkeys([*failed, *CHARTED]) if name in present][:CHARTS_PER_DEVICE]
+        wanted = [name for name in dict.fromkeys([*decision.counters_named(), *CHARTED])
+                  if name in present][:CHARTS_PER_DEVICE]
         out["devices"][device] = {
             counter: {"canary": [window.get(counter, 0.0) for window in windows],
                       "peers": [statistics.median(peer[index].get(counter, 0.0) for peer in peer_windows)

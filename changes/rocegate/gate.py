@@ -78,6 +78,7 @@ class GateResult:
     verdict: str  # failed | passed
     subject: str  # the key or the counter kind
     numbers: dict
+    counter: str = ""  # the counter kind it judged (schema.COUNTERS): what a table or chart marks
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -99,6 +100,10 @@ class Decision:
         return {"passed": self.passed, "decided_at_poll": self.decided_at_poll, "examined": dict(self.examined),
                 "failures": [item.as_dict() for item in self.failures],
                 "compared": [item.as_dict() for item in self.compared]}
+
+    def counters_named(self) -> list[str]:
+        """The counter kinds the failures name, in order, each once."""
+        return list(dict.fromkeys(item.counter for item in self.failures if item.counter))
 
     def as_text(self) -> str:
         if self.passed:
@@ -185,7 +190,7 @@ def _judge(policy, canary, controls, before, after, ecn_queues, examined, compar
             hard = key.counter in policy.hard or (key.counter == "ecn_marked" and key.index not in ecn_queues)
             if hard and rate > 0:
                 gate = f"hard:{key.counter}" if key.counter in policy.hard else "hard:ecn_on_queue_without_ecn"
-                failures.append(GateResult(gate, "failed", str(key), {"per_second": rate}))
+                failures.append(GateResult(gate, "failed", str(key), {"per_second": rate}, key.counter))
     # Ratio limits: paused time, and PFC on a port that was quiet before the push.
     quiet = {key for key in set().union(*before) if key.counter == "pfc_rx" and key.device in canary
              and all(window.get(key, 0.0) == 0.0 for window in before)}
@@ -195,10 +200,11 @@ def _judge(policy, canary, controls, before, after, ecn_queues, examined, compar
                 continue
             if key.counter == "pause_us" and rate / 1e6 > policy.max_pause_fraction:
                 failures.append(GateResult("pause_fraction", "failed", str(key),
-                                           {"paused_fraction": rate / 1e6, "limit": policy.max_pause_fraction}))
+                                           {"paused_fraction": rate / 1e6, "limit": policy.max_pause_fraction},
+                                           key.counter))
             if key in quiet and rate > policy.quiet_pfc_per_s:
-                failures.append(GateResult("quiet_port_pfc", "failed", str(key), {"pfc_rx_per_second": rate,
-                                                                                  "before_push": 0}))
+                failures.append(GateResult("quiet_port_pfc", "failed", str(key),
+                                           {"pfc_rx_per_second": rate, "before_push": 0}, key.counter))
     # Relative gates per counter kind.
     for counter, direction in policy.relative.items():
         canary_now = [rate for window in after for key, rate in window.items()
@@ -235,7 +241,7 @@ def _relative(policy, counter, direction, canary_now, canary_before, control_now
     return GateResult(f"relative:{counter}", "failed" if failed else "passed", counter, {
         "canary_median": median_now, "pre_median": median_pre, "peers_median": median_peers,
         "p_vs_pre": p_pre, "p_vs_peers": p_peers, "direction": direction,
-        "peers_compared": bool(control_now)})
+        "peers_compared": bool(control_now)}, counter)
 
 
 def _dedupe(failures: list[GateResult]) -> list[GateResult]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from changes.rocegate import adapters, gate, synthetic
-from changes.rocegate.schema import Key, Poll, delta, rates
+from changes.rocegate.schema import COUNTERS, Key, Poll, delta, rates
 
 DATA = Path(__file__).parent / "data" / "rocegate"
 
@@ -122,6 +122,7 @@ def test_every_fault_is_caught_within_two_polls(fault):
     assert not decision.passed and decision.decided_at_poll <= 2, decision.as_text()
     failure = decision.failures[0]
     assert failure.numbers and failure.subject  # names the counter/port and the numbers
+    assert failure.counter in COUNTERS and decision.counters_named()[0] == failure.counter
     assert "RoCE gate failed" in decision.as_text()
 
 
