@@ -172,6 +172,10 @@ class RolloutPolicy:
         if kind == RolloutKindChoices.ROLLING_UPGRADE and not merged.get("target_version"):
             errors.append(FieldError("policy.target_version", merged.get("target_version"),
                                      "a rolling upgrade needs the version to install"))
+        gate = merged.get("roce_gate")
+        if kind == RolloutKindChoices.ROLLING_UPGRADE and isinstance(gate, Mapping) and gate.get("enabled") is True:
+            errors.append(FieldError("policy.roce_gate.enabled", True, "the RoCE gate judges the canary of a canary "
+                                                                       "push; a rolling upgrade has none"))
         return errors
 
     @classmethod

@@ -58,6 +58,8 @@ def test_stored_form_is_the_callers_object_over_the_defaults():
     ({"twin_state_dir": 7}, CANARY, "policy.twin_state_dir", 7, "must be a string"),
     ({"telepathy": 1}, CANARY, "policy.telepathy", 1, "unknown policy key"),
     ({"roce_gate": {"enabled": True, "ratio": 0.5}}, CANARY, "policy.roce_gate.ratio", 0.5, "a factor >= 1"),
+    ({"target_version": "4.33.2F", "roce_gate": {"enabled": True}}, UPGRADE, "policy.roce_gate.enabled", True,
+     "a rolling upgrade has none"),
 ])
 def test_each_broken_field_is_named_with_its_value(raw, kind, field, value, message):
     problems = _problems(raw, kind)
