@@ -196,3 +196,28 @@ def test_dcb_pfc_fixture_text_and_json(name):
 def test_dcb_pfc_without_statistics_is_refused(output, message):
     with pytest.raises(ValueError, match=message):
         adapters.dcb_pfc("gpu3", "eth1", output, 0.0)
+
+
+def _through_the_drivers_source(seed: int, fault: str | None) -> gate.Decision:
+    """A canary push as the runner sees it through ``DeviceDriver.counters()`` on the twin: one plane per switch
+    (synthetic.SyntheticSource), 7 polls before the push (pre_s 60 at 10 s), 2 after, 3 control leaves."""
+    source = synthetic.SyntheticSource(seed=seed)
+    devices = ["leaf1", "leaf2", "leaf3", "leaf4"]
+
+    def poll_round(after_push: bool) -> Poll:
+        merged = Poll(0.0)
+        for device in devices:
+            merged = merged.merge(source.read(device, fault if after_push and device == "leaf1" else None))
+        return merged
+
+    pre = [poll_round(False) for _ in range(7)]
+    post = [poll_round(True) for _ in range(2)]
+    groups = {device: {device, *(host for host, _ in source.planes[device].hosts(device))} for device in devices}
+    return gate.evaluate(gate.GatePolicy(), groups["leaf1"], set().union(*(groups[d] for d in devices[1:])), pre,
+                         post, ecn_queues={3})
+
+
+def test_through_the_drivers_source_faults_are_caught_and_healthy_pushes_pass():
+    assert [seed for seed in range(100) if not _through_the_drivers_source(9000 + seed, None).passed] == []
+    decisions = {fault: _through_the_drivers_source(11, fault) for fault in synthetic.FAULTS}
+    assert all(not decision.passed and decision.decided_at_poll == 1 for decision in decisions.values())
