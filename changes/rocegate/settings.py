@@ -12,6 +12,7 @@ and Arista's RoCE guides: DSCP 26 -> priority/queue 3). Pure Python; no Django.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +62,8 @@ def _queues(value) -> tuple[int, ...] | None:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite JSON number (NaN and infinities pass every comparison check the wrong way or not at all)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def settings_problems(value: Any) -> list[tuple[str, Any, str]]:
