@@ -39,10 +39,12 @@ def rollout_roce_gate(*, rollout: Rollout) -> dict | None:
         return None
     detail = step.detail or {}
     decision = detail.get("decision") or {}
-    table = detail.get("table") or []
+    synthetic = set(detail.get("synthetic") or ())  # kinds a driver modelled (a twin: no DCB on veths)
+    table = [{**row, "synthetic": row["counter"] in synthetic} for row in detail.get("table") or []]
     return {
         "result": step.result, "output": step.output, "peers": detail.get("peers", []),
         "interval_s": detail.get("interval_s"), "decided_at_poll": decision.get("decided_at_poll"),
+        "synthetic": sorted(synthetic),
         "devices": [{"device": device, "rows": [row for row in table if row["device"] == device],
                      "series": (detail.get("series") or {}).get("devices", {}).get(device, {})}
                     for device in detail.get("canary", [])],

@@ -163,6 +163,11 @@ class DeviceDriver(ABC):
         read them say so: a gate that cannot read counters stops the rollout, it never passes."""
         raise DriverError(f"{self.hostname}: {type(self).__name__} cannot read RoCE counters (roce_gate)")
 
+    def counter_sources(self) -> dict[str, str]:
+        """Counter kind -> "measured" or "synthetic" for a driver whose ``counters()`` models some of them (the
+        twin: veths have no DCB); empty: every counter is read from the device."""
+        return {}
+
     def push(self, config: ConfigFiles) -> str:
         """load + compare + commit; returns the diff that was applied (empty: nothing to do, nothing committed)."""
         self.load_candidate(config)

@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterable
 
 from compiler.errors import DriverError, TwinError
-from labs import ownership, runtime
+from labs import measure, ownership, runtime
 from labs.frr_binaries import active_frr
 from labs.node_configs import STATIC_PLAN_KEYS
 from labs.shell import run
@@ -40,7 +40,7 @@ from labs.shell import run
 from ..credentials import secret_refs_resolve
 from ..guard import DRAIN_ROUTE_MAP, push_guard
 from ..rocegate import synthetic
-from ..rocegate.schema import Poll
+from ..rocegate.schema import COUNTERS, TRAFFIC_COUNTERS, Poll
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
 from .frr_text import frr_comparable
 
@@ -251,15 +251,43 @@ class TwinDriver(DeviceDriver):
         path = self.etc / name
         return path.read_text().strip() if path.exists() else ""
 
+    def traffic_layout(self, state: runtime.TwinState) -> synthetic.Layout:
+        """The node's ports as the synthetic plane models them: its fabric links (uplinks, in port order) and the
+        ports facing twin hosts, each with the host and the host's interface (its "NIC")."""
+        topology = state.topology_obj()
+        uplinks = {link.a_ifname for link in topology.links if link.a_node == self.hostname}
+        uplinks |= {link.b_ifname for link in topology.links if link.b_node == self.hostname}
+        servers = sorted((interface.peer_ifname, host.name, interface.ifname) for host in topology.hosts
+                         for interface in host.interfaces if interface.peer_node == self.hostname)
+        return synthetic.Layout(tuple(sorted(uplinks, key=_port_order)),
+                                tuple(sorted(servers, key=lambda item: _port_order(item[0]))))
+
     def counters(self, *, lossless_queues: Iterable[int]) -> Poll:
         """Veths have no PFC, ECN or RoCE NICs: a twin node's RoCE counters come from this twin's synthetic counter
-        plane (changes.rocegate.synthetic.source_for(prefix)), with the fault model injected on the node if any.
-        The plane's queue 3 is the lossless, ECN-marked one whatever ``lossless_queues`` says."""
-        self._state()
+        plane (changes.rocegate.synthetic.source_for(prefix)), driven by the traffic the node's veths really carried
+        since the previous read (labs.measure.link_counters: the kernel's byte and packet counters; they appear in
+        the poll as ``tx_packets`` …), with the fault model injected on the node if any. Everything but the
+        traffic counters is modelled (synthetic.SYNTHETIC). The plane's queue 3 is the lossless, ECN-marked one
+        whatever ``lossless_queues`` says."""
+        state = self._state()
+        layout = self.traffic_layout(state)
+        ports = set(layout.uplinks) | {port for port, _host, _nic in layout.servers}
         try:
-            return synthetic.source_for(self.prefix).read(self.hostname, self._etc_text(ROCE_FAULT) or None)
+            counters = measure.link_counters(state, self.hostname)
+        except TwinError as exc:
+            raise DriverError(f"{self.hostname}: link counters could not be read: {exc}") from exc
+        clock = time.monotonic()
+        measured = {name: (link.tx_packets, link.tx_bytes, link.rx_packets, link.rx_bytes)
+                    for name, link in counters.items() if name in ports}
+        try:
+            return synthetic.source_for(self.prefix).read(self.hostname, self._etc_text(ROCE_FAULT) or None,
+                                                          layout=layout, link_counters=measured, clock=clock)
         except ValueError as exc:
             raise DriverError(f"{self.hostname}: {exc}") from exc
+
+    def counter_sources(self) -> dict[str, str]:
+        """Which counter kinds this driver measures and which it models (the gate's step records it)."""
+        return {name: ("measured" if name in TRAFFIC_COUNTERS else "synthetic") for name in COUNTERS}
 
     def roce_fault_inject(self, fault: str) -> None:
         """Failure injection on the synthetic counter plane: the node's counters show ``fault``
@@ -391,6 +419,11 @@ class TwinDriver(DeviceDriver):
             detail={"evpn_established": sum(1 for d in evpn_peers.values() if d.get("state") == "Established"),
                     "evpn_total": len(evpn_peers)},
         )
+
+
+def _port_order(name: str) -> tuple:
+    """eth2 before eth10."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 def _sha256(text: str) -> str:

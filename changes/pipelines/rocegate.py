@@ -77,6 +77,12 @@ class RoceGate:
             merged = merged.merge(poll) if merged.values else poll
         return merged, groups
 
+    def synthetic_counters(self, devices: list[str]) -> list[str]:
+        """The counter kinds some of ``devices`` model instead of measuring (a twin: PFC, ECN, drops, NICs), so the
+        verdict says which of its numbers are real."""
+        return sorted({kind for device in devices for kind, source in self.ctx.driver(device).counter_sources().items()
+                       if source == "synthetic"})
+
     # --------------------------------------------------------------------------------------------- the two steps
 
     def pre_window(self, canary: list[str]) -> None:
@@ -121,6 +127,7 @@ class RoceGate:
                 if not decision.passed:
                     break
             step.detail = {"tag": GATE_TAG, "canary": canary, "peers": peers, "ecn_queues": sorted(ecn),
+                           "synthetic": self.synthetic_counters(canary + peers),
                            "lossless_queues": sorted(lossless), "interval_s": settings.interval_s,
                            "policy": settings.gate.as_dict(), "decision": decision.as_dict(),
                            "table": rate_table(canary, peers, groups, pre, post, decision),

@@ -11,7 +11,9 @@ switch (per port; per priority for PFC, per queue for ECN/drops):
 NIC (per port; the host side of DCQCN):
   ``cnp_sent`` (notification point), ``cnp_handled`` (reaction point), ``ecn_marked_roce``,
   ``out_of_sequence``, ``packet_seq_err``, ``local_ack_timeout``, ``pause_storms``, ``prio_discards``,
-  ``out_of_buffer``.
+  ``out_of_buffer``;
+traffic (per port, index -1; the load the counters above are read against, never gated by themselves):
+  ``tx_packets``, ``tx_bytes``, ``rx_packets``, ``rx_bytes`` (the twin's veth counters drive its synthetic plane).
 
 Rates: (value now - value before) / seconds, with a counter that went backwards read as a **wrap** when the
 previous value was in the top quarter of the counter's width (64-bit SAI and EOS counters, 32-bit mlx5 hardware
@@ -27,7 +29,8 @@ SWITCH_COUNTERS = ("pfc_rx", "pfc_tx", "pause_us", "ecn_marked", "lossless_drops
                    "no_buffer_discards", "wd_storms", "wd_restores")
 NIC_COUNTERS = ("cnp_sent", "cnp_handled", "ecn_marked_roce", "out_of_sequence", "packet_seq_err",
                 "local_ack_timeout", "pause_storms", "prio_discards", "out_of_buffer")
-COUNTERS = SWITCH_COUNTERS + NIC_COUNTERS
+TRAFFIC_COUNTERS = ("tx_packets", "tx_bytes", "rx_packets", "rx_bytes")
+COUNTERS = SWITCH_COUNTERS + NIC_COUNTERS + TRAFFIC_COUNTERS
 # Counter widths: SAI port/queue stats and EOS counters are 64-bit; mlx5 InfiniBand hw_counters are 32-bit
 # (Linux drivers/infiniband/hw/mlx5/counters.c reads them as __be32 from the Q counter set).
 WIDTH_BITS = {name: 64 for name in COUNTERS} | {name: 32 for name in (

@@ -221,3 +221,35 @@ def test_through_the_drivers_source_faults_are_caught_and_healthy_pushes_pass():
     assert [seed for seed in range(100) if not _through_the_drivers_source(9000 + seed, None).passed] == []
     decisions = {fault: _through_the_drivers_source(11, fault) for fault in synthetic.FAULTS}
     assert all(not decision.passed and decision.decided_at_poll == 1 for decision in decisions.values())
+
+
+def test_a_plane_driven_by_measured_traffic_follows_it():
+    """Per port: the rates of the traffic counters are the measured ones; the loaded queue marks ECN at the model's
+    fraction; a port that carried nothing marks nothing and sends no CNPs."""
+    source = synthetic.SyntheticSource(seed=7)
+    layout = synthetic.Layout(("eth1", "eth2"), (("eth3", "h1", "eth0"),))
+    polls, sent = [], {"eth1": (0, 0), "eth2": (0, 0), "eth3": (0, 0)}
+    for second in range(6):
+        polls.append(source.read("leaf1", layout=layout, clock=float(second), link_counters={
+            port: (packets, size, 0, 0) for port, (packets, size) in sent.items()}))
+        sent["eth3"] = (sent["eth3"][0] + 400, sent["eth3"][1] + 400 * 2500)  # 400 pps, 8 Mb/s: load 0.8
+    windows = [synthetic_rates.values for synthetic_rates in (rates(a, b) for a, b in zip(polls, polls[1:], strict=False))]
+    assert polls[0].values[Key("leaf1", "eth3", -1, "tx_packets")] == 0  # a first read has no rate yet
+    assert all(window[Key("leaf1", "eth3", -1, "tx_packets")] == 400 for window in windows)
+    assert all(window[Key("leaf1", "eth3", -1, "tx_bytes")] == 400 * 2500 for window in windows)
+    marks = sum(window[Key("leaf1", "eth3", 3, "ecn_marked")] for window in windows) * synthetic.INTERVAL_S
+    expected = len(windows) * 400 * synthetic.INTERVAL_S * synthetic.ecn_mark_fraction(0.8)
+    assert expected / 2 < marks < expected * 2, (marks, expected)
+    assert all(window[Key("leaf1", port, 3, "ecn_marked")] == 0 for window in windows for port in ("eth1", "eth2"))
+    assert sum(window[Key("h1", "eth0", -1, "cnp_sent")] for window in windows) > 0
+    assert {key.device for key in polls[-1].values} == {"leaf1", "h1"}
+
+
+def test_traffic_meter_reads_a_reset_counter_as_a_reset():
+    meter = synthetic.TrafficMeter()
+    assert meter.rates("leaf1", 0.0, {"eth1": (1_000, 10_000, 0, 0)}) == {}
+    assert meter.rates("leaf1", 2.0, {"eth1": (1_200, 30_000, 0, 0)})["eth1"].tx_packets == 100
+    reset = meter.rates("leaf1", 4.0, {"eth1": (50, 500, 0, 0)})["eth1"]  # the namespace's veth was recreated
+    assert reset.tx_packets == 25 and reset.tx_bytes == 250
+    with pytest.raises(ValueError, match="need the clock"):
+        synthetic.SyntheticSource().read("leaf1", link_counters={"eth1": (0, 0, 0, 0)})

@@ -5,23 +5,28 @@ counter plane; a driver without counters refuses, it never returns an empty poll
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pyeapi.client
 import pytest
+from changes_fabric import fabric
 from changes_memory_fabric import MemoryFabric
 from eos_recorded_device import COUNTER_FILES, RecordedEosNode
 from sonic_recorded_device import RecordedSonicConnection
 
+from changes.drivers import twin as twin_driver
 from changes.drivers.base import DeviceDriver
 from changes.drivers.napalm_eos import NapalmEosDriver
 from changes.drivers.netmiko_sonic import NetmikoSonicDriver
 from changes.drivers.twin import ROCE_FAULT, ROCE_FAULT_ARMED, TwinDriver
 from changes.rocegate import adapters
-from changes.rocegate.schema import Key
+from changes.rocegate.schema import Key, rates
 from compiler.errors import DriverError
+from labs import collectors
 
 DATA = Path(__file__).parent / "data" / "rocegate"
+LABS_DATA = Path(__file__).parents[1] / "labs" / "data"  # ip -s -j link of a real 2x2 twin's leaf1
 
 
 def test_eos_counters_through_napalm_eapi_json(monkeypatch):
@@ -80,14 +85,50 @@ def test_sonic_db_dump_keeps_hashes_only():
         adapters.sonic_db_dump("[]")
 
 
+class _RecordedTwin:
+    """A 2x2 changes twin's state for the driver (its topology), and leaf1's link counters as recorded
+    (tests/labs/data), the host port's advancing by ``sent`` packets of 3,042 bytes per read, one second apart."""
+
+    def __init__(self, sent: int):
+        self.topology = fabric("rgtest")[0]
+        self.reads, self.sent = 0, sent
+
+    def topology_obj(self):
+        return self.topology
+
+    def link_counters(self, state, node):
+        assert node == "leaf1"
+        out = {}
+        for name in ("leaf1_link_stats.json", "leaf1_tenant_link_stats.json"):
+            out.update(collectors.parse_link_counters(json.loads((LABS_DATA / name).read_text())))
+        eth3, more = out["eth3"], self.reads * self.sent
+        out["eth3"] = replace(eth3, tx_packets=eth3.tx_packets + more, tx_bytes=eth3.tx_bytes + more * 3042)
+        self.reads += 1
+        return out
+
+    def monotonic(self):
+        return float(self.reads)
+
+
 def test_twin_counters_come_from_its_synthetic_plane_with_the_injected_fault(tmp_path, monkeypatch):
     driver = TwinDriver("rgtest", "leaf1")
     driver.etc = tmp_path
-    monkeypatch.setattr(TwinDriver, "_state", lambda self: None)  # no running twin needed for the plane
+    recorded = _RecordedTwin(sent=300)
+    monkeypatch.setattr(TwinDriver, "_state", lambda self: recorded)  # a recorded twin, not a running one
+    monkeypatch.setattr(twin_driver.measure, "link_counters", recorded.link_counters)
+    monkeypatch.setattr(twin_driver, "time", recorded)
     monkeypatch.setattr(TwinDriver, "_write_etc", lambda self, name, text: (tmp_path / name).write_text(text))
+    first = driver.counters(lossless_queues=[3])
+    assert {key.device for key in first.values} == {"leaf1", "h1"}  # the twin's host behind eth3 is its NIC
+    assert {key.port for key in first.values if key.device == "leaf1"} == {"eth1", "eth2", "eth3"}
     healthy = driver.counters(lossless_queues=[3])
-    assert {key.device for key in healthy.values} == {"leaf1", *(f"leaf1-gpu{n}" for n in range(1, 5))}
+    traffic = rates(first, healthy).values
+    assert traffic[Key("leaf1", "eth3", -1, "tx_packets")] == 300  # what the veth sent, per second
+    assert traffic[Key("leaf1", "eth3", -1, "tx_bytes")] == 300 * 3042
+    assert traffic[Key("leaf1", "eth1", -1, "tx_packets")] == 0  # recorded counters that did not move
     assert not any(key.counter == "lossless_drops" and value for key, value in healthy.values.items())
+    assert driver.counter_sources()["tx_packets"] == "measured"
+    assert driver.counter_sources()["pfc_rx"] == "synthetic"
     driver.roce_fault_inject("pfc_wrong_priority")
     assert (tmp_path / ROCE_FAULT_ARMED).read_text() == "pfc_wrong_priority"
     assert not (tmp_path / ROCE_FAULT).exists()  # armed: shows from the next commit

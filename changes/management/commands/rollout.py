@@ -163,6 +163,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  RoCE gate: {gate['result']}"
                               + (f" at poll {gate['decided_at_poll']}" if gate["decided_at_poll"] else "")
                               + f"; control peers {', '.join(gate['peers']) or 'none'}")
+            if gate["synthetic"]:
+                self.stdout.write(f"    synthetic (modelled, not measured): {', '.join(gate['synthetic'])}")
             for line in gate["failures"]:
                 self.stdout.write(f"    {line}")
             for item in gate["devices"]:
