@@ -13,7 +13,9 @@ from twins.selectors import twin_of
 
 from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
 from .models import AuditLog, ChangeSetDevice, DriftRecord, Rollout, Step
+from .rocegate.anta import AntaDevice, anta_catalog, catalog_yaml
 from .rocegate.gate import GateResult
+from .rocegate.settings import GateSettings
 
 
 def rollout_list() -> QuerySet[Rollout]:
@@ -53,6 +55,27 @@ def rollout_roce_gate(*, rollout: Rollout) -> dict | None:
         "compared": [{"gate": item["gate"], "verdict": item["verdict"], **item["numbers"]}
                      for item in decision.get("compared", [])],
     }
+
+
+def rollout_anta_catalog(*, rollout: Rollout) -> str:
+    """The RoCE gate's post-push checks of the rollout's EOS devices as an ANTA catalogue (YAML;
+    changes.rocegate.anta), with the thresholds of the rollout's ``roce_gate`` policy. InputError when no EOS
+    device of the change set has RoCE QoS (nothing to export)."""
+    settings = GateSettings.from_json(rollout.policy.get("roce_gate"))
+    devices = [AntaDevice(row.hostname, row.structured or {})
+               for row in rollout.change_set.devices.filter(platform="eos").order_by("hostname")]
+    origin = f"fabric-twin rollout {rollout.pk} roce_gate"
+    catalog = anta_catalog(devices, settings, origin=origin)
+    if not catalog:
+        raise InputError([FieldError("rollout", rollout.pk, f"no EOS device of change set {rollout.change_set_id} "
+                                                           f"has RoCE QoS in its structured config: no ANTA catalogue")])
+    header = (f"ANTA catalogue of the RoCE gate of rollout {rollout.pk} ({rollout.name}), from its intent and its\n"
+              f"roce_gate policy (enabled: {str(settings.enabled).lower()}). ANTA thresholds are absolute counts since "
+              f"the last clear:\nrun it right after the push, on counters cleared at the push. The gate's relative rules "
+              f"(pre-push window,\ncontrol peers, pause-time fraction, CNP rate) have no ANTA equivalent. These tests "
+              f"are skipped on cEOSLab/vEOS-lab.\nRun: anta nrfu --catalog <this file> (inventory: the devices below, "
+              f"by name).")
+    return catalog_yaml(catalog, header=header)
 
 
 def _first(lines: list[str], shown: int = 12) -> list[str]:
