@@ -57,10 +57,14 @@ def rollout_roce_gate(*, rollout: Rollout) -> dict | None:
     }
 
 
-def rollout_anta_catalog(*, rollout: Rollout) -> str:
-    """The RoCE gate's post-push checks of the rollout's EOS devices as an ANTA catalogue (YAML;
-    changes.rocegate.anta), with the thresholds of the rollout's ``roce_gate`` policy. InputError when no EOS
-    device of the change set has RoCE QoS (nothing to export)."""
+def rollout_anta_catalog(*, rollout: Rollout) -> dict:
+    """The RoCE gate's post-push checks of the rollout's EOS devices as an ANTA catalogue (changes.rocegate.anta),
+    with the thresholds of the rollout's ``roce_gate`` policy: ``{"catalog": {...}, "yaml": "..."}`` (the YAML file
+    ``anta nrfu --catalog`` reads). InputError when no EOS device of the change set has RoCE QoS (nothing to
+    export)."""
+    if rollout.change_set_id is None:
+        raise InputError([FieldError("rollout", rollout.pk, "has no change set (a rolling upgrade): no intent to "
+                                                            "export an ANTA catalogue from")])
     settings = GateSettings.from_json(rollout.policy.get("roce_gate"))
     devices = [AntaDevice(row.hostname, row.structured or {})
                for row in rollout.change_set.devices.filter(platform="eos").order_by("hostname")]
@@ -75,7 +79,7 @@ def rollout_anta_catalog(*, rollout: Rollout) -> str:
               f"(pre-push window,\ncontrol peers, pause-time fraction, CNP rate) have no ANTA equivalent. These tests "
               f"are skipped on cEOSLab/vEOS-lab.\nRun: anta nrfu --catalog <this file> (inventory: the devices below, "
               f"by name).")
-    return catalog_yaml(catalog, header=header)
+    return {"catalog": catalog, "yaml": catalog_yaml(catalog, header=header)}
 
 
 def _first(lines: list[str], shown: int = 12) -> list[str]:

@@ -112,6 +112,13 @@ class RolloutSerializer(BriefModelSerializer):
         read_only_fields = fields
 
 
+class RolloutAntaCatalogSerializer(serializers.Serializer):
+    """``GET /api/rollouts/{id}/anta-catalog/``: the RoCE gate's checks as an ANTA catalogue (docs/changes.md)."""
+
+    catalog = serializers.DictField(help_text='{"anta.tests.interfaces": [{TestName: inputs}, ...]}')
+    yaml = serializers.CharField(help_text="the same catalogue as the YAML file `anta nrfu --catalog` reads")
+
+
 class RolloutAcceptedSerializer(RolloutSerializer):
     """The answer to ``POST /api/rollouts/{id}/start/``: the rollout as it stands, where to poll it."""
 

@@ -17,6 +17,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from changes import services
+from changes.models import Rollout
 from changes.rocegate.anta import MODULE, AntaDevice, anta_catalog, catalog_yaml
 from changes.rocegate.settings import GateSettings
 
@@ -117,16 +118,21 @@ def test_the_yaml_is_the_catalogue_after_its_header():
     assert yaml.safe_load(text) == catalog
 
 
-@pytest.mark.django_db
-def test_rollout_anta_catalog_command(tmp_path):
+def _rollout_with_an_eos_leaf():
     fabric = MemoryFabric(["leaf1", "leaf2"])
     intended = {host: {"files": dict(config), "role": "leaf", "driver": "twin"} for host, config in fabric.configs.items()}
     intended["leaf1"].update(platform="eos", structured=_leaf1())
     intended["leaf2"].update(platform="sonic", structured=_leaf1())  # not EOS: not in an ANTA catalogue
-    user = User.objects.create_user("operator")
+    user = User.objects.get_or_create(username="operator")[0]
     change_set = services.changeset_create(name="t", intended=intended, driver_for=fabric.driver)
     rollout = services.rollout_create(name="r", kind="canary_push", target="twin", change_set=change_set, user=user,
                                       policy={"twin_prefix": "rgtest", "roce_gate": {"enabled": True, "post_s": 4}})
+    return change_set, rollout
+
+
+@pytest.mark.django_db
+def test_rollout_anta_catalog_command(tmp_path):
+    change_set, rollout = _rollout_with_an_eos_leaf()
     out = io.StringIO()
     call_command("rollout", "anta-catalog", str(rollout.pk), stdout=out)
     text = out.getvalue()
@@ -148,3 +154,24 @@ def test_rollout_anta_catalog_command(tmp_path):
         change_set.devices.filter(hostname="leaf1").update(platform="eos")
         call_command("rollout", "anta-catalog", str(rollout.pk), "--output", str(tmp_path / "missing" / "x.yaml"),
                      stdout=io.StringIO())
+
+
+@pytest.mark.django_db
+def test_rollout_anta_catalog_api(api_client):
+    change_set, rollout = _rollout_with_an_eos_leaf()
+    answer = api_client.get(f"/api/rollouts/{rollout.pk}/anta-catalog/")
+    assert answer.status_code == 200, answer.content
+    assert_anta_shape(answer.json()["catalog"])
+    assert yaml.safe_load(answer.json()["yaml"]) == answer.json()["catalog"]
+    change_set.devices.update(platform="sonic")
+    answer = api_client.get(f"/api/rollouts/{rollout.pk}/anta-catalog/")
+    assert answer.status_code == 400 and "no EOS device" in json.dumps(answer.json())
+    assert api_client.get("/api/rollouts/999999/anta-catalog/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_rollout_without_a_change_set_has_no_catalogue(api_client):
+    rollout = Rollout.objects.create(name="upgrade", kind="rolling_upgrade", target="twin", change_set=None,
+                                     policy={"target_version": "frr-9"})
+    answer = api_client.get(f"/api/rollouts/{rollout.pk}/anta-catalog/")
+    assert answer.status_code == 400 and "has no change set" in json.dumps(answer.json())

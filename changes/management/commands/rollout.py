@@ -180,7 +180,7 @@ class Command(BaseCommand):
 
     def do_anta_catalog(self, options, user) -> None:
         """The RoCE gate as an ANTA catalogue (changes.rocegate.anta): run it with ``anta nrfu --catalog``."""
-        text = selectors.rollout_anta_catalog(rollout=selectors.rollout_get(rollout_id=options["rollout"]))
+        text = selectors.rollout_anta_catalog(rollout=selectors.rollout_get(rollout_id=options["rollout"]))["yaml"]
         if not options["output"]:
             self.stdout.write(text, ending="")
             return
