@@ -155,3 +155,28 @@ def test_rollout_status_shows_the_gates_verdict(memory_fabric, admin_user):
     assert "RoCE gate: failed at poll 1; control peers leaf2, leaf3, leaf4" in text, text
     assert "hard:local_ack_timeout on leaf1-gpu" in text  # an MTU drop: the NICs' requesters time out
     assert "leaf1 local_ack_timeout: before 0/s, after" in text
+
+
+def test_counters_a_driver_models_are_labelled_synthetic(memory_fabric, admin_user, client, monkeypatch):
+    """A driver that models counters (the twin: no DCB on veths) says so; the page and `rollout status` label them,
+    and counters read from a device are never labelled."""
+    change = f"qos change {ROCE_FAULT}pfc_wrong_priority\n"
+    real = _started(memory_fabric, admin_user, {"leaf1": change})
+    rollout_execute(rollout_id=real.pk, owner="w1", driver_factory=memory_fabric.driver)
+    assert _gate_step(real).detail["synthetic"] == []
+    client.force_login(admin_user)
+    assert "(synthetic)" not in client.get(f"/rollouts/{real.pk}/").content.decode()
+
+    driver_class = type(memory_fabric.driver("leaf1"))
+    monkeypatch.setattr(driver_class, "counter_sources", lambda self: {"pfc_rx": "synthetic",
+                                                                      "lossless_drops": "synthetic",
+                                                                      "tx_packets": "measured"})
+    modelled = _started(memory_fabric, admin_user, {"leaf1": change})
+    rollout_execute(rollout_id=modelled.pk, owner="w1", driver_factory=memory_fabric.driver)
+    assert _gate_step(modelled).detail["synthetic"] == ["lossless_drops", "pfc_rx"]
+    page = client.get(f"/rollouts/{modelled.pk}/").content.decode()
+    rows = [row for row in page[page.index('id="roce-gate"'):].split("<tr") if "(synthetic)" in row]
+    assert rows and all('"mono">lossless_drops' in row or '"mono">pfc_rx' in row for row in rows), rows
+    out = io.StringIO()
+    call_command("rollout", "status", str(modelled.pk), stdout=out)
+    assert "synthetic (modelled, not measured): lossless_drops, pfc_rx" in out.getvalue()
