@@ -5,7 +5,9 @@ wave, both through the devices' drivers (``DeviceDriver.counters``: SONiC COUNTE
 synthetic counter plane):
 
 1. **pre window** (phase pre_check, wave 1, tag ``roce_pre``), just before the canary is pushed: the canary
-   switches and their control peers (the change set's other switches of the same role) are polled every
+   switches, their control peers (the change set's other switches of the same role) and their neighbours (the
+   switches at the far end of the canary's fabric links, whose ports facing the canary are watched for PFC) are
+   polled every
    ``post_s / polls`` seconds for ``pre_s`` seconds. The polls are stored in the step's detail, so a resumed runner
    judges against the same window.
 2. **gate** (phase verify, wave 1, tag ``roce_gate``), after the canary's post-checks: up to ``polls`` polls at the
@@ -54,6 +56,17 @@ class RoceGate:
         return sorted(row.hostname for row in self.rollout.change_set.devices.all()
                       if row.role in roles and row.hostname not in canary)
 
+    def watched(self, canary: list[str]) -> list[tuple[str, str]]:
+        """(neighbour, port) of every port facing a canary from the far end of its fabric links (the structured
+        config's ``peer_device``/``peer_interface``), when the neighbour is in the change set and is no canary: a
+        canary that pauses its spines shows there first ("RX PFC on a spine port that was quiet")."""
+        devices = {row.hostname for row in self.rollout.change_set.devices.all()}
+        return sorted({(interface["peer_device"], interface["peer_interface"])
+                       for device in canary
+                       for interface in (self.ctx.change_set_device(device).structured or {}).get("interfaces") or ()
+                       if interface.get("kind") == "fabric" and interface.get("peer_device") in devices
+                       and interface["peer_device"] not in canary and interface.get("peer_interface")})
+
     def queues(self, canary: list[str]) -> tuple[set[int], set[int]]:
         """(lossless queues, queues with ECN): the policy's, else the canary's structured config's, else queue 3."""
         lossless = set(self.settings.lossless_queues or ())
@@ -88,19 +101,22 @@ class RoceGate:
     def pre_window(self, canary: list[str]) -> None:
         if self._step(Phase.PRE_CHECK, PRE_TAG) is not None:
             return  # taken before a resume: the gate judges against that window
-        settings, peers = self.settings, self.peers(canary)
+        settings, peers, watched = self.settings, self.peers(canary), self.watched(canary)
+        polled = _polled(canary, peers, watched)
         lossless, _ecn = self.queues(canary)
         with self.ctx.step(Phase.PRE_CHECK, wave=1) as step:
             polls, groups = [], {}
             for number in range(settings.pre_polls):
                 if number:
                     self.ctx.sleep(settings.interval_s)
-                poll, groups = self.read(canary + peers, lossless)
+                poll, groups = self.read(polled, lossless)
                 polls.append(poll)
             step.detail = {"tag": PRE_TAG, "canary": canary, "peers": peers, "groups": groups,
+                           "watched": [list(item) for item in watched],
                            "interval_s": settings.interval_s, "polls": [poll.as_json() for poll in polls]}
             step.output = (f"RoCE gate pre window: {len(polls)} polls every {settings.interval_s:g}s of the canary "
-                           f"{', '.join(canary)} and its control peers {', '.join(peers) or '(none)'}")
+                           f"{', '.join(canary)} and its control peers {', '.join(peers) or '(none)'}"
+                           + (f"; {len(watched)} neighbour port(s) facing it watched" if watched else ""))
 
     def judge(self, canary: list[str]) -> None:
         if self._step(Phase.VERIFY, GATE_TAG) is not None:
@@ -110,24 +126,26 @@ class RoceGate:
             raise CheckFailed("RoCE gate: no pre-change window was recorded for the canary; cannot judge it")
         settings, detail = self.settings, pre_step.detail
         peers, pre = detail["peers"], [Poll.from_json(item) for item in detail["polls"]]
+        watched = frozenset((device, port) for device, port in detail.get("watched", []))
         lossless, ecn = self.queues(canary)
         with self.ctx.step(Phase.VERIFY, wave=1) as step:
             post, groups = [], dict(detail["groups"])
             for _ in range(settings.polls):
                 self.ctx.sleep(settings.interval_s)
-                poll, groups = self.read(canary + peers, lossless)
+                poll, groups = self.read(_polled(canary, peers, watched), lossless)
                 post.append(poll)
                 canary_set = {name for device in canary for name in groups.get(device, [device])}
                 peer_set = {name for device in peers for name in groups.get(device, [device])}
                 try:
                     decision = evaluate(replace(settings.gate, polls=len(post)), canary_set, peer_set, pre, post,
-                                        ecn_queues=ecn)
+                                        ecn_queues=ecn, watched=watched)
                 except ValueError as exc:  # e.g. poll times that do not increase (a clock reset across a resume)
                     raise CheckFailed(f"RoCE gate: the counters cannot be judged: {exc}") from exc
                 if not decision.passed:
                     break
             step.detail = {"tag": GATE_TAG, "canary": canary, "peers": peers, "ecn_queues": sorted(ecn),
-                           "synthetic": self.synthetic_counters(canary + peers),
+                           "watched": sorted([device, port] for device, port in watched),
+                           "synthetic": self.synthetic_counters(_polled(canary, peers, watched)),
                            "lossless_queues": sorted(lossless), "interval_s": settings.interval_s,
                            "policy": settings.gate.as_dict(), "decision": decision.as_dict(),
                            "table": rate_table(canary, peers, groups, pre, post, decision),
@@ -141,6 +159,11 @@ class RoceGate:
     def _step(self, phase: str, tag: str):
         return self.rollout.steps.filter(phase=phase, wave=1, device="", result=Result.OK,
                                          detail__tag=tag).order_by("-id").first()
+
+
+def _polled(canary: list[str], peers: list[str], watched) -> list[str]:
+    """Who a poll reads: the canary, its control peers, then the neighbours whose ports are watched."""
+    return list(dict.fromkeys([*canary, *peers, *sorted({device for device, _port in watched})]))
 
 
 def _window_totals(polls: list[Poll], devices: set[str]) -> list[dict[str, float]]:

@@ -14,7 +14,8 @@ long before it pauses); frequent pauses at steady state mean the fabric needs re
   pauses, drops and retransmissions; fewer ECN marks or CNPs sent when the class still carries traffic).
 * **Ratio limits** -- the paused fraction of time (``pause_us`` per second / 10^6) above ``max_pause_fraction``
   on any canary port and priority; PFC received (above ``quiet_pfc_per_s``) on a canary port where the
-  pre-change window saw none at all.
+  pre-change window saw none at all, or on a **watched** port of a neighbour facing the canary (a spine's
+  downlink to the canary leaf: the canary pausing its spine shows there, not on the canary).
 
 A decision is made on the first ``polls`` polls after the push (default 2). Pure Python; no Django.
 """
@@ -158,9 +159,10 @@ def _series(polls: list[Poll]) -> list[dict[Key, float]]:
 
 
 def evaluate(policy: GatePolicy, canary: set[str], controls: set[str], pre: list[Poll], post: list[Poll],
-             ecn_queues: set[int]) -> Decision:
+             ecn_queues: set[int], watched: frozenset[tuple[str, str]] = frozenset()) -> Decision:
     """``pre``: polls before the push (at least 2); ``post``: polls after it (the first of them may be the last
-    pre poll). Devices are switches or hosts (a canary switch's NICs are given as canary hosts)."""
+    pre poll). Devices are switches or hosts (a canary switch's NICs are given as canary hosts). ``watched``:
+    (device, port) of neighbours' ports facing the canary, judged by the quiet-port PFC rule."""
     if len(pre) < 2:
         raise ValueError("the RoCE gate needs at least 2 polls before the push (one rate)")
     before = _series(pre)
@@ -171,13 +173,13 @@ def evaluate(policy: GatePolicy, canary: set[str], controls: set[str], pre: list
     decided = min(policy.polls, len(after_all))
     for poll_number in range(1, decided + 1):
         after = after_all[:poll_number]
-        failures = _judge(policy, canary, controls, before, after, ecn_queues, examined, compared)
+        failures = _judge(policy, canary, controls, before, after, ecn_queues, examined, compared, watched)
         if failures:
             return Decision(False, poll_number, failures, dict(examined), list(compared))
     return Decision(True, decided, [], dict(examined), list(compared))
 
 
-def _judge(policy, canary, controls, before, after, ecn_queues, examined, compared) -> list[GateResult]:
+def _judge(policy, canary, controls, before, after, ecn_queues, examined, compared, watched) -> list[GateResult]:
     failures: list[GateResult] = []
     examined.clear()
     compared.clear()
@@ -192,10 +194,19 @@ def _judge(policy, canary, controls, before, after, ecn_queues, examined, compar
                 gate = f"hard:{key.counter}" if key.counter in policy.hard else "hard:ecn_on_queue_without_ecn"
                 failures.append(GateResult(gate, "failed", str(key), {"per_second": rate}, key.counter))
     # Ratio limits: paused time, and PFC on a port that was quiet before the push.
-    quiet = {key for key in set().union(*before) if key.counter == "pfc_rx" and key.device in canary
+    quiet = {key for key in set().union(*before) if key.counter == "pfc_rx"
+             and (key.device in canary or (key.device, key.port) in watched)
              and all(window.get(key, 0.0) == 0.0 for window in before)}
+    watched_keys = {key for window in after for key in window
+                    if key.counter == "pfc_rx" and (key.device, key.port) in watched}
+    if watched_keys:
+        examined["watched neighbour ports"] = len({(key.device, key.port) for key in watched_keys})
     for window in after:
         for key, rate in window.items():
+            if key in quiet and key.device not in canary and rate > policy.quiet_pfc_per_s:
+                failures.append(GateResult("quiet_port_pfc", "failed", str(key),
+                                           {"pfc_rx_per_second": rate, "before_push": 0, "faces_the_canary": 1},
+                                           key.counter))
             if key.device not in canary:
                 continue
             if key.counter == "pause_us" and rate / 1e6 > policy.max_pause_fraction:

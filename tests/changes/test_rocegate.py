@@ -253,3 +253,33 @@ def test_traffic_meter_reads_a_reset_counter_as_a_reset():
     assert reset.tx_packets == 25 and reset.tx_bytes == 250
     with pytest.raises(ValueError, match="need the clock"):
         synthetic.SyntheticSource().read("leaf1", link_counters={"eth1": (0, 0, 0, 0)})
+
+
+def _pfc_polls(pfc_per_poll: list[int], device="spine1", port="Ethernet1/1") -> list[Poll]:
+    polls, total = [], 0
+    for number, frames in enumerate(pfc_per_poll):
+        total += frames
+        poll = Poll(10.0 * number)
+        poll.add(device, port, 3, "pfc_rx", total)
+        poll.add("leaf1", "Ethernet1", 3, "pfc_rx", 0)
+        polls.append(poll)
+    return polls
+
+
+def test_pfc_on_a_quiet_neighbour_port_facing_the_canary_fails():
+    """The canary pausing its spine shows on the spine's downlink to it: watched, that port fails once it receives
+    PFC above quiet_pfc_per_s after having received none; unwatched, or busy before the push, it does not."""
+    polls = _pfc_polls([0, 0, 0, 0, 600, 600])  # 60 frames/s after the push
+    pre, post = polls[:4], polls[4:]
+    policy = gate.GatePolicy()
+    watched = frozenset({("spine1", "Ethernet1/1")})
+    decision = gate.evaluate(policy, {"leaf1"}, {"leaf2"}, pre, post, {3}, watched=watched)
+    assert not decision.passed and decision.decided_at_poll == 1
+    assert decision.failures[0].gate == "quiet_port_pfc" and decision.failures[0].subject == \
+        "spine1:Ethernet1/1 pfc_rx[3]"
+    assert decision.examined["watched neighbour ports"] == 1
+    assert gate.evaluate(policy, {"leaf1"}, {"leaf2"}, pre, post, {3}).passed  # not watched: not judged
+    busy = _pfc_polls([0, 500, 500, 500, 600, 600])
+    assert gate.evaluate(policy, {"leaf1"}, {"leaf2"}, busy[:4], busy[4:], {3}, watched=watched).passed
+    faint = _pfc_polls([0, 0, 0, 0, 20, 20])  # 2 frames/s: under quiet_pfc_per_s
+    assert gate.evaluate(policy, {"leaf1"}, {"leaf2"}, faint[:4], faint[4:], {3}, watched=watched).passed

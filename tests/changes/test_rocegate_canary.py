@@ -180,3 +180,31 @@ def test_counters_a_driver_models_are_labelled_synthetic(memory_fabric, admin_us
     out = io.StringIO()
     call_command("rollout", "status", str(modelled.pk), stdout=out)
     assert "synthetic (modelled, not measured): lossless_drops, pfc_rx" in out.getvalue()
+
+
+def test_the_spine_ports_facing_the_canary_are_polled_and_watched(memory_fabric, admin_user):
+    """The canary leaf's fabric links (structured ``peer_device``/``peer_interface``) name the spine ports that
+    face it: the spines are polled with the canary and those ports are judged by the quiet-port PFC rule."""
+    uplinks = [{"name": f"Ethernet{number}", "kind": "fabric", "peer_device": f"spine{number}",
+                "peer_interface": "Ethernet1"} for number in (1, 2)]
+    uplinks.append({"name": "Ethernet9", "kind": "fabric", "peer_device": "border9", "peer_interface": "Ethernet1"})
+    intended = {}
+    for host, config in memory_fabric.configs.items():
+        intended[host] = {"files": {"config": config["config"] + ("vlan 30\n" if host == "leaf1" else "")},
+                          "role": "spine" if host.startswith("spine") else "leaf", "driver": "twin"}
+    intended["leaf1"]["structured"] = {"interfaces": uplinks}
+    change_set = services.changeset_create(name="t", intended=intended, driver_for=memory_fabric.driver)
+    rollout = services.rollout_create(
+        name="r", kind="canary_push", target="production", change_set=change_set,
+        policy={"checks": ["health"], "soak_s": 0, "wave_size": 2, "converge_timeout_s": 1, "roce_gate": FAST_GATE},
+        user=User.objects.get_or_create(username="submitter")[0])
+    services.rollout_approve(rollout=rollout, user=admin_user)
+    rollout = services.rollout_start(rollout=rollout, user=admin_user, enqueue=False)
+    assert rollout_execute(rollout_id=rollout.pk, owner="w1", driver_factory=memory_fabric.driver) == State.SUCCEEDED
+    pre = Step.objects.get(rollout=rollout, phase=Phase.PRE_CHECK, detail__tag="roce_pre")
+    # border9 is not in the change set: nobody to poll
+    assert pre.detail["watched"] == [["spine1", "Ethernet1"], ["spine2", "Ethernet1"]]
+    assert {"spine1", "spine2"} <= set(pre.detail["groups"]) and "2 neighbour port(s)" in pre.output
+    gate = _gate_step(rollout)
+    assert gate.detail["watched"] == pre.detail["watched"] and gate.detail["peers"] == ["leaf2", "leaf3", "leaf4"]
+    assert gate.detail["decision"]["examined"]["watched neighbour ports"] == 2
