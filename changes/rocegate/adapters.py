@@ -103,11 +103,25 @@ def eos_eapi(device: str, answers: Mapping[str, Mapping], time: float, lossless_
                 if field_name in counters:
                     poll.add(device, port, int(queue), counter, counters[field_name])
     ecn = answers.get("show qos interfaces ecn counters queue") or {}
-    for port, entry in (ecn.get("interfaces") or {}).items():
+    # As EOS answers (ANTA's VerifyInterfacesECNCounters reads it so; its unit-test data): per interface
+    # ``queueCounters`` {queue: "count"}, "-" for a queue without ECN configured (no counter, not zero).
+    for port, entry in (ecn.get("intfQueueCounters") or {}).items():
+        for queue, count in (entry.get("queueCounters") or {}).items():
+            if count != "-":
+                poll.add(device, port, int(queue), "ecn_marked", int(count))
+    for port, entry in (ecn.get("interfaces") or {}).items():  # the shape this project first assumed
         for queue, counters in (entry.get("txQueues") or {}).items():
             poll.add(device, port, int(queue), "ecn_marked", counters.get("ecnMarkedPackets", 0))
     drops = answers.get("show interfaces counters queue drops") or {}
     for port, entry in (drops.get("interfaces") or {}).items():
+        # As EOS answers on VOQ platforms (ANTA's VerifyInterfacesVoqAndEgressQueueDrops; its unit-test data):
+        # per traffic class, ingress VOQ and egress queue drops; both are drops of that class's packets.
+        for traffic_class, counters in (entry.get("trafficClasses") or {}).items():
+            queue_number = int(traffic_class.removeprefix("TC"))
+            if queue_number in lossless:
+                dropped = sum(int((counters.get(side) or {}).get("countersSum", {}).get("droppedPackets", 0))
+                              for side in ("ingressVoqCounters", "egressQueueCounters"))
+                poll.add(device, port, queue_number, "lossless_drops", dropped)
         for queue, counters in (entry.get("ucastQueues", {}).get("trafficClasses") or {}).items():
             queue_number = int(queue.removeprefix("TC"))
             if queue_number in lossless:

@@ -283,3 +283,21 @@ def test_pfc_on_a_quiet_neighbour_port_facing_the_canary_fails():
     assert gate.evaluate(policy, {"leaf1"}, {"leaf2"}, busy[:4], busy[4:], {3}, watched=watched).passed
     faint = _pfc_polls([0, 0, 0, 0, 20, 20])  # 2 frames/s: under quiet_pfc_per_s
     assert gate.evaluate(policy, {"leaf1"}, {"leaf2"}, faint[:4], faint[4:], {3}, watched=watched).passed
+
+
+def test_eos_ecn_and_voq_drops_in_the_shape_eos_answers():
+    """ANTA's unit-test data for VerifyInterfacesECNCounters and VerifyInterfacesVoqAndEgressQueueDrops (its
+    "failure" cases): "-" is a queue without ECN (no counter), drops are the class's VOQ plus egress drops."""
+    answers = {"show qos interfaces ecn counters queue": json.loads((DATA / "anta_eos_ecn_counters.json").read_text()),
+               "show interfaces counters queue drops": json.loads((DATA / "anta_eos_queue_drops.json").read_text())}
+    poll = adapters.eos_eapi("leaf1", answers, 0.0, lossless_queues=[1])
+    ecn = {(key.port, key.index): value for key, value in poll.values.items() if key.counter == "ecn_marked"}
+    assert ecn[("Ethernet10/20/1", 1)] == 2 and ecn[("Ethernet10/3/1", 2)] == 2
+    assert ("Ethernet10/28/1", 0) not in ecn and ("Ethernet10/16/1", 2) not in ecn and len(ecn) == 10
+    drops = {(key.port, key.index): value for key, value in poll.values.items() if key.counter == "lossless_drops"}
+    assert drops == {("Ethernet48", 1): 4 + 5, ("Ethernet49", 1): 7 + 7}  # TC0 is lossy here: not a lossless drop
+    # an ECN mark on queue 1 when only queue 3 has ECN is a hard-gate failure once it increases
+    later = adapters.eos_eapi("leaf1", {**answers, "show qos interfaces ecn counters queue": {
+        "intfQueueCounters": {"Ethernet10/20/1": {"queueCounters": {"1": "7"}}}}}, 10.0, lossless_queues=[1])
+    decision = gate.evaluate(gate.GatePolicy(), {"leaf1"}, set(), [poll, poll.merge(Poll(5.0))], [later], {3})
+    assert any(failure.gate == "hard:ecn_on_queue_without_ecn" for failure in decision.failures), decision
