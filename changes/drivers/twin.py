@@ -251,34 +251,40 @@ class TwinDriver(DeviceDriver):
         path = self.etc / name
         return path.read_text().strip() if path.exists() else ""
 
+    def port_names(self) -> dict[str, str]:
+        """Linux interface -> the port's name on the switch it stands for (the plan's ``source_name``, e.g.
+        Ethernet1/1): counters are reported under the names the intent and the gate's rules use."""
+        return {link["name"]: link.get("source_name") or link["name"] for link in self._applied_plan().get("links", [])}
+
     def traffic_layout(self, state: runtime.TwinState) -> synthetic.Layout:
-        """The node's ports as the synthetic plane models them: its fabric links (uplinks, in port order) and the
-        ports facing twin hosts, each with the host and the host's interface (its "NIC")."""
-        topology = state.topology_obj()
+        """The node's ports as the synthetic plane models them, by their switch names (:meth:`port_names`): its
+        fabric links (uplinks, in port order) and the ports facing twin hosts, each with the host and the host's
+        interface (its "NIC")."""
+        topology, names = state.topology_obj(), self.port_names()
         uplinks = {link.a_ifname for link in topology.links if link.a_node == self.hostname}
         uplinks |= {link.b_ifname for link in topology.links if link.b_node == self.hostname}
-        servers = sorted((interface.peer_ifname, host.name, interface.ifname) for host in topology.hosts
-                         for interface in host.interfaces if interface.peer_node == self.hostname)
-        return synthetic.Layout(tuple(sorted(uplinks, key=_port_order)),
+        servers = [(names.get(interface.peer_ifname, interface.peer_ifname), host.name, interface.ifname)
+                   for host in topology.hosts for interface in host.interfaces if interface.peer_node == self.hostname]
+        return synthetic.Layout(tuple(sorted((names.get(name, name) for name in uplinks), key=_port_order)),
                                 tuple(sorted(servers, key=lambda item: _port_order(item[0]))))
 
     def counters(self, *, lossless_queues: Iterable[int]) -> Poll:
         """Veths have no PFC, ECN or RoCE NICs: a twin node's RoCE counters come from this twin's synthetic counter
         plane (changes.rocegate.synthetic.source_for(prefix)), driven by the traffic the node's veths really carried
-        since the previous read (labs.measure.link_counters: the kernel's byte and packet counters; they appear in
+        since the previous read, its ports named as on the switch (Ethernet3, not eth3) (labs.measure.link_counters: the kernel's byte and packet counters; they appear in
         the poll as ``tx_packets`` …), with the fault model injected on the node if any. Everything but the
         traffic counters is modelled (synthetic.SYNTHETIC). The plane's queue 3 is the lossless, ECN-marked one
         whatever ``lossless_queues`` says."""
         state = self._state()
-        layout = self.traffic_layout(state)
+        layout, names = self.traffic_layout(state), self.port_names()
         ports = set(layout.uplinks) | {port for port, _host, _nic in layout.servers}
         try:
             counters = measure.link_counters(state, self.hostname)
         except TwinError as exc:
             raise DriverError(f"{self.hostname}: link counters could not be read: {exc}") from exc
         clock = time.monotonic()
-        measured = {name: (link.tx_packets, link.tx_bytes, link.rx_packets, link.rx_bytes)
-                    for name, link in counters.items() if name in ports}
+        measured = {names.get(ifname, ifname): (link.tx_packets, link.tx_bytes, link.rx_packets, link.rx_bytes)
+                    for ifname, link in counters.items() if names.get(ifname, ifname) in ports}
         try:
             return synthetic.source_for(self.prefix).read(self.hostname, self._etc_text(ROCE_FAULT) or None,
                                                           layout=layout, link_counters=measured, clock=clock)

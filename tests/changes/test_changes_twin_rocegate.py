@@ -122,22 +122,22 @@ def test_twin_counters_follow_the_traffic_the_twin_carries(twin):
         flow_result = collectors.finish_ping(flow)
     assert flow_result.received > 500, flow_result
     windows = [rates(before, now).values for before, now in zip(polls, polls[1:], strict=False)]
-    sent = [window[Key("leaf1", "eth3", -1, "tx_packets")] for window in windows]
+    sent = [window[Key("leaf1", "Ethernet3", -1, "tx_packets")] for window in windows]
     received_by_h1 = (host_after.rx_packets - host_before.rx_packets) / span
     # what the gate sees leaf1 send towards h1 is what h1 received (the same veth pair, read from both ends)
     assert 0.75 * received_by_h1 < sum(sent) / len(sent) < 1.25 * received_by_h1, (sent, received_by_h1)
     assert received_by_h1 > 150  # the flow really ran (500 pps asked; a loaded 2-core machine sends fewer)
     marks = {port: sum(window.get(Key("leaf1", port, 3, "ecn_marked"), 0.0) for window in windows)
-             for port in ("eth1", "eth2", "eth3")}
-    quiet = [port for port in ("eth1", "eth2")
+             for port in ("Ethernet1", "Ethernet2", "Ethernet3")}
+    quiet = [port for port in ("Ethernet1", "Ethernet2")
              if sum(window[Key("leaf1", port, -1, "tx_bytes")] for window in windows) < 1_000]
     # the marks follow the model's marking at the measured load (Poisson counts over the modelled 10 s windows)
-    expected = sum(window[Key("leaf1", "eth3", -1, "tx_packets")] * synthetic.INTERVAL_S * synthetic.ecn_mark_fraction(
-        min(window[Key("leaf1", "eth3", -1, "tx_bytes")] * 8 / synthetic.TWIN_LINE_RATE_BPS, 1.0)) for window in windows)
+    expected = sum(window[Key("leaf1", "Ethernet3", -1, "tx_packets")] * synthetic.INTERVAL_S * synthetic.ecn_mark_fraction(
+        min(window[Key("leaf1", "Ethernet3", -1, "tx_bytes")] * 8 / synthetic.TWIN_LINE_RATE_BPS, 1.0)) for window in windows)
     assert expected > 5, expected
-    assert expected / 3 < marks["eth3"] * synthetic.INTERVAL_S < expected * 3, (marks, expected)
+    assert expected / 3 < marks["Ethernet3"] * synthetic.INTERVAL_S < expected * 3, (marks, expected)
     assert quiet and all(marks[port] == 0 for port in quiet), (marks, quiet)  # one flow hashes to one uplink
-    assert {key.device for key in polls[-1].values} == {"leaf1", "h1"}  # the host behind eth3 is its "NIC"
+    assert {key.device for key in polls[-1].values} == {"leaf1", "h1"}  # the host behind Ethernet3 (eth3) is its "NIC"
     assert driver.counter_sources()["tx_packets"] == "measured"
     assert driver.counter_sources()["ecn_marked"] == "synthetic"
 

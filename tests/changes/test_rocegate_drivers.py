@@ -119,13 +119,14 @@ def test_twin_counters_come_from_its_synthetic_plane_with_the_injected_fault(tmp
     monkeypatch.setattr(twin_driver, "time", recorded)
     monkeypatch.setattr(TwinDriver, "_write_etc", lambda self, name, text: (tmp_path / name).write_text(text))
     first = driver.counters(lossless_queues=[3])
-    assert {key.device for key in first.values} == {"leaf1", "h1"}  # the twin's host behind eth3 is its NIC
-    assert {key.port for key in first.values if key.device == "leaf1"} == {"eth1", "eth2", "eth3"}
+    assert {key.device for key in first.values} == {"leaf1", "h1"}  # the twin's host behind Ethernet3 is its NIC
+    assert driver.port_names()["eth3"] == "Ethernet3"  # reported by the switch's port names
+    assert {key.port for key in first.values if key.device == "leaf1"} == {"Ethernet1", "Ethernet2", "Ethernet3"}
     healthy = driver.counters(lossless_queues=[3])
     traffic = rates(first, healthy).values
-    assert traffic[Key("leaf1", "eth3", -1, "tx_packets")] == 300  # what the veth sent, per second
-    assert traffic[Key("leaf1", "eth3", -1, "tx_bytes")] == 300 * 3042
-    assert traffic[Key("leaf1", "eth1", -1, "tx_packets")] == 0  # recorded counters that did not move
+    assert traffic[Key("leaf1", "Ethernet3", -1, "tx_packets")] == 300  # what the veth sent, per second
+    assert traffic[Key("leaf1", "Ethernet3", -1, "tx_bytes")] == 300 * 3042
+    assert traffic[Key("leaf1", "Ethernet1", -1, "tx_packets")] == 0  # recorded counters that did not move
     assert not any(key.counter == "lossless_drops" and value for key, value in healthy.values.items())
     assert driver.counter_sources()["tx_packets"] == "measured"
     assert driver.counter_sources()["pfc_rx"] == "synthetic"
