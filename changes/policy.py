@@ -17,6 +17,7 @@ from compiler.errors import FieldError, InputError
 from compiler.names import HOSTNAME, VERSION, name_problem
 
 from .choices import RolloutKindChoices
+from .rocegate.settings import settings_problems
 
 KNOWN_CHECKS = frozenset({"static", "rehearsal", "bgp", "evpn", "ping", "mtu", "health"})
 # Keys a policy no longer takes, and why (issue #28 point 3: the Twin row is the handle of a twin rollout).
@@ -95,6 +96,12 @@ def _version(path: str, value: Any) -> list[FieldError]:
     return [FieldError(path, value, problem)] if problem else []
 
 
+def _roce_gate(path: str, value: Any) -> list[FieldError]:
+    """changes.rocegate.settings: every problem of the canary's RoCE gate, named policy.roce_gate.<field>."""
+    return [FieldError(f"{path}.{name}" if name else path, bad, message)
+            for name, bad, message in settings_problems(value)]
+
+
 def _spec(default: Any, check: Check, *, doc: str = "") -> Any:
     """A dataclass field with its JSON default and its check (mutable defaults are copied per instance)."""
     if isinstance(default, (list, dict)):
@@ -133,6 +140,9 @@ class RolloutPolicy:
     redundant_pairs: tuple[tuple[str, str], ...] = _spec([], _pairs)
     target_version: str = _spec("", _version)
     devices: tuple[str, ...] = _spec([], _hostnames, doc="rolling upgrade: which devices (empty: every spine)")
+    roce_gate: dict[str, Any] = _spec({"enabled": False}, _roce_gate,
+                                      doc='canary push: {"enabled": true, "pre_s": 60, "post_s": 20, "polls": 2} '
+                                          "gates the canary on its RoCE counters (docs/changes.md)")
 
     @classmethod
     def defaults_json(cls) -> dict[str, Any]:
@@ -158,6 +168,10 @@ class RolloutPolicy:
         if kind == RolloutKindChoices.ROLLING_UPGRADE and not merged.get("target_version"):
             errors.append(FieldError("policy.target_version", merged.get("target_version"),
                                      "a rolling upgrade needs the version to install"))
+        gate = merged.get("roce_gate")
+        if kind == RolloutKindChoices.ROLLING_UPGRADE and isinstance(gate, Mapping) and gate.get("enabled") is True:
+            errors.append(FieldError("policy.roce_gate.enabled", True, "the RoCE gate judges the canary of a canary "
+                                                                       "push; a rolling upgrade has none"))
         return errors
 
     @classmethod

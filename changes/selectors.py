@@ -13,6 +13,9 @@ from twins.selectors import twin_of
 
 from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, StepResultChoices
 from .models import AuditLog, ChangeSetDevice, DriftRecord, Rollout, Step
+from .rocegate.anta import AntaDevice, anta_catalog, catalog_yaml
+from .rocegate.gate import GateResult
+from .rocegate.settings import GateSettings
 
 
 def rollout_list() -> QuerySet[Rollout]:
@@ -26,6 +29,62 @@ def rollout_get(*, rollout_id: int) -> Rollout:
 
 def step_list(*, rollout: Rollout) -> QuerySet[Step]:
     return Step.objects.filter(rollout=rollout).order_by("id")
+
+
+def rollout_roce_gate(*, rollout: Rollout) -> dict | None:
+    """The canary's RoCE-gate verdict (changes.pipelines.rocegate) as the rollout page shows it: per canary switch
+    the rates before the push, after it and of a control peer; the failures naming counter, port and numbers; every
+    relative comparison with its p-values. None when the rollout has no gate step."""
+    step = (Step.objects.filter(rollout=rollout, phase=StepPhaseChoices.VERIFY, device="", detail__tag="roce_gate")
+            .order_by("-id").first())
+    if step is None:
+        return None
+    detail = step.detail or {}
+    decision = detail.get("decision") or {}
+    synthetic = set(detail.get("synthetic") or ())  # kinds a driver modelled (a twin: no DCB on veths)
+    table = [{**row, "synthetic": row["counter"] in synthetic} for row in detail.get("table") or []]
+    return {
+        "result": step.result, "output": step.output, "peers": detail.get("peers", []),
+        "interval_s": detail.get("interval_s"), "decided_at_poll": decision.get("decided_at_poll"),
+        "synthetic": sorted(synthetic),
+        "devices": [{"device": device, "rows": [row for row in table if row["device"] == device],
+                     "series": (detail.get("series") or {}).get("devices", {}).get(device, {})}
+                    for device in detail.get("canary", [])],
+        "push_after": (detail.get("series") or {}).get("push_after", 0),
+        "failures": _first([GateResult(**item).as_text() for item in decision.get("failures", [])]),
+        "compared": [{"gate": item["gate"], "verdict": item["verdict"], **item["numbers"]}
+                     for item in decision.get("compared", [])],
+    }
+
+
+def rollout_anta_catalog(*, rollout: Rollout) -> dict:
+    """The RoCE gate's post-push checks of the rollout's EOS devices as an ANTA catalogue (changes.rocegate.anta),
+    with the thresholds of the rollout's ``roce_gate`` policy: ``{"catalog": {...}, "yaml": "..."}`` (the YAML file
+    ``anta nrfu --catalog`` reads). InputError when no EOS device of the change set has RoCE QoS (nothing to
+    export)."""
+    if rollout.change_set_id is None:
+        raise InputError([FieldError("rollout", rollout.pk, "has no change set (a rolling upgrade): no intent to "
+                                                            "export an ANTA catalogue from")])
+    settings = GateSettings.from_json(rollout.policy.get("roce_gate"))
+    devices = [AntaDevice(row.hostname, row.structured or {})
+               for row in rollout.change_set.devices.filter(platform="eos").order_by("hostname")]
+    origin = f"fabric-twin rollout {rollout.pk} roce_gate"
+    catalog = anta_catalog(devices, settings, origin=origin)
+    if not catalog:
+        raise InputError([FieldError("rollout", rollout.pk, f"no EOS device of change set {rollout.change_set_id} "
+                                                           f"has RoCE QoS in its structured config: no ANTA catalogue")])
+    header = (f"ANTA catalogue of the RoCE gate of rollout {rollout.pk} ({rollout.name}), from its intent and its\n"
+              f"roce_gate policy (enabled: {str(settings.enabled).lower()}). ANTA thresholds are absolute counts since "
+              f"the last clear:\nrun it right after the push, on counters cleared at the push. The gate's relative rules "
+              f"(pre-push window,\ncontrol peers, pause-time fraction, CNP rate) have no ANTA equivalent. These tests "
+              f"are skipped on cEOSLab/vEOS-lab.\nRun: anta nrfu --catalog <this file> (inventory: the devices below, "
+              f"by name).")
+    return {"catalog": catalog, "yaml": catalog_yaml(catalog, header=header)}
+
+
+def _first(lines: list[str], shown: int = 12) -> list[str]:
+    """A long list cut for a page: the first ``shown`` lines and how many more there are (all are in the step)."""
+    return lines if len(lines) <= shown else [*lines[:shown], f"... and {len(lines) - shown} more (in the step)"]
 
 
 def pushed_devices(*, rollout: Rollout) -> list[str]:

@@ -115,7 +115,7 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     # change pipelines: production needs an admin (and approval by a second person, see changes.services)
     "changes.api.views.ChangeSetViewSet": {**READ, "create": ROLLOUT_ACTIONS["create"]},
     "changes.api.views.RolloutViewSet": {
-        **READ, "steps": VIEW, "progress": VIEW,
+        **READ, "steps": VIEW, "progress": VIEW, "anta_catalog": VIEW,
         **{action: rule for action, rule in ROLLOUT_ACTIONS.items() if action != "resume"}},
     "changes.api.views.DriftViewSet": {"list": VIEW},
     # viewers read the audit log: changes.audit drops credential fields by name when it writes an entry (secrets

@@ -306,11 +306,37 @@ def collect_flood_lists(namespaces: str | Sequence[str]) -> dict[str, set[str]]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class LinkCounters:
+    """An interface's cumulative traffic counters (the kernel's 64-bit ``rtnl_link_stats64``)."""
+
+    rx_bytes: int = 0
+    rx_packets: int = 0
+    tx_bytes: int = 0
+    tx_packets: int = 0
+
+
+def parse_link_counters(data: list) -> dict[str, LinkCounters]:
+    """``ip -s -j link show`` -> ifname -> bytes and packets received and sent (``stats64``)."""
+    out = {}
+    for link in data:
+        stats = link.get("stats64") or {}
+        rx, tx = stats.get("rx") or {}, stats.get("tx") or {}
+        out[link.get("ifname")] = LinkCounters(rx_bytes=int(rx.get("bytes", 0)), rx_packets=int(rx.get("packets", 0)),
+                                               tx_bytes=int(tx.get("bytes", 0)), tx_packets=int(tx.get("packets", 0)))
+    return out
+
+
+def collect_link_counters(netns: str) -> dict[str, LinkCounters]:
+    """Every interface's traffic counters in one ``ip -s link`` of the namespace."""
+    return parse_link_counters(json.loads(run(["ip", "-n", netns, "-s", "-j", "link", "show"], check=False).stdout
+                                          or "[]"))
+
+
 def collect_tx_packets(netns: str, ifnames: list[str]) -> dict[str, int]:
-    """Transmitted packets per interface (one ``ip -s link`` of the namespace; an absent interface counts 0)."""
-    links = json.loads(run(["ip", "-n", netns, "-s", "-j", "link", "show"], check=False).stdout or "[]")
-    counters = {link.get("ifname"): int(link.get("stats64", {}).get("tx", {}).get("packets", 0)) for link in links}
-    return {ifname: counters.get(ifname, 0) for ifname in ifnames}
+    """Transmitted packets per interface (an absent interface counts 0)."""
+    counters = collect_link_counters(netns)
+    return {ifname: counters[ifname].tx_packets if ifname in counters else 0 for ifname in ifnames}
 
 
 def ping_args(destination: str, *, count: int = 3, interval: float = 0.2, size: int | None = None,

@@ -456,6 +456,18 @@ def set_links(state: TwinState, targets: Iterable[tuple[str, str] | list[str]], 
         run(["ip", "-n", state.node_netns[node], "-batch", "-"], input="\n".join(commands) + "\n")
 
 
+def link_counters(state: TwinState, node: str) -> dict[str, collectors.LinkCounters]:
+    """A switch's per-interface traffic counters as the kernel counts them on its veths: what the twin really
+    carried, e.g. to drive a model of what the hardware would count. One ``ip -s link`` per namespace of the switch
+    (``TwinState.switch_namespaces``: with netns VRFs its host ports live in the tenant's namespace); a name found
+    in two of them (``lo``) is the switch namespace's."""
+    out: dict[str, collectors.LinkCounters] = {}
+    for netns in state.switch_namespaces(node):
+        for ifname, counters in collectors.collect_link_counters(netns).items():
+            out.setdefault(ifname, counters)
+    return out
+
+
 def busiest_port(state: TwinState, node: str, ifnames: list[str]) -> str:
     """The interface of ``node`` that sent the most packets in half a second (the one a flow hashes to)."""
     netns = state.node_netns[node]

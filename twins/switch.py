@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from compiler.errors import DriverError, TwinError
-from labs import ownership, runtime
+from labs import measure, ownership, runtime
 from labs.frr_binaries import active_frr
 from labs.node_configs import STATIC_PLAN_KEYS
 from labs.shell import run
@@ -54,6 +54,19 @@ class TwinSwitch:
             raise DriverError(f"{self.hostname}: namespace {ownership.describe_owner(self.netns)} is not owned by "
                               f"installation {state.installation or 'unknown'} of twin {self.prefix!r}; not touched")
         return state
+
+    def topology(self):
+        """The twin's topology (labs.topology.TwinTopology) as it booted."""
+        return self.state().topology_obj()
+
+    def link_counters(self) -> dict:
+        """Per Linux interface of the switch (its namespace and its VRF namespaces), the kernel's byte and packet
+        counters (``labs.measure.link_counters``)."""
+        state = self.state()
+        try:
+            return measure.link_counters(state, self.hostname)
+        except TwinError as exc:
+            raise DriverError(f"{self.hostname}: link counters could not be read: {exc}") from exc
 
     def boot_plan(self) -> dict:
         """The Linux plan the switch booted with."""

@@ -11,7 +11,7 @@ from django.db import transaction
 from changes import drift as change_drift
 from changes import services as change_services
 from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, wave_label
-from changes.selectors import drift_latest, rollout_config_changes, rollout_list, step_list
+from changes.selectors import drift_latest, rollout_config_changes, rollout_list, rollout_roce_gate, step_list
 from changes.selectors import rollout_progress as changes_rollout_progress
 from common.runs import RunStatus
 from compiler.blast import blast_radius as compiler_blast_radius
@@ -294,7 +294,7 @@ def rollout_progress(rollout) -> dict:
     total = counts["devices_total"]
     return {"waves": waves, "rollout_steps": rollout_wide, "counts": counts, "final": counts["finished"],
             "percent": round(100 * counts["devices_done"] / total) if total else (100 if counts["finished"] else 0),
-            "unchanged": rollout.plan.get("unchanged", [])}
+            "unchanged": rollout.plan.get("unchanged", []), "roce_gate": rollout_roce_gate(rollout=rollout)}
 
 
 def rollout_changes(rollout) -> dict:

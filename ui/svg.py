@@ -550,3 +550,42 @@ def link_heatmap_svg(tiers: Mapping[str, list[dict]]) -> str:
         y += -(-len(shown) // HEAT_COLUMNS) * HEAT_CELL + gap
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="{width}" height="{max(y, 1)}" '
             f'viewBox="0 0 {width} {max(y, 1)}" role="img" aria-label="link load per tier">' + "".join(parts) + "</svg>")
+
+
+# --------------------------------------------------------------------------------------------- RoCE gate
+
+
+def counter_chart_svg(counter: str, canary: list[float], peers: list[float], push_after: int, *,
+                      failed: bool = False) -> str:
+    """One counter of a RoCE-gated canary (changes.pipelines.rocegate.rate_series): its rate per poll window (solid)
+    against its control peers' median (dashed), a vertical line where the push happened. Both lines share one
+    scale from 0 to the largest rate, so a canary that leaves its peers shows as lines apart."""
+    width, height, left, top, bottom = 260, 90, 8, 18, 12
+    plot_w, plot_h = width - 2 * left, height - top - bottom
+    count = max(len(canary), len(peers), 2)
+    highest = max([*canary, *peers, 0.0]) or 1.0
+
+    def points(values: list[float]) -> str:
+        return " ".join(f"{left + index * plot_w / (count - 1):.1f},{top + plot_h - value / highest * plot_h:.1f}"
+                        for index, value in enumerate(values))
+
+    colour = "#e03131" if failed else "#1971c2"
+    push_x = left + max(push_after - 0.5, 0) * plot_w / (count - 1)  # between the last window before and the first after
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="counter-chart" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-label="{_attr(counter)}: canary against control peers">',
+        '<style>.cc{font:10px ui-monospace,monospace;fill:#495057}</style>',
+        f'<text class="cc" x="{left}" y="11">{_attr(counter)} /s (max {highest:.3g})</text>',
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#f8f9fa" stroke="#dee2e6"/>',
+        f'<line x1="{push_x:.1f}" x2="{push_x:.1f}" y1="{top}" y2="{top + plot_h}" stroke="#868e96" '
+        f'stroke-dasharray="2 2"><title>push</title></line>',
+    ]
+    if peers:
+        parts.append(f'<polyline class="peers" points="{points(peers)}" fill="none" stroke="#868e96" '
+                     f'stroke-width="1.5" stroke-dasharray="4 3"><title>control peers (median)</title></polyline>')
+    parts.append(f'<polyline class="canary" points="{points(canary)}" fill="none" stroke="{colour}" '
+                 f'stroke-width="2"><title>canary</title></polyline>')
+    parts.append(f'<text class="cc" x="{left}" y="{height - 1}">before the push</text>')
+    parts.append(f'<text class="cc" x="{left + plot_w}" y="{height - 1}" text-anchor="end">after</text>')
+    parts.append("</svg>")
+    return "".join(parts)

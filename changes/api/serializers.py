@@ -12,6 +12,7 @@ from twins.models import Twin
 from ..choices import RolloutKindChoices, RolloutTargetChoices
 from ..models import AuditLog, ChangeSet, ChangeSetDevice, DeviceEndpoint, DriftRecord, Rollout, Step
 from ..policy import KNOWN_CHECKS, RETIRED_KEYS, RolloutPolicy
+from ..rocegate.settings import KEYS as ROCE_GATE_KEYS
 from ..selectors import twin_target_for_intent
 
 _HOSTNAMES = {"type": "array", "items": {"type": "string"}}
@@ -25,6 +26,12 @@ _POLICY_TYPES = {
     "tuple[str, ...]": _HOSTNAMES,
     "tuple[tuple[str, str], ...]": {"type": "array", "items": {**_HOSTNAMES, "minItems": 2, "maxItems": 2}},
     "str": {"type": "string"},
+    "dict[str, Any]": {"type": "object", "additionalProperties": False,  # roce_gate (changes.rocegate.settings)
+                       "properties": {key: ({"type": "boolean"} if key == "enabled" else
+                                            {"type": "array", "items": {"type": "integer"}, "nullable": True}
+                                            if key.endswith("_queues") else
+                                            {"type": "integer"} if key == "polls" else {"type": "number"})
+                                      for key in ROCE_GATE_KEYS}},
     "str | None": {"type": "string", "nullable": True},
 }
 
@@ -112,6 +119,13 @@ class RolloutSerializer(BriefModelSerializer):
         fields = ("id", "name", "kind", "target", "state", "change_set", "twin", "policy", "plan", "report", "started_by",
                   "approved_by", "approved_at", "created_at", "started_at", "finished_at", "error")
         read_only_fields = fields
+
+
+class RolloutAntaCatalogSerializer(serializers.Serializer):
+    """``GET /api/rollouts/{id}/anta-catalog/``: the RoCE gate's checks as an ANTA catalogue (docs/changes.md)."""
+
+    catalog = serializers.DictField(help_text='{"anta.tests.interfaces": [{TestName: inputs}, ...]}')
+    yaml = serializers.CharField(help_text="the same catalogue as the YAML file `anta nrfu --catalog` reads")
 
 
 class RolloutAcceptedSerializer(RolloutSerializer):

@@ -5,7 +5,7 @@ approval by a non-admin becomes 403.
 """
 
 from django.db import transaction
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -21,6 +21,7 @@ from .serializers import (
     DeviceEndpointSerializer,
     DriftRecordSerializer,
     RolloutAcceptedSerializer,
+    RolloutAntaCatalogSerializer,
     RolloutCreateSerializer,
     RolloutDetailSerializer,
     RolloutSerializer,
@@ -112,6 +113,15 @@ class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def progress(self, request, pk=None):
         return Response(selectors.rollout_progress(rollout=self.get_object()))
+
+    @extend_schema(responses={200: RolloutAntaCatalogSerializer,
+                              400: OpenApiResponse(description="no EOS device of the change set has RoCE QoS, or the "
+                                                               "rollout has no change set: nothing to export")})
+    @action(detail=True, methods=["get"], url_path="anta-catalog")
+    def anta_catalog(self, request, pk=None):
+        """The RoCE gate's post-push checks of the rollout's EOS devices as an ANTA catalogue, with the thresholds
+        of its ``roce_gate`` policy; 400 when no EOS device of its change set has RoCE QoS."""
+        return Response(selectors.rollout_anta_catalog(rollout=self.get_object()))
 
 
 class DriftViewSet(viewsets.ViewSet):

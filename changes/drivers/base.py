@@ -11,7 +11,12 @@ from __future__ import annotations
 import difflib
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from compiler.errors import DriverError
+
+from ..rocegate.schema import Poll
 
 ConfigFiles = dict[str, str]
 
@@ -151,6 +156,17 @@ class DeviceDriver(ABC):
 
     @abstractmethod
     def health(self) -> Health: ...
+
+    def counters(self, *, lossless_queues: Iterable[int]) -> Poll:
+        """One poll of the device's RoCE-health counters (changes.rocegate.schema), its NICs' too where the driver
+        reaches them; ``lossless_queues`` says which queues' drops are lossless-queue drops. Drivers that cannot
+        read them say so: a gate that cannot read counters stops the rollout, it never passes."""
+        raise DriverError(f"{self.hostname}: {type(self).__name__} cannot read RoCE counters (roce_gate)")
+
+    def counter_sources(self) -> dict[str, str]:
+        """Counter kind -> "measured" or "synthetic" for a driver whose ``counters()`` models some of them (the
+        twin: veths have no DCB); empty: every counter is read from the device."""
+        return {}
 
     def push(self, config: ConfigFiles) -> str:
         """load + compare + commit; returns the diff that was applied (empty: nothing to do, nothing committed)."""

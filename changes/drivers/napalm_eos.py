@@ -32,6 +32,9 @@ before the box is touched; ``show maintenance`` reports the unit as "Under Maint
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable
+
 import napalm
 from napalm.base.exceptions import NapalmException
 from pyeapi.eapilib import EapiError
@@ -41,6 +44,8 @@ from compiler.errors import DriverError
 
 from ..credentials import secret_refs_resolve
 from ..guard import config_blocks, is_aaa_line, push_guard
+from ..rocegate import adapters
+from ..rocegate.schema import Poll
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
 
 CONFIG_FILE = "startup-config"
@@ -258,6 +263,15 @@ class NapalmEosDriver(DeviceDriver):
 
     def reboot(self) -> None:
         self._call("reload", self.device.cli, ["reload now"])
+
+    def counters(self, *, lossless_queues: Iterable[int]) -> Poll:
+        """The four PFC/ECN/queue-drop commands over eAPI, JSON encoding (NAPALM's ``cli(..., encoding="json")``),
+        read by changes.rocegate.adapters.eos_eapi."""
+        answers = self._call("RoCE counters (eAPI)", self.device.cli, list(adapters.EOS_COMMANDS), encoding="json")
+        try:
+            return adapters.eos_eapi(self.hostname, answers, time.time(), lossless_queues)
+        except (ValueError, TypeError, AttributeError) as exc:  # an answer not in the shape the adapter reads
+            raise DriverError(f"{self.hostname}: RoCE counters: unexpected eAPI answer: {exc}") from exc
 
     def health(self) -> Health:
         neighbors = self._call("get_bgp_neighbors", self.device.get_bgp_neighbors)

@@ -52,13 +52,17 @@ import base64
 import json
 import re
 import shlex
+import time
 import uuid
+from collections.abc import Iterable
 
 from common.redaction import config_secrets_shown, redact
 from compiler.errors import DriverError
 
 from ..credentials import secret_refs_resolve
 from ..guard import push_guard
+from ..rocegate import adapters
+from ..rocegate.schema import Poll
 from .base import ConfigFiles, DeviceDriver, Health, config_diff
 from .config_db import apply_config_db_patch, config_db_patch, parse_config_db, pointer, unpointer
 from .sonic_gcu import SonicPushPlan, SonicRelease, gcu_refusals, merge_loaded, plan_push
@@ -88,6 +92,9 @@ DEFAULTS = {
     "install_command": "sudo sonic-installer install -y {image}",
     "reboot_command": "sudo reboot",
     "version_command": "cat /etc/sonic/sonic_version.yml",
+    # the RoCE gate's poll: COUNTERS_DB as JSON (sonic-swss-common scripts/sonic-db-dump; what show techsupport
+    # saves as dump/COUNTERS_DB.json); the name maps and the port/queue rows changes.rocegate.adapters reads
+    "counters_command": "sonic-db-dump -n COUNTERS_DB -y",
 }
 FILES = ("config_db.json", "frr.conf")
 FRR_CONF_MODE = "split-unified"  # the only mode that runs one frr.conf of ours (docstring above)
@@ -388,6 +395,14 @@ class NetmikoSonicDriver(DeviceDriver):
 
     def reboot(self) -> None:
         self.run(self.options["reboot_command"], check=False)
+
+    def counters(self, *, lossless_queues: Iterable[int]) -> Poll:
+        output = self.run(self.options["counters_command"], timeout=120)
+        try:
+            return adapters.sonic_counters_db(self.hostname, adapters.sonic_db_dump(output), time.time(),
+                                              lossless_queues)
+        except ValueError as exc:
+            raise DriverError(f"{self.hostname}: RoCE counters: {exc}") from exc
 
     def health(self) -> Health:
         summary = json.loads(self.vtysh("show bgp summary json") or "{}")

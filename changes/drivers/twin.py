@@ -30,16 +30,20 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Iterable
 
 from compiler.errors import DriverError
 from twins.switch import STATIC_PLAN_KEYS, TwinSwitch, frr_conf_without_twin_lines
 
 from ..credentials import secret_refs_resolve
 from ..guard import DRAIN_ROUTE_MAP, push_guard
+from ..rocegate import synthetic
+from ..rocegate.schema import COUNTERS, TRAFFIC_COUNTERS, Poll
 from .base import ConfigFiles, DeviceDriver, Health, config_diff, config_hash
 from .frr_text import frr_comparable
 
 DRAIN_PREPEND_COUNT = 3
+ROCE_FAULT, ROCE_FAULT_ARMED = "ft-roce-fault", "ft-roce-fault.armed"  # synthetic-plane fault of a node (counters)
 DEFAULT_VERSION = "frr-8.4"
 _ROUTER_BGP = re.compile(r"^router bgp (\d+)\s*$", re.MULTILINE)
 
@@ -171,6 +175,7 @@ class TwinDriver(DeviceDriver):
         if self._candidate is None:
             raise DriverError(f"{self.hostname}: commit without a loaded candidate")
         candidate = self._candidate
+        armed = self._etc_text(ROCE_FAULT_ARMED)
         # The same guard as every driver: no change to a management VRF or to the FT-DRAIN drain state. The drain is
         # device state carried over (re-applied after the reload below), so both sides are compared with it.
         drain = (self.etc / "ft-drain.conf").read_text() if self.is_drained() else ""
@@ -178,6 +183,9 @@ class TwinDriver(DeviceDriver):
         push_guard(device=self.hostname, platform="frr", running={**running, "frr.conf": running["frr.conf"] + drain},
                    effective={**candidate, "frr.conf": candidate["frr.conf"] + drain})
         self._apply(candidate)
+        if armed:  # an injected RoCE fault shows from this push on (the push "broke" the lossless class)
+            self._write_etc(ROCE_FAULT, armed)
+            self._write_etc(ROCE_FAULT_ARMED, "")
 
     def _apply(self, candidate: ConfigFiles) -> None:
         new_plan = json.loads(candidate["linux-plan.json"])
@@ -208,6 +216,63 @@ class TwinDriver(DeviceDriver):
             raise DriverError(f"{self.hostname}: twin rollback needs the previous config")
         self.load_candidate(previous)
         self._apply(self._candidate)  # not guarded: the config the node ran before, management and drain included
+        self._write_etc(ROCE_FAULT, "")  # the config the fault came with is gone
+
+    # --------------------------------------------------------------------------------------------- RoCE counters
+
+    def _etc_text(self, name: str) -> str:
+        path = self.etc / name
+        return path.read_text().strip() if path.exists() else ""
+
+    def port_names(self) -> dict[str, str]:
+        """Linux interface -> the port's name on the switch it stands for (the plan's ``source_name``, e.g.
+        Ethernet1/1): counters are reported under the names the intent and the gate's rules use."""
+        return {link["name"]: link.get("source_name") or link["name"] for link in self._applied_plan().get("links", [])}
+
+    def traffic_layout(self) -> synthetic.Layout:
+        """The node's ports as the synthetic plane models them, by their switch names (:meth:`port_names`): its
+        fabric links (uplinks, in port order) and the ports facing twin hosts, each with the host and the host's
+        interface (its "NIC")."""
+        topology, names = self.switch.topology(), self.port_names()
+        uplinks = {link.a_ifname for link in topology.links if link.a_node == self.hostname}
+        uplinks |= {link.b_ifname for link in topology.links if link.b_node == self.hostname}
+        servers = [(names.get(interface.peer_ifname, interface.peer_ifname), host.name, interface.ifname)
+                   for host in topology.hosts for interface in host.interfaces if interface.peer_node == self.hostname]
+        return synthetic.Layout(tuple(sorted((names.get(name, name) for name in uplinks), key=_port_order)),
+                                tuple(sorted(servers, key=lambda item: _port_order(item[0]))))
+
+    def counters(self, *, lossless_queues: Iterable[int]) -> Poll:
+        """Veths have no PFC, ECN or RoCE NICs: a twin node's RoCE counters come from this twin's synthetic counter
+        plane (changes.rocegate.synthetic.source_for(prefix)), driven by the traffic the node's veths really carried
+        since the previous read, its ports named as on the switch (Ethernet3, not eth3) (``TwinSwitch.link_counters``: the
+        kernel's byte and packet counters; they appear in
+        the poll as ``tx_packets`` …), with the fault model injected on the node if any. Everything but the
+        traffic counters is modelled (synthetic.SYNTHETIC). The plane's queue 3 is the lossless, ECN-marked one
+        whatever ``lossless_queues`` says."""
+        layout, names = self.traffic_layout(), self.port_names()
+        ports = set(layout.uplinks) | {port for port, _host, _nic in layout.servers}
+        counters = self.switch.link_counters()
+        clock = time.monotonic()
+        measured = {names.get(ifname, ifname): (link.tx_packets, link.tx_bytes, link.rx_packets, link.rx_bytes)
+                    for ifname, link in counters.items() if names.get(ifname, ifname) in ports}
+        try:
+            return synthetic.source_for(self.prefix).read(self.hostname, self._etc_text(ROCE_FAULT) or None,
+                                                          layout=layout, link_counters=measured, clock=clock)
+        except ValueError as exc:
+            raise DriverError(f"{self.hostname}: {exc}") from exc
+
+    def counter_sources(self) -> dict[str, str]:
+        """Which counter kinds this driver measures and which it models (the gate's step records it)."""
+        return {name: ("measured" if name in TRAFFIC_COUNTERS else "synthetic") for name in COUNTERS}
+
+    def roce_fault_inject(self, fault: str) -> None:
+        """Failure injection on the synthetic counter plane: the node's counters show ``fault``
+        (changes.rocegate.synthetic.FAULTS) from its next commit until a rollback, as a push that broke the lossless
+        class would."""
+        if fault not in synthetic.FAULTS:
+            raise DriverError(f"{self.hostname}: fault {fault!r} is not one of {', '.join(sorted(synthetic.FAULTS))}")
+        self._state()
+        self._write_etc(ROCE_FAULT_ARMED, fault)
 
     def _write_etc(self, name: str, text: str) -> None:
         self.switch.write_file(name, text)
@@ -317,6 +382,11 @@ class TwinDriver(DeviceDriver):
             detail={"evpn_established": sum(1 for d in evpn_peers.values() if d.get("state") == "Established"),
                     "evpn_total": len(evpn_peers)},
         )
+
+
+def _port_order(name: str) -> tuple:
+    """eth2 before eth10."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 def _sha256(text: str) -> str:

@@ -1,5 +1,8 @@
 """Canary push: pre-checks, the canary wave, post-checks, soak, then the remaining waves.
 
+With ``policy.roce_gate`` enabled, the canary wave is also judged on its RoCE counters against its own pre-push
+window and its control peers (changes.pipelines.rocegate); a failed gate rolls back like a failed check.
+
 After each push the device's running config is read back, parsed and compared field by field with the files
 pushed (post-push verification, changes.drift.push_verify): a difference fails that device's verify step. Any
 failed check, push or verification rolls back every device this rollout already pushed (in reverse order, to the config it
@@ -24,6 +27,7 @@ from ..drift import push_verify
 from ..errors import CheckFailed, PushVerifyFailed, RolloutStopped
 from ..selectors import pushed_devices
 from .checks import fabric_checks
+from .rocegate import RoceGate
 
 Phase = StepPhaseChoices
 Result = StepResultChoices
@@ -48,6 +52,14 @@ class CanaryPipeline:
             self.ctx.finish(RolloutStateChoices.FAILED, error=f"pre-checks failed, nothing pushed: {exc}",
                             outcome=self.outcomes())
             return
+        roce_gate = RoceGate(self.ctx)
+        if roce_gate.enabled and waves:
+            try:
+                roce_gate.pre_window(waves[0])
+            except CheckFailed as exc:
+                self.ctx.finish(RolloutStateChoices.FAILED, error=f"RoCE gate pre window failed, nothing pushed: "
+                                f"{exc}", outcome=self.outcomes())
+                return
         for index, wave in enumerate(waves, start=1):
             try:
                 for device in wave:
@@ -55,6 +67,8 @@ class CanaryPipeline:
                     self.verify_push(index, device)
                 self.check(Phase.VERIFY, index, f"post-checks after wave {index} ({', '.join(wave)})",
                            devices=self.done_devices(waves[:index]))
+                if roce_gate.enabled and index == 1:
+                    roce_gate.judge(wave)  # the canary wave on its RoCE counters (changes.pipelines.rocegate)
                 soak_s = self.rollout.policy.get("soak_s", 0)
                 if soak_s and not self.ctx.completed(Phase.SOAK, "", index):
                     with self.ctx.step(Phase.SOAK, wave=index) as step:

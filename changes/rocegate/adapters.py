@@ -8,6 +8,7 @@
   ``PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED`` / ``_RESTORED`` (sonic-swss orchagent/pfcwdorch.cpp).
 * Arista EOS eAPI JSON of ``show priority-flow-control counters detail``, ``show priority-flow-control counters
   watchdog``, ``show qos interfaces ecn counters queue`` and ``show interfaces counters queue drops``.
+* Broadcom bnxt_re / bnxt_en (:func:`bnxt_re`) and any port through Linux DCB, ``dcb -s pfc show`` (:func:`dcb_pfc`).
 * NVIDIA mlx5: ``ethtool -S <if>`` text (``rx_prio<p>_pause``, ``tx_prio<p>_pause``, ``rx_prio<p>_pause_duration``
   in microseconds, ``rx_prio<p>_discards``, ``rx_discards_phy``, ``tx_pause_storm_error_events``) and the RDMA
   device's ``hw_counters`` directory as {file: value} (``np_cnp_sent``, ``rp_cnp_handled``,
@@ -20,6 +21,7 @@ lossless classes); drops on lossy queues are what lossy queues do.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 
@@ -63,6 +65,25 @@ def sonic_counters_db(device: str, db: Mapping[str, Mapping], time: float, lossl
     return poll
 
 
+def sonic_db_dump(text: str) -> dict[str, dict]:
+    """What ``sonic-db-dump -n COUNTERS_DB -y`` prints (sonic-net/sonic-swss-common ``scripts/sonic-db-dump``: one
+    JSON object, each Redis key -> ``{"type": "hash", "value": {field: value}, ...}``) as the ``{key: {field:
+    value}}`` that :func:`sonic_counters_db` reads. Keys of other Redis types are left out."""
+    try:
+        dump = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"sonic-db-dump output is not JSON: {exc} ({text[:120]!r})") from exc
+    if not isinstance(dump, dict):
+        raise ValueError(f"sonic-db-dump output is not a JSON object: {text[:120]!r}")
+    return {key: entry["value"] for key, entry in dump.items()
+            if isinstance(entry, dict) and entry.get("type") == "hash" and isinstance(entry.get("value"), dict)}
+
+
+# The four eAPI commands :func:`eos_eapi` reads, sent with JSON encoding.
+EOS_COMMANDS = ("show priority-flow-control counters detail", "show priority-flow-control counters watchdog",
+                "show qos interfaces ecn counters queue", "show interfaces counters queue drops")
+
+
 def eos_eapi(device: str, answers: Mapping[str, Mapping], time: float, lossless_queues: Iterable[int] = (),
              poll: Poll | None = None) -> Poll:
     """``answers``: {command: its eAPI JSON result}."""
@@ -82,11 +103,25 @@ def eos_eapi(device: str, answers: Mapping[str, Mapping], time: float, lossless_
                 if field_name in counters:
                     poll.add(device, port, int(queue), counter, counters[field_name])
     ecn = answers.get("show qos interfaces ecn counters queue") or {}
-    for port, entry in (ecn.get("interfaces") or {}).items():
+    # As EOS answers (ANTA's VerifyInterfacesECNCounters reads it so; its unit-test data): per interface
+    # ``queueCounters`` {queue: "count"}, "-" for a queue without ECN configured (no counter, not zero).
+    for port, entry in (ecn.get("intfQueueCounters") or {}).items():
+        for queue, count in (entry.get("queueCounters") or {}).items():
+            if count != "-":
+                poll.add(device, port, int(queue), "ecn_marked", int(count))
+    for port, entry in (ecn.get("interfaces") or {}).items():  # the shape this project first assumed
         for queue, counters in (entry.get("txQueues") or {}).items():
             poll.add(device, port, int(queue), "ecn_marked", counters.get("ecnMarkedPackets", 0))
     drops = answers.get("show interfaces counters queue drops") or {}
     for port, entry in (drops.get("interfaces") or {}).items():
+        # As EOS answers on VOQ platforms (ANTA's VerifyInterfacesVoqAndEgressQueueDrops; its unit-test data):
+        # per traffic class, ingress VOQ and egress queue drops; both are drops of that class's packets.
+        for traffic_class, counters in (entry.get("trafficClasses") or {}).items():
+            queue_number = int(traffic_class.removeprefix("TC"))
+            if queue_number in lossless:
+                dropped = sum(int((counters.get(side) or {}).get("countersSum", {}).get("droppedPackets", 0))
+                              for side in ("ingressVoqCounters", "egressQueueCounters"))
+                poll.add(device, port, queue_number, "lossless_drops", dropped)
         for queue, counters in (entry.get("ucastQueues", {}).get("trafficClasses") or {}).items():
             queue_number = int(queue.removeprefix("TC"))
             if queue_number in lossless:
@@ -129,4 +164,87 @@ def mlx5(host: str, port: str, ethtool_text: str, hw_counters: Mapping[str, obje
     for name, counter in HW_COUNTERS.items():
         if name in hw_counters:
             poll.add(host, port, -1, counter, int(str(hw_counters[name]).strip()))
+    return poll
+
+
+# Broadcom bnxt_re (RDMA) ``hw_counters`` names -> schema counters. Linux drivers/infiniband/hw/bnxt_re/hw_counters.c
+# (``bnxt_re_stat_descs``): ``tx_cnp_pkts`` (CNPs this NIC sent as notification point), ``rx_cnp_pkts`` (CNPs it
+# received as reaction point), ``rx_ecn_marked_pkts``, ``rx_out_of_buffer``, ``oos_drop_count`` (responder drops of
+# out-of-sequence packets), ``seq_err_naks_rcvd`` (NAKs for a sequence error, mlx5's packet_seq_err) and
+# ``to_retransmits`` (retransmissions after the ACK timer expired, mlx5's local_ack_timeout_err). A later Broadcom
+# patch renames the first four to the mlx5 names (``np_cnp_pkts``, ``rp_cnp_handled``,
+# ``np_ecn_marked_roce_packets``, ``out_of_buffer``): both spellings are read. Values are u64 (rdma_hw_stats).
+BNXT_RE_HW_COUNTERS = {"tx_cnp_pkts": "cnp_sent", "np_cnp_pkts": "cnp_sent",
+                       "rx_cnp_pkts": "cnp_handled", "rp_cnp_handled": "cnp_handled",
+                       "rx_ecn_marked_pkts": "ecn_marked_roce", "np_ecn_marked_roce_packets": "ecn_marked_roce",
+                       "rx_out_of_buffer": "out_of_buffer", "out_of_buffer": "out_of_buffer",
+                       "oos_drop_count": "out_of_sequence", "seq_err_naks_rcvd": "packet_seq_err",
+                       "to_retransmits": "local_ack_timeout"}
+# bnxt_en ``ethtool -S`` port statistics (Linux drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c:
+# bnxt_port_stats_arr and the BNXT_{RX,TX}_STATS_EXT_PFC_ENTRY / _DISCARD_COS_ENTRY macros).
+_BNXT_PFC = re.compile(r"^(rx|tx)_pfc_ena_frames_pri(\d)$")
+_BNXT_PFC_DURATION = re.compile(r"^pfc_pri(\d)_rx_duration_us$")
+_BNXT_DISCARD = re.compile(r"^rx_discard_packets_cos(\d)$")
+
+
+def bnxt_re(host: str, port: str, ethtool_text: str, hw_counters: Mapping[str, object], time: float,
+            poll: Poll | None = None) -> Poll:
+    """A Broadcom NIC: bnxt_en ``ethtool -S <if>`` (``rx_pfc_ena_frames_pri<p>`` / ``tx_…`` PFC frames per
+    priority, ``pfc_pri<p>_rx_duration_us`` time paused, ``rx_discard_packets_cos<q>`` discards per CoS queue,
+    ``continuous_pause_events`` the port's pause-storm detector) and the bnxt_re device's ``hw_counters``
+    directory as {file: value} (:data:`BNXT_RE_HW_COUNTERS`)."""
+    poll = poll if poll is not None else Poll(time)
+    for line in ethtool_text.splitlines():
+        match = _ETHTOOL.match(line)
+        if not match:
+            continue  # per-ring lines ("[0]: rx_ucast_packets: 1") are not port counters
+        name, value = match.group(1), int(match.group(2))
+        if pfc := _BNXT_PFC.match(name):
+            poll.add(host, port, int(pfc.group(2)), "pfc_rx" if pfc.group(1) == "rx" else "pfc_tx", value)
+        elif duration := _BNXT_PFC_DURATION.match(name):
+            poll.add(host, port, int(duration.group(1)), "pause_us", value)
+        elif discard := _BNXT_DISCARD.match(name):
+            poll.add(host, port, int(discard.group(1)), "prio_discards", value)
+        elif name == "continuous_pause_events":
+            poll.add(host, port, -1, "pause_storms", value)
+    for name, counter in BNXT_RE_HW_COUNTERS.items():
+        if name in hw_counters:
+            poll.add(host, port, -1, counter, int(str(hw_counters[name]).strip()))
+    return poll
+
+
+_DCB_LINE = re.compile(r"^\s*(requests|indications)\s(.*)$")
+
+
+def dcb_pfc(host: str, port: str, output: str, time: float, poll: Poll | None = None) -> Poll:
+    """Any NIC or Linux switch port through the kernel's DCB netlink: ``dcb -s pfc show dev <port>`` (iproute2
+    ``dcb/dcb_pfc.c``), as text (``requests 0:0 1:217 …`` / ``indications …``) or with ``-j`` as JSON
+    (``{"requests": [8 counts], "indications": [8 counts], …}``). ``requests`` are the PFC frames sent and
+    ``indications`` those received (``struct ieee_pfc`` in include/uapi/linux/dcbnl.h, u64), one per traffic
+    class; the index is read as the 802.1p priority, which it is when priorities map 1:1 to traffic classes (the
+    intent's ``tc_to_priority`` is the identity). No pause time, queue or RDMA counter comes through this path."""
+    poll = poll if poll is not None else Poll(time)
+    if output.lstrip().startswith("{"):
+        try:
+            data = json.loads(output)
+        except ValueError as exc:
+            raise ValueError(f"dcb pfc JSON of {host}:{port} is not JSON: {exc}") from exc
+        arrays = {name: data.get(name) for name in ("requests", "indications")}
+        if not all(isinstance(values, list) for values in arrays.values()):
+            raise ValueError(f"dcb pfc JSON of {host}:{port} has no requests/indications arrays (was -s given?)")
+        pairs = {name: list(enumerate(values)) for name, values in arrays.items()}
+    else:
+        pairs = {}
+        for line in output.splitlines():
+            if match := _DCB_LINE.match(line):
+                items = [item.partition(":") for item in match.group(2).split()]
+                if not items or not all(prio.isdigit() and colon and count.isdigit() for prio, colon, count in items):
+                    raise ValueError(f"dcb pfc output of {host}:{port}: {line.strip()[:120]!r} is not "
+                                     f"'<name> <prio>:<count> ...'")
+                pairs[match.group(1)] = [(int(prio), int(count)) for prio, _colon, count in items]
+        if set(pairs) != {"requests", "indications"}:
+            raise ValueError(f"dcb pfc output of {host}:{port} has no requests/indications lines (was -s given?)")
+    for name, counter in (("requests", "pfc_tx"), ("indications", "pfc_rx")):
+        for priority, value in pairs[name]:
+            poll.add(host, port, int(priority), counter, value)
     return poll

@@ -14,7 +14,8 @@ long before it pauses); frequent pauses at steady state mean the fabric needs re
   pauses, drops and retransmissions; fewer ECN marks or CNPs sent when the class still carries traffic).
 * **Ratio limits** -- the paused fraction of time (``pause_us`` per second / 10^6) above ``max_pause_fraction``
   on any canary port and priority; PFC received (above ``quiet_pfc_per_s``) on a canary port where the
-  pre-change window saw none at all.
+  pre-change window saw none at all, or on a **watched** port of a neighbour facing the canary (a spine's
+  downlink to the canary leaf: the canary pausing its spine shows there, not on the canary).
 
 A decision is made on the first ``polls`` polls after the push (default 2). Pure Python; no Django.
 """
@@ -78,9 +79,13 @@ class GateResult:
     verdict: str  # failed | passed
     subject: str  # the key or the counter kind
     numbers: dict
+    counter: str = ""  # the counter kind it judged (schema.COUNTERS): what a table or chart marks
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def as_text(self) -> str:
+        return f"{self.gate} on {self.subject}: {_numbers(self.numbers)}"
 
 
 @dataclass
@@ -89,12 +94,22 @@ class Decision:
     decided_at_poll: int  # 1-based poll after the push at which the verdict was reached
     failures: list[GateResult]
     examined: dict[str, int]
+    # every relative comparison made at the deciding poll, passed or failed, with its medians and p-values
+    compared: list[GateResult] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"passed": self.passed, "decided_at_poll": self.decided_at_poll, "examined": dict(self.examined),
+                "failures": [item.as_dict() for item in self.failures],
+                "compared": [item.as_dict() for item in self.compared]}
+
+    def counters_named(self) -> list[str]:
+        """The counter kinds the failures name, in order, each once."""
+        return list(dict.fromkeys(item.counter for item in self.failures if item.counter))
 
     def as_text(self) -> str:
         if self.passed:
             return f"RoCE gate passed after {self.decided_at_poll} poll(s): {self.examined}"
-        return "RoCE gate failed: " + "; ".join(
-            f"{failure.gate} on {failure.subject}: {_numbers(failure.numbers)}" for failure in self.failures)
+        return "RoCE gate failed: " + "; ".join(failure.as_text() for failure in self.failures)
 
 
 def _numbers(numbers: dict) -> str:
@@ -144,27 +159,30 @@ def _series(polls: list[Poll]) -> list[dict[Key, float]]:
 
 
 def evaluate(policy: GatePolicy, canary: set[str], controls: set[str], pre: list[Poll], post: list[Poll],
-             ecn_queues: set[int]) -> Decision:
+             ecn_queues: set[int], watched: frozenset[tuple[str, str]] = frozenset()) -> Decision:
     """``pre``: polls before the push (at least 2); ``post``: polls after it (the first of them may be the last
-    pre poll). Devices are switches or hosts (a canary switch's NICs are given as canary hosts)."""
+    pre poll). Devices are switches or hosts (a canary switch's NICs are given as canary hosts). ``watched``:
+    (device, port) of neighbours' ports facing the canary, judged by the quiet-port PFC rule."""
     if len(pre) < 2:
         raise ValueError("the RoCE gate needs at least 2 polls before the push (one rate)")
     before = _series(pre)
     after_all = _series([pre[-1], *post])
     failures: list[GateResult] = []
     examined: dict[str, int] = defaultdict(int)
+    compared: list[GateResult] = []
     decided = min(policy.polls, len(after_all))
     for poll_number in range(1, decided + 1):
         after = after_all[:poll_number]
-        failures = _judge(policy, canary, controls, before, after, ecn_queues, examined)
+        failures = _judge(policy, canary, controls, before, after, ecn_queues, examined, compared, watched)
         if failures:
-            return Decision(False, poll_number, failures, dict(examined))
-    return Decision(True, decided, [], dict(examined))
+            return Decision(False, poll_number, failures, dict(examined), list(compared))
+    return Decision(True, decided, [], dict(examined), list(compared))
 
 
-def _judge(policy, canary, controls, before, after, ecn_queues, examined) -> list[GateResult]:
+def _judge(policy, canary, controls, before, after, ecn_queues, examined, compared, watched) -> list[GateResult]:
     failures: list[GateResult] = []
     examined.clear()
+    compared.clear()
     # Hard gates: any increase on the canary.
     for window in after:
         for key, rate in window.items():
@@ -174,20 +192,30 @@ def _judge(policy, canary, controls, before, after, ecn_queues, examined) -> lis
             hard = key.counter in policy.hard or (key.counter == "ecn_marked" and key.index not in ecn_queues)
             if hard and rate > 0:
                 gate = f"hard:{key.counter}" if key.counter in policy.hard else "hard:ecn_on_queue_without_ecn"
-                failures.append(GateResult(gate, "failed", str(key), {"per_second": rate}))
+                failures.append(GateResult(gate, "failed", str(key), {"per_second": rate}, key.counter))
     # Ratio limits: paused time, and PFC on a port that was quiet before the push.
-    quiet = {key for key in set().union(*before) if key.counter == "pfc_rx" and key.device in canary
+    quiet = {key for key in set().union(*before) if key.counter == "pfc_rx"
+             and (key.device in canary or (key.device, key.port) in watched)
              and all(window.get(key, 0.0) == 0.0 for window in before)}
+    watched_keys = {key for window in after for key in window
+                    if key.counter == "pfc_rx" and (key.device, key.port) in watched}
+    if watched_keys:
+        examined["watched neighbour ports"] = len({(key.device, key.port) for key in watched_keys})
     for window in after:
         for key, rate in window.items():
+            if key in quiet and key.device not in canary and rate > policy.quiet_pfc_per_s:
+                failures.append(GateResult("quiet_port_pfc", "failed", str(key),
+                                           {"pfc_rx_per_second": rate, "before_push": 0, "faces_the_canary": 1},
+                                           key.counter))
             if key.device not in canary:
                 continue
             if key.counter == "pause_us" and rate / 1e6 > policy.max_pause_fraction:
                 failures.append(GateResult("pause_fraction", "failed", str(key),
-                                           {"paused_fraction": rate / 1e6, "limit": policy.max_pause_fraction}))
+                                           {"paused_fraction": rate / 1e6, "limit": policy.max_pause_fraction},
+                                           key.counter))
             if key in quiet and rate > policy.quiet_pfc_per_s:
-                failures.append(GateResult("quiet_port_pfc", "failed", str(key), {"pfc_rx_per_second": rate,
-                                                                                  "before_push": 0}))
+                failures.append(GateResult("quiet_port_pfc", "failed", str(key),
+                                           {"pfc_rx_per_second": rate, "before_push": 0}, key.counter))
     # Relative gates per counter kind.
     for counter, direction in policy.relative.items():
         canary_now = [rate for window in after for key, rate in window.items()
@@ -200,12 +228,13 @@ def _judge(policy, canary, controls, before, after, ecn_queues, examined) -> lis
         control_now = [rate for window in after for key, rate in window.items()
                        if key.device in controls and key.counter == counter]
         result = _relative(policy, counter, direction, canary_now, canary_before, control_now)
-        if result is not None:
+        compared.append(result)
+        if result.verdict == "failed":
             failures.append(result)
     return _dedupe(failures)
 
 
-def _relative(policy, counter, direction, canary_now, canary_before, control_now) -> GateResult | None:
+def _relative(policy, counter, direction, canary_now, canary_before, control_now) -> GateResult:
     sign = 1 if direction == "higher" else -1
     now, pre, peers = ([sign * value for value in values] for values in (canary_now, canary_before, control_now))
     p_pre = mann_whitney_greater(now, pre)
@@ -218,11 +247,12 @@ def _relative(policy, counter, direction, canary_now, canary_before, control_now
     else:
         effect = reference / median_now if median_now > 0 else (math.inf if reference > 0 else 1.0)
     difference = abs(median_now - reference)
-    if p_pre < policy.alpha and p_peers < policy.alpha and effect >= policy.ratio and difference >= policy.floor_per_s:
-        return GateResult(f"relative:{counter}", "failed", counter, {
-            "canary_median": median_now, "pre_median": median_pre, "peers_median": median_peers,
-            "p_vs_pre": p_pre, "p_vs_peers": p_peers, "direction": direction})
-    return None
+    failed = (p_pre < policy.alpha and p_peers < policy.alpha and effect >= policy.ratio
+              and difference >= policy.floor_per_s)
+    return GateResult(f"relative:{counter}", "failed" if failed else "passed", counter, {
+        "canary_median": median_now, "pre_median": median_pre, "peers_median": median_peers,
+        "p_vs_pre": p_pre, "p_vs_peers": p_peers, "direction": direction,
+        "peers_compared": bool(control_now)}, counter)
 
 
 def _dedupe(failures: list[GateResult]) -> list[GateResult]:

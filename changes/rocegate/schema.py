@@ -11,7 +11,9 @@ switch (per port; per priority for PFC, per queue for ECN/drops):
 NIC (per port; the host side of DCQCN):
   ``cnp_sent`` (notification point), ``cnp_handled`` (reaction point), ``ecn_marked_roce``,
   ``out_of_sequence``, ``packet_seq_err``, ``local_ack_timeout``, ``pause_storms``, ``prio_discards``,
-  ``out_of_buffer``.
+  ``out_of_buffer``;
+traffic (per port, index -1; the load the counters above are read against, never gated by themselves):
+  ``tx_packets``, ``tx_bytes``, ``rx_packets``, ``rx_bytes`` (the twin's veth counters drive its synthetic plane).
 
 Rates: (value now - value before) / seconds, with a counter that went backwards read as a **wrap** when the
 previous value was in the top quarter of the counter's width (64-bit SAI and EOS counters, 32-bit mlx5 hardware
@@ -27,7 +29,8 @@ SWITCH_COUNTERS = ("pfc_rx", "pfc_tx", "pause_us", "ecn_marked", "lossless_drops
                    "no_buffer_discards", "wd_storms", "wd_restores")
 NIC_COUNTERS = ("cnp_sent", "cnp_handled", "ecn_marked_roce", "out_of_sequence", "packet_seq_err",
                 "local_ack_timeout", "pause_storms", "prio_discards", "out_of_buffer")
-COUNTERS = SWITCH_COUNTERS + NIC_COUNTERS
+TRAFFIC_COUNTERS = ("tx_packets", "tx_bytes", "rx_packets", "rx_bytes")
+COUNTERS = SWITCH_COUNTERS + NIC_COUNTERS + TRAFFIC_COUNTERS
 # Counter widths: SAI port/queue stats and EOS counters are 64-bit; mlx5 InfiniBand hw_counters are 32-bit
 # (Linux drivers/infiniband/hw/mlx5/counters.c reads them as __be32 from the Q counter set).
 WIDTH_BITS = {name: 64 for name in COUNTERS} | {name: 32 for name in (
@@ -66,13 +69,30 @@ class Poll:
         """Two sources polled together (a switch and its NICs) as one poll."""
         return Poll(max(self.time, other.time), {**self.values, **other.values})
 
+    def only(self, devices: set[str]) -> Poll:
+        return Poll(self.time, {key: value for key, value in self.values.items() if key.device in devices})
+
+    def as_json(self) -> dict:
+        """The poll as a JSON object (stored in a rollout step's detail, so a resumed runner has its pre window)."""
+        return {"time": self.time, "rows": [[key.device, key.port, key.index, key.counter, value]
+                                            for key, value in sorted(self.values.items())]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Poll:
+        poll = cls(float(data["time"]))
+        for device, port, index, counter, value in data["rows"]:
+            poll.add(device, port, int(index), counter, value)
+        return poll
+
 
 def delta(before: int, now: int, width_bits: int = 64) -> tuple[int, str]:
     """(increase, how): ``how`` is "" for a plain increase, "wrap" or "reset"."""
     if now >= before:
         return now - before, ""
     top = 1 << width_bits
-    if before >= top - (top >> 2):  # within the top quarter: the counter wrapped
+    if top - (top >> 2) <= before < top:  # within the top quarter: the counter wrapped
+        # (a value at or above 2^width is a wider counter than assumed, e.g. a u64 bnxt_re counter of a kind mlx5
+        # keeps in 32 bits: it went backwards because it was cleared)
         return now + top - before, "wrap"
     return now, "reset"
 

@@ -1,7 +1,13 @@
 """A synthetic counter plane: what a canary leaf, its control peers and their NICs would count, poll by poll.
 
 No hardware here, and the twin's veth has no PFC or ECN, so the gate is tested on counters generated from a small
-queue model driven by per-link load (the twin's measured per-link traffic when given, else a uniform load):
+queue model driven by per-link load: a uniform load (log-normal noise around ``default_load``) for the offline
+figures, or the twin's **measured** per-link traffic (:class:`TrafficMeter`: the kernel's byte and packet counters
+of each switch port, read by labs.measure.link_counters). Measured, a port's egress queue carries the packets the
+veth really sent and its load is the bits it sent per second over :data:`TWIN_LINE_RATE_BPS`; the poll then also
+carries those traffic counters (``tx_packets`` …, schema.TRAFFIC_COUNTERS), so every rate the gate computes
+follows what the twin carried. PFC, ECN, drops and NIC counters stay **synthetic** (:data:`SYNTHETIC`): veth has
+no DCB, no queues and no RoCE NIC. In the model:
 
 * the lossless queue (priority/queue 3) marks ECN on a fraction of packets that grows with load above the marking
   threshold (DCQCN's RED-like marking, Zhu et al., SIGCOMM 2015) and pauses (PFC) only above a higher load: a
@@ -17,17 +23,80 @@ generated counters through the real adapters. Pure (numpy); no Django.
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .schema import Poll
+from .schema import COUNTERS, TRAFFIC_COUNTERS, Poll, delta
 
 LOSSLESS, LOSSY, CNP_QUEUE = 3, 1, 6
 INTERVAL_S = 10.0
 PACKETS_PER_S = 200_000.0  # per port at load 1.0 in this model (scaled down; only ratios matter to the gate)
 UPLINKS = ("Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4")
 SERVER_PORTS = ("Ethernet5", "Ethernet6", "Ethernet7", "Ethernet8")
+# The twin's scale: a twin port is a veth in a namespace on a shared CPU, and the twin's test flows are a few Mb/s
+# (labs.measure.Flow: 500 pps pings), not line rate. 10 Mb/s of twin traffic stands for a fully loaded port, so such
+# a flow loads a port to the ~0.5 where the model's lossless queue marks, and loads follow the twin's traffic in
+# proportion. A model scale, not a property of any hardware.
+TWIN_LINE_RATE_BPS = 10e6
+SYNTHETIC = tuple(name for name in COUNTERS if name not in TRAFFIC_COUNTERS)  # modelled, never measured on a twin
+
+
+def ecn_mark_fraction(load: float) -> float:
+    """The fraction of a healthy lossless queue's packets marked CE at a load: RED-like, from 0 at load 0.3 to
+    0.2 % at 0.9 (DCQCN's marking between Kmin and Kmax, Zhu et al., SIGCOMM 2015; the numbers are the model's)."""
+    return min(max((load - 0.3) / 0.6, 0.0), 1.0) * 0.002
+
+
+@dataclass(frozen=True)
+class PortTraffic:
+    """What a port carried, per second, between two reads of its counters (measured)."""
+
+    tx_packets: float = 0.0
+    tx_bytes: float = 0.0
+    rx_packets: float = 0.0
+    rx_bytes: float = 0.0
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A switch's ports in the model: its uplinks (fabric links) and its server ports, each with the host and NIC
+    behind it (host name, NIC port)."""
+
+    uplinks: tuple[str, ...] = UPLINKS
+    servers: tuple[tuple[str, str, str], ...] = ()  # (switch port, host, NIC port)
+
+    @classmethod
+    def default(cls, device: str) -> Layout:
+        return cls(UPLINKS, tuple((port, f"{device}-gpu{number}", "eth0")
+                                  for number, port in enumerate(SERVER_PORTS, start=1)))
+
+
+class TrafficMeter:
+    """Per-second traffic of each port between successive reads of cumulative counters (64-bit kernel counters: a
+    counter that went backwards was reset, schema.delta). The first read of a device gives no rates (zero load)."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, tuple[float, dict[str, Sequence[int]]]] = {}
+
+    def rates(self, device: str, clock: float, counters: Mapping[str, Sequence[int]]) -> dict[str, PortTraffic]:
+        """``counters``: port -> (tx_packets, tx_bytes, rx_packets, rx_bytes), cumulative, read at ``clock``
+        (seconds, monotonic)."""
+        previous = self.last.get(device)
+        self.last[device] = (clock, {port: tuple(values) for port, values in counters.items()})
+        if previous is None or clock <= previous[0]:
+            return {}
+        seconds = clock - previous[0]
+        out = {}
+        for port, now in counters.items():
+            before = previous[1].get(port)
+            if before is None:
+                continue
+            out[port] = PortTraffic(*(delta(int(old), int(new))[0] / seconds for old, new in zip(before, now,
+                                                                                                 strict=True)))
+        return out
 
 
 @dataclass
@@ -88,14 +157,23 @@ class Plane:
     load: dict[tuple[str, str], float] = field(default_factory=dict)  # (device, port) -> mean load 0..1
     default_load: float = 0.55
     time: float = 0.0
+    # Driven by measured traffic instead of a load: (device, port) -> what the port carried since the last poll;
+    # a port without a measurement carried nothing. Loads are its bits per second over ``line_rate_bps``.
+    measured: bool = False
+    traffic: dict[tuple[str, str], PortTraffic] = field(default_factory=dict)
+    line_rate_bps: float = TWIN_LINE_RATE_BPS
+    layouts: dict[str, Layout] = field(default_factory=dict)  # default: Layout.default(device)
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
         self.totals: dict[tuple, float] = {}
         self.effects: dict[str, Effect] = {}
 
+    def layout(self, device: str) -> Layout:
+        return self.layouts.get(device) or Layout.default(device)
+
     def hosts(self, device: str) -> list[tuple[str, str]]:
-        return [(f"{device}-gpu{number}", "eth0") for number in range(1, len(SERVER_PORTS) + 1)]
+        return [(host, nic) for _port, host, nic in self.layout(device).servers]
 
     def _add(self, poll: Poll, device: str, port: str, index: int, counter: str, rate: float) -> None:
         key = (device, port, index, counter)
@@ -103,15 +181,33 @@ class Plane:
         self.totals[key] = self.totals.get(key, 0.0) + count
         poll.add(device, port, index, counter, int(self.totals[key]))
 
+    def _add_measured(self, poll: Poll, device: str, port: str, traffic: PortTraffic) -> None:
+        """The traffic a port carried, as counts over the model's interval: the rate the gate computes from them is
+        the measured rate (no noise added: the measurement is the traffic)."""
+        for counter in TRAFFIC_COUNTERS:
+            key = (device, port, -1, counter)
+            self.totals[key] = self.totals.get(key, 0.0) + getattr(traffic, counter) * INTERVAL_S
+            poll.add(device, port, -1, counter, round(self.totals[key]))
+
+    def _port_load(self, device: str, port: str, poll: Poll) -> tuple[float, float]:
+        """(load 0..1, packets per second) of a port's egress queue in this poll."""
+        if not self.measured:
+            load = self.load.get((device, port), self.default_load) * float(self.rng.lognormal(0.0, 0.15))
+            return load, load * PACKETS_PER_S
+        traffic = self.traffic.get((device, port), PortTraffic())
+        self._add_measured(poll, device, port, traffic)
+        return min(traffic.tx_bytes * 8 / self.line_rate_bps, 1.0), traffic.tx_packets
+
     def poll(self) -> Poll:
         self.time += INTERVAL_S
         poll = Poll(self.time)
         for device in self.devices:
             effect = self.effects.get(device, Effect())
-            for number, port in enumerate(UPLINKS + SERVER_PORTS):
-                load = self.load.get((device, port), self.default_load) * float(self.rng.lognormal(0.0, 0.15))
-                packets = load * PACKETS_PER_S
-                mark_fraction = min(max((load - 0.3) / 0.6, 0.0), 1.0) * 0.002
+            layout = self.layout(device)
+            nics = {port: (host, nic) for port, host, nic in layout.servers}
+            for number, port in enumerate(layout.uplinks + tuple(nics)):
+                load, packets = self._port_load(device, port, poll)
+                mark_fraction = ecn_mark_fraction(load)
                 pause_fraction = max(load - 0.85, 0.0) * 0.02 * effect.pause + effect.pause_add
                 if number == 0:
                     pause_fraction += effect.uplink_pause_add
@@ -127,8 +223,8 @@ class Plane:
                 self._add(poll, device, port, LOSSLESS, "wd_storms", effect.wd_storms)
                 self._add(poll, device, port, LOSSLESS, "wd_restores", 0.0)  # a storm that never ends
                 self._add(poll, device, port, -1, "no_buffer_discards", 0.05 * effect.no_buffer)
-                if port in SERVER_PORTS:
-                    host, nic = self.hosts(device)[SERVER_PORTS.index(port)]
+                if port in nics:
+                    host, nic = nics[port]
                     marks = packets * mark_fraction * effect.ecn
                     self._add(poll, host, nic, -1, "ecn_marked_roce", marks)
                     self._add(poll, host, nic, -1, "cnp_sent", marks / 20 * effect.cnp_sent)
@@ -138,6 +234,53 @@ class Plane:
                     self._add(poll, host, nic, -1, "local_ack_timeout", effect.ack_timeouts)
                     self._add(poll, host, nic, -1, "pause_storms", effect.pause_storms)
         return poll
+
+
+class SyntheticSource:
+    """The synthetic plane behind a driver's ``counters()`` (the twin driver; the runner tests' in-memory devices).
+
+    One :class:`Plane` per switch (its NICs included), seeded from the switch's name, advanced one modelled interval
+    (:data:`INTERVAL_S`) per read: a round of reads over a canary and its peers is one instant of the model, whatever
+    the wall clock did between the reads. ``fault`` is the fault model the caller says the switch shows now (none:
+    healthy); the plane applies it from this read on, and a healthy read removes it (a rollback)."""
+
+    def __init__(self, seed: int = 0, load: dict | None = None, line_rate_bps: float = TWIN_LINE_RATE_BPS):
+        self.seed = seed
+        self.load = dict(load or {})
+        self.line_rate_bps = line_rate_bps
+        self.planes: dict[str, Plane] = {}
+        self.meter = TrafficMeter()
+
+    def read(self, device: str, fault: str | None = None, *, layout: Layout | None = None,
+             link_counters: Mapping[str, Sequence[int]] | None = None, clock: float | None = None) -> Poll:
+        """One poll of ``device``. With ``link_counters`` (port -> cumulative tx_packets, tx_bytes, rx_packets,
+        rx_bytes, read at ``clock``) the plane is driven by the traffic measured since the previous read, on the
+        ports of ``layout``; without, by the uniform load."""
+        if fault is not None and fault not in FAULTS:
+            raise ValueError(f"fault {fault!r}: not a fault model of the synthetic plane ({', '.join(sorted(FAULTS))})")
+        plane = self.planes.get(device)
+        if plane is None:
+            plane = self.planes[device] = Plane([device], seed=self.seed + zlib.crc32(device.encode()),
+                                                load=self.load)
+        plane.effects = {device: FAULTS[fault]} if fault else {}
+        if layout is not None:
+            plane.layouts[device] = layout
+        if link_counters is not None:
+            if clock is None:
+                raise ValueError("link_counters need the clock they were read at")
+            plane.measured, plane.line_rate_bps = True, self.line_rate_bps
+            plane.traffic = {(device, port): rates for port, rates in
+                             self.meter.rates(device, clock, link_counters).items()}
+        return plane.poll()
+
+
+_SOURCES: dict[str, SyntheticSource] = {}
+
+
+def source_for(name: str) -> SyntheticSource:
+    """The one synthetic plane of a named fabric (a twin's prefix) in this process: every driver of that fabric
+    reads the same model."""
+    return _SOURCES.setdefault(name, SyntheticSource(seed=zlib.crc32(name.encode())))
 
 
 def run_push(fault: str | None, *, seed: int, controls: int = 3, pre_polls: int = 6, post_polls: int = 2,

@@ -7,8 +7,12 @@ rollback, pause/cancel) without a network; the twin tests do the same for real.
 from __future__ import annotations
 
 from changes.drivers.base import ConfigFiles, DeviceDriver, Health
+from changes.rocegate.schema import Poll
+from changes.rocegate.synthetic import SyntheticSource
+from compiler.errors import DriverError
 
 BREAKS_BGP = "BREAKS_BGP"
+ROCE_FAULT = "ROCE_FAULT:"
 
 
 class MemoryDevice(DeviceDriver):
@@ -59,6 +63,16 @@ class MemoryDevice(DeviceDriver):
         if self.hostname in self.fabric.staged:
             self.fabric.versions[self.hostname] = self.fabric.staged.pop(self.hostname)
 
+    def counters(self, *, lossless_queues) -> Poll:
+        """From the synthetic counter plane (the twin driver's source): a config carrying ``ROCE_FAULT:<model>``
+        shows that fault model (changes.rocegate.synthetic.FAULTS), as a push that broke the lossless class would."""
+        self.fabric.counter_reads[self.hostname] = self.fabric.counter_reads.get(self.hostname, 0) + 1
+        if self.hostname in self.fabric.counters_unreadable:
+            raise DriverError(f"{self.hostname}: counters unreadable (test)")
+        text = "".join(self.fabric.configs[self.hostname].values())
+        fault = text.split(ROCE_FAULT, 1)[1].split()[0] if ROCE_FAULT in text else None
+        return self.fabric.counter_source.read(self.hostname, fault)
+
     def health(self) -> Health:
         broken = any(BREAKS_BGP in text for text in self.fabric.configs[self.hostname].values())
         return Health(bgp_established=0 if broken else 2, bgp_total=2, routes=10,
@@ -75,6 +89,9 @@ class MemoryFabric:
         self.versions: dict[str, str] = {}
         self.reboots: dict[str, int] = {}
         self.crash_before_commit_of: str | None = None
+        self.counter_source = SyntheticSource(seed=7)
+        self.counter_reads: dict[str, int] = {}
+        self.counters_unreadable: set[str] = set()
 
     def driver(self, hostname: str) -> MemoryDevice:
         return MemoryDevice(self, hostname)

@@ -21,6 +21,11 @@ from pyeapi.eapilib import CommandError, ConnectionError  # noqa: A004 - pyeapi'
 RECORDED = Path(__file__).parent / "eos_recorded"
 BGP_COMMANDS = ("show ip bgp summary vrf all", "show ipv6 bgp summary vrf all", "show ip bgp neighbors vrf all",
                 "show ipv6 bgp peers vrf all")  # what NAPALM's get_bgp_neighbors sends
+ROCE_DATA = Path(__file__).parent / "data" / "rocegate"
+COUNTER_FILES = {"show priority-flow-control counters detail": "eos_pfc_counters.json",
+                 "show priority-flow-control counters watchdog": "eos_pfc_watchdog.json",
+                 "show qos interfaces ecn counters queue": "eos_ecn_counters.json",
+                 "show interfaces counters queue drops": "eos_queue_drops.json"}
 _SESSION = re.compile(r"^configure session (\S+)$")
 _SESSION_ACTION = re.compile(r"^configure session (\S+) (commit timer \d\d:\d\d:\d\d|commit|abort)$")
 
@@ -91,6 +96,8 @@ class RecordedEosNode:
         if command in BGP_COMMANDS:  # recorded per running config (bgp/<config>.json)
             current = next(name for name, text in self.configs.items() if text == self.running)
             return json.loads((RECORDED / "bgp" / current.replace(".cfg", ".json")).read_text())[command]
+        if command in COUNTER_FILES:  # the RoCE gate's counters (data/rocegate, SOURCES.md there)
+            return json.loads((ROCE_DATA / COUNTER_FILES[command]).read_text())
         if command in ("show version", "show hostname", "show interfaces"):
             return self._json(command.replace(" ", "_") + ".json")
         if command == "show configuration sessions":

@@ -21,6 +21,7 @@ from changes.drivers.config_db import apply_config_db_patch
 from changes.drivers.sonic_gcu import QOS_CLEAR_TABLES
 
 RECORDED = Path(__file__).parent / "sonic_recorded"
+ROCE_DATA = Path(__file__).parent / "data" / "rocegate"
 FRR_CONF = "/etc/sonic/frr/frr.conf"
 FRR_CONF_IN_CONTAINER = "/etc/frr/frr.conf"  # docker_image_ctl.j2 mounts /etc/sonic/frr as /etc/frr in bgp
 # What SONiC's docker_init.sh (sonic-net/sonic-buildimage dockers/docker-fpm-frr/docker_init.sh at 086b03bd70f9,
@@ -127,6 +128,12 @@ class RecordedSonicConnection:
             # The peer on Ethernet8 (10.1.0.6) is up only while Ethernet8 has its routed address.
             up = "Ethernet8|10.1.0.7/31" in self.config_db.get("INTERFACE", {})
             return (RECORDED / f"bgp_summary.{'established' if up else 'one_down'}.json").read_text(), 0
+        if command == "sonic-db-dump -n COUNTERS_DB -y":
+            # sonic-swss-common scripts/sonic-db-dump: every key -> {"expireat", "ttl", "type", "value"}; the keys
+            # are sonic-utilities' mock COUNTERS_DB (data/rocegate/sonic_counters_db.json)
+            table = json.loads((ROCE_DATA / "sonic_counters_db.json").read_text())
+            return json.dumps({key: {"expireat": 0, "ttl": -0.001, "type": "hash", "value": value}
+                               for key, value in table.items()}, indent=4), 0
         if command == "cat /etc/sonic/sonic_version.yml":
             return (RECORDED / "sonic_version.yml").read_text(), 0
         if command == "sudo TSA":

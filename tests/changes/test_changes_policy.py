@@ -58,6 +58,10 @@ def test_stored_form_is_the_callers_object_over_the_defaults():
     ({"twin_prefix": "ftx"}, CANARY, "policy.twin_prefix", "ftx", "named by `twin` (the Twin id)"),
     ({"twin_state_dir": "/tmp/x"}, CANARY, "policy.twin_state_dir", "/tmp/x", "not by a path"),
     ({"telepathy": 1}, CANARY, "policy.telepathy", 1, "unknown policy key"),
+    ({"roce_gate": {"enabled": True, "ratio": 0.5}}, CANARY, "policy.roce_gate.ratio", 0.5, "a factor >= 1"),
+    ({"roce_gate": {"alpha": float("inf")}}, CANARY, "policy.roce_gate.alpha", float("inf"), "significance level"),
+    ({"target_version": "4.33.2F", "roce_gate": {"enabled": True}}, UPGRADE, "policy.roce_gate.enabled", True,
+     "a rolling upgrade has none"),
 ])
 def test_each_broken_field_is_named_with_its_value(raw, kind, field, value, message):
     problems = _problems(raw, kind)
@@ -73,7 +77,15 @@ def test_each_broken_field_is_named_with_its_value(raw, kind, field, value, mess
     {"checks": ["health"], "canary": {"devices": ["leaf1", "leaf2"]}},
     {"canary": {"rack": "rack1"}, "redundant_pairs": [["spine1", "spine2"]], "devices": ["spine1"]},
     {"max_spine_fraction": 0.25, "target_version": "4.33.2F"},
+    {"roce_gate": {"enabled": True, "pre_s": 60, "post_s": 20, "polls": 2, "alpha": 0.01, "ecn_queues": [3],
+                   "lossless_queues": None, "max_pause_fraction": 0.05}},
 ])
 def test_each_field_has_a_passing_value(raw):
     assert _problems(raw, UPGRADE if raw.get("target_version") else CANARY) == {}
     RolloutPolicy.from_json(raw, kind=CANARY)
+
+
+def test_roce_gate_numbers_must_be_finite():
+    # Python's json reads NaN (the command's --policy): NaN passes every comparison check the wrong way
+    problems = _problems({"roce_gate": {"ratio": float("nan"), "floor_per_s": float("nan")}})
+    assert set(problems) == {"policy.roce_gate.ratio", "policy.roce_gate.floor_per_s"}

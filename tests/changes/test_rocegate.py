@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from changes.rocegate import adapters, gate, synthetic
-from changes.rocegate.schema import Key, Poll, delta, rates
+from changes.rocegate.schema import COUNTERS, Key, Poll, delta, rates
 
 DATA = Path(__file__).parent / "data" / "rocegate"
 
@@ -63,6 +63,18 @@ def test_sonic_counters_db_fixture():
     assert {key.port for key in values} == {"Ethernet0", "Ethernet4", "Ethernet8"}
 
 
+def test_mlx5_fixture():
+    hw = json.loads((DATA / "mlx5_hw_counters.json").read_text())
+    poll = adapters.mlx5("gpu1", "eth2", (DATA / "mlx5_ethtool_s.txt").read_text(), hw, 0.0)
+    values = poll.values
+    assert values[Key("gpu1", "eth2", 3, "pfc_rx")] == 4410 and values[Key("gpu1", "eth2", 3, "pfc_tx")] == 1220
+    assert values[Key("gpu1", "eth2", 3, "pause_us")] == 129003  # rx only: time this port was held paused
+    assert values[Key("gpu1", "eth2", -1, "prio_discards")] == 12  # rx_discards_phy
+    assert values[Key("gpu1", "eth2", -1, "cnp_sent")] == 18220 and values[Key("gpu1", "eth2", -1, "cnp_handled")] == 17991
+    assert values[Key("gpu1", "eth2", -1, "local_ack_timeout")] == 0
+    assert not any("pause_transition" in key.counter or "ignored" in key.counter for key in values)
+
+
 @pytest.mark.parametrize("fault", [None, "pfc_wrong_priority"])
 def test_vendor_answers_round_trip_through_the_adapters(fault):
     plane, _pre, post = synthetic.run_push(fault, seed=3, pre_polls=2, post_polls=1)
@@ -110,6 +122,7 @@ def test_every_fault_is_caught_within_two_polls(fault):
     assert not decision.passed and decision.decided_at_poll <= 2, decision.as_text()
     failure = decision.failures[0]
     assert failure.numbers and failure.subject  # names the counter/port and the numbers
+    assert failure.counter in COUNTERS and decision.counters_named()[0] == failure.counter
     assert "RoCE gate failed" in decision.as_text()
 
 
@@ -137,3 +150,154 @@ def test_the_gate_needs_a_pre_window():
     plane, pre, post = synthetic.run_push(None, seed=1, pre_polls=1)
     with pytest.raises(ValueError, match="at least 2 polls"):
         gate.evaluate(gate.GatePolicy(), {"leaf1"}, set(), pre, post, ecn_queues={3})
+
+
+def test_bnxt_re_fixture():
+    hw = json.loads((DATA / "bnxt_re_hw_counters.json").read_text())
+    poll = adapters.bnxt_re("gpu2", "ens1f0np0", (DATA / "bnxt_ethtool_s.txt").read_text(), hw, 0.0)
+    values = poll.values
+    assert values[Key("gpu2", "ens1f0np0", 3, "pfc_rx")] == 3310 and values[Key("gpu2", "ens1f0np0", 3, "pfc_tx")] == 905
+    assert values[Key("gpu2", "ens1f0np0", 3, "pause_us")] == 88120  # rx only: the time this port was held paused
+    assert values[Key("gpu2", "ens1f0np0", 3, "prio_discards")] == 4  # rx_discard_packets_cos3
+    assert values[Key("gpu2", "ens1f0np0", -1, "pause_storms")] == 0
+    assert values[Key("gpu2", "ens1f0np0", -1, "cnp_sent")] == 14410  # tx_cnp_pkts: sent as notification point
+    assert values[Key("gpu2", "ens1f0np0", -1, "cnp_handled")] == 13972
+    assert values[Key("gpu2", "ens1f0np0", -1, "ecn_marked_roce")] == 288200
+    assert values[Key("gpu2", "ens1f0np0", -1, "out_of_sequence")] == 7
+    assert values[Key("gpu2", "ens1f0np0", -1, "packet_seq_err")] == 2
+    assert values[Key("gpu2", "ens1f0np0", -1, "local_ack_timeout")] == 0
+    assert not any(key.counter == "pfc_rx" and key.index == -1 for key in values)  # rx_pfc_frames is not per prio
+    # the later mlx5-style spelling of the same counters reads the same
+    renamed = {"np_cnp_pkts": "14410", "rp_cnp_handled": "13972", "np_ecn_marked_roce_packets": "288200"}
+    again = adapters.bnxt_re("gpu2", "ens1f0np0", "", renamed, 0.0).values
+    assert again[Key("gpu2", "ens1f0np0", -1, "cnp_sent")] == 14410
+    assert again[Key("gpu2", "ens1f0np0", -1, "cnp_handled")] == 13972
+
+
+def test_a_u64_counter_above_32_bits_that_went_back_is_a_reset():
+    # a bnxt_re CNP counter is u64; the schema keeps cnp_sent 32 bits wide for mlx5
+    assert delta(6_000_000_000, 120, 32) == (120, "reset")
+    assert delta((1 << 32) - 5, 10, 32) == (15, "wrap")
+
+
+@pytest.mark.parametrize("name", ["dcb_pfc_show.txt", "dcb_pfc_show.json"])
+def test_dcb_pfc_fixture_text_and_json(name):
+    poll = adapters.dcb_pfc("gpu3", "eth1", (DATA / name).read_text(), 0.0)
+    assert poll.values[Key("gpu3", "eth1", 3, "pfc_tx")] == 905  # requests: PFC frames sent
+    assert poll.values[Key("gpu3", "eth1", 3, "pfc_rx")] == 3310  # indications: received
+    assert len(poll.values) == 16
+
+
+@pytest.mark.parametrize("output, message", [
+    ("pfc-cap 8 macsec-bypass off delay 0\nprio-pfc 0:off 3:on\n", "no requests/indications lines"),
+    ("requests 0:0 3:x\nindications 0:0\n", "is not '<name> <prio>:<count> ...'"),
+    ('{"pfc_cap": 8}', "no requests/indications arrays"),
+])
+def test_dcb_pfc_without_statistics_is_refused(output, message):
+    with pytest.raises(ValueError, match=message):
+        adapters.dcb_pfc("gpu3", "eth1", output, 0.0)
+
+
+def _through_the_drivers_source(seed: int, fault: str | None) -> gate.Decision:
+    """A canary push as the runner sees it through ``DeviceDriver.counters()`` on the twin: one plane per switch
+    (synthetic.SyntheticSource), 7 polls before the push (pre_s 60 at 10 s), 2 after, 3 control leaves."""
+    source = synthetic.SyntheticSource(seed=seed)
+    devices = ["leaf1", "leaf2", "leaf3", "leaf4"]
+
+    def poll_round(after_push: bool) -> Poll:
+        merged = Poll(0.0)
+        for device in devices:
+            merged = merged.merge(source.read(device, fault if after_push and device == "leaf1" else None))
+        return merged
+
+    pre = [poll_round(False) for _ in range(7)]
+    post = [poll_round(True) for _ in range(2)]
+    groups = {device: {device, *(host for host, _ in source.planes[device].hosts(device))} for device in devices}
+    return gate.evaluate(gate.GatePolicy(), groups["leaf1"], set().union(*(groups[d] for d in devices[1:])), pre,
+                         post, ecn_queues={3})
+
+
+def test_through_the_drivers_source_faults_are_caught_and_healthy_pushes_pass():
+    assert [seed for seed in range(100) if not _through_the_drivers_source(9000 + seed, None).passed] == []
+    decisions = {fault: _through_the_drivers_source(11, fault) for fault in synthetic.FAULTS}
+    assert all(not decision.passed and decision.decided_at_poll == 1 for decision in decisions.values())
+
+
+def test_a_plane_driven_by_measured_traffic_follows_it():
+    """Per port: the rates of the traffic counters are the measured ones; the loaded queue marks ECN at the model's
+    fraction; a port that carried nothing marks nothing and sends no CNPs."""
+    source = synthetic.SyntheticSource(seed=7)
+    layout = synthetic.Layout(("eth1", "eth2"), (("eth3", "h1", "eth0"),))
+    polls, sent = [], {"eth1": (0, 0), "eth2": (0, 0), "eth3": (0, 0)}
+    for second in range(6):
+        polls.append(source.read("leaf1", layout=layout, clock=float(second), link_counters={
+            port: (packets, size, 0, 0) for port, (packets, size) in sent.items()}))
+        sent["eth3"] = (sent["eth3"][0] + 400, sent["eth3"][1] + 400 * 2500)  # 400 pps, 8 Mb/s: load 0.8
+    windows = [synthetic_rates.values for synthetic_rates in (rates(a, b) for a, b in zip(polls, polls[1:], strict=False))]
+    assert polls[0].values[Key("leaf1", "eth3", -1, "tx_packets")] == 0  # a first read has no rate yet
+    assert all(window[Key("leaf1", "eth3", -1, "tx_packets")] == 400 for window in windows)
+    assert all(window[Key("leaf1", "eth3", -1, "tx_bytes")] == 400 * 2500 for window in windows)
+    marks = sum(window[Key("leaf1", "eth3", 3, "ecn_marked")] for window in windows) * synthetic.INTERVAL_S
+    expected = len(windows) * 400 * synthetic.INTERVAL_S * synthetic.ecn_mark_fraction(0.8)
+    assert expected / 2 < marks < expected * 2, (marks, expected)
+    assert all(window[Key("leaf1", port, 3, "ecn_marked")] == 0 for window in windows for port in ("eth1", "eth2"))
+    assert sum(window[Key("h1", "eth0", -1, "cnp_sent")] for window in windows) > 0
+    assert {key.device for key in polls[-1].values} == {"leaf1", "h1"}
+
+
+def test_traffic_meter_reads_a_reset_counter_as_a_reset():
+    meter = synthetic.TrafficMeter()
+    assert meter.rates("leaf1", 0.0, {"eth1": (1_000, 10_000, 0, 0)}) == {}
+    assert meter.rates("leaf1", 2.0, {"eth1": (1_200, 30_000, 0, 0)})["eth1"].tx_packets == 100
+    reset = meter.rates("leaf1", 4.0, {"eth1": (50, 500, 0, 0)})["eth1"]  # the namespace's veth was recreated
+    assert reset.tx_packets == 25 and reset.tx_bytes == 250
+    with pytest.raises(ValueError, match="need the clock"):
+        synthetic.SyntheticSource().read("leaf1", link_counters={"eth1": (0, 0, 0, 0)})
+
+
+def _pfc_polls(pfc_per_poll: list[int], device="spine1", port="Ethernet1/1") -> list[Poll]:
+    polls, total = [], 0
+    for number, frames in enumerate(pfc_per_poll):
+        total += frames
+        poll = Poll(10.0 * number)
+        poll.add(device, port, 3, "pfc_rx", total)
+        poll.add("leaf1", "Ethernet1", 3, "pfc_rx", 0)
+        polls.append(poll)
+    return polls
+
+
+def test_pfc_on_a_quiet_neighbour_port_facing_the_canary_fails():
+    """The canary pausing its spine shows on the spine's downlink to it: watched, that port fails once it receives
+    PFC above quiet_pfc_per_s after having received none; unwatched, or busy before the push, it does not."""
+    polls = _pfc_polls([0, 0, 0, 0, 600, 600])  # 60 frames/s after the push
+    pre, post = polls[:4], polls[4:]
+    policy = gate.GatePolicy()
+    watched = frozenset({("spine1", "Ethernet1/1")})
+    decision = gate.evaluate(policy, {"leaf1"}, {"leaf2"}, pre, post, {3}, watched=watched)
+    assert not decision.passed and decision.decided_at_poll == 1
+    assert decision.failures[0].gate == "quiet_port_pfc" and decision.failures[0].subject == \
+        "spine1:Ethernet1/1 pfc_rx[3]"
+    assert decision.examined["watched neighbour ports"] == 1
+    assert gate.evaluate(policy, {"leaf1"}, {"leaf2"}, pre, post, {3}).passed  # not watched: not judged
+    busy = _pfc_polls([0, 500, 500, 500, 600, 600])
+    assert gate.evaluate(policy, {"leaf1"}, {"leaf2"}, busy[:4], busy[4:], {3}, watched=watched).passed
+    faint = _pfc_polls([0, 0, 0, 0, 20, 20])  # 2 frames/s: under quiet_pfc_per_s
+    assert gate.evaluate(policy, {"leaf1"}, {"leaf2"}, faint[:4], faint[4:], {3}, watched=watched).passed
+
+
+def test_eos_ecn_and_voq_drops_in_the_shape_eos_answers():
+    """ANTA's unit-test data for VerifyInterfacesECNCounters and VerifyInterfacesVoqAndEgressQueueDrops (its
+    "failure" cases): "-" is a queue without ECN (no counter), drops are the class's VOQ plus egress drops."""
+    answers = {"show qos interfaces ecn counters queue": json.loads((DATA / "anta_eos_ecn_counters.json").read_text()),
+               "show interfaces counters queue drops": json.loads((DATA / "anta_eos_queue_drops.json").read_text())}
+    poll = adapters.eos_eapi("leaf1", answers, 0.0, lossless_queues=[1])
+    ecn = {(key.port, key.index): value for key, value in poll.values.items() if key.counter == "ecn_marked"}
+    assert ecn[("Ethernet10/20/1", 1)] == 2 and ecn[("Ethernet10/3/1", 2)] == 2
+    assert ("Ethernet10/28/1", 0) not in ecn and ("Ethernet10/16/1", 2) not in ecn and len(ecn) == 10
+    drops = {(key.port, key.index): value for key, value in poll.values.items() if key.counter == "lossless_drops"}
+    assert drops == {("Ethernet48", 1): 4 + 5, ("Ethernet49", 1): 7 + 7}  # TC0 is lossy here: not a lossless drop
+    # an ECN mark on queue 1 when only queue 3 has ECN is a hard-gate failure once it increases
+    later = adapters.eos_eapi("leaf1", {**answers, "show qos interfaces ecn counters queue": {
+        "intfQueueCounters": {"Ethernet10/20/1": {"queueCounters": {"1": "7"}}}}}, 10.0, lossless_queues=[1])
+    decision = gate.evaluate(gate.GatePolicy(), {"leaf1"}, set(), [poll, poll.merge(Poll(5.0))], [later], {3})
+    assert any(failure.gate == "hard:ecn_on_queue_without_ecn" for failure in decision.failures), decision

@@ -108,8 +108,8 @@ def _calls_to(path: Path, names: set[str]) -> set[str]:
 def test_every_live_measurement_has_one_home():
     """The checks and the fidelity comparison measure through labs.measure, never on their own."""
     measuring = {"ping", "start_ping", "collect_bgp_summary", "collect_kernel_routes", "collect_flood_lists",
-                 "collect_tx_packets", "collect_l3vnis", "collect_bfd_peers", "collect_evpn_route_types",
-                 "collect_links", "probe"}
+                 "collect_tx_packets", "collect_link_counters", "collect_l3vnis", "collect_bfd_peers",
+                 "collect_evpn_route_types", "collect_links", "probe"}
     offenders = {str(path.relative_to(LABS)): sorted(_calls_to(path, measuring))
                  for path in [LABS / "fidelity.py", *sorted((LABS / "checks").glob("*.py"))]}
     offenders = {path: calls for path, calls in offenders.items() if calls}

@@ -114,3 +114,17 @@ def test_outage_until_the_end_of_the_flow_counts():
     assert result.largest_gap_s < 0.3
     result.first_send, result.last_send = first - 0.01, first + 3.0
     assert 2.5 < result.largest_gap_s < 2.7
+
+
+def test_link_counters_of_a_switch_and_its_tenant_namespace():
+    """``ip -s -j link show`` of leaf1 and of its TENANT_A namespace after 200 pings of 3,000 bytes h1 -> h2."""
+    fabric = collectors.parse_link_counters(load("leaf1_link_stats.json"))
+    tenant = collectors.parse_link_counters(load("leaf1_tenant_link_stats.json"))
+    assert set(fabric) == {"lo", "eth1", "eth2"} and set(tenant) == {"lo", "vx10010", "br10", "eth3"}
+    # the flow hashed to eth2 one way and came back on eth1; the host port carried it both ways
+    assert fabric["eth2"].tx_packets == 224 and fabric["eth2"].tx_bytes == 621421
+    assert fabric["eth1"].rx_packets == 224 and fabric["eth1"].tx_packets == 26
+    assert tenant["eth3"].rx_packets >= 200 and tenant["eth3"].tx_packets >= 200
+    assert tenant["eth3"].tx_bytes > 200 * 3000
+    assert collectors.parse_link_counters([{"ifname": "eth9"}])["eth9"] == collectors.LinkCounters()
+

@@ -158,3 +158,14 @@ def test_each_switch_shows_its_platform_and_the_picture_fits_its_window():
                     r'height="([\d.]+)"', picture)
     label_y = float(re.search(r'data-device="leaf20">.*?<text x="[\d.]+" y="([\d.]+)"', picture)[1])
     assert float(box[1]) + svg.BADGE_ROOM < label_y
+
+
+def test_counter_chart_of_a_gated_canary():
+    chart = svg.counter_chart_svg("lossless_drops", [0, 0, 0, 40, 42], [0, 0, 0, 0, 0], 3, failed=True)
+    assert chart.startswith("<svg") and chart.count("<polyline") == 2 and "#e03131" in chart
+    canary = chart.split('class="canary" points="')[1].split('"')[0].split()
+    peers = chart.split('class="peers" points="')[1].split('"')[0].split()
+    assert canary[:3] == peers[:3] and canary[3] != peers[3]  # together before the push, apart after it
+    assert float(canary[4].split(",")[1]) < float(canary[0].split(",")[1])  # higher rate = higher on the chart
+    alone = svg.counter_chart_svg("pfc_rx<script>", [1.0, 2.0], [], 1)
+    assert "<script>" not in alone and alone.count("<polyline") == 1 and "#1971c2" in alone

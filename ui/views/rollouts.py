@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 
 from common import policy
 from common.roles import OPERATE, capability_refusal, perm
-from ui import integrations
+from ui import integrations, svg
 
 from .common import requires, viewer
 
@@ -45,7 +45,14 @@ def _progress_context(pk: int) -> dict:
     rollout = integrations.rollout_get(pk)
     if rollout is None:
         raise Http404(f"no rollout #{pk}")
-    return {"rollout": rollout, **integrations.rollout_progress(rollout)}
+    context = {"rollout": rollout, **integrations.rollout_progress(rollout)}
+    gate = context.get("roce_gate")
+    for item in gate["devices"] if gate else ():  # the canary's RoCE gate: a chart per charted counter
+        failed = {row["counter"] for row in item["rows"] if row["failed"]}
+        item["charts"] = [svg.counter_chart_svg(counter, values["canary"], values["peers"], gate["push_after"],
+                                                failed=counter in failed)
+                          for counter, values in item["series"].items()]
+    return context
 
 
 @viewer

@@ -63,12 +63,16 @@ class Command(BaseCommand):
         status.add_argument("--steps", action="store_true", help="also list every step")
         status.add_argument("--follow", action="store_true", help="refresh until the rollout ends")
         sub.add_parser("list", help="the 50 newest rollouts")
+        anta = sub.add_parser("anta-catalog", help="the RoCE gate's post-push checks of the rollout's EOS devices "
+                                                   "as an ANTA catalogue (YAML)")
+        anta.add_argument("rollout", type=int, help="rollout id")
+        anta.add_argument("--output", default="", help="write the catalogue to this file (default: stdout)")
 
     def handle(self, *args, **options):
         user = self._user(options.get("user", ""))
         try:
             with audit_actor(user):
-                getattr(self, f"do_{options['action']}")(options, user)
+                getattr(self, f"do_{options['action'].replace('-', '_')}")(options, user)
         except InputError as exc:
             raise CommandError("; ".join(str(error) for error in exc.errors)) from exc
         except (FabricTwinError, PermissionError) as exc:
@@ -165,6 +169,34 @@ class Command(BaseCommand):
                                   f"{(step.output.splitlines() or [''])[0][:80]}")
         for device, outcome in sorted(rollout.report.get("outcome", {}).items()):
             self.stdout.write(f"  {device:<12} {outcome['outcome']}")
+        gate = selectors.rollout_roce_gate(rollout=rollout)
+        if gate is not None:  # the canary's RoCE gate (changes.pipelines.rocegate), as the rollout page shows it
+            self.stdout.write(f"  RoCE gate: {gate['result']}"
+                              + (f" at poll {gate['decided_at_poll']}" if gate["decided_at_poll"] else "")
+                              + f"; control peers {', '.join(gate['peers']) or 'none'}")
+            if gate["synthetic"]:
+                self.stdout.write(f"    synthetic (modelled, not measured): {', '.join(gate['synthetic'])}")
+            for line in gate["failures"]:
+                self.stdout.write(f"    {line}")
+            for item in gate["devices"]:
+                for row in item["rows"]:
+                    if row["failed"]:
+                        peers = "-" if row["peers_per_s"] is None else f"{row['peers_per_s']:.4g}/s"
+                        self.stdout.write(f"    {item['device']} {row['counter']}: before {row['pre_per_s']:.4g}/s, "
+                                          f"after {row['post_per_s']:.4g}/s, control peer {peers}")
+
+    def do_anta_catalog(self, options, user) -> None:
+        """The RoCE gate as an ANTA catalogue (changes.rocegate.anta): run it with ``anta nrfu --catalog``."""
+        text = selectors.rollout_anta_catalog(rollout=selectors.rollout_get(rollout_id=options["rollout"]))["yaml"]
+        if not options["output"]:
+            self.stdout.write(text, ending="")
+            return
+        try:
+            with open(options["output"], "w") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise CommandError(f"--output={options['output']!r}: {exc.strerror}") from exc
+        self.stdout.write(f"wrote {options['output']}")
 
     def _follow(self, rollout_id: int) -> None:
         """Live progress: one line per change, until the rollout stops (pause/terminal)."""
