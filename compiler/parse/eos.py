@@ -16,6 +16,7 @@ from typing import Any
 from compiler.parse import eos_system, igp
 from compiler.parse.aaa import EosAaa
 from compiler.parse.bgp_options import FAMILY_ORDER, defined_policies, inherit, neighbor_option
+from compiler.parse.carried import SINGLE_LANE_SPEEDS_GBPS
 from compiler.parse.common import (
     Node,
     ParsedDevice,
@@ -66,10 +67,6 @@ _NTP_COMPILED_OPTIONS = {"iburst": True, "prefer": False}
 
 # What a BGP VRF block may redistribute (Arista EOS User Manual, "BGP": `redistribute <source> [route-map M]`).
 REDISTRIBUTED_SOURCES = frozenset({"connected", "static", "attached-host", "ospf", "isis"})
-
-# EOS's internal VLAN range for routed ports (compiler.render.eos.INTERNAL_VLAN_ORDER): the device's own, not modelled
-_INTERNAL_VLAN_ORDER = re.compile(r"vlan internal order (?:ascending|descending) range \d+ \d+")
-
 
 def _use(node: Node) -> Node:
     node.used = True
@@ -218,7 +215,7 @@ class _EosParser:
         self.aaa = EosAaa()
         for node in self.roots:
             words = node.words()
-            if node.text in _KNOWN_NOOPS or _INTERNAL_VLAN_ORDER.fullmatch(node.text):
+            if node.text in _KNOWN_NOOPS:
                 _use(node)
             elif words[0] == "hostname" and len(words) == 2:
                 self.structured["hostname"] = _use(node).words()[1]
@@ -483,6 +480,10 @@ class _EosParser:
                 field, value = decoded
                 if field == "speed":
                     interface["speed_gbps"], interface["lanes"] = value
+                    if value[1] is None and value[0] not in SINGLE_LANE_SPEEDS_GBPS:
+                        interface["speed_default_lanes"] = True  # `speed forced 100gfull`: the cage's default
+                    else:
+                        interface.pop("speed_default_lanes", None)
                 elif field == "switchport":
                     switchport = value
                     if text.startswith("switchport mode "):
@@ -1081,6 +1082,9 @@ class _EosParser:
             vxlan["vtep_ip"] = source["ip"].split("/")[0] if source and source["ip"] else None
         if self.redistribute_connected is not None and not bgp["networks"]:
             bgp["networks"] = self._redistributed_loopbacks()
+        # Always a system block: a parsed EOS config states its own internal VLAN range, or none (EOS's default);
+        # the renderer pins one only for a compiled config (compiler.render.eos.INTERNAL_VLAN_ORDER).
+        structured.setdefault("system", eos_system.empty_system())
         self._finish_port_channels()
         self._finish_interfaces()
         igp.finish(structured, self.igp_processes, self.at)
