@@ -27,10 +27,13 @@ def check_sessions(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     table = ctx.sessions
     examined = {"BGP neighbors": table.neighbor_count - len(table.external)}
-    if table.external:
-        examined["external peers"] = len(table.external)
+    if table.vrf_neighbor_count:
+        examined["VRF BGP neighbors"] = table.vrf_neighbor_count - len(table.vrf_external)
+    external = table.external + table.vrf_external
+    if external:
+        examined["external peers"] = len(external)
     ctx.record_examined(SESSIONS, examined)
-    return list(table.findings) + external_peer_findings(table.external, ctx.external_peers)
+    return list(table.findings) + external_peer_findings(external, ctx.external_peers)
 
 
 def external_peer_findings(external: list[tuple[str, str, object]], treat: str) -> list[Finding]:
