@@ -249,6 +249,9 @@ def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str
                   if isinstance(entry, dict) and entry.get("address") == address and entry.get("peer_group")]
         # BFD or timers stated on the neighbor itself, else on its peer group
         return [f"bgp neighbor {name} {what}" for what in ("bfd", "timers") for name in [address, *groups]]
+    if finding.check == "overlay.esi":  # the segment's own line, or the LACP system ID the finding is about
+        return [f"interface {part} lacp system-id"] if "LACP" in finding.message else [
+            f"interface {part} evpn ethernet-segment"]
     if finding.check in ("overlay.vlan_vni", "overlay.l3vni"):
         ids = [vlan.get("id") for vlan in vlans if part in (vlan.get("network"), vlan.get("name"))]
         return [f"vxlan vlan {ids[0]}"] if ids else [f"vxlan vrf {part}"]

@@ -703,6 +703,7 @@ class _EosParser:
                 self.at(f"interface {name} evpn ethernet-segment", child)
             elif words[:2] == ["lacp", "system-id"] and len(words) == 3 and _LACP_SYSTEM_ID.fullmatch(words[2]):
                 bundle["lacp_system_id"] = words[2].lower()
+                self.at(f"interface {name} lacp system-id", child)  # the line an overlay.esi finding cites
             elif self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
                 direct_stated = True
                 self.at(f"interface {name} qos", child)
