@@ -225,6 +225,9 @@ def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str
     VNI line, a VNI's route-target line (import or export, as the finding says), a session's remote-as line."""
     structured = device.structured
     vlans = [vlan for vlan in structured.get("vlans") or [] if isinstance(vlan, dict)]
+    if finding.check == "bgp.sessions" and part.startswith("vrf ") and " neighbor " in part:
+        # A tenant VRF session's end (validators.sessions._vrf_sessions): its own statement, else its VRF block.
+        return [f"bgp {part} remote-as", f"bgp {part}", f"bgp {part.split(' neighbor ')[0]}"]
     if finding.check == "bgp.sessions" and part.startswith("neighbor "):
         return [f"bgp {part} remote-as", f"bgp {part} peer group"]  # one device's own neighbor statement
     if finding.check in ("bgp.sessions", "bgp.timers_bfd") and other_end:
@@ -249,9 +252,13 @@ def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str
                   if isinstance(entry, dict) and entry.get("address") == address and entry.get("peer_group")]
         # BFD or timers stated on the neighbor itself, else on its peer group
         return [f"bgp neighbor {name} {what}" for what in ("bfd", "timers") for name in [address, *groups]]
-    if finding.check == "overlay.esi":  # the segment's own line, or the LACP system ID the finding is about
-        return [f"interface {part} lacp system-id"] if "LACP" in finding.message else [
-            f"interface {part} evpn ethernet-segment"]
+    if finding.check == "overlay.esi":  # the line of the segment the finding is about, else the segment's block
+        segment = f"interface {part} evpn ethernet-segment"
+        if "different LACP system IDs" in finding.message:
+            return [f"interface {part} lacp system-id", segment]
+        if "ES-Import" in finding.message:
+            return [f"{segment} route-target", segment]
+        return [f"{segment} identifier", segment] if "VLANs" not in finding.message else []
     if finding.check in ("overlay.vlan_vni", "overlay.l3vni"):
         ids = [vlan.get("id") for vlan in vlans if part in (vlan.get("network"), vlan.get("name"))]
         return [f"vxlan vlan {ids[0]}"] if ids else [f"vxlan vrf {part}"]

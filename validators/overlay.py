@@ -534,6 +534,25 @@ def check_ethernet_segments(fabric) -> list[Finding]:
                         f"ESI {esi}: the PEs carry different VLANs ("
                         f"{_differing(ports, lambda item: _vlan_text(item.vlans), 'VLANs')}): frames the host hashes "
                         "onto a PE without their VLAN are dropped")
+    # One LACP system ID on segments of different ESIs: the host bundles those links into one LAG, but the PEs hold
+    # them as separate single-PE segments: each is DF of its own, so BUM reaches the host twice, and no aliasing.
+    esis_by_system_id: dict[str, set[str]] = defaultdict(set)
+    for esi, ports in segments.items():
+        for port in ports:
+            if port.lacp_system_id and esi not in RESERVED_ESIS:
+                esis_by_system_id[port.lacp_system_id].add(esi)
+    for system_id, esis in sorted(esis_by_system_id.items()):
+        hosts = {port.host for esi in esis for port in segments[esi] if port.lacp_system_id == system_id}
+        if len(esis) < 2 or len(hosts) < 2:
+            continue
+        for esi in sorted(esis):
+            for port in segments[esi]:
+                if port.lacp_system_id == system_id:
+                    finding(Severity.ERROR, port.subject, "one ESI per LACP system ID", esi,
+                            f"{port.subject}: LACP system ID {system_id} is also presented with ESI "
+                            f"{', '.join(sorted(esis - {esi}))}: the host bundles these links as one LAG while the "
+                            "PEs hold separate segments, each its own DF (RFC 7432 section 8.5): BUM traffic reaches "
+                            "the host twice")
     return findings
 
 

@@ -599,7 +599,8 @@ def _vrf_sessions(structured: Mapping[str, StructuredConfig], table: SessionTabl
         # Of several owners (one address reused by two pairs), the one whose VRF peers back with us.
         peer, peer_port = next((owner for owner in peers if (owner[0], vrf, local_interface.ip) in statements),
                                peers[0])
-        link = f"{host}:{local_name}<->{peer}:{peer_port} (VRF {vrf})"
+        # Each end names its own neighbor statement (the lines a finding cites, validators.configs._own_lines).
+        link = f"{host}:vrf {vrf} neighbor {address}<->{peer}:vrf {vrf} neighbor {local_interface.ip}"
         mirror = statements.get((peer, vrf, local_interface.ip))
         if mirror is None:
             error(link, f"a VRF {vrf} neighbor {local_interface.ip} on {peer}", None,
@@ -625,7 +626,7 @@ def _vrf_sessions(structured: Mapping[str, StructuredConfig], table: SessionTabl
             # No switch of the set at the other end (no MLAG peer statement, no cable known): a peer outside it.
             table.vrf_external.append((f"{host} (VRF {vrf})", f"interface {interface_name}", settings["remote_as"]))
             continue
-        link = f"{host}:{interface_name}<->{peer}:{peer_port} (VRF {vrf})"
+        link = f"{host}:vrf {vrf} neighbor interface {interface_name}<->{peer}:vrf {vrf} neighbor interface {peer_port}"
         mirror = unnumbered.get((peer, vrf, peer_port))
         if mirror is None:
             error(link, f"a VRF {vrf} neighbor on {peer}:{peer_port}", None,

@@ -701,6 +701,9 @@ class _EosParser:
             elif text == "evpn ethernet-segment":
                 bundle["evpn_ethernet_segment"] = _ethernet_segment(child)
                 self.at(f"interface {name} evpn ethernet-segment", child)
+                for line in child.children:  # the lines an overlay.esi finding cites
+                    if line.used:
+                        self.at(f"interface {name} evpn ethernet-segment {line.words()[0]}", line)
             elif words[:2] == ["lacp", "system-id"] and len(words) == 3 and _LACP_SYSTEM_ID.fullmatch(words[2]):
                 bundle["lacp_system_id"] = words[2].lower()
                 self.at(f"interface {name} lacp system-id", child)  # the line an overlay.esi finding cites
@@ -1047,7 +1050,13 @@ class _EosParser:
                 redistribute.append({"protocol": words[1], "route_map": words[3] if len(words) == 4 else None})
             elif self._route_targets(child, entry["route_targets"], f"bgp vrf {entry['name']}"):
                 pass
-            elif not _vrf_neighbor_line(child, neighbors):
+            elif _vrf_neighbor_line(child, neighbors):
+                # The lines a bgp.sessions finding on this VRF session cites (validators.configs._own_lines).
+                target = f"interface {words[2]}" if words[1] == "interface" else ip_address_text(words[1])
+                self.at(f"bgp vrf {entry['name']} neighbor {target}", child)
+                if "remote-as" in words:
+                    self.at(f"bgp vrf {entry['name']} neighbor {target} remote-as", child)
+            else:
                 continue
             _use(child)
         if redistribute != [{"protocol": "connected", "route_map": None}]:

@@ -79,11 +79,14 @@ def test_the_mlag_pairs_vrf_session_establishes_and_is_examined():
     assert sessions.status == CheckStatus.PASSED
 
 
-def test_a_wrong_remote_as_in_the_vrf_is_an_error():
-    _, findings = run({"leaf1a": leaf("leaf1a", "10.255.1.96", "10.255.1.97"),
-                       "leaf1b": leaf("leaf1b", "10.255.1.97", "10.255.1.96", neighbor_as="65199")})
+def test_a_wrong_remote_as_in_the_vrf_is_an_error_citing_both_statements():
+    validation, findings = run({"leaf1a": leaf("leaf1a", "10.255.1.96", "10.255.1.97"),
+                                "leaf1b": leaf("leaf1b", "10.255.1.97", "10.255.1.96", neighbor_as="65199")})
     assert findings == [("error", "VRF VRF10 session down: leaf1b expects leaf1a in AS 65199 but leaf1a is AS "
                                   "65101")]
+    error = next(f for f in validation.report.findings if f.check == "bgp.sessions")
+    # leaf1a's statement (its peer group line: the remote AS is the group's) and leaf1b's own remote-as line
+    assert validation.where(error) == ["leaf1a/startup-config:24", "leaf1b/startup-config:25"]
 
 
 def test_a_vrf_neighbor_with_no_mirror_is_one_sided():

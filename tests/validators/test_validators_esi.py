@@ -52,7 +52,7 @@ def test_a_different_es_import_route_target_is_an_error_citing_it():
         ("error", "DC1-LEAF2A:Port-Channel7"), ("error", "DC1-LEAF2B:Port-Channel7")]
     assert "import different ES-Import route targets (DC1-LEAF2A:Port-Channel7: import 08:08:07:07:06:06; " \
            "DC1-LEAF2B:Port-Channel7: import 08:08:07:07:06:99)" in found[1][2]
-    assert found[1][3] == ["DC1-LEAF2B/DC1-LEAF2B.cfg:127"]  # the segment's block on the faulted PE
+    assert found[1][3] == ["DC1-LEAF2B/DC1-LEAF2B.cfg:129"]  # the faulted route-target line
 
 
 def test_a_different_lacp_system_id_is_an_error_citing_that_line():
@@ -81,10 +81,23 @@ def test_a_pe_carrying_other_vlans_is_an_error():
 
 
 def test_an_esi_on_one_pe_only_is_a_warning():
-    found = esi(run(configs(DC1_LEAF2B=("      identifier 0000:1234:0808:0707:0606",
-                                        "      identifier 0000:1234:0808:0707:0607"))))
-    assert [(severity, subject) for severity, subject, _, _ in found] == [
+    found = esi(run(configs(DC1_SVC3B=("      identifier 0000:1234:0303:0202:0101\n"
+                                       "      route-target import 03:03:02:02:01:01\n"
+                                       "   lacp system-id 0303.0202.0101\n", ""))))
+    assert [(severity, subject) for severity, subject, _, _ in found] == [("warning", "DC1-SVC3A:Port-Channel10")]
+
+
+def test_a_changed_esi_with_the_shared_lacp_system_id_is_an_error_citing_it():
+    """One PE's ESI changed: two single-PE segments, one LACP system ID toward the host (it bundles both links)."""
+    validation = run(configs(DC1_LEAF2B=("      identifier 0000:1234:0808:0707:0606",
+                                         "      identifier 0000:1234:0808:0707:0607")))
+    found = esi(validation)
+    assert sorted((severity, subject) for severity, subject, _, _ in found) == [
+        ("error", "DC1-LEAF2A:Port-Channel7"), ("error", "DC1-LEAF2B:Port-Channel7"),
         ("warning", "DC1-LEAF2A:Port-Channel7"), ("warning", "DC1-LEAF2B:Port-Channel7")]
+    leaf2b = next(entry for entry in found if entry[0] == "error" and entry[1] == "DC1-LEAF2B:Port-Channel7")
+    assert "LACP system ID 0808.0707.0606 is also presented with ESI 0000:1234:0808:0707:0606" in leaf2b[2]
+    assert leaf2b[3] == ["DC1-LEAF2B/DC1-LEAF2B.cfg:128"]
 
 
 def test_a_reserved_esi_is_an_error():
