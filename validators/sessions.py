@@ -58,7 +58,8 @@ class SessionTable:
     # border leaf's VRF peering): paired within their VRF by _vrf_sessions; (VRF, session).
     vrf_neighbor_count: int = 0
     vrf_established: list[tuple[str, Session]] = field(default_factory=list)
-    vrf_external: list[tuple[str, str, object]] = field(default_factory=list)  # as ``external``, host "h (VRF v)"
+    # (device, VRF, neighbor address or "interface X", remote AS) of VRF neighbors outside the set, as ``external``
+    vrf_external: list[tuple[str, str, str, object]] = field(default_factory=list)
 
 
 def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
@@ -558,7 +559,7 @@ def _vrf_sessions(structured: Mapping[str, StructuredConfig], table: SessionTabl
                     try:
                         address = ip_address(vrf_neighbor["address"])
                     except ValueError:  # not an address the parser checked (a link-local with a zone): unjudged
-                        table.vrf_external.append((f"{host} (VRF {bgp_vrf['name']})", vrf_neighbor["address"],
+                        table.vrf_external.append((host, bgp_vrf["name"], vrf_neighbor["address"],
                                                    vrf_neighbor.get("remote_as")))
                         continue
                     statements[(host, bgp_vrf["name"], address)] = dict(vrf_neighbor)
@@ -586,7 +587,7 @@ def _vrf_sessions(structured: Mapping[str, StructuredConfig], table: SessionTabl
                       f"{host}: VRF {vrf} neighbor {address} is owned by {anywhere[address]}, not in VRF {vrf}: "
                       "a VRF's sessions stay inside it, the session never opens")
             else:
-                table.vrf_external.append((f"{host} (VRF {vrf})", str(address), settings["remote_as"]))
+                table.vrf_external.append((host, vrf, str(address), settings["remote_as"]))
             continue
         local = next(((name, interface, enabled) for name, interface, enabled in ports.get((host, vrf), ())
                       if interface.version == address.version and address in interface.network
@@ -624,7 +625,7 @@ def _vrf_sessions(structured: Mapping[str, StructuredConfig], table: SessionTabl
             peer, peer_port = str(port["peer_device"]), str(port["peer_interface"])
         else:
             # No switch of the set at the other end (no MLAG peer statement, no cable known): a peer outside it.
-            table.vrf_external.append((f"{host} (VRF {vrf})", f"interface {interface_name}", settings["remote_as"]))
+            table.vrf_external.append((host, vrf, f"interface {interface_name}", settings["remote_as"]))
             continue
         link = f"{host}:vrf {vrf} neighbor interface {interface_name}<->{peer}:vrf {vrf} neighbor interface {peer_port}"
         mirror = unnumbered.get((peer, vrf, peer_port))

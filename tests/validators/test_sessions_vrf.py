@@ -118,6 +118,16 @@ def test_a_vrf_neighbor_outside_the_set_is_an_external_peer():
                                                                  "external peers": 1}
 
 
+def test_a_vrf_external_peer_as_an_error_cites_its_statement():
+    validation = validate_configs({"leaf1a": leaf("leaf1a", "10.255.1.96", "10.255.1.97")}, checks=["bgp.sessions"],
+                                  external_peers="error")
+    [error] = [f for f in validation.report.findings if f.check == "bgp.sessions"]
+    assert (error.severity, error.subject) == ("error", "leaf1a:vrf VRF10 neighbor 10.255.1.97")
+    assert error.message == ("leaf1a (VRF VRF10): BGP neighbor 10.255.1.97 (AS 65101) is external: no device of "
+                             "this set has that address")
+    assert validation.where(error) == ["leaf1a/startup-config:24"]
+
+
 def test_vrf_neighbors_leave_only_timers_and_bfd_incomplete():
     validation, _ = run({"leaf1a": leaf("leaf1a", "10.255.1.96", "10.255.1.97"),
                          "leaf1b": leaf("leaf1b", "10.255.1.97", "10.255.1.96")})
