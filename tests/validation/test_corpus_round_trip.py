@@ -3,9 +3,10 @@ its own platform without printing ``None``, and our own parser reads the renderi
 .round_trip, the figure the bench reports).
 
 Every known-good fabric device (SOURCES.md, "Fabric devices") round-trips, with no exception. Elsewhere in the
-corpus (grammar and unit-test snapshots) the renderers refuse a few configs that no switch of the platform takes,
-naming field and value: those are :data:`REFUSED` with the reason, and the list is strict (a device that starts to
-round-trip, or fails for another reason, fails the test until the entry is updated). Pure: no database.
+corpus (grammar and unit-test snapshots) the renderers refuse a few devices, naming field and value: those are
+:data:`REFUSED` with the reason (a model limit or a value the platform's schema refuses), and the list is
+strict (a device that starts to round-trip, or fails for another reason, fails the test until the entry is
+updated). Pure: no database.
 """
 
 from __future__ import annotations
@@ -18,19 +19,23 @@ from compiler.errors import FabricTwinError
 from compiler.parse import parse_device
 from compiler.parse.files import configs_from_directory
 
-# "set/device": the start of the round-trip failure, and why it is right to refuse.
+# "set/device": the start of the round-trip failure, and why it is refused. Two are limits of our model (named so,
+# not blamed on the config): each would be a model change, not a renderer fix.
 REFUSED: dict[str, tuple[str, str]] = {
     "avd/eos_cli_config_gen/ethernet-interfaces": (
         "render: RenderError: ethernet-interfaces: qos.lossless_priorities=[5]",
-        "AVD's CLI-grammar test config enables PFC on priority 5 while no DSCP maps to traffic class 5: EOS makes a "
-        "traffic class lossless, and this one would carry nothing (not a fabric, a template test)"),
+        "model limit: AVD's CLI-grammar test sets `priority-flow-control priority 5 no-drop` with no DSCP mapped to "
+        "traffic class 5 (no qos map at all); the model states lossless priorities through its classes' DSCPs, "
+        "and the EOS writer refuses a lossless priority no class reaches rather than print a different config"),
     "avd/eos_cli_config_gen/qos": (
         "render: RenderError: qos: qos.scheduling weights sum to 161%",
-        "AVD's CLI-grammar test config gives queues bandwidth percents summing to 161 %, which EOS rejects "
-        "(Arista EOS User Manual, 'bandwidth percent': the guaranteed shares cannot exceed 100)"),
+        "model limit: AVD's CLI-grammar test has eight qos profiles with their own tx-queue bandwidths; the model "
+        "has one device-wide qos.scheduling, merged from all of them (161 %), which EOS's `bandwidth percent` "
+        "cannot print (a profile's shares are at most 100)"),
     "batfish/sonic-snapshots/vlan": (
         "render: RenderError: vlan: vlans[1].id=1: SONiC VLAN ids are 2..4094",
-        "Batfish's parser snapshot names VLAN 1, which sonic-vlan.yang's vlanid range (2..4094) refuses"),
+        "Batfish's parser snapshot names Vlan1, outside sonic-vlan.yang's VLAN_LIST (Vlan2..Vlan4095, vlanid "
+        "2..4094) that the SONiC writer follows"),
 }
 
 KINDS = set_kinds()
