@@ -535,20 +535,21 @@ def _vrf_sessions(structured: Mapping[str, StructuredConfig], table: SessionTabl
     reuse one /31 per VRF). Numbered neighbors pair on the addresses of the VRF's ports, unnumbered ones (RFC 5549)
     on the MLAG peer's SVI of the same name or on the cable; both ends' AS numbers must agree (local-as, RFC 7705),
     the ports be up, and neither end shut down (a warning). An address no device of the set owns in any VRF is an
-    external peer; owned only in another VRF (or the default one), an error."""
+    external peer; owned only in another VRF (or the default one), a warning (VRFs may reuse addresses)."""
     ports: dict[tuple[str, str], list[tuple[str, PortAddress, bool]]] = {}  # (host, VRF) -> [(port, address, up)]
     owners: dict[tuple[str, object], list[tuple[str, str]]] = {}  # (VRF, address) -> [(host, port)]
-    anywhere: dict[object, str] = {}  # address -> "host VRF" of an owner in any VRF (the default one included)
+    # address -> [(host, VRF or None for the default one)] of its owners in any VRF
+    anywhere: dict[object, list[tuple[str, str | None]]] = {}
     for host, config in structured.items():
         for vrf, name, port_address, enabled in _vrf_ports(config):
             ports.setdefault((host, vrf), []).append((name, port_address, enabled))
             owners.setdefault((vrf, port_address.ip), []).append((host, name))
-            anywhere.setdefault(port_address.ip, f"{host} VRF {vrf}")
+            anywhere.setdefault(port_address.ip, []).append((host, vrf))
         for default_port in (*config["interfaces"], *_layer3_virtual_ports(config)):
             if default_port.get("vrf") in (None, "default"):
                 for text in (default_port["ip"], default_port.get("ipv6")):
                     if text:
-                        anywhere.setdefault(ip_interface(text).ip, f"{host} default VRF")
+                        anywhere.setdefault(ip_interface(text).ip, []).append((host, None))
     statements: dict[tuple[str, str, IPv4Address | IPv6Address], dict] = {}  # (host, VRF, address) -> neighbor
     unnumbered: dict[tuple[str, str, str], dict] = {}  # (host, VRF, interface) -> neighbor
     for host, config in structured.items():
@@ -580,18 +581,38 @@ def _vrf_sessions(structured: Mapping[str, StructuredConfig], table: SessionTabl
                   f"{host}: VRF {vrf} BGP neighbor {address} states no remote-as (nor does its peer group "
                   f"{neighbor.get('peer_group') or '-'}): the session is never started")
             continue
-        peers = [owner for owner in owners.get((vrf, address), ()) if owner[0] != host]
-        if not peers:
-            if address in anywhere:
-                error(f"{host}:vrf {vrf} neighbor {address}", f"{address} in VRF {vrf}", anywhere[address],
-                      f"{host}: VRF {vrf} neighbor {address} is owned by {anywhere[address]}, not in VRF {vrf}: "
-                      "a VRF's sessions stay inside it, the session never opens")
-            else:
-                table.vrf_external.append((host, vrf, str(address), settings["remote_as"]))
-            continue
+        in_vrf = owners.get((vrf, address), ())
+        peers = [owner for owner in in_vrf if owner[0] != host]
         local = next(((name, interface, enabled) for name, interface, enabled in ports.get((host, vrf), ())
                       if interface.version == address.version and address in interface.network
                       and address != interface.ip), None)
+        if not peers:
+            elsewhere = [(owner, other_vrf) for owner, other_vrf in anywhere.get(address, ()) if owner != host]
+            # The owner in another VRF peers back toward our address from there: the two ends sit in two VRFs.
+            crossed = [(owner, other_vrf) for owner, other_vrf in elsewhere if local is not None
+                       and other_vrf is not None and (owner, other_vrf, local[1].ip) in statements]
+            if any(owner == host for owner, _ in in_vrf):
+                error(f"{host}:vrf {vrf} neighbor {address}", "a peer's address", str(address),
+                      f"{host}: VRF {vrf} neighbor {address} is this device's own address in VRF {vrf}: the session "
+                      "never opens")
+            elif crossed:
+                owner, crossed_vrf = crossed[0]
+                error(f"{host}:vrf {vrf} neighbor {address}", f"VRF {vrf}", f"VRF {crossed_vrf}",
+                      f"{host}: VRF {vrf} neighbor {address} is {owner}, which peers back from VRF {crossed_vrf}: the "
+                      "two ends are in different VRFs, the session never opens (RFC 4364: a VRF's sessions and "
+                      "addresses are its own)")
+            elif elsewhere:
+                # Another VRF may reuse the address (RFC 4364): reported, not judged as this session's peer.
+                owner, reused_in = elsewhere[0]
+                where = f"{owner} {'VRF ' + reused_in if reused_in else 'default VRF'}"
+                table.findings.append(Finding(
+                    check=CHECK, severity=Severity.WARNING, subject=f"{host}:vrf {vrf} neighbor {address}",
+                    expected=f"{address} in VRF {vrf}", actual=where,
+                    message=f"{host}: VRF {vrf} neighbor {address} is owned by {where} only, not in VRF {vrf}: if "
+                    "that is the peer, the session never opens (a VRF's sessions stay inside it)"))
+            else:
+                table.vrf_external.append((host, vrf, str(address), settings["remote_as"]))
+            continue
         if local is None:
             error(f"{host}:vrf {vrf} neighbor {address}", f"a VRF {vrf} interface in {address}'s subnet", None,
                   f"{host}: VRF {vrf} neighbor {address} is in the subnet of no interface of VRF {vrf}")

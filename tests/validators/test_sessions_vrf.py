@@ -96,11 +96,41 @@ def test_a_vrf_neighbor_with_no_mirror_is_one_sided():
                                   "has no VRF VRF10 neighbor statement for 10.255.1.96")]
 
 
-def test_a_peer_address_in_another_vrf_is_an_error():
+def test_ends_in_two_vrfs_are_an_error_on_each():
+    """leaf1b's peer SVI and BGP VRF are VRF11, leaf1a's VRF10: each peers with the other across VRFs."""
     _, findings = run({"leaf1a": leaf("leaf1a", "10.255.1.96", "10.255.1.97"),
                        "leaf1b": leaf("leaf1b", "10.255.1.97", "10.255.1.96", vrf="VRF11")})
-    assert ("error", "leaf1a: VRF VRF10 neighbor 10.255.1.97 is owned by leaf1b VRF VRF11, not in VRF VRF10: a VRF's "
-                     "sessions stay inside it, the session never opens") in findings
+    assert findings == [
+        ("error", "leaf1a: VRF VRF10 neighbor 10.255.1.97 is leaf1b, which peers back from VRF VRF11: the two ends "
+                  "are in different VRFs, the session never opens (RFC 4364: a VRF's sessions and addresses are its "
+                  "own)"),
+        ("error", "leaf1b: VRF VRF11 neighbor 10.255.1.96 is leaf1a, which peers back from VRF VRF10: the two ends "
+                  "are in different VRFs, the session never opens (RFC 4364: a VRF's sessions and addresses are its "
+                  "own)")]
+
+
+def test_an_address_reused_in_another_vrf_only_is_a_warning():
+    """VRFs may reuse addresses (RFC 4364): owned elsewhere, with no statement back, it is reported, not an error."""
+    _, findings = run({"leaf1a": leaf("leaf1a", "10.255.1.96", "10.255.1.97"),
+                       "leaf1b": leaf("leaf1b", "10.255.1.97", "10.255.1.96", vrf="VRF11", vrf_neighbor=False)})
+    assert findings == [("warning", "leaf1a: VRF VRF10 neighbor 10.255.1.97 is owned by leaf1b VRF VRF11 only, not "
+                                    "in VRF VRF10: if that is the peer, the session never opens (a VRF's sessions "
+                                    "stay inside it)")]
+
+
+def test_a_vrf_neighbor_on_no_port_of_its_vrf_is_an_error():
+    """leaf1b's SVI is in VRF11 but its BGP neighbor still in VRF10: the session has no port to run on."""
+    b = leaf("leaf1b", "10.255.1.97", "10.255.1.96", vrf="VRF11")
+    b["startup-config"] = b["startup-config"].replace("   vrf VRF11\n      rd", "   vrf VRF10\n      rd")
+    _, findings = run({"leaf1a": leaf("leaf1a", "10.255.1.96", "10.255.1.97"), "leaf1b": b})
+    assert ("error", "leaf1b: VRF VRF10 neighbor 10.255.1.96 is in the subnet of no interface of VRF VRF10") \
+        in findings
+
+
+def test_a_vrf_neighbor_naming_its_own_address_is_an_error():
+    _, findings = run({"leaf1a": leaf("leaf1a", "10.255.1.96", "10.255.1.96")})
+    assert findings == [("error", "leaf1a: VRF VRF10 neighbor 10.255.1.96 is this device's own address in VRF "
+                                  "VRF10: the session never opens")]
 
 
 def test_one_address_in_two_vrfs_is_two_sessions():
