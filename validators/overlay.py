@@ -11,8 +11,8 @@
 * ``overlay.l3vni`` -- one L3VNI and VRF per tenant everywhere; the BGP VRF, the VRF list and the VXLAN VRF map
   agree; a VLAN's VRF belongs to its own tenant (anything else leaks routes between tenants).
 * ``overlay.esi`` -- EVPN ethernet segments (all-active multihoming, RFC 7432): every PE of a segment imports the
-  same ES-Import route target, presents the same LACP system ID and carries the same VLANs; no reserved ESI; a
-  segment on one PE only is a warning (:func:`check_ethernet_segments`).
+  same ES-Import route target, presents the same LACP system ID and carries the same VLANs; no reserved ESI, no
+  LACP system ID shared by two segments; a segment on one PE only is a warning (:func:`check_ethernet_segments`).
 * ``overlay.host_reachability`` -- :func:`host_reachability` builds which attached server ports can reach
   which (same network: bridged over the L2VNI; another network of the same tenant: routed through the tenant
   VRF when both have gateways; another tenant: never) and reports where the configs deviate from the intent.

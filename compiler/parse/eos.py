@@ -68,6 +68,7 @@ _NTP_COMPILED_OPTIONS = {"iburst": True, "prefer": False}
 # What a BGP VRF block may redistribute (Arista EOS User Manual, "BGP": `redistribute <source> [route-map M]`).
 REDISTRIBUTED_SOURCES = frozenset({"connected", "static", "attached-host", "ospf", "isis"})
 
+
 def _use(node: Node) -> Node:
     node.used = True
     return node
