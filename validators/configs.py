@@ -183,7 +183,7 @@ def validate_parsed(devices: dict[str, ParsedDevice], snapshot=None, checks=None
 
 def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
     """file:line of the config lines a finding is about: each end of a link, the port's QoS for RoCE checks."""
-    out = []
+    out = _policy_lines(finding, devices)
     ends = finding.subject.split("<->")
     for index, end in enumerate(ends):
         host, _, part = end.partition(":")
@@ -217,6 +217,24 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
         if where:
             out.append(f"{device.source or host}/{where[0]}:{where[1]}")
     return out
+
+
+# A neighbor policy's line named in a routing finding (validators.policy.SessionPolicies.decide).
+POLICY_CITE = re.compile(r"(?P<host>[\w.-]+) (?P<kind>route-map|prefix-list) (?P<name>\S+) (?:permit|deny|seq)? ?"
+                         r"(?P<seq>\d+)?[^;]*?\(line (?P<line>\d+)\)")
+
+
+def _policy_lines(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
+    """file:line of each route-map entry or prefix-list line a finding says stopped a route."""
+    out = []
+    for match in POLICY_CITE.finditer(finding.message):
+        device = devices.get(match["host"])
+        if device is None:
+            continue
+        where = device.locate(f"route-map {match['name']} {match['seq']}", "bgp", "device")
+        if where:
+            out.append(f"{device.source or match['host']}/{where[0]}:{match['line']}")
+    return list(dict.fromkeys(out))
 
 
 def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str,
@@ -386,6 +404,7 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
         for entries in anchors.values():
             entries.sort()
         by_feature: dict[str, list[str]] = defaultdict(list)
+        policy_clauses = _policy_clauses(device)
         # One pass in line order per file (linear: a foreign config may have thousands of unmodelled lines): the
         # block above a line is the later of the last located header before it and the last classified line.
         current_file: str | None = None
@@ -397,6 +416,11 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
             while position < len(headers) and headers[position][0] < item.line:
                 last = max(last, headers[position], key=lambda entry: entry[0])
                 position += 1
+            if (item.file, item.line) in policy_clauses:  # a clause of a route map a neighbor names
+                by_feature["routing policy"].append(f"{device.source or host}/{item.file}:{item.line}: "
+                                                    f"{policy_clauses[(item.file, item.line)]}: {item.text} "
+                                                    "(not applied by the routing simulation)")
+                continue
             feature = _own_feature(item.text)
             relative = item.text.removeprefix("no ").startswith(BLOCK_RELATIVE)
             # CLI text only: a CONFIG_DB table (upper case) is top level, it never belongs to the one above it.
@@ -415,6 +439,18 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
                                                  f"{peer} (paired by bgp.sessions; timers and BFD not modelled)")
         gaps += [CoverageGap(host, feature, tuple(lines)) for feature, lines in by_feature.items()]
     return gaps
+
+
+def _policy_clauses(device: ParsedDevice) -> dict[tuple[str, int], str]:
+    """(file, line) -> "route-map NAME SEQ" for each clause of a neighbor's route map the parser did not read."""
+    contents = (device.structured.get("bgp") or {}).get("policy_contents") or {}
+    out: dict[tuple[str, int], str] = {}
+    for name, entries in (contents.get("route_maps") or {}).items():
+        for entry in entries:
+            file, _line = device.locations.get(f"route-map {name} {entry['seq']}", ("", 0))
+            for clause in entry["unsupported"]:
+                out[(file, clause["line"])] = f"route-map {name} {entry['action']} {entry['seq']}"
+    return out
 
 
 def _depends(check: str, feature: str) -> bool:

@@ -39,7 +39,7 @@ from compiler.parse.common import (
     sort_structured,
     unused_lines,
 )
-from compiler.parse.policy import AsPathPolicies, apply_route_maps, route_map_out
+from compiler.parse.policy import AsPathPolicies, apply_route_maps, policy_contents, route_map_out
 
 FILE = "startup-config"
 # compiler.render.eos.ECN_QUEUE_KEYWORD, read backwards: the queue keyword names the ASIC family.
@@ -203,7 +203,7 @@ class _EosParser:
         self.vrf_routing_lines: list[tuple[Node, str, str]] = []  # (line, VRF, key) attached once VRFs are known
         self.igmp_snooping_lines: list[tuple[Node, int, bool]] = []  # (line, VLAN, on) attached to known VLANs
         self.port_channels: dict[str, dict] = {}  # interface Port-ChannelN, by name
-        self.af_neighbor_options: list[tuple[str, list[str], Node, bool]] = []  # address-family neighbor policy lines
+        self.af_neighbor_options: list[tuple[str, list[str], Node, bool, str]] = []  # address-family neighbor policy lines
         self.igp_processes: list[dict] = []  # router ospf / router isis (compiler.parse.igp)
 
     def at(self, key: str, node: Node) -> None:
@@ -279,6 +279,7 @@ class _EosParser:
             if node.words()[0] == "router":
                 self._router_bgp(node)
                 self.structured["bgp"]["policies_defined"] = defined_policies(self.roots)
+                policy_contents(self.roots, self.structured["bgp"], self.at)
         self._export_policies(policies)
         self._finish()
         unmodelled = unused_lines(self.file, self.roots)
@@ -918,9 +919,9 @@ class _EosParser:
             _use(child)
         if timers:
             bgp["keepalive_s"], bgp["hold_s"] = timers
-        for target, rest, line, export in self.af_neighbor_options:
+        for target, rest, line, export, family in self.af_neighbor_options:
             if target in groups or target in neighbors:
-                neighbor_option(rest, groups.get(target) or neighbors[target], line)
+                neighbor_option(rest, groups.get(target) or neighbors[target], line, family)
                 line.used = line.used or not export  # an export policy line: used when its route map is read
         for name, entry in groups.items():
             entry["address_families"] = [family for family in FAMILY_ORDER if family in activated.get(name, ())]
@@ -975,10 +976,12 @@ class _EosParser:
             elif family == "ipv4_unicast" and (export := route_map_out(words)):
                 bgp.setdefault("_exports", []).append((child, *export))
                 # Also a reference whose existence is checked (validators.sessions), with its line.
-                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, True))
+                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, True,
+                                                 family))
                 continue
             elif words[0] == "neighbor" and len(words) == 5 and words[2] in ("route-map", "prefix-list"):
-                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, False))
+                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, False,
+                                                 family))
                 continue  # onto the neighbor or group once both are known (_router_bgp)
             else:
                 continue

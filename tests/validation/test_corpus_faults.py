@@ -147,6 +147,17 @@ FAULTS = [
           "      neighbor 10.255.1.96 peer group MLAG-IPv4-UNDERLAY-PEER\n"
           "      neighbor 10.255.1.96 description dc1-leaf1a_Vlan3009", None, "one-sided",
           cite="      neighbor 10.255.1.97 peer group MLAG-IPv4-UNDERLAY-PEER", cite_file="dc1-leaf1a.cfg"),
+    # ---- neighbor policies act in the routing simulation (validators.policy): an import route map denying the
+    # other leaves' VTEP loopbacks leaves the leaf without a route to them, cited at the route-map entry that denies
+    Fault("route-map-denies-loopbacks", EBGP, "DC1-LEAF1A.cfg",
+          "route-map RM-CONN-2-BGP permit 10\n   match ip address prefix-list PL-LOOPBACKS-EVPN-OVERLAY\n!\n"
+          "router bfd\n   multihop interval 1200 min-rx 1200 multiplier 3\n!\nrouter bgp 65101",
+          "ip prefix-list PL-VTEPS seq 10 permit 192.168.254.0/24 le 32\n!\n"
+          "route-map RM-NO-VTEPS-IN deny 10\n   match ip address prefix-list PL-VTEPS\n!\n"
+          "route-map RM-NO-VTEPS-IN permit 20\n!\n"
+          "route-map RM-CONN-2-BGP permit 10\n   match ip address prefix-list PL-LOOPBACKS-EVPN-OVERLAY\n!\n"
+          "router bfd\n   multihop interval 1200 min-rx 1200 multiplier 3\n!\nrouter bgp 65101\n"
+          "   neighbor UNDERLAY-PEERS route-map RM-NO-VTEPS-IN in", "route-map RM-NO-VTEPS-IN deny 10", at=2),
     # ---- EVPN multihoming: the PEs of an ethernet segment agree (RFC 7432 7.6; EOS all-active multihoming)
     Fault("esi-es-import-differs", EBGP, "DC1-LEAF2B.cfg", "      route-target import 08:08:07:07:06:06",
           "      route-target import 08:08:07:07:06:99", "es-import"),
