@@ -946,11 +946,9 @@ class _EosParser:
             else:
                 bgp["neighbors"].append(entry)
         self.structured["_overlay_neighbors"] = overlay
-        for group_entry in groups.values():
-            if group_entry["name"] in {o["peer_group"] for o in overlay} and not any(
-                    n["peer_group"] == group_entry["name"] for n in bgp["neighbors"]):
-                group_entry["_overlay"] = True
-        bgp["peer_groups"] = [entry for entry in groups.values() if not entry.pop("_overlay", False)]
+        # The overlay's peer group stays a peer group (its BFD, families, timers as stated), with no member on the
+        # underlay: the writers print it back, so render(parse(text)) keeps its `bfd` (bgp.bfd is any group's).
+        bgp["peer_groups"] = list(groups.values())
 
     def _export_policies(self, policies: AsPathPolicies) -> None:
         """``neighbor X route-map NAME out`` lines (kept aside by _address_family) onto their neighbors."""

@@ -98,3 +98,21 @@ def test_the_round_trip_catches_none_an_unread_rendering_and_a_refusal(monkeypat
 
     monkeypatch.setattr(corpus_bench, "render_device", refuse)
     assert round_trip(device) == "render: FabricTwinError: interfaces[eth1].lanes=None"
+
+
+def test_the_evpn_overlay_peer_group_keeps_its_bfd_through_the_round_trip():
+    """AVD's loopback overlay group (EVPN-OVERLAY-PEERS, `bfd`, members folded onto the underlay sessions) stays a
+    peer group, so the writer prints its `bfd` back: before, the group was dropped and 97 fabric devices re-read
+    with another `bgp.bfd`. The carried model of the BGP block is equal after the round trip."""
+    from compiler.parse.carried import carried
+    from compiler.render import render_device
+
+    files = configs_from_directory(corpus_bench.CORPUS / "avd" / "single-dc-l3ls")["dc1-leaf1a"]
+    first = parse_device(files, hostname_hint="dc1-leaf1a")
+    groups = {group["name"]: group for group in first.structured["bgp"]["peer_groups"]}
+    assert groups["EVPN-OVERLAY-PEERS"]["bfd"] is True and groups["EVPN-OVERLAY-PEERS"]["address_families"] == [
+        "l2vpn_evpn"]
+    assert groups["IPv4-UNDERLAY-PEERS"]["bfd"] is False  # bgp.bfd comes from the overlay group alone
+    again = parse_device(render_device(first.structured, "eos"), platform="eos")
+    assert carried(again.structured, "eos")["bgp"] == carried(first.structured, "eos")["bgp"]
+    assert again.structured["bgp"]["bfd"] is True
