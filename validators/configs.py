@@ -219,21 +219,24 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
     return out
 
 
-# A neighbor policy's line named in a routing finding (validators.policy.SessionPolicies.decide).
-POLICY_CITE = re.compile(r"(?P<host>[\w.-]+) (?P<kind>route-map|prefix-list) (?P<name>\S+) (?:permit|deny|seq)? ?"
-                         r"(?P<seq>\d+)?[^;]*?\(line (?P<line>\d+)\)")
+# A neighbor policy's line named in a routing finding (validators.policy.SessionPolicies.decide: "HOST route-map
+# NAME deny SEQ (line N)", "HOST prefix-list NAME seq S ... (line N)"). It starts at a literal and every repeat is
+# bounded (tests/test_regex_budget.py); the device is the word before it.
+POLICY_CITE = re.compile(r"(?:route-map|prefix-list) (?P<name>[^ ;]{1,200}) (?:(?:permit|deny) (?P<seq>\d{1,10}))?"
+                         r"[^;(]{0,200}\(line (?P<line>\d{1,10})\)")
 
 
 def _policy_lines(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
     """file:line of each route-map entry or prefix-list line a finding says stopped a route."""
     out = []
     for match in POLICY_CITE.finditer(finding.message):
-        device = devices.get(match["host"])
+        before = finding.message[:match.start()].split()
+        device = devices.get(before[-1]) if before else None
         if device is None:
             continue
         where = device.locate(f"route-map {match['name']} {match['seq']}", "bgp", "device")
         if where:
-            out.append(f"{device.source or match['host']}/{where[0]}:{match['line']}")
+            out.append(f"{device.source or before[-1]}/{where[0]}:{match['line']}")
     return list(dict.fromkeys(out))
 
 
