@@ -311,3 +311,28 @@ def test_a_vlan_on_one_leaf_spine_pair_only_is_no_loop():
             port["switchport_mode"], port["trunk_vlans"] = "trunk", [10]
     net, result = analyse(compiled(spines=2, leaves=2), one_link)
     assert not any(reason.startswith("flooding") for cycle in result.cycles for reason in cycle.reasons)
+
+
+def own_prefixes_only(structured):
+    """Each leaf exports to its spines only its own networks: a prefix-list route map (validators.policy), the
+    remedy a valley-free AS-path policy also gives."""
+    for config in structured.values():
+        if config["role"] == "spine":
+            continue
+        entries = [{"seq": 10 * (i + 1), "action": "permit", "prefix": prefix, "ge": None, "le": None, "line": i + 1}
+                   for i, prefix in enumerate(config["bgp"]["networks"])]
+        config["bgp"]["policy_contents"] = {
+            "prefix_lists": {"PL-OWN": entries}, "as_path_lists": {},
+            "route_maps": {"RM-OWN": [{"seq": 10, "action": "permit", "line": 50, "prefix_lists": ["PL-OWN"],
+                                       "as_path_lists": [], "unsupported": []}]}}
+        for neighbor in config["bgp"]["neighbors"]:
+            neighbor["policy_refs"] = [{"kind": "route_map", "name": "RM-OWN", "direction": "out", "line": 60}]
+
+
+def test_a_prefix_list_export_policy_on_the_leaves_removes_the_bounce():
+    """Broken case first (the bounce of unique spine ASNs), then the same fabric whose leaves export only their own
+    prefixes through a neighbor route map: the leaves no longer carry one spine's traffic to the other."""
+    _net, bounced = analyse(compiled(spines=2, leaves=2), unique_spines)
+    assert bounced.cycles
+    _net, filtered = analyse(compiled(spines=2, leaves=2), chain(unique_spines, own_prefixes_only))
+    assert filtered.cycles == [] and filtered.scenarios_examined > 0
