@@ -10,7 +10,9 @@ device key that is neither in the report nor named by a refusal), config lines a
 error/warning findings, checks passed/failed/skipped and config lines per CPU-second of the whole path.
 
 Devices are also parsed one by one (compiler.parse.parse_device, what validate --configs does per device) so one
-refused device does not hide the others' numbers. ``--write`` stores bench/results/corpus.md and corpus.json;
+refused device does not hide the others' numbers, and each device read is rendered back for its own platform
+(issue 25 item 5: ``render(parse(text))`` prints no ``None`` and our own parser reads it; :func:`round_trip`).
+``--write`` stores bench/results/corpus.md and corpus.json;
 ``--baseline`` also copies the table to corpus-baseline.md (the "before" of issue 25). Benchmarks are not tests:
 tests/validation/test_corpus.py holds the invariants (no traceback, no silent loss) on the same sets.
 """
@@ -29,6 +31,8 @@ from pathlib import Path
 from compiler.errors import FabricTwinError
 from compiler.parse import parse_device
 from compiler.parse.files import configs_from_directory
+from compiler.render import render_device
+from compiler.render.unset import UNSET
 from validators.configs import ConfigValidation, validate_configs
 from validators.findings import CheckStatus
 
@@ -203,6 +207,27 @@ def unmodelled_lines(files: dict[str, str], device, kinds: dict[str, int] | None
     return count, excluded
 
 
+def round_trip(device, every_line_read: bool = False) -> str:
+    """Why ``render(parse(text))`` of a parsed device fails ("" when it does not): the renderer refuses or crashes, a
+    line prints ``None`` (or an unset value survives), or our own parser refuses what was printed (with
+    ``every_line_read``: or leaves a printed line unmodelled)."""
+    stage = "render"
+    try:
+        rendered = render_device(device.structured, device.platform)
+        for name, text in rendered.items():
+            bad = next((line.strip() for line in text.splitlines()
+                        if UNSET in line or "None" in line.split() or '"None"' in line), None)
+            if bad is not None:
+                return f"prints None: {name}: {bad[:120]}"
+        stage = "parse again"
+        again = parse_device(rendered, platform=device.platform)
+        if every_line_read and again.unmodelled:
+            return f"printed but not read back: {again.unmodelled[0]}"
+    except Exception as error:  # noqa: BLE001 - measured: a refusal and a crash both break the round trip
+        return f"{stage}: {type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
+    return ""
+
+
 def per_device(device_files: dict[str, dict[str, str]]) -> dict:
     """Each device parsed on its own: read / refused (reason) / crashed, lines and unmodelled per platform."""
     platforms: dict[str, dict[str, int]] = {}
@@ -210,6 +235,7 @@ def per_device(device_files: dict[str, dict[str, str]]) -> dict:
     crashed: dict[str, str] = {}
     unread_lines = 0
     kinds: dict[str, int] = {}
+    round_trip_failures: dict[str, str] = {}
     for key, files in sorted(device_files.items()):
         lines = sum(config_lines(files).values())
         try:
@@ -229,9 +255,11 @@ def per_device(device_files: dict[str, dict[str, str]]) -> dict:
         row["lines"] += lines
         row["unmodelled"] += unmodelled
         row["out_of_scope"] += excluded
+        if problem := round_trip(device):
+            round_trip_failures[key] = problem
     top = dict(sorted(kinds.items(), key=lambda item: (-item[1], item[0]))[:TOP_KINDS_KEPT])
     return {"platforms": platforms, "refused": refused, "crashed": crashed, "unread_lines": unread_lines,
-            "unmodelled_kinds": top, "_all_kinds": kinds}
+            "round_trip_failures": round_trip_failures, "unmodelled_kinds": top, "_all_kinds": kinds}
 
 
 def measure_set(source: str, name: str, directory: Path) -> dict:
@@ -306,6 +334,9 @@ def fabric_totals(rows: list[dict]) -> dict:
             "out_of_scope": sum(counts["out_of_scope"] for counts in platforms.values()),
             "in_scope": sum(counts["in_scope"] for counts in platforms.values()),
             "unmodelled": sum(counts["unmodelled"] for counts in platforms.values()),
+            "devices": sum(counts["devices"] for counts in platforms.values()),
+            "round_trip_failures": {f"{row['set']}/{key}": why for row in fabric
+                                    for key, why in row.get("round_trip_failures", {}).items()},
             "kinds": dict(sorted(kinds.items(), key=lambda item: (-item[1], item[0])))}
 
 
@@ -321,6 +352,7 @@ def totals(rows: list[dict]) -> dict:
         "devices_refused": sum(len(row["refused"]) for row in rows),
         "devices_crashed": sum(len(row["crashed"]) for row in rows),
         "devices_dropped": sum(len(row["dropped"]) for row in rows),
+        "round_trip_failures": sum(len(row.get("round_trip_failures", {})) for row in rows),
         "sets_report": sum(1 for row in rows if row["outcome"] == "report"),
         "sets_refused": sum(1 for row in rows if row["outcome"].startswith("refused")),
         "sets_traceback": sum(1 for row in rows if " in " in row["outcome"]),
@@ -404,6 +436,11 @@ def details(result: dict) -> str:
             reasons.setdefault(short, []).append(f"{row['set']}/{key}")
     for reason, keys in sorted(reasons.items(), key=lambda item: -len(item[1])):
         out.append(f"- {len(keys)} x {reason} (e.g. {keys[0]})")
+    out += ["", f"### render(parse(text)) round-trip failures, every set ({result['totals']['round_trip_failures']} "
+            "devices; the allowed ones and why: tests/validation/test_corpus_round_trip.py)", ""]
+    for row in result["rows"]:
+        for key, why in sorted(row.get("round_trip_failures", {}).items()):
+            out.append(f"- {row['set']}/{key}: {why[:200]}")
     return "\n".join(out)
 
 
@@ -460,6 +497,10 @@ def fabric_table(fabric: dict, kinds_shown: int = 15) -> str:
     shown = list(fabric["kinds"].items())[:kinds_shown]
     lines += ["", "Most frequent unmodelled line kinds there: "
               + "; ".join(f"`{kind}` {count:,}" for kind, count in shown) + "."]
+    failures = fabric.get("round_trip_failures", {})
+    lines += ["", f"`render(parse(text))` on these devices (no `None` printed, our parser reads it back): "
+              f"{fabric.get('devices', 0) - len(failures):,} of {fabric.get('devices', 0):,} round-trip"
+              + (f"; failing: {', '.join(sorted(failures)[:8])}" if failures else "") + "."]
     return "\n".join(lines)
 
 

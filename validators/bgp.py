@@ -11,6 +11,7 @@ any other leaf sharing it).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from validators.common import CORE_ROLES, VTEP_ROLES
 from validators.context import as_context
@@ -27,23 +28,32 @@ def check_sessions(fabric) -> list[Finding]:
     ctx = as_context(fabric)
     table = ctx.sessions
     examined = {"BGP neighbors": table.neighbor_count - len(table.external)}
-    if table.external:
-        examined["external peers"] = len(table.external)
+    if table.vrf_neighbor_count:
+        examined["VRF BGP neighbors"] = table.vrf_neighbor_count - len(table.vrf_external)
+    if table.external or table.vrf_external:
+        examined["external peers"] = len(table.external) + len(table.vrf_external)
     ctx.record_examined(SESSIONS, examined)
-    return list(table.findings) + external_peer_findings(table.external, ctx.external_peers)
+    return list(table.findings) + external_peer_findings(table.external, ctx.external_peers, table.vrf_external)
 
 
-def external_peer_findings(external: list[tuple[str, str, object]], treat: str) -> list[Finding]:
+def external_peer_findings(external: list[tuple[str, str, object]], treat: str,
+                           vrf_external: Sequence[tuple[str, str, str, object]] = ()) -> list[Finding]:
     """Neighbors whose address no device of this set owns (a firewall, a WAN router, the other half of a set
     validated alone): reported, at the severity the caller chose (``external_peers``: info by default), never
-    judged as sessions. Info and warning: one finding listing them; error: one per neighbor, so each is located."""
-    if not external:
+    judged as sessions. Info and warning: one finding listing them; error: one per neighbor, so each is located
+    (a tenant VRF's neighbor by its VRF statement: validators.configs._own_lines)."""
+    # (subject, shown as, address, remote AS) per neighbor, default VRF first
+    entries = [(f"{host}:neighbor {address}", host, address, remote_as) for host, address, remote_as in external]
+    entries += [(f"{host}:vrf {vrf} neighbor {address}", f"{host} (VRF {vrf})", address, remote_as)
+                for host, vrf, address, remote_as in vrf_external]
+    if not entries:
         return []
     if treat == Severity.ERROR:
-        return [Finding(check=SESSIONS, severity=Severity.ERROR, subject=f"{host}:neighbor {address}",
+        return [Finding(check=SESSIONS, severity=Severity.ERROR, subject=subject,
                         expected="a peer in this config set", actual=address,
-                        message=f"{host}: BGP neighbor {address} (AS {remote_as}) is external: no device of this "
-                        "set has that address") for host, address, remote_as in external]
+                        message=f"{shown}: BGP neighbor {address} (AS {remote_as}) is external: no device of this "
+                        "set has that address") for subject, shown, address, remote_as in entries]
+    external = [(shown, address, remote_as) for _, shown, address, remote_as in entries]
     listed = ", ".join(f"{host}->{address} (AS {remote_as})" for host, address, remote_as in external[:20])
     more = f" and {len(external) - 20} more" if len(external) > 20 else ""
     return [Finding(check=SESSIONS, severity=treat, subject="external peers", expected=None, actual=len(external),

@@ -183,7 +183,7 @@ def validate_parsed(devices: dict[str, ParsedDevice], snapshot=None, checks=None
 
 def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
     """file:line of the config lines a finding is about: each end of a link, the port's QoS for RoCE checks."""
-    out = []
+    out = _policy_lines(finding, devices)
     ends = finding.subject.split("<->")
     for index, end in enumerate(ends):
         host, _, part = end.partition(":")
@@ -219,12 +219,36 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
     return out
 
 
+# A neighbor policy's line named in a routing finding (validators.policy.SessionPolicies.decide: "HOST route-map
+# NAME deny SEQ (line N)", "HOST prefix-list NAME seq S ... (line N)"). It starts at a literal and every repeat is
+# bounded (tests/test_regex_budget.py); the device is the word before it.
+POLICY_CITE = re.compile(r"(?:route-map|prefix-list) (?P<name>[^ ;]{1,200}) (?:(?:permit|deny) (?P<seq>\d{1,10}))?"
+                         r"[^;(]{0,200}\(line (?P<line>\d{1,10})\)")
+
+
+def _policy_lines(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
+    """file:line of each route-map entry or prefix-list line a finding says stopped a route."""
+    out = []
+    for match in POLICY_CITE.finditer(finding.message):
+        before = finding.message[:match.start()].split()
+        device = devices.get(before[-1]) if before else None
+        if device is None:
+            continue
+        where = device.locate(f"route-map {match['name']} {match['seq']}", "bgp", "device")
+        if where:
+            out.append(f"{device.source or before[-1]}/{where[0]}:{match['line']}")
+    return list(dict.fromkeys(out))
+
+
 def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str,
                devices: dict[str, ParsedDevice]) -> list[str]:
     """The location keys of the very line a finding is about, where the parser located it: a VLAN's or VRF's
     VNI line, a VNI's route-target line (import or export, as the finding says), a session's remote-as line."""
     structured = device.structured
     vlans = [vlan for vlan in structured.get("vlans") or [] if isinstance(vlan, dict)]
+    if finding.check == "bgp.sessions" and part.startswith("vrf ") and " neighbor " in part:
+        # A tenant VRF session's end (validators.sessions._vrf_sessions): its own statement, else its VRF block.
+        return [f"bgp {part} remote-as", f"bgp {part}", f"bgp {part.split(' neighbor ')[0]}"]
     if finding.check == "bgp.sessions" and part.startswith("neighbor "):
         return [f"bgp {part} remote-as", f"bgp {part} peer group"]  # one device's own neighbor statement
     if finding.check in ("bgp.sessions", "bgp.timers_bfd") and other_end:
@@ -249,6 +273,13 @@ def _own_lines(finding: Finding, device: ParsedDevice, part: str, other_end: str
                   if isinstance(entry, dict) and entry.get("address") == address and entry.get("peer_group")]
         # BFD or timers stated on the neighbor itself, else on its peer group
         return [f"bgp neighbor {name} {what}" for what in ("bfd", "timers") for name in [address, *groups]]
+    if finding.check == "overlay.esi":  # the line of the segment the finding is about, else the segment's block
+        segment = f"interface {part} evpn ethernet-segment"
+        if "different LACP system IDs" in finding.message:
+            return [f"interface {part} lacp system-id", segment]
+        if "ES-Import" in finding.message:
+            return [f"{segment} route-target", segment]
+        return [f"{segment} identifier", segment] if "VLANs" not in finding.message else []
     if finding.check in ("overlay.vlan_vni", "overlay.l3vni"):
         ids = [vlan.get("id") for vlan in vlans if part in (vlan.get("network"), vlan.get("name"))]
         return [f"vxlan vlan {ids[0]}"] if ids else [f"vxlan vrf {part}"]
@@ -311,8 +342,9 @@ FEATURE_CHECKS: dict[str, tuple[str, ...]] = {
     "management": (),
     "other": (),
     "BFD": ("bgp.timers_bfd",),
-    # Read into the model (bgp.vrfs[].neighbors) but not paired by bgp.sessions, which judges the default VRF.
-    "BGP in VRFs": ("bgp.sessions", "bgp.timers_bfd"),
+    # Read into the model (bgp.vrfs[].neighbors) and paired by bgp.sessions within their VRF; their timers and BFD
+    # are not modelled (VrfNeighbor states neither), so bgp.timers_bfd does not examine them.
+    "BGP in VRFs": ("bgp.timers_bfd",),
     "QoS/RoCE": ("roce.",),
     # fabric.py's note on an EVPN session to an address outside the set: an external peer, reported by bgp.sessions.
     "external peers": (),
@@ -375,6 +407,7 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
         for entries in anchors.values():
             entries.sort()
         by_feature: dict[str, list[str]] = defaultdict(list)
+        policy_clauses = _policy_clauses(device)
         # One pass in line order per file (linear: a foreign config may have thousands of unmodelled lines): the
         # block above a line is the later of the last located header before it and the last classified line.
         current_file: str | None = None
@@ -386,6 +419,11 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
             while position < len(headers) and headers[position][0] < item.line:
                 last = max(last, headers[position], key=lambda entry: entry[0])
                 position += 1
+            if (item.file, item.line) in policy_clauses:  # a clause of a route map a neighbor names
+                by_feature["routing policy"].append(f"{device.source or host}/{item.file}:{item.line}: "
+                                                    f"{policy_clauses[(item.file, item.line)]}: {item.text} "
+                                                    "(not applied by the routing simulation)")
+                continue
             feature = _own_feature(item.text)
             relative = item.text.removeprefix("no ").startswith(BLOCK_RELATIVE)
             # CLI text only: a CONFIG_DB table (upper case) is top level, it never belongs to the one above it.
@@ -401,9 +439,21 @@ def coverage_gaps(devices: dict[str, ParsedDevice]) -> list[CoverageGap]:
                 file, line = device.locations.get(f"bgp vrf {vrf['name']}", ("", 0))
                 peer = neighbor.get("address") or f"interface {neighbor.get('interface')}"
                 by_feature["BGP in VRFs"].append(f"{device.source or host}/{file}:{line}: vrf {vrf['name']} neighbor "
-                                                 f"{peer} (read, not paired: bgp.sessions judges the default VRF)")
+                                                 f"{peer} (paired by bgp.sessions; timers and BFD not modelled)")
         gaps += [CoverageGap(host, feature, tuple(lines)) for feature, lines in by_feature.items()]
     return gaps
+
+
+def _policy_clauses(device: ParsedDevice) -> dict[tuple[str, int], str]:
+    """(file, line) -> "route-map NAME SEQ" for each clause of a neighbor's route map the parser did not read."""
+    contents = (device.structured.get("bgp") or {}).get("policy_contents") or {}
+    out: dict[tuple[str, int], str] = {}
+    for name, entries in (contents.get("route_maps") or {}).items():
+        for entry in entries:
+            file, _line = device.locations.get(f"route-map {name} {entry['seq']}", ("", 0))
+            for clause in entry["unsupported"]:
+                out[(file, clause["line"])] = f"route-map {name} {entry['action']} {entry['seq']}"
+    return out
 
 
 def _depends(check: str, feature: str) -> bool:

@@ -70,10 +70,8 @@ from __future__ import annotations
 
 import ipaddress
 import random
-import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import combinations
 
 from compiler.natural import natural_key
@@ -81,6 +79,8 @@ from validators.common import CORE_ROLES, CheckSkipped, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
 from validators.mlag import mlag_pairs
+from validators.policy import as_path_regex
+from validators.routing import RoutingModel
 
 CHECK = "roce.deadlock"
 TIER = {"leaf": 1, "border": 1, "spine": 2, "super-spine": 3}
@@ -150,6 +150,7 @@ class Network:
     vni_floods: list[VniFlood] = field(default_factory=list)  # VXLAN head-end replication at VTEPs with L2 links
     vtep_destinations: frozenset[int] = frozenset()  # destinations that are a VTEP address of a VniFlood
     unresolved_vteps: list[str] = field(default_factory=list)  # VTEP addresses no switch advertises
+    routing: RoutingModel | None = None  # its neighbor policies (route maps, prefix lists) filter per prefix
 
     @property
     def sessions(self) -> int:
@@ -220,7 +221,7 @@ def build_network(ctx) -> Network:
                    maximum_paths=model.maximum_paths, multipath_relax=model.multipath_relax, rank=rank, links=links,
                    out_links=out_links, link_index=link_index, export=export, destinations=destinations,
                    statics=statics, lossless=dict(lossless), unresolved_statics=unresolved,
-                   undefined_policies=undefined, vni_floods=vni_floods, unresolved_vteps=unresolved_vteps,
+                   undefined_policies=undefined, routing=model, vni_floods=vni_floods, unresolved_vteps=unresolved_vteps,
                    vtep_destinations=frozenset(d for flood in vni_floods
                                                for d in [flood.own, *(r for r, _ in flood.remote)] if d is not None))
 
@@ -473,14 +474,7 @@ def _statics(ctx, index, link_index):
 
 # --------------------------------------------------------------------------------------------- forwarding
 
-_BOUNDARY = "(?:^|$|[ ,{}()])"
-
-
-@lru_cache(maxsize=256)
-def _as_path_regex(pattern: str) -> re.Pattern:
-    # Arista/Cisco/FRR AS-path regular expressions: '_' matches a boundary between ASNs (EOS user manual,
-    # "AS path access lists"; FRR user guide, "AS Path Regular Expressions").
-    return re.compile(pattern.replace("_", _BOUNDARY))
+_as_path_regex = as_path_regex  # one AS-path regex dialect for the export policy and neighbor policies
 
 
 def exports(entries: list[dict] | None, path: tuple[int, ...]) -> bool:
@@ -497,12 +491,14 @@ def exports(entries: list[dict] | None, path: tuple[int, ...]) -> bool:
 
 
 def bgp_routes(net: Network, origin: int, dead_links: frozenset[int] = frozenset(),
-               dead_devices: frozenset[int] = frozenset()) -> dict[int, list[int]]:
+               dead_devices: frozenset[int] = frozenset(), prefix: str | None = None) -> dict[int, list[int]]:
     """{device: outgoing link indices} towards ``origin``'s prefixes (breadth-first by AS-path length, as
-    :func:`validators.routing.propagate`, with export policies)."""
+    :func:`validators.routing.propagate`, with export policies, and the neighbors' route maps and prefix lists
+    applied to ``prefix`` when the model has any)."""
     if origin in dead_devices:
         return {}
     asn, allowas = net.asn, net.allowas_in
+    routing = net.routing if net.routing is not None and net.routing.policies and prefix else None
     paths: dict[int, tuple[int, ...]] = {origin: ()}
     hops: dict[int, list[int]] = {origin: []}
     frontier = [origin]
@@ -519,6 +515,8 @@ def bgp_routes(net: Network, origin: int, dead_links: frozenset[int] = frozenset
                 if receiver in paths or receiver in dead_devices:
                     continue
                 if not exports(net.export.get((sender, link.interface)), base):
+                    continue
+                if routing is not None and routing.denial(sender, receiver, link.peer_interface, prefix, base):
                     continue
                 if path.count(asn[receiver]) > allowas[receiver]:
                     continue
@@ -542,13 +540,15 @@ def bgp_routes(net: Network, origin: int, dead_links: frozenset[int] = frozenset
 
 def forwarding(net: Network, dead_links=frozenset(), dead_devices=frozenset()) -> list[dict[int, list[int]]]:
     """Per destination (``net.destinations`` order): {device: outgoing links}, statics applied."""
-    by_origin: dict[int, dict[int, list[int]]] = {}
+    by_origin: dict[tuple[int, str | None], dict[int, list[int]]] = {}
+    per_prefix = net.routing is not None and bool(net.routing.policies)  # policies: each prefix its own fate
     result = []
     for prefix, origin in net.destinations:
         if origin is not None:
-            if origin not in by_origin:
-                by_origin[origin] = bgp_routes(net, origin, dead_links, dead_devices)
-            table = dict(by_origin[origin])
+            key = (origin, prefix if per_prefix else None)
+            if key not in by_origin:
+                by_origin[key] = bgp_routes(net, origin, dead_links, dead_devices, prefix if per_prefix else None)
+            table = dict(by_origin[key])
         else:
             table = {}
         if any(net.statics):

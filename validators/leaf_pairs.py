@@ -255,7 +255,8 @@ def leaf_pair_matrix(model: RoutingModel, ctx=None) -> LeafPairMatrix:
     matrix = LeafPairMatrix(model)
     if not matrix.leaf_devices:
         return matrix
-    if is_leaf_spine(model):
+    # Neighbor policies decide per prefix and per session: only the general engine (propagate) applies them.
+    if is_leaf_spine(model) and not model.policies:
         matrix.mode = "leaf-spine"
         tier = matrix.tier = SpineTier(model, [d for d, role in enumerate(model.role) if role == "spine"])
         actual = leaf_signatures(model, tier)
@@ -282,7 +283,7 @@ def leaf_pair_matrix(model: RoutingModel, ctx=None) -> LeafPairMatrix:
                 if width == 0 and matrix.signatures[origin_class].advertises:
                     _resolve_by_propagation(matrix, origin_class, receiver_class)
         return matrix
-    tiers = tier_model(model)
+    tiers = tier_model(model) if not model.policies else None
     if tiers is not None:  # 5-stage Clos under the RFC 7938 ASN scheme: classes of validators.tiers
         matrix.mode = "five-stage"
         matrix.tiers = tiers

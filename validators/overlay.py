@@ -10,6 +10,9 @@
   the two peers of a peer link (MLAG anycast VTEP).
 * ``overlay.l3vni`` -- one L3VNI and VRF per tenant everywhere; the BGP VRF, the VRF list and the VXLAN VRF map
   agree; a VLAN's VRF belongs to its own tenant (anything else leaks routes between tenants).
+* ``overlay.esi`` -- EVPN ethernet segments (all-active multihoming, RFC 7432): every PE of a segment imports the
+  same ES-Import route target, presents the same LACP system ID and carries the same VLANs; no reserved ESI, no
+  LACP system ID shared by two segments; a segment on one PE only is a warning (:func:`check_ethernet_segments`).
 * ``overlay.host_reachability`` -- :func:`host_reachability` builds which attached server ports can reach
   which (same network: bridged over the L2VNI; another network of the same tenant: routed through the tenant
   VRF when both have gateways; another tenant: never) and reports where the configs deviate from the intent.
@@ -33,6 +36,10 @@ ROUTE_TARGETS = "overlay.route_targets"
 FLOOD_LISTS = "overlay.flood_lists"
 L3VNI = "overlay.l3vni"
 HOST_REACHABILITY = "overlay.host_reachability"
+ESI = "overlay.esi"
+# RFC 7432 section 5: ESI 0 denotes a single-homed CE and MAX-ESI (all ones) is reserved; neither names a segment.
+RESERVED_ESIS = {"0000:0000:0000:0000:0000": "ESI 0 (reserved for single-homed sites)",
+                 "ffff:ffff:ffff:ffff:ffff": "MAX-ESI (reserved)"}
 
 
 def _carriers(structured) -> dict[str, list[tuple[str, dict]]]:
@@ -411,6 +418,151 @@ def check_host_reachability(fabric) -> list[Finding]:
     return findings
 
 
+@dataclass(frozen=True)
+class _SegmentPort:
+    """One PE's bundle in an ethernet segment, as its config states it."""
+
+    host: str
+    bundle: str
+    route_target_import: str | None
+    lacp_system_id: str | None
+    vlans: tuple | None  # (switchport mode, access VLAN, trunk VLANs); None: a routed or unstated bundle
+
+    @property
+    def subject(self) -> str:
+        return f"{self.host}:{self.bundle}"
+
+
+def _segments(structured) -> dict[str, list[_SegmentPort]]:
+    """ESI -> the bundles naming it (EOS `evpn ethernet-segment` / `identifier` under a port-channel)."""
+    segments: dict[str, list[_SegmentPort]] = defaultdict(list)
+    for host, config in structured.items():
+        for bundle in config.get("port_channels") or ():
+            segment = bundle.get("evpn_ethernet_segment") or {}
+            if not segment.get("identifier"):
+                continue
+            vlans = ((bundle["switchport_mode"], bundle["access_vlan"], tuple(sorted(bundle["trunk_vlans"])))
+                     if bundle["switchport_mode"] else None)
+            segments[segment["identifier"].lower()].append(_SegmentPort(
+                host, bundle["name"], segment.get("route_target_import"), bundle.get("lacp_system_id"), vlans))
+    return segments
+
+
+def _differing(ports: list[_SegmentPort], value, what: str) -> str:
+    """'Port-Channel10 on leaf1 and leaf2: 03:03:..., on leaf3: none' for a finding's message."""
+    groups: dict[object, list[str]] = defaultdict(list)
+    for port in ports:
+        groups[value(port)].append(port.subject)
+    return "; ".join(f"{short_list(subjects)}: {what} {shown if shown is not None else 'none'}"
+                     for shown, subjects in sorted(groups.items(), key=lambda item: str(item[0])))
+
+
+def check_ethernet_segments(fabric) -> list[Finding]:
+    """EVPN all-active multihoming: the PEs sharing an ethernet segment (one ESI) must agree, or the segment
+    misbehaves while every session is up.
+
+    * ES-Import route target (RFC 7432 section 7.6): each PE imports the Ethernet Segment routes of the others
+      with it; a PE importing another value never sees them, elects itself designated forwarder (section 8.5)
+      and floods BUM traffic to the host alongside the real DF (duplicates), and mass withdraw misses it. Stated
+      on some PEs only: a warning (a PE without the line imports the value its platform derives from the ESI).
+    * LACP system ID (Arista EOS User Manual, "EVPN All-Active Multihoming": the same ``lacp system-id`` on every
+      PE of the segment): the host's LACP bundles its links only toward one partner; a PE presenting another ID
+      has its link left out of the host's LAG.
+    * VLANs: a frame the host hashes onto the link of a PE not carrying its VLAN is dropped.
+    * A reserved ESI (RFC 7432 section 5: 0 and MAX-ESI) names no segment; an ESI on two bundles of one PE merges
+      two hosts into one segment. An ESI on one PE only is a warning: nothing to fail over to, or its other PE is
+      outside the configs given.
+    """
+    ctx = as_context(fabric)
+    segments = _segments(ctx.structured)
+    if not segments:
+        raise CheckSkipped("no EVPN ethernet segment (ESI) configured")
+    ctx.record_examined(ESI, {"ethernet segments": len(segments),
+                              "PE attachments": sum(len(ports) for ports in segments.values())})
+    findings: list[Finding] = []
+
+    def finding(severity: str, subject: str, expected, actual, message: str) -> None:
+        findings.append(Finding(check=ESI, severity=severity, subject=subject, expected=expected, actual=actual,
+                                message=message))
+
+    for esi, ports in sorted(segments.items()):
+        subjects = [port.subject for port in ports]
+        if esi in RESERVED_ESIS:
+            for port in ports:
+                finding(Severity.ERROR, port.subject, "a non-reserved ESI", esi,
+                        f"{port.subject}: ESI {esi} is {RESERVED_ESIS[esi]} (RFC 7432 section 5): it names no "
+                        "ethernet segment, so the bundle is not multihomed")
+            continue
+        per_host = Counter(port.host for port in ports)
+        for host, count in sorted(per_host.items()):
+            if count > 1:
+                doubled = [port.bundle for port in ports if port.host == host]
+                finding(Severity.ERROR, f"{host}:{doubled[1]}", "one bundle per PE", doubled,
+                        f"{host} names ESI {esi} on {', '.join(doubled)}: one segment per bundle (RFC 7432 "
+                        "section 5), two hosts would share one DF election and one ES-Import route")
+        if len(per_host) == 1:
+            finding(Severity.WARNING, ports[0].subject, "two or more PEs", 1,
+                    f"ESI {esi} is on {ports[0].subject} only: the segment has one PE in this set (nothing to fail "
+                    "over to, or its other PE is outside the configs given)")
+            continue
+        imports = {port.route_target_import for port in ports}
+        stated = sorted(value for value in imports if value is not None)
+        if len(stated) > 1:
+            for port in ports:
+                finding(Severity.ERROR, port.subject, stated[0], port.route_target_import,
+                        f"ESI {esi}: the PEs import different ES-Import route targets ("
+                        f"{_differing(ports, lambda item: item.route_target_import, 'import')}): each misses the "
+                        "others' Ethernet Segment routes (RFC 7432 section 7.6), elects itself DF and floods BUM "
+                        "traffic to the host too")
+        elif stated and None in imports:
+            finding(Severity.WARNING, subjects[0], stated[0], None,
+                    f"ESI {esi}: ES-Import route target stated on some PEs only ("
+                    f"{_differing(ports, lambda item: item.route_target_import, 'import')}): the others import "
+                    "whatever their platform derives from the ESI, which must be the same value (RFC 7432 7.6)")
+        system_ids = {port.lacp_system_id for port in ports}
+        if len(system_ids) > 1:
+            for port in ports:
+                finding(Severity.ERROR, port.subject, min((value for value in system_ids if value), default=None),
+                        port.lacp_system_id,
+                        f"ESI {esi}: the PEs present different LACP system IDs ("
+                        f"{_differing(ports, lambda item: item.lacp_system_id, 'lacp system-id')}): the host bundles "
+                        "its links toward one partner only, the others' links stay out of its LAG")
+        carried = {port.vlans for port in ports if port.vlans is not None}
+        if len(carried) > 1:
+            for port in ports:
+                finding(Severity.ERROR, port.subject, "the same VLANs on every PE", port.vlans,
+                        f"ESI {esi}: the PEs carry different VLANs ("
+                        f"{_differing(ports, lambda item: _vlan_text(item.vlans), 'VLANs')}): frames the host hashes "
+                        "onto a PE without their VLAN are dropped")
+    # One LACP system ID on segments of different ESIs: the host bundles those links into one LAG, but the PEs hold
+    # them as separate single-PE segments: each is DF of its own, so BUM reaches the host twice, and no aliasing.
+    esis_by_system_id: dict[str, set[str]] = defaultdict(set)
+    for esi, ports in segments.items():
+        for port in ports:
+            if port.lacp_system_id and esi not in RESERVED_ESIS:
+                esis_by_system_id[port.lacp_system_id].add(esi)
+    for system_id, esis in sorted(esis_by_system_id.items()):
+        hosts = {port.host for esi in esis for port in segments[esi] if port.lacp_system_id == system_id}
+        if len(esis) < 2 or len(hosts) < 2:
+            continue
+        for esi in sorted(esis):
+            for port in segments[esi]:
+                if port.lacp_system_id == system_id:
+                    finding(Severity.ERROR, port.subject, "one ESI per LACP system ID", esi,
+                            f"{port.subject}: LACP system ID {system_id} is also presented with ESI "
+                            f"{', '.join(sorted(esis - {esi}))}: the host bundles these links as one LAG while the "
+                            "PEs hold separate segments, each its own DF (RFC 7432 section 8.5): BUM traffic reaches "
+                            "the host twice")
+    return findings
+
+
+def _vlan_text(vlans: tuple | None) -> str | None:
+    if vlans is None:
+        return None
+    mode, access, trunk = vlans
+    return f"access {access}" if mode == "access" else f"trunk {','.join(map(str, trunk)) or 'all'}"
+
+
 def _needs_overlay(check):
     def run(fabric):
         ctx = as_context(fabric)
@@ -424,3 +576,4 @@ def _needs_overlay(check):
 CHECKS = {VLAN_VNI: check_vlan_vni, ROUTE_TARGETS: check_route_targets, FLOOD_LISTS: check_flood_lists,
           L3VNI: check_l3vni, HOST_REACHABILITY: check_host_reachability}
 CHECKS = {name: _needs_overlay(check) for name, check in CHECKS.items()}
+CHECKS[ESI] = check_ethernet_segments  # skipped on its own terms: no segment configured

@@ -13,6 +13,7 @@ from validators.common import CheckSkipped, short_list
 from validators.context import as_context
 from validators.findings import Finding, Severity
 from validators.leaf_pairs import pair_subject
+from validators.routing import propagate
 
 REACHABILITY = "routing.vtep_reachability"
 
@@ -78,6 +79,8 @@ def check_vtep_reachability(fabric) -> list[Finding]:
         elif not model.adjacency[receiver_device] or not model.adjacency[origin_device]:
             lonely = matrix.leaves[r] if not model.adjacency[receiver_device] else matrix.leaves[o]
             reason = f"{lonely} has no established BGP session"
+        elif denials := _policy_denials(model, origin_device, receiver_device):
+            reason = f"a neighbor policy denies the route: {'; '.join(denials[:3])}"
         else:
             reason = "no loop-free AS path between them over the established sessions"
         if len(broken) <= 3:
@@ -102,6 +105,18 @@ def check_vtep_reachability(fabric) -> list[Finding]:
             message=f"{not_judged} leaf pair(s) without a BGP underlay route not judged: {short_list(gateways)} "
             "carry the default VRF over EVPN (type-5 routes, RFC 9136), which the routing model does not simulate"))
     return findings
+
+
+def _policy_denials(model, origin: int, receiver: int) -> list[str]:
+    """The route-map / prefix-list lines that stopped ``origin``'s VTEP route on its way (empty when there are no
+    policies or none stopped it), in the order the propagation met them."""
+    if not model.policies:
+        return []
+    denials: list = []
+    routes = propagate(model, origin, prefix=model.vtep_prefix[origin], denials=denials)
+    if receiver in routes:
+        return []
+    return list(dict.fromkeys(decision.cite for decision in denials))
 
 
 def _over_igp(ctx, matrix, origin: int, receiver: int) -> bool:

@@ -12,6 +12,9 @@ establishable. Semantics (RFC 4271 with the RFC 7938 data-centre profile):
   local interface (RFC 4271 9.1.2.2 steps f/g, without MED/IGP cost which an eBGP-only fabric does not use);
 * multipath: every path of the best length (``as-path multipath-relax``, assumed unless ``bgp.multipath_relax``
   is false, in which case only paths with the best path's exact AS path) up to ``maximum_paths``;
+* the route maps and prefix lists a neighbor names (IPv4 unicast, ``policy_refs`` with the contents in
+  ``bgp.policy_contents``) filter what crosses the session, export at the sender and import at the receiver
+  (:mod:`validators.policy`); a denied route is not advertised / not accepted there;
 * a session between two devices of one AS is iBGP (the MLAG peers' session over their peer SVI, AVD's
   ``MLAG_PEER`` group): the path crosses it unchanged (no prepend, no loop check against the shared AS), an
   eBGP path beats an iBGP one of equal length (RFC 4271 9.1.2.2 d), and a route learned over iBGP is not passed
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 
 from compiler.natural import natural_key
 from validators.common import CORE_ROLES, VTEP_ROLES, ip_to_int
+from validators.policy import Decision, SessionPolicies
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,33 @@ class RoutingModel:
             for rank, (sender, interface) in enumerate(neighbors):
                 inbound[sender].append((receiver, rank, interface))
         self.inbound = inbound
+        # Neighbor policies on established sessions, and (device, its interface) -> the far end's interface.
+        self.policies = SessionPolicies(structured, sessions)
+        self.facing: dict[tuple[int, str], str] = {}
+        for a, a_interface, b, b_interface in self.sessions:
+            self.facing[(a, a_interface)] = b_interface
+            self.facing[(b, b_interface)] = a_interface
+
+    def origin_prefix(self, device: int) -> str | None:
+        """The prefix a per-origin propagation follows through policies: the VTEP loopback, else the first
+        advertised network (what reachability, ECMP and the what-ifs are about)."""
+        return self.vtep_prefix[device] or next(iter(self.networks[device]), None)
+
+    def denial(self, sender: int, receiver: int, interface: str, prefix: str | None,
+               path: tuple[int, ...]) -> Decision | None:
+        """The policy that keeps ``prefix`` (with ``path`` at the sender, before any prepend) from crossing the
+        session from ``sender`` to ``receiver`` (arriving on the receiver's ``interface``); None: it crosses."""
+        if prefix is None or not self.policies:
+            return None
+        names = self.names
+        facing = self.facing.get((receiver, interface))
+        if facing is None:  # not a BGP session (an L2 link of validators.deadlock)
+            return None
+        decision = self.policies.decide(names[sender], facing, "out", prefix, path)
+        if decision is None:
+            received = path if self.asn[sender] == self.asn[receiver] else (self.asn[sender],) + path
+            decision = self.policies.decide(names[receiver], interface, "in", prefix, received)
+        return decision
 
     @classmethod
     def from_context(cls, ctx) -> RoutingModel:
@@ -173,6 +204,8 @@ def simulate_reference(model: RoutingModel, prefixes=None, dead_devices=frozense
                     route = best.get(peer)
                     if route is None:
                         continue
+                    if model.policies and model.denial(peer, device, interface, prefix, route[0]):
+                        continue
                     if asn[peer] == asn[device]:  # iBGP: unchanged, and never what the peer learned over iBGP
                         if not route[2]:
                             candidates.append((len(route[0]), rank, route[0], (names[peer], interface), True))
@@ -193,8 +226,13 @@ def simulate_reference(model: RoutingModel, prefixes=None, dead_devices=frozense
     return result
 
 
-def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_endpoints=frozenset()) -> dict:
+def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_endpoints=frozenset(),
+              prefix: str | None = None, denials: list[Decision] | None = None) -> dict:
     """Routes to ``origin``'s prefixes: ``{device index: (as_path, [(next-hop device index, local interface)])}``.
+
+    Neighbor policies decide per prefix: with any in the model, the propagation follows ``prefix`` (default: the
+    origin's VTEP loopback, else its first network, :meth:`RoutingModel.origin_prefix`) and appends each policy
+    decision that stopped it to ``denials``.
 
     Breadth-first by AS-path length. ``dead_devices`` are indices; ``dead_endpoints`` are ``(device index,
     interface)`` ends of failed sessions (both ends of each failed link). A device reached at length k only ever hears longer paths afterwards, so
@@ -203,6 +241,16 @@ def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_e
     if origin in dead_devices:
         return {}
     asn, allowas = model.asn, model.allowas_in
+    filtered = bool(model.policies)
+    if filtered and prefix is None:
+        prefix = model.origin_prefix(origin)
+
+    def denied(sender: int, receiver: int, interface: str, path: tuple[int, ...]) -> bool:
+        decision = model.denial(sender, receiver, interface, prefix, path)
+        if decision is not None and denials is not None:
+            denials.append(decision)
+        return decision is not None
+
     routes: dict[int, tuple[tuple[int, ...], list[tuple[int, str]]]] = {origin: ((), [])}
     frontier = [origin]
     internal: set[int] = set()  # devices whose route was learned over iBGP (not passed on to iBGP peers)
@@ -217,6 +265,8 @@ def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_e
                 if asn[receiver] != asn[sender] or receiver in routes or receiver in dead_devices:
                     continue
                 if dead_endpoints and (receiver, interface) in dead_endpoints:
+                    continue
+                if filtered and denied(sender, receiver, interface, routes[sender][0]):
                     continue
                 ibgp[receiver].append((0, rank, routes[sender][0], (sender, interface)))
         for receiver, items in ibgp.items():
@@ -236,6 +286,8 @@ def propagate(model: RoutingModel, origin: int, dead_devices=frozenset(), dead_e
                     if asn[receiver] in path:
                         continue
                 elif path.count(asn[receiver]) > allowas[receiver]:
+                    continue
+                if filtered and denied(sender, receiver, interface, routes[sender][0]):
                     continue
                 candidates[receiver].append((len(path), rank, path, (sender, interface)))
         frontier = []

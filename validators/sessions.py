@@ -5,7 +5,8 @@ A numbered session needs: the local interface up with an address, the neighbor a
 a device that owns that address on the cabled peer port, a neighbor statement on that device pointing back at
 our address, each side's ``remote_as`` equal to the other's ASN, both interfaces enabled and a common IPv4
 unicast address family (IPv4, or IPv6 on IPv6 sessions). Unnumbered sessions (RFC 5549) pair on the cable
-instead of addresses; IPv6 neighbors pair on the ports' ``ipv6`` addresses. A neighbor ``shutdown`` on either end
+instead of addresses; IPv6 neighbors pair on the ports' ``ipv6`` addresses. Tenant VRF neighbors pair the same way
+within their VRF only (:func:`_vrf_sessions`). A neighbor ``shutdown`` on either end
 keeps the session down on purpose (a warning, RFC 4486); ``local_as`` is the AS a neighbor presents to its peer
 (RFC 7705); a route map or prefix list a neighbor names that the config does not define is an error citing the
 line (the parser lists what a config defines in ``bgp.policies_defined``). Timer and BFD
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from ipaddress import IPv6Interface, ip_address, ip_network
+from ipaddress import IPv4Address, IPv4Interface, IPv6Address, IPv6Interface, ip_address, ip_interface, ip_network
 
 from compiler.structured.contract import Neighbor, StructuredConfig
 from validators.common import host_of, ip_to_int
@@ -53,6 +54,12 @@ class SessionTable:
     # the fabric (or outside the configs given), reported by bgp.sessions and never judged as sessions here.
     external: list[tuple[str, str, object]] = field(default_factory=list)
     loopback_sessions: list[Session] = field(default_factory=list)  # iBGP/EVPN overlay sessions between loopbacks
+    # Tenant VRF sessions (bgp.vrfs[].neighbors, foreign configs: the MLAG pair's per-VRF iBGP over a peer SVI, a
+    # border leaf's VRF peering): paired within their VRF by _vrf_sessions; (VRF, session).
+    vrf_neighbor_count: int = 0
+    vrf_established: list[tuple[str, Session]] = field(default_factory=list)
+    # (device, VRF, neighbor address or "interface X", remote AS) of VRF neighbors outside the set, as ``external``
+    vrf_external: list[tuple[str, str, str, object]] = field(default_factory=list)
 
 
 def _remote_as_ok(remote_as, local_asn, peer_asn) -> bool:
@@ -141,6 +148,7 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
     findings.extend(_undefined_policies(structured))
     findings.extend(_overlay_remote_as(structured))
     _loopback_sessions(structured, table)
+    _vrf_sessions(structured, table)
     established = table.established
     verified_mirrors: set[int] = set()  # neighbor statements already judged from the other end
     for host, config in structured.items():
@@ -482,3 +490,205 @@ def _mlag_peer(structured: Mapping[str, StructuredConfig], host: str) -> str | N
             if svi and (svi.get("address") or "").split("/")[0] == peer_address:
                 return other
     return None
+
+
+PortAddress = IPv4Interface | IPv6Interface
+
+
+def _vrf_ports(config: StructuredConfig) -> list[tuple[str, str, PortAddress, bool]]:
+    """(VRF, port name, IPv4/IPv6 interface, enabled) of every addressed port of a tenant VRF: routed ports naming
+    a VRF and SVIs of a VLAN bound to one (the MLAG pair's per-VRF peer SVI). Port-channels state no VRF in the
+    model: a VRF neighbor over one finds no port and is reported as such."""
+    ports: list[tuple[str, str, PortAddress, bool]] = []
+    for interface in config["interfaces"]:
+        vrf = interface.get("vrf")
+        if vrf in (None, "default"):
+            continue
+        for text in (interface["ip"], interface.get("ipv6")):
+            if text:
+                ports.append((vrf, interface["name"], ip_interface(text), interface["enabled"]))
+    for vlan in config["vlans"]:
+        address = vlan["svi"].get("address") if vlan["svi"] else None
+        if address and vlan["vrf"] not in (None, "default"):
+            ports.append((vlan["vrf"], f"Vlan{vlan['id']}", ip_interface(address), True))
+    return ports
+
+
+def _vrf_neighbor_settings(config: StructuredConfig, neighbor: Mapping) -> dict:
+    """A VRF neighbor's remote AS, local AS and shutdown, its own or its peer group's (EOS and FRR peer groups
+    are device-wide: a VRF neighbor names one of the router's groups and inherits what it states)."""
+    group: Mapping = next((entry for entry in config["bgp"].get("peer_groups") or ()
+                           if entry.get("name") == neighbor.get("peer_group")), {})
+    remote_as = neighbor.get("remote_as")
+    if remote_as is None:
+        remote_as = group.get("remote_as")
+    settings = {"remote_as": remote_as, "shutdown": bool(neighbor.get("shutdown", group.get("shutdown")))}
+    local_as = neighbor.get("local_as", group.get("local_as"))
+    if local_as is not None:
+        settings["local_as"] = local_as
+    return settings
+
+
+def _vrf_sessions(structured: Mapping[str, StructuredConfig], table: SessionTable) -> None:
+    """Pair every tenant VRF neighbor with its mirror in the same VRF on the peer (RFC 4364 section 3: a VRF's
+    sessions and addresses are its own; the same address in two VRFs is two different peers, as AVD's MLAG pairs
+    reuse one /31 per VRF). Numbered neighbors pair on the addresses of the VRF's ports, unnumbered ones (RFC 5549)
+    on the MLAG peer's SVI of the same name or on the cable; both ends' AS numbers must agree (local-as, RFC 7705),
+    the ports be up, and neither end shut down (a warning). An address no device of the set owns in any VRF is an
+    external peer; owned only in another VRF (or the default one), a warning (VRFs may reuse addresses)."""
+    ports: dict[tuple[str, str], list[tuple[str, PortAddress, bool]]] = {}  # (host, VRF) -> [(port, address, up)]
+    owners: dict[tuple[str, object], list[tuple[str, str]]] = {}  # (VRF, address) -> [(host, port)]
+    # address -> [(host, VRF or None for the default one)] of its owners in any VRF
+    anywhere: dict[object, list[tuple[str, str | None]]] = {}
+    for host, config in structured.items():
+        for vrf, name, port_address, enabled in _vrf_ports(config):
+            ports.setdefault((host, vrf), []).append((name, port_address, enabled))
+            owners.setdefault((vrf, port_address.ip), []).append((host, name))
+            anywhere.setdefault(port_address.ip, []).append((host, vrf))
+        for default_port in (*config["interfaces"], *_layer3_virtual_ports(config)):
+            if default_port.get("vrf") in (None, "default"):
+                for text in (default_port["ip"], default_port.get("ipv6")):
+                    if text:
+                        anywhere.setdefault(ip_interface(text).ip, []).append((host, None))
+    statements: dict[tuple[str, str, IPv4Address | IPv6Address], dict] = {}  # (host, VRF, address) -> neighbor
+    unnumbered: dict[tuple[str, str, str], dict] = {}  # (host, VRF, interface) -> neighbor
+    for host, config in structured.items():
+        for bgp_vrf in config["bgp"].get("vrfs") or ():
+            for vrf_neighbor in bgp_vrf.get("neighbors") or ():
+                table.vrf_neighbor_count += 1
+                if vrf_neighbor["address"]:
+                    try:
+                        address = ip_address(vrf_neighbor["address"])
+                    except ValueError:  # not an address the parser checked (a link-local with a zone): unjudged
+                        table.vrf_external.append((host, bgp_vrf["name"], vrf_neighbor["address"],
+                                                   vrf_neighbor.get("remote_as")))
+                        continue
+                    statements[(host, bgp_vrf["name"], address)] = dict(vrf_neighbor)
+                elif vrf_neighbor["interface"]:
+                    unnumbered[(host, bgp_vrf["name"], vrf_neighbor["interface"])] = dict(vrf_neighbor)
+
+    def error(subject: str, expected, actual, message: str) -> None:
+        table.findings.append(Finding(check=CHECK, severity=Severity.ERROR, subject=subject, expected=expected,
+                                      actual=actual, message=message))
+
+    judged: set[int] = set()
+    for (host, vrf, address), neighbor in statements.items():
+        if id(neighbor) in judged:
+            continue
+        settings = _vrf_neighbor_settings(structured[host], neighbor)
+        if settings["remote_as"] is None:
+            error(f"{host}:vrf {vrf} neighbor {address}", "a remote AS", None,
+                  f"{host}: VRF {vrf} BGP neighbor {address} states no remote-as (nor does its peer group "
+                  f"{neighbor.get('peer_group') or '-'}): the session is never started")
+            continue
+        in_vrf = owners.get((vrf, address), ())
+        peers = [owner for owner in in_vrf if owner[0] != host]
+        local = next(((name, interface, enabled) for name, interface, enabled in ports.get((host, vrf), ())
+                      if interface.version == address.version and address in interface.network
+                      and address != interface.ip), None)
+        if not peers:
+            elsewhere = [(owner, other_vrf) for owner, other_vrf in anywhere.get(address, ()) if owner != host]
+            # The owner in another VRF peers back toward our address from there: the two ends sit in two VRFs.
+            crossed = [(owner, other_vrf) for owner, other_vrf in elsewhere if local is not None
+                       and other_vrf is not None and (owner, other_vrf, local[1].ip) in statements]
+            if any(owner == host for owner, _ in in_vrf):
+                error(f"{host}:vrf {vrf} neighbor {address}", "a peer's address", str(address),
+                      f"{host}: VRF {vrf} neighbor {address} is this device's own address in VRF {vrf}: the session "
+                      "never opens")
+            elif crossed:
+                owner, crossed_vrf = crossed[0]
+                error(f"{host}:vrf {vrf} neighbor {address}", f"VRF {vrf}", f"VRF {crossed_vrf}",
+                      f"{host}: VRF {vrf} neighbor {address} is {owner}, which peers back from VRF {crossed_vrf}: the "
+                      "two ends are in different VRFs, the session never opens (RFC 4364: a VRF's sessions and "
+                      "addresses are its own)")
+            elif elsewhere:
+                # Another VRF may reuse the address (RFC 4364): reported, not judged as this session's peer.
+                owner, reused_in = elsewhere[0]
+                where = f"{owner} {'VRF ' + reused_in if reused_in else 'default VRF'}"
+                table.findings.append(Finding(
+                    check=CHECK, severity=Severity.WARNING, subject=f"{host}:vrf {vrf} neighbor {address}",
+                    expected=f"{address} in VRF {vrf}", actual=where,
+                    message=f"{host}: VRF {vrf} neighbor {address} is owned by {where} only, not in VRF {vrf}: if "
+                    "that is the peer, the session never opens (a VRF's sessions stay inside it)"))
+            else:
+                table.vrf_external.append((host, vrf, str(address), settings["remote_as"]))
+            continue
+        if local is None:
+            error(f"{host}:vrf {vrf} neighbor {address}", f"a VRF {vrf} interface in {address}'s subnet", None,
+                  f"{host}: VRF {vrf} neighbor {address} is in the subnet of no interface of VRF {vrf}")
+            continue
+        local_name, local_interface, local_enabled = local
+        # Of several owners (one address reused by two pairs), the one whose VRF peers back with us.
+        peer, peer_port = next((owner for owner in peers if (owner[0], vrf, local_interface.ip) in statements),
+                               peers[0])
+        # Each end names its own neighbor statement (the lines a finding cites, validators.configs._own_lines).
+        link = f"{host}:vrf {vrf} neighbor {address}<->{peer}:vrf {vrf} neighbor {local_interface.ip}"
+        mirror = statements.get((peer, vrf, local_interface.ip))
+        if mirror is None:
+            error(link, f"a VRF {vrf} neighbor {local_interface.ip} on {peer}", None,
+                  f"one-sided session: {host} VRF {vrf} peers with {peer} ({address}) but {peer} has no VRF {vrf} "
+                  f"neighbor statement for {local_interface.ip}")
+            continue
+        judged.add(id(mirror))
+        peer_enabled = next((enabled for name, interface, enabled in ports.get((peer, vrf), ()) if name == peer_port),
+                            True)
+        _judge_vrf_session(structured, table, vrf, (host, local_name, neighbor, local_enabled),
+                           (peer, peer_port, mirror, peer_enabled), link)
+    for (host, vrf, interface_name), neighbor in unnumbered.items():
+        if id(neighbor) in judged:
+            continue
+        settings = _vrf_neighbor_settings(structured[host], neighbor)
+        mlag_peer = _mlag_peer(structured, host)
+        port = next((item for item in structured[host]["interfaces"] if item["name"] == interface_name), None)
+        if mlag_peer is not None and (mlag_peer, vrf, interface_name) in unnumbered:
+            peer, peer_port = mlag_peer, interface_name  # RFC 5549 over the MLAG pair's peer SVI in this VRF
+        elif port is not None and port["peer_device"] in structured and port["peer_interface"]:
+            peer, peer_port = str(port["peer_device"]), str(port["peer_interface"])
+        else:
+            # No switch of the set at the other end (no MLAG peer statement, no cable known): a peer outside it.
+            table.vrf_external.append((host, vrf, f"interface {interface_name}", settings["remote_as"]))
+            continue
+        link = f"{host}:vrf {vrf} neighbor interface {interface_name}<->{peer}:vrf {vrf} neighbor interface {peer_port}"
+        mirror = unnumbered.get((peer, vrf, peer_port))
+        if mirror is None:
+            error(link, f"a VRF {vrf} neighbor on {peer}:{peer_port}", None,
+                  f"one-sided session: {host} VRF {vrf} peers over {interface_name} with {peer} but {peer} has no "
+                  f"VRF {vrf} neighbor on {peer_port}")
+            continue
+        judged.add(id(mirror))
+        _judge_vrf_session(structured, table, vrf, (host, interface_name, neighbor, True),
+                           (peer, peer_port, mirror, True), link)
+
+
+def _judge_vrf_session(structured: Mapping[str, StructuredConfig], table: SessionTable, vrf: str, end_a: tuple,
+                       end_b: tuple, link: str) -> None:
+    """Both ends of a paired VRF session: shut down (warning), AS numbers, ports up; established otherwise."""
+    problems: list[tuple] = []
+    seen = {}
+    for host, port, neighbor, enabled in (end_a, end_b):
+        config = structured[host]
+        asn = config["bgp"].get("asn") if config["bgp"].get("asn") is not None else config.get("asn")
+        settings = _vrf_neighbor_settings(config, neighbor)
+        seen[host] = (settings, settings.get("local_as", asn))
+        if not enabled:
+            problems.append((True, False, f"{host}:{port} is shut down"))
+    (host_a, _, _, _), (host_b, _, _, _) = end_a, end_b
+    shut = [host for host in (host_a, host_b) if seen[host][0]["shutdown"]]
+    if shut:
+        table.findings.append(Finding(
+            check=CHECK, severity=Severity.WARNING, subject=link, expected="no shutdown", actual="shutdown",
+            message=f"VRF {vrf} session administratively down: neighbor shutdown on {' and '.join(shut)}"))
+        return
+    for local, peer in ((host_a, host_b), (host_b, host_a)):
+        remote_as = seen[local][0]["remote_as"]
+        if remote_as is None:
+            problems.append(("a remote AS", None, f"{local} states no remote-as for {peer}"))
+        elif not _remote_as_ok(remote_as, seen[local][1], seen[peer][1]):
+            problems.append((seen[peer][1], remote_as, f"{local} expects {peer} in AS {remote_as} but {peer} is AS "
+                             f"{seen[peer][1]}"))
+    for expected, actual, message in problems:
+        table.findings.append(Finding(check=CHECK, severity=Severity.ERROR, subject=link, expected=expected,
+                                      actual=actual, message=f"VRF {vrf} session down: {message}"))
+    if not problems:
+        low, high = sorted([end_a[:2], end_b[:2]])
+        table.vrf_established.append((vrf, Session(*low, *high)))

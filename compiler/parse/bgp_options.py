@@ -19,9 +19,10 @@ FAMILY_ORDER = ("ipv4_unicast", "ipv6_unicast", "l2vpn_evpn")
 INHERITED = ("shutdown", "local_as", "route_reflector_client", "update_source")
 
 
-def neighbor_option(rest: list[str], entry: dict, node: Node) -> bool:
+def neighbor_option(rest: list[str], entry: dict, node: Node, family: str | None = None) -> bool:
     """One ``neighbor X <rest>`` option (line ``node``) onto ``entry`` (a neighbor or a peer group); True when
-    understood. A policy reference keeps its line so a finding about it cites the line."""
+    understood. A policy reference keeps its line so a finding about it cites the line, and the address family
+    it was stated in (``family``; none: stated outside one, which EOS applies to IPv4 unicast)."""
     if rest == ["shutdown"]:
         entry["shutdown"] = True
     elif rest[0] == "local-as" and len(rest) >= 2 and set(rest[2:]) <= {"no-prepend", "replace-as", "dual-as",
@@ -37,8 +38,12 @@ def neighbor_option(rest: list[str], entry: dict, node: Node) -> bool:
     elif rest == ["next-hop-self"]:
         entry["next_hop_self"] = True  # routes to this peer carry our address as next hop (RFC 4271 5.1.3)
     elif rest[0] in ("route-map", "prefix-list") and len(rest) == 3 and rest[2] in ("in", "out"):
-        entry.setdefault("policy_refs", []).append({"kind": rest[0].replace("-", "_"), "name": rest[1],
-                                                    "direction": rest[2], "line": node.line})
+        ref = {"kind": rest[0].replace("-", "_"), "name": rest[1], "direction": rest[2], "line": node.line}
+        # IPv4 unicast, where EOS applies a policy stated outside an address family, is the default: not stated.
+        ref |= {"family": family} if family and family != "ipv4_unicast" else {}
+        # One route map (prefix list) per direction: a later statement replaces the earlier one (EOS and FRR).
+        entry["policy_refs"] = [old for old in entry.get("policy_refs", ()) if (
+            old["kind"], old["direction"], old.get("family")) != (ref["kind"], ref["direction"], family)] + [ref]
     else:
         return False
     return True

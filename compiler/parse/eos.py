@@ -16,6 +16,7 @@ from typing import Any
 from compiler.parse import eos_system, igp
 from compiler.parse.aaa import EosAaa
 from compiler.parse.bgp_options import FAMILY_ORDER, defined_policies, inherit, neighbor_option
+from compiler.parse.carried import SINGLE_LANE_SPEEDS_GBPS
 from compiler.parse.common import (
     Node,
     ParsedDevice,
@@ -38,7 +39,7 @@ from compiler.parse.common import (
     sort_structured,
     unused_lines,
 )
-from compiler.parse.policy import AsPathPolicies, apply_route_maps, route_map_out
+from compiler.parse.policy import AsPathPolicies, apply_route_maps, policy_contents, route_map_out
 
 FILE = "startup-config"
 # compiler.render.eos.ECN_QUEUE_KEYWORD, read backwards: the queue keyword names the ASIC family.
@@ -66,9 +67,6 @@ _NTP_COMPILED_OPTIONS = {"iburst": True, "prefer": False}
 
 # What a BGP VRF block may redistribute (Arista EOS User Manual, "BGP": `redistribute <source> [route-map M]`).
 REDISTRIBUTED_SOURCES = frozenset({"connected", "static", "attached-host", "ospf", "isis"})
-
-# EOS's internal VLAN range for routed ports (compiler.render.eos.INTERNAL_VLAN_ORDER): the device's own, not modelled
-_INTERNAL_VLAN_ORDER = re.compile(r"vlan internal order (?:ascending|descending) range \d+ \d+")
 
 
 def _use(node: Node) -> Node:
@@ -205,7 +203,7 @@ class _EosParser:
         self.vrf_routing_lines: list[tuple[Node, str, str]] = []  # (line, VRF, key) attached once VRFs are known
         self.igmp_snooping_lines: list[tuple[Node, int, bool]] = []  # (line, VLAN, on) attached to known VLANs
         self.port_channels: dict[str, dict] = {}  # interface Port-ChannelN, by name
-        self.af_neighbor_options: list[tuple[str, list[str], Node, bool]] = []  # address-family neighbor policy lines
+        self.af_neighbor_options: list[tuple[str, list[str], Node, bool, str]] = []  # address-family neighbor policy lines
         self.igp_processes: list[dict] = []  # router ospf / router isis (compiler.parse.igp)
 
     def at(self, key: str, node: Node) -> None:
@@ -218,7 +216,7 @@ class _EosParser:
         self.aaa = EosAaa()
         for node in self.roots:
             words = node.words()
-            if node.text in _KNOWN_NOOPS or _INTERNAL_VLAN_ORDER.fullmatch(node.text):
+            if node.text in _KNOWN_NOOPS:
                 _use(node)
             elif words[0] == "hostname" and len(words) == 2:
                 self.structured["hostname"] = _use(node).words()[1]
@@ -281,6 +279,7 @@ class _EosParser:
             if node.words()[0] == "router":
                 self._router_bgp(node)
                 self.structured["bgp"]["policies_defined"] = defined_policies(self.roots)
+                policy_contents(self.roots, self.structured["bgp"], self.at)
         self._export_policies(policies)
         self._finish()
         unmodelled = unused_lines(self.file, self.roots)
@@ -483,6 +482,10 @@ class _EosParser:
                 field, value = decoded
                 if field == "speed":
                     interface["speed_gbps"], interface["lanes"] = value
+                    if value[1] is None and value[0] not in SINGLE_LANE_SPEEDS_GBPS:
+                        interface["speed_default_lanes"] = True  # `speed forced 100gfull`: the cage's default
+                    else:
+                        interface.pop("speed_default_lanes", None)
                 elif field == "switchport":
                     switchport = value
                     if text.startswith("switchport mode "):
@@ -700,8 +703,12 @@ class _EosParser:
             elif text == "evpn ethernet-segment":
                 bundle["evpn_ethernet_segment"] = _ethernet_segment(child)
                 self.at(f"interface {name} evpn ethernet-segment", child)
+                for line in child.children:  # the lines an overlay.esi finding cites
+                    if line.used:
+                        self.at(f"interface {name} evpn ethernet-segment {line.words()[0]}", line)
             elif words[:2] == ["lacp", "system-id"] and len(words) == 3 and _LACP_SYSTEM_ID.fullmatch(words[2]):
                 bundle["lacp_system_id"] = words[2].lower()
+                self.at(f"interface {name} lacp system-id", child)  # the line an overlay.esi finding cites
             elif self._port_qos_line(child, direct_qos, self.qos["scheduling"]):
                 direct_stated = True
                 self.at(f"interface {name} qos", child)
@@ -912,9 +919,9 @@ class _EosParser:
             _use(child)
         if timers:
             bgp["keepalive_s"], bgp["hold_s"] = timers
-        for target, rest, line, export in self.af_neighbor_options:
+        for target, rest, line, export, family in self.af_neighbor_options:
             if target in groups or target in neighbors:
-                neighbor_option(rest, groups.get(target) or neighbors[target], line)
+                neighbor_option(rest, groups.get(target) or neighbors[target], line, family)
                 line.used = line.used or not export  # an export policy line: used when its route map is read
         for name, entry in groups.items():
             entry["address_families"] = [family for family in FAMILY_ORDER if family in activated.get(name, ())]
@@ -939,11 +946,9 @@ class _EosParser:
             else:
                 bgp["neighbors"].append(entry)
         self.structured["_overlay_neighbors"] = overlay
-        for group_entry in groups.values():
-            if group_entry["name"] in {o["peer_group"] for o in overlay} and not any(
-                    n["peer_group"] == group_entry["name"] for n in bgp["neighbors"]):
-                group_entry["_overlay"] = True
-        bgp["peer_groups"] = [entry for entry in groups.values() if not entry.pop("_overlay", False)]
+        # The overlay's peer group stays a peer group (its BFD, families, timers as stated), with no member on the
+        # underlay: the writers print it back, so render(parse(text)) keeps its `bfd` (bgp.bfd is any group's).
+        bgp["peer_groups"] = list(groups.values())
 
     def _export_policies(self, policies: AsPathPolicies) -> None:
         """``neighbor X route-map NAME out`` lines (kept aside by _address_family) onto their neighbors."""
@@ -969,10 +974,12 @@ class _EosParser:
             elif family == "ipv4_unicast" and (export := route_map_out(words)):
                 bgp.setdefault("_exports", []).append((child, *export))
                 # Also a reference whose existence is checked (validators.sessions), with its line.
-                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, True))
+                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, True,
+                                                 family))
                 continue
             elif words[0] == "neighbor" and len(words) == 5 and words[2] in ("route-map", "prefix-list"):
-                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, False))
+                self.af_neighbor_options.append((ip_address_text(words[1]) or words[1], words[2:], child, False,
+                                                 family))
                 continue  # onto the neighbor or group once both are known (_router_bgp)
             else:
                 continue
@@ -1045,7 +1052,13 @@ class _EosParser:
                 redistribute.append({"protocol": words[1], "route_map": words[3] if len(words) == 4 else None})
             elif self._route_targets(child, entry["route_targets"], f"bgp vrf {entry['name']}"):
                 pass
-            elif not _vrf_neighbor_line(child, neighbors):
+            elif _vrf_neighbor_line(child, neighbors):
+                # The lines a bgp.sessions finding on this VRF session cites (validators.configs._own_lines).
+                target = f"interface {words[2]}" if words[1] == "interface" else ip_address_text(words[1])
+                self.at(f"bgp vrf {entry['name']} neighbor {target}", child)
+                if "remote-as" in words:
+                    self.at(f"bgp vrf {entry['name']} neighbor {target} remote-as", child)
+            else:
                 continue
             _use(child)
         if redistribute != [{"protocol": "connected", "route_map": None}]:
@@ -1081,6 +1094,9 @@ class _EosParser:
             vxlan["vtep_ip"] = source["ip"].split("/")[0] if source and source["ip"] else None
         if self.redistribute_connected is not None and not bgp["networks"]:
             bgp["networks"] = self._redistributed_loopbacks()
+        # Always a system block: a parsed EOS config states its own internal VLAN range, or none (EOS's default);
+        # the renderer pins one only for a compiled config (compiler.render.eos.INTERNAL_VLAN_ORDER).
+        structured.setdefault("system", eos_system.empty_system())
         self._finish_port_channels()
         self._finish_interfaces()
         igp.finish(structured, self.igp_processes, self.at)

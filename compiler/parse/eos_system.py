@@ -5,7 +5,8 @@ structured ``system`` and ``bfd`` (docs/structured-config.md, "Foreign fabric se
 ``no enable password``), the default mode of QSFP cages (``transceiver qsfp default-mode 4x10G``), SNMP location
 and contact, queue-length monitoring (``queue-monitor length [log N | notifying]``), agent daemons (``daemon
 NAME`` / ``exec CMD`` / ``[no] shutdown``, e.g. TerminAttr streaming to CloudVision), port-group SerDes rates,
-the TCAM profile and Sand LAG hardware-only mode (``platform sand lag hardware-only``). ``bfd``: the ``router bfd``
+the TCAM profile, Sand LAG hardware-only mode (``platform sand lag hardware-only``) and the internal VLAN range
+(``vlan internal order ascending range 1006 1199``). ``bfd``: the ``router bfd``
 timers (``interval N min-rx N multiplier N``, ``multihop interval ...``; RFC 5880 section 6.8.1, RFC 5883
 multihop). Syntax: Arista EOS User Manual ("User Accounts", "Transceivers", "SNMP", "Latency Analyzer (LANZ)",
 "Daemon", "BFD").
@@ -27,12 +28,15 @@ _SECRET_ARGUMENT = re.compile(r"-cvauth=key,")
 # groups"); `hardware tcam` / `system profile P`: the TCAM profile (`vxlan-routing` to route VXLAN on Sand chips).
 _SERDES = re.compile(r"(?<!\d)\d+G")  # (?<!\d): a search over a long digit run stays linear
 _TCAM_PROFILE = re.compile(r"system profile [\w-]+")  # TerminAttr's shared-key authentication: the key follows
+# `vlan internal order ascending|descending range B E`: the VLANs EOS takes one of for each routed port (Arista EOS
+# User Manual, "vlan internal order"); IEEE 802.1Q VLAN IDs 2..4094, the range's beginning first.
+_INTERNAL_VLAN_ORDER = re.compile(r"vlan internal order (ascending|descending) range (\d{1,4}) (\d{1,4})")
 
 
 def empty_system() -> dict:
     return {"aaa_root": None, "enable_password": None, "transceiver_qsfp_default_mode": None,
             "snmp_location": None, "snmp_contact": None, "queue_monitor_length": None, "daemons": [],
-            "speed_groups": {}, "tcam_profile": None, "sand_lag_hardware_only": False}
+            "speed_groups": {}, "tcam_profile": None, "sand_lag_hardware_only": False, "vlan_internal_order": None}
 
 
 def _use(node: Node) -> None:
@@ -62,6 +66,8 @@ def system_line(node: Node, structured: dict) -> bool:
     elif words[:2] == ["hardware", "speed-group"] and len(words) == 5 and words[2].isdigit() \
             and words[3] == "serdes" and _SERDES.fullmatch(words[4]):
         system["speed_groups"][words[2]] = words[4]
+    elif (order := _INTERNAL_VLAN_ORDER.fullmatch(text)) and 2 <= int(order[2]) <= int(order[3]) <= 4094:
+        system["vlan_internal_order"] = {"allocation": order[1], "beginning": int(order[2]), "ending": int(order[3])}
     elif text == "platform sand lag hardware-only":
         system["sand_lag_hardware_only"] = True
     elif text == "hardware tcam" and len(node.children) == 1 and _TCAM_PROFILE.fullmatch(node.children[0].text):

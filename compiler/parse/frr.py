@@ -40,7 +40,7 @@ from compiler.parse.common import (
     unused_lines,
 )
 from compiler.parse.management_plan import read_management_plan
-from compiler.parse.policy import AsPathPolicies, apply_route_maps, route_map_out
+from compiler.parse.policy import AsPathPolicies, apply_route_maps, policy_contents, route_map_out
 
 CONF = "frr.conf"
 ETS_QUANTUM_BYTES_PER_PERCENT = 1000  # compiler.render.frr: a DWRR quantum of 1000 bytes per weight percent
@@ -147,6 +147,7 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
     igp.finish(structured, processes, at)
     if any(node.words()[:2] == ["router", "bgp"] for node in roots):
         bgp["policies_defined"] = defined_policies(roots)
+        policy_contents(roots, bgp, at)
     structured["_frr_vrf_vnis"] = vrf_vnis
     structured["_frr_vni_blocks"] = vni_blocks
     for entry in bgp["vrfs"]:
@@ -224,10 +225,10 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
         else:
             continue
         _use(child)
-    for line, export in bgp.pop("_af_options", []):  # address-family lines, once neighbors and groups are known
+    for line, export, family in bgp.pop("_af_options", []):  # address-family lines, once neighbors and groups are known
         target = ip_address_text(line.words()[1]) or line.words()[1]
         stated = groups.get(target) or neighbors.get(target)
-        if stated is not None and neighbor_option(line.words()[2:], stated, line):
+        if stated is not None and neighbor_option(line.words()[2:], stated, line, family):
             line.used = line.used or not export  # an export policy line: used when its route map is read
     for name, group in groups.items():
         group["address_families"] = [f for f in FAMILY_ORDER if f in activated.get(name, ())]
@@ -297,12 +298,12 @@ def _address_family(node: Node, family: str, bgp: dict, activated: dict, vni_blo
             bgp["evpn"]["advertise_all_vni"] = True
         elif family == "ipv4_unicast" and (export := route_map_out(words)):
             bgp.setdefault("_exports", []).append((child, *export))
-            bgp.setdefault("_af_options", []).append((child, True))  # also a reference whose existence is checked
+            bgp.setdefault("_af_options", []).append((child, True, family))  # also a reference whose existence is checked
             continue  # used once the neighbor and its route map are known (_export_policies)
         elif words[0] == "neighbor" and len(words) >= 3 and (words[2:] in (["route-reflector-client"],
                                                                          ["next-hop-self"]) or (
                 len(words) == 5 and words[2] in ("route-map", "prefix-list"))):
-            bgp.setdefault("_af_options", []).append((child, False))
+            bgp.setdefault("_af_options", []).append((child, False, family))
             continue  # onto the neighbor or group once both are known (_router_bgp)
         elif words[0] == "vni" and len(words) == 2:
             block = vni_blocks[int(words[1])] = {"rd": None, "import": [], "export": []}

@@ -102,6 +102,9 @@ class Interface(TypedDict):
     trunk_vlans: list[int]
     qos: PortQos
     fec: NotRequired[str]  # optional renderer input (rs | fc | none | auto), docs/renderers.md
+    # Foreign EOS configs: the rate is stated without a lane count (`speed forced 100gfull`, `speed 100g`), so the
+    # port runs the lane mode its cage defaults to for that rate (lanes null); rendered `speed forced <rate>gfull`.
+    speed_default_lanes: NotRequired[bool]
     # Layer 2 as read from foreign configs (the compiler does not emit them yet): docs/structured-config.md.
     port_channel: NotRequired[str]  # the bundle this port is a member of (LACP), by name
     lacp_mode: NotRequired[str]  # active | passive | on (static bundle, no LACP)
@@ -450,6 +453,12 @@ class Daemon(TypedDict):
     enabled: bool
 
 
+class VlanInternalOrder(TypedDict):
+    allocation: str  # ascending | descending
+    beginning: int
+    ending: int
+
+
 class System(TypedDict):
     aaa_root: bool | None  # false: `no aaa root`
     enable_password: bool | None  # false: `no enable password`
@@ -461,6 +470,8 @@ class System(TypedDict):
     speed_groups: dict[str, str]  # port group -> SerDes rate (`hardware speed-group 1 serdes 10G`)
     tcam_profile: str | None  # `hardware tcam` / `system profile vxlan-routing`
     sand_lag_hardware_only: bool  # `platform sand lag hardware-only`
+    # `vlan internal order ascending range 1006 1199` as the device states it; null: not stated (EOS's default)
+    vlan_internal_order: VlanInternalOrder | None
 
 
 class BfdTimers(TypedDict):

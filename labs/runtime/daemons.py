@@ -27,6 +27,10 @@ from .vrf import VRF_VIEWS_DIR, add_vrf_view
 
 # [ \t]*, not \s*: under MULTILINE "^\s*" re-scans every following blank line (quadratic; tests/test_regex_budget.py).
 BFD_CONFIGURED = re.compile(r"^[ \t]*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
+# An IGP underlay of a parsed foreign config (compiler.render.igp prints `router ospf` / `router isis`): the twin
+# runs the daemon FRR has for it (FRR user guide, "OSPFv2" / "IS-IS"), so adjacencies form live.
+IGP_DAEMONS = ((re.compile(r"^router ospf\b", re.MULTILINE), "ospfd"),
+               (re.compile(r"^router isis\b", re.MULTILINE), "isisd"))
 # Memory per switch (measured on the 2x4 reference twin, zebra + bgpd + bfdd after convergence):
 # - FRR sizes each event loop's poll and task arrays by the fd limit (here ``ulimit -n`` = 20000); a twin
 #   daemon has a few dozen sockets, so 1024 is plenty and saves ~3 MiB per switch (zebra 2.8, bfdd 0.5).
@@ -80,6 +84,7 @@ def daemons_for(frr_conf: str, netns_vrfs: bool) -> list[tuple[str, list[str]]]:
         daemons = [("zebra", ["-s", "16777216", *(["-n"] if netns_vrfs else [])]), ("bgpd", [])]
     if BFD_CONFIGURED.search(frr_conf):
         daemons.append(("bfdd", common))  # BFD is configured: run it, so the twin tests what the config says
+    daemons += [(daemon, common) for pattern, daemon in IGP_DAEMONS if pattern.search(frr_conf)]
     return daemons
 
 

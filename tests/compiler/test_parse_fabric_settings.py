@@ -215,12 +215,45 @@ def test_system_settings_and_bfd_timers_round_trip():
         "snmp_location": "DC1 ROW2 RACK7", "snmp_contact": "noc@example.com",
         "queue_monitor_length": {"log_interval_s": 5, "notifying": False},
         "speed_groups": {"1": "10G"}, "tcam_profile": "vxlan-routing", "sand_lag_hardware_only": True,
-        "daemons": [{"name": "TerminAttr", "exec": "/usr/bin/TerminAttr -cvaddr=192.0.2.11:9910 "
+        "vlan_internal_order": None, "daemons": [{"name": "TerminAttr", "exec": "/usr/bin/TerminAttr -cvaddr=192.0.2.11:9910 "
                      "-cvauth=token,/tmp/token -cvvrf=MGMT -taillogs", "enabled": True}]}
     timers = {"interval_ms": 300, "min_rx_ms": 300, "multiplier": 3}
     assert first["bfd"] == {"single_hop": timers, "multihop": timers}
     assert again["system"] == first["system"] and again["bfd"] == first["bfd"]
     assert "router bfd\n   interval 300 min-rx 300 multiplier 3\n   multihop interval 300" in text
+
+
+def test_the_internal_vlan_range_is_kept_as_stated_even_over_a_vlan():
+    """AVD's 5-stage CI fabric pins 1006..1199 and has VLAN 1100: the device's own range renders as read (a
+    compiled config's VLAN inside the pinned range is refused: tests/compiler/render)."""
+    first, again, text = round_trip(eos(top="vlan internal order descending range 1100 1199\nvlan 1100\n"))
+    assert first["system"]["vlan_internal_order"] == {"allocation": "descending", "beginning": 1100, "ending": 1199}
+    assert again["system"] == first["system"]
+    assert text.count("vlan internal order descending range 1100 1199\n") == 1
+
+
+def test_a_config_stating_no_internal_vlan_range_renders_none():
+    first, again, text = round_trip(eos())
+    assert first["system"]["vlan_internal_order"] is None and "vlan internal order" not in text
+
+
+@pytest.mark.parametrize("line", ["vlan internal order ascending range 1199 1006",
+                                  "vlan internal order ascending range 1006 4095", "vlan internal order sideways"])
+def test_a_malformed_internal_vlan_range_stays_unmodelled(line):
+    assert unmodelled(eos(top=f"{line}\n")) == [line]
+
+
+@pytest.mark.parametrize("stated, lanes, default", [("forced 100gfull", None, True), ("100g", None, True),
+                                                    ("100g-2", 2, None), ("forced 25gfull", None, None)])
+def test_a_rate_without_a_lane_count_keeps_the_cage_default(stated, lanes, default):
+    files = eos()
+    files["startup-config"] = files["startup-config"].replace("   mtu 9214\n", f"   mtu 9214\n   speed {stated}\n")
+    first, again, text = round_trip(files)
+    port = next(item for item in first["interfaces"] if item["name"] == "Ethernet1")
+    assert (port["lanes"], port.get("speed_default_lanes")) == (lanes, default)
+    assert next(item for item in again["interfaces"] if item["name"] == "Ethernet1") == port
+    if default:
+        assert "   speed forced 100gfull\n" in text
 
 
 def test_a_daemon_exec_with_a_shared_key_is_a_secret_and_stays_unmodelled():

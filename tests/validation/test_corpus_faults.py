@@ -138,6 +138,33 @@ FAULTS = [
           "      route-target both 10012:19999", "route"),
     Fault("vrf-route-target-wrong", L3LS, "dc1-leaf1b.cfg", "      route-target import evpn 10:10",
           "      route-target import evpn 10:99", "route"),
+    # ---- tenant VRF sessions: the MLAG pair's per-VRF iBGP over its peer SVI pairs within the VRF (RFC 4364)
+    Fault("vrf-session-remote-as-wrong", L3LS, "dc1-leaf1b.cfg",
+          "      neighbor 10.255.1.96 peer group MLAG-IPv4-UNDERLAY-PEER",
+          "      neighbor 10.255.1.96 peer group MLAG-IPv4-UNDERLAY-PEER\n      neighbor 10.255.1.96 remote-as 65199",
+          "VRF VRF10 session down", at=1),
+    Fault("vrf-neighbor-removed", L3LS, "dc1-leaf1b.cfg",
+          "      neighbor 10.255.1.96 peer group MLAG-IPv4-UNDERLAY-PEER\n"
+          "      neighbor 10.255.1.96 description dc1-leaf1a_Vlan3009", None, "one-sided",
+          cite="      neighbor 10.255.1.97 peer group MLAG-IPv4-UNDERLAY-PEER", cite_file="dc1-leaf1a.cfg"),
+    # ---- neighbor policies act in the routing simulation (validators.policy): an import route map denying the
+    # other leaves' VTEP loopbacks leaves the leaf without a route to them, cited at the route-map entry that denies
+    Fault("route-map-denies-loopbacks", EBGP, "DC1-LEAF1A.cfg",
+          "route-map RM-CONN-2-BGP permit 10\n   match ip address prefix-list PL-LOOPBACKS-EVPN-OVERLAY\n!\n"
+          "router bfd\n   multihop interval 1200 min-rx 1200 multiplier 3\n!\nrouter bgp 65101",
+          "ip prefix-list PL-VTEPS seq 10 permit 192.168.254.0/24 le 32\n!\n"
+          "route-map RM-NO-VTEPS-IN deny 10\n   match ip address prefix-list PL-VTEPS\n!\n"
+          "route-map RM-NO-VTEPS-IN permit 20\n!\n"
+          "route-map RM-CONN-2-BGP permit 10\n   match ip address prefix-list PL-LOOPBACKS-EVPN-OVERLAY\n!\n"
+          "router bfd\n   multihop interval 1200 min-rx 1200 multiplier 3\n!\nrouter bgp 65101\n"
+          "   neighbor UNDERLAY-PEERS route-map RM-NO-VTEPS-IN in", "route-map RM-NO-VTEPS-IN deny 10", at=2),
+    # ---- EVPN multihoming: the PEs of an ethernet segment agree (RFC 7432 7.6; EOS all-active multihoming)
+    Fault("esi-es-import-differs", EBGP, "DC1-LEAF2B.cfg", "      route-target import 08:08:07:07:06:06",
+          "      route-target import 08:08:07:07:06:99", "es-import"),
+    Fault("esi-lacp-system-id-differs", EBGP, "DC1-LEAF2B.cfg", "   lacp system-id 0808.0707.0606",
+          "   lacp system-id 0808.0707.0607", "lacp"),
+    Fault("esi-identifier-differs", EBGP, "DC1-LEAF2B.cfg", "      identifier 0000:1234:0606:0707:0808",
+          "      identifier 0000:1234:0606:0707:0809", "also presented with ESI"),
     # ---- MTU: both ends of a routed link agree; the underlay carries the VXLAN overhead (RFC 7348: 50 bytes)
     Fault("p2p-mtu-differs", L3LS, "dc1-leaf1b.cfg", "   mtu 1500", "   mtu 1400", "mtu"),
     Fault("p2p-mtu-differs", DUAL, "dc1-leaf2b.cfg", "   mtu 1500", "   mtu 1400", "mtu"),

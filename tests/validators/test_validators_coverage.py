@@ -26,7 +26,8 @@ GOLDEN = Path(__file__).parents[1] / "golden" / "mixed_eos_sonic" / "expected"
 # Why a check may legitimately not run on a compiled fabric: no Batfish service here, or the check is for the
 # other Clos shape (two-tier fabric vs 5-stage).
 NOT_HERE = ("no Batfish service", "no super-spine", "designed ECMP widths are defined for two-tier", "five-stage Clos",
-            "no port-channels", "no MLAG configuration", "no device runs OSPF or IS-IS", "no multi-plane server")
+            "no port-channels", "no MLAG configuration", "no device runs OSPF or IS-IS", "no multi-plane server",
+            "no EVPN ethernet segment")
 # The Layer 2 checks run on real MLAG/port-channel configs (tests/data/avd_l2): the compiler emits neither.
 L2_CHECKS = {"mlag.peers", "mtu.port_channels"}
 
@@ -56,8 +57,9 @@ def test_every_check_reports_what_it_examined_on_a_real_fabric():
             assert result.status == CheckStatus.PASSED, (name, result.reason)
             assert any(result.examined.values()), name
             ran.add(name)
-    # routing.igp: tests/validators/test_igp.py; hosts.plane (multi-plane servers): tests/validators/test_validators_hosts.py
-    assert ran == set(check_names()) - {"batfish", "routing.igp", "hosts.plane"} - L2_CHECKS
+    # routing.igp: tests/validators/test_igp.py; hosts.plane (multi-plane servers): tests/validators/test_validators_hosts.py;
+    # overlay.esi (EVPN multihoming, which the compiler does not emit): tests/validators/test_validators_esi.py
+    assert ran == set(check_names()) - {"batfish", "routing.igp", "hosts.plane", "overlay.esi"} - L2_CHECKS
     bundle = "interface Port-Channel47\n   description MLAG_LEAF2_Port-Channel47\n"  # given an MTU: judged
     l2ls = validate_configs(l2_configs("l2ls-fabric", L2LS, {"LEAF1": (bundle, bundle + "   mtu 9214\n")})).report
     for name in L2_CHECKS:

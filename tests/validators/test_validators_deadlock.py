@@ -490,3 +490,28 @@ def test_a_vxlan_replication_loop_found_on_configs_as_text():
     errors = [f for f in result.findings if f.severity == "error"]
     assert errors and all("Ethernet50/1" in f.subject for f in errors)
     assert any("head-end replication of VLAN 10 (VNI 10010)" in f.message for f in errors)
+
+
+def own_prefixes_only(structured):
+    """Each leaf exports to its spines only its own networks: a prefix-list route map (validators.policy), the
+    remedy a valley-free AS-path policy also gives."""
+    for config in structured.values():
+        if config["role"] == "spine":
+            continue
+        entries = [{"seq": 10 * (i + 1), "action": "permit", "prefix": prefix, "ge": None, "le": None, "line": i + 1}
+                   for i, prefix in enumerate(config["bgp"]["networks"])]
+        config["bgp"]["policy_contents"] = {
+            "prefix_lists": {"PL-OWN": entries}, "as_path_lists": {},
+            "route_maps": {"RM-OWN": [{"seq": 10, "action": "permit", "line": 50, "prefix_lists": ["PL-OWN"],
+                                       "as_path_lists": [], "unsupported": []}]}}
+        for neighbor in config["bgp"]["neighbors"]:
+            neighbor["policy_refs"] = [{"kind": "route_map", "name": "RM-OWN", "direction": "out", "line": 60}]
+
+
+def test_a_prefix_list_export_policy_on_the_leaves_removes_the_bounce():
+    """Broken case first (the bounce of unique spine ASNs), then the same fabric whose leaves export only their own
+    prefixes through a neighbor route map: the leaves no longer carry one spine's traffic to the other."""
+    _net, bounced = analyse(compiled(spines=2, leaves=2), unique_spines)
+    assert bounced.cycles
+    _net, filtered = analyse(compiled(spines=2, leaves=2), chain(unique_spines, own_prefixes_only))
+    assert filtered.cycles == [] and filtered.scenarios_examined > 0

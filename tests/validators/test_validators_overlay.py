@@ -11,7 +11,9 @@ def vlan(structured, host, network):
 
 def test_correct_fabric_passes():
     ctx = context(compiled())
-    for check in overlay.CHECKS.values():
+    for name, check in overlay.CHECKS.items():
+        if name == overlay.ESI:
+            continue  # compiled fabrics have no EVPN ethernet segment: tests/validators/test_validators_esi.py
         assert check(ctx) == [], check.__name__
 
 

@@ -26,7 +26,16 @@ from compiler.render import bgp_options, igp
 from compiler.render.eos import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
 from compiler.secret_refs import placeholder
-from compiler.structured.contract import Aaa, Bfd, Interface, NtpOptions, Qos, StructuredConfig, System
+from compiler.structured.contract import (
+    Aaa,
+    Bfd,
+    Interface,
+    NtpOptions,
+    Qos,
+    StructuredConfig,
+    System,
+    VlanInternalOrder,
+)
 
 __all__ = ["render", "eos_speed", "ECN_QUEUE_KEYWORD"]
 
@@ -147,6 +156,9 @@ def eos_speed(interface: Interface) -> str:
     if speed_gbps in SINGLE_LANE_SPEEDS_GBPS:
         return f"{speed_gbps}g"
     lanes = interface.get("lanes")
+    if lanes is None and interface.get("speed_default_lanes") and speed_gbps < 1600:
+        # A foreign config's rate without a lane count: the cage's default lane mode, as the device stated it.
+        return f"forced {speed_gbps}gfull"
     field = f"interfaces[{interface['name']}]"
     if not isinstance(lanes, int) or isinstance(lanes, bool) or lanes < 1:
         raise RenderError(f"{field}.lanes={lanes!r}: EOS names {speed_gbps}G by its lane count; the switch model's "
@@ -425,8 +437,12 @@ def _virtual_router_mac(structured: StructuredConfig) -> str | None:
     return next(iter(macs), None)
 
 
-def _vlan_internal_order(structured: StructuredConfig) -> dict:
-    """The pinned internal VLAN range (:data:`INTERNAL_VLAN_ORDER`), long enough for every routed port."""
+def _vlan_internal_order(structured: StructuredConfig) -> VlanInternalOrder | None:
+    """The pinned internal VLAN range (:data:`INTERNAL_VLAN_ORDER`), long enough for every routed port; a parsed
+    EOS config (``system``) keeps the range it states, or none (EOS's default), whatever its VLANs."""
+    system = structured.get("system")
+    if system is not None:
+        return system.get("vlan_internal_order")
     allocation, beginning, ending = INTERNAL_VLAN_ORDER
     # the ports repeated_blocks prints with `no switchport`: neither unused, nor a bundle member, nor a Layer-2 port
     routed = sum(1 for interface in structured["interfaces"]

@@ -201,8 +201,9 @@ def bgp_neighbor_lines(neighbors: list[Neighbor]) -> str:
     for neighbor in neighbors:
         address = neighbor["address"]
         if address is None:  # unnumbered (RFC 5549): EOS names the interface and needs the peer group
-            append(f"   neighbor interface {neighbor['interface']} peer-group {neighbor['peer_group']} remote-as "
-                   f"{neighbor['remote_as']}\n")
+            # No remote-as: the peer group states it, or a peer filter accepts the ASN (EOS `peer-filter`).
+            remote_as = "" if neighbor["remote_as"] is None else f" remote-as {neighbor['remote_as']}"
+            append(f"   neighbor interface {neighbor['interface']} peer-group {neighbor['peer_group']}{remote_as}\n")
             continue
         if neighbor["peer_group"]:
             append(f"   neighbor {address} peer group {neighbor['peer_group']}\n")

@@ -26,7 +26,8 @@ def interface_blocks(interfaces: list[Interface], ifname: Callable[[str], str], 
             continue
         name, description = ifname(interface["name"]), interface["description"]
         unnumbered, shutdown = interface["unnumbered"], not interface["enabled"]
-        append(f"interface {name}\n description {description}\n")
+        # A parsed port may have no description (a compiled one always names its peer).
+        append(f"interface {name}\n description {description}\n" if description else f"interface {name}\n")
         if interface.get("ipv6"):  # parsed foreign configs only: zebra states IPv6 addresses (the plan does not)
             append(f" ipv6 address {interface['ipv6']}\n")
         if unnumbered:

@@ -599,7 +599,8 @@ def _scheduler_tables(qos: Qos, tc_to_queue: dict[int, int], tables: dict) -> di
     Formatting only: the scheduling is decided once, in the structured config's ``qos.scheduling``
     (compiler/structured/qos_policy.py, also printed by EOS and the FRR/Linux ETS plan): ``strict`` ->
     ``scheduler.strict`` (type STRICT; the CNP queue), ``dwrr`` with ``weight_percent`` W -> ``scheduler.dwrr_W``
-    (type DWRR, weight W; the YANG range 1..100 takes a percentage as it is, only the ratio matters to DWRR).
+    (type DWRR, weight W; the YANG range 1..100 takes a percentage as it is, only the ratio matters to DWRR). A
+    queue without scheduling keeps the platform's default scheduler.
     """
     lossless_queues = {int(item["queue"]) for item in qos.get("classes", []) if item.get("lossless")}
     cnp = qos.get("cnp") or {}
@@ -612,8 +613,9 @@ def _scheduler_tables(qos: Qos, tc_to_queue: dict[int, int], tables: dict) -> di
     for queue in sorted(set(tc_to_queue.values())):
         entry = scheduling.get(str(queue))
         if entry is None:
-            raise RenderError(f"qos.scheduling[{queue}]=None: queue {queue} carries traffic (qos.tc_to_queue) but "
-                              "has no scheduling")
+            # No scheduler stated for this queue (a foreign config_db whose QUEUE rows name none): it keeps the
+            # ASIC's default scheduler, so no QUEUE row names one, as in the source (EOS prints nothing either).
+            continue
         if entry.get("mode") == "strict":
             name, scheduler = SCHEDULER_STRICT, {"type": "STRICT"}
         elif entry.get("mode") == "dwrr":

@@ -285,17 +285,23 @@ def test_sonic_schedulers_follow_qos_scheduling():
                                "scheduler.dwrr_45": {"type": "DWRR", "weight": "45"}}
 
 
+def test_a_queue_without_scheduling_keeps_the_default_scheduler():
+    """A foreign config_db whose QUEUE rows name no scheduler for a queue (sonic-mgmt's VOQ T2: queue 7): no row
+    names one in the rendering either; the other queues keep theirs."""
+    structured = leaf_structured("sonic")
+    del structured["qos"]["scheduling"]["0"]
+    db = build_config_db(structured)
+    assert "scheduler" not in db["QUEUE"].get("Ethernet0|0", {})
+    assert db["QUEUE"]["Ethernet0|3"]["scheduler"] == "scheduler.dwrr_40"
+
+
 @pytest.mark.parametrize(("queue", "entry", "message"), [
-    ("3", None, r"qos\.scheduling\[3\]=None: queue 3 carries traffic"),
     ("3", {"mode": "dwrr", "weight_percent": 0}, r"qos\.scheduling\[3\]\.weight_percent=0: SONiC DWRR weights"),
     ("3", {"mode": "wrr"}, r"qos\.scheduling\[3\]\.mode='wrr'"),
 ])
 def test_broken_scheduling_is_refused(queue, entry, message):
     structured = leaf_structured("sonic")
-    if entry is None:
-        del structured["qos"]["scheduling"][queue]
-    else:
-        structured["qos"]["scheduling"][queue] = entry
+    structured["qos"]["scheduling"][queue] = entry
     with pytest.raises(RenderError, match=message):
         build_config_db(structured)
 
