@@ -108,7 +108,7 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     "validation.api.views.ValidationRunViewSet": {**READ, "create": OPERATE, "destroy": OPERATE, "report": VIEW,
                                                   "findings": VIEW, "configs": OPERATE},
     "twins.api.views.TwinViewSet": {**READ, "create": OPERATE, "up": OPERATE, "down": OPERATE, "check": OPERATE,
-                                    "inject": OPERATE, "fidelity": OPERATE, "live_status": VIEW},
+                                    "inject": OPERATE, "fidelity": OPERATE, "live_status": VIEW, "shards": VIEW},
     "twins.api.views.TwinOperationViewSet": READ,
     # change pipelines: production needs an admin (and approval by a second person, see changes.services)
     "changes.api.views.ChangeSetViewSet": {**READ, "create": ROLLOUT_ACTIONS["create"]},

@@ -105,11 +105,12 @@ def _database_url_of(settings_dict: dict) -> str:
 
 
 @pytest.fixture
-def celery_worker_redis(transactional_db, tmp_path):
+def celery_worker_redis(transactional_db, tmp_path, request):
     """A REAL Celery worker (``celery -A twin worker -P solo``) on the Redis broker from FT_TEST_REDIS_URL.
 
     The worker uses the same test database as the test (so the test must commit: ``transactional_db``), and a
-    private queue so no other worker on the same broker takes its tasks. Skips with the reason when Redis is
+    private queue so no other worker on the same broker takes its tasks (``indirect`` parametrization names
+    the queue, e.g. a twin host's ``twin-shard.<host>`` with a unique host). Skips with the reason when Redis is
     unreachable or the database is not PostgreSQL.
     """
     from celery import Celery
@@ -127,7 +128,7 @@ def celery_worker_redis(transactional_db, tmp_path):
     if connection.vendor != "postgresql":
         pytest.skip("a real worker needs PostgreSQL: the SQLite test database lives in this process's memory")
 
-    queue = f"ft-test-{uuid.uuid4().hex[:10]}"
+    queue = getattr(request, "param", None) or f"ft-test-{uuid.uuid4().hex[:10]}"
     log_path = tmp_path / "celery-worker.log"
     env = {**os.environ, "CELERY_BROKER_URL": broker_url, "CELERY_RESULT_BACKEND": broker_url,
            "DATABASE_URL": _database_url_of(connection.settings_dict), "PYTHONPATH": str(REPO_ROOT)}
