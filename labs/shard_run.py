@@ -18,7 +18,7 @@ import dataclasses
 import time
 
 from compiler.errors import FieldError, InputError
-from validators.findings import Report
+from validators.findings import Finding, Report, Severity
 
 from . import expect, measure
 from .checks.bgp import missing_session_findings
@@ -27,9 +27,11 @@ from .checks.ecmp import width_findings
 from .checks.ping import check_ping_matrix
 from .runtime import TwinState
 from .runtime.sizing import CONVERGE_BASE_S, recorded_policy
+from .shell import parallel
 from .stitch import StitchPlan
 from .topology import NAME_PREFIX, TwinTopology
 
+STITCH_CHECK = "twin.stitched_cables"
 ECMP_SETTLE_S = 15.0  # as labs.checks.ecmp.check_ecmp_width: paths reach the kernel after the sessions
 
 
@@ -77,6 +79,33 @@ def shard_topology(topology: TwinTopology, plan: StitchPlan, host: str, *, prefi
                          "remote_switches": remote}})
 
 
+def check_stitched_ends(state: TwinState, report: Report) -> list[str]:
+    """``twin.stitched_cables``: this shard's end of every stitched cable exists, is a VXLAN device and is up.
+    Deleting a host's underlay interface deletes the VXLAN devices bound to it (labs.stitch, measured), so a
+    missing end means this host left the underlay. Returns the missing or wrong ends (``node:ifname``)."""
+    plan = state.topology_obj().extra.get("stitch") or {}
+    local = set(state.node_netns)
+    ends = sorted({(link[f"{side}_node"], link[f"{side}_ifname"]) for link in plan.get("links", [])
+                   for side in ("a", "b") if link[f"{side}_node"] in local})
+    if not ends:
+        report.skip(STITCH_CHECK, "no stitched cable ends on this shard")
+        return []
+    nodes = sorted({node for node, _ in ends})
+    links = dict(zip(nodes, parallel(lambda node: measure.kernel_links(state, node), nodes), strict=True))
+    bad, findings = [], []
+    for node, ifname in ends:
+        link = links[node].get(ifname)
+        if link is None or link.kind != "vxlan" or not link.up:
+            bad.append(f"{node}:{ifname}")
+            actual = "missing" if link is None else f"{link.kind}, {'up' if link.up else 'down'}"
+            findings.append(Finding(check=STITCH_CHECK, severity=Severity.ERROR, subject=f"{node}:{ifname}",
+                                    expected="VXLAN device, up", actual=actual,
+                                    message=f"{node}:{ifname}: stitched cable end {actual} (its host's underlay is "
+                                            "gone or the cable was cut)"))
+    report.add(STITCH_CHECK, findings)
+    return bad
+
+
 def shard_verify(state: TwinState, fabric: TwinTopology, *, timeout_s: float | None = None) -> tuple[Report, dict]:
     """The live checks one host can run on its shard, against the whole fabric's expectations: frr.conf loaded,
     every BGP session of its switches Established (those over stitched cables included), the kernel ECMP width
@@ -88,6 +117,12 @@ def shard_verify(state: TwinState, fabric: TwinTopology, *, timeout_s: float | N
     policy = recorded_policy(state.size_policy)
     timeout_s = timeout_s or (policy.converge_timeout_s if policy else CONVERGE_BASE_S)
     check_config_load(state, report)
+    missing_ends = check_stitched_ends(state, report)
+    if missing_ends:  # its underlay is gone (the VXLAN devices go with it): waiting for sessions cannot help
+        for check in ("twin.bgp_sessions", "twin.ecmp_width", "twin.ping_bridged"):
+            report.skip(check, f"shard {host} lost {len(missing_ends)} stitched cable end(s): {STITCH_CHECK} failed")
+        return report, {"answers": {"sessions": {}, "ecmp": {}}, "converged_s": None, "ping": {},
+                        "missing_stitched_ends": missing_ends, "missing_sessions": {}}
     expected = {node: families for node, families in expect.expected_sessions(fabric).items() if node in local}
     wait = measure.wait_bgp_sessions(state, expected, timeout_s=timeout_s, poll_s=0.2)
     report.add("twin.bgp_sessions", missing_session_findings(wait, timeout_s))

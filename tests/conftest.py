@@ -80,11 +80,12 @@ def api_client(api_user):
 class CeleryWorker:
     """A running worker subprocess and a client app that sends to its private queue."""
 
-    def __init__(self, app, queue: str, process: subprocess.Popen, log_path: Path):
+    def __init__(self, app, queue: str, process: subprocess.Popen, log_path: Path, env: dict[str, str]):
         self.app = app
         self.queue = queue
         self.process = process
         self.log_path = log_path
+        self.env = env  # broker + database of the worker: a subprocess with it sends to the same broker and DB
 
     def run(self, task_name: str, *args, timeout: float = 120, **kwargs):
         """Send ``task_name`` to the worker and wait for its result (raises the task's error)."""
@@ -140,7 +141,7 @@ def celery_worker_redis(transactional_db, tmp_path, request):
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     app = Celery("ft-test-client", broker=broker_url, backend=broker_url)
     app.conf.update(task_serializer="json", accept_content=["json"], result_serializer="json")
-    worker = CeleryWorker(app, queue, process, log_path)
+    worker = CeleryWorker(app, queue, process, log_path, env)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

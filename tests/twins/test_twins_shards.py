@@ -13,9 +13,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from compiler.errors import InputError
 from labs import expect, runtime
@@ -79,10 +83,14 @@ def test_sharded_twin_up_partition_and_down(twin_intent, twin_place, twin_leftov
         twin.refresh_from_db()
         assert operation.status == "succeeded" and operation.kind == "shards_up", operation.error
         result = operation.result
+        print(f"\nsharded up: {operation.duration_s:.1f} s, converged {twin.converge_s} s (slowest shard), "
+              f"boot {twin.boot_s} s (slowest shard)")
         assert twin.status == TwinStatusChoices.UP, json.dumps(result, indent=1, default=str)[:6000]
         assert {host: shard["state"] for host, shard in result["shards"].items()} == {"a": "up", "b": "up"}
         assert all(shard["worker"].startswith("in-process@") for shard in result["shards"].values())
         assert not result["partition"]["partitioned"]
+        shard_b = TwinShard.objects.get(pk=rows[1].pk).last_result["report"]
+        assert {check["name"]: check["status"] for check in shard_b["checks"]}["twin.stitched_cables"] == "passed"
         # The merged answers are the whole fabric's: every session of every switch, every leaf-to-leaf width.
         topology = shards._fabric_topology(twin)
         assert result["answers"]["sessions"] == expect.expected_sessions(topology)
@@ -93,12 +101,15 @@ def test_sharded_twin_up_partition_and_down(twin_intent, twin_place, twin_leftov
         # Host b leaves the underlay: its stitched ends vanish with it. Never green: a partition naming b's leaves.
         runtime.run(["ip", "-n", rows[1].underlay["netns"], "link", "del", rows[1].underlay["ifname"]])
         check = shards.twin_shards_check(twin=twin, wait_s=120, converge_timeout_s=10)
+        print(f"partition reported by the check run in {check.duration_s:.1f} s")
         twin.refresh_from_db()
         assert check.status == "succeeded", check.error
         assert check.result["partition"]["lost_hosts"] == ["b"], check.result["partition"]
         assert check.result["partition"]["lost_switches"] == ["leaf1", "leaf2", "leaf3", "leaf4"]
         assert twin.status == TwinStatusChoices.DEGRADED and "partition" in twin.error
         assert check.result["shards"]["b"]["state"] == "degraded"
+        assert check.result["shards"]["b"]["failed_checks"] == ["twin.stitched_cables"]  # 4 leaves x 2 ends gone
+        assert check.duration_s < 10, check.duration_s  # issue 35: a lost host is reported within 10 s
     finally:
         down = shards.twin_shards_down(twin=twin, wait_s=120)
     twin.refresh_from_db()
@@ -115,12 +126,26 @@ def test_sharded_twin_up_partition_and_down(twin_intent, twin_place, twin_leftov
 def test_a_worker_on_the_host_queue_takes_the_shard_task(celery_worker_redis, twin_intent, twin_place):
     twin = shards.twin_shards_plan(fabric_intent=twin_intent, hosts=f"{SHARD_HOST}:1", emulate=True, **twin_place)
     shard = twin.shards.get()
-    assert celery_worker_redis.queue == shards.shard_queue(shard.host)
+    shard_queue_name = shards.shard_queue(shard.host)
+    assert celery_worker_redis.queue == shard_queue_name
     answer = celery_worker_redis.run("twins.shard", shard.pk, "down", timeout=60)  # never booted: idempotent
     shard.refresh_from_db()
     assert answer["state"] == shard.state == TwinShardStateChoices.DOWN
     assert shard.worker == answer["worker"] and shard.worker.startswith(f"{celery_worker_redis.queue}@")
     assert shard.last_result["already_down"] is True
+
+    # The coordinator in another process with the broker configured (the product path): `twin_shards down`
+    # sends the task to twin-shard.<host>, this worker takes it, the command reads the row and records the run.
+    command = [sys.executable, "manage.py", "twin_shards", "down", "--fabric", twin_intent.name, "--wait", "60",
+               "--format", "json"]
+    done = subprocess.run(command, cwd=Path(__file__).resolve().parents[2], env=celery_worker_redis.env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr + celery_worker_redis.log()[-3000:]
+    status = json.loads(done.stdout)
+    assert [(row["host"], row["state"]) for row in status["shards"]] == [(SHARD_HOST, "down")]
+    assert status["shards"][0]["worker"].startswith(f"{celery_worker_redis.queue}@")
+    operation = TwinOperation.objects.get(twin=twin, kind="shards_down")
+    assert operation.status == "succeeded" and operation.result["shards"][SHARD_HOST]["queue"] == shard_queue_name
 
 
 def test_api_lists_the_shards_with_their_queues(twin_intent, twin_place, api_client):
@@ -130,3 +155,15 @@ def test_api_lists_the_shards_with_their_queues(twin_intent, twin_place, api_cli
     assert [(row["host"], row["queue"], row["state"]) for row in response.json()] == [
         ("a", "twin-shard.a", "down"), ("b", "twin-shard.b", "down")]
     assert api_client.get("/api/twins/999999/shards/").status_code == 404
+
+
+def test_command_plans_and_shows_the_shards_and_refuses_bad_hosts(twin_intent, capsys):
+    call_command("twin_shards", "plan", "--fabric", twin_intent.name, "--hosts", "a:1,b:1", "--emulate")
+    out = capsys.readouterr().out
+    assert "sharded twin" in out and "queue twin-shard.a" in out and "queue twin-shard.b" in out, out
+    call_command("twin_shards", "status", "--fabric", twin_intent.name, "--format", "json")
+    status = json.loads(capsys.readouterr().out)
+    assert sorted(switch for shard in status["shards"] for switch in shard["switches"]) == [
+        "leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"]
+    with pytest.raises(CommandError, match=r"invalid input: .*hosts.*a:x"):
+        call_command("twin_shards", "plan", "--fabric", twin_intent.name, "--hosts", "a:x", "--emulate")
