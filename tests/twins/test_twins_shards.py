@@ -26,7 +26,8 @@ from labs import expect, runtime
 from labs.stitch import lab_netns
 from twins import shards
 from twins.choices import TwinShardStateChoices, TwinStatusChoices
-from twins.models import TwinOperation, TwinShard
+from twins.models import Twin, TwinOperation, TwinShard
+from twins.selectors import twin_of
 
 pytestmark = pytest.mark.django_db
 SHARD_HOST = "ft" + uuid.uuid4().hex[:8]  # unique per run: no other worker consumes its queue
@@ -167,3 +168,10 @@ def test_command_plans_and_shows_the_shards_and_refuses_bad_hosts(twin_intent, c
         "leaf1", "leaf2", "leaf3", "leaf4", "spine1", "spine2"]
     with pytest.raises(CommandError, match=r"invalid input: .*hosts.*a:x"):
         call_command("twin_shards", "plan", "--fabric", twin_intent.name, "--hosts", "a:x", "--emulate")
+
+
+def test_the_twin_of_an_intent_on_any_engine_is_never_the_sharded_one(twin_intent, twin_place):
+    twin = _plan(twin_intent, twin_place)
+    Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.UP)  # rollouts cannot push to shards yet
+    assert twin_of(fabric_intent=twin_intent, engine=None, running=True) is None
+    assert twin_of(fabric_intent=twin_intent, engine="sharded", running=True) == twin
