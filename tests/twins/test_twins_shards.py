@@ -175,3 +175,36 @@ def test_the_twin_of_an_intent_on_any_engine_is_never_the_sharded_one(twin_inten
     Twin.objects.filter(pk=twin.pk).update(status=TwinStatusChoices.UP)  # rollouts cannot push to shards yet
     assert twin_of(fabric_intent=twin_intent, engine=None, running=True) is None
     assert twin_of(fabric_intent=twin_intent, engine="sharded", running=True) == twin
+
+
+BOOT_HOST = "ft" + uuid.uuid4().hex[:8]
+
+
+@pytest.mark.twin
+@pytest.mark.usefixtures("twin_required")
+@pytest.mark.parametrize("celery_worker_redis", [shards.shard_queue(BOOT_HOST)], indirect=True)
+def test_a_real_worker_boots_verifies_and_stops_its_host_shard(celery_worker_redis, twin_intent, twin_place,
+                                                               twin_leftovers):
+    """The whole path with a broker: `twin_shards up|down` in another process sends to twin-shard.<host>, the
+    worker consuming it boots the shard (root + FRR) and verifies it; the command reads the rows."""
+    twin = shards.twin_shards_plan(fabric_intent=twin_intent, hosts=f"{BOOT_HOST}:1", emulate=True, **twin_place)
+    shard = twin.shards.get()
+    repo = Path(__file__).resolve().parents[2]
+
+    def command(action: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "manage.py", "twin_shards", action, "--fabric", twin_intent.name,
+                               "--wait", "240", "--format", "json"], cwd=repo, env=celery_worker_redis.env,
+                              capture_output=True, text=True, timeout=600)
+
+    try:
+        up = command("up")
+        assert up.returncode == 0, up.stdout + up.stderr + celery_worker_redis.log()[-3000:]
+        status = json.loads(up.stdout)
+        assert status["status"] == "up" and status["shards"][0]["state"] == "up", status
+        assert status["shards"][0]["worker"].startswith(f"{celery_worker_redis.queue}@")
+    finally:
+        down = command("down")
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert twin_leftovers(shard.prefix) == {"namespaces": [], "frr_dirs": [], "processes": []}
+    assert list(TwinOperation.objects.filter(twin=twin).order_by("id").values_list("kind", "status")) == [
+        ("shards_up", "succeeded"), ("shards_down", "succeeded")]
