@@ -51,6 +51,7 @@ from labs.topology import TwinTopology
 
 from .choices import (
     SHARD_ANSWERED,
+    TWIN_RUNNING,
     TwinEngineChoices,
     TwinOperationKindChoices,
     TwinShardStateChoices,
@@ -247,8 +248,10 @@ def _record(shard: TwinShard, outcome: Mapping, worker: str | None, action: str,
 # --------------------------------------------------------------------------------------------- coordinator
 
 
-def _dispatch(shards: list[TwinShard], action: str, converge_timeout_s: float | None) -> dict[int, str]:
-    """One task per shard on its host's queue. Returns the shards the broker refused (shard -> why)."""
+def _dispatch(shards: list[TwinShard], action: str, converge_timeout_s: float | None,
+              wait_s: float) -> dict[int, str]:
+    """One task per shard on its host's queue, expiring when the coordinator stops waiting (a worker started
+    later must not boot a shard nobody waits for). Returns the shards the broker refused (shard -> why)."""
     from .tasks import twin_shard_task  # noqa: PLC0415 - tasks import this module
 
     TwinShard.objects.filter(pk__in=[shard.pk for shard in shards]).update(state=TwinShardStateChoices.PENDING,
@@ -256,7 +259,8 @@ def _dispatch(shards: list[TwinShard], action: str, converge_timeout_s: float | 
     refused: dict[int, str] = {}
     for shard in shards:
         try:
-            twin_shard_task.apply_async(args=(shard.pk, action, converge_timeout_s), queue=shard_queue(shard.host))
+            twin_shard_task.apply_async(args=(shard.pk, action, converge_timeout_s), queue=shard_queue(shard.host),
+                                          expires=wait_s)
         except Exception as error:  # noqa: BLE001 - broker down, or a bug raised by an eager task: the shard's outcome
             refused[shard.pk] = f"{type(error).__name__}: {error}"
     return refused
@@ -336,10 +340,11 @@ def _coordinated(twin: Twin, shards: list[TwinShard], action: str, wait_s: float
             existing = set(runtime.run(["ip", "netns", "list"], check=False).stdout.split())
             if lab_netns(twin.prefix) not in existing:
                 emulate_hosts(twin.prefix, [shard.host for shard in shards])
-    rows = _wait(shards, _dispatch(shards, action, converge_timeout_s), wait_s)
+    rows = _wait(shards, _dispatch(shards, action, converge_timeout_s, wait_s), wait_s)
     if action == "up":  # every shard booted (its stitched ends too): now each verifies against the whole fabric
         booted = [row for row in rows if row.state == TwinShardStateChoices.BOOTED]
-        verified = {row.pk: row for row in _wait(booted, _dispatch(booted, "verify", converge_timeout_s), wait_s)}
+        refused = _dispatch(booted, "verify", converge_timeout_s, wait_s)
+        verified = {row.pk: row for row in _wait(booted, refused, wait_s)}
         rows = [verified.get(row.pk, row) for row in rows]
     running = action != "down"
     partition = _partition(twin, rows, running)
@@ -391,6 +396,8 @@ def twin_shards_up(*, twin: Twin, wait_s: float = DEFAULT_WAIT_S, converge_timeo
 def twin_shards_check(*, twin: Twin, wait_s: float = DEFAULT_WAIT_S, converge_timeout_s: float | None = None,
                       user=None) -> TwinOperation:
     """Verify every running shard again (and the underlay, on emulated hosts); a lost host is a partition."""
+    if twin.status not in TWIN_RUNNING:
+        raise TwinError(f"sharded twin {twin.prefix} is {twin.status}: run `twin_shards up` first")
     return _coordinate(twin=twin, kind=TwinOperationKindChoices.SHARDS_CHECK, action="verify", wait_s=wait_s,
                        converge_timeout_s=converge_timeout_s, user=user)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from compiler.errors import InputError
+from compiler.errors import InputError, TwinError
 from labs import expect, runtime
 from labs.stitch import lab_netns
 from twins import shards
@@ -208,3 +208,10 @@ def test_a_real_worker_boots_verifies_and_stops_its_host_shard(celery_worker_red
     assert twin_leftovers(shard.prefix) == {"namespaces": [], "frr_dirs": [], "processes": []}
     assert list(TwinOperation.objects.filter(twin=twin).order_by("id").values_list("kind", "status")) == [
         ("shards_up", "succeeded"), ("shards_down", "succeeded")]
+
+
+def test_check_of_a_sharded_twin_that_is_not_running_is_refused(twin_intent, twin_place):
+    twin = _plan(twin_intent, twin_place)
+    with pytest.raises(TwinError, match="run `twin_shards up` first"):
+        shards.twin_shards_check(twin=twin)
+    assert not TwinOperation.objects.exists()
