@@ -110,7 +110,7 @@ API_POLICY: Mapping[str, Mapping[str, Rule]] = {
     # a bounded prediction that stores nothing, but CPU is spent on request: operators run it, as configs above
     "validation.api.views.CollectiveView": {"post": OPERATE},
     "twins.api.views.TwinViewSet": {**READ, "create": OPERATE, "up": OPERATE, "down": OPERATE, "check": OPERATE,
-                                    "inject": OPERATE, "fidelity": OPERATE, "live_status": VIEW},
+                                    "inject": OPERATE, "fidelity": OPERATE, "live_status": VIEW, "shards": VIEW},
     "twins.api.views.TwinOperationViewSet": READ,
     # change pipelines: production needs an admin (and approval by a second person, see changes.services)
     "changes.api.views.ChangeSetViewSet": {**READ, "create": ROLLOUT_ACTIONS["create"]},

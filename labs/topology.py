@@ -166,10 +166,12 @@ def validate_topology(topology: TwinTopology) -> None:
             errors.append(FieldError(path, f"{node}:{ifname}", f"port already used by {used_ports[(node, ifname)]}"))
         used_ports[(node, ifname)] = owner
 
+    # A shard (labs.shard_run) holds cables to switches on other twin hosts: those ends are named, not created.
+    remote = set((topology.extra.get("shard") or {}).get("remote_switches", ()))
     for index, link in enumerate(topology.links):
         path = f"links[{index}]"
         for side, node, ifname in (("a", link.a_node, link.a_ifname), ("b", link.b_node, link.b_ifname)):
-            if node not in topology.nodes_by_name:
+            if node not in topology.nodes_by_name and node not in remote:
                 errors.append(FieldError(f"{path}.{side}_node", node, "unknown switch node"))
             errors.extend(_ifname_errors(f"{path}.{side}_ifname", ifname))
             claim(node, ifname, link.subject, f"{path}.{side}_ifname")

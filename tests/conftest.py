@@ -93,11 +93,12 @@ def api_client(api_user):
 class CeleryWorker:
     """A running worker subprocess and a client app that sends to its private queue."""
 
-    def __init__(self, app, queue: str, process: subprocess.Popen, log_path: Path):
+    def __init__(self, app, queue: str, process: subprocess.Popen, log_path: Path, env: dict[str, str]):
         self.app = app
         self.queue = queue
         self.process = process
         self.log_path = log_path
+        self.env = env  # broker + database of the worker: a subprocess with it sends to the same broker and DB
 
     def run(self, task_name: str, *args, timeout: float = 120, **kwargs):
         """Send ``task_name`` to the worker and wait for its result (raises the task's error)."""
@@ -118,11 +119,12 @@ def _database_url_of(settings_dict: dict) -> str:
 
 
 @pytest.fixture
-def celery_worker_redis(transactional_db, tmp_path):
+def celery_worker_redis(transactional_db, tmp_path, request):
     """A REAL Celery worker (``celery -A twin worker -P solo``) on the Redis broker from FT_TEST_REDIS_URL.
 
     The worker uses the same test database as the test (so the test must commit: ``transactional_db``), and a
-    private queue so no other worker on the same broker takes its tasks. Skips with the reason when Redis is
+    private queue so no other worker on the same broker takes its tasks (``indirect`` parametrization names
+    the queue, e.g. a twin host's ``twin-shard.<host>`` with a unique host). Skips with the reason when Redis is
     unreachable or the database is not PostgreSQL.
     """
     from celery import Celery
@@ -140,7 +142,7 @@ def celery_worker_redis(transactional_db, tmp_path):
     if connection.vendor != "postgresql":
         pytest.skip("a real worker needs PostgreSQL: the SQLite test database lives in this process's memory")
 
-    queue = f"ft-test-{uuid.uuid4().hex[:10]}"
+    queue = getattr(request, "param", None) or f"ft-test-{uuid.uuid4().hex[:10]}"
     log_path = tmp_path / "celery-worker.log"
     env = {**os.environ, "CELERY_BROKER_URL": broker_url, "CELERY_RESULT_BACKEND": broker_url,
            "DATABASE_URL": _database_url_of(connection.settings_dict), "PYTHONPATH": str(REPO_ROOT)}
@@ -152,7 +154,7 @@ def celery_worker_redis(transactional_db, tmp_path):
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     app = Celery("ft-test-client", broker=broker_url, backend=broker_url)
     app.conf.update(task_serializer="json", accept_content=["json"], result_serializer="json")
-    worker = CeleryWorker(app, queue, process, log_path)
+    worker = CeleryWorker(app, queue, process, log_path, env)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

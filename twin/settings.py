@@ -333,6 +333,7 @@ SPECTACULAR_SETTINGS = {
     # One name for the twin's one status vocabulary (the Twin record and GET /api/twins/{id}/status/ share it).
     "ENUM_NAME_OVERRIDES": {"TwinStatusEnum": "twins.choices.TwinStatusChoices",
                             "TwinOperationKindEnum": "twins.choices.TwinOperationKindChoices",
+                            "TwinShardStateEnum": "twins.choices.TwinShardStateChoices",
                             "RunStatusEnum": "common.runs.RunStatus",
                             # One severity vocabulary (findings, filters, external_peers) and the check statuses.
                             "SeverityEnum": "validation.models.SeverityChoices",

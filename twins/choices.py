@@ -8,6 +8,8 @@ from intents.choices import DeployedSourceChoices
 class TwinEngineChoices(models.TextChoices):
     NETNS = "netns", "Linux network namespaces + FRR (this machine)"
     CONTAINERLAB = "containerlab", "containerlab (needs the binary and Docker)"
+    # Shards on several twin hosts, one Celery worker per host (twins.shards; manage.py twin_shards).
+    SHARDED = "sharded", "Linux network namespaces + FRR, sharded over twin hosts"
 
 
 class TwinStatusChoices(models.TextChoices):
@@ -49,3 +51,24 @@ class TwinOperationKindChoices(models.TextChoices):
     # A change set's configs booted on a scratch twin, checked and torn down before production (twins.checks);
     # it runs on no Twin row, so it never claims the fabric's twin (twin_operation_busy skips it).
     REHEARSAL = "rehearsal", "Change rehearsal (scratch twin)"
+    # A sharded twin's coordinator runs (twins.shards): one record, the outcome of every shard in its result.
+    SHARDS_UP = "shards_up", "Start a sharded twin"
+    SHARDS_CHECK = "shards_check", "Check a sharded twin"
+    SHARDS_DOWN = "shards_down", "Stop a sharded twin"
+
+
+class TwinShardStateChoices(models.TextChoices):
+    """One shard of a sharded twin (``TwinShard.state``)."""
+
+    DOWN = "down", "Down"
+    PENDING = "pending", "Sent to its host's worker, not answered yet"
+    BOOTED = "booted", "Booted on its host, not verified yet (the other shards may still boot)"
+    UP = "up", "Up (its live checks passed)"
+    DEGRADED = "degraded", "Up, a live check failed"
+    FAILED = "failed", "The task failed on its host (boot, check or teardown)"
+    LOST = "lost", "Lost: its worker did not answer in time, or its host left the underlay"
+
+
+# A shard in one of these has answered (the coordinator stops waiting for it).
+SHARD_ANSWERED = frozenset({TwinShardStateChoices.DOWN, TwinShardStateChoices.BOOTED, TwinShardStateChoices.UP,
+                            TwinShardStateChoices.DEGRADED, TwinShardStateChoices.FAILED})

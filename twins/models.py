@@ -13,9 +13,9 @@ from django.db import models, transaction
 from common.models import RunRecord
 from intents.deployed import deployed_twin_clear
 
-from .choices import TWIN_RUNNING, TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
+from .choices import TWIN_RUNNING, TwinEngineChoices, TwinOperationKindChoices, TwinShardStateChoices, TwinStatusChoices
 
-__all__ = ("Installation", "Twin", "TwinOperation")
+__all__ = ("Installation", "Twin", "TwinOperation", "TwinShard")
 
 
 class Installation(models.Model):
@@ -108,3 +108,37 @@ class TwinOperation(RunRecord):
 
     def __str__(self) -> str:
         return f"{self.fabric} {self.kind} {self.status}"
+
+
+class TwinShard(models.Model):
+    """One shard of a sharded twin (engine ``sharded``): the switches one twin host runs, that host's underlay
+    and the stitched cables with an end there (labs.shards, labs.stitch). Its tasks run on the worker consuming
+    ``twin-shard.<host>`` (``twins.shards.shard_queue``); ``state``/``last_result`` are what that worker last
+    answered. The coordinator's runs are ``TwinOperation`` rows (kinds ``shards_*``)."""
+
+    twin = models.ForeignKey(Twin, on_delete=models.CASCADE, related_name="shards")
+    index = models.PositiveSmallIntegerField(help_text="Position in the plan; the shard's prefix is <twin prefix>s<index>")
+    host = models.CharField(max_length=32, help_text="Twin host name (labs.shards.HOST_SPEC); its queue is "
+                                                     "twin-shard.<host>")
+    weight = models.FloatField(default=1.0)
+    prefix = models.CharField(max_length=16, unique=True, help_text="The shard's namespace prefix (labs.shard_run)")
+    switches = models.JSONField(default=list, help_text="Switches this host runs")
+    underlay = models.JSONField(default=dict, help_text="labs.stitch.UnderlayHost: address, ifname, mtu, netns "
+                                                        "(netns set: an emulated host on the coordinator's machine)")
+    stitch_endpoints = models.JSONField(default=list, blank=True,
+                                        help_text="Stitched cables with an end here: vni, local end, remote end and host")
+    state = models.CharField(max_length=16, choices=TwinShardStateChoices.choices, default=TwinShardStateChoices.DOWN)
+    worker = models.CharField(max_length=200, blank=True, help_text="The Celery worker that answered last")
+    last_result = models.JSONField(default=dict, blank=True, help_text="The last task's outcome on the host")
+    error = models.TextField(blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("twin", "index")
+        constraints = [
+            models.UniqueConstraint(fields=("twin", "host"), name="twinshard_unique_twin_host"),
+            models.UniqueConstraint(fields=("twin", "index"), name="twinshard_unique_twin_index"),
+        ]
+
+    def __str__(self) -> str:
+        return f"shard {self.host} of {self.twin_id} ({self.state})"

@@ -30,6 +30,8 @@ def twin_of(*, fabric_intent: FabricIntent, engine: str | None = TwinEngineChoic
     twins = twin_list().filter(fabric_intent=fabric_intent)
     if engine is not None:
         twins = twins.filter(engine=engine)
+    else:  # a sharded twin (twins.shards) takes no rollout, check or fidelity yet: only when asked for by engine
+        twins = twins.exclude(engine=TwinEngineChoices.SHARDED)
     if running:
         twins = twins.filter(status__in=TWIN_RUNNING)
     return twins.order_by(F("started").desc(nulls_last=True), "-id").first()

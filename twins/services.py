@@ -165,6 +165,9 @@ def twin_up(*, fabric_intent: FabricIntent, engine: str = TwinEngineChoices.NETN
     ``containerlab`` binary (a clear TwinError where it is not installed). ``frr``: which FRR the switches run
     (``labs.frr_binaries.select_frr``: auto, 10.3, 8.4); a choice that cannot run is an InputError naming the
     path before anything is saved."""
+    if engine == TwinEngineChoices.SHARDED:
+        raise InputError(FieldError("engine", engine, "a sharded twin is planned and booted by twins.shards "
+                                                      "(manage.py twin_shards plan|up)"))
     if engine != TwinEngineChoices.CONTAINERLAB:
         select_frr(choice=frr)
     twin = twin_get_or_create(fabric_intent=fabric_intent, engine=engine, prefix=prefix, state_dir=state_dir)

@@ -8,8 +8,8 @@ from celery import shared_task
 
 from common.runs import ACTIVE, run_start
 
-from . import services
-from .models import TwinOperation
+from . import services, shards
+from .models import TwinOperation, TwinShard
 
 
 @shared_task(name="twins.twin_operation_execute", acks_late=True)
@@ -19,6 +19,15 @@ def twin_operation_run(operation_id: int) -> str:
     if operation.status not in ACTIVE:
         return operation.status
     return services.twin_operation_execute(operation=operation).status
+
+
+@shared_task(name="twins.shard", bind=True, acks_late=True)
+def twin_shard_task(self, shard_id: int, action: str, converge_timeout_s: float | None = None) -> dict:
+    """One shard's ``up`` / ``verify`` / ``down`` on the host whose worker consumes ``twin-shard.<host>``
+    (``twins.shards.shard_queue``); the outcome is recorded on the shard's row, which the coordinator reads."""
+    shard = TwinShard.objects.select_related("twin").get(pk=shard_id)
+    return shards.twin_shard_run(shard=shard, action=action, worker=None if self.request.is_eager else self.request.hostname,
+                                 converge_timeout_s=converge_timeout_s)
 
 
 def twin_operation_start(*, operation_id: int) -> None:

@@ -94,16 +94,20 @@ def create_cables(topology: TwinTopology) -> None:
                             f"type veth peer name {interface.peer_ifname} netns {topology.netns(interface.peer_node)} "
                             f"mtu {interface.mtu}")
     ip_batch(commands)
-    if stitch:
-        create_stitched_links(topology, stitch)
+    if stitch:  # a shard (labs.shard_run) creates only its own host's ends; the other hosts create theirs
+        create_stitched_links(topology, stitch, only_host=(topology.extra.get("shard") or {}).get("host"))
 
 
 def set_fabric_cables(topology: TwinTopology, updown: str) -> None:
     """Every switch-to-switch cable down or up at once: one end per cable (a veth pair carries traffic only when
     both ends are up), one ``ip -batch`` per namespace holding such ends."""
     ends: dict[str, list[str]] = {}
+    here = {node.name for node in topology.nodes}
     for link in topology.links:
-        ends.setdefault(topology.netns(link.a_node), []).append(f"link set dev {link.a_ifname} {updown}")
+        # A shard's stitched cable has one end here (labs.shard_run): that one.
+        node, ifname = ((link.a_node, link.a_ifname) if link.a_node in here
+                        else (link.b_node, link.b_ifname))
+        ends.setdefault(topology.netns(node), []).append(f"link set dev {ifname} {updown}")
     parallel(lambda item: ip_batch(item[1], netns=item[0]), sorted(ends.items()))
 
 

@@ -3,6 +3,7 @@
 ``UPDATE_GOLDEN=1 pytest tests/labs/test_shards.py`` rewrites the export golden files under tests/labs/data/shards.
 """
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from compiler.errors import InputError
 from compiler.scenario import snapshot_from_scenario
 from labs.__main__ import main
 from labs.shard_export import clabernetes_topology, netlab_multiserver_plan
+from labs.shard_run import shard_prefix, shard_topology
 from labs.shards import (
     CPU_S_PER_SESSION_END,
     FILES_PER_SWITCH,
@@ -38,6 +40,7 @@ from labs.stitch import (
     stitched_topology,
     vxlan_end,
 )
+from labs.topology import HostInterface, validate_topology
 
 GOLDEN = Path(__file__).parent / "data" / "shards"
 REPO = Path(__file__).resolve().parents[2]
@@ -231,3 +234,38 @@ def test_a_cut_of_a_stitched_cable_downs_both_ends():
     assert stitched_far_ends(stitched, [(link.a_node, link.a_ifname)]) == [(link.b_node, link.b_ifname)]
     assert stitched_far_ends(stitched, [(link.a_node, link.a_ifname), (link.b_node, link.b_ifname)]) == []
     assert stitched_far_ends(topology, [(link.a_node, link.a_ifname)]) == []  # veth pairs: the kernel does it
+
+
+def test_shard_topology_keeps_its_switches_servers_and_its_ends_of_stitched_cables():
+    topology = sample_fabric("ftshtopo")
+    plan = stitch_plan(topology, _worst(topology), UNDERLAY)
+    spines = shard_topology(topology, plan, "a", prefix=shard_prefix("ftshtopo", 0))
+    leaves = shard_topology(topology, plan, "b", prefix=shard_prefix("ftshtopo", 1))
+    assert (spines.name_prefix, leaves.name_prefix) == ("ftshtopos0", "ftshtopos1")
+    assert [node.name for node in spines.nodes] == ["spine1", "spine2"] and not spines.hosts
+    assert [node.name for node in leaves.nodes] == ["leaf1", "leaf2"] and len(leaves.hosts) == len(topology.hosts)
+    for shard, host in ((spines, "a"), (leaves, "b")):
+        validate_topology(shard)  # cable ends on the other host are named, not refused
+        shard_plan = shard.extra["stitch"]
+        # Every cable crosses: each shard holds all of them, same VNIs, indexes into its own links.
+        assert [link["vni"] for link in shard_plan["links"]] == [link.vni for link in plan.links]
+        assert [shard.links[link["index"]].subject for link in shard_plan["links"]] == [
+            topology.links[link.index].subject for link in plan.links]
+        assert shard.extra["shard"]["host"] == host
+    assert spines.extra["shard"]["remote_switches"] == ["leaf1", "leaf2"]
+
+
+def test_shard_topology_refuses_a_server_on_two_hosts_and_an_unknown_host():
+    topology = sample_fabric("ftshtopo")
+    plan = stitch_plan(topology, _worst(topology), UNDERLAY)
+    first = topology.hosts[0]
+    dual_homed = dataclasses.replace(first, interfaces=(*first.interfaces, HostInterface(
+        "eth1", "spine1", "eth9", "10.99.0.1/24")))  # a second NIC cabled to a switch on host a
+    split = dataclasses.replace(topology, hosts=(dual_homed, *topology.hosts[1:]))
+    with pytest.raises(InputError, match="server cabled to switches on two twin hosts") as error:
+        shard_topology(split, plan, "b", prefix="ftshtopos1")
+    assert [field_error.field for field_error in error.value.errors] == [f"hosts[{first.name}]"]
+    with pytest.raises(InputError, match="not a host of the stitch plan"):
+        shard_topology(topology, plan, "c", prefix="ftshtopos2")
+    with pytest.raises(InputError, match="shard prefix"):
+        shard_prefix("tw0123456789abcd", 10)

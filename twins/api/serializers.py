@@ -7,7 +7,8 @@ from intents.deployed import deployed_on_twin, deployed_on_twins
 from labs.frr_binaries import CHOICES as FRR_CHOICES
 
 from ..choices import InjectionKindChoices, TwinStatusChoices, twin_healthy
-from ..models import Twin, TwinOperation
+from ..models import Twin, TwinOperation, TwinShard
+from ..shards import shard_queue
 
 
 class TwinListSerializer(serializers.ListSerializer):
@@ -119,4 +120,20 @@ class TwinOperationAcceptedSerializer(TwinOperationSerializer):
 
     class Meta(TwinOperationSerializer.Meta):
         fields = (*TwinOperationSerializer.Meta.fields, "status_url")
+        read_only_fields = fields
+
+
+class TwinShardSerializer(serializers.ModelSerializer):
+    """``GET /api/twins/{id}/shards/``: one shard of a sharded twin (twins.shards): its host, the Celery queue its
+    host's worker consumes, its switches and underlay, and what that worker last answered."""
+
+    queue = serializers.SerializerMethodField(help_text="twin-shard.<host>: the queue of the host's worker")
+
+    def get_queue(self, shard: TwinShard) -> str:
+        return shard_queue(shard.host)
+
+    class Meta:
+        model = TwinShard
+        fields = ("id", "index", "host", "queue", "weight", "prefix", "state", "switches", "underlay",
+                  "stitch_endpoints", "worker", "last_result", "error", "updated")
         read_only_fields = fields

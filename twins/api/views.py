@@ -5,6 +5,7 @@ POST /api/twins/{id}/up|down|check|inject|fidelity         -> 202 Accepted, ``Lo
                                                               operation (a Celery task with a broker, a background
                                                               thread of the web process without one)
 GET  /api/twin-operations/{id}/                             -> the operation: status, result, error
+GET  /api/twins/{id}/shards/                                -> a sharded twin's shards (host, queue, state)
 GET  /api/twins/{id}/status/                                -> status word, derived healthy, reason, the compile
                                                               each switch runs, runtime liveness
 A machine that cannot run the twin answers 503 with ``skipped: true`` and the reason (never a pass), before
@@ -103,6 +104,13 @@ class TwinViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def fidelity(self, request, pk=None):
         """Compare the running twin with the static validators (and repeat what-if failures in it)."""
         return self._start(TwinOperationKindChoices.FIDELITY, self._input(s.TwinFidelitySerializer))
+
+    @extend_schema(responses=s.TwinShardSerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def shards(self, request, pk=None):
+        """The shards of a sharded twin (engine ``sharded``; empty for the others): each host's state and queue."""
+        twin = self.get_object()
+        return Response(s.TwinShardSerializer(twin.shards.order_by("index"), many=True).data)
 
     @extend_schema(responses=s.TwinLiveStatusSerializer)
     @action(detail=True, methods=["get"], url_path="status")
