@@ -190,13 +190,22 @@ class HashFeature:
 #   2023-09-25, vendored in tests/schemas/sonic-yang), the Generic Hash feature (SONiC doc/hash/hash-design.md)
 #   contributed and tested on NVIDIA Spectrum (sonic-mgmt docs/testplan/Generic-hash-test-plan.md); orchagent
 #   accepts an algorithm only where the SAI reports it. We claim no Broadcom SAI support: none is published.
-# Not rendered anywhere, and why (hashing_gap): a per-switch seed is in neither pyavd's schema nor any SONiC YANG
+# Not rendered on EOS/SONiC, and why (hashing_gap): a per-switch seed is in neither pyavd's schema nor any SONiC YANG
 # (SONiC programs SAI_SWITCH_ATTR_ECMP_DEFAULT_HASH_SEED from swss's switch.json, outside CONFIG_DB); the BTH
 # destination QP is no SWITCH_HASH field in the vendored sonic-hash.yang; DLB on ECMP groups is documented by
 # Arista (TOI "ECMP Load Balancing DLB", EOS 4.30.2F) but pyavd has no schema for it, and no SONiC YANG has it.
+# - FRR/Linux on StrataXGS and StrataDNX: PER_SWITCH_SEED -- no upstream switchdev driver exists for them (see
+#   ROCE_CAPABILITIES), so the kernel forwards, and it hashes multipath routes with `net.ipv4.fib_multipath_hash_seed`
+#   (Linux 6.11+, Documentation/networking/ip-sysctl.rst: "Applies to both IPv4 and IPv6 datapath"; 0 = a random
+#   internal key), keyed (siphash) on the 5-tuple with `fib_multipath_hash_policy=1`. This is the twin's datapath:
+#   labs/ecmp_oracle.py measured it (docs/collective.md, rung iii) and the kernel itself checks the rendered value
+#   (tests/compiler/test_ecmp_hashing.py). On Spectrum mlxsw offloads the routes; whether it programs this seed into
+#   the ASIC we have not verified, so FRR on Spectrum is not listed.
 HASHING_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
     (Platform.EOS, AsicFamily.SAND): frozenset({HashFeature.DEST_QP_UDF}),
     (Platform.SONIC, AsicFamily.SPECTRUM): frozenset({HashFeature.TIER_FUNCTIONS}),
+    (Platform.FRR, AsicFamily.STRATA): frozenset({HashFeature.PER_SWITCH_SEED}),
+    (Platform.FRR, AsicFamily.SAND): frozenset({HashFeature.PER_SWITCH_SEED}),
 }
 
 
@@ -211,7 +220,8 @@ def hashing_gap(platform: str, family: str | None, feature: str) -> str:
     where = f"{platform} on ASIC family {family or 'unknown'}"
     if feature == HashFeature.PER_SWITCH_SEED:
         return (f"{where}: no vendor schema we validate against has an ECMP hash seed (pyavd eos_cli_config_gen has "
-                "none; SONiC sets it from swss switch.json, outside CONFIG_DB and its YANG)")
+                "none; SONiC sets it from swss switch.json, outside CONFIG_DB and its YANG); only FRR/Linux where the "
+                "kernel forwards (net.ipv4.fib_multipath_hash_seed) renders one")
     if feature == HashFeature.DLB:
         return (f"{where}: no vendor schema we validate against has dynamic load balancing (EOS documents it in "
                 "the TOI 'ECMP Load Balancing DLB', 4.30.2F, but pyavd has no field for it; no SONiC YANG has it)")

@@ -484,6 +484,7 @@ class LoadBalance(TypedDict):
 
     ecmp_hash_function: str | None  # SAI/SONiC algorithm name (CRC_32LO, CRC_32HI, CRC_CCITT), None: default
     ecmp_hash_fields: list[str] | None  # SONiC native hash fields stated with the function
+    ecmp_hash_seed: int | None  # this switch's own ECMP hash seed (FRR/Linux: fib_multipath_hash_seed)
     udp_payload_hash: UdpPayloadHash | None
 
 

@@ -4,6 +4,11 @@ and the collective simulator's verdict on the per-tier function assignment we re
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+
 import pytest
 
 from compiler.api import build_facts, compile_fabric, structured_configs
@@ -12,6 +17,8 @@ from compiler.errors import IntentValidationError, RenderError
 from compiler.host_config import build_host_configs
 from compiler.pods import PodsParams, plan_pods
 from compiler.render import eos
+from compiler.render.frr import HASH_SEED_SYSCTL
+from compiler.render.sonic import render_config_db
 from compiler.scenario import snapshot_from_scenario
 from compiler.structured.ecmp_hashing import TIER_HASH_FUNCTION
 from compiler.validate import validate_intent
@@ -96,11 +103,63 @@ def test_destination_qp_hashing_on_tomahawk_is_refused_naming_field_and_platform
     assert "eos on ASIC family strata" in message and "sand_profiles" in message
 
 
-def test_distinct_seeds_are_refused_everywhere():
-    errors = _refusal(_snapshot("sonic", {"tier_hashing": "distinct_seeds"}, leaf_model="SN5600",
-                                spine_model="SN5600"))
-    assert [(field, value) for field, value, _ in errors] == [("ecmp_hashing.tier_hashing", "distinct_seeds")]
-    assert "hash seed" in errors[0][2]
+def test_distinct_seeds_are_refused_on_sonic_and_eos():
+    for platform, models in (("sonic", {"leaf_model": "SN5600", "spine_model": "SN5600"}), ("eos", {})):
+        errors = _refusal(_snapshot(platform, {"tier_hashing": "distinct_seeds"}, **models))
+        assert [(field, value) for field, value, _ in errors] == [("ecmp_hashing.tier_hashing", "distinct_seeds")]
+        assert "hash seed" in errors[0][2] and f"{platform} on ASIC family" in errors[0][2]
+
+
+def _seeded_frr_plans() -> dict[str, dict]:
+    result = compile_fabric(_snapshot("frr", {"tier_hashing": "distinct_seeds"}, spines=4, leaves=4))
+    return {host: json.loads(files["frr"]["linux-plan.json"]) for host, files in result.rendered.items()}
+
+
+def test_frr_gets_its_own_kernel_hash_seed_per_switch_as_the_simulator_derives_it():
+    """The seeds the kernel gets are the ones the simulator's ``distinct_seeds`` uses (seed 0 XOR CRC-32 of the
+    hostname), whose keyed-hash result is in docs/collective.md: polarization 1.00 with equal seeds, 0.00 distinct."""
+    plans = _seeded_frr_plans()
+    seeds = {host: int(plan["sysctls"][HASH_SEED_SYSCTL]) for host, plan in plans.items()}
+    assert len(seeds) == 8 and len(set(seeds.values())) == 8 and all(0 < seed < 1 << 32 for seed in seeds.values())
+    simulated = HashPolicy(default=HashConfig(function="random", seed=0), distinct_seeds=True)
+    assert seeds == {host: simulated.config_for(host, "leaf").seed for host in seeds}
+
+
+@pytest.mark.twin
+def test_the_kernel_takes_every_rendered_seed(request):
+    """The kernel is FRR/Linux's validator for a sysctl: write each rendered seed in a namespace of our own and read
+    it back (the twin applies linux-plan.json sysctls the same way, labs/runtime/linux_plan.py)."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        pytest.skip("needs root and iproute2 for a scratch network namespace")
+    namespace = f"hash32-seedprobe-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", namespace], check=True)
+    try:
+        probe = subprocess.run(["ip", "netns", "exec", namespace, "sysctl", "-n", HASH_SEED_SYSCTL],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            pytest.skip(f"{HASH_SEED_SYSCTL} needs Linux 6.11+: {probe.stderr.strip()}")
+        for host, plan in _seeded_frr_plans().items():
+            value = plan["sysctls"][HASH_SEED_SYSCTL]
+            subprocess.run(["ip", "netns", "exec", namespace, "sysctl", "-qw", f"{HASH_SEED_SYSCTL}={value}"],
+                           check=True)
+            read = subprocess.run(["ip", "netns", "exec", namespace, "sysctl", "-n", HASH_SEED_SYSCTL],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+            assert read == value, host
+        # the deliberately broken value: beyond 32 bits, the kernel refuses it
+        too_big = subprocess.run(["ip", "netns", "exec", namespace, "sysctl", "-qw", f"{HASH_SEED_SYSCTL}={1 << 32}"],
+                                 capture_output=True, text=True)
+        assert too_big.returncode != 0
+    finally:
+        subprocess.run(["ip", "netns", "del", namespace], check=False)
+
+
+def test_renderers_refuse_a_seed_they_cannot_express():
+    snapshot = _snapshot("sonic", {}, leaf_model="SN5600", spine_model="SN5600")
+    leaf = structured_configs(snapshot, build_facts(snapshot))["leaf1"]
+    leaf["load_balance"] = {"ecmp_hash_function": None, "ecmp_hash_fields": None, "ecmp_hash_seed": 7,
+                            "udp_payload_hash": None}
+    with pytest.raises(RenderError, match="ecmp_hash_seed=7"):
+        render_config_db(leaf)
 
 
 def test_tier_functions_on_eos_and_dlb_anywhere_are_refused():
@@ -122,10 +181,15 @@ def test_bad_values_are_refused_naming_field_and_value(hashing, field, value):
 def test_eos_renderer_refuses_what_pyavd_cannot_express():
     snapshot = _snapshot("eos", {})
     leaf = structured_configs(snapshot, build_facts(snapshot))["leaf1"]  # a Tomahawk (strata) leaf
-    leaf["load_balance"] = {"ecmp_hash_function": None, "ecmp_hash_fields": None,
+    leaf["load_balance"] = {"ecmp_hash_function": None, "ecmp_hash_fields": None, "ecmp_hash_seed": None,
                             "udp_payload_hash": {"dst_port": 4791, "payload_bytes": "5-7"}}
     with pytest.raises(RenderError, match="udp_payload_hash on ASIC family 'strata'"):
         eos.render(leaf)
-    leaf["load_balance"] = {"ecmp_hash_function": "CRC_32HI", "ecmp_hash_fields": None, "udp_payload_hash": None}
+    leaf["load_balance"] = {"ecmp_hash_function": "CRC_32HI", "ecmp_hash_fields": None, "ecmp_hash_seed": None,
+                            "udp_payload_hash": None}
     with pytest.raises(RenderError, match="ecmp_hash_function='CRC_32HI'"):
+        eos.render(leaf)
+    leaf["load_balance"] = {"ecmp_hash_function": None, "ecmp_hash_fields": None, "ecmp_hash_seed": 7,
+                            "udp_payload_hash": None}
+    with pytest.raises(RenderError, match="ecmp_hash_seed=7"):
         eos.render(leaf)

@@ -280,6 +280,9 @@ def _check_expressible(structured: StructuredConfig) -> None:
         raise RenderError(f"{hostname}: load_balance.ecmp_hash_function={load_balance['ecmp_hash_function']!r}: "
                           "pyavd's eos_cli_config_gen has no ECMP hash-function field (compiler.hardware."
                           "HASHING_CAPABILITIES)")
+    if load_balance.get("ecmp_hash_seed") is not None:
+        raise RenderError(f"{hostname}: load_balance.ecmp_hash_seed={load_balance['ecmp_hash_seed']!r}: pyavd's "
+                          "eos_cli_config_gen has no ECMP hash-seed field (compiler.hardware.HASHING_CAPABILITIES)")
     if load_balance.get("udp_payload_hash") is not None and family != AsicFamily.SAND:
         raise RenderError(f"{hostname}: load_balance.udp_payload_hash on ASIC family {family!r}: EOS hashes UDP "
                           "payload bytes in a sand load-balance profile, Jericho (StrataDNX) only")
