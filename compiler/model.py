@@ -361,9 +361,15 @@ class EcmpHashing:
     tier_hashing: str = TierHashing.DEFAULT
     dest_qp_hashing: bool = False  # hash the RoCE BTH destination QP (a UDP-payload UDF) besides the 5-tuple
     dlb: bool = False  # dynamic (flowlet / port-load aware) load balancing on ECMP groups
+    # The switch roles the switch features above apply to (empty: every role). A mixed fabric can ask for what only
+    # one tier's platform expresses, e.g. destination-QP hashing on Jericho spines above Tomahawk leaves.
+    roles: tuple[str, ...] = ()
     # NCCL_IB_QPS_PER_CONNECTION in every host's nccl.env: more QPs, more source ports, more ECMP entropy (NCCL
     # documentation, "Environment Variables"; Meta SIGCOMM 2024 section 5). 4 is what the host renderer always set.
     qps_per_connection: int = 4
+
+    def applies_to(self, role: str) -> bool:
+        return not self.roles or role in self.roles
 
 
 @dataclass(frozen=True)

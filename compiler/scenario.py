@@ -92,7 +92,10 @@ def intent_from_dict(data: dict, inventory: Inventory) -> FabricIntent:
     data["pools"] = _build(Pools, data.get("pools", {}), "pools")
     data["bgp"] = _build(BgpPolicy, data.get("bgp", {}), "bgp")
     data["management"] = _build(Management, data.get("management", {}), "management")
-    data["ecmp_hashing"] = _build(EcmpHashing, data.get("ecmp_hashing", {}), "ecmp_hashing")
+    hashing = dict(data.get("ecmp_hashing", {}))
+    if isinstance(hashing.get("roles"), list):
+        hashing["roles"] = tuple(hashing["roles"])
+    data["ecmp_hashing"] = _build(EcmpHashing, hashing, "ecmp_hashing")
     data["tenants"] = tuple(_build(Tenant, item, f"tenants[{item.get('name')}]") for item in data.get("tenants", ()))
     networks = []
     for item in data.get("networks", ()):

@@ -669,11 +669,20 @@ def _check_ecmp_hashing(inventory: Inventory, hashing: EcmpHashing, errors: list
     qps = hashing.qps_per_connection
     if isinstance(qps, bool) or not isinstance(qps, int) or not low <= qps <= high:
         errors.append(FieldError("ecmp_hashing.qps_per_connection", qps, f"must be an integer {low}..{high}"))
+    roles = hashing.roles
+    if isinstance(roles, str) or not isinstance(roles, tuple | list):
+        errors.append(FieldError("ecmp_hashing.roles", roles, f"expected a list of roles from {Role.ALL}"))
+        return
+    for role in roles:
+        if role not in Role.ALL:
+            errors.append(FieldError("ecmp_hashing.roles", role, f"must be one of {Role.ALL}"))
     wanted = requested_hash_features(hashing)
     if not wanted:
         return
     lacking: dict[tuple[str, str, str | None], list[str]] = {}
     for switch in inventory.switches:
+        if not hashing.applies_to(switch.role):
+            continue
         spec = inventory.models_by_name.get(switch.model) or SWITCH_MODELS.get(switch.model)
         family = asic_family(spec) if spec else None
         have = hashing_capabilities(switch.platform, family)

@@ -95,7 +95,8 @@ def intent_snapshot(fabric_intent: FabricIntent) -> core.FabricIntent:
         evpn_overlay=fabric_intent.evpn_overlay,
         ecmp_hashing=core.EcmpHashing(
             tier_hashing=fabric_intent.ecmp_tier_hashing, dest_qp_hashing=fabric_intent.ecmp_dest_qp_hashing,
-            dlb=fabric_intent.ecmp_dlb, qps_per_connection=fabric_intent.nccl_qps_per_connection),
+            dlb=fabric_intent.ecmp_dlb, roles=tuple(fabric_intent.ecmp_roles),
+            qps_per_connection=fabric_intent.nccl_qps_per_connection),
         tenants=tenants,
         networks=networks,
         roce_classes=roce_classes,

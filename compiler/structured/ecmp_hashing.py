@@ -42,6 +42,8 @@ def switch_hash_seed(hostname: str) -> int:
 
 def apply(context, switch, config: StructuredConfig) -> None:
     hashing = context.intent.ecmp_hashing
+    if not hashing.applies_to(switch.role):
+        return
     can = hashing_capabilities(config["platform"], config["hardware"]["asic_family"])
     load_balance: LoadBalance = {"ecmp_hash_function": None, "ecmp_hash_fields": None, "ecmp_hash_seed": None,
                                  "udp_payload_hash": None}

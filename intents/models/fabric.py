@@ -80,6 +80,15 @@ def validate_ip_address_list(value) -> None:
             raise ValidationError(f"{item!r} is not an IP address") from exc
 
 
+def validate_role_list(value) -> None:
+    """A JSON list of switch roles (compiler.model.Role)."""
+    if not isinstance(value, list):
+        raise ValidationError(f"expected a list of roles, got {value!r}")
+    for item in value:
+        if item not in core.Role.ALL:
+            raise ValidationError(f"{item!r} is not a role: one of {', '.join(core.Role.ALL)}")
+
+
 def _asn_field(default: int, help_text: str) -> models.PositiveBigIntegerField:
     return models.PositiveBigIntegerField(
         default=default, validators=[MinValueValidator(ASN_MIN), MaxValueValidator(ASN_MAX)], help_text=help_text)
@@ -146,6 +155,8 @@ class FabricIntent(VersionedModel):
     ecmp_dest_qp_hashing = models.BooleanField(default=_HASHING.dest_qp_hashing,
                                                help_text="Hash the RoCE BTH destination QP (UDP payload UDF)")
     ecmp_dlb = models.BooleanField(default=_HASHING.dlb, help_text="Dynamic load balancing on ECMP groups")
+    ecmp_roles = models.JSONField(default=list, blank=True, validators=[validate_role_list],
+                                  help_text="Switch roles the hashing requests apply to (empty: every role)")
     nccl_qps_per_connection = models.PositiveSmallIntegerField(
         default=_HASHING.qps_per_connection, validators=[MinValueValidator(1), MaxValueValidator(64)],
         help_text="NCCL_IB_QPS_PER_CONNECTION in every host's nccl.env")

@@ -59,6 +59,17 @@ def test_eos_jericho_gets_destination_qp_hashing():
            "         payload bytes 5-7\n" in text
 
 
+def test_roles_scope_a_request_to_the_tier_whose_platform_expresses_it():
+    """Per role: Jericho spines above Tomahawk leaves hash the destination QP on the spines only; unscoped, the
+    same request is refused naming a leaf."""
+    scoped = _snapshot("eos", {"dest_qp_hashing": True, "roles": ["spine"]}, spine_model="DCS-7816R4")
+    result = compile_fabric(scoped)
+    assert "fields udp dst-port 4791" in result.rendered["spine1"]["eos"]["startup-config"]
+    assert "load-balance" not in result.rendered["leaf1"]["eos"]["startup-config"]
+    (field, value, message), = _refusal(_snapshot("eos", {"dest_qp_hashing": True}, spine_model="DCS-7816R4"))
+    assert (field, value) == ("ecmp_hashing.dest_qp_hashing", True) and "(leaf1 ...)" in message
+
+
 def test_default_intent_renders_no_hashing_and_four_qps():
     snapshot = _snapshot("sonic", {}, leaf_model="SN5600", spine_model="SN5600")
     configs = structured_configs(snapshot, build_facts(snapshot))
@@ -173,6 +184,8 @@ def test_tier_functions_on_eos_and_dlb_anywhere_are_refused():
     ({"qps_per_connection": 65}, "ecmp_hashing.qps_per_connection", 65),
     ({"qps_per_connection": True}, "ecmp_hashing.qps_per_connection", True),
     ({"tier_hashing": "per_switch"}, "ecmp_hashing.tier_hashing", "per_switch"),
+    ({"roles": ["leaf", "tor"]}, "ecmp_hashing.roles", "tor"),
+    ({"roles": "leaf"}, "ecmp_hashing.roles", "leaf"),
 ])
 def test_bad_values_are_refused_naming_field_and_value(hashing, field, value):
     assert [(f, v) for f, v, _ in _refusal(_snapshot("sonic", hashing))] == [(field, value)]

@@ -144,6 +144,7 @@ BAD_FABRIC = [
     # the fixture's switches are Tomahawk/Trident (strata): no destination-QP UDF there (compiler.hardware)
     ("destination-QP hashing where the ASIC cannot", {"ecmp_dest_qp_hashing": True}, "dest_qp_hashing"),
     ("DLB, which no vendor schema we validate has", {"ecmp_dlb": True}, "dlb"),
+    ("hashing roles that are no role", {"ecmp_roles": ["tor"]}, "ecmp_roles"),
 ]
 
 
@@ -172,9 +173,11 @@ def test_management_services_are_accepted_and_reach_the_compiler(api, fabric_int
 
 def test_nccl_qps_per_connection_is_accepted_and_reaches_the_host_env(api, fabric_intent):
     """The passing twin of the hashing cases: the QP count collective.bottleneck recommends, into nccl.env."""
-    response = api.patch(f"/api/fabric-intents/{fabric_intent.pk}/", {"nccl_qps_per_connection": 16}, format="json")
+    response = api.patch(f"/api/fabric-intents/{fabric_intent.pk}/", {"nccl_qps_per_connection": 16,
+                                                                        "ecmp_roles": ["spine"]}, format="json")
     assert response.status_code == 200, response.json()
-    assert intent_snapshot(FabricIntent.objects.get(pk=fabric_intent.pk)).ecmp_hashing.qps_per_connection == 16
+    hashing = intent_snapshot(FabricIntent.objects.get(pk=fabric_intent.pk)).ecmp_hashing
+    assert hashing.qps_per_connection == 16 and hashing.roles == ("spine",)
 
 
 def test_bad_tenant_l3vni_is_400(api, fabric_intent):

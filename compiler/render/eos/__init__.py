@@ -274,16 +274,16 @@ def _check_expressible(structured: StructuredConfig) -> None:
                 f"{hostname}: qos.lossless_priorities={qos['lossless_priorities']!r}: EOS makes the traffic class "
                 f"lossless, and the lossless classes' DSCPs land on traffic classes {lossless_classes}"
             )
-    load_balance = structured.get("load_balance") or {}
+    load_balance = structured.get("load_balance")
     family = (structured.get("hardware") or {}).get("asic_family")
-    if load_balance.get("ecmp_hash_function") is not None:
+    if load_balance is not None and load_balance["ecmp_hash_function"] is not None:
         raise RenderError(f"{hostname}: load_balance.ecmp_hash_function={load_balance['ecmp_hash_function']!r}: "
                           "pyavd's eos_cli_config_gen has no ECMP hash-function field (compiler.hardware."
                           "HASHING_CAPABILITIES)")
-    if load_balance.get("ecmp_hash_seed") is not None:
+    if load_balance is not None and load_balance["ecmp_hash_seed"] is not None:
         raise RenderError(f"{hostname}: load_balance.ecmp_hash_seed={load_balance['ecmp_hash_seed']!r}: pyavd's "
                           "eos_cli_config_gen has no ECMP hash-seed field (compiler.hardware.HASHING_CAPABILITIES)")
-    if load_balance.get("udp_payload_hash") is not None and family != AsicFamily.SAND:
+    if load_balance is not None and load_balance["udp_payload_hash"] is not None and family != AsicFamily.SAND:
         raise RenderError(f"{hostname}: load_balance.udp_payload_hash on ASIC family {family!r}: EOS hashes UDP "
                           "payload bytes in a sand load-balance profile, Jericho (StrataDNX) only")
     management = structured.get("management") or {}
@@ -300,7 +300,8 @@ SAND_LOAD_BALANCE_PROFILE = "default"
 
 def _load_balance_lines(structured: StructuredConfig) -> list[str]:
     """`load-balance policies`: hash the UDP payload bytes of one destination port (the RoCE BTH destination QP)."""
-    udp = (structured.get("load_balance") or {}).get("udp_payload_hash")
+    load_balance = structured.get("load_balance")
+    udp = load_balance["udp_payload_hash"] if load_balance is not None else None
     if udp is None:
         return []
     return ["load-balance policies", f"   load-balance sand profile {SAND_LOAD_BALANCE_PROFILE}",

@@ -45,7 +45,8 @@ HASH_SEED_SYSCTL = "net.ipv4.fib_multipath_hash_seed"
 
 def _hash_seed_sysctl(structured: StructuredConfig) -> dict[str, str]:
     """This switch's own ECMP hash seed, where the intent asks for distinct seeds (structured ``load_balance``)."""
-    seed = (structured.get("load_balance") or {}).get("ecmp_hash_seed")
+    load_balance = structured.get("load_balance")
+    seed = load_balance["ecmp_hash_seed"] if load_balance is not None else None
     if seed is None:
         return {}
     if not 1 <= seed <= 0xFFFFFFFF:

@@ -120,7 +120,7 @@ def hash_tables(structured: StructuredConfig) -> dict:
     """SWITCH_HASH|GLOBAL (sonic-hash.yang, SONiC's Generic Hash): the ECMP hash function of this switch's tier and
     the fields it reads, where the intent asks for distinct functions per tier (compiler.structured.ecmp_hashing)."""
     load_balance = structured.get("load_balance")
-    if load_balance and load_balance.get("ecmp_hash_seed") is not None:
+    if load_balance is not None and load_balance["ecmp_hash_seed"] is not None:
         raise RenderError(f"{structured['hostname']}: load_balance.ecmp_hash_seed={load_balance['ecmp_hash_seed']!r}: "
                           "no CONFIG_DB table in SONiC's YANG holds an ECMP hash seed (compiler.hardware."
                           "HASHING_CAPABILITIES)")
