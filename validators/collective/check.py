@@ -98,7 +98,8 @@ def check_collective(inventory: Inventory, scenario: Scenario, limit: float = DE
         needed, best = qps_needed(inventory, scenario, limit, graph)
         if needed is not None:
             recommendations.append(f"QPs: {needed} QPs per connection (NCCL_IB_QPS_PER_CONNECTION={needed}; intent "
-                                   f"ecmp_hashing.qps_per_connection={needed} renders it into nccl.env) bring the p95 bottleneck factor to {best:.2f} (limit {limit:.2f})")
+                                   f"ecmp_hashing.qps_per_connection={needed} renders it into nccl.env) bring the "
+                                   f"p95 bottleneck factor to {best:.2f} (limit {limit:.2f})")
         else:
             recommendations.append(f"DLB: no QP count up to {QP_CANDIDATES[-1]} reaches {limit:.2f} (p95 "
                                    f"{best:.2f} at {QP_CANDIDATES[-1]}); enable dynamic load balancing / flowlet "
