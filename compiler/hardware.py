@@ -168,3 +168,65 @@ CHIP_SIZED_HEADROOM: frozenset[tuple[str, str]] = frozenset({(Platform.EOS, Asic
 def configures_port_headroom(platform: str | None, family: str | None) -> bool:
     """Whether a config of ``platform`` on ``family`` states per-port PFC headroom (False: the chip sizes it)."""
     return (platform or "", family or "") not in CHIP_SIZED_HEADROOM
+
+
+class HashFeature:
+    """The RoCE-aware load-balancing features an intent can ask of a switch (compiler.model.EcmpHashing)."""
+
+    TIER_FUNCTIONS = "tier_functions"  # choose the ECMP hash function per switch (one per tier)
+    PER_SWITCH_SEED = "per_switch_seed"  # set the ECMP hash seed per switch
+    DEST_QP_UDF = "dest_qp_udf"  # hash UDP-payload bytes: the RoCE BTH destination QP
+    DLB = "dlb"  # dynamic load balancing on ECMP groups
+    ALL = (TIER_FUNCTIONS, PER_SWITCH_SEED, DEST_QP_UDF, DLB)
+
+
+# (platform, ASIC family) -> the hashing features we render for it. Only what a vendor validator we run can check
+# is listed (pyavd's eos_cli_config_gen schema for EOS, the vendored SONiC YANG for SONiC); a pair not listed
+# renders nothing and validate_intent refuses the request, with the reason from :func:`hashing_gap`.
+# - EOS on StrataDNX: DEST_QP_UDF -- pyavd 6.4 `load_balance.policies.sand_profiles[].fields.udp` ("load balancing
+#   profiles for SAND-based platforms, used for port-channel and ECMP hashing", EOS >= 4.33.1F): `fields udp
+#   dst-port N` + `payload bytes ...`; Arista TOI "UDP payload hashing" (arista.com/en/support/toi/tag/hashing).
+# - SONiC on Spectrum: TIER_FUNCTIONS -- SWITCH_HASH|GLOBAL `ecmp_hash_algorithm` (sonic-hash.yang, revision
+#   2023-09-25, vendored in tests/schemas/sonic-yang), the Generic Hash feature (SONiC doc/hash/hash-design.md)
+#   contributed and tested on NVIDIA Spectrum (sonic-mgmt docs/testplan/Generic-hash-test-plan.md); orchagent
+#   accepts an algorithm only where the SAI reports it. We claim no Broadcom SAI support: none is published.
+# Not rendered on EOS/SONiC, and why (hashing_gap): a per-switch seed is in neither pyavd's schema nor any SONiC YANG
+# (SONiC programs SAI_SWITCH_ATTR_ECMP_DEFAULT_HASH_SEED from swss's switch.json, outside CONFIG_DB); the BTH
+# destination QP is no SWITCH_HASH field in the vendored sonic-hash.yang; DLB on ECMP groups is documented by
+# Arista (TOI "ECMP Load Balancing DLB", EOS 4.30.2F) but pyavd has no schema for it, and no SONiC YANG has it.
+# - FRR/Linux on StrataXGS and StrataDNX: PER_SWITCH_SEED -- no upstream switchdev driver exists for them (see
+#   ROCE_CAPABILITIES), so the kernel forwards, and it hashes multipath routes with `net.ipv4.fib_multipath_hash_seed`
+#   (Linux 6.11+, Documentation/networking/ip-sysctl.rst: "Applies to both IPv4 and IPv6 datapath"; 0 = a random
+#   internal key), keyed (siphash) on the 5-tuple with `fib_multipath_hash_policy=1`. This is the twin's datapath:
+#   labs/ecmp_oracle.py measured it (docs/collective.md, rung iii) and the kernel itself checks the rendered value
+#   (tests/compiler/test_ecmp_hashing.py). On Spectrum mlxsw offloads the routes; whether it programs this seed into
+#   the ASIC we have not verified, so FRR on Spectrum is not listed.
+HASHING_CAPABILITIES: dict[tuple[str, str], frozenset[str]] = {
+    (Platform.EOS, AsicFamily.SAND): frozenset({HashFeature.DEST_QP_UDF}),
+    (Platform.SONIC, AsicFamily.SPECTRUM): frozenset({HashFeature.TIER_FUNCTIONS}),
+    (Platform.FRR, AsicFamily.STRATA): frozenset({HashFeature.PER_SWITCH_SEED}),
+    (Platform.FRR, AsicFamily.SAND): frozenset({HashFeature.PER_SWITCH_SEED}),
+}
+
+
+def hashing_capabilities(platform: str, family: str | None) -> frozenset[str]:
+    """The hashing features we render for ``platform`` on an ASIC of ``family`` (empty when the pair is unknown)."""
+    return HASHING_CAPABILITIES.get((platform, family or ""), frozenset())
+
+
+def hashing_gap(platform: str, family: str | None, feature: str) -> str:
+    """Why ``feature`` (one of :class:`HashFeature`) is not rendered for ``platform`` on ``family``: the sources of
+    :data:`HASHING_CAPABILITIES`, for the error that refuses the intent."""
+    where = f"{platform} on ASIC family {family or 'unknown'}"
+    if feature == HashFeature.PER_SWITCH_SEED:
+        return (f"{where}: no vendor schema we validate against has an ECMP hash seed (pyavd eos_cli_config_gen has "
+                "none; SONiC sets it from swss switch.json, outside CONFIG_DB and its YANG); only FRR/Linux where the "
+                "kernel forwards (net.ipv4.fib_multipath_hash_seed) renders one")
+    if feature == HashFeature.DLB:
+        return (f"{where}: no vendor schema we validate against has dynamic load balancing (EOS documents it in "
+                "the TOI 'ECMP Load Balancing DLB', 4.30.2F, but pyavd has no field for it; no SONiC YANG has it)")
+    if feature == HashFeature.DEST_QP_UDF:
+        return (f"{where}: destination-QP (UDP payload) hashing is expressible only on EOS StrataDNX (pyavd "
+                "load_balance.policies.sand_profiles); sonic-hash.yang has no BTH destination-QP field")
+    return (f"{where}: a per-tier ECMP hash function is expressible only on SONiC Spectrum (SWITCH_HASH "
+            "ecmp_hash_algorithm, the Generic Hash feature); pyavd has no hash-function field")

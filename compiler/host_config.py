@@ -32,7 +32,8 @@ Values and their sources:
 * NCCL environment (NCCL documentation, "Environment Variables"): NCCL_IB_HCA lists the RDMA devices of the rails,
   NCCL_IB_TC the RoCE class ToS, NCCL_IB_FIFO_TC the ToS of NCCL's control (CTS FIFO) messages, kept in the
   lossless class, NCCL_IB_GID_INDEX 3 (the IPv4-mapped RoCE v2 GID of the first address on mlx5 and bnxt_re),
-  NCCL_IB_ROCE_VERSION_NUM 2 and NCCL_IB_QPS_PER_CONNECTION 4 (more QPs, more ECMP entropy: NCCL docs advise
+  NCCL_IB_ROCE_VERSION_NUM 2 and NCCL_IB_QPS_PER_CONNECTION from the intent's ecmp_hashing.qps_per_connection,
+  default 4 (more QPs, more ECMP entropy: NCCL docs advise
   more than one QP per connection on RoCE fabrics with ECMP).
 * GID table: not set by us, the kernel fills it (:func:`kernel_gid_table`); NCCL_IB_GID_INDEX 3 must name the
   RoCE v2 GID of the NIC's rail address there (validators.hosts ``hosts.gid``).
@@ -200,6 +201,9 @@ class HostPolicy:
     roce_tos: int | None
     fifo_tos: int | None
     host_mtu: int
+    # NCCL_IB_QPS_PER_CONNECTION: the intent's ecmp_hashing.qps_per_connection (what collective.bottleneck
+    # recommends; default 4).
+    qps_per_connection: int = NCCL_QPS_PER_CONNECTION
 
 
 def _roce_class(classes: tuple[RoceClass, ...]) -> RoceClass | None:
@@ -212,7 +216,7 @@ def host_policy(snapshot: Snapshot, qos: FabricQos | None = None) -> HostPolicy:
     intent = snapshot.intent
     if not intent.roce_classes:
         return HostPolicy((), (), (0,) * PRIORITIES, (100,) + (0,) * (PRIORITIES - 1), (), (), None, None, None,
-                          None, intent.host_mtu)
+                          None, intent.host_mtu, intent.ecmp_hashing.qps_per_connection)
     qos = qos or build_fabric_qos(intent)
     policy = qos.policy
     dscp_to_priority = {int(dscp): policy["tc_to_priority"][str(tc)] for dscp, tc in policy["dscp_to_tc"].items()}
@@ -239,7 +243,7 @@ def host_policy(snapshot: Snapshot, qos: FabricQos | None = None) -> HostPolicy:
         priority_to_tc=tuple(priority_tc[p] for p in range(PRIORITIES)),
         tc_bandwidth=tuple(weights), tc_strict=tuple(sorted(strict)), ecn_priorities=tuple(ecn),
         cnp_dscp=cnp.get("dscp"), cnp_priority=cnp.get("priority"), roce_tos=tos, fifo_tos=tos,
-        host_mtu=intent.host_mtu,
+        host_mtu=intent.host_mtu, qps_per_connection=intent.ecmp_hashing.qps_per_connection,
     )
 
 
@@ -303,5 +307,5 @@ def nccl_env(nics: tuple[NicConfig, ...], policy: HostPolicy) -> tuple[tuple[str
     if policy.fifo_tos is not None:
         env.append(("NCCL_IB_FIFO_TC", str(policy.fifo_tos)))
     env += [("NCCL_IB_GID_INDEX", str(NCCL_GID_INDEX)), ("NCCL_IB_ROCE_VERSION_NUM", str(NCCL_ROCE_VERSION)),
-            ("NCCL_IB_QPS_PER_CONNECTION", str(NCCL_QPS_PER_CONNECTION))]
+            ("NCCL_IB_QPS_PER_CONNECTION", str(policy.qps_per_connection))]
     return tuple(env)

@@ -339,6 +339,39 @@ class Management:
         return self.gateway or str(IPv4Network(self.network, strict=False).broadcast_address - 1)
 
 
+class TierHashing:
+    """How the ECMP hash of one tier is kept apart from the next (docs/collective.md: two tiers hashing alike leave
+    uplinks idle)."""
+
+    DEFAULT = "default"  # the platform's default hash on every switch
+    # A different hash function per tier (leaf, spine, super-spine): what decorrelates CRC tiers, whose seed is only
+    # an XOR constant (validators.collective.hashing; tests/validators/test_collective_ladder.py).
+    DISTINCT_FUNCTIONS = "distinct_functions"
+    # A different seed per switch: decorrelates a keyed hash (the ladder: polarization 1.00 -> 0.00).
+    DISTINCT_SEEDS = "distinct_seeds"
+    ALL = (DEFAULT, DISTINCT_FUNCTIONS, DISTINCT_SEEDS)
+
+
+@dataclass(frozen=True)
+class EcmpHashing:
+    """RoCE-aware load balancing the fabric asks of its switches and hosts (issue #32 item 4; what
+    ``collective.bottleneck`` recommends). validate_intent refuses a switch whose platform cannot express a
+    requested feature (compiler.hardware.HASHING_CAPABILITIES)."""
+
+    tier_hashing: str = TierHashing.DEFAULT
+    dest_qp_hashing: bool = False  # hash the RoCE BTH destination QP (a UDP-payload UDF) besides the 5-tuple
+    dlb: bool = False  # dynamic (flowlet / port-load aware) load balancing on ECMP groups
+    # The switch roles the switch features above apply to (empty: every role). A mixed fabric can ask for what only
+    # one tier's platform expresses, e.g. destination-QP hashing on Jericho spines above Tomahawk leaves.
+    roles: tuple[str, ...] = ()
+    # NCCL_IB_QPS_PER_CONNECTION in every host's nccl.env: more QPs, more source ports, more ECMP entropy (NCCL
+    # documentation, "Environment Variables"; Meta SIGCOMM 2024 section 5). 4 is what the host renderer always set.
+    qps_per_connection: int = 4
+
+    def applies_to(self, role: str) -> bool:
+        return not self.roles or role in self.roles
+
+
 @dataclass(frozen=True)
 class FabricIntent:
     name: str
@@ -359,6 +392,7 @@ class FabricIntent:
     # is placed: a fabric adopted while its VNIs are all carried, or run before its first tenant. False: the
     # overlay follows the tenants and networks (the VTEPs that carry one).
     evpn_overlay: bool = False
+    ecmp_hashing: EcmpHashing = field(default_factory=EcmpHashing)
 
 
 # --------------------------------------------------------------------------------------------- allocations

@@ -28,6 +28,7 @@ from compiler.errors import FieldError, IntentValidationError
 from compiler.model import (
     Allocations,
     BgpPolicy,
+    EcmpHashing,
     Endpoint,
     FabricIntent,
     Inventory,
@@ -91,6 +92,10 @@ def intent_from_dict(data: dict, inventory: Inventory) -> FabricIntent:
     data["pools"] = _build(Pools, data.get("pools", {}), "pools")
     data["bgp"] = _build(BgpPolicy, data.get("bgp", {}), "bgp")
     data["management"] = _build(Management, data.get("management", {}), "management")
+    hashing = dict(data.get("ecmp_hashing", {}))
+    if isinstance(hashing.get("roles"), list):
+        hashing["roles"] = tuple(hashing["roles"])
+    data["ecmp_hashing"] = _build(EcmpHashing, hashing, "ecmp_hashing")
     data["tenants"] = tuple(_build(Tenant, item, f"tenants[{item.get('name')}]") for item in data.get("tenants", ()))
     networks = []
     for item in data.get("networks", ()):

@@ -24,12 +24,20 @@ from compiler.allocate import (
 )
 from compiler.catalog import SWITCH_MODELS
 from compiler.errors import AllocationError, FieldError, IntentValidationError
-from compiler.hardware import EOS_FAMILIES, asic_family, base_mac_problem
+from compiler.hardware import (
+    EOS_FAMILIES,
+    HashFeature,
+    asic_family,
+    base_mac_problem,
+    hashing_capabilities,
+    hashing_gap,
+)
 from compiler.model import (
     PEER_LINK_REFUSED,
     PLATFORM_LABEL,
     Allocations,
     AsnScheme,
+    EcmpHashing,
     Endpoint,
     FabricIntent,
     Inventory,
@@ -37,6 +45,7 @@ from compiler.model import (
     Role,
     RouteTargetScheme,
     Snapshot,
+    TierHashing,
     Underlay,
 )
 from compiler.names import VRF_NAME, name_problem, server_address_problem, snapshot_name_errors
@@ -70,6 +79,7 @@ def check_intent(snapshot: Snapshot) -> Allocations:
     _check_roce(intent, errors)
     _check_roce_isolation(intent, errors)
     _check_roce_on_eos(inventory, intent, errors)
+    _check_ecmp_hashing(inventory, intent.ecmp_hashing, errors)
     if not errors:
         # Only a structurally valid intent can be allocated; allocation problems (exhausted or colliding
         # stored values) and checks on allocated values are reported the same way.
@@ -630,6 +640,59 @@ def _check_roce_on_eos(inventory: Inventory, intent: FabricIntent, errors: list[
                 f"lossless class on EOS switches ({eos_switches[0]}{' ...' if len(eos_switches) > 1 else ''}) must "
                 f"use its traffic class {roce.traffic_class} as PFC priority: EOS pauses the traffic class its DSCP "
                 "lands on"))
+
+
+# NCCL_IB_QPS_PER_CONNECTION: NCCL takes 1..128; we allow the range validators.collective.check searches (1..64).
+QPS_PER_CONNECTION_RANGE = (1, 64)
+
+
+def requested_hash_features(hashing: EcmpHashing) -> dict[str, tuple[str, object]]:
+    """The hashing features ``hashing`` asks of every switch, each with the intent field (and value) asking."""
+    wanted: dict[str, tuple[str, object]] = {}
+    if hashing.tier_hashing == TierHashing.DISTINCT_FUNCTIONS:
+        wanted[HashFeature.TIER_FUNCTIONS] = ("ecmp_hashing.tier_hashing", hashing.tier_hashing)
+    elif hashing.tier_hashing == TierHashing.DISTINCT_SEEDS:
+        wanted[HashFeature.PER_SWITCH_SEED] = ("ecmp_hashing.tier_hashing", hashing.tier_hashing)
+    if hashing.dest_qp_hashing:
+        wanted[HashFeature.DEST_QP_UDF] = ("ecmp_hashing.dest_qp_hashing", True)
+    if hashing.dlb:
+        wanted[HashFeature.DLB] = ("ecmp_hashing.dlb", True)
+    return wanted
+
+
+def _check_ecmp_hashing(inventory: Inventory, hashing: EcmpHashing, errors: list[FieldError]) -> None:
+    """Each requested hashing feature must be renderable on every switch (compiler.hardware.HASHING_CAPABILITIES):
+    a fabric half of whose tiers ignore the request would be predicted balanced and run polarized."""
+    if hashing.tier_hashing not in TierHashing.ALL:
+        errors.append(FieldError("ecmp_hashing.tier_hashing", hashing.tier_hashing, f"must be one of {TierHashing.ALL}"))
+    low, high = QPS_PER_CONNECTION_RANGE
+    qps = hashing.qps_per_connection
+    if isinstance(qps, bool) or not isinstance(qps, int) or not low <= qps <= high:
+        errors.append(FieldError("ecmp_hashing.qps_per_connection", qps, f"must be an integer {low}..{high}"))
+    roles = hashing.roles
+    if isinstance(roles, str) or not isinstance(roles, tuple | list):
+        errors.append(FieldError("ecmp_hashing.roles", roles, f"expected a list of roles from {Role.ALL}"))
+        return
+    for role in roles:
+        if role not in Role.ALL:
+            errors.append(FieldError("ecmp_hashing.roles", role, f"must be one of {Role.ALL}"))
+    wanted = requested_hash_features(hashing)
+    if not wanted:
+        return
+    lacking: dict[tuple[str, str, str | None], list[str]] = {}
+    for switch in inventory.switches:
+        if not hashing.applies_to(switch.role):
+            continue
+        spec = inventory.models_by_name.get(switch.model) or SWITCH_MODELS.get(switch.model)
+        family = asic_family(spec) if spec else None
+        have = hashing_capabilities(switch.platform, family)
+        for feature in wanted:
+            if feature not in have:
+                lacking.setdefault((feature, switch.platform, family), []).append(switch.hostname)
+    for (feature, platform, family), hosts in lacking.items():
+        field, value = wanted[feature]
+        errors.append(FieldError(field, value, f"not supported on {len(hosts)} switch(es) ({hosts[0]}"
+                                 f"{' ...' if len(hosts) > 1 else ''}): {hashing_gap(platform, family, feature)}"))
 
 
 def _check_ecn(roce, field: str, errors: list[FieldError]) -> None:

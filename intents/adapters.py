@@ -93,6 +93,10 @@ def intent_snapshot(fabric_intent: FabricIntent) -> core.FabricIntent:
             bfd_interval_ms=fabric_intent.bgp_bfd_interval_ms, bfd_multiplier=fabric_intent.bgp_bfd_multiplier),
         anycast_gateway_mac=fabric_intent.anycast_gateway_mac,
         evpn_overlay=fabric_intent.evpn_overlay,
+        ecmp_hashing=core.EcmpHashing(
+            tier_hashing=fabric_intent.ecmp_tier_hashing, dest_qp_hashing=fabric_intent.ecmp_dest_qp_hashing,
+            dlb=fabric_intent.ecmp_dlb, roles=tuple(fabric_intent.ecmp_roles),
+            qps_per_connection=fabric_intent.nccl_qps_per_connection),
         tenants=tenants,
         networks=networks,
         roce_classes=roce_classes,

@@ -20,6 +20,12 @@ class RouteTargetSchemeChoices(models.TextChoices):
     AUTO = core.RouteTargetScheme.AUTO, "Automatic <asn>:<vni>"
 
 
+class TierHashingChoices(models.TextChoices):
+    DEFAULT = core.TierHashing.DEFAULT, "The platform's default hash on every switch"
+    DISTINCT_FUNCTIONS = core.TierHashing.DISTINCT_FUNCTIONS, "A different ECMP hash function per tier"
+    DISTINCT_SEEDS = core.TierHashing.DISTINCT_SEEDS, "A different ECMP hash seed per switch"
+
+
 class HeadroomPolicyChoices(models.TextChoices):
     DYNAMIC = "dynamic", "Computed per port from speed and cable length"
     STATIC = "static", "Fixed headroom_bytes"

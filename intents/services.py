@@ -523,6 +523,8 @@ FABRIC_INTENT_FIELDS = {  # compiler.model.FabricIntent / Pools / BgpPolicy attr
     "management.vrf": "management_vrf", "management.ntp_servers": "ntp_servers",
     "management.syslog_servers": "syslog_servers", "management.dns_servers": "dns_servers",
     "management.aaa_servers": "aaa_servers", "management.aaa_secret_ref": "aaa_secret_ref",
+    "ecmp_hashing.tier_hashing": "ecmp_tier_hashing", "ecmp_hashing.dest_qp_hashing": "ecmp_dest_qp_hashing",
+    "ecmp_hashing.dlb": "ecmp_dlb", "ecmp_hashing.roles": "ecmp_roles", "ecmp_hashing.qps_per_connection": "nccl_qps_per_connection",
 }
 ROCE_CLASS_FIELDS = tuple(field for field in core.RoceClass.__dataclass_fields__ if field != "name")
 

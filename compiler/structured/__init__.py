@@ -15,6 +15,7 @@ from compiler.model import Snapshot
 from compiler.natural import natural_key
 from compiler.structured import (
     base,
+    ecmp_hashing,
     evpn_overlay,
     interfaces_mtu,
     management,
@@ -35,6 +36,7 @@ FEATURES = (
     ("vxlan_vrf", vxlan_vrf.apply),
     ("roce_qos", roce_qos.apply),
     ("management", management.apply),
+    ("ecmp_hashing", ecmp_hashing.apply),
 )
 
 

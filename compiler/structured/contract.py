@@ -485,6 +485,20 @@ class Bfd(TypedDict):
     multihop: BfdTimers | None
 
 
+class UdpPayloadHash(TypedDict):
+    dst_port: int  # hash UDP packets to this destination port ...
+    payload_bytes: str  # ... on these payload byte positions ("5-7": the BTH destination QP)
+
+
+class LoadBalance(TypedDict):
+    """RoCE-aware ECMP hashing (feature ecmp_hashing); present only where the intent asks for some."""
+
+    ecmp_hash_function: str | None  # SAI/SONiC algorithm name (CRC_32LO, CRC_32HI, CRC_CCITT), None: default
+    ecmp_hash_fields: list[str] | None  # SONiC native hash fields stated with the function
+    ecmp_hash_seed: int | None  # this switch's own ECMP hash seed (FRR/Linux: fib_multipath_hash_seed)
+    udp_payload_hash: UdpPayloadHash | None
+
+
 class StructuredConfig(TypedDict):
     hostname: str
     role: str
@@ -511,3 +525,4 @@ class StructuredConfig(TypedDict):
     system_ports: NotRequired[list[SystemPort]]  # foreign SONiC configs: a VOQ chassis's SYSTEM_PORT rows
     system: NotRequired[System]  # foreign EOS configs: device-wide settings (compiler/parse/eos_system.py)
     bfd: NotRequired[Bfd]  # foreign EOS configs: `router bfd` timers
+    load_balance: NotRequired[LoadBalance]  # RoCE-aware ECMP hashing (structured/ecmp_hashing.py)

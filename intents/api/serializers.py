@@ -102,7 +102,8 @@ class FabricIntentSerializer(IntentModelSerializer):
                   "l3vni_first", "l3vni_last", "underlay_mtu", "host_mtu", "bgp_maximum_paths", "bgp_keepalive_s",
                   "bgp_hold_s", "bgp_bfd", "bgp_bfd_interval_ms", "bgp_bfd_multiplier", "anycast_gateway_mac",
                   "evpn_overlay", "management_network", "management_gateway", "management_vrf", "ntp_servers", "syslog_servers",
-                  "dns_servers", "aaa_servers", "aaa_secret_ref", "created", "last_updated")
+                  "dns_servers", "aaa_servers", "aaa_secret_ref", "ecmp_tier_hashing", "ecmp_dest_qp_hashing",
+                  "ecmp_dlb", "ecmp_roles", "nccl_qps_per_connection", "created", "last_updated")
 
 
 class TenantSerializer(IntentModelSerializer):

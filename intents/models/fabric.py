@@ -17,7 +17,7 @@ from compiler import model as core
 from compiler.names import server_address_problem
 from compiler.secret_refs import SECRET_REFERENCE
 
-from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, UnderlayChoices
+from ..choices import AsnSchemeChoices, RouteTargetSchemeChoices, TierHashingChoices, UnderlayChoices
 from ..constants import ASN_MAX, ASN_MIN, BGP_HOLD_MIN_S, MTU_MAX, MTU_MIN, VNI_MAX, VNI_MIN
 
 __all__ = ("FabricIntent",)
@@ -26,6 +26,7 @@ _POOLS = core.Pools()
 _BGP = core.BgpPolicy()
 _INTENT = core.FabricIntent(name="", inventory_fabric="")
 _MANAGEMENT = core.Management()
+_HASHING = core.EcmpHashing()
 
 MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}\Z")  # \Z: "$" would accept a trailing newline
 
@@ -77,6 +78,15 @@ def validate_ip_address_list(value) -> None:
             ipaddress.ip_address(item)
         except (ValueError, TypeError) as exc:
             raise ValidationError(f"{item!r} is not an IP address") from exc
+
+
+def validate_role_list(value) -> None:
+    """A JSON list of switch roles (compiler.model.Role)."""
+    if not isinstance(value, list):
+        raise ValidationError(f"expected a list of roles, got {value!r}")
+    for item in value:
+        if item not in core.Role.ALL:
+            raise ValidationError(f"{item!r} is not a role: one of {', '.join(core.Role.ALL)}")
 
 
 def _asn_field(default: int, help_text: str) -> models.PositiveBigIntegerField:
@@ -137,6 +147,19 @@ class FabricIntent(VersionedModel):
         default=_INTENT.evpn_overlay,
         help_text="EVPN and a VXLAN interface on every VTEP even where no tenant or network is placed "
                   "(compiler.model.FabricIntent.evpn_overlay; set by adoption when a VTEP maps no VNI)")
+    # --- RoCE-aware load balancing (compiler.model.EcmpHashing; validate_intent refuses a switch that cannot
+    # express a request, compiler.hardware.HASHING_CAPABILITIES)
+    ecmp_tier_hashing = models.CharField(max_length=24, choices=TierHashingChoices.choices,
+                                         default=_HASHING.tier_hashing,
+                                         help_text="Keep tiers' ECMP hashes apart: distinct functions or seeds")
+    ecmp_dest_qp_hashing = models.BooleanField(default=_HASHING.dest_qp_hashing,
+                                               help_text="Hash the RoCE BTH destination QP (UDP payload UDF)")
+    ecmp_dlb = models.BooleanField(default=_HASHING.dlb, help_text="Dynamic load balancing on ECMP groups")
+    ecmp_roles = models.JSONField(default=list, blank=True, validators=[validate_role_list],
+                                  help_text="Switch roles the hashing requests apply to (empty: every role)")
+    nccl_qps_per_connection = models.PositiveSmallIntegerField(
+        default=_HASHING.qps_per_connection, validators=[MinValueValidator(1), MaxValueValidator(64)],
+        help_text="NCCL_IB_QPS_PER_CONNECTION in every host's nccl.env")
     # --- management plane (compiler.model.Management; structured key "management")
     management_network = models.CharField(max_length=18, default=_MANAGEMENT.network,
                                           validators=[validate_ipv4_prefix],

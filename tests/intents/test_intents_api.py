@@ -139,6 +139,12 @@ BAD_FABRIC = [
     ("secret reference that cannot stay one token", {"aaa_servers": ["192.0.2.5"],
                                                      "aaa_secret_ref": "vault:secret#1,2"}, "aaa_secret_ref"),
     ("switches outside the management network", {"management_network": "10.99.0.0/16"}, "].mgmt_ip"),
+    ("NCCL QPs per connection beyond 64", {"nccl_qps_per_connection": 65}, "nccl_qps_per_connection"),
+    ("unknown tier hashing", {"ecmp_tier_hashing": "per_switch"}, "ecmp_tier_hashing"),
+    # the fixture's switches are Tomahawk/Trident (strata): no destination-QP UDF there (compiler.hardware)
+    ("destination-QP hashing where the ASIC cannot", {"ecmp_dest_qp_hashing": True}, "dest_qp_hashing"),
+    ("DLB, which no vendor schema we validate has", {"ecmp_dlb": True}, "dlb"),
+    ("hashing roles that are no role", {"ecmp_roles": ["tor"]}, "ecmp_roles"),
 ]
 
 
@@ -163,6 +169,15 @@ def test_management_services_are_accepted_and_reach_the_compiler(api, fabric_int
     management = intent_snapshot(FabricIntent.objects.get(pk=fabric_intent.pk)).management
     assert management.ntp_servers == ("192.0.2.10",) and management.dns_servers == ("2001:db8::53",)
     assert management.gateway == "172.16.0.254" and management.aaa_secret_ref == "vault:secret/fabric/tacacs"
+
+
+def test_nccl_qps_per_connection_is_accepted_and_reaches_the_host_env(api, fabric_intent):
+    """The passing twin of the hashing cases: the QP count collective.bottleneck recommends, into nccl.env."""
+    response = api.patch(f"/api/fabric-intents/{fabric_intent.pk}/", {"nccl_qps_per_connection": 16,
+                                                                        "ecmp_roles": ["spine"]}, format="json")
+    assert response.status_code == 200, response.json()
+    hashing = intent_snapshot(FabricIntent.objects.get(pk=fabric_intent.pk)).ecmp_hashing
+    assert hashing.qps_per_connection == 16 and hashing.roles == ("spine",)
 
 
 def test_bad_tenant_l3vni_is_400(api, fabric_intent):

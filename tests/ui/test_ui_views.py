@@ -320,6 +320,19 @@ def test_fabric_intent_settings_preview_and_save(admin, fabric_intent):
     assert fabric_intent.host_mtu == 9100
 
 
+def test_fabric_intent_settings_hashing_knobs(admin, fabric_intent):
+    """NCCL QPs per connection saves; DLB, which no platform of this fabric renders, is refused on the form."""
+    url = f"/intents/{INTENT}/settings/"
+    form = admin.get(url).context["form"]
+    data = {name: ("on" if value is True else "" if value in (None, False) else value)
+            for name, value in form.initial.items() if name in form.fields}
+    response = admin.post(url, {**data, "ecmp_dlb": "on"})
+    assert response.status_code == 200 and "ecmp_hashing.dlb" in str(response.context["form"].errors)
+    assert admin.post(url, {**data, "nccl_qps_per_connection": 16}).status_code == 302
+    fabric_intent.refresh_from_db()
+    assert (fabric_intent.nccl_qps_per_connection, fabric_intent.ecmp_dlb) == (16, False)
+
+
 def test_cable_edit_needs_edit_inventory_and_is_validated(viewer, operator, fabric_intent):
     cable = Cable.objects.first()
     url = f"/inventory/cables/{cable.pk}/edit/"

@@ -35,6 +35,8 @@ def test_fails_with_the_worst_links_and_a_qp_count_that_works(ring):
     assert finding.actual >= 2 and "->spine" in finding.subject and "worst links" in finding.message
     assert result.qps_needed is not None and result.qps_needed > 1
     assert f"NCCL_IB_QPS_PER_CONNECTION={result.qps_needed}" in result.recommendations[0]
+    # the intent field that renders it into every host's nccl.env (compiler.host_config)
+    assert f"ecmp_hashing.qps_per_connection={result.qps_needed}" in result.recommendations[0]
     again = check_collective(inventory, replace(scenario, qps=result.qps_needed), limit=1.5, graph=graph)
     assert again.report.ok and again.recommendations == []
     assert check.examined == {"flows": 32, "links": 128, "trials": 64}

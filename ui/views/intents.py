@@ -108,7 +108,8 @@ class FabricIntentSettingsForm(VersionedModelForm):
         fields = ("description", "underlay", "asn_scheme", "route_target_scheme", "underlay_mtu", "host_mtu",
                   "loopback_pool", "vtep_pool", "p2p_pool", "asn_first", "asn_last", "spine_asn", "l2vni_base",
                   "l3vni_first", "l3vni_last", "bgp_maximum_paths", "bgp_keepalive_s", "bgp_hold_s", "bgp_bfd",
-                  "bgp_bfd_interval_ms", "bgp_bfd_multiplier", "anycast_gateway_mac", "evpn_overlay")
+                  "bgp_bfd_interval_ms", "bgp_bfd_multiplier", "anycast_gateway_mac", "evpn_overlay",
+                  "ecmp_tier_hashing", "ecmp_dest_qp_hashing", "ecmp_dlb", "nccl_qps_per_connection")
 
 
 KINDS = {

@@ -97,21 +97,24 @@ def check_collective(inventory: Inventory, scenario: Scenario, limit: float = DE
     if p95 > limit and search_qps:
         needed, best = qps_needed(inventory, scenario, limit, graph)
         if needed is not None:
-            recommendations.append(f"QPs: {needed} QPs per connection (NCCL_IB_QPS_PER_CONNECTION={needed}) bring "
-                                   f"the p95 bottleneck factor to {best:.2f} (limit {limit:.2f})")
+            recommendations.append(f"QPs: {needed} QPs per connection (NCCL_IB_QPS_PER_CONNECTION={needed}; intent "
+                                   f"ecmp_hashing.qps_per_connection={needed} renders it into nccl.env) bring the "
+                                   f"p95 bottleneck factor to {best:.2f} (limit {limit:.2f})")
         else:
             recommendations.append(f"DLB: no QP count up to {QP_CANDIDATES[-1]} reaches {limit:.2f} (p95 "
                                    f"{best:.2f} at {QP_CANDIDATES[-1]}); enable dynamic load balancing / flowlet "
-                                   "switching where the ASIC supports it")
+                                   "switching where the ASIC supports it (intent ecmp_hashing.dlb)")
     hashing_tiers = [tier for tier in prediction.tiers if tier.concentration is not None]
     if hashing_tiers and hashing_tiers[0].concentration is not None and hashing_tiers[0].concentration >= POLARIZED:
         recommendations.append(f"QP hashing: the {hashing_tiers[0].tier} choices use few members (concentration "
-                               f"{hashing_tiers[0].concentration:.2f}): add the BTH destination QP to the hash (UDF)")
+                               f"{hashing_tiers[0].concentration:.2f}): add the BTH destination QP to the hash (UDF; intent "
+                               "ecmp_hashing.dest_qp_hashing)")
     for tier in hashing_tiers[1:]:
         if tier.polarization is not None and tier.polarization >= POLARIZED:
             crc = scenario.hashing.default.function != HashFunction.RANDOM
             fix = ("a different hash offset or function per tier (a CRC applies its seed as an XOR constant, which "
-                   "keeps power-of-two groups polarized)" if crc else "distinct hash seeds per switch")
+                   "keeps power-of-two groups polarized; intent ecmp_hashing.tier_hashing=distinct_functions)" if crc
+                   else "distinct hash seeds per switch (intent ecmp_hashing.tier_hashing=distinct_seeds)")
             recommendations.append(f"polarization {tier.polarization:.2f} at {tier.tier} ({tier.idle_links:.0f} of "
                                    f"{tier.links} links idle): use {fix}, or single-choice planes (dual-plane) so "
                                    "that tier has one way up")

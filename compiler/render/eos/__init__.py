@@ -21,7 +21,7 @@ from pathlib import Path
 import jinja2
 
 from compiler.errors import RenderError
-from compiler.hardware import EOS_FAMILIES, configures_port_headroom
+from compiler.hardware import EOS_FAMILIES, AsicFamily, configures_port_headroom
 from compiler.render import bgp_options, igp
 from compiler.render.eos import repeated_blocks
 from compiler.render.unset import finalize, omit_unset
@@ -115,6 +115,7 @@ def render(structured: StructuredConfig) -> dict[str, str]:
                 _igp_process(structured)),
             mlag=structured.get("mlag") or None,
             system_lines=_system_lines(structured.get("system") or None),
+            load_balance_lines=_load_balance_lines(structured),
             bfd_block=_bfd_block(structured.get("bfd") or None),
             vlan_internal_order=_vlan_internal_order(structured),
             spanning_tree=_spanning_tree(structured),
@@ -285,10 +286,38 @@ def _check_expressible(structured: StructuredConfig) -> None:
                 f"{hostname}: qos.lossless_priorities={qos['lossless_priorities']!r}: EOS makes the traffic class "
                 f"lossless, and the lossless classes' DSCPs land on traffic classes {lossless_classes}"
             )
+    load_balance = structured.get("load_balance")
+    family = (structured.get("hardware") or {}).get("asic_family")
+    if load_balance is not None and load_balance["ecmp_hash_function"] is not None:
+        raise RenderError(f"{hostname}: load_balance.ecmp_hash_function={load_balance['ecmp_hash_function']!r}: "
+                          "pyavd's eos_cli_config_gen has no ECMP hash-function field (compiler.hardware."
+                          "HASHING_CAPABILITIES)")
+    if load_balance is not None and load_balance["ecmp_hash_seed"] is not None:
+        raise RenderError(f"{hostname}: load_balance.ecmp_hash_seed={load_balance['ecmp_hash_seed']!r}: pyavd's "
+                          "eos_cli_config_gen has no ECMP hash-seed field (compiler.hardware.HASHING_CAPABILITIES)")
+    if load_balance is not None and load_balance["udp_payload_hash"] is not None and family != AsicFamily.SAND:
+        raise RenderError(f"{hostname}: load_balance.udp_payload_hash on ASIC family {family!r}: EOS hashes UDP "
+                          "payload bytes in a sand load-balance profile, Jericho (StrataDNX) only")
     management = structured.get("management") or {}
     tenant_vrfs = {vrf["name"] for vrf in structured["vrfs"]}
     if management.get("vrf") in tenant_vrfs:
         raise RenderError(f"{hostname}: management.vrf={management['vrf']!r}: also a tenant VRF on this switch")
+
+
+# The sand load-balance profile we write. EOS 4.33.1F+ (pyavd load_balance.policies.sand_profiles, Arista TOI "UDP
+# payload hashing"); pyavd has no field that selects a profile, so we edit the one named "default" -- assumed to be
+# the profile in effect when none is selected; not verified on a switch (docs/renderers.md).
+SAND_LOAD_BALANCE_PROFILE = "default"
+
+
+def _load_balance_lines(structured: StructuredConfig) -> list[str]:
+    """`load-balance policies`: hash the UDP payload bytes of one destination port (the RoCE BTH destination QP)."""
+    load_balance = structured.get("load_balance")
+    udp = load_balance["udp_payload_hash"] if load_balance is not None else None
+    if udp is None:
+        return []
+    return ["load-balance policies", f"   load-balance sand profile {SAND_LOAD_BALANCE_PROFILE}",
+            f"      fields udp dst-port {udp['dst_port']}", f"         payload bytes {udp['payload_bytes']}"]
 
 
 def _family_keyword(structured: StructuredConfig) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import jinja2
 
+from compiler.errors import RenderError
 from compiler.model import Platform
 from compiler.names import LINUX_IFNAME_MAX
 from compiler.render import bgp_options, igp
@@ -36,6 +37,22 @@ LINUX_SYSCTLS = {
     "net.ipv4.fib_multipath_hash_policy": "1",
     "net.ipv6.conf.all.forwarding": "1",
 }
+
+# The kernel's multipath hash key (Linux 6.11+, Documentation/networking/ip-sysctl.rst: IPv4 and IPv6 datapaths;
+# unsigned 32-bit; 0 = a random internal key).
+HASH_SEED_SYSCTL = "net.ipv4.fib_multipath_hash_seed"
+
+
+def _hash_seed_sysctl(structured: StructuredConfig) -> dict[str, str]:
+    """This switch's own ECMP hash seed, where the intent asks for distinct seeds (structured ``load_balance``)."""
+    load_balance = structured.get("load_balance")
+    seed = load_balance["ecmp_hash_seed"] if load_balance is not None else None
+    if seed is None:
+        return {}
+    if not 1 <= seed <= 0xFFFFFFFF:
+        raise RenderError(f"{structured['hostname']}: load_balance.ecmp_hash_seed={seed!r}: the kernel takes 1..2^32-1 "
+                          "(0 means a random key)")
+    return {HASH_SEED_SYSCTL: str(seed)}
 
 
 @lru_cache(maxsize=1)
@@ -161,7 +178,7 @@ def linux_plan(structured: StructuredConfig, ifname: Callable[[str], str] = linu
             for vrf in structured["vrfs"]]
     plan = {
         "hostname": structured["hostname"],
-        "sysctls": dict(LINUX_SYSCTLS),
+        "sysctls": {**LINUX_SYSCTLS, **_hash_seed_sysctl(structured)},
         "loopback_addresses": [loopback["ip"] for loopback in structured["loopbacks"]],
         "links": links,
         "bridges": bridges,

@@ -112,7 +112,22 @@ def build_config_db(structured: StructuredConfig) -> dict[str, dict]:
     tables.update(vxlan_tables(structured))
     tables.update(qos_tables(structured))
     tables.update(system_port_tables(structured))
+    tables.update(hash_tables(structured))
     return {name: table for name, table in tables.items() if table}
+
+
+def hash_tables(structured: StructuredConfig) -> dict:
+    """SWITCH_HASH|GLOBAL (sonic-hash.yang, SONiC's Generic Hash): the ECMP hash function of this switch's tier and
+    the fields it reads, where the intent asks for distinct functions per tier (compiler.structured.ecmp_hashing)."""
+    load_balance = structured.get("load_balance")
+    if load_balance is not None and load_balance["ecmp_hash_seed"] is not None:
+        raise RenderError(f"{structured['hostname']}: load_balance.ecmp_hash_seed={load_balance['ecmp_hash_seed']!r}: "
+                          "no CONFIG_DB table in SONiC's YANG holds an ECMP hash seed (compiler.hardware."
+                          "HASHING_CAPABILITIES)")
+    if not load_balance or load_balance["ecmp_hash_function"] is None:
+        return {}
+    return {"SWITCH_HASH": {"GLOBAL": {"ecmp_hash": list(load_balance["ecmp_hash_fields"] or []),
+                                       "ecmp_hash_algorithm": load_balance["ecmp_hash_function"]}}}
 
 
 def system_port_tables(structured: StructuredConfig) -> dict:

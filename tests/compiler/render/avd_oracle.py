@@ -35,7 +35,7 @@ AAA_GROUP = "FT_TACACS"  # a name we choose (masked in shapes)
 FEATURES = (
     ("hostname", "identity"), ("service routing", "identity"),
     ("qos map", "qos maps"), ("priority-flow-control", "pfc watchdog"), ("qos profile", "qos profiles"),
-    ("platform trident", "pfc headroom"),
+    ("platform trident", "pfc headroom"), ("load-balance policies", "load balancing"),
     ("vlan ", "vlans"), ("vrf instance", "vrfs"), ("ip routing", "vrfs"), ("no ip routing", "management"),
     ("interface Ethernet", "ethernet interfaces"), ("interface Loopback", "loopbacks"),
     ("interface Port-Channel", "port-channels"), ("mlag configuration", "mlag"), ("spanning-tree", "spanning tree"),
@@ -384,6 +384,10 @@ def avd_structured_config(structured: dict, speed_of, seconds_of) -> dict:
             "vlans": [{"id": int(vlan), "vni": vni} for vlan, vni in sorted(vxlan["vlan_vnis"].items(),
                                                                            key=lambda item: int(item[0]))],
             "vrfs": [{"name": name, "vni": vni} for name, vni in sorted(vxlan["vrf_vnis"].items())]}}}
+    udp = (structured.get("load_balance") or {}).get("udp_payload_hash")
+    if udp:  # destination-QP hashing: a sand profile hashing UDP payload bytes (EOS >= 4.33.1F)
+        out["load_balance"] = {"policies": {"sand_profiles": [
+            {"name": "default", "fields": {"udp": {"dst_port": udp["dst_port"], "payload_bytes": udp["payload_bytes"]}}}]}}
     macs = {vlan["svi"]["mac"] for vlan in structured["vlans"] if vlan["svi"] and vlan["svi"]["mac"]}  # not the MLAG SVI
     if macs:
         out["ip_virtual_router_mac_address"] = next(iter(macs))

@@ -96,6 +96,9 @@ def _cases() -> dict[str, dict]:
     auto = _compiled({"leaf_model": "DCS-7060X6-64PE", "spine_model": "DCS-7816R4"}, {"route_target_scheme": "auto"})
     cases["compiled: rt auto, 2x400G breakout, Jericho spine / leaf"] = auto["leaf1"]
     cases["compiled: rt auto, 2x400G breakout, Jericho spine / spine"] = auto["spine1"]
+    dest_qp = _compiled({"leaf_model": "DCS-7816R4", "spine_model": "DCS-7816R4"},
+                        {"ecmp_hashing": {"dest_qp_hashing": True}})
+    cases["compiled: destination-QP hashing, all Jericho / leaf"] = dest_qp["leaf1"]
     per_rack = _compiled({"downlink_speed_gbps": 100}, {"asn_scheme": "per_rack"})
     cases["compiled: 4x100G breakout, per-rack ASN / leaf"] = per_rack["leaf1"]
     cases.update(_golden_eos())
@@ -234,3 +237,14 @@ def test_not_covered_shapes_have_reasons():
 if __name__ == "__main__":
     # The measurement: PYTHONPATH=. .venv/bin/python tests/compiler/render/test_eos_avd_oracle.py
     print(summary({name: _compare(structured) for name, structured in CASES.items()}))
+
+
+def test_payload_bytes_outside_the_udp_fields_mode_is_a_mismatch(monkeypatch):
+    """AVD prints `payload bytes` inside `fields udp dst-port N`; a renderer that flattens it disagrees."""
+    def flat(structured):
+        udp = structured["load_balance"]["udp_payload_hash"]
+        return ["load-balance policies", "   load-balance sand profile default",
+                f"      fields udp dst-port {udp['dst_port']} payload bytes {udp['payload_bytes']}"]
+    monkeypatch.setattr(eos, "_load_balance_lines", flat)
+    result = _compare(CASES["compiled: destination-QP hashing, all Jericho / leaf"])
+    assert result.mismatches > 0 and any(shape[0] == "load-balance policies" for shape in result.avd_only)
