@@ -123,7 +123,7 @@ def test_sharded_twin_up_partition_and_down(twin_intent, twin_place, twin_leftov
     assert lab_netns(twin.prefix) not in existing and rows[1].underlay["netns"] not in existing
 
 
-@pytest.mark.parametrize("celery_worker_redis", [shards.shard_queue(SHARD_HOST)], indirect=True)
+@pytest.mark.parametrize("celery_worker_redis", [shards.shard_queue(SHARD_HOST)], indirect=True, ids=["host-queue"])
 def test_a_worker_on_the_host_queue_takes_the_shard_task(celery_worker_redis, twin_intent, twin_place):
     twin = shards.twin_shards_plan(fabric_intent=twin_intent, hosts=f"{SHARD_HOST}:1", emulate=True, **twin_place)
     shard = twin.shards.get()
@@ -182,7 +182,7 @@ BOOT_HOST = "ft" + uuid.uuid4().hex[:8]
 
 @pytest.mark.twin
 @pytest.mark.usefixtures("twin_required")
-@pytest.mark.parametrize("celery_worker_redis", [shards.shard_queue(BOOT_HOST)], indirect=True)
+@pytest.mark.parametrize("celery_worker_redis", [shards.shard_queue(BOOT_HOST)], indirect=True, ids=["host-queue"])
 def test_a_real_worker_boots_verifies_and_stops_its_host_shard(celery_worker_redis, twin_intent, twin_place,
                                                                twin_leftovers):
     """The whole path with a broker: `twin_shards up|down` in another process sends to twin-shard.<host>, the
