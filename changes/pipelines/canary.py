@@ -78,7 +78,7 @@ class CanaryPipeline:
                                devices=self.done_devices(waves[:index]))
             except RolloutStopped:
                 raise  # paused or cancelled at a step boundary: not a failure, nothing to undo
-            except Exception as exc:  # noqa: BLE001 - any failure after a push must roll back, bugs included
+            except Exception as exc:  # any failure after a push must roll back, bugs included
                 reason = f"wave {index} ({', '.join(wave)}): {type(exc).__name__}: {exc}"
                 self.ctx.report_update(rolling_back=reason)
                 self.rollback(reason)
