@@ -27,7 +27,7 @@ sysdeps:
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/python scripts/complexity.py
-	$(BIN)/python -m mypy  # the pure core (compiler/, validators/); config in pyproject.toml
+	$(BIN)/python -m mypy  # the pure packages (compiler/, validators/, labs/); config in pyproject.toml
 	$(BIN)/python scripts/deadcode.py
 
 demo: venv

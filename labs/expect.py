@@ -139,8 +139,8 @@ def expected_flood_lists(topology: TwinTopology) -> dict[str, dict[str, set[str]
                 members.setdefault(int(vxlan["vni"]), {})[node.name] = (vxlan["name"], vxlan["local"])
     out: dict[str, dict[str, set[str]]] = {}
     for nodes in members.values():
-        for node, (device, _vtep) in nodes.items():
-            out.setdefault(node, {})[device] = {vtep for other, (_d, vtep) in nodes.items() if other != node}
+        for name, (device, _vtep) in nodes.items():
+            out.setdefault(name, {})[device] = {vtep for other, (_d, vtep) in nodes.items() if other != name}
     return out
 
 

@@ -111,7 +111,7 @@ def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = Fa
     extra = {}
     if sessions and healthy:
 
-        def established(node: str) -> dict[str, int]:
+        def established(node: str) -> dict[str, int | str]:
             try:
                 rows = collect_bgp_summary(state.node_netns[node])
             except TwinError as error:
