@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from common.runs import RunStatus
 from validators.findings import describe_examined
 
 from .models import ValidationFinding, ValidationRun
@@ -45,7 +46,7 @@ def validation_report_text(report: dict) -> str:
     lines = [f"{report['title'] or 'validation'} (run {report['run']}): {counts['passed']} passed, "
              f"{counts['failed']} failed, {counts['skipped']} skipped; {counts['error']} errors, "
              f"{counts['warning']} warnings"]
-    if report["status"] == "failed":
+    if report["status"] == RunStatus.FAILED:
         lines.append(f"  run failed: {report['error']}")
     for check in report["checks"]:
         detail = f" ({check['reason']})" if check["reason"] else ""

@@ -490,10 +490,10 @@ def running_state_errors(intended: dict[str, ParsedDevice], running: dict[str, P
     complete_fabric(fabric)
     complete_fabric(intended)
     before = {(f.check, f.subject, f.message) for f in validate_parsed(intended).report.findings
-              if f.severity == "error"}
+              if f.severity == Severity.ERROR}
     out: dict[str, list[dict]] = {}
     for finding in validate_parsed(fabric).report.findings:
-        if finding.severity != "error" or (finding.check, finding.subject, finding.message) in before:
+        if finding.severity != Severity.ERROR or (finding.check, finding.subject, finding.message) in before:
             continue
         # Subjects name devices in several shapes ("a:x<->b:y", "leaf1->leaf2,leaf3", a tier): every running
         # device the subject or the message names gets the error; one that names none of them was still caused

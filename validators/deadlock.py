@@ -74,6 +74,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from compiler.model import Role
 from compiler.natural import natural_key
 from validators.common import CORE_ROLES, CheckSkipped, short_list
 from validators.context import as_context
@@ -1083,7 +1084,7 @@ def describe_cycle(net: Network, cycle: Cycle) -> str:
 
 def remediations(net: Network, result: DeadlockResult) -> list[str]:
     advice = []
-    spine_asns = {net.asn[d] for d, role in enumerate(net.role) if role == "spine"}
+    spine_asns = {net.asn[d] for d, role in enumerate(net.role) if role == Role.SPINE}
     if len(spine_asns) > 1:
         advice.append(f"give the spines one ASN (RFC 7938 section 5.2.1; today {len(spine_asns)}): AS-path loop "
                       "prevention then drops every bounce path")
