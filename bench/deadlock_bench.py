@@ -55,7 +55,7 @@ def _five_stage():
 
 
 def _unique_spines(structured) -> dict:
-    structured = {host: copy.deepcopy(config) if config["role"] in ("spine", "leaf") else config
+    structured = {host: copy.deepcopy(config) if config["role"] in (Role.SPINE, Role.LEAF) else config
                   for host, config in structured.items()}
     spines = sorted(host for host, config in structured.items() if config["role"] == Role.SPINE)
     for number, host in enumerate(spines):

@@ -565,7 +565,7 @@ def _intent(name: str, devices: dict[str, ParsedDevice], roles: dict[str, str], 
     underlay = Underlay.UNNUMBERED if unnumbered else Underlay.NUMBERED
     recognised["underlay"] = ("IGP underlay + iBGP overlay" if igp else
                               "unnumbered eBGP (RFC 5549)" if unnumbered else "numbered eBGP (/31)")
-    leaves = sorted((host for host, role in roles.items() if role in ("leaf", "border")), key=natural_key)
+    leaves = sorted((host for host, role in roles.items() if role in (Role.LEAF, Role.BORDER)), key=natural_key)
     leaf_asns = [configs[host]["asn"] for host in leaves if configs[host]["asn"]]
     shared = len(leaf_asns) != len(set(leaf_asns))
     super_spines = [host for host, role in roles.items() if role == Role.SUPER_SPINE]
