@@ -34,7 +34,7 @@ from compiler.parse.files import configs_from_directory
 from compiler.render import render_device
 from compiler.render.unset import UNSET
 from validators.configs import ConfigValidation, validate_configs
-from validators.findings import CheckStatus
+from validators.findings import CheckStatus, Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus"
@@ -275,8 +275,8 @@ def measure_set(source: str, name: str, directory: Path) -> dict:
     row.update(per_device(device_files))
     if outcome.result is not None:
         report = outcome.result.report
-        row["errors"] = sum(1 for finding in report.findings if finding.severity == "error")
-        row["warnings"] = sum(1 for finding in report.findings if finding.severity == "warning")
+        row["errors"] = sum(1 for finding in report.findings if finding.severity == Severity.ERROR)
+        row["warnings"] = sum(1 for finding in report.findings if finding.severity == Severity.WARNING)
         row["checks"] = report.counts()
         row["devices_in_report"] = len(outcome.result.devices)
     else:
