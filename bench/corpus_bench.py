@@ -223,7 +223,7 @@ def round_trip(device, every_line_read: bool = False) -> str:
         again = parse_device(rendered, platform=device.platform)
         if every_line_read and again.unmodelled:
             return f"printed but not read back: {again.unmodelled[0]}"
-    except Exception as error:  # noqa: BLE001 - measured: a refusal and a crash both break the round trip
+    except Exception as error:  # measured: a refusal and a crash both break the round trip
         return f"{stage}: {type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
     return ""
 
