@@ -115,7 +115,7 @@ def run_one(name: str, kind: str, configs: dict[str, dict[str, str]]) -> dict:
     except FabricTwinError as error:
         row.update(status="refused", error=f"{type(error).__name__}: {error}"[:600])
         return row
-    except Exception as error:  # noqa: BLE001 - a benchmark reports a crash as a row, the tests fail on it
+    except Exception as error:  # a benchmark reports a crash as a row, the tests fail on it
         row.update(status="refused", error=f"CRASH {type(error).__name__}: {error}"[:600])
         return row
     row.update(status="adopted", devices=len(proof.devices), recognised_percent=round(proof.recognised_percent, 1),

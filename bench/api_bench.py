@@ -35,7 +35,7 @@ def _database_url() -> tuple[str, str]:
             conn.execute("DROP DATABASE IF EXISTS ft_bench WITH (FORCE)")
             conn.execute("CREATE DATABASE ft_bench")
         return PG_BENCH_URL, "postgresql"
-    except Exception as error:  # noqa: BLE001 - any failure means: fall back and say so
+    except Exception as error:  # any failure means: fall back and say so
         path = ROOT / "out" / "bench-api.sqlite3"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.unlink(missing_ok=True)

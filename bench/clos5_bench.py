@@ -28,6 +28,7 @@ from compiler.model import FabricIntent, Network, Pools, RoceClass, Snapshot, Te
 from compiler.pods import PodsParams, plan_pods, tier_oversubscription
 from compiler.validate import check_intent
 from validators.context import ValidationInput
+from validators.findings import CheckStatus
 from validators.run import validate_fabric
 
 from .compile_bench import BENCH_LEAF_MODEL
@@ -177,8 +178,8 @@ def run(shape: str, validate: bool = True, workers: int = 2, params: PodsParams 
         "compile_wall_s": compile_wall_s, "validate_s": validate_s, "validate_wall_s": validate_wall_s,
         "total_cpu_s": build_s + compile_s + validate_s, "total_wall_s": total_wall_s,
         "output_mb": output_bytes / 1e6, "workers": workers, "peak_rss_mb": _peak_rss_mb(render_peak_mb),
-        "checks": counts, "failed": [name for name, r in report.checks.items() if r.status == "failed"],
-        "skipped": {name: r.reason for name, r in report.checks.items() if r.status == "skipped"},
+        "checks": counts, "failed": [name for name, r in report.checks.items() if r.status == CheckStatus.FAILED],
+        "skipped": {name: r.reason for name, r in report.checks.items() if r.status == CheckStatus.SKIPPED},
         "n_minus_1": n1.findings[-1].message if n1.findings else n1.reason,
         "worst_plane_ratio": max(ratios["plane"].values()) if ratios["plane"] else None,
         "slowest_checks": sorted(((name, round(s, 2)) for name, s in report.cpu_timings.items()),

@@ -34,7 +34,7 @@ from compiler.parse.files import configs_from_directory
 from compiler.render import render_device
 from compiler.render.unset import UNSET
 from validators.configs import ConfigValidation, validate_configs
-from validators.findings import CheckStatus
+from validators.findings import CheckStatus, Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus"
@@ -138,7 +138,7 @@ def validate_files(device_files: dict[str, dict[str, str]]) -> Outcome:
         outcome = Outcome("refused", exception=type(error).__name__, message=str(error))
         outcome.dropped = [] if any(names_device(outcome.message, key) for key in device_files) else sorted(device_files)
         return outcome
-    except Exception as error:  # noqa: BLE001 - measuring what escapes is the point
+    except Exception as error:  # measuring what escapes is the point
         frame, check = raised_where(error)
         return Outcome("traceback", exception=type(error).__name__, message=str(error)[:300], frame=frame,
                        check=check)
@@ -223,7 +223,7 @@ def round_trip(device, every_line_read: bool = False) -> str:
         again = parse_device(rendered, platform=device.platform)
         if every_line_read and again.unmodelled:
             return f"printed but not read back: {again.unmodelled[0]}"
-    except Exception as error:  # noqa: BLE001 - measured: a refusal and a crash both break the round trip
+    except Exception as error:  # measured: a refusal and a crash both break the round trip
         return f"{stage}: {type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
     return ""
 
@@ -244,7 +244,7 @@ def per_device(device_files: dict[str, dict[str, str]]) -> dict:
             refused[key] = f"{type(error).__name__}: {error}"
             unread_lines += lines
             continue
-        except Exception as error:  # noqa: BLE001 - measured, not hidden
+        except Exception as error:  # measured, not hidden
             frame, _ = raised_where(error)
             crashed[key] = f"{type(error).__name__} at {frame}"
             unread_lines += lines
@@ -275,8 +275,8 @@ def measure_set(source: str, name: str, directory: Path) -> dict:
     row.update(per_device(device_files))
     if outcome.result is not None:
         report = outcome.result.report
-        row["errors"] = sum(1 for finding in report.findings if finding.severity == "error")
-        row["warnings"] = sum(1 for finding in report.findings if finding.severity == "warning")
+        row["errors"] = sum(1 for finding in report.findings if finding.severity == Severity.ERROR)
+        row["warnings"] = sum(1 for finding in report.findings if finding.severity == Severity.WARNING)
         row["checks"] = report.counts()
         row["devices_in_report"] = len(outcome.result.devices)
     else:

@@ -23,10 +23,11 @@ from pathlib import Path
 
 from compiler.api import compile_fabric
 from compiler.clos import ClosParams, plan_clos
-from compiler.model import Snapshot
+from compiler.model import Role, Snapshot
 from compiler.pods import plan_pods
 from validators import deadlock
 from validators.context import FabricContext
+from validators.findings import Severity
 from validators.run import validate_fabric
 
 from .clos5_bench import SHAPES
@@ -54,9 +55,9 @@ def _five_stage():
 
 
 def _unique_spines(structured) -> dict:
-    structured = {host: copy.deepcopy(config) if config["role"] in ("spine", "leaf") else config
+    structured = {host: copy.deepcopy(config) if config["role"] in (Role.SPINE, Role.LEAF) else config
                   for host, config in structured.items()}
-    spines = sorted(host for host, config in structured.items() if config["role"] == "spine")
+    spines = sorted(host for host, config in structured.items() if config["role"] == Role.SPINE)
     for number, host in enumerate(spines):
         structured[host]["bgp"]["asn"] = structured[host]["asn"] = 4210000000 + number
     for config in structured.values():
@@ -77,7 +78,7 @@ def row(label: str, structured, snapshot=None, **options) -> dict:
         return {"case": label, "switches": len(structured), "method": "roce.deadlock check",
                 "scenarios": "every failure set (rule)" if "certificate: no PFC" in " ".join(
                     f.message for f in result.findings) else str(result.examined.get("failure scenarios")),
-                "cycles": sum(1 for f in result.findings if f.severity == "error"), "verdict": result.status,
+                "cycles": sum(1 for f in result.findings if f.severity == Severity.ERROR), "verdict": result.status,
                 "cpu_s": elapsed, "rss_mb": _rss_mb()}
     analysis = deadlock.analyse(ctx, **options)
     elapsed = time.process_time() - started

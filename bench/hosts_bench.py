@@ -23,6 +23,7 @@ from compiler.host_config import build_host_configs
 from compiler.model import Endpoint, FabricIntent, Network, RoceClass, Snapshot, Tenant
 from compiler.render.hosts import render_host
 from validators.context import ValidationInput
+from validators.findings import Severity
 from validators.run import validate_fabric
 
 from .compile_bench import BENCH_POOLS
@@ -71,7 +72,7 @@ def run(servers: int = 2048) -> dict:
     timings["check"] = time.perf_counter() - mark
     total = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
-    errors = [finding for finding in report.findings if finding.severity == "error"]
+    errors = [finding for finding in report.findings if finding.severity == Severity.ERROR]
     return {"servers": len(hosts), "nics": nics, "switches": len(structured), "switch_compile_s": round(switch_s, 2),
             "derive_s": round(timings["derive"], 2), "render_s": round(timings["render"], 2),
             "check_s": round(timings["check"], 2), "host_total_s": round(total, 2), "host_cpu_s": round(cpu, 2),

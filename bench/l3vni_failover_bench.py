@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from compiler.api import compile_fabric
+from compiler.model import Role
 from compiler.scenario import snapshot_from_scenario
 from labs import checks, measure, runtime
 from labs.from_compile import topology_from_compile
@@ -49,7 +50,7 @@ def run(args) -> int:
                     with_loss += bool(lost)
                     vteps += sum(len(addresses) for addresses in lost.values())
                     outage = max(outage, measured.get("outage_s", 0.0))
-                for spine in sorted(node.name for node in topology.nodes if node.role == "spine"):
+                for spine in sorted(node.name for node in topology.nodes if node.role == Role.SPINE):
                     cut = [(link.a_node, link.a_ifname) for link in topology.links if link.a_node == spine]
                     cut += [(link.b_node, link.b_ifname) for link in topology.links if link.b_node == spine]
                     injection = measure.inject(state, cut)

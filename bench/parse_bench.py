@@ -23,6 +23,7 @@ from compiler.clos import ClosParams, plan_clos
 from compiler.model import Snapshot
 from compiler.render import render_device
 from validators.configs import parse_configs, validate_parsed
+from validators.findings import CheckStatus, Severity
 
 from .compile_bench import bench_intent
 
@@ -63,14 +64,14 @@ def run(spines: int = 64, leaves: int = 1024) -> dict:
     started, cpu_started = time.perf_counter(), time.process_time()
     result = validate_parsed(devices)
     validate_wall, validate_cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    errors = sum(1 for finding in result.report.findings if finding.severity == "error")
+    errors = sum(1 for finding in result.report.findings if finding.severity == Severity.ERROR)
     return {"size": f"{spines}x{leaves}", "devices": len(devices), "platforms": platforms, "files": files,
             "megabytes": round(megabytes, 1), "parse_wall_s": parse_wall, "parse_cpu_s": parse_cpu,
             "validate_wall_s": validate_wall, "validate_cpu_s": validate_cpu,
             "total_wall_s": parse_wall + validate_wall, "peak_rss_mb": peak_rss_mb(),
             "unmodelled": sum(len(device.unmodelled) for device in devices.values()),
             "counts": result.report.counts(), "error_findings": errors,
-            "failed": [name for name, check in result.report.checks.items() if check.status == "failed"],
+            "failed": [name for name, check in result.report.checks.items() if check.status == CheckStatus.FAILED],
             "load": os.getloadavg()[0]}
 
 

@@ -163,7 +163,7 @@ def optional(module: str, call: str = "run"):
         return None, f"skipped: {error}"
     try:
         result = getattr(imported, call)()
-    except Exception as error:  # noqa: BLE001 - report any failure of an optional part, keep benchmarking
+    except Exception as error:  # report any failure of an optional part, keep benchmarking
         return None, f"skipped: {error.__class__.__name__}: {error}"
     return (imported, result), None
 

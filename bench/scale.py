@@ -18,6 +18,7 @@ from compiler.clos import ClosParams, plan_clos
 from compiler.model import Snapshot
 from compiler.render import supported_platforms
 from validators.context import ValidationInput
+from validators.findings import CheckStatus
 from validators.run import validate_fabric
 
 from .compile_bench import BENCH_LEAF_MODEL, bench_intent
@@ -62,7 +63,7 @@ def _summary(report) -> dict:
     return {"ok": data["ok"], "counts": data["counts"],
             "checks": {check["name"]: check["status"] for check in data["checks"]},
             "failed": {check["name"]: [f["message"] for f in check["findings"][:3]]
-                       for check in data["checks"] if check["status"] == "failed"}}
+                       for check in data["checks"] if check["status"] == CheckStatus.FAILED}}
 
 
 def main() -> None:

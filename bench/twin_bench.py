@@ -30,7 +30,7 @@ from compiler.scenario import snapshot_from_scenario
 from labs import checks, runtime
 from labs.from_compile import topology_from_compile
 from labs.shell import twin_prerequisites
-from validators.findings import Report
+from validators.findings import CheckStatus, Report
 
 DEFAULT_SIZES = ("2x4", "4x16", "4x64")
 TARGETS = {"2x4": "green < 30 s", "4x16": "", "4x64": "converged < 60 s"}
@@ -74,10 +74,11 @@ def measure(size: str, *, full_checks: bool | None = None, bfd: bool = True) -> 
                 full, _measured = checks.verify(state, failover=False)
                 row["checks_s"] = round(time.time() - called, 2)
                 row["green"] = full.ok
-                row["failed"] = [name for name, check in full.checks.items() if check.status == "failed"]
+                row["failed"] = [name for name, check in full.checks.items() if check.status == CheckStatus.FAILED]
             else:
                 row["green"] = report.ok
-                row["failed"] = [name for name, check in report.checks.items() if check.status == "failed"]
+                row["failed"] = [name for name, check in report.checks.items()
+                                 if check.status == CheckStatus.FAILED]
             resources = checks.measure_resources(state)
             row["rss_total_mib"] = resources["rss_total_mib"]
             row["rss_per_switch_mib"] = resources["rss_per_switch_mib"]

@@ -34,6 +34,7 @@ from labs.measure import measure_idle_cpu
 from labs.shell import twin_prerequisites
 from labs.subset import subset_from_compile
 from labs.topology import new_prefix
+from validators.findings import CheckStatus, Severity
 
 RESULTS = Path(__file__).resolve().parent / "results"
 HEADER = ("fabric", "subset", "FRR", "switches", "hosts", "BFD", "boot s (topology + daemons)", "converged s", "EVPN ready s",
@@ -89,10 +90,10 @@ def measure_size(size: str, args) -> dict:
         "l3vni_workaround": "applied" if any(entry.get("workaround_applied") for entry in lost) else
         ("off" if not measured["frr"]["l3vni_workaround"] else "not needed"),
         "checks": f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped",
-        "failed": [name for name, check in report.checks.items() if check.status == "failed"],
+        "failed": [name for name, check in report.checks.items() if check.status == CheckStatus.FAILED],
         # What stopped a failed check (its first error findings), kept in the JSON record, not in the table.
-        "failed_detail": {name: [finding.message for finding in check.findings if finding.severity == "error"][:3]
-                          for name, check in report.checks.items() if check.status == "failed"},
+        "failed_detail": {name: [finding.message for finding in check.findings if finding.severity == Severity.ERROR][:3]
+                          for name, check in report.checks.items() if check.status == CheckStatus.FAILED},
         "green": report.ok, "load_start": load_start, "load_end": idle["load_1m"],
         "at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }

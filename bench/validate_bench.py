@@ -19,6 +19,7 @@ from compiler.api import build_facts, structured_configs
 from compiler.clos import ClosParams, plan_clos
 from compiler.model import Snapshot
 from validators.context import ValidationInput
+from validators.findings import CheckStatus
 from validators.run import validate_fabric
 
 from .compile_bench import bench_intent
@@ -73,7 +74,7 @@ def run(spines: int, leaves: int, platform: str, servers_per_leaf: int = 2, faul
             "engine": matrix.mode, "leaf_classes": len(matrix.members),
             "scenarios": len(whatif.single()) if whatif else 0, "pairs": len(whatif.double()) if whatif else 0,
             "worst": whatif.worst() if whatif else None,
-            "counts": report.counts(), "failed": [n for n, r in report.checks.items() if r.status == "failed"],
+            "counts": report.counts(), "failed": [n for n, r in report.checks.items() if r.status == CheckStatus.FAILED],
             "rss_before_mb": rss_before, "peak_rss_mb": peak_rss_mb(),
             "load": os.getloadavg()[0]}
 

@@ -7,7 +7,7 @@ class RolloutStateError(FabricTwinError):
     """The requested action is not allowed in the rollout's current state (names both states)."""
 
 
-class RolloutStopped(Exception):  # noqa: N818 - control flow, not an error
+class RolloutStopped(Exception):  # control flow, not an error
     """Raised at a step boundary when the rollout was paused or cancelled, or another runner took it over."""
 
     def __init__(self, reason: str):
@@ -23,7 +23,7 @@ class CheckFailed(FabricTwinError):
         super().__init__(message)
 
 
-class PushRefused(DriverError):  # noqa: N818 - named for what the operator sees
+class PushRefused(DriverError):  # named for what the operator sees
     """The pre-push guard refused a candidate: it would cut the device's management path or change its drain state.
 
     ``problems`` lists each offending line/key; the message names the device and every problem."""
@@ -35,7 +35,7 @@ class PushRefused(DriverError):  # noqa: N818 - named for what the operator sees
                          f"state: " + "; ".join(self.problems))
 
 
-class SecretReferenceUnknown(DriverError):  # noqa: N818 - named for what the operator sees
+class SecretReferenceUnknown(DriverError):  # named for what the operator sees
     """A config names a secret reference (compiler.secret_refs) the credential store does not hold: the push is
     refused before anything reaches the device. Names the device and every unknown reference (never a value)."""
 
@@ -52,7 +52,7 @@ class SecretValueRefused(DriverError):
     Names the device, the reference and the rule, never the value."""
 
 
-class PushVerifyFailed(FabricTwinError):  # noqa: N818 - named for what the operator sees
+class PushVerifyFailed(FabricTwinError):  # named for what the operator sees
     """After a push, the device's running config, parsed, differs from the files pushed (changes.drift.push_verify):
     the device does not run what was pushed (a rejected line, a platform that rewrote a value). ``differences``
     lists each field-level difference; the message names the device and every difference."""

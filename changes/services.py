@@ -19,6 +19,7 @@ from django.utils import timezone
 from common.policy import APPROVE_PRODUCTION, user_has
 from common.redaction import config_secrets_shown
 from compiler.errors import DriverError, FieldError, InputError
+from compiler.model import Role
 from intents.models import CompileRun, DeviceConfig
 from intents.selectors import device_config_twin_source
 from inventory.models import Switch
@@ -203,7 +204,7 @@ def _canary_plan(change_set: ChangeSet, policy: RolloutPolicy) -> dict:
             raise InputError(FieldError("policy.canary.rack", policy.canary_rack,
                                                    "no device with a diff in this rack"))
     else:
-        leaves = [device["hostname"] for device in devices if device["role"] == "leaf"]
+        leaves = [device["hostname"] for device in devices if device["role"] == Role.LEAF]
         canary = (leaves or names)[:1]
     rest = [name for name in names if name not in canary]
     size = policy.wave_size

@@ -44,7 +44,7 @@ def _resume_on_worker_start(sender=None, **kwargs) -> None:
     """A worker that starts (e.g. after the previous one was killed) picks up rollouts left running."""
     try:
         rollouts_resume_stalled.apply_async(**task_options())
-    except Exception:  # noqa: BLE001 - a broker hiccup must not stop the worker from starting
+    except Exception:  # a broker hiccup must not stop the worker from starting
         logger.exception("could not enqueue the resume of stalled rollouts")
 
 

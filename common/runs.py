@@ -182,7 +182,7 @@ def runs_reaper_start(interval_s: float) -> threading.Event:
         while not stop.wait(interval_s):
             try:
                 runs_reap_interrupted()
-            except Exception:  # noqa: BLE001 - logged with its traceback; the reaper must outlive one bad pass
+            except Exception:  # logged with its traceback; the reaper must outlive one bad pass
                 logger.exception("periodic reaping of interrupted runs failed")
             finally:
                 connections.close_all()

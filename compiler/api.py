@@ -125,7 +125,7 @@ def render_configs(structured: Mapping[str, StructuredConfig], platforms: Iterab
     if workers == 1 or len(hosts) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return _render_hosts(structured, hosts, wanted)
     per_task = min(HOSTS_PER_TASK, -(-len(hosts) // workers))
-    global _FORKED  # noqa: PLW0603 - the fork hands it to the children; reset below
+    global _FORKED  # the fork hands it to the children; reset below
     _FORKED = (structured, wanted)
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:

@@ -31,7 +31,8 @@ from inventory.services import PersistResult, inventory_persist
 
 from .adapters import allocation_rows
 from .models import Allocation, CarriedBlock, FabricIntent
-from .services import _value_group, allocations_sync, fabric_intent_apply
+from .services import allocations_sync, fabric_intent_apply
+from .services.allocations import _value_group
 
 
 @dataclass

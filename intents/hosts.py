@@ -30,6 +30,7 @@ from compiler.validate import check_intent
 from validators.context import ValidationInput
 from validators.findings import Finding, Severity
 from validators.run import validate_fabric
+from validators.subjects import Subject, SubjectEnd
 
 from . import adapters, selectors
 from .models import FabricIntent
@@ -87,7 +88,7 @@ def server_host_view(*, fabric_intent: FabricIntent, server: str) -> ServerHostV
             "switch_port": f"{nic.leaf}:{nic.leaf_interface}" if nic.leaf else None,
             "switch_speed_gbps": (port or {}).get("speed_gbps"), "switch_mtu": (port or {}).get("mtu"),
             "switch_pfc_priorities": port_qos.get("pfc_priorities"), "switch_trust": port_qos.get("trust"),
-            "findings": [finding.as_dict() for finding in mine if finding.subject.startswith(f"{server}:{nic.name}<->")],
+            "findings": [finding.as_dict() for finding in mine if _nic_link(finding.subject, server, nic.name)],
         })
     return ServerHostView(server=server, fabric_intent=fabric_intent.name, config=config, files=render_host(config),
                           rows=rows, findings=mine, switch_source=source)
@@ -95,6 +96,12 @@ def server_host_view(*, fabric_intent: FabricIntent, server: str) -> ServerHostV
 
 def _about(finding: Finding, server: str) -> bool:
     return finding.subject == server or finding.subject.startswith(f"{server}:")
+
+
+def _nic_link(subject: str, server: str, nic: str) -> bool:
+    """A finding about the link from the server's NIC to its switch port (validators.hosts)."""
+    link = Subject.parse(subject)
+    return link.is_link and link.ends[0] == SubjectEnd(server, nic)
 
 
 def host_drift_report(*, fabric_intent: FabricIntent, directory: str | Path) -> dict:

@@ -61,7 +61,7 @@ class BuildResult:
             "oversubscription": {c.leaf: (round(c.ratio, 3) if c.uplink_gbps else None) for c in self.capacities},
             **({"tier_oversubscription": {  # JSON has no inf: None is "no uplink"
                 tier: {key: None if math.isinf(value) else value for key, value in ratios.items()}
-                for tier, ratios in self.tiers.items() if tier != "leaf"}} if self.tiers is not None else {}),
+                for tier, ratios in self.tiers.items() if tier != Role.LEAF}} if self.tiers is not None else {}),
         }
 
 

@@ -155,17 +155,17 @@ def main(argv: list[str] | None = None) -> int:
             return _verify(state, args) if args.verify else 0
         if args.command == "status":
             data = runtime.status(args.prefix, args.state_dir, sessions=args.sessions, installation=args.installation)
-            state = runtime.TwinState.load(args.prefix, args.state_dir) if data.get("exists") else None
-            if state is not None:
-                data["device_configs"] = checks.device_configs_of(state)  # what each switch runs, live or static
+            loaded = runtime.TwinState.load(args.prefix, args.state_dir) if data.get("exists") else None
+            if loaded is not None:
+                data["device_configs"] = checks.device_configs_of(loaded)  # what each switch runs, live or static
             _print(data)
             return 0
         if args.command == "verify":
-            state = runtime.owned_state(args.prefix, args.state_dir, installation=args.installation)
-            if state is None:
+            owned = runtime.owned_state(args.prefix, args.state_dir, installation=args.installation)
+            if owned is None:
                 print(f"no twin {args.prefix!r}", file=sys.stderr)
                 return 2
-            return _verify(state, args)
+            return _verify(owned, args)
         if args.command == "down":
             _print(runtime.down(args.prefix, args.state_dir, force=args.force, installation=args.installation))
             return 0

@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from compiler.errors import TwinError
 
@@ -271,11 +272,11 @@ def vtysh_json(pathspace: str, command: str, timeout: float = 20.0) -> dict | li
 
 
 def collect_bgp_summary(pathspace: str) -> list[BgpSession]:
-    return parse_bgp_summary(vtysh_json(pathspace, "show bgp summary json"))
+    return parse_bgp_summary(cast(dict, vtysh_json(pathspace, "show bgp summary json")))  # FRR prints an object
 
 
 def collect_evpn_route_types(pathspace: str) -> dict[int, int]:
-    return parse_evpn_route_types(vtysh_json(pathspace, "show bgp l2vpn evpn route json"))
+    return parse_evpn_route_types(cast(dict, vtysh_json(pathspace, "show bgp l2vpn evpn route json")))  # an object
 
 
 def collect_l3vnis(pathspace: str) -> dict[int, L3Vni]:
@@ -283,7 +284,7 @@ def collect_l3vnis(pathspace: str) -> dict[int, L3Vni]:
 
 
 def collect_bfd_peers(pathspace: str) -> list[BfdPeer]:
-    return parse_bfd_peers(vtysh_json(pathspace, "show bfd peers json"))
+    return parse_bfd_peers(cast(list, vtysh_json(pathspace, "show bfd peers json")))  # FRR prints an array
 
 
 def collect_kernel_routes(netns: str, prefix: str | None = None) -> dict[str, list[Nexthop]]:

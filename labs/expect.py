@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from compiler.errors import TwinError
 from compiler.host_config import ROCE_HEADER_BYTES
+from compiler.model import Role
 from validators.prediction import (
     FRR_BFD_INTERVAL_MS,
     FRR_BFD_MULTIPLIER,
@@ -115,7 +116,7 @@ def expected_ecmp_widths(topology: TwinTopology) -> dict[tuple[str, str], int]:
 
     def reaches_through_core(spine: str, destination: str) -> bool:
         # 5-stage Clos (RFC 7938 ASNs): spine -> a super-spine -> a spine of the destination's pod -> destination
-        return any(role[top] == "super-spine" and any(role[down] == "spine" and destination in neighbours[down]
+        return any(role[top] == Role.SUPER_SPINE and any(role[down] == Role.SPINE and destination in neighbours[down]
                                                       for down in neighbours[top])
                    for top in neighbours[spine])
 
@@ -125,7 +126,7 @@ def expected_ecmp_widths(topology: TwinTopology) -> dict[tuple[str, str], int]:
                                             if destination in neighbours[middle])
         if not widths[(source, destination)]:  # another pod
             widths[(source, destination)] = sum(count for middle, count in neighbours[source].items()
-                                                if role[middle] == "spine" and reaches_through_core(middle, destination))
+                                                if role[middle] == Role.SPINE and reaches_through_core(middle, destination))
     return widths
 
 
@@ -139,8 +140,8 @@ def expected_flood_lists(topology: TwinTopology) -> dict[str, dict[str, set[str]
                 members.setdefault(int(vxlan["vni"]), {})[node.name] = (vxlan["name"], vxlan["local"])
     out: dict[str, dict[str, set[str]]] = {}
     for nodes in members.values():
-        for node, (device, _vtep) in nodes.items():
-            out.setdefault(node, {})[device] = {vtep for other, (_d, vtep) in nodes.items() if other != node}
+        for name, (device, _vtep) in nodes.items():
+            out.setdefault(name, {})[device] = {vtep for other, (_d, vtep) in nodes.items() if other != name}
     return out
 
 

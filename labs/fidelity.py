@@ -42,6 +42,7 @@ import itertools
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from compiler.errors import TwinError
 from validators.findings import Finding, Report, Severity
@@ -228,7 +229,7 @@ def _observe_link_mtu(state, prediction: Prediction, observation: Observation) -
             observation.link_mtu[key] = None
             observation.notes.append(f"{key}: no IPv4 or link-local address to probe the peer")
         else:
-            observation.link_mtu[key] = min(values)
+            observation.link_mtu[key] = min(value for value in values if value is not None)
     observation.seconds["link_mtu_probes"] = sum(probes_sent.values())
 
 
@@ -277,14 +278,16 @@ def inject_scenario(state, scenario: dict, *, notes: list[str] | None = None, se
     notes = notes if notes is not None else []
     injection = measure.inject(state, scenario["targets"], settle_s=settle_s)
     converged_s, restored_s = injection.converged[0], injection.restored[0]
+    relearn = injection.relearn
+    assert relearn is not None  # inject always re-learns before it returns
     if restored_s is None:
         notes.append(f"{scenario['kind']} {scenario['subject']}: ECMP not restored within 90 s after "
                      "the links came back; later measurements may be affected")
     # FRR 8.4 may have lost L3VNI router MACs on the way (labs.measure.relearn_l3vni_next_hops): said, and
     # repaired so that what is measured next is the fabric, not the leftover.
     notes.extend(f"{scenario['kind']} {scenario['subject']}: {finding.message}"
-                 for finding in relearn_findings(injection.relearn))
-    resynced = injection.relearn.as_measured()
+                 for finding in relearn_findings(relearn))
+    resynced = relearn.as_measured()
     during = injection.widths or {}
     widths = list(during.values())
     return {"kind": scenario["kind"], "subject": scenario["subject"],
@@ -370,6 +373,10 @@ def compare(prediction: Prediction, observation: Observation, title: str = "fide
     """Pure: one Finding per disagreement (error), one per agreed fault (info), a count line per aspect."""
     report = Report(title)
     aspects: dict[str, _Aspect] = {}
+    # Each aspect's loop reuses these names for its own kind of value (widths, VTEP lists, MTUs, scenarios).
+    predicted: Any
+    measured: Any
+    intended: Any
 
     sessions = aspects["bgp_sessions"] = _Aspect("bgp_sessions", ASPECT_ITEMS["bgp_sessions"])
     for device in sorted(set(prediction.sessions) | set(observation.sessions)):
@@ -452,8 +459,9 @@ def _compare_reachability(prediction: Prediction, observation: Observation, aspe
     cells: dict[str, dict[str, list]] = defaultdict(lambda: {"replied": [], "silent": [], "static_only": []})
     for pair, replied in observation.pings.items():
         source, destination = pair.split("->")
-        networks = observation.ping_networks.get(pair) or [prediction.port_networks.get(source),
-                                                           prediction.port_networks.get(destination)]
+        # a port the prediction does not know prints as "None" in the cell name
+        networks: list[str | None] = list(observation.ping_networks.get(pair) or ()) or [
+            prediction.port_networks.get(source), prediction.port_networks.get(destination)]
         cell = f"{networks[0]}->{networks[1]}"
         bucket = "static_only" if replied is None else ("replied" if replied else "silent")
         cells[cell][bucket].append(pair)

@@ -186,7 +186,7 @@ class Prober:
         try:
             sock.send(payload)
         except OSError as exc:  # EMSGSIZE: larger than the source's interface MTU, as ping's "message too long"
-            self.local_errors.add(exc.strerror or errno.errorcode.get(exc.errno, str(exc.errno)))
+            self.local_errors.add(exc.strerror or errno.errorcode.get(exc.errno or -1, str(exc.errno)))
             return None
         poller = select.poll()
         poller.register(self.echo, select.POLLIN)

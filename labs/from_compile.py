@@ -118,7 +118,8 @@ def topology_from_compile(result, *, name_prefix: str | None = None, max_servers
         if interfaces:
             hosts.append(TwinHost(name=server.name, interfaces=tuple(interfaces)))
 
-    return TwinTopology(name_prefix=name_prefix or new_prefix(), nodes=nodes, links=links, hosts=hosts,
+    return TwinTopology(name_prefix=name_prefix or new_prefix(), nodes=tuple(nodes), links=tuple(links),
+                        hosts=tuple(hosts),
                         label=intent.name, extra={"limitations": limitations,
                                                   "spines": sum(1 for n in nodes if n.role == Role.SPINE),
                                                   "device_configs": device_configs})

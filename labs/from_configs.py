@@ -11,9 +11,11 @@ stating none runs its ports at the kernel default; OSPF compares the two ends' M
 from __future__ import annotations
 
 from ipaddress import ip_interface
+from typing import cast
 
 from compiler.errors import TwinError
 from compiler.render.frr import linux_ifname, linux_plan, render_frr_conf
+from compiler.structured.contract import StructuredConfig
 from validators.common import subnet_links
 
 from .topology import HostInterface, TwinHost, TwinLink, TwinNode, TwinTopology, new_prefix
@@ -28,8 +30,9 @@ def topology_from_configs(structured: dict[str, dict], *, name_prefix: str | Non
         if config.get("platform") != "frr":
             raise TwinError(f"{host}: platform={config.get('platform')!r}: topology_from_configs boots parsed FRR "
                             "configs (EOS and SONiC devices boot through labs.node_configs)")
-        plan = linux_plan(config)
-        nodes.append(TwinNode(name=host, frr_conf=render_frr_conf(config, linux_ifname), linux_plan=plan,
+        typed = cast(StructuredConfig, config)  # a parsed config has the structured config's shape
+        plan = linux_plan(typed)
+        nodes.append(TwinNode(name=host, frr_conf=render_frr_conf(typed, linux_ifname), linux_plan=plan,
                               role=config.get("role") or "leaf"))
         ports[host] = {port["name"]: port for port in config["interfaces"]}
     pairs: dict[tuple[str, str], tuple[str, str]] = {}
@@ -60,5 +63,5 @@ def topology_from_configs(structured: dict[str, dict], *, name_prefix: str | Non
                 ifname="eth0", peer_node=node.name, peer_ifname=port["name"],
                 address=f"{other}/{router.network.prefixlen}", gateway=str(router.ip),
                 mtu=port.get("mtu") or LINUX_DEFAULT_MTU),)))
-    return TwinTopology(name_prefix=name_prefix or new_prefix(), nodes=nodes, links=links, hosts=hosts,
-                        label="parsed configs", extra={"limitations": []})
+    return TwinTopology(name_prefix=name_prefix or new_prefix(), nodes=tuple(nodes), links=tuple(links),
+                        hosts=tuple(hosts), label="parsed configs", extra={"limitations": []})

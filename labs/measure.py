@@ -18,6 +18,7 @@ import ipaddress
 import itertools
 import json
 import os
+import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -484,7 +485,7 @@ class Flow:
         self.netns = state.host_netns[source.host]
         self.address = destination.address
         self.seconds = seconds
-        self.process = None
+        self.process: subprocess.Popen | None = None
 
     def start(self) -> Flow:
         self.process = collectors.start_ping(self.netns, self.address, count=int(self.seconds / FLOW_INTERVAL_S),
@@ -492,6 +493,7 @@ class Flow:
         return self
 
     def finish(self) -> PingResult:
+        assert self.process is not None, "Flow.finish before Flow.start"
         return collectors.finish_ping(self.process, timeout=self.seconds + 30)
 
     def kill(self) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import cast
 
 from compiler.allocate import VRF_TABLE_BASE
 from compiler.errors import TwinError
@@ -34,6 +35,7 @@ from compiler.parse import sonic as sonic_parse
 from compiler.parse.frr import strip_vrf_prefix
 from compiler.render.frr import linux_ifname, linux_plan, plan_json, render_frr_conf, twin_ifname
 from compiler.render.sonic import sonic_structured
+from compiler.structured.contract import StructuredConfig
 
 from .runtime.frr_files import FPM_LINE
 from .topology import TwinNode
@@ -93,10 +95,10 @@ def _eos_node(*, hostname: str, role: str, files: dict[str, str], intended: dict
     parsed = parse_device(files, platform="eos", hostname_hint=hostname)
     structured = parsed.structured
     notes = _twin_vrf_numbers(structured, intended, hostname, transit_from_intent=True)
-    plan = linux_plan(structured)
+    plan = linux_plan(cast(StructuredConfig, structured))  # a parsed config has the structured config's shape
     for key in STATIC_PLAN_KEYS:
         plan.pop(key, None)
-    node = TwinNode(name=hostname, frr_conf=render_frr_conf(structured, linux_ifname), linux_plan=plan, role=role)
+    node = TwinNode(name=hostname, frr_conf=render_frr_conf(cast(StructuredConfig, structured), linux_ifname), linux_plan=plan, role=role)
     summary = {"platform": "eos", "boots_from": f"{eos_parse.FILE} parsed, frr.conf + Linux plan rendered from it",
                "live": _live_parts(structured), "static_only": _static_parts(structured),
                "unmodelled": _unmodelled(parsed), "unmodelled_count": len(parsed.unmodelled)}
@@ -113,7 +115,7 @@ def _sonic_node(*, hostname: str, role: str, files: dict[str, str], intended: di
     linux_side = parse_device({config_db_name: files[config_db_name]}, platform="sonic", hostname_hint=hostname)
     structured = linux_side.structured
     notes = _twin_vrf_numbers(structured, intended, hostname, transit_from_intent=False)
-    plan = linux_plan(sonic_structured(structured), _sonic_port_name)
+    plan = linux_plan(sonic_structured(cast(StructuredConfig, structured)), _sonic_port_name)
     for key in STATIC_PLAN_KEYS:
         plan.pop(key, None)
     full = parse_device(files, platform="sonic", hostname_hint=hostname)  # for the report: every file's lines

@@ -29,7 +29,7 @@ from .runtime import TwinState
 from .runtime.sizing import CONVERGE_BASE_S, recorded_policy
 from .shell import parallel
 from .stitch import StitchPlan
-from .topology import NAME_PREFIX, TwinTopology
+from .topology import NAME_PREFIX, TwinLink, TwinTopology
 
 STITCH_CHECK = "twin.stitched_cables"
 ECMP_SETTLE_S = 15.0  # as labs.checks.ecmp.check_ecmp_width: paths reach the kernel after the sessions
@@ -62,7 +62,8 @@ def shard_topology(topology: TwinTopology, plan: StitchPlan, host: str, *, prefi
                                                                              "hosts: put its leaves on one host"))
     if errors:
         raise InputError(errors)
-    links, new_index = [], {}
+    links: list[TwinLink] = []
+    new_index: dict[int, int] = {}
     for index, link in enumerate(topology.links):
         if link.a_node in local or link.b_node in local:
             new_index[index] = len(links)

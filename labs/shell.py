@@ -69,7 +69,7 @@ def parallel(function, items, workers: int = PARALLELISM) -> list:
         for future in futures:
             try:
                 results.append(future.result())
-            except Exception as exc:  # noqa: BLE001 - collected and re-raised below
+            except Exception as exc:  # collected and re-raised below
                 results.append(None)
                 first_error = first_error or exc
     if first_error:

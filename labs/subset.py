@@ -142,7 +142,7 @@ def subset_topology(topology: TwinTopology, leaves: list[str], *, selection: str
         "switches": f"{len(nodes)} of {len(topology.nodes)}",
         "neighbors_removed": pruned,  # switch -> BGP neighbors toward left-out cables, removed from its frr.conf
     }
-    return dataclasses.replace(topology, nodes=nodes, links=links, hosts=hosts,
+    return dataclasses.replace(topology, nodes=tuple(nodes), links=tuple(links), hosts=tuple(hosts),
                                extra={**topology.extra, "subset": summary})
 
 

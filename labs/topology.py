@@ -170,11 +170,11 @@ def validate_topology(topology: TwinTopology) -> None:
     remote = set((topology.extra.get("shard") or {}).get("remote_switches", ()))
     for index, link in enumerate(topology.links):
         path = f"links[{index}]"
-        for side, node, ifname in (("a", link.a_node, link.a_ifname), ("b", link.b_node, link.b_ifname)):
-            if node not in topology.nodes_by_name and node not in remote:
-                errors.append(FieldError(f"{path}.{side}_node", node, "unknown switch node"))
+        for side, node_name, ifname in (("a", link.a_node, link.a_ifname), ("b", link.b_node, link.b_ifname)):
+            if node_name not in topology.nodes_by_name and node_name not in remote:
+                errors.append(FieldError(f"{path}.{side}_node", node_name, "unknown switch node"))
             errors.extend(_ifname_errors(f"{path}.{side}_ifname", ifname))
-            claim(node, ifname, link.subject, f"{path}.{side}_ifname")
+            claim(node_name, ifname, link.subject, f"{path}.{side}_ifname")
         if not 68 <= link.mtu <= 65535:
             errors.append(FieldError(f"{path}.mtu", link.mtu, "must be 68..65535"))
     for host in topology.hosts:

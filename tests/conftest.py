@@ -137,7 +137,7 @@ def celery_worker_redis(transactional_db, tmp_path, request):
         import redis
 
         redis.Redis.from_url(broker_url, socket_connect_timeout=2).ping()
-    except Exception as error:  # noqa: BLE001 - any failure means the broker is not usable here
+    except Exception as error:  # any failure means the broker is not usable here
         pytest.skip(f"Redis at {broker_url} is unreachable: {error}")
     if connection.vendor != "postgresql":
         pytest.skip("a real worker needs PostgreSQL: the SQLite test database lives in this process's memory")

@@ -236,7 +236,7 @@ def test_under_the_rate_nothing_is_throttled(api_client, monkeypatch):
 
 def _raw_rows(table: str) -> str:
     with connection.cursor() as cursor:
-        cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - a fixed table name
+        cursor.execute(f'SELECT * FROM "{table}"')  # a fixed table name
         return repr(cursor.fetchall())
 
 

@@ -21,7 +21,7 @@ from labs.from_compile import topology_from_compile
 from labs.node_configs import twin_node_files
 from labs.shell import twin_prerequisites
 from labs.topology import TwinNode
-from validators.findings import Report
+from validators.findings import CheckStatus, Report
 
 from .choices import TwinOperationKindChoices
 from .models import Twin, TwinOperation
@@ -55,7 +55,7 @@ def twin_rehearsal(*, compile_run_id: int, timeout_s: float, change_set_id: int 
             raised = error
             raise
         operation.summary = {"checks": len(rehearsal.checks), "failed": sum(
-            1 for result in rehearsal.checks.values() if result.status == "failed")}
+            1 for result in rehearsal.checks.values() if result.status == CheckStatus.FAILED)}
     if raised is not None:
         raise raised
     return rehearsal

@@ -13,6 +13,7 @@ from inventory.models import Fabric
 from labs.checks import classify_pair, host_ports, svi_networks
 from labs.fidelity import ASPECT_ITEMS
 from labs.runtime import TwinState
+from validators.findings import CheckStatus
 
 from .choices import TWIN_RUNNING, TwinEngineChoices, TwinOperationKindChoices, TwinStatusChoices
 from .models import Twin, TwinOperation
@@ -77,7 +78,7 @@ def twin_ping_matrix(*, twin: Twin) -> dict | None:
     vrf_devices = state.tenant_vrfs_built
     checks = {check["name"]: check for check in twin.last_report.get("checks", [])}
     ran = [name for name in ("twin.ping_bridged", "twin.ping_routed") if checks.get(name, {}).get("status")
-           in ("passed", "failed")]
+           in (CheckStatus.PASSED, CheckStatus.FAILED)]
     # Per-pair results of the last ping matrix; a pair it did not ping is "not measured", never a pass.
     outcomes = ((twin.last_measured or {}).get("ping") or {}).get("outcomes") or {}
     hosts = sorted({port.host for port in ports})

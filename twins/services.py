@@ -37,7 +37,7 @@ from labs.ownership import new_installation_id
 from labs.runtime.state import prefix_lock
 from labs.subset import subset_from_compile
 from validators.context import ValidationInput
-from validators.findings import Finding, Report, Severity
+from validators.findings import CheckStatus, Finding, Report, Severity
 from validators.run import validate_fabric
 
 from .choices import (
@@ -356,7 +356,8 @@ def _store_checks(twin: Twin, state, *, failover: bool) -> None:
         twin.converge_s = bgp["converged_s"]
         twin.converged = dt.datetime.fromtimestamp(state.daemons_started_at + bgp["converged_s"], tz=dt.UTC)
     twin.rss_mb = (measured.get("resources") or {}).get("rss_total_mib")
-    skipped = [f"{result.name}: {result.reason}" for result in report.checks.values() if result.status == "skipped"]
+    skipped = [f"{result.name}: {result.reason}" for result in report.checks.values()
+               if result.status == CheckStatus.SKIPPED]
     modelled = [item for item in twin.limitations if not item.startswith("twin.")]
     twin.limitations = modelled + skipped
     twin.status = TwinStatusChoices.UP if report.ok else TwinStatusChoices.DEGRADED
@@ -402,7 +403,7 @@ def twin_status_reason(*, twin: Twin) -> str:
         return "every live check passed"
     if twin.status == TwinStatusChoices.DEGRADED:
         failed = [check["name"] for check in (twin.last_report or {}).get("checks", [])
-                  if check.get("status") == "failed"]
+                  if check.get("status") == CheckStatus.FAILED]
         if failed:
             return f"live checks failed: {', '.join(failed)}"
         return twin.error or "running, not every part alive"
@@ -543,7 +544,8 @@ def twin_fidelity(*, twin: Twin, n_minus_1: str = "sample") -> dict:
     twin.last_fidelity = {
         **compared.as_dict(),
         "static": {"ok": static_report.ok, "counts": static_report.counts(),
-                   "failed": [name for name, check in static_report.checks.items() if check.status == "failed"]},
+                   "failed": [name for name, check in static_report.checks.items()
+                              if check.status == CheckStatus.FAILED]},
         "compile_run": twin.compile_run_id,
         "observation_seconds": observation.seconds,
         "notes": observation.notes,

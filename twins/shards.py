@@ -48,6 +48,7 @@ from labs.stitch import (
     stitch_plan,
 )
 from labs.topology import TwinTopology
+from validators.findings import CheckStatus
 
 from .choices import (
     SHARD_ANSWERED,
@@ -252,7 +253,7 @@ def _dispatch(shards: list[TwinShard], action: str, converge_timeout_s: float | 
               wait_s: float) -> dict[int, str]:
     """One task per shard on its host's queue, expiring when the coordinator stops waiting (a worker started
     later must not boot a shard nobody waits for). Returns the shards the broker refused (shard -> why)."""
-    from .tasks import twin_shard_task  # noqa: PLC0415 - tasks import this module
+    from .tasks import twin_shard_task  # here: tasks import this module
 
     TwinShard.objects.filter(pk__in=[shard.pk for shard in shards]).update(state=TwinShardStateChoices.PENDING,
                                                                           error="")
@@ -261,7 +262,7 @@ def _dispatch(shards: list[TwinShard], action: str, converge_timeout_s: float | 
         try:
             twin_shard_task.apply_async(args=(shard.pk, action, converge_timeout_s), queue=shard_queue(shard.host),
                                           expires=wait_s)
-        except Exception as error:  # noqa: BLE001 - broker down, or a bug raised by an eager task: the shard's outcome
+        except Exception as error:  # broker down, or a bug raised by an eager task: the shard's outcome
             refused[shard.pk] = f"{type(error).__name__}: {error}"
     return refused
 
@@ -354,7 +355,7 @@ def _coordinated(twin: Twin, shards: list[TwinShard], action: str, wait_s: float
                            "queue": shard_queue(row.host), "ok": (row.last_result.get("report") or {}).get("ok"),
                            "converged_s": row.last_result.get("converged_s"),
                            "failed_checks": [check["name"] for check in (row.last_result.get("report") or {})
-                                             .get("checks", []) if check.get("status") == "failed"]}
+                                             .get("checks", []) if check.get("status") == CheckStatus.FAILED]}
                 for row in rows}
     if running:
         all_up = all(row.state == TwinShardStateChoices.UP for row in rows)

@@ -33,6 +33,7 @@ from validation.selectors import validation_report as stored_report
 from validation.tasks import validation_run_start
 from validators.findings import Finding
 from validators.physical import check_physical, physical_report
+from validators.subjects import Subject
 
 # --------------------------------------------------------------------------------------------- snapshots
 
@@ -65,8 +66,8 @@ def findings_for_device(fabric, hostname: str, interface: str | None = None) -> 
 
 
 def _mentions(subject: str, prefix: str, exact_port: bool) -> bool:
-    for part in subject.split("<->"):
-        part = part.strip()
+    for end in Subject.parse(subject).ends:
+        part = str(end)
         if part == prefix or (not exact_port and part.startswith(prefix + ":")):
             return True
     return False

@@ -23,6 +23,7 @@ from html import escape
 
 from compiler.model import PLATFORM_LABEL, Endpoint, Inventory, Platform, Role, Switch
 from compiler.natural import natural_key
+from validators.subjects import Subject
 
 # Severity ranks: higher is worse. "ok" means a report exists and names nothing on this link.
 SEVERITY_RANK = {"unknown": 0, "ok": 1, "info": 2, "warning": 3, "error": 4}
@@ -69,12 +70,7 @@ def link_key(device_a: str, device_b: str) -> tuple[str, str]:
 
 def _subject_endpoints(subject: str) -> list[Endpoint]:
     """'leaf1:Ethernet1' -> one endpoint; 'a:x<->b:y' -> two; a bare device name -> none (node-level)."""
-    out = []
-    for part in subject.split("<->"):
-        device, sep, interface = part.strip().partition(":")
-        if sep and device and interface:
-            out.append(Endpoint(device, interface))
-    return out
+    return [Endpoint(end.device, end.interface) for end in Subject.parse(subject).ends if end.device and end.interface]
 
 
 @dataclass

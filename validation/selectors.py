@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from validators.findings import describe_examined
+from common.runs import RunStatus
+from validators.findings import CheckStatus, describe_examined
 
 from .models import ValidationFinding, ValidationRun
 
@@ -35,7 +36,7 @@ def validation_report(*, run: ValidationRun, check: str | None = None, severity:
             "title": run.summary.get("title", ""), "error": run.error, "error_fields": run.error_fields,
             "counts": {"passed": run.checks_passed, "failed": run.checks_failed, "skipped": run.checks_skipped,
                        "incomplete": sum(1 for info in (run.summary.get("checks") or {}).values()
-                                         if info["status"] == "incomplete"),
+                                         if info["status"] == CheckStatus.INCOMPLETE),
                        "error": run.error_count, "warning": run.warning_count, "info": run.info_count},
             "whatif": run.summary.get("whatif"), "leaf_pairs": run.summary.get("leaf_pairs"), "checks": checks}
 
@@ -45,7 +46,7 @@ def validation_report_text(report: dict) -> str:
     lines = [f"{report['title'] or 'validation'} (run {report['run']}): {counts['passed']} passed, "
              f"{counts['failed']} failed, {counts['skipped']} skipped; {counts['error']} errors, "
              f"{counts['warning']} warnings"]
-    if report["status"] == "failed":
+    if report["status"] == RunStatus.FAILED:
         lines.append(f"  run failed: {report['error']}")
     for check in report["checks"]:
         detail = f" ({check['reason']})" if check["reason"] else ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
+from compiler.model import Role
 from validators.common import CORE_ROLES, VTEP_ROLES
 from validators.context import as_context
 from validators.findings import Finding, Severity
@@ -146,9 +147,9 @@ def _asn_group(ctx, host: str, scheme: str) -> str:
     role = config.get("role")
     inventory = ctx.inventory
     switch = inventory.switches_by_name.get(host) if inventory is not None else None
-    if role == "spine":
+    if role == Role.SPINE:
         return f"spine plane {switch.plane if switch is not None else 0}"
-    if role == "super-spine":
+    if role == Role.SUPER_SPINE:
         return "super-spines"
     if role in VTEP_ROLES and scheme.startswith("per_rack"):
         if switch is not None and switch.rack:

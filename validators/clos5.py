@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import replace
 
+from compiler.model import Role
 from compiler.pods import oversubscription, tier_capacity
 from validators.common import CheckSkipped
 from validators.context import as_context
@@ -35,7 +36,7 @@ INDIVIDUAL_FINDINGS = 20
 
 def _tiers(ctx) -> TierModel:
     matrix = ctx.leaf_pairs
-    if "super-spine" not in ctx.routing.role:
+    if Role.SUPER_SPINE not in ctx.routing.role:
         raise CheckSkipped("no super-spine: a two-tier fabric (routing.ecmp and whatif.* check it)")
     if matrix.tiers is None:
         raise CheckSkipped(f"not routable by tier classes: {five_stage_problem(ctx.routing)} (clos5.valley_free "

@@ -33,6 +33,7 @@ from validators.context import FabricContext
 from validators.findings import CheckStatus, Finding, Report, Severity, summary
 from validators.roce import NO_ROCE
 from validators.run import NOTHING_EXAMINED, validate_fabric
+from validators.subjects import Subject
 
 NO_INVENTORY = "no inventory (structured configs only)"  # validators.run's reason for inventory checks
 
@@ -184,13 +185,12 @@ def validate_parsed(devices: dict[str, ParsedDevice], snapshot=None, checks=None
 def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
     """file:line of the config lines a finding is about: each end of a link, the port's QoS for RoCE checks."""
     out = _policy_lines(finding, devices)
-    ends = finding.subject.split("<->")
+    ends = Subject.parse(finding.subject).ends
     for index, end in enumerate(ends):
-        host, _, part = end.partition(":")
-        device = devices.get(host.strip())
+        device, part = devices.get(end.device), end.interface
         if device is None:
             continue
-        keys = _own_lines(finding, device, part, ends[1 - index] if len(ends) == 2 else "", devices)
+        keys = _own_lines(finding, device, part, str(ends[1 - index]) if len(ends) == 2 else "", devices)
         if part.startswith("VNI") or part.startswith("vni"):
             keys += ["vxlan", "bgp"]
         elif finding.check.startswith("mlag."):
@@ -215,7 +215,7 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
             finding.check.split(".")[0], []) + ["device"]
         where = device.locate(*keys)
         if where:
-            out.append(f"{device.source or host}/{where[0]}:{where[1]}")
+            out.append(f"{device.source or end.device}/{where[0]}:{where[1]}")
     return out
 
 
@@ -490,10 +490,10 @@ def running_state_errors(intended: dict[str, ParsedDevice], running: dict[str, P
     complete_fabric(fabric)
     complete_fabric(intended)
     before = {(f.check, f.subject, f.message) for f in validate_parsed(intended).report.findings
-              if f.severity == "error"}
+              if f.severity == Severity.ERROR}
     out: dict[str, list[dict]] = {}
     for finding in validate_parsed(fabric).report.findings:
-        if finding.severity != "error" or (finding.check, finding.subject, finding.message) in before:
+        if finding.severity != Severity.ERROR or (finding.check, finding.subject, finding.message) in before:
             continue
         # Subjects name devices in several shapes ("a:x<->b:y", "leaf1->leaf2,leaf3", a tier): every running
         # device the subject or the message names gets the error; one that names none of them was still caused

@@ -74,6 +74,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from compiler.model import Role
 from compiler.natural import natural_key
 from validators.common import CORE_ROLES, CheckSkipped, short_list
 from validators.context import as_context
@@ -81,6 +82,7 @@ from validators.findings import Finding, Severity
 from validators.mlag import mlag_pairs
 from validators.policy import as_path_regex
 from validators.routing import RoutingModel
+from validators.subjects import Subject, SubjectEnd
 
 CHECK = "roce.deadlock"
 TIER = {"leaf": 1, "border": 1, "spine": 2, "super-spine": 3}
@@ -845,7 +847,8 @@ class Scenario:
             if key in seen:
                 continue
             seen.add(key)
-            parts.append(f"{net.names[link.device]}:{link.interface}<->{net.names[link.peer]}:{link.peer_interface}")
+            parts.append(str(Subject.link(net.names[link.device], link.interface, net.names[link.peer],
+                                          link.peer_interface)))
         return ", ".join(parts) + " down"
 
 
@@ -1081,7 +1084,7 @@ def describe_cycle(net: Network, cycle: Cycle) -> str:
 
 def remediations(net: Network, result: DeadlockResult) -> list[str]:
     advice = []
-    spine_asns = {net.asn[d] for d, role in enumerate(net.role) if role == "spine"}
+    spine_asns = {net.asn[d] for d, role in enumerate(net.role) if role == Role.SPINE}
     if len(spine_asns) > 1:
         advice.append(f"give the spines one ASN (RFC 7938 section 5.2.1; today {len(spine_asns)}): AS-path loop "
                       "prevention then drops every bounce path")
@@ -1174,7 +1177,7 @@ def check_deadlock(fabric) -> list[Finding]:
         destinations = sorted(set(cycle.reasons), key=natural_key)
         # The subject lists each egress port of the cycle in the one endpoint grammar ("a:x<->b:y<->..."), so
         # the topology page colours every link of the cycle (ui/svg.py link_health); the message draws the hops.
-        subject = "<->".join(f"{switch}:{egress}" for switch, _ingress, egress, _p in hops(net, cycle))
+        subject = str(Subject(tuple(SubjectEnd(switch, egress) for switch, _ingress, egress, _p in hops(net, cycle))))
         # Spanning tree does not run over VXLAN tunnels: a loop through one is no L2 loop it could block.
         flooded = any(reason.startswith("flooding") for reason in cycle.reasons) and not any(
             reason.startswith(("head-end replication", "VXLAN decapsulation")) for reason in cycle.reasons)

@@ -40,6 +40,7 @@ class Finding:
     check: str
     severity: str
     subject: str  # the most specific thing at fault: "leaf1:Ethernet1", "spine1:Ethernet3<->leaf3:Ethernet1"
+    # (the grammar is validators.subjects.Subject: build with it, read back with Subject.parse)
     expected: object
     actual: object
     message: str

@@ -76,6 +76,7 @@ from compiler.structured.contract import Interface, Qos
 from validators.common import CheckSkipped
 from validators.context import as_context
 from validators.findings import Finding, Severity
+from validators.subjects import Subject
 
 PREFIX = "hosts"
 NO_HOSTS = "no servers: neither an inventory with servers nor host state read back"
@@ -94,7 +95,7 @@ class HostLink:
 
     @property
     def subject(self) -> str:
-        return f"{self.nic.server}:{self.nic.name}<->{self.switch}:{self.port['name']}"
+        return str(Subject.link(self.nic.server, self.nic.name, self.switch, self.port["name"]))
 
     @property
     def where(self) -> str:

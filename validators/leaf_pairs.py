@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 
+from compiler.model import Role
 from validators.common import VTEP_ROLES, short_list
 from validators.routing import RoutingModel, propagate
 from validators.tiers import TierModel, tier_model
@@ -258,7 +259,7 @@ def leaf_pair_matrix(model: RoutingModel, ctx=None) -> LeafPairMatrix:
     # Neighbor policies decide per prefix and per session: only the general engine (propagate) applies them.
     if is_leaf_spine(model) and not model.policies:
         matrix.mode = "leaf-spine"
-        tier = matrix.tier = SpineTier(model, [d for d, role in enumerate(model.role) if role == "spine"])
+        tier = matrix.tier = SpineTier(model, [d for d, role in enumerate(model.role) if role == Role.SPINE])
         actual = leaf_signatures(model, tier)
         designed = designed_signatures(ctx, model, tier) if ctx is not None else None
         classes: dict[tuple, int] = {}

@@ -23,6 +23,7 @@ from compiler.qos_math import VXLAN_OVERHEAD_BYTES
 from compiler.render.frr import twin_ifname
 from validators.context import VTEP_ROLES, as_context
 from validators.overlay import host_reachability
+from validators.subjects import Subject
 from validators.whatif import run_whatif
 
 # FRR's defaults where a config sets none (FRR docs, "BFD" and "BGP" chapters; ``frr defaults datacenter``):
@@ -64,8 +65,7 @@ AFI_NAMES = {"ipv4_unicast": "ipv4Unicast", "l2vpn_evpn": "l2VpnEvpn"}
 
 def link_key(a: str, a_ifname: str, b: str, b_ifname: str) -> str:
     """One name per cable whatever end it is seen from: 'leaf1:eth3<->spine1:eth1' with the ends sorted."""
-    ends = sorted([f"{a}:{a_ifname}", f"{b}:{b_ifname}"])
-    return f"{ends[0]}<->{ends[1]}"
+    return str(Subject.cable(a, a_ifname, b, b_ifname))
 
 
 def port_key(host: str, ifname: str) -> str:
@@ -322,9 +322,8 @@ def _predict_n_minus_1(ctx, prediction: Prediction, devices: set[str] | frozense
             targets = [[device, ifname] for device in cut for ifname in fabric_ports.get(device, [])]
             subject = scenario.subject
         else:
-            end_a, end_b = scenario.subject.split("<->")
-            a, a_if = end_a.split(":", 1)
-            b, b_if = end_b.split(":", 1)
+            end_a, end_b = Subject.parse(scenario.subject).ends
+            a, a_if, b, b_if = end_a.device, end_a.interface, end_b.device, end_b.interface
             a_twin = twin_ifname(a_if, _platform(ctx.structured, a))
             targets = [[a, a_twin]]
             subject = link_key(a, a_twin, b, twin_ifname(b_if, _platform(ctx.structured, b)))

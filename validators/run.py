@@ -169,7 +169,7 @@ def _run_check(report: ValidationResult, ctx: FabricContext, name: str, fabric_n
     except CheckSkipped as skipped:
         report.skip(name, skipped.reason, ctx.examined.get(name))
         return
-    except Exception as error:  # noqa: BLE001 -- any bug or unexpected input shape: reported, never a crash
+    except Exception as error:  # any bug or unexpected input shape: reported, never a crash
         logger.exception("check %s failed internally on %s", name, fabric_name)
         report.add(name, [InternalFailure.of(name, fabric_name, error)], ctx.examined.get(name))
         return

@@ -26,6 +26,7 @@ from compiler.structured.contract import Neighbor, StructuredConfig
 from validators.common import host_of, ip_to_int
 from validators.findings import Finding, Severity
 from validators.igp import build_igp
+from validators.subjects import Subject
 
 CHECK = "bgp.sessions"
 IPV4_UNICAST = "ipv4_unicast"
@@ -42,7 +43,7 @@ class Session:
     b_interface: str
 
     def __str__(self) -> str:
-        return f"{self.a}:{self.a_interface}<->{self.b}:{self.b_interface}"
+        return str(Subject.link(self.a, self.a_interface, self.b, self.b_interface))
 
 
 @dataclass

@@ -18,10 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
+from compiler.model import Role
 from validators.context import as_context
 from validators.findings import Finding, Severity
 from validators.leaf_pairs import LeafPairMatrix, pair_width
 from validators.routing import propagate
+from validators.subjects import Subject
 
 CHECK = "whatif.n_minus_1"
 CHECK_N2 = "whatif.n_minus_2"
@@ -88,14 +90,14 @@ def _failures(ctx, model, spine_pairs: bool = False):
     for (a, _a_interface, b, _b_interface), speed in speeds.items():
         lost_with[a] = lost_with.get(a, 0.0) + speed
         lost_with[b] = lost_with.get(b, 0.0) + speed
-    for spine in (device for device, role in enumerate(model.role) if role == "spine"):
+    for spine in (device for device, role in enumerate(model.role) if role == Role.SPINE):
         yield "spine", model.names[spine], frozenset({spine}), frozenset(), lost_with.get(spine, 0.0)
     for session, speed in speeds.items():
         a, a_interface, b, b_interface = session
-        subject = f"{model.names[a]}:{a_interface}<->{model.names[b]}:{b_interface}"
+        subject = str(Subject.link(model.names[a], a_interface, model.names[b], b_interface))
         yield "link", subject, frozenset(), frozenset({(a, a_interface), (b, b_interface)}), speed
     if spine_pairs:
-        spines = [device for device, role in enumerate(model.role) if role == "spine"]
+        spines = [device for device, role in enumerate(model.role) if role == Role.SPINE]
         for first, second in combinations(spines, 2):
             yield (SPINE_PAIR, f"{model.names[first]}+{model.names[second]}", frozenset({first, second}), frozenset(),
                    lost_with.get(first, 0.0) + lost_with.get(second, 0.0)
@@ -257,7 +259,7 @@ def _run_fast(ctx, matrix: LeafPairMatrix, spine_pairs: bool = False) -> WhatIfR
         dead_ends = frozenset({(a, a_interface), (b, b_interface)})
         if exact_needed and unreachable:
             minimum, unreachable, worst_name = _outcome_exact(matrix, frozenset(), dead_ends)
-        scenarios.append(Scenario("link", f"{model.names[a]}:{a_interface}<->{model.names[b]}:{b_interface}",
+        scenarios.append(Scenario("link", str(Subject.link(model.names[a], a_interface, model.names[b], b_interface)),
                                   minimum or 0, unreachable, worst_name, lost, lost / total))
     if spine_pairs:  # N-2: every pair of spines (a link failure pair would be 2 billion scenarios at 64x1024)
         for first, second in combinations(range(len(tier.devices)), 2):

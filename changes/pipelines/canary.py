@@ -20,6 +20,7 @@ from intents.models import CompileRun
 from intents.services import device_configs_mark_deployed
 from twins.choices import TwinSwitchSourceChoices
 from twins.services import twin_switch_record
+from validators.findings import CheckStatus
 
 from ..choices import RolloutStateChoices, RolloutTargetChoices, StepPhaseChoices, StepResultChoices
 from ..credentials import running_files_open
@@ -78,7 +79,7 @@ class CanaryPipeline:
                                devices=self.done_devices(waves[:index]))
             except RolloutStopped:
                 raise  # paused or cancelled at a step boundary: not a failure, nothing to undo
-            except Exception as exc:  # noqa: BLE001 - any failure after a push must roll back, bugs included
+            except Exception as exc:  # any failure after a push must roll back, bugs included
                 reason = f"wave {index} ({', '.join(wave)}): {type(exc).__name__}: {exc}"
                 self.ctx.report_update(rolling_back=reason)
                 self.rollback(reason)
@@ -169,7 +170,7 @@ class CanaryPipeline:
             if not report.ok:
                 step.result = Result.FAILED
         if not report.ok:
-            failed = [name for name, result in report.checks.items() if result.status == "failed"]
+            failed = [name for name, result in report.checks.items() if result.status == CheckStatus.FAILED]
             raise CheckFailed(f"{title}: failed checks {failed}", report.as_dict())
 
     def rollback(self, reason: str) -> None:

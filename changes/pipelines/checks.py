@@ -23,7 +23,7 @@ from twins.checks import TWIN_CHECKS, twin_live_checks
 from twins.checks import twin_rehearsal as twin_rehearsal_run
 from validators.configs import TEXT_CHECK, text_faithfulness
 from validators.context import ValidationInput
-from validators.findings import Finding, Report, Severity
+from validators.findings import CheckStatus, Finding, Report, Severity
 from validators.run import validate_fabric
 
 from ..choices import RolloutTargetChoices
@@ -43,7 +43,7 @@ def static_checks(change_set, report: Report) -> None:
     static = validate_fabric(ValidationInput(structured=structured, snapshot=snapshot),
                              title=f"static checks of change set {change_set.pk}")
     for result in static.checks.values():
-        if result.status == "skipped":
+        if result.status == CheckStatus.SKIPPED:
             report.skip(f"static.{result.name}", result.reason, result.examined)
         else:
             report.add(f"static.{result.name}", result.findings, result.examined)
@@ -82,7 +82,7 @@ def twin_rehearsal(change_set, report: Report, timeout_s: float) -> None:
         report.skip("rehearsal", rehearsal)
         return
     for result in rehearsal.checks.values():
-        if result.status == "skipped":
+        if result.status == CheckStatus.SKIPPED:
             report.skip(f"rehearsal.{result.name}", result.reason)
         else:
             report.add(f"rehearsal.{result.name}", result.findings)

@@ -161,7 +161,7 @@ def rollout_execute(*, rollout_id: int, owner: str, driver_factory=None) -> str:
         pipeline(context).run()
     except RolloutStopped as stop:
         logger.info("rollout %s stopped at a step boundary: %s", rollout_id, stop.reason)
-    except Exception as exc:  # noqa: BLE001 - any unexpected failure ends the rollout as failed, with the trace
+    except Exception as exc:  # any unexpected failure ends the rollout as failed, with the trace
         logger.exception("rollout %s failed", rollout_id)
         with contextlib.suppress(Exception):
             rollout_transition(rollout_id=rollout_id, to_state=State.FAILED, expected_from=(State.RUNNING,),

@@ -181,7 +181,7 @@ class UpgradePipeline:
                 self.verify_fabric(index, wave)
             except RolloutStopped:
                 raise  # paused or cancelled at a step boundary: resumable, nothing to undo
-            except Exception as exc:  # noqa: BLE001 - any failure aborts and holds, bugs included
+            except Exception as exc:  # any failure aborts and holds, bugs included
                 held = [device for device in self.planned() if self.is_held(device)]
                 self.ctx.finish(RolloutStateChoices.FAILED, error=f"wave {index} ({', '.join(wave)}): {exc}; "
                                 f"holding, drained devices left for an operator: {held or 'none'}",

@@ -48,6 +48,7 @@ from compiler.model import (
     Pools,
     Rack,
     RoceClass,
+    Role,
     RouteTargetScheme,
     Server,
     Snapshot,
@@ -273,26 +274,26 @@ def _roles(devices: dict[str, ParsedDevice]) -> dict[str, str]:
         structured = device.structured
         vtep = bool(structured["vxlan"] and structured["vxlan"].get("vtep_ip"))
         servers = any(interface["kind"] == "server" for interface in structured["interfaces"])
-        roles[host] = "leaf" if vtep or servers else structured.get("role") or "spine"
-        if roles[host] == "leaf" and "border" in host.lower():
-            roles[host] = "border"
+        roles[host] = Role.LEAF if vtep or servers else structured.get("role") or Role.SPINE
+        if roles[host] == Role.LEAF and "border" in host.lower():
+            roles[host] = Role.BORDER
     for host, device in devices.items():
-        if roles[host] != "spine":
+        if roles[host] != Role.SPINE:
             continue
         peers = {peer for peer, _ in _fabric_peers(device.structured).values() if peer in devices}
-        if peers and all(roles[peer] == "spine" for peer in peers):
+        if peers and all(roles[peer] == Role.SPINE for peer in peers):
             continue
         peer_roles = {roles[peer] for peer in peers}
-        if peer_roles == {"spine"} or (peer_roles and "leaf" not in peer_roles and "border" not in peer_roles):
-            roles[host] = "super-spine"
+        if peer_roles == {Role.SPINE} or (peer_roles and Role.LEAF not in peer_roles and Role.BORDER not in peer_roles):
+            roles[host] = Role.SUPER_SPINE
     # Two tiers of spines: a spine whose peers are spines only sits above them.
     for host, device in devices.items():
-        if roles[host] == "spine":
+        if roles[host] == Role.SPINE:
             peers = {peer for peer, _ in _fabric_peers(device.structured).values() if peer in devices}
-            if peers and all(roles[peer] in ("spine", "super-spine") for peer in peers) and any(
-                    roles[other] in ("leaf", "border") for peer in peers
+            if peers and all(roles[peer] in (Role.SPINE, Role.SUPER_SPINE) for peer in peers) and any(
+                    roles[other] in (Role.LEAF, Role.BORDER) for peer in peers
                     for other, _ in _fabric_peers(devices[peer].structured).values() if other in devices):
-                roles[host] = "super-spine"
+                roles[host] = Role.SUPER_SPINE
     return roles
 
 
@@ -564,16 +565,16 @@ def _intent(name: str, devices: dict[str, ParsedDevice], roles: dict[str, str], 
     underlay = Underlay.UNNUMBERED if unnumbered else Underlay.NUMBERED
     recognised["underlay"] = ("IGP underlay + iBGP overlay" if igp else
                               "unnumbered eBGP (RFC 5549)" if unnumbered else "numbered eBGP (/31)")
-    leaves = sorted((host for host, role in roles.items() if role in ("leaf", "border")), key=natural_key)
+    leaves = sorted((host for host, role in roles.items() if role in (Role.LEAF, Role.BORDER)), key=natural_key)
     leaf_asns = [configs[host]["asn"] for host in leaves if configs[host]["asn"]]
     shared = len(leaf_asns) != len(set(leaf_asns))
-    super_spines = [host for host, role in roles.items() if role == "super-spine"]
+    super_spines = [host for host, role in roles.items() if role == Role.SUPER_SPINE]
     scheme = AsnScheme.PER_RACK if shared else AsnScheme.PER_LEAF
     recognised["asn_scheme"] = ("5-stage, " if super_spines else "") + (
         "per rack pair" if shared else "per leaf")
     recognised["asn_notation"] = "asdot" if any(_ASDOT.search(text) for host in files
                                                  for text in files[host].values()) else "asplain"
-    spine_asns = [configs[host]["asn"] for host, role in roles.items() if role == "spine" and configs[host]["asn"]]
+    spine_asns = [configs[host]["asn"] for host, role in roles.items() if role == Role.SPINE and configs[host]["asn"]]
     all_asns = [config["asn"] for config in configs.values() if config["asn"]]
     bgps = [config["bgp"] for config in configs.values() if config["bgp"]["asn"]]
     timers = [bgp_timers(device.structured["bgp"], device.platform) for device in devices.values()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from compiler.model import Role
 from compiler.parse.frr import strip_vrf_prefix
 
 # EOS names a single-lane rate without a lane count (compiler.render.eos.SINGLE_LANE_SPEEDS_GBPS).
@@ -49,7 +50,7 @@ def carried(structured: dict, platform: str) -> dict:
     if platform == "sonic":
         # DEVICE_METADATA.type (ToRRouter for leaves and borders); EOS and FRR text say no role (the parsers
         # infer one: a VTEP or a switch with server ports is a leaf).
-        out["role"] = "leaf" if structured.get("role") in ("leaf", "border") else structured.get("role")
+        out["role"] = Role.LEAF if structured.get("role") in (Role.LEAF, Role.BORDER) else structured.get("role")
     out["loopbacks"] = [{"ip": item["ip"], "purpose": item["purpose"]} for item in structured["loopbacks"]]
     interfaces = []
     for interface in structured["interfaces"]:

@@ -44,7 +44,7 @@ def check_evpn_flood_lists(state: TwinState, report: Report, timeout_s: float = 
                 f"{', '.join(sorted(want - got))} (EVPN type-3 routes not received)")
         for (node, device), (want, got) in sorted(gaps.items())
     ])
-    measured = {"vxlan_devices": sum(len(devices) for devices in expected.values()),
+    measured: dict[str, object] = {"vxlan_devices": sum(len(devices) for devices in expected.values()),
                 "waited_s": round(time.monotonic() - started, 2)}
     if ready_at and state.daemons_started_at:
         measured["ready_s"] = round(ready_at - state.daemons_started_at, 2)  # every flood list complete

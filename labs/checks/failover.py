@@ -8,6 +8,7 @@ report gives measured against expected with that basis."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from compiler.errors import TwinError
 from validators.findings import Finding, Report, Severity
@@ -76,13 +77,15 @@ def check_failover(state: TwinState, report: Report, scope: str = "link", timeou
                                restore_timeout_s=RESTORE_TIMEOUT_S,
                                watches=[(source.leaf, dst_vtep, want_local, full_local),
                                         (destination.leaf, src_vtep, want_remote, full_remote)])
-    record_relearn(injection.relearn, report)
+    outage, restore_outage, relearn = injection.outage, injection.restore_outage, injection.relearn
+    # inject always re-learns, and with a flow it measures both outages
+    assert outage is not None and restore_outage is not None and relearn is not None
+    record_relearn(relearn, report)
     local_s, remote_s = injection.converged
     local_back, remote_back = injection.restored
-    outage, restore_outage = injection.outage, injection.restore_outage
-    resynced = injection.relearn.as_measured()
+    resynced = relearn.as_measured()
     what = f"{source.leaf}:{cut}" if scope == "link" else f"{spine} (all {len(cut_targets)} links)"
-    measured = {
+    measured: dict[str, Any] = {
         "cut": what, "flow": f"{source.host}->{destination.host}",
         "local_converged_s": local_s, "remote_converged_s": remote_s,
         "outage_s": round(outage.largest_gap_s, 3), "pings_sent": outage.transmitted,

@@ -221,22 +221,22 @@ def check_host_roce_mtu(state: TwinState, report: Report) -> dict:
                 check="twin.host_roce_mtu", severity=Severity.ERROR, subject=pair, expected=frame, actual="no echo",
                 message=f"{pair}: the {frame}-byte RoCE frame got no echo though {mtu} bytes did"))
         if not result["over_mtu_failed"]:
-            configured = kernel_mtu(host_links[source.host], source.ifname)
+            nic_mtu = kernel_mtu(host_links[source.host], source.ifname)
             subject = f"{source.host}:{source.ifname}"
             findings.setdefault(subject, Finding(
-                check="twin.host_roce_mtu", severity=Severity.ERROR, subject=subject, expected=mtu, actual=configured,
+                check="twin.host_roce_mtu", severity=Severity.ERROR, subject=subject, expected=mtu, actual=nic_mtu,
                 message=f"host {source.host} port {source.ifname}: expected MTU {mtu}, a {mtu + 1}-byte DF ping "
-                f"{pair} got its echo; the NIC has MTU {configured} in the kernel, above its host config"))
+                f"{pair} got its echo; the NIC has MTU {nic_mtu} in the kernel, above its host config"))
     # Each probed NIC's MTU read back from the kernel: a NIC set *larger* than its host config is invisible to
     # the probes wherever its leaf port is no larger (one byte more fails at the leaf, as it must).
-    for port in sorted({port for pair in pairs for port in pair}, key=lambda port: (port.host, port.ifname)):
-        configured = kernel_mtu(host_links[port.host], port.ifname)
-        subject = f"{port.host}:{port.ifname}"
-        if configured is not None and configured > port.mtu and subject not in findings:
+    for host_port in sorted({port for pair in pairs for port in pair}, key=lambda port: (port.host, port.ifname)):
+        nic_mtu = kernel_mtu(host_links[host_port.host], host_port.ifname)
+        subject = f"{host_port.host}:{host_port.ifname}"
+        if nic_mtu is not None and nic_mtu > host_port.mtu and subject not in findings:
             findings[subject] = Finding(
-                check="twin.host_roce_mtu", severity=Severity.ERROR, subject=subject, expected=port.mtu,
-                actual=configured, message=f"host {port.host} port {port.ifname}: expected MTU {port.mtu} (the host "
-                f"config's NIC MTU), read back {configured} from the kernel; the probes pass only because the leaf "
-                f"port {port.leaf}:{port.peer_ifname} drops what is larger")
+                check="twin.host_roce_mtu", severity=Severity.ERROR, subject=subject, expected=host_port.mtu,
+                actual=nic_mtu, message=f"host {host_port.host} port {host_port.ifname}: expected MTU "
+                f"{host_port.mtu} (the host config's NIC MTU), read back {nic_mtu} from the kernel; the probes pass "
+                f"only because the leaf port {host_port.leaf}:{host_port.peer_ifname} drops what is larger")
     report.add("twin.host_roce_mtu", list(findings.values()))
     return measured

@@ -95,9 +95,9 @@ def sample_pairs(pairs: list[tuple[HostPort, HostPort]], limit: int) -> list[tup
     chosen: list = []
     while len(chosen) < limit and queues:
         for queue in list(queues):
-            pair = next(queue, None)
-            if pair is None:
+            taken = next(queue, None)
+            if taken is None:
                 queues.remove(queue)
             elif len(chosen) < limit:
-                chosen.append(pair)
+                chosen.append(taken)
     return chosen

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from compiler.errors import TwinError
+from compiler.model import Role
 
 from .. import ownership
 from ..collectors import collect_bgp_summary
@@ -111,7 +112,7 @@ def status(prefix: str, state_dir: Path | str | None = None, sessions: bool = Fa
     extra = {}
     if sessions and healthy:
 
-        def established(node: str) -> dict[str, int]:
+        def established(node: str) -> dict[str, int | str]:
             try:
                 rows = collect_bgp_summary(state.node_netns[node])
             except TwinError as error:
@@ -209,7 +210,7 @@ def _boot(topology: TwinTopology, state: TwinState) -> None:
     daemons_started = time.monotonic()
     # Spines (and super-spines) first: a leaf's sessions come up as soon as its daemons run. ``policy.wave``
     # switches start at a time (cores, memory), each within a timeout that grows with the wave and the fabric.
-    ordered = sorted(topology.nodes, key=lambda node: node.role not in ("super-spine", "spine"))
+    ordered = sorted(topology.nodes, key=lambda node: node.role not in (Role.SUPER_SPINE, Role.SPINE))
     results = parallel(lambda node: start_frr(topology, node, log_dir, state.vrf_netns.get(node.name, {}), policy,
                                               timeout_s=policy.start_timeout_s), ordered, workers=policy.wave)
     if policy.late_cabling:

@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-from pyeapi.eapilib import CommandError, ConnectionError  # noqa: A004 - pyeapi's own name
+from pyeapi.eapilib import CommandError, ConnectionError  # pyeapi's own name
 
 RECORDED = Path(__file__).parent / "eos_recorded"
 BGP_COMMANDS = ("show ip bgp summary vrf all", "show ipv6 bgp summary vrf all", "show ip bgp neighbors vrf all",

@@ -151,7 +151,7 @@ def test_sonic_verification_keeps_what_the_patch_merges():
     assert any(item.path.endswith(".qos.pfc_priorities") for item in differences)
 
 
-def MemoryFabricDriver(running: dict[str, str]) -> MemoryDevice:  # noqa: N802 - reads as the driver it returns
+def MemoryFabricDriver(running: dict[str, str]) -> MemoryDevice:  # reads as the driver it returns
     fabric = MemoryFabric(["leaf2"])
     fabric.configs["leaf2"] = running
     return fabric.driver("leaf2")

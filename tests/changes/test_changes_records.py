@@ -156,7 +156,7 @@ def test_credentials_encrypted_at_rest_and_never_logged(caplog, monkeypatch, tmp
     with connection.cursor() as cursor:  # no column of any changes table holds the clear text
         for table in connection.introspection.table_names():
             if table.startswith("changes_"):
-                cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - table names from introspection
+                cursor.execute(f'SELECT * FROM "{table}"')  # table names from introspection
                 assert PASSWORD not in repr(cursor.fetchall()), table
     audit = AuditLog.objects.get(object_type="changes.deviceendpoint")
     assert audit.username == "carol" and audit.changes["password_encrypted"] == "***"

@@ -56,7 +56,7 @@ def _raw_tables_text() -> str:
     with connection.cursor() as cursor:
         for table in connection.introspection.table_names():
             if table.startswith("changes_"):
-                cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - table names from introspection
+                cursor.execute(f'SELECT * FROM "{table}"')  # table names from introspection
                 rows.append(repr(cursor.fetchall()))
     return "\n".join(rows)
 

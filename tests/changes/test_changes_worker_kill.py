@@ -54,7 +54,7 @@ def worker_env(transactional_db, twin_required, tmp_path):
         import redis
 
         redis.Redis.from_url(broker, socket_connect_timeout=2).ping()
-    except Exception as error:  # noqa: BLE001 - any failure means the broker is unusable here
+    except Exception as error:  # any failure means the broker is unusable here
         pytest.skip(f"Redis at {broker} is unreachable: {error}")
     if connection.vendor != "postgresql":
         pytest.skip("a real worker needs PostgreSQL: the SQLite test database lives in this process's memory")

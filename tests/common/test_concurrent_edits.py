@@ -59,7 +59,7 @@ def _race(token: str, requests: list[Callable[[APIClient], object]]) -> list:
         try:
             barrier.wait(timeout=30)
             responses[index] = requests[index](client)
-        except Exception as error:  # noqa: BLE001 - reported by the main thread
+        except Exception as error:  # reported by the main thread
             errors.append(error)
         finally:
             connections.close_all()

@@ -3,6 +3,7 @@ error, nothing raised); a bug in the compiler fails it as "internal error" and i
 
 import pytest
 
+from compiler import api as compiler_api
 from compiler.errors import FieldError, IntentValidationError
 from intents import services
 
@@ -17,7 +18,7 @@ def test_compile_run_domain_error_is_recorded_not_raised(fabric_intent, monkeypa
     def refuse(snapshot, platforms=None):
         raise IntentValidationError(FieldError("networks[net10].subnet", "10.10.0.0/30", "too small"))
 
-    monkeypatch.setattr(services.compiler_api, "compile_fabric", refuse)
+    monkeypatch.setattr(compiler_api, "compile_fabric", refuse)
     run = services.compile_run_create(fabric_intent=fabric_intent)
     run.refresh_from_db()
     assert run.status == "failed" and run.error == "networks[net10].subnet='10.10.0.0/30': too small"
@@ -29,7 +30,7 @@ def test_compile_run_bug_is_recorded_as_internal_error_and_raised(fabric_intent,
     def bug(snapshot, platforms=None):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(services.compiler_api, "compile_fabric", bug)
+    monkeypatch.setattr(compiler_api, "compile_fabric", bug)
     with pytest.raises(ZeroDivisionError):
         services.compile_run_create(fabric_intent=fabric_intent)
     (run,) = fabric_intent.compile_runs.all()

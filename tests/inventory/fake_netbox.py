@@ -56,7 +56,7 @@ class FakeNetbox:
             def _path(self) -> str:
                 return urlsplit(self.path).path.removeprefix("/api/").strip("/")
 
-            def do_GET(self):  # noqa: N802 (http.server's name)
+            def do_GET(self):  # http.server's name
                 fake.requests.append(("GET", self.path))
                 if not self._authorised():
                     return
@@ -81,7 +81,7 @@ class FakeNetbox:
                 length = int(self.headers.get("Content-Length", 0))
                 return json.loads(self.rfile.read(length) or b"{}")
 
-            def do_POST(self):  # noqa: N802
+            def do_POST(self):
                 fake.requests.append(("POST", self.path))
                 if not self._authorised():
                     return
@@ -92,7 +92,7 @@ class FakeNetbox:
                 fake.writes.append(("POST", path, body))
                 self._send(201, record)
 
-            def do_PATCH(self):  # noqa: N802
+            def do_PATCH(self):
                 fake.requests.append(("PATCH", self.path))
                 if not self._authorised():
                     return

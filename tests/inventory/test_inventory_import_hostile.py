@@ -319,7 +319,7 @@ def test_yaml_import_every_field_with_every_type(tmp_path, value):
                 if not all(line.startswith(str(file)) for line in str(error).splitlines()) \
                         or _row_counts() != before:
                     unexpected.append((path, value, str(error)[:200]))
-            except Exception as error:  # noqa: BLE001 - the point of the test
+            except Exception as error:  # the point of the test
                 unexpected.append((path, value, f"{type(error).__name__}: {error}"[:200]))
             transaction.set_rollback(True)
     assert unexpected == [], unexpected[:10]
@@ -356,7 +356,7 @@ def test_netbox_import_every_field_with_every_type(tmp_path, value):
                     if not all(line.startswith(str(directory)) for line in str(error).splitlines()) \
                             or _row_counts() != before:
                         unexpected.append((endpoint, path, value, str(error)[:200]))
-                except Exception as error:  # noqa: BLE001 - the point of the test
+                except Exception as error:  # the point of the test
                     unexpected.append((endpoint, path, value, f"{type(error).__name__}: {error}"[:200]))
                 transaction.set_rollback(True)
         (directory / f"{endpoint}.json").write_text(original)

@@ -35,7 +35,7 @@ class Hostile:
             def log_message(self, *args):
                 pass
 
-            def do_GET(self):  # noqa: N802 (http.server's name)
+            def do_GET(self):  # http.server's name
                 hostile.requests.append((self.path, self.headers.get("Authorization")))
                 status, headers, body = answer(self.path, hostile.url)
                 self.send_response(status)

@@ -6,8 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from compiler import api as compiler_api
 from compiler.errors import InputError, IntentValidationError
-from intents import services as intent_services
 from validation import selectors, services
 from validation.models import ValidationFinding, ValidationRun
 
@@ -119,7 +119,7 @@ def test_a_run_that_cannot_compile_is_stored_failed(validation_api, validation_i
     def refuse(snapshot, platforms=None):
         raise IntentValidationError(FieldError("networks[net10].subnet", "10.10.0.0/30", "too small"))
 
-    monkeypatch.setattr(intent_services.compiler_api, "compile_fabric", refuse)  # the compile it runs first
+    monkeypatch.setattr(compiler_api, "compile_fabric", refuse)  # the compile it runs first
     run = services.validation_run_create(fabric_intent=validation_intent)
     assert run.status == "failed" and run.ok is None
     assert run.compile_run.status == "failed" and run.error.startswith(f"compile run #{run.compile_run.pk} failed")

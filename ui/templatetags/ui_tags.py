@@ -5,6 +5,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from common.roles import user_role
+from common.runs import RunStatus
 from ui.highlight import highlight_config, highlight_diff
 from validators.findings import describe_examined
 
@@ -91,9 +92,9 @@ def verdict(run) -> str:
     if run is None:
         return format_html('<span class="pill none">never run</span>')
     status = getattr(run, "status", "")
-    if status == "succeeded":
+    if status == RunStatus.SUCCEEDED:
         return pill("passed" if run.ok else "failed")
-    if status == "failed":
+    if status == RunStatus.FAILED:
         return format_html('<span class="pill error" title="{}">run error</span>', getattr(run, "error", ""))
     return pill(status)
 

@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 
+from changes.choices import RolloutStateChoices
 from common import policy
 from common.roles import OPERATE, capability_refusal, perm
 from ui import integrations, svg
@@ -99,7 +100,8 @@ def rollout_action(request, pk: int, action: str):
 
 # The banner says where the rollout stands now, never only that the button worked: with in-process tasks a start
 # has already run (and maybe rolled back) when the page comes back (issue #30 point 2).
-_FAILED_STATES = {"failed": "failed", "rolled_back": "was rolled back", "cancelled": "was cancelled"}
+_FAILED_STATES = {RolloutStateChoices.FAILED: "failed", RolloutStateChoices.ROLLED_BACK: "was rolled back",
+                  RolloutStateChoices.CANCELLED: "was cancelled"}
 
 
 def _action_message(request, rollout, action: str) -> None:
@@ -109,9 +111,10 @@ def _action_message(request, rollout, action: str) -> None:
     if state in _FAILED_STATES and action != "cancel":
         detail = f": {rollout.error}" if rollout.error else ""
         messages.error(request, f"Rollout #{rollout.pk} {verb}, then {_FAILED_STATES[state]}{detail}")
-    elif state == "succeeded":
+    elif state == RolloutStateChoices.SUCCEEDED:
         messages.success(request, f"Rollout #{rollout.pk} {verb} and succeeded.")
-    elif state in ("running", "pending", "awaiting_approval", "paused"):
+    elif state in (RolloutStateChoices.RUNNING, RolloutStateChoices.PENDING, RolloutStateChoices.AWAITING_APPROVAL,
+                   RolloutStateChoices.PAUSED):
         messages.info(request, f"Rollout #{rollout.pk} {verb}; now {rollout.get_state_display().lower()}.")
     else:
         messages.success(request, f"Rollout #{rollout.pk} {verb}.")

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from inventory.models import Fabric, Optic
 from ui import integrations, svg
+from validators.subjects import Subject
 
 from .common import fabric_or_404, viewer
 
@@ -103,7 +104,7 @@ def topology_link(request, name: str):
     rows = []
     for cable in cables:
         subjects = {str(cable.a), str(cable.b)}
-        related = [f for f in findings if subjects & {part.strip() for part in f.subject.split("<->")}]
+        related = [f for f in findings if subjects & {str(end) for end in Subject.parse(f.subject).ends}]
         rows.append({"cable": cable, "a_optic": optics.get((cable.a.device, cable.a.interface)),
                      "b_optic": optics.get((cable.b.device, cable.b.interface)), "findings": related})
     return render(request, "ui/partials/topology_link.html", {

@@ -17,6 +17,7 @@ from inventory.models import Fabric
 from ui import integrations
 from validation import services as validation_services
 from validators.findings import Severity, summary
+from validators.subjects import LINK, Subject
 
 from .common import fabric_or_404, requires, viewer
 
@@ -24,7 +25,7 @@ from .common import fabric_or_404, requires, viewer
 def subject_links(subject: str, switches: set[str], servers: set[str]) -> list[tuple[str, str | None]]:
     """Split a finding subject into (text, link) parts: 'leaf1:Ethernet1<->spine1:Ethernet3' gives two links."""
     parts = []
-    if "<->" not in subject and ":" not in subject and "+" in subject:  # "spine1+spine2": an N-2 scenario
+    if LINK not in subject and ":" not in subject and "+" in subject:  # "spine1+spine2": an N-2 scenario
         names = [name.strip() for name in subject.split("+")]
         if all(name in switches for name in names):
             for index, name in enumerate(names):
@@ -32,9 +33,8 @@ def subject_links(subject: str, switches: set[str], servers: set[str]) -> list[t
                     parts.append(("+", None))
                 parts.append((name, reverse("ui:switch_detail", args=[name])))
             return parts
-    for index, part in enumerate(subject.split("<->")):
-        part = part.strip()
-        device, _, interface = part.partition(":")
+    for index, end in enumerate(Subject.parse(subject).ends):
+        part, device, interface = str(end), end.device, end.interface
         href = None
         try:
             if device in switches:

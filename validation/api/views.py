@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from common.api import accepted
 from common.api_limits import upload_request_check
-from common.runs import run_enqueue, run_in_background
+from common.runs import RunStatus, run_enqueue, run_in_background
 from compiler.parse.files import configs_from_archive, configs_from_uploads, upload_size_check
 from inventory.models import Fabric, Switch
 
@@ -62,12 +62,12 @@ class ValidationRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vi
             transaction.on_commit(enqueue)
             run.refresh_from_db()
             body = s.ValidationRunSerializer(run, context={"request": request}).data
-            if run.status == "failed":
+            if run.status == RunStatus.FAILED:
                 return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
             return accepted(request, "validationrun-detail", run_id, body)
         run = services.validation_run_execute(run=run)
         body = s.ValidationRunSerializer(run, context={"request": request}).data
-        return Response(body, status=status.HTTP_400_BAD_REQUEST if run.status == "failed"
+        return Response(body, status=status.HTTP_400_BAD_REQUEST if run.status == RunStatus.FAILED
                         else status.HTTP_201_CREATED)
 
     @extend_schema(parameters=FILTERS, responses={200: s.ValidationReportSerializer})

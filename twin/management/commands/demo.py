@@ -44,6 +44,7 @@ from twins.services import (
     twin_up,
 )
 from validation.services import validation_run_create
+from validators.findings import CheckStatus
 
 DEFAULT_SCENARIO = Path(settings.BASE_DIR) / "examples" / "reference-fabric.yaml"
 # The second fabric of the same inventory: the frontend/storage fabric of the reference GPU servers.
@@ -117,7 +118,7 @@ class Command(BaseCommand):
         run = validation_run_create(fabric_intent=self.context["fabric_intent"],
                                     compile_run=self.context.get("compile_run"))
         skipped = [name + (f" ({check['reason']})" if check.get("reason") else "")
-                   for name, check in run.summary.get("checks", {}).items() if check.get("status") == "skipped"]
+                   for name, check in run.summary.get("checks", {}).items() if check.get("status") == CheckStatus.SKIPPED]
         verdict = "all checks passed" if run.ok else f"{run.checks_failed} checks FAILED"
         return (f"{verdict}: {run.checks_passed} passed, {run.checks_failed} failed, {run.checks_skipped} skipped"
                 f"{': ' + '; '.join(skipped) if skipped else ''}; {run.error_count} errors, "
@@ -137,7 +138,7 @@ class Command(BaseCommand):
         built = fabric_build(params=clos_params(data["clos"]))
         fabric_intent = fabric_intent_apply(data=data)
         run = compile_run_create(fabric_intent=fabric_intent)
-        if run.status != "succeeded":
+        if run.status != RunStatus.SUCCEEDED:
             raise CommandError(f"frontend compile failed: {run.error}")
         compile_run_write(run=run, out_dir=self.out_dir / "configs")
         validation = validation_run_create(fabric_intent=fabric_intent)

@@ -25,6 +25,7 @@ from twins import services
 from twins.api.serializers import TwinSerializer
 from twins.choices import InjectionKindChoices, TwinEngineChoices, TwinStatusChoices
 from twins.selectors import twin_of
+from validators.findings import CheckStatus, Severity
 
 ACTIONS = ("up", "status", "down", "check", "inject", "fidelity")
 
@@ -94,7 +95,7 @@ class Command(BaseCommand):
             detail = f" ({check['reason']})" if check.get("reason") else ""
             lines.append(f"  [{check['status'].upper():7}] {check['name']}{detail}")
             for finding in check["findings"]:
-                if finding["severity"] != "info" or check["status"] != "passed":
+                if finding["severity"] != Severity.INFO or check["status"] != CheckStatus.PASSED:
                     lines.append(f"      {finding['severity']:7} {finding['subject']}: {finding['message']}")
         lines += _device_config_lines((twin.last_measured or {}).get("device_configs") or {})
         return "\n".join(lines)

@@ -16,6 +16,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from common.runs import RunStatus
 from compiler.errors import FabricTwinError, InputError
 from intents.selectors import fabric_intent_resolve
 from twins import shards
@@ -61,7 +62,7 @@ class Command(BaseCommand):
                     service = {"up": shards.twin_shards_up, "check": shards.twin_shards_check,
                                "down": shards.twin_shards_down}[action]
                     operation = service(twin=twin, wait_s=options["wait"])
-                    if operation.status != "succeeded":
+                    if operation.status != RunStatus.SUCCEEDED:
                         raise FabricTwinError(f"twin_shards {action}: {operation.error}")
                     twin.refresh_from_db()
                     wanted = TwinStatusChoices.DOWN if action == "down" else TwinStatusChoices.UP

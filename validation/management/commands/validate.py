@@ -16,9 +16,11 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from common.runs import RunStatus
 from compiler.parse.files import configs_from_directory
 from intents import selectors as intent_selectors
 from intents.management.commands._common import command_errors
+from validators.findings import Severity
 from validators.run import check_names
 
 from ... import selectors, services
@@ -55,7 +57,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report, indent=2, default=str))
         else:
             self.stdout.write(selectors.validation_report_text(report))
-        if run.status == "failed":
+        if run.status == RunStatus.FAILED:
             detail = "\n".join(f"  {field}: {' '.join(messages)}" for field, messages in run.error_fields.items())
             raise CommandError(f"validation run {run.pk} could not complete:\n{detail or '  ' + run.error}")
         if run.error_count:
@@ -80,7 +82,7 @@ class Command(BaseCommand):
             self.stdout.write(result.as_text())
             for note in set_aside:
                 self.stdout.write(f"  set aside: {note}")
-        errors = sum(1 for finding in result.report.findings if finding.severity == "error")
+        errors = sum(1 for finding in result.report.findings if finding.severity == Severity.ERROR)
         if errors:
             self.stderr.write(f"validate --configs: {errors} error finding(s)")
             sys.exit(1)
