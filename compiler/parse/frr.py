@@ -45,7 +45,7 @@ from compiler.parse.policy import AsPathPolicies, apply_route_maps, policy_conte
 CONF = "frr.conf"
 ETS_QUANTUM_BYTES_PER_PERCENT = 1000  # compiler.render.frr: a DWRR quantum of 1000 bytes per weight percent
 PLAN = "linux-plan.json"
-_NOOPS = {"frr defaults datacenter", "log syslog informational", "service integrated-vtysh-config",
+_NOOPS = {"frr defaults datacenter", "frr defaults traditional", "end", "bgp log-neighbor-changes", "log syslog informational", "service integrated-vtysh-config",
           "no zebra nexthop kernel enable", "line vty", "exit", "no bgp ebgp-requires-policy",
           "no bgp default ipv4-unicast", "bgp bestpath as-path multipath-relax", "exit-address-family",
           "exit-vni", "exit-vrf", "redistribute connected", "advertise ipv4 unicast",
@@ -133,8 +133,8 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
                 interface["kind"] = "fabric"  # a routed port (zebra ``ip address``)
             at(f"interface {name}", _use(node))
         elif words[:2] == ["router", "bgp"] and len(words) == 3:
-            _router_bgp(node, bgp, vni_blocks, source_name)
             at("bgp", node)
+            _router_bgp(node, bgp, vni_blocks, source_name, at)
         elif words[:2] == ["router", "bgp"] and len(words) == 5 and words[3] == "vrf":
             _router_bgp_vrf(node, bgp, vrf_name(words[4]))
             at(f"bgp vrf {vrf_name(words[4])}", node)
@@ -160,11 +160,18 @@ def _export_policies(policies: AsPathPolicies, bgp: dict, source_name: Callable[
     """``neighbor X route-map NAME out`` lines (kept aside by _address_family) onto their neighbors."""
     exports: list[tuple[Node, str, str]] = bgp.pop("_exports", [])
     neighbors = {entry["address"] or entry["interface"]: entry for entry in bgp["neighbors"]}
-    apply_route_maps(policies, [(node, target if target[0].isdigit() else source_name(target), name)
-                                for node, target, name in exports], neighbors, bgp)
+    groups = {group["name"] for group in bgp["peer_groups"]}
+    # A peer group's export policy is each member's (FRR user guide "BGP", peer groups): onto every member.
+    apply_route_maps(policies, [(node, member, name) for node, target, name in exports
+                                for member in ([key for key, entry in neighbors.items() if entry["peer_group"] == target]
+                                               if target in groups else
+                                               [target if target[0].isdigit() else source_name(target)])],
+                     neighbors, bgp)
 
 
-def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
+def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name, at=lambda key, node: None) -> None:
+    """``router bgp`` (the default VRF); ``at`` records the lines a finding cites (validators.configs._locate):
+    ``bgp router-id``, each neighbor's ``remote-as`` / ``peer-group`` / ``bfd`` / ``timers`` line."""
     bgp["asn"] = node_value(node, parse_asn, node.words()[2])
     _use(node)
     groups: dict[str, dict] = {}
@@ -177,6 +184,7 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
             pass
         elif words[:2] == ["bgp", "router-id"] and len(words) == 3:
             bgp["router_id"] = words[2]
+            at("bgp router-id", child)
         elif words[:3] == ["bgp", "listen", "range"] and len(words) == 6 and words[4] == "peer-group":
             # dynamic neighbors (FRR user guide "BGP", listen range): any peer in the prefix, the group's AS
             listen.append((words[3], words[5]))
@@ -184,6 +192,8 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
             bgp["keepalive_s"], bgp["hold_s"] = int(words[2]), int(words[3])
         elif words[0] == "neighbor" and len(words) >= 3:
             target, rest = ip_address_text(words[1]) or words[1], words[2:]
+            if rest[0] in ("remote-as", "bfd", "timers") or rest[:1] == ["peer-group"] and len(rest) == 2:
+                at(f"bgp neighbor {target} {'peer group' if rest[0] == 'peer-group' else rest[0]}", child)
             if rest[:1] == ["interface"]:
                 # RFC 5549: `neighbor swp1 interface [v6only] [peer-group G | remote-as X]` (FRR user guide, BGP)
                 entry = _neighbor(neighbors, target, unnumbered=True, source_name=source_name)
@@ -203,7 +213,7 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
             elif rest[0] == "update-source" and len(rest) == 2:
                 # a session between loopbacks (iBGP overlay): validators.sessions pairs it on the addresses
                 (groups.get(target) or _neighbor(neighbors, target, source_name=source_name))["update_source"] = rest[1]
-            elif rest[0] in ("local-as", "bfd", "shutdown"):
+            elif rest[0] in ("local-as", "bfd", "shutdown", "ebgp-multihop", "capability"):
                 if not neighbor_option(rest, groups.get(target) or _neighbor(neighbors, target,
                                                                              source_name=source_name), child):
                     continue
