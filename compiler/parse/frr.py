@@ -144,6 +144,12 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
         elif policies.as_path_line(node, "frr") or policies.route_map(node):
             at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
     _export_policies(policies, bgp, source_name)
+    for line in bgp.pop("_redistribute_maps", []):
+        entries = _permit_all(roots, line.words()[3])
+        if entries:
+            _use(line)
+            for entry in entries:
+                at(f"route-map {line.words()[3]} {entry.words()[3]}", _use(entry))
     igp.finish(structured, processes, at)
     if any(node.words()[:2] == ["router", "bgp"] for node in roots):
         bgp["policies_defined"] = defined_policies(roots)
@@ -154,6 +160,21 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
         entry["l3vni"] = vrf_vnis.get(entry["name"])
     structured["asn"], structured["router_id"] = bgp["asn"], bgp["router_id"]
     return unused_lines(file_name, roots)
+
+
+def _permit_all(roots: list[Node], name: str) -> list[Node]:
+    """The entries of route map ``name`` when it lets every route through unchanged: each entry ``permit`` with no
+    match or set clause (FRR user guide "Route Maps": an entry without match clauses matches every route, the first
+    matching entry decides). Empty when the map is not defined or filters or rewrites anything: then ``redistribute
+    connected route-map NAME`` stays unmodelled (the checks depending on BGP say incomplete)."""
+    entries = [node for node in roots if node.words()[:2] == ["route-map", name] and len(node.words()) == 4]
+    if any(entry.words()[2] != "permit" or not entry.words()[3].isdigit()
+           or any(child.text != "exit" for child in entry.children) for entry in entries):
+        return []
+    for entry in entries:
+        for child in entry.children:
+            _use(child)
+    return entries
 
 
 def _export_policies(policies: AsPathPolicies, bgp: dict, source_name: Callable[[str], str]) -> None:
@@ -306,6 +327,9 @@ def _address_family(node: Node, family: str, bgp: dict, activated: dict, vni_blo
             bgp["maximum_paths"] = int(words[1])
         elif child.text == "advertise-all-vni":
             bgp["evpn"]["advertise_all_vni"] = True
+        elif family == "ipv4_unicast" and words[:3] == ["redistribute", "connected", "route-map"] and len(words) == 4:
+            bgp.setdefault("_redistribute_maps", []).append(child)
+            continue  # read as plain ``redistribute connected`` when its route map filters nothing (_permit_all)
         elif family == "ipv4_unicast" and (export := route_map_out(words)):
             bgp.setdefault("_exports", []).append((child, *export))
             bgp.setdefault("_af_options", []).append((child, True, family))  # also a reference whose existence is checked

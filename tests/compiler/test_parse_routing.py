@@ -304,6 +304,21 @@ def test_frr_evpn_leaf_multihop_extended_nexthop_and_group_export():
         "172.31.1.0"]
 
 
+def test_frr_redistribute_connected_through_a_permit_all_route_map():
+    """``redistribute connected route-map CONNECTED`` whose map permits everything unchanged is read as plain
+    ``redistribute connected``; a map that filters (a match clause) or is not defined leaves it unmodelled."""
+    text = FRR_EVPN_LEAF.read_text()
+    unmodelled = [item.text for item in parse_device({"frr.conf": text}, platform="frr").unmodelled]
+    assert not [line for line in unmodelled if line.startswith(("redistribute", "route-map"))]
+    filtering = text.replace("route-map CONNECTED permit 10\n", "route-map CONNECTED permit 10\n"
+                             " match interface lo\n")
+    unmodelled = [item.text for item in parse_device({"frr.conf": filtering}, platform="frr").unmodelled]
+    assert "redistribute connected route-map CONNECTED" in unmodelled
+    undefined = text.replace("route-map CONNECTED permit 10\nexit\n", "")
+    unmodelled = [item.text for item in parse_device({"frr.conf": undefined}, platform="frr").unmodelled]
+    assert "redistribute connected route-map CONNECTED" in unmodelled
+
+
 def _routing(structured: dict) -> dict:
     """The routing facts these features carry, with reference line numbers dropped (a rendered text numbers its
     lines differently)."""
