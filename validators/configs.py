@@ -209,14 +209,23 @@ def _locate(finding: Finding, devices: dict[str, ParsedDevice]) -> list[str]:
             field = {"roce.pfc": "pfc", "roce.ecn": "ecn"}.get(finding.check)
             keys += ([f"interface {part} {field}"] if field else []) + (
                 [f"interface {part} {own}"] if own else []) + [f"interface {part}"]
+        elif finding.check == "bgp.router_ids":
+            keys += ["bgp router-id"]  # the statement itself, where the parser located it (else the BGP block)
         elif finding.check == "roce.chain" and (dscp := re.match(r"DSCP (\d+) ", str(finding.actual))):
             keys += [f"qos dscp {dscp.group(1)}"]  # the DSCP's own entry of the classification map
         keys += {"bgp": ["bgp"], "overlay": ["vxlan", "bgp"], "roce": ["qos"], "mtu": ["vxlan"]}.get(
             finding.check.split(".")[0], []) + ["device"]
         where = device.locate(*keys)
         if where:
-            out.append(f"{device.source or end.device}/{where[0]}:{where[1]}")
+            stated = POLICY_REF_LINE.match(finding.message) if finding.check == "bgp.sessions" else None
+            line = int(stated["line"]) if stated and stated["host"] == end.device.strip() else where[1]
+            out.append(f"{device.source or end.device}/{where[0]}:{line}")
     return out
+
+
+# An undefined policy a neighbor names (validators.sessions._undefined_policies: "HOST line N: neighbor ..."): the
+# reference's own line, in the file of the device's BGP block. Bounded repeats (tests/test_regex_budget.py).
+POLICY_REF_LINE = re.compile(r"(?P<host>[^ :]{1,200}) line (?P<line>\d{1,10}): neighbor ")
 
 
 # A neighbor policy's line named in a routing finding (validators.policy.SessionPolicies.decide: "HOST route-map

@@ -192,7 +192,7 @@ def build_sessions(structured: Mapping[str, StructuredConfig]) -> SessionTable:
                     established.append(Session(host, local_name, mlag_peer, local_name))
                 continue
             if local is None:
-                subject = f"{host}:{local_name}" if local_name else f"{host} neighbor {neighbor.get('address')}"
+                subject = f"{host}:{local_name}" if local_name else f"{host}:neighbor {neighbor.get('address')}"
                 error(subject, "an existing local interface", local_name,
                       f"{host}: BGP neighbor {neighbor.get('address') or local_name} is on no configured interface")
                 continue

@@ -3,7 +3,8 @@ and peer-group keys (docs/structured-config.md, "Foreign routing features"), and
 
 ``neighbor X shutdown`` (administratively down: RFC 4486 cease subcode 2), ``neighbor X local-as N`` (the AS
 presented to that peer, RFC 7705), ``neighbor X bfd`` (RFC 5880/5882; FRR ``bfd profile P``), ``neighbor X
-route-reflector-client`` (RFC 4456), ``neighbor X next-hop-self`` (RFC 4271 section 5.1.3) and the policies a neighbor names (``route-map NAME in|out``,
+route-reflector-client`` (RFC 4456), ``neighbor X next-hop-self`` (RFC 4271 section 5.1.3), ``neighbor X ebgp-multihop [N]`` (FRR), ``neighbor X
+capability extended-nexthop`` (RFC 8950) and the policies a neighbor names (``route-map NAME in|out``,
 ``prefix-list NAME in|out``): existence is modelled, so a name no ``route-map``/``prefix-list`` defines is a
 finding citing the line (validators.sessions). Syntax: Arista EOS User Manual "BGP" and the FRR user guide "BGP".
 """
@@ -16,7 +17,9 @@ from compiler.parse.common import Node, node_value, parse_asn
 FAMILY_ORDER = ("ipv4_unicast", "ipv6_unicast", "l2vpn_evpn")
 # Keys a neighbor takes from its peer group when it does not state them itself (EOS and FRR inheritance). Not
 # ``bfd``/``bfd_profile``: every peer group states BFD (the contract's PeerGroup.bfd) and the checks read it there.
-INHERITED = ("shutdown", "local_as", "route_reflector_client", "update_source")
+INHERITED = ("shutdown", "local_as", "route_reflector_client", "update_source", "ebgp_multihop", "extended_nexthop")
+# ``neighbor X ebgp-multihop`` with no count: FRR allows 255 hops (FRR user guide "BGP", ebgp-multihop).
+EBGP_MULTIHOP_DEFAULT = 255
 
 
 def neighbor_option(rest: list[str], entry: dict, node: Node, family: str | None = None) -> bool:
@@ -33,6 +36,11 @@ def neighbor_option(rest: list[str], entry: dict, node: Node, family: str | None
     elif rest[:2] == ["bfd", "profile"] and len(rest) == 3:  # FRR: a named bfd profile (bfdd)
         entry["bfd"] = True
         entry["bfd_profile"] = rest[2]
+    elif rest[0] == "ebgp-multihop" and len(rest) <= 2:
+        # an eBGP session between loopbacks, N hops away (FRR user guide "BGP"; EOS alike)
+        entry["ebgp_multihop"] = node_value(node, int, rest[1]) if len(rest) == 2 else EBGP_MULTIHOP_DEFAULT
+    elif rest == ["capability", "extended-nexthop"]:
+        entry["extended_nexthop"] = True  # RFC 8950 (was 5549): IPv4 routes with an IPv6 next hop
     elif rest == ["route-reflector-client"]:
         entry["route_reflector_client"] = True
     elif rest == ["next-hop-self"]:

@@ -45,7 +45,7 @@ from compiler.parse.policy import AsPathPolicies, apply_route_maps, policy_conte
 CONF = "frr.conf"
 ETS_QUANTUM_BYTES_PER_PERCENT = 1000  # compiler.render.frr: a DWRR quantum of 1000 bytes per weight percent
 PLAN = "linux-plan.json"
-_NOOPS = {"frr defaults datacenter", "log syslog informational", "service integrated-vtysh-config",
+_NOOPS = {"frr defaults datacenter", "frr defaults traditional", "end", "bgp log-neighbor-changes", "log syslog informational", "service integrated-vtysh-config",
           "no zebra nexthop kernel enable", "line vty", "exit", "no bgp ebgp-requires-policy",
           "no bgp default ipv4-unicast", "bgp bestpath as-path multipath-relax", "exit-address-family",
           "exit-vni", "exit-vrf", "redistribute connected", "advertise ipv4 unicast",
@@ -133,8 +133,8 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
                 interface["kind"] = "fabric"  # a routed port (zebra ``ip address``)
             at(f"interface {name}", _use(node))
         elif words[:2] == ["router", "bgp"] and len(words) == 3:
-            _router_bgp(node, bgp, vni_blocks, source_name)
             at("bgp", node)
+            _router_bgp(node, bgp, vni_blocks, source_name, at)
         elif words[:2] == ["router", "bgp"] and len(words) == 5 and words[3] == "vrf":
             _router_bgp_vrf(node, bgp, vrf_name(words[4]))
             at(f"bgp vrf {vrf_name(words[4])}", node)
@@ -144,6 +144,12 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
         elif policies.as_path_line(node, "frr") or policies.route_map(node):
             at(f"route-map {words[1] if words[0] == 'route-map' else words[3]}", node)
     _export_policies(policies, bgp, source_name)
+    for line in bgp.pop("_redistribute_maps", []):
+        entries = _permit_all(roots, line.words()[3])
+        if entries:
+            _use(line)
+            for entry in entries:
+                at(f"route-map {line.words()[3]} {entry.words()[3]}", _use(entry))
     igp.finish(structured, processes, at)
     if any(node.words()[:2] == ["router", "bgp"] for node in roots):
         bgp["policies_defined"] = defined_policies(roots)
@@ -156,15 +162,37 @@ def parse_frr_conf(text: str, file_name: str, structured: dict, locations: dict,
     return unused_lines(file_name, roots)
 
 
+def _permit_all(roots: list[Node], name: str) -> list[Node]:
+    """The entries of route map ``name`` when it lets every route through unchanged: each entry ``permit`` with no
+    match or set clause (FRR user guide "Route Maps": an entry without match clauses matches every route, the first
+    matching entry decides). Empty when the map is not defined or filters or rewrites anything: then ``redistribute
+    connected route-map NAME`` stays unmodelled (the checks depending on BGP say incomplete)."""
+    entries = [node for node in roots if node.words()[:2] == ["route-map", name] and len(node.words()) == 4]
+    if any(entry.words()[2] != "permit" or not entry.words()[3].isdigit()
+           or any(child.text != "exit" for child in entry.children) for entry in entries):
+        return []
+    for entry in entries:
+        for child in entry.children:
+            _use(child)
+    return entries
+
+
 def _export_policies(policies: AsPathPolicies, bgp: dict, source_name: Callable[[str], str]) -> None:
     """``neighbor X route-map NAME out`` lines (kept aside by _address_family) onto their neighbors."""
     exports: list[tuple[Node, str, str]] = bgp.pop("_exports", [])
     neighbors = {entry["address"] or entry["interface"]: entry for entry in bgp["neighbors"]}
-    apply_route_maps(policies, [(node, target if target[0].isdigit() else source_name(target), name)
-                                for node, target, name in exports], neighbors, bgp)
+    groups = {group["name"] for group in bgp["peer_groups"]}
+    # A peer group's export policy is each member's (FRR user guide "BGP", peer groups): onto every member.
+    apply_route_maps(policies, [(node, member, name) for node, target, name in exports
+                                for member in ([key for key, entry in neighbors.items() if entry["peer_group"] == target]
+                                               if target in groups else
+                                               [target if target[0].isdigit() else source_name(target)])],
+                     neighbors, bgp)
 
 
-def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
+def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name, at=lambda key, node: None) -> None:
+    """``router bgp`` (the default VRF); ``at`` records the lines a finding cites (validators.configs._locate):
+    ``bgp router-id``, each neighbor's ``remote-as`` / ``peer-group`` / ``bfd`` / ``timers`` line."""
     bgp["asn"] = node_value(node, parse_asn, node.words()[2])
     _use(node)
     groups: dict[str, dict] = {}
@@ -177,6 +205,7 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
             pass
         elif words[:2] == ["bgp", "router-id"] and len(words) == 3:
             bgp["router_id"] = words[2]
+            at("bgp router-id", child)
         elif words[:3] == ["bgp", "listen", "range"] and len(words) == 6 and words[4] == "peer-group":
             # dynamic neighbors (FRR user guide "BGP", listen range): any peer in the prefix, the group's AS
             listen.append((words[3], words[5]))
@@ -184,6 +213,8 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
             bgp["keepalive_s"], bgp["hold_s"] = int(words[2]), int(words[3])
         elif words[0] == "neighbor" and len(words) >= 3:
             target, rest = ip_address_text(words[1]) or words[1], words[2:]
+            if rest[0] in ("remote-as", "bfd", "timers") or rest[:1] == ["peer-group"] and len(rest) == 2:
+                at(f"bgp neighbor {target} {'peer group' if rest[0] == 'peer-group' else rest[0]}", child)
             if rest[:1] == ["interface"]:
                 # RFC 5549: `neighbor swp1 interface [v6only] [peer-group G | remote-as X]` (FRR user guide, BGP)
                 entry = _neighbor(neighbors, target, unnumbered=True, source_name=source_name)
@@ -203,7 +234,7 @@ def _router_bgp(node: Node, bgp: dict, vni_blocks: dict, source_name) -> None:
             elif rest[0] == "update-source" and len(rest) == 2:
                 # a session between loopbacks (iBGP overlay): validators.sessions pairs it on the addresses
                 (groups.get(target) or _neighbor(neighbors, target, source_name=source_name))["update_source"] = rest[1]
-            elif rest[0] in ("local-as", "bfd", "shutdown"):
+            elif rest[0] in ("local-as", "bfd", "shutdown", "ebgp-multihop", "capability"):
                 if not neighbor_option(rest, groups.get(target) or _neighbor(neighbors, target,
                                                                              source_name=source_name), child):
                     continue
@@ -296,6 +327,9 @@ def _address_family(node: Node, family: str, bgp: dict, activated: dict, vni_blo
             bgp["maximum_paths"] = int(words[1])
         elif child.text == "advertise-all-vni":
             bgp["evpn"]["advertise_all_vni"] = True
+        elif family == "ipv4_unicast" and words[:3] == ["redistribute", "connected", "route-map"] and len(words) == 4:
+            bgp.setdefault("_redistribute_maps", []).append(child)
+            continue  # read as plain ``redistribute connected`` when its route map filters nothing (_permit_all)
         elif family == "ipv4_unicast" and (export := route_map_out(words)):
             bgp.setdefault("_exports", []).append((child, *export))
             bgp.setdefault("_af_options", []).append((child, True, family))  # also a reference whose existence is checked

@@ -16,6 +16,10 @@ def session_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str, bfd: b
     out = []
     if "update_source" in neighbor:
         out.append(f"{indent}neighbor {peer} update-source {neighbor['update_source']}\n")
+    if "ebgp_multihop" in neighbor:
+        out.append(f"{indent}neighbor {peer} ebgp-multihop {neighbor['ebgp_multihop']}\n")
+    if neighbor.get("extended_nexthop"):
+        out.append(f"{indent}neighbor {peer} capability extended-nexthop\n")
     if neighbor.get("shutdown"):
         out.append(f"{indent}neighbor {peer} shutdown\n")
     if "local_as" in neighbor:
@@ -27,25 +31,29 @@ def session_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str, bfd: b
     return "".join(out)
 
 
-def family_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str) -> str:
+def family_lines(peer: str, neighbor: Neighbor | PeerGroup, indent: str, evpn: bool | None = None) -> str:
     """Address-family options: ``route-reflector-client`` (RFC 4456) and the route maps / prefix lists named,
-    except the export policy ``route_map_out`` the renderers print already."""
+    except the export policy ``route_map_out`` the renderers print already. ``evpn``: None prints them all in one
+    block (EOS); False the ones outside ``address-family l2vpn evpn``, True only the policies stated in it (FRR,
+    which prints that family's block apart)."""
     out = []
-    if neighbor.get("route_reflector_client"):
+    if evpn is not True and neighbor.get("route_reflector_client"):
         out.append(f"{indent}neighbor {peer} route-reflector-client\n")
-    if neighbor.get("next_hop_self"):
+    if evpn is not True and neighbor.get("next_hop_self"):
         out.append(f"{indent}neighbor {peer} next-hop-self\n")
     for ref in neighbor.get("policy_refs", ()):
+        if evpn is not None and evpn != (ref.get("family") == "l2vpn_evpn"):
+            continue
         if ref["kind"] == "route_map" and ref["direction"] == "out" and ref["name"] == neighbor.get("route_map_out"):
             continue
         out.append(f"{indent}neighbor {peer} {ref['kind'].replace('_', '-')} {ref['name']} {ref['direction']}\n")
     return "".join(out)
 
 
-def group_lines(groups: list[PeerGroup], indent: str, family: bool) -> str:
+def group_lines(groups: list[PeerGroup], indent: str, family: bool, evpn: bool | None = None) -> str:
     """The session (``family`` False) or address-family options of parsed peer groups, in group order; a
-    group's description with its session options."""
-    return "".join(family_lines(group["name"], group, indent) if family else
+    group's description with its session options. ``evpn``: as :func:`family_lines`."""
+    return "".join(family_lines(group["name"], group, indent, evpn) if family else
                    (f"{indent}neighbor {group['name']} description {group['description']}\n"
                     if group.get("description") else "") + session_lines(group["name"], group, indent, bfd=False)
                    for group in groups)

@@ -191,6 +191,8 @@ class PeerGroup(TypedDict):
     update_source: NotRequired[str]
     next_hop_self: NotRequired[bool]
     description: NotRequired[str]
+    ebgp_multihop: NotRequired[int]  # FRR `neighbor X ebgp-multihop N`: hops to an eBGP peer's loopback
+    extended_nexthop: NotRequired[bool]  # FRR `neighbor X capability extended-nexthop` (RFC 8950)
 
 
 class OverlayRemoteAs(TypedDict):
@@ -219,6 +221,8 @@ class Neighbor(TypedDict):
     # The EVPN loopback session folded onto this underlay session states another remote AS: {address, remote_as}.
     overlay_remote_as: NotRequired[OverlayRemoteAs]
     next_hop_self: NotRequired[bool]
+    ebgp_multihop: NotRequired[int]
+    extended_nexthop: NotRequired[bool]
 
 
 class RouteMapEntry(TypedDict):

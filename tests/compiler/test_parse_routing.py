@@ -273,11 +273,58 @@ def test_frr_bad_asdot_and_address_are_refused_naming_the_line():
         parse_device({"frr.conf": FRR_LEAF.replace("10.0.0.1/31", "10.0.0.300/31")}, platform="frr")
 
 
+FRR_EVPN_LEAF = AVD.parent / "dbono711" / "clab-frr-evpn-vxlan" / "leaf01" / "frr.conf"
+
+
+def test_frr_evpn_leaf_multihop_extended_nexthop_and_group_export():
+    """An FRR EVPN leaf (public containerlab lab): eBGP EVPN between loopbacks over peer groups."""
+    text = FRR_EVPN_LEAF.read_text()
+    parsed = parse_device({"frr.conf": text}, platform="frr")
+    bgp = parsed.structured["bgp"]
+    groups = {group["name"]: group for group in bgp["peer_groups"]}
+    assert groups["OVERLAY"]["ebgp_multihop"] == 2 and groups["OVERLAY"]["extended_nexthop"] is True
+    neighbors = {entry["address"]: entry for entry in bgp["neighbors"]}
+    overlay, underlay = neighbors["172.29.1.1"], neighbors["172.31.1.0"]
+    assert overlay["ebgp_multihop"] == 2 and overlay["update_source"] == "lo"  # inherited from OVERLAY
+    assert "ebgp_multihop" not in underlay and "extended_nexthop" not in underlay
+    assert underlay["route_map_out"] == "PERMIT_ALL"  # the UNDERLAY group's export policy, onto each member
+    assert "route_map_out" not in overlay  # OVERLAY's is stated in l2vpn evpn, not IPv4 unicast
+    assert parsed.locations["bgp router-id"] == ("frr.conf", 42)
+    assert parsed.locations["bgp neighbor 172.31.1.0 remote-as"] == ("frr.conf", 54)
+    unmodelled = [item.text for item in parsed.unmodelled]
+    assert not [line for line in unmodelled if line.startswith(("neighbor", "bgp ", "frr defaults", "end"))]
+    # broken: a hop count that is no number is refused naming the line; an export policy no route map defines
+    # leaves the group's line unmodelled (the checks depending on it say incomplete)
+    with pytest.raises(ParseError, match=r"line 46: 'neighbor OVERLAY ebgp-multihop two'"):
+        parse_device({"frr.conf": text.replace("ebgp-multihop 2", "ebgp-multihop two")}, platform="frr")
+    missing = parse_device({"frr.conf": text.replace("route-map PERMIT_ALL out", "route-map NOWHERE out", 1)},
+                           platform="frr")
+    assert "neighbor UNDERLAY route-map NOWHERE out" in [item.text for item in missing.unmodelled]
+    assert "route_map_out" not in {entry["address"]: entry for entry in missing.structured["bgp"]["neighbors"]}[
+        "172.31.1.0"]
+
+
+def test_frr_redistribute_connected_through_a_permit_all_route_map():
+    """``redistribute connected route-map CONNECTED`` whose map permits everything unchanged is read as plain
+    ``redistribute connected``; a map that filters (a match clause) or is not defined leaves it unmodelled."""
+    text = FRR_EVPN_LEAF.read_text()
+    unmodelled = [item.text for item in parse_device({"frr.conf": text}, platform="frr").unmodelled]
+    assert not [line for line in unmodelled if line.startswith(("redistribute", "route-map"))]
+    filtering = text.replace("route-map CONNECTED permit 10\n", "route-map CONNECTED permit 10\n"
+                             " match interface lo\n")
+    unmodelled = [item.text for item in parse_device({"frr.conf": filtering}, platform="frr").unmodelled]
+    assert "redistribute connected route-map CONNECTED" in unmodelled
+    undefined = text.replace("route-map CONNECTED permit 10\nexit\n", "")
+    unmodelled = [item.text for item in parse_device({"frr.conf": undefined}, platform="frr").unmodelled]
+    assert "redistribute connected route-map CONNECTED" in unmodelled
+
+
 def _routing(structured: dict) -> dict:
     """The routing facts these features carry, with reference line numbers dropped (a rendered text numbers its
     lines differently)."""
     def neighbor(entry: dict) -> dict:
-        refs = [{key: value for key, value in ref.items() if key != "line"} for ref in entry.get("policy_refs", ())]
+        refs = sorted(({key: value for key, value in ref.items() if key != "line"}
+                       for ref in entry.get("policy_refs", ())), key=str)  # stated in any order
         return {**entry, "policy_refs": refs, "description": None}  # EOS prints no description on `interface`
     bgp = structured["bgp"]
     return {"asn": bgp["asn"], "neighbors": sorted((neighbor(entry) for entry in bgp["neighbors"]), key=str),
@@ -295,8 +342,9 @@ def _routing(structured: dict) -> dict:
     ((AVD / "evpn_underlay_ospf_overlay_ebgp" / "DC1-LEAF1A.cfg").read_text(), "eos", "startup-config"),
     ((AVD / "evpn_underlay_isis_overlay_ibgp" / "DC1-SPINE1.cfg").read_text(), "eos", "startup-config"),
     ((AVD.parent / "containerlab" / "frr01" / "router2" / "frr.conf").read_text(), "frr", "frr.conf"),
+    (FRR_EVPN_LEAF.read_text(), "frr", "frr.conf"),
 ], ids=["eos-options", "eos-dhcp-ipv6", "eos-asdot", "frr-leaf", "avd-rfc5549-leaf", "avd-ospf-leaf",
-        "avd-isis-rr-spine", "containerlab-frr-ospf"])
+        "avd-isis-rr-spine", "containerlab-frr-ospf", "frr-evpn-leaf"])
 def test_render_of_parse_keeps_the_routing_features(text, platform, file_name):
     """render(parse(text)) prints no None and parses back to the same routing facts; this is parse(render(s))
     for the structured config s the first parse built, so both round trips hold for the new fields."""

@@ -47,6 +47,7 @@ L2LS = "avd/l2ls-fabric"
 CAMPUS = "avd/campus-fabric"
 EBGP = "avd/evpn_underlay_ebgp_overlay_ebgp"
 FRR = "containerlab/frr01"
+FRR_EVPN = "dbono711/clab-frr-evpn-vxlan"
 OSPF_EOS = "avd/evpn_underlay_ospf_overlay_ebgp"
 ISIS_EOS = "avd/evpn_underlay_isis_overlay_ibgp"
 SONIC = "sonic-mgmt/7nodes-cisco"
@@ -209,6 +210,18 @@ FAULTS = [
           "passive", at=1),
     Fault("link-subnet-differs", FRR, "router2/frr.conf", " ip address 192.168.1.2/24", " ip address 192.168.7.2/24",
           "192.168."),
+    # FRR EVPN leaf-spine (eBGP underlay + eBGP EVPN overlay between loopbacks, peer groups)
+    Fault("remote-as-wrong", FRR_EVPN, "leaf01/frr.conf", " neighbor 172.31.1.0 remote-as 65000",
+          " neighbor 172.31.1.0 remote-as 65099", "65099"),
+    Fault("overlay-remote-as-wrong", FRR_EVPN, "leaf01/frr.conf", " neighbor 172.29.1.2 remote-as 65001",
+          " neighbor 172.29.1.2 remote-as 65098", "65098"),
+    # the leaf's end moves off the /31: its eBGP neighbor is on no port, cited at that neighbor's statement
+    Fault("link-subnet-differs", FRR_EVPN, "leaf01/frr.conf", " ip address 172.31.1.1/31", " ip address 172.31.9.1/31",
+          "172.31.", cite=" neighbor 172.31.1.0 remote-as 65000"),
+    Fault("router-id-duplicate", FRR_EVPN, "spine02/frr.conf", " bgp router-id 172.29.1.2",
+          " bgp router-id 172.29.1.1", "172.29.1.1"),
+    Fault("route-map-undefined", FRR_EVPN, "leaf01/frr.conf", "  neighbor UNDERLAY route-map PERMIT_ALL in",
+          "  neighbor UNDERLAY route-map PERMIT_NONE in", "PERMIT_NONE"),
 ]
 
 

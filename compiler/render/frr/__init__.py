@@ -116,10 +116,15 @@ def frr_view(structured: StructuredConfig, ifname: Callable[[str], str] = _ident
             "asn": bgp["asn"], "router_id": bgp["router_id"], "keepalive_s": bgp["keepalive_s"],
             "hold_s": bgp["hold_s"], "maximum_paths": bgp["maximum_paths"], "allowas_in": bgp.get("allowas_in", 0),
             "peer_groups": [{"name": group["name"], "bfd": group["bfd"], "connect_retry_s": CONNECT_RETRY_S,
-                             "evpn": "l2vpn_evpn" in group["address_families"]} for group in bgp["peer_groups"]],
+                             "evpn": "l2vpn_evpn" in group["address_families"],
+                             # a group activated in no family at all: IPv4 unicast, bgpd's default
+                             "ipv4": "ipv4_unicast" in group["address_families"] or not group["address_families"]}
+                            for group in bgp["peer_groups"]],
             "group_session_lines": bgp_options.group_lines(bgp["peer_groups"], " ", family=False)
             + repeated_blocks.listen_range_lines(bgp),
-            "group_family_lines": bgp_options.group_lines(bgp["peer_groups"], "  ", family=True),
+            "group_family_lines": bgp_options.group_lines(bgp["peer_groups"], "  ", family=True, evpn=False),
+            "group_evpn_lines": bgp_options.group_lines(bgp["peer_groups"], "  ", family=True, evpn=True),
+            "evpn_family_lines": repeated_blocks.evpn_family_lines(bgp["neighbors"], ifname),
             "neighbor_lines": neighbor_lines,
             "ipv4_family_lines": repeated_blocks.ipv4_family_lines(bgp["neighbors"], ifname),
             "ipv6_family_lines": repeated_blocks.ipv6_family_lines(bgp["neighbors"]),

@@ -86,5 +86,12 @@ def ipv4_family_lines(neighbors: list[Neighbor], ifname: Callable[[str], str]) -
         if neighbor["peer_group"] is None and "ipv4_unicast" in neighbor["address_families"]:
             parts.append(f"  neighbor {peer} activate\n")
         if len(neighbor) > len(Neighbor.__required_keys__):
-            parts.append(bgp_options.family_lines(peer, neighbor, "  "))
+            parts.append(bgp_options.family_lines(peer, neighbor, "  ", evpn=False))
     return "".join(parts)
+
+
+def evpn_family_lines(neighbors: list[Neighbor], ifname: Callable[[str], str]) -> str:
+    """The policies parsed foreign neighbors name in ``address-family l2vpn evpn`` (the compiler states none)."""
+    return "".join(bgp_options.family_lines(ifname(neighbor["interface"]) if neighbor["address"] is None
+                                            else neighbor["address"], neighbor, "  ", evpn=True)
+                   for neighbor in neighbors if len(neighbor) > len(Neighbor.__required_keys__))
