@@ -356,6 +356,38 @@ def to_eos(poll: Poll, device: str) -> dict:
             "show qos interfaces ecn counters queue": ecn, "show interfaces counters queue drops": drops}
 
 
+def to_sonic_cli(poll: Poll, device: str) -> tuple[str, str, str]:
+    """A poll as SONiC's CLI prints it: (``pfcstat``, ``pfcstat --history``, ``pfcwd show stats -e``) text, in
+    sonic-utilities' column headers (scripts/pfcstat, pfcwd/main.py; numbers with thousands commas). Only the
+    PFC, pause-time and watchdog counters: that text carries no ECN, drop or discard counts."""
+    frames: dict[str, dict[str, dict[int, int]]] = {"pfc_rx": {}, "pfc_tx": {}}
+    pause: dict[str, dict[int, int]] = {}
+    watchdog: dict[tuple[str, int], dict[str, int]] = {}
+    for key, value in poll.values.items():
+        if key.device != device:
+            continue
+        if key.counter in frames:
+            frames[key.counter].setdefault(key.port, {})[key.index] = value
+        elif key.counter == "pause_us":
+            pause.setdefault(key.port, {})[key.index] = value
+        elif key.counter in ("wd_storms", "wd_restores"):
+            watchdog.setdefault((key.port, key.index), {})[key.counter] = value
+    tables = []
+    for counter, title in (("pfc_rx", "Port Rx"), ("pfc_tx", "Port Tx")):
+        rows = [f"{title}  " + "  ".join(f"PFC{priority}" for priority in range(8)), "-" * 60]
+        rows += [f"{port}  " + "  ".join(f"{counts[p]:,}" if p in counts else "N/A" for p in range(8))
+                 for port, counts in frames[counter].items()]
+        tables.append("\n".join(rows) + "\n")
+    history = ["Port  Priority  RX Pause Transitions  Total RX Pause Time US  Recent RX Pause Time US  "
+               "Recent RX Pause Timestamp", "-" * 60]
+    history += [f"{port}  PFC{priority}  N/A  {value:,}  N/A  N/A" for port, values in pause.items()
+                for priority, value in values.items()]
+    wd = ["QUEUE  STATUS  STORM DETECTED/RESTORED  TX OK/DROP  RX OK/DROP  TX LAST OK/DROP  RX LAST OK/DROP", "-" * 60]
+    wd += [f"{port}:{queue}  operational  {counts.get('wd_storms', 0)}/{counts.get('wd_restores', 0)}  0/0  0/0  0/0  0/0"
+           for (port, queue), counts in watchdog.items()]
+    return "\n".join(tables), "\n".join(history) + "\n", "\n".join(wd) + "\n"
+
+
 def to_mlx5(poll: Poll, host: str) -> tuple[str, str, dict[str, str]]:
     """(port, ``ethtool -S`` text, hw_counters files) of one host's NIC."""
     names = {"cnp_sent": "np_cnp_sent", "cnp_handled": "rp_cnp_handled", "ecn_marked_roce":
@@ -373,9 +405,10 @@ def to_mlx5(poll: Poll, host: str) -> tuple[str, str, dict[str, str]]:
     return port, "\n".join(lines) + "\n", hw
 
 
-# Where the gate's counters come from, each read back through its real adapter: switches as Arista eAPI answers or
-# as SONiC COUNTERS_DB, their NICs as mlx5 ``ethtool -S`` + ``hw_counters``; or the NICs alone (no switch counters).
-VENDOR_SOURCES = ("eos", "sonic", "nic")
+# Where the gate's counters come from, each read back through its real adapter: switches as Arista eAPI answers, as
+# SONiC COUNTERS_DB or as SONiC's CLI text (pfcstat, pfcstat --history, pfcwd show stats: PFC, pause time and
+# watchdog only), their NICs as mlx5 ``ethtool -S`` + ``hw_counters``; or the NICs alone (no switch counters).
+VENDOR_SOURCES = ("eos", "sonic", "sonic-cli", "nic")
 
 
 def through_source(poll: Poll, source: str, plane: Plane, lossless_queues=(LOSSLESS,)) -> Poll:
@@ -394,6 +427,11 @@ def through_source(poll: Poll, source: str, plane: Plane, lossless_queues=(LOSSL
         elif source == "sonic":
             adapters.sonic_counters_db(device, to_sonic_db(own.get(device, empty), device), poll.time,
                                        lossless_queues, poll=out)
+        elif source == "sonic-cli":
+            pfcstat, history, pfcwd = to_sonic_cli(own.get(device, empty), device)
+            adapters.sonic_pfcstat(device, pfcstat, poll.time, poll=out)
+            adapters.sonic_pfcstat(device, history, poll.time, poll=out)
+            adapters.sonic_pfcwd_stats(device, pfcwd, poll.time, poll=out)
         for host, _nic in plane.hosts(device):
             port, text, hw = to_mlx5(own.get(host, empty), host)
             adapters.mlx5(host, port, text, hw, poll.time, poll=out)
