@@ -6,6 +6,9 @@
   write), ``SAI_PORT_STAT_IF_IN_DISCARDS``; unicast queue rows carry ``SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS``,
   ``SAI_QUEUE_STAT_DROPPED_PACKETS``, ``SAI_QUEUE_STAT_WRED_DROPPED_PACKETS`` and the PFC watchdog's
   ``PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED`` / ``_RESTORED`` (sonic-swss orchagent/pfcwdorch.cpp).
+* SONiC CLI text: ``pfcstat`` (Rx/Tx PFC frames per priority), ``pfcstat --history`` (pause time) and ``pfcwd
+  show stats`` (storms detected/restored), as sonic-utilities prints them (:func:`sonic_pfcstat`,
+  :func:`sonic_pfcwd_stats`).
 * Arista EOS eAPI JSON of ``show priority-flow-control counters detail``, ``show priority-flow-control counters
   watchdog``, ``show qos interfaces ecn counters queue`` and ``show interfaces counters queue drops``.
 * Broadcom bnxt_re / bnxt_en (:func:`bnxt_re`) and any port through Linux DCB, ``dcb -s pfc show`` (:func:`dcb_pfc`).
@@ -25,7 +28,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 
-from .schema import Poll
+from .schema import Key, Poll
 
 _PFC = re.compile(r"SAI_PORT_STAT_PFC_(\d)_(RX|TX)_PKTS$")
 _PAUSE = re.compile(r"(?:SAI|EST)_PORT_STAT_PFC_(\d)_RX_PAUSE_DURATION_US$")
@@ -79,6 +82,105 @@ def sonic_db_dump(text: str) -> dict[str, dict]:
             if isinstance(entry, dict) and entry.get("type") == "hash" and isinstance(entry.get("value"), dict)}
 
 
+# SONiC's CLI text (sonic-net/sonic-utilities): ``pfcstat`` (scripts/pfcstat; ``show pfc counters``) prints a
+# ``Port Rx`` and a ``Port Tx`` table of PFC frames per priority (PFC0..PFC7, numbers with thousands commas, ``N/A``
+# where COUNTERS_DB has no counter); ``pfcstat --history`` a row per port and priority whose ``Total RX Pause Time
+# US`` is SAI's (or the EST_ estimate's) pause duration; ``pfcwd show stats`` (pfcwd/main.py) a row per queue
+# ``<port>:<queue>`` whose ``STORM DETECTED/RESTORED`` is ``PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED/_RESTORED``. After
+# ``pfcstat -c`` (``sonic-clear pfccounters``) pfcstat prints "Last cached time was ..." and the increase since the
+# clear (never below 0: utilities_common/netstat.py ns_diff): to the gate that is a counter reset (schema.delta).
+_PFCSTAT_HEADER = re.compile(r"^\s*Port (Rx|Tx)\s+PFC0\s+PFC1\s+PFC2\s+PFC3\s+PFC4\s+PFC5\s+PFC6\s+PFC7\s*$")
+_PFCSTAT_HISTORY_HEADER = re.compile(r"^\s*Port\s+Priority\s+RX Pause Transitions\s+Total RX Pause Time US\b")
+_PFCWD_HEADER = re.compile(r"^\s*QUEUE\s+STATUS\s+STORM DETECTED/RESTORED\b")
+_RULE = re.compile(r"^[-\s]+$")
+
+
+def _cli_number(text: str, what: str) -> int | None:
+    """A CLI count (``1,200``) as an int; ``N/A`` (no such counter) as None."""
+    if text == "N/A":
+        return None
+    digits = text.replace(",", "")
+    if not digits.isdigit():
+        raise ValueError(f"{what}: {text!r} is not a count")
+    return int(digits)
+
+
+def sonic_pfcstat(device: str, text: str, time: float, poll: Poll | None = None) -> Poll:
+    """``pfcstat`` / ``show pfc counters`` text (the Rx and Tx tables: ``pfc_rx`` / ``pfc_tx`` per priority), or
+    ``pfcstat --history`` text (``pause_us`` per priority from ``Total RX Pause Time US``). Rows of ``N/A`` (a port
+    without those counters) are left out."""
+    poll = poll if poll is not None else Poll(time)
+    table = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if match := _PFCSTAT_HEADER.match(line):
+            table = "pfc_rx" if match.group(1) == "Rx" else "pfc_tx"
+            continue
+        if _PFCSTAT_HISTORY_HEADER.match(line):
+            table = "history"
+            continue
+        if not line.strip() or _RULE.match(line) or line.startswith("Last cached time was"):
+            continue
+        if not table:
+            raise ValueError(f"pfcstat output of {device}, line {number}: {line.strip()[:120]!r} comes before any "
+                             f"'Port Rx', 'Port Tx' or history header")
+        fields = line.split()
+        if table == "history":  # Port, PFC<p>, transitions, total pause time, recent time, recent timestamp
+            if len(fields) < 4 or not re.fullmatch(r"PFC[0-7]", fields[1]):
+                raise ValueError(f"pfcstat --history output of {device}, line {number}: {line.strip()[:120]!r} is "
+                                 f"not '<port> PFC<p> <transitions> <total pause us> ...'")
+            value = _cli_number(fields[3], f"pfcstat --history of {device}:{fields[0]} {fields[1]}")
+            if value is not None:
+                poll.add(device, fields[0], int(fields[1][3]), "pause_us", value)
+            continue
+        if len(fields) != 9:
+            raise ValueError(f"pfcstat output of {device}, line {number}: {line.strip()[:120]!r} is not a port and "
+                             f"8 PFC counts")
+        for priority, count in enumerate(fields[1:]):
+            value = _cli_number(count, f"pfcstat of {device}:{fields[0]} PFC{priority}")
+            if value is not None:
+                poll.add(device, fields[0], priority, table, value)
+    return poll
+
+
+def sonic_pfcwd_stats(device: str, text: str, time: float, *, ports: Iterable[str] = (),
+                      lossless_queues: Iterable[int] = (), poll: Poll | None = None) -> Poll:
+    """``pfcwd show stats`` text: ``wd_storms`` / ``wd_restores`` per queue. Without ``-e`` (``--empty``) pfcwd leaves
+    out a queue whose counts are all 0, and a counter that first appears after the push would have no rate (see
+    schema.rates): so each of ``ports`` x ``lossless_queues`` missing from the table is read as 0/0. Run it with
+    ``-e``, or pass the ports and lossless queues."""
+    poll = poll if poll is not None else Poll(time)
+    seen = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if _PFCWD_HEADER.match(line):
+            seen = True
+            continue
+        if not line.strip() or _RULE.match(line):
+            continue
+        fields = line.split()
+        port, _, queue = fields[0].rpartition(":")
+        storms, _, restores = (fields[2] if len(fields) >= 3 else "").partition("/")
+        if not (seen and port and queue.isdigit() and storms.isdigit() and restores.isdigit()):
+            raise ValueError(f"pfcwd show stats output of {device}, line {number}: {line.strip()[:120]!r} is not "
+                             f"'<port>:<queue> <status> <detected>/<restored> ...' under its header")
+        poll.add(device, port, int(queue), "wd_storms", int(storms))
+        poll.add(device, port, int(queue), "wd_restores", int(restores))
+    if not seen:
+        raise ValueError(f"pfcwd show stats output of {device} has no QUEUE/STATUS/STORM DETECTED header: "
+                         f"{text[:120]!r}")
+    _zero_fill(poll, device, ports, lossless_queues, ("wd_storms", "wd_restores"))
+    return poll
+
+
+def _zero_fill(poll: Poll, device: str, ports: Iterable[str], queues: Iterable[int], counters: tuple[str, ...]):
+    """A counter the answer leaves out because it is 0 (pfcwd without -e; EOS's watchdog answer before the first
+    event) is 0: without it, the first storm after the push would be a counter that appeared, with no rate."""
+    queues = list(queues)
+    for port in ports:
+        for queue in queues:
+            for counter in counters:
+                poll.values.setdefault(Key(device, port, int(queue), counter), 0)
+
+
 # The four eAPI commands :func:`eos_eapi` reads, sent with JSON encoding.
 EOS_COMMANDS = ("show priority-flow-control counters detail", "show priority-flow-control counters watchdog",
                 "show qos interfaces ecn counters queue", "show interfaces counters queue drops")
@@ -90,18 +192,29 @@ def eos_eapi(device: str, answers: Mapping[str, Mapping], time: float, lossless_
     poll = poll if poll is not None else Poll(time)
     lossless = set(lossless_queues)
     pfc = answers.get("show priority-flow-control counters detail") or {}
-    for port, entry in (pfc.get("interfaceCounters") or {}).items():
+    # ``interfaces`` -> port -> ``priorities`` -> "<p>" -> ``rxFrames`` / ``txFrames`` (as facebook/DNE-TaaC's EOS PFC
+    # health check reads ``show interfaces <if> priority-flow-control counters detail | json``). The pause-time
+    # field ``rxPauseTimeUs`` is this project's guess: no public answer shows one; it is read when present.
+    # (``show priority-flow-control counters`` without ``detail`` answers ``interfaceCounters`` -> port ->
+    # rxFrames/txFrames, port totals without priorities, ANTA's VerifyInterfacesPFCCounters: not read here.)
+    pfc_ports = list(pfc.get("interfaces") or {})
+    for port, entry in (pfc.get("interfaces") or {}).items():
         for priority, counters in (entry.get("priorities") or {}).items():
             poll.add(device, port, int(priority), "pfc_rx", counters.get("rxFrames", 0))
             poll.add(device, port, int(priority), "pfc_tx", counters.get("txFrames", 0))
             if "rxPauseTimeUs" in counters:
                 poll.add(device, port, int(priority), "pause_us", counters["rxPauseTimeUs"])
     watchdog = answers.get("show priority-flow-control counters watchdog") or {}
+    # ``interfaces`` -> port -> ``txQueues`` -> "<q>" -> ``stuckCount`` / ``recoveryCount`` (DNE-TaaC's EOS PFC
+    # watchdog check). EOS answers ``{"interfaces": {}}`` until a watchdog event and leaves a port out until its
+    # first one: a port with PFC (in the PFC answer) missing here has 0/0 on its lossless queues.
     for port, entry in (watchdog.get("interfaces") or {}).items():
         for queue, counters in (entry.get("txQueues") or {}).items():
             for field_name, counter in (("stuckCount", "wd_storms"), ("recoveryCount", "wd_restores")):
                 if field_name in counters:
                     poll.add(device, port, int(queue), counter, counters[field_name])
+    if "show priority-flow-control counters watchdog" in answers:
+        _zero_fill(poll, device, pfc_ports, lossless, ("wd_storms", "wd_restores"))
     ecn = answers.get("show qos interfaces ecn counters queue") or {}
     # As EOS answers (ANTA's VerifyInterfacesECNCounters reads it so; its unit-test data): per interface
     # ``queueCounters`` {queue: "count"}, "-" for a queue without ECN configured (no counter, not zero).

@@ -31,6 +31,7 @@ NIC_COUNTERS = ("cnp_sent", "cnp_handled", "ecn_marked_roce", "out_of_sequence",
                 "local_ack_timeout", "pause_storms", "prio_discards", "out_of_buffer")
 TRAFFIC_COUNTERS = ("tx_packets", "tx_bytes", "rx_packets", "rx_bytes")
 COUNTERS = SWITCH_COUNTERS + NIC_COUNTERS + TRAFFIC_COUNTERS
+_KNOWN = frozenset(COUNTERS)
 # Counter widths: SAI port/queue stats and EOS counters are 64-bit; mlx5 InfiniBand hw_counters are 32-bit
 # (Linux drivers/infiniband/hw/mlx5/counters.c reads them as __be32 from the Q counter set).
 WIDTH_BITS = {name: 64 for name in COUNTERS} | {name: 32 for name in (
@@ -61,7 +62,7 @@ class Poll:
     values: dict[Key, int] = field(default_factory=dict)
 
     def add(self, device: str, port: str, index: int, counter: str, value) -> None:
-        if counter not in COUNTERS:
+        if counter not in _KNOWN:
             raise ValueError(f"counter {counter!r}: not in the RoCE-health schema ({', '.join(COUNTERS)})")
         self.values[Key(device, port, index, counter)] = int(value)
 

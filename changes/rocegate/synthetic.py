@@ -17,8 +17,9 @@ no DCB, no queues and no RoCE NIC. In the model:
 * loads vary per port and poll (log-normal, sigma 0.15) and counts are Poisson: the noise a real fabric shows.
 
 Each :data:`FAULTS` entry changes the canary after the push the way that misconfiguration would show in counters.
-:func:`to_sonic_db`, :func:`to_eos` and :func:`to_mlx5` write a poll as those vendors answer, so tests run the
-generated counters through the real adapters. Pure (numpy); no Django.
+:func:`to_sonic_db`, :func:`to_eos` and :func:`to_mlx5` write a poll as those vendors answer, and
+:func:`through_source` reads it back through the real adapters, so the gate can be measured on what each
+vendor's adapter makes of its answers (:data:`VENDOR_SOURCES`). Pure (numpy); no Django.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import adapters
 from .schema import COUNTERS, TRAFFIC_COUNTERS, Poll, delta
 
 LOSSLESS, LOSSY, CNP_QUEUE = 3, 1, 6
@@ -307,7 +309,7 @@ def to_sonic_db(poll: Poll, device: str) -> dict:
                    "SAI_QUEUE_STAT_WRED_DROPPED_PACKETS", "wd_storms": "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED",
                    "wd_restores": "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED",
                    "lossless_drops": "SAI_QUEUE_STAT_DROPPED_PACKETS"}
-    for key, value in sorted(poll.values.items()):
+    for key, value in poll.values.items():
         if key.device != device:
             continue
         port_oid = db["COUNTERS_PORT_NAME_MAP"].setdefault(key.port, f"oid:0x1{len(db['COUNTERS_PORT_NAME_MAP']):015x}")
@@ -325,15 +327,15 @@ def to_sonic_db(poll: Poll, device: str) -> dict:
 
 def to_eos(poll: Poll, device: str) -> dict:
     """A poll as Arista eAPI answers the four counter commands (the shapes changes.rocegate.adapters reads)."""
-    pfc: dict = {"interfaceCounters": {}}
+    pfc: dict = {"interfaces": {}}
     watchdog: dict = {"interfaces": {}}
-    ecn: dict = {"interfaces": {}}
+    ecn: dict = {"intfQueueCounters": {}}
     drops: dict = {"interfaces": {}}
-    for key, value in sorted(poll.values.items()):
+    for key, value in poll.values.items():
         if key.device != device:
             continue
         if key.counter in ("pfc_rx", "pfc_tx", "pause_us"):
-            entry = pfc["interfaceCounters"].setdefault(key.port, {"priorities": {}})["priorities"].setdefault(
+            entry = pfc["interfaces"].setdefault(key.port, {"priorities": {}})["priorities"].setdefault(
                 str(key.index), {})
             entry[{"pfc_rx": "rxFrames", "pfc_tx": "txFrames", "pause_us": "rxPauseTimeUs"}[key.counter]] = value
         elif key.counter in ("wd_storms", "wd_restores"):
@@ -341,8 +343,8 @@ def to_eos(poll: Poll, device: str) -> dict:
                 str(key.index), {})
             queue["stuckCount" if key.counter == "wd_storms" else "recoveryCount"] = value
         elif key.counter == "ecn_marked":
-            ecn["interfaces"].setdefault(key.port, {"txQueues": {}})["txQueues"][str(key.index)] = {
-                "ecnMarkedPackets": value}
+            ecn["intfQueueCounters"].setdefault(key.port, {"queueCounters": {}})["queueCounters"][str(key.index)] = \
+                str(value)  # EOS answers the count as a string ("-" where the queue has no ECN)
         elif key.counter in ("lossless_drops", "wred_drops"):
             classes = drops["interfaces"].setdefault(key.port, {"ucastQueues": {"trafficClasses": {}}})[
                 "ucastQueues"]["trafficClasses"].setdefault(f"TC{key.index}", {})
@@ -354,13 +356,45 @@ def to_eos(poll: Poll, device: str) -> dict:
             "show qos interfaces ecn counters queue": ecn, "show interfaces counters queue drops": drops}
 
 
+def to_sonic_cli(poll: Poll, device: str) -> tuple[str, str, str]:
+    """A poll as SONiC's CLI prints it: (``pfcstat``, ``pfcstat --history``, ``pfcwd show stats -e``) text, in
+    sonic-utilities' column headers (scripts/pfcstat, pfcwd/main.py; numbers with thousands commas). Only the
+    PFC, pause-time and watchdog counters: that text carries no ECN, drop or discard counts."""
+    frames: dict[str, dict[str, dict[int, int]]] = {"pfc_rx": {}, "pfc_tx": {}}
+    pause: dict[str, dict[int, int]] = {}
+    watchdog: dict[tuple[str, int], dict[str, int]] = {}
+    for key, value in poll.values.items():
+        if key.device != device:
+            continue
+        if key.counter in frames:
+            frames[key.counter].setdefault(key.port, {})[key.index] = value
+        elif key.counter == "pause_us":
+            pause.setdefault(key.port, {})[key.index] = value
+        elif key.counter in ("wd_storms", "wd_restores"):
+            watchdog.setdefault((key.port, key.index), {})[key.counter] = value
+    tables = []
+    for counter, title in (("pfc_rx", "Port Rx"), ("pfc_tx", "Port Tx")):
+        rows = [f"{title}  " + "  ".join(f"PFC{priority}" for priority in range(8)), "-" * 60]
+        rows += [f"{port}  " + "  ".join(f"{counts[p]:,}" if p in counts else "N/A" for p in range(8))
+                 for port, counts in frames[counter].items()]
+        tables.append("\n".join(rows) + "\n")
+    history = ["Port  Priority  RX Pause Transitions  Total RX Pause Time US  Recent RX Pause Time US  "
+               "Recent RX Pause Timestamp", "-" * 60]
+    history += [f"{port}  PFC{priority}  N/A  {value:,}  N/A  N/A" for port, values in pause.items()
+                for priority, value in values.items()]
+    wd = ["QUEUE  STATUS  STORM DETECTED/RESTORED  TX OK/DROP  RX OK/DROP  TX LAST OK/DROP  RX LAST OK/DROP", "-" * 60]
+    wd += [f"{port}:{queue}  operational  {counts.get('wd_storms', 0)}/{counts.get('wd_restores', 0)}  0/0  0/0  0/0  0/0"
+           for (port, queue), counts in watchdog.items()]
+    return "\n".join(tables), "\n".join(history) + "\n", "\n".join(wd) + "\n"
+
+
 def to_mlx5(poll: Poll, host: str) -> tuple[str, str, dict[str, str]]:
     """(port, ``ethtool -S`` text, hw_counters files) of one host's NIC."""
     names = {"cnp_sent": "np_cnp_sent", "cnp_handled": "rp_cnp_handled", "ecn_marked_roce":
              "np_ecn_marked_roce_packets", "out_of_sequence": "out_of_sequence", "packet_seq_err": "packet_seq_err",
              "local_ack_timeout": "local_ack_timeout_err"}
     port, lines, hw = "eth0", ["NIC statistics:"], {}
-    for key, value in sorted(poll.values.items()):
+    for key, value in poll.values.items():
         if key.device != host:
             continue
         port = key.port
@@ -369,3 +403,37 @@ def to_mlx5(poll: Poll, host: str) -> tuple[str, str, dict[str, str]]:
         elif key.counter == "pause_storms":
             lines.append(f"     tx_pause_storm_error_events: {value}")
     return port, "\n".join(lines) + "\n", hw
+
+
+# Where the gate's counters come from, each read back through its real adapter: switches as Arista eAPI answers, as
+# SONiC COUNTERS_DB or as SONiC's CLI text (pfcstat, pfcstat --history, pfcwd show stats: PFC, pause time and
+# watchdog only), their NICs as mlx5 ``ethtool -S`` + ``hw_counters``; or the NICs alone (no switch counters).
+VENDOR_SOURCES = ("eos", "sonic", "sonic-cli", "nic")
+
+
+def through_source(poll: Poll, source: str, plane: Plane, lossless_queues=(LOSSLESS,)) -> Poll:
+    """``poll`` as ``source`` would answer it (:func:`to_eos`, :func:`to_sonic_db`, :func:`to_mlx5`), read back by
+    the adapters: the gate then judges exactly what each adapter makes of its vendor's shape."""
+    if source not in VENDOR_SOURCES:
+        raise ValueError(f"source {source!r}: not one of {', '.join(VENDOR_SOURCES)}")
+    values: dict[str, dict] = {}  # each device's counters (the renderers walk one device's poll, not the fabric's)
+    for key, value in poll.values.items():
+        values.setdefault(key.device, {})[key] = value
+    own = {device: Poll(poll.time, device_values) for device, device_values in values.items()}
+    out, empty = Poll(poll.time), Poll(poll.time)
+    for device in plane.devices:
+        if source == "eos":
+            adapters.eos_eapi(device, to_eos(own.get(device, empty), device), poll.time, lossless_queues, poll=out)
+        elif source == "sonic":
+            adapters.sonic_counters_db(device, to_sonic_db(own.get(device, empty), device), poll.time,
+                                       lossless_queues, poll=out)
+        elif source == "sonic-cli":
+            pfcstat, history, pfcwd = to_sonic_cli(own.get(device, empty), device)
+            adapters.sonic_pfcstat(device, pfcstat, poll.time, poll=out)
+            adapters.sonic_pfcstat(device, history, poll.time, poll=out)
+            adapters.sonic_pfcwd_stats(device, pfcwd, poll.time, poll=out)
+        for host, _nic in plane.hosts(device):
+            port, text, hw = to_mlx5(own.get(host, empty), host)
+            adapters.mlx5(host, port, text, hw, poll.time, poll=out)
+    return out
+

@@ -88,6 +88,12 @@ def test_vendor_answers_round_trip_through_the_adapters(fault):
             port, text, hw = synthetic.to_mlx5(poll, host)
             nic = adapters.mlx5(host, port, text, hw, poll.time)
             assert nic.values == {key: value for key, value in poll.values.items() if key.device == host}
+        pfcstat, history, pfcwd = synthetic.to_sonic_cli(poll, device)
+        cli = adapters.sonic_pfcstat(device, pfcstat, poll.time)
+        adapters.sonic_pfcstat(device, history, poll.time, poll=cli)
+        adapters.sonic_pfcwd_stats(device, pfcwd, poll.time, poll=cli)
+        assert cli.values == {key: value for key, value in own.items()
+                              if key.counter in ("pfc_rx", "pfc_tx", "pause_us", "wd_storms", "wd_restores")}
 
 
 # --------------------------------------------------------------------------------------------- the test statistic
@@ -301,3 +307,166 @@ def test_eos_ecn_and_voq_drops_in_the_shape_eos_answers():
         "intfQueueCounters": {"Ethernet10/20/1": {"queueCounters": {"1": "7"}}}}}, 10.0, lossless_queues=[1])
     decision = gate.evaluate(gate.GatePolicy(), {"leaf1"}, set(), [poll, poll.merge(Poll(5.0))], [later], {3})
     assert any(failure.gate == "hard:ecn_on_queue_without_ecn" for failure in decision.failures), decision
+
+
+# --------------------------------------------------------------------------------------------- SONiC CLI text
+
+
+def _text(name: str) -> str:
+    return (DATA / name).read_text()
+
+
+def test_sonic_pfcstat_text_reads_what_counters_db_holds():
+    """sonic-utilities' expected ``pfcstat`` and ``pfcstat --history`` outputs print its mock COUNTERS_DB
+    (sonic_counters_db.json): read through either adapter, the PFC frames and pause time are the same."""
+    text = adapters.sonic_pfcstat("sonic1", _text("sonic_pfcstat.txt"), 0.0)
+    history = adapters.sonic_pfcstat("sonic1", _text("sonic_pfcstat_history.txt"), 0.0)
+    db = adapters.sonic_counters_db("sonic1", json.loads(_text("sonic_counters_db.json")), 0.0)
+    assert text.values[Key("sonic1", "Ethernet0", 0, "pfc_rx")] == 1200  # "1,200"
+    assert text.values[Key("sonic1", "Ethernet8", 7, "pfc_tx")] == 817
+    assert len(text.values) == 3 * 8 * 2
+    assert history.values[Key("sonic1", "Ethernet4", 3, "pause_us")] == 40_000_003  # "40,000,003"
+    assert {key.counter for key in history.values} == {"pause_us"} and len(history.values) == 3 * 8
+    for key, value in [*text.values.items(), *history.values.items()]:
+        assert db.values[key] == value, key
+
+
+def test_sonic_pfcstat_na_rows_are_left_out():
+    text = _text("sonic_pfcstat.txt").replace("Ethernet8   1,800     801     802     803     804     805     806     807",
+                                               "Ethernet8     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A")
+    values = adapters.sonic_pfcstat("sonic1", text, 0.0).values
+    assert Key("sonic1", "Ethernet8", 3, "pfc_rx") not in values and Key("sonic1", "Ethernet8", 3, "pfc_tx") in values
+
+
+def test_sonic_pfcstat_after_a_clear_is_a_reset_and_a_wrap_is_a_wrap():
+    """``pfcstat -c`` makes pfcstat print the increase since the clear (sonic-utilities' expected output after a
+    clear: all 0): the counters went backwards from far below 2^64, a reset. A 64-bit counter read near its top and
+    then small wrapped."""
+    before = adapters.sonic_pfcstat("sonic1", _text("sonic_pfcstat.txt"), 0.0)
+    cleared = adapters.sonic_pfcstat("sonic1", _text("sonic_pfcstat_after_clear.txt"), 10.0)
+    result = rates(before, cleared)
+    assert set(result.events.values()) == {"reset"} and len(result.events) == 3 * 8 * 2 - 0
+    assert all(rate == 0 for rate in result.values.values())
+    header = _text("sonic_pfcstat.txt").split("\n\n")[0].splitlines()[:2]
+    near_top, small = (1 << 64) - 100, 50
+
+    def one_row(value: int) -> str:
+        counts = ["0", "0", "0", f"{value:,}", "0", "0", "0", "0"]
+        return "\n".join([*header, "Ethernet0  " + "  ".join(counts)]) + "\n"
+
+    wrapped = rates(adapters.sonic_pfcstat("sonic1", one_row(near_top), 20.0),
+                    adapters.sonic_pfcstat("sonic1", one_row(small), 30.0))
+    key = Key("sonic1", "Ethernet0", 3, "pfc_rx")
+    assert wrapped.events[key] == "wrap" and wrapped.values[key] == 15.0  # (100 + 50) frames over 10 s
+
+
+def test_sonic_pfcwd_stats_text():
+    values = adapters.sonic_pfcwd_stats("sonic1", _text("sonic_pfcwd_stats.txt"), 0.0).values
+    assert values[Key("sonic1", "Ethernet0", 3, "wd_storms")] == 1 and values[Key("sonic1", "Ethernet0", 3, "wd_restores")] == 0
+    assert values[Key("sonic1", "Ethernet4", 3, "wd_storms")] == 2 and values[Key("sonic1", "Ethernet8", 4, "wd_restores")] == 2
+    db = adapters.sonic_counters_db("sonic1", json.loads(_text("sonic_counters_db.json")), 0.0)
+    assert db.values[Key("sonic1", "Ethernet0", 3, "wd_storms")] == values[Key("sonic1", "Ethernet0", 3, "wd_storms")]
+    multi = adapters.sonic_pfcwd_stats("sonic1", _text("sonic_pfcwd_stats_queues.txt"), 0.0).values
+    assert multi[Key("sonic1", "Ethernet-BP260", 10, "wd_storms")] == 1 and len(multi) == 8
+
+
+def test_sonic_pfcwd_stats_leaves_out_quiet_queues_so_they_are_read_as_zero():
+    """Without -e, pfcwd prints only queues with a nonzero count. Given the ports and lossless queues, a quiet queue
+    is 0, so its first storm after the push has a rate and fails the hard gate; without them it would not."""
+    header = "\n".join(_text("sonic_pfcwd_stats.txt").splitlines()[:2]) + "\n"
+    storm = header + ("Ethernet12:3      stormed                        1/0       100/300       100/300"
+                      "              0/200              0/200\n")
+    quiet = {"ports": ["Ethernet0", "Ethernet12"], "lossless_queues": [3, 4]}
+    polls = [adapters.sonic_pfcwd_stats("sonic1", header, float(t), **quiet) for t in (0, 10, 20)]
+    after = adapters.sonic_pfcwd_stats("sonic1", storm, 30.0, **quiet)
+    assert polls[0].values[Key("sonic1", "Ethernet12", 4, "wd_restores")] == 0 and len(polls[0].values) == 8
+    decision = gate.evaluate(gate.GatePolicy(), {"sonic1"}, set(), polls, [after], {3})
+    assert not decision.passed and decision.failures[0].subject == "sonic1:Ethernet12 wd_storms[3]"
+    bare = [adapters.sonic_pfcwd_stats("sonic1", header, float(t)) for t in (0, 10, 20)]
+    assert gate.evaluate(gate.GatePolicy(), {"sonic1"}, set(), bare,
+                         [adapters.sonic_pfcwd_stats("sonic1", storm, 30.0)], {3}).passed  # the blind spot
+
+
+@pytest.mark.parametrize("adapter, text, message", [
+    (adapters.sonic_pfcstat, "Ethernet0   1,200     201\n", "comes before any 'Port Rx'"),
+    (adapters.sonic_pfcstat, "  Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n"
+                             "Ethernet0   1,200     201\n", "is not a port and 8 PFC counts"),
+    (adapters.sonic_pfcstat, "  Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n"
+                             "Ethernet0   1,200  2 3 4 5 6 7 x\n", "'x' is not a count"),
+    (adapters.sonic_pfcwd_stats, "Ethernet0:3 stormed 1/0\n", "is not '<port>:<queue>"),
+    (adapters.sonic_pfcwd_stats, "", "has no QUEUE/STATUS/STORM DETECTED header"),
+])
+def test_sonic_cli_text_that_is_not_the_tool_s_is_refused(adapter, text, message):
+    with pytest.raises(ValueError, match=message):
+        adapter("sonic1", text, 0.0)
+
+
+# --------------------------------------------------------------------------------------------- EOS PFC and watchdog
+
+
+def test_eos_pfc_detail_and_a_watchdog_answer_without_the_port():
+    """The verified shapes: ``show priority-flow-control counters detail`` -> interfaces/priorities/rxFrames, and
+    the watchdog's interfaces/txQueues/stuckCount, which leaves a port out until its first event (read as 0)."""
+    pfc = json.loads(_text("eos_pfc_counters.json"))
+    answers = {"show priority-flow-control counters detail": pfc,
+               "show priority-flow-control counters watchdog": {"interfaces": {}}}
+    pre = [adapters.eos_eapi("leaf1", answers, float(t), lossless_queues=[3]) for t in (0, 10, 20)]
+    assert pre[0].values[Key("leaf1", "Ethernet2/1", 3, "pfc_rx")] == 17
+    assert pre[0].values[Key("leaf1", "Ethernet2/1", 3, "wd_storms")] == 0
+    stormed = {**answers, "show priority-flow-control counters watchdog": json.loads(_text("eos_pfc_watchdog.json"))}
+    decision = gate.evaluate(gate.GatePolicy(), {"leaf1"}, set(), pre,
+                             [adapters.eos_eapi("leaf1", stormed, 30.0, lossless_queues=[3])], {3})
+    assert not decision.passed and decision.failures[0].subject == "leaf1:Ethernet1/1 wd_storms[3]"
+    # the shape this project first assumed (interfaceCounters with priorities) is not EOS's: nothing is read from it
+    assert not adapters.eos_eapi("leaf1", {"show priority-flow-control counters detail": {
+        "interfaceCounters": pfc["interfaces"]}}, 0.0).values
+
+
+# --------------------------------------------------------------------------------------------- per vendor source
+
+
+def _through_each_source(plane, polls) -> dict[str, list[Poll]]:
+    """The polls read back through each vendor source, and through EOS without a pause-time field
+    (``eos-no-pause``: no public eAPI answer shows one, so EOS may give no ``pause_us``)."""
+    read = {source: [synthetic.through_source(poll, source, plane) for poll in polls]
+            for source in synthetic.VENDOR_SOURCES}
+    read["eos-no-pause"] = [Poll(poll.time, {key: value for key, value in poll.values.items()
+                                             if key.counter != "pause_us"}) for poll in read["eos"]]
+    return read
+
+
+def test_the_targets_hold_through_each_vendor_s_adapters():
+    """Item 4 on EOS, SONiC and NIC sources: the plane's polls written as eAPI answers / COUNTERS_DB (switches) and
+    mlx5 ethtool + hw_counters (NICs), read back by the adapters, then judged. EOS and SONiC (each with mlx5 NICs):
+    12 of 12 caught within 2 polls, on EOS also without pause time, and 0 of 200 healthy pushes rolled back. NICs
+    alone see only the host side: the faults that show only in switch counters pass; SONiC's CLI text (pfcstat,
+    pfcwd) has no ECN or drop counts: the two faults only those show pass. (The healthy pushes are judged
+    through EOS and SONiC only, to keep this test short: the NIC-only and pause-less polls are those polls with
+    counter kinds taken away, and every rule judges one kind, so they can only fail less; measured once, 0 of 200
+    for them too, docs/changes.md.)"""
+    switch_only = {"watchdog_off_stuck_receiver", "cnp_queue_not_strict", "watchdog_storm", "ecn_on_lossy_queue",
+                   "headroom_too_small"}
+    # SONiC's CLI text carries PFC, pause time and watchdog counts, no ECN or drop counts
+    missed = {"nic": switch_only, "sonic-cli": {"ecn_on_lossy_queue", "headroom_too_small"}}
+    for fault in synthetic.FAULTS:
+        plane, pre, post = synthetic.run_push(fault, seed=11)
+        canary, controls = canary_and_controls(plane)
+        pre_read, post_read = _through_each_source(plane, pre), _through_each_source(plane, post)
+        for source in pre_read:
+            decision = gate.evaluate(gate.GatePolicy(), canary, controls, pre_read[source], post_read[source],
+                                     ecn_queues={3})
+            if fault in missed.get(source, ()):
+                assert decision.passed, (source, fault, decision.as_text())
+            else:
+                assert not decision.passed and decision.decided_at_poll <= 2, (source, fault)
+    rolled_back = []
+    for seed in range(200):
+        plane, pre, post = synthetic.run_push(None, seed=5000 + seed)
+        canary, controls = canary_and_controls(plane)
+        for source in ("eos", "sonic"):
+            if not gate.evaluate(gate.GatePolicy(), canary, controls,
+                                 [synthetic.through_source(poll, source, plane) for poll in pre],
+                                 [synthetic.through_source(poll, source, plane) for poll in post],
+                                 ecn_queues={3}).passed:
+                rolled_back.append((source, seed))
+    assert rolled_back == []
