@@ -19,8 +19,26 @@ from .rocegate.settings import GateSettings
 
 
 def rollout_list() -> QuerySet[Rollout]:
-    return Rollout.objects.select_related("change_set", "twin__fabric_intent", "started_by", "approved_by").annotate(
-        step_count=Count("steps"))
+    return rollout_rows().annotate(step_count=Count("steps"))
+
+
+def rollout_rows() -> QuerySet[Rollout]:
+    """Rollouts as the API list serializes them, their relations joined. No step count: the page's COUNT(*)
+    would then group every step of every rollout (issue 29 item 6)."""
+    return Rollout.objects.select_related("change_set", "twin__fabric_intent", "started_by", "approved_by")
+
+
+# The columns the rollout tables of the UI show: not the plan, policy and report JSON (a 5,000-switch rollout's
+# plan and report are large), nor the change set and twin rows.
+ROLLOUT_TABLE_COLUMNS = ("id", "name", "kind", "target", "state", "created_at", "started_by__username",
+                         "approved_by__username")
+
+
+def rollout_table(*, limit: int) -> list[Rollout]:
+    """The newest ``limit`` rollouts with their step counts, for the rollout tables (``ROLLOUT_TABLE_COLUMNS``)."""
+    return list(Rollout.objects.select_related("started_by", "approved_by").only(*ROLLOUT_TABLE_COLUMNS)
+                .annotate(step_count=Count("steps"))
+                .order_by("-created_at", "-id")[:limit])
 
 
 def rollout_get(*, rollout_id: int) -> Rollout:

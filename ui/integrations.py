@@ -11,7 +11,14 @@ from django.db import transaction
 from changes import drift as change_drift
 from changes import services as change_services
 from changes.choices import RolloutKindChoices, RolloutStateChoices, RolloutTargetChoices, wave_label
-from changes.selectors import drift_latest, rollout_config_changes, rollout_list, rollout_roce_gate, step_list
+from changes.selectors import (
+    drift_latest,
+    rollout_config_changes,
+    rollout_list,
+    rollout_roce_gate,
+    rollout_table,
+    step_list,
+)
 from changes.selectors import rollout_progress as changes_rollout_progress
 from common.runs import RunStatus
 from compiler.blast import blast_radius as compiler_blast_radius
@@ -214,7 +221,7 @@ def twin_action(fabric, action: str, *, user=None):
 
 
 def recent_rollouts(limit: int = 8):
-    return list(rollout_list().order_by("-created_at", "-id")[:limit])
+    return rollout_table(limit=limit)
 
 
 def running_rollouts(fabric):

@@ -56,6 +56,8 @@ class RolloutViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         return RolloutDetailSerializer if self.action == "retrieve" else RolloutSerializer
 
     def get_queryset(self):
+        if self.action == "list":
+            return selectors.rollout_rows()
         queryset = super().get_queryset()
         return queryset.prefetch_related("steps") if self.action == "retrieve" else queryset
 

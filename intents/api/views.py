@@ -214,8 +214,10 @@ class FabricIntentViewSet(IntentModelViewSet):
             raise serializers.ValidationError({"changes": [f"conflicts with existing data: {error}"]}) from None
         return Response(services.blast_radius_as_dict(radius))
 
-    @extend_schema(request=None, responses=s.RoceClassSerializer(many=True))
-    @action(detail=True, methods=["post"], url_path="roce-defaults")
+    # 201 with the created classes as a plain array: a POST answer is not a page (no pagination class, so the
+    # schema says an array, not the paginated list it said while the view answered a bare list; issue 29).
+    @extend_schema(request=None, responses={201: s.RoceClassSerializer(many=True)})
+    @action(detail=True, methods=["post"], url_path="roce-defaults", pagination_class=None)
     def roce_defaults(self, request, pk=None):
         """Create (or reset) the typical RoCEv2 lossless class: DSCP 26 -> priority 3 with PFC + ECN, CNP 48 -> 6."""
         classes = services.roce_defaults_apply(fabric_intent=self.get_object())

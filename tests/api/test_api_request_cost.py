@@ -163,3 +163,129 @@ def test_fabric_list_counts_without_multiplying_joins(db):
     assert "JOIN" not in str(fabrics.query).upper()
     assert "JOIN" in str(joined.query).upper()  # deliberately broken: the old annotation multiplies rows
 
+
+
+# ------------------------------------------------------------------ the heaviest pages of the bench's mix (item 6)
+
+
+def _captured_sql(captured) -> str:
+    return "\n".join(query["sql"] for query in captured.captured_queries)
+
+
+def test_rollout_api_list_counts_its_page_without_aggregating_steps(viewer_client, django_assert_max_num_queries):
+    """The list's rows and its COUNT(*) never read steps; with the step count annotation (which the list does not
+    show) the count query grouped every step of every rollout."""
+    from changes.models import Step
+
+    _world(4)
+    rollout = Rollout.objects.first()
+    Step.objects.create(rollout=rollout, device="leaf1", phase="push", result="succeeded")
+    viewer_client.get("/api/rollouts/")
+    with django_assert_max_num_queries(REQUEST_QUERIES + ENDPOINT_QUERIES["/api/rollouts/"]) as captured:
+        response = viewer_client.get("/api/rollouts/")
+    assert response.status_code == 200 and response.json()["count"] == 4
+    sql = _captured_sql(captured)
+    assert "changes_rollout" in sql and "changes_step" not in sql
+
+
+def test_rollout_api_list_with_step_counts_would_aggregate_steps(viewer_client, monkeypatch,
+                                                                  django_assert_max_num_queries):
+    from changes import selectors
+
+    _world(2)
+    from django.db.models import Count
+
+    old_queryset = selectors.rollout_rows().annotate(step_count=Count("steps"))
+    monkeypatch.setattr(selectors, "rollout_rows", lambda: old_queryset.all())  # deliberately broken: as before
+    with django_assert_max_num_queries(REQUEST_QUERIES + ENDPOINT_QUERIES["/api/rollouts/"]) as captured:
+        assert viewer_client.get("/api/rollouts/").status_code == 200
+    assert "changes_step" in _captured_sql(captured)
+
+
+def _viewer_session(viewer):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(viewer)
+    return client
+
+
+# The session, its user and the user's permissions, then the page's own queries.
+SESSION_QUERIES = 3
+ROLLOUT_PAGE_QUERIES = 2  # the rollouts with their step counts; the intents of the create form
+
+
+@pytest.mark.parametrize("size", [2, 6])
+def test_rollout_page_reads_only_the_columns_it_shows(viewer, size, django_assert_max_num_queries):
+    """/rollouts/ (200 rows at most) reads the table's columns in one query, not each rollout's plan, policy and
+    report JSON nor its change set and twin rows, and links each row with one reverse()."""
+    _world(size)
+    client = _viewer_session(viewer)
+    client.get("/rollouts/")
+    with django_assert_max_num_queries(SESSION_QUERIES + ROLLOUT_PAGE_QUERIES) as captured:
+        response = client.get("/rollouts/")
+    assert response.status_code == 200
+    assert response.content.decode().count("<tr><td><a href=\"/rollouts/") == size
+    rollout_sql = next(query["sql"] for query in captured.captured_queries if "changes_rollout" in query["sql"])
+    for column in ("plan", "policy", "report", "error"):
+        assert f'"changes_rollout"."{column}"' not in rollout_sql
+    assert "changes_changeset" not in rollout_sql and "twins_twin" not in rollout_sql
+
+
+def test_rollout_page_with_whole_rows_is_caught(viewer, monkeypatch):
+    """Deliberately broken: the old whole-row queryset; the column check above finds the plan in its SQL."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from changes.selectors import rollout_list
+    from ui import integrations
+
+    _world(2)
+    monkeypatch.setattr(integrations, "rollout_table",
+                        lambda limit: list(rollout_list().order_by("-created_at", "-id")[:limit]))
+    client = _viewer_session(viewer)
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get("/rollouts/").status_code == 200
+    assert '"changes_rollout"."plan"' in _captured_sql(captured)
+
+
+TOPOLOGY_PAGE_QUERIES = 12  # fabric, inventory snapshot (8), newest validation run, its findings, fabric names
+
+
+def _topology_page(viewer, monkeypatch, django_assert_max_num_queries) -> tuple[int, int, int]:
+    """(links drawn, reverse() calls for link URLs, queries) of one /fabrics/<name>/topology/ request."""
+    from ui.views import topology
+
+    _world(4)
+    calls = []
+    real_reverse = topology.reverse
+
+    def counting_reverse(view_name, *args, **kwargs):
+        calls.append(view_name)
+        return real_reverse(view_name, *args, **kwargs)
+
+    monkeypatch.setattr(topology, "reverse", counting_reverse)
+    client = _viewer_session(viewer)
+    client.get("/fabrics/cost4/topology/")
+    calls.clear()
+    with django_assert_max_num_queries(SESSION_QUERIES + TOPOLOGY_PAGE_QUERIES) as captured:
+        response = client.get("/fabrics/cost4/topology/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    links = page.count('hx-get="/fabrics/cost4/topology/link/?')
+    return links, calls.count("ui:topology_link"), len(captured.captured_queries)
+
+
+def test_topology_page_reverses_the_link_url_once(viewer, monkeypatch, django_assert_max_num_queries):
+    links, link_reverses, _ = _topology_page(viewer, monkeypatch, django_assert_max_num_queries)
+    assert links >= 8 and link_reverses == 1
+
+
+def test_topology_page_with_a_reverse_per_link_is_caught(viewer, monkeypatch, django_assert_max_num_queries):
+    """Deliberately broken: the link URL reversed for every link, as before."""
+    from ui.views import topology
+
+    monkeypatch.setattr(topology, "_link_url", lambda fabric_name: lambda a, b: topology.reverse(
+        "ui:topology_link", args=[fabric_name]) + "?" + topology.urlencode({"a": a, "b": b}))
+    links, link_reverses, _ = _topology_page(viewer, monkeypatch, django_assert_max_num_queries)
+    assert link_reverses == links > 1
