@@ -23,6 +23,15 @@ def fabric_intent_list() -> QuerySet[FabricIntent]:
     return FabricIntent.objects.select_related("fabric")
 
 
+def fabric_intent_choices() -> QuerySet[FabricIntent]:
+    """(pk, name) of every fabric intent by name, for a page's intent picker."""
+    return FabricIntent.objects.order_by("name").values_list("pk", "name")
+
+
+def fabric_intent_by_pk(pk: int) -> FabricIntent | None:
+    return FabricIntent.objects.filter(pk=pk).first()
+
+
 def fabric_intent_resolve(name: str | None) -> FabricIntent:
     """A fabric intent by its name, or the only intent of the inventory fabric of that name (or the only one)."""
     intents = fabric_intent_list()

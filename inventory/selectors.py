@@ -1,6 +1,6 @@
 """Reads of the inventory: querysets shaped so lists cost a constant number of queries."""
 
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Concat
 
 from .models import (
@@ -27,6 +27,16 @@ def fabric_list() -> QuerySet[Fabric]:
     return Fabric.objects.select_related("site")
 
 
+def fabric_names() -> QuerySet[Fabric]:
+    """The fabric names, for a page's fabric picker."""
+    return Fabric.objects.values_list("name", flat=True)
+
+
+def fabric_first() -> Fabric | None:
+    """The fabric a page opens on when none is named: the first by name."""
+    return Fabric.objects.order_by("name").first()
+
+
 def rack_list() -> QuerySet[Rack]:
     return Rack.objects.select_related("site", "fabric").order_by("site_id", "name")
 
@@ -49,6 +59,11 @@ def interface_list() -> QuerySet[Interface]:
 
 def optic_list() -> QuerySet[Optic]:
     return Optic.objects.select_related("interface__switch", "nic_port__server")
+
+
+def optic_list_of_devices(*, devices: set[str]) -> QuerySet[Optic]:
+    """The optics in the ports of these switches (by hostname) or servers (by name)."""
+    return optic_list().filter(Q(interface__switch__hostname__in=devices) | Q(nic_port__server__name__in=devices))
 
 
 def cable_list(*, ports: bool = False) -> QuerySet[Cable]:
