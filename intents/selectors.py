@@ -32,6 +32,11 @@ def fabric_intent_by_pk(pk: int) -> FabricIntent | None:
     return FabricIntent.objects.filter(pk=pk).first()
 
 
+def device_config_files(*, pks: list[int]) -> dict[int, dict]:
+    """pk -> files of these device configs (one query, files only)."""
+    return dict(DeviceConfig.objects.filter(pk__in=pks).values_list("pk", "files"))
+
+
 def fabric_intent_resolve(name: str | None) -> FabricIntent:
     """A fabric intent by its name, or the only intent of the inventory fabric of that name (or the only one)."""
     intents = fabric_intent_list()

@@ -53,6 +53,11 @@ def switch_list() -> QuerySet[Switch]:
     return Switch.objects.select_related("fabric", "rack", "model", "platform")
 
 
+def switch_platforms(*, fabric_id: int) -> dict[str, str]:
+    """hostname -> platform slug of the fabric's switches (one query)."""
+    return dict(Switch.objects.filter(fabric=fabric_id).values_list("hostname", "platform__slug"))
+
+
 def interface_list() -> QuerySet[Interface]:
     return Interface.objects.select_related("switch", "cable").order_by("switch_id", "id")
 
