@@ -28,7 +28,7 @@ def fabric_intent_choices() -> QuerySet[FabricIntent]:
     return FabricIntent.objects.order_by("name").values_list("pk", "name")
 
 
-def fabric_intent_by_pk(pk: int) -> FabricIntent | None:
+def fabric_intent_by_pk(*, pk: int) -> FabricIntent | None:
     return FabricIntent.objects.filter(pk=pk).first()
 
 
@@ -59,6 +59,11 @@ def fabric_intent_resolve(name: str | None) -> FabricIntent:
 
 def tenant_list() -> QuerySet[Tenant]:
     return Tenant.objects.select_related("fabric_intent")
+
+
+def tenant_choices(*, fabric_intent: FabricIntent) -> QuerySet[Tenant]:
+    """The tenants a network of this intent may belong to (the network form)."""
+    return Tenant.objects.filter(fabric_intent=fabric_intent)
 
 
 def network_list() -> QuerySet[Network]:

@@ -27,6 +27,11 @@ def fabric_list() -> QuerySet[Fabric]:
     return Fabric.objects.select_related("site")
 
 
+def fabric_choices() -> QuerySet[Fabric]:
+    """Every fabric, unjoined (a form's fabric choice)."""
+    return Fabric.objects.all()
+
+
 def fabric_names() -> QuerySet[Fabric]:
     """The fabric names, for a page's fabric picker."""
     return Fabric.objects.values_list("name", flat=True)
@@ -56,6 +61,11 @@ def switch_list() -> QuerySet[Switch]:
 def switch_platforms(*, fabric_id: int) -> dict[str, str]:
     """hostname -> platform slug of the fabric's switches (one query)."""
     return dict(Switch.objects.filter(fabric=fabric_id).values_list("hostname", "platform__slug"))
+
+
+def switch_leaf_choices(*, fabric_id: int) -> QuerySet[Switch]:
+    """The fabric's leaf and border switches by hostname: the switches a network can span (the network form)."""
+    return Switch.objects.filter(fabric_id=fabric_id, role__in=("leaf", "border")).order_by("hostname")
 
 
 def interface_list() -> QuerySet[Interface]:
@@ -101,6 +111,12 @@ def server_list() -> QuerySet[Server]:
 
 def nic_port_list() -> QuerySet[NicPort]:
     return NicPort.objects.select_related("server", "cable").order_by("server_id", "rail", "name")
+
+
+def nic_port_choices(*, fabric_id: int) -> QuerySet[NicPort]:
+    """The fabric's server NIC ports by server and name (the network form's attachments)."""
+    return NicPort.objects.filter(server__fabric_id=fabric_id).select_related("server").order_by("server__name",
+                                                                                                  "name")
 
 
 def netbox_sync_list():

@@ -125,7 +125,7 @@ def validation_configs(request):
             fabric_intent = None
             if intent_id:
                 fabric_intent = intents_selectors.fabric_intent_by_pk(
-                    int(intent_id) if intent_id.isascii() and intent_id.isdigit() else -1)
+                    pk=int(intent_id) if intent_id.isascii() and intent_id.isdigit() else -1)
                 if fabric_intent is None:
                     raise FabricTwinError(f"fabric_intent={intent_id!r}: no such fabric intent")
             context["result"] = validation_services.validation_configs_run(
