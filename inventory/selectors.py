@@ -46,6 +46,11 @@ def rack_list() -> QuerySet[Rack]:
     return Rack.objects.select_related("site", "fabric").order_by("site_id", "name")
 
 
+def rack_list_of_row(*, site: str, row: str) -> QuerySet[Rack]:
+    """The racks of one row of a site, in position order (the row page)."""
+    return Rack.objects.filter(site__name=site, row=row).select_related("site", "fabric").order_by("position", "name")
+
+
 def switch_model_list() -> QuerySet[SwitchModel]:
     return SwitchModel.objects.all()
 
@@ -56,6 +61,11 @@ def platform_list() -> QuerySet[Platform]:
 
 def switch_list() -> QuerySet[Switch]:
     return Switch.objects.select_related("fabric", "rack", "model", "platform")
+
+
+def switch_placed_list(*, racks) -> QuerySet[Switch]:
+    """The switches with a U position in these racks (rack elevations)."""
+    return Switch.objects.filter(rack__in=racks).exclude(u_position=None).select_related("model")
 
 
 def switch_platforms(*, fabric_id: int) -> dict[str, str]:
@@ -72,6 +82,19 @@ def interface_list() -> QuerySet[Interface]:
     return Interface.objects.select_related("switch", "cable").order_by("switch_id", "id")
 
 
+def interface_speeds() -> QuerySet[Interface]:
+    """The distinct interface speeds (Gb/s), for a filter."""
+    return Interface.objects.values_list("speed_gbps", flat=True).distinct()
+
+
+def interface_detail_list(*, peers: bool = False) -> QuerySet[Interface]:
+    """Interfaces with their switch's fabric and cable; ``peers=True`` also prefetches both cable ends."""
+    queryset = Interface.objects.select_related("switch__fabric", "cable")
+    if peers:
+        queryset = queryset.prefetch_related("cable__interfaces__switch", "cable__nic_ports__server")
+    return queryset
+
+
 def optic_list() -> QuerySet[Optic]:
     return Optic.objects.select_related("interface__switch", "nic_port__server")
 
@@ -79,6 +102,30 @@ def optic_list() -> QuerySet[Optic]:
 def optic_list_of_devices(*, devices: set[str]) -> QuerySet[Optic]:
     """The optics in the ports of these switches (by hostname) or servers (by name)."""
     return optic_list().filter(Q(interface__switch__hostname__in=devices) | Q(nic_port__server__name__in=devices))
+
+
+def optic_of_interface(*, interface: Interface) -> Optic | None:
+    return Optic.objects.filter(interface=interface).first()
+
+
+def optic_media() -> QuerySet[Optic]:
+    """The distinct optic media, sorted, for a filter."""
+    return Optic.objects.values_list("media", flat=True).distinct().order_by("media")
+
+
+def optic_list_of_cable(*, cable: Cable) -> QuerySet[Optic]:
+    """The optics in either end of this cable."""
+    return Optic.objects.filter(Q(interface__cable=cable) | Q(nic_port__cable=cable))
+
+
+def optic_list_of_server(*, server: Server) -> QuerySet[Optic]:
+    return Optic.objects.filter(nic_port__server=server)
+
+
+def cable_count_of_fabric(*, fabric: Fabric) -> int:
+    """The cables with an end in this fabric (a switch port or a server NIC port)."""
+    ends = Q(interfaces__switch__fabric=fabric) | Q(nic_ports__server__fabric=fabric)
+    return Cable.objects.filter(ends).distinct().count()
 
 
 def cable_list(*, ports: bool = False) -> QuerySet[Cable]:
@@ -107,6 +154,17 @@ def cable_list(*, ports: bool = False) -> QuerySet[Cable]:
 
 def server_list() -> QuerySet[Server]:
     return Server.objects.select_related("fabric", "rack")
+
+
+def server_placed_list(*, racks) -> QuerySet[Server]:
+    """The servers with a U position in these racks (rack elevations)."""
+    return Server.objects.filter(rack__in=racks).exclude(u_position=None)
+
+
+def nic_port_list_of_server(*, server: Server) -> QuerySet[NicPort]:
+    """A server's NIC ports with their cable and both cable ends (the server page)."""
+    return NicPort.objects.filter(server=server).select_related("cable", "server").prefetch_related(
+        "cable__interfaces__switch", "cable__nic_ports__server")
 
 
 def nic_port_list() -> QuerySet[NicPort]:
