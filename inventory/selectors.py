@@ -78,8 +78,16 @@ def switch_leaf_choices(*, fabric_id: int) -> QuerySet[Switch]:
     return Switch.objects.filter(fabric_id=fabric_id, role__in=("leaf", "border")).order_by("hostname")
 
 
-def interface_list() -> QuerySet[Interface]:
-    return Interface.objects.select_related("switch", "cable").order_by("switch_id", "id")
+def interface_list(*, fabric_and_optic: bool = False) -> QuerySet[Interface]:
+    """``fabric_and_optic=True`` also joins the switch's fabric and the optic (the interfaces page)."""
+    queryset = Interface.objects.select_related("switch", "cable").order_by("switch_id", "id")
+    return queryset.select_related("switch__fabric", "optic") if fabric_and_optic else queryset
+
+
+def interface_list_of_switch(*, switch: Switch) -> QuerySet[Interface]:
+    """A switch's interfaces with cable, optic and both cable ends (the switch page)."""
+    return switch.interfaces.select_related("cable", "optic").prefetch_related(
+        "cable__interfaces__switch", "cable__nic_ports__server")
 
 
 def interface_speeds() -> QuerySet[Interface]:

@@ -162,7 +162,7 @@ def _export(section: str, export: str, headers: list[str], row, queryset, pks: l
 
 @viewer
 def fabric_list(request):
-    fabrics = selectors.fabric_list().select_related("site").annotate(
+    fabrics = selectors.fabric_list().annotate(
         switch_count=selectors.count_of(Switch, "fabric"), server_count=selectors.count_of(Server, "fabric"),
         rack_count=selectors.count_of(Rack, "fabric"))
     return render(request, "ui/fabric_list.html", {"section": "fabrics", "title": "Fabrics", "fabrics": fabrics})
@@ -208,7 +208,7 @@ def fabric_detail(request, name: str):
 
 @viewer
 def rack_list(request):
-    queryset = _apply(request, selectors.rack_list().select_related("site", "fabric").annotate(
+    queryset = _apply(request, selectors.rack_list().annotate(
         switch_count=selectors.count_of(Switch, "rack"), server_count=Count("servers"),
         server_power=Sum("servers__power_w")), ("name", "row"), {"fabric": "fabric__name", "row": "row"})
     rows = lambda rack: [  # noqa: E731 - a row is a one-liner per list
@@ -286,7 +286,7 @@ def rack_row(request, site: str, row: str):
 @viewer
 def switch_list(request):
     queryset = _apply(
-        request, selectors.switch_list().select_related("fabric", "rack", "model", "platform"),
+        request, selectors.switch_list(),
         ("hostname", "mgmt_ip", "serial", "model__name"),
         {"fabric": "fabric__name", "role": "role", "platform": "platform__slug", "status": "status"})
     row = lambda switch: [  # noqa: E731
@@ -340,8 +340,7 @@ def _intended_interfaces(switch: Switch) -> tuple[dict[str, dict], str]:
 @viewer
 def switch_detail(request, hostname: str):
     switch = get_object_or_404(selectors.switch_list(), hostname=hostname)
-    interfaces = list(switch.interfaces.select_related("cable", "optic").prefetch_related(
-        "cable__interfaces__switch", "cable__nic_ports__server"))
+    interfaces = list(selectors.interface_list_of_switch(switch=switch))
     intended, intended_source = _intended_interfaces(switch)
     ports = [(interface, *_peer_of(interface), intended.get(interface.name)) for interface in interfaces]
     return render(request, "ui/inventory/switch_detail.html", {
@@ -357,7 +356,7 @@ def switch_detail(request, hostname: str):
 
 @viewer
 def interface_list(request):
-    queryset = _apply(request, selectors.interface_list().select_related("switch__fabric", "cable", "optic"),
+    queryset = _apply(request, selectors.interface_list(fabric_and_optic=True),
                       ("name", "switch__hostname", "description"),
                       {"fabric": "switch__fabric__name", "switch": "switch__hostname", "speed": "speed_gbps"},
                       device_port=("switch__hostname", "name"))
@@ -525,7 +524,7 @@ def cable_detail(request, pk: int):
 
 @viewer
 def server_list(request):
-    queryset = _apply(request, selectors.server_list().select_related("fabric", "rack").annotate(
+    queryset = _apply(request, selectors.server_list().annotate(
         nic_count=Count("nic_ports")).order_by("name"), ("name", "mgmt_ip", "serial"), {"fabric": "fabric__name", "rack": "rack__name"})
     row = lambda server: [  # noqa: E731
         Cell(server.name, reverse("ui:server_detail", args=[server.name])), Cell(server.fabric.name),
