@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema, inline_serializer
 from knox.models import AuthToken
@@ -44,6 +45,17 @@ def token_issue(*, user, ttl: datetime.timedelta | None | object = _UNSET) -> tu
     else:
         instance, token = AuthToken.objects.create(user=user, expiry=ttl)
     return token, instance
+
+
+def token_list_of(*, user) -> QuerySet[AuthToken]:
+    """``user``'s tokens, newest first (the tokens page)."""
+    return AuthToken.objects.filter(user=user).order_by("-created")
+
+
+def token_revoke(*, user, token_key: str) -> bool:
+    """Delete ``user``'s token with this key prefix; False when there is none of theirs."""
+    deleted, _ = AuthToken.objects.filter(user=user, token_key=token_key).delete()
+    return bool(deleted)
 
 
 @transaction.atomic

@@ -23,6 +23,20 @@ def fabric_intent_list() -> QuerySet[FabricIntent]:
     return FabricIntent.objects.select_related("fabric")
 
 
+def fabric_intent_choices() -> QuerySet[FabricIntent]:
+    """(pk, name) of every fabric intent by name, for a page's intent picker."""
+    return FabricIntent.objects.order_by("name").values_list("pk", "name")
+
+
+def fabric_intent_by_pk(*, pk: int) -> FabricIntent | None:
+    return FabricIntent.objects.filter(pk=pk).first()
+
+
+def device_config_files(*, pks: list[int]) -> dict[int, dict]:
+    """pk -> files of these device configs (one query, files only)."""
+    return dict(DeviceConfig.objects.filter(pk__in=pks).values_list("pk", "files"))
+
+
 def fabric_intent_resolve(name: str | None) -> FabricIntent:
     """A fabric intent by its name, or the only intent of the inventory fabric of that name (or the only one)."""
     intents = fabric_intent_list()
@@ -45,6 +59,11 @@ def fabric_intent_resolve(name: str | None) -> FabricIntent:
 
 def tenant_list() -> QuerySet[Tenant]:
     return Tenant.objects.select_related("fabric_intent")
+
+
+def tenant_choices(*, fabric_intent: FabricIntent) -> QuerySet[Tenant]:
+    """The tenants a network of this intent may belong to (the network form)."""
+    return Tenant.objects.filter(fabric_intent=fabric_intent)
 
 
 def network_list() -> QuerySet[Network]:

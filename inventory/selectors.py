@@ -1,6 +1,6 @@
 """Reads of the inventory: querysets shaped so lists cost a constant number of queries."""
 
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Concat
 
 from .models import (
@@ -27,8 +27,28 @@ def fabric_list() -> QuerySet[Fabric]:
     return Fabric.objects.select_related("site")
 
 
+def fabric_choices() -> QuerySet[Fabric]:
+    """Every fabric, unjoined (a form's fabric choice)."""
+    return Fabric.objects.all()
+
+
+def fabric_names() -> QuerySet[Fabric]:
+    """The fabric names, for a page's fabric picker."""
+    return Fabric.objects.values_list("name", flat=True)
+
+
+def fabric_first() -> Fabric | None:
+    """The fabric a page opens on when none is named: the first by name."""
+    return Fabric.objects.order_by("name").first()
+
+
 def rack_list() -> QuerySet[Rack]:
     return Rack.objects.select_related("site", "fabric").order_by("site_id", "name")
+
+
+def rack_list_of_row(*, site: str, row: str) -> QuerySet[Rack]:
+    """The racks of one row of a site, in position order (the row page)."""
+    return Rack.objects.filter(site__name=site, row=row).select_related("site", "fabric").order_by("position", "name")
 
 
 def switch_model_list() -> QuerySet[SwitchModel]:
@@ -43,12 +63,77 @@ def switch_list() -> QuerySet[Switch]:
     return Switch.objects.select_related("fabric", "rack", "model", "platform")
 
 
-def interface_list() -> QuerySet[Interface]:
-    return Interface.objects.select_related("switch", "cable").order_by("switch_id", "id")
+def switch_placed_list(*, racks) -> QuerySet[Switch]:
+    """The switches with a U position in these racks (rack elevations)."""
+    return Switch.objects.filter(rack__in=racks).exclude(u_position=None).select_related("model")
+
+
+def switch_platforms(*, fabric_id: int) -> dict[str, str]:
+    """hostname -> platform slug of the fabric's switches (one query)."""
+    return dict(Switch.objects.filter(fabric=fabric_id).values_list("hostname", "platform__slug"))
+
+
+def switch_leaf_choices(*, fabric_id: int) -> QuerySet[Switch]:
+    """The fabric's leaf and border switches by hostname: the switches a network can span (the network form)."""
+    return Switch.objects.filter(fabric_id=fabric_id, role__in=("leaf", "border")).order_by("hostname")
+
+
+def interface_list(*, fabric_and_optic: bool = False) -> QuerySet[Interface]:
+    """``fabric_and_optic=True`` also joins the switch's fabric and the optic (the interfaces page)."""
+    queryset = Interface.objects.select_related("switch", "cable").order_by("switch_id", "id")
+    return queryset.select_related("switch__fabric", "optic") if fabric_and_optic else queryset
+
+
+def interface_list_of_switch(*, switch: Switch) -> QuerySet[Interface]:
+    """A switch's interfaces with cable, optic and both cable ends (the switch page)."""
+    return switch.interfaces.select_related("cable", "optic").prefetch_related(
+        "cable__interfaces__switch", "cable__nic_ports__server")
+
+
+def interface_speeds() -> QuerySet[Interface]:
+    """The distinct interface speeds (Gb/s), for a filter."""
+    return Interface.objects.values_list("speed_gbps", flat=True).distinct()
+
+
+def interface_detail_list(*, peers: bool = False) -> QuerySet[Interface]:
+    """Interfaces with their switch's fabric and cable; ``peers=True`` also prefetches both cable ends."""
+    queryset = Interface.objects.select_related("switch__fabric", "cable")
+    if peers:
+        queryset = queryset.prefetch_related("cable__interfaces__switch", "cable__nic_ports__server")
+    return queryset
 
 
 def optic_list() -> QuerySet[Optic]:
     return Optic.objects.select_related("interface__switch", "nic_port__server")
+
+
+def optic_list_of_devices(*, devices: set[str]) -> QuerySet[Optic]:
+    """The optics in the ports of these switches (by hostname) or servers (by name)."""
+    return optic_list().filter(Q(interface__switch__hostname__in=devices) | Q(nic_port__server__name__in=devices))
+
+
+def optic_of_interface(*, interface: Interface) -> Optic | None:
+    return Optic.objects.filter(interface=interface).first()
+
+
+def optic_media() -> QuerySet[Optic]:
+    """The distinct optic media, sorted, for a filter."""
+    return Optic.objects.values_list("media", flat=True).distinct().order_by("media")
+
+
+def optic_list_of_cable(*, cable: Cable) -> QuerySet[Optic]:
+    """The optics in either end of this cable."""
+    return Optic.objects.filter(Q(interface__cable=cable) | Q(nic_port__cable=cable))
+
+
+def optic_list_of_server(*, server: Server) -> QuerySet[Optic]:
+    return Optic.objects.filter(nic_port__server=server)
+
+
+def cable_count_of_fabric(*, fabric: Fabric) -> int:
+    """The cables with an end in this fabric (a switch port or a server NIC port)."""
+    ends = Q(interfaces__switch__fabric=fabric) | Q(nic_ports__server__fabric=fabric)
+    return Cable.objects.filter(ends).distinct().count()
 
 
 def cable_list(*, ports: bool = False) -> QuerySet[Cable]:
@@ -79,8 +164,25 @@ def server_list() -> QuerySet[Server]:
     return Server.objects.select_related("fabric", "rack")
 
 
+def server_placed_list(*, racks) -> QuerySet[Server]:
+    """The servers with a U position in these racks (rack elevations)."""
+    return Server.objects.filter(rack__in=racks).exclude(u_position=None)
+
+
+def nic_port_list_of_server(*, server: Server) -> QuerySet[NicPort]:
+    """A server's NIC ports with their cable and both cable ends (the server page)."""
+    return NicPort.objects.filter(server=server).select_related("cable", "server").prefetch_related(
+        "cable__interfaces__switch", "cable__nic_ports__server")
+
+
 def nic_port_list() -> QuerySet[NicPort]:
     return NicPort.objects.select_related("server", "cable").order_by("server_id", "rail", "name")
+
+
+def nic_port_choices(*, fabric_id: int) -> QuerySet[NicPort]:
+    """The fabric's server NIC ports by server and name (the network form's attachments)."""
+    return NicPort.objects.filter(server__fabric_id=fabric_id).select_related("server").order_by("server__name",
+                                                                                                  "name")
 
 
 def netbox_sync_list():

@@ -3,7 +3,9 @@
 - every vocabulary once: a severity, check or run status, rollout state or switch role is compared through its
   constant (``Severity``, ``CheckStatus``, ``RunStatus``, ``RolloutStateChoices``, ``compiler.model.Role``), never
   a string literal such as ``finding.severity == "error"`` or ``role in ("spine", "leaf")``;
-- finding subjects are read back with ``validators.subjects.Subject.parse``, never ``subject.split("<->")``.
+- finding subjects are read back with ``validators.subjects.Subject.parse``, never ``subject.split("<->")``;
+- views read through selectors: no ``Model.objects`` in ``ui/views/`` (queries live in each app's
+  ``selectors.py``, writes in its services).
 
 ``ALLOWED`` lists what still runs against them, each with its reason; it only shrinks (a stale entry fails).
 """
@@ -95,6 +97,8 @@ def habits_broken(root: Path, packages: tuple[str, ...] = PACKAGES) -> list[Habi
                         rule = "a vocabulary literal; compare with its constant"
                 elif _splits_a_subject(node):
                     rule = "a finding subject by hand; use validators.subjects.Subject"
+                elif relative.startswith("ui/views/") and isinstance(node, ast.Attribute) and node.attr == "objects":
+                    rule = "the ORM in a view; read through the app's selectors"
                 if rule:
                     text = lines[node.lineno - 1].strip()
                     found.append(Habit(relative, node.lineno, text, rule))
@@ -109,6 +113,22 @@ def test_vocabularies_and_subjects_go_through_their_types():
 def test_the_allow_list_only_names_lines_that_still_exist():
     present = {(habit.path, habit.text) for habit in habits_broken(ROOT)}
     assert sorted(key for key in ALLOWED if key not in present) == []
+
+
+def test_planted_orm_in_a_view_fails(tmp_path):
+    (tmp_path / "ui" / "views").mkdir(parents=True)
+    source = textwrap.dedent('''
+        from inventory import selectors
+        from inventory.models import Fabric
+        def view(request):
+            a = selectors.fabric_list()  # through the selector: fine
+            b = Fabric.objects.filter(name="f1")
+            return a, b
+    ''')
+    (tmp_path / "ui" / "views" / "pages.py").write_text(source)
+    (tmp_path / "ui" / "forms.py").write_text(source)  # outside ui/views/: not this habit
+    assert [(habit.path, habit.line, habit.rule.split(";")[0]) for habit in habits_broken(tmp_path, ("ui",))] == [
+        ("ui/views/pages.py", 6, "the ORM in a view")]
 
 
 def test_planted_literals_and_splits_fail(tmp_path):

@@ -106,6 +106,10 @@ def test_ui_page_validates_an_upload(django_user_model):
     junk = io.BytesIO(b"junk")
     junk.name = "junk.bin"
     assert operator.post("/validate-configs/", {"archive": junk}).status_code == 400
+    for unknown in ("999999", "abc"):  # read through intents.selectors.fabric_intent_by_pk: a 400, never a 500
+        response = operator.post("/validate-configs/", {"archive": _tar(_configs(broken=False)),
+                                                        "fabric_intent": unknown})
+        assert response.status_code == 400 and "no such fabric intent" in response.content.decode()
     viewer = _client(django_user_model, "viewer")
     assert viewer.get("/validate-configs/").status_code == 200
     assert viewer.post("/validate-configs/", {"archive": _tar(_configs(broken=True))}).status_code == 403

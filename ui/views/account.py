@@ -6,9 +6,8 @@ role, so any logged-in user may hold them; the API route is POST /api/auth/login
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from knox.models import AuthToken
 
-from common.tokens import token_issue
+from common.tokens import token_issue, token_list_of, token_revoke
 
 from .common import viewer
 
@@ -22,12 +21,11 @@ def token_list(request):
             issued, _ = token_issue(user=request.user)
         else:
             key = request.POST.get("token_key", "")
-            deleted, _ = AuthToken.objects.filter(user=request.user, token_key=key).delete()
-            if deleted:
+            if token_revoke(user=request.user, token_key=key):
                 messages.success(request, f"Revoked token {key}….")
             else:
                 messages.error(request, f"No token {key!r} of yours to revoke.")
             return redirect("ui:token_list")
-    tokens = AuthToken.objects.filter(user=request.user).order_by("-created")
+    tokens = token_list_of(user=request.user)
     return render(request, "ui/tokens.html", {"section": "tokens", "title": "API tokens", "tokens": tokens,
                                               "issued": issued})

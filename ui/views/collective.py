@@ -11,7 +11,7 @@ from django.shortcuts import render
 
 from common.roles import OPERATE, capability_refusal, perm
 from compiler.errors import FabricTwinError, InputError
-from inventory.models import Fabric
+from inventory import selectors as inventory_selectors
 from ui import svg
 from validation import services as validation_services
 from validation.api.serializers import CollectiveRequestSerializer
@@ -30,7 +30,7 @@ def collective(request, name: str):
     fabric = fabric_or_404(name)
     values = {field: request.GET.get(field, FORM_DEFAULTS.get(field, ""))[:200] for field in FORM_FIELDS}
     context = {"section": "topology", "title": f"Collective traffic · {fabric.name}", "fabric": fabric,
-               "fabrics": Fabric.objects.values_list("name", flat=True), "values": values,
+               "fabrics": inventory_selectors.fabric_names(), "values": values,
                "collectives": COLLECTIVES, "hash_functions": HashFunction.ALL, "hash_fields": HashFields.ALL,
                "errors": {}, "result": None}
     status = 200

@@ -16,6 +16,7 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
 from common.roles import VIEW, capability_refusal, perm
+from inventory import selectors as inventory_selectors
 from inventory.models import Fabric
 
 PAGE_SIZE = 100
@@ -44,7 +45,7 @@ def viewer(view: Callable) -> Callable:
 
 
 def fabric_or_404(name: str) -> Fabric:
-    return get_object_or_404(Fabric.objects.select_related("site"), name=name)
+    return get_object_or_404(inventory_selectors.fabric_list(), name=name)
 
 
 def paginate(request: HttpRequest, queryset, size: int = PAGE_SIZE):

@@ -17,8 +17,8 @@ from compiler.errors import DriverError, InputError
 from compiler.natural import natural_key
 from intents import selectors
 from intents.choices import DiffTargetChoices
-from intents.models import DeviceConfig, FabricIntent
-from inventory.models import Switch
+from intents.models import FabricIntent
+from inventory import selectors as inventory_selectors
 
 from .common import viewer
 
@@ -30,7 +30,7 @@ def _intent_or_404(name: str) -> FabricIntent:
 def native_platforms(intent: FabricIntent) -> dict[str, str]:
     """hostname -> the platform the switch runs (inventory); the compile adds FRR for the twin (default own +
     frr), so a SONiC switch has sonic and frr configs and opens on sonic."""
-    return dict(Switch.objects.filter(fabric=intent.fabric_id).values_list("hostname", "platform__slug"))
+    return inventory_selectors.switch_platforms(fabric_id=intent.fabric_id)
 
 
 def native_first(platforms: list[str], native: str | None) -> list[str]:
@@ -64,7 +64,7 @@ def _twin_unchanged(rows: list[dict], baselines: dict) -> set[str]:
     changed = [row["config"] for row in rows if row["config"].platform == "frr" and not row["native"]
                and row["state"] == "changed"]
     pairs = {config.pk: baselines[(config.hostname, "frr")].config.pk for config in changed}
-    files = dict(DeviceConfig.objects.filter(pk__in=[*pairs, *pairs.values()]).values_list("pk", "files"))
+    files = selectors.device_config_files(pks=[*pairs, *pairs.values()])
     for config in changed:
         if _twin_files(files.get(config.pk)) == _twin_files(files.get(pairs[config.pk])):
             same.add(config.hostname)

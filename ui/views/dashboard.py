@@ -11,7 +11,7 @@ from .common import viewer
 
 @viewer
 def dashboard(request):
-    fabrics = list(selectors.fabric_list().select_related("site").annotate(
+    fabrics = list(selectors.fabric_list().annotate(
         switch_count=selectors.count_of(Switch, "fabric"), server_count=selectors.count_of(Server, "fabric")))
     rows = [{"fabric": fabric, **integrations.fabric_status(fabric)} for fabric in fabrics]
     return render(request, "ui/dashboard.html", {

@@ -22,7 +22,7 @@ from compiler.natural import natural_key
 from intents import selectors, services
 from intents.choices import AllocationKindChoices
 from intents.models import FabricIntent, Network, RoceClass, Tenant
-from inventory.models import Fabric, NicPort, Switch
+from inventory import selectors as inventory_selectors
 from ui import integrations
 from ui.forms import field_errors_into
 
@@ -51,12 +51,11 @@ class NetworkForm(VersionedModelForm):
 
     def __init__(self, *args, fabric_intent: FabricIntent, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["tenant"].queryset = Tenant.objects.filter(fabric_intent=fabric_intent)
-        self.fields["leaves"].queryset = Switch.objects.filter(fabric_id=fabric_intent.fabric_id,
-                                                               role__in=("leaf", "border")).order_by("hostname")
+        self.fields["tenant"].queryset = selectors.tenant_choices(fabric_intent=fabric_intent)
+        self.fields["leaves"].queryset = inventory_selectors.switch_leaf_choices(fabric_id=fabric_intent.fabric_id)
         self.fields["leaves"].required = False
-        self.fields["attachments"].queryset = NicPort.objects.filter(
-            server__fabric_id=fabric_intent.fabric_id).select_related("server").order_by("server__name", "name")
+        self.fields["attachments"].queryset = inventory_selectors.nic_port_choices(
+            fabric_id=fabric_intent.fabric_id)
         self.fields["attachments"].required = False
         self.fields["attachments"].label = "Server NIC ports"
 
@@ -84,7 +83,7 @@ class RoceClassForm(VersionedModelForm):
 
 
 class FabricIntentForm(VersionedModelForm):
-    fabric = forms.ModelChoiceField(queryset=Fabric.objects.all(), to_field_name="name")
+    fabric = forms.ModelChoiceField(queryset=inventory_selectors.fabric_choices(), to_field_name="name")
 
     class Meta:
         model = FabricIntent

@@ -33,7 +33,7 @@ from inventory.choices import (
     PlatformChoices,
     SwitchRoleChoices,
 )
-from inventory.models import Cable, Fabric, Interface, NicPort, Optic, Rack, Server, Switch
+from inventory.models import Cable, Interface, Optic, Rack, Server, Switch
 from ui import integrations, svg
 from ui.forms import FabricBuildForm, run_errors_into
 
@@ -58,7 +58,7 @@ class Filter:
 
 
 def _fabric_choices() -> list[tuple[str, str]]:
-    return [(name, name) for name in Fabric.objects.values_list("name", flat=True)]
+    return [(name, name) for name in selectors.fabric_names()]
 
 
 def _apply(request, queryset, search_fields: tuple[str, ...], filters: dict[str, str],
@@ -162,7 +162,7 @@ def _export(section: str, export: str, headers: list[str], row, queryset, pks: l
 
 @viewer
 def fabric_list(request):
-    fabrics = selectors.fabric_list().select_related("site").annotate(
+    fabrics = selectors.fabric_list().annotate(
         switch_count=selectors.count_of(Switch, "fabric"), server_count=selectors.count_of(Server, "fabric"),
         rack_count=selectors.count_of(Rack, "fabric"))
     return render(request, "ui/fabric_list.html", {"section": "fabrics", "title": "Fabrics", "fabrics": fabrics})
@@ -197,8 +197,7 @@ def fabric_detail(request, name: str):
         "section": "fabrics", "title": f"Fabric {fabric.name}", "fabric": fabric,
         "role_counts": {row["role"]: row["count"] for row in switches},
         "server_count": fabric.servers.count(), "rack_count": fabric.racks.count(),
-        "cable_count": Cable.objects.filter(Q(interfaces__switch__fabric=fabric) | Q(nic_ports__server__fabric=fabric))
-        .distinct().count(),
+        "cable_count": selectors.cable_count_of_fabric(fabric=fabric),
         "status": integrations.fabric_status(fabric),
     }
     return render(request, "ui/fabric_detail.html", context)
@@ -209,7 +208,7 @@ def fabric_detail(request, name: str):
 
 @viewer
 def rack_list(request):
-    queryset = _apply(request, selectors.rack_list().select_related("site", "fabric").annotate(
+    queryset = _apply(request, selectors.rack_list().annotate(
         switch_count=selectors.count_of(Switch, "rack"), server_count=Count("servers"),
         server_power=Sum("servers__power_w")), ("name", "row"), {"fabric": "fabric__name", "row": "row"})
     rows = lambda rack: [  # noqa: E731 - a row is a one-liner per list
@@ -228,11 +227,11 @@ def rack_list(request):
 def rack_devices_by_rack(racks: list[Rack]) -> dict[int, list[svg.RackDevice]]:
     """Placed switches and servers of each rack, drawn as the elevation does: two queries for any number of racks."""
     devices: dict[int, list[svg.RackDevice]] = {rack.pk: [] for rack in racks}
-    for switch in Switch.objects.filter(rack__in=racks).exclude(u_position=None).select_related("model"):
+    for switch in selectors.switch_placed_list(racks=racks):
         devices[switch.rack_id].append(svg.RackDevice(
             switch.hostname, switch.role, switch.u_position, svg.SWITCH_HEIGHT_U, switch.model.typical_power_w,
             reverse("ui:switch_detail", args=[switch.hostname])))
-    for server in Server.objects.filter(rack__in=racks).exclude(u_position=None):
+    for server in selectors.server_placed_list(racks=racks):
         devices[server.rack_id].append(svg.RackDevice(
             server.name, "server", server.u_position, svg.SERVER_HEIGHT_U, server.power_w,
             reverse("ui:server_detail", args=[server.name])))
@@ -245,7 +244,7 @@ def rack_devices(rack: Rack) -> list[svg.RackDevice]:
 
 @viewer
 def rack_detail(request, pk: int):
-    rack = get_object_or_404(Rack.objects.select_related("site", "fabric"), pk=pk)
+    rack = get_object_or_404(selectors.rack_list(), pk=pk)
     devices = rack_devices(rack)
     unplaced = list(rack.switches.filter(u_position=None).values_list("hostname", flat=True)) + list(
         rack.servers.filter(u_position=None).values_list("name", flat=True))
@@ -260,8 +259,7 @@ def rack_detail(request, pk: int):
 @viewer
 def rack_row(request, site: str, row: str):
     """Every rack of one row of a site side by side, in position order (``?fabric=`` narrows to one fabric)."""
-    racks = Rack.objects.filter(site__name=site, row=row).select_related("site", "fabric").order_by(
-        "position", "name")
+    racks = selectors.rack_list_of_row(site=site, row=row)
     fabric = request.GET.get("fabric", "")
     if fabric:
         racks = racks.filter(fabric__name=fabric)
@@ -288,7 +286,7 @@ def rack_row(request, site: str, row: str):
 @viewer
 def switch_list(request):
     queryset = _apply(
-        request, selectors.switch_list().select_related("fabric", "rack", "model", "platform"),
+        request, selectors.switch_list(),
         ("hostname", "mgmt_ip", "serial", "model__name"),
         {"fabric": "fabric__name", "role": "role", "platform": "platform__slug", "status": "status"})
     row = lambda switch: [  # noqa: E731
@@ -341,9 +339,8 @@ def _intended_interfaces(switch: Switch) -> tuple[dict[str, dict], str]:
 
 @viewer
 def switch_detail(request, hostname: str):
-    switch = get_object_or_404(Switch.objects.select_related("fabric", "rack", "model", "platform"), hostname=hostname)
-    interfaces = list(switch.interfaces.select_related("cable", "optic").prefetch_related(
-        "cable__interfaces__switch", "cable__nic_ports__server"))
+    switch = get_object_or_404(selectors.switch_list(), hostname=hostname)
+    interfaces = list(selectors.interface_list_of_switch(switch=switch))
     intended, intended_source = _intended_interfaces(switch)
     ports = [(interface, *_peer_of(interface), intended.get(interface.name)) for interface in interfaces]
     return render(request, "ui/inventory/switch_detail.html", {
@@ -359,7 +356,7 @@ def switch_detail(request, hostname: str):
 
 @viewer
 def interface_list(request):
-    queryset = _apply(request, selectors.interface_list().select_related("switch__fabric", "cable", "optic"),
+    queryset = _apply(request, selectors.interface_list(fabric_and_optic=True),
                       ("name", "switch__hostname", "description"),
                       {"fabric": "switch__fabric__name", "switch": "switch__hostname", "speed": "speed_gbps"},
                       device_port=("switch__hostname", "name"))
@@ -375,7 +372,7 @@ def interface_list(request):
              reverse("ui:cable_detail", args=[interface.cable_id]) if interface.cable_id else None),
         Cell(interface.description or ""),
     ]
-    speeds = sorted({str(s) for s in Interface.objects.values_list("speed_gbps", flat=True).distinct()}, key=int)
+    speeds = sorted({str(s) for s in selectors.interface_speeds()}, key=int)
     return _list_page(request, section="interfaces", title="Interfaces", queryset=queryset,
                       natural=("switch__hostname", "name"),
                       headers=["Switch", "Interface", "Speed", "MTU", "Inventory state", "Breakout of", "Optic", "Cable",
@@ -388,12 +385,11 @@ def interface_list(request):
 
 @viewer
 def interface_detail(request, pk: int):
-    interface = get_object_or_404(Interface.objects.select_related("switch__fabric", "cable"), pk=pk)
-    optic = Optic.objects.filter(interface=interface).first()
+    interface = get_object_or_404(selectors.interface_detail_list(), pk=pk)
+    optic = selectors.optic_of_interface(interface=interface)
     peer, peer_href = "—", None
     if interface.cable_id:
-        interface = Interface.objects.select_related("switch__fabric", "cable").prefetch_related(
-            "cable__interfaces__switch", "cable__nic_ports__server").get(pk=pk)
+        interface = selectors.interface_detail_list(peers=True).get(pk=pk)
         peer, peer_href = _peer_of(interface)
     return render(request, "ui/inventory/interface_detail.html", {
         "section": "interfaces", "title": f"{interface.switch.hostname}:{interface.name}", "interface": interface,
@@ -426,7 +422,7 @@ def optic_list(request):
         Cell(optic.form_factor), Cell(f"{optic.speed_gbps}G"), Cell(f"{optic.reach_m:g} m"),
         Cell(*_optic_place(optic)), Cell(optic.vendor), Cell(optic.part_number),
     ]
-    media = [(m, m) for m in Optic.objects.values_list("media", flat=True).distinct().order_by("media")]
+    media = [(m, m) for m in selectors.optic_media()]
     return _list_page(request, section="optics", title="Optics", queryset=queryset,
                       natural=("interface__switch__hostname", "nic_port__server__name", "interface__name", "nic_port__name"),
                       headers=["Serial", "Media", "Form factor", "Speed", "Reach", "Installed in", "Vendor", "Part"],
@@ -511,8 +507,7 @@ def cable_edit(request, pk: int):
 def cable_detail(request, pk: int):
     cable = get_object_or_404(selectors.cable_list(ports=True), pk=pk)
     ends = _cable_ends(cable)
-    optics = {o.interface_id or ("nic", o.nic_port_id): o for o in Optic.objects.filter(
-        Q(interface__cable=cable) | Q(nic_port__cable=cable))}
+    optics = {o.interface_id or ("nic", o.nic_port_id): o for o in selectors.optic_list_of_cable(cable=cable)}
     sides = []
     for side in ("A", "B"):
         text, href, port = ends.get(side, ("(not plugged)", None, None))
@@ -529,7 +524,7 @@ def cable_detail(request, pk: int):
 
 @viewer
 def server_list(request):
-    queryset = _apply(request, selectors.server_list().select_related("fabric", "rack").annotate(
+    queryset = _apply(request, selectors.server_list().annotate(
         nic_count=Count("nic_ports")).order_by("name"), ("name", "mgmt_ip", "serial"), {"fabric": "fabric__name", "rack": "rack__name"})
     row = lambda server: [  # noqa: E731
         Cell(server.name, reverse("ui:server_detail", args=[server.name])), Cell(server.fabric.name),
@@ -545,10 +540,9 @@ def server_list(request):
 
 @viewer
 def server_detail(request, name: str):
-    server = get_object_or_404(Server.objects.select_related("fabric", "rack"), name=name)
-    nics = list(NicPort.objects.filter(server=server).select_related("cable", "server").prefetch_related(
-        "cable__interfaces__switch", "cable__nic_ports__server"))
-    optics = {optic.nic_port_id: optic for optic in Optic.objects.filter(nic_port__server=server)}
+    server = get_object_or_404(selectors.server_list(), name=name)
+    nics = list(selectors.nic_port_list_of_server(server=server))
+    optics = {optic.nic_port_id: optic for optic in selectors.optic_list_of_server(server=server)}
     ports = [(nic, *_peer_of(nic), optics.get(nic.pk)) for nic in nics]
     intents, chosen, host, host_error = _server_host(request, server)
     return render(request, "ui/inventory/server_detail.html", {

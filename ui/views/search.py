@@ -34,7 +34,7 @@ class Hit:
 
 def _interfaces(query: str):
     device, colon, port = query.partition(":")
-    found = selectors.interface_list().select_related("switch")
+    found = selectors.interface_list()
     if colon and device.strip() and port.strip():
         return found.filter(switch__hostname__iexact=device.strip(), name__istartswith=port.strip())
     return found.filter(Q(name__iexact=query) | Q(description__icontains=query))

@@ -5,12 +5,11 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from inventory.models import Fabric, Optic
+from inventory import selectors as inventory_selectors
 from ui import integrations, svg
 from validators.subjects import Subject
 
@@ -35,7 +34,7 @@ def _lens_checks(lens: str, findings: list) -> tuple[str, ...] | None:
 
 @viewer
 def topology_pick(request):
-    first = Fabric.objects.order_by("name").first()
+    first = inventory_selectors.fabric_first()
     if first is None:
         return render(request, "ui/pick.html", {"section": "topology", "title": "Topology", "fabrics": []})
     return redirect("ui:topology", name=first.name)
@@ -76,7 +75,7 @@ def topology(request, name: str):
     return render(request, "ui/topology.html", {
         "section": "topology", "title": f"Topology · {fabric.name}", "fabric": fabric, "picture": picture,
         "source": source, "lens": lens, "lenses": list(LENSES), "counts": counts,
-        "fabrics": Fabric.objects.values_list("name", flat=True), "colours": svg.SEVERITY_COLOUR,
+        "fabrics": inventory_selectors.fabric_names(), "colours": svg.SEVERITY_COLOUR,
         "switch_count": len(inventory.switches), "server_count": len(inventory.servers), "pods": pods, "pod": pod,
         "platforms": svg.platform_legend(inventory),
     }, status=status)
@@ -99,9 +98,7 @@ def topology_link(request, name: str):
     findings, source = integrations.latest_findings(fabric, inventory)
     ends = {(end.device, end.interface) for cable in cables for end in (cable.a, cable.b)}
     devices = {device for device, _ in ends}
-    optic_rows = Optic.objects.filter(
-        Q(interface__switch__hostname__in=devices) | Q(nic_port__server__name__in=devices)).select_related(
-        "interface__switch", "nic_port__server") if ends else []
+    optic_rows = inventory_selectors.optic_list_of_devices(devices=devices) if ends else []
     optics = {}
     for optic in optic_rows:
         key = ((optic.interface.switch.hostname, optic.interface.name) if optic.interface_id

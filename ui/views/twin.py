@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 
 from common.roles import OPERATE
 from common.runs import RunStatus
-from inventory.models import Fabric
+from inventory import selectors as inventory_selectors
 from twins.choices import TwinOperationKindChoices
 from twins.selectors import fidelity_aspect_items, twin_operation_list, twin_ping_matrix
 from ui import integrations
@@ -21,7 +21,7 @@ from .common import fabric_or_404, requires, viewer
 
 @viewer
 def twin_pick(request):
-    first = Fabric.objects.order_by("name").first()
+    first = inventory_selectors.fabric_first()
     if first is None:
         return render(request, "ui/pick.html", {"section": "twin", "title": "Twin", "fabrics": []})
     return redirect("ui:twin_detail", name=first.name)
@@ -48,7 +48,7 @@ def _context(fabric) -> dict:
 def twin_detail(request, name: str):
     fabric = fabric_or_404(name)
     return render(request, "ui/twin.html", {"section": "twin", "title": f"Twin · {fabric.name}",
-                                            "fabrics": Fabric.objects.values_list("name", flat=True),
+                                            "fabrics": inventory_selectors.fabric_names(),
                                             **_context(fabric)})
 
 

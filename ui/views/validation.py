@@ -12,8 +12,8 @@ from common.roles import OPERATE
 from common.runs import RunStatus
 from compiler.errors import FabricTwinError
 from compiler.parse.files import configs_from_archive, configs_from_uploads, upload_size_check
-from intents.models import FabricIntent
-from inventory.models import Fabric
+from intents import selectors as intents_selectors
+from inventory import selectors as inventory_selectors
 from ui import integrations
 from validation import services as validation_services
 from validators.findings import Severity, summary
@@ -51,7 +51,7 @@ def subject_links(subject: str, switches: set[str], servers: set[str]) -> list[t
 
 @viewer
 def validation_pick(request):
-    first = Fabric.objects.order_by("name").first()
+    first = inventory_selectors.fabric_first()
     if first is None:
         return render(request, "ui/pick.html", {"section": "validation", "title": "Validation", "fabrics": []})
     return redirect("ui:validation_report", name=first.name)
@@ -75,7 +75,7 @@ def validation_report(request, name: str):
         "section": "validation", "title": f"Validation · {fabric.name}", "fabric": fabric, "report": report,
         "findings": findings[:2000], "finding_total": len(findings), "check_filter": check_filter,
         "severity_filter": severity_filter, "severities": ("error", "warning", "info"),
-        "fabrics": Fabric.objects.values_list("name", flat=True),
+        "fabrics": inventory_selectors.fabric_names(),
         "families": sorted({check.name.split(".", 1)[0] if hasattr(check, "name") else check["name"].split(".", 1)[0]
                             for check in report.checks}),
     })
@@ -105,7 +105,7 @@ def validation_configs(request):
     """Validate device configs as text: upload an archive (<device>/<files>) or one file per device; the report
     cites each finding's file:line and lists every unmodelled line (validators.configs). Nothing is stored."""
     context = {"section": "validation", "title": "Validate configs", "result": None,
-               "intents": FabricIntent.objects.order_by("name").values_list("pk", "name"),
+               "intents": intents_selectors.fabric_intent_choices(),
                "external_peer_choices": Severity.ALL, "external_peers": request.POST.get("external_peers", "info")}
     status = 200
     if request.method == "POST":
@@ -124,8 +124,8 @@ def validation_configs(request):
                             configs_from_uploads([(upload.name, upload.read()) for upload in uploads]))
             fabric_intent = None
             if intent_id:
-                fabric_intent = FabricIntent.objects.filter(
-                    pk=int(intent_id) if intent_id.isascii() and intent_id.isdigit() else -1).first()
+                fabric_intent = intents_selectors.fabric_intent_by_pk(
+                    pk=int(intent_id) if intent_id.isascii() and intent_id.isdigit() else -1)
                 if fabric_intent is None:
                     raise FabricTwinError(f"fabric_intent={intent_id!r}: no such fabric intent")
             context["result"] = validation_services.validation_configs_run(
