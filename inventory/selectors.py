@@ -32,7 +32,7 @@ def fabric_choices() -> QuerySet[Fabric]:
     return Fabric.objects.all()
 
 
-def fabric_names() -> QuerySet[Fabric]:
+def fabric_names() -> QuerySet[Fabric, str]:
     """The fabric names, for a page's fabric picker."""
     return Fabric.objects.values_list("name", flat=True)
 
