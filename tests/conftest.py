@@ -44,6 +44,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
+def remembered_secrets_per_test(monkeypatch):
+    """common.redaction remembers every clear secret the process decrypted and hides it in all text from then on: a
+    password another test chose ("approved", "drop") must not blank out this test's words. Each test starts with
+    an empty memory (restored after)."""
+    from common import redaction
+
+    monkeypatch.setattr(redaction, "_remembered", set())
+
+
+@pytest.fixture(autouse=True)
 def long_actions_in_the_request(settings):
     """Tests read a long action's outcome in the same test transaction, where an after-commit background thread
     would never start (pytest-django rolls back): they run in the request. The background mode (the default,

@@ -39,8 +39,10 @@ def production_intent(fabric_name: str, monkeypatch) -> tuple[str, BreakingFabri
         change_services.endpoint_create(hostname=hostname, driver="napalm_eos", address=f"192.0.2.{number}",
                                         username="admin", password="not-used-by-the-double")
     devices = BreakingFabric(hostnames)
+    from changes import drivers
     from changes.pipelines import runner
 
-    monkeypatch.setattr(change_services, "driver_for_endpoint", lambda endpoint: devices.driver(endpoint.hostname))
+    # change sets read devices through changes.drivers.endpoint_driver_factories, rollouts through the runner
+    monkeypatch.setattr(drivers, "driver_for_endpoint", lambda endpoint, twin=None: devices.driver(endpoint.hostname))
     monkeypatch.setattr(runner, "driver_for_endpoint", lambda endpoint: devices.driver(endpoint.hostname))
     return intent.name, devices

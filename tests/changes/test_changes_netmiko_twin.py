@@ -31,9 +31,14 @@ from labs.shell import run
 pytestmark = [pytest.mark.twin, pytest.mark.slow]
 SSHD = "/usr/sbin/sshd"
 REPO = Path(__file__).resolve().parents[2]
-GCU_STAND_IN = f"""import json, sys
+# The stand-in loads config_db.py by path: the changes.drivers package imports Django models, which a plain
+# script on the "switch" has no settings for (config_db.py itself is pure Python).
+GCU_STAND_IN = f"""import importlib.util, json, sys
 sys.path.insert(0, {str(REPO)!r})
-from changes.drivers.config_db import apply_config_db_patch
+spec = importlib.util.spec_from_file_location("config_db", {str(REPO / "changes" / "drivers" / "config_db.py")!r})
+config_db = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(config_db)
+apply_config_db_patch = config_db.apply_config_db_patch
 patch_path, db_path = sys.argv[1:]
 with open(db_path) as db, open(patch_path) as patch:
     result = apply_config_db_patch(json.load(db), json.load(patch))

@@ -102,7 +102,11 @@ def test_the_twin_runs_the_parsed_ospf_underlay(tmp_path):
                                "-c", "interface eth1", "-c", "no ip ospf area", "-c", "ip ospf area 0.0.0.1"], check=False)
         assert changed.returncode == 0, changed.stdout + changed.stderr
         assert _wait_full(state, {"router2": 1}, 10) == {"router2": 1}
-        routes = vtysh_json(state.node_netns["router2"], "show ip route ospf json")
-        assert "192.168.11.0/24" in routes  # router1's stub, now via router3
+        deadline = time.monotonic() + 20  # SPF reruns after the adjacency drops (FRR's spf throttle), then installs
+        while "192.168.11.0/24" not in (routes := vtysh_json(state.node_netns["router2"], "show ip route ospf json")):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        assert "192.168.11.0/24" in routes, sorted(routes)  # router1's stub, now via router3
     finally:
         runtime.down(state.prefix, tmp_path, force=True)

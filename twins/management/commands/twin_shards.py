@@ -41,7 +41,8 @@ class Command(BaseCommand):
                             help="plan: spines on the first host, leaves on the others (every leaf-spine cable crosses)")
         parser.add_argument("--wait", type=float, default=shards.DEFAULT_WAIT_S,
                             help="up/check/down: seconds to wait for every shard's worker (default %(default)s)")
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument("--format", choices=("text", "json"), default="text",
+                            help="text (default) or json: the plan, run or status as one JSON document")
 
     def handle(self, *args, **options):
         if options["wait"] <= 0:
