@@ -15,7 +15,7 @@ from .choices import RolloutKindChoices, RolloutStateChoices, StepPhaseChoices, 
 from .models import AuditLog, ChangeSetDevice, DriftRecord, Rollout, Step
 from .rocegate.anta import AntaDevice, anta_catalog, catalog_yaml
 from .rocegate.gate import GateResult
-from .rocegate.settings import GateSettings
+from .rocegate.settings import CHARTED, GateSettings
 
 
 def rollout_list() -> QuerySet[Rollout]:
@@ -61,12 +61,22 @@ def rollout_roce_gate(*, rollout: Rollout) -> dict | None:
     decision = detail.get("decision") or {}
     synthetic = set(detail.get("synthetic") or ())  # kinds a driver modelled (a twin: no DCB on veths)
     table = [{**row, "synthetic": row["counter"] in synthetic} for row in detail.get("table") or []]
+    # Charts in the gate's order (the counters its failures named, then CHARTED): PostgreSQL's jsonb keeps no key
+    # order, so the stored series is re-ordered here.
+    named = [item["counter"] for item in decision.get("failures", []) if item.get("counter")]
+    series = (detail.get("series") or {}).get("devices", {})
+
+    def ordered(device: str) -> dict:
+        charts = series.get(device, {})
+        return {counter: charts[counter] for counter in dict.fromkeys([*named, *CHARTED, *sorted(charts)])
+                if counter in charts}
+
     return {
         "result": step.result, "output": step.output, "peers": detail.get("peers", []),
         "interval_s": detail.get("interval_s"), "decided_at_poll": decision.get("decided_at_poll"),
         "synthetic": sorted(synthetic),
         "devices": [{"device": device, "rows": [row for row in table if row["device"] == device],
-                     "series": (detail.get("series") or {}).get("devices", {}).get(device, {})}
+                     "series": ordered(device)}
                     for device in detail.get("canary", [])],
         "push_after": (detail.get("series") or {}).get("push_after", 0),
         "failures": _first([GateResult(**item).as_text() for item in decision.get("failures", [])]),

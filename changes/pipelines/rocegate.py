@@ -31,7 +31,7 @@ from ..choices import StepPhaseChoices, StepResultChoices
 from ..errors import CheckFailed
 from ..rocegate.gate import evaluate
 from ..rocegate.schema import Poll, rates
-from ..rocegate.settings import DEFAULT_ROCE_QUEUE, GateSettings, queues_from_structured
+from ..rocegate.settings import CHARTED, DEFAULT_ROCE_QUEUE, GateSettings, queues_from_structured
 
 PRE_TAG, GATE_TAG = "roce_pre", "roce_gate"
 Phase, Result = StepPhaseChoices, StepResultChoices
@@ -199,7 +199,6 @@ def rate_table(canary: list[str], peers: list[str], groups: dict[str, list[str]]
     return rows
 
 
-CHARTED = ("pfc_rx", "pause_us", "ecn_marked", "cnp_sent")  # charted when no gate named a counter
 CHARTS_PER_DEVICE = 4
 
 

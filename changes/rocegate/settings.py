@@ -24,6 +24,9 @@ TUNABLES = ("alpha", "ratio", "max_pause_fraction", "floor_per_s", "quiet_pfc_pe
 KEYS = ("enabled", "pre_s", "post_s", "polls", "lossless_queues", "ecn_queues", *TUNABLES)
 MAX_WINDOW_S = 3600  # a pre or post window longer than an hour holds a canary push for too long to be a gate
 
+# Counter kinds the rollout page charts when no gate named a counter (after those a failed gate named).
+CHARTED = ("pfc_rx", "pause_us", "ecn_marked", "cnp_sent")
+
 
 @dataclass(frozen=True)
 class GateSettings:
